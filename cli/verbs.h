@@ -1,0 +1,17 @@
+// verbs.h: one function per CLI verb, each in its own file (verb_<name>.cpp).
+#pragma once
+#include "cli/args.h"
+
+namespace wlcli {
+
+using VerbFn = int (*)(const Args&);
+
+struct Verb {
+    const char* name;
+    const char* usage;     // one line, shown by `waferlab-cli help`
+    VerbFn run;
+};
+
+int verb_info(const Args& args);
+
+}  // namespace wlcli

@@ -1,0 +1,59 @@
+#include "engine/core/wl_math.h"
+
+#include <gtest/gtest.h>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+
+namespace {
+
+// Distance in units in the last place between two finite floats.
+int64_t ulps(float a, float b) {
+    int32_t ia, ib;
+    std::memcpy(&ia, &a, 4);
+    std::memcpy(&ib, &b, 4);
+    if (ia < 0) ia = INT32_MIN - ia;
+    if (ib < 0) ib = INT32_MIN - ib;
+    return std::llabs(int64_t(ia) - int64_t(ib));
+}
+
+template <class F, class G>
+int64_t max_ulps(F ours, G ref, float lo, float hi, int n) {
+    int64_t worst = 0;
+    for (int i = 0; i <= n; ++i) {
+        float x = lo + (hi - lo) * float(i) / float(n);
+        float want = float(ref(double(x)));
+        worst = std::max(worst, ulps(ours(x), want));
+    }
+    return worst;
+}
+
+}  // namespace
+
+TEST(WlMath, ExpWithinOneUlpOfDoubleLibm) {
+    EXPECT_LE(max_ulps(wl::math::expf, [](double x) { return std::exp(x); }, -87.f, 88.f, 200000), 1);
+    EXPECT_EQ(wl::math::expf(0.f), 1.f);
+    EXPECT_EQ(wl::math::expf(-200.f), 0.f);
+    EXPECT_TRUE(std::isinf(wl::math::expf(100.f)));
+}
+
+TEST(WlMath, LogWithinOneUlpOfDoubleLibm) {
+    EXPECT_LE(max_ulps(wl::math::logf, [](double x) { return std::log(x); }, 1e-6f, 1e6f, 200000), 1);
+    EXPECT_LE(max_ulps(wl::math::logf, [](double x) { return std::log(x); }, 0.5f, 2.f, 200000), 1);
+    EXPECT_EQ(wl::math::logf(1.f), 0.f);
+    EXPECT_TRUE(std::isnan(wl::math::logf(-1.f)));
+}
+
+TEST(WlMath, TanhWithinOneUlpOfDoubleLibm) {
+    EXPECT_LE(max_ulps(wl::math::tanhf, [](double x) { return std::tanh(x); }, -10.f, 10.f, 200000), 1);
+    EXPECT_LE(max_ulps(wl::math::tanhf, [](double x) { return std::tanh(x); }, -1e-3f, 1e-3f, 20000), 1);
+    EXPECT_EQ(wl::math::tanhf(0.f), 0.f);
+    EXPECT_EQ(wl::math::tanhf(50.f), 1.f);
+}
+
+TEST(WlMath, RsqrtAndPowi) {
+    EXPECT_EQ(wl::math::rsqrtf(4.f), 0.5f);
+    EXPECT_DOUBLE_EQ(wl::math::powi_d(0.9, 3), 0.9 * 0.9 * 0.9);
+    EXPECT_EQ(wl::math::powi_d(2.0, 10), 1024.0);
+    EXPECT_EQ(wl::math::powi_d(0.5, 0), 1.0);
+}
