@@ -11,6 +11,7 @@ namespace wlcli {
 
 static const Verb kVerbs[] = {
     {"info", "info [--json]                 engine version and defaults", verb_info},
+    {"bench", "bench <name> [--json]         run a benchmark (see: bench)", verb_bench},
 };
 
 static int usage(FILE* out) {

@@ -13,5 +13,8 @@ struct Verb {
 };
 
 int verb_info(const Args& args);
+int verb_bench(const Args& args);
+
+// Benchmarks, dispatched by verb_bench (verb_bench.cpp).
 
 }  // namespace wlcli

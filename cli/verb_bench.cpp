@@ -1,0 +1,33 @@
+// verb_bench.cpp: `waferlab-cli bench <name> [--json]` — measured, not timed tests.
+// Each benchmark lives in its own file (bench_<name>.cpp) and is listed here.
+#include "cli/verbs.h"
+
+#include <cstdio>
+#include <cstring>
+
+namespace wlcli {
+
+struct Bench {
+    const char* name;
+    const char* what;
+    VerbFn run;
+};
+
+static const Bench kBenches[] = {
+    // {"fabric", "...", bench_fabric},
+    // {"gpt", "...", bench_gpt},
+    {nullptr, nullptr, nullptr},
+};
+
+int verb_bench(const Args& args) {
+    const char* want = args.positional.empty() ? "" : args.positional[0].c_str();
+    for (const Bench& b : kBenches) {
+        if (b.name && !std::strcmp(b.name, want)) return b.run(args);
+    }
+    std::fprintf(stderr, "usage: waferlab-cli bench <name> [--json]\nbenchmarks:\n");
+    for (const Bench& b : kBenches)
+        if (b.name) std::fprintf(stderr, "  %-8s %s\n", b.name, b.what);
+    return 2;
+}
+
+}  // namespace wlcli
