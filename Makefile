@@ -1,0 +1,55 @@
+# WaferLab: short commands over CMake. Run ./tools/setup once first (it is idempotent).
+#   make serve     build the web app and serve it on http://127.0.0.1:8000/
+#   make test      every test: native, WASM under node, browser, native GUI smoke
+#   make native    engine, CLI, app and tests, native       (build/native)
+#   make web       engine, app and tests, WebAssembly       (build/web)
+#   make app       run the native app
+#   make sanitize  the native tests under ASan + UBSan      (build/asan)
+#   make screenshot  regenerate docs/screenshot.png from the native app under Xvfb
+JOBS  ?= $(shell nproc)
+PORT  ?= 8000
+NATIVE := build/native
+WEB    := build/web
+ASAN   := build/asan
+export NODE_PATH := /usr/share/nodejs
+
+.PHONY: all native web serve app test test-native test-web test-browser sanitize screenshot clean
+
+all: native web
+
+native:
+	cmake -S . -B $(NATIVE) -DCMAKE_BUILD_TYPE=Release
+	cmake --build $(NATIVE) -j$(JOBS)
+
+web:
+	emcmake cmake -S . -B $(WEB) -DCMAKE_BUILD_TYPE=Release -DCMAKE_CROSSCOMPILING_EMULATOR=/usr/bin/node
+	cmake --build $(WEB) -j$(JOBS)
+
+serve: web
+	node web/serve.mjs --root $(WEB)/ui --port $(PORT)
+
+app: native
+	$(NATIVE)/ui/waferlab
+
+test: test-native test-web test-browser
+	@echo "make test: all suites passed"
+
+test-native: native
+	ctest --test-dir $(NATIVE) --output-on-failure -j$(JOBS)
+
+test-web: web
+	ctest --test-dir $(WEB) --output-on-failure
+
+test-browser: web
+	node --test tests/web/
+
+sanitize:
+	cmake -S . -B $(ASAN) -DCMAKE_BUILD_TYPE=Debug -DWAFERLAB_SANITIZE=ON -DWAFERLAB_APP=OFF
+	cmake --build $(ASAN) -j$(JOBS)
+	ctest --test-dir $(ASAN) --output-on-failure -j$(JOBS)
+
+screenshot: native
+	xvfb-run -a -s "-screen 0 1280x720x24" $(NATIVE)/ui/waferlab --frames 10 --screenshot docs/screenshot.png
+
+clean:
+	rm -rf build

@@ -1,0 +1,68 @@
+// The app in headless Chromium: it starts, draws, and answers real input.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { openApp, frames, outDir } from './browser.mjs';
+
+let app;
+before(async () => { app = await openApp(); });
+after(async () => { await app?.close(); });
+
+test('window.waferlab.state() reports version, mesh and frame', async () => {
+  const s = await app.page.evaluate(() => window.waferlab.state());
+  assert.equal(s.ready, true);
+  assert.match(s.version, /^\d+\.\d+\.\d+$/);
+  assert.deepEqual(s.mesh, { w: 8, h: 8 });
+  assert.ok(s.frame >= 1, `frame ${s.frame}`);
+});
+
+test('the canvas is drawn (not blank)', async () => {
+  await frames(app.page);
+  const png = await app.page.locator('#canvas').screenshot();
+  fs.mkdirSync(outDir, { recursive: true });
+  fs.writeFileSync(path.join(outDir, 'app.png'), png);
+  // Count distinct colours in the canvas's own pixels, read back in the page.
+  const distinct = await app.page.evaluate(async (b64) => {
+    const img = new Image();
+    img.src = 'data:image/png;base64,' + b64;
+    await img.decode();
+    const c = document.createElement('canvas');
+    c.width = img.width; c.height = img.height;
+    const g = c.getContext('2d');
+    g.drawImage(img, 0, 0);
+    const d = g.getImageData(0, 0, c.width, c.height).data;
+    const seen = new Set();
+    for (let i = 0; i < d.length && seen.size < 256; i += 4) seen.add((d[i] << 16) | (d[i + 1] << 8) | d[i + 2]);
+    return seen.size;
+  }, png.toString('base64'));
+  assert.ok(distinct >= 16, `only ${distinct} distinct colours: the canvas looks blank`);
+});
+
+test('a real click on a PE selects it', async () => {
+  const before = await app.page.evaluate(() => window.waferlab.state());
+  assert.equal(before.selected_pe, null);
+  const box = await app.page.locator('#canvas').boundingBox();
+  // The 8x8 mesh is centred; the centre of the canvas falls on PE (4, 4) or its neighbours.
+  await app.page.mouse.click(box.x + box.width / 2 + 20, box.y + box.height / 2 + 20);
+  await frames(app.page);
+  const after = await app.page.evaluate(() => window.waferlab.state());
+  assert.deepEqual(after.selected_pe, { x: 4, y: 4 });
+});
+
+test('a real key press zooms the canvas', async () => {
+  const z0 = (await app.page.evaluate(() => window.waferlab.state())).view.zoom;
+  await app.page.locator('#canvas').focus();
+  await app.page.keyboard.press('+');
+  await frames(app.page);
+  const z1 = (await app.page.evaluate(() => window.waferlab.state())).view.zoom;
+  assert.ok(z1 > z0, `zoom ${z0} -> ${z1}`);
+});
+
+test('bad calls return clear errors and the app keeps running', async () => {
+  const msg = await app.page.evaluate(() => { try { window.waferlab.select_pe(99, 0); return 'no error'; } catch (e) { return e.message; } });
+  assert.match(msg, /select_pe: 'x' must be in 0\.\.7/);
+  const unknown = await app.page.evaluate(() => { try { window.waferlab.call('no_such_method'); return 'no error'; } catch (e) { return e.message; } });
+  assert.match(unknown, /unknown method 'no_such_method'/);
+  await frames(app.page);
+});

@@ -1,0 +1,43 @@
+// browser.mjs: shared fixture for the browser tests — the built app served on
+// 127.0.0.1 and Debian's Chromium driven by playwright-core (never a downloaded browser).
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+import { startServer } from '../../web/serve.mjs';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+export const webRoot = process.env.WAFERLAB_WEB_ROOT || path.join(here, '..', '..', 'build', 'web', 'ui');
+export const outDir = path.join(here, 'out');
+
+export async function openApp(query = '') {
+  const { server, url } = await startServer({ root: webRoot });
+  const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'waferlab-chromium-'));
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+    ignoreDefaultArgs: ['--headless'],
+    args: ['--headless=new', '--no-sandbox', '--disable-background-networking', '--disable-component-update',
+           '--disable-sync', '--no-first-run', '--disable-quic', '--use-angle=swiftshader', '--enable-unsafe-swiftshader'],
+    viewport: { width: 1280, height: 720 },
+  });
+  const page = context.pages()[0] || (await context.newPage());
+  const logs = [];
+  page.on('console', (m) => logs.push(`${m.type()}: ${m.text()}`));
+  page.on('pageerror', (e) => logs.push(`pageerror: ${e.message}`));
+  await page.goto(url + query);
+  await page.waitForFunction(() => window.waferlab && window.waferlab.ready === true, null, { timeout: 60000 })
+    .catch((e) => { throw new Error(`app never became ready: ${e.message}\n${logs.join('\n')}`); });
+  const close = async () => {
+    await context.close();
+    server.close();
+    fs.rmSync(profile, { recursive: true, force: true });
+  };
+  return { page, logs, close };
+}
+
+// Waits for the app to render a few more frames, so input has been handled and drawn.
+export async function frames(page, n = 3) {
+  const start = await page.evaluate(() => window.waferlab.state().frame);
+  await page.waitForFunction((f) => window.waferlab.state().frame >= f, start + n, { timeout: 20000 });
+}

@@ -1,0 +1,51 @@
+#include "ui/js_bridge.h"
+
+#include "ui/app.h"
+
+#ifdef __EMSCRIPTEN__
+#include <emscripten.h>
+#include <string>
+
+namespace wlui {
+static App* g_app = nullptr;   // the one app on the page; the bridge is the page's, not the engine's
+void js_bridge_attach(App* app) { g_app = app; }
+}  // namespace wlui
+
+// Returns a JSON string owned by the bridge, valid until the next call.
+extern "C" EMSCRIPTEN_KEEPALIVE const char* wl_js_call(const char* method, const char* args_json) {
+    static std::string out;
+    nlohmann::json args = nlohmann::json::parse(args_json ? args_json : "null", nullptr, false);
+    if (!wlui::g_app) out = R"({"error":"app not started"})";
+    else if (args.is_discarded()) out = R"({"error":"arguments are not valid JSON"})";
+    else out = wlui::g_app->call(method ? method : "", args).dump();
+    return out.c_str();
+}
+
+EM_JS(void, wl_js_first_frame, (), {
+    if (window.waferlab && window.waferlab._firstFrame) window.waferlab._firstFrame();
+});
+
+EM_JS(int, wl_js_window_w, (), { return window.innerWidth; });
+EM_JS(int, wl_js_window_h, (), { return window.innerHeight; });
+
+namespace wlui {
+void js_bridge_frame_done(unsigned long long frame) {
+    if (frame == 1) wl_js_first_frame();
+}
+void js_bridge_canvas_size(int* w, int* h) {
+    *w = wl_js_window_w();
+    *h = wl_js_window_h();
+}
+float js_bridge_pixel_ratio() { return float(emscripten_get_device_pixel_ratio()); }
+}  // namespace wlui
+
+#else
+
+namespace wlui {
+void js_bridge_attach(App*) {}
+void js_bridge_frame_done(unsigned long long) {}
+void js_bridge_canvas_size(int* w, int* h) { *w = *h = 0; }
+float js_bridge_pixel_ratio() { return 1.0f; }
+}  // namespace wlui
+
+#endif

@@ -1,0 +1,202 @@
+// main.cpp: the platform layer — SDL2 window, OpenGL context, Dear ImGui backends.
+// One file for native and web: the loop body is Platform::frame(), called by a
+// plain loop natively and by emscripten_set_main_loop in the browser (no Asyncify).
+//
+//   waferlab [--mesh WxH] [--frames N] [--screenshot out.png]
+//     --frames N          quit after N frames (tests)
+//     --screenshot FILE   read the last frame back, write a PNG, exit 3 if it is blank
+#include "ui/app.h"
+#include "ui/js_bridge.h"
+#include "ui/screenshot.h"
+#include "ui/style.h"
+
+#include <SDL.h>
+#include <imgui.h>
+#include <imgui_impl_opengl3.h>
+#include <imgui_impl_sdl.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#ifdef __EMSCRIPTEN__
+#include <emscripten.h>
+#include <GLES3/gl3.h>
+static const char* kGlslVersion = "#version 300 es";
+static const char* kFontDir = "/fonts";
+#else
+#include <SDL_opengl.h>
+static const char* kGlslVersion = "#version 150";
+static const char* kFontDir = WAFERLAB_FONT_DIR;
+#endif
+
+namespace {
+
+struct Options {
+    wlui::AppOptions app;
+    long frames = -1;           // run forever
+    std::string screenshot;
+};
+
+bool parse_options(int argc, char** argv, Options& o) {
+    for (int i = 1; i < argc; ++i) {
+        auto next = [&]() -> const char* { return i + 1 < argc ? argv[++i] : nullptr; };
+        const char* a = argv[i];
+        if (!std::strcmp(a, "--frames")) {
+            const char* v = next();
+            if (!v || (o.frames = std::strtol(v, nullptr, 10)) <= 0) return false;
+        } else if (!std::strcmp(a, "--screenshot")) {
+            const char* v = next();
+            if (!v) return false;
+            o.screenshot = v;
+        } else if (!std::strcmp(a, "--mesh")) {
+            const char* v = next();
+            if (!v || std::sscanf(v, "%dx%d", &o.app.mesh_w, &o.app.mesh_h) != 2 || o.app.mesh_w < 1 ||
+                o.app.mesh_h < 1 || o.app.mesh_w > 256 || o.app.mesh_h > 256)
+                return false;
+        } else {
+            return false;
+        }
+    }
+    return true;
+}
+
+struct Platform {
+    SDL_Window* window = nullptr;
+    SDL_GLContext gl = nullptr;
+    wlui::App* app = nullptr;
+    Options opt;
+    float pixel_scale = 0.0f;   // framebuffer pixels per window unit, the font is built for it
+    bool done = false;
+    int exit_code = 0;
+
+    void frame();
+    void finish();
+};
+
+void Platform::frame() {
+#ifdef __EMSCRIPTEN__
+    // The canvas fills the page: follow the browser window's size.
+    int cw, ch, ww, wh;
+    wlui::js_bridge_canvas_size(&cw, &ch);
+    SDL_GetWindowSize(window, &ww, &wh);
+    if (cw > 0 && ch > 0 && (cw != ww || ch != wh)) SDL_SetWindowSize(window, cw, ch);
+#endif
+    SDL_Event ev;
+    while (SDL_PollEvent(&ev)) {
+        ImGui_ImplSDL2_ProcessEvent(&ev);
+        if (ev.type == SDL_QUIT) done = true;
+        if (ev.type == SDL_KEYDOWN && ev.key.keysym.sym == SDLK_q && (ev.key.keysym.mod & KMOD_CTRL)) done = true;
+    }
+
+    // Rebuild the font when the window moves to a screen with another pixel density.
+    int ww2, wh2, fw, fh;
+    SDL_GetWindowSize(window, &ww2, &wh2);
+    SDL_GL_GetDrawableSize(window, &fw, &fh);
+    float scale = ww2 > 0 ? float(fw) / float(ww2) : 1.0f;
+    if (scale != pixel_scale) {
+        pixel_scale = scale;
+        wlui::apply_style(kFontDir, pixel_scale);
+        ImGui_ImplOpenGL3_DestroyFontsTexture();
+        ImGui_ImplOpenGL3_CreateFontsTexture();
+    }
+
+    ImGui_ImplOpenGL3_NewFrame();
+    ImGui_ImplSDL2_NewFrame();
+    ImGui::NewFrame();
+    app->frame();
+    if (app->quit_requested()) done = true;
+    ImGui::Render();
+
+    glViewport(0, 0, fw, fh);
+    glClearColor(0.07f, 0.08f, 0.10f, 1.0f);
+    glClear(GL_COLOR_BUFFER_BIT);
+    ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+
+    if (opt.frames > 0 && long(app->frames()) >= opt.frames) {
+        if (!opt.screenshot.empty()) {
+            wlui::Image img = wlui::read_framebuffer(fw, fh);
+            int colours = wlui::distinct_colours(img, 64);
+            bool saved = wlui::write_png(opt.screenshot, img);
+            std::printf("screenshot %s: %dx%d, %d%s distinct colours%s\n", opt.screenshot.c_str(), fw, fh, colours,
+                        colours >= 64 ? "+" : "", saved ? "" : " (could not write the file)");
+            if (colours < 8) {
+                std::fprintf(stderr, "waferlab: the frame is blank (%d colours)\n", colours);
+                exit_code = 3;
+            } else if (!saved) {
+                exit_code = 4;
+            }
+        }
+        done = true;
+    }
+    SDL_GL_SwapWindow(window);
+    wlui::js_bridge_frame_done(app->frames());
+}
+
+void Platform::finish() {
+    ImGui_ImplOpenGL3_Shutdown();
+    ImGui_ImplSDL2_Shutdown();
+    ImGui::DestroyContext();
+    SDL_GL_DeleteContext(gl);
+    SDL_DestroyWindow(window);
+    SDL_Quit();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    auto* p = new Platform;
+    if (!parse_options(argc, argv, p->opt)) {
+        std::fprintf(stderr, "usage: waferlab [--mesh WxH] [--frames N] [--screenshot out.png]\n");
+        return 2;
+    }
+    if (SDL_Init(SDL_INIT_VIDEO | SDL_INIT_TIMER) != 0) {
+        std::fprintf(stderr, "waferlab: SDL_Init failed: %s\n", SDL_GetError());
+        return 1;
+    }
+#ifdef __EMSCRIPTEN__
+    SDL_GL_SetAttribute(SDL_GL_CONTEXT_PROFILE_MASK, SDL_GL_CONTEXT_PROFILE_ES);
+    SDL_GL_SetAttribute(SDL_GL_CONTEXT_MAJOR_VERSION, 3);
+    SDL_GL_SetAttribute(SDL_GL_CONTEXT_MINOR_VERSION, 0);
+    int w = 1280, h = 720;
+    wlui::js_bridge_canvas_size(&w, &h);
+#else
+    SDL_GL_SetAttribute(SDL_GL_CONTEXT_FLAGS, SDL_GL_CONTEXT_FORWARD_COMPATIBLE_FLAG);
+    SDL_GL_SetAttribute(SDL_GL_CONTEXT_PROFILE_MASK, SDL_GL_CONTEXT_PROFILE_CORE);
+    SDL_GL_SetAttribute(SDL_GL_CONTEXT_MAJOR_VERSION, 3);
+    SDL_GL_SetAttribute(SDL_GL_CONTEXT_MINOR_VERSION, 2);
+    int w = 1280, h = 720;
+#endif
+    SDL_GL_SetAttribute(SDL_GL_DOUBLEBUFFER, 1);
+    SDL_GL_SetAttribute(SDL_GL_DEPTH_SIZE, 0);
+    SDL_GL_SetAttribute(SDL_GL_STENCIL_SIZE, 8);
+    p->window = SDL_CreateWindow("WaferLab", SDL_WINDOWPOS_CENTERED, SDL_WINDOWPOS_CENTERED, w, h,
+                                 SDL_WINDOW_OPENGL | SDL_WINDOW_RESIZABLE | SDL_WINDOW_ALLOW_HIGHDPI);
+    if (!p->window || !(p->gl = SDL_GL_CreateContext(p->window))) {
+        std::fprintf(stderr, "waferlab: could not open an OpenGL window: %s\n", SDL_GetError());
+        return 1;
+    }
+    SDL_GL_MakeCurrent(p->window, p->gl);
+    SDL_GL_SetSwapInterval(1);
+
+    IMGUI_CHECKVERSION();
+    ImGui::CreateContext();
+    ImGui::GetIO().IniFilename = nullptr;   // layout persistence comes with the app issue
+    ImGui_ImplSDL2_InitForOpenGL(p->window, p->gl);
+    ImGui_ImplOpenGL3_Init(kGlslVersion);
+
+    p->app = new wlui::App(p->opt.app);
+    wlui::js_bridge_attach(p->app);
+
+#ifdef __EMSCRIPTEN__
+    emscripten_set_main_loop_arg([](void* arg) { static_cast<Platform*>(arg)->frame(); }, p, 0, true);
+#else
+    while (!p->done) p->frame();
+    int code = p->exit_code;
+    delete p->app;
+    p->finish();
+    delete p;
+    return code;
+#endif
+}

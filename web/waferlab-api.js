@@ -1,0 +1,124 @@
+// waferlab-api.js: window.waferlab — the page's scripting and embedding surface.
+//
+// Every method goes through one C++ entry point, wl_js_call(method, jsonArgs),
+// which returns JSON. A new engine feature adds a method in ui/app.cpp and a
+// name to METHODS below; nothing else changes. docs/js-api.md is the manual.
+(function () {
+  'use strict';
+
+  // name → how positional JS arguments become the JSON object C++ receives.
+  const METHODS = {
+    select_pe: (x, y) => (x === null || x === undefined ? null : { x, y }),
+    set_mesh: (w, h) => ({ w, h }),
+    about: (open = true) => ({ open }),
+  };
+
+  // URL parameters the page understands, with their validators.
+  const URL_PARAMS = {
+    mesh: (v) => {
+      const m = /^(\d{1,3})x(\d{1,3})$/.exec(v);
+      if (!m || +m[1] < 1 || +m[2] < 1 || +m[1] > 256 || +m[2] > 256)
+        return [null, `mesh=${v} ignored: expected WxH with W and H in 1..256, e.g. mesh=16x16`];
+      return [['--mesh', `${+m[1]}x${+m[2]}`], null];
+    },
+  };
+
+  let readyResolve;
+  const readyPromise = new Promise((r) => (readyResolve = r));
+  let lastError = '';
+
+  const el = (id) => document.getElementById(id);
+  const setStatus = (text, fraction) => {
+    if (el('status')) el('status').textContent = text;
+    if (fraction !== undefined && el('progress')) el('progress').style.width = `${Math.round(fraction * 100)}%`;
+  };
+
+  const api = {
+    ready: false,      // true once the first frame is on screen
+    version: null,
+
+    // Calls a C++ method by name with a JSON-able argument object. Throws on error.
+    call(method, args = null) {
+      if (!api.ready) throw new Error('waferlab is not ready yet: await waferlab.whenReady()');
+      const out = JSON.parse(Module.ccall('wl_js_call', 'string', ['string', 'string'], [method, JSON.stringify(args)]));
+      if (out && typeof out === 'object' && 'error' in out && Object.keys(out).length === 1) throw new Error(out.error);
+      return out;
+    },
+
+    // Everything the app shows, as JSON (see docs/js-api.md for the fields).
+    state() {
+      if (!api.ready) return { ready: false };
+      return Object.assign({ ready: true }, api.call('state'));
+    },
+
+    whenReady() { return readyPromise; },
+
+    // ---- internals used by the page shell -------------------------------------
+    _firstFrame() {
+      api.ready = true;
+      api.version = api.call('state').version;
+      el('loading') && el('loading').classList.add('done');
+      readyResolve(api);
+      window.dispatchEvent(new CustomEvent('waferlab:ready', { detail: api }));
+    },
+
+    _unsupported() {
+      if (typeof WebAssembly !== 'object' || typeof WebAssembly.instantiate !== 'function')
+        return 'WaferLab needs WebAssembly, which this browser does not offer.\nTry a current Firefox, Chrome, Edge or Safari.';
+      const gl = document.createElement('canvas').getContext('webgl2');
+      if (!gl)
+        return 'WaferLab needs WebGL2, which is unavailable here.\n' +
+               'It may be switched off, or the graphics driver may be blocked: check chrome://gpu or about:support,\n' +
+               'enable hardware acceleration, or try another browser.';
+      return null;
+    },
+
+    _fatal(message) {
+      const f = el('fatal');
+      if (f) { f.textContent = message; f.hidden = false; }
+      el('loading') && el('loading').classList.add('done');
+      console.error('[waferlab] ' + message);
+    },
+
+    _notice(message) {
+      const n = el('notice');
+      if (n) { n.textContent = message; n.hidden = false; setTimeout(() => (n.hidden = true), 8000); }
+      console.warn('[waferlab] ' + message);
+    },
+
+    // URL → program arguments; unknown or bad parameters are reported, never fatal.
+    _argsFromUrl(search) {
+      const args = [], problems = [];
+      for (const [key, value] of new URLSearchParams(search)) {
+        const check = URL_PARAMS[key];
+        if (!check) { problems.push(`unknown URL parameter '${key}' ignored`); continue; }
+        const [a, problem] = check(value);
+        if (a) args.push(...a);
+        if (problem) problems.push(problem);
+      }
+      if (problems.length) api._notice(problems.join('; '));
+      return args;
+    },
+
+    _module(args) {
+      return {
+        arguments: args,
+        canvas: el('canvas'),
+        print: (text) => console.log(text),
+        printErr: (text) => { lastError = text; console.error(text); },
+        setStatus: (text) => {
+          const m = /\((\d+(?:\.\d+)?)\/(\d+)\)/.exec(text || '');
+          if (m) setStatus('Downloading…', +m[1] / +m[2]);
+          else if (text) setStatus(text.replace(/\.\.\.$/, '…'));
+        },
+        monitorRunDependencies: (left) => { if (left === 0) setStatus('Starting…', 1); },
+        onAbort: (what) => api._fatal(`WaferLab stopped: ${lastError || what}`),
+      };
+    },
+  };
+
+  for (const [name, toArgs] of Object.entries(METHODS)) {
+    api[name] = (...a) => api.call(name, toArgs(...a));
+  }
+  window.waferlab = api;
+})();
