@@ -92,4 +92,12 @@ inline double powi_d(double b, int64_t n) {
     return r;
 }
 
+// cos(x) for |x| <= 4 (the GPT's learning-rate schedule and Box-Muller): Taylor to x^32,
+// remainder < 1e-15; only + - * /, so every platform agrees.
+inline double cos_small_d(double x) {
+    double x2 = x * x, p = 1.0;
+    for (int n = 32; n >= 2; n -= 2) p = 1.0 - p * x2 / double(n * (n - 1));
+    return p;
+}
+
 }  // namespace wl::math

@@ -1,0 +1,133 @@
+// gpt.h: the reference GPT-2 style model: parameters, gradients, activations,
+// forward, backward, zero_grad. Plain C++, fp32, the oracle for the GPT on the mesh.
+//
+// What it is: llm.c's train_gpt2.c structure. Token + position embeddings,
+// L pre-LayerNorm blocks (causal multi-head attention, GELU MLP, residuals),
+// a final LayerNorm, an LM head tied to the token embedding, cross-entropy.
+// What it is not: dropout (nanoGPT's CPU config uses 0), mixed precision, a KV
+// cache, or padded vocabularies (llm.c's Vp padding is stripped on import).
+//
+// Legend: B batch, T time (<= maxT = block_size), C channels (n_embd),
+// V vocab, L layers, NH heads, hs = C/NH.
+//
+// Usage:
+//   GPT model(cfg);  model.init_weights(cfg.seed);          // cfg.vocab_size > 0
+//   model.forward(inputs, targets, B, T);   // inputs/targets (B,T); model.mean_loss
+//   model.zero_grad(); model.backward();    // grads in model.grads
+//   AdamW (adamw.h) updates model.params from model.grads.
+#pragma once
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "engine/gpt/gpt_config.h"
+
+namespace wl::gpt {
+
+constexpr int kNumParamTensors = 16;
+
+// In llm.c's order (the gpt2_124M.bin layout).
+struct ParameterTensors {
+    float* wte;       // (V, C)
+    float* wpe;       // (maxT, C)
+    float* ln1w;      // (L, C)
+    float* ln1b;      // (L, C)
+    float* qkvw;      // (L, 3C, C)
+    float* qkvb;      // (L, 3C)
+    float* attprojw;  // (L, C, C)
+    float* attprojb;  // (L, C)
+    float* ln2w;      // (L, C)
+    float* ln2b;      // (L, C)
+    float* fcw;       // (L, 4C, C)
+    float* fcb;       // (L, 4C)
+    float* fcprojw;   // (L, C, 4C)
+    float* fcprojb;   // (L, C)
+    float* lnfw;      // (C)
+    float* lnfb;      // (C)
+};
+
+constexpr int kNumActTensors = 22;
+
+struct ActivationTensors {
+    float* encoded;    // (B, T, C)
+    float* ln1;        // (L, B, T, C)
+    float* ln1_mean;   // (L, B, T)
+    float* ln1_rstd;   // (L, B, T)
+    float* qkv;        // (L, B, T, 3C)
+    float* atty;       // (L, B, T, C)
+    float* att;        // (L, B, NH, T, T)
+    float* attproj;    // (L, B, T, C)
+    float* residual2;  // (L, B, T, C)
+    float* ln2;        // (L, B, T, C)
+    float* ln2_mean;   // (L, B, T)
+    float* ln2_rstd;   // (L, B, T)
+    float* fch;        // (L, B, T, 4C)
+    float* fch_gelu;   // (L, B, T, 4C)
+    float* fcproj;     // (L, B, T, C)
+    float* residual3;  // (L, B, T, C)
+    float* lnf;        // (B, T, C)
+    float* lnf_mean;   // (B, T)
+    float* lnf_rstd;   // (B, T)
+    float* logits;     // (B, T, V)
+    float* probs;      // (B, T, V)
+    float* losses;     // (B, T)
+};
+
+struct ParamInfo {
+    const char* name;
+    std::vector<int> shape;
+    size_t count;
+    bool decay;   // AdamW weight decay applies (matrices and embeddings)
+};
+std::vector<ParamInfo> param_infos(const GPTConfig& cfg);   // the 16 tensors, in order
+size_t count_parameters(const GPTConfig& cfg);
+
+// One step of the computation, for cost models (the GPU model, the mesh planner).
+// flops counts multiplies and adds separately; bytes = fp32 operands read + results written,
+// each tensor once (no cache model).
+struct OpInfo {
+    std::string op;      // "matmul_forward", "attention_backward", ...
+    std::string tensor;  // what it computes, e.g. "l0.qkv"
+    int layer;           // -1 outside the blocks
+    double flops;
+    double bytes;
+};
+// The ops forward() (and, with backward, backward() then the AdamW update) runs, in order.
+std::vector<OpInfo> op_list(const GPTConfig& cfg, int B, int T, bool with_backward);
+double flops_per_token(const GPTConfig& cfg, int T, bool with_backward);   // from op_list
+
+class GPT {
+public:
+    explicit GPT(const GPTConfig& cfg);   // cfg.vocab_size must be > 0
+    GPT(const GPT&) = delete;
+    GPT& operator=(const GPT&) = delete;
+
+    void init_weights(uint64_t seed);   // nanoGPT's init: N(0, 0.02), residual projections / sqrt(2L)
+    // inputs (B,T) token ids < V; targets (B,T) or null (then no loss). B, T >= 1, T <= maxT.
+    void forward(const int* inputs, const int* targets, int B, int T);
+    void zero_grad();
+    void backward();   // needs a forward with targets; adds into grads
+
+    GPTConfig cfg;
+    int L, NH, C, V, maxT;
+    size_t num_parameters = 0;
+    std::vector<float> params_memory, grads_memory;   // (num_parameters) each
+    ParameterTensors params{}, grads{};
+
+    int B = 0, T = 0;                // shape of the last forward
+    float mean_loss = -1.0f;         // -1 when the last forward had no targets
+    ActivationTensors acts{}, grads_acts{};
+    const float* logits() const { return acts.logits; }   // (B, T, V) of the last forward
+    const float* probs() const { return acts.probs; }
+
+private:
+    void ensure_activations(int B, int T);
+    void slice_activations(ActivationTensors& a, float* base, int B, int T) const;
+    size_t activation_count(int B, int T) const;
+    std::vector<float> acts_memory_, grads_acts_memory_;
+    int act_B_ = 0, act_T_ = 0;
+    std::vector<int> inputs_, targets_;
+    bool have_targets_ = false;
+};
+
+}  // namespace wl::gpt
