@@ -6,6 +6,7 @@
 #   make app       run the native app
 #   make sanitize  the native tests under ASan + UBSan      (build/asan)
 #   make screenshot  regenerate docs/screenshot.png from the native app under Xvfb
+MAKEFLAGS += --no-print-directory
 JOBS  ?= $(shell nproc)
 PORT  ?= 8000
 NATIVE := build/native
