@@ -1,0 +1,49 @@
+// fault.h: errors as values. A bad program never aborts or hangs the process:
+// the machine stops and hands back a Fault naming where it happened.
+#pragma once
+#include "engine/fabric/program.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace wl {
+
+enum class FaultKind : uint8_t {
+    None,
+    OutOfBounds,     // SRAM access outside the PE's memory (or misaligned)
+    NoRoute,         // a wavelet reached a router whose colour has no rx for that port
+    NoTask,          // a wavelet reached a CE that has no task or reader for its colour
+    InvalidRoute,    // a route sends off the mesh, or names a bad port / colour
+    Deadlock,        // nothing can progress, but wavelets or tasks are pending
+    Watchdog,        // the cycle budget ran out
+    BadProgram,      // the program failed validation, or overflowed its call stack
+    HostError,       // a host call was wrong: unknown symbol, PE outside the mesh, ...
+};
+
+const char* fault_kind_name(FaultKind k);
+
+// One stuck PE in a deadlock report.
+struct Stuck {
+    int x = -1, y = -1;
+    int colour = -1;         // the colour it waits on, -1 if none
+    int task = -1;           // running task, -1 if none
+    std::string what;        // e.g. "task 3 waits for a wavelet on colour 2 (fabin d1, 5 of 8 done)"
+};
+
+struct Fault {
+    FaultKind kind = FaultKind::None;
+    int x = -1, y = -1;      // the PE
+    int colour = -1;
+    int task = -1;
+    SrcLoc loc;              // the instruction, when there is one
+    std::string where;       // loc rendered "file:line:col", or ""
+    uint64_t cycle = 0;
+    std::string message;
+    std::vector<Stuck> stuck;   // Deadlock / Watchdog: who waits for what (capped)
+
+    explicit operator bool() const { return kind != FaultKind::None; }
+    std::string to_string() const;
+};
+
+}  // namespace wl

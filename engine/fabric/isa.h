@@ -1,0 +1,145 @@
+// isa.h: the compute engine's instruction set — ONE table drives the
+// interpreter (core.cpp), the disassembler and the cost-model docs (isa.cpp),
+// the builder (program_builder.h) and the kernel compiler (issue 4).
+//
+// Legend for operands: rX = register (relative to the frame), dX = DSD register,
+// imm = 32-bit immediate, L = code label (pc), T = task id, C = colour (0..23).
+// Costs are compute-engine cycles. A vector op over n elements costs
+//   base + ceil(n * per_elem / simd_fp32)   (simd_fp32 is MachineConfig, default 1)
+// and is ONE host loop in the emulator. Reasons for each number: docs/cost-model.md.
+#pragma once
+#include <cstdint>
+#include <string>
+
+namespace wl {
+
+// Operand formats: how an Instr's fields a,b,c,d,e,imm are read and printed.
+enum class Fmt : uint8_t {
+    None,     //
+    R,        // rA
+    RR,       // rA, rB
+    RRR,      // rA, rB, rC
+    RI,       // rA, imm
+    RRI,      // rA, rB, imm
+    Load,     // rA, [rB + imm]
+    Store,    // [rB + imm], rA
+    Jump,     // L=imm
+    Branch,   // rA, L=imm
+    Call,     // rA(dest, 255 = none) = fn#imm(args rB .. rB+C-1)
+    Ret,      // rA (255 = no value)
+    Task,     // T=imm
+    Colour,   // rA, C=imm
+    DsdMem,   // dA = mem1d(base rB bytes, length rC, stride imm elements)
+    DsdFab,   // dA = fabin/fabout(length rB, C=imm)
+    DsdReg,   // dA, rB
+    Vec1,     // dA = op(dB)
+    Vec2,     // dA = op(dB, dC)
+    Vec1S,    // dA = op(dB, rD)
+    Vec2S,    // dA = op(dB, dC, rD)
+    VecR,     // rD = op(dB)
+};
+
+// X(NAME, "mnemonic", Fmt, base cycles, per-element cycles, "one-line doc")
+// clang-format off
+#define WL_ISA(X) \
+    X(NOP,     "nop",     None,   1, 0,  "do nothing for one cycle") \
+    X(LI,      "li",      RI,     1, 0,  "rA = imm (32 raw bits: int or float)") \
+    X(MOV,     "mov",     RR,     1, 0,  "rA = rB") \
+    X(IADD,    "iadd",    RRR,    1, 0,  "rA = rB + rC (int32, wraps)") \
+    X(ISUB,    "isub",    RRR,    1, 0,  "rA = rB - rC (int32, wraps)") \
+    X(IMUL,    "imul",    RRR,    1, 0,  "rA = rB * rC (int32, low 32 bits)") \
+    X(IDIV,    "idiv",    RRR,    8, 0,  "rA = rB / rC (int32; /0 gives 0, INT_MIN/-1 gives INT_MIN)") \
+    X(IREM,    "irem",    RRR,    8, 0,  "rA = rB % rC (int32; %0 gives rB)") \
+    X(IAND,    "iand",    RRR,    1, 0,  "rA = rB & rC") \
+    X(IOR,     "ior",     RRR,    1, 0,  "rA = rB | rC") \
+    X(IXOR,    "ixor",    RRR,    1, 0,  "rA = rB ^ rC") \
+    X(ISHL,    "ishl",    RRR,    1, 0,  "rA = rB << (rC & 31)") \
+    X(ISHR,    "ishr",    RRR,    1, 0,  "rA = rB >> (rC & 31), arithmetic") \
+    X(IADDI,   "iaddi",   RRI,    1, 0,  "rA = rB + imm") \
+    X(ILT,     "ilt",     RRR,    1, 0,  "rA = rB < rC (signed) ? 1 : 0") \
+    X(ILE,     "ile",     RRR,    1, 0,  "rA = rB <= rC (signed) ? 1 : 0") \
+    X(IEQ,     "ieq",     RRR,    1, 0,  "rA = rB == rC ? 1 : 0") \
+    X(INE,     "ine",     RRR,    1, 0,  "rA = rB != rC ? 1 : 0") \
+    X(FADD,    "fadd",    RRR,    1, 0,  "rA = rB + rC (fp32)") \
+    X(FSUB,    "fsub",    RRR,    1, 0,  "rA = rB - rC (fp32)") \
+    X(FMUL,    "fmul",    RRR,    1, 0,  "rA = rB * rC (fp32)") \
+    X(FDIV,    "fdiv",    RRR,    8, 0,  "rA = rB / rC (fp32, IEEE)") \
+    X(FMIN,    "fmin",    RRR,    1, 0,  "rA = min(rB, rC) (fp32)") \
+    X(FMAX,    "fmax",    RRR,    1, 0,  "rA = max(rB, rC) (fp32)") \
+    X(FLT,     "flt",     RRR,    1, 0,  "rA = rB < rC (fp32) ? 1 : 0") \
+    X(FLE,     "fle",     RRR,    1, 0,  "rA = rB <= rC (fp32) ? 1 : 0") \
+    X(FEQ,     "feq",     RRR,    1, 0,  "rA = rB == rC (fp32) ? 1 : 0") \
+    X(FNEG,    "fneg",    RR,     1, 0,  "rA = -rB (fp32)") \
+    X(FABS,    "fabs",    RR,     1, 0,  "rA = |rB| (fp32)") \
+    X(FSQRT,   "fsqrt",   RR,     8, 0,  "rA = sqrt(rB) (fp32, IEEE)") \
+    X(FEXP,    "fexp",    RR,    20, 0,  "rA = exp(rB) (wl_math, bit-exact everywhere)") \
+    X(FRSQRT,  "frsqrt",  RR,    10, 0,  "rA = 1/sqrt(rB) (wl_math)") \
+    X(FTANH,   "ftanh",   RR,    24, 0,  "rA = tanh(rB) (wl_math)") \
+    X(ITOF,    "itof",    RR,     1, 0,  "rA = float(int rB)") \
+    X(FTOI,    "ftoi",    RR,     1, 0,  "rA = int(rB), truncating; NaN gives 0, saturates") \
+    X(LD,      "ld",      Load,   1, 0,  "rA = SRAM word at byte address rB + imm (4-aligned, bounds-checked)") \
+    X(ST,      "st",      Store,  1, 0,  "SRAM word at byte address rB + imm = rA") \
+    X(JMP,     "jmp",     Jump,   1, 0,  "pc = L") \
+    X(BNZ,     "bnz",     Branch, 1, 0,  "if rA != 0: pc = L") \
+    X(BZ,      "bz",      Branch, 1, 0,  "if rA == 0: pc = L") \
+    X(CALL,    "call",    Call,   2, 0,  "push a frame, copy C args from rB.. to callee r0.., jump to fn imm") \
+    X(RET,     "ret",     Ret,    2, 0,  "pop the frame, caller's dest = rA; returning from a task ends it") \
+    X(ACTIVATE,"activate",Task,   1, 0,  "mark task T active; the picker runs it when the CE is free") \
+    X(BLOCK,   "block",   Task,   1, 0,  "block task T: it will not be picked (data stays queued)") \
+    X(UNBLOCK, "unblock", Task,   1, 0,  "unblock task T") \
+    X(PEID,    "peid",    RI,     1, 0,  "rA = this PE's x (imm 0), y (1) in its rectangle, rect width (2), height (3)") \
+    X(SEND,    "send",    Colour, 1, 0,  "send rA as one data wavelet on colour C (stalls while the ramp queue is full)") \
+    X(SENDC,   "sendc",   Colour, 1, 0,  "send rA as a control wavelet on C: each router it crosses advances C's switch position") \
+    X(RECV,    "recv",    Colour, 1, 0,  "rA = next wavelet on colour C (stalls while none is queued)") \
+    X(DMEM,    "dmem",    DsdMem, 1, 0,  "dA = mem1d DSD: base byte address rB, length rC, stride imm elements") \
+    X(DFABIN,  "dfabin",  DsdFab, 1, 0,  "dA = fabin DSD: length rB wavelets from colour C") \
+    X(DFABOUT, "dfabout", DsdFab, 1, 0,  "dA = fabout DSD: length rB wavelets to colour C") \
+    X(DSETLEN, "dsetlen", DsdReg, 1, 0,  "dA.length = rB") \
+    X(DADDR,   "daddr",   DsdReg, 1, 0,  "dA.base += rB bytes (mem1d)") \
+    X(FMACS,   "fmacs",   Vec2S,  1, 1,  "dA[i] = dB[i] + dC[i] * rD") \
+    X(FADDS,   "fadds",   Vec2,   1, 1,  "dA[i] = dB[i] + dC[i]") \
+    X(FSUBS,   "fsubs",   Vec2,   1, 1,  "dA[i] = dB[i] - dC[i]") \
+    X(FMULS,   "fmuls",   Vec2,   1, 1,  "dA[i] = dB[i] * dC[i]") \
+    X(FMAXS,   "fmaxs",   Vec2,   1, 1,  "dA[i] = max(dB[i], dC[i])") \
+    X(FMOVS,   "fmovs",   Vec1,   1, 1,  "dA[i] = dB[i] (copy; fabin/fabout make it a receive/send)") \
+    X(FNEGS,   "fnegs",   Vec1,   1, 1,  "dA[i] = -dB[i]") \
+    X(FSCALES, "fscales", Vec1S,  1, 1,  "dA[i] = dB[i] * rD") \
+    X(FSHIFTS, "fshifts", Vec1S,  1, 1,  "dA[i] = dB[i] + rD") \
+    X(FEXPS,   "fexps",   Vec1,   1, 20, "dA[i] = exp(dB[i]) (wl_math)") \
+    X(FRSQRTS, "frsqrts", Vec1,   1, 10, "dA[i] = 1/sqrt(dB[i]) (wl_math)") \
+    X(FTANHS,  "ftanhs",  Vec1,   1, 24, "dA[i] = tanh(dB[i]) (wl_math)") \
+    X(FSUMS,   "fsums",   VecR,   1, 1,  "rD = sum of dB[i], left to right (fp32)")
+// clang-format on
+
+enum class Op : uint8_t {
+#define WL_X(name, mn, fmt, base, per, doc) name,
+    WL_ISA(WL_X)
+#undef WL_X
+    kCount
+};
+
+struct OpInfo {
+    const char* name;       // enum name, e.g. "FMACS"
+    const char* mnemonic;   // assembly, e.g. "fmacs"
+    Fmt fmt;
+    uint8_t base_cycles;    // issue cost
+    uint8_t per_elem;       // vector ops: cycles per element before dividing by SIMD width
+    const char* doc;
+};
+
+const OpInfo& op_info(Op op);               // the table row
+int op_count();
+bool op_is_vector(Op op);                   // Vec* formats
+bool op_from_mnemonic(const std::string& mn, Op* out);
+
+// Vector-op flags (Instr::e).
+enum VecFlags : uint8_t {
+    kVecAsync = 1,          // run on a microthread; the main thread goes on
+    kVecActivate = 2,       // on completion: activate task imm
+    kVecUnblock = 4,        // on completion: unblock task imm
+};
+
+// The instruction table as Markdown (docs/cost-model.md is this text; a test keeps it current).
+std::string isa_markdown();
+
+}  // namespace wl

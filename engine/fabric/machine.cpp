@@ -1,0 +1,571 @@
+// machine.cpp: the mesh, its layout, the phased cycle loop and the routers.
+// The compute engine's step is in core.cpp.
+//
+// Index of this file:
+//   [SECTION] construction and snapshots
+//   [SECTION] layout: routes and programs
+//   [SECTION] host-side memory, launch, inject
+//   [SECTION] the cycle loop
+//   [SECTION] router step
+//   [SECTION] stuck report, stats, checksum
+#include "engine/fabric/machine.h"
+
+#include "engine/core/fnv.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+
+namespace wl {
+
+// [SECTION] construction and snapshots
+
+void Machine::FreeDeleter::operator()(uint8_t* p) const { std::free(p); }
+
+Machine::Machine(const MachineConfig& cfg) : cfg_(cfg), trace_(cfg.trace_capacity) {
+    std::string bad;
+    if (cfg_.w < 1 || cfg_.h < 1 || cfg_.w > 4096 || cfg_.h > 4096) bad = "mesh size out of range";
+    if (cfg_.sram_bytes < 4 || cfg_.sram_bytes % 4 || cfg_.sram_bytes > (1u << 24)) bad = "sram_bytes must be a multiple of 4 up to 16 MiB";
+    if (cfg_.router_queue_depth < 1 || cfg_.router_queue_depth > kRouterQueueMax) bad = "router_queue_depth out of range";
+    if (cfg_.ce_queue_depth < 1 || cfg_.ce_queue_depth > kCeQueueMax) bad = "ce_queue_depth out of range";
+    if (cfg_.simd_fp32 < 1 || cfg_.task_pick_cycles < 0) bad = "simd_fp32 / task_pick_cycles out of range";
+    if (!bad.empty()) {
+        cfg_ = MachineConfig{};
+        cfg_.w = cfg_.h = 1;
+    }
+    size_t n = size_t(cfg_.w) * size_t(cfg_.h);
+    routers_.resize(n);
+    cores_.resize(n);
+    for (size_t i = 0; i < n; ++i) {
+        std::memset(static_cast<void*>(&routers_[i]), 0, sizeof(Router));
+        std::memset(static_cast<void*>(&cores_[i]), 0, sizeof(Core));
+        Core& c = cores_[i];
+        c.prog = -1;
+        c.launch_fn = -1;
+        c.task = -1;
+        c.state = ThreadState::Idle;
+    }
+    sram_.reset(static_cast<uint8_t*>(std::calloc(n, cfg_.sram_bytes)));
+    if (!sram_ && bad.empty()) bad = "cannot allocate SRAM";
+    if (!bad.empty()) {
+        fault_.kind = FaultKind::HostError;
+        fault_.message = "bad machine config: " + bad;
+    }
+}
+
+Machine::Machine(const Machine& o)
+    : cfg_(o.cfg_), now_(o.now_), fault_(o.fault_), routers_(o.routers_), cores_(o.cores_), progs_(o.progs_), rnow_(o.rnow_),
+      rnext_(o.rnext_), cnow_(o.cnow_), cnext_(o.cnext_), timers_(o.timers_), progress_(o.progress_),
+      router_steps_(o.router_steps_), core_steps_(o.core_steps_), trace_(o.trace_) {
+    size_t bytes = routers_.size() * size_t(cfg_.sram_bytes);
+    if (o.sram_) {
+        sram_.reset(static_cast<uint8_t*>(std::malloc(bytes)));
+        if (sram_) std::memcpy(sram_.get(), o.sram_.get(), bytes);
+        else {
+            fault_.kind = FaultKind::HostError;
+            fault_.message = "snapshot: cannot allocate SRAM";
+        }
+    }
+}
+
+Machine& Machine::operator=(const Machine& o) {
+    if (this != &o) {
+        Machine tmp(o);
+        *this = std::move(tmp);
+    }
+    return *this;
+}
+
+void Machine::raise(FaultKind k, int pe, int colour, int task, int32_t pc, std::string msg) {
+    // One fault per run: the first cycle's, lowest PE index (iteration order never decides).
+    if (fault_ && (fault_.cycle < now_ || (pe >= 0 && idx(fault_.x < 0 ? 0 : fault_.x, fault_.y < 0 ? 0 : fault_.y) <= pe)))
+        return;
+    Fault f;
+    f.kind = k;
+    f.cycle = now_;
+    if (pe >= 0) {
+        f.x = pe % cfg_.w;
+        f.y = pe / cfg_.w;
+    }
+    f.colour = colour;
+    f.task = task;
+    if (pc >= 0 && pe >= 0 && cores_[pe].prog >= 0) {
+        const Program& p = *progs_[cores_[pe].prog].prog;
+        if (size_t(pc) < p.locs.size()) f.loc = p.locs[pc];
+        f.where = p.where(uint32_t(pc));
+    }
+    f.message = std::move(msg);
+    fault_ = std::move(f);
+}
+
+// [SECTION] layout: routes and programs
+
+Fault Machine::set_route(int x, int y, int colour, const Route& r) {
+    Fault f;
+    auto bad = [&](const std::string& m) {
+        f.kind = FaultKind::InvalidRoute;
+        f.x = x, f.y = y, f.colour = colour;
+        f.message = m;
+        return f;
+    };
+    if (!mesh().contains(x, y)) return bad("PE outside the mesh");
+    if (colour < 0 || colour >= kColours) return bad("colour must be 0..23");
+    if (r.npos > kMaxSwitchPositions) return bad("at most 4 switch positions");
+    for (int k = 0; k < r.npos; ++k) {
+        SwitchPos sp = r.pos[k];
+        if ((sp.rx | sp.tx) & ~0x1f) return bad("port mask has bits beyond N,S,E,W,RAMP");
+        if (sp.rx && !sp.tx) return bad("switch position " + std::to_string(k) + " receives but sends nowhere");
+        int nb[4][2] = {{0, -1}, {0, 1}, {1, 0}, {-1, 0}};
+        for (int p = 0; p < 4; ++p)
+            if ((sp.tx >> p & 1) && !mesh().contains(x + nb[p][0], y + nb[p][1]))
+                return bad(std::string("tx ") + port_name(p) + " leads off the mesh");
+    }
+    Router& rt = routers_[idx(x, y)];
+    rt.npos[colour] = r.npos;
+    rt.cur[colour] = 0;
+    rt.rx_any[colour] = 0;
+    for (int k = 0; k < kMaxSwitchPositions; ++k) {
+        rt.sw[colour][k] = k < r.npos ? r.pos[k] : SwitchPos{};
+        rt.rx_any[colour] |= rt.sw[colour][k].rx;
+    }
+    return f;
+}
+
+const Program* Machine::program_at(int x, int y) const {
+    if (!mesh().contains(x, y)) return nullptr;
+    int p = cores_[idx(x, y)].prog;
+    return p < 0 ? nullptr : progs_[p].prog.get();
+}
+
+std::string validate_program(const Program& p, uint32_t sram_bytes, int32_t* bad_pc);   // program.cpp
+
+Fault Machine::load(std::shared_ptr<const Program> p, Rect r) {
+    Fault f;
+    if (fault_) return fault_;
+    if (!p || r.w < 1 || r.h < 1 || !mesh().contains(r.x, r.y) || !mesh().contains(r.x + r.w - 1, r.y + r.h - 1)) {
+        f.kind = FaultKind::HostError;
+        f.message = "load: rectangle outside the mesh (or no program)";
+        return f;
+    }
+    int32_t pc = -1;
+    std::string err = validate_program(*p, cfg_.sram_bytes, &pc);
+    if (!err.empty()) {
+        f.kind = FaultKind::BadProgram;
+        f.x = r.x, f.y = r.y;
+        if (pc >= 0 && size_t(pc) < p->locs.size()) {
+            f.loc = p->locs[pc];
+            f.where = p->where(uint32_t(pc));
+        }
+        f.message = p->name + ": " + err;
+        return f;
+    }
+    LoadedProgram lp;
+    lp.prog = p;
+    std::fill(std::begin(lp.task_of_colour), std::end(lp.task_of_colour), int8_t(-1));
+    std::fill(std::begin(lp.ctrl_task_of_colour), std::end(lp.ctrl_task_of_colour), int8_t(-1));
+    uint32_t blocked = 0;
+    for (const TaskBinding& t : p->tasks) {
+        if (t.kind == TaskKind::Data) lp.task_of_colour[t.colour] = int8_t(t.id);
+        if (t.kind == TaskKind::Control) lp.ctrl_task_of_colour[t.colour] = int8_t(t.id);
+        if (t.kind != TaskKind::Local) lp.consumed_colours |= 1u << t.colour;
+        if (t.blocked) blocked |= 1u << t.id;
+    }
+    for (const Instr& in : p->code)
+        if (in.op == Op::RECV || in.op == Op::DFABIN) lp.consumed_colours |= 1u << in.imm;
+    int pi = int(progs_.size());
+    progs_.push_back(std::move(lp));
+    for (int y = r.y; y < r.y + r.h; ++y)
+        for (int x = r.x; x < r.x + r.w; ++x) {
+            int i = idx(x, y);
+            Core& c = cores_[i];
+            c.prog = int16_t(pi);
+            c.rx = uint16_t(x - r.x), c.ry = uint16_t(y - r.y), c.rw = uint16_t(r.w), c.rh = uint16_t(r.h);
+            c.tasks_active = 0;
+            c.tasks_blocked = blocked;
+            uint8_t* mem = sram_.get() + size_t(i) * cfg_.sram_bytes;
+            for (const InitData& d : p->init) std::memcpy(mem + d.offset, d.words.data(), d.words.size() * 4);
+        }
+    return f;
+}
+
+// [SECTION] host-side memory, launch, inject
+
+uint8_t* Machine::sram(int x, int y) {
+    return mesh().contains(x, y) && sram_ ? sram_.get() + size_t(idx(x, y)) * cfg_.sram_bytes : nullptr;
+}
+const uint8_t* Machine::sram(int x, int y) const {
+    return mesh().contains(x, y) && sram_ ? sram_.get() + size_t(idx(x, y)) * cfg_.sram_bytes : nullptr;
+}
+
+static Fault host_error(int x, int y, std::string m) {
+    Fault f;
+    f.kind = FaultKind::HostError;
+    f.x = x, f.y = y;
+    f.message = std::move(m);
+    return f;
+}
+
+Fault Machine::write(int x, int y, uint32_t offset, const void* src, size_t bytes) {
+    uint8_t* m = sram(x, y);
+    if (!m) return host_error(x, y, "write: PE outside the mesh");
+    if (uint64_t(offset) + bytes > cfg_.sram_bytes) return host_error(x, y, "write: beyond SRAM");
+    std::memcpy(m + offset, src, bytes);
+    return {};
+}
+
+Fault Machine::read(int x, int y, uint32_t offset, void* dst, size_t bytes) const {
+    const uint8_t* m = sram(x, y);
+    if (!m) return host_error(x, y, "read: PE outside the mesh");
+    if (uint64_t(offset) + bytes > cfg_.sram_bytes) return host_error(x, y, "read: beyond SRAM");
+    std::memcpy(dst, m + offset, bytes);
+    return {};
+}
+
+Fault Machine::launch(int x, int y, int fn) {
+    if (!mesh().contains(x, y)) return host_error(x, y, "launch: PE outside the mesh");
+    int i = idx(x, y);
+    Core& c = cores_[i];
+    if (c.prog < 0) return host_error(x, y, "launch: no program loaded on this PE");
+    const Program& p = *progs_[c.prog].prog;
+    if (fn < 0 || size_t(fn) >= p.functions.size() || !p.functions[fn].exported)
+        return host_error(x, y, "launch: function is not exported");
+    if (c.launch_fn >= 0) return host_error(x, y, "launch: a launch is already pending");
+    c.launch_fn = int16_t(fn);
+    wake_core(i, now_);
+    return {};
+}
+
+Fault Machine::inject(int x, int y, int port, int colour, uint32_t data, bool ctrl) {
+    if (!mesh().contains(x, y)) return host_error(x, y, "inject: PE outside the mesh");
+    if (port < 0 || port >= kPorts || colour < 0 || colour >= kColours) return host_error(x, y, "inject: bad port or colour");
+    int i = idx(x, y);
+    Router& r = routers_[i];
+    r.refresh(now_);
+    if (!r.space(port, colour, cfg_.router_queue_depth)) return host_error(x, y, "inject: input queue full");
+    if (!(r.rx_any[colour] >> port & 1)) {
+        Fault f = host_error(x, y, "inject: no route on this colour accepts the port");
+        f.kind = FaultKind::NoRoute;
+        f.colour = colour;
+        return f;
+    }
+    r.push(port, colour, data, ctrl);
+    r.pushed[port] &= ~(1u << colour);   // from outside the cycle: visible at once
+    r.stats.in[port]++;
+    wake_router(i, now_);
+    return {};
+}
+
+// [SECTION] the cycle loop
+
+void Machine::wake_router(int i, uint64_t cycle) {
+    Router& r = routers_[i];
+    if (r.listed != cycle + 1) {
+        r.listed = cycle + 1;
+        (cycle == now_ ? rnow_ : rnext_).push_back(i);
+    }
+}
+
+void Machine::wake_core(int i, uint64_t cycle) {
+    Core& c = cores_[i];
+    if (c.listed != cycle + 1) {
+        c.listed = cycle + 1;
+        (cycle == now_ ? cnow_ : cnext_).push_back(i);
+    }
+}
+
+void Machine::add_timer(uint64_t at, int i) {
+    timers_.push_back({at, i});
+    std::push_heap(timers_.begin(), timers_.end(), std::greater<Timer>());
+}
+
+RunResult Machine::run(uint64_t cycles) { return run_loop(cycles, false); }
+
+RunResult Machine::run_until_quiescent(uint64_t budget) {
+    RunResult r = run_loop(budget, true);
+    if (r.status == RunStatus::CyclesDone) {
+        auto st = stuck(true);
+        Fault f;
+        f.kind = FaultKind::Watchdog;
+        f.cycle = now_;
+        if (!st.empty()) f.x = st[0].x, f.y = st[0].y, f.colour = st[0].colour, f.task = st[0].task;
+        f.message = "watchdog: not quiescent after a budget of " + std::to_string(budget) + " cycles" +
+                    (st.empty() ? std::string() : "; first busy PE: " + st[0].what);
+        f.stuck = std::move(st);
+        fault_ = f;
+        r.status = RunStatus::Faulted;
+        r.fault = f;
+    }
+    return r;
+}
+
+RunResult Machine::run_loop(uint64_t cycles, bool stop_when_quiet) {
+    RunResult res;
+    const uint64_t start = now_, end = now_ + cycles;
+    auto finish = [&](RunStatus s) {
+        res.status = fault_ ? RunStatus::Faulted : s;
+        res.fault = fault_;
+        res.cycles = now_ - start;
+        return res;
+    };
+    if (fault_) return finish(RunStatus::Faulted);
+    while (true) {
+        if (rnow_.empty() && cnow_.empty()) {
+            if (timers_.empty()) {
+                // Nothing will ever happen again: done, or deadlocked.
+                if (!check_deadlock()) return finish(RunStatus::Faulted);
+                if (!stop_when_quiet) now_ = std::max(now_, end);
+                return finish(RunStatus::Quiescent);
+            }
+            uint64_t t = timers_.front().at;
+            if (t >= end) {
+                now_ = end;
+                return finish(RunStatus::CyclesDone);
+            }
+            if (t > now_) now_ = t;   // idle skip
+        }
+        if (now_ >= end) return finish(RunStatus::CyclesDone);
+        while (!timers_.empty() && timers_.front().at <= now_) {
+            int pe = timers_.front().pe;
+            std::pop_heap(timers_.begin(), timers_.end(), std::greater<Timer>());
+            timers_.pop_back();
+            wake_core(pe, now_);
+        }
+        progress_ = 0;
+        for (size_t k = 0; k < rnow_.size(); ++k) route_step(rnow_[k]);    // phase 1: route
+        for (size_t k = 0; k < cnow_.size(); ++k) core_step(cnow_[k]);     // phase 2: compute
+        rnow_.clear();
+        cnow_.clear();
+        std::swap(rnow_, rnext_);
+        std::swap(cnow_, cnext_);
+        ++now_;
+        if (fault_) return finish(RunStatus::Faulted);
+        if (progress_ == 0 && timers_.empty() && !check_deadlock()) return finish(RunStatus::Faulted);
+    }
+}
+
+// A cycle without progress and without timers repeats forever: report who is stuck.
+bool Machine::check_deadlock() {
+    auto st = stuck(false);
+    if (st.empty()) {
+        rnow_.clear();
+        cnow_.clear();
+        return true;
+    }
+    Fault f;
+    f.kind = FaultKind::Deadlock;
+    f.cycle = now_;
+    f.x = st[0].x, f.y = st[0].y, f.colour = st[0].colour, f.task = st[0].task;
+    int pe = idx(f.x, f.y);
+    const Core& c = cores_[pe];
+    if (c.prog >= 0 && c.state != ThreadState::Idle) {
+        const Program& p = *progs_[c.prog].prog;
+        uint32_t pc = c.state == ThreadState::Vec ? c.vop.pc : c.pc;
+        if (pc < p.locs.size()) f.loc = p.locs[pc], f.where = p.where(pc);
+    }
+    f.message = "deadlock at cycle " + std::to_string(now_) + ": " + std::to_string(st.size()) +
+                (st.size() >= cfg_.max_stuck_reported ? "+" : "") + " stuck place(s); first: " + st[0].what;
+    f.stuck = std::move(st);
+    fault_ = f;
+    return false;
+}
+
+bool Machine::quiescent() const { return rnow_.empty() && cnow_.empty() && timers_.empty() && stuck(false).empty(); }
+
+// [SECTION] router step
+
+void Machine::route_step(int i) {
+    static constexpr int kDelta[2][4] = {{0, 0, 1, -1}, {-1, 1, 0, 0}};   // dx, dy per port N,S,E,W
+    Router& r = routers_[i];
+    const uint64_t now = now_;
+    ++router_steps_;
+    r.refresh(now);
+    const int rqd = cfg_.router_queue_depth, ced = cfg_.ce_queue_depth;
+    uint32_t work = r.nonempty[0] | r.nonempty[1] | r.nonempty[2] | r.nonempty[3] | r.nonempty[4];
+    uint8_t used = 0;          // output links taken this cycle
+    bool ramp_popped = false;
+    // Round-robin over colours: start at now % 24 so no colour starves another.
+    const unsigned s = unsigned(now % kColours);
+    uint32_t rot = ((work >> s) | (work << (kColours - s))) & 0xFFFFFFu;
+    while (rot) {
+        int c = __builtin_ctz(rot) + int(s);
+        rot &= rot - 1;
+        if (c >= kColours) c -= kColours;
+        const SwitchPos sp = r.sw[c][r.cur[c]];
+        uint32_t cand = 0;
+        for (int p = 0; p < kPorts; ++p)
+            if ((sp.rx >> p & 1u) && r.visible(p, c)) cand |= 1u << p;
+        if (!cand) continue;
+        int p = __builtin_ctz(cand);
+        if (cand & (cand - 1)) {   // several ports merge into this colour: rotate priority
+            unsigned ps = unsigned(now % kPorts);
+            uint32_t pr = ((cand >> ps) | (cand << (kPorts - ps))) & 0x1Fu;
+            p = (__builtin_ctz(pr) + int(ps)) % kPorts;
+        }
+        const uint8_t tx = sp.tx;
+        if (tx & used) {
+            r.stats.stalls++;
+            continue;
+        }
+        bool ok = true;
+        for (int d = 0; d < kPorts && ok; ++d) {
+            if (!(tx >> d & 1)) continue;
+            if (d == kRamp) ok = r.ce_space(c, ced);
+            else {
+                Router& n = routers_[i + kDelta[0][d] + kDelta[1][d] * cfg_.w];
+                n.refresh(now);
+                ok = n.space(opposite(Port(d)), c, rqd);
+            }
+        }
+        if (!ok) {
+            r.stats.stalls++;
+            continue;
+        }
+        bool ctrl;
+        uint32_t w = r.pop(p, c, &ctrl);
+        if (p == kRamp) ramp_popped = true;
+        for (int d = 0; d < kPorts; ++d) {
+            if (!(tx >> d & 1)) continue;
+            r.stats.out[d]++;
+            if (d == kRamp) {
+                const Core& ce = cores_[i];
+                if (ce.prog < 0 || !(progs_[ce.prog].consumed_colours >> c & 1)) {
+                    raise(FaultKind::NoTask, i, c, ce.task, -1,
+                          "wavelet on colour " + std::to_string(c) + " delivered to a CE with no task or reader for it" +
+                              (ce.prog < 0 ? " (no program loaded)" : ""));
+                    continue;
+                }
+                r.ce_push(c, w, ctrl);
+                wake_core(i, now + 1);
+                if (trace_.on()) trace_.add({now, uint16_t(i % cfg_.w), uint16_t(i / cfg_.w), TraceKind::Deliver, uint8_t(c), 0, 0, -1, w});
+            } else {
+                int j = i + kDelta[0][d] + kDelta[1][d] * cfg_.w;
+                Router& n = routers_[j];
+                int op = opposite(Port(d));
+                if (!(n.rx_any[c] >> op & 1)) {
+                    raise(FaultKind::NoRoute, j, c, cores_[j].task, -1,
+                          "wavelet on colour " + std::to_string(c) + " arrived from " + port_name(op) +
+                              " but no switch position of that colour accepts " + port_name(op));
+                    continue;
+                }
+                n.push(op, c, w, ctrl);
+                n.stats.in[op]++;
+                wake_router(j, now + 1);
+            }
+        }
+        r.stats.out_colour[c]++;
+        used |= tx;
+        ++progress_;
+        if (ctrl && r.npos[c] > 1) r.cur[c] = uint8_t((r.cur[c] + 1) % r.npos[c]);
+        if (trace_.on()) trace_.add({now, uint16_t(i % cfg_.w), uint16_t(i / cfg_.w), TraceKind::Hop, uint8_t(c), uint8_t(p), tx, -1, w});
+    }
+    if (r.nonempty[0] | r.nonempty[1] | r.nonempty[2] | r.nonempty[3] | r.nonempty[4]) wake_router(i, now + 1);
+    if (ramp_popped) wake_core(i, now + 1);
+}
+
+// [SECTION] stuck report, stats, checksum
+
+static const char* op_name(const Program& p, uint32_t pc) {
+    return pc < p.code.size() ? op_info(p.code[pc].op).mnemonic : "?";
+}
+
+std::vector<Stuck> Machine::stuck(bool include_running) const {
+    std::vector<Stuck> out;
+    auto add = [&](int i, int colour, int task, std::string what) {
+        if (out.size() >= cfg_.max_stuck_reported) return;
+        Stuck s;
+        s.x = i % cfg_.w, s.y = i / cfg_.w, s.colour = colour, s.task = task;
+        char head[48];
+        std::snprintf(head, sizeof head, "PE (%d,%d): ", s.x, s.y);
+        s.what = head + what;
+        out.push_back(std::move(s));
+    };
+    for (int i = 0; i < int(routers_.size()) && out.size() < cfg_.max_stuck_reported; ++i) {
+        const Router& r = routers_[i];
+        const Core& ce = cores_[i];
+        const Program* prog = ce.prog >= 0 ? progs_[ce.prog].prog.get() : nullptr;
+        std::string at = [&] {
+            if (!prog) return std::string();
+            uint32_t pc = ce.state == ThreadState::Vec ? ce.vop.pc : ce.pc;
+            return std::string(" at ") + prog->where(pc) + " (" + op_name(*prog, pc) + ")";
+        }();
+        for (int p = 0; p < kPorts; ++p)
+            for (int c = 0; c < kColours; ++c)
+                if (r.qcount[p][c]) {
+                    SwitchPos sp = r.sw[c][r.cur[c]];
+                    std::string why = !(sp.rx >> p & 1)
+                                          ? "the current switch position " + std::to_string(r.cur[c]) + " does not accept " + port_name(p)
+                                          : "no space downstream on " + port_set(sp.tx);
+                    add(i, c, ce.task,
+                        "colour " + std::to_string(c) + ": " + std::to_string(r.qcount[p][c]) + " wavelet(s) wait at router port " +
+                            port_name(p) + "; " + why);
+                }
+        for (int c = 0; c < kColours; ++c)
+            if (r.cecount[c]) {
+                std::string why = "no task takes them";
+                if (prog) {
+                    const LoadedProgram& lp = progs_[ce.prog];
+                    int t = lp.task_of_colour[c];
+                    if (t >= 0 && (ce.tasks_blocked >> t & 1)) why = "data task " + std::to_string(t) + " is blocked";
+                    else if (t >= 0 && ce.state != ThreadState::Idle) why = "the CE is busy with task " + std::to_string(ce.task);
+                }
+                add(i, c, ce.task, "colour " + std::to_string(c) + ": " + std::to_string(r.cecount[c]) + " wavelet(s) queued at the CE; " + why);
+            }
+        if (ce.state == ThreadState::Stalled)
+            add(i, ce.wait_colour, ce.task,
+                "task " + std::to_string(ce.task) + at +
+                    (ce.why == StallWhy::Recv   ? " waits for a wavelet on colour " + std::to_string(ce.wait_colour)
+                     : ce.why == StallWhy::Send ? " waits for ramp space on colour " + std::to_string(ce.wait_colour)
+                                                : std::string(" waits for a free microthread")));
+        auto vec_what = [&](const VecOp& v) {
+            int col = v.a.kind == DsdKind::FabIn ? v.a.colour : v.b.kind == DsdKind::FabIn ? v.b.colour : v.dst.colour;
+            bool in = v.a.kind == DsdKind::FabIn || v.b.kind == DsdKind::FabIn;
+            return std::pair<int, std::string>(col, std::string(op_info(v.op).mnemonic) + " waits for " +
+                                                        (in ? "wavelets on colour " : "ramp space on colour ") + std::to_string(col) + " (" +
+                                                        std::to_string(v.i) + " of " + std::to_string(v.n) + " done)");
+        };
+        if (ce.state == ThreadState::Vec) {
+            auto [col, w] = vec_what(ce.vop);
+            add(i, col, ce.task, "task " + std::to_string(ce.task) + at + ": " + w);
+        }
+        for (int k = 0; k < kMicrothreads; ++k)
+            if ((ce.ut_busy >> k & 1) && !ce.ut[k].done_at) {
+                auto [col, w] = vec_what(ce.ut[k]);
+                add(i, col, ce.task, "microthread " + std::to_string(k) + " (" + (prog ? prog->where(ce.ut[k].pc) : std::string()) + "): " + w);
+            }
+        if (include_running && ce.state == ThreadState::Run) add(i, -1, ce.task, "task " + std::to_string(ce.task) + " running" + at);
+        if (include_running && ce.launch_fn >= 0) add(i, -1, -1, "host launch pending");
+    }
+    return out;
+}
+
+MachineStats Machine::stats() const {
+    MachineStats s;
+    s.cycles = now_;
+    for (const Router& r : routers_) {
+        for (int p = 0; p < kPorts; ++p) s.hops += r.stats.out[p];
+        s.router_stalls += r.stats.stalls;
+    }
+    for (const Core& c : cores_) {
+        s.instrs += c.stats.instrs, s.busy += c.stats.busy, s.stall += c.stats.stall, s.tasks += c.stats.tasks;
+        s.elems += c.stats.elems, s.sent += c.stats.sent, s.received += c.stats.received;
+    }
+    s.router_steps = router_steps_;
+    s.core_steps = core_steps_;
+    return s;
+}
+
+uint64_t Machine::checksum() const {
+    Fnv1a h;
+    if (sram_) h.add(sram_.get(), routers_.size() * size_t(cfg_.sram_bytes));
+    for (const Router& r : routers_) h.add(&r.stats, sizeof r.stats);
+    for (const Core& c : cores_) {
+        h.add(c.reg, sizeof c.reg);
+        h.add(&c.stats, sizeof c.stats);
+    }
+    h.add(&now_, sizeof now_);
+    return h.value();
+}
+
+}  // namespace wl

@@ -1,0 +1,122 @@
+// machine.h: the wafer — a W×H mesh of PEs (router + compute engine + SRAM),
+// stepped cycle by cycle in phases:
+//   1. route:   every active router moves at most one wavelet per colour and
+//               one per output link (queues it reads were filled before this cycle)
+//   2. compute: every active CE issues at most one instruction and advances
+//               its vector ops / microthreads
+// Pushes become visible next cycle, so the order within a phase never matters.
+// Only active routers and CEs are visited; when nothing is active the clock
+// jumps to the next timer (a CE busy with a long vector op). No globals: many
+// machines may live in one process. A Machine copy is a snapshot.
+#pragma once
+#include "engine/fabric/core.h"
+#include "engine/fabric/fault.h"
+#include "engine/fabric/mesh.h"
+#include "engine/fabric/router.h"
+#include "engine/fabric/stats.h"
+#include "engine/fabric/trace.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+namespace wl {
+
+// Every default in one place (docs/engine.md explains each).
+struct MachineConfig {
+    int w = 8, h = 8;                       // PEs across and down
+    uint32_t sram_bytes = 48 * 1024;        // per PE (SDK: 48 KiB)
+    int router_queue_depth = 2;             // per (port, colour), 1..kRouterQueueMax; 2 sustains 1 wavelet/cycle
+    int ce_queue_depth = 4;                 // per colour at the CE, 1..kCeQueueMax
+    int simd_fp32 = 1;                      // fp32 elements per cycle (2 reads + 1 write port: 1)
+    int task_pick_cycles = 1;               // the picker's cost to start a task
+    size_t trace_capacity = 0;              // events kept; 0 = trace off
+    size_t max_stuck_reported = 32;         // deadlock report size cap
+};
+
+struct Rect {
+    int x = 0, y = 0, w = 1, h = 1;
+};
+
+enum class RunStatus : uint8_t { Quiescent, CyclesDone, Faulted };
+
+struct RunResult {
+    RunStatus status = RunStatus::Quiescent;
+    uint64_t cycles = 0;          // cycles this call advanced
+    Fault fault;                  // when Faulted
+    bool ok() const { return status != RunStatus::Faulted; }
+};
+
+class Machine {
+public:
+    explicit Machine(const MachineConfig& cfg = {});
+    Machine(const Machine& o);               // deep copy: a snapshot
+    Machine& operator=(const Machine& o);
+    Machine(Machine&&) noexcept = default;
+    Machine& operator=(Machine&&) noexcept = default;
+    ~Machine() = default;
+
+    const MachineConfig& config() const { return cfg_; }
+    Mesh mesh() const { return Mesh{cfg_.w, cfg_.h}; }
+    uint64_t now() const { return now_; }
+    const Fault& fault() const { return fault_; }   // sticky: a faulted machine does not run
+
+    // [SECTION] layout
+    Fault set_route(int x, int y, int colour, const Route& r);
+    Fault load(std::shared_ptr<const Program> p, Rect r);   // validates, places, writes initial data
+    const Program* program_at(int x, int y) const;
+
+    // [SECTION] memory and launch (host side; no cycles pass)
+    uint8_t* sram(int x, int y);                   // nullptr outside the mesh
+    const uint8_t* sram(int x, int y) const;
+    Fault write(int x, int y, uint32_t offset, const void* src, size_t bytes);
+    Fault read(int x, int y, uint32_t offset, void* dst, size_t bytes) const;
+    Fault launch(int x, int y, int fn);            // run function fn when the CE is next free
+    Fault inject(int x, int y, int port, int colour, uint32_t data, bool ctrl = false);   // a wavelet arriving at a router port from outside
+
+    // [SECTION] running
+    RunResult run(uint64_t cycles);                // advance exactly `cycles` (or until a fault)
+    RunResult run_until_quiescent(uint64_t budget);   // Watchdog fault past the budget; Deadlock if stuck
+    bool quiescent() const;                        // nothing active, nothing pending
+    std::vector<Stuck> stuck(bool include_running = false) const;   // who holds pending work, and what it waits for
+
+    // [SECTION] inspection
+    const Router& router(int x, int y) const { return routers_[idx(x, y)]; }
+    const Core& core(int x, int y) const { return cores_[idx(x, y)]; }
+    MachineStats stats() const;
+    Trace& trace() { return trace_; }
+    const Trace& trace() const { return trace_; }
+    static size_t state_bytes_per_pe() { return sizeof(Router) + sizeof(Core); }   // beyond SRAM
+    uint64_t checksum() const;                     // FNV-1a of all SRAM, registers and stats
+
+private:
+    friend struct CoreExec;
+    int idx(int x, int y) const { return y * cfg_.w + x; }
+    void route_step(int i);
+    void core_step(int i);
+    void wake_router(int i, uint64_t cycle);
+    void wake_core(int i, uint64_t cycle);
+    void add_timer(uint64_t at, int i);
+    void raise(FaultKind k, int pe, int colour, int task, int32_t pc, std::string msg);
+    RunResult run_loop(uint64_t cycles, bool stop_when_quiet);
+    bool check_deadlock();   // false (and fault_ set) when stuck
+
+    MachineConfig cfg_;
+    uint64_t now_ = 0;
+    Fault fault_;
+    std::vector<Router> routers_;
+    std::vector<Core> cores_;
+    struct FreeDeleter { void operator()(uint8_t* p) const; };
+    std::unique_ptr<uint8_t, FreeDeleter> sram_;   // one calloc'd arena; pages commit on first touch
+    std::vector<LoadedProgram> progs_;
+    // Active lists: this cycle's and the next's; timers (CE wake-ups) as a min-heap.
+    std::vector<int> rnow_, rnext_, cnow_, cnext_;
+    struct Timer { uint64_t at; int pe; bool operator>(const Timer& o) const { return at != o.at ? at > o.at : pe > o.pe; } };
+    std::vector<Timer> timers_;
+    uint64_t progress_ = 0;                        // events this cycle (deadlock = a cycle of none, no timers)
+    uint64_t router_steps_ = 0, core_steps_ = 0;
+    Trace trace_;
+};
+
+}  // namespace wl
