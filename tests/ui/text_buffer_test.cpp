@@ -1,0 +1,136 @@
+#include "ui/text_buffer.h"
+
+#include <gtest/gtest.h>
+
+using wlui::TextBuffer;
+using wlui::TextPos;
+using Move = TextBuffer::Move;
+
+TEST(TextBuffer, SplitsLinesAndRoundTrips) {
+    TextBuffer b("a\r\nbc\n\nd");
+    EXPECT_EQ(b.line_count(), 4);
+    EXPECT_EQ(b.line(1), "bc");
+    EXPECT_EQ(b.text(), "a\nbc\n\nd");
+    EXPECT_FALSE(b.modified());
+}
+
+TEST(TextBuffer, TypingMergesIntoOneUndoStep) {
+    TextBuffer b("x");
+    b.set_cursor({0, 1});
+    for (char c : std::string("yz")) b.insert(std::string(1, c));
+    b.insert(" ");
+    b.insert("w");
+    EXPECT_EQ(b.text(), "xyz w");
+    EXPECT_TRUE(b.modified());
+    ASSERT_TRUE(b.undo());   // "w"
+    EXPECT_EQ(b.text(), "xyz ");
+    ASSERT_TRUE(b.undo());   // " "
+    ASSERT_TRUE(b.undo());   // "yz" as one step
+    EXPECT_EQ(b.text(), "x");
+    EXPECT_FALSE(b.undo());
+    EXPECT_FALSE(b.modified());
+    ASSERT_TRUE(b.redo());
+    EXPECT_EQ(b.text(), "xyz");
+    EXPECT_EQ(b.cursor(), (TextPos{0, 3}));
+}
+
+TEST(TextBuffer, SelectionReplaceAcrossLinesUndoes) {
+    TextBuffer b("one\ntwo\nthree");
+    b.set_cursor({0, 1});
+    b.set_cursor({2, 2}, true);
+    EXPECT_EQ(b.selected_text(), "ne\ntwo\nth");
+    b.insert("X\nY");
+    EXPECT_EQ(b.text(), "oX\nYree");
+    EXPECT_EQ(b.cursor(), (TextPos{1, 1}));
+    b.undo();
+    EXPECT_EQ(b.text(), "one\ntwo\nthree");
+    EXPECT_EQ(b.cursor(), (TextPos{2, 2}));
+}
+
+TEST(TextBuffer, BackspaceJoinsLinesAndDeleteAtEndIsNoop) {
+    TextBuffer b("ab\ncd");
+    b.set_cursor({1, 0});
+    b.backspace();
+    EXPECT_EQ(b.text(), "abcd");
+    EXPECT_EQ(b.cursor(), (TextPos{0, 2}));
+    b.move(Move::Bottom, false);
+    b.del();
+    EXPECT_EQ(b.text(), "abcd");
+    b.move(Move::Top, false);
+    b.backspace();
+    EXPECT_EQ(b.text(), "abcd");
+}
+
+TEST(TextBuffer, NewlineKeepsIndentation) {
+    TextBuffer b("    task f() {");
+    b.move(Move::End, false);
+    b.newline();
+    b.insert("x");
+    EXPECT_EQ(b.text(), "    task f() {\n    x");
+}
+
+TEST(TextBuffer, CursorStepsOverUtf8AndWords) {
+    TextBuffer b("a\xC3\xA9 bc_d;");
+    b.set_cursor({0, 1});
+    b.move(Move::Right, false);
+    EXPECT_EQ(b.cursor().col, 3);   // over the two-byte é
+    b.move(Move::Left, false);
+    EXPECT_EQ(b.cursor().col, 1);
+    b.set_cursor({0, 0});
+    b.move(Move::WordRight, false);
+    EXPECT_EQ(b.cursor().col, 3);
+    b.move(Move::WordRight, false);
+    EXPECT_EQ(b.cursor().col, 8);
+    b.move(Move::WordLeft, false);
+    EXPECT_EQ(b.cursor().col, 4);
+}
+
+TEST(TextBuffer, UpDownRememberTheColumn) {
+    TextBuffer b("long line\nx\nanother line");
+    b.set_cursor({0, 7});
+    b.move(Move::Down, false);
+    EXPECT_EQ(b.cursor(), (TextPos{1, 1}));
+    b.move(Move::Down, false);
+    EXPECT_EQ(b.cursor(), (TextPos{2, 7}));
+    b.move(Move::Home, false);
+    EXPECT_EQ(b.cursor().col, 0);
+}
+
+TEST(TextBuffer, HomeTogglesBetweenIndentAndColumnZero) {
+    TextBuffer b("   x");
+    b.move(Move::End, false);
+    b.move(Move::Home, false);
+    EXPECT_EQ(b.cursor().col, 3);
+    b.move(Move::Home, false);
+    EXPECT_EQ(b.cursor().col, 0);
+}
+
+TEST(TextBuffer, NewEditClearsRedoAndSetTextClearsHistory) {
+    TextBuffer b("a");
+    b.move(Move::End, false);
+    b.insert("b");
+    b.undo();
+    EXPECT_TRUE(b.can_redo());
+    b.insert("c");
+    EXPECT_FALSE(b.can_redo());
+    b.set_text("new");
+    EXPECT_FALSE(b.can_undo());
+    EXPECT_FALSE(b.modified());
+}
+
+TEST(TextBuffer, ModifiedFollowsUndoToTheSavedText) {
+    TextBuffer b("abc");
+    b.move(Move::End, false);
+    b.insert("d");
+    b.mark_saved();
+    EXPECT_FALSE(b.modified());
+    b.insert("e");   // starts a new undo step after a save
+    EXPECT_TRUE(b.modified());
+    b.undo();
+    EXPECT_FALSE(b.modified());
+    EXPECT_EQ(b.text(), "abcd");
+    b.undo();
+    EXPECT_TRUE(b.modified());
+    b.insert("x");   // the saved text is now unreachable by redo
+    EXPECT_TRUE(b.modified());
+}
