@@ -1,0 +1,50 @@
+// checkpoint.h: save/resume training state, and import GPT-2 weights in llm.c's layout.
+//
+// Our format (little-endian; docs/gpt-reference.md has the table):
+//   "WLGPTCKP"  u32 version (1)  u64 payload bytes
+//   payload: u32 len + config text (gpt_config to_text) | u32 len + tokenizer kind |
+//            u32 len + tokenizer state | i64 step | i64 adam t | u64 P | u8 has_optimizer |
+//            f32 params[P] | (has_optimizer) f32 m[P], f32 v[P]
+//   u64 FNV-1a 64 of the payload
+// A resumed run continues bit-identically: params, Adam moments, the step count
+// and the config are everything the training loop reads (batches derive from
+// (seed, step)). A short, long or corrupt file is an error naming the path.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "engine/gpt/gpt_config.h"
+
+namespace wl::gpt {
+
+class GPT;
+struct AdamW;
+
+struct CheckpointError : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+struct Checkpoint {
+    GPTConfig cfg;
+    std::string tokenizer_kind, tokenizer_state;
+    int64_t step = 0;   // optimizer steps done
+    int64_t adam_t = 0;
+    std::vector<float> params, m, v;   // m, v empty when saved without the optimizer
+};
+
+void save_checkpoint(const std::string& path, const GPT& model, const AdamW* opt, int64_t step,
+                     const std::string& tokenizer_kind, const std::string& tokenizer_state);
+Checkpoint load_checkpoint(const std::string& path);   // throws CheckpointError
+
+// Builds a model (and restores the optimizer if given and saved) from a checkpoint.
+std::unique_ptr<GPT> model_from_checkpoint(const Checkpoint& ck, AdamW* opt = nullptr);
+
+// llm.c's gpt2_124M.bin: int32 header[256] (magic 20240326, version 1 or 3, maxT, V, L, NH, C,
+// and Vp for version 3), then fp32 parameters in ParameterTensors order with wte as (Vp, C).
+// The padding rows Vp - V are dropped. Training settings take the defaults. Throws CheckpointError.
+std::unique_ptr<GPT> import_llmc(const std::string& path);
+
+}  // namespace wl::gpt

@@ -1,0 +1,59 @@
+// sampler.cpp: see sampler.h.
+#include "engine/gpt/sampler.h"
+
+#include "engine/gpt/gpt.h"
+#include "engine/gpt/vecmath.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace wl::gpt {
+
+int sample_token(const float* logits, int V, float temperature, int top_k, Rng& rng) {
+    if (temperature <= 0.0f) {
+        int best = 0;
+        for (int i = 1; i < V; i++)
+            if (logits[i] > logits[best]) best = i;
+        return best;
+    }
+    std::vector<float> p(logits, logits + V);
+    float cut = -3.4e38f;
+    if (top_k > 0 && top_k < V) {   // keep logits >= the k-th largest (ties kept)
+        std::vector<float> s(p);
+        std::nth_element(s.begin(), s.begin() + (top_k - 1), s.end(), std::greater<float>());
+        cut = s[top_k - 1];
+    }
+    float maxval = -3.4e38f;
+    for (float x : p) maxval = std::max(maxval, x);
+    for (int i = 0; i < V; i++) p[i] = p[i] >= cut ? (p[i] - maxval) / temperature : -1e30f;
+    exp_array(p.data(), p.data(), V);
+    for (int i = 0; i < V; i++)
+        if (logits[i] < cut) p[i] = 0.0f;
+    double sum = 0;
+    for (float x : p) sum += x;
+    double u = rng.uniform() * sum, c = 0;
+    for (int i = 0; i < V; i++) {
+        c += p[i];
+        if (u < c) return i;
+    }
+    for (int i = V - 1; i >= 0; i--)   // u rounded up to sum: the last kept token
+        if (p[i] > 0) return i;
+    return 0;
+}
+
+std::vector<int> generate(GPT& model, std::vector<int> tokens, int n, const SampleOptions& opt,
+                          const std::function<void(int)>& on_token) {
+    if (tokens.empty()) throw std::invalid_argument("generate: empty prompt");
+    Rng rng(opt.seed);
+    for (int i = 0; i < n; i++) {
+        int T = std::min<int>(int(tokens.size()), model.maxT);
+        const int* ctx = tokens.data() + tokens.size() - T;
+        model.forward(ctx, nullptr, 1, T);
+        int next = sample_token(model.logits() + size_t(T - 1) * model.V, model.V, opt.temperature, opt.top_k, rng);
+        tokens.push_back(next);
+        if (on_token) on_token(next);
+    }
+    return tokens;
+}
+
+}  // namespace wl::gpt

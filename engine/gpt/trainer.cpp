@@ -1,0 +1,83 @@
+// trainer.cpp: see trainer.h.
+#include "engine/gpt/trainer.h"
+
+#include "engine/gpt/checkpoint.h"
+#include "engine/gpt/tokenizer_char.h"
+
+#include <sstream>
+
+namespace wl::gpt {
+
+Trainer::Trainer(const GPTConfig& c, const std::string& bpe_dir) : cfg(c) {
+    cfg.validate("config");
+    corpus = make_corpus(cfg);
+    if (cfg.tokenizer == "char") tokenizer = std::make_unique<CharTokenizer>(CharTokenizer::from_text(corpus.text));
+    else tokenizer = make_tokenizer("bpe", "", bpe_dir);
+    if (cfg.vocab_size == 0) cfg.vocab_size = tokenizer->vocab_size();
+    if (cfg.vocab_size < tokenizer->vocab_size())
+        throw ConfigError("vocab_size " + std::to_string(cfg.vocab_size) + " is smaller than the tokenizer's " +
+                          std::to_string(tokenizer->vocab_size()));
+    model = std::make_unique<GPT>(cfg);
+    model->init_weights(cfg.seed);
+    opt = AdamW(model->num_parameters);
+    build_data();
+}
+
+void Trainer::build_data() {
+    train_data = std::make_unique<DataLoader>(tokenizer->encode(corpus.train()), cfg.batch_size, cfg.block_size, cfg.seed, 0);
+    val_data = std::make_unique<DataLoader>(tokenizer->encode(corpus.val()), cfg.batch_size, cfg.block_size, cfg.seed, 1);
+    inputs_.resize(size_t(cfg.batch_size) * cfg.block_size);
+    targets_.resize(inputs_.size());
+}
+
+std::unique_ptr<Trainer> Trainer::resume(const std::string& path, const std::string& overrides,
+                                         const std::string& bpe_dir) {
+    Checkpoint ck = load_checkpoint(path);
+    std::unique_ptr<Trainer> t(new Trainer());
+    t->cfg = ck.cfg;
+    std::istringstream in(overrides);
+    std::string line;
+    while (std::getline(in, line)) {
+        auto eq = line.find('=');
+        if (eq == std::string::npos) continue;
+        std::string k = line.substr(0, eq), v = line.substr(eq + 1);
+        for (const char* shape : {"n_layer", "n_head", "n_embd", "block_size", "vocab_size", "tokenizer"})
+            if (k == shape) throw ConfigError("cannot change " + k + " when resuming " + path);
+        t->cfg.set(k, v, "override");
+    }
+    t->cfg.validate("resumed config");
+    t->corpus = make_corpus(t->cfg);
+    t->tokenizer = make_tokenizer(ck.tokenizer_kind, ck.tokenizer_state, bpe_dir);
+    ck.cfg = t->cfg;
+    t->model = model_from_checkpoint(ck, &t->opt);
+    t->step = ck.step;
+    t->build_data();
+    return t;
+}
+
+float Trainer::train_step() {
+    train_data->batch(step, inputs_.data(), targets_.data());
+    model->forward(inputs_.data(), targets_.data(), cfg.batch_size, cfg.block_size);
+    model->zero_grad();
+    model->backward();
+    last_grad_norm = opt.step(*model, learning_rate_at(cfg, step), cfg);
+    step += 1;
+    return model->mean_loss;
+}
+
+float Trainer::eval_loss(Split split) {
+    DataLoader& d = split == Split::Val ? *val_data : *train_data;
+    double sum = 0;
+    for (int k = 0; k < cfg.eval_iters; k++) {
+        d.batch(-1 - k, inputs_.data(), targets_.data());   // negative indexes: never a training batch
+        model->forward(inputs_.data(), targets_.data(), cfg.batch_size, cfg.block_size);
+        sum += model->mean_loss;
+    }
+    return float(sum / cfg.eval_iters);
+}
+
+void Trainer::save(const std::string& path) const {
+    save_checkpoint(path, *model, &opt, step, tokenizer->kind(), tokenizer->state());
+}
+
+}  // namespace wl::gpt

@@ -1,0 +1,54 @@
+// trainer.h: the training loop the CLI, the tests and the app share: corpus ->
+// tokenizer -> model -> (batch, forward, backward, AdamW) per step, with
+// evaluation and checkpoints.
+//
+//   Trainer tr(load_config("models/gpt-nano.cfg"));   // builds everything from the config
+//   while (tr.step < tr.cfg.max_iters) tr.train_step();
+//   float val = tr.eval_loss(Split::Val);
+//   tr.save("run.ckpt");   Trainer::resume("run.ckpt") continues bit-identically.
+#pragma once
+#include <memory>
+#include <string>
+
+#include "engine/gpt/adamw.h"
+#include "engine/gpt/corpus.h"
+#include "engine/gpt/dataloader.h"
+#include "engine/gpt/gpt.h"
+#include "engine/gpt/tokenizer.h"
+
+namespace wl::gpt {
+
+enum class Split { Train, Val };
+
+class Trainer {
+public:
+    // Builds the corpus (make_corpus), the tokenizer (char: from the corpus; bpe: GPT-2's files in
+    // bpe_dir), then the model (vocab_size from the tokenizer when 0) with init_weights(seed).
+    explicit Trainer(const GPTConfig& cfg, const std::string& bpe_dir = "");
+    // From a checkpoint: same config and tokenizer, corpus rebuilt, model and optimizer restored.
+    // overrides (key=value lines) may change training settings (max_iters, data, ...), not the shape.
+    static std::unique_ptr<Trainer> resume(const std::string& path, const std::string& overrides = "",
+                                           const std::string& bpe_dir = "");
+
+    float train_step();                 // one optimizer step on batch `step`; returns its loss
+    float eval_loss(Split split);       // mean loss over eval_iters fixed batches (no gradient)
+    void save(const std::string& path) const;
+    double lr() const { return learning_rate_at(cfg, step); }
+    int64_t tokens_per_step() const { return int64_t(cfg.batch_size) * cfg.block_size; }
+
+    GPTConfig cfg;
+    Corpus corpus;
+    std::unique_ptr<Tokenizer> tokenizer;
+    std::unique_ptr<GPT> model;
+    AdamW opt;
+    std::unique_ptr<DataLoader> train_data, val_data;
+    int64_t step = 0;          // optimizer steps done
+    float last_grad_norm = 0;
+
+private:
+    Trainer() = default;
+    void build_data();
+    std::vector<int> inputs_, targets_;
+};
+
+}  // namespace wl::gpt

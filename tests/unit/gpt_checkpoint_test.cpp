@@ -1,0 +1,138 @@
+// gpt_checkpoint_test.cpp: save/resume bit-identity, corrupt and truncated
+// files, and the llm.c (gpt2_124M.bin layout) importer on a small file this test writes.
+#include "engine/gpt/checkpoint.h"
+#include "engine/gpt/gpt.h"
+#include "engine/gpt/trainer.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+namespace {
+
+using namespace wl::gpt;
+
+GPTConfig tiny() {
+    return parse_config_text(
+        "n_layer = 2\nn_head = 2\nn_embd = 16\nblock_size = 16\nbatch_size = 3\n"
+        "max_iters = 10\nwarmup_iters = 2\nlr_decay_iters = 8\neval_iters = 2\ncorpus = stories\n"
+        "corpus_chars = 4000\nseed = 9\n",
+        "tiny");
+}
+
+std::string read_all(const std::string& p) {
+    std::ifstream f(p, std::ios::binary);
+    std::stringstream s;
+    s << f.rdbuf();
+    return s.str();
+}
+void write_all(const std::string& p, const std::string& b) { std::ofstream(p, std::ios::binary) << b; }
+
+TEST(GptCheckpoint, ResumeIsBitIdentical) {
+    std::string path = testing::TempDir() + "wl_resume.ckpt";
+    Trainer straight(tiny());
+    for (int i = 0; i < 6; i++) straight.train_step();
+
+    Trainer first(tiny());
+    for (int i = 0; i < 3; i++) first.train_step();
+    first.save(path);
+    auto resumed = Trainer::resume(path);
+    EXPECT_EQ(resumed->step, 3);
+    EXPECT_EQ(resumed->tokenizer->state(), first.tokenizer->state());
+    for (int i = 0; i < 3; i++) resumed->train_step();
+
+    ASSERT_EQ(resumed->model->num_parameters, straight.model->num_parameters);
+    EXPECT_EQ(std::memcmp(resumed->model->params_memory.data(), straight.model->params_memory.data(),
+                          straight.model->num_parameters * sizeof(float)), 0);
+    EXPECT_EQ(std::memcmp(resumed->opt.v.data(), straight.opt.v.data(), straight.opt.v.size() * sizeof(float)), 0);
+    EXPECT_EQ(resumed->model->mean_loss, straight.model->mean_loss);
+}
+
+TEST(GptCheckpoint, RejectsTruncatedCorruptAndForeignFiles) {
+    std::string path = testing::TempDir() + "wl_good.ckpt", bad = testing::TempDir() + "wl_bad.ckpt";
+    Trainer t(tiny());
+    t.train_step();
+    t.save(path);
+    std::string good = read_all(path);
+    Checkpoint ck = load_checkpoint(path);
+    EXPECT_EQ(ck.params, t.model->params_memory);
+
+    auto expect_error = [&](const std::string& bytes, const std::string& needle) {
+        write_all(bad, bytes);
+        try {
+            load_checkpoint(bad);
+            ADD_FAILURE() << "no error for: " << needle;
+        } catch (const CheckpointError& e) {
+            std::string m = e.what();
+            EXPECT_EQ(m.rfind(bad, 0), 0u) << m;   // names the file
+            EXPECT_NE(m.find(needle), std::string::npos) << m;
+        }
+    };
+    for (size_t cut : {size_t(0), size_t(5), size_t(19), size_t(27), good.size() / 2, good.size() - 1})
+        expect_error(good.substr(0, cut), cut < 20 ? "bad magic" : "size mismatch");
+    std::string flipped = good;
+    flipped[good.size() / 2] ^= 0x10;
+    expect_error(flipped, "checksum mismatch");
+    expect_error(good + "x", "size mismatch");
+    std::string v2 = good;
+    v2[8] = 2;
+    expect_error(v2, "version 2");
+    expect_error("hello, I am a text file that is long enough", "bad magic");
+    EXPECT_THROW(load_checkpoint(testing::TempDir() + "wl_missing.ckpt"), CheckpointError);
+}
+
+// A small GPT-2-shaped model written in llm.c's layout (version 3, vocab padded to a multiple of 8).
+TEST(GptCheckpoint, ImportsLlmcLayout) {
+    GPTConfig cfg;
+    cfg.n_layer = 2;
+    cfg.n_head = 2;
+    cfg.n_embd = 16;
+    cfg.block_size = 12;
+    cfg.vocab_size = 21;
+    const int Vp = 24;
+    GPT ref(cfg);
+    ref.init_weights(77);
+    std::vector<int32_t> header(256, 0);
+    header[0] = 20240326;
+    header[1] = 3;
+    header[2] = cfg.block_size;
+    header[3] = cfg.vocab_size;
+    header[4] = cfg.n_layer;
+    header[5] = cfg.n_head;
+    header[6] = cfg.n_embd;
+    header[7] = Vp;
+    std::string bytes(reinterpret_cast<const char*>(header.data()), 1024);
+    const size_t wte = size_t(cfg.vocab_size) * cfg.n_embd;
+    bytes.append(reinterpret_cast<const char*>(ref.params_memory.data()), wte * 4);
+    std::vector<float> pad(size_t(Vp - cfg.vocab_size) * cfg.n_embd, 123.0f);   // padding rows: ignored
+    bytes.append(reinterpret_cast<const char*>(pad.data()), pad.size() * 4);
+    bytes.append(reinterpret_cast<const char*>(ref.params_memory.data() + wte), (ref.num_parameters - wte) * 4);
+    std::string path = testing::TempDir() + "wl_llmc.bin";
+    write_all(path, bytes);
+
+    auto model = import_llmc(path);
+    EXPECT_EQ(model->cfg.n_layer, 2);
+    EXPECT_EQ(model->V, 21);
+    EXPECT_EQ(model->params_memory, ref.params_memory);
+    std::vector<int> x = {1, 5, 20, 3, 3, 0, 7};
+    model->forward(x.data(), nullptr, 1, int(x.size()));
+    ref.forward(x.data(), nullptr, 1, int(x.size()));
+    EXPECT_EQ(std::memcmp(model->logits(), ref.logits(), x.size() * 21 * sizeof(float)), 0);
+
+    write_all(path, bytes.substr(0, bytes.size() - 4));
+    EXPECT_THROW(import_llmc(path), CheckpointError);
+    std::string wrong = bytes;
+    wrong[0] = 1;
+    write_all(path, wrong);
+    EXPECT_THROW(import_llmc(path), CheckpointError);
+    std::string silly = bytes;
+    int32_t huge = 1 << 30;
+    std::memcpy(&silly[6 * 4], &huge, 4);   // C
+    write_all(path, silly);
+    EXPECT_THROW(import_llmc(path), CheckpointError);
+}
+
+}  // namespace
