@@ -12,6 +12,8 @@ namespace wlcli {
 static const Verb kVerbs[] = {
     {"info", "info [--json]                 engine version and defaults", verb_info},
     {"bench", "bench <name> [--json]         run a benchmark (see: bench)", verb_bench},
+    {"train", "train --config F [--data F] [--steps N] [--json] [--out CKPT]  train the reference GPT", verb_train},
+    {"generate", "generate --checkpoint F --prompt TEXT [--tokens N] [--temperature T] [--top-k K]  sample text", verb_generate},
 };
 
 static int usage(FILE* out) {

@@ -14,7 +14,11 @@ struct Verb {
 
 int verb_info(const Args& args);
 int verb_bench(const Args& args);
+int verb_train(const Args& args);      // verb_train.cpp: the reference GPT
+int verb_generate(const Args& args);   // verb_generate.cpp
 
 // Benchmarks, dispatched by verb_bench (verb_bench.cpp).
+int bench_gpt(const Args& args);   // bench_gpt.cpp
+int bench_fabric(const Args& args);
 
 }  // namespace wlcli
