@@ -37,13 +37,14 @@ void App::frame() {
     status_bar();
     ImGui::End();
 
+    if (show_editor_) editor_window();
     if (show_about_) about_window();
     if (show_demo_) ImGui::ShowDemoWindow(&show_demo_);
 }
 
 void App::shortcuts() {
     ImGuiIO& io = ImGui::GetIO();
-    if (io.WantTextInput) return;
+    if (io.WantTextInput || editor_.focused()) return;
     for (ImWchar c : io.InputQueueCharacters) {
         if (c == '+' || c == '=') canvas_.zoom_by(1.25f);
         if (c == '-') canvas_.zoom_by(0.8f);
@@ -67,6 +68,7 @@ void App::menu_bar() {
         if (ImGui::MenuItem("Zoom out", "-")) canvas_.zoom_by(0.8f);
         if (ImGui::MenuItem("Fit mesh", "0")) canvas_.fit();
         ImGui::Separator();
+        ImGui::MenuItem("Kernel editor", nullptr, &show_editor_);
         ImGui::MenuItem("Dear ImGui demo", nullptr, &show_demo_);
         ImGui::EndMenu();
     }
@@ -102,6 +104,17 @@ void App::status_bar() {
     ImGui::PopStyleVar();
 }
 
+void App::editor_window() {
+    ImGui::SetNextWindowSize(ImVec2(560, 420), ImGuiCond_FirstUseEver);
+    ImGui::SetNextWindowPos(ImVec2(40, 60), ImGuiCond_FirstUseEver);
+    std::string title = std::string("Kernel") + (source_.modified() ? " *" : "") + "###kernel";
+    if (ImGui::Begin(title.c_str(), &show_editor_)) {
+        // Syntax spans and diagnostics arrive with the kernel language.
+        editor_.draw("##source", source_, {}, {});
+    }
+    ImGui::End();
+}
+
 void App::about_window() {
     ImGui::SetNextWindowSize(ImVec2(460, 0), ImGuiCond_Appearing);
     ImGui::SetNextWindowPos(ImGui::GetMainViewport()->GetCenter(), ImGuiCond_Appearing, ImVec2(0.5f, 0.5f));
@@ -126,6 +139,8 @@ json App::state() const {
         {"mesh", {{"w", mesh_.w}, {"h", mesh_.h}}},
         {"view", {{"zoom", canvas_.zoom()}}},
         {"about_open", show_about_},
+        {"editor", {{"open", show_editor_}, {"focused", editor_.focused()}, {"lines", source_.line_count()},
+                    {"modified", source_.modified()}, {"cursor", {{"line", source_.cursor().line + 1}, {"col", source_.cursor().col + 1}}}}},
     };
     if (auto s = canvas_.selected()) j["selected_pe"] = {{"x", s->x}, {"y", s->y}};
     else j["selected_pe"] = nullptr;
@@ -160,6 +175,12 @@ json App::call(const std::string& method, const json& args) {
             }
             return state();
         }
+        if (method == "editor") {
+            show_editor_ = args.value("open", true);
+            if (args.value("focus", false)) editor_.focus();
+            return state();
+        }
+        if (method == "get_source") return {{"text", source_.text()}};
         if (method == "about") {
             show_about_ = args.value("open", true);
             return state();

@@ -2,7 +2,9 @@
 // main.cpp owns SDL/GL and calls frame() once per frame; the JS hook calls call().
 #pragma once
 #include "engine/fabric/mesh.h"
+#include "ui/code_editor.h"
 #include "ui/mesh_canvas.h"
+#include "ui/text_buffer.h"
 
 #include <cstdint>
 #include <nlohmann/json.hpp>
@@ -33,9 +35,13 @@ private:
     void status_bar();
     void about_window();
     void shortcuts();
+    void editor_window();
 
     wl::Mesh mesh_;
     MeshCanvas canvas_;
+    TextBuffer source_;                  // the kernel being edited
+    CodeEditor editor_;
+    bool show_editor_ = false;
     uint64_t frame_ = 0;
     bool show_about_ = false;
     bool show_demo_ = false;

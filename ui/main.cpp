@@ -68,6 +68,7 @@ struct Platform {
     wlui::App* app = nullptr;
     Options opt;
     float pixel_scale = 0.0f;   // framebuffer pixels per window unit, the font is built for it
+    SDL_Event deferred{};       // a key release held over to the next frame (type 0: none)
     bool done = false;
     int exit_code = 0;
 
@@ -83,11 +84,27 @@ void Platform::frame() {
     SDL_GetWindowSize(window, &ww, &wh);
     if (cw > 0 && ch > 0 && (cw != ww || ch != wh)) SDL_SetWindowSize(window, cw, ch);
 #endif
-    SDL_Event ev;
-    while (SDL_PollEvent(&ev)) {
+    // Dear ImGui 1.86 sees keys as up/down state per frame, so a key pressed and released
+    // within one frame (fast typing, scripted input) would vanish. A release of a key that
+    // went down this frame waits for the next frame, with every event after it.
+    bool went_down[SDL_NUM_SCANCODES] = {};
+    auto handle = [&](const SDL_Event& ev) {
         ImGui_ImplSDL2_ProcessEvent(&ev);
         if (ev.type == SDL_QUIT) done = true;
         if (ev.type == SDL_KEYDOWN && ev.key.keysym.sym == SDLK_q && (ev.key.keysym.mod & KMOD_CTRL)) done = true;
+        if (ev.type == SDL_KEYDOWN) went_down[ev.key.keysym.scancode] = true;
+    };
+    if (deferred.type != 0) {
+        handle(deferred);
+        deferred.type = 0;
+    }
+    SDL_Event ev;
+    while (SDL_PollEvent(&ev)) {
+        if (ev.type == SDL_KEYUP && went_down[ev.key.keysym.scancode]) {
+            deferred = ev;
+            break;
+        }
+        handle(ev);
     }
 
     // Rebuild the font when the window moves to a screen with another pixel density.

@@ -14,20 +14,34 @@ static bool file_exists(const std::string& path) {
     return false;
 }
 
+static Fonts g_fonts;   // owned by ImGui's atlas; rebuilt with it
+const Fonts& fonts() { return g_fonts; }
+
+static ImFont* load_font(const std::string& path, float pixels) {
+    ImFontConfig cfg;
+    cfg.OversampleH = 2;
+    ImGuiIO& io = ImGui::GetIO();
+    if (file_exists(path)) {
+        // Latin, Greek (for maths) and arrows/box drawing used in labels.
+        static const ImWchar ranges[] = {0x0020, 0x00FF, 0x0370, 0x03FF, 0x2000, 0x22FF, 0x2500, 0x25FF, 0};
+        if (ImFont* f = io.Fonts->AddFontFromFileTTF(path.c_str(), pixels, &cfg, ranges)) return f;
+    }
+    return nullptr;
+}
+
 void apply_style(const char* font_dir, float pixel_scale, float font_size) {
     ImGuiIO& io = ImGui::GetIO();
     io.Fonts->Clear();
-    std::string sans = std::string(font_dir) + "/DejaVuSans.ttf";
-    ImFontConfig cfg;
-    cfg.OversampleH = 2;
-    if (file_exists(sans) && io.Fonts->AddFontFromFileTTF(sans.c_str(), font_size * pixel_scale, &cfg)) {
-        io.FontGlobalScale = 1.0f / pixel_scale;   // rasterised at device pixels, laid out in window units
-    } else {
+    // Rasterised at device pixels, laid out in window units: sharp on high-DPI screens.
+    g_fonts.ui = load_font(std::string(font_dir) + "/DejaVuSans.ttf", font_size * pixel_scale);
+    if (!g_fonts.ui) {
         ImFontConfig def;
         def.SizePixels = 13.0f * pixel_scale;
-        io.Fonts->AddFontDefault(&def);
-        io.FontGlobalScale = 1.0f / pixel_scale;
+        g_fonts.ui = io.Fonts->AddFontDefault(&def);
     }
+    g_fonts.mono = load_font(std::string(font_dir) + "/DejaVuSansMono.ttf", font_size * pixel_scale);
+    if (!g_fonts.mono) g_fonts.mono = g_fonts.ui;
+    io.FontGlobalScale = 1.0f / pixel_scale;
 
     ImGui::StyleColorsDark();
     ImGuiStyle& s = ImGui::GetStyle();

@@ -11,6 +11,8 @@
     select_pe: (x, y) => (x === null || x === undefined ? null : { x, y }),
     set_mesh: (w, h) => ({ w, h }),
     about: (open = true) => ({ open }),
+    editor: (open = true, focus = false) => ({ open, focus }),
+    get_source: () => null,
   };
 
   // URL parameters the page understands, with their validators.
