@@ -1,6 +1,6 @@
 # WaferLab: short commands over CMake. Run ./tools/setup once first (it is idempotent).
 #   make serve     build the web app and serve it on http://127.0.0.1:8000/
-#   make test      every test: native, WASM under node, browser, native GUI smoke
+#   make test      every test: native, WASM under node, browser, native GUI smoke, ASan+UBSan
 #   make native    engine, CLI, app and tests, native       (build/native)
 #   make web       engine, app and tests, WebAssembly       (build/web)
 #   make app       run the native app
@@ -32,7 +32,7 @@ serve: web
 app: native
 	$(NATIVE)/ui/waferlab
 
-test: test-native test-web test-browser
+test: test-native test-web test-browser sanitize
 	@echo "make test: all suites passed"
 
 test-native: native
