@@ -4,6 +4,7 @@
 #include "engine/gpt/matmul.h"
 
 #include "engine/gpt/parallel.h"
+#include "engine/gpt/simd.h"
 
 #include <cstring>
 #include <vector>
@@ -115,31 +116,27 @@ __attribute__((target("avx512f"))) void rows_avx512(int M, int N, int K, const f
 
 struct Isa {
     RowsFn fn;
-    const char* name;
     int mr;
 };
 
-Isa pick_isa() {
+Isa isa() {
 #if defined(__x86_64__) && !defined(__EMSCRIPTEN__)
-    __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx512f")) return {rows_avx512, "avx512", 8};
-    if (__builtin_cpu_supports("avx2")) return {rows_avx2, "avx2", 6};
+    switch (simd_level()) {
+    case Simd::Avx512: return {rows_avx512, 8};
+    case Simd::Avx2: return {rows_avx2, 6};
+    default: break;
+    }
 #endif
-    return {rows_generic, "generic", 6};
-}
-
-const Isa& isa() {
-    static const Isa i = pick_isa();
-    return i;
+    return {rows_generic, 6};
 }
 
 }  // namespace
 
-const char* gemm_isa() { return isa().name; }
+const char* gemm_isa() { return simd_name(simd_level()); }
 
 void gemm(int M, int N, int K, const float* A, long a_row, long a_col, const float* B, long ldb, float* Cm, long ldc,
           bool accumulate, const float* bias) {
-    const Isa& s = isa();
+    const Isa s = isa();
     // Enough rows per thread that each has whole tiles; below that, one thread.
     int grain = M * (long)N * K < 32768 ? M : s.mr * 4;
     parallel_for(M, grain, [&](int i0, int i1) {

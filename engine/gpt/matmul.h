@@ -22,7 +22,7 @@ void matmul_backward(float* dinp, float* dweight, float* dbias, const float* dou
 void gemm(int M, int N, int K, const float* A, long a_row, long a_col, const float* B, long ldb, float* Cm,
           long ldc, bool accumulate, const float* bias);
 
-// Which SIMD path gemm uses here ("avx512", "avx2", "generic").
+// Which SIMD path gemm uses now ("avx512", "avx2", "generic"; see simd.h).
 const char* gemm_isa();
 
 }  // namespace wl::gpt

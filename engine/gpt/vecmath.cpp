@@ -1,6 +1,8 @@
 // vecmath.cpp: see vecmath.h.
 #include "engine/gpt/vecmath.h"
 
+#include "engine/gpt/simd.h"
+
 #include <cstring>
 
 #if defined(__GNUC__) && !defined(__clang__)
@@ -91,16 +93,11 @@ __attribute__((target("avx512f"))) void tanh_avx512(float* o, const float* i, in
 struct Fns {
     ArrayFn exp, tanh;
 };
-Fns pick() {
+Fns fns() {
 #if defined(__x86_64__) && !defined(__EMSCRIPTEN__)
-    __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx512f")) return {exp_avx512, tanh_avx512};
+    if (simd_level() == Simd::Avx512) return {exp_avx512, tanh_avx512};
 #endif
     return {exp_generic, tanh_generic};
-}
-const Fns& fns() {
-    static const Fns f = pick();
-    return f;
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include "engine/gpt/gpt.h"
 #include "engine/gpt/parallel.h"
 #include "engine/gpt/sampler.h"
+#include "engine/gpt/simd.h"
 #include "engine/gpt/trainer.h"
 
 #include <gtest/gtest.h>
@@ -145,6 +146,51 @@ TEST(GptTrainer, LearnsTheAdditionCorpus) {
     });
     EXPECT_GE(acc, 0.0);
     EXPECT_LE(acc, 1.0);
+}
+
+}  // namespace
+
+namespace {
+
+uint64_t fnv1a(const void* p, size_t n, uint64_t h = 0xcbf29ce484222325ull) {
+    const unsigned char* b = static_cast<const unsigned char*>(p);
+    for (size_t i = 0; i < n; i++) h = (h ^ b[i]) * 0x100000001b3ull;
+    return h;
+}
+
+// Native and WASM must produce the same bits: both builds run this test against
+// one recorded hash of the parameters and logits after a few training steps.
+// If a deliberate change to the maths moves it, update kGolden from the failure message
+// on one platform and confirm the other agrees.
+uint64_t golden_run() {
+    using namespace wl::gpt;
+    GPTConfig c = parse_config_text(
+        "n_layer = 2\nn_head = 2\nn_embd = 24\nblock_size = 20\nbatch_size = 3\nwarmup_iters = 1\n"
+        "lr_decay_iters = 4\ncorpus = stories\ncorpus_chars = 5000\nseed = 21\n",
+        "golden");
+    Trainer t(c);
+    for (int i = 0; i < 4; i++) t.train_step();
+    std::vector<int> x = t.tokenizer->encode("Once upon a time");
+    t.model->forward(x.data(), nullptr, 1, int(x.size()));
+    uint64_t h = fnv1a(t.model->params_memory.data(), t.model->num_parameters * sizeof(float));
+    return fnv1a(t.model->logits(), x.size() * size_t(t.model->V) * sizeof(float), h);
+}
+
+TEST(GptModel, SameBitsOnEveryPlatform) {
+    using namespace wl::gpt;
+    const uint64_t kGolden = 0x7a701b8d6773847dull;
+    const Simd detected = simd_level();
+    for (Simd s : {Simd::Generic, Simd::Avx2, Simd::Avx512}) {
+        if (!set_simd_level(s)) continue;   // every SIMD copy of the kernels this CPU can run
+        for (int threads : {1, 2}) {
+            set_num_threads(threads);
+            uint64_t h = golden_run();
+            EXPECT_EQ(h, kGolden) << std::hex << "hash 0x" << h << " with " << simd_name(s) << ", " << std::dec
+                                  << threads << " thread(s)";
+        }
+    }
+    set_simd_level(detected);
+    set_num_threads(1);
 }
 
 }  // namespace
