@@ -12,6 +12,8 @@ namespace wlcli {
 static const Verb kVerbs[] = {
     {"info", "info [--json]                 engine version and defaults", verb_info},
     {"bench", "bench <name> [--json]         run a benchmark (see: bench)", verb_bench},
+    {"run", "run <kernel.wk> [--json]      compile a WaferKernel file and run its host block", verb_run},
+    {"check", "check <kernel.wk>             compile a WaferKernel file; print its diagnostics", verb_check},
     {"train", "train --config F [--data F] [--steps N] [--json] [--out CKPT]  train the reference GPT", verb_train},
     {"generate", "generate --checkpoint F --prompt TEXT [--tokens N] [--temperature T] [--top-k K]  sample text", verb_generate},
 };

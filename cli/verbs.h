@@ -14,6 +14,8 @@ struct Verb {
 
 int verb_info(const Args& args);
 int verb_bench(const Args& args);
+int verb_run(const Args& args);        // verb_run.cpp: WaferKernel files
+int verb_check(const Args& args);      // verb_run.cpp
 int verb_train(const Args& args);      // verb_train.cpp: the reference GPT
 int verb_generate(const Args& args);   // verb_generate.cpp
 

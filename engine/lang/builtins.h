@@ -1,0 +1,25 @@
+// builtins.h: the builtin functions of WaferKernel. Vector builtins are the
+// engine's vector opcodes, taken from the ONE instruction table (isa.h), so the
+// language, the emulator, the disassembler and the docs cannot disagree.
+#pragma once
+#include "engine/fabric/isa.h"
+
+#include <string_view>
+
+namespace wl::lang {
+
+enum class Builtin : uint8_t {
+    None,
+    Send, Recv, RecvI32,                  // send(colour, v); recv(colour) -> f32; recv_i32(colour) -> i32
+    Activate, Block, Unblock,             // activate(task)
+    Mem, FabIn, FabOut,                   // DSD constructors
+    Exp, Sqrt, Rsqrt, Tanh, Abs, Min, Max,// scalar maths (f32)
+    CastF32, CastI32, CastU32,            // f32(x) i32(x) u32(x): numeric conversion
+    Bits, FromBits,                       // bits(f) -> u32, from_bits(u) -> f32: reinterpret
+    Vector,                               // a vector opcode (see vector_op)
+};
+
+// Looks a name up; for Builtin::Vector, *op is the opcode (fmacs, fadds, ...).
+Builtin builtin_of(std::string_view name, Op* op = nullptr);
+
+}  // namespace wl::lang

@@ -1,0 +1,579 @@
+// codegen.cpp: tree-walking code generation. Functions are generated into a
+// small buffer first (the builder needs a function's register count up front),
+// then replayed into the ProgramBuilder.
+//
+// Registers: a function's parameters (or a data task's payload) are r0..;
+// locals and temporaries are allocated stack-wise above them. DSD operands of
+// a vector op are materialised into d0 (destination), d1, d2 right before it;
+// the engine copies DSDs when an op issues, so async ops may reuse them.
+//
+// Index of this file:
+//   [SECTION] the buffer and registers
+//   [SECTION] expressions
+//   [SECTION] builtins and vector ops
+//   [SECTION] statements
+//   [SECTION] the program
+#include "engine/lang/codegen.h"
+
+#include "engine/fabric/program_builder.h"
+
+#include <cstring>
+#include <unordered_map>
+
+namespace wl::lang {
+
+namespace {
+
+struct PI {                             // one buffered instruction or label binding
+    enum Kind : uint8_t { Ins, Bind, Jmp, Bnz, Bz, Call } kind = Ins;
+    Op op = Op::NOP;
+    int a = 0, b = 0, c = 0, d = 0, e = 0;
+    int32_t imm = 0;
+    int label = -1;
+    std::string callee;
+    int line = 0, col = 0;
+};
+
+static uint32_t fbits(double v) {
+    float f = float(v);
+    uint32_t u;
+    std::memcpy(&u, &f, 4);
+    return u;
+}
+
+class FnGen {
+public:
+    FnGen(Instance& in, Diagnostics& d, const std::unordered_map<const Sym*, uint32_t>& offsets) : in_(in), d_(d), off_(offsets) {}
+
+    std::vector<PI> code;
+    int max_regs = 1;
+    int nlabels = 0;
+
+    void function(Decl& fd) {
+        for (Param& p : fd.params) bind_local(p.sym);
+        line_ = fd.line, col_ = fd.col;
+        stmts(fd.body);
+        line_ = fd.end_line, col_ = fd.end_col;
+        emit(Op::RET, kNoReg);
+    }
+
+private:
+    Instance& in_;
+    Diagnostics& d_;
+    const std::unordered_map<const Sym*, uint32_t>& off_;
+    std::unordered_map<const Sym*, int> reg_of_;
+    int next_ = 0;
+    int line_ = 0, col_ = 0;
+    std::vector<std::pair<int, int>> loops_;   // (continue label, break label)
+
+    // [SECTION] the buffer and registers
+    int alloc() {
+        int r = next_++;
+        if (next_ > max_regs) max_regs = next_;
+        return r;
+    }
+    int bind_local(const Sym* s) {
+        int r = alloc();
+        if (s) reg_of_[s] = r;
+        return r;
+    }
+    int label() { return nlabels++; }
+    void at(int line, int col) { line_ = line, col_ = col; }
+    void emit(Op op, int a = 0, int b = 0, int c = 0, int d = 0, int e = 0, int32_t imm = 0) {
+        PI p;
+        p.op = op, p.a = a, p.b = b, p.c = c, p.d = d, p.e = e, p.imm = imm, p.line = line_, p.col = col_;
+        code.push_back(std::move(p));
+    }
+    void jump(PI::Kind k, int lbl, int r = 0) {
+        PI p;
+        p.kind = k, p.label = lbl, p.a = r, p.line = line_, p.col = col_;
+        code.push_back(std::move(p));
+    }
+    void bind(int lbl) {
+        PI p;
+        p.kind = PI::Bind, p.label = lbl;
+        code.push_back(std::move(p));
+    }
+    void li(int r, uint32_t v) { emit(Op::LI, r, 0, 0, 0, 0, int32_t(v)); }
+
+    Value konst(const Expr& e) { return eval_const(e, &in_, in_.first_x, in_.first_y, nullptr); }
+    static uint32_t bits_of(const Value& v) { return v.ty == Ty::F32 ? fbits(v.f) : uint32_t(uint64_t(v.i)); }
+    int colour_of(const Expr& e) { return int(konst(e).i); }
+    int task_of(const Sym* s) {
+        if (!s || !s->decl) return 0;
+        return s->index >= 0 ? kFirstLocalTask + s->index : 0;   // sema allows local tasks only
+    }
+
+    // [SECTION] expressions
+
+    // The register holding e: a local's own register, or a fresh temporary.
+    int operand(Expr& e) {
+        if (e.kind == ExprKind::Name && e.sym) {
+            auto it = reg_of_.find(e.sym);
+            if (it != reg_of_.end()) return it->second;
+        }
+        int r = alloc();
+        gen(e, r);
+        return r;
+    }
+
+    void gen(Expr& e, int dst) {
+        at(e.line, e.col);
+        if (e.konst && e.kind != ExprKind::Call) {
+            li(dst, bits_of(konst(e)));
+            return;
+        }
+        const int mark = next_;
+        switch (e.kind) {
+        case ExprKind::Int: case ExprKind::Float: case ExprKind::Bool: li(dst, bits_of(konst(e))); break;
+        case ExprKind::Name: {
+            const Sym* s = e.sym;
+            auto it = reg_of_.find(s);
+            if (it != reg_of_.end()) {
+                if (it->second != dst) emit(Op::MOV, dst, it->second);
+            } else if (s && s->kind == SymKind::Var) {
+                li(dst, off_.at(s));
+                emit(Op::LD, dst, dst, 0, 0, 0, 0);
+            }
+            break;
+        }
+        case ExprKind::Index: {
+            uint32_t base = off_.at(e.sym);
+            Expr& ix = *e.args[0];
+            if (ix.konst) {
+                li(dst, base + 4u * uint32_t(konst(ix).i));
+                emit(Op::LD, dst, dst, 0, 0, 0, 0);
+            } else {
+                gen(ix, dst);
+                int t = alloc();
+                li(t, 2);
+                emit(Op::ISHL, dst, dst, t);
+                emit(Op::LD, dst, dst, 0, 0, 0, int32_t(base));
+            }
+            break;
+        }
+        case ExprKind::Cast: {
+            Expr& a = *e.args[0];
+            int r = operand(a);
+            at(e.line, e.col);
+            if (e.type == Ty::F32 && a.type != Ty::F32) emit(Op::ITOF, dst, r);
+            else if (e.type != Ty::F32 && a.type == Ty::F32) emit(Op::FTOI, dst, r);
+            else if (r != dst) emit(Op::MOV, dst, r);
+            break;
+        }
+        case ExprKind::Unary: {
+            int r = operand(*e.args[0]);
+            at(e.line, e.col);
+            if (e.op == Tok::Bang) {
+                int z = alloc();
+                li(z, 0);
+                emit(Op::IEQ, dst, r, z);
+            } else if (e.type == Ty::F32) {
+                emit(Op::FNEG, dst, r);
+            } else {
+                int z = alloc();
+                li(z, 0);
+                emit(Op::ISUB, dst, z, r);
+            }
+            break;
+        }
+        case ExprKind::Binary: binary(e, dst); break;
+        case ExprKind::Call: call(e, dst); break;
+        }
+        next_ = mark;
+    }
+
+    void binary(Expr& e, int dst) {
+        if (e.op == Tok::AmpAmp || e.op == Tok::PipePipe) {
+            int end = label();
+            gen(*e.args[0], dst);
+            at(e.line, e.col);
+            jump(e.op == Tok::AmpAmp ? PI::Bz : PI::Bnz, end, dst);
+            gen(*e.args[1], dst);
+            bind(end);
+            return;
+        }
+        Ty t = e.args[0]->type;
+        bool f = t == Ty::F32;
+        int a = operand(*e.args[0]);
+        int b = operand(*e.args[1]);
+        at(e.line, e.col);
+        switch (e.op) {
+        case Tok::Plus: emit(f ? Op::FADD : Op::IADD, dst, a, b); break;
+        case Tok::Minus: emit(f ? Op::FSUB : Op::ISUB, dst, a, b); break;
+        case Tok::Star: emit(f ? Op::FMUL : Op::IMUL, dst, a, b); break;
+        case Tok::Slash: emit(f ? Op::FDIV : Op::IDIV, dst, a, b); break;
+        case Tok::Percent: emit(Op::IREM, dst, a, b); break;
+        case Tok::Amp: emit(Op::IAND, dst, a, b); break;
+        case Tok::Pipe: emit(Op::IOR, dst, a, b); break;
+        case Tok::Caret: emit(Op::IXOR, dst, a, b); break;
+        case Tok::Shl: emit(Op::ISHL, dst, a, b); break;
+        case Tok::Shr: emit(Op::ISHR, dst, a, b); break;
+        case Tok::Lt: emit(f ? Op::FLT : Op::ILT, dst, a, b); break;
+        case Tok::Le: emit(f ? Op::FLE : Op::ILE, dst, a, b); break;
+        case Tok::Gt: emit(f ? Op::FLT : Op::ILT, dst, b, a); break;
+        case Tok::Ge: emit(f ? Op::FLE : Op::ILE, dst, b, a); break;
+        case Tok::EqEq: emit(f ? Op::FEQ : Op::IEQ, dst, a, b); break;
+        case Tok::BangEq:
+            if (f) {
+                emit(Op::FEQ, dst, a, b);
+                int one = alloc();
+                li(one, 1);
+                emit(Op::IXOR, dst, dst, one);
+            } else {
+                emit(Op::INE, dst, a, b);
+            }
+            break;
+        default: break;
+        }
+    }
+
+    // [SECTION] builtins and vector ops
+
+    void call(Expr& e, int dst) {
+        auto& A = e.args;
+        switch (e.builtin) {
+        case Builtin::None: {
+            int first = next_;
+            for (size_t k = 0; k < A.size(); ++k) alloc();
+            for (size_t k = 0; k < A.size(); ++k) gen(*A[k], first + int(k));
+            at(e.line, e.col);
+            PI p;
+            p.kind = PI::Call, p.a = dst < 0 ? kNoReg : dst, p.b = first, p.c = int(A.size()), p.callee = e.name, p.line = line_, p.col = col_;
+            code.push_back(std::move(p));
+            return;
+        }
+        case Builtin::Send: {
+            int r = operand(*A[1]);
+            at(e.line, e.col);
+            emit(Op::SEND, r, 0, 0, 0, 0, colour_of(*A[0]));
+            return;
+        }
+        case Builtin::Recv: case Builtin::RecvI32: {
+            int r = dst < 0 ? alloc() : dst;
+            emit(Op::RECV, r, 0, 0, 0, 0, colour_of(*A[0]));
+            return;
+        }
+        case Builtin::Activate: emit(Op::ACTIVATE, 0, 0, 0, 0, 0, task_of(A[0]->sym)); return;
+        case Builtin::Block: emit(Op::BLOCK, 0, 0, 0, 0, 0, task_of(A[0]->sym)); return;
+        case Builtin::Unblock: emit(Op::UNBLOCK, 0, 0, 0, 0, 0, task_of(A[0]->sym)); return;
+        case Builtin::Exp: case Builtin::Sqrt: case Builtin::Rsqrt: case Builtin::Tanh: case Builtin::Abs: {
+            int r = operand(*A[0]);
+            at(e.line, e.col);
+            Op op = e.builtin == Builtin::Exp ? Op::FEXP : e.builtin == Builtin::Sqrt ? Op::FSQRT : e.builtin == Builtin::Rsqrt ? Op::FRSQRT
+                  : e.builtin == Builtin::Tanh ? Op::FTANH : Op::FABS;
+            if (dst >= 0) emit(op, dst, r);
+            return;
+        }
+        case Builtin::Min: case Builtin::Max: {
+            int a = operand(*A[0]), b = operand(*A[1]);
+            at(e.line, e.col);
+            if (dst >= 0) emit(e.builtin == Builtin::Min ? Op::FMIN : Op::FMAX, dst, a, b);
+            return;
+        }
+        case Builtin::Bits: case Builtin::FromBits: {
+            if (dst >= 0) gen(*A[0], dst);
+            return;
+        }
+        case Builtin::Vector: vector_op(e, dst, 0, 0); return;
+        default: return;
+        }
+    }
+
+    // Materialise a DSD expression into DSD register dreg.
+    void dsd(Expr& e, int dreg) {
+        if (e.kind == ExprKind::Name && e.sym && e.sym->decl && e.sym->decl->init) {
+            Expr& init = *e.sym->decl->init;
+            dsd(init, dreg);
+            return;
+        }
+        at(e.line, e.col);
+        auto& A = e.args;
+        const int mark = next_;
+        int rlen = alloc();
+        if (e.builtin == Builtin::Mem) {
+            const Sym* arr = A[0]->sym;
+            uint32_t base = off_.at(arr);
+            int rbase = alloc();
+            int stride = 1;
+            if (A.size() == 1) {
+                li(rbase, base);
+                auto it = in_.length.find(arr);
+                li(rlen, it == in_.length.end() ? 1u : it->second);
+            } else {
+                if (A[1]->konst) {
+                    li(rbase, base + 4u * uint32_t(konst(*A[1]).i));
+                } else {
+                    gen(*A[1], rbase);
+                    int t = alloc();
+                    li(t, 2);
+                    emit(Op::ISHL, rbase, rbase, t);
+                    emit(Op::IADDI, rbase, rbase, 0, 0, 0, int32_t(base));
+                }
+                gen(*A[2], rlen);
+                if (A.size() == 4) stride = int(konst(*A[3]).i);
+            }
+            at(e.line, e.col);
+            emit(Op::DMEM, dreg, rbase, rlen, 0, 0, stride);
+        } else {
+            gen(*A[1], rlen);
+            at(e.line, e.col);
+            emit(e.builtin == Builtin::FabIn ? Op::DFABIN : Op::DFABOUT, dreg, rlen, 0, 0, 0, colour_of(*A[0]));
+        }
+        next_ = mark;
+    }
+
+  public:
+    void vector_op(Expr& e, int dst, int flags, int task) {
+        const OpInfo& info = op_info(e.vop);
+        auto& A = e.args;
+        const int mark = next_;
+        if (info.fmt == Fmt::VecR) {
+            dsd(*A[0], 1);
+            int r = dst < 0 ? alloc() : dst;
+            at(e.line, e.col);
+            emit(e.vop, 0, 1, 0, r, 0, 0);
+            next_ = mark;
+            return;
+        }
+        int ndsd = info.fmt == Fmt::Vec2 || info.fmt == Fmt::Vec2S ? 3 : 2;
+        for (int k = 0; k < ndsd; ++k) dsd(*A[size_t(k)], k);
+        int s = 0;
+        if (info.fmt == Fmt::Vec1S || info.fmt == Fmt::Vec2S) s = operand(*A[size_t(ndsd)]);
+        at(e.line, e.col);
+        emit(e.vop, 0, 1, ndsd == 3 ? 2 : 0, s, flags, task);
+        next_ = mark;
+    }
+
+  private:
+    // [SECTION] statements
+
+    void stmts(std::vector<StmtPtr>& b) {
+        const int mark = next_;
+        for (auto& s : b) stmt(*s);
+        next_ = mark;
+    }
+
+    void stmt(Stmt& s) {
+        at(s.line, s.col);
+        const int mark = next_;
+        switch (s.kind) {
+        case StmtKind::Let: {
+            int r = alloc();
+            gen(*s.e0, r);
+            if (s.sym) reg_of_[s.sym] = r;
+            return;   // keeps its register until the block ends
+        }
+        case StmtKind::Assign: assign(s); break;
+        case StmtKind::If: {
+            int els = label(), end = label();
+            int c = operand(*s.e0);
+            at(s.line, s.col);
+            jump(PI::Bz, els, c);
+            next_ = mark;
+            stmts(s.body);
+            if (s.has_else) jump(PI::Jmp, end);
+            bind(els);
+            if (s.has_else) {
+                stmts(s.else_body);
+                bind(end);
+            }
+            break;
+        }
+        case StmtKind::While: {
+            int top = label(), end = label();
+            bind(top);
+            int c = operand(*s.e0);
+            at(s.line, s.col);
+            jump(PI::Bz, end, c);
+            next_ = mark;
+            loops_.push_back({top, end});
+            stmts(s.body);
+            loops_.pop_back();
+            at(s.line, s.col);
+            jump(PI::Jmp, top);
+            bind(end);
+            break;
+        }
+        case StmtKind::For: {
+            int i = bind_local(s.sym);
+            gen(*s.e0, i);
+            int hi = alloc();
+            gen(*s.e1, hi);
+            int top = label(), cont = label(), end = label();
+            bind(top);
+            int c = alloc();
+            at(s.line, s.col);
+            emit(Op::ILT, c, i, hi);
+            jump(PI::Bz, end, c);
+            loops_.push_back({cont, end});
+            stmts(s.body);
+            loops_.pop_back();
+            bind(cont);
+            at(s.line, s.col);
+            emit(Op::IADDI, i, i, 0, 0, 0, 1);
+            jump(PI::Jmp, top);
+            bind(end);
+            break;
+        }
+        case StmtKind::Return:
+            if (s.e0) {
+                int r = operand(*s.e0);
+                at(s.line, s.col);
+                emit(Op::RET, r);
+            } else {
+                emit(Op::RET, kNoReg);
+            }
+            break;
+        case StmtKind::Break: if (!loops_.empty()) jump(PI::Jmp, loops_.back().second); break;
+        case StmtKind::Continue: if (!loops_.empty()) jump(PI::Jmp, loops_.back().first); break;
+        case StmtKind::Block: stmts(s.body); break;
+        case StmtKind::ExprStmt: {
+            Expr& e = *s.e0;
+            if (e.kind == ExprKind::Call && e.builtin == Builtin::Vector) {
+                int flags = s.async ? kVecAsync : 0;
+                int task = 0;
+                if (s.then_sym) {
+                    flags |= s.then_action == "activate" ? kVecActivate : kVecUnblock;
+                    task = task_of(s.then_sym);
+                }
+                vector_op(e, -1, flags, task);
+            } else if (e.kind == ExprKind::Call && (e.type == Ty::Void || e.builtin == Builtin::None)) {
+                call(e, e.type == Ty::Void ? -1 : alloc());
+            } else {
+                gen(e, alloc());
+            }
+            break;
+        }
+        }
+        next_ = mark;
+    }
+
+    void assign(Stmt& s) {
+        Expr& t = *s.target;
+        auto combine = [&](int cur, int val) {
+            bool f = t.type == Ty::F32;
+            at(s.line, s.col);
+            Op op = s.op == Tok::PlusAssign ? (f ? Op::FADD : Op::IADD) : s.op == Tok::MinusAssign ? (f ? Op::FSUB : Op::ISUB) : (f ? Op::FMUL : Op::IMUL);
+            emit(op, cur, cur, val);
+        };
+        if (t.kind == ExprKind::Name) {
+            auto it = reg_of_.find(t.sym);
+            if (it != reg_of_.end()) {
+                if (s.op == Tok::Assign) gen(*s.e0, it->second);
+                else combine(it->second, operand(*s.e0));
+                return;
+            }
+            // an SRAM scalar
+            int v = alloc();
+            if (s.op == Tok::Assign) gen(*s.e0, v);
+            else {
+                gen(t, v);
+                combine(v, operand(*s.e0));
+            }
+            int a = alloc();
+            at(s.line, s.col);
+            li(a, off_.at(t.sym));
+            emit(Op::ST, v, a, 0, 0, 0, 0);
+            return;
+        }
+        // an array element: address first, then the value
+        uint32_t base = off_.at(t.sym);
+        int a = alloc();
+        Expr& ix = *t.args[0];
+        if (ix.konst) li(a, base + 4u * uint32_t(konst(ix).i));
+        else {
+            gen(ix, a);
+            int two = alloc();
+            li(two, 2);
+            emit(Op::ISHL, a, a, two);
+            emit(Op::IADDI, a, a, 0, 0, 0, int32_t(base));
+        }
+        int v = alloc();
+        if (s.op == Tok::Assign) gen(*s.e0, v);
+        else {
+            at(s.line, s.col);
+            emit(Op::LD, v, a, 0, 0, 0, 0);
+            combine(v, operand(*s.e0));
+        }
+        at(s.line, s.col);
+        emit(Op::ST, v, a, 0, 0, 0, 0);
+    }
+};
+
+}  // namespace
+
+// [SECTION] the program
+
+std::shared_ptr<wl::Program> generate(File& f, Checked& c, Instance& in, const std::string& file, Diagnostics& d) {
+    (void)c;
+    ProgramDecl& p = f.programs[size_t(in.program)];
+    ProgramBuilder b(in.name, file);
+    std::unordered_map<const Sym*, uint32_t> off;
+    for (Decl& dc : p.decls) {
+        if (dc.kind != DeclKind::Var || !dc.sym) continue;
+        Ty et = dc.type.ty == Ty::Array ? dc.type.elem : dc.type.ty;
+        ElemType t = et == Ty::F32 ? ElemType::F32 : et == Ty::I32 ? ElemType::I32 : ElemType::U32;
+        auto it = in.length.find(dc.sym);
+        uint32_t len = it == in.length.end() ? 1 : it->second;
+        uint32_t o = b.array(dc.name, len, t, dc.exported);
+        off[dc.sym] = o;
+        std::vector<uint32_t> words;
+        auto word = [&](Expr& e) {
+            Value v = eval_const(e, &in, in.first_x, in.first_y, nullptr);
+            return v.ty == Ty::F32 ? fbits(v.f) : uint32_t(uint64_t(v.i));
+        };
+        if (dc.init) words.push_back(word(*dc.init));
+        for (auto& e : dc.init_list) words.push_back(word(*e));
+        if (!words.empty()) b.init_u32(o, words);
+    }
+    for (Decl& dc : p.decls) {
+        if (dc.kind != DeclKind::Task || !dc.sym) continue;
+        if (dc.colour.empty()) {
+            b.local_task(kFirstLocalTask + dc.sym->index, dc.name, dc.blocked);
+        } else {
+            int colour = -1;
+            for (size_t k = 0; k < p.params.size(); ++k)
+                if (p.params[k].name == dc.colour) colour = int(in.params[k].i);
+            if (colour < 0)
+                for (const Sym& s : c.syms)
+                    if (s.kind == SymKind::Colour && s.name == dc.colour) colour = int(s.val.i);
+            b.data_task(colour, dc.name, colour, dc.blocked);
+        }
+    }
+    for (Decl& dc : p.decls) {
+        if ((dc.kind != DeclKind::Fn && dc.kind != DeclKind::Task) || !dc.sym) continue;
+        FnGen g(in, d, off);
+        g.function(dc);
+        if (g.max_regs > kMaxFrameRegs) {
+            d.error(dc.line, dc.col, (dc.kind == DeclKind::Fn ? "function " : "task ") + std::string("'") + dc.name + "' needs " + std::to_string(g.max_regs) +
+                                         " registers; a PE function has at most " + std::to_string(kMaxFrameRegs) + " (split it into smaller functions)");
+            continue;
+        }
+        b.func(dc.name, g.max_regs < 1 ? 1 : g.max_regs, dc.kind == DeclKind::Fn ? int(dc.params.size()) : 0, dc.exported);
+        std::vector<int> labels(size_t(g.nlabels));
+        for (int& l : labels) l = b.label();
+        for (const PI& pi : g.code) {
+            if (pi.kind == PI::Bind) { b.bind(labels[size_t(pi.label)]); continue; }
+            b.at(pi.line, pi.col);
+            switch (pi.kind) {
+            case PI::Ins: b.emit(pi.op, pi.a, pi.b, pi.c, pi.d, pi.e, pi.imm); break;
+            case PI::Jmp: b.jmp(labels[size_t(pi.label)]); break;
+            case PI::Bnz: b.bnz(pi.a, labels[size_t(pi.label)]); break;
+            case PI::Bz: b.bz(pi.a, labels[size_t(pi.label)]); break;
+            case PI::Call: b.call(pi.a, pi.callee, pi.b, pi.c); break;
+            default: break;
+            }
+        }
+    }
+    if (b.pc() == 0) {   // a program with only data still loads: the engine wants one function
+        b.at(p.line, p.col);
+        b.func("_idle", 1);
+        b.ret();
+    }
+    Program prog = b.finish();
+    for (const std::string& e : b.errors()) d.error(p.line, p.col, "internal code generation error in " + in.name + ": " + e);
+    return std::make_shared<wl::Program>(std::move(prog));
+}
+
+}  // namespace wl::lang

@@ -1,0 +1,14 @@
+// codegen.h: one checked program instance -> a wl::Program, through the
+// engine's ProgramBuilder. Every instruction carries the line:col of the
+// statement or expression it came from, so a fault maps back to the kernel.
+#pragma once
+#include "engine/fabric/program.h"
+#include "engine/lang/sema.h"
+
+#include <memory>
+
+namespace wl::lang {
+
+std::shared_ptr<wl::Program> generate(File& f, Checked& c, Instance& in, const std::string& file, Diagnostics& d);
+
+}  // namespace wl::lang

@@ -1,0 +1,60 @@
+// compile.cpp: lex -> parse -> check -> generate, collecting diagnostics.
+#include "engine/lang/compile.h"
+
+#include "engine/lang/codegen.h"
+#include "engine/lang/lexer.h"
+#include "engine/lang/parser.h"
+#include "engine/lang/sema.h"
+
+#include <algorithm>
+#include <set>
+#include <tuple>
+
+namespace wl::lang {
+
+CompileResult compile(std::string_view source, std::string_view file, const CompileOptions& opt) {
+    CompileResult r;
+    Diagnostics diags{std::string(file)};
+    std::vector<Token> toks = lex(source, diags);
+    File ast = parse(toks, diags);
+    Checked checked;
+    check(ast, diags, opt, &checked);
+    r.grid_w = checked.grid_w, r.grid_h = checked.grid_h;
+    if (diags.errors() == 0 && opt.codegen && checked.grid_w > 0) {
+        for (Instance& in : checked.instances) {
+            std::shared_ptr<const wl::Program> prog = generate(ast, checked, in, std::string(file), diags);
+            // one rectangle when the instance covers one exactly, else one PE at a time
+            int x0 = 1 << 30, y0 = 1 << 30, x1 = -1, y1 = -1;
+            for (auto [x, y] : in.pes) x0 = std::min(x0, x), y0 = std::min(y0, y), x1 = std::max(x1, x), y1 = std::max(y1, y);
+            if (size_t(x1 - x0 + 1) * size_t(y1 - y0 + 1) == in.pes.size()) {
+                r.placements.push_back(Placement{prog, x0, y0, x1 - x0 + 1, y1 - y0 + 1});
+            } else {
+                for (auto [x, y] : in.pes) r.placements.push_back(Placement{prog, x, y, 1, 1});
+            }
+        }
+        for (int c = 0; c < kColours && size_t(c) < checked.routes.size(); ++c)
+            for (int k = 0; k < checked.grid_w * checked.grid_h; ++k) {
+                const RouteCell& rc = checked.routes[size_t(c)][size_t(k)];
+                if (rc.set) r.routes.push_back(RouteSetting{k % checked.grid_w, k / checked.grid_w, c, wl::Route::of(rc.rx, rc.tx)});
+            }
+        r.host = checked.host;
+        r.colour_names = checked.colour_names;
+    }
+    r.errors = diags.errors();
+    // One report per (place, message): per-PE instances can repeat a problem.
+    std::set<std::tuple<int, int, std::string>> seen;
+    std::vector<Diagnostic> all = diags.take();
+    std::stable_sort(all.begin(), all.end(), [](const Diagnostic& a, const Diagnostic& b) { return a.line != b.line ? a.line < b.line : a.col < b.col; });
+    for (Diagnostic& d : all)
+        if (seen.insert({d.line, d.col, d.message}).second) r.diagnostics.push_back(std::move(d));
+    if (diags.truncated()) {
+        Diagnostic more;
+        more.file = std::string(file);
+        more.severity = Severity::Error;
+        more.message = "too many problems; stopped reporting after " + std::to_string(Diagnostics::kMaxReported);
+        r.diagnostics.push_back(std::move(more));
+    }
+    return r;
+}
+
+}  // namespace wl::lang

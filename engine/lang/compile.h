@@ -1,0 +1,62 @@
+// compile.h: the kernel compiler's single entry point.
+//
+//   wl::lang::CompileResult r = wl::lang::compile(source, "hello.wk");
+//   if (!r.ok()) for (auto& d : r.diagnostics) show(d);       // data, never printed here
+//   else for (auto& p : r.placements) host.machine().load(p.program, p.rect);
+//
+// WaferKernel (.wk) files hold a layout (grid, placements, routes), programs
+// (PE code) and an optional host block (what `waferlab-cli run` does).
+#pragma once
+#include "engine/fabric/program.h"
+#include "engine/fabric/router.h"
+#include "engine/lang/ast.h"
+#include "engine/lang/diagnostics.h"
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace wl::lang {
+
+struct CompileOptions {
+    uint32_t sram_bytes = 48 * 1024;   // per-PE budget (MachineConfig::sram_bytes)
+    bool codegen = true;               // false: check only (the editor's live errors)
+};
+
+// One program image on one rectangle of PEs (a 1x1 rectangle when a program's
+// parameters differ from PE to PE).
+struct Placement {
+    std::shared_ptr<const wl::Program> program;
+    int x = 0, y = 0, w = 1, h = 1;
+};
+
+struct RouteSetting {                  // Machine::set_route(x, y, colour, route)
+    int x = 0, y = 0, colour = 0;
+    wl::Route route;
+};
+
+// The host block, resolved: what to fill, launch, run and print, in order.
+struct HostAction {
+    HostKind kind = HostKind::Run;
+    std::string name;                  // symbol / function
+    int x = 0, y = 0, w = 1, h = 1;    // rectangle
+    GenKind gen = GenKind::Iota;
+    std::vector<double> args;          // generator arguments / list values
+    int line = 0, col = 0;
+};
+
+struct CompileResult {
+    std::vector<Diagnostic> diagnostics;   // errors and warnings, in source order of discovery
+    int errors = 0;
+    bool ok() const { return errors == 0; }
+    int grid_w = 0, grid_h = 0;            // 0 when the file has no layout
+    std::vector<Placement> placements;
+    std::vector<RouteSetting> routes;
+    std::vector<HostAction> host;
+    std::vector<std::string> colour_names; // colour_names[c], "" if unnamed
+};
+
+CompileResult compile(std::string_view source, std::string_view file, const CompileOptions& opt = {});
+
+}  // namespace wl::lang

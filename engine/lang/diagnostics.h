@@ -1,0 +1,59 @@
+// diagnostics.h: what the kernel compiler reports — plain data, never printed
+// by the library. The app, the CLI and the tests decide how to show them.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace wl::lang {
+
+enum class Severity : uint8_t { Error, Warning };
+
+struct DiagNote {
+    int line = 0, col = 0;            // 0 = no position
+    std::string message;
+};
+
+struct Diagnostic {
+    std::string file;
+    int line = 0, col = 0;            // 1-based; the token that caused it
+    Severity severity = Severity::Error;
+    std::string message;
+    std::vector<DiagNote> notes;
+};
+
+// Collects diagnostics in report order; caps the list so garbage input stays cheap.
+class Diagnostics {
+public:
+    static constexpr size_t kMaxReported = 200;
+
+    explicit Diagnostics(std::string file = "") : file_(std::move(file)) {}
+    Diagnostic* error(int line, int col, std::string msg) { return add(Severity::Error, line, col, std::move(msg)); }
+    Diagnostic* warning(int line, int col, std::string msg) { return add(Severity::Warning, line, col, std::move(msg)); }
+    int errors() const { return errors_; }
+    bool truncated() const { return truncated_; }
+    const std::vector<Diagnostic>& list() const { return list_; }
+    std::vector<Diagnostic> take() { return std::move(list_); }
+    const std::string& file() const { return file_; }
+
+private:
+    Diagnostic* add(Severity s, int line, int col, std::string msg) {
+        if (s == Severity::Error) errors_++;
+        if (list_.size() >= kMaxReported) {
+            truncated_ = true;
+            return &scratch_;   // counted, not kept
+        }
+        list_.push_back(Diagnostic{file_, line, col, s, std::move(msg), {}});
+        return &list_.back();
+    }
+    std::string file_;
+    std::vector<Diagnostic> list_;
+    Diagnostic scratch_;
+    int errors_ = 0;
+    bool truncated_ = false;
+};
+
+// "file:line:col: error: message" plus "  note: ..." lines (for CLIs and tests).
+std::string format_diagnostic(const Diagnostic& d);
+
+}  // namespace wl::lang

@@ -1,0 +1,102 @@
+// lang_robust_test.cpp: hostile input gets diagnostics, never a crash or a
+// hang; lesson-sized kernels compile quickly.
+#include "engine/lang/compile.h"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+using namespace wl::lang;
+
+TEST(LangRobust, RandomBytes) {
+    uint32_t s = 12345;
+    for (int round = 0; round < 200; ++round) {
+        std::string src(size_t(1 + round * 7), '\0');
+        for (char& c : src) {
+            s = s * 1664525u + 1013904223u;
+            c = char(s >> 24);
+        }
+        CompileResult r = compile(src, "rand.wk");
+        EXPECT_LE(r.diagnostics.size(), Diagnostics::kMaxReported + 1);
+    }
+}
+
+TEST(LangRobust, RandomTokenSoup) {
+    const char* words[] = {"program", "p", "{", "}", "(", ")", "fn", "task", "on", "let", "x", "=", "1", ";", "if", "while", "for",
+                           "in", "..", "[", "]", "f32", ":", ",", "layout", "grid", "place", "route", "rx", "tx", "east", "ramp",
+                           "host", "fill", "with", "iota", "send", "mem", "fmacs", "async", "then", "activate", "+", "*", "-", "->",
+                           "return", "var", "export", "colour", "3", "2.5", "at", "x"};
+    uint32_t s = 99;
+    for (int round = 0; round < 300; ++round) {
+        std::string src;
+        for (int k = 0; k < 200; ++k) {
+            s = s * 1664525u + 1013904223u;
+            src += words[(s >> 16) % (sizeof words / sizeof words[0])];
+            src += ' ';
+        }
+        CompileResult r = compile(src, "soup.wk");
+        (void)r;
+    }
+    SUCCEED();
+}
+
+TEST(LangRobust, TenMegabyteFile) {
+    std::string src = "program p {\n    export var a: [f32; 4];\n    export fn main() {\n";
+    while (src.size() < 10u * 1024 * 1024) src += "        a[1] = a[2] + 3.0 * a[3];\n";
+    src += "    }\n}\n";
+    auto t0 = std::chrono::steady_clock::now();
+    CompileResult r = compile(src, "big.wk");
+    double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    EXPECT_TRUE(r.ok());
+    EXPECT_LT(s, 30.0);
+}
+
+TEST(LangRobust, TenMegabytesOfGarbageIsCapped) {
+    std::string src(10u * 1024 * 1024, '@');
+    for (size_t k = 0; k < src.size(); k += 97) src[k] = ' ';
+    CompileResult r = compile(src, "junk.wk");
+    EXPECT_FALSE(r.ok());
+    EXPECT_EQ(r.diagnostics.back().message, "too many problems; stopped reporting after 200");
+}
+
+TEST(LangRobust, LongOperatorChainIsBounded) {
+    std::string e = "1";
+    for (int k = 0; k < 100000; ++k) e += "+1";
+    std::string src = "program p { export fn main() { let x = " + e + "; } }";
+    CompileResult r = compile(src, "chain.wk");
+    ASSERT_FALSE(r.ok());
+    EXPECT_NE(r.diagnostics[0].message.find("too deeply nested"), std::string::npos);
+}
+
+TEST(LangRobust, ArrayLargerThanSram) {
+    CompileResult r = compile("program p { export var a: [f32; 20000]; }\nlayout { grid 1 x 1; place p at (0, 0); }", "big.wk");
+    ASSERT_EQ(r.errors, 1);
+    EXPECT_EQ(r.diagnostics[0].message, "program p needs 80000 bytes of SRAM at PE (0,0); a PE has 49152 (over by 30848 bytes)");
+    CompileOptions small;
+    small.sram_bytes = 1024;
+    EXPECT_FALSE(compile("program p { export var a: [f32; 300]; }\nlayout { grid 1 x 1; place p at (0, 0); }", "s.wk", small).ok());
+}
+
+TEST(LangRobust, ExamplesCompileUnder50ms) {
+    namespace fs = std::filesystem;
+    fs::path dir = fs::path(WAFERLAB_SOURCE_DIR) / "examples";
+    int n = 0;
+    for (auto& e : fs::directory_iterator(dir)) {
+        if (e.path().extension() != ".wk") continue;
+        std::ifstream in(e.path());
+        std::stringstream ss;
+        ss << in.rdbuf();
+        std::string src = ss.str();
+        auto t0 = std::chrono::steady_clock::now();
+        CompileResult r = compile(src, e.path().filename().string());
+        double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+        EXPECT_TRUE(r.ok()) << e.path();
+        EXPECT_LT(ms, 50.0) << e.path();
+        n++;
+    }
+    EXPECT_GT(n, 0);
+}
