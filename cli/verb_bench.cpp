@@ -14,8 +14,8 @@ struct Bench {
 };
 
 static const Bench kBenches[] = {
-    // {"fabric", "...", bench_fabric},
-    // {"gpt", "...", bench_gpt},
+    {"fabric", "fabric: streaming rows of a 64x64 mesh, fmacs vs plain C++", bench_fabric},
+    {"gpt", "gpt: gpt-micro training tokens/s, ours vs PyTorch, and fraction of peak", bench_gpt},
     {nullptr, nullptr, nullptr},
 };
 

@@ -47,6 +47,8 @@ Machine::Machine(const MachineConfig& cfg) : cfg_(cfg), trace_(cfg.trace_capacit
         c.task = -1;
         c.state = ThreadState::Idle;
     }
+    step_[kNorth] = -cfg_.w, step_[kSouth] = cfg_.w, step_[kEast] = 1, step_[kWest] = -1;
+    for (auto* l : {&rnow_, &rnext_, &cnow_, &cnext_}) l->init(n);   // no allocation while running
     sram_.reset(static_cast<uint8_t*>(std::calloc(n, cfg_.sram_bytes)));
     if (!sram_ && bad.empty()) bad = "cannot allocate SRAM";
     if (!bad.empty()) {
@@ -58,7 +60,8 @@ Machine::Machine(const MachineConfig& cfg) : cfg_(cfg), trace_(cfg.trace_capacit
 Machine::Machine(const Machine& o)
     : cfg_(o.cfg_), now_(o.now_), fault_(o.fault_), routers_(o.routers_), cores_(o.cores_), progs_(o.progs_), rnow_(o.rnow_),
       rnext_(o.rnext_), cnow_(o.cnow_), cnext_(o.cnext_), timers_(o.timers_), progress_(o.progress_),
-      router_steps_(o.router_steps_), core_steps_(o.core_steps_), trace_(o.trace_) {
+      router_steps_(o.router_steps_), core_steps_(o.core_steps_), rr_colour_(o.rr_colour_), rr_port_(o.rr_port_), trace_(o.trace_) {
+    std::memcpy(step_, o.step_, sizeof step_);
     size_t bytes = routers_.size() * size_t(cfg_.sram_bytes);
     if (o.sram_) {
         sram_.reset(static_cast<uint8_t*>(std::malloc(bytes)));
@@ -125,6 +128,7 @@ Fault Machine::set_route(int x, int y, int colour, const Route& r) {
     Router& rt = routers_[idx(x, y)];
     rt.npos[colour] = r.npos;
     rt.cur[colour] = 0;
+    rt.cur_sw[colour] = r.npos ? r.pos[0] : SwitchPos{};
     rt.rx_any[colour] = 0;
     for (int k = 0; k < kMaxSwitchPositions; ++k) {
         rt.sw[colour][k] = k < r.npos ? r.pos[k] : SwitchPos{};
@@ -263,7 +267,7 @@ void Machine::wake_router(int i, uint64_t cycle) {
     Router& r = routers_[i];
     if (r.listed != cycle + 1) {
         r.listed = cycle + 1;
-        (cycle == now_ ? rnow_ : rnext_).push_back(i);
+        (cycle == now_ ? rnow_ : rnext_).push(i);
     }
 }
 
@@ -271,7 +275,7 @@ void Machine::wake_core(int i, uint64_t cycle) {
     Core& c = cores_[i];
     if (c.listed != cycle + 1) {
         c.listed = cycle + 1;
-        (cycle == now_ ? cnow_ : cnext_).push_back(i);
+        (cycle == now_ ? cnow_ : cnext_).push(i);
     }
 }
 
@@ -333,6 +337,8 @@ RunResult Machine::run_loop(uint64_t cycles, bool stop_when_quiet) {
             wake_core(pe, now_);
         }
         progress_ = 0;
+        rr_colour_ = unsigned(now_ % kColours);
+        rr_port_ = unsigned(now_ % kPorts);
         for (size_t k = 0; k < rnow_.size(); ++k) route_step(rnow_[k]);    // phase 1: route
         for (size_t k = 0; k < cnow_.size(); ++k) core_step(cnow_[k]);     // phase 2: compute
         rnow_.clear();
@@ -375,45 +381,95 @@ bool Machine::quiescent() const { return rnow_.empty() && cnow_.empty() && timer
 
 // [SECTION] router step
 
+// After a router step: stay listed while anything waits; a freed ramp slot wakes the CE.
+__attribute__((always_inline)) inline void Machine::relist(Router& r, int i, uint64_t now, bool ramp_popped) {
+    if ((r.nonempty[0] | r.nonempty[1] | r.nonempty[2] | r.nonempty[3] | r.nonempty[4]) && r.listed != now + 2) {
+        r.listed = now + 2;
+        rnext_.push(i);
+    }
+    if (ramp_popped) wake_core(i, now + 1);
+}
+
 void Machine::route_step(int i) {
-    static constexpr int kDelta[2][4] = {{0, 0, 1, -1}, {-1, 1, 0, 0}};   // dx, dy per port N,S,E,W
     Router& r = routers_[i];
     const uint64_t now = now_;
     ++router_steps_;
     r.refresh(now);
-    const int rqd = cfg_.router_queue_depth, ced = cfg_.ce_queue_depth;
-    uint32_t work = r.nonempty[0] | r.nonempty[1] | r.nonempty[2] | r.nonempty[3] | r.nonempty[4];
-    uint8_t used = 0;          // output links taken this cycle
+    const uint32_t work = r.nonempty[0] | r.nonempty[1] | r.nonempty[2] | r.nonempty[3] | r.nonempty[4];
+    // Fast path, the common case in a stream: one colour waiting, one rx port, one mesh tx port.
+    if (!(work & (work - 1))) {
+        const int c = __builtin_ctz(work);
+        const SwitchPos sp = r.cur_sw[c];
+        const uint32_t rx = sp.rx, tx = sp.tx;
+        if (rx && !(rx & (rx - 1)) && tx && !(tx & (tx - 1)) && tx != kR) {
+            const int p = __builtin_ctz(rx), d = __builtin_ctz(tx), op = opposite(Port(d));
+            if (!r.visible(p, c)) return relist(r, i, now, false);   // waits on a port this position does not take
+            const int j = i + step_[d];
+            Router& n = routers_[j];
+            n.refresh(now);
+            if (!(n.rx_any[c] >> op & 1)) return route_general(i);   // which raises NoRoute
+            if (!n.space(op, c, cfg_.router_queue_depth)) {
+                r.stats.stalls++;
+                return relist(r, i, now, false);
+            }
+            bool ctrl;
+            const uint32_t w = r.pop(p, c, &ctrl);
+            n.push(op, c, w, ctrl);
+            if (n.listed != now + 2) {
+                n.listed = now + 2;
+                rnext_.push(j);
+            }
+            r.stats.out[d]++;
+            r.stats.out_colour[c]++;
+            ++progress_;
+            if (ctrl && r.npos[c] > 1) {
+                r.cur[c] = uint8_t((r.cur[c] + 1) % r.npos[c]);
+                r.cur_sw[c] = r.sw[c][r.cur[c]];
+            }
+            if (trace_.on()) trace_.add({now, uint16_t(i % cfg_.w), uint16_t(i / cfg_.w), TraceKind::Hop, uint8_t(c), uint8_t(p), uint8_t(tx), -1, w});
+            return relist(r, i, now, p == kRamp);
+        }
+    }
+    route_general(i);
+}
+
+// Any number of colours, merging rx ports, multicast tx, delivery to the CE.
+__attribute__((noinline)) void Machine::route_general(int i) {
+    Router& r = routers_[i];
+    const uint64_t now = now_;
+    r.refresh(now);
+    const int rqd = cfg_.router_queue_depth;
+    const uint32_t work = r.nonempty[0] | r.nonempty[1] | r.nonempty[2] | r.nonempty[3] | r.nonempty[4];
+    uint32_t used = 0;         // output links taken this cycle
     bool ramp_popped = false;
     // Round-robin over colours: start at now % 24 so no colour starves another.
-    const unsigned s = unsigned(now % kColours);
-    uint32_t rot = ((work >> s) | (work << (kColours - s))) & 0xFFFFFFu;
+    const unsigned s = rr_colour_;
+    uint32_t rot = (work & (work - 1)) ? ((work >> s) | (work << (kColours - s))) & 0xFFFFFFu : work;
+    const unsigned base = (work & (work - 1)) ? s : 0;
     while (rot) {
-        int c = __builtin_ctz(rot) + int(s);
+        int c = __builtin_ctz(rot) + int(base);
         rot &= rot - 1;
         if (c >= kColours) c -= kColours;
-        const SwitchPos sp = r.sw[c][r.cur[c]];
+        const SwitchPos sp = r.cur_sw[c];
         uint32_t cand = 0;
-        for (int p = 0; p < kPorts; ++p)
-            if ((sp.rx >> p & 1u) && r.visible(p, c)) cand |= 1u << p;
+        for (uint32_t m = sp.rx; m; m &= m - 1) {
+            int p = __builtin_ctz(m);
+            if (r.visible(p, c)) cand |= 1u << p;
+        }
         if (!cand) continue;
         int p = __builtin_ctz(cand);
         if (cand & (cand - 1)) {   // several ports merge into this colour: rotate priority
-            unsigned ps = unsigned(now % kPorts);
+            unsigned ps = rr_port_;
             uint32_t pr = ((cand >> ps) | (cand << (kPorts - ps))) & 0x1Fu;
             p = (__builtin_ctz(pr) + int(ps)) % kPorts;
         }
-        const uint8_t tx = sp.tx;
-        if (tx & used) {
-            r.stats.stalls++;
-            continue;
-        }
-        bool ok = true;
-        for (int d = 0; d < kPorts && ok; ++d) {
-            if (!(tx >> d & 1)) continue;
-            if (d == kRamp) ok = r.ce_space(c, ced);
+        const uint32_t tx = sp.tx;
+        bool ok = !(tx & used);
+        for (uint32_t m = tx; m && ok; m &= m - 1) {
+            int d = __builtin_ctz(m);
+            if (d == kRamp) ok = r.ce_space(c, cfg_.ce_queue_depth);
             else {
-                Router& n = routers_[i + kDelta[0][d] + kDelta[1][d] * cfg_.w];
+                Router& n = routers_[i + step_[d]];
                 n.refresh(now);
                 ok = n.space(opposite(Port(d)), c, rqd);
             }
@@ -423,10 +479,10 @@ void Machine::route_step(int i) {
             continue;
         }
         bool ctrl;
-        uint32_t w = r.pop(p, c, &ctrl);
-        if (p == kRamp) ramp_popped = true;
-        for (int d = 0; d < kPorts; ++d) {
-            if (!(tx >> d & 1)) continue;
+        const uint32_t w = r.pop(p, c, &ctrl);
+        ramp_popped |= p == kRamp;
+        for (uint32_t m = tx; m; m &= m - 1) {
+            int d = __builtin_ctz(m);
             r.stats.out[d]++;
             if (d == kRamp) {
                 const Core& ce = cores_[i];
@@ -440,9 +496,9 @@ void Machine::route_step(int i) {
                 wake_core(i, now + 1);
                 if (trace_.on()) trace_.add({now, uint16_t(i % cfg_.w), uint16_t(i / cfg_.w), TraceKind::Deliver, uint8_t(c), 0, 0, -1, w});
             } else {
-                int j = i + kDelta[0][d] + kDelta[1][d] * cfg_.w;
+                const int j = i + step_[d];
                 Router& n = routers_[j];
-                int op = opposite(Port(d));
+                const int op = opposite(Port(d));
                 if (!(n.rx_any[c] >> op & 1)) {
                     raise(FaultKind::NoRoute, j, c, cores_[j].task, -1,
                           "wavelet on colour " + std::to_string(c) + " arrived from " + port_name(op) +
@@ -450,19 +506,24 @@ void Machine::route_step(int i) {
                     continue;
                 }
                 n.push(op, c, w, ctrl);
-                n.stats.in[op]++;
-                wake_router(j, now + 1);
+                if (n.listed != now + 2) {   // on next cycle's list
+                    n.listed = now + 2;
+                    rnext_.push(j);
+                }
             }
         }
         r.stats.out_colour[c]++;
         used |= tx;
         ++progress_;
-        if (ctrl && r.npos[c] > 1) r.cur[c] = uint8_t((r.cur[c] + 1) % r.npos[c]);
-        if (trace_.on()) trace_.add({now, uint16_t(i % cfg_.w), uint16_t(i / cfg_.w), TraceKind::Hop, uint8_t(c), uint8_t(p), tx, -1, w});
+        if (ctrl && r.npos[c] > 1) {   // a control wavelet advances this colour's switch
+            r.cur[c] = uint8_t((r.cur[c] + 1) % r.npos[c]);
+            r.cur_sw[c] = r.sw[c][r.cur[c]];
+        }
+        if (trace_.on()) trace_.add({now, uint16_t(i % cfg_.w), uint16_t(i / cfg_.w), TraceKind::Hop, uint8_t(c), uint8_t(p), uint8_t(tx), -1, w});
     }
-    if (r.nonempty[0] | r.nonempty[1] | r.nonempty[2] | r.nonempty[3] | r.nonempty[4]) wake_router(i, now + 1);
-    if (ramp_popped) wake_core(i, now + 1);
+    relist(r, i, now, ramp_popped);
 }
+
 
 // [SECTION] stuck report, stats, checksum
 
@@ -492,17 +553,17 @@ std::vector<Stuck> Machine::stuck(bool include_running) const {
         }();
         for (int p = 0; p < kPorts; ++p)
             for (int c = 0; c < kColours; ++c)
-                if (r.qcount[p][c]) {
-                    SwitchPos sp = r.sw[c][r.cur[c]];
+                if (r.count(p, c)) {
+                    SwitchPos sp = r.cur_sw[c];
                     std::string why = !(sp.rx >> p & 1)
                                           ? "the current switch position " + std::to_string(r.cur[c]) + " does not accept " + port_name(p)
                                           : "no space downstream on " + port_set(sp.tx);
                     add(i, c, ce.task,
-                        "colour " + std::to_string(c) + ": " + std::to_string(r.qcount[p][c]) + " wavelet(s) wait at router port " +
+                        "colour " + std::to_string(c) + ": " + std::to_string(r.count(p, c)) + " wavelet(s) wait at router port " +
                             port_name(p) + "; " + why);
                 }
         for (int c = 0; c < kColours; ++c)
-            if (r.cecount[c]) {
+            if (r.ce_count(c)) {
                 std::string why = "no task takes them";
                 if (prog) {
                     const LoadedProgram& lp = progs_[ce.prog];
@@ -510,7 +571,7 @@ std::vector<Stuck> Machine::stuck(bool include_running) const {
                     if (t >= 0 && (ce.tasks_blocked >> t & 1)) why = "data task " + std::to_string(t) + " is blocked";
                     else if (t >= 0 && ce.state != ThreadState::Idle) why = "the CE is busy with task " + std::to_string(ce.task);
                 }
-                add(i, c, ce.task, "colour " + std::to_string(c) + ": " + std::to_string(r.cecount[c]) + " wavelet(s) queued at the CE; " + why);
+                add(i, c, ce.task, "colour " + std::to_string(c) + ": " + std::to_string(r.ce_count(c)) + " wavelet(s) queued at the CE; " + why);
             }
         if (ce.state == ThreadState::Stalled)
             add(i, ce.wait_colour, ce.task,
@@ -538,6 +599,16 @@ std::vector<Stuck> Machine::stuck(bool include_running) const {
         if (include_running && ce.launch_fn >= 0) add(i, -1, -1, "host launch pending");
     }
     return out;
+}
+
+RouterStats Machine::router_stats(int x, int y) const {
+    static constexpr int kDelta[2][4] = {{0, 0, 1, -1}, {-1, 1, 0, 0}};
+    RouterStats s = router(x, y).stats;
+    for (int p = 0; p < 4; ++p) {   // what arrived on port p is what the neighbour there sent towards us
+        int nx = x + kDelta[0][p], ny = y + kDelta[1][p];
+        if (mesh().contains(nx, ny)) s.in[p] += router(nx, ny).stats.out[opposite(Port(p))];
+    }
+    return s;
 }
 
 MachineStats Machine::stats() const {

@@ -84,6 +84,7 @@ public:
     // [SECTION] inspection
     const Router& router(int x, int y) const { return routers_[idx(x, y)]; }
     const Core& core(int x, int y) const { return cores_[idx(x, y)]; }
+    RouterStats router_stats(int x, int y) const;  // with in[N..W] filled from the neighbours
     MachineStats stats() const;
     Trace& trace() { return trace_; }
     const Trace& trace() const { return trace_; }
@@ -94,6 +95,8 @@ private:
     friend struct CoreExec;
     int idx(int x, int y) const { return y * cfg_.w + x; }
     void route_step(int i);
+    void route_general(int i);
+    void relist(Router& r, int i, uint64_t now, bool ramp_popped);
     void core_step(int i);
     void wake_router(int i, uint64_t cycle);
     void wake_core(int i, uint64_t cycle);
@@ -111,11 +114,23 @@ private:
     std::unique_ptr<uint8_t, FreeDeleter> sram_;   // one calloc'd arena; pages commit on first touch
     std::vector<LoadedProgram> progs_;
     // Active lists: this cycle's and the next's; timers (CE wake-ups) as a min-heap.
-    std::vector<int> rnow_, rnext_, cnow_, cnext_;
+    struct ActiveList {                            // fixed capacity: each PE is listed at most once per cycle
+        std::vector<int> v;
+        size_t n = 0;
+        void init(size_t cap) { v.assign(cap, 0); }
+        void push(int i) { v[n++] = i; }
+        bool empty() const { return n == 0; }
+        size_t size() const { return n; }
+        void clear() { n = 0; }
+        int operator[](size_t k) const { return v[k]; }
+    };
+    ActiveList rnow_, rnext_, cnow_, cnext_;
     struct Timer { uint64_t at; int pe; bool operator>(const Timer& o) const { return at != o.at ? at > o.at : pe > o.pe; } };
     std::vector<Timer> timers_;
     uint64_t progress_ = 0;                        // events this cycle (deadlock = a cycle of none, no timers)
     uint64_t router_steps_ = 0, core_steps_ = 0;
+    int step_[4] = {};                             // PE index step per port N, S, E, W
+    unsigned rr_colour_ = 0, rr_port_ = 0;         // round-robin starts this cycle (now % 24, now % 5)
     Trace trace_;
 };
 

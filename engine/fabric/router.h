@@ -15,6 +15,7 @@
 #include "engine/fabric/program.h"
 #include "engine/fabric/stats.h"
 
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 
@@ -48,71 +49,85 @@ struct Route {
     Route& then(uint8_t rx, uint8_t tx) { if (npos < kMaxSwitchPositions) pos[npos++] = {rx, tx}; return *this; }
 };
 
-struct Router {
-    // [SECTION] queues: router input queues per (port, colour), then the CE's input queue per colour.
-    uint32_t q[kPorts][kColours][kRouterQueueMax];
-    uint8_t qhead[kPorts][kColours];
-    uint8_t qcount[kPorts][kColours];
-    uint8_t qctrl[kPorts][kColours];   // bit per slot: control wavelet
-    uint32_t ceq[kColours][kCeQueueMax];
-    uint8_t cehead[kColours], cecount[kColours], cectrl[kColours];
+struct PortQueue {                     // one (port, colour) input queue: a tiny ring
+    uint32_t slot[kRouterQueueMax];
+    uint8_t head, count, ctrl, pad;    // ctrl: bit per slot, control wavelet
+};
+struct CeQueue {                       // one colour's queue at the CE (router -> RAMP -> CE)
+    uint32_t slot[kCeQueueMax];
+    uint8_t head, count, ctrl, pad;
+};
+
+// Hot fields first: a router step touches a few cache lines, not the whole 2 KiB.
+struct alignas(64) Router {
+    // [SECTION] hot: marks, work masks, the current switch position per colour (a stream hop touches lines 0-1 and 3)
+    uint64_t mark_cycle;
+    uint64_t listed;                   // the cycle (+1) whose active list holds this router
     uint32_t nonempty[kPorts + 1];     // colour bits with a non-empty queue ([kCeQ] = CE queue)
     uint32_t pushed[kPorts + 1], popped[kPorts + 1];   // this-cycle marks
-    uint64_t mark_cycle;
+    uint8_t rx_any[kColours];          // union of rx over positions: arrival check
+    SwitchPos cur_sw[kColours];        // == sw[c][cur[c]]
+    uint8_t cur[kColours], npos[kColours];
+    RouterStats stats;                 // in[N..W] stay 0 here: Machine::router_stats derives them from the neighbours
+
+    // [SECTION] queues
+    PortQueue q[kPorts][kColours];
+    CeQueue ceq[kColours];
 
     // [SECTION] routes
     SwitchPos sw[kColours][kMaxSwitchPositions];
-    uint8_t npos[kColours], cur[kColours];
-    uint8_t rx_any[kColours];          // union of rx over positions: arrival check
-
-    uint64_t listed;                   // the cycle whose active list holds this router
-    RouterStats stats;
 
     void refresh(uint64_t now) {
         if (mark_cycle != now) {
-            std::memset(pushed, 0, sizeof pushed);
-            std::memset(popped, 0, sizeof popped);
+            std::memset(pushed, 0, sizeof pushed + sizeof popped);
             mark_cycle = now;
         }
     }
+    int count(int p, int c) const { return q[p][c].count; }
     // Port queues (call refresh first).
-    bool visible(int p, int c) const { return qcount[p][c] > ((pushed[p] >> c) & 1u); }
-    bool space(int p, int c, int depth) const { return int(qcount[p][c] + ((popped[p] >> c) & 1u)) < depth; }
-    void push(int p, int c, uint32_t w, bool ctrl) {
-        int slot = (qhead[p][c] + qcount[p][c]) & (kRouterQueueMax - 1);
-        q[p][c][slot] = w;
-        qctrl[p][c] = uint8_t((qctrl[p][c] & ~(1u << slot)) | (uint32_t(ctrl) << slot));
-        qcount[p][c]++;
+    bool visible(int p, int c) const { return q[p][c].count > ((pushed[p] >> c) & 1u); }
+    bool space(int p, int c, int depth) const { return int(q[p][c].count + ((popped[p] >> c) & 1u)) < depth; }
+    __attribute__((always_inline)) void push(int p, int c, uint32_t w, bool ctrl) {
+        PortQueue& Q = q[p][c];
+        int s = (Q.head + Q.count) & (kRouterQueueMax - 1);
+        Q.slot[s] = w;
+        Q.ctrl = uint8_t((Q.ctrl & ~(1u << s)) | (uint32_t(ctrl) << s));
+        Q.count++;
         nonempty[p] |= 1u << c;
         pushed[p] |= 1u << c;
     }
     uint32_t pop(int p, int c, bool* ctrl) {
-        int slot = qhead[p][c];
-        *ctrl = (qctrl[p][c] >> slot) & 1u;
-        qhead[p][c] = uint8_t((slot + 1) & (kRouterQueueMax - 1));
-        if (--qcount[p][c] == 0) nonempty[p] &= ~(1u << c);
+        PortQueue& Q = q[p][c];
+        int s = Q.head;
+        *ctrl = (Q.ctrl >> s) & 1u;
+        Q.head = uint8_t((s + 1) & (kRouterQueueMax - 1));
+        if (--Q.count == 0) nonempty[p] &= ~(1u << c);
         popped[p] |= 1u << c;
-        return q[p][c][slot];
+        return Q.slot[s];
     }
     // The CE input queue.
-    int ce_visible(int c) const { return int(cecount[c]) - int((pushed[kCeQ] >> c) & 1u); }
-    bool ce_space(int c, int depth) const { return int(cecount[c] + ((popped[kCeQ] >> c) & 1u)) < depth; }
+    int ce_count(int c) const { return ceq[c].count; }
+    int ce_visible(int c) const { return int(ceq[c].count) - int((pushed[kCeQ] >> c) & 1u); }
+    bool ce_space(int c, int depth) const { return int(ceq[c].count + ((popped[kCeQ] >> c) & 1u)) < depth; }
     void ce_push(int c, uint32_t w, bool ctrl) {
-        int slot = (cehead[c] + cecount[c]) & (kCeQueueMax - 1);
-        ceq[c][slot] = w;
-        cectrl[c] = uint8_t((cectrl[c] & ~(1u << slot)) | (uint32_t(ctrl) << slot));
-        cecount[c]++;
+        CeQueue& Q = ceq[c];
+        int s = (Q.head + Q.count) & (kCeQueueMax - 1);
+        Q.slot[s] = w;
+        Q.ctrl = uint8_t((Q.ctrl & ~(1u << s)) | (uint32_t(ctrl) << s));
+        Q.count++;
         nonempty[kCeQ] |= 1u << c;
         pushed[kCeQ] |= 1u << c;
     }
-    bool ce_head_ctrl(int c) const { return (cectrl[c] >> cehead[c]) & 1u; }
+    bool ce_head_ctrl(int c) const { return (ceq[c].ctrl >> ceq[c].head) & 1u; }
     uint32_t ce_pop(int c) {
-        int slot = cehead[c];
-        cehead[c] = uint8_t((slot + 1) & (kCeQueueMax - 1));
-        if (--cecount[c] == 0) nonempty[kCeQ] &= ~(1u << c);
+        CeQueue& Q = ceq[c];
+        int s = Q.head;
+        Q.head = uint8_t((s + 1) & (kCeQueueMax - 1));
+        if (--Q.count == 0) nonempty[kCeQ] &= ~(1u << c);
         popped[kCeQ] |= 1u << c;
-        return ceq[c][slot];
+        return Q.slot[s];
     }
 };
+static_assert(offsetof(Router, pushed) + sizeof(Router::pushed) == offsetof(Router, popped), "refresh clears pushed+popped together");
 
 }  // namespace wl

@@ -6,10 +6,10 @@
 namespace wl {
 
 struct RouterStats {
-    uint64_t in[5] = {};          // wavelets accepted per input port (N,S,E,W,RAMP)
     uint64_t out[5] = {};         // wavelets sent per output port (RAMP = delivered to this CE)
     uint32_t out_colour[24] = {}; // wavelets forwarded per colour
     uint64_t stalls = 0;          // colour-cycles a ready wavelet waited (link busy or no space)
+    uint64_t in[5] = {};          // wavelets accepted per input port (N,S,E,W,RAMP)
 };
 
 struct CoreStats {

@@ -156,8 +156,8 @@ struct Gemv {
             ASSERT_FALSE(h.route(i, 0, 2, Route::of(kR, kS)));
             ASSERT_FALSE(h.route(i, 1, 2, Route::of(kN, kR)));
             int o = i % 2;
-            if (i < W - 1) ASSERT_FALSE(h.route(i, 1, o, Route::of(kR, kE)));
-            if (i > 0) ASSERT_FALSE(h.route(i, 1, 1 - o, Route::of(kW, kR)));
+            if (i < W - 1) { ASSERT_FALSE(h.route(i, 1, o, Route::of(kR, kE))); }
+            if (i > 0) { ASSERT_FALSE(h.route(i, 1, 1 - o, Route::of(kW, kR))); }
             std::vector<float> cols(M * Nb);
             for (int j = 0; j < Nb; ++j)
                 for (int r = 0; r < M; ++r) cols[j * M + r] = A[r * N + i * Nb + j];
@@ -235,14 +235,14 @@ TEST(FabricPrograms, Stencil5PointStep) {
     for (int y = 0; y < S::Q; ++y)
         for (int x = 0; x < S::P; ++x) {
             ASSERT_FALSE(h.load(S::program(x, y), {x, y, 1, 1}));
-            if (x + 1 < S::P) ASSERT_FALSE(h.route(x, y, S::east(x), Route::of(kR, kE)));
-            if (x > 0) ASSERT_FALSE(h.route(x, y, S::east(x - 1), Route::of(kW, kR)));
-            if (x > 0) ASSERT_FALSE(h.route(x, y, S::west(x), Route::of(kR, kW)));
-            if (x + 1 < S::P) ASSERT_FALSE(h.route(x, y, S::west(x + 1), Route::of(kE, kR)));
-            if (y + 1 < S::Q) ASSERT_FALSE(h.route(x, y, S::south(y), Route::of(kR, kS)));
-            if (y > 0) ASSERT_FALSE(h.route(x, y, S::south(y - 1), Route::of(kN, kR)));
-            if (y > 0) ASSERT_FALSE(h.route(x, y, S::north(y), Route::of(kR, kN)));
-            if (y + 1 < S::Q) ASSERT_FALSE(h.route(x, y, S::north(y + 1), Route::of(kS, kR)));
+            if (x + 1 < S::P) { ASSERT_FALSE(h.route(x, y, S::east(x), Route::of(kR, kE))); }
+            if (x > 0) { ASSERT_FALSE(h.route(x, y, S::east(x - 1), Route::of(kW, kR))); }
+            if (x > 0) { ASSERT_FALSE(h.route(x, y, S::west(x), Route::of(kR, kW))); }
+            if (x + 1 < S::P) { ASSERT_FALSE(h.route(x, y, S::west(x + 1), Route::of(kE, kR))); }
+            if (y + 1 < S::Q) { ASSERT_FALSE(h.route(x, y, S::south(y), Route::of(kR, kS))); }
+            if (y > 0) { ASSERT_FALSE(h.route(x, y, S::south(y - 1), Route::of(kN, kR))); }
+            if (y > 0) { ASSERT_FALSE(h.route(x, y, S::north(y), Route::of(kR, kN))); }
+            if (y + 1 < S::Q) { ASSERT_FALSE(h.route(x, y, S::north(y + 1), Route::of(kS, kR))); }
             ASSERT_FALSE(h.h2d(x, y, "u", &u[(y * S::P + x) * S::L], S::L));
         }
     ASSERT_FALSE(h.launch({0, 0, S::P, S::Q}, "main"));
