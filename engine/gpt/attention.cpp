@@ -6,6 +6,7 @@
 
 #include "engine/core/wl_math.h"
 #include "engine/gpt/parallel.h"
+#include "engine/gpt/simd.h"
 #include "engine/gpt/vecmath.h"
 
 #include <vector>
@@ -20,12 +21,15 @@ void gather_transposed(float* kt, const float* inp, int b, int h, int off, int T
         for (int i = 0; i < hs; i++) kt[(long)i * T + t] = k[i];
     }
 }
-}  // namespace
 
-void attention_forward(float* out, float* att, const float* inp, int B, int T, int C, int NH) {
+// The bodies are compiled twice (plain and AVX-512) and picked by simd_level(); the
+// loops vectorise only across independent elements, so both copies give the same bits.
+#define WL_INLINE inline __attribute__((always_inline))
+
+WL_INLINE void forward_pairs(int p0, int p1, float* out, float* att, const float* inp, int T, int C, int NH) {
     const int C3 = C * 3, hs = C / NH;
     const float scale = wl::math::rsqrtf(float(hs));
-    parallel_for(B * NH, 1, [&](int p0, int p1) {
+    {
         std::vector<float> kt((size_t)hs * T);   // (hs, T)
         for (int p = p0; p < p1; p++) {
             int b = p / NH, h = p % NH;
@@ -62,14 +66,14 @@ void attention_forward(float* out, float* att, const float* inp, int B, int T, i
                 }
             }
         }
-    });
+    }
 }
 
-void attention_backward(float* dinp, const float* dout, const float* inp, const float* att, int B, int T, int C,
-                        int NH) {
+WL_INLINE void backward_pairs(int p0, int p1, float* dinp, const float* dout, const float* inp, const float* att,
+                              int T, int C, int NH) {
     const int C3 = C * 3, hs = C / NH;
     const float scale = wl::math::rsqrtf(float(hs));
-    parallel_for(B * NH, 1, [&](int p0, int p1) {
+    {
         std::vector<float> datt(T), dpre(T), vt((size_t)hs * T);
         for (int p = p0; p < p1; p++) {
             int b = p / NH, h = p % NH;
@@ -108,7 +112,44 @@ void attention_backward(float* dinp, const float* dout, const float* inp, const 
                 }
             }
         }
-    });
+    }
+}
+
+void forward_generic(int p0, int p1, float* out, float* att, const float* inp, int T, int C, int NH) {
+    forward_pairs(p0, p1, out, att, inp, T, C, NH);
+}
+void backward_generic(int p0, int p1, float* dinp, const float* dout, const float* inp, const float* att, int T,
+                      int C, int NH) {
+    backward_pairs(p0, p1, dinp, dout, inp, att, T, C, NH);
+}
+#if defined(__x86_64__) && !defined(__EMSCRIPTEN__)
+__attribute__((target("avx512f"))) void forward_avx512(int p0, int p1, float* out, float* att, const float* inp,
+                                                       int T, int C, int NH) {
+    forward_pairs(p0, p1, out, att, inp, T, C, NH);
+}
+__attribute__((target("avx512f"))) void backward_avx512(int p0, int p1, float* dinp, const float* dout,
+                                                        const float* inp, const float* att, int T, int C, int NH) {
+    backward_pairs(p0, p1, dinp, dout, inp, att, T, C, NH);
+}
+#endif
+
+}  // namespace
+
+void attention_forward(float* out, float* att, const float* inp, int B, int T, int C, int NH) {
+    auto fn = forward_generic;
+#if defined(__x86_64__) && !defined(__EMSCRIPTEN__)
+    if (simd_level() == Simd::Avx512) fn = forward_avx512;
+#endif
+    parallel_for(B * NH, 1, [&](int p0, int p1) { fn(p0, p1, out, att, inp, T, C, NH); });
+}
+
+void attention_backward(float* dinp, const float* dout, const float* inp, const float* att, int B, int T, int C,
+                        int NH) {
+    auto fn = backward_generic;
+#if defined(__x86_64__) && !defined(__EMSCRIPTEN__)
+    if (simd_level() == Simd::Avx512) fn = backward_avx512;
+#endif
+    parallel_for(B * NH, 1, [&](int p0, int p1) { fn(p0, p1, dinp, dout, inp, att, T, C, NH); });
 }
 
 }  // namespace wl::gpt

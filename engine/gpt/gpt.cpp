@@ -206,8 +206,10 @@ void GPT::zero_grad() { std::memset(grads_memory.data(), 0, grads_memory.size() 
 void GPT::backward() {
     if (!have_targets_ || B == 0) throw std::logic_error("GPT::backward: run forward with targets first");
     if (grads_acts_memory_.size() != acts_memory_.size()) grads_acts_memory_.assign(acts_memory_.size(), 0.0f);
-    else std::memset(grads_acts_memory_.data(), 0, grads_acts_memory_.size() * sizeof(float));
     slice_activations(grads_acts, grads_acts_memory_.data(), B, T);
+    // Every op adds into its input gradients, so each gradient tensor is zeroed just
+    // before its first writer (while it is about to be in cache anyway), not all up front.
+    auto zero = [](float* p, size_t n) { std::memset(p, 0, n * sizeof(float)); };
 
     const int BT = B * T;
     ParameterTensors& p = params;
@@ -218,6 +220,9 @@ void GPT::backward() {
     // d(mean loss)/d(loss[b,t]) = 1/(B*T)
     const float dloss_mean = 1.0f / float(BT);
     for (int i = 0; i < BT; i++) ga.losses[i] = dloss_mean;
+    zero(ga.logits, size_t(BT) * V);
+    zero(ga.lnf, size_t(BT) * C);
+    zero(ga.residual3 + size_t(L - 1) * BT * C, size_t(BT) * C);
     crossentropy_softmax_backward(ga.logits, ga.losses, a.probs, targets_.data(), B, T, V);
     matmul_backward(ga.lnf, g.wte, nullptr, ga.logits, a.lnf, p.wte, BT, C, V);
     float* residual = a.residual3 + size_t(L - 1) * BT * C;     // (B, T, C)
@@ -268,6 +273,17 @@ void GPT::backward() {
         float* dl_fcproj = ga.fcproj + size_t(l) * BT * C;
         float* dl_residual3 = ga.residual3 + size_t(l) * BT * C;
 
+        const size_t BTC = size_t(BT) * C;
+        zero(dl_residual2, BTC);
+        zero(dl_fcproj, BTC);
+        zero(dl_fch_gelu, 4 * BTC);
+        zero(dl_fch, 4 * BTC);
+        zero(dl_ln2, BTC);
+        zero(dresidual, BTC);
+        zero(dl_attproj, BTC);
+        zero(dl_atty, BTC);
+        zero(dl_qkv, 3 * BTC);
+        zero(dl_ln1, BTC);
         residual_backward(dl_residual2, dl_fcproj, dl_residual3, long(BT) * C);
         matmul_backward(dl_fch_gelu, dl_fcprojw, dl_fcprojb, dl_fcproj, l_fch_gelu, l_fcprojw, BT, 4 * C, C);
         gelu_backward(dl_fch, l_fch, dl_fch_gelu, long(BT) * 4 * C);
