@@ -366,6 +366,11 @@ private:
         }
         case StmtKind::Assign: assign(s); break;
         case StmtKind::If: {
+            if (s.e0->konst) {   // compile-time if: only the branch this instance takes
+                if (konst(*s.e0).i) stmts(s.body);
+                else if (s.has_else) stmts(s.else_body);
+                break;
+            }
             int els = label(), end = label();
             int c = operand(*s.e0);
             at(s.line, s.col);

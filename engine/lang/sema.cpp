@@ -211,6 +211,7 @@ struct ColourUse {
     Expr* colour;                      // the colour argument
     bool send;                         // send / fabout; else recv / fabin
     int line, col;                     // the call
+    std::vector<std::pair<Expr*, bool>> conds;   // enclosing compile-time ifs: (condition, branch taken)
 };
 
 struct FnCtx {
@@ -247,6 +248,16 @@ private:
     bool const_ctx_ = false;           // evaluating a constant: every name must be constant
     Sym* coord_[2] = {nullptr, nullptr};
     std::vector<Sym*> colours_;
+    std::vector<std::pair<Expr*, bool>> const_conds_;   // compile-time ifs around the statement being checked
+
+    // A use inside a compile-time 'if' that is false for this instance is dead code there.
+    static bool live(const ColourUse& u, Instance& in) {
+        for (auto& [c, want] : u.conds) {
+            Value v = eval_const(*c, &in, in.first_x, in.first_y, nullptr);
+            if (v.ty == Ty::Bool && (v.i != 0) != want) return false;
+        }
+        return true;
+    }
 
     void push() { scopes_.emplace_back(); }
     void pop(bool warn_locals) {
@@ -510,7 +521,7 @@ private:
             d_.error(a.line, a.col, "argument 1 of " + q(e.name) + " must be a colour, found " + ty_name(t));
             return;
         }
-        if (prog_) colour_uses_.back().push_back(ColourUse{&a, send, e.line, e.col});
+        if (prog_) colour_uses_.back().push_back(ColourUse{&a, send, e.line, e.col, const_conds_});
     }
     void want_arg(Expr& e, size_t k, Ty want) {
         Ty t = expr(*e.args[k], want);
@@ -709,11 +720,16 @@ private:
             return;
         }
         case StmtKind::Assign: assign(s); return;
-        case StmtKind::If:
+        case StmtKind::If: {
             cond(*s.e0, "if");
+            bool k = s.e0->konst && s.e0->type == Ty::Bool;   // a compile-time if: codegen keeps one branch
+            if (k) const_conds_.push_back({s.e0.get(), true});
             block(s.body);
+            if (k) const_conds_.back().second = false;
             if (s.has_else) block(s.else_body);
+            if (k) const_conds_.pop_back();
             return;
+        }
         case StmtKind::While:
             cond(*s.e0, "while");
             fn_.loops++;
@@ -1163,7 +1179,7 @@ private:
         }
         for (ColourUse& u : colour_uses_[size_t(in.program)]) {
             Value v = eval_const(*u.colour, &in, in.first_x, in.first_y, nullptr);
-            if (v.ty != Ty::Colour) continue;
+            if (v.ty != Ty::Colour || !live(u, in)) continue;
             if (u.send) in.sent |= 1u << v.i;
             else in.consumed |= 1u << v.i;
         }
@@ -1227,7 +1243,7 @@ private:
         // Every colour a program sends must enter the router from the ramp there.
         for (Instance& in : out_.instances) {
             for (ColourUse& u : colour_uses_[size_t(in.program)]) {
-                if (!u.send) continue;
+                if (!u.send || !live(u, in)) continue;
                 Value v = eval_const(*u.colour, &in, in.first_x, in.first_y, nullptr);
                 if (v.ty != Ty::Colour) continue;
                 for (auto [x, y] : in.pes) {
