@@ -13,7 +13,7 @@ Builtin builtin_of(std::string_view n, Op* op) {
         {"mem", Builtin::Mem}, {"fabin", Builtin::FabIn}, {"fabout", Builtin::FabOut},
         {"exp", Builtin::Exp}, {"sqrt", Builtin::Sqrt}, {"rsqrt", Builtin::Rsqrt}, {"tanh", Builtin::Tanh},
         {"abs", Builtin::Abs}, {"min", Builtin::Min}, {"max", Builtin::Max},
-        {"bits", Builtin::Bits}, {"from_bits", Builtin::FromBits},
+        {"bits", Builtin::Bits}, {"from_bits", Builtin::FromBits}, {"select", Builtin::Select},
     };
     for (const Row& r : kRows)
         if (n == r.name) return r.b;

@@ -16,6 +16,7 @@ enum class Builtin : uint8_t {
     Exp, Sqrt, Rsqrt, Tanh, Abs, Min, Max,// scalar maths (f32)
     CastF32, CastI32, CastU32,            // f32(x) i32(x) u32(x): numeric conversion
     Bits, FromBits,                       // bits(f) -> u32, from_bits(u) -> f32: reinterpret
+    Select,                               // select(cond, a, b): compile-time choice (any type, e.g. colours)
     Vector,                               // a vector opcode (see vector_op)
 };
 

@@ -119,7 +119,7 @@ private:
 
     void gen(Expr& e, int dst) {
         at(e.line, e.col);
-        if (e.konst && e.kind != ExprKind::Call) {
+        if (e.konst && (e.kind != ExprKind::Call || e.builtin == Builtin::Select)) {
             li(dst, bits_of(konst(e)));
             return;
         }

@@ -131,6 +131,13 @@ struct Evaluator {
             if (v.ty == Ty::F32) return Value{Ty::F32, 0, -v.f};
             return norm(Value{v.ty, -v.i, 0});
         }
+        case ExprKind::Call:
+            if (e.builtin == Builtin::Select && e.args.size() == 3) {
+                Value c = eval(*e.args[0]);
+                if (c.ty == Ty::Error) return c;
+                return eval(*e.args[c.i ? 1 : 2]);
+            }
+            return err();
         case ExprKind::Binary: {
             Value a = eval(*e.args[0]);
             if (a.ty == Ty::Error) return a;
@@ -548,7 +555,7 @@ private:
         Builtin b = builtin_of(e.name, &vop);
         e.builtin = b;
         e.vop = vop;
-        if (const_ctx_ && b != Builtin::Mem && b != Builtin::FabIn && b != Builtin::FabOut) {
+        if (const_ctx_ && b != Builtin::Mem && b != Builtin::FabIn && b != Builtin::FabOut && b != Builtin::Select) {
             d_.error(e.line, e.col, "a call is not a compile-time constant");
             return Ty::Error;
         }
@@ -609,6 +616,19 @@ private:
             return Ty::F32;
         }
         case Builtin::Vector: return vector_call(e);
+        case Builtin::Select: {
+            if (!nargs(e, 3, 3, "a condition and two values")) return Ty::Error;
+            Ty c = expr(*e.args[0]);
+            Ty a = expr(*e.args[1]), bt = expr(*e.args[2]);
+            if (a != bt && int_literal(*e.args[1]) && !int_literal(*e.args[2])) a = coerce(*e.args[1], a, bt);
+            if (a != bt && int_literal(*e.args[2])) bt = coerce(*e.args[2], bt, a);
+            if (c == Ty::Error || a == Ty::Error || bt == Ty::Error) return Ty::Error;
+            if (c != Ty::Bool) { d_.error(e.args[0]->line, e.args[0]->col, std::string("argument 1 of 'select' must be bool, found ") + ty_name(c)); return Ty::Error; }
+            if (a != bt) { d_.error(e.line, e.col, std::string("the two values of 'select' have different types: ") + ty_name(a) + " and " + ty_name(bt)); return Ty::Error; }
+            e.konst = e.args[0]->konst && e.args[1]->konst && e.args[2]->konst;
+            if (!e.konst) { d_.error(e.line, e.col, "'select' chooses at compile time; its arguments must be constants (use 'if' at run time)"); return Ty::Error; }
+            return a;
+        }
         default: return Ty::Error;
         }
     }

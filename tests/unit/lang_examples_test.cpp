@@ -114,3 +114,30 @@ TEST(LangExamples, FaultsPointAtTheKernelLine) {
     EXPECT_EQ(r.fault.loc.line, 5);
     EXPECT_NE(r.error.find("oob.wk:5:"), std::string::npos) << r.error;
 }
+
+TEST(LangExamples, StencilMatchesCpp) {
+    const int W = 4, H = 4, STEPS = 5;
+    const float ALPHA = 0.1f;
+    RunReport r = run_example("stencil.wk");
+    std::vector<float> u(size_t(W * H));
+    for (int k = 0; k < W * H; ++k) u[size_t(k)] = rnd(3, uint64_t(k));
+    for (int s = 0; s < STEPS; ++s) {
+        std::vector<float> nu(u.size());
+        for (int y = 0; y < H; ++y)
+            for (int x = 0; x < W; ++x) {
+                float me = u[size_t(y * W + x)], sum = 0.0f;   // the kernel's order: W, E, N, S
+                if (x > 0) sum += u[size_t(y * W + x - 1)];
+                if (x < W - 1) sum += u[size_t(y * W + x + 1)];
+                if (y > 0) sum += u[size_t((y - 1) * W + x)];
+                if (y < H - 1) sum += u[size_t((y + 1) * W + x)];
+                nu[size_t(y * W + x)] = me + ALPHA * (sum - 4.0f * me);
+            }
+        u = nu;
+    }
+    for (int y = 0; y < H; ++y)
+        for (int x = 0; x < W; ++x) {
+            const std::vector<float>& got = r.values["u@" + std::to_string(x) + "," + std::to_string(y)];
+            ASSERT_EQ(got.size(), 1u);
+            EXPECT_EQ(got[0], u[size_t(y * W + x)]) << x << "," << y;
+        }
+}
