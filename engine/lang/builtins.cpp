@@ -25,4 +25,51 @@ Builtin builtin_of(std::string_view n, Op* op) {
     return Builtin::None;
 }
 
+std::string builtin_cost_markdown() {
+    struct Row { const char* call; Op op; const char* note; };
+    static const Row kScalar[] = {
+        {"send(c, v)", Op::SEND, "stalls while the ramp queue is full"},
+        {"recv(c), recv_i32(c)", Op::RECV, "stalls until a wavelet is queued"},
+        {"activate(t)", Op::ACTIVATE, ""},
+        {"block(t)", Op::BLOCK, ""},
+        {"unblock(t)", Op::UNBLOCK, ""},
+        {"mem(a), mem(a, start, len[, stride])", Op::DMEM, "plus 2-4 `li`/`ishl`/`iaddi` for its operands"},
+        {"fabin(c, n)", Op::DFABIN, "plus the `li` of n"},
+        {"fabout(c, n)", Op::DFABOUT, "plus the `li` of n"},
+        {"exp(x)", Op::FEXP, ""},
+        {"sqrt(x)", Op::FSQRT, ""},
+        {"rsqrt(x)", Op::FRSQRT, ""},
+        {"tanh(x)", Op::FTANH, ""},
+        {"abs(x)", Op::FABS, ""},
+        {"min(a, b)", Op::FMIN, ""},
+        {"max(a, b)", Op::FMAX, ""},
+        {"f32(i)", Op::ITOF, ""},
+        {"i32(f), u32(f)", Op::FTOI, "int to int is a `mov`"},
+    };
+    std::string md = "| builtin | opcode | cycles |\n|---|---|---|\n";
+    for (const Row& r : kScalar) {
+        const OpInfo& o = op_info(r.op);
+        md += std::string("| `") + r.call + "` | `" + o.mnemonic + "` | " + std::to_string(o.base_cycles) + (r.note[0] ? std::string("; ") + r.note : "") + " |\n";
+    }
+    md += "\nVector builtins (n elements, SIMD width simd = `MachineConfig::simd_fp32`, default 1; memory-only ops take this time, "
+          "fabric ops also wait for wavelets and the ramp):\n\n| builtin | arguments | cycles |\n|---|---|---|\n";
+    for (int k = 0; k < op_count(); ++k) {
+        Op op = Op(k);
+        if (!op_is_vector(op)) continue;
+        const OpInfo& o = op_info(op);
+        const char* args = "";
+        switch (o.fmt) {
+        case Fmt::Vec1: args = "(dst, src)"; break;
+        case Fmt::Vec2: args = "(dst, a, b)"; break;
+        case Fmt::Vec1S: args = "(dst, src, s: f32)"; break;
+        case Fmt::Vec2S: args = "(dst, a, b, s: f32)"; break;
+        case Fmt::VecR: args = "(src) -> f32"; break;
+        default: break;
+        }
+        md += std::string("| `") + o.mnemonic + "` | `" + args + "` — " + o.doc + " | " + std::to_string(o.base_cycles) + " + ceil(" +
+              std::to_string(o.per_elem) + "·n / simd) |\n";
+    }
+    return md;
+}
+
 }  // namespace wl::lang

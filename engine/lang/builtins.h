@@ -4,6 +4,7 @@
 #pragma once
 #include "engine/fabric/isa.h"
 
+#include <string>
 #include <string_view>
 
 namespace wl::lang {
@@ -22,5 +23,9 @@ enum class Builtin : uint8_t {
 
 // Looks a name up; for Builtin::Vector, *op is the opcode (fmacs, fadds, ...).
 Builtin builtin_of(std::string_view name, Op* op = nullptr);
+
+// The builtins' table for docs/kernel-language.md: each builtin, the opcode it
+// compiles to and its cycle cost, read from the isa table (a test keeps the doc current).
+std::string builtin_cost_markdown();
 
 }  // namespace wl::lang
