@@ -141,3 +141,29 @@ TEST(LangExamples, StencilMatchesCpp) {
             EXPECT_EQ(got[0], u[size_t(y * W + x)]) << x << "," << y;
         }
 }
+
+// A P x P grid of B x B blocks, each stored column by column, filled row-major by PE.
+static float block_elem(double seed, int P, int B, int row, int col) {
+    int py = row / B, px = col / B, r = row % B, c = col % B;
+    return rnd(seed, uint64_t((py * P + px) * B * B + c * B + r));
+}
+
+static void check_gemm(RunReport& r, int P, int B, double sa, double sb) {
+    for (int py = 0; py < P; ++py)
+        for (int px = 0; px < P; ++px) {
+            const std::vector<float>& got = r.values["C@" + std::to_string(px) + "," + std::to_string(py)];
+            ASSERT_EQ(got.size(), size_t(B * B));
+            for (int c = 0; c < B; ++c)
+                for (int rr = 0; rr < B; ++rr) {
+                    float acc = 0;   // the mesh's order: k (block) outer, l inner, unfused multiply-add
+                    for (int k = 0; k < P * B; ++k)
+                        acc = acc + block_elem(sa, P, B, py * B + rr, k) * block_elem(sb, P, B, k, px * B + c);
+                    EXPECT_EQ(got[size_t(c * B + rr)], acc) << "C(" << py * B + rr << "," << px * B + c << ")";
+                }
+        }
+}
+
+TEST(LangExamples, SummaGemmMatchesCpp) {
+    RunReport r = run_example("summa.wk");
+    check_gemm(r, 3, 4, 11, 12);
+}
