@@ -167,3 +167,23 @@ TEST(LangExamples, SummaGemmMatchesCpp) {
     RunReport r = run_example("summa.wk");
     check_gemm(r, 3, 4, 11, 12);
 }
+
+TEST(LangExamples, CannonGemmMatchesCpp) {
+    const int P = 4, B = 3;
+    RunReport r = run_example("cannon.wk");
+    for (int py = 0; py < P; ++py)
+        for (int px = 0; px < P; ++px) {
+            const std::vector<float>& got = r.values["C@" + std::to_string(px) + "," + std::to_string(py)];
+            ASSERT_EQ(got.size(), size_t(B * B));
+            for (int c = 0; c < B; ++c)
+                for (int rr = 0; rr < B; ++rr) {
+                    float acc = 0;   // after the skew, step q multiplies block k = (i + j + q) mod P
+                    for (int q = 0; q < P; ++q) {
+                        int kb = (py + px + q) % P;
+                        for (int l = 0; l < B; ++l)
+                            acc = acc + block_elem(21, P, B, py * B + rr, kb * B + l) * block_elem(22, P, B, kb * B + l, px * B + c);
+                    }
+                    EXPECT_EQ(got[size_t(c * B + rr)], acc) << "C(" << py * B + rr << "," << px * B + c << ")";
+                }
+        }
+}
