@@ -143,6 +143,7 @@ void GPT::forward(const int* inputs, const int* targets, int B_, int T_) {
     const int BT = B * T;
     ParameterTensors& p = params;
     ActivationTensors& a = acts;
+    if (on_op) on_op("encoder_forward");
     encoder_forward(a.encoded, inputs, p.wte, p.wpe, B, T, C);
     for (int l = 0; l < L; l++) {
         const float* residual = l == 0 ? a.encoded : a.residual3 + size_t(l - 1) * BT * C;
@@ -176,22 +177,36 @@ void GPT::forward(const int* inputs, const int* targets, int B_, int T_) {
         float* l_fcproj = a.fcproj + size_t(l) * BT * C;              // (B, T, C)
         float* l_residual3 = a.residual3 + size_t(l) * BT * C;        // (B, T, C)
 
+        if (on_op) on_op("layernorm_forward");
         layernorm_forward(l_ln1, l_ln1_mean, l_ln1_rstd, residual, l_ln1w, l_ln1b, BT, C);
+        if (on_op) on_op("matmul_forward");
         matmul_forward(l_qkv, l_ln1, l_qkvw, l_qkvb, BT, C, 3 * C);
+        if (on_op) on_op("attention_forward");
         attention_forward(l_atty, l_att, l_qkv, B, T, C, NH);
+        if (on_op) on_op("matmul_forward");
         matmul_forward(l_attproj, l_atty, l_attprojw, l_attprojb, BT, C, C);
+        if (on_op) on_op("residual_forward");
         residual_forward(l_residual2, residual, l_attproj, long(BT) * C);
+        if (on_op) on_op("layernorm_forward");
         layernorm_forward(l_ln2, l_ln2_mean, l_ln2_rstd, l_residual2, l_ln2w, l_ln2b, BT, C);
+        if (on_op) on_op("matmul_forward");
         matmul_forward(l_fch, l_ln2, l_fcw, l_fcb, BT, C, 4 * C);
+        if (on_op) on_op("gelu_forward");
         gelu_forward(l_fch_gelu, l_fch, long(BT) * 4 * C);
+        if (on_op) on_op("matmul_forward");
         matmul_forward(l_fcproj, l_fch_gelu, l_fcprojw, l_fcprojb, BT, 4 * C, C);
+        if (on_op) on_op("residual_forward");
         residual_forward(l_residual3, l_residual2, l_fcproj, long(BT) * C);
     }
     const float* residual = a.residual3 + size_t(L - 1) * BT * C;   // (B, T, C)
+    if (on_op) on_op("layernorm_forward");
     layernorm_forward(a.lnf, a.lnf_mean, a.lnf_rstd, residual, p.lnfw, p.lnfb, BT, C);
+    if (on_op) on_op("matmul_forward");
     matmul_forward(a.logits, a.lnf, p.wte, nullptr, BT, C, V);
+    if (on_op) on_op("softmax_forward");
     softmax_forward(a.probs, a.logits, B, T, V);
     if (targets) {
+        if (on_op) on_op("crossentropy_forward");
         crossentropy_forward(a.losses, a.probs, targets, B, T, V);
         float sum = 0.0f;   // sequential, as llm.c
         for (int i = 0; i < BT; i++) sum += a.losses[i];
@@ -223,10 +238,13 @@ void GPT::backward() {
     zero(ga.logits, size_t(BT) * V);
     zero(ga.lnf, size_t(BT) * C);
     zero(ga.residual3 + size_t(L - 1) * BT * C, size_t(BT) * C);
+    if (on_op) on_op("crossentropy_softmax_backward");
     crossentropy_softmax_backward(ga.logits, ga.losses, a.probs, targets_.data(), B, T, V);
+    if (on_op) on_op("matmul_backward");
     matmul_backward(ga.lnf, g.wte, nullptr, ga.logits, a.lnf, p.wte, BT, C, V);
     float* residual = a.residual3 + size_t(L - 1) * BT * C;     // (B, T, C)
     float* dresidual = ga.residual3 + size_t(L - 1) * BT * C;   // (B, T, C)
+    if (on_op) on_op("layernorm_backward");
     layernorm_backward(dresidual, g.lnfw, g.lnfb, ga.lnf, residual, p.lnfw, a.lnf_mean, a.lnf_rstd, BT, C);
 
     for (int l = L - 1; l >= 0; l--) {
@@ -284,17 +302,28 @@ void GPT::backward() {
         zero(dl_atty, BTC);
         zero(dl_qkv, 3 * BTC);
         zero(dl_ln1, BTC);
+        if (on_op) on_op("residual_backward");
         residual_backward(dl_residual2, dl_fcproj, dl_residual3, long(BT) * C);
+        if (on_op) on_op("matmul_backward");
         matmul_backward(dl_fch_gelu, dl_fcprojw, dl_fcprojb, dl_fcproj, l_fch_gelu, l_fcprojw, BT, 4 * C, C);
+        if (on_op) on_op("gelu_backward");
         gelu_backward(dl_fch, l_fch, dl_fch_gelu, long(BT) * 4 * C);
+        if (on_op) on_op("matmul_backward");
         matmul_backward(dl_ln2, dl_fcw, dl_fcb, dl_fch, l_ln2, l_fcw, BT, C, 4 * C);
+        if (on_op) on_op("layernorm_backward");
         layernorm_backward(dl_residual2, dl_ln2w, dl_ln2b, dl_ln2, l_residual2, l_ln2w, l_ln2_mean, l_ln2_rstd, BT, C);
+        if (on_op) on_op("residual_backward");
         residual_backward(dresidual, dl_attproj, dl_residual2, long(BT) * C);
+        if (on_op) on_op("matmul_backward");
         matmul_backward(dl_atty, dl_attprojw, dl_attprojb, dl_attproj, l_atty, l_attprojw, BT, C, C);
+        if (on_op) on_op("attention_backward");
         attention_backward(dl_qkv, dl_atty, l_qkv, l_att, B, T, C, NH);
+        if (on_op) on_op("matmul_backward");
         matmul_backward(dl_ln1, dl_qkvw, dl_qkvb, dl_qkv, l_ln1, l_qkvw, BT, C, 3 * C);
+        if (on_op) on_op("layernorm_backward");
         layernorm_backward(dresidual, dl_ln1w, dl_ln1b, dl_ln1, residual, l_ln1w, l_ln1_mean, l_ln1_rstd, BT, C);
     }
+    if (on_op) on_op("encoder_backward");
     encoder_backward(g.wte, g.wpe, ga.encoded, inputs_.data(), B, T, C);
 }
 

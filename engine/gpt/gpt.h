@@ -17,6 +17,7 @@
 //   AdamW (adamw.h) updates model.params from model.grads.
 #pragma once
 #include <cstddef>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -119,6 +120,8 @@ public:
     ActivationTensors acts{}, grads_acts{};
     const float* logits() const { return acts.logits; }   // (B, T, V) of the last forward
     const float* probs() const { return acts.probs; }
+    // Called with each op's name as forward()/backward() run it (tests check op_list against it).
+    std::function<void(const char* op)> on_op;
 
 private:
     void ensure_activations(int B, int T);

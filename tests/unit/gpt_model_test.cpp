@@ -13,6 +13,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <string>
 #include <vector>
 
 namespace {
@@ -96,6 +97,25 @@ TEST(GptModel, OpListCountsTheWork) {
     double f = flops_per_token(cfg, 64, true);
     EXPECT_GT(f, 6.0 * 4 * 12 * C * C);   // at least the 6N rule of thumb
     EXPECT_LT(f, 8.0 * 4 * 12 * C * C + 2e6);
+}
+
+// op_list is what the cost models read: it must name the ops forward()/backward() really run, in order.
+TEST(GptModel, OpListMatchesWhatRuns) {
+    GPTConfig cfg;
+    cfg.n_layer = 3;
+    cfg.vocab_size = 11;
+    GPT m(cfg);
+    m.init_weights(1);
+    std::vector<std::string> ran;
+    m.on_op = [&](const char* op) { ran.push_back(op); };
+    std::vector<int> x(2 * 8, 3), y(2 * 8, 4);
+    m.forward(x.data(), y.data(), 2, 8);
+    m.zero_grad();
+    m.backward();
+    std::vector<std::string> listed;
+    for (auto& o : op_list(cfg, 2, 8, true))
+        if (o.op != "adamw_update") listed.push_back(o.op);
+    EXPECT_EQ(ran, listed);
 }
 
 TEST(GptModel, LearningRateSchedule) {
