@@ -12,6 +12,7 @@ namespace wlcli {
 static const Verb kVerbs[] = {
     {"info", "info [--json]                 engine version and defaults", verb_info},
     {"bench", "bench <name> [--json]         run a benchmark (see: bench)", verb_bench},
+    {"isa", "isa [markdown] [--json]        the compute-engine instruction table and costs", verb_isa},
     {"run", "run <kernel.wk> [--json]      compile a WaferKernel file and run its host block", verb_run},
     {"check", "check <kernel.wk>             compile a WaferKernel file; print its diagnostics", verb_check},
     {"train", "train --config F [--data F] [--steps N] [--json] [--out CKPT]  train the reference GPT", verb_train},

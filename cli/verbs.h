@@ -14,6 +14,7 @@ struct Verb {
 
 int verb_info(const Args& args);
 int verb_bench(const Args& args);
+int verb_isa(const Args& args);        // verb_isa.cpp: instruction table, docs/cost-model.md
 int verb_run(const Args& args);        // verb_run.cpp: WaferKernel files
 int verb_check(const Args& args);      // verb_run.cpp
 int verb_train(const Args& args);      // verb_train.cpp: the reference GPT
