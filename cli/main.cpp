@@ -17,6 +17,7 @@ static const Verb kVerbs[] = {
     {"check", "check <kernel.wk>             compile a WaferKernel file; print its diagnostics", verb_check},
     {"train", "train --config F [--data F] [--steps N] [--json] [--out CKPT]  train the reference GPT", verb_train},
     {"generate", "generate --checkpoint F --prompt TEXT [--tokens N] [--temperature T] [--top-k K]  sample text", verb_generate},
+    {"compare", "compare --config F --gpu a100|h100|same-silicon [--batch B] [--gpus N] [--profile P] [--json] [--csv F]  GPU model vs wafer", verb_compare},
 };
 
 static int usage(FILE* out) {

@@ -19,6 +19,7 @@ int verb_run(const Args& args);        // verb_run.cpp: WaferKernel files
 int verb_check(const Args& args);      // verb_run.cpp
 int verb_train(const Args& args);      // verb_train.cpp: the reference GPT
 int verb_generate(const Args& args);   // verb_generate.cpp
+int verb_compare(const Args& args);    // verb_compare.cpp: GPU model vs wafer estimate
 
 // Benchmarks, dispatched by verb_bench (verb_bench.cpp).
 int bench_gpt(const Args& args);   // bench_gpt.cpp

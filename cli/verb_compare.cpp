@@ -1,0 +1,115 @@
+// verb_compare.cpp: `waferlab-cli compare` — one GPT step on a modelled GPU next
+// to the same op list on the wafer (analytical estimate), op by op, then totals.
+//   waferlab-cli compare --config models/gpt2-small.cfg --gpu a100|a100-40gb|h100|same-silicon
+//       [--batch B] [--gpus N] [--accum N] [--profile reference-fp32|pytorch-bf16|tuned-bf16|flash1-bf16]
+//       [--mode train|infer] [--mesh WxH] [--json] [--csv FILE]
+#include "cli/verbs.h"
+#include "engine/gpt/gpt_config.h"
+#include "engine/gpu/compare.h"
+
+#include <cstdio>
+#include <fstream>
+#include <stdexcept>
+#include <string>
+
+namespace wlcli {
+
+namespace {
+
+std::string si(double v, const char* unit) {
+    const char* p[] = {"", "k", "M", "G", "T", "P", "E"};
+    int k = 0;
+    while (v >= 1000 && k < 6) v /= 1000, ++k;
+    char b[32];
+    std::snprintf(b, sizeof b, "%.3g %s%s", v, p[k], unit);
+    return b;
+}
+
+std::string secs(double s) {
+    char b[32];
+    if (s >= 1) std::snprintf(b, sizeof b, "%.3g s", s);
+    else if (s >= 1e-3) std::snprintf(b, sizeof b, "%.3g ms", s * 1e3);
+    else std::snprintf(b, sizeof b, "%.3g us", s * 1e6);
+    return b;
+}
+
+void write_csv(const std::string& path, const wl::gpu::Comparison& c) {
+    std::ofstream f(path);
+    if (!f) throw std::runtime_error("cannot write " + path);
+    f << "op,tensor,layer,ref_flops,ref_bytes,gpu_flops,gpu_bytes,gpu_time_s,gpu_bound,wafer_time_s,wafer_bound\n";
+    for (size_t i = 0; i < c.gpu.ops.size(); ++i) {
+        const auto& g = c.gpu.ops[i];
+        const auto& w = c.wafer.ops[i];
+        char b[512];
+        std::snprintf(b, sizeof b, "%s,%s,%d,%.6g,%.6g,%.6g,%.6g,%.6g,%s,%.6g,%s\n", g.op.c_str(), g.tensor.c_str(),
+                      g.layer, g.ref_flops, g.ref_bytes, g.ex.flops, g.ex.bytes, g.time_s,
+                      wl::gpu::bound_name(g.bound), w.time_s, w.bound.c_str());
+        f << b;
+    }
+}
+
+}  // namespace
+
+int verb_compare(const Args& args) {
+    if (!args.has("config")) throw std::runtime_error("compare needs --config FILE (e.g. models/gpt2-small.cfg)");
+    wl::gpt::GPTConfig cfg = wl::gpt::load_config(args.get("config"));
+    wl::gpu::CompareOptions o;
+    o.gpu = args.get("gpu", "a100");
+    o.profile = args.get("profile", "tuned-bf16");
+    o.batch = int(args.get_int("batch", 0));
+    o.gpus = int(args.get_int("gpus", 1));
+    o.grad_accum = int(args.get_int("accum", 1));
+    const std::string mode = args.get("mode", "train");
+    if (mode != "train" && mode != "infer") throw std::runtime_error("--mode is train or infer");
+    o.with_backward = mode == "train";
+    if (args.has("mesh")) {
+        int w = 0, h = 0;
+        if (std::sscanf(args.get("mesh").c_str(), "%dx%d", &w, &h) != 2 || w < 1 || h < 1)
+            throw std::runtime_error("--mesh expects WxH, e.g. 16x16");
+        o.mesh.w = w;
+        o.mesh.h = h;
+    }
+    if (o.batch < 0 || o.gpus < 1 || o.grad_accum < 1) throw std::runtime_error("--batch, --gpus, --accum must be >= 1");
+    const wl::gpu::Comparison c = wl::gpu::compare(cfg, o);
+    if (args.has("csv")) write_csv(args.get("csv"), c);
+    if (args.has("json")) {
+        std::printf("%s\n", wl::gpu::to_json(c).dump().c_str());
+        return 0;
+    }
+
+    const auto& g = c.gpu;
+    const auto& w = c.wafer;
+    std::printf("GPT: %d layers, %d heads, %d wide, T=%d, V=%d%s, %s parameters; %s, B=%d per GPU\n", c.cfg.n_layer,
+                c.cfg.n_head, c.cfg.n_embd, g.opt.T, c.cfg.vocab_size, c.vocab_assumed ? " (assumed)" : "",
+                si(double(wl::gpt::count_parameters(c.cfg)), "").c_str(), mode == "train" ? "training step" : "one forward",
+                g.opt.B);
+    std::printf("GPU:   %s, profile %s\nwafer: %s (%s)\n\n", g.gpu.name.c_str(), g.profile.id.c_str(),
+                w.wafer.name.c_str(), w.kind.c_str());
+    std::printf("%-30s %-13s %11s %11s %10s %-8s %10s %-8s\n", "op", "tensor", "FLOPs", "GPU bytes", "GPU time",
+                "bound", "wafer", "bound");
+    for (size_t i = 0; i < g.ops.size(); ++i) {
+        const auto& t = g.ops[i];
+        std::printf("%-30s %-13s %11s %11s %10s %-8s %10s %-8s\n", t.op.c_str(), t.tensor.c_str(),
+                    si(t.ref_flops, "").c_str(), si(t.ex.bytes, "B").c_str(), secs(t.time_s).c_str(),
+                    wl::gpu::bound_name(t.bound), secs(w.ops[i].time_s).c_str(), w.ops[i].bound.c_str());
+    }
+    std::printf("\nGPU step (per GPU, %d micro-batch%s): %s  [compute %s, memory %s, launch %s]  %.1f%% of peak\n",
+                g.opt.grad_accum, g.opt.grad_accum > 1 ? "es" : "", secs(g.compute_s).c_str(),
+                secs(g.time_by_bound[0]).c_str(), secs(g.time_by_bound[1]).c_str(), secs(g.time_by_bound[2]).c_str(),
+                100 * g.mfu);
+    if (g.opt.gpus > 1)
+        std::printf("all-reduce over %d GPUs (%s): %s of gradients in %s; step %s; %s tokens/s\n", g.opt.gpus,
+                    g.allreduce.link.c_str(), si(g.allreduce.bytes, "B").c_str(), secs(g.allreduce.seconds).c_str(),
+                    secs(g.step_s).c_str(), si(g.tokens_per_s, "").c_str());
+    std::printf("GPU memory: %s\n", g.mem.verdict.c_str());
+    std::printf("wafer step: %s  (%.1f%% of its %s fp32 peak); %s\n", secs(w.step_s).c_str(), 100 * w.utilisation,
+                si(w.wafer.peak_flops(), "FLOP/s").c_str(), w.verdict.c_str());
+    std::printf("ratio GPU/wafer: %.3g (%s)\n", c.ratio, c.ratio > 1 ? "the wafer is faster" : "the GPU is faster");
+    for (const auto& p : c.projections)
+        std::printf("projection %-5s %s per step (%s tokens/s): %s\n", p.wafer.id.c_str(), secs(p.step_s).c_str(),
+                    si(p.tokens_per_s, "").c_str(), p.verdict.c_str());
+    std::printf("\n%s\n%s\n", c.gpu_sentence.c_str(), c.wafer_sentence.c_str());
+    return 0;
+}
+
+}  // namespace wlcli

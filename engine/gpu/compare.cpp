@@ -1,0 +1,133 @@
+// compare.cpp: glue between the GPU model and the wafer estimate, plus the
+// plain-language sentences shown under the charts.
+#include "engine/gpu/compare.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <stdexcept>
+
+namespace wl::gpu {
+
+GpuPreset gpu_by_id(const std::string& id, const WaferSpec& emulated) {
+    if (id == "a100") return a100_sxm_80gb();
+    if (id == "a100-40gb") return a100_sxm_40gb();
+    if (id == "h100") return h100_sxm();
+    if (id == "same-silicon")
+        return same_silicon(emulated.pes(), emulated.clock_hz, emulated.simd_fp32, emulated.sram_bytes());
+    throw std::invalid_argument("unknown GPU '" + id + "' (a100 | a100-40gb | h100 | same-silicon)");
+}
+
+static std::string fmt_time(double s) {
+    char b[32];
+    if (s >= 1) std::snprintf(b, sizeof b, "%.3g s", s);
+    else if (s >= 1e-3) std::snprintf(b, sizeof b, "%.3g ms", s * 1e3);
+    else std::snprintf(b, sizeof b, "%.3g us", s * 1e6);
+    return b;
+}
+
+static std::string gpu_sentence(const GpuStep& s) {
+    const double total = s.time_by_bound[0] + s.time_by_bound[1] + s.time_by_bound[2];
+    const double fc = s.time_by_bound[0] / total, fm = s.time_by_bound[1] / total, fl = s.time_by_bound[2] / total;
+    char b[640];
+    const char* why;
+    if (fl >= fc && fl >= fm)
+        why = "the ops are so small that the ~5 us it costs the host to launch each kernel is longer than the "
+              "kernel itself: the GPU mostly waits for work";
+    else if (fm >= fc)
+        why = "most kernels move more bytes than they compute on (low arithmetic intensity), so HBM bandwidth, not "
+              "the tensor cores, sets the pace: the memory wall";
+    else
+        why = s.gpu.bf16_flops > s.gpu.fp32_flops
+                  ? "the big matrix multiplies dominate and they reuse each byte many times, so the tensor cores "
+                    "are the limit"
+                  : "the matrix multiplies dominate and reuse each byte many times, so its arithmetic units are "
+                    "the limit";
+    std::snprintf(b, sizeof b,
+                  "On the %s (%s), %.0f%% of the step is compute-bound, %.0f%% memory-bound and %.0f%% "
+                  "launch-bound: %s. It reaches %.1f%% of its peak.%s",
+                  s.gpu.name.c_str(), s.profile.id.c_str(), 100 * fc, 100 * fm, 100 * fl, why, 100 * s.mfu,
+                  s.mem.fits ? "" : " The model does not fit in its memory at this batch.");
+    return b;
+}
+
+static std::string wafer_sentence(const WaferEstimate& e, const GpuStep& g) {
+    double by[5] = {0, 0, 0, 0, 0};   // compute, sram, fabric, stream, latency
+    const char* names[5] = {"compute", "sram", "fabric", "stream", "latency"};
+    for (const WaferOpTime& t : e.ops)
+        for (int k = 0; k < 5; ++k)
+            if (t.bound == names[k]) by[k] += t.time_s;
+    const int top = int(std::max_element(by, by + 5) - by);
+    const char* why[5] = {
+        "each PE's own arithmetic sets the pace: operands sit in the PE's SRAM next to the ALU, so there is no "
+        "memory wall, only the wafer's total FLOP/s",
+        "SRAM ports (2 reads + 1 write per cycle) set the pace",
+        "moving activations between PEs over the mesh links sets the pace: the communication wall moves onto "
+        "the wafer",
+        "the weights do not fit in SRAM and stream in from off-wafer memory: the memory wall returns at the "
+        "wafer's edge",
+        "the ops are so small that filling and draining the mesh (W + H hops) dominates"};
+    char b[640];
+    std::snprintf(b, sizeof b,
+                  "The wafer (%s, %s) takes %s per step vs the GPU's %s: %s. No kernel launches: tasks start when "
+                  "data arrives. %s",
+                  e.wafer.name.c_str(), e.kind.c_str(), fmt_time(e.step_s).c_str(), fmt_time(g.step_s).c_str(),
+                  why[top], e.verdict.c_str());
+    return b;
+}
+
+Comparison compare(const gpt::GPTConfig& cfg_in, const CompareOptions& o) {
+    Comparison c;
+    c.cfg = cfg_in;
+    if (c.cfg.vocab_size <= 0) {
+        c.cfg.vocab_size = o.vocab_if_unset;
+        c.vocab_assumed = true;
+    }
+    const int B = o.batch > 0 ? o.batch : c.cfg.batch_size;
+    const int T = o.T > 0 ? o.T : c.cfg.block_size;
+    WaferSpec em = emulated_wafer(o.mesh, o.clock_hz);
+    GpuPreset g = gpu_by_id(o.gpu, em);
+    ExecProfile p = profile_by_id(o.profile);
+    if (g.id == "same-silicon") p.gemm_precision = Precision::FP32;   // peaks are all fp32 there
+    StepOptions so;
+    so.B = B;
+    so.T = T;
+    so.with_backward = o.with_backward;
+    so.grad_accum = o.grad_accum;
+    so.gpus = o.gpus;
+    c.gpu = model_step(c.cfg, g, p, so);
+    c.wafer = estimate_wafer(c.cfg, em, B, T, o.with_backward, o.grad_accum);
+    for (const WaferSpec& w : {wse2(), wse3()})
+        c.projections.push_back(estimate_wafer(c.cfg, w, B, T, o.with_backward, o.grad_accum));
+    // Per-replica comparison: one GPU's step against one wafer's step on the same micro-batch.
+    c.ratio = c.gpu.compute_s / c.wafer.step_s;
+    c.gpu_sentence = gpu_sentence(c.gpu);
+    c.wafer_sentence = wafer_sentence(c.wafer, c.gpu);
+    return c;
+}
+
+nlohmann::json to_json(const Comparison& c) {
+    nlohmann::json proj = nlohmann::json::array();
+    for (const WaferEstimate& e : c.projections) {
+        nlohmann::json j = to_json(e);
+        j.erase("ops");   // totals only: the per-op rows are the emulated wafer's
+        proj.push_back(j);
+    }
+    return {{"config",
+             {{"n_layer", c.cfg.n_layer},
+              {"n_head", c.cfg.n_head},
+              {"n_embd", c.cfg.n_embd},
+              {"block_size", c.cfg.block_size},
+              {"vocab_size", c.cfg.vocab_size},
+              {"vocab_assumed", c.vocab_assumed},
+              {"parameters", gpt::count_parameters(c.cfg)}}},
+            {"gpu", to_json(c.gpu)},
+            {"wafer", to_json(c.wafer)},
+            {"projections", proj},
+            {"ratio_gpu_over_wafer", c.ratio},
+            {"gpu_sentence", c.gpu_sentence},
+            {"wafer_sentence", c.wafer_sentence}};
+}
+
+nlohmann::json compare_json(const gpt::GPTConfig& cfg, const CompareOptions& o) { return to_json(compare(cfg, o)); }
+
+}  // namespace wl::gpu

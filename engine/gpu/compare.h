@@ -1,0 +1,50 @@
+// compare.h: the wafer-versus-GPU comparison the CLI verb, the app window and
+// the JS hook share: one GPT config, one GPU (preset + profile), the emulated
+// wafer estimate, and its projections to WSE-2 and WSE-3.
+//
+//   CompareOptions o; o.gpu = "a100"; o.profile = "tuned-bf16";
+//   Comparison c = compare(cfg, o);             // or compare_json(cfg, o)
+#pragma once
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "engine/fabric/machine.h"
+#include "engine/gpt/gpt_config.h"
+#include "engine/gpu/gpu_model.h"
+#include "engine/gpu/wafer_estimate.h"
+
+namespace wl::gpu {
+
+struct CompareOptions {
+    std::string gpu = "a100";              // a100 | a100-40gb | h100 | same-silicon
+    std::string profile = "tuned-bf16";    // reference-fp32 | pytorch-bf16 | tuned-bf16 | flash1-bf16
+    int batch = 0;                         // micro-batch per GPU; 0: the config's batch_size
+    int T = 0;                             // 0: the config's block_size
+    int gpus = 1;
+    int grad_accum = 1;
+    bool with_backward = true;             // false: one forward (inference)
+    MachineConfig mesh;                    // the emulated wafer
+    double clock_hz = 1.1e9;
+    int vocab_if_unset = 65;               // configs with vocab_size = 0 take it from a tokenizer
+};
+
+GpuPreset gpu_by_id(const std::string& id, const WaferSpec& emulated);   // throws std::invalid_argument
+
+struct Comparison {
+    gpt::GPTConfig cfg;          // with vocab_size filled in
+    bool vocab_assumed = false;
+    GpuStep gpu;
+    WaferEstimate wafer;         // the emulated mesh
+    std::vector<WaferEstimate> projections;   // WSE-2, WSE-3
+    double ratio = 0;            // GPU step time / wafer step time (> 1: the wafer is faster)
+    std::string gpu_sentence;    // what bounds the GPU here, in plain words
+    std::string wafer_sentence;  // why the wafer differs
+};
+
+Comparison compare(const gpt::GPTConfig& cfg, const CompareOptions& o);
+nlohmann::json to_json(const Comparison& c);
+nlohmann::json compare_json(const gpt::GPTConfig& cfg, const CompareOptions& o);   // compare() then to_json()
+
+}  // namespace wl::gpu

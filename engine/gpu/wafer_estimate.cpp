@@ -1,0 +1,254 @@
+// wafer_estimate.cpp: the analytical wafer estimate. Costs come from the ISA
+// table (engine/fabric/isa.h), so a change to an instruction's cost moves it.
+#include "engine/gpu/wafer_estimate.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "engine/fabric/isa.h"
+#include "engine/gpu/gpu_model.h"
+
+namespace wl::gpu {
+
+namespace {
+const char* kBriefWafer = "WaferLab BRIEF.md hardware table (Cerebras SDK docs, vendor figures)";
+const char* kIoUnconfirmed =
+    "NOT CONFIRMED by a source we could retrieve: CS-2/CS-3 system I/O taken as 12 x 100 GbE = 1.2 Tb/s = 150 GB/s "
+    "each way (the figure Cerebras quoted for CS-2); conservative, since MemoryX/SwarmX may aggregate more";
+
+double per_elem(Op op) { return op_info(op).per_elem; }
+double base_cycles(Op op) { return op_info(op).base_cycles; }
+}  // namespace
+
+WaferSpec emulated_wafer(const MachineConfig& mc, double clock_hz) {
+    WaferSpec s;
+    s.id = "emulated";
+    s.w = mc.w;
+    s.h = mc.h;
+    s.clock_hz = clock_hz;
+    s.simd_fp32 = mc.simd_fp32;
+    s.sram_bytes_per_pe = mc.sram_bytes;
+    s.io_bytes_per_s = 2.0 * (mc.w + mc.h) * 4.0 * clock_hz;
+    char b[128];
+    std::snprintf(b, sizeof b, "emulated mesh %d x %d PEs, %d fp32 lane(s), %.2f GHz", s.w, s.h, s.simd_fp32,
+                  clock_hz / 1e9);
+    s.name = b;
+    s.sources = {{"mesh, SRAM, SIMD", "MachineConfig", "engine/fabric/machine.h defaults"},
+                 {"clock", "1.1 GHz", "Hot Chips 34 (BRIEF.md); the SDK examples use 0.85 GHz"},
+                 {"I/O", "mesh edge: 2 (W+H) links x 4 B/cycle", "one 32-bit wavelet per link per cycle (BRIEF.md)"}};
+    return s;
+}
+
+WaferSpec wse2() {
+    WaferSpec s;
+    s.id = "wse2";
+    s.name = "Cerebras WSE-2 (user grid 757 x 996), fp32 at the emulator's cost model";
+    s.w = 757;
+    s.h = 996;
+    s.io_bytes_per_s = 150e9;
+    s.sources = {{"grid", "757 x 996 (850,000 cores on the wafer)", kBriefWafer},
+                 {"SRAM", "48 KiB per PE (40 GB on the wafer)", kBriefWafer},
+                 {"clock", "1.1 GHz", "Hot Chips 34 (BRIEF.md)"},
+                 {"I/O for weight streaming", "150 GB/s", kIoUnconfirmed}};
+    return s;
+}
+
+WaferSpec wse3() {
+    WaferSpec s = wse2();
+    s.id = "wse3";
+    s.name = "Cerebras WSE-3 (grid about 762 x 1172), fp32 at the emulator's cost model";
+    s.w = 762;
+    s.h = 1172;
+    s.sources[0] = {"grid", "about 762 x 1172 (900,000 cores on the wafer)", kBriefWafer};
+    s.sources[1] = {"SRAM", "48 KiB per PE (44 GB on the wafer)", kBriefWafer};
+    return s;
+}
+
+// [SECTION] per-op cycles
+
+namespace {
+struct Cyc {
+    double compute = 0, sram = 0, fabric = 0, stream = 0, latency = 0;
+};
+
+Cyc op_cycles(const gpt::OpInfo& op, const gpt::GPTConfig& cfg, const WaferSpec& w, int B, int T, bool streaming) {
+    const double P = double(w.pes()), S = w.simd_fp32, BT = double(B) * T, C = cfg.n_embd, NH = cfg.n_head,
+                 hs = C / NH, V = cfg.vocab_size;
+    const double pairs = double(B) * NH * T * (T + 1) / 2.0;
+    Cyc c;
+    c.latency = w.w + w.h;                          // fill and drain across the mesh
+    c.sram = op.bytes / (P * 12.0);                 // 2 reads + 1 write of 4 bytes per cycle per PE
+    c.compute = op.flops / (P * S);                 // one element op per lane per cycle
+    const std::string& n = op.op;
+    GemmShape g;
+    if (gemm_shape(op, cfg, B, T, &g)) {
+        // Weight-stationary: rows of the mesh split IC, columns split OC. Per token each PE runs ic_t fmacs of
+        // length oc_t (base + ceil(oc_t * per / simd) cycles each), receives ic_t inputs along its row and
+        // forwards oc_t partial sums down its column: the two links work in parallel.
+        const double count = std::max(1.0, std::round(op.flops / (2 * g.N * g.IC * g.OC)));   // 1 fwd, 2 bwd
+        const double ic_t = std::ceil(g.IC / w.h), oc_t = std::ceil(g.OC / w.w);
+        const double fm = base_cycles(Op::FMACS) + std::ceil(oc_t * per_elem(Op::FMACS) / S);
+        c.compute = count * g.N * ic_t * fm;
+        c.sram = count * g.N * ic_t * oc_t;   // each fmac element reads 2 words and writes 1: one port-cycle
+        c.fabric = count * g.N * std::max(ic_t, oc_t);
+        if (streaming) {
+            const double wbytes = 4 * g.IC * g.OC * (n == "matmul_backward" ? 2 : 1);   // weights in, grads out
+            c.stream = wbytes / w.io_bytes_per_s * w.clock_hz;
+        }
+    } else if (n == "attention_forward" || n == "attention_backward") {
+        const bool fwd = n == "attention_forward";
+        // Query rows spread over the PEs; K and V of each (b, head) stream past the PEs holding its rows.
+        c.compute = op.flops / 2 / (P * S) + pairs * per_elem(Op::FEXPS) * (fwd ? 1 : 0) / (P * S);
+        const double rows_per_pe = std::ceil(double(B) * NH * T / P);
+        const double streams = std::max(1.0, std::ceil(rows_per_pe / T));
+        c.fabric = streams * (fwd ? 2 : 4) * T * hs;
+    } else if (n == "gelu_forward" || n == "gelu_backward") {
+        c.compute += BT * 4 * C * (per_elem(Op::FTANHS) - 1) / (P * S);
+    } else if (n == "softmax_forward") {
+        c.compute += BT * V * (per_elem(Op::FEXPS) - 1) / (P * S);
+    } else if (n == "layernorm_forward" || n == "layernorm_backward") {
+        c.compute += BT * per_elem(Op::FRSQRTS) / (P * S);
+        c.latency *= 2;   // reduce a row across the mesh, then broadcast mean and rstd back
+    } else if (n == "adamw_update") {
+        if (streaming) return Cyc{};   // runs off-wafer (MemoryX) while weights stream: not modelled here
+        const double params = double(gpt::count_parameters(cfg));
+        c.compute += params * (per_elem(Op::FRSQRTS) + op_info(Op::FDIV).base_cycles) / (P * S);
+    }
+    return c;
+}
+}  // namespace
+
+WaferEstimate estimate_wafer(const gpt::GPTConfig& cfg, const WaferSpec& w, int B, int T, bool with_backward,
+                             int grad_accum) {
+    WaferEstimate e;
+    e.wafer = w;
+    e.B = B;
+    e.T = T;
+    e.grad_accum = std::max(1, grad_accum);
+    e.with_backward = with_backward;
+    // What must live in SRAM (fp32, the reference's layout): weights, grads, m, v, saved activations.
+    const double P = double(gpt::count_parameters(cfg));
+    const double BT = double(B) * T, C = cfg.n_embd, V = cfg.vocab_size, NH = cfg.n_head, L = cfg.n_layer;
+    e.sram_weights = 4 * P * (with_backward ? 4 : 1);
+    const double per_tok = (with_backward ? L : 1.0) * (18 * C + 4 + NH * T) + 2 * C + 3 + 2 * V;
+    e.sram_activations = 4 * BT * per_tok;
+    e.sram_needed = e.sram_weights + e.sram_activations;
+    const double have = w.sram_bytes();
+    e.fits_sram = e.sram_needed <= have;
+    e.weight_streaming = !e.fits_sram;
+    // Streaming keeps activations plus double-buffered weights of the largest layer on the wafer.
+    const double layer_w = 4 * 2 * std::max(12 * C * C, C * V);
+    e.activations_fit = e.sram_activations + (e.weight_streaming ? layer_w : 0) <= have;
+    auto mb = [](double v) {
+        char t[32];
+        if (v >= 1e9) std::snprintf(t, sizeof t, "%.3g GB", v / 1e9);
+        else std::snprintf(t, sizeof t, "%.3g MB", v / 1e6);
+        return std::string(t);
+    };
+    char b[320];
+    if (e.fits_sram)
+        std::snprintf(b, sizeof b, "fits in SRAM: %s of %s; weights stay on the wafer", mb(e.sram_needed).c_str(),
+                      mb(have).c_str());
+    else if (e.activations_fit)
+        std::snprintf(b, sizeof b,
+                      "weights (%s with grads and AdamW state) exceed SRAM (%s): weight streaming, activations stay "
+                      "on the wafer",
+                      mb(e.sram_weights).c_str(), mb(have).c_str());
+    else
+        std::snprintf(b, sizeof b,
+                      "does not fit: activations alone need %s of %s SRAM even with weight streaming; use a smaller "
+                      "batch or recompute activations (the estimate assumes they fit)",
+                      mb(e.sram_activations).c_str(), mb(have).c_str());
+    e.verdict = b;
+
+    double ref_micro = 0, ref_opt = 0;
+    for (const gpt::OpInfo& op : gpt::op_list(cfg, B, T, with_backward)) {
+        Cyc c = op_cycles(op, cfg, w, B, T, e.weight_streaming);
+        WaferOpTime t;
+        t.op = op.op;
+        t.tensor = op.tensor;
+        t.layer = op.layer;
+        t.flops = op.flops;
+        t.bytes = op.bytes;
+        const double hz = w.clock_hz;
+        t.compute_s = c.compute / hz;
+        t.sram_s = c.sram / hz;
+        t.fabric_s = c.fabric / hz;
+        t.stream_s = c.stream / hz;
+        t.latency_s = c.latency / hz;
+        const double body = std::max({t.compute_s, t.sram_s, t.fabric_s, t.stream_s});
+        t.time_s = body + t.latency_s;
+        t.bound = c.compute + c.latency == 0    ? "off-wafer"
+                  : t.latency_s > body          ? "latency"
+                  : body == t.compute_s         ? "compute"
+                  : body == t.stream_s          ? "stream"
+                  : body == t.fabric_s          ? "fabric"
+                                                : "sram";
+        t.intensity = op.bytes > 0 ? op.flops / op.bytes : 0;
+        t.achieved_flops = t.time_s > 0 ? op.flops / t.time_s : 0;
+        const bool opt = op.op == "adamw_update";
+        (opt ? e.optimizer_s : e.micro_s) += t.time_s;
+        (opt ? ref_opt : ref_micro) += op.flops;
+        e.ops.push_back(std::move(t));
+    }
+    e.step_s = e.grad_accum * e.micro_s + e.optimizer_s;
+    e.tokens_per_s = BT * e.grad_accum / e.step_s;
+    e.ref_flops_per_step = e.grad_accum * ref_micro + ref_opt;
+    e.achieved_flops = e.ref_flops_per_step / e.step_s;
+    e.utilisation = e.achieved_flops / w.peak_flops();
+    return e;
+}
+
+nlohmann::json to_json(const WaferSpec& w) {
+    nlohmann::json src = nlohmann::json::array();
+    for (auto& x : w.sources) src.push_back({{"what", x.what}, {"value", x.value}, {"source", x.source}});
+    return {{"id", w.id},           {"name", w.name},
+            {"w", w.w},             {"h", w.h},
+            {"pes", w.pes()},       {"clock_hz", w.clock_hz},
+            {"simd_fp32", w.simd_fp32}, {"sram_bytes_per_pe", w.sram_bytes_per_pe},
+            {"sram_bytes", w.sram_bytes()}, {"peak_flops", w.peak_flops()},
+            {"io_bytes_per_s", w.io_bytes_per_s}, {"sources", src}};
+}
+
+nlohmann::json to_json(const WaferEstimate& e) {
+    nlohmann::json ops = nlohmann::json::array();
+    for (const WaferOpTime& t : e.ops)
+        ops.push_back({{"op", t.op},
+                       {"tensor", t.tensor},
+                       {"layer", t.layer},
+                       {"flops", t.flops},
+                       {"bytes", t.bytes},
+                       {"compute_s", t.compute_s},
+                       {"sram_s", t.sram_s},
+                       {"fabric_s", t.fabric_s},
+                       {"stream_s", t.stream_s},
+                       {"latency_s", t.latency_s},
+                       {"time_s", t.time_s},
+                       {"bound", t.bound},
+                       {"intensity", t.intensity},
+                       {"achieved_flops", t.achieved_flops}});
+    return {{"wafer", to_json(e.wafer)},
+            {"kind", e.kind},
+            {"batch", e.B},
+            {"T", e.T},
+            {"grad_accum", e.grad_accum},
+            {"with_backward", e.with_backward},
+            {"ops", ops},
+            {"micro_s", e.micro_s},
+            {"optimizer_s", e.optimizer_s},
+            {"step_s", e.step_s},
+            {"tokens_per_s", e.tokens_per_s},
+            {"ref_flops_per_step", e.ref_flops_per_step},
+            {"achieved_flops", e.achieved_flops},
+            {"utilisation", e.utilisation},
+            {"sram_needed", e.sram_needed},
+            {"sram_weights", e.sram_weights},
+            {"sram_activations", e.sram_activations},
+            {"fits_sram", e.fits_sram},
+            {"weight_streaming", e.weight_streaming},
+            {"activations_fit", e.activations_fit},
+            {"verdict", e.verdict}};
+}
+
+}  // namespace wl::gpu

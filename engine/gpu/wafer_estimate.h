@@ -1,0 +1,81 @@
+// wafer_estimate.h: the same op list on the wafer, as an ANALYTICAL ESTIMATE
+// from the fabric's cost model (engine/fabric/isa.h, docs/cost-model.md), not a
+// measurement. When the GPT runs on the mesh, measured emulated cycles replace
+// it op by op (same WaferOpTime rows).
+//
+// Per op, in compute-engine cycles on a W x H mesh of P PEs:
+//   compute = FMACs (or element ops) / (P x simd_fp32), transcendental ops at their
+//             table cost (fexps, ftanhs, frsqrts per element);
+//   sram    = bytes / (P x 12 B/cycle)  (2 x 32-bit reads + 1 x 32-bit write per cycle);
+//   fabric  = the wavelets a PE must receive or send (one per link per cycle):
+//             GEMM: weight-stationary tiles, x broadcast along rows, partial sums
+//             reduced down columns; attention: K and V streamed past each PE;
+//   stream  = weights in (and weight gradients out) through the wafer's I/O when
+//             parameters + AdamW state do not fit in SRAM (weight streaming);
+//   time    = max(compute, sram, fabric, stream) + (W + H) cycles of fill/drain.
+// Assumptions, each written down in docs/gpu-model.md.
+#pragma once
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "engine/fabric/machine.h"
+#include "engine/gpt/gpt.h"
+#include "engine/gpu/gpu_preset.h"
+
+namespace wl::gpu {
+
+struct WaferSpec {
+    std::string id;              // "emulated", "wse2", "wse3"
+    std::string name;
+    int w = 8, h = 8;            // PEs
+    double clock_hz = 1.1e9;
+    int simd_fp32 = 1;
+    double sram_bytes_per_pe = 48 * 1024;
+    double io_bytes_per_s = 0;   // weight streaming in + out of the wafer
+    std::vector<Sourced> sources;
+    long long pes() const { return (long long)w * h; }
+    double peak_flops() const { return double(pes()) * simd_fp32 * 2.0 * clock_hz; }   // fp32 FMA
+    double sram_bytes() const { return double(pes()) * sram_bytes_per_pe; }
+};
+
+// The emulated mesh (MachineConfig), at the given clock. Its I/O is the mesh edge:
+// 2 (W + H) links of 4 bytes per cycle.
+WaferSpec emulated_wafer(const MachineConfig& mc = {}, double clock_hz = 1.1e9);
+WaferSpec wse2();   // 757 x 996 user grid (BRIEF.md)
+WaferSpec wse3();   // 762 x 1172
+
+struct WaferOpTime {
+    std::string op, tensor;
+    int layer = -1;
+    double flops = 0, bytes = 0;   // the reference's counts (op_list)
+    double compute_s = 0, sram_s = 0, fabric_s = 0, stream_s = 0, latency_s = 0, time_s = 0;
+    std::string bound;             // "compute", "sram", "fabric", "stream", "latency"
+    double intensity = 0;          // flops / bytes
+    double achieved_flops = 0;
+};
+
+struct WaferEstimate {
+    WaferSpec wafer;
+    std::string kind = "analytical estimate";   // becomes "measured" when the mesh GPT lands
+    int B = 1, T = 1, grad_accum = 1;
+    bool with_backward = true;
+    std::vector<WaferOpTime> ops;
+    double micro_s = 0, optimizer_s = 0, step_s = 0, tokens_per_s = 0;
+    double ref_flops_per_step = 0, achieved_flops = 0, utilisation = 0;
+    double sram_needed = 0;        // params + grads + AdamW + activations, fp32
+    double sram_weights = 0;       // params + grads + AdamW
+    double sram_activations = 0;
+    bool fits_sram = true;         // everything resident
+    bool weight_streaming = false; // weights live off-wafer and stream in per layer
+    bool activations_fit = true;
+    std::string verdict;
+};
+
+WaferEstimate estimate_wafer(const gpt::GPTConfig& cfg, const WaferSpec& w, int B, int T, bool with_backward,
+                             int grad_accum = 1);
+nlohmann::json to_json(const WaferSpec& w);
+nlohmann::json to_json(const WaferEstimate& e);
+
+}  // namespace wl::gpu

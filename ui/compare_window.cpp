@@ -1,0 +1,273 @@
+// compare_window.cpp: drawing only; every number comes from wl::gpu::compare().
+//
+// Index of this file:
+// [SECTION] settings and recompute
+// [SECTION] totals
+// [SECTION] bars per op
+// [SECTION] roofline
+#include "ui/compare_window.h"
+
+#include "engine/gpt/gpt_config.h"
+
+#include <imgui.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <vector>
+
+namespace wlui {
+
+namespace {
+const ImU32 kGpuCol = IM_COL32(90, 160, 255, 255);
+const ImU32 kWaferCol = IM_COL32(255, 165, 60, 255);
+const ImU32 kGrid = IM_COL32(255, 255, 255, 40);
+const ImU32 kText = IM_COL32(220, 220, 220, 255);
+const char* kModels[] = {"gpt-nano", "gpt-micro", "gpt2-small"};
+const char* kGpus[] = {"a100", "a100-40gb", "h100", "same-silicon"};
+const char* kProfiles[] = {"tuned-bf16", "pytorch-bf16", "reference-fp32", "flash1-bf16"};
+
+std::string secs(double s) {
+    char b[32];
+    if (s >= 1) std::snprintf(b, sizeof b, "%.3g s", s);
+    else if (s >= 1e-3) std::snprintf(b, sizeof b, "%.3g ms", s * 1e3);
+    else std::snprintf(b, sizeof b, "%.3g us", s * 1e6);
+    return b;
+}
+
+template <size_t N>
+bool combo(const char* label, std::string& value, const char* (&items)[N]) {
+    bool changed = false;
+    if (ImGui::BeginCombo(label, value.c_str())) {
+        for (const char* it : items)
+            if (ImGui::Selectable(it, value == it)) value = it, changed = true;
+        ImGui::EndCombo();
+    }
+    return changed;
+}
+}  // namespace
+
+// [SECTION] settings and recompute
+
+CompareWindow::CompareWindow() = default;
+
+void CompareWindow::set(const std::string& model, const std::string& gpu, const std::string& profile, int batch,
+                        int gpus) {
+    model_ = model;
+    gpu_ = gpu;
+    profile_ = profile;
+    batch_ = batch;
+    gpus_ = std::max(1, gpus);
+    dirty_ = true;
+}
+
+void CompareWindow::recompute() {
+    dirty_ = false;
+    try {
+        wl::gpt::GPTConfig cfg = wl::gpt::load_config(models_dir + "/" + model_ + ".cfg");
+        wl::gpu::CompareOptions o;
+        o.gpu = gpu_;
+        o.profile = profile_;
+        o.batch = batch_;
+        o.gpus = gpus_;
+        o.with_backward = !infer_;
+        cmp_ = wl::gpu::compare(cfg, o);
+        ok_ = true;
+        error_.clear();
+    } catch (const std::exception& e) {
+        ok_ = false;
+        error_ = e.what();
+    }
+}
+
+void CompareWindow::draw(bool* open) {
+    ImGui::SetNextWindowSize(ImVec2(820, 720), ImGuiCond_FirstUseEver);
+    if (!ImGui::Begin("Wafer vs GPU", open)) {
+        ImGui::End();
+        return;
+    }
+    ImGui::PushItemWidth(140);
+    dirty_ |= combo("model", model_, kModels);
+    ImGui::SameLine();
+    dirty_ |= combo("GPU", gpu_, kGpus);
+    ImGui::SameLine();
+    dirty_ |= combo("profile", profile_, kProfiles);
+    dirty_ |= ImGui::InputInt("batch (0: config)", &batch_);
+    ImGui::SameLine();
+    dirty_ |= ImGui::InputInt("GPUs", &gpus_);
+    ImGui::SameLine();
+    dirty_ |= ImGui::Checkbox("inference", &infer_);
+    ImGui::PopItemWidth();
+    batch_ = std::max(0, batch_);
+    gpus_ = std::clamp(gpus_, 1, 4096);
+    if (dirty_) recompute();
+    if (!ok_) {
+        ImGui::TextColored(ImVec4(1, 0.4f, 0.4f, 1), "%s", error_.c_str());
+        ImGui::End();
+        return;
+    }
+    draw_totals();
+    ImGui::Separator();
+    draw_bars();
+    ImGui::Separator();
+    draw_roofline();
+    ImGui::End();
+}
+
+// [SECTION] totals
+
+void CompareWindow::draw_totals() {
+    const auto& g = cmp_.gpu;
+    const auto& w = cmp_.wafer;
+    ImGui::TextColored(ImColor(kGpuCol), "GPU  %s, %s: %s per step (%.1f%% of peak)", g.gpu.name.c_str(),
+                       g.profile.id.c_str(), secs(g.compute_s).c_str(), 100 * g.mfu);
+    ImGui::TextColored(ImColor(kWaferCol), "Wafer  %s: %s per step (%s)", w.wafer.name.c_str(), secs(w.step_s).c_str(),
+                       w.kind.c_str());
+    ImGui::Text("GPU / wafer = %.3g  (%s)", cmp_.ratio, cmp_.ratio > 1 ? "the wafer is faster" : "the GPU is faster");
+    ImGui::TextWrapped("GPU memory: %s", g.mem.verdict.c_str());
+    ImGui::TextWrapped("Wafer SRAM: %s", w.verdict.c_str());
+    if (g.opt.gpus > 1)
+        ImGui::Text("All-reduce over %d GPUs (%s): %s; %.3g tokens/s", g.opt.gpus, g.allreduce.link.c_str(),
+                    secs(g.allreduce.seconds).c_str(), g.tokens_per_s);
+    for (const auto& p : cmp_.projections)
+        ImGui::Text("Projection %s: %s per step", p.wafer.id.c_str(), secs(p.step_s).c_str());
+    if (cmp_.vocab_assumed) ImGui::TextDisabled("vocabulary not set in the config: %d assumed", cmp_.cfg.vocab_size);
+}
+
+// [SECTION] bars per op
+
+void CompareWindow::draw_bars() {
+    // Sum each op kind over layers, in first-seen order.
+    struct Row {
+        std::string op;
+        double gpu = 0, wafer = 0, flops = 0, bytes = 0;
+        int n = 0;
+        double by[3] = {0, 0, 0};
+    };
+    std::vector<Row> rows;
+    std::map<std::string, size_t> at;
+    for (size_t i = 0; i < cmp_.gpu.ops.size(); ++i) {
+        const auto& t = cmp_.gpu.ops[i];
+        auto it = at.find(t.op);
+        if (it == at.end()) it = at.emplace(t.op, rows.size()).first, rows.push_back({t.op});
+        Row& r = rows[it->second];
+        r.gpu += t.time_s;
+        r.wafer += cmp_.wafer.ops[i].time_s;
+        r.flops += t.ref_flops;
+        r.bytes += t.ex.bytes;
+        r.by[int(t.bound)] += t.time_s;
+        r.n++;
+    }
+    double mx = 0;
+    for (auto& r : rows) mx = std::max({mx, r.gpu, r.wafer});
+    ImGui::Text("Time per op kind (summed over layers): ");
+    ImGui::SameLine();
+    ImGui::TextColored(ImColor(kGpuCol), "GPU");
+    ImGui::SameLine();
+    ImGui::TextColored(ImColor(kWaferCol), "wafer");
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    const float label_w = 230, bar_h = 7, row_h = 2 * bar_h + 4;
+    const float width = std::max(100.0f, ImGui::GetContentRegionAvail().x - label_w - 80);
+    for (const Row& r : rows) {
+        ImVec2 p = ImGui::GetCursorScreenPos();
+        ImGui::InvisibleButton(r.op.c_str(), ImVec2(label_w + width + 80, row_h));
+        const bool hot = ImGui::IsItemHovered();
+        dl->AddText(ImVec2(p.x, p.y + 2), hot ? IM_COL32_WHITE : kText, r.op.c_str());
+        const float x0 = p.x + label_w;
+        dl->AddRectFilled(ImVec2(x0, p.y + 1), ImVec2(x0 + float(r.gpu / mx) * width + 1, p.y + 1 + bar_h), kGpuCol);
+        dl->AddRectFilled(ImVec2(x0, p.y + 2 + bar_h), ImVec2(x0 + float(r.wafer / mx) * width + 1, p.y + 2 + 2 * bar_h),
+                          kWaferCol);
+        if (hot) {
+            const double tot = r.by[0] + r.by[1] + r.by[2];
+            ImGui::SetTooltip("%s x%d\nFLOPs %.3g, GPU bytes %.3g\nGPU %s (compute %.0f%%, memory %.0f%%, launch %.0f%%)\n"
+                              "wafer %s",
+                              r.op.c_str(), r.n, r.flops, r.bytes, secs(r.gpu).c_str(), 100 * r.by[0] / tot,
+                              100 * r.by[1] / tot, 100 * r.by[2] / tot, secs(r.wafer).c_str());
+        }
+    }
+    ImGui::TextWrapped("%s", cmp_.gpu_sentence.c_str());
+}
+
+// [SECTION] roofline
+
+void CompareWindow::draw_roofline() {
+    ImGui::Text("Roofline (log-log): achieved FLOP/s against FLOPs per byte, one point per op");
+    const ImVec2 size(std::max(200.0f, ImGui::GetContentRegionAvail().x), 300);
+    const ImVec2 o = ImGui::GetCursorScreenPos();
+    ImGui::InvisibleButton("roofline", size);
+    const bool hovered = ImGui::IsItemHovered();
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    dl->AddRectFilled(o, ImVec2(o.x + size.x, o.y + size.y), IM_COL32(20, 22, 28, 255));
+
+    const auto& g = cmp_.gpu;
+    const auto& w = cmp_.wafer;
+    const double gpu_peak = g.gpu.peak(g.profile.gemm_precision), gpu_bw = g.gpu.hbm_bytes_per_s;
+    const double w_peak = w.wafer.peak_flops(), w_bw = double(w.wafer.pes()) * 12.0 * w.wafer.clock_hz;
+    // Axis ranges from the points and roofs, in decades.
+    double xmin = 1e-2, xmax = 1e4, ymin = 1e30, ymax = std::max(gpu_peak, w_peak);
+    for (auto& t : g.ops) if (t.achieved_flops > 0) ymin = std::min(ymin, t.achieved_flops);
+    for (auto& t : w.ops) if (t.achieved_flops > 0) ymin = std::min(ymin, t.achieved_flops);
+    ymin = std::pow(10.0, std::floor(std::log10(std::max(ymin, 1.0))));
+    ymax = std::pow(10.0, std::ceil(std::log10(ymax)) + 0.2);
+    const float pad = 46;
+    auto X = [&](double v) {
+        return o.x + pad + float((std::log10(std::clamp(v, xmin, xmax)) - std::log10(xmin)) /
+                                 (std::log10(xmax) - std::log10(xmin))) * (size.x - pad - 8);
+    };
+    auto Y = [&](double v) {
+        return o.y + size.y - 18 - float((std::log10(std::clamp(v, ymin, ymax)) - std::log10(ymin)) /
+                                         (std::log10(ymax) - std::log10(ymin))) * (size.y - 26);
+    };
+    for (double d = xmin; d <= xmax * 1.01; d *= 10) {
+        dl->AddLine(ImVec2(X(d), o.y), ImVec2(X(d), o.y + size.y - 18), kGrid);
+        char b[16];
+        std::snprintf(b, sizeof b, "%g", d);
+        dl->AddText(ImVec2(X(d) - 8, o.y + size.y - 16), kText, b);
+    }
+    for (double d = ymin; d <= ymax; d *= 100) {
+        dl->AddLine(ImVec2(o.x + pad, Y(d)), ImVec2(o.x + size.x, Y(d)), kGrid);
+        char b[16];
+        std::snprintf(b, sizeof b, "%.0e", d);
+        dl->AddText(ImVec2(o.x + 2, Y(d) - 7), kText, b);
+    }
+    auto roof = [&](double peak, double bw, ImU32 col) {
+        const int n = 64;
+        ImVec2 prev;
+        for (int i = 0; i <= n; ++i) {
+            const double x = xmin * std::pow(xmax / xmin, double(i) / n);
+            ImVec2 p(X(x), Y(std::min(peak, bw * x)));
+            if (i) dl->AddLine(prev, p, col, 2.0f);
+            prev = p;
+        }
+    };
+    roof(gpu_peak, gpu_bw, kGpuCol);
+    roof(w_peak, w_bw, kWaferCol);
+
+    // Points; the nearest one under the mouse gets a tooltip.
+    const ImVec2 m = ImGui::GetIO().MousePos;
+    float best = 64;   // squared pixels
+    std::string tip;
+    auto point = [&](double I, double F, ImU32 col, const std::string& text) {
+        if (I <= 0 || F <= 0) return;
+        ImVec2 p(X(I), Y(F));
+        dl->AddCircleFilled(p, 3.0f, col);
+        const float d = (p.x - m.x) * (p.x - m.x) + (p.y - m.y) * (p.y - m.y);
+        if (hovered && d < best) best = d, tip = text;
+    };
+    char b[256];
+    for (auto& t : g.ops) {
+        std::snprintf(b, sizeof b, "GPU  %s %s\n%.3g FLOP/byte, %.3g FLOP/s\n%s, %s-bound", t.op.c_str(),
+                      t.tensor.c_str(), t.intensity, t.achieved_flops, secs(t.time_s).c_str(), wl::gpu::bound_name(t.bound));
+        point(t.intensity, t.achieved_flops, kGpuCol, b);
+    }
+    for (auto& t : w.ops) {
+        std::snprintf(b, sizeof b, "wafer  %s %s\n%.3g FLOP/byte, %.3g FLOP/s\n%s, %s-bound", t.op.c_str(),
+                      t.tensor.c_str(), t.intensity, t.achieved_flops, secs(t.time_s).c_str(), t.bound.c_str());
+        point(t.intensity, t.achieved_flops, kWaferCol, b);
+    }
+    if (!tip.empty()) ImGui::SetTooltip("%s", tip.c_str());
+    ImGui::TextWrapped("%s", cmp_.wafer_sentence.c_str());
+}
+
+}  // namespace wlui
