@@ -43,7 +43,7 @@ static uint32_t fbits(double v) {
 
 class FnGen {
 public:
-    FnGen(Instance& in, Diagnostics& d, const std::unordered_map<const Sym*, uint32_t>& offsets) : in_(in), d_(d), off_(offsets) {}
+    FnGen(Instance& in, const std::unordered_map<const Sym*, uint32_t>& offsets) : in_(in), off_(offsets) {}
 
     std::vector<PI> code;
     int max_regs = 1;
@@ -59,7 +59,6 @@ public:
 
 private:
     Instance& in_;
-    Diagnostics& d_;
     const std::unordered_map<const Sym*, uint32_t>& off_;
     std::unordered_map<const Sym*, int> reg_of_;
     int next_ = 0;
@@ -548,7 +547,7 @@ std::shared_ptr<wl::Program> generate(File& f, Checked& c, Instance& in, const s
     }
     for (Decl& dc : p.decls) {
         if ((dc.kind != DeclKind::Fn && dc.kind != DeclKind::Task) || !dc.sym) continue;
-        FnGen g(in, d, off);
+        FnGen g(in, off);
         g.function(dc);
         if (g.max_regs > kMaxFrameRegs) {
             d.error(dc.line, dc.col, (dc.kind == DeclKind::Fn ? "function " : "task ") + std::string("'") + dc.name + "' needs " + std::to_string(g.max_regs) +

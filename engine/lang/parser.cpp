@@ -65,7 +65,16 @@ private:
     }
     [[noreturn]] void fail_expected(const std::string& what) { fail(cur(), "expected " + what + ", found " + describe(cur())); }
     const Token& expect(Tok k, const char* context = nullptr) {
-        if (!at(k)) fail_expected(std::string(tok_name(k)) + (context ? std::string(" ") + context : ""));
+        if (!at(k)) {
+            std::string what = std::string(tok_name(k)) + (context ? std::string(" ") + context : "");
+            // A missing ';' belongs at the end of what came before it, not at the next line's first token.
+            if (k == Tok::Semi && i_ > 0 && cur().kind != Tok::Error) {
+                const Token& prev = toks_[i_ - 1];
+                diags_.error(prev.line, prev.col + int(prev.length), "expected " + what + ", found " + describe(cur()));
+                throw ParseError{};
+            }
+            fail_expected(what);
+        }
         return advance();
     }
     const Token& ident(const char* what) {
@@ -328,7 +337,7 @@ private:
         case Tok::KwReturn: {
             advance();
             auto s = mk(StmtKind::Return, t);
-            if (!at(Tok::Semi)) s->e0 = expr();
+            if (!at(Tok::Semi) && !at(Tok::RBrace)) s->e0 = expr();
             expect(Tok::Semi, "after the statement");
             return s;
         }
