@@ -341,7 +341,13 @@ std::vector<OpInfo> op_list(const GPTConfig& cfg, int B, int T, bool with_backwa
         if (!bwd) v.push_back({"layernorm_forward", t, l, 8 * BT * C, 4 * (2 * BT * C + 2 * C + 2 * BT)});
         else v.push_back({"layernorm_backward", t, l, 14 * BT * C, 4 * (4 * BT * C + 5 * C + 2 * BT)});
     };
-    auto nm = [](int l, const char* s) { return "l" + std::to_string(l) + "." + s; };
+    auto nm = [](int l, const char* s) {   // "l3.qkv" (appends: GCC 12 warns falsely on "l" + string)
+        std::string r = "l";
+        r += std::to_string(l);
+        r += '.';
+        r += s;
+        return r;
+    };
     f.push_back({"encoder_forward", "encoded", -1, BT * C, 4 * (2 * BT * C) + 4 * BT});
     for (int l = 0; l < cfg.n_layer; l++) {
         ln(f, nm(l, "ln1"), l, false);
