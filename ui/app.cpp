@@ -3,7 +3,11 @@
 #include "engine/core/version.h"
 
 #include <imgui.h>
+#include <algorithm>
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <stdexcept>
 
 namespace wlui {
@@ -12,7 +16,29 @@ using nlohmann::json;
 
 static constexpr int kMeshSizes[] = {1, 2, 4, 8, 16, 32, 64};
 
-App::App(const AppOptions& opt) { mesh_ = wl::Mesh{opt.mesh_w, opt.mesh_h}; }
+App::App(const AppOptions& opt) : asset_dir_(opt.asset_dir) { mesh_ = wl::Mesh{opt.mesh_w, opt.mesh_h}; }
+
+std::vector<std::string> App::example_names() const {
+    std::vector<std::string> names;
+    std::error_code ec;
+    for (const auto& e : std::filesystem::directory_iterator(asset_dir_ + "/examples", ec))
+        if (e.path().extension() == ".wk") names.push_back(e.path().stem().string());
+    std::sort(names.begin(), names.end());
+    return names;
+}
+
+void App::load_example(const std::string& name) {
+    const auto names = example_names();
+    if (std::find(names.begin(), names.end(), name) == names.end())
+        throw std::invalid_argument("no example named '" + name + "'");
+    std::ifstream in(asset_dir_ + "/examples/" + name + ".wk", std::ios::binary);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    if (!in) throw std::runtime_error("could not read examples/" + name + ".wk");
+    doc_.open(name + ".wk", ss.str());
+    example_ = name;
+    show_editor_ = true;
+}
 
 void App::frame() {
     ++frame_;
@@ -37,8 +63,10 @@ void App::frame() {
     status_bar();
     ImGui::End();
 
+    doc_.refresh();
     if (show_editor_) editor_window();
     if (show_about_) about_window();
+    discard_popup();
     if (show_demo_) ImGui::ShowDemoWindow(&show_demo_);
 }
 
@@ -70,6 +98,15 @@ void App::menu_bar() {
         ImGui::Separator();
         ImGui::MenuItem("Kernel editor", nullptr, &show_editor_);
         ImGui::MenuItem("Dear ImGui demo", nullptr, &show_demo_);
+        ImGui::EndMenu();
+    }
+    if (ImGui::BeginMenu("Examples")) {
+        for (const std::string& n : example_names()) {
+            if (ImGui::MenuItem(n.c_str(), nullptr, example_ == n)) {
+                if (doc_.buffer().modified()) pending_example_ = n;
+                else load_example(n);
+            }
+        }
         ImGui::EndMenu();
     }
     if (ImGui::BeginMenu("Mesh")) {
@@ -107,12 +144,67 @@ void App::status_bar() {
 void App::editor_window() {
     ImGui::SetNextWindowSize(ImVec2(560, 420), ImGuiCond_FirstUseEver);
     ImGui::SetNextWindowPos(ImVec2(40, 60), ImGuiCond_FirstUseEver);
-    std::string title = std::string("Kernel") + (source_.modified() ? " *" : "") + "###kernel";
+    std::string title = doc_.name() + (doc_.buffer().modified() ? " *" : "") + "###kernel";
     if (ImGui::Begin(title.c_str(), &show_editor_)) {
-        // Syntax spans and diagnostics arrive with the kernel language.
-        editor_.draw("##source", source_, {}, {});
+        if (ImGui::Button("Compile")) doc_.compile();
+        if (ImGui::IsItemHovered()) ImGui::SetTooltip("Ctrl+Enter");
+        ImGui::SameLine();
+        const auto& r = doc_.result();
+        if (!r.ok()) {
+            ImGui::TextColored(ImVec4(1.0f, 0.45f, 0.45f, 1.0f), "%d error%s", r.errors, r.errors == 1 ? "" : "s");
+        } else if (doc_.compiled()) {
+            ImGui::TextColored(ImVec4(0.55f, 0.85f, 0.55f, 1.0f), "compiled: %zu program image%s on a %d x %d grid",
+                               r.placements.size(), r.placements.size() == 1 ? "" : "s", r.grid_w, r.grid_h);
+        } else {
+            ImGui::TextDisabled("no errors");
+        }
+        // The diagnostics list takes what it needs below the editor, up to a third.
+        const size_t n = doc_.diagnostics().size();
+        const float list_h = n ? std::min(float(n) + 0.5f, 6.0f) * ImGui::GetTextLineHeightWithSpacing() : 0.0f;
+        CodeEditor::Result er = editor_.draw("##source", doc_.buffer(), doc_.spans(), doc_.markers(),
+                                             ImVec2(0, n ? -list_h - ImGui::GetStyle().ItemSpacing.y : 0.0f));
+        if (er.changed) doc_.refresh();
+        if (er.compile_requested) doc_.compile();
+        if (n) {
+            ImGui::BeginChild("##diagnostics", ImVec2(0, 0), false);
+            for (size_t i = 0; i < n; ++i) {
+                const auto& d = doc_.diagnostics()[i];
+                ImGui::PushID(int(i));
+                ImVec4 col = d.severity == wl::lang::Severity::Error ? ImVec4(1.0f, 0.45f, 0.45f, 1.0f) : ImVec4(0.95f, 0.75f, 0.3f, 1.0f);
+                char label[64];
+                std::snprintf(label, sizeof label, "%d:%d", d.line, d.col);
+                ImGui::PushStyleColor(ImGuiCol_Text, col);
+                if (ImGui::Selectable(label, false, 0, ImVec2(ImGui::CalcTextSize("0000:000").x, 0))) {
+                    editor_.reveal({d.line - 1, std::max(0, d.col - 1)});
+                    editor_.focus();
+                }
+                ImGui::PopStyleColor();
+                ImGui::SameLine();
+                ImGui::TextUnformatted(d.message.c_str());
+                ImGui::PopID();
+            }
+            ImGui::EndChild();
+        }
     }
     ImGui::End();
+}
+
+void App::discard_popup() {
+    if (!pending_example_.empty() && !ImGui::IsPopupOpen("Discard unsaved edits?")) ImGui::OpenPopup("Discard unsaved edits?");
+    if (ImGui::BeginPopupModal("Discard unsaved edits?", nullptr, ImGuiWindowFlags_AlwaysAutoResize)) {
+        ImGui::Text("%s has unsaved edits. Load the example '%s' and lose them?", doc_.name().c_str(), pending_example_.c_str());
+        if (ImGui::Button("Discard and load")) {
+            load_example(pending_example_);
+            pending_example_.clear();
+            ImGui::CloseCurrentPopup();
+        }
+        ImGui::SameLine();
+        if (ImGui::Button("Keep my edits") || ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape))) {
+            pending_example_.clear();
+            ImGui::CloseCurrentPopup();
+        }
+        ImGui::EndPopup();
+    }
 }
 
 void App::about_window() {
@@ -139,8 +231,13 @@ json App::state() const {
         {"mesh", {{"w", mesh_.w}, {"h", mesh_.h}}},
         {"view", {{"zoom", canvas_.zoom()}}},
         {"about_open", show_about_},
-        {"editor", {{"open", show_editor_}, {"focused", editor_.focused()}, {"lines", source_.line_count()},
-                    {"modified", source_.modified()}, {"cursor", {{"line", source_.cursor().line + 1}, {"col", source_.cursor().col + 1}}}}},
+        {"editor", {{"open", show_editor_}, {"focused", editor_.focused()}, {"file", doc_.name()},
+                    {"lines", doc_.buffer().line_count()}, {"modified", doc_.buffer().modified()},
+                    {"cursor", {{"line", doc_.buffer().cursor().line + 1}, {"col", doc_.buffer().cursor().col + 1}}}}},
+        {"example", example_.empty() ? json(nullptr) : json(example_)},
+        {"examples", example_names()},
+        {"diagnostics", doc_.diagnostics_json()},
+        {"compiled", doc_.compiled() && doc_.result().ok()},
     };
     if (auto s = canvas_.selected()) j["selected_pe"] = {{"x", s->x}, {"y", s->y}};
     else j["selected_pe"] = nullptr;
@@ -180,7 +277,31 @@ json App::call(const std::string& method, const json& args) {
             if (args.value("focus", false)) editor_.focus();
             return state();
         }
-        if (method == "get_source") return {{"text", source_.text()}};
+        if (method == "get_source") return {{"file", doc_.name()}, {"text", doc_.buffer().text()}};
+        if (method == "load_example") {
+            if (!args.contains("name") || !args["name"].is_string()) throw std::invalid_argument("'name' must be a string");
+            if (doc_.buffer().modified() && !args.value("discard", false))
+                throw std::invalid_argument(doc_.name() + " has unsaved edits; pass discard=true to replace them");
+            load_example(args["name"].get<std::string>());
+            return state();
+        }
+        if (method == "set_source") {
+            if (!args.contains("text") || !args["text"].is_string()) throw std::invalid_argument("'text' must be a string");
+            if (args.contains("file") && args["file"].is_string()) {
+                doc_.open(args["file"].get<std::string>(), "");
+                example_.clear();
+            }
+            // An edit like any other: undoable, and it marks the kernel modified.
+            doc_.buffer().select_all();
+            doc_.buffer().insert(args["text"].get<std::string>());
+            doc_.refresh();
+            show_editor_ = true;
+            return state();
+        }
+        if (method == "compile") {
+            doc_.compile();
+            return state();
+        }
         if (method == "about") {
             show_about_ = args.value("open", true);
             return state();

@@ -3,8 +3,8 @@
 #pragma once
 #include "engine/fabric/mesh.h"
 #include "ui/code_editor.h"
+#include "ui/kernel_doc.h"
 #include "ui/mesh_canvas.h"
-#include "ui/text_buffer.h"
 
 #include <cstdint>
 #include <nlohmann/json.hpp>
@@ -14,6 +14,7 @@ namespace wlui {
 
 struct AppOptions {
     int mesh_w = 8, mesh_h = 8;
+    std::string asset_dir = ".";         // holds examples/ (and later lessons/, models/)
 };
 
 class App {
@@ -36,11 +37,16 @@ private:
     void about_window();
     void shortcuts();
     void editor_window();
-
+    void discard_popup();
+    std::vector<std::string> example_names() const;
+    void load_example(const std::string& name);   // throws on a missing file
     wl::Mesh mesh_;
     MeshCanvas canvas_;
-    TextBuffer source_;                  // the kernel being edited
+    KernelDoc doc_;                      // the kernel being edited
     CodeEditor editor_;
+    std::string asset_dir_;
+    std::string example_;                // the loaded example's name; "" after a new file
+    std::string pending_example_;        // waiting for "discard unsaved edits?"
     bool show_editor_ = false;
     uint64_t frame_ = 0;
     bool show_about_ = false;

@@ -25,10 +25,12 @@
 #include <GLES3/gl3.h>
 static const char* kGlslVersion = "#version 300 es";
 static const char* kFontDir = "/fonts";
+static const char* kAssetDir = "";        // examples/ is preloaded at /examples
 #else
 #include <SDL_opengl.h>
 static const char* kGlslVersion = "#version 150";
 static const char* kFontDir = WAFERLAB_FONT_DIR;
+static const char* kAssetDir = WAFERLAB_ASSET_DIR;
 #endif
 
 namespace {
@@ -164,6 +166,7 @@ void Platform::finish() {
 
 int main(int argc, char** argv) {
     auto* p = new Platform;
+    p->opt.app.asset_dir = kAssetDir;
     if (!parse_options(argc, argv, p->opt)) {
         std::fprintf(stderr, "usage: waferlab [--mesh WxH] [--frames N] [--screenshot out.png]\n");
         return 2;

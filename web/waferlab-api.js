@@ -13,6 +13,9 @@
     about: (open = true) => ({ open }),
     editor: (open = true, focus = false) => ({ open, focus }),
     get_source: () => null,
+    load_example: (name, discard = false) => ({ name, discard }),
+    set_source: (file, text) => (text === undefined ? { text: file } : { file, text }),
+    compile: () => null,
   };
 
   // URL parameters the page understands, with their validators.

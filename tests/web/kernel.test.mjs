@@ -1,0 +1,72 @@
+// Kernels in the app: load an example, compile it, type a mistake, see it reported.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { openApp, frames } from './browser.mjs';
+
+let app;
+before(async () => { app = await openApp(); });
+after(async () => { await app?.close(); });
+
+const state = () => app.page.evaluate(() => window.waferlab.state());
+
+test('every example is listed and hello loads and compiles cleanly', async () => {
+  const s0 = await state();
+  for (const name of ['hello', 'broadcast', 'reduction', 'gemv', 'stencil', 'summa', 'cannon', 'allreduce'])
+    assert.ok(s0.examples.includes(name), `${name} missing from ${s0.examples}`);
+  await app.page.evaluate(() => window.waferlab.load_example('hello'));
+  await app.page.evaluate(() => window.waferlab.compile());
+  const s = await state();
+  assert.equal(s.example, 'hello');
+  assert.equal(s.editor.file, 'hello.wk');
+  assert.deepEqual(s.diagnostics, []);
+  assert.equal(s.compiled, true);
+});
+
+test('a syntax error typed with the keyboard is reported with its place, in state() and on screen', async () => {
+  const { page } = app;
+  await frames(page);
+  await page.mouse.click(300, 250);                  // into the editor
+  await page.keyboard.press('Control+Home');         // line 1, col 1
+  await page.keyboard.type('program {\n');
+  await frames(page, 4);
+  const s = await state();
+  assert.equal(s.editor.modified, true);
+  assert.ok(s.diagnostics.length >= 1, JSON.stringify(s.diagnostics));
+  const d = s.diagnostics[0];
+  assert.equal(d.severity, 'error');
+  assert.equal(d.file, 'hello.wk');
+  assert.equal(d.line, 1);
+  assert.equal(d.col, 9);
+  assert.match(d.message, /expected/);
+  // On screen: the diagnostics list under the editor holds red text.
+  const png = await page.screenshot({ clip: { x: 40, y: 380, width: 560, height: 100 } });
+  const red = await page.evaluate(async (b64) => {
+    const img = new Image();
+    img.src = 'data:image/png;base64,' + b64;
+    await img.decode();
+    const c = document.createElement('canvas');
+    c.width = img.width; c.height = img.height;
+    const g = c.getContext('2d');
+    g.drawImage(img, 0, 0);
+    const px = g.getImageData(0, 0, c.width, c.height).data;
+    let n = 0;
+    for (let i = 0; i < px.length; i += 4) if (px[i] > 200 && px[i + 1] < 140 && px[i + 2] < 140) n++;
+    return n;
+  }, png.toString('base64'));
+  assert.ok(red > 20, `only ${red} red pixels where the diagnostics list should be`);
+});
+
+test('loading an example never silently discards unsaved edits', async () => {
+  const msg = await app.page.evaluate(() => { try { window.waferlab.load_example('reduction'); return 'loaded'; } catch (e) { return e.message; } });
+  assert.match(msg, /hello\.wk has unsaved edits; pass discard=true/);
+  assert.equal((await state()).example, 'hello');
+  await app.page.evaluate(() => window.waferlab.load_example('reduction', true));
+  const s = await state();
+  assert.equal(s.example, 'reduction');
+  assert.equal(s.editor.modified, false);
+});
+
+test('unknown examples are clear errors', async () => {
+  const msg = await app.page.evaluate(() => { try { window.waferlab.load_example('nope', true); return 'loaded'; } catch (e) { return e.message; } });
+  assert.match(msg, /no example named 'nope'/);
+});

@@ -1,0 +1,97 @@
+#include "ui/kernel_doc.h"
+
+#include "engine/lang/lexer.h"
+
+namespace wlui {
+
+namespace {
+
+Syntax syntax_of(wl::lang::TokenClass c) {
+    using wl::lang::TokenClass;
+    switch (c) {
+    case TokenClass::Keyword: return Syntax::Keyword;
+    case TokenClass::Type: return Syntax::Type;
+    case TokenClass::Builtin: return Syntax::Builtin;
+    case TokenClass::Number: return Syntax::Number;
+    case TokenClass::Comment: return Syntax::Comment;
+    case TokenClass::Operator:
+    case TokenClass::Punctuation: return Syntax::Punct;
+    case TokenClass::Identifier:
+    case TokenClass::Error: break;
+    }
+    return Syntax::Plain;
+}
+
+}  // namespace
+
+void KernelDoc::open(std::string name, std::string text) {
+    name_ = std::move(name);
+    buf_.set_text(text);
+    seen_version_ = compiled_version_ = ~0ull;
+    refresh();
+}
+
+void KernelDoc::refresh() {
+    if (seen_version_ == buf_.version()) return;
+    seen_version_ = buf_.version();
+    const std::string text = buf_.text();
+
+    spans_.clear();
+    for (const wl::lang::HighlightSpan& h : wl::lang::lex_for_highlight(text)) {
+        // Comments can span lines; split them so each span stays on one line.
+        int line = h.line - 1, col = h.col - 1;
+        uint32_t start = h.offset, end = h.offset + h.length;
+        for (uint32_t i = start; i <= end; ++i) {
+            if (i == end || text[i] == '\n') {
+                spans_.push_back({line, col, int(i - start), syntax_of(h.cls)});
+                ++line;
+                col = 0;
+                start = i + 1;
+            }
+        }
+    }
+    // Live errors: a check without code generation, cheap enough for every edit.
+    wl::lang::CompileOptions opt;
+    opt.codegen = false;
+    adopt(wl::lang::compile(text, name_, opt));
+}
+
+const wl::lang::CompileResult& KernelDoc::compile() {
+    refresh();
+    if (!compiled()) {
+        adopt(wl::lang::compile(buf_.text(), name_));
+        compiled_version_ = buf_.version();
+    }
+    return result_;
+}
+
+void KernelDoc::adopt(wl::lang::CompileResult r) {
+    result_ = std::move(r);
+    markers_.clear();
+    for (const wl::lang::Diagnostic& d : result_.diagnostics) {
+        if (d.line < 1) continue;
+        EditorMarker m;
+        m.line = d.line - 1;
+        m.col = std::max(0, d.col - 1);
+        // Underline the word at the place (or one character).
+        const std::string& l = m.line < buf_.line_count() ? buf_.line(m.line) : std::string();
+        int e = m.col;
+        while (e < int(l.size()) && (std::isalnum((unsigned char)l[size_t(e)]) || l[size_t(e)] == '_')) ++e;
+        m.len = std::max(1, e - m.col);
+        m.severity = d.severity == wl::lang::Severity::Error ? EditorMarker::Error : EditorMarker::Warning;
+        m.message = d.message;
+        markers_.push_back(std::move(m));
+    }
+}
+
+nlohmann::json KernelDoc::diagnostics_json() const {
+    nlohmann::json a = nlohmann::json::array();
+    for (const wl::lang::Diagnostic& d : result_.diagnostics) {
+        a.push_back({{"file", d.file}, {"line", d.line}, {"col", d.col},
+                     {"severity", d.severity == wl::lang::Severity::Error ? "error" : "warning"},
+                     {"message", d.message}});
+    }
+    return a;
+}
+
+}  // namespace wlui

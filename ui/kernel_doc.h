@@ -1,0 +1,48 @@
+// kernel_doc.h: the kernel open in the editor — its text, its syntax colours
+// and its diagnostics, kept in step with the compiler as the user types.
+// The compiler is the engine's (engine/lang); this file only adapts its data
+// to the editor's types and caches it per text version.
+#pragma once
+#include "engine/lang/compile.h"
+#include "ui/code_editor.h"
+#include "ui/text_buffer.h"
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace wlui {
+
+class KernelDoc {
+public:
+    // [SECTION] content
+    void open(std::string name, std::string text);     // replaces the text; not modified
+    const std::string& name() const { return name_; }  // e.g. "hello.wk"
+    TextBuffer& buffer() { return buf_; }
+    const TextBuffer& buffer() const { return buf_; }
+
+    // Re-lexes and re-checks when the text changed since the last call.
+    void refresh();
+    // A full compile (with code generation), e.g. on Ctrl+Enter.
+    const wl::lang::CompileResult& compile();
+
+    // [SECTION] what the editor and the JS hook show
+    const std::vector<SyntaxSpan>& spans() const { return spans_; }
+    const std::vector<EditorMarker>& markers() const { return markers_; }
+    const std::vector<wl::lang::Diagnostic>& diagnostics() const { return result_.diagnostics; }
+    const wl::lang::CompileResult& result() const { return result_; }
+    bool compiled() const { return compiled_version_ == buf_.version(); }   // result_ has code for this text
+    nlohmann::json diagnostics_json() const;
+
+private:
+    void adopt(wl::lang::CompileResult r);
+
+    std::string name_ = "untitled.wk";
+    TextBuffer buf_;
+    std::vector<SyntaxSpan> spans_;
+    std::vector<EditorMarker> markers_;
+    wl::lang::CompileResult result_;
+    uint64_t seen_version_ = ~0ull, compiled_version_ = ~0ull;
+};
+
+}  // namespace wlui
