@@ -26,7 +26,8 @@ void Machine::FreeDeleter::operator()(uint8_t* p) const { std::free(p); }
 
 Machine::Machine(const MachineConfig& cfg) : cfg_(cfg), trace_(cfg.trace_capacity) {
     std::string bad;
-    if (cfg_.w < 1 || cfg_.h < 1 || cfg_.w > 4096 || cfg_.h > 4096) bad = "mesh size out of range";
+    if (cfg_.w < 1 || cfg_.h < 1 || cfg_.w > 4096 || cfg_.h > 4096 || int64_t(cfg_.w) * cfg_.h > (1 << 18))
+        bad = "mesh size out of range (at most 2^18 PEs)";   // 2^18 x 3.4 KiB of state + SRAM: refuse, never throw
     if (cfg_.sram_bytes < 4 || cfg_.sram_bytes % 4 || cfg_.sram_bytes > (1u << 24)) bad = "sram_bytes must be a multiple of 4 up to 16 MiB";
     if (cfg_.router_queue_depth < 1 || cfg_.router_queue_depth > kRouterQueueMax) bad = "router_queue_depth out of range";
     if (cfg_.ce_queue_depth < 1 || cfg_.ce_queue_depth > kCeQueueMax) bad = "ce_queue_depth out of range";

@@ -229,6 +229,8 @@ TEST(FabricErrors, HostErrors) {
     EXPECT_EQ(h.h2d(1, 0, "x", v, 1).kind, FaultKind::HostError);   // no program there
     EXPECT_EQ(h.launch({0, 0, 1, 1}, "helper").kind, FaultKind::HostError);
     EXPECT_EQ(h.load(b.finish(), {1, 0, 2, 1}).kind, FaultKind::HostError);   // outside the mesh
+    Machine huge(MachineConfig{.w = 4096, .h = 4096});   // refused as a value, not a bad_alloc
+    EXPECT_EQ(huge.fault().kind, FaultKind::HostError);
     Machine bad(MachineConfig{.w = 0, .h = 3});
     EXPECT_EQ(bad.fault().kind, FaultKind::HostError);
     EXPECT_EQ(bad.run(10).status, RunStatus::Faulted);
