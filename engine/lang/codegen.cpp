@@ -510,7 +510,6 @@ private:
 // [SECTION] the program
 
 std::shared_ptr<wl::Program> generate(File& f, Checked& c, Instance& in, const std::string& file, Diagnostics& d) {
-    (void)c;
     ProgramDecl& p = f.programs[size_t(in.program)];
     ProgramBuilder b(in.name, file);
     std::unordered_map<const Sym*, uint32_t> off;

@@ -515,11 +515,10 @@ private:
     }
 
     void program(File& f) {
-        const Token& kw = advance();
+        advance();   // 'program'
         ProgramDecl pd;
         const Token& n = ident("a program name after 'program'");
         pd.name = std::string(n.text), pd.line = n.line, pd.col = n.col;
-        (void)kw;
         if (at(Tok::LParen)) pd.params = params(true);
         expect(Tok::LBrace, "to open the program");
         while (!at(Tok::RBrace) && !at(Tok::Eof)) {

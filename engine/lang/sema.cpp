@@ -1185,11 +1185,8 @@ private:
         std::map<int64_t, Decl*> by_colour;
         for (Decl& d : p.decls) {
             if (d.kind != DeclKind::Task || d.colour.empty()) continue;
-            Sym* c = nullptr;
-            for (auto& sc : scopes_) { auto it = sc.find(d.colour); if (it != sc.end()) c = it->second; }
             Value cv = colour_value(in, p, d.colour);
             if (cv.ty != Ty::Colour) continue;
-            (void)c;
             in.consumed |= 1u << cv.i;
             auto [it, fresh] = by_colour.emplace(cv.i, &d);
             if (!fresh) {
@@ -1205,7 +1202,8 @@ private:
         }
     }
 
-    void eval_const_sym(Instance& in, Decl& d) { eval_const(*d.init, &in, in.first_x, in.first_y, &d_); (void)in.consts; }
+    // Evaluates a program constant for this instance, reporting problems (division by zero, cycles).
+    void eval_const_sym(Instance& in, Decl& d) { eval_const(*d.init, &in, in.first_x, in.first_y, &d_); }
 
     // A colour name inside program p: a global colour or a colour parameter.
     Value colour_value(Instance& in, ProgramDecl& p, const std::string& n) {
