@@ -69,7 +69,7 @@ static std::string wafer_sentence(const WaferEstimate& e, const GpuStep& g) {
     char b[640];
     std::snprintf(b, sizeof b,
                   "The wafer (%s, %s) takes %s per step vs the GPU's %s: %s. No kernel launches: tasks start when "
-                  "data arrives. %s",
+                  "data arrives. SRAM: %s.",
                   e.wafer.name.c_str(), e.kind.c_str(), fmt_time(e.step_s).c_str(), fmt_time(g.step_s).c_str(),
                   why[top], e.verdict.c_str());
     return b;
@@ -129,5 +129,27 @@ nlohmann::json to_json(const Comparison& c) {
 }
 
 nlohmann::json compare_json(const gpt::GPTConfig& cfg, const CompareOptions& o) { return to_json(compare(cfg, o)); }
+
+nlohmann::json compare_call(const nlohmann::json& args, const std::string& models_dir) {
+    try {
+        if (!args.is_object()) throw std::invalid_argument("compare expects an object of arguments");
+        std::string config = args.value("config", std::string("gpt-nano"));
+        const bool is_path = config.find('/') != std::string::npos || config.find(".cfg") != std::string::npos;
+        gpt::GPTConfig cfg = gpt::load_config(is_path ? config : models_dir + "/" + config + ".cfg");
+        CompareOptions o;
+        o.gpu = args.value("gpu", o.gpu);
+        o.profile = args.value("profile", o.profile);
+        o.batch = args.value("batch", 0);
+        o.gpus = args.value("gpus", 1);
+        o.grad_accum = args.value("accum", 1);
+        const std::string mode = args.value("mode", std::string("train"));
+        if (mode != "train" && mode != "infer") throw std::invalid_argument("mode is train or infer");
+        o.with_backward = mode == "train";
+        if (o.batch < 0 || o.gpus < 1 || o.grad_accum < 1) throw std::invalid_argument("batch >= 0, gpus and accum >= 1");
+        return compare_json(cfg, o);
+    } catch (const std::exception& e) {
+        return {{"error", e.what()}};
+    }
+}
 
 }  // namespace wl::gpu

@@ -47,4 +47,9 @@ Comparison compare(const gpt::GPTConfig& cfg, const CompareOptions& o);
 nlohmann::json to_json(const Comparison& c);
 nlohmann::json compare_json(const gpt::GPTConfig& cfg, const CompareOptions& o);   // compare() then to_json()
 
+// The JS hook's entry: args {"config": "gpt-nano" | "path/to/file.cfg", "gpu": "a100", "profile": "tuned-bf16",
+// "batch": 0, "gpus": 1, "accum": 1, "mode": "train" | "infer"}; a bare name is read from models_dir/<name>.cfg.
+// Never throws: a bad argument returns {"error": "..."}.
+nlohmann::json compare_call(const nlohmann::json& args, const std::string& models_dir = "models");
+
 }  // namespace wl::gpu

@@ -280,4 +280,16 @@ TEST(GpuCompare, JsonCarriesBothMachinesOpByOp) {
     EXPECT_NE(c.gpu_sentence.find("launch"), std::string::npos) << c.gpu_sentence;
 }
 
+TEST(GpuCompare, JsHookEntryReadsModelFilesAndReportsErrors) {
+    const std::string models = std::string(WAFERLAB_SOURCE_DIR) + "/models";
+    nlohmann::json j = compare_call({{"config", "gpt2-small"}, {"gpu", "h100"}, {"batch", 2}}, models);
+    ASSERT_FALSE(j.contains("error")) << j.dump();
+    EXPECT_EQ(j["config"]["n_layer"], 12);
+    EXPECT_EQ(j["gpu"]["gpu"]["id"], "h100");
+    EXPECT_EQ(j["gpu"]["batch"], 2);
+    EXPECT_TRUE(compare_call({{"config", "gpt-nano"}, {"gpu", "tpu"}}, models).contains("error"));
+    EXPECT_TRUE(compare_call({{"config", "no-such-model"}}, models).contains("error"));
+    EXPECT_TRUE(compare_call({{"config", "gpt-nano"}, {"gpus", 0}}, models).contains("error"));
+}
+
 }  // namespace
