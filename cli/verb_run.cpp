@@ -53,6 +53,8 @@ static int run_or_check(const Args& args, bool check_only) {
                             {"wavelets_sent", rep.stats.sent},
                             {"instructions", rep.stats.instrs},
                             {"vector_elements", rep.stats.elems},
+                            {"busy_per_pe", rep.busy_per_pe},
+                            {"link_out_per_pe_nsew", rep.link_out_per_pe},
                             {"output", rep.output}};
         if (!rep.ok) j["error"] = rep.error;
         std::printf("%s\n", j.dump().c_str());

@@ -108,11 +108,15 @@ RunReport run_kernel(const CompileResult& cr, const RunOptions& opt) {
     rep.cycles = rep.stats.cycles;
     const wl::Machine& m = host.machine();
     rep.busy_per_pe.assign(size_t(cr.grid_w * cr.grid_h), 0);
+    rep.link_out_per_pe.assign(size_t(cr.grid_w * cr.grid_h) * 4, 0);
     for (int y = 0; y < cr.grid_h; ++y)
         for (int x = 0; x < cr.grid_w; ++x) {
             rep.busy_per_pe[size_t(y * cr.grid_w + x)] = m.core(x, y).stats.busy;
             const wl::RouterStats& rs = m.router(x, y).stats;
-            for (int p = 0; p < 4; ++p) rep.link_wavelets += rs.out[p];
+            for (int p = 0; p < 4; ++p) {
+                rep.link_wavelets += rs.out[p];
+                rep.link_out_per_pe[size_t(y * cr.grid_w + x) * 4 + size_t(p)] = rs.out[p];
+            }
         }
     if (rep.cycles && rep.pes_loaded) rep.utilisation = double(rep.stats.busy) / (double(rep.cycles) * rep.pes_loaded);
     return rep;

@@ -34,6 +34,7 @@ struct RunReport {
     double utilisation = 0;               // busy cycles / (cycles x loaded PEs)
     uint64_t link_wavelets = 0;           // wavelets that crossed a PE-to-PE link
     std::vector<uint64_t> busy_per_pe;    // row-major over the grid
+    std::vector<uint64_t> link_out_per_pe;   // row-major, 4 per PE: wavelets sent N, S, E, W
 };
 
 // Loads the placements and routes, then performs the host block.
