@@ -74,8 +74,12 @@ private:
     int bind_local(const Sym* s) {
         int r = alloc();
         if (s) reg_of_[s] = r;
+        named_[size_t(r) & 63] = true;
         return r;
     }
+    // Registers that ever held a named variable: an expression may read them, so
+    // they are never used as scratch while computing a value for themselves.
+    bool named_[64] = {};
     int label() { return nlabels++; }
     void at(int line, int col) { line_ = line, col_ = col; }
     void emit(Op op, int a = 0, int b = 0, int c = 0, int d = 0, int e = 0, int32_t imm = 0) {
@@ -194,7 +198,13 @@ private:
         }
         Ty t = e.args[0]->type;
         bool f = t == Ty::F32;
-        int a = operand(*e.args[0]);
+        int a;
+        if (!named_[size_t(dst) & 63] && e.args[0]->kind != ExprKind::Name) {
+            gen(*e.args[0], dst);   // a scratch destination can hold the left side: saves a register per level
+            a = dst;
+        } else {
+            a = operand(*e.args[0]);
+        }
         int b = operand(*e.args[1]);
         at(e.line, e.col);
         switch (e.op) {
@@ -361,6 +371,7 @@ private:
             int r = alloc();
             gen(*s.e0, r);
             if (s.sym) reg_of_[s.sym] = r;
+            named_[size_t(r) & 63] = true;
             return;   // keeps its register until the block ends
         }
         case StmtKind::Assign: assign(s); break;
