@@ -1199,6 +1199,12 @@ private:
             if (v.ty != Ty::Colour || !live(u, in)) continue;
             if (u.send) in.sent |= 1u << v.i;
             else in.consumed |= 1u << v.i;
+            auto it = by_colour.find(v.i);
+            if (!u.send && it != by_colour.end()) {
+                std::string cn = u.colour->kind == ExprKind::Name ? u.colour->name : std::to_string(v.i);
+                Diagnostic* dg = d_.warning(u.line, u.col, "colour " + q(cn) + " also triggers task " + q(it->second->name) + "; this read competes with it for wavelets");
+                dg->notes.push_back({it->second->line, it->second->col, "the task is here"});
+            }
         }
     }
 
