@@ -50,7 +50,7 @@ sanitize:
 	ctest --test-dir $(ASAN) --output-on-failure -j$(JOBS)
 
 screenshot: native
-	xvfb-run -a -s "-screen 0 1280x720x24" $(NATIVE)/ui/waferlab --frames 10 --screenshot docs/screenshot.png
+	xvfb-run -a -s "-screen 0 1280x720x24" $(NATIVE)/ui/waferlab --example gemv --frames 10 --screenshot docs/screenshot.png
 
 clean:
 	rm -rf build

@@ -16,7 +16,16 @@ using nlohmann::json;
 
 static constexpr int kMeshSizes[] = {1, 2, 4, 8, 16, 32, 64};
 
-App::App(const AppOptions& opt) : asset_dir_(opt.asset_dir) { mesh_ = wl::Mesh{opt.mesh_w, opt.mesh_h}; }
+App::App(const AppOptions& opt) : asset_dir_(opt.asset_dir) {
+    mesh_ = wl::Mesh{opt.mesh_w, opt.mesh_h};
+    if (!opt.example.empty()) {
+        try {
+            load_example(opt.example);
+        } catch (const std::exception& e) {
+            std::fprintf(stderr, "waferlab: %s; starting without it\n", e.what());
+        }
+    }
+}
 
 std::vector<std::string> App::example_names() const {
     std::vector<std::string> names;
@@ -38,6 +47,12 @@ void App::load_example(const std::string& name) {
     doc_.open(name + ".wk", ss.str());
     example_ = name;
     show_editor_ = true;
+    // The canvas shows the kernel's grid.
+    if (doc_.result().grid_w > 0) {
+        mesh_ = wl::Mesh{doc_.result().grid_w, doc_.result().grid_h};
+        canvas_.select(std::nullopt);
+        canvas_.fit();
+    }
 }
 
 void App::frame() {

@@ -15,6 +15,7 @@ namespace wlui {
 struct AppOptions {
     int mesh_w = 8, mesh_h = 8;
     std::string asset_dir = ".";         // holds examples/ (and later lessons/, models/)
+    std::string example;                 // opened at start when set
 };
 
 class App {

@@ -2,7 +2,7 @@
 // One file for native and web: the loop body is Platform::frame(), called by a
 // plain loop natively and by emscripten_set_main_loop in the browser (no Asyncify).
 //
-//   waferlab [--mesh WxH] [--frames N] [--screenshot out.png]
+//   waferlab [--mesh WxH] [--example NAME] [--frames N] [--screenshot out.png]
 //     --frames N          quit after N frames (tests)
 //     --screenshot FILE   read the last frame back, write a PNG, exit 3 if it is blank
 #include "ui/app.h"
@@ -52,6 +52,10 @@ bool parse_options(int argc, char** argv, Options& o) {
             const char* v = next();
             if (!v) return false;
             o.screenshot = v;
+        } else if (!std::strcmp(a, "--example")) {
+            const char* v = next();
+            if (!v) return false;
+            o.app.example = v;
         } else if (!std::strcmp(a, "--mesh")) {
             const char* v = next();
             if (!v || std::sscanf(v, "%dx%d", &o.app.mesh_w, &o.app.mesh_h) != 2 || o.app.mesh_w < 1 ||
@@ -168,7 +172,7 @@ int main(int argc, char** argv) {
     auto* p = new Platform;
     p->opt.app.asset_dir = kAssetDir;
     if (!parse_options(argc, argv, p->opt)) {
-        std::fprintf(stderr, "usage: waferlab [--mesh WxH] [--frames N] [--screenshot out.png]\n");
+        std::fprintf(stderr, "usage: waferlab [--mesh WxH] [--example NAME] [--frames N] [--screenshot out.png]\n");
         return 2;
     }
     if (SDL_Init(SDL_INIT_VIDEO | SDL_INIT_TIMER) != 0) {

@@ -26,6 +26,9 @@
         return [null, `mesh=${v} ignored: expected WxH with W and H in 1..256, e.g. mesh=16x16`];
       return [['--mesh', `${+m[1]}x${+m[2]}`], null];
     },
+    example: (v) => (/^[a-z0-9_-]{1,40}$/.test(v)
+      ? [['--example', v], null]
+      : [null, `example=${v} ignored: expected an example name such as example=gemv`]),
   };
 
   let readyResolve;
