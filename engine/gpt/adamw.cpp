@@ -5,6 +5,7 @@
 #include "engine/gpt/parallel.h"
 
 #include <cmath>
+#include <stdexcept>
 
 namespace wl::gpt {
 
@@ -19,7 +20,7 @@ double learning_rate_at(const GPTConfig& cfg, int64_t step) {
 
 float grad_norm(const GPT& model) {
     double total = 0.0;
-    for (size_t i = 0; i < model.num_parameters; i++) {
+    for (size_t i = 0; i < model.grads_memory.size(); i++) {   // empty before the first backward
         double g = model.grads_memory[i];
         total += g * g;
     }
@@ -28,6 +29,7 @@ float grad_norm(const GPT& model) {
 
 float AdamW::step(GPT& model, double lr, const GPTConfig& cfg) {
     const size_t n = model.num_parameters;
+    if (model.grads_memory.size() != n) throw std::logic_error("AdamW::step: no gradients (run backward first)");
     if (m.size() != n) {
         m.assign(n, 0.0f);
         v.assign(n, 0.0f);

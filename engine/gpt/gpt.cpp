@@ -63,8 +63,12 @@ GPT::GPT(const GPTConfig& c) : cfg(c) {
     maxT = cfg.block_size;
     num_parameters = count_parameters(cfg);
     params_memory.assign(num_parameters, 0.0f);
-    grads_memory.assign(num_parameters, 0.0f);
     slice_params(params, params_memory.data(), cfg);
+}
+
+void GPT::ensure_grads() {   // lazily: inference (GPT-2 small: 500 MB) never needs them
+    if (grads_memory.size() == num_parameters) return;
+    grads_memory.assign(num_parameters, 0.0f);
     slice_params(grads, grads_memory.data(), cfg);
 }
 
@@ -216,10 +220,14 @@ void GPT::forward(const int* inputs, const int* targets, int B_, int T_) {
     }
 }
 
-void GPT::zero_grad() { std::memset(grads_memory.data(), 0, grads_memory.size() * sizeof(float)); }
+void GPT::zero_grad() {
+    ensure_grads();
+    std::memset(grads_memory.data(), 0, grads_memory.size() * sizeof(float));
+}
 
 void GPT::backward() {
     if (!have_targets_ || B == 0) throw std::logic_error("GPT::backward: run forward with targets first");
+    ensure_grads();
     if (grads_acts_memory_.size() != acts_memory_.size()) grads_acts_memory_.assign(acts_memory_.size(), 0.0f);
     slice_activations(grads_acts, grads_acts_memory_.data(), B, T);
     // Every op adds into its input gradients, so each gradient tensor is zeroed just

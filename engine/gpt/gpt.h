@@ -112,8 +112,9 @@ public:
     GPTConfig cfg;
     int L, NH, C, V, maxT;
     size_t num_parameters = 0;
-    std::vector<float> params_memory, grads_memory;   // (num_parameters) each
-    ParameterTensors params{}, grads{};
+    std::vector<float> params_memory;   // (num_parameters)
+    std::vector<float> grads_memory;    // (num_parameters), allocated by the first zero_grad()/backward()
+    ParameterTensors params{}, grads{};   // grads' pointers are null until then
 
     int B = 0, T = 0;                // shape of the last forward
     float mean_loss = -1.0f;         // -1 when the last forward had no targets
@@ -124,6 +125,7 @@ public:
     std::function<void(const char* op)> on_op;
 
 private:
+    void ensure_grads();
     void ensure_activations(int B, int T);
     void slice_activations(ActivationTensors& a, float* base, int B, int T) const;
     size_t activation_count(int B, int T) const;

@@ -139,7 +139,9 @@ TEST(GptDataLoader, WindowsAreShiftedAndSeeded) {
     for (int b = 0; b < 4; b++)
         for (int t = 0; t < 16; t++) {
             EXPECT_EQ(y[b * 16 + t], x[b * 16 + t] + 1);
-            if (t) EXPECT_EQ(x[b * 16 + t], x[b * 16 + t - 1] + 1);
+            if (t) {
+                EXPECT_EQ(x[b * 16 + t], x[b * 16 + t - 1] + 1);
+            }
         }
     other.batch(5, x2.data(), y2.data());
     EXPECT_NE(x, x2);

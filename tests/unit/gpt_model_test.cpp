@@ -72,6 +72,9 @@ TEST(GptModel, InitIsSeededAndShaped) {
     for (size_t i = 0; i < 65 * 128; i++) s2 += double(a.params.wte[i]) * a.params.wte[i];
     EXPECT_NEAR(std::sqrt(s2 / (65 * 128)), 0.02, 0.001);   // N(0, 0.02)
     EXPECT_EQ(a.params.ln1w[5], 1.0f);
+    EXPECT_TRUE(a.grads_memory.empty());   // inference never allocates gradients
+    a.zero_grad();
+    EXPECT_EQ(a.grads_memory.size(), a.num_parameters);
     EXPECT_THROW(a.forward(std::vector<int>(65, 0).data(), nullptr, 1, 65), std::invalid_argument);   // T > block_size
     std::vector<int> bad = {0, 65};
     EXPECT_THROW(a.forward(bad.data(), nullptr, 1, 2), std::invalid_argument);
