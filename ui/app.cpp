@@ -1,6 +1,7 @@
 #include "ui/app.h"
 
 #include "engine/core/version.h"
+#include "engine/gpu/compare.h"
 
 #include <imgui.h>
 #include <algorithm>
@@ -18,6 +19,7 @@ static constexpr int kMeshSizes[] = {1, 2, 4, 8, 16, 32, 64};
 
 App::App(const AppOptions& opt) : asset_dir_(opt.asset_dir) {
     mesh_ = wl::Mesh{opt.mesh_w, opt.mesh_h};
+    compare_.models_dir = models_dir();
     if (!opt.example.empty()) {
         try {
             load_example(opt.example);
@@ -80,6 +82,7 @@ void App::frame() {
 
     doc_.refresh();
     if (show_editor_) editor_window();
+    if (show_compare_) compare_.draw(&show_compare_);
     if (show_about_) about_window();
     discard_popup();
     if (show_demo_) ImGui::ShowDemoWindow(&show_demo_);
@@ -112,6 +115,7 @@ void App::menu_bar() {
         if (ImGui::MenuItem("Fit mesh", "0")) canvas_.fit();
         ImGui::Separator();
         ImGui::MenuItem("Kernel editor", nullptr, &show_editor_);
+        ImGui::MenuItem("Wafer vs GPU", nullptr, &show_compare_);
         ImGui::MenuItem("Dear ImGui demo", nullptr, &show_demo_);
         ImGui::EndMenu();
     }
@@ -316,6 +320,15 @@ json App::call(const std::string& method, const json& args) {
         if (method == "compile") {
             doc_.compile();
             return state();
+        }
+        if (method == "compare") {
+            json out = wl::gpu::compare_call(args, models_dir());   // never throws; errors come back as {"error"}
+            if (args.value("show", false)) {
+                show_compare_ = true;
+                compare_.set(args.value("config", "gpt-nano"), args.value("gpu", "a100"), args.value("profile", "tuned-bf16"),
+                             args.value("batch", 0), args.value("gpus", 1));
+            }
+            return out;
         }
         if (method == "about") {
             show_about_ = args.value("open", true);

@@ -3,6 +3,7 @@
 #pragma once
 #include "engine/fabric/mesh.h"
 #include "ui/code_editor.h"
+#include "ui/compare_window.h"
 #include "ui/kernel_doc.h"
 #include "ui/mesh_canvas.h"
 
@@ -40,6 +41,7 @@ private:
     void editor_window();
     void discard_popup();
     std::vector<std::string> example_names() const;
+    std::string models_dir() const { return asset_dir_ + "/models"; }
     void load_example(const std::string& name);   // throws on a missing file
     wl::Mesh mesh_;
     MeshCanvas canvas_;
@@ -49,6 +51,8 @@ private:
     std::string example_;                // the loaded example's name; "" after a new file
     std::string pending_example_;        // waiting for "discard unsaved edits?"
     bool show_editor_ = false;
+    CompareWindow compare_;
+    bool show_compare_ = false;
     uint64_t frame_ = 0;
     bool show_about_ = false;
     bool show_demo_ = false;

@@ -70,3 +70,14 @@ test('unknown examples are clear errors', async () => {
   const msg = await app.page.evaluate(() => { try { window.waferlab.load_example('nope', true); return 'loaded'; } catch (e) { return e.message; } });
   assert.match(msg, /no example named 'nope'/);
 });
+
+test('compare(config, gpu) returns the GPU model against the wafer, and bad input is a clear error', async () => {
+  const r = await app.page.evaluate(() => window.waferlab.compare('gpt-nano', 'a100'));
+  assert.ok(Array.isArray(r.gpu.ops) && r.gpu.ops.length > 10, JSON.stringify(Object.keys(r.gpu)));
+  assert.equal(r.gpu.ops.length, r.wafer.ops.length);
+  assert.ok(r.ratio_gpu_over_wafer > 0);
+  assert.match(r.gpu_sentence, /A100/);
+  const msg = await app.page.evaluate(() => { try { window.waferlab.compare('gpt-nano', 'tpu9'); return 'ok'; } catch (e) { return e.message; } });
+  assert.match(msg, /tpu9/);
+  await frames(app.page);
+});
