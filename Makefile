@@ -6,15 +6,18 @@
 #   make app       run the native app
 #   make sanitize  the native tests under ASan + UBSan      (build/asan)
 #   make screenshot  regenerate docs/screenshot.png from the native app under Xvfb
+#   make fuzz      fuzz the kernel compiler with libFuzzer + ASan/UBSan (FUZZ_SECONDS=60)
 MAKEFLAGS += --no-print-directory
 JOBS  ?= $(shell nproc)
 PORT  ?= 8000
 NATIVE := build/native
 WEB    := build/web
 ASAN   := build/asan
+FUZZ   := build/fuzz
+FUZZ_SECONDS ?= 60
 export NODE_PATH := /usr/share/nodejs
 
-.PHONY: all native web serve app test test-native test-web test-browser sanitize screenshot clean
+.PHONY: all native web serve app test test-native test-web test-browser sanitize fuzz screenshot clean
 
 all: native web
 
@@ -48,6 +51,14 @@ sanitize:
 	cmake -S . -B $(ASAN) -DCMAKE_BUILD_TYPE=Debug -DWAFERLAB_SANITIZE=ON -DWAFERLAB_APP=OFF
 	cmake --build $(ASAN) -j$(JOBS)
 	ctest --test-dir $(ASAN) --output-on-failure -j$(JOBS)
+
+fuzz:
+	CC=clang-14 CXX=clang++-14 cmake -S . -B $(FUZZ) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DWAFERLAB_FUZZ=ON \
+	  -DWAFERLAB_SANITIZE=ON -DWAFERLAB_APP=OFF
+	cmake --build $(FUZZ) -j$(JOBS) --target fuzz_compile
+	mkdir -p $(FUZZ)/corpus
+	$(FUZZ)/tests/fuzz_compile -max_total_time=$(FUZZ_SECONDS) -max_len=4096 -timeout=10 -rss_limit_mb=2048 \
+	  -dict=tests/fuzz/wk.dict $(FUZZ)/corpus examples tests/kernels/errors
 
 screenshot: native
 	xvfb-run -a -s "-screen 0 1280x720x24" $(NATIVE)/ui/waferlab --example gemv --frames 10 --screenshot docs/screenshot.png
