@@ -46,7 +46,6 @@ private:
 
     bool focused_ = false, focus_request_ = false, has_reveal_ = false, selecting_ = false;
     TextPos reveal_;
-    uint64_t ensure_visible_version_ = ~0ull;
     TextPos last_cursor_{-1, -1};
 };
 
