@@ -3,7 +3,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { openApp, frames, outDir } from './browser.mjs';
+import { openApp, frames, outDir, imageStats } from './browser.mjs';
 
 let app;
 before(async () => { app = await openApp(); });
@@ -22,20 +22,7 @@ test('the canvas is drawn (not blank)', async () => {
   const png = await app.page.locator('#canvas').screenshot();
   fs.mkdirSync(outDir, { recursive: true });
   fs.writeFileSync(path.join(outDir, 'app.png'), png);
-  // Count distinct colours in the canvas's own pixels, read back in the page.
-  const distinct = await app.page.evaluate(async (b64) => {
-    const img = new Image();
-    img.src = 'data:image/png;base64,' + b64;
-    await img.decode();
-    const c = document.createElement('canvas');
-    c.width = img.width; c.height = img.height;
-    const g = c.getContext('2d');
-    g.drawImage(img, 0, 0);
-    const d = g.getImageData(0, 0, c.width, c.height).data;
-    const seen = new Set();
-    for (let i = 0; i < d.length && seen.size < 256; i += 4) seen.add((d[i] << 16) | (d[i + 1] << 8) | d[i + 2]);
-    return seen.size;
-  }, png.toString('base64'));
+  const { distinct } = await imageStats(app.page, png);
   assert.ok(distinct >= 16, `only ${distinct} distinct colours: the canvas looks blank`);
 });
 

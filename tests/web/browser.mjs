@@ -42,3 +42,25 @@ export async function frames(page, n = 3) {
   const start = await page.evaluate(() => window.waferlab.state().frame);
   await page.waitForFunction((f) => window.waferlab.state().frame >= f, start + n, { timeout: 20000 });
 }
+
+// Decodes a PNG screenshot in the page and reports its distinct colours (up to 256)
+// and how many pixels are a clear red (error markers), for "is it drawn" checks.
+export async function imageStats(page, png) {
+  return page.evaluate(async (b64) => {
+    const img = new Image();
+    img.src = 'data:image/png;base64,' + b64;
+    await img.decode();
+    const c = document.createElement('canvas');
+    c.width = img.width; c.height = img.height;
+    const g = c.getContext('2d');
+    g.drawImage(img, 0, 0);
+    const px = g.getImageData(0, 0, c.width, c.height).data;
+    const seen = new Set();
+    let red = 0;
+    for (let i = 0; i < px.length; i += 4) {
+      if (seen.size < 256) seen.add((px[i] << 16) | (px[i + 1] << 8) | px[i + 2]);
+      if (px[i] > 200 && px[i + 1] < 140 && px[i + 2] < 140) red++;
+    }
+    return { distinct: seen.size, red };
+  }, png.toString('base64'));
+}

@@ -1,7 +1,7 @@
 // Kernels in the app: load an example, compile it, type a mistake, see it reported.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { openApp, frames } from './browser.mjs';
+import { openApp, frames, imageStats } from './browser.mjs';
 
 let app;
 before(async () => { app = await openApp(); });
@@ -40,19 +40,7 @@ test('a syntax error typed with the keyboard is reported with its place, in stat
   assert.match(d.message, /expected/);
   // On screen: the diagnostics list under the editor holds red text.
   const png = await page.screenshot({ clip: { x: 40, y: 380, width: 560, height: 100 } });
-  const red = await page.evaluate(async (b64) => {
-    const img = new Image();
-    img.src = 'data:image/png;base64,' + b64;
-    await img.decode();
-    const c = document.createElement('canvas');
-    c.width = img.width; c.height = img.height;
-    const g = c.getContext('2d');
-    g.drawImage(img, 0, 0);
-    const px = g.getImageData(0, 0, c.width, c.height).data;
-    let n = 0;
-    for (let i = 0; i < px.length; i += 4) if (px[i] > 200 && px[i + 1] < 140 && px[i + 2] < 140) n++;
-    return n;
-  }, png.toString('base64'));
+  const { red } = await imageStats(page, png);
   assert.ok(red > 20, `only ${red} red pixels where the diagnostics list should be`);
 });
 
