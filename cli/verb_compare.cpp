@@ -25,14 +25,6 @@ std::string si(double v, const char* unit) {
     return b;
 }
 
-std::string secs(double s) {
-    char b[32];
-    if (s >= 1) std::snprintf(b, sizeof b, "%.3g s", s);
-    else if (s >= 1e-3) std::snprintf(b, sizeof b, "%.3g ms", s * 1e3);
-    else std::snprintf(b, sizeof b, "%.3g us", s * 1e6);
-    return b;
-}
-
 void write_csv(const std::string& path, const wl::gpu::Comparison& c) {
     std::ofstream f(path);
     if (!f) throw std::runtime_error("cannot write " + path);
@@ -90,23 +82,23 @@ int verb_compare(const Args& args) {
     for (size_t i = 0; i < g.ops.size(); ++i) {
         const auto& t = g.ops[i];
         std::printf("%-30s %-13s %11s %11s %10s %-8s %10s %-8s\n", t.op.c_str(), t.tensor.c_str(),
-                    si(t.ref_flops, "").c_str(), si(t.ex.bytes, "B").c_str(), secs(t.time_s).c_str(),
-                    wl::gpu::bound_name(t.bound), secs(w.ops[i].time_s).c_str(), w.ops[i].bound.c_str());
+                    si(t.ref_flops, "").c_str(), si(t.ex.bytes, "B").c_str(), wl::gpu::format_seconds(t.time_s).c_str(),
+                    wl::gpu::bound_name(t.bound), wl::gpu::format_seconds(w.ops[i].time_s).c_str(), w.ops[i].bound.c_str());
     }
     std::printf("\nGPU step (per GPU, %d micro-batch%s): %s  [compute %s, memory %s, launch %s]  %.1f%% of peak\n",
-                g.opt.grad_accum, g.opt.grad_accum > 1 ? "es" : "", secs(g.compute_s).c_str(),
-                secs(g.time_by_bound[0]).c_str(), secs(g.time_by_bound[1]).c_str(), secs(g.time_by_bound[2]).c_str(),
+                g.opt.grad_accum, g.opt.grad_accum > 1 ? "es" : "", wl::gpu::format_seconds(g.compute_s).c_str(),
+                wl::gpu::format_seconds(g.time_by_bound[0]).c_str(), wl::gpu::format_seconds(g.time_by_bound[1]).c_str(), wl::gpu::format_seconds(g.time_by_bound[2]).c_str(),
                 100 * g.mfu);
     if (g.opt.gpus > 1)
         std::printf("all-reduce over %d GPUs (%s): %s of gradients in %s; step %s; %s tokens/s\n", g.opt.gpus,
-                    g.allreduce.link.c_str(), si(g.allreduce.bytes, "B").c_str(), secs(g.allreduce.seconds).c_str(),
-                    secs(g.step_s).c_str(), si(g.tokens_per_s, "").c_str());
+                    g.allreduce.link.c_str(), si(g.allreduce.bytes, "B").c_str(), wl::gpu::format_seconds(g.allreduce.seconds).c_str(),
+                    wl::gpu::format_seconds(g.step_s).c_str(), si(g.tokens_per_s, "").c_str());
     std::printf("GPU memory: %s\n", g.mem.verdict.c_str());
-    std::printf("wafer step: %s  (%.1f%% of its %s fp32 peak); %s\n", secs(w.step_s).c_str(), 100 * w.utilisation,
+    std::printf("wafer step: %s  (%.1f%% of its %s fp32 peak); %s\n", wl::gpu::format_seconds(w.step_s).c_str(), 100 * w.utilisation,
                 si(w.wafer.peak_flops(), "FLOP/s").c_str(), w.verdict.c_str());
     std::printf("ratio GPU/wafer: %.3g (%s)\n", c.ratio, c.ratio > 1 ? "the wafer is faster" : "the GPU is faster");
     for (const auto& p : c.projections)
-        std::printf("projection %-5s %s per step (%s tokens/s): %s\n", p.wafer.id.c_str(), secs(p.step_s).c_str(),
+        std::printf("projection %-5s %s per step (%s tokens/s): %s\n", p.wafer.id.c_str(), wl::gpu::format_seconds(p.step_s).c_str(),
                     si(p.tokens_per_s, "").c_str(), p.verdict.c_str());
     std::printf("\n%s\n%s\n", c.gpu_sentence.c_str(), c.wafer_sentence.c_str());
     return 0;

@@ -25,23 +25,16 @@ const ImU32 kWaferCol = IM_COL32(255, 165, 60, 255);
 const ImU32 kGrid = IM_COL32(255, 255, 255, 40);
 const ImU32 kText = IM_COL32(220, 220, 220, 255);
 const char* kModels[] = {"gpt-nano", "gpt-micro", "gpt2-small"};
-const char* kGpus[] = {"a100", "a100-40gb", "h100", "same-silicon"};
-const char* kProfiles[] = {"tuned-bf16", "pytorch-bf16", "reference-fp32", "flash1-bf16"};
+const std::vector<std::string> kGpus = wl::gpu::gpu_ids();
+const std::vector<std::string> kProfiles = wl::gpu::profile_ids();
 
-std::string secs(double s) {
-    char b[32];
-    if (s >= 1) std::snprintf(b, sizeof b, "%.3g s", s);
-    else if (s >= 1e-3) std::snprintf(b, sizeof b, "%.3g ms", s * 1e3);
-    else std::snprintf(b, sizeof b, "%.3g us", s * 1e6);
-    return b;
-}
 
-template <size_t N>
-bool combo(const char* label, std::string& value, const char* (&items)[N]) {
+template <class List>
+bool combo(const char* label, std::string& value, const List& items) {
     bool changed = false;
     if (ImGui::BeginCombo(label, value.c_str())) {
-        for (const char* it : items)
-            if (ImGui::Selectable(it, value == it)) value = it, changed = true;
+        for (const auto& it : items)
+            if (ImGui::Selectable(std::string(it).c_str(), value == it)) value = it, changed = true;
         ImGui::EndCombo();
     }
     return changed;
@@ -121,17 +114,17 @@ void CompareWindow::draw_totals() {
     const auto& g = cmp_.gpu;
     const auto& w = cmp_.wafer;
     ImGui::TextColored(ImColor(kGpuCol), "GPU  %s, %s: %s per step (%.1f%% of peak)", g.gpu.name.c_str(),
-                       g.profile.id.c_str(), secs(g.compute_s).c_str(), 100 * g.mfu);
-    ImGui::TextColored(ImColor(kWaferCol), "Wafer  %s: %s per step (%s)", w.wafer.name.c_str(), secs(w.step_s).c_str(),
+                       g.profile.id.c_str(), wl::gpu::format_seconds(g.compute_s).c_str(), 100 * g.mfu);
+    ImGui::TextColored(ImColor(kWaferCol), "Wafer  %s: %s per step (%s)", w.wafer.name.c_str(), wl::gpu::format_seconds(w.step_s).c_str(),
                        w.kind.c_str());
     ImGui::Text("GPU / wafer = %.3g  (%s)", cmp_.ratio, cmp_.ratio > 1 ? "the wafer is faster" : "the GPU is faster");
     ImGui::TextWrapped("GPU memory: %s", g.mem.verdict.c_str());
     ImGui::TextWrapped("Wafer SRAM: %s", w.verdict.c_str());
     if (g.opt.gpus > 1)
         ImGui::Text("All-reduce over %d GPUs (%s): %s; %.3g tokens/s", g.opt.gpus, g.allreduce.link.c_str(),
-                    secs(g.allreduce.seconds).c_str(), g.tokens_per_s);
+                    wl::gpu::format_seconds(g.allreduce.seconds).c_str(), g.tokens_per_s);
     for (const auto& p : cmp_.projections)
-        ImGui::Text("Projection %s: %s per step", p.wafer.id.c_str(), secs(p.step_s).c_str());
+        ImGui::Text("Projection %s: %s per step", p.wafer.id.c_str(), wl::gpu::format_seconds(p.step_s).c_str());
     if (cmp_.vocab_assumed) ImGui::TextDisabled("vocabulary not set in the config: %d assumed", cmp_.cfg.vocab_size);
 }
 
@@ -182,8 +175,8 @@ void CompareWindow::draw_bars() {
             const double tot = r.by[0] + r.by[1] + r.by[2];
             ImGui::SetTooltip("%s x%d\nFLOPs %.3g, GPU bytes %.3g\nGPU %s (compute %.0f%%, memory %.0f%%, launch %.0f%%)\n"
                               "wafer %s",
-                              r.op.c_str(), r.n, r.flops, r.bytes, secs(r.gpu).c_str(), 100 * r.by[0] / tot,
-                              100 * r.by[1] / tot, 100 * r.by[2] / tot, secs(r.wafer).c_str());
+                              r.op.c_str(), r.n, r.flops, r.bytes, wl::gpu::format_seconds(r.gpu).c_str(), 100 * r.by[0] / tot,
+                              100 * r.by[1] / tot, 100 * r.by[2] / tot, wl::gpu::format_seconds(r.wafer).c_str());
         }
     }
     ImGui::TextWrapped("%s", cmp_.gpu_sentence.c_str());
@@ -258,12 +251,12 @@ void CompareWindow::draw_roofline() {
     char b[256];
     for (auto& t : g.ops) {
         std::snprintf(b, sizeof b, "GPU  %s %s\n%.3g FLOP/byte, %.3g FLOP/s\n%s, %s-bound", t.op.c_str(),
-                      t.tensor.c_str(), t.intensity, t.achieved_flops, secs(t.time_s).c_str(), wl::gpu::bound_name(t.bound));
+                      t.tensor.c_str(), t.intensity, t.achieved_flops, wl::gpu::format_seconds(t.time_s).c_str(), wl::gpu::bound_name(t.bound));
         point(t.intensity, t.achieved_flops, kGpuCol, b);
     }
     for (auto& t : w.ops) {
         std::snprintf(b, sizeof b, "wafer  %s %s\n%.3g FLOP/byte, %.3g FLOP/s\n%s, %s-bound", t.op.c_str(),
-                      t.tensor.c_str(), t.intensity, t.achieved_flops, secs(t.time_s).c_str(), t.bound.c_str());
+                      t.tensor.c_str(), t.intensity, t.achieved_flops, wl::gpu::format_seconds(t.time_s).c_str(), t.bound.c_str());
         point(t.intensity, t.achieved_flops, kWaferCol, b);
     }
     if (!tip.empty()) ImGui::SetTooltip("%s", tip.c_str());

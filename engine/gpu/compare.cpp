@@ -17,7 +17,7 @@ GpuPreset gpu_by_id(const std::string& id, const WaferSpec& emulated) {
     throw std::invalid_argument("unknown GPU '" + id + "' (a100 | a100-40gb | h100 | same-silicon)");
 }
 
-static std::string fmt_time(double s) {
+std::string format_seconds(double s) {
     char b[32];
     if (s >= 1) std::snprintf(b, sizeof b, "%.3g s", s);
     else if (s >= 1e-3) std::snprintf(b, sizeof b, "%.3g ms", s * 1e3);
@@ -70,7 +70,7 @@ static std::string wafer_sentence(const WaferEstimate& e, const GpuStep& g) {
     std::snprintf(b, sizeof b,
                   "The wafer (%s, %s) takes %s per step vs the GPU's %s: %s. No kernel launches: tasks start when "
                   "data arrives. SRAM: %s.",
-                  e.wafer.name.c_str(), e.kind.c_str(), fmt_time(e.step_s).c_str(), fmt_time(g.step_s).c_str(),
+                  e.wafer.name.c_str(), e.kind.c_str(), format_seconds(e.step_s).c_str(), format_seconds(g.step_s).c_str(),
                   why[top], e.verdict.c_str());
     return b;
 }

@@ -45,6 +45,7 @@ struct Comparison {
 
 Comparison compare(const gpt::GPTConfig& cfg, const CompareOptions& o);
 nlohmann::json to_json(const Comparison& c);
+std::string format_seconds(double s);   // "3.2 ms", "41 us", "1.5 s": three significant digits
 nlohmann::json compare_json(const gpt::GPTConfig& cfg, const CompareOptions& o);   // compare() then to_json()
 
 // The JS hook's entry: args {"config": "gpt-nano" | "path/to/file.cfg", "gpu": "a100", "profile": "tuned-bf16",
