@@ -154,6 +154,16 @@ void CompareWindow::draw_bars() {
     }
     double mx = 0;
     for (auto& r : rows) mx = std::max({mx, r.gpu, r.wafer});
+    // Times span many decades (a launch-bound GPU op next to a slow emulated mesh): a log
+    // axis over six decades keeps every bar visible; linear shows true proportions.
+    ImGui::Checkbox("log scale", &log_bars_);
+    ImGui::SameLine();
+    const double lo = mx * 1e-6;
+    auto frac = [&](double v) -> float {
+        if (mx <= 0) return 0.0f;
+        if (!log_bars_) return float(v / mx);
+        return v <= lo ? 0.0f : float(std::log10(v / lo) / std::log10(mx / lo));
+    };
     ImGui::Text("Time per op kind (summed over layers): ");
     ImGui::SameLine();
     ImGui::TextColored(ImColor(kGpuCol), "GPU");
@@ -168,8 +178,8 @@ void CompareWindow::draw_bars() {
         const bool hot = ImGui::IsItemHovered();
         dl->AddText(ImVec2(p.x, p.y + 2), hot ? IM_COL32_WHITE : kText, r.op.c_str());
         const float x0 = p.x + label_w;
-        dl->AddRectFilled(ImVec2(x0, p.y + 1), ImVec2(x0 + float(r.gpu / mx) * width + 1, p.y + 1 + bar_h), kGpuCol);
-        dl->AddRectFilled(ImVec2(x0, p.y + 2 + bar_h), ImVec2(x0 + float(r.wafer / mx) * width + 1, p.y + 2 + 2 * bar_h),
+        dl->AddRectFilled(ImVec2(x0, p.y + 1), ImVec2(x0 + frac(r.gpu) * width + 1, p.y + 1 + bar_h), kGpuCol);
+        dl->AddRectFilled(ImVec2(x0, p.y + 2 + bar_h), ImVec2(x0 + frac(r.wafer) * width + 1, p.y + 2 + 2 * bar_h),
                           kWaferCol);
         if (hot) {
             const double tot = r.by[0] + r.by[1] + r.by[2];

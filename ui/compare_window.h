@@ -32,6 +32,7 @@ private:
     std::string model_ = "gpt-nano", gpu_ = "a100", profile_ = "tuned-bf16";
     int batch_ = 0, gpus_ = 1;
     bool infer_ = false;
+    bool log_bars_ = true;
     bool dirty_ = true, ok_ = false;
     std::string error_;
     wl::gpu::Comparison cmp_;
