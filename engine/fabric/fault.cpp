@@ -44,4 +44,12 @@ std::string port_set(uint8_t mask) {
     return s + "}";
 }
 
+Fault host_error(int x, int y, std::string message) {
+    Fault f;
+    f.kind = FaultKind::HostError;
+    f.x = x, f.y = y;
+    f.message = std::move(message);
+    return f;
+}
+
 }  // namespace wl

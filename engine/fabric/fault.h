@@ -46,4 +46,7 @@ struct Fault {
     std::string to_string() const;
 };
 
+// A HostError on PE (x, y): a bad host call (unknown symbol, out of range, no program).
+Fault host_error(int x, int y, std::string message);
+
 }  // namespace wl

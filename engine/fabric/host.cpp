@@ -5,14 +5,6 @@
 
 namespace wl {
 
-static Fault host_fault(int x, int y, std::string m) {
-    Fault f;
-    f.kind = FaultKind::HostError;
-    f.x = x, f.y = y;
-    f.message = std::move(m);
-    return f;
-}
-
 Fault Host::load(const Program& p, Rect r) { return m_.load(std::make_shared<const Program>(p), r); }
 
 Fault Host::route(Rect r, int colour, const Route& route) {
@@ -24,12 +16,12 @@ Fault Host::route(Rect r, int colour, const Route& route) {
 
 Fault Host::sym_range(int x, int y, const std::string& sym, size_t n, size_t first, uint32_t* offset) const {
     const Program* p = m_.program_at(x, y);
-    if (!p) return host_fault(x, y, "no program loaded on this PE");
+    if (!p) return host_error(x, y, "no program loaded on this PE");
     const Symbol* s = p->symbol(sym);
-    if (!s) return host_fault(x, y, "no symbol '" + sym + "' in program " + p->name);
-    if (!s->exported) return host_fault(x, y, "symbol '" + sym + "' is not exported");
+    if (!s) return host_error(x, y, "no symbol '" + sym + "' in program " + p->name);
+    if (!s->exported) return host_error(x, y, "symbol '" + sym + "' is not exported");
     if (first + n > s->length)
-        return host_fault(x, y, "'" + sym + "' has " + std::to_string(s->length) + " elements; asked for " + std::to_string(first) + ".." +
+        return host_error(x, y, "'" + sym + "' has " + std::to_string(s->length) + " elements; asked for " + std::to_string(first) + ".." +
                                     std::to_string(first + n));
     *offset = s->offset + uint32_t(first * 4);
     return {};
@@ -58,7 +50,7 @@ Fault Host::d2h_u32(int x, int y, const std::string& sym, uint32_t* dst, size_t 
 
 Fault Host::h2d_rect(Rect r, const std::string& sym, const std::vector<float>& data) {
     size_t pes = size_t(r.w) * size_t(r.h);
-    if (pes == 0 || data.size() % pes) return host_fault(r.x, r.y, "h2d_rect: data size is not a multiple of the PE count");
+    if (pes == 0 || data.size() % pes) return host_error(r.x, r.y, "h2d_rect: data size is not a multiple of the PE count");
     size_t per = data.size() / pes, k = 0;
     for (int y = r.y; y < r.y + r.h; ++y)
         for (int x = r.x; x < r.x + r.w; ++x, ++k)
@@ -68,9 +60,9 @@ Fault Host::h2d_rect(Rect r, const std::string& sym, const std::vector<float>& d
 
 Fault Host::d2h_rect(Rect r, const std::string& sym, std::vector<float>* out, size_t per_pe) const {
     const Program* p = m_.program_at(r.x, r.y);
-    if (!p) return host_fault(r.x, r.y, "no program loaded on this PE");
+    if (!p) return host_error(r.x, r.y, "no program loaded on this PE");
     const Symbol* s = p->symbol(sym);
-    if (!s) return host_fault(r.x, r.y, "no symbol '" + sym + "'");
+    if (!s) return host_error(r.x, r.y, "no symbol '" + sym + "'");
     size_t per = per_pe ? per_pe : s->length, k = 0;
     out->assign(per * size_t(r.w) * size_t(r.h), 0.0f);
     for (int y = r.y; y < r.y + r.h; ++y)
@@ -83,9 +75,9 @@ Fault Host::launch(Rect r, const std::string& fn) {
     for (int y = r.y; y < r.y + r.h; ++y)
         for (int x = r.x; x < r.x + r.w; ++x) {
             const Program* p = m_.program_at(x, y);
-            if (!p) return host_fault(x, y, "launch: no program loaded on this PE");
+            if (!p) return host_error(x, y, "launch: no program loaded on this PE");
             int f = p->function_index(fn);
-            if (f < 0) return host_fault(x, y, "launch: no function '" + fn + "'");
+            if (f < 0) return host_error(x, y, "launch: no function '" + fn + "'");
             if (Fault e = m_.launch(x, y, f)) return e;
         }
     return {};

@@ -204,14 +204,6 @@ const uint8_t* Machine::sram(int x, int y) const {
     return mesh().contains(x, y) && sram_ ? sram_.get() + size_t(idx(x, y)) * cfg_.sram_bytes : nullptr;
 }
 
-static Fault host_error(int x, int y, std::string m) {
-    Fault f;
-    f.kind = FaultKind::HostError;
-    f.x = x, f.y = y;
-    f.message = std::move(m);
-    return f;
-}
-
 Fault Machine::write(int x, int y, uint32_t offset, const void* src, size_t bytes) {
     uint8_t* m = sram(x, y);
     if (!m) return host_error(x, y, "write: PE outside the mesh");
