@@ -279,22 +279,28 @@ void Machine::add_timer(uint64_t at, int i) {
 
 RunResult Machine::run(uint64_t cycles) { return run_loop(cycles, false); }
 
+RunResult Machine::advance(uint64_t max_cycles) { return run_loop(max_cycles, true); }
+
 RunResult Machine::run_until_quiescent(uint64_t budget) {
-    RunResult r = run_loop(budget, true);
+    RunResult r = advance(budget);
     if (r.status == RunStatus::CyclesDone) {
-        auto st = stuck(true);
-        Fault f;
-        f.kind = FaultKind::Watchdog;
-        f.cycle = now_;
-        if (!st.empty()) f.x = st[0].x, f.y = st[0].y, f.colour = st[0].colour, f.task = st[0].task;
-        f.message = "watchdog: not quiescent after a budget of " + std::to_string(budget) + " cycles" +
-                    (st.empty() ? std::string() : "; first busy PE: " + st[0].what);
-        f.stuck = std::move(st);
-        fault_ = f;
         r.status = RunStatus::Faulted;
-        r.fault = f;
+        r.fault = watchdog(budget);
     }
     return r;
+}
+
+Fault Machine::watchdog(uint64_t budget) {
+    auto st = stuck(true);
+    Fault f;
+    f.kind = FaultKind::Watchdog;
+    f.cycle = now_;
+    if (!st.empty()) f.x = st[0].x, f.y = st[0].y, f.colour = st[0].colour, f.task = st[0].task;
+    f.message = "watchdog: not quiescent after a budget of " + std::to_string(budget) + " cycles" +
+                (st.empty() ? std::string() : "; first busy PE: " + st[0].what);
+    f.stuck = std::move(st);
+    fault_ = f;
+    return f;
 }
 
 RunResult Machine::run_loop(uint64_t cycles, bool stop_when_quiet) {

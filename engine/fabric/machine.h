@@ -78,6 +78,8 @@ public:
     // [SECTION] running
     RunResult run(uint64_t cycles);                // advance exactly `cycles` (or until a fault)
     RunResult run_until_quiescent(uint64_t budget);   // Watchdog fault past the budget; Deadlock if stuck
+    RunResult advance(uint64_t max_cycles);        // a slice of the above: stops when quiescent, no watchdog
+    Fault watchdog(uint64_t budget);               // raise (and return) the Watchdog fault for a spent budget
     bool quiescent() const;                        // nothing active, nothing pending
     std::vector<Stuck> stuck(bool include_running = false) const;   // who holds pending work, and what it waits for
 
