@@ -152,7 +152,7 @@ Footprint footprint(const gpt::GPTConfig& cfg, int B, int T, bool with_backward,
 
 // [SECTION] data parallel
 
-AllReduce ring_allreduce(double bytes, int n, const GpuPreset& g, const ExecProfile& p) {
+AllReduce ring_allreduce(double bytes, int n, const GpuPreset& g) {
     AllReduce a;
     a.n = n;
     a.bytes = bytes;
@@ -160,12 +160,19 @@ AllReduce ring_allreduce(double bytes, int n, const GpuPreset& g, const ExecProf
         a.link = "none";
         return a;
     }
-    const bool intra = n <= g.gpus_per_node;
+    const int per_node = std::max(1, g.gpus_per_node);
+    a.nodes = (n + per_node - 1) / per_node;
+    const bool intra = a.nodes == 1;
     a.link = intra ? "NVLink" : "InfiniBand";
-    a.bandwidth = (intra ? g.nvlink_bytes_per_s : g.ib_bytes_per_s) * p.link_eff;
-    a.latency_s = intra ? g.nvlink_latency_s : g.ib_latency_s;
+    // NCCL runs one ring per NIC, so across nodes each ring's slowest hop is one NIC.
+    a.bandwidth = intra ? g.nvlink_bytes_per_s * g.nvlink_eff : g.ib_bytes_per_s * g.ib_eff;
     // Ring: reduce-scatter then all-gather, each n-1 steps moving bytes/n per GPU.
-    a.seconds = 2.0 * (n - 1) / n * bytes / a.bandwidth + 2.0 * (n - 1) * a.latency_s;
+    a.steps = 2 * (n - 1);
+    a.inter_steps = intra ? 0 : std::min(a.steps, 2 * a.nodes);
+    a.latency_s = g.ring_base_latency_s + (a.steps - a.inter_steps) * g.nvlink_latency_s +
+                  a.inter_steps * g.ib_latency_s;
+    if (!intra) a.latency_s *= 1.4;   // NCCL's "plateau effect of ring" for multi-node all-reduce (sm80+)
+    a.seconds = 2.0 * (n - 1) / n * bytes / a.bandwidth + a.latency_s;
     return a;
 }
 
@@ -188,7 +195,7 @@ GpuStep model_step(const gpt::GPTConfig& cfg, const GpuPreset& g, const ExecProf
     }
     s.compute_s = accum * s.micro_s + s.optimizer_s;
     const double P = double(gpt::count_parameters(cfg));
-    s.allreduce = ring_allreduce(o.with_backward ? P * p.grad_bytes : 0, gpus, g, p);
+    s.allreduce = ring_allreduce(o.with_backward ? P * p.grad_bytes : 0, gpus, g);
     s.step_s = s.compute_s + s.allreduce.seconds;
     s.tokens_per_step = double(o.B) * o.T * accum * gpus;
     s.tokens_per_s = s.tokens_per_step / s.step_s;
@@ -216,6 +223,11 @@ nlohmann::json to_json(const GpuPreset& g) {
             {"mem_bytes", g.mem_bytes},
             {"nvlink_bytes_per_s", g.nvlink_bytes_per_s},
             {"ib_bytes_per_s", g.ib_bytes_per_s},
+            {"nvlink_eff", g.nvlink_eff},
+            {"ib_eff", g.ib_eff},
+            {"ring_base_latency_s", g.ring_base_latency_s},
+            {"nvlink_latency_s", g.nvlink_latency_s},
+            {"ib_latency_s", g.ib_latency_s},
             {"power_w", g.power_w},
             {"sources", src}};
 }
@@ -234,7 +246,6 @@ nlohmann::json to_json(const ExecProfile& p) {
             {"gemm_eff", p.gemm_eff},
             {"attn_eff", p.attn_eff},
             {"mem_eff", p.mem_eff},
-            {"link_eff", p.link_eff},
             {"sources", src}};
 }
 
@@ -270,6 +281,9 @@ nlohmann::json to_json(const GpuStep& s) {
             {"compute_s", s.compute_s},
             {"allreduce",
              {{"n", s.allreduce.n},
+              {"nodes", s.allreduce.nodes},
+              {"steps", s.allreduce.steps},
+              {"inter_steps", s.allreduce.inter_steps},
               {"bytes", s.allreduce.bytes},
               {"bandwidth", s.allreduce.bandwidth},
               {"latency_s", s.allreduce.latency_s},

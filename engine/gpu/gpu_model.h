@@ -60,15 +60,21 @@ struct Footprint {
 Footprint footprint(const gpt::GPTConfig& cfg, int B, int T, bool with_backward, const GpuPreset& g,
                     const ExecProfile& p);
 
+// NCCL ring all-reduce (Simple protocol, the one NCCL picks for MB-sized gradients):
+//   seconds = 2(n-1)/n x bytes / bandwidth + latency
+//   latency = base + (2(n-1) - inter) x NVLink step + inter x network step, inter = 2 x nodes (0 in one node),
+//             x1.4 across nodes; constants and formula from NCCL's tuning model (src/graph/tuning.cc).
 struct AllReduce {
     int n = 1;
+    int nodes = 1;               // ceil(n / gpus_per_node)
     double bytes = 0;            // payload per GPU
-    double bandwidth = 0;        // bytes/s of the slowest link in the ring, at link_eff
-    double latency_s = 0;        // per step
-    double seconds = 0;          // 2(n-1)/n x bytes / bandwidth + 2(n-1) x latency
+    double bandwidth = 0;        // bytes/s of the slowest link in the ring (line rate x measured efficiency)
+    int steps = 0, inter_steps = 0;   // ring steps, of which cross the network
+    double latency_s = 0;        // the whole latency term (not per step)
+    double seconds = 0;
     std::string link;            // "none", "NVLink", "InfiniBand"
 };
-AllReduce ring_allreduce(double bytes, int n, const GpuPreset& g, const ExecProfile& p);
+AllReduce ring_allreduce(double bytes, int n, const GpuPreset& g);
 
 struct StepOptions {
     int B = 1, T = 1;            // micro-batch per GPU

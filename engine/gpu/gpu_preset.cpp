@@ -21,8 +21,22 @@ const char* kLaunch =
     "kernel launch ~4-6 us per launch without CUDA graphs (measured, pegainfer blog 'From Launch Overhead to CUDA "
     "Graph'; NVIDIA 'Getting Started with CUDA Graphs' blog describes the same few-us overhead); 5 us used";
 const char* kLatency =
-    "NOT CONFIRMED from a published measurement: per-step ring latency assumed 5 us (NVLink) and 10 us (InfiniBand); "
-    "only matters for tiny payloads";
+    "NCCL's own cost model (src/graph/tuning.cc, ncclTopoTuneModel): ring all-reduce, Simple protocol: baseLat 8.4 us once, "
+    "hwLat 3.4 us per NVLink step and 14 us per network step (2 x nodes of the 2(n-1) steps), x1.4 across nodes "
+    "('plateau effect of ring'); nccl-tests #123 measures ~2.4 us per step on a DGX A100 for tiny (LL) messages";
+const char* kNvlEffA100 =
+    "NCCL maintainer (S. Jeaugey), nccl-tests issue #149: each NVLink3 is 25 GB/s line rate, ~20 GB/s effective with "
+    "128 B payloads; 'the total effective bandwidth should therefore be 240GB/s on A100, but some other bottlenecks "
+    "... limits it to ~230GB/s' all_reduce busbw: 230 / 300 = 0.77";
+const char* kNvlEffH100 =
+    "NCCL maintainer (S. Jeaugey), nccl-tests issue #212: '450GB/s is the line rate. With the protocol overhead (~20%) "
+    "NCCL can get an effective NVLink bandwidth of 370GB/s' busbw with NCCL_ALGO=RING: 370 / 450 = 0.82 (NVLink SHARP "
+    "reaches ~480 GB/s busbw; not modelled: ring only)";
+const char* kIbEffHdr =
+    "NCCL maintainer (S. Jeaugey), nccl issue #412: with 200G HDR 'you should get ... 24GB/s inter-node' all_reduce "
+    "busbw: 24 / 25 = 0.96";
+const char* kIbEffNdr =
+    "NVIDIA (AddyLaddy), nccl-tests issue #290: 'For NDR @ 400Gbps you should see 46-48GB/s per NIC': 47 / 50 = 0.94";
 
 std::string num(double v, const char* unit) {
     char b[64];
@@ -58,8 +72,11 @@ static void fill_a100_common(GpuPreset& g) {
     g.launch_s = 5e-6;
     g.nvlink_bytes_per_s = 300 * kG;   // 600 GB/s total = 300 GB/s each way
     g.ib_bytes_per_s = 25 * kG;        // 200 Gb/s HDR per GPU
-    g.nvlink_latency_s = 5e-6;
-    g.ib_latency_s = 10e-6;
+    g.nvlink_eff = 230.0 / 300.0;      // ~230 GB/s all_reduce busbw of 300 GB/s
+    g.ib_eff = 24.0 / 25.0;            // ~24 GB/s busbw per HDR NIC
+    g.ring_base_latency_s = 8.4e-6;
+    g.nvlink_latency_s = 3.4e-6;
+    g.ib_latency_s = 14e-6;
     g.gpus_per_node = 8;
     g.power_w = 400;
     g.sources = {
@@ -70,8 +87,10 @@ static void fill_a100_common(GpuPreset& g) {
         {"SMs", "108", kA100Wp},
         {"NVLink", "600 GB/s total (300 GB/s each way)", kA100Sheet},
         {"InfiniBand per GPU", "200 Gb/s = 25 GB/s", kDgxA100},
+        {"NVLink all-reduce efficiency", "0.77 (230 of 300 GB/s)", kNvlEffA100},
+        {"InfiniBand all-reduce efficiency", "0.96 (24 of 25 GB/s)", kIbEffHdr},
         {"kernel launch", "5 us", kLaunch},
-        {"ring step latency", "5 us NVLink, 10 us IB", kLatency},
+        {"ring all-reduce latency", "8.4 us + 3.4 us per NVLink step, 14 us per network step", kLatency},
         {"power", "400 W", kA100Sheet},
     };
 }
@@ -114,8 +133,11 @@ GpuPreset h100_sxm() {
     g.mem_bytes = 80 * kGB;
     g.nvlink_bytes_per_s = 450 * kG;   // 900 GB/s total
     g.ib_bytes_per_s = 50 * kG;        // 400 Gb/s NDR per GPU
-    g.nvlink_latency_s = 5e-6;
-    g.ib_latency_s = 10e-6;
+    g.nvlink_eff = 370.0 / 450.0;      // ~370 GB/s ring busbw of 450 GB/s
+    g.ib_eff = 47.0 / 50.0;            // 46-48 GB/s busbw per NDR NIC
+    g.ring_base_latency_s = 8.4e-6;
+    g.nvlink_latency_s = 3.4e-6;
+    g.ib_latency_s = 14e-6;
     g.gpus_per_node = 8;
     g.power_w = 700;
     g.sources = {
@@ -128,8 +150,10 @@ GpuPreset h100_sxm() {
         {"memory", "80 GB", kH100Sheet},
         {"NVLink", "900 GB/s total (450 GB/s each way)", kH100Sheet},
         {"InfiniBand per GPU", "400 Gb/s = 50 GB/s", kDgxH100},
+        {"NVLink all-reduce efficiency", "0.82 (370 of 450 GB/s)", kNvlEffH100},
+        {"InfiniBand all-reduce efficiency", "0.94 (47 of 50 GB/s)", kIbEffNdr},
         {"kernel launch", "5 us", kLaunch},
-        {"ring step latency", "5 us NVLink, 10 us IB", kLatency},
+        {"ring all-reduce latency", "8.4 us + 3.4 us per NVLink step, 14 us per network step", kLatency},
         {"power", "700 W", kH100Sheet},
     };
     return g;
@@ -174,8 +198,6 @@ const char* kFa2Attn =
 const char* kMemEff =
     "NVIDIA developer forum 'Trouble to Reach Peak Bandwidth of A100' (2025): a read kernel reaches 1.80 of 2.04 TB/s "
     "(88%), and the GTC talk it cites tops out near 90%; real kernels with reductions do less: 0.80 used";
-const char* kLinkEff =
-    "NOT CONFIRMED from a published measurement here: an all-reduce is taken to reach 80% of the link's bandwidth";
 const char* kAutocast =
     "PyTorch autocast op reference: matmul/linear run in lower precision; softmax, log_softmax, cross_entropy run in "
     "float32";
@@ -200,8 +222,7 @@ ExecProfile reference_fp32() {
     p.gemm_eff = 0.8;
     p.attn_eff = 0.8;
     p.mem_eff = 0.8;
-    p.sources = {{"GEMM efficiency", "0.80", kFa2Gemm}, {"memory efficiency", "0.80", kMemEff},
-                 {"link efficiency", "0.80", kLinkEff}};
+    p.sources = {{"GEMM efficiency", "0.80", kFa2Gemm}, {"memory efficiency", "0.80", kMemEff}};
     return p;
 }
 
@@ -224,8 +245,7 @@ ExecProfile pytorch_bf16() {
     p.sources = {{"precision and kernels", "bf16, unfused attention", kNano},
                  {"classifier precision", "fp32", kAutocast},
                  {"GEMM efficiency", "0.80", kFa2Gemm},
-                 {"memory efficiency", "0.80", kMemEff},
-                 {"link efficiency", "0.80", kLinkEff}};
+                 {"memory efficiency", "0.80", kMemEff}};
     return p;
 }
 
@@ -248,8 +268,7 @@ ExecProfile tuned_bf16() {
     p.sources = {{"precision and kernels", "bf16, flash attention, fused classifier/AdamW", kLlmc},
                  {"GEMM efficiency", "0.80", kFa2Gemm},
                  {"attention efficiency", "0.50", kFa2Attn},
-                 {"memory efficiency", "0.80", kMemEff},
-                 {"link efficiency", "0.80", kLinkEff}};
+                 {"memory efficiency", "0.80", kMemEff}};
     return p;
 }
 
@@ -266,8 +285,7 @@ ExecProfile flash1_bf16() {
                  {"attention efficiency", "0.30",
                   "FlashAttention-2 paper, section 1: FlashAttention-1 forward reaches 30-50% and backward 25-35% of "
                   "peak on A100; 0.30 used"},
-                 {"memory efficiency", "0.80", kMemEff},
-                 {"link efficiency", "0.80", kLinkEff}};
+                 {"memory efficiency", "0.80", kMemEff}};
     return p;
 }
 

@@ -31,10 +31,14 @@ struct GpuPreset {
     int sms = 0;
     double launch_s = 0;         // host cost of one kernel launch (no CUDA graphs)
     double mem_bytes = 0;        // DRAM capacity
-    double nvlink_bytes_per_s = 0;   // per GPU, per direction, within a node
-    double ib_bytes_per_s = 0;       // per GPU, per direction, across nodes
-    double nvlink_latency_s = 0;     // per ring step
-    double ib_latency_s = 0;
+    double nvlink_bytes_per_s = 0;   // per GPU, per direction, within a node (line rate)
+    double ib_bytes_per_s = 0;       // per GPU, per direction, across nodes (line rate of its NIC)
+    // Ring all-reduce (NCCL): measured bus bandwidth over line rate, and NCCL's own latency model.
+    double nvlink_eff = 0;           // NCCL ring busbw / NVLink line rate
+    double ib_eff = 0;               // NCCL busbw per NIC / NIC line rate
+    double ring_base_latency_s = 0;  // once per all-reduce (NCCL tuning.cc baseLat, Ring/Simple)
+    double nvlink_latency_s = 0;     // per ring step inside a node (hwLat NVLink, Ring/Simple)
+    double ib_latency_s = 0;         // per ring step that crosses the network (hwLat NET, Ring/Simple)
     int gpus_per_node = 8;
     double power_w = 0;
     std::vector<Sourced> sources;    // every figure above, with its source
@@ -69,7 +73,7 @@ struct ExecProfile {
     double gemm_eff = 0.8;       // fraction of peak a GEMM reaches
     double attn_eff = 0.8;       // fraction of peak fused attention reaches
     double mem_eff = 0.8;        // fraction of HBM bandwidth a memory-bound kernel reaches
-    double link_eff = 0.8;       // fraction of link bandwidth an all-reduce reaches
+                                 // (link efficiency is the GPU's: GpuPreset::nvlink_eff, ib_eff)
     std::vector<Sourced> sources;
 };
 
