@@ -5,6 +5,8 @@
 
 #include <imgui.h>
 #include <algorithm>
+#include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -49,17 +51,53 @@ void App::load_example(const std::string& name) {
     doc_.open(name + ".wk", ss.str());
     example_ = name;
     show_editor_ = true;
+    canvas_.select(std::nullopt);
+    compile_and_load();
+}
+
+void App::compile_and_load() {
+    const wl::lang::CompileResult& r = doc_.compile();
+    if (!r.ok() || r.grid_w == 0) return;   // the last good build stays loaded; the editor shows why
+    runner_.load(std::make_shared<const wl::lang::CompileResult>(r));
     // The canvas shows the kernel's grid.
-    if (doc_.result().grid_w > 0) {
-        mesh_ = wl::Mesh{doc_.result().grid_w, doc_.result().grid_h};
+    if (mesh_.w != r.grid_w || mesh_.h != r.grid_h) {
+        mesh_ = wl::Mesh{r.grid_w, r.grid_h};
         canvas_.select(std::nullopt);
         canvas_.fit();
+    }
+}
+
+void App::reveal_source(int line, int col) {
+    show_editor_ = true;
+    editor_.reveal({std::max(0, line - 1), std::max(0, col - 1)});
+    editor_.focus();
+}
+
+void App::function_key(int n, bool shift) {
+    switch (n) {
+    case 1: show_help_ = !show_help_; break;
+    case 5:
+        if (shift) runner_.reset();
+        else {
+            if (!runner_.loaded() || !doc_.compiled()) compile_and_load();
+            runner_.play();
+        }
+        break;
+    case 6: runner_.run_to_end(); break;
+    case 9: runner_.step_back(shift ? step_n_ : 1); break;
+    case 10: runner_.step(shift ? step_n_ : 1); break;
+    default: break;
     }
 }
 
 void App::frame() {
     ++frame_;
     shortcuts();
+    // The emulation's share of the frame: 12 ms, so the UI keeps 60 fps on a slow machine.
+    const ImGuiIO& io = ImGui::GetIO();
+    const auto t0 = std::chrono::steady_clock::now();
+    runner_.tick(io.DeltaTime, kSliceBudgetMs);
+    tick_ms_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 
     // One full-window host window: menu bar on top, status bar at the bottom, canvas between.
     const ImGuiViewport* vp = ImGui::GetMainViewport();
@@ -73,6 +111,7 @@ void App::frame() {
                      ImGuiWindowFlags_NoBringToFrontOnFocus | ImGuiWindowFlags_NoSavedSettings);
     ImGui::PopStyleVar(3);
     menu_bar();
+    run_toolbar();
     const float status_h = ImGui::GetFrameHeight();
     ImGui::BeginChild("canvas", ImVec2(0, -status_h), false, ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse);
     canvas_.draw(mesh_);
@@ -82,6 +121,8 @@ void App::frame() {
 
     doc_.refresh();
     if (show_editor_) editor_window();
+    if (show_log_) log_window();
+    if (show_help_) help_window();
     if (show_compare_) compare_.draw(&show_compare_);
     if (show_about_) about_window();
     discard_popup();
@@ -90,7 +131,11 @@ void App::frame() {
 
 void App::shortcuts() {
     ImGuiIO& io = ImGui::GetIO();
+    if (io.KeyCtrl && (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Enter), false) ||
+                       ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_KeyPadEnter), false)) && !editor_.focused())
+        compile_and_load();
     if (io.WantTextInput || editor_.focused()) return;
+    if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Space), false)) runner_.toggle();
     for (ImWchar c : io.InputQueueCharacters) {
         if (c == '+' || c == '=') canvas_.zoom_by(1.25f);
         if (c == '-') canvas_.zoom_by(0.8f);
@@ -115,6 +160,7 @@ void App::menu_bar() {
         if (ImGui::MenuItem("Fit mesh", "0")) canvas_.fit();
         ImGui::Separator();
         ImGui::MenuItem("Kernel editor", nullptr, &show_editor_);
+        ImGui::MenuItem("Output and log", nullptr, &show_log_);
         ImGui::MenuItem("Wafer vs GPU", nullptr, &show_compare_);
         ImGui::MenuItem("Dear ImGui demo", nullptr, &show_demo_);
         ImGui::EndMenu();
@@ -128,6 +174,20 @@ void App::menu_bar() {
         }
         ImGui::EndMenu();
     }
+    if (ImGui::BeginMenu("Run")) {
+        if (ImGui::MenuItem("Compile and load", "Ctrl+Enter")) compile_and_load();
+        ImGui::Separator();
+        const bool can = runner_.loaded() && !runner_.done();
+        if (ImGui::MenuItem("Run", "F5", false, can)) function_key(5, false);
+        if (ImGui::MenuItem("Pause", "Space", false, runner_.busy())) runner_.pause();
+        if (ImGui::MenuItem("Step 1 cycle", "F10", false, can)) runner_.step(1);
+        if (ImGui::MenuItem("Step N cycles", "Shift+F10", false, can)) runner_.step(step_n_);
+        if (ImGui::MenuItem("Run to completion", "F6", false, can)) runner_.run_to_end();
+        ImGui::Separator();
+        if (ImGui::MenuItem("Step back 1 cycle", "F9", false, runner_.cycle() > 0)) runner_.step_back(1);
+        if (ImGui::MenuItem("Reset to cycle 0", "Shift+F5", false, runner_.loaded())) runner_.reset();
+        ImGui::EndMenu();
+    }
     if (ImGui::BeginMenu("Mesh")) {
         for (int n : kMeshSizes) {
             char label[32];
@@ -137,6 +197,7 @@ void App::menu_bar() {
         ImGui::EndMenu();
     }
     if (ImGui::BeginMenu("Help")) {
+        if (ImGui::MenuItem("What am I looking at?", "F1")) show_help_ = true;
         if (ImGui::MenuItem("About WaferLab")) show_about_ = true;
         ImGui::EndMenu();
     }
@@ -165,8 +226,8 @@ void App::editor_window() {
     ImGui::SetNextWindowPos(ImVec2(40, 60), ImGuiCond_FirstUseEver);
     std::string title = doc_.name() + (doc_.buffer().modified() ? " *" : "") + "###kernel";
     if (ImGui::Begin(title.c_str(), &show_editor_)) {
-        if (ImGui::Button("Compile")) doc_.compile();
-        if (ImGui::IsItemHovered()) ImGui::SetTooltip("Ctrl+Enter");
+        if (ImGui::Button("Compile and load")) compile_and_load();
+        if (ImGui::IsItemHovered()) ImGui::SetTooltip("Ctrl+Enter: compile; when it succeeds, the kernel is loaded at cycle 0");
         ImGui::SameLine();
         const auto& r = doc_.result();
         if (!r.ok()) {
@@ -183,7 +244,7 @@ void App::editor_window() {
         CodeEditor::Result er = editor_.draw("##source", doc_.buffer(), doc_.spans(), doc_.markers(),
                                              ImVec2(0, n ? -list_h - ImGui::GetStyle().ItemSpacing.y : 0.0f));
         if (er.changed) doc_.refresh();
-        if (er.compile_requested) doc_.compile();
+        if (er.compile_requested) compile_and_load();
         if (n) {
             ImGui::BeginChild("##diagnostics", ImVec2(0, 0), false);
             for (size_t i = 0; i < n; ++i) {
@@ -193,10 +254,7 @@ void App::editor_window() {
                 char label[64];
                 std::snprintf(label, sizeof label, "%d:%d", d.line, d.col);
                 ImGui::PushStyleColor(ImGuiCol_Text, col);
-                if (ImGui::Selectable(label, false, 0, ImVec2(ImGui::CalcTextSize("0000:000").x, 0))) {
-                    editor_.reveal({d.line - 1, std::max(0, d.col - 1)});
-                    editor_.focus();
-                }
+                if (ImGui::Selectable(label, false, 0, ImVec2(ImGui::CalcTextSize("0000:000").x, 0))) reveal_source(d.line, d.col);
                 ImGui::PopStyleColor();
                 ImGui::SameLine();
                 ImGui::TextUnformatted(d.message.c_str());
@@ -243,6 +301,161 @@ void App::about_window() {
     ImGui::End();
 }
 
+// [SECTION] run controls
+
+static const char* mode_name(const RunController& rc) {
+    if (!rc.loaded()) return "no kernel loaded";
+    if (rc.run() && !rc.run()->ok()) return "stopped by an error";
+    if (rc.done()) return "finished";
+    return rc.busy() ? "running" : "paused";
+}
+
+void App::run_toolbar() {
+    ImGui::PushStyleVar(ImGuiStyleVar_FramePadding, ImVec2(8, 3));
+    ImGui::SetCursorPosX(ImGui::GetStyle().ItemSpacing.x);
+    ImGui::SetCursorPosY(ImGui::GetCursorPosY() + 3);
+    const bool loaded = runner_.loaded(), can = loaded && !runner_.done();
+    auto button = [](const char* label, bool enabled, const char* tip) {
+        ImGui::BeginDisabled(!enabled);
+        bool hit = ImGui::Button(label);
+        ImGui::EndDisabled();
+        if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) ImGui::SetTooltip("%s", tip);
+        ImGui::SameLine();
+        return hit;
+    };
+    if (runner_.mode() == RunController::Mode::Playing) {
+        if (button("Pause", true, "Space")) runner_.pause();
+    } else if (button("Run", can || !loaded, "F5: run at the chosen speed (compiles first if needed)")) {
+        function_key(5, false);
+    }
+    if (button("Step", can, "F10: one cycle")) runner_.step(1);
+    ImGui::SetNextItemWidth(ImGui::CalcTextSize("0000000").x);
+    int n = int(step_n_);
+    if (ImGui::DragInt("##stepn", &n, 1.0f, 1, 1000000, "%d")) step_n_ = uint64_t(std::max(1, n));
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("N for Step N (drag or double-click to type)");
+    ImGui::SameLine();
+    if (button("Step N", can, "Shift+F10: N cycles")) runner_.step(step_n_);
+    if (button("To end", can, "F6: run to completion as fast as the frame budget allows")) runner_.run_to_end();
+    if (button("Back", loaded && runner_.cycle() > 0, "F9: one cycle back (Shift+F9: N); restores a snapshot and replays")) runner_.step_back(1);
+    if (button("Reset", loaded, "Shift+F5: back to cycle 0")) runner_.reset();
+
+    // Speed: cycles per second, on a log scale from 1 to 1e6.
+    float lg = float(std::log10(runner_.speed()));
+    ImGui::SetNextItemWidth(ImGui::CalcTextSize("000000000000000").x);
+    char speed[48];
+    std::snprintf(speed, sizeof speed, "%.0f cycles/s", runner_.speed());
+    if (ImGui::SliderFloat("##speed", &lg, 0.0f, 6.0f, speed)) runner_.set_speed(std::round(std::pow(10.0, double(lg)) * 10) / 10);
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("Run speed in emulated cycles per second (To end ignores it)");
+    ImGui::SameLine();
+
+    // Rewind: a scrubber over the cycles reached so far.
+    if (loaded) {
+        uint64_t reached = runner_.timeline().empty() ? runner_.cycle() : std::max(runner_.cycle(), runner_.timeline().back().cycle);
+        int c = int(std::min<uint64_t>(runner_.cycle(), INT32_MAX));
+        ImGui::SetNextItemWidth(std::max(120.0f, ImGui::GetContentRegionAvail().x - ImGui::CalcTextSize("stopped by an error   ").x));
+        char fmt[64];
+        std::snprintf(fmt, sizeof fmt, "cycle %d", c);
+        if (ImGui::SliderInt("##cycle", &c, 0, int(std::min<uint64_t>(std::max<uint64_t>(reached, 1), INT32_MAX)), fmt))
+            runner_.rewind_to(uint64_t(c));
+        if (ImGui::IsItemHovered()) ImGui::SetTooltip("Drag to rewind or replay to any cycle reached so far");
+        ImGui::SameLine();
+    }
+    const bool bad = runner_.run() && !runner_.run()->ok();
+    ImGui::TextColored(bad ? ImVec4(1.0f, 0.45f, 0.45f, 1.0f) : ImVec4(0.7f, 0.75f, 0.8f, 1.0f), "%s", mode_name(runner_));
+    ImGui::PopStyleVar();
+    ImGui::Separator();
+}
+
+void App::log_window() {
+    const ImGuiViewport* vp = ImGui::GetMainViewport();
+    ImGui::SetNextWindowSize(ImVec2(520, 200), ImGuiCond_FirstUseEver);
+    ImGui::SetNextWindowPos(ImVec2(vp->WorkPos.x + vp->WorkSize.x - 540, vp->WorkPos.y + vp->WorkSize.y - 240), ImGuiCond_FirstUseEver);
+    if (ImGui::Begin("Output and log", &show_log_)) {
+        const wl::lang::KernelRun* run = runner_.run();
+        if (!run) ImGui::TextDisabled("Load an example (Examples menu) or compile a kernel (Ctrl+Enter), then Run (F5).");
+        else {
+            ImGui::TextDisabled("%s: %d PEs loaded, cycle %llu", run->kernel().placements.empty() ? "kernel" : doc_.name().c_str(),
+                                run->pes_loaded(), (unsigned long long)run->cycle());
+            for (size_t i = 0; i < run->output().size(); ++i) {
+                const wl::lang::OutputLine& o = run->output()[i];
+                ImGui::PushID(int(i));
+                if (ImGui::Selectable(o.text.c_str())) reveal_source(o.line, o.col);
+                if (ImGui::IsItemHovered()) ImGui::SetTooltip("printed by line %d: click to show it", o.line);
+                ImGui::PopID();
+            }
+            if (!run->ok()) {
+                const wl::Fault& f = run->fault();
+                ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.45f, 0.45f, 1.0f));
+                ImGui::PushTextWrapPos(0.0f);
+                if (ImGui::Selectable(run->error().c_str())) {
+                    if (f.loc.line > 0) reveal_source(int(f.loc.line), int(f.loc.col));
+                    if (mesh_.contains(f.x, f.y)) canvas_.select(PeCoord{f.x, f.y});
+                }
+                ImGui::PopTextWrapPos();
+                ImGui::PopStyleColor();
+                if (ImGui::IsItemHovered()) ImGui::SetTooltip("click: show the line in the editor and select the PE");
+            } else if (run->done()) {
+                ImGui::TextColored(ImVec4(0.55f, 0.85f, 0.55f, 1.0f), "finished at cycle %llu", (unsigned long long)run->cycle());
+            }
+            if (runner_.busy() && ImGui::GetScrollY() >= ImGui::GetScrollMaxY()) ImGui::SetScrollHereY(1.0f);
+        }
+    }
+    ImGui::End();
+}
+
+void App::help_window() {
+    ImGui::SetNextWindowSize(ImVec2(560, 0), ImGuiCond_Appearing);
+    ImGui::SetNextWindowPos(ImGui::GetMainViewport()->GetCenter(), ImGuiCond_Appearing, ImVec2(0.5f, 0.5f));
+    if (ImGui::Begin("What am I looking at?", &show_help_, ImGuiWindowFlags_NoCollapse)) {
+        ImGui::TextWrapped(
+            "The big grid is a wafer: a mesh of processing elements (PEs). Each PE has 48 KiB of SRAM, a "
+            "compute engine and a router (the small square in its corner). Routers pass 32-bit wavelets to "
+            "their neighbours, one per link per cycle, on 24 colours; a wavelet arriving at a PE can start a task.");
+        ImGui::Spacing();
+        ImGui::TextWrapped(
+            "The kernel editor holds the program: a layout (which code runs on which PEs, and how each colour "
+            "is routed), the PE programs, and a host block that fills memory, launches, runs and prints. "
+            "Ctrl+Enter compiles it and loads it at cycle 0; Run plays it; the log shows what the host printed "
+            "and any error, with its PE and source line.");
+        ImGui::Spacing();
+        ImGui::Separator();
+        ImGui::TextDisabled("Keys");
+        static const char* kKeys[][2] = {
+            {"F5", "run (compiles first when the source changed)"}, {"Space", "pause / continue"},
+            {"F10 / Shift+F10", "step 1 / N cycles"},              {"F9 / Shift+F9", "step back 1 / N cycles"},
+            {"F6", "run to completion"},                            {"Shift+F5", "reset to cycle 0"},
+            {"Ctrl+Enter", "compile and load"},                     {"Ctrl+Z / Ctrl+Y", "undo / redo in the editor"},
+            {"+ / - / 0", "zoom in / out / fit the mesh"},          {"drag, wheel", "pan, zoom"},
+            {"click", "select a PE"},                               {"F1", "this window"},
+        };
+        if (ImGui::BeginTable("keys", 2, ImGuiTableFlags_SizingFixedFit)) {
+            for (auto& k : kKeys) {
+                ImGui::TableNextRow();
+                ImGui::TableNextColumn();
+                ImGui::TextColored(ImVec4(1.0f, 0.8f, 0.4f, 1.0f), "%s", k[0]);
+                ImGui::TableNextColumn();
+                ImGui::TextUnformatted(k[1]);
+            }
+            ImGui::EndTable();
+        }
+    }
+    ImGui::End();
+}
+
+json App::error_json() const {
+    const wl::lang::KernelRun* run = runner_.run();
+    if (!run || run->ok()) return nullptr;
+    const wl::Fault& f = run->fault();
+    json j = {{"message", run->error()}, {"kind", wl::fault_kind_name(f.kind)}, {"cycle", f.cycle}};
+    j["pe"] = f.x >= 0 ? json{{"x", f.x}, {"y", f.y}} : json(nullptr);
+    j["colour"] = f.colour >= 0 ? json(f.colour) : json(nullptr);
+    j["task"] = f.task >= 0 ? json(f.task) : json(nullptr);
+    j["line"] = f.loc.line > 0 ? json(f.loc.line) : json(nullptr);
+    j["col"] = f.loc.line > 0 ? json(f.loc.col) : json(nullptr);
+    j["where"] = f.where;
+    return j;
+}
+
 json App::state() const {
     json j = {
         {"version", wl::version()},
@@ -257,7 +470,17 @@ json App::state() const {
         {"examples", example_names()},
         {"diagnostics", doc_.diagnostics_json()},
         {"compiled", doc_.compiled() && doc_.result().ok()},
+        {"loaded", runner_.loaded()},
+        {"cycle", runner_.cycle()},
+        {"running", runner_.busy()},
+        {"done", runner_.done()},
+        {"error", error_json()},
+        {"output", json::array()},
+        {"speed", runner_.speed()},
+        {"frame_ms", {{"emulation", tick_ms_}, {"longest_slice", runner_.last_slice_ms()}}},
     };
+    if (const wl::lang::KernelRun* run = runner_.run())
+        for (const wl::lang::OutputLine& o : run->output()) j["output"].push_back(o.text);
     if (auto s = canvas_.selected()) j["selected_pe"] = {{"x", s->x}, {"y", s->y}};
     else j["selected_pe"] = nullptr;
     if (auto h = canvas_.hovered()) j["hovered_pe"] = {{"x", h->x}, {"y", h->y}};
@@ -318,7 +541,41 @@ json App::call(const std::string& method, const json& args) {
             return state();
         }
         if (method == "compile") {
-            doc_.compile();
+            compile_and_load();
+            return state();
+        }
+        // Run controls: each sets a target; the frames get there (poll state().running).
+        if (method == "run") {
+            if (!runner_.loaded()) throw std::invalid_argument("no kernel is loaded: load_example() or compile() first");
+            if (args.is_object() && args.contains("cycles") && !args["cycles"].is_null()) {
+                if (!args["cycles"].is_number_unsigned() || args["cycles"].get<uint64_t>() == 0)
+                    throw std::invalid_argument("'cycles' must be a positive integer (omit it to run to completion)");
+                runner_.step(args["cycles"].get<uint64_t>());
+            } else {
+                runner_.run_to_end();
+            }
+            return state();
+        }
+        if (method == "play") {
+            if (args.is_object() && args.contains("speed")) {
+                if (!args["speed"].is_number() || args["speed"].get<double>() <= 0) throw std::invalid_argument("'speed' must be a positive number");
+                runner_.set_speed(args["speed"].get<double>());
+            }
+            runner_.play();
+            return state();
+        }
+        if (method == "pause") {
+            runner_.pause();
+            return state();
+        }
+        if (method == "reset") {
+            runner_.reset();
+            return state();
+        }
+        if (method == "rewind") {
+            if (!args.is_object() || !args.contains("cycle") || !args["cycle"].is_number_unsigned())
+                throw std::invalid_argument("'cycle' must be a non-negative integer");
+            runner_.rewind_to(args["cycle"].get<uint64_t>());
             return state();
         }
         if (method == "compare") {

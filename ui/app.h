@@ -6,6 +6,7 @@
 #include "ui/compare_window.h"
 #include "ui/kernel_doc.h"
 #include "ui/mesh_canvas.h"
+#include "ui/run_controller.h"
 
 #include <cstdint>
 #include <nlohmann/json.hpp>
@@ -30,6 +31,9 @@ public:
     nlohmann::json call(const std::string& method, const nlohmann::json& args);
     nlohmann::json state() const;
 
+    // F1..F12 from the platform (Dear ImGui 1.86 has no portable names for them).
+    void function_key(int n, bool shift);
+
     bool quit_requested() const { return quit_; }
     uint64_t frames() const { return frame_; }
 
@@ -40,6 +44,12 @@ private:
     void shortcuts();
     void editor_window();
     void discard_popup();
+    void run_toolbar();
+    void log_window();
+    void help_window();
+    void compile_and_load();                     // compile the editor's kernel; on success it is what runs
+    void reveal_source(int line, int col);       // editor to line:col (1-based)
+    nlohmann::json error_json() const;
     std::vector<std::string> example_names() const;
     std::string models_dir() const { return asset_dir_ + "/models"; }
     void load_example(const std::string& name);   // throws on a missing file
@@ -51,6 +61,11 @@ private:
     std::string example_;                // the loaded example's name; "" after a new file
     std::string pending_example_;        // waiting for "discard unsaved edits?"
     bool show_editor_ = false;
+    RunController runner_;               // the loaded kernel's run, in per-frame slices
+    static constexpr double kSliceBudgetMs = 12.0;   // emulation time per frame
+    double tick_ms_ = 0;                 // what the last frame's emulation took
+    uint64_t step_n_ = 100;              // "Step N" size
+    bool show_log_ = true, show_help_ = false;
     CompareWindow compare_;
     bool show_compare_ = false;
     uint64_t frame_ = 0;

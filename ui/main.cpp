@@ -99,6 +99,8 @@ void Platform::frame() {
         if (ev.type == SDL_QUIT) done = true;
         if (ev.type == SDL_KEYDOWN && ev.key.keysym.sym == SDLK_q && (ev.key.keysym.mod & KMOD_CTRL)) done = true;
         if (ev.type == SDL_KEYDOWN) went_down[ev.key.keysym.scancode] = true;
+        if (ev.type == SDL_KEYDOWN && ev.key.keysym.sym >= SDLK_F1 && ev.key.keysym.sym <= SDLK_F12 && !ev.key.repeat)
+            app->function_key(int(ev.key.keysym.sym - SDLK_F1) + 1, (ev.key.keysym.mod & KMOD_SHIFT) != 0);
     };
     if (deferred.type != 0) {
         handle(deferred);

@@ -1,8 +1,7 @@
 // run.cpp: the host driver described by a kernel's host block.
 #include "engine/lang/run.h"
 
-#include "engine/fabric/host.h"
-
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -32,94 +31,144 @@ static std::string fmt(float v) {
     return b;
 }
 
-RunReport run_kernel(const CompileResult& cr, const RunOptions& opt) {
+static wl::MachineConfig machine_for(const CompileResult& cr, wl::MachineConfig mc) {
+    mc.w = std::max(cr.grid_w, 1), mc.h = std::max(cr.grid_h, 1);
+    return mc;
+}
+
+KernelRun::KernelRun(std::shared_ptr<const CompileResult> cr, const RunOptions& opt)
+    : cr_(std::move(cr)), opt_(opt), host_(machine_for(*cr_, opt.machine)) {
+    if (!cr_->ok() || cr_->grid_w == 0) {
+        error_ = "the kernel did not compile (or has no layout)";
+        return;
+    }
+    for (const Placement& p : cr_->placements) {
+        if (wl::Fault f = host_.machine().load(p.program, wl::Rect{p.x, p.y, p.w, p.h})) {
+            fail(f);
+            return;
+        }
+        pes_loaded_ += p.w * p.h;
+    }
+    for (const RouteSetting& r : cr_->routes)
+        if (wl::Fault f = host_.route(r.x, r.y, r.colour, r.route)) {
+            fail(f);
+            return;
+        }
+}
+
+void KernelRun::fail(const wl::Fault& f) {
+    fault_ = f;
+    error_ = f.to_string();
+}
+
+uint64_t KernelRun::step(uint64_t max_cycles) {
+    const uint64_t start = cycle();
+    while (!done()) {
+        const HostAction& a = cr_->host[next_];
+        if (a.kind != HostKind::Run) {
+            perform(a);
+            if (ok()) ++next_;
+            continue;
+        }
+        if (!in_run_) in_run_ = true, run_start_ = cycle();
+        const uint64_t used = cycle() - start, spent = cycle() - run_start_;
+        if (used >= max_cycles) break;
+        if (spent >= opt_.cycle_budget) {
+            fail(host_.machine().watchdog(opt_.cycle_budget));
+            break;
+        }
+        wl::RunResult rr = host_.machine().advance(std::min(max_cycles - used, opt_.cycle_budget - spent));
+        if (!rr.ok()) fail(rr.fault);
+        else if (rr.status == wl::RunStatus::Quiescent) in_run_ = false, ++next_;
+    }
+    return cycle() - start;
+}
+
+void KernelRun::finish() {
+    while (!done()) step(UINT64_MAX / 2);
+}
+
+void KernelRun::perform(const HostAction& a) {
+    wl::Machine& m = host_.machine();
+    switch (a.kind) {
+    case HostKind::Fill: {
+        uint64_t k = 0;
+        for (int y = a.y; y < a.y + a.h; ++y)
+            for (int x = a.x; x < a.x + a.w; ++x) {
+                const wl::Program* p = m.program_at(x, y);
+                const wl::Symbol* s = p ? p->symbol(a.name) : nullptr;
+                if (!s) continue;   // sema checked
+                std::vector<uint32_t> words(s->length);
+                for (uint32_t e = 0; e < s->length; ++e, ++k) {
+                    float v = fill_value(a.gen, a.args, k);
+                    if (s->type == wl::ElemType::F32) std::memcpy(&words[e], &v, 4);
+                    else words[e] = uint32_t(int32_t(v));
+                }
+                if (wl::Fault f = host_.h2d_u32(x, y, a.name, words.data(), words.size())) return fail(f);
+            }
+        break;
+    }
+    case HostKind::Launch:
+        if (wl::Fault f = host_.launch(wl::Rect{a.x, a.y, a.w, a.h}, a.name)) return fail(f);
+        break;
+    case HostKind::Run: break;   // step() runs it
+    case HostKind::Print:
+        for (int y = a.y; y < a.y + a.h; ++y)
+            for (int x = a.x; x < a.x + a.w; ++x) {
+                const wl::Program* p = m.program_at(x, y);
+                const wl::Symbol* s = p ? p->symbol(a.name) : nullptr;
+                if (!s) continue;
+                std::vector<uint32_t> words(s->length);
+                if (wl::Fault f = host_.d2h_u32(x, y, a.name, words.data(), words.size())) return fail(f);
+                std::vector<float> vals(words.size());
+                std::string line = a.name + " @ (" + std::to_string(x) + "," + std::to_string(y) + "):";
+                for (size_t e = 0; e < words.size(); ++e) {
+                    float v;
+                    if (s->type == wl::ElemType::F32) std::memcpy(&v, &words[e], 4);
+                    else if (s->type == wl::ElemType::I32) v = float(int32_t(words[e]));
+                    else v = float(words[e]);
+                    vals[e] = v;
+                    line += " " + (s->type == wl::ElemType::F32 ? fmt(v) : s->type == wl::ElemType::I32 ? std::to_string(int32_t(words[e])) : std::to_string(words[e]));
+                }
+                values_[a.name + "@" + std::to_string(x) + "," + std::to_string(y)] = std::move(vals);
+                output_.push_back({std::move(line), a.line, a.col});
+            }
+        break;
+    }
+}
+
+RunReport KernelRun::report() const {
     RunReport rep;
-    if (!cr.ok() || cr.grid_w == 0) {
-        rep.error = "the kernel did not compile (or has no layout)";
-        return rep;
-    }
-    wl::MachineConfig mc = opt.machine;
-    mc.w = cr.grid_w, mc.h = cr.grid_h;
-    wl::Host host(mc);
-    auto fail = [&](const wl::Fault& f) {
-        rep.fault = f;
-        rep.error = f.to_string();
-        return rep;
-    };
-    for (const Placement& p : cr.placements) {
-        if (wl::Fault f = host.machine().load(p.program, wl::Rect{p.x, p.y, p.w, p.h})) return fail(f);
-        rep.pes_loaded += p.w * p.h;
-    }
-    for (const RouteSetting& r : cr.routes)
-        if (wl::Fault f = host.route(r.x, r.y, r.colour, r.route)) return fail(f);
-    for (const HostAction& a : cr.host) {
-        switch (a.kind) {
-        case HostKind::Fill: {
-            uint64_t k = 0;
-            for (int y = a.y; y < a.y + a.h; ++y)
-                for (int x = a.x; x < a.x + a.w; ++x) {
-                    const wl::Program* p = host.machine().program_at(x, y);
-                    const wl::Symbol* s = p ? p->symbol(a.name) : nullptr;
-                    if (!s) continue;   // sema checked
-                    std::vector<uint32_t> words(s->length);
-                    for (uint32_t e = 0; e < s->length; ++e, ++k) {
-                        float v = fill_value(a.gen, a.args, k);
-                        if (s->type == wl::ElemType::F32) std::memcpy(&words[e], &v, 4);
-                        else words[e] = uint32_t(int32_t(v));
-                    }
-                    if (wl::Fault f = host.h2d_u32(x, y, a.name, words.data(), words.size())) return fail(f);
-                }
-            break;
-        }
-        case HostKind::Launch:
-            if (wl::Fault f = host.launch(wl::Rect{a.x, a.y, a.w, a.h}, a.name)) return fail(f);
-            break;
-        case HostKind::Run: {
-            wl::RunResult rr = host.run_until_quiescent(opt.cycle_budget);
-            if (!rr.ok()) return fail(rr.fault);
-            break;
-        }
-        case HostKind::Print:
-            for (int y = a.y; y < a.y + a.h; ++y)
-                for (int x = a.x; x < a.x + a.w; ++x) {
-                    const wl::Program* p = host.machine().program_at(x, y);
-                    const wl::Symbol* s = p ? p->symbol(a.name) : nullptr;
-                    if (!s) continue;
-                    std::vector<uint32_t> words(s->length);
-                    if (wl::Fault f = host.d2h_u32(x, y, a.name, words.data(), words.size())) return fail(f);
-                    std::vector<float> vals(words.size());
-                    std::string line = a.name + " @ (" + std::to_string(x) + "," + std::to_string(y) + "):";
-                    for (size_t e = 0; e < words.size(); ++e) {
-                        float v;
-                        if (s->type == wl::ElemType::F32) std::memcpy(&v, &words[e], 4);
-                        else if (s->type == wl::ElemType::I32) v = float(int32_t(words[e]));
-                        else v = float(words[e]);
-                        vals[e] = v;
-                        line += " " + (s->type == wl::ElemType::F32 ? fmt(v) : s->type == wl::ElemType::I32 ? std::to_string(int32_t(words[e])) : std::to_string(words[e]));
-                    }
-                    rep.values[a.name + "@" + std::to_string(x) + "," + std::to_string(y)] = std::move(vals);
-                    rep.output.push_back(std::move(line));
-                }
-            break;
-        }
-    }
-    rep.ok = true;
-    rep.stats = host.stats();
+    rep.ok = done() && ok();
+    rep.error = error_;
+    rep.fault = fault_;
+    for (const OutputLine& o : output_) rep.output.push_back(o.text);
+    rep.values = values_;
+    rep.pes_loaded = pes_loaded_;
+    if (cr_->grid_w == 0) return rep;
+    const wl::Machine& m = host_.machine();
+    rep.stats = m.stats();
     rep.cycles = rep.stats.cycles;
-    const wl::Machine& m = host.machine();
-    rep.busy_per_pe.assign(size_t(cr.grid_w * cr.grid_h), 0);
-    rep.link_out_per_pe.assign(size_t(cr.grid_w * cr.grid_h) * 4, 0);
-    for (int y = 0; y < cr.grid_h; ++y)
-        for (int x = 0; x < cr.grid_w; ++x) {
-            rep.busy_per_pe[size_t(y * cr.grid_w + x)] = m.core(x, y).stats.busy;
+    const int w = cr_->grid_w, h = cr_->grid_h;
+    rep.busy_per_pe.assign(size_t(w * h), 0);
+    rep.link_out_per_pe.assign(size_t(w * h) * 4, 0);
+    for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x) {
+            rep.busy_per_pe[size_t(y * w + x)] = m.core(x, y).stats.busy;
             const wl::RouterStats& rs = m.router(x, y).stats;
             for (int p = 0; p < 4; ++p) {
                 rep.link_wavelets += rs.out[p];
-                rep.link_out_per_pe[size_t(y * cr.grid_w + x) * 4 + size_t(p)] = rs.out[p];
+                rep.link_out_per_pe[size_t(y * w + x) * 4 + size_t(p)] = rs.out[p];
             }
         }
     if (rep.cycles && rep.pes_loaded) rep.utilisation = double(rep.stats.busy) / (double(rep.cycles) * rep.pes_loaded);
     return rep;
+}
+
+RunReport run_kernel(const CompileResult& cr, const RunOptions& opt) {
+    KernelRun run(std::make_shared<const CompileResult>(cr), opt);
+    run.finish();
+    return run.report();
 }
 
 }  // namespace wl::lang

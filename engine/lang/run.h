@@ -2,16 +2,20 @@
 // host driver that `waferlab-cli run`, the tests and the app share.
 //   fill   -> Host::h2d by symbol (values from a generator, row-major by PE)
 //   launch -> Host::launch of an exported function
-//   run    -> Machine::run_until_quiescent (a fault stops the run)
+//   run    -> the machine runs until quiescent, within a cycle budget (a fault stops the run)
 //   print  -> Host::d2h; one output line per PE: "y @ (3,0): 1 2 3"
+// KernelRun does this in slices of cycles (the app runs one slice a frame);
+// run_kernel() does it all at once. Slicing never changes a result.
 #pragma once
 #include "engine/fabric/fault.h"
+#include "engine/fabric/host.h"
 #include "engine/fabric/machine.h"
 #include "engine/fabric/stats.h"
 #include "engine/lang/compile.h"
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -35,6 +39,56 @@ struct RunReport {
     uint64_t link_wavelets = 0;           // wavelets that crossed a PE-to-PE link
     std::vector<uint64_t> busy_per_pe;    // row-major over the grid
     std::vector<uint64_t> link_out_per_pe;   // row-major, 4 per PE: wavelets sent N, S, E, W
+};
+
+// One host-block statement's output line, with the statement's place.
+struct OutputLine {
+    std::string text;
+    int line = 0, col = 0;
+};
+
+// A kernel's host block in progress. Copyable: a copy is a snapshot (the
+// compiled kernel is shared, the machine is deep-copied), which is how the
+// app rewinds.
+class KernelRun {
+public:
+    // Loads the placements and routes; a failure shows as error() and done().
+    explicit KernelRun(std::shared_ptr<const CompileResult> cr, const RunOptions& opt = {});
+
+    // Performs host statements and runs machine cycles until `max_cycles`
+    // cycles have passed, the host block has ended, or a fault. Returns the cycles run.
+    uint64_t step(uint64_t max_cycles);
+    void finish();                          // to the end of the host block (budgets still apply)
+
+    bool done() const { return next_ >= cr_->host.size() || !error_.empty(); }
+    bool ok() const { return error_.empty(); }
+    const std::string& error() const { return error_; }      // a fault or load error, "" if none
+    const wl::Fault& fault() const { return fault_; }
+    const wl::Machine& machine() const { return host_.machine(); }
+    uint64_t cycle() const { return host_.machine().now(); }
+    const CompileResult& kernel() const { return *cr_; }
+    const HostAction* current() const { return done() ? nullptr : &cr_->host[next_]; }   // what runs next
+    const std::vector<OutputLine>& output() const { return output_; }
+    const std::map<std::string, std::vector<float>>& values() const { return values_; }
+    int pes_loaded() const { return pes_loaded_; }
+
+    RunReport report() const;               // everything so far, as run_kernel returns it
+
+private:
+    void fail(const wl::Fault& f);
+    void perform(const HostAction& a);      // fill, launch or print (no cycles pass)
+
+    std::shared_ptr<const CompileResult> cr_;
+    RunOptions opt_;
+    wl::Host host_;
+    size_t next_ = 0;                       // the host statement to perform next
+    uint64_t run_start_ = 0;                // the cycle the current `run` began (its budget counts from here)
+    bool in_run_ = false;
+    std::string error_;
+    wl::Fault fault_;
+    std::vector<OutputLine> output_;
+    std::map<std::string, std::vector<float>> values_;
+    int pes_loaded_ = 0;
 };
 
 // Loads the placements and routes, then performs the host block.

@@ -1,0 +1,165 @@
+// run_controller_test.cpp: the app's run controls reach the same bits as a
+// one-shot run however the work is sliced, paced or rewound.
+#include "ui/run_controller.h"
+
+#include "engine/lang/compile.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+using namespace wlui;
+using wl::lang::CompileResult;
+
+namespace {
+
+std::shared_ptr<const CompileResult> example(const std::string& name) {
+    std::ifstream in(std::string(WAFERLAB_SOURCE_DIR) + "/examples/" + name);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    auto cr = std::make_shared<const CompileResult>(wl::lang::compile(ss.str(), name));
+    EXPECT_TRUE(cr->ok()) << name;
+    return cr;
+}
+
+uint64_t finish(RunController& rc) {
+    int ticks = 0;
+    while (rc.busy() && ticks < 1'000'000) rc.tick(1.0 / 60, 16.0), ++ticks;
+    return rc.run()->machine().checksum();
+}
+
+struct Reference {
+    uint64_t checksum, cycles;
+};
+
+Reference reference(const std::shared_ptr<const CompileResult>& cr) {
+    wl::lang::RunOptions ro;
+    ro.machine.trace_capacity = RunControllerOptions{}.trace_capacity;   // the trace is part of the checksum's machine
+    wl::lang::KernelRun r(cr, ro);
+    r.finish();
+    return {r.machine().checksum(), r.cycle()};
+}
+
+}  // namespace
+
+TEST(RunController, RunToEndMatchesAOneShotRun) {
+    auto cr = example("summa.wk");
+    const Reference ref = reference(cr);
+    RunController rc;
+    rc.load(cr);
+    EXPECT_EQ(rc.cycle(), 0u);
+    EXPECT_FALSE(rc.busy());
+    rc.run_to_end();
+    EXPECT_EQ(finish(rc), ref.checksum);
+    EXPECT_TRUE(rc.done());
+    EXPECT_EQ(rc.cycle(), ref.cycles);
+    EXPECT_TRUE(rc.run()->ok());
+    EXPECT_FALSE(rc.run()->output().empty());
+}
+
+TEST(RunController, StepStopsExactlyAndAccumulates) {
+    RunController rc;
+    rc.load(example("summa.wk"));
+    rc.step(10);
+    rc.step(5);                               // queued on top of the first
+    EXPECT_EQ(rc.target(), 15u);
+    finish(rc);
+    EXPECT_EQ(rc.cycle(), 15u);
+    EXPECT_EQ(rc.mode(), RunController::Mode::Paused);
+    rc.step(1);
+    finish(rc);
+    EXPECT_EQ(rc.cycle(), 16u);
+}
+
+TEST(RunController, PlayIsPacedBySpeed) {
+    RunController rc;
+    rc.load(example("summa.wk"));
+    rc.set_speed(120);                        // cycles per second
+    rc.play();
+    uint64_t ran = 0;
+    for (int i = 0; i < 30; ++i) ran += rc.tick(1.0 / 60, 16.0);   // half a second of frames
+    EXPECT_EQ(ran, 60u);
+    EXPECT_EQ(rc.cycle(), 60u);
+    EXPECT_TRUE(rc.busy());
+    rc.pause();
+    EXPECT_EQ(rc.tick(1.0, 16.0), 0u);
+}
+
+TEST(RunController, RewindReplaysToTheSameBits) {
+    auto cr = example("cannon.wk");
+    RunController rc({.snapshot_budget_bytes = 1, .first_snapshot_every = 16});   // two snapshots: thinning at work
+    rc.load(cr);
+    rc.step(700);
+    finish(rc);
+    const uint64_t at700 = rc.run()->machine().checksum();
+    rc.run_to_end();
+    const uint64_t end = finish(rc);
+    EXPECT_LE(rc.snapshots(), 2u);
+    rc.rewind_to(700);
+    finish(rc);
+    EXPECT_EQ(rc.cycle(), 700u);
+    EXPECT_EQ(rc.run()->machine().checksum(), at700);
+    rc.step_back(1);
+    finish(rc);
+    EXPECT_EQ(rc.cycle(), 699u);
+    rc.reset();
+    finish(rc);
+    EXPECT_EQ(rc.cycle(), 0u);
+    rc.run_to_end();
+    EXPECT_EQ(finish(rc), end);
+    EXPECT_EQ(finish(rc), reference(cr).checksum);
+}
+
+TEST(RunController, TimelineIsCumulativeAndSurvivesRewind) {
+    RunController rc({.sample_every = 4, .max_samples = 16});
+    rc.load(example("gemv.wk"));
+    rc.run_to_end();
+    finish(rc);
+    const auto& t = rc.timeline();
+    ASSERT_GE(t.size(), 2u);
+    EXPECT_LE(t.size(), 17u);
+    for (size_t i = 1; i < t.size(); ++i) {
+        EXPECT_LT(t[i - 1].cycle, t[i].cycle);
+        EXPECT_LE(t[i - 1].busy, t[i].busy);
+        EXPECT_LE(t[i - 1].hops, t[i].hops);
+    }
+    EXPECT_EQ(t.back().cycle, rc.cycle());
+    EXPECT_EQ(t.back().busy, rc.run()->machine().stats().busy);
+    const auto before = t;
+    rc.rewind_to(40);
+    finish(rc);
+    EXPECT_LE(rc.timeline().back().cycle, 40u);
+    rc.run_to_end();
+    finish(rc);
+    EXPECT_EQ(rc.timeline().back().busy, before.back().busy);
+}
+
+TEST(RunController, AFaultStopsTheRunWithItsPlace) {
+    const char* oob = R"(layout {
+    grid 2 x 2;
+    place p at (0..2, 0..2);
+}
+program p {
+    var a: [f32; 4];
+    export fn main() {
+        let i: i32 = 100000;
+        a[i] = 1.0;
+    }
+}
+host { launch main at (0..2, 0..2); run; }
+)";
+    auto cr = std::make_shared<const CompileResult>(wl::lang::compile(oob, "oob.wk"));
+    ASSERT_TRUE(cr->ok()) << (cr->diagnostics.empty() ? "" : wl::lang::format_diagnostic(cr->diagnostics[0]));
+    RunController rc;
+    rc.load(cr);
+    rc.run_to_end();
+    finish(rc);
+    EXPECT_TRUE(rc.done());
+    EXPECT_FALSE(rc.busy());
+    ASSERT_FALSE(rc.run()->ok());
+    EXPECT_NE(rc.run()->error().find("oob.wk:9:"), std::string::npos) << rc.run()->error();
+    EXPECT_EQ(rc.run()->fault().x, 0);
+    rc.play();                                // nothing left to run
+    EXPECT_FALSE(rc.busy());
+}

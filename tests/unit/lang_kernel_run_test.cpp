@@ -1,0 +1,116 @@
+// lang_kernel_run_test.cpp: running a kernel in slices (as the app does, one
+// slice a frame) gives the same bits as running it at once, and a copy of a
+// run is a snapshot that continues identically.
+#include "engine/lang/compile.h"
+#include "engine/lang/run.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <string>
+
+using namespace wl::lang;
+
+namespace {
+
+std::shared_ptr<const CompileResult> compile_example(const std::string& name) {
+    std::ifstream in(std::string(WAFERLAB_SOURCE_DIR) + "/examples/" + name);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    auto cr = std::make_shared<const CompileResult>(compile(ss.str(), name));
+    EXPECT_TRUE(cr->ok()) << name;
+    return cr;
+}
+
+const char* kExamples[] = {"hello.wk", "broadcast.wk", "reduction.wk", "gemv.wk",
+                           "stencil.wk", "summa.wk", "cannon.wk", "allreduce.wk"};
+
+// A kernel that never goes quiet: a task that loops forever.
+const char* kSpin = R"(layout {
+    grid 1 x 1;
+    place spin at (0, 0);
+}
+program spin {
+    var n: i32 = 0;
+    export fn main() { while true { n += 1; } }
+}
+host { launch main at (0, 0); run; }
+)";
+
+}  // namespace
+
+TEST(KernelRun, SlicesGiveTheSameBitsAsOneRun) {
+    for (const char* name : kExamples) {
+        auto cr = compile_example(name);
+        KernelRun whole(cr);
+        whole.finish();
+        ASSERT_TRUE(whole.ok()) << name << ": " << whole.error();
+        for (uint64_t slice : {1ull, 7ull, 250ull}) {
+            KernelRun sliced(cr);
+            int steps = 0;
+            while (!sliced.done()) {
+                uint64_t ran = sliced.step(slice);
+                EXPECT_LE(ran, slice);
+                ++steps;
+            }
+            ASSERT_TRUE(sliced.ok()) << name << ": " << sliced.error();
+            EXPECT_EQ(sliced.machine().checksum(), whole.machine().checksum()) << name << " slice " << slice;
+            EXPECT_EQ(sliced.cycle(), whole.cycle()) << name;
+            EXPECT_EQ(sliced.report().output, whole.report().output) << name;
+            if (slice == 1) {
+                EXPECT_GE(uint64_t(steps), whole.cycle()) << name;
+            }
+        }
+    }
+}
+
+TEST(KernelRun, ACopyIsASnapshotThatContinuesIdentically) {
+    auto cr = compile_example("summa.wk");
+    KernelRun run(cr);
+    run.step(500);
+    ASSERT_FALSE(run.done());
+    KernelRun snap = run;                     // rewind point
+    const uint64_t at = run.cycle();
+    run.finish();
+    const uint64_t end_sum = run.machine().checksum();
+    EXPECT_NE(snap.machine().checksum(), end_sum);
+    EXPECT_EQ(snap.cycle(), at);
+    snap.finish();
+    EXPECT_EQ(snap.machine().checksum(), end_sum);
+    EXPECT_EQ(snap.report().output, run.report().output);
+}
+
+TEST(KernelRun, WatchdogInSlicesMatchesOneRun) {
+    auto cr = std::make_shared<const CompileResult>(compile(kSpin, "spin.wk"));
+    ASSERT_TRUE(cr->ok()) << (cr->diagnostics.empty() ? "" : format_diagnostic(cr->diagnostics[0]));
+    RunOptions opt;
+    opt.cycle_budget = 1000;
+    RunReport whole = run_kernel(*cr, opt);
+    ASSERT_FALSE(whole.ok);
+    EXPECT_EQ(whole.fault.kind, wl::FaultKind::Watchdog);
+    KernelRun sliced(cr, opt);
+    while (!sliced.done()) sliced.step(33);
+    EXPECT_FALSE(sliced.ok());
+    EXPECT_EQ(sliced.error(), whole.error);
+    EXPECT_EQ(sliced.cycle(), whole.cycles);
+    EXPECT_NE(whole.error.find("spin.wk:7:"), std::string::npos) << whole.error;   // the loop's place
+}
+
+TEST(KernelRun, StepZeroPerformsHostStatementsOnly) {
+    auto cr = compile_example("hello.wk");
+    KernelRun run(cr);
+    EXPECT_EQ(run.step(0), 0u);
+    EXPECT_EQ(run.cycle(), 0u);
+    ASSERT_NE(run.current(), nullptr);
+    EXPECT_EQ(run.current()->kind, HostKind::Run);   // fills and launches done, waiting to run
+}
+
+TEST(KernelRun, AKernelThatDoesNotCompileIsAnErrorNotACrash) {
+    auto cr = std::make_shared<const CompileResult>(compile("program {", "bad.wk"));
+    KernelRun run(cr);
+    EXPECT_TRUE(run.done());
+    EXPECT_FALSE(run.ok());
+    EXPECT_EQ(run.step(100), 0u);
+}

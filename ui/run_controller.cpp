@@ -1,0 +1,134 @@
+#include "ui/run_controller.h"
+
+#include <algorithm>
+#include <chrono>
+
+namespace wlui {
+
+using Clock = std::chrono::steady_clock;
+
+static double ms_since(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
+
+void RunController::load(std::shared_ptr<const wl::lang::CompileResult> cr) {
+    wl::lang::RunOptions ro;
+    ro.cycle_budget = opt_.cycle_budget;
+    ro.machine.trace_capacity = opt_.trace_capacity;
+    run_.emplace(std::move(cr), ro);
+    run_->step(0);                           // the fills and launches before the first `run`
+    const wl::MachineConfig& mc = run_->machine().config();
+    const size_t per_snap = size_t(mc.w) * size_t(mc.h) * (mc.sram_bytes + wl::Machine::state_bytes_per_pe()) +
+                            opt_.trace_capacity * sizeof(wl::TraceEvent);
+    max_snaps_ = std::max<size_t>(2, opt_.snapshot_budget_bytes / std::max<size_t>(per_snap, 1));
+    snap_every_ = opt_.first_snapshot_every;
+    snaps_.assign(1, *run_);
+    sample_every_ = opt_.sample_every;
+    samples_.clear();
+    sample();
+    mode_ = Mode::Paused;
+    play_credit_ = 0;
+}
+
+void RunController::unload() {
+    run_.reset();
+    snaps_.clear();
+    samples_.clear();
+    mode_ = Mode::Paused;
+}
+
+void RunController::play() {
+    if (!run_ || run_->done()) return;
+    mode_ = Mode::Playing;
+    play_credit_ = 0;
+}
+
+void RunController::pause() { mode_ = Mode::Paused; }
+
+void RunController::step(uint64_t n) {
+    if (!run_ || run_->done() || n == 0) return;
+    target_ = (mode_ == Mode::ToTarget && target_ != UINT64_MAX ? target_ : cycle()) + n;
+    mode_ = Mode::ToTarget;
+}
+
+void RunController::run_to_end() {
+    if (!run_ || run_->done()) return;
+    target_ = UINT64_MAX;
+    mode_ = Mode::ToTarget;
+}
+
+uint64_t RunController::target() const {
+    switch (mode_) {
+    case Mode::Paused: return cycle();
+    case Mode::Playing: return UINT64_MAX;
+    case Mode::ToTarget: return target_;
+    }
+    return cycle();
+}
+
+void RunController::rewind_to(uint64_t c) {
+    if (!run_) return;
+    auto it = std::upper_bound(snaps_.begin(), snaps_.end(), c, [](uint64_t v, const wl::lang::KernelRun& s) { return v < s.cycle(); });
+    *run_ = *std::prev(it);                  // snaps_[0] is cycle 0, so there is one
+    while (!samples_.empty() && samples_.back().cycle > run_->cycle()) samples_.pop_back();
+    if (samples_.empty() || samples_.back().cycle < run_->cycle()) sample();
+    target_ = c;
+    mode_ = run_->cycle() < c ? Mode::ToTarget : Mode::Paused;
+}
+
+void RunController::take_snapshot() {
+    if (run_->cycle() <= snaps_.back().cycle()) return;
+    snaps_.push_back(*run_);
+    if (snaps_.size() <= max_snaps_) return;
+    // Full: keep cycle 0 and every snapshot on the doubled spacing.
+    snap_every_ *= 2;
+    std::vector<wl::lang::KernelRun> kept;
+    for (auto& s : snaps_)
+        if (s.cycle() % snap_every_ == 0) kept.push_back(std::move(s));
+    snaps_ = std::move(kept);
+}
+
+void RunController::sample() {
+    const wl::MachineStats st = run_->machine().stats();
+    samples_.push_back({st.cycles, st.busy, st.hops, st.stall + st.router_stalls});
+    if (samples_.size() <= opt_.max_samples) return;
+    sample_every_ *= 2;
+    std::vector<ActivitySample> kept;
+    for (const auto& s : samples_)
+        if (s.cycle % sample_every_ == 0 || &s == &samples_.back()) kept.push_back(s);
+    samples_ = std::move(kept);
+}
+
+uint64_t RunController::next_stop() const {
+    const uint64_t c = cycle();
+    return std::min(c / sample_every_ * sample_every_ + sample_every_, c / snap_every_ * snap_every_ + snap_every_);
+}
+
+uint64_t RunController::tick(double dt_s, double budget_ms) {
+    last_slice_ms_ = 0;
+    if (!run_ || mode_ == Mode::Paused) return 0;
+    uint64_t goal = target_;
+    if (mode_ == Mode::Playing) {
+        // At most a quarter second owed: a hidden tab must not come back to a burst.
+        play_credit_ = std::min(play_credit_ + speed_ * dt_s, std::max(1.0, speed_ * 0.25));
+        goal = cycle() + uint64_t(play_credit_);
+    }
+    const Clock::time_point start = Clock::now();
+    const uint64_t from = cycle();
+    while (!run_->done() && cycle() < goal && ms_since(start) < budget_ms) {
+        const uint64_t n = std::min({chunk_, goal - cycle(), next_stop() - cycle()});
+        const Clock::time_point t = Clock::now();
+        run_->step(n);
+        const double ms = ms_since(t);
+        last_slice_ms_ = std::max(last_slice_ms_, ms);
+        // Keep one step well inside the budget: it cannot be interrupted.
+        if (ms > budget_ms * 0.25) chunk_ = std::max<uint64_t>(1, chunk_ / 2);
+        else if (n == chunk_ && ms < budget_ms * 0.05) chunk_ = std::min<uint64_t>(chunk_ * 2, 1u << 20);
+        if (cycle() % sample_every_ == 0 || run_->done()) sample();
+        if (cycle() % snap_every_ == 0) take_snapshot();
+    }
+    const uint64_t ran = cycle() - from;
+    if (mode_ == Mode::Playing) play_credit_ = std::max(0.0, play_credit_ - double(ran));
+    if (run_->done() || (mode_ == Mode::ToTarget && cycle() >= target_)) mode_ = Mode::Paused;
+    return ran;
+}
+
+}  // namespace wlui

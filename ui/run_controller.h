@@ -1,0 +1,103 @@
+// run_controller.h: the app's run controls over a kernel's host block — run
+// and pause, step N cycles, run to the end, reset, rewind — carried out in
+// slices that fit a frame's time budget, so the UI never freezes.
+//
+// Every control sets a target cycle; tick() moves toward it a slice at a time.
+// Slicing never changes a result (KernelRun guarantees it), so only how fast
+// the target is reached depends on the machine the app runs on.
+//
+// Rewind restores the nearest snapshot at or before the target and replays.
+// Snapshots are whole machines (SRAM included), so their number follows a
+// byte budget; when full, every other one is dropped and the spacing doubles.
+// No ImGui here: the tests drive it directly.
+#pragma once
+#include "engine/lang/run.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <vector>
+
+namespace wlui {
+
+// One point of the activity timeline, cumulative from cycle 0 (so dropping
+// points or cutting the tail on rewind keeps the rest exact); rates are
+// differences between neighbours.
+struct ActivitySample {
+    uint64_t cycle = 0;
+    uint64_t busy = 0;            // CE busy cycles, summed over PEs
+    uint64_t hops = 0;            // wavelets routers forwarded
+    uint64_t stalls = 0;          // CE stall cycles + router stall colour-cycles
+};
+
+struct RunControllerOptions {
+    size_t trace_capacity = 1 << 15;          // recent events kept for the animation
+    size_t snapshot_budget_bytes = 192u << 20;
+    uint64_t first_snapshot_every = 64;       // cycles; doubles as snapshots thin out
+    uint64_t sample_every = 8;                // timeline resolution; doubles past max_samples
+    size_t max_samples = 2048;
+    uint64_t cycle_budget = 50'000'000;       // per `run` statement (the watchdog)
+};
+
+class RunController {
+public:
+    enum class Mode { Paused, Playing, ToTarget };
+
+    explicit RunController(const RunControllerOptions& opt = {}) : opt_(opt) {}
+
+    // [SECTION] what runs
+    void load(std::shared_ptr<const wl::lang::CompileResult> cr);   // at cycle 0, paused
+    void unload();
+    bool loaded() const { return run_.has_value(); }
+    const wl::lang::KernelRun* run() const { return run_ ? &*run_ : nullptr; }
+
+    // [SECTION] controls (each only sets where to go; tick() goes there)
+    void play();                              // at speed() cycles per second, until done
+    void pause();
+    void toggle() { mode_ == Mode::Paused ? play() : pause(); }
+    void step(uint64_t n);                    // n more cycles from the current target, then pause
+    void run_to_end();                        // as fast as the frame budget allows
+    void reset() { rewind_to(0); }
+    void rewind_to(uint64_t cycle);           // restore a snapshot, replay to `cycle`, pause
+    void step_back(uint64_t n) { rewind_to(cycle() > n ? cycle() - n : 0); }
+    void set_speed(double cycles_per_s) { speed_ = cycles_per_s > 0 ? cycles_per_s : 1; }
+    double speed() const { return speed_; }
+
+    // Advances toward the target for at most budget_ms of wall time;
+    // dt_s is the time since the last frame (it paces play()). Returns cycles run.
+    uint64_t tick(double dt_s, double budget_ms);
+
+    // [SECTION] what the UI shows
+    Mode mode() const { return mode_; }
+    bool busy() const { return mode_ != Mode::Paused; }    // running toward a target
+    uint64_t cycle() const { return run_ ? run_->cycle() : 0; }
+    uint64_t target() const;                  // the cycle tick() heads for (UINT64_MAX: the end)
+    bool done() const { return run_ && run_->done(); }
+    const std::vector<ActivitySample>& timeline() const { return samples_; }
+    size_t snapshots() const { return snaps_.size(); }
+    uint64_t snapshot_every() const { return snap_every_; }
+    double last_slice_ms() const { return last_slice_ms_; }  // the longest single slice of the last tick
+
+private:
+    void take_snapshot();
+    void sample();
+    uint64_t next_stop() const;               // the next snapshot or sample boundary
+
+    RunControllerOptions opt_;
+    std::shared_ptr<const wl::lang::CompileResult> cr_;
+    std::optional<wl::lang::KernelRun> run_;
+    std::vector<wl::lang::KernelRun> snaps_;  // ascending cycles; snaps_[0] is cycle 0
+    size_t max_snaps_ = 2;
+    uint64_t snap_every_ = 64;
+    std::vector<ActivitySample> samples_;
+    uint64_t sample_every_ = 8;
+    Mode mode_ = Mode::Paused;
+    uint64_t target_ = 0;                     // Paused: unused; ToTarget: where to stop
+    double play_credit_ = 0;                  // fractional cycles owed to play()
+    double speed_ = 100;
+    uint64_t chunk_ = 64;                     // cycles per KernelRun::step, adapted to the budget
+    double last_slice_ms_ = 0;
+};
+
+}  // namespace wlui
