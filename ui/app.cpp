@@ -25,6 +25,8 @@ App::App(const AppOptions& opt) : asset_dir_(opt.asset_dir) {
     if (!opt.example.empty()) {
         try {
             load_example(opt.example);
+            if (opt.run_cycles == UINT64_MAX) runner_.run_to_end();
+            else if (opt.run_cycles) runner_.step(opt.run_cycles);
         } catch (const std::exception& e) {
             std::fprintf(stderr, "waferlab: %s; starting without it\n", e.what());
         }
@@ -440,6 +442,13 @@ void App::help_window() {
         }
     }
     ImGui::End();
+}
+
+std::string App::summary() const {
+    const wl::lang::KernelRun* run = runner_.run();
+    std::string s = "frame " + std::to_string(frame_) + ", cycle " + std::to_string(runner_.cycle()) + ", " + mode_name(runner_);
+    if (run && !run->ok()) s += ": " + run->error();
+    return s;
 }
 
 json App::error_json() const {

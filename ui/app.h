@@ -18,6 +18,7 @@ struct AppOptions {
     int mesh_w = 8, mesh_h = 8;
     std::string asset_dir = ".";         // holds examples/ (and later lessons/, models/)
     std::string example;                 // opened at start when set
+    uint64_t run_cycles = 0;             // then run this many cycles (UINT64_MAX: to the end)
 };
 
 class App {
@@ -30,6 +31,7 @@ public:
     // Unknown methods and bad arguments return {"error": "..."}; nothing throws out.
     nlohmann::json call(const std::string& method, const nlohmann::json& args);
     nlohmann::json state() const;
+    std::string summary() const;         // one line: frame, cycle, run state, error
 
     // F1..F12 from the platform (Dear ImGui 1.86 has no portable names for them).
     void function_key(int n, bool shift);

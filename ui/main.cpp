@@ -2,8 +2,9 @@
 // One file for native and web: the loop body is Platform::frame(), called by a
 // plain loop natively and by emscripten_set_main_loop in the browser (no Asyncify).
 //
-//   waferlab [--mesh WxH] [--example NAME] [--frames N] [--screenshot out.png]
-//     --frames N          quit after N frames (tests)
+//   waferlab [--mesh WxH] [--example NAME] [--run N|all] [--frames N] [--screenshot out.png]
+//     --run N|all         run the example N cycles, or to completion, from the start
+//     --frames N          quit after N frames (tests), printing where the run is
 //     --screenshot FILE   read the last frame back, write a PNG, exit 3 if it is blank
 #include "ui/app.h"
 #include "ui/js_bridge.h"
@@ -52,6 +53,12 @@ bool parse_options(int argc, char** argv, Options& o) {
             const char* v = next();
             if (!v) return false;
             o.screenshot = v;
+        } else if (!std::strcmp(a, "--run")) {
+            const char* v = next();
+            char* end = nullptr;
+            if (!v) return false;
+            if (!std::strcmp(v, "all")) o.app.run_cycles = UINT64_MAX;
+            else if ((o.app.run_cycles = std::strtoull(v, &end, 10)) == 0 || *end) return false;
         } else if (!std::strcmp(a, "--example")) {
             const char* v = next();
             if (!v) return false;
@@ -140,6 +147,7 @@ void Platform::frame() {
     ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
 
     if (opt.frames > 0 && long(app->frames()) >= opt.frames) {
+        std::printf("waferlab: %s\n", app->summary().c_str());
         if (!opt.screenshot.empty()) {
             wlui::Image img = wlui::read_framebuffer(fw, fh);
             int colours = wlui::distinct_colours(img, 64);
@@ -174,7 +182,7 @@ int main(int argc, char** argv) {
     auto* p = new Platform;
     p->opt.app.asset_dir = kAssetDir;
     if (!parse_options(argc, argv, p->opt)) {
-        std::fprintf(stderr, "usage: waferlab [--mesh WxH] [--example NAME] [--frames N] [--screenshot out.png]\n");
+        std::fprintf(stderr, "usage: waferlab [--mesh WxH] [--example NAME] [--run N|all] [--frames N] [--screenshot out.png]\n");
         return 2;
     }
     if (SDL_Init(SDL_INIT_VIDEO | SDL_INIT_TIMER) != 0) {

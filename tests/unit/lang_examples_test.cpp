@@ -168,6 +168,23 @@ TEST(LangExamples, SummaGemmMatchesCpp) {
     check_gemm(r, 3, 4, 11, 12);
 }
 
+// The example is written for any P: the app's 32 x 32 demo only changes `const P`.
+TEST(LangExamples, SummaScalesWithP) {
+    std::ifstream in(std::string(WAFERLAB_SOURCE_DIR) + "/examples/summa.wk");
+    std::stringstream ss;
+    ss << in.rdbuf();
+    std::string src = ss.str();
+    const std::string from = "const P = 3;";
+    ASSERT_NE(src.find(from), std::string::npos);
+    src.replace(src.find(from), from.size(), "const P = 6;");
+    CompileResult cr = compile(src, "summa6.wk");
+    ASSERT_TRUE(cr.ok()) << format_diagnostic(cr.diagnostics[0]);
+    EXPECT_EQ(cr.grid_w, 6);
+    RunReport r = run_kernel(cr);
+    ASSERT_TRUE(r.ok) << r.error;
+    check_gemm(r, 6, 4, 11, 12);
+}
+
 TEST(LangExamples, CannonGemmMatchesCpp) {
     const int P = 4, B = 3;
     RunReport r = run_example("cannon.wk");
