@@ -7,6 +7,7 @@
 #   make sanitize  the native tests under ASan + UBSan      (build/asan)
 #   make screenshot  regenerate docs/screenshot.png from the native app under Xvfb
 #   make fuzz      fuzz the kernel compiler with libFuzzer + ASan/UBSan (FUZZ_SECONDS=60)
+#   make bench-web frame times of the web app running a 32 x 32 SUMMA (headless Chromium)
 MAKEFLAGS += --no-print-directory
 JOBS  ?= $(shell nproc)
 PORT  ?= 8000
@@ -17,7 +18,7 @@ FUZZ   := build/fuzz
 FUZZ_SECONDS ?= 60
 export NODE_PATH := /usr/share/nodejs
 
-.PHONY: all native web serve app test test-native test-web test-browser sanitize fuzz screenshot clean
+.PHONY: all native web serve app test test-native test-web test-browser sanitize fuzz screenshot bench-web clean
 
 all: native web
 
@@ -62,6 +63,9 @@ fuzz:
 
 screenshot: native
 	xvfb-run -a -s "-screen 0 1280x720x24" $(NATIVE)/ui/waferlab --example gemv --frames 10 --screenshot docs/screenshot.png
+
+bench-web: web
+	node bench/app_frames.mjs
 
 clean:
 	rm -rf build

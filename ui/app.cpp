@@ -19,6 +19,12 @@ using nlohmann::json;
 
 static constexpr int kMeshSizes[] = {1, 2, 4, 8, 16, 32, 64};
 
+// The current window's screen rectangle (where the tour points).
+static void window_rect(ImVec2* a, ImVec2* b) {
+    *a = ImGui::GetWindowPos();
+    *b = ImVec2(a->x + ImGui::GetWindowWidth(), a->y + ImGui::GetWindowHeight());
+}
+
 App::App(const AppOptions& opt) : asset_dir_(opt.asset_dir) {
     mesh_ = wl::Mesh{opt.mesh_w, opt.mesh_h};
     compare_.models_dir = models_dir();
@@ -77,7 +83,7 @@ void App::reveal_source(int line, int col) {
 
 void App::function_key(int n, bool shift) {
     switch (n) {
-    case 1: show_help_ = !show_help_; break;
+    case 1: help_.toggle(); break;
     case 5:
         if (shift) runner_.reset();
         else {
@@ -116,15 +122,17 @@ void App::frame() {
     run_toolbar();
     const float status_h = ImGui::GetFrameHeight();
     ImGui::BeginChild("canvas", ImVec2(0, -status_h), false, ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse);
+    window_rect(&places_.canvas_min, &places_.canvas_max);
     canvas_.draw(mesh_);
     ImGui::EndChild();
     status_bar();
     ImGui::End();
 
     doc_.refresh();
+    places_.editor_min = places_.editor_max = places_.log_min = places_.log_max = ImVec2(0, 0);
     if (show_editor_) editor_window();
     if (show_log_) log_window();
-    if (show_help_) help_window();
+    help_.draw(places_);
     if (show_compare_) compare_.draw(&show_compare_);
     if (show_about_) about_window();
     discard_popup();
@@ -199,7 +207,8 @@ void App::menu_bar() {
         ImGui::EndMenu();
     }
     if (ImGui::BeginMenu("Help")) {
-        if (ImGui::MenuItem("What am I looking at?", "F1")) show_help_ = true;
+        if (ImGui::MenuItem("What am I looking at?", "F1")) help_.open();
+        if (ImGui::MenuItem("Take the tour")) start_tour();
         if (ImGui::MenuItem("About WaferLab")) show_about_ = true;
         ImGui::EndMenu();
     }
@@ -228,6 +237,7 @@ void App::editor_window() {
     ImGui::SetNextWindowPos(ImVec2(40, 60), ImGuiCond_FirstUseEver);
     std::string title = doc_.name() + (doc_.buffer().modified() ? " *" : "") + "###kernel";
     if (ImGui::Begin(title.c_str(), &show_editor_)) {
+        window_rect(&places_.editor_min, &places_.editor_max);
         if (ImGui::Button("Compile and load")) compile_and_load();
         if (ImGui::IsItemHovered()) ImGui::SetTooltip("Ctrl+Enter: compile; when it succeeds, the kernel is loaded at cycle 0");
         ImGui::SameLine();
@@ -240,6 +250,7 @@ void App::editor_window() {
         } else {
             ImGui::TextDisabled("no errors");
         }
+        section_tabs();
         // The diagnostics list takes what it needs below the editor, up to a third.
         const size_t n = doc_.diagnostics().size();
         const float list_h = n ? std::min(float(n) + 0.5f, 6.0f) * ImGui::GetTextLineHeightWithSpacing() : 0.0f;
@@ -266,6 +277,26 @@ void App::editor_window() {
         }
     }
     ImGui::End();
+}
+
+// One tab per top-level part of the file. The tab follows the cursor; clicking
+// a tab moves the cursor to its part (one file, so nothing is ever out of sync).
+void App::section_tabs() {
+    const auto& secs = doc_.sections();
+    if (secs.size() < 2 || !ImGui::BeginTabBar("##sections", ImGuiTabBarFlags_FittingPolicyScroll)) return;
+    const int here = std::max(0, doc_.section_at(doc_.buffer().cursor().line));   // the preamble goes with the first part
+    const bool follow = here != tab_synced_;   // the cursor moved to another part: select its tab
+    if (follow) tab_synced_ = here, tab_quiet_ = 2;   // the tab bar applies a selection a frame later
+    for (int i = 0; i < int(secs.size()); ++i) {
+        ImGui::PushID(i);
+        if (ImGui::BeginTabItem(secs[size_t(i)].label.c_str(), nullptr, follow && i == here ? ImGuiTabItemFlags_SetSelected : 0)) {
+            if (i != here && tab_quiet_ == 0) reveal_source(secs[size_t(i)].line + 1, 1);
+            ImGui::EndTabItem();
+        }
+        ImGui::PopID();
+    }
+    if (tab_quiet_ > 0) --tab_quiet_;
+    ImGui::EndTabBar();
 }
 
 void App::discard_popup() {
@@ -305,6 +336,15 @@ void App::about_window() {
 
 // [SECTION] run controls
 
+void App::start_tour() {
+    if (!runner_.loaded()) {
+        if (doc_.buffer().modified()) show_editor_ = true;   // their own kernel stays; the tour works on it
+        else load_example("hello");
+    }
+    show_editor_ = show_log_ = true;
+    help_.start_tour();
+}
+
 static const char* mode_name(const RunController& rc) {
     if (!rc.loaded()) return "no kernel loaded";
     if (rc.run() && !rc.run()->ok()) return "stopped by an error";
@@ -313,6 +353,7 @@ static const char* mode_name(const RunController& rc) {
 }
 
 void App::run_toolbar() {
+    places_.toolbar_min = ImGui::GetCursorScreenPos();
     ImGui::PushStyleVar(ImGuiStyleVar_FramePadding, ImVec2(8, 3));
     ImGui::SetCursorPosX(ImGui::GetStyle().ItemSpacing.x);
     ImGui::SetCursorPosY(ImGui::GetCursorPosY() + 3);
@@ -365,6 +406,7 @@ void App::run_toolbar() {
     const bool bad = runner_.run() && !runner_.run()->ok();
     ImGui::TextColored(bad ? ImVec4(1.0f, 0.45f, 0.45f, 1.0f) : ImVec4(0.7f, 0.75f, 0.8f, 1.0f), "%s", mode_name(runner_));
     ImGui::PopStyleVar();
+    places_.toolbar_max = ImVec2(ImGui::GetWindowPos().x + ImGui::GetWindowWidth(), ImGui::GetCursorScreenPos().y);
     ImGui::Separator();
 }
 
@@ -373,6 +415,7 @@ void App::log_window() {
     ImGui::SetNextWindowSize(ImVec2(520, 200), ImGuiCond_FirstUseEver);
     ImGui::SetNextWindowPos(ImVec2(vp->WorkPos.x + vp->WorkSize.x - 540, vp->WorkPos.y + vp->WorkSize.y - 240), ImGuiCond_FirstUseEver);
     if (ImGui::Begin("Output and log", &show_log_)) {
+        window_rect(&places_.log_min, &places_.log_max);
         const wl::lang::KernelRun* run = runner_.run();
         if (!run) ImGui::TextDisabled("Load an example (Examples menu) or compile a kernel (Ctrl+Enter), then Run (F5).");
         else {
@@ -400,45 +443,6 @@ void App::log_window() {
                 ImGui::TextColored(ImVec4(0.55f, 0.85f, 0.55f, 1.0f), "finished at cycle %llu", (unsigned long long)run->cycle());
             }
             if (runner_.busy() && ImGui::GetScrollY() >= ImGui::GetScrollMaxY()) ImGui::SetScrollHereY(1.0f);
-        }
-    }
-    ImGui::End();
-}
-
-void App::help_window() {
-    ImGui::SetNextWindowSize(ImVec2(560, 0), ImGuiCond_Appearing);
-    ImGui::SetNextWindowPos(ImGui::GetMainViewport()->GetCenter(), ImGuiCond_Appearing, ImVec2(0.5f, 0.5f));
-    if (ImGui::Begin("What am I looking at?", &show_help_, ImGuiWindowFlags_NoCollapse)) {
-        ImGui::TextWrapped(
-            "The big grid is a wafer: a mesh of processing elements (PEs). Each PE has 48 KiB of SRAM, a "
-            "compute engine and a router (the small square in its corner). Routers pass 32-bit wavelets to "
-            "their neighbours, one per link per cycle, on 24 colours; a wavelet arriving at a PE can start a task.");
-        ImGui::Spacing();
-        ImGui::TextWrapped(
-            "The kernel editor holds the program: a layout (which code runs on which PEs, and how each colour "
-            "is routed), the PE programs, and a host block that fills memory, launches, runs and prints. "
-            "Ctrl+Enter compiles it and loads it at cycle 0; Run plays it; the log shows what the host printed "
-            "and any error, with its PE and source line.");
-        ImGui::Spacing();
-        ImGui::Separator();
-        ImGui::TextDisabled("Keys");
-        static const char* kKeys[][2] = {
-            {"F5", "run (compiles first when the source changed)"}, {"Space", "pause / continue"},
-            {"F10 / Shift+F10", "step 1 / N cycles"},              {"F9 / Shift+F9", "step back 1 / N cycles"},
-            {"F6", "run to completion"},                            {"Shift+F5", "reset to cycle 0"},
-            {"Ctrl+Enter", "compile and load"},                     {"Ctrl+Z / Ctrl+Y", "undo / redo in the editor"},
-            {"+ / - / 0", "zoom in / out / fit the mesh"},          {"drag, wheel", "pan, zoom"},
-            {"click", "select a PE"},                               {"F1", "this window"},
-        };
-        if (ImGui::BeginTable("keys", 2, ImGuiTableFlags_SizingFixedFit)) {
-            for (auto& k : kKeys) {
-                ImGui::TableNextRow();
-                ImGui::TableNextColumn();
-                ImGui::TextColored(ImVec4(1.0f, 0.8f, 0.4f, 1.0f), "%s", k[0]);
-                ImGui::TableNextColumn();
-                ImGui::TextUnformatted(k[1]);
-            }
-            ImGui::EndTable();
         }
     }
     ImGui::End();
@@ -472,6 +476,7 @@ json App::state() const {
         {"mesh", {{"w", mesh_.w}, {"h", mesh_.h}}},
         {"view", {{"zoom", canvas_.zoom()}}},
         {"about_open", show_about_},
+        {"help", {{"open", help_.is_open()}, {"tour_step", help_.touring() ? json(help_.tour_step()) : json(nullptr)}}},
         {"editor", {{"open", show_editor_}, {"focused", editor_.focused()}, {"file", doc_.name()},
                     {"lines", doc_.buffer().line_count()}, {"modified", doc_.buffer().modified()},
                     {"cursor", {{"line", doc_.buffer().cursor().line + 1}, {"col", doc_.buffer().cursor().col + 1}}}}},
@@ -595,6 +600,11 @@ json App::call(const std::string& method, const json& args) {
                              args.value("batch", 0), args.value("gpus", 1));
             }
             return out;
+        }
+        if (method == "help") {
+            if (args.value("tour", false)) start_tour();
+            else if (args.value("open", true) != help_.is_open()) help_.toggle();
+            return state();
         }
         if (method == "about") {
             show_about_ = args.value("open", true);

@@ -3,6 +3,7 @@
 #pragma once
 #include "engine/fabric/mesh.h"
 #include "ui/code_editor.h"
+#include "ui/help.h"
 #include "ui/compare_window.h"
 #include "ui/kernel_doc.h"
 #include "ui/mesh_canvas.h"
@@ -46,10 +47,11 @@ private:
     void shortcuts();
     void editor_window();
     void discard_popup();
+    void section_tabs();
     void run_toolbar();
     void log_window();
-    void help_window();
-    void compile_and_load();                     // compile the editor's kernel; on success it is what runs
+    void compile_and_load();
+    void start_tour();                           // loads hello when nothing is loaded                     // compile the editor's kernel; on success it is what runs
     void reveal_source(int line, int col);       // editor to line:col (1-based)
     nlohmann::json error_json() const;
     std::vector<std::string> example_names() const;
@@ -59,6 +61,7 @@ private:
     MeshCanvas canvas_;
     KernelDoc doc_;                      // the kernel being edited
     CodeEditor editor_;
+    int tab_synced_ = -2, tab_quiet_ = 0;   // section_tabs(): the part the tabs last followed
     std::string asset_dir_;
     std::string example_;                // the loaded example's name; "" after a new file
     std::string pending_example_;        // waiting for "discard unsaved edits?"
@@ -67,7 +70,9 @@ private:
     static constexpr double kSliceBudgetMs = 12.0;   // emulation time per frame
     double tick_ms_ = 0;                 // what the last frame's emulation took
     uint64_t step_n_ = 100;              // "Step N" size
-    bool show_log_ = true, show_help_ = false;
+    bool show_log_ = true;
+    Help help_;
+    Help::Places places_;                // where the tour points, refreshed each frame
     CompareWindow compare_;
     bool show_compare_ = false;
     uint64_t frame_ = 0;

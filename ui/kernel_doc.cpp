@@ -2,6 +2,8 @@
 
 #include "engine/lang/lexer.h"
 
+#include <algorithm>
+
 namespace wlui {
 
 namespace {
@@ -37,7 +39,20 @@ void KernelDoc::refresh() {
     const std::string text = buf_.text();
 
     spans_.clear();
+    sections_.clear();
+    int depth = 0;
+    bool named = false;                  // the next identifier names a program section
     for (const wl::lang::HighlightSpan& h : wl::lang::lex_for_highlight(text)) {
+        const std::string_view word(text.data() + h.offset, h.length);
+        if (word == "{") ++depth;
+        if (word == "}") depth = std::max(0, depth - 1);
+        if (depth == 0 && h.cls == wl::lang::TokenClass::Keyword && (word == "layout" || word == "host" || word == "program")) {
+            sections_.push_back({std::string(word), h.line - 1});
+            named = word == "program";
+        } else if (named && h.cls == wl::lang::TokenClass::Identifier) {
+            sections_.back().label = std::string(word);
+            named = false;
+        }
         // Comments can span lines; split them so each span stays on one line.
         int line = h.line - 1, col = h.col - 1;
         uint32_t start = h.offset, end = h.offset + h.length;
@@ -82,6 +97,12 @@ void KernelDoc::adopt(wl::lang::CompileResult r) {
         m.message = d.message;
         markers_.push_back(std::move(m));
     }
+}
+
+int KernelDoc::section_at(int line) const {
+    int at = -1;
+    for (size_t i = 0; i < sections_.size() && sections_[i].line <= line; ++i) at = int(i);
+    return at;
 }
 
 nlohmann::json KernelDoc::diagnostics_json() const {

@@ -26,7 +26,15 @@ public:
     // A full compile (with code generation), e.g. on Ctrl+Enter.
     const wl::lang::CompileResult& compile();
 
+    // The file's top-level parts — layout, each program, host — for the editor's tabs.
+    struct Section {
+        std::string label;   // "layout", "program sender", "host"
+        int line = 0;        // 0-based
+    };
+
     // [SECTION] what the editor and the JS hook show
+    const std::vector<Section>& sections() const { return sections_; }
+    int section_at(int line) const;                   // the section holding a 0-based line, or -1
     const std::vector<SyntaxSpan>& spans() const { return spans_; }
     const std::vector<EditorMarker>& markers() const { return markers_; }
     const std::vector<wl::lang::Diagnostic>& diagnostics() const { return result_.diagnostics; }
@@ -41,6 +49,7 @@ private:
     TextBuffer buf_;
     std::vector<SyntaxSpan> spans_;
     std::vector<EditorMarker> markers_;
+    std::vector<Section> sections_;
     wl::lang::CompileResult result_;
     uint64_t seen_version_ = ~0ull, compiled_version_ = ~0ull;
 };

@@ -16,6 +16,10 @@
     load_example: (name, discard = false) => ({ name, discard }),
     set_source: (file, text) => (text === undefined ? { text: file } : { file, text }),
     compile: () => null,
+    play: (speed) => (speed === undefined ? null : { speed }),
+    pause: () => null,
+    reset: () => null,
+    rewind: (cycle) => ({ cycle }),
     compare: (config = 'gpt-nano', gpu = 'a100', options = {}) => Object.assign({ config, gpu }, options),
   };
 
@@ -27,6 +31,9 @@
         return [null, `mesh=${v} ignored: expected WxH with W and H in 1..256, e.g. mesh=16x16`];
       return [['--mesh', `${+m[1]}x${+m[2]}`], null];
     },
+    run: (v) => (/^(all|[1-9]\d{0,8})$/.test(v)
+      ? [['--run', v], null]
+      : [null, `run=${v} ignored: expected run=all or a number of cycles, e.g. run=500`]),
     example: (v) => (/^[a-z0-9_-]{1,40}$/.test(v)
       ? [['--example', v], null]
       : [null, `example=${v} ignored: expected an example name such as example=gemv`]),
@@ -129,5 +136,20 @@
   for (const [name, toArgs] of Object.entries(METHODS)) {
     api[name] = (...a) => api.call(name, toArgs(...a));
   }
+
+  // The emulation runs in slices, one per frame, so running returns at once;
+  // the promise resolves with state() when the run stops (target, end or error).
+  api.whenStopped = () => new Promise((resolve) => {
+    const poll = () => {
+      const s = api.state();
+      if (!s.running) resolve(s);
+      else requestAnimationFrame(poll);
+    };
+    poll();
+  });
+  api.run = (cycles) => {
+    api.call('run', cycles === undefined || cycles === null ? null : { cycles });
+    return api.whenStopped();
+  };
   window.waferlab = api;
 })();

@@ -1,0 +1,32 @@
+// help.h: the "what am I looking at" window, the keyboard shortcuts, and a
+// short guided tour that points at each part of the app in turn.
+#pragma once
+#include <imgui.h>
+
+namespace wlui {
+
+class Help {
+public:
+    // Where the parts of the app are this frame (screen rectangles; zero size: not shown).
+    struct Places {
+        ImVec2 toolbar_min, toolbar_max, canvas_min, canvas_max, editor_min, editor_max, log_min, log_max;
+    };
+
+    void open() { open_ = true; }
+    void toggle() { open_ = !open_; }
+    bool is_open() const { return open_; }
+    void start_tour() { step_ = 0, open_ = false; }
+    bool touring() const { return step_ >= 0; }
+    int tour_step() const { return step_; }
+
+    void draw(const Places& at);
+
+private:
+    void window();
+    void tour(const Places& at);
+
+    bool open_ = false;
+    int step_ = -1;   // the tour's step; -1 = no tour
+};
+
+}  // namespace wlui
