@@ -18,7 +18,7 @@ void RunController::load(std::shared_ptr<const wl::lang::CompileResult> cr) {
     const wl::MachineConfig& mc = run_->machine().config();
     const size_t per_snap = size_t(mc.w) * size_t(mc.h) * (mc.sram_bytes + wl::Machine::state_bytes_per_pe()) +
                             opt_.trace_capacity * sizeof(wl::TraceEvent);
-    max_snaps_ = std::max<size_t>(2, opt_.snapshot_budget_bytes / std::max<size_t>(per_snap, 1));
+    max_snaps_ = std::max<size_t>(1, opt_.snapshot_budget_bytes / std::max<size_t>(per_snap, 1));   // cycle 0 at least
     snap_every_ = opt_.first_snapshot_every;
     snaps_.assign(1, *run_);
     sample_every_ = opt_.sample_every;
@@ -77,13 +77,14 @@ void RunController::rewind_to(uint64_t c) {
 void RunController::take_snapshot() {
     if (run_->cycle() <= snaps_.back().cycle()) return;
     snaps_.push_back(*run_);
-    if (snaps_.size() <= max_snaps_) return;
     // Full: keep cycle 0 and every snapshot on the doubled spacing.
-    snap_every_ *= 2;
-    std::vector<wl::lang::KernelRun> kept;
-    for (auto& s : snaps_)
-        if (s.cycle() % snap_every_ == 0) kept.push_back(std::move(s));
-    snaps_ = std::move(kept);
+    while (snaps_.size() > max_snaps_) {
+        snap_every_ *= 2;
+        std::vector<wl::lang::KernelRun> kept;
+        for (auto& s : snaps_)
+            if (s.cycle() % snap_every_ == 0) kept.push_back(std::move(s));
+        snaps_ = std::move(kept);
+    }
 }
 
 void RunController::sample() {
