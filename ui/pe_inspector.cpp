@@ -71,13 +71,11 @@ std::optional<wl::SrcLoc> PeInspector::draw(bool* open, const wl::lang::KernelRu
     const CellFormat queue_format = kFormatOf[format_];   // payload types are the kernel's, not the program's: auto reads f32
 
     // [SECTION] header and the thread
-    ImGui::Text("PE (%d, %d)", x, y);
-    ImGui::SameLine();
-    ImGui::TextColored(kDim, "%s   cycle %llu", prog ? ("program " + prog->name).c_str() : "no program here",
-                       (unsigned long long)m.now());
+    ImGui::Text("PE (%d, %d)   cycle %llu", x, y, (unsigned long long)m.now());
     const ThreadView t = thread_view(m, x, y, source);
     const bool stalled = m.core(x, y).state == wl::ThreadState::Stalled;
     ImGui::PushTextWrapPos(0.0f);
+    ImGui::TextColored(kDim, "%s", prog ? ("program " + prog->name).c_str() : "no program here");   // names carry their parameters
     ImGui::TextColored(!t.has_pc ? kDim : stalled ? kWarn : kGood, "%s", t.state.c_str());
     ImGui::PopTextWrapPos();
     if (t.has_pc) {

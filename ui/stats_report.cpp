@@ -37,7 +37,7 @@ std::vector<ActivityRate> activity_rates(const std::vector<ActivitySample>& samp
         const ActivitySample &a = samples[k - 1], &b = samples[k];
         if (b.cycle <= a.cycle) continue;
         const double dt = double(b.cycle - a.cycle);
-        out.push_back({b.cycle, float(double(b.busy - a.busy) / dt), float(double(b.hops - a.hops) / dt),
+        out.push_back({a.cycle, b.cycle, float(double(b.busy - a.busy) / dt), float(double(b.hops - a.hops) / dt),
                        float(double(b.stalls - a.stalls) / dt)});
     }
     return out;
@@ -49,8 +49,8 @@ std::string timeline_csv(const std::vector<ActivitySample>& samples) {
     size_t r = 0;
     char b[160];
     for (const ActivitySample& a : samples) {
-        while (r < rates.size() && rates[r].cycle < a.cycle) ++r;
-        const bool has = r < rates.size() && rates[r].cycle == a.cycle;   // the first sample has no interval before it
+        while (r < rates.size() && rates[r].to < a.cycle) ++r;
+        const bool has = r < rates.size() && rates[r].to == a.cycle;   // the first sample has no interval before it
         std::snprintf(b, sizeof b, "%llu,%llu,%llu,%llu", (unsigned long long)a.cycle, (unsigned long long)a.busy,
                       (unsigned long long)a.hops, (unsigned long long)a.stalls);
         s += b;

@@ -18,9 +18,9 @@ namespace wlui {
 // out_* are wavelets the router sent per port (ramp = delivered to its CE), in_* accepted.
 std::string stats_csv(const wl::Machine& m);
 
-// Per-cycle averages over the interval that ends at `cycle` (since the previous sample).
+// Per-cycle averages over the cycles (from, to] between two neighbouring samples.
 struct ActivityRate {
-    uint64_t cycle = 0;
+    uint64_t from = 0, to = 0;
     float busy_pes = 0;       // CEs busy per cycle
     float hops = 0;           // wavelets forwarded per cycle
     float stalls = 0;         // stall cycles per cycle

@@ -36,7 +36,7 @@ struct Grid {
     float cell;
     int w, h;
     Grid(int w_, int h_, float side) : w(w_), h(h_) {
-        cell = std::clamp(side / float(std::max(w, h)), 2.0f, 28.0f);
+        cell = std::clamp(side / float(std::max(w, h)), 2.0f, 40.0f);
         origin = ImGui::GetCursorScreenPos();
         ImGui::InvisibleButton("grid", ImVec2(cell * float(w), cell * float(h)));
     }
@@ -125,13 +125,17 @@ void StatsWindow::draw_timeline(const std::vector<ActivitySample>& timeline, uin
     dl->AddRectFilled(p0, ImVec2(p0.x + size.x, p0.y + size.y), kPlotBg);
     const uint64_t end = std::max<uint64_t>({now, timeline.empty() ? 0 : timeline.back().cycle, 1});
     auto px = [&](uint64_t c) { return p0.x + size.x * float(double(c) / double(end)); };
-    // Each series on its own scale, so a quiet one stays readable next to a busy one.
+    // Each series on its own scale, so a quiet one stays readable next to a busy one; a rate is
+    // an average over its interval, so it is drawn as a step across it.
     auto series = [&](float ActivityRate::*field, float max, ImU32 col) {
         if (rates.empty() || max <= 0) return;
         std::vector<ImVec2> pts;
-        pts.reserve(rates.size() + 1);
-        pts.emplace_back(p0.x, p0.y + size.y - 1);
-        for (const ActivityRate& r : rates) pts.emplace_back(px(r.cycle), p0.y + size.y - 1 - (size.y - 4) * (r.*field / max));
+        pts.reserve(rates.size() * 2);
+        for (const ActivityRate& r : rates) {
+            const float y = p0.y + size.y - 1 - (size.y - 4) * (r.*field / max);
+            pts.emplace_back(px(r.from), y);
+            pts.emplace_back(px(r.to), y);
+        }
         dl->AddPolyline(pts.data(), int(pts.size()), col, 0, 1.5f);
     };
     series(&ActivityRate::hops, hops_max, kHopsLine);
@@ -140,18 +144,22 @@ void StatsWindow::draw_timeline(const std::vector<ActivitySample>& timeline, uin
     dl->AddLine(ImVec2(xn, p0.y), ImVec2(xn, p0.y + size.y), kNowLine, 1.5f);
     if (ImGui::IsItemHovered() && !rates.empty()) {
         const double c = double(ImGui::GetIO().MousePos.x - p0.x) / size.x * double(end);
-        auto it = std::lower_bound(rates.begin(), rates.end(), c, [](const ActivityRate& r, double v) { return double(r.cycle) < v; });
+        auto it = std::lower_bound(rates.begin(), rates.end(), c, [](const ActivityRate& r, double v) { return double(r.to) < v; });
         if (it == rates.end()) --it;
-        ImGui::SetTooltip("up to cycle %llu: %.2f busy PEs, %.2f hops, %.2f stalls per cycle", (unsigned long long)it->cycle,
-                          it->busy_pes, it->hops, it->stalls);
+        ImGui::SetTooltip("cycles %llu..%llu: %.2f busy PEs, %.2f hops, %.2f stalls per cycle", (unsigned long long)it->from + 1,
+                          (unsigned long long)it->to, it->busy_pes, it->hops, it->stalls);
     }
+    char last[32];
+    std::snprintf(last, sizeof last, "cycle %llu", (unsigned long long)end);
+    const float x0 = ImGui::GetCursorPosX();
     ImGui::TextColored(kDim, "0");
-    ImGui::SameLine(std::max(0.0f, size.x - ImGui::CalcTextSize("cycle 0000000").x));
-    ImGui::TextColored(kDim, "cycle %llu", (unsigned long long)end);
+    ImGui::SameLine(x0 + size.x - ImGui::CalcTextSize(last).x);
+    ImGui::TextUnformatted(last);
 }
 
 void StatsWindow::draw_heatmaps(const wl::Machine& m, const wl::lang::RunReport& rep) {
     const wl::Mesh mesh = m.mesh();
+    if (rep.busy_per_pe.size() != size_t(mesh.size())) return;   // a run that failed to load has no per-PE numbers
     const double cycles = double(std::max<uint64_t>(rep.cycles, 1));
     const float side = std::min(220.0f, (ImGui::GetContentRegionAvail().x - ImGui::GetStyle().ItemSpacing.x) * 0.5f);
     ImDrawList* dl = ImGui::GetWindowDrawList();
@@ -211,8 +219,9 @@ void StatsWindow::draw_heatmaps(const wl::Machine& m, const wl::lang::RunReport&
     for (int i = 0; i < 32; ++i)
         dl->AddRectFilled(ImVec2(l0.x + lw * float(i) / 32, l0.y + 3), ImVec2(l0.x + lw * float(i + 1) / 32, l0.y + 11), heat(float(i) / 31));
     ImGui::Dummy(ImVec2(lw, 12));
+    const float x0 = ImGui::GetCursorPosX();
     ImGui::TextColored(kDim, "0");
-    ImGui::SameLine(lw - ImGui::CalcTextSize("1 per cycle").x);
+    ImGui::SameLine(x0 + lw - ImGui::CalcTextSize("1 per cycle").x);
     ImGui::TextColored(kDim, "1 per cycle");
 
     const std::vector<LinkLoad> top = busiest_links(m, kTopLinks);

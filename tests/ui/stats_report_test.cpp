@@ -75,7 +75,9 @@ TEST(StatsReport, RatesAreDifferencesOverCycles) {
     const std::vector<ActivitySample> s = {{0, 0, 0, 0}, {8, 16, 4, 0}, {8, 16, 4, 0}, {24, 16, 36, 8}};
     const auto r = activity_rates(s);
     ASSERT_EQ(r.size(), 2u);   // the repeated cycle has no interval
-    EXPECT_EQ(r[0].cycle, 8u);
+    EXPECT_EQ(r[0].from, 0u);
+    EXPECT_EQ(r[0].to, 8u);
+    EXPECT_EQ(r[1].from, 8u);
     EXPECT_FLOAT_EQ(r[0].busy_pes, 2.0f);
     EXPECT_FLOAT_EQ(r[0].hops, 0.5f);
     EXPECT_FLOAT_EQ(r[1].busy_pes, 0.0f);
