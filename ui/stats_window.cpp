@@ -53,7 +53,7 @@ struct Grid {
 }  // namespace
 
 void StatsWindow::draw(bool* open, const wl::lang::KernelRun* run, const std::vector<ActivitySample>& timeline) {
-    ImGui::SetNextWindowSize(ImVec2(520, 620), ImGuiCond_FirstUseEver);
+    ImGui::SetNextWindowSize(ImVec2(520, 560), ImGuiCond_FirstUseEver);
     ImGui::SetNextWindowPos(ImVec2(60, 120), ImGuiCond_FirstUseEver);
     if (!ImGui::Begin("Stats", open)) {
         ImGui::End();
@@ -123,7 +123,8 @@ void StatsWindow::draw_timeline(const std::vector<ActivitySample>& timeline, uin
     ImGui::InvisibleButton("timeline", size);
     ImDrawList* dl = ImGui::GetWindowDrawList();
     dl->AddRectFilled(p0, ImVec2(p0.x + size.x, p0.y + size.y), kPlotBg);
-    const uint64_t end = std::max<uint64_t>({now, timeline.empty() ? 0 : timeline.back().cycle, 1});
+    const uint64_t reached = std::max<uint64_t>(now, timeline.empty() ? 0 : timeline.back().cycle);   // more than now after a rewind
+    const uint64_t end = std::max<uint64_t>(reached, 1);
     auto px = [&](uint64_t c) { return p0.x + size.x * float(double(c) / double(end)); };
     // Each series on its own scale, so a quiet one stays readable next to a busy one; a rate is
     // an average over its interval, so it is drawn as a step across it.
@@ -150,7 +151,7 @@ void StatsWindow::draw_timeline(const std::vector<ActivitySample>& timeline, uin
                           (unsigned long long)it->to, it->busy_pes, it->hops, it->stalls);
     }
     char last[32];
-    std::snprintf(last, sizeof last, "cycle %llu", (unsigned long long)end);
+    std::snprintf(last, sizeof last, "cycle %llu", (unsigned long long)reached);
     const float x0 = ImGui::GetCursorPosX();
     ImGui::TextColored(kDim, "0");
     ImGui::SameLine(x0 + size.x - ImGui::CalcTextSize(last).x);
