@@ -2,6 +2,7 @@
 
 #include "engine/core/version.h"
 #include "engine/gpu/compare.h"
+#include "ui/pe_report.h"
 
 #include <imgui.h>
 #include <algorithm>
@@ -134,6 +135,14 @@ void App::frame() {
     if (show_log_) log_window();
     help_.draw(places_);
     if (show_compare_) compare_.draw(&show_compare_);
+    if (canvas_.selected() && canvas_.selected() != inspected_) show_inspector_ = true;
+    inspected_ = canvas_.selected();
+    if (show_inspector_) {
+        const auto pe = canvas_.selected();
+        if (auto loc = inspector_.draw(&show_inspector_, runner_.run(), pe ? pe->x : -1, pe ? pe->y : -1, compiled_source()))
+            reveal_source(loc->line, loc->col);
+    }
+    if (show_stats_) stats_.draw(&show_stats_, runner_.run(), runner_.timeline());
     if (show_about_) about_window();
     discard_popup();
     if (show_demo_) ImGui::ShowDemoWindow(&show_demo_);
@@ -171,6 +180,8 @@ void App::menu_bar() {
         ImGui::Separator();
         ImGui::MenuItem("Kernel editor", nullptr, &show_editor_);
         ImGui::MenuItem("Output and log", nullptr, &show_log_);
+        ImGui::MenuItem("PE inspector", nullptr, &show_inspector_);
+        ImGui::MenuItem("Stats", nullptr, &show_stats_);
         ImGui::MenuItem("Wafer vs GPU", nullptr, &show_compare_);
         ImGui::MenuItem("Dear ImGui demo", nullptr, &show_demo_);
         ImGui::EndMenu();
@@ -591,6 +602,12 @@ json App::call(const std::string& method, const json& args) {
                 throw std::invalid_argument("'cycle' must be a non-negative integer");
             runner_.rewind_to(args["cycle"].get<uint64_t>());
             return state();
+        }
+        if (method == "inspect") {
+            const wl::lang::KernelRun* run = runner_.run();
+            if (!run) throw std::invalid_argument("no kernel is loaded: load_example() or compile() first");
+            const wl::Mesh m = run->machine().mesh();
+            return pe_json(*run, int_arg("x", 0, m.w - 1), int_arg("y", 0, m.h - 1), compiled_source());
         }
         if (method == "compare") {
             json out = wl::gpu::compare_call(args, models_dir());   // never throws; errors come back as {"error"}

@@ -7,7 +7,9 @@
 #include "ui/compare_window.h"
 #include "ui/kernel_doc.h"
 #include "ui/mesh_canvas.h"
+#include "ui/pe_inspector.h"
 #include "ui/run_controller.h"
+#include "ui/stats_window.h"
 
 #include <cstdint>
 #include <nlohmann/json.hpp>
@@ -75,6 +77,12 @@ private:
     Help::Places places_;                // where the tour points, refreshed each frame
     CompareWindow compare_;
     bool show_compare_ = false;
+    PeInspector inspector_;
+    StatsWindow stats_;
+    bool show_inspector_ = false, show_stats_ = false;
+    std::optional<PeCoord> inspected_;   // the selection the inspector last saw: a new one opens it
+    // The loaded kernel's text while the editor still holds it (source lines for the inspector), else "".
+    std::string compiled_source() const { return doc_.compiled() && doc_.result().ok() ? doc_.buffer().text() : ""; }
     uint64_t frame_ = 0;
     bool show_about_ = false;
     bool show_demo_ = false;

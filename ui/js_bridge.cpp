@@ -25,6 +25,18 @@ EM_JS(void, wl_js_first_frame, (), {
     if (window.waferlab && window.waferlab._firstFrame) window.waferlab._firstFrame();
 });
 
+// A Blob behind a temporary link, clicked: the download path every current browser supports.
+EM_JS(void, wl_js_download, (const char* filename, const char* mime, const void* data, size_t n), {
+    const blob = new Blob([HEAPU8.slice(data, data + n)], {type: UTF8ToString(mime)});
+    const a = document.createElement('a');
+    a.href = URL.createObjectURL(blob);
+    a.download = UTF8ToString(filename);
+    document.body.appendChild(a);
+    a.click();
+    a.remove();
+    setTimeout(() => URL.revokeObjectURL(a.href), 10000);
+});
+
 EM_JS(int, wl_js_window_w, (), { return window.innerWidth; });
 EM_JS(int, wl_js_window_h, (), { return window.innerHeight; });
 
@@ -37,6 +49,9 @@ void js_bridge_canvas_size(int* w, int* h) {
     *h = wl_js_window_h();
 }
 float js_bridge_pixel_ratio() { return float(emscripten_get_device_pixel_ratio()); }
+void js_bridge_download(const char* filename, const char* mime, const void* data, size_t n) {
+    wl_js_download(filename, mime, data, n);
+}
 }  // namespace wlui
 
 #else
@@ -46,6 +61,7 @@ void js_bridge_attach(App*) {}
 void js_bridge_frame_done(unsigned long long) {}
 void js_bridge_canvas_size(int* w, int* h) { *w = *h = 0; }
 float js_bridge_pixel_ratio() { return 1.0f; }
+void js_bridge_download(const char*, const char*, const void*, size_t) {}
 }  // namespace wlui
 
 #endif

@@ -20,6 +20,7 @@
     pause: () => null,
     reset: () => null,
     rewind: (cycle) => ({ cycle }),
+    inspect: (x, y) => ({ x, y }),
     compare: (config = 'gpt-nano', gpu = 'a100', options = {}) => Object.assign({ config, gpu }, options),
   };
 

@@ -1,0 +1,314 @@
+// pe_inspector.cpp: the PE inspector window (see pe_inspector.h). Every value
+// comes from pe_report.h; this file only lays it out.
+#include "ui/pe_inspector.h"
+
+#include "ui/pe_report.h"
+#include "ui/style.h"
+
+#include <imgui.h>
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+namespace wlui {
+
+namespace {
+
+const ImVec4 kDim(0.55f, 0.6f, 0.68f, 1.0f);
+const ImVec4 kGood(0.55f, 0.85f, 0.55f, 1.0f);
+const ImVec4 kWarn(0.95f, 0.75f, 0.3f, 1.0f);
+const ImVec4 kBad(1.0f, 0.45f, 0.45f, 1.0f);
+
+ImVec4 task_colour(TaskState s) {
+    switch (s) {
+    case TaskState::Running: return kGood;
+    case TaskState::Active: return kWarn;
+    case TaskState::Blocked: return kBad;
+    case TaskState::Idle: break;
+    }
+    return kDim;
+}
+
+constexpr const char* kFormats[] = {"auto", "f32", "i32", "hex"};
+constexpr CellFormat kFormatOf[] = {CellFormat::F32, CellFormat::F32, CellFormat::I32, CellFormat::Hex};
+constexpr uint32_t kOpenUpTo = 64;    // arrays up to this many elements start open
+constexpr uint32_t kGapWordsPerRow = 8;
+
+struct Mono {   // numbers and code in the monospaced font
+    Mono() { ImGui::PushFont(fonts().mono); }
+    ~Mono() { ImGui::PopFont(); }
+};
+
+void text_mono(const std::string& s) {
+    Mono m;
+    ImGui::TextUnformatted(s.c_str());
+}
+
+}  // namespace
+
+std::optional<wl::SrcLoc> PeInspector::draw(bool* open, const wl::lang::KernelRun* run, int x, int y, std::string_view source) {
+    std::optional<wl::SrcLoc> reveal;
+    const ImGuiViewport* vp = ImGui::GetMainViewport();
+    ImGui::SetNextWindowSize(ImVec2(460, 600), ImGuiCond_FirstUseEver);
+    ImGui::SetNextWindowPos(ImVec2(vp->WorkPos.x + vp->WorkSize.x - 480, vp->WorkPos.y + 60), ImGuiCond_FirstUseEver);
+    if (!ImGui::Begin("PE inspector", open)) {
+        ImGui::End();
+        return reveal;
+    }
+    if (!run) {
+        ImGui::TextDisabled("Load an example or compile a kernel, then click a PE.");
+        ImGui::End();
+        return reveal;
+    }
+    const wl::Machine& m = run->machine();
+    if (!m.mesh().contains(x, y)) {
+        ImGui::TextDisabled("Click a PE on the canvas to inspect it.");
+        ImGui::End();
+        return reveal;
+    }
+    const wl::Program* prog = m.program_at(x, y);
+    const CellFormat queue_format = kFormatOf[format_];   // payload types are the kernel's, not the program's: auto reads f32
+
+    // [SECTION] header and the thread
+    ImGui::Text("PE (%d, %d)   cycle %llu", x, y, (unsigned long long)m.now());
+    const ThreadView t = thread_view(m, x, y, source);
+    const bool stalled = m.core(x, y).state == wl::ThreadState::Stalled;
+    ImGui::PushTextWrapPos(0.0f);
+    ImGui::TextColored(kDim, "%s", prog ? ("program " + prog->name).c_str() : "no program here");   // names carry their parameters
+    ImGui::TextColored(!t.has_pc ? kDim : stalled ? kWarn : kGood, "%s", t.state.c_str());
+    ImGui::PopTextWrapPos();
+    if (t.has_pc) {
+        text_mono(t.disasm);
+        ImGui::TextColored(kDim, "%s", t.where.c_str());
+        ImGui::SameLine();
+        ImGui::BeginDisabled(t.loc.line <= 0);
+        if (ImGui::SmallButton("Show in editor")) reveal = t.loc;
+        ImGui::EndDisabled();
+        if (!t.line.empty()) {
+            // The line, and a caret under the column the instruction came from.
+            text_mono(t.line);
+            text_mono(std::string(size_t(std::max(0, t.loc.col - 1)), ' ') + "^");
+        }
+    }
+    for (const std::string& u : t.microthreads) ImGui::BulletText("%s", u.c_str());
+    ImGui::Spacing();
+
+    // [SECTION] tasks
+    const auto tasks = task_table(m, x, y);
+    char title[64];
+    std::snprintf(title, sizeof title, "Tasks (%zu)###tasks", tasks.size());
+    if (ImGui::CollapsingHeader(title, ImGuiTreeNodeFlags_DefaultOpen)) {
+        if (tasks.empty()) ImGui::TextDisabled("no tasks bound");
+        else if (ImGui::BeginTable("tasks", 6, ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_BordersInnerV)) {
+            for (const char* h : {"id", "task", "kind", "colour", "state", "queued"}) ImGui::TableSetupColumn(h);
+            ImGui::TableHeadersRow();
+            for (const TaskRow& r : tasks) {
+                ImGui::TableNextRow();
+                ImGui::TableNextColumn();
+                ImGui::Text("%d", r.id);
+                ImGui::TableNextColumn();
+                ImGui::TextUnformatted(r.name.c_str());
+                ImGui::TableNextColumn();
+                ImGui::TextUnformatted(task_kind_name(r.kind));
+                ImGui::TableNextColumn();
+                if (r.colour >= 0) ImGui::Text("%d", r.colour);
+                ImGui::TableNextColumn();
+                ImGui::TextColored(task_colour(r.state), "%s", task_state_name(r.state));
+                ImGui::TableNextColumn();
+                if (r.kind != wl::TaskKind::Local) ImGui::Text("%d", r.queued);
+            }
+            ImGui::EndTable();
+        }
+    }
+
+    // [SECTION] colours: routes, router buffers, CE queues
+    const auto colours = colour_table(m, x, y);
+    const auto& names = run->kernel().colour_names;
+    std::snprintf(title, sizeof title, "Colours (%zu in use)###colours", colours.size());
+    if (ImGui::CollapsingHeader(title, ImGuiTreeNodeFlags_DefaultOpen)) {
+        if (colours.empty()) ImGui::TextDisabled("no routes, no wavelets");
+        else if (ImGui::BeginTable("colours", 5, ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_BordersInnerV)) {
+            ImGui::TableSetupColumn("colour");
+            ImGui::TableSetupColumn("route rx > tx");
+            ImGui::TableSetupColumn("router buffers");
+            ImGui::TableSetupColumn("CE queue", ImGuiTableColumnFlags_WidthStretch);
+            ImGui::TableSetupColumn("fwd");
+            ImGui::TableHeadersRow();
+            for (const ColourRow& c : colours) {
+                ImGui::TableNextRow();
+                ImGui::TableNextColumn();
+                const bool named = size_t(c.colour) < names.size() && !names[c.colour].empty();
+                ImGui::Text("%d %s", c.colour, named ? names[c.colour].c_str() : "");
+                ImGui::TableNextColumn();
+                if (!c.npos) ImGui::TextDisabled("no route");
+                for (int k = 0; k < c.npos; ++k) {   // the current switch position is bright
+                    std::string s = wl::port_set(c.pos[k].rx) + " > " + wl::port_set(c.pos[k].tx);
+                    if (k == c.cur || c.npos == 1) ImGui::TextUnformatted(s.c_str());
+                    else ImGui::TextDisabled("%s", s.c_str());
+                }
+                ImGui::TableNextColumn();
+                std::string buf;
+                for (int p = 0; p < wl::kPorts; ++p)
+                    if (c.buffered[p]) buf += std::string(buf.empty() ? "" : " ") + wl::port_name(p) + ":" + std::to_string(c.buffered[p]);
+                if (buf.empty()) ImGui::TextDisabled("empty");
+                else ImGui::TextColored(kWarn, "%s", buf.c_str());
+                ImGui::TableNextColumn();
+                if (c.ce.empty()) ImGui::TextDisabled("empty");
+                else {
+                    std::string q = std::to_string(c.ce.size()) + "/" + std::to_string(m.config().ce_queue_depth) + ":";
+                    for (uint32_t w : c.ce) q += " " + format_cell(w, queue_format);
+                    ImGui::PushTextWrapPos(0.0f);
+                    text_mono(q);
+                    ImGui::PopTextWrapPos();
+                    if (ImGui::IsItemHovered()) ImGui::SetTooltip("wavelets waiting for the CE, head first");
+                }
+                ImGui::TableNextColumn();
+                ImGui::Text("%llu", (unsigned long long)c.forwarded);
+            }
+            ImGui::EndTable();
+        }
+    }
+
+    // [SECTION] counters
+    if (ImGui::CollapsingHeader("Counters", ImGuiTreeNodeFlags_DefaultOpen)) {
+        const wl::CoreStats& cs = m.core(x, y).stats;
+        const wl::RouterStats rs = m.router_stats(x, y);
+        const double cycles = double(std::max<uint64_t>(m.now(), 1));
+        ImGui::Text("busy %llu (%.0f%%)   stall %llu   instrs %llu   tasks %llu", (unsigned long long)cs.busy,
+                    100.0 * double(cs.busy) / cycles, (unsigned long long)cs.stall, (unsigned long long)cs.instrs,
+                    (unsigned long long)cs.tasks);
+        ImGui::Text("elements %llu   sent %llu   received %llu   router stalls %llu", (unsigned long long)cs.elems,
+                    (unsigned long long)cs.sent, (unsigned long long)cs.received, (unsigned long long)rs.stalls);
+        if (ImGui::BeginTable("links", 6, ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_BordersInnerV)) {
+            ImGui::TableSetupColumn("wavelets");
+            for (int p = 0; p < wl::kPorts; ++p) ImGui::TableSetupColumn(wl::port_name(p));
+            ImGui::TableHeadersRow();
+            for (int dir = 0; dir < 2; ++dir) {
+                ImGui::TableNextRow();
+                ImGui::TableNextColumn();
+                ImGui::TextUnformatted(dir ? "out" : "in");
+                for (int p = 0; p < wl::kPorts; ++p) {
+                    ImGui::TableNextColumn();
+                    ImGui::Text("%llu", (unsigned long long)(dir ? rs.out[p] : rs.in[p]));
+                }
+            }
+            ImGui::EndTable();
+        }
+    }
+
+    // [SECTION] SRAM
+    if (ImGui::CollapsingHeader("SRAM", ImGuiTreeNodeFlags_DefaultOpen)) draw_sram(m, x, y);
+    ImGui::End();
+    return reveal;
+}
+
+// One table row per scalar, per array header, per open array element and per
+// 8 words of an open unlabelled region; ImGuiListClipper draws only the visible ones.
+void PeInspector::draw_sram(const wl::Machine& m, int x, int y) {
+    const wl::Program* prog = m.program_at(x, y);
+    const uint32_t sram_bytes = m.config().sram_bytes;
+    ImGui::SetNextItemWidth(ImGui::CalcTextSize("auto  ").x + ImGui::GetFrameHeight() * 2);
+    ImGui::Combo("##format", &format_, kFormats, IM_ARRAYSIZE(kFormats));
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("auto: each symbol as its declared type; unlabelled words in hex");
+    ImGui::SameLine();
+    ImGui::TextDisabled("%u of %u bytes used by symbols", prog ? prog->sram_used : 0u, sram_bytes);
+
+    const uint8_t* mem = m.sram(x, y);
+    auto word = [&](uint32_t addr) {
+        uint32_t w;
+        std::memcpy(&w, mem + addr, 4);
+        return w;
+    };
+    const std::vector<SramRegion> regions = sram_map(prog, sram_bytes);
+    auto is_open = [&](const SramRegion& r) {
+        const bool by_default = r.symbol && r.words <= kOpenUpTo;
+        return by_default != (toggled_.count(r.offset) > 0);
+    };
+    auto rows_of = [&](const SramRegion& r) -> size_t {
+        if (r.symbol && r.symbol->length == 1) return 1;
+        if (!is_open(r)) return 1;
+        return 1 + (r.symbol ? r.words : (r.words + kGapWordsPerRow - 1) / kGapWordsPerRow);
+    };
+    size_t total = 0;
+    for (const SramRegion& r : regions) total += rows_of(r);
+
+    const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY | ImGuiTableFlags_BordersInnerV |
+                                  ImGuiTableFlags_SizingFixedFit;
+    const float h = std::max(ImGui::GetContentRegionAvail().y, ImGui::GetTextLineHeightWithSpacing() * 12);
+    if (!ImGui::BeginTable("sram", 3, flags, ImVec2(0, h))) return;
+    ImGui::TableSetupScrollFreeze(0, 1);
+    ImGui::TableSetupColumn("symbol");
+    ImGui::TableSetupColumn("address");
+    ImGui::TableSetupColumn("value", ImGuiTableColumnFlags_WidthStretch);
+    ImGui::TableHeadersRow();
+
+    std::optional<uint32_t> toggle;
+    ImGuiListClipper clipper;
+    clipper.Begin(int(total));
+    while (clipper.Step()) {
+        // Walk to the region holding the first visible row; rows then only move forward.
+        size_t reg = 0, first = 0;   // regions[reg] starts at row `first`
+        for (int row = clipper.DisplayStart; row < clipper.DisplayEnd; ++row) {
+            while (size_t(row) >= first + rows_of(regions[reg])) first += rows_of(regions[reg++]);
+            const SramRegion& r = regions[reg];
+            const size_t k = size_t(row) - first;   // 0 = the region's own row
+            const CellFormat fmt = format_ == 0 ? (r.symbol ? natural_format(r.symbol->type) : CellFormat::Hex) : kFormatOf[format_];
+            ImGui::TableNextRow();
+            ImGui::TableNextColumn();
+            char addr[16];
+            if (k == 0) {
+                std::snprintf(addr, sizeof addr, "0x%04x", r.offset);
+                if (r.symbol && r.symbol->length == 1) {
+                    ImGui::TextUnformatted(r.symbol->name.c_str());
+                    ImGui::TableNextColumn();
+                    text_mono(addr);
+                    ImGui::TableNextColumn();
+                    text_mono(format_cell(word(r.offset), fmt));
+                    continue;
+                }
+                const bool was_open = is_open(r);
+                ImGui::PushID(int(r.offset));
+                ImGui::SetNextItemOpen(was_open, ImGuiCond_Always);
+                if (!r.symbol) ImGui::PushStyleColor(ImGuiCol_Text, kDim);
+                const bool now_open = ImGui::TreeNodeEx(r.symbol ? r.symbol->name.c_str() : "(unlabelled)",
+                                                        ImGuiTreeNodeFlags_NoTreePushOnOpen | ImGuiTreeNodeFlags_SpanFullWidth);
+                if (!r.symbol) ImGui::PopStyleColor();
+                ImGui::PopID();
+                if (now_open != was_open) toggle = r.offset;   // applied after the table: rows_of() must not change mid-walk
+                ImGui::TableNextColumn();
+                text_mono(addr);
+                ImGui::TableNextColumn();
+                if (r.symbol) {
+                    ImGui::TextDisabled("%s[%u]", cell_format_name(natural_format(r.symbol->type)), r.words);
+                } else {
+                    bool zero = true;
+                    for (uint32_t a = r.offset; a < r.offset + r.words * 4 && zero; a += 4) zero = word(a) == 0;
+                    ImGui::TextDisabled("%u words%s", r.words, zero ? ", all zero" : "");
+                }
+            } else if (r.symbol) {
+                const uint32_t a = r.offset + uint32_t(k - 1) * 4;
+                ImGui::TextDisabled("  [%u]", (a - r.symbol->offset) / 4);
+                ImGui::TableNextColumn();
+                std::snprintf(addr, sizeof addr, "0x%04x", a);
+                text_mono(addr);
+                ImGui::TableNextColumn();
+                text_mono(format_cell(word(a), fmt));
+            } else {
+                const uint32_t a = r.offset + uint32_t(k - 1) * kGapWordsPerRow * 4;
+                const uint32_t end = std::min(r.offset + r.words * 4, a + kGapWordsPerRow * 4);
+                ImGui::TableNextColumn();
+                std::snprintf(addr, sizeof addr, "0x%04x", a);
+                text_mono(addr);
+                ImGui::TableNextColumn();
+                std::string s;
+                for (uint32_t b = a; b < end; b += 4) s += (s.empty() ? "" : " ") + format_cell(word(b), fmt);
+                text_mono(s);
+            }
+        }
+    }
+    ImGui::EndTable();
+    if (toggle && !toggled_.erase(*toggle)) toggled_.insert(*toggle);
+}
+
+}  // namespace wlui

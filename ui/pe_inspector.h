@@ -1,0 +1,33 @@
+// pe_inspector.h: the "PE inspector" window — everything one PE holds right
+// now: the current instruction and its kernel line, the task table, per colour
+// the route, router buffers and CE queue, SRAM by symbol (f32, i32 or hex;
+// big arrays virtualised), and the counters. It reads the machine every frame
+// through pe_report.h and keeps only view settings.
+//
+//   PeInspector w;                                              // once
+//   if (auto loc = w.draw(&open, run, x, y, source)) reveal(*loc);   // every frame
+#pragma once
+#include "engine/lang/run.h"
+
+#include <cstdint>
+#include <optional>
+#include <set>
+#include <string_view>
+
+namespace wlui {
+
+class PeInspector {
+public:
+    // Draws PE (x, y) of `run` (x < 0: nothing selected; run null: nothing loaded).
+    // `source` is the compiled kernel's text, or "" when the editor's text has moved on.
+    // Returns the place to show when the user pressed "Show in editor".
+    std::optional<wl::SrcLoc> draw(bool* open, const wl::lang::KernelRun* run, int x, int y, std::string_view source);
+
+private:
+    void draw_sram(const wl::Machine& m, int x, int y);
+
+    int format_ = 0;                     // 0 = each symbol's own type, then f32, i32, hex
+    std::set<uint32_t> toggled_;         // SRAM regions (by offset) opened or closed against their default
+};
+
+}  // namespace wlui
