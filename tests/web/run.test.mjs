@@ -110,16 +110,7 @@ test('a runtime error names its PE and line, shows on screen, and the page stays
   assert.equal(ok.done, true);
 });
 
-const SPIN = `layout {
-    grid 1 x 1;
-    place spin at (0, 0);
-}
-program spin {
-    var n: i32 = 0;
-    export fn main() { while true { n += 1; } }
-}
-host { launch main at (0, 0); run; }
-`;
+const SPIN = fs.readFileSync(path.join(root, 'tests', 'fixtures', 'spin.wk'), 'utf8');
 
 test('a kernel that never stops runs in slices: the page keeps drawing, and pause stops it', async () => {
   const { page } = app;
