@@ -22,13 +22,7 @@ static constexpr int kMeshSizes[] = {1, 2, 4, 8, 16, 32, 64};
 App::App(const AppOptions& opt) : asset_dir_(opt.asset_dir) {
     mesh_ = wl::Mesh{opt.mesh_w, opt.mesh_h};
     compare_.models_dir = models_dir();
-    if (!opt.example.empty()) {
-        try {
-            load_example(opt.example);
-        } catch (const std::exception& e) {
-            std::fprintf(stderr, "waferlab: %s; starting without it\n", e.what());
-        }
-    }
+    start(opt.example);   // the saved workspace, or the requested example (app_files.cpp)
 }
 
 std::vector<std::string> App::example_names() const {
@@ -114,19 +108,24 @@ void App::frame() {
     run_toolbar();
     const float status_h = ImGui::GetFrameHeight();
     ImGui::BeginChild("canvas", ImVec2(0, -status_h), false, ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse);
+    canvas_min_ = ImGui::GetWindowPos();
+    canvas_max_ = ImVec2(canvas_min_.x + ImGui::GetWindowWidth(), canvas_min_.y + ImGui::GetWindowHeight());
     canvas_.draw(mesh_);
     ImGui::EndChild();
     status_bar();
     ImGui::End();
 
     doc_.refresh();
-    if (show_editor_) editor_window();
-    if (show_log_) log_window();
-    if (show_help_) help_window();
-    if (show_compare_) compare_.draw(&show_compare_);
-    if (show_about_) about_window();
+    if (!png_capture_frame()) {   // Export PNG reads back a frame of the canvas alone
+        if (show_editor_) editor_window();
+        if (show_log_) log_window();
+        if (show_help_) help_window();
+        if (show_compare_) compare_.draw(&show_compare_);
+        if (show_about_) about_window();
+        if (show_demo_) ImGui::ShowDemoWindow(&show_demo_);
+    }
     discard_popup();
-    if (show_demo_) ImGui::ShowDemoWindow(&show_demo_);
+    files_frame();
 }
 
 void App::shortcuts() {
@@ -147,10 +146,10 @@ void App::shortcuts() {
 void App::menu_bar() {
     if (!ImGui::BeginMenuBar()) return;
     if (ImGui::BeginMenu("File")) {
+        file_menu();
 #ifndef __EMSCRIPTEN__
+        ImGui::Separator();
         if (ImGui::MenuItem("Quit", "Ctrl+Q")) quit_ = true;
-#else
-        ImGui::MenuItem("Nothing to save yet", nullptr, false, false);
 #endif
         ImGui::EndMenu();
     }
@@ -158,6 +157,7 @@ void App::menu_bar() {
         if (ImGui::MenuItem("Zoom in", "+")) canvas_.zoom_by(1.25f);
         if (ImGui::MenuItem("Zoom out", "-")) canvas_.zoom_by(0.8f);
         if (ImGui::MenuItem("Fit mesh", "0")) canvas_.fit();
+        font_menu();
         ImGui::Separator();
         ImGui::MenuItem("Kernel editor", nullptr, &show_editor_);
         ImGui::MenuItem("Output and log", nullptr, &show_log_);
@@ -485,6 +485,7 @@ json App::state() const {
     else j["selected_pe"] = nullptr;
     if (auto h = canvas_.hovered()) j["hovered_pe"] = {{"x", h->x}, {"y", h->y}};
     else j["hovered_pe"] = nullptr;
+    files_state(j);
     return j;
 }
 
@@ -499,6 +500,7 @@ json App::call(const std::string& method, const json& args) {
     };
     try {
         if (method == "state") return state();
+        if (auto r = files_call(method, args)) return *r;
         if (method == "set_mesh") {
             mesh_ = wl::Mesh{int_arg("w", 1, 256), int_arg("h", 1, 256)};
             canvas_.select(std::nullopt);
