@@ -73,11 +73,10 @@ void App::start(const std::string& requested_example) {
             notice(std::string("Could not open the example: ") + e.what() + ".");
         }
     }
-    // What was restored is what is stored; anything else is written at the first autosave.
-    if (plan.open == StartPlan::Open::Saved) {
-        files_.seen_sig = workspace_sig();
-        files_.stored = true;
-    }
+    // What was restored is what is stored, and a fresh start has nothing worth storing;
+    // a requested example is written at the first autosave.
+    if (plan.open != StartPlan::Open::Example) files_.seen_sig = workspace_sig();
+    files_.stored = plan.open == StartPlan::Open::Saved;
 }
 
 void App::restore(const Workspace& ws) {
@@ -443,6 +442,7 @@ void App::files_state(json& j) const {
     j["notices"] = files_.notices;
     j["font_scale"] = files_.font_scale;
     j["png_pending"] = files_.png_frame != 0;
+    j["pending_open"] = files_.pending_open ? json(files_.open_name) : json(nullptr);
 }
 
 }  // namespace wlui

@@ -25,22 +25,22 @@ std::string config_dir(const char* xdg_config_home, const char* home) {
 // Reads are two calls (length, then copy) so no malloc crosses the bridge.
 EM_JS(int, wl_ls_length, (const char* key), {
     try {
-        const v = window.localStorage.getItem('waferlab/' + UTF8ToString(key));
+        const v = window.localStorage.getItem("waferlab/" + UTF8ToString(key));
         return v === null ? -1 : lengthBytesUTF8(v);
     } catch (e) { return -2; }
 });
 EM_JS(void, wl_ls_copy, (const char* key, char* out, int n), {
-    const v = window.localStorage.getItem('waferlab/' + UTF8ToString(key)) || '';
+    const v = window.localStorage.getItem("waferlab/" + UTF8ToString(key)) || "";
     stringToUTF8(v, out, n);
 });
 EM_JS(int, wl_ls_set, (const char* key, const char* value, int n), {
     try {
-        window.localStorage.setItem('waferlab/' + UTF8ToString(key), UTF8ToString(value, n));
+        window.localStorage.setItem("waferlab/" + UTF8ToString(key), UTF8ToString(value, n));
         return 1;
-    } catch (e) { console.warn('[waferlab] localStorage: ' + e); return 0; }
+    } catch (e) { console.warn("[waferlab] localStorage: " + e); return 0; }
 });
 EM_JS(void, wl_ls_remove, (const char* key), {
-    try { window.localStorage.removeItem('waferlab/' + UTF8ToString(key)); } catch (e) {}
+    try { window.localStorage.removeItem("waferlab/" + UTF8ToString(key)); } catch (e) {}
 });
 
 namespace wlui::storage {
