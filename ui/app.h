@@ -72,6 +72,7 @@ private:
     Workspace workspace() const;
     std::string workspace_sig() const;
     bool write_workspace();
+    void write_layout();
     void autosave_tick();
     void clear_state();
     void open_text(const std::string& name, const std::string& text, const std::string& path, bool ask);

@@ -156,16 +156,19 @@ void App::autosave_tick() {
     }
     if (files_.autosave.due(now)) write_workspace();
     // The layout on its own: Dear ImGui says when a window moved or resized.
-    if (ImGui::GetIO().WantSaveIniSettings && !files_.cleared) {
-        std::size_t n = 0;
-        const char* ini = ImGui::SaveIniSettingsToMemory(&n);
-        storage::write(kLayoutKey, std::string(ini, n));
-        ImGui::GetIO().WantSaveIniSettings = false;
-    }
+    if (ImGui::GetIO().WantSaveIniSettings && !files_.cleared) write_layout();
+}
+
+void App::write_layout() {
+    std::size_t n = 0;
+    const char* ini = ImGui::SaveIniSettingsToMemory(&n);
+    storage::write(kLayoutKey, std::string(ini, n));
+    ImGui::GetIO().WantSaveIniSettings = false;
 }
 
 void App::flush_state() {
-    if (files_.autosave.dirty() || (!files_.cleared && ImGui::GetIO().WantSaveIniSettings)) write_workspace();
+    if (files_.autosave.dirty()) write_workspace();
+    else if (!files_.cleared) write_layout();   // the kernel is stored already: leave that value alone
 }
 
 void App::clear_state() {

@@ -74,8 +74,12 @@ test('kernel files open from the picker and by drop; Save and Export PNG downloa
   const app = await openApp();
   const { page } = app;
   try {
+    // File > Open kernel file... with real clicks opens the browser's file picker.
     const text = 'colour c = 1;\nlayout {\n    grid 1 x 1;\n}\n';
-    await page.setInputFiles('#file-input', { name: 'mine.wk', mimeType: 'text/plain', buffer: Buffer.from(text) });
+    await page.mouse.click(22, 11);   // File
+    await frames(page, 2);
+    const [chooser] = await Promise.all([page.waitForEvent('filechooser'), page.mouse.click(70, 40)]);   // Open kernel file...
+    await chooser.setFiles({ name: 'mine.wk', mimeType: 'text/plain', buffer: Buffer.from(text) });
     await until(page, () => window.waferlab.state().editor.file === 'mine.wk');
     let s = await state(page);
     assert.equal(s.editor.modified, false);
@@ -124,7 +128,6 @@ test('a corrupt or foreign saved state: the app starts fresh and says why', asyn
   const { page } = app;
   try {
     await page.evaluate(() => localStorage.setItem('waferlab/workspace.json', '{"format": "waferlab-workspace", "text": [garbage'));
-    await page.evaluate(() => localStorage.setItem('waferlab/imgui.ini', '\u0000\u0001[Window][\n=='));
     await reload(page);
     let s = await state(page);
     assert.match(s.storage.problem, /could not be read \(it is not valid JSON\)/);
