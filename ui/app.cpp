@@ -116,16 +116,15 @@ void App::frame() {
     ImGui::End();
 
     doc_.refresh();
-    if (!png_capture_frame()) {   // Export PNG reads back a frame of the canvas alone
-        if (show_editor_) editor_window();
-        if (show_log_) log_window();
-        if (show_help_) help_window();
-        if (show_compare_) compare_.draw(&show_compare_);
-        if (show_about_) about_window();
-        if (show_demo_) ImGui::ShowDemoWindow(&show_demo_);
-    }
+    if (png_capture_frame()) return files_frame();   // Export PNG reads back a frame of the canvas alone
+    if (show_editor_) editor_window();
+    if (show_log_) log_window();
+    if (show_help_) help_window();
+    if (show_compare_) compare_.draw(&show_compare_);
+    if (show_about_) about_window();
     discard_popup();
     files_frame();
+    if (show_demo_) ImGui::ShowDemoWindow(&show_demo_);
 }
 
 void App::shortcuts() {
