@@ -62,7 +62,7 @@ fuzz:
 	  -dict=tests/fuzz/wk.dict $(FUZZ)/corpus examples tests/kernels/errors
 
 screenshot: native
-	xvfb-run -a -s "-screen 0 1280x720x24" $(NATIVE)/ui/waferlab --example gemv --frames 10 --screenshot docs/screenshot.png
+	xvfb-run -a -s "-screen 0 1280x720x24" $(NATIVE)/ui/waferlab --example gemv --frames 10 --no-persist --screenshot docs/screenshot.png
 
 bench-web: web
 	node bench/app_frames.mjs

@@ -29,14 +29,10 @@ static void window_rect(ImVec2* a, ImVec2* b) {
 App::App(const AppOptions& opt) : asset_dir_(opt.asset_dir) {
     mesh_ = wl::Mesh{opt.mesh_w, opt.mesh_h};
     compare_.models_dir = models_dir();
-    if (!opt.example.empty()) {
-        try {
-            load_example(opt.example);
-            if (opt.run_cycles == UINT64_MAX) runner_.run_to_end();
-            else if (opt.run_cycles) runner_.step(opt.run_cycles);
-        } catch (const std::exception& e) {
-            std::fprintf(stderr, "waferlab: %s; starting without it\n", e.what());
-        }
+    start(opt.example);   // the saved workspace, or the requested example (app_files.cpp)
+    if (!opt.example.empty() && example_ == opt.example) {
+        if (opt.run_cycles == UINT64_MAX) runner_.run_to_end();
+        else if (opt.run_cycles) runner_.step(opt.run_cycles);
     }
 }
 
@@ -130,6 +126,7 @@ void App::frame() {
     ImGui::End();
 
     doc_.refresh();
+    if (png_capture_frame()) return files_frame();   // Export PNG reads back a frame of the canvas alone
     places_.editor_min = places_.editor_max = places_.log_min = places_.log_max = ImVec2(0, 0);
     if (show_editor_) editor_window();
     if (show_log_) log_window();
@@ -145,6 +142,7 @@ void App::frame() {
     if (show_stats_) stats_.draw(&show_stats_, runner_.run(), runner_.timeline());
     if (show_about_) about_window();
     discard_popup();
+    files_frame();
     if (show_demo_) ImGui::ShowDemoWindow(&show_demo_);
 }
 
@@ -166,10 +164,10 @@ void App::shortcuts() {
 void App::menu_bar() {
     if (!ImGui::BeginMenuBar()) return;
     if (ImGui::BeginMenu("File")) {
+        file_menu();
 #ifndef __EMSCRIPTEN__
+        ImGui::Separator();
         if (ImGui::MenuItem("Quit", "Ctrl+Q")) quit_ = true;
-#else
-        ImGui::MenuItem("Nothing to save yet", nullptr, false, false);
 #endif
         ImGui::EndMenu();
     }
@@ -177,6 +175,7 @@ void App::menu_bar() {
         if (ImGui::MenuItem("Zoom in", "+")) canvas_.zoom_by(1.25f);
         if (ImGui::MenuItem("Zoom out", "-")) canvas_.zoom_by(0.8f);
         if (ImGui::MenuItem("Fit mesh", "0")) canvas_.fit();
+        font_menu();
         ImGui::Separator();
         ImGui::MenuItem("Kernel editor", nullptr, &show_editor_);
         ImGui::MenuItem("Output and log", nullptr, &show_log_);
@@ -510,6 +509,7 @@ json App::state() const {
     else j["selected_pe"] = nullptr;
     if (auto h = canvas_.hovered()) j["hovered_pe"] = {{"x", h->x}, {"y", h->y}};
     else j["hovered_pe"] = nullptr;
+    files_state(j);
     return j;
 }
 
@@ -524,6 +524,7 @@ json App::call(const std::string& method, const json& args) {
     };
     try {
         if (method == "state") return state();
+        if (auto r = files_call(method, args)) return *r;
         if (method == "set_mesh") {
             mesh_ = wl::Mesh{int_arg("w", 1, 256), int_arg("h", 1, 256)};
             canvas_.select(std::nullopt);

@@ -2,6 +2,7 @@
 // main.cpp owns SDL/GL and calls frame() once per frame; the JS hook calls call().
 #pragma once
 #include "engine/fabric/mesh.h"
+#include "ui/app_files.h"
 #include "ui/code_editor.h"
 #include "ui/help.h"
 #include "ui/compare_window.h"
@@ -13,9 +14,12 @@
 
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 
 namespace wlui {
+
+struct Image;
 
 struct AppOptions {
     int mesh_w = 8, mesh_h = 8;
@@ -42,6 +46,14 @@ public:
     bool quit_requested() const { return quit_; }
     uint64_t frames() const { return frame_; }
 
+    // Files and persistence (app_files.cpp), for the platform layer.
+    float font_scale() const { return files_.font_scale; }   // View > Font size; main.cpp rebuilds the font
+    void drop_file(const std::string& path);                  // SDL_DROPFILE
+    void save_shortcut();                                     // Ctrl+S
+    void flush_state();                                       // write what autosave has not yet (at quit)
+    bool png_capture_frame() const;                           // read this frame back after rendering it
+    void deliver_png(const Image& frame);                     // ...and hand it here
+
 private:
     void menu_bar();
     void status_bar();
@@ -59,6 +71,27 @@ private:
     std::vector<std::string> example_names() const;
     std::string models_dir() const { return asset_dir_ + "/models"; }
     void load_example(const std::string& name);   // throws on a missing file
+
+    // [files] app_files.cpp
+    void start(const std::string& requested_example);   // restore the saved workspace and layout
+    void restore(const Workspace& ws);
+    Workspace workspace() const;
+    std::string workspace_sig() const;
+    bool write_workspace();
+    void write_layout();
+    void autosave_tick();
+    void clear_state();
+    void open_text(const std::string& name, const std::string& text, const std::string& path, bool ask);
+    void open_path(const std::string& path);
+    void save_file(const std::string& path);
+    void notice(const std::string& text);
+    void ask_path(FileState::Ask what, const std::string& initial);
+    void file_menu();
+    void font_menu();
+    void files_frame();
+    std::optional<nlohmann::json> files_call(const std::string& method, const nlohmann::json& args);
+    void files_state(nlohmann::json& j) const;
+    FileState files_;
     wl::Mesh mesh_;
     MeshCanvas canvas_;
     KernelDoc doc_;                      // the kernel being edited
@@ -74,7 +107,7 @@ private:
     uint64_t step_n_ = 100;              // "Step N" size
     bool show_log_ = true;
     Help help_;
-    Help::Places places_;                // where the tour points, refreshed each frame
+    Help::Places places_;                // where the parts are on screen (the tour, Export PNG), each frame
     CompareWindow compare_;
     bool show_compare_ = false;
     PeInspector inspector_;

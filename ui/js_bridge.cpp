@@ -25,16 +25,22 @@ EM_JS(void, wl_js_first_frame, (), {
     if (window.waferlab && window.waferlab._firstFrame) window.waferlab._firstFrame();
 });
 
-// A Blob behind a temporary link, clicked: the download path every current browser supports.
-EM_JS(void, wl_js_download, (const char* filename, const char* mime, const void* data, size_t n), {
-    const blob = new Blob([HEAPU8.slice(data, data + n)], {type: UTF8ToString(mime)});
+// The picker is a hidden <input type=file> in the page; opening it needs the user's recent
+// click, which the browser still counts when this runs in the next animation frame.
+EM_JS(void, wl_js_pick_file, (), {
+    if (window.waferlab && window.waferlab._pickFile) window.waferlab._pickFile();
+});
+
+EM_JS(void, js_bridge_download, (const char* filename, const char* mime, const void* data, size_t n), {
+    const bytes = HEAPU8.slice(data, data + n);   // a copy: the heap may move
+    const url = URL.createObjectURL(new Blob([bytes], { type: UTF8ToString(mime) }));
     const a = document.createElement('a');
-    a.href = URL.createObjectURL(blob);
+    a.href = url;
     a.download = UTF8ToString(filename);
     document.body.appendChild(a);
     a.click();
     a.remove();
-    setTimeout(() => URL.revokeObjectURL(a.href), 10000);
+    setTimeout(() => URL.revokeObjectURL(url), 60000);
 });
 
 EM_JS(int, wl_js_window_w, (), { return window.innerWidth; });
@@ -49,9 +55,7 @@ void js_bridge_canvas_size(int* w, int* h) {
     *h = wl_js_window_h();
 }
 float js_bridge_pixel_ratio() { return float(emscripten_get_device_pixel_ratio()); }
-void js_bridge_download(const char* filename, const char* mime, const void* data, size_t n) {
-    wl_js_download(filename, mime, data, n);
-}
+void js_bridge_pick_file() { wl_js_pick_file(); }
 }  // namespace wlui
 
 #else
@@ -61,7 +65,8 @@ void js_bridge_attach(App*) {}
 void js_bridge_frame_done(unsigned long long) {}
 void js_bridge_canvas_size(int* w, int* h) { *w = *h = 0; }
 float js_bridge_pixel_ratio() { return 1.0f; }
-void js_bridge_download(const char*, const char*, const void*, size_t) {}
+void js_bridge_pick_file() {}
 }  // namespace wlui
+void js_bridge_download(const char*, const char*, const void*, size_t) {}
 
 #endif

@@ -12,7 +12,10 @@ void js_bridge_attach(App* app);     // the app that wl_js_call talks to
 void js_bridge_frame_done(unsigned long long frame);  // after each rendered frame
 void js_bridge_canvas_size(int* w, int* h);           // the page's window size, CSS pixels
 float js_bridge_pixel_ratio();
-// The browser saves `n` bytes as a download named `filename` (natively nothing: write a file).
-void js_bridge_download(const char* filename, const char* mime, const void* data, size_t n);
+void js_bridge_pick_file();                           // opens the page's file picker (web/waferlab-api.js)
 
 }  // namespace wlui
+
+// Hands `n` bytes to the browser as a file download (a Blob and an <a download>).
+// Global and extern "C", because EM_JS defines it; the CSV export uses the same helper.
+extern "C" void js_bridge_download(const char* filename, const char* mime, const void* data, size_t n);

@@ -18,6 +18,7 @@ public:
     // [SECTION] content
     void open(std::string name, std::string text);     // replaces the text; not modified
     const std::string& name() const { return name_; }  // e.g. "hello.wk"
+    void rename(std::string name) { name_ = std::move(name); }   // Save as: same text and history
     TextBuffer& buffer() { return buf_; }
     const TextBuffer& buffer() const { return buf_; }
 

@@ -2,13 +2,15 @@
 // One file for native and web: the loop body is Platform::frame(), called by a
 // plain loop natively and by emscripten_set_main_loop in the browser (no Asyncify).
 //
-//   waferlab [--mesh WxH] [--example NAME] [--run N|all] [--frames N] [--screenshot out.png]
+//   waferlab [--mesh WxH] [--example NAME] [--run N|all] [--frames N] [--screenshot out.png] [--no-persist]
 //     --run N|all         run the example N cycles, or to completion, from the start
 //     --frames N          quit after N frames (tests), printing where the run is
 //     --screenshot FILE   read the last frame back, write a PNG, exit 3 if it is blank
+//     --no-persist        neither read nor write the saved workspace (tests, screenshots)
 #include "ui/app.h"
 #include "ui/js_bridge.h"
 #include "ui/screenshot.h"
+#include "ui/storage.h"
 #include "ui/style.h"
 
 #include <SDL.h>
@@ -59,6 +61,8 @@ bool parse_options(int argc, char** argv, Options& o) {
             if (!v) return false;
             if (!std::strcmp(v, "all")) o.app.run_cycles = UINT64_MAX;
             else if ((o.app.run_cycles = std::strtoull(v, &end, 10)) == 0 || *end) return false;
+        } else if (!std::strcmp(a, "--no-persist")) {
+            wlui::storage::disable();
         } else if (!std::strcmp(a, "--example")) {
             const char* v = next();
             if (!v) return false;
@@ -81,6 +85,7 @@ struct Platform {
     wlui::App* app = nullptr;
     Options opt;
     float pixel_scale = 0.0f;   // framebuffer pixels per window unit, the font is built for it
+    float font_scale = 0.0f;    // View > Font size, the font is built for it too
     SDL_Event deferred{};       // a key release held over to the next frame (type 0: none)
     bool done = false;
     int exit_code = 0;
@@ -105,6 +110,14 @@ void Platform::frame() {
         ImGui_ImplSDL2_ProcessEvent(&ev);
         if (ev.type == SDL_QUIT) done = true;
         if (ev.type == SDL_KEYDOWN && ev.key.keysym.sym == SDLK_q && (ev.key.keysym.mod & KMOD_CTRL)) done = true;
+#ifndef __EMSCRIPTEN__
+        if (ev.type == SDL_KEYDOWN && ev.key.keysym.sym == SDLK_s && (ev.key.keysym.mod & KMOD_CTRL) && !ev.key.repeat)
+            app->save_shortcut();
+#endif
+        if (ev.type == SDL_DROPFILE) {   // natively only: the page handles drops itself (web/waferlab-api.js)
+            app->drop_file(ev.drop.file);
+            SDL_free(ev.drop.file);
+        }
         if (ev.type == SDL_KEYDOWN) went_down[ev.key.keysym.scancode] = true;
         if (ev.type == SDL_KEYDOWN && ev.key.keysym.sym >= SDLK_F1 && ev.key.keysym.sym <= SDLK_F12 && !ev.key.repeat)
             app->function_key(int(ev.key.keysym.sym - SDLK_F1) + 1, (ev.key.keysym.mod & KMOD_SHIFT) != 0);
@@ -122,14 +135,17 @@ void Platform::frame() {
         handle(ev);
     }
 
-    // Rebuild the font when the window moves to a screen with another pixel density.
+    // Rebuild the font when the window moves to a screen with another pixel density, or the
+    // font size changes: always rasterised at device pixels, so text stays sharp at any size.
     int ww2, wh2, fw, fh;
     SDL_GetWindowSize(window, &ww2, &wh2);
     SDL_GL_GetDrawableSize(window, &fw, &fh);
     float scale = ww2 > 0 ? float(fw) / float(ww2) : 1.0f;
-    if (scale != pixel_scale) {
+    if (scale != pixel_scale || app->font_scale() != font_scale) {
         pixel_scale = scale;
-        wlui::apply_style(kFontDir, pixel_scale);
+        font_scale = app->font_scale();
+        wlui::apply_style(kFontDir, pixel_scale, 15.0f * font_scale);
+        ImGui::GetStyle().ScaleAllSizes(font_scale);   // paddings and spacing grow with the text
         ImGui_ImplOpenGL3_DestroyFontsTexture();
         ImGui_ImplOpenGL3_CreateFontsTexture();
     }
@@ -145,6 +161,7 @@ void Platform::frame() {
     glClearColor(0.07f, 0.08f, 0.10f, 1.0f);
     glClear(GL_COLOR_BUFFER_BIT);
     ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+    if (app->png_capture_frame()) app->deliver_png(wlui::read_framebuffer(fw, fh));   // before the swap
 
     if (opt.frames > 0 && long(app->frames()) >= opt.frames) {
         std::printf("waferlab: %s\n", app->summary().c_str());
@@ -182,7 +199,7 @@ int main(int argc, char** argv) {
     auto* p = new Platform;
     p->opt.app.asset_dir = kAssetDir;
     if (!parse_options(argc, argv, p->opt)) {
-        std::fprintf(stderr, "usage: waferlab [--mesh WxH] [--example NAME] [--run N|all] [--frames N] [--screenshot out.png]\n");
+        std::fprintf(stderr, "usage: waferlab [--mesh WxH] [--example NAME] [--run N|all] [--frames N] [--screenshot out.png] [--no-persist]\n");
         return 2;
     }
     if (SDL_Init(SDL_INIT_VIDEO | SDL_INIT_TIMER) != 0) {
@@ -216,7 +233,7 @@ int main(int argc, char** argv) {
 
     IMGUI_CHECKVERSION();
     ImGui::CreateContext();
-    ImGui::GetIO().IniFilename = nullptr;   // layout persistence comes with the app issue
+    ImGui::GetIO().IniFilename = nullptr;   // the app stores the layout itself (ui/storage.h), on the web too
     ImGui_ImplSDL2_InitForOpenGL(p->window, p->gl);
     ImGui_ImplOpenGL3_Init(kGlslVersion);
 
@@ -227,6 +244,7 @@ int main(int argc, char** argv) {
     emscripten_set_main_loop_arg([](void* arg) { static_cast<Platform*>(arg)->frame(); }, p, 0, true);
 #else
     while (!p->done) p->frame();
+    p->app->flush_state();
     int code = p->exit_code;
     delete p->app;
     p->finish();

@@ -36,4 +36,21 @@ bool write_png(const std::string& path, const Image& img) {
     return stbi_write_png(path.c_str(), img.w, img.h, 4, img.rgba.data(), img.w * 4) != 0;
 }
 
+std::vector<uint8_t> encode_png(const Image& img) {
+    std::vector<uint8_t> out;
+    stbi_write_png_to_func([](void* ctx, void* data, int n) {
+        auto* v = static_cast<std::vector<uint8_t>*>(ctx);
+        v->insert(v->end(), static_cast<uint8_t*>(data), static_cast<uint8_t*>(data) + n);
+    }, &out, img.w, img.h, 4, img.rgba.data(), img.w * 4);
+    return out;
+}
+
+Image crop(const Image& img, int x, int y, int w, int h) {
+    Image out{w, h, std::vector<uint8_t>(size_t(w) * size_t(h) * 4)};
+    for (int r = 0; r < h; ++r)
+        std::copy_n(img.rgba.begin() + (size_t(y + r) * size_t(img.w) + size_t(x)) * 4, size_t(w) * 4,
+                    out.rgba.begin() + size_t(r) * size_t(w) * 4);
+    return out;
+}
+
 }  // namespace wlui

@@ -22,7 +22,17 @@
     rewind: (cycle) => ({ cycle }),
     inspect: (x, y) => ({ x, y }),
     compare: (config = 'gpt-nano', gpu = 'a100', options = {}) => Object.assign({ config, gpu }, options),
+    open_file: (name, text, discard = false) => ({ name, text, discard }),
+    save_file: (path) => (path === undefined ? null : { path }),
+    export_png: (path) => (path === undefined ? null : { path }),
+    set_font_scale: (scale) => ({ scale }),
+    save_state: () => null,
+    clear_state: () => null,
+    dismiss_notices: () => null,
   };
+
+  const KERNEL_FILE = /\.(wk|txt)$/i;
+  const MAX_KERNEL_BYTES = 4 << 20;
 
   // URL parameters the page understands, with their validators.
   const URL_PARAMS = {
@@ -70,6 +80,17 @@
 
     whenReady() { return readyPromise; },
 
+    // Opens a kernel File (from the picker or a drop) as the user would: with unsaved
+    // edits the app asks first. Resolves with state(), or with {error} said in a notice.
+    async openFile(file) {
+      if (!KERNEL_FILE.test(file.name)) return api._refuse(`${file.name} is not a kernel file (.wk)`);
+      if (file.size > MAX_KERNEL_BYTES) return api._refuse(`${file.name} is too big for a kernel`);
+      const text = await file.text();
+      await readyPromise;
+      try { return api.call('open_file', { name: file.name, text, ask: true }); }
+      catch (e) { return api._refuse(e.message); }
+    },
+
     // ---- internals used by the page shell -------------------------------------
     _firstFrame() {
       api.ready = true;
@@ -88,6 +109,27 @@
                'It may be switched off, or the graphics driver may be blocked: check chrome://gpu or about:support,\n' +
                'enable hardware acceleration, or try another browser.';
       return null;
+    },
+
+    _refuse(message) { api._notice(message); return { error: message }; },
+
+    // File > Open… on the web: the hidden <input type=file> in index.html.
+    _pickFile() { const input = el('file-input'); if (input) { input.value = ''; input.click(); } },
+
+    // Wires the file picker, drag-and-drop onto the page, and a last save when the page goes away
+    // (localStorage is synchronous, so the write is done before the page is).
+    _wireFiles() {
+      const input = el('file-input');
+      if (input) input.addEventListener('change', () => { if (input.files[0]) api.openFile(input.files[0]); });
+      const hasFiles = (e) => e.dataTransfer && Array.from(e.dataTransfer.types || []).includes('Files');
+      window.addEventListener('dragover', (e) => { if (hasFiles(e)) { e.preventDefault(); e.dataTransfer.dropEffect = 'copy'; } });
+      window.addEventListener('drop', (e) => {
+        if (!hasFiles(e)) return;
+        e.preventDefault();
+        const file = e.dataTransfer.files[0];
+        if (file) api.openFile(file);
+      });
+      window.addEventListener('pagehide', () => { if (api.ready) { try { api.call('flush_state'); } catch (e) { /* nothing to add */ } } });
     },
 
     _fatal(message) {
@@ -153,4 +195,5 @@
     return api.whenStopped();
   };
   window.waferlab = api;
+  api._wireFiles();
 })();

@@ -1,0 +1,149 @@
+// workspace_test.cpp: the saved workspace round-trips, bad or foreign saved state is
+// refused with a reason (never a crash), the start rules keep unsaved edits, autosave
+// debounces, and natively it all lands in the config directory.
+#include "ui/storage.h"
+#include "ui/workspace.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+using namespace wlui;
+
+TEST(Workspace, RoundTripsThroughJson) {
+    Workspace ws;
+    ws.file = "mine.wk";
+    ws.text = "task t() {\n  x = \"é\\n\";\n}\n";
+    ws.example = "gemv";
+    ws.modified = true;
+    ws.path = "/tmp/mine.wk";
+    ws.font_scale = 1.5f;
+    std::string problem;
+    auto back = workspace_from_json(workspace_to_json(ws), &problem);
+    ASSERT_TRUE(back) << problem;
+    EXPECT_EQ(*back, ws);
+}
+
+TEST(Workspace, RefusesWhatItCannotRead) {
+    const char* bad[][2] = {
+        {"garbage{", "not valid JSON"},
+        {"", "not valid JSON"},
+        {"[1,2]", "not valid JSON"},
+        {R"({"file": "x.wk"})", "not a WaferLab workspace"},
+        {R"({"format": "waferlab-workspace"})", "no format version"},
+        {R"({"format": "waferlab-workspace", "version": 0})", "old format"},
+        {R"({"format": "waferlab-workspace", "version": 99})", "newer WaferLab"},
+        {R"({"format": "waferlab-workspace", "version": 1, "text": 5})", "wrong type"},
+        {R"({"format": "waferlab-workspace", "version": 1, "modified": "yes"})", "wrong type"},
+    };
+    for (auto& [text, why] : bad) {
+        std::string problem;
+        EXPECT_FALSE(workspace_from_json(text, &problem)) << text;
+        EXPECT_NE(problem.find(why), std::string::npos) << text << " -> " << problem;
+    }
+}
+
+TEST(Workspace, FillsDefaultsAndClampsSettings) {
+    std::string problem;
+    auto ws = workspace_from_json(R"({"format": "waferlab-workspace", "version": 1, "font_scale": 40, "file": ""})", &problem);
+    ASSERT_TRUE(ws) << problem;
+    EXPECT_EQ(ws->file, "untitled.wk");
+    EXPECT_EQ(ws->text, "");
+    EXPECT_FALSE(ws->modified);
+    EXPECT_EQ(ws->font_scale, Workspace::kMaxFontScale);
+}
+
+TEST(Workspace, StartNeverDropsUnsavedEditsForAnExample) {
+    Workspace edited;
+    edited.file = "gemv.wk";
+    edited.example = "gemv";
+    edited.modified = true;
+    Workspace clean = edited;
+    clean.modified = false;
+
+    StartPlan p = plan_start(edited, "hello");
+    EXPECT_EQ(p.open, StartPlan::Open::Saved);
+    EXPECT_NE(p.notice.find("hello"), std::string::npos);
+
+    p = plan_start(clean, "hello");
+    EXPECT_EQ(p.open, StartPlan::Open::Example);
+    EXPECT_EQ(p.notice, "");
+
+    EXPECT_EQ(plan_start(edited, "").open, StartPlan::Open::Saved);
+    EXPECT_EQ(plan_start(std::nullopt, "hello").open, StartPlan::Open::Example);
+    EXPECT_EQ(plan_start(std::nullopt, "").open, StartPlan::Open::Nothing);
+}
+
+TEST(Workspace, AutosaveWaitsForAPauseButNotForever) {
+    Autosave a(0.5, 3.0);
+    EXPECT_FALSE(a.due(0.0));
+    a.changed(0.0);
+    EXPECT_FALSE(a.due(0.4));
+    EXPECT_TRUE(a.due(0.5));
+    // Steady typing keeps it waiting, up to max_wait after the first change.
+    for (double t = 0.1; t < 2.95; t += 0.1) {
+        a.changed(t);
+        EXPECT_FALSE(a.due(t + 0.05)) << t;
+    }
+    a.changed(3.0);
+    EXPECT_TRUE(a.due(3.05));
+    a.written();
+    EXPECT_FALSE(a.due(10.0));
+    EXPECT_FALSE(a.dirty());
+}
+
+TEST(Storage, ConfigDirFollowsXdg) {
+    EXPECT_EQ(storage::config_dir("/x/cfg", "/home/u"), "/x/cfg/waferlab");
+    EXPECT_EQ(storage::config_dir(nullptr, "/home/u"), "/home/u/.config/waferlab");
+    EXPECT_EQ(storage::config_dir("", "/home/u"), "/home/u/.config/waferlab");
+    EXPECT_EQ(storage::config_dir("relative", "/home/u"), "/home/u/.config/waferlab");   // invalid per XDG
+}
+
+#ifndef __EMSCRIPTEN__
+namespace fs = std::filesystem;
+
+// The native store, end to end, in a temporary $XDG_CONFIG_HOME.
+TEST(Storage, PersistsInTheConfigDir) {
+    const fs::path tmp = fs::temp_directory_path() / ("waferlab-cfg-" + std::to_string(::getpid()));
+    fs::remove_all(tmp);
+    const char* old = std::getenv("XDG_CONFIG_HOME");
+    const std::string saved_env = old ? old : "";
+    ::setenv("XDG_CONFIG_HOME", tmp.c_str(), 1);
+
+    EXPECT_EQ(storage::where(), (tmp / "waferlab").string());
+    EXPECT_FALSE(storage::read("workspace.json"));   // nothing yet, and no error
+
+    Workspace ws;
+    ws.file = "edited.wk";
+    ws.text = "// my edit\n";
+    ws.modified = true;
+    std::string err;
+    ASSERT_TRUE(storage::write("workspace.json", workspace_to_json(ws), &err)) << err;
+    ASSERT_TRUE(storage::write("imgui.ini", "[Window][x]\nPos=1,2\n", &err)) << err;
+    EXPECT_TRUE(fs::exists(tmp / "waferlab" / "workspace.json"));
+    EXPECT_FALSE(fs::exists(tmp / "waferlab" / "workspace.json.tmp"));   // written aside, then renamed
+
+    auto text = storage::read("workspace.json", &err);
+    ASSERT_TRUE(text) << err;
+    auto back = workspace_from_json(*text, &err);
+    ASSERT_TRUE(back) << err;
+    EXPECT_EQ(*back, ws);
+    EXPECT_EQ(*storage::read("imgui.ini"), "[Window][x]\nPos=1,2\n");
+
+    // A corrupt file reads back as text; the parser, not the store, refuses it.
+    { std::ofstream(tmp / "waferlab" / "workspace.json") << "\x01garbage"; }
+    text = storage::read("workspace.json");
+    ASSERT_TRUE(text);
+    EXPECT_FALSE(workspace_from_json(*text, &err));
+
+    EXPECT_TRUE(storage::remove("workspace.json"));
+    EXPECT_FALSE(storage::read("workspace.json"));
+
+    if (old) ::setenv("XDG_CONFIG_HOME", saved_env.c_str(), 1);
+    else ::unsetenv("XDG_CONFIG_HOME");
+    fs::remove_all(tmp);
+}
+#endif

@@ -1,0 +1,158 @@
+// Persistence and files in the browser: an edit typed with the keyboard survives a reload,
+// kernel files open through the picker and by drag-and-drop, Save and Export PNG download,
+// and a corrupt saved state never stops the app from starting. Every wait is on a condition.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import { openApp, frames } from './browser.mjs';
+
+const state = (page) => page.evaluate(() => window.waferlab.state());
+const until = (page, fn, arg) => page.waitForFunction(fn, arg, { timeout: 20000 });
+
+async function reload(page) {
+  await page.reload();
+  await until(page, () => window.waferlab && window.waferlab.ready === true);
+}
+
+test('an edit typed into the editor, the font size and the layout survive a reload', async () => {
+  const app = await openApp('?example=hello');
+  const { page } = app;
+  try {
+    await page.evaluate(() => window.waferlab.editor(true, true));
+    await frames(page);
+    await page.mouse.click(300, 250);   // into the editor (it opens at 40,60, 560x420)
+    await frames(page);
+    await page.keyboard.press('Control+Home');
+    await page.keyboard.type('// kept across reloads');
+    await page.keyboard.press('Enter');
+    await until(page, () => window.waferlab.state().editor.modified && window.waferlab.state().persisted);
+
+    // Move the editor window by its title bar with the mouse (a frame between steps, so
+    // Dear ImGui sees a drag), and pick a larger font.
+    await page.mouse.move(200, 70);
+    await frames(page, 2);
+    await page.mouse.down();
+    await frames(page, 2);
+    await page.mouse.move(300, 120, { steps: 5 });
+    await frames(page, 2);
+    await page.mouse.up();
+    await frames(page);
+    await page.evaluate(() => window.waferlab.set_font_scale(1.25));
+    await until(page, () => window.waferlab.state().persisted && /Pos=140,110/.test(localStorage.getItem('waferlab/imgui.ini') || ''));
+
+    await reload(page);   // the same URL: ?example=hello must not replace the edit
+    const s = await state(page);
+    assert.equal(s.editor.modified, true, 'the modified marker is restored');
+    assert.equal(s.editor.file, 'hello.wk');
+    assert.equal(s.example, 'hello');
+    assert.equal(s.font_scale, 1.25);
+    assert.ok(s.notices.some((n) => /Kept your unsaved edits to hello\.wk/.test(n)), JSON.stringify(s.notices));
+    const src = await page.evaluate(() => window.waferlab.get_source());
+    assert.ok(src.text.startsWith('// kept across reloads\n// hello.wk'), src.text.slice(0, 80));
+    // The layout came back: saving again keeps the moved position rather than the default.
+    await page.evaluate(() => window.waferlab.save_state());
+    assert.match(await page.evaluate(() => localStorage.getItem('waferlab/imgui.ini')), /\[Window\]\[###kernel\]\nPos=140,110/);
+
+    // Undo still reaches the example's own text: "modified" means modified relative to it.
+    await page.evaluate(() => window.waferlab.editor(true, true));
+    await page.mouse.click(300, 300);
+    await frames(page);
+    await page.keyboard.press('Control+z');
+    await until(page, () => !window.waferlab.state().editor.modified);
+
+    // Unmodified now, so the URL's example wins on the next load.
+    await until(page, () => window.waferlab.state().persisted);
+    await page.goto(page.url().replace('example=hello', 'example=gemv'));
+    await until(page, () => window.waferlab && window.waferlab.ready === true);
+    const g = await state(page);
+    assert.equal(g.example, 'gemv');
+    assert.deepEqual(g.notices, []);
+  } finally { await app.close(); }
+});
+
+test('kernel files open from the picker and by drop; Save and Export PNG download', async () => {
+  const app = await openApp();
+  const { page } = app;
+  try {
+    // File > Open kernel file... with real clicks opens the browser's file picker.
+    const text = 'colour c = 1;\nlayout {\n    grid 1 x 1;\n}\n';
+    await page.mouse.click(22, 11);   // File
+    await frames(page, 2);
+    const [chooser] = await Promise.all([page.waitForEvent('filechooser'), page.mouse.click(70, 40)]);   // Open kernel file...
+    await chooser.setFiles({ name: 'mine.wk', mimeType: 'text/plain', buffer: Buffer.from(text) });
+    await until(page, () => window.waferlab.state().editor.file === 'mine.wk');
+    let s = await state(page);
+    assert.equal(s.editor.modified, false);
+    assert.equal(s.example, null);
+    assert.equal((await page.evaluate(() => window.waferlab.get_source())).text, text);
+
+    // Dropping a file over unsaved edits asks first; Escape keeps the edits.
+    await page.evaluate(() => window.waferlab.set_source('// unsaved\n'));
+    const drop = (name, body) => page.evaluate(([n, b]) => {
+      const dt = new DataTransfer();
+      dt.items.add(new File([b], n, { type: 'text/plain' }));
+      document.getElementById('canvas').dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
+    }, [name, body]);
+    await drop('dropped.wk', '// dropped\n');
+    await until(page, () => window.waferlab.state().pending_open === 'dropped.wk');
+    await page.keyboard.press('Escape');
+    await until(page, () => window.waferlab.state().pending_open === null);
+    assert.equal((await page.evaluate(() => window.waferlab.get_source())).text, '// unsaved\n');
+
+    // Not a kernel: refused with a notice on the page, nothing changes.
+    await drop('photo.png', 'xx');
+    await until(page, () => /photo\.png is not a kernel file/.test(document.getElementById('notice').textContent));
+
+    // Save downloads the kernel under its name and marks it saved.
+    const [dl] = await Promise.all([page.waitForEvent('download'), page.evaluate(() => window.waferlab.save_file())]);
+    assert.equal(dl.suggestedFilename(), 'mine.wk');
+    assert.equal(fs.readFileSync(await dl.path(), 'utf8'), '// unsaved\n');
+    assert.equal((await state(page)).editor.modified, false);
+
+    // With nothing unsaved, a drop opens at once.
+    await drop('dropped.wk', '// dropped\n');
+    await until(page, () => window.waferlab.state().editor.file === 'dropped.wk');
+
+    // Export PNG: a real PNG of the canvas area.
+    const [png] = await Promise.all([page.waitForEvent('download'), page.evaluate(() => window.waferlab.export_png())]);
+    assert.equal(png.suggestedFilename(), 'waferlab.png');
+    const bytes = fs.readFileSync(await png.path());
+    assert.deepEqual([...bytes.subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+    const w = bytes.readUInt32BE(16), h = bytes.readUInt32BE(20);
+    assert.ok(w > 600 && h > 400 && h < 720, `canvas area ${w}x${h}`);
+  } finally { await app.close(); }
+});
+
+test('a corrupt or foreign saved state: the app starts fresh and says why', async () => {
+  const app = await openApp();
+  const { page } = app;
+  try {
+    await page.evaluate(() => localStorage.setItem('waferlab/workspace.json', '{"format": "waferlab-workspace", "text": [garbage'));
+    await reload(page);
+    let s = await state(page);
+    assert.match(s.storage.problem, /could not be read \(it is not valid JSON\)/);
+    assert.ok(s.notices.length >= 1);
+    assert.equal(s.editor.modified, false);
+    assert.equal(await page.evaluate(() => localStorage.getItem('waferlab/workspace.bad.json')),
+                 '{"format": "waferlab-workspace", "text": [garbage');
+    // It works normally, and saves a good state again.
+    await page.evaluate(() => window.waferlab.load_example('hello'));
+    await until(page, () => window.waferlab.state().persisted);
+    await page.evaluate(() => window.waferlab.dismiss_notices());
+
+    // A workspace from a newer WaferLab is refused the same way.
+    await page.evaluate(() => localStorage.setItem('waferlab/workspace.json', JSON.stringify({ format: 'waferlab-workspace', version: 99, text: 'x' })));
+    await reload(page);
+    s = await state(page);
+    assert.match(s.storage.problem, /newer WaferLab \(format 99/);
+    assert.equal(s.example, null);
+
+    // clear_state forgets everything: the next load is a fresh start with no notice.
+    await page.evaluate(() => window.waferlab.clear_state());
+    await reload(page);
+    s = await state(page);
+    assert.equal(s.storage.problem, null);
+    assert.deepEqual(s.notices, []);
+    assert.equal(await page.evaluate(() => localStorage.getItem('waferlab/workspace.json')), null);
+  } finally { await app.close(); }
+});
