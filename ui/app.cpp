@@ -114,7 +114,7 @@ void App::frame() {
     run_toolbar();
     const float status_h = ImGui::GetFrameHeight();
     ImGui::BeginChild("canvas", ImVec2(0, -status_h), false, ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse);
-    canvas_.draw(mesh_);
+    canvas_.draw(mesh_, runner_.run() ? &runner_.run()->machine() : nullptr);
     ImGui::EndChild();
     status_bar();
     ImGui::End();
@@ -462,6 +462,7 @@ json App::state() const {
         {"frame", frame_},
         {"mesh", {{"w", mesh_.w}, {"h", mesh_.h}}},
         {"view", {{"zoom", canvas_.zoom()}}},
+        {"canvas", canvas_.state()},
         {"about_open", show_about_},
         {"editor", {{"open", show_editor_}, {"focused", editor_.focused()}, {"file", doc_.name()},
                     {"lines", doc_.buffer().line_count()}, {"modified", doc_.buffer().modified()},
@@ -503,6 +504,10 @@ json App::call(const std::string& method, const json& args) {
             mesh_ = wl::Mesh{int_arg("w", 1, 256), int_arg("h", 1, 256)};
             canvas_.select(std::nullopt);
             canvas_.fit();
+            return state();
+        }
+        if (method == "canvas") {
+            canvas_.configure(args);
             return state();
         }
         if (method == "select_pe") {
