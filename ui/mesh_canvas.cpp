@@ -133,19 +133,16 @@ void MeshCanvas::draw(const wl::Mesh& mesh, const wl::Machine* machine) {
     f.x1 = std::clamp(int(std::ceil((f.origin.x + f.size.x - f.top_left.x) / f.cell)), 0, mesh.w);
     f.y1 = std::clamp(int(std::ceil((f.origin.y + f.size.y - f.top_left.y) / f.cell)), 0, mesh.h);
 
-    if (machine) {
-        view_.update(*machine, settings_);
-        anim_.update(machine->trace(), machine->now(), io.DeltaTime, settings_.seconds_per_hop);
-    }
+    const bool animate = machine && settings_.wavelets && f.detail != Detail::Heatmap;
+    if (machine) view_.update(*machine, settings_);
+    if (animate) anim_.update(machine->trace(), machine->now(), io.DeltaTime, settings_.seconds_per_hop);
     f.dl->ChannelsSetCurrent(0);
     f.dl->PushClipRect(f.origin, ImVec2(f.origin.x + f.size.x, f.origin.y + f.size.y), true);
     f.dl->AddRectFilled(f.origin, ImVec2(f.origin.x + f.size.x, f.origin.y + f.size.y), kBackground);
     draw_pes(f, machine);
     dots_ = 0;
-    if (machine && f.detail != Detail::Heatmap) {
-        if (settings_.wavelets) draw_wavelets(f);
-        if (settings_.route_colour >= 0) draw_routes(f, *machine);
-    }
+    if (animate) draw_wavelets(f);
+    if (machine && f.detail != Detail::Heatmap && settings_.route_colour >= 0) draw_routes(f, *machine);
     f.dl->ChannelsSetCurrent(1);
     if (machine) draw_legend(f, *machine);
     f.dl->PopClipRect();

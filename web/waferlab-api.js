@@ -16,6 +16,7 @@
     load_example: (name, discard = false) => ({ name, discard }),
     set_source: (file, text) => (text === undefined ? { text: file } : { file, text }),
     compile: () => null,
+    canvas: (settings = {}) => settings,
     compare: (config = 'gpt-nano', gpu = 'a100', options = {}) => Object.assign({ config, gpu }, options),
   };
 
