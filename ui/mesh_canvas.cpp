@@ -184,7 +184,7 @@ void MeshCanvas::draw_pes(const Frame& f, const wl::Machine* m) {
     } else {
         const bool full = f.detail == Detail::Full;
         const float pe = f.cell * 0.72f, r = full ? pe * 0.12f : 0.0f;
-        const float link_w = std::max(1.0f, f.cell * 0.05f), router = pe * 0.22f;
+        const float link_w = std::clamp(f.cell * 0.05f, 1.0f, 6.0f), router = std::min(pe * 0.22f, 24.0f);
         for (int y = f.y0; y < f.y1; ++y)
             for (int x = f.x0; x < f.x1; ++x) {
                 const ImVec2 c = f.centre(x, y);
@@ -201,8 +201,8 @@ void MeshCanvas::draw_pes(const Frame& f, const wl::Machine* m) {
         const ImVec2 a(f.top_left.x + float(p.x) * f.cell, f.top_left.y + float(p.y) * f.cell);
         dl->AddRect(a, ImVec2(a.x + f.cell, a.y + f.cell), c, 0.0f, 0, w);
     };
-    if (hovered_) outline(*hovered_, kHover, std::max(1.0f, f.cell * 0.03f));
-    if (selected_ && f.mesh.contains(selected_->x, selected_->y)) outline(*selected_, kSelected, std::max(2.0f, f.cell * 0.05f));
+    if (hovered_) outline(*hovered_, kHover, std::clamp(f.cell * 0.03f, 1.0f, 2.0f));
+    if (selected_ && f.mesh.contains(selected_->x, selected_->y)) outline(*selected_, kSelected, std::clamp(f.cell * 0.05f, 2.0f, 4.0f));
 }
 
 // [SECTION] wavelets: fading trails on recently used links, and a dot per hop in flight
