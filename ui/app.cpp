@@ -120,7 +120,7 @@ void App::frame() {
     const float status_h = ImGui::GetFrameHeight();
     ImGui::BeginChild("canvas", ImVec2(0, -status_h), false, ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse);
     window_rect(&places_.canvas_min, &places_.canvas_max);
-    canvas_.draw(mesh_);
+    canvas_.draw(mesh_, runner_.run() ? &runner_.run()->machine() : nullptr);
     ImGui::EndChild();
     status_bar();
     ImGui::End();
@@ -485,6 +485,7 @@ json App::state() const {
         {"frame", frame_},
         {"mesh", {{"w", mesh_.w}, {"h", mesh_.h}}},
         {"view", {{"zoom", canvas_.zoom()}}},
+        {"canvas", canvas_.state()},
         {"about_open", show_about_},
         {"help", {{"open", help_.is_open()}, {"tour_step", help_.touring() ? json(help_.tour_step()) : json(nullptr)}}},
         {"editor", {{"open", show_editor_}, {"focused", editor_.focused()}, {"file", doc_.name()},
@@ -529,6 +530,10 @@ json App::call(const std::string& method, const json& args) {
             mesh_ = wl::Mesh{int_arg("w", 1, 256), int_arg("h", 1, 256)};
             canvas_.select(std::nullopt);
             canvas_.fit();
+            return state();
+        }
+        if (method == "canvas") {
+            canvas_.configure(args);
             return state();
         }
         if (method == "select_pe") {

@@ -21,6 +21,7 @@
     reset: () => null,
     rewind: (cycle) => ({ cycle }),
     inspect: (x, y) => ({ x, y }),
+    canvas: (settings = {}) => settings,
     compare: (config = 'gpt-nano', gpu = 'a100', options = {}) => Object.assign({ config, gpu }, options),
     open_file: (name, text, discard = false) => ({ name, text, discard }),
     save_file: (path) => (path === undefined ? null : { path }),

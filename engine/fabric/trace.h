@@ -40,6 +40,10 @@ public:
         ++total_;
     }
     std::vector<TraceEvent> events() const; // oldest first
+    size_t size() const { return ring_.size(); }     // events kept
+    const TraceEvent& at(size_t i) const {           // the i-th oldest kept, without copying the ring (the UI reads the newest each frame)
+        return ring_[total_ <= cap_ ? i : (size_t(total_ % cap_) + i) % ring_.size()];
+    }
     uint64_t total() const { return total_; }        // ever recorded
     uint64_t dropped() const { return total_ - ring_.size(); }
     void clear() { ring_.clear(); total_ = 0; }

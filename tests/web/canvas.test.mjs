@@ -1,0 +1,74 @@
+// The mesh canvas in the browser: colouring modes, the route overlay drawn from
+// the live machine, and the heatmap level of detail at 256x256.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { openApp, frames, outDir } from './browser.mjs';
+
+let app;
+before(async () => { app = await openApp('?example=summa'); });
+after(async () => { await app?.close(); });
+
+const call = (method, args) => app.page.evaluate(([m, a]) => window.waferlab.call(m, a), [method, args]);
+const state = () => app.page.evaluate(() => window.waferlab.state());
+
+// Pixels of the canvas within `tol` of an RGB colour (a palette colour drawn by the canvas).
+async function countColour(rgb, tol = 24) {
+  const png = await app.page.locator('#canvas').screenshot();
+  return app.page.evaluate(async ([b64, [r, g, b], t]) => {
+    const img = new Image();
+    img.src = 'data:image/png;base64,' + b64;
+    await img.decode();
+    const c = document.createElement('canvas');
+    c.width = img.width; c.height = img.height;
+    const g2 = c.getContext('2d');
+    g2.drawImage(img, 0, 0);
+    const px = g2.getImageData(0, 0, c.width, c.height).data;
+    let n = 0;
+    for (let i = 0; i < px.length; i += 4)
+      if (Math.abs(px[i] - r) <= t && Math.abs(px[i + 1] - g) <= t && Math.abs(px[i + 2] - b) <= t) n++;
+    return n;
+  }, [png.toString('base64'), rgb, tol]);
+}
+
+test('canvas settings round-trip through call("canvas") and bad ones are clear errors', async () => {
+  const s = await call('canvas', { mode: 'task', overlay_colour: 1, anim_speed: 1, recent: false });
+  assert.deepEqual(
+    { mode: s.canvas.mode, overlay: s.canvas.overlay_colour, speed: s.canvas.anim_speed, recent: s.canvas.recent },
+    { mode: 'task', overlay: 1, speed: 1, recent: false });
+  const msg = await app.page.evaluate(() => { try { window.waferlab.canvas({ mode: 'rainbow' }); return 'no error'; } catch (e) { return e.message; } });
+  assert.match(msg, /canvas: 'mode' must be one of activity, task, sram, stalls/);
+  assert.equal((await state()).canvas.mode, 'task');   // a bad call changes nothing
+});
+
+test('the route overlay is drawn from the loaded machine in its colour', async () => {
+  await call('editor', { open: false });
+  await call('run', { cycles: 72 });
+  await app.page.waitForFunction(() => !window.waferlab.state().running, null, { timeout: 30000 });
+  await call('canvas', { mode: 'activity', overlay_colour: 1, wavelets: false });
+  await frames(app.page, 3);
+  const s = await state();
+  assert.equal(s.cycle, 72);
+  assert.equal(s.canvas.detail, 'full');
+  assert.equal(s.canvas.visible_pes, 9);
+  const png = await app.page.locator('#canvas').screenshot();
+  fs.mkdirSync(outDir, { recursive: true });
+  fs.writeFileSync(path.join(outDir, 'canvas-route.png'), png);
+  const orange = [242, 142, 43];                       // colour 1 in the palette (ui/canvas_model.cpp)
+  const on = await countColour(orange);
+  await call('canvas', { overlay_colour: null });
+  await frames(app.page, 3);
+  const off = await countColour(orange);
+  assert.ok(on > off + 500, `colour-1 pixels: ${on} with the overlay, ${off} without`);
+});
+
+test('a 256x256 mesh is drawn as a heatmap, quickly', async () => {
+  await call('set_mesh', { w: 256, h: 256 });
+  await frames(app.page, 5);
+  const s = await state();
+  assert.equal(s.canvas.detail, 'heatmap');
+  assert.equal(s.canvas.visible_pes, 256 * 256);
+  assert.ok(s.canvas.draw_ms < 50, `canvas draw took ${s.canvas.draw_ms} ms`);
+  console.log(`256x256 heatmap: canvas draw ${s.canvas.draw_ms.toFixed(2)} ms`);
+});
