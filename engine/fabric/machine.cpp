@@ -135,7 +135,29 @@ Fault Machine::set_route(int x, int y, int colour, const Route& r) {
         rt.sw[colour][k] = k < r.npos ? r.pos[k] : SwitchPos{};
         rt.rx_any[colour] |= rt.sw[colour][k].rx;
     }
+    // The fast path here and at the neighbours that may send to this router depends on this route.
+    const int i = idx(x, y);
+    set_fast(i, colour);
+    if (y > 0) set_fast(i - cfg_.w, colour);
+    if (y + 1 < cfg_.h) set_fast(i + cfg_.w, colour);
+    if (x > 0) set_fast(i - 1, colour);
+    if (x + 1 < cfg_.w) set_fast(i + 1, colour);
     return f;
+}
+
+// Router::fast[c]: the current switch position takes one rx port and sends to one mesh port
+// whose neighbour accepts colour c from this side. Otherwise route_general handles the colour.
+void Machine::set_fast(int i, int c) {
+    Router& r = routers_[i];
+    const uint32_t rx = r.cur_sw[c].rx, tx = r.cur_sw[c].tx;
+    uint32_t f = 0;
+    if (rx && !(rx & (rx - 1)) && tx && !(tx & (tx - 1)) && tx != kR) {
+        const int p = __builtin_ctz(rx), d = __builtin_ctz(tx), op = opposite(Port(d));
+        constexpr uint32_t kQ = sizeof(PortQueue);
+        if (routers_[i + step_[d]].rx_any[c] >> op & 1)
+            f = Router::kFast | uint32_t(p) << 22 | uint32_t(d) << 25 | (uint32_t(op * kColours + c) * kQ) << 11 | uint32_t(p * kColours + c) * kQ;
+    }
+    r.fast[c] = f;
 }
 
 const Program* Machine::program_at(int x, int y) const {
@@ -338,7 +360,7 @@ RunResult Machine::run_loop(uint64_t cycles, bool stop_when_quiet) {
         progress_ = 0;
         rr_colour_ = unsigned(now_ % kColours);
         rr_port_ = unsigned(now_ % kPorts);
-        for (size_t k = 0; k < rnow_.size(); ++k) route_step(rnow_[k]);    // phase 1: route
+        route_phase();                                                     // phase 1: route
         for (size_t k = 0; k < cnow_.size(); ++k) core_step(cnow_[k]);     // phase 2: compute
         rnow_.clear();
         cnow_.clear();
@@ -382,54 +404,117 @@ bool Machine::quiescent() const { return rnow_.empty() && cnow_.empty() && timer
 
 // After a router step: stay listed while anything waits; a freed ramp slot wakes the CE.
 __attribute__((always_inline)) inline void Machine::relist(Router& r, int i, uint64_t now, bool ramp_popped) {
-    if ((r.nonempty[0] | r.nonempty[1] | r.nonempty[2] | r.nonempty[3] | r.nonempty[4]) && r.listed != now + 2) {
+    if (r.work && r.listed != now + 2) {
         r.listed = now + 2;
         rnext_.push(i);
     }
     if (ramp_popped) wake_core(i, now + 1);
 }
 
-void Machine::route_step(int i) {
-    Router& r = routers_[i];
+// Phase 1. The fast path is the common case in a stream: one colour waiting, whose current
+// position takes one rx port and sends to one mesh port (Router::fast). Everything else,
+// and any fault, goes through route_general. The order of list pushes, stats and trace
+// events is the same either way. Compiled twice: with and without trace recording.
+void Machine::route_phase() {
+    router_steps_ += rnow_.size();
+    if (trace_.on()) route_phase_t<true>();
+    else route_phase_t<false>();
+}
+
+template <bool kTrace>
+void Machine::route_phase_t() {
+    // Few loop-carried values (pointers, the clock), so the hot loop keeps them in registers.
     const uint64_t now = now_;
-    ++router_steps_;
-    r.refresh(now);
-    const uint32_t work = r.nonempty[0] | r.nonempty[1] | r.nonempty[2] | r.nonempty[3] | r.nonempty[4];
-    // Fast path, the common case in a stream: one colour waiting, one rx port, one mesh tx port.
-    if (!(work & (work - 1))) {
-        const int c = __builtin_ctz(work);
-        const SwitchPos sp = r.cur_sw[c];
-        const uint32_t rx = sp.rx, tx = sp.tx;
-        if (rx && !(rx & (rx - 1)) && tx && !(tx & (tx - 1)) && tx != kR) {
-            const int p = __builtin_ctz(rx), d = __builtin_ctz(tx), op = opposite(Port(d));
-            if (!r.visible(p, c)) return relist(r, i, now, false);   // waits on a port this position does not take
-            const int j = i + step_[d];
-            Router& n = routers_[j];
-            n.refresh(now);
-            if (!(n.rx_any[c] >> op & 1)) return route_general(i);   // which raises NoRoute
-            if (!n.space(op, c, cfg_.router_queue_depth)) {
-                r.stats.stalls++;
-                return relist(r, i, now, false);
-            }
-            bool ctrl;
-            const uint32_t w = r.pop(p, c, &ctrl);
-            n.push(op, c, w, ctrl);
-            if (n.listed != now + 2) {
-                n.listed = now + 2;
-                rnext_.push(j);
-            }
-            r.stats.out[d]++;
-            r.stats.out_colour[c]++;
-            ++progress_;
-            if (ctrl && r.npos[c] > 1) {
-                r.cur[c] = uint8_t((r.cur[c] + 1) % r.npos[c]);
-                r.cur_sw[c] = r.sw[c][r.cur[c]];
-            }
-            if (trace_.on()) trace_.add({now, uint16_t(i % cfg_.w), uint16_t(i / cfg_.w), TraceKind::Hop, uint8_t(c), uint8_t(p), uint8_t(tx), -1, w});
-            return relist(r, i, now, p == kRamp);
+    Router* const R = routers_.data();
+    int* nextp = rnext_.v.data() + rnext_.n;
+    for (const int *it = rnow_.v.data(), *const end = it + rnow_.size(); it != end; ++it) {
+        const int i = *it;
+        Router& r = R[i];
+        r.refresh(now);
+        const uint32_t work = r.work;
+        const int c = __builtin_ctz(work | (1u << (kColours - 1)));   // work == 0 goes the general way below
+        const uint32_t f = r.fast[c];
+        if (__builtin_expect(!work || (work & (work - 1)) || !(f & Router::kFast), 0)) {   // several colours, or not a simple route
+            nextp = route_general_from(i, nextp);
+            continue;
         }
+        const uint32_t bit = 1u << c;
+        const unsigned p = f >> 22 & 7;
+        PortQueue& Q = *reinterpret_cast<PortQueue*>(reinterpret_cast<char*>(&r.q[0][0]) + (f & 0x7ff));
+        if (Q.count <= unsigned((r.pushed[p] & bit) != 0)) {   // waits on a port this position does not take, or arrived this cycle
+            if (r.listed != now + 2) {
+                r.listed = now + 2;
+                *nextp++ = i;
+            }
+            continue;
+        }
+        const unsigned d = f >> 25 & 3, op = d ^ 1;   // opposite(): N<->S, E<->W
+        const int j = i + step_[d];
+        Router& n = R[j];
+        n.refresh(now);
+        PortQueue& N = *reinterpret_cast<PortQueue*>(reinterpret_cast<char*>(&n.q[0][0]) + (f >> 11 & 0x7ff));
+        if (unsigned(N.count) + unsigned((n.popped[op] & bit) != 0) >= unsigned(cfg_.router_queue_depth)) {
+            r.stats.stalls++;
+            if (r.listed != now + 2) {
+                r.listed = now + 2;
+                *nextp++ = i;
+            }
+            continue;
+        }
+        // pop (as Router::pop) and push (as Router::push)
+        const uint32_t w = Q.slot[0];
+        const unsigned qctrl = Q.ctrl, nc = N.count;
+        Q.slot[0] = Q.slot[1];
+        N.slot[nc] = w;
+        N.count = uint8_t(nc + 1);
+        r.popped[p] |= bit;
+        n.nonempty[op] |= bit;
+        n.work |= bit;
+        n.pushed[op] |= bit;
+        if (--Q.count == 0) {
+            r.nonempty[p] &= ~bit;
+            r.work = r.nonempty[0] | r.nonempty[1] | r.nonempty[2] | r.nonempty[3] | r.nonempty[4];
+        }
+        if (n.listed != now + 2) {
+            n.listed = now + 2;
+            *nextp++ = j;
+        }
+        r.stats.out[d]++;
+        r.stats.out_colour[c]++;
+        ++progress_;
+        if (r.work && r.listed != now + 2) {
+            r.listed = now + 2;
+            *nextp++ = i;
+        }
+        // Rare in a stream (and touching no router list): a control wavelet, the CE's ramp slot freed, tracing.
+        if (__builtin_expect(qctrl != 0, 0)) {
+            Q.ctrl = uint8_t(qctrl >> 1);
+            if (qctrl & 1) {
+                N.ctrl = uint8_t(N.ctrl | (1u << nc));
+                switch_advance(i, c);
+            }
+        }
+        if (kTrace) trace_.add({now, uint16_t(i % cfg_.w), uint16_t(i / cfg_.w), TraceKind::Hop, uint8_t(c), uint8_t(p), uint8_t(1u << d), -1, w});
+        if (__builtin_expect(p == kRamp, 0)) wake_core(i, now + 1);
     }
+    rnext_.n = size_t(nextp - rnext_.v.data());
+}
+
+// The fast loop's way into route_general: it keeps the next list's end in a local.
+__attribute__((noinline)) int* Machine::route_general_from(int i, int* nextp) {
+    rnext_.n = size_t(nextp - rnext_.v.data());
     route_general(i);
+    return rnext_.v.data() + rnext_.n;
+}
+
+// A control wavelet left colour c at router i: advance its switch position (if it has several).
+__attribute__((noinline)) void Machine::switch_advance(int i, int c) {
+    Router& r = routers_[i];
+    if (r.npos[c] > 1) {
+        r.cur[c] = uint8_t((r.cur[c] + 1) % r.npos[c]);
+        r.cur_sw[c] = r.sw[c][r.cur[c]];
+        set_fast(i, c);
+    }
 }
 
 // Any number of colours, merging rx ports, multicast tx, delivery to the CE.
@@ -438,7 +523,7 @@ __attribute__((noinline)) void Machine::route_general(int i) {
     const uint64_t now = now_;
     r.refresh(now);
     const int rqd = cfg_.router_queue_depth;
-    const uint32_t work = r.nonempty[0] | r.nonempty[1] | r.nonempty[2] | r.nonempty[3] | r.nonempty[4];
+    const uint32_t work = r.work;
     uint32_t used = 0;         // output links taken this cycle
     bool ramp_popped = false;
     // Round-robin over colours: start at now % 24 so no colour starves another.
@@ -517,6 +602,7 @@ __attribute__((noinline)) void Machine::route_general(int i) {
         if (ctrl && r.npos[c] > 1) {   // a control wavelet advances this colour's switch
             r.cur[c] = uint8_t((r.cur[c] + 1) % r.npos[c]);
             r.cur_sw[c] = r.sw[c][r.cur[c]];
+            set_fast(i, c);
         }
         if (trace_.on()) trace_.add({now, uint16_t(i % cfg_.w), uint16_t(i / cfg_.w), TraceKind::Hop, uint8_t(c), uint8_t(p), uint8_t(tx), -1, w});
     }

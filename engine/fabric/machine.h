@@ -96,8 +96,12 @@ public:
 private:
     friend struct CoreExec;
     int idx(int x, int y) const { return y * cfg_.w + x; }
-    void route_step(int i);
+    void route_phase();                            // phase 1 over the active routers (fast path inline)
     void route_general(int i);
+    template <bool kTrace> void route_phase_t();
+    int* route_general_from(int i, int* nextp);
+    void switch_advance(int i, int c);
+    void set_fast(int i, int c);                   // recompute Router::fast[c] after a route or switch change
     void relist(Router& r, int i, uint64_t now, bool ramp_popped);
     void core_step(int i);
     void wake_router(int i, uint64_t cycle);

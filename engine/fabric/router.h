@@ -49,8 +49,8 @@ struct Route {
     Route& then(uint8_t rx, uint8_t tx) { if (npos < kMaxSwitchPositions) pos[npos++] = {rx, tx}; return *this; }
 };
 
-struct PortQueue {                     // one (port, colour) input queue: a tiny ring
-    uint32_t slot[kRouterQueueMax];
+struct PortQueue {                     // one (port, colour) input queue: a 2-slot shift register
+    uint32_t slot[kRouterQueueMax];    // slot[0] is the oldest wavelet (head stays 0)
     uint8_t head, count, ctrl, pad;    // ctrl: bit per slot, control wavelet
 };
 struct CeQueue {                       // one colour's queue at the CE (router -> RAMP -> CE)
@@ -58,17 +58,25 @@ struct CeQueue {                       // one colour's queue at the CE (router -
     uint8_t head, count, ctrl, pad;
 };
 
-// Hot fields first: a router step touches a few cache lines, not the whole 2 KiB.
+// Hot fields first: a stream hop touches the sender's lines 0, 1, its stats line
+// and one queue line, and the receiver's lines 0, 1 and one queue line.
 struct alignas(64) Router {
-    // [SECTION] hot: marks, work masks, the current switch position per colour (a stream hop touches lines 0-1 and 3)
+    // [SECTION] hot: marks, work masks, the fast-path route per colour
     uint64_t mark_cycle;
     uint64_t listed;                   // the cycle (+1) whose active list holds this router
+    uint32_t work;                     // colour bits with a non-empty port queue (== nonempty[0] | ... | nonempty[4])
     uint32_t nonempty[kPorts + 1];     // colour bits with a non-empty queue ([kCeQ] = CE queue)
     uint32_t pushed[kPorts + 1], popped[kPorts + 1];   // this-cycle marks
+    // fast[c] != 0 when colour c's current switch position takes one rx port p and sends to one
+    // mesh port d whose neighbour accepts c from there (Machine::route_phase's fast path):
+    // kFast | p << 22 | d << 25 | byte offset of q[opposite(d)][c] << 11 | byte offset of q[p][c].
+    // Machine keeps it in step (set_route here and at the neighbours, switch advances).
+    uint32_t fast[kColours];
     uint8_t rx_any[kColours];          // union of rx over positions: arrival check
     SwitchPos cur_sw[kColours];        // == sw[c][cur[c]]
     uint8_t cur[kColours], npos[kColours];
-    RouterStats stats;                 // in[N..W] stay 0 here: Machine::router_stats derives them from the neighbours
+    // [SECTION] counters (own cache lines: out[] and out_colour[0..5] share the first)
+    alignas(64) RouterStats stats;     // in[N..W] stay 0 here: Machine::router_stats derives them from the neighbours
 
     // [SECTION] queues
     PortQueue q[kPorts][kColours];
@@ -76,6 +84,8 @@ struct alignas(64) Router {
 
     // [SECTION] routes
     SwitchPos sw[kColours][kMaxSwitchPositions];
+
+    static constexpr uint32_t kFast = 1u << 31;
 
     void refresh(uint64_t now) {
         if (mark_cycle != now) {
@@ -87,23 +97,29 @@ struct alignas(64) Router {
     // Port queues (call refresh first).
     bool visible(int p, int c) const { return q[p][c].count > ((pushed[p] >> c) & 1u); }
     bool space(int p, int c, int depth) const { return int(q[p][c].count + ((popped[p] >> c) & 1u)) < depth; }
+    // A port queue holds at most 2: slot[0] is the head; ctrl bits above count are 0.
     __attribute__((always_inline)) void push(int p, int c, uint32_t w, bool ctrl) {
         PortQueue& Q = q[p][c];
-        int s = (Q.head + Q.count) & (kRouterQueueMax - 1);
-        Q.slot[s] = w;
-        Q.ctrl = uint8_t((Q.ctrl & ~(1u << s)) | (uint32_t(ctrl) << s));
-        Q.count++;
+        const unsigned n = Q.count;
+        Q.slot[n] = w;
+        Q.ctrl = uint8_t(Q.ctrl | (unsigned(ctrl) << n));
+        Q.count = uint8_t(n + 1);
         nonempty[p] |= 1u << c;
+        work |= 1u << c;
         pushed[p] |= 1u << c;
     }
-    uint32_t pop(int p, int c, bool* ctrl) {
+    __attribute__((always_inline)) uint32_t pop(int p, int c, bool* ctrl) {
         PortQueue& Q = q[p][c];
-        int s = Q.head;
-        *ctrl = (Q.ctrl >> s) & 1u;
-        Q.head = uint8_t((s + 1) & (kRouterQueueMax - 1));
-        if (--Q.count == 0) nonempty[p] &= ~(1u << c);
+        const uint32_t w = Q.slot[0];
+        *ctrl = Q.ctrl & 1u;
+        Q.slot[0] = Q.slot[1];
+        Q.ctrl = uint8_t(Q.ctrl >> 1);
+        if (--Q.count == 0) {
+            nonempty[p] &= ~(1u << c);
+            work = nonempty[0] | nonempty[1] | nonempty[2] | nonempty[3] | nonempty[4];
+        }
         popped[p] |= 1u << c;
-        return Q.slot[s];
+        return w;
     }
     // The CE input queue.
     int ce_count(int c) const { return ceq[c].count; }
