@@ -38,12 +38,16 @@ struct CoreExec {
     void fault(FaultKind k, int colour, int32_t pc, std::string msg) { m.raise(k, i, colour, ce.task, pc, std::move(msg)); }
 
     // Elements [from, from+n) of a mem1d DSD must lie in SRAM, word-aligned.
-    bool mem_ok(const Dsd& d, uint32_t from, uint32_t n, uint32_t pc) {
+    // Inline: it runs on every chunk of a fabric vector op; the fault report is out of line.
+    __attribute__((always_inline)) bool mem_ok(const Dsd& d, uint32_t from, uint32_t n, uint32_t pc) {
         if (d.kind != DsdKind::Mem1d || n == 0) return true;
         int64_t a0 = int64_t(d.base) + int64_t(from) * d.stride * 4;
         int64_t a1 = a0 + int64_t(n - 1) * d.stride * 4;
         int64_t lo = a0 < a1 ? a0 : a1, hi = a0 < a1 ? a1 : a0;
         if ((d.base & 3) == 0 && lo >= 0 && hi + 4 <= int64_t(m.cfg_.sram_bytes)) return true;
+        return mem_fault(d, from, n, pc, lo, hi);
+    }
+    __attribute__((noinline)) bool mem_fault(const Dsd& d, uint32_t from, uint32_t n, uint32_t pc, int64_t lo, int64_t hi) {
         fault(FaultKind::OutOfBounds, -1, int32_t(pc),
               "vector operand outside SRAM: mem1d base " + std::to_string(d.base) + ", stride " + std::to_string(d.stride) +
                   ", elements " + std::to_string(from) + ".." + std::to_string(from + n - 1) + " touch bytes " +
