@@ -5,7 +5,7 @@
 #   make web       engine, app and tests, WebAssembly       (build/web)
 #   make app       run the native app
 #   make sanitize  the native tests under ASan + UBSan      (build/asan)
-#   make screenshot  regenerate docs/screenshot.png from the native app under Xvfb
+#   make screenshot  regenerate docs/screenshot.png (SUMMA mid-run) from the native app under Xvfb
 #   make fuzz      fuzz the kernel compiler with libFuzzer + ASan/UBSan (FUZZ_SECONDS=60)
 #   make bench-web frame times of the web app running a 32 x 32 SUMMA (headless Chromium)
 MAKEFLAGS += --no-print-directory
@@ -62,7 +62,7 @@ fuzz:
 	  -dict=tests/fuzz/wk.dict $(FUZZ)/corpus examples tests/kernels/errors
 
 screenshot: native
-	xvfb-run -a -s "-screen 0 1280x720x24" $(NATIVE)/ui/waferlab --example gemv --frames 10 --no-persist --screenshot docs/screenshot.png
+	xvfb-run -a -s "-screen 0 1280x720x24" $(NATIVE)/ui/waferlab --example summa --play 15 --frames 150 --no-persist --screenshot docs/screenshot.png
 
 bench-web: web
 	node bench/app_frames.mjs

@@ -33,6 +33,7 @@ App::App(const AppOptions& opt) : asset_dir_(opt.asset_dir) {
     if (!opt.example.empty() && example_ == opt.example) {
         if (opt.run_cycles == UINT64_MAX) runner_.run_to_end();
         else if (opt.run_cycles) runner_.step(opt.run_cycles);
+        else if (opt.play_speed > 0) runner_.set_speed(opt.play_speed), runner_.play();
     }
 }
 

@@ -26,6 +26,7 @@ struct AppOptions {
     std::string asset_dir = ".";         // holds examples/ (and later lessons/, models/)
     std::string example;                 // opened at start when set
     uint64_t run_cycles = 0;             // then run this many cycles (UINT64_MAX: to the end)
+    double play_speed = 0;               // or play it at this many cycles per second
 };
 
 class App {

@@ -2,8 +2,9 @@
 // One file for native and web: the loop body is Platform::frame(), called by a
 // plain loop natively and by emscripten_set_main_loop in the browser (no Asyncify).
 //
-//   waferlab [--mesh WxH] [--example NAME] [--run N|all] [--frames N] [--screenshot out.png] [--no-persist]
+//   waferlab [--mesh WxH] [--example NAME] [--run N|all | --play S] [--frames N] [--screenshot out.png] [--no-persist]
 //     --run N|all         run the example N cycles, or to completion, from the start
+//     --play S            or play it at S cycles per second
 //     --frames N          quit after N frames (tests), printing where the run is
 //     --screenshot FILE   read the last frame back, write a PNG, exit 3 if it is blank
 //     --no-persist        neither read nor write the saved workspace (tests, screenshots)
@@ -61,6 +62,9 @@ bool parse_options(int argc, char** argv, Options& o) {
             if (!v) return false;
             if (!std::strcmp(v, "all")) o.app.run_cycles = UINT64_MAX;
             else if ((o.app.run_cycles = std::strtoull(v, &end, 10)) == 0 || *end) return false;
+        } else if (!std::strcmp(a, "--play")) {
+            const char* v = next();
+            if (!v || (o.app.play_speed = std::strtod(v, nullptr)) <= 0) return false;
         } else if (!std::strcmp(a, "--no-persist")) {
             wlui::storage::disable();
         } else if (!std::strcmp(a, "--example")) {
@@ -199,7 +203,7 @@ int main(int argc, char** argv) {
     auto* p = new Platform;
     p->opt.app.asset_dir = kAssetDir;
     if (!parse_options(argc, argv, p->opt)) {
-        std::fprintf(stderr, "usage: waferlab [--mesh WxH] [--example NAME] [--run N|all] [--frames N] [--screenshot out.png] [--no-persist]\n");
+        std::fprintf(stderr, "usage: waferlab [--mesh WxH] [--example NAME] [--run N|all | --play S] [--frames N] [--screenshot out.png] [--no-persist]\n");
         return 2;
     }
     if (SDL_Init(SDL_INIT_VIDEO | SDL_INIT_TIMER) != 0) {

@@ -165,7 +165,7 @@ static void check_gemm(RunReport& r, int P, int B, double sa, double sb) {
 
 TEST(LangExamples, SummaGemmMatchesCpp) {
     RunReport r = run_example("summa.wk");
-    check_gemm(r, 3, 4, 11, 12);
+    check_gemm(r, 8, 4, 11, 12);
 }
 
 // The example is written for any P: the app's 32 x 32 demo only changes `const P`.
@@ -174,15 +174,15 @@ TEST(LangExamples, SummaScalesWithP) {
     std::stringstream ss;
     ss << in.rdbuf();
     std::string src = ss.str();
-    const std::string from = "const P = 3;";
+    const std::string from = "const P = 8;";
     ASSERT_NE(src.find(from), std::string::npos);
-    src.replace(src.find(from), from.size(), "const P = 6;");
-    CompileResult cr = compile(src, "summa6.wk");
+    src.replace(src.find(from), from.size(), "const P = 5;");
+    CompileResult cr = compile(src, "summa5.wk");
     ASSERT_TRUE(cr.ok()) << format_diagnostic(cr.diagnostics[0]);
-    EXPECT_EQ(cr.grid_w, 6);
+    EXPECT_EQ(cr.grid_w, 5);
     RunReport r = run_kernel(cr);
     ASSERT_TRUE(r.ok) << r.error;
-    check_gemm(r, 6, 4, 11, 12);
+    check_gemm(r, 5, 4, 11, 12);
 }
 
 TEST(LangExamples, CannonGemmMatchesCpp) {
