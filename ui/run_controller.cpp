@@ -15,12 +15,9 @@ void RunController::load(std::shared_ptr<const wl::lang::CompileResult> cr) {
     ro.machine.trace_capacity = opt_.trace_capacity;
     run_.emplace(std::move(cr), ro);
     run_->step(0);                           // the fills and launches before the first `run`
-    const wl::MachineConfig& mc = run_->machine().config();
-    const size_t per_snap = size_t(mc.w) * size_t(mc.h) * (mc.sram_bytes + wl::Machine::state_bytes_per_pe()) +
-                            opt_.trace_capacity * sizeof(wl::TraceEvent);
-    max_snaps_ = std::max<size_t>(1, opt_.snapshot_budget_bytes / std::max<size_t>(per_snap, 1));   // cycle 0 at least
     snap_every_ = opt_.first_snapshot_every;
     snaps_.assign(1, *run_);
+    spare_.clear();
     sample_every_ = opt_.sample_every;
     samples_.clear();
     sample();
@@ -31,6 +28,7 @@ void RunController::load(std::shared_ptr<const wl::lang::CompileResult> cr) {
 void RunController::unload() {
     run_.reset();
     snaps_.clear();
+    spare_.clear();
     samples_.clear();
     mode_ = Mode::Paused;
 }
@@ -76,13 +74,25 @@ void RunController::rewind_to(uint64_t c) {
 
 void RunController::take_snapshot() {
     if (run_->cycle() <= snaps_.back().cycle()) return;
-    snaps_.push_back(*run_);
-    // Full: keep cycle 0 and every snapshot on the doubled spacing.
-    while (snaps_.size() > max_snaps_) {
+    if (spare_.empty()) snaps_.push_back(*run_);
+    else {
+        snaps_.push_back(std::move(spare_.back()));
+        spare_.pop_back();
+        snaps_.back() = *run_;                // into the arena a dropped snapshot left behind
+    }
+    // Over budget: keep cycle 0 and every snapshot on the doubled spacing.
+    auto bytes = [&] {
+        size_t n = 0;
+        for (const auto& s : snaps_) n += s.machine().snapshot_bytes();
+        return n;
+    };
+    while (snaps_.size() > 1 && bytes() > opt_.snapshot_budget_bytes) {
         snap_every_ *= 2;
         std::vector<wl::lang::KernelRun> kept;
-        for (auto& s : snaps_)
+        for (auto& s : snaps_) {
             if (s.cycle() % snap_every_ == 0) kept.push_back(std::move(s));
+            else if (spare_.size() < 2) spare_.push_back(std::move(s));
+        }
         snaps_ = std::move(kept);
     }
 }
@@ -123,8 +133,14 @@ uint64_t RunController::tick(double dt_s, double budget_ms) {
         // Keep one step well inside the budget: it cannot be interrupted.
         if (ms > budget_ms * 0.25) chunk_ = std::max<uint64_t>(1, chunk_ / 2);
         else if (n == chunk_ && ms < budget_ms * 0.05) chunk_ = std::min<uint64_t>(chunk_ * 2, 1u << 20);
+        step_ms_ += ms, step_cycles_ += n;
         if (cycle() % sample_every_ == 0 || run_->done()) sample();
-        if (cycle() % snap_every_ == 0) take_snapshot();
+        if (cycle() % snap_every_ == 0) {
+            // Snapshots may cost at most a tenth of the emulation: a costly one spaces the next further out.
+            const Clock::time_point q = Clock::now();
+            take_snapshot();
+            if (ms_since(q) > 0.1 * double(snap_every_) * step_ms_ / double(std::max<uint64_t>(step_cycles_, 1))) snap_every_ *= 2;
+        }
     }
     const uint64_t ran = cycle() - from;
     if (mode_ == Mode::Playing) play_credit_ = std::max(0.0, play_credit_ - double(ran));

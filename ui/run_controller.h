@@ -7,8 +7,10 @@
 // the target is reached depends on the machine the app runs on.
 //
 // Rewind restores the nearest snapshot at or before the target and replays.
-// Snapshots are whole machines (SRAM included), so their number follows a
-// byte budget; when full, every other one is dropped and the spacing doubles.
+// Snapshots are whole machines (each PE's used SRAM included), so they live
+// within a byte budget: when it is full, every other one is dropped and the
+// spacing doubles. Dropped ones are recycled, so taking one copies into
+// memory that is already there.
 // No ImGui here: the tests drive it directly.
 #pragma once
 #include "engine/lang/run.h"
@@ -88,7 +90,7 @@ private:
     std::shared_ptr<const wl::lang::CompileResult> cr_;
     std::optional<wl::lang::KernelRun> run_;
     std::vector<wl::lang::KernelRun> snaps_;  // ascending cycles; snaps_[0] is cycle 0
-    size_t max_snaps_ = 2;
+    std::vector<wl::lang::KernelRun> spare_;  // dropped snapshots, reused by the next ones
     uint64_t snap_every_ = 64;
     std::vector<ActivitySample> samples_;
     uint64_t sample_every_ = 8;
@@ -97,6 +99,8 @@ private:
     double play_credit_ = 0;                  // fractional cycles owed to play()
     double speed_ = 100;
     uint64_t chunk_ = 64;                     // cycles per KernelRun::step, adapted to the budget
+    double step_ms_ = 0;                      // time spent emulating, and the cycles it ran
+    uint64_t step_cycles_ = 0;
     double last_slice_ms_ = 0;
 };
 

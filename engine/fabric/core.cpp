@@ -44,7 +44,10 @@ struct CoreExec {
         int64_t a0 = int64_t(d.base) + int64_t(from) * d.stride * 4;
         int64_t a1 = a0 + int64_t(n - 1) * d.stride * 4;
         int64_t lo = a0 < a1 ? a0 : a1, hi = a0 < a1 ? a1 : a0;
-        if ((d.base & 3) == 0 && lo >= 0 && hi + 4 <= int64_t(m.cfg_.sram_bytes)) return true;
+        if ((d.base & 3) == 0 && lo >= 0 && hi + 4 <= int64_t(m.cfg_.sram_bytes)) {
+            if (uint32_t(hi + 4) > ce.sram_used) ce.sram_used = uint32_t(hi + 4);   // reads too: a cheap upper bound
+            return true;
+        }
         return mem_fault(d, from, n, pc, lo, hi);
     }
     __attribute__((noinline)) bool mem_fault(const Dsd& d, uint32_t from, uint32_t n, uint32_t pc, int64_t lo, int64_t hi) {
@@ -350,7 +353,10 @@ struct CoreExec {
                 return false;
             }
             if (in.op == Op::LD) std::memcpy(&R[in.a], mem + addr, 4);
-            else std::memcpy(mem + addr, &R[in.a], 4);
+            else {
+                std::memcpy(mem + addr, &R[in.a], 4);
+                if (addr + 4 > ce.sram_used) ce.sram_used = addr + 4;
+            }
             break;
         }
         case Op::JMP: next = uint32_t(in.imm); break;

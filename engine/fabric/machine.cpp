@@ -58,28 +58,55 @@ Machine::Machine(const MachineConfig& cfg) : cfg_(cfg), trace_(cfg.trace_capacit
     }
 }
 
-Machine::Machine(const Machine& o)
-    : cfg_(o.cfg_), now_(o.now_), fault_(o.fault_), routers_(o.routers_), cores_(o.cores_), progs_(o.progs_), rnow_(o.rnow_),
-      rnext_(o.rnext_), cnow_(o.cnow_), cnext_(o.cnext_), timers_(o.timers_), progress_(o.progress_),
-      router_steps_(o.router_steps_), core_steps_(o.core_steps_), rr_colour_(o.rr_colour_), rr_port_(o.rr_port_), trace_(o.trace_) {
-    std::memcpy(step_, o.step_, sizeof step_);
-    size_t bytes = routers_.size() * size_t(cfg_.sram_bytes);
-    if (o.sram_) {
-        sram_.reset(static_cast<uint8_t*>(std::malloc(bytes)));
-        if (sram_) std::memcpy(sram_.get(), o.sram_.get(), bytes);
-        else {
-            fault_.kind = FaultKind::HostError;
-            fault_.message = "snapshot: cannot allocate SRAM";
-        }
+// Snapshots copy each PE's SRAM up to its sram_used mark: a kernel that uses
+// 320 bytes of its 48 KiB costs 320 bytes, not 48 KiB, per PE. The rest of a
+// fresh arena is calloc's untouched zero pages.
+Machine::Machine(const Machine& o) {
+    copy_state(o);
+    if (!o.sram_) return;
+    sram_.reset(static_cast<uint8_t*>(std::calloc(routers_.size(), cfg_.sram_bytes)));
+    if (!sram_) {
+        fault_.kind = FaultKind::HostError;
+        fault_.message = "snapshot: cannot allocate SRAM";
+        return;
     }
+    const size_t S = cfg_.sram_bytes;
+    for (size_t i = 0; i < cores_.size(); ++i) std::memcpy(sram_.get() + i * S, o.sram_.get() + i * S, cores_[i].sram_used);
 }
 
+// Into a machine of the same shape (a recycled snapshot), the arena is reused:
+// copy what the source uses and zero what only this one used.
 Machine& Machine::operator=(const Machine& o) {
-    if (this != &o) {
+    if (this == &o) return *this;
+    if (!sram_ || !o.sram_ || cores_.size() != o.cores_.size() || cfg_.sram_bytes != o.cfg_.sram_bytes) {
         Machine tmp(o);
-        *this = std::move(tmp);
+        return *this = std::move(tmp);
     }
+    const size_t S = cfg_.sram_bytes;
+    for (size_t i = 0; i < cores_.size(); ++i) {
+        uint8_t* d = sram_.get() + i * S;
+        const uint32_t have = cores_[i].sram_used, want = o.cores_[i].sram_used;
+        std::memcpy(d, o.sram_.get() + i * S, want);
+        if (have > want) std::memset(d + want, 0, have - want);
+    }
+    copy_state(o);
     return *this;
+}
+
+void Machine::copy_state(const Machine& o) {
+    cfg_ = o.cfg_, now_ = o.now_, fault_ = o.fault_;
+    routers_ = o.routers_, cores_ = o.cores_, progs_ = o.progs_;
+    rnow_ = o.rnow_, rnext_ = o.rnext_, cnow_ = o.cnow_, cnext_ = o.cnext_, timers_ = o.timers_;
+    progress_ = o.progress_, router_steps_ = o.router_steps_, core_steps_ = o.core_steps_;
+    std::memcpy(step_, o.step_, sizeof step_);
+    rr_colour_ = o.rr_colour_, rr_port_ = o.rr_port_;
+    trace_ = o.trace_;
+}
+
+size_t Machine::snapshot_bytes() const {
+    size_t n = sizeof(Machine) + routers_.size() * state_bytes_per_pe() + trace_.capacity() * sizeof(TraceEvent);
+    for (const Core& c : cores_) n += c.sram_used;
+    return n;
 }
 
 void Machine::raise(FaultKind k, int pe, int colour, int task, int32_t pc, std::string msg) {
@@ -207,12 +234,15 @@ Fault Machine::load(std::shared_ptr<const Program> p, Rect r) {
         for (int x = r.x; x < r.x + r.w; ++x) {
             int i = idx(x, y);
             Core& c = cores_[i];
-            c.prog = int16_t(pi);
+            c.prog = pi;
             c.rx = uint16_t(x - r.x), c.ry = uint16_t(y - r.y), c.rw = uint16_t(r.w), c.rh = uint16_t(r.h);
             c.tasks_active = 0;
             c.tasks_blocked = blocked;
             uint8_t* mem = sram_.get() + size_t(i) * cfg_.sram_bytes;
-            for (const InitData& d : p->init) std::memcpy(mem + d.offset, d.words.data(), d.words.size() * 4);
+            for (const InitData& d : p->init) {
+                std::memcpy(mem + d.offset, d.words.data(), d.words.size() * 4);
+                c.sram_used = std::max<uint32_t>(c.sram_used, d.offset + uint32_t(d.words.size() * 4));
+            }
         }
     return f;
 }
@@ -220,17 +250,20 @@ Fault Machine::load(std::shared_ptr<const Program> p, Rect r) {
 // [SECTION] host-side memory, launch, inject
 
 uint8_t* Machine::sram(int x, int y) {
-    return mesh().contains(x, y) && sram_ ? sram_.get() + size_t(idx(x, y)) * cfg_.sram_bytes : nullptr;
+    if (!mesh().contains(x, y) || !sram_) return nullptr;
+    cores_[size_t(idx(x, y))].sram_used = cfg_.sram_bytes;   // the caller may write anywhere
+    return sram_.get() + size_t(idx(x, y)) * cfg_.sram_bytes;
 }
 const uint8_t* Machine::sram(int x, int y) const {
     return mesh().contains(x, y) && sram_ ? sram_.get() + size_t(idx(x, y)) * cfg_.sram_bytes : nullptr;
 }
 
 Fault Machine::write(int x, int y, uint32_t offset, const void* src, size_t bytes) {
-    uint8_t* m = sram(x, y);
-    if (!m) return host_error(x, y, "write: PE outside the mesh");
+    if (!mesh().contains(x, y) || !sram_) return host_error(x, y, "write: PE outside the mesh");
     if (uint64_t(offset) + bytes > cfg_.sram_bytes) return host_error(x, y, "write: beyond SRAM");
-    std::memcpy(m + offset, src, bytes);
+    Core& c = cores_[size_t(idx(x, y))];
+    std::memcpy(sram_.get() + size_t(idx(x, y)) * cfg_.sram_bytes + offset, src, bytes);
+    c.sram_used = std::max<uint32_t>(c.sram_used, offset + uint32_t(bytes));
     return {};
 }
 

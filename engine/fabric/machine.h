@@ -68,7 +68,7 @@ public:
     const Program* program_at(int x, int y) const;
 
     // [SECTION] memory and launch (host side; no cycles pass)
-    uint8_t* sram(int x, int y);                   // nullptr outside the mesh
+    uint8_t* sram(int x, int y);                   // nullptr outside the mesh; prefer write(): this marks all SRAM used
     const uint8_t* sram(int x, int y) const;
     Fault write(int x, int y, uint32_t offset, const void* src, size_t bytes);
     Fault read(int x, int y, uint32_t offset, void* dst, size_t bytes) const;
@@ -91,6 +91,7 @@ public:
     Trace& trace() { return trace_; }
     const Trace& trace() const { return trace_; }
     static size_t state_bytes_per_pe() { return sizeof(Router) + sizeof(Core); }   // beyond SRAM
+    size_t snapshot_bytes() const;                 // what a copy holds: state plus each PE's used SRAM
     uint64_t checksum() const;                     // FNV-1a of all SRAM, registers and stats
 
 private:
@@ -110,6 +111,7 @@ private:
     void raise(FaultKind k, int pe, int colour, int task, int32_t pc, std::string msg);
     RunResult run_loop(uint64_t cycles, bool stop_when_quiet);
     bool check_deadlock();   // false (and fault_ set) when stuck
+    void copy_state(const Machine& o);             // everything but the SRAM arena
 
     MachineConfig cfg_;
     uint64_t now_ = 0;

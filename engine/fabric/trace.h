@@ -33,6 +33,7 @@ class Trace {
 public:
     explicit Trace(size_t capacity = 0) { set_capacity(capacity); }
     void set_capacity(size_t n);            // 0 = off
+    size_t capacity() const { return cap_; }
     bool on() const { return cap_ != 0; }
     void add(const TraceEvent& e) {
         if (ring_.size() < cap_) ring_.push_back(e);
