@@ -461,14 +461,14 @@ void Machine::route_phase_t() {
     Router* const R = routers_.data();
     int* nextp = rnext_.v.data() + rnext_.n;
     for (const int *it = rnow_.v.data(), *const end = it + rnow_.size(); it != end; ++it) {
-        const int i = *it;
+        const unsigned i = unsigned(*it);   // PE indices are >= 0: no sign extension in the address arithmetic
         Router& r = R[i];
         r.refresh(now);
         const uint32_t work = r.work;
         const int c = __builtin_ctz(work | (1u << (kColours - 1)));   // work == 0 goes the general way below
         const uint32_t f = r.fast[c];
         if (__builtin_expect(!work || (work & (work - 1)) || !(f & Router::kFast), 0)) {   // several colours, or not a simple route
-            nextp = route_general_from(i, nextp);
+            nextp = route_general_from(int(i), nextp);
             continue;
         }
         const uint32_t bit = 1u << c;
@@ -477,12 +477,12 @@ void Machine::route_phase_t() {
         if (Q.count <= unsigned((r.pushed[p] & bit) != 0)) {   // waits on a port this position does not take, or arrived this cycle
             if (r.listed != now + 2) {
                 r.listed = now + 2;
-                *nextp++ = i;
+                *nextp++ = int(i);
             }
             continue;
         }
         const unsigned d = f >> 25 & 3, op = d ^ 1;   // opposite(): N<->S, E<->W
-        const int j = i + step_[d];
+        const unsigned j = i + unsigned(step_[d]);
         Router& n = R[j];
         n.refresh(now);
         PortQueue& N = *reinterpret_cast<PortQueue*>(reinterpret_cast<char*>(&n.q[0][0]) + (f >> 11 & 0x7ff));
@@ -490,7 +490,7 @@ void Machine::route_phase_t() {
             r.stats.stalls++;
             if (r.listed != now + 2) {
                 r.listed = now + 2;
-                *nextp++ = i;
+                *nextp++ = int(i);
             }
             continue;
         }
@@ -510,25 +510,25 @@ void Machine::route_phase_t() {
         }
         if (n.listed != now + 2) {
             n.listed = now + 2;
-            *nextp++ = j;
+            *nextp++ = int(j);
         }
         r.stats.out[d]++;
         r.stats.out_colour[c]++;
         ++progress_;
         if (r.work && r.listed != now + 2) {
             r.listed = now + 2;
-            *nextp++ = i;
+            *nextp++ = int(i);
         }
         // Rare in a stream (and touching no router list): a control wavelet, the CE's ramp slot freed, tracing.
         if (__builtin_expect(qctrl != 0, 0)) {
             Q.ctrl = uint8_t(qctrl >> 1);
             if (qctrl & 1) {
                 N.ctrl = uint8_t(N.ctrl | (1u << nc));
-                switch_advance(i, c);
+                switch_advance(int(i), c);
             }
         }
         if (kTrace) trace_.add({now, uint16_t(i % cfg_.w), uint16_t(i / cfg_.w), TraceKind::Hop, uint8_t(c), uint8_t(p), uint8_t(1u << d), -1, w});
-        if (__builtin_expect(p == kRamp, 0)) wake_core(i, now + 1);
+        if (__builtin_expect(p == kRamp, 0)) wake_core(int(i), now + 1);
     }
     rnext_.n = size_t(nextp - rnext_.v.data());
 }
