@@ -104,9 +104,9 @@ void Machine::copy_state(const Machine& o) {
 }
 
 size_t Machine::snapshot_bytes() const {
-    size_t n = sizeof(Machine) + routers_.size() * state_bytes_per_pe() + trace_.capacity() * sizeof(TraceEvent);
-    for (const Core& c : cores_) n += c.sram_used;
-    return n;
+    // The whole arena counts: copying only used SRAM saves time, but a copy still allocates the
+    // arena, which in WebAssembly is real memory, not untouched pages.
+    return sizeof(Machine) + routers_.size() * (state_bytes_per_pe() + cfg_.sram_bytes) + trace_.capacity() * sizeof(TraceEvent);
 }
 
 void Machine::raise(FaultKind k, int pe, int colour, int task, int32_t pc, std::string msg) {
