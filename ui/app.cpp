@@ -190,7 +190,7 @@ void App::menu_bar() {
         for (const std::string& n : example_names()) {
             if (ImGui::MenuItem(n.c_str(), nullptr, example_ == n)) {
                 if (doc_.buffer().modified()) pending_example_ = n;
-                else load_example(n);
+                else load_example(n), runner_.play();   // one click: it loads and runs
             }
         }
         ImGui::EndMenu();
@@ -316,6 +316,7 @@ void App::discard_popup() {
         ImGui::Text("%s has unsaved edits. Load the example '%s' and lose them?", doc_.name().c_str(), pending_example_.c_str());
         if (ImGui::Button("Discard and load")) {
             load_example(pending_example_);
+            runner_.play();
             pending_example_.clear();
             ImGui::CloseCurrentPopup();
         }
