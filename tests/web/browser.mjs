@@ -43,10 +43,11 @@ export async function frames(page, n = 3) {
   await page.waitForFunction((f) => window.waferlab.state().frame >= f, start + n, { timeout: 20000 });
 }
 
-// Decodes a PNG screenshot in the page and reports its distinct colours (up to 256)
-// and how many pixels are a clear red (error markers), for "is it drawn" checks.
-export async function imageStats(page, png) {
-  return page.evaluate(async (b64) => {
+// Decodes a PNG screenshot in the page and reports its distinct colours (up to 256),
+// how many pixels are a clear red (error markers), its mean brightness (0..255), and
+// how many pixels lie within `tol` of `rgb` when given: "is it drawn" checks.
+export async function imageStats(page, png, { rgb = null, tol = 24 } = {}) {
+  return page.evaluate(async ([b64, rgb, tol]) => {
     const img = new Image();
     img.src = 'data:image/png;base64,' + b64;
     await img.decode();
@@ -56,11 +57,13 @@ export async function imageStats(page, png) {
     g.drawImage(img, 0, 0);
     const px = g.getImageData(0, 0, c.width, c.height).data;
     const seen = new Set();
-    let red = 0;
+    let red = 0, sum = 0, matching = 0;
     for (let i = 0; i < px.length; i += 4) {
       if (seen.size < 256) seen.add((px[i] << 16) | (px[i + 1] << 8) | px[i + 2]);
       if (px[i] > 200 && px[i + 1] < 140 && px[i + 2] < 140) red++;
+      sum += px[i] + px[i + 1] + px[i + 2];
+      if (rgb && Math.abs(px[i] - rgb[0]) <= tol && Math.abs(px[i + 1] - rgb[1]) <= tol && Math.abs(px[i + 2] - rgb[2]) <= tol) matching++;
     }
-    return { distinct: seen.size, red };
-  }, png.toString('base64'));
+    return { distinct: seen.size, red, mean: sum / (px.length / 4) / 3, matching };
+  }, [png.toString('base64'), rgb, tol]);
 }

@@ -4,7 +4,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { openApp, frames, outDir } from './browser.mjs';
+import { openApp, frames, outDir, imageStats } from './browser.mjs';
 
 let app;
 before(async () => { app = await openApp('?example=summa'); });
@@ -16,20 +16,7 @@ const state = () => app.page.evaluate(() => window.waferlab.state());
 // Pixels of the canvas within `tol` of an RGB colour (a palette colour drawn by the canvas).
 async function countColour(rgb, tol = 24) {
   const png = await app.page.locator('#canvas').screenshot();
-  return app.page.evaluate(async ([b64, [r, g, b], t]) => {
-    const img = new Image();
-    img.src = 'data:image/png;base64,' + b64;
-    await img.decode();
-    const c = document.createElement('canvas');
-    c.width = img.width; c.height = img.height;
-    const g2 = c.getContext('2d');
-    g2.drawImage(img, 0, 0);
-    const px = g2.getImageData(0, 0, c.width, c.height).data;
-    let n = 0;
-    for (let i = 0; i < px.length; i += 4)
-      if (Math.abs(px[i] - r) <= t && Math.abs(px[i + 1] - g) <= t && Math.abs(px[i + 2] - b) <= t) n++;
-    return n;
-  }, [png.toString('base64'), rgb, tol]);
+  return (await imageStats(app.page, png, { rgb, tol })).matching;
 }
 
 test('canvas settings round-trip through call("canvas") and bad ones are clear errors', async () => {

@@ -1,7 +1,7 @@
 // Help: F1 opens the keys window; the tour dims everything but the part it explains.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { openApp, frames } from './browser.mjs';
+import { openApp, frames, imageStats } from './browser.mjs';
 
 let app;
 before(async () => { app = await openApp(); });
@@ -9,23 +9,7 @@ after(async () => { await app?.close(); });
 
 const state = () => app.page.evaluate(() => window.waferlab.state());
 
-// Mean brightness of a screenshot, computed in the page.
-async function brightness() {
-  const png = await app.page.screenshot();
-  return app.page.evaluate(async (b64) => {
-    const img = new Image();
-    img.src = 'data:image/png;base64,' + b64;
-    await img.decode();
-    const c = document.createElement('canvas');
-    c.width = img.width; c.height = img.height;
-    const g = c.getContext('2d');
-    g.drawImage(img, 0, 0);
-    const px = g.getImageData(0, 0, c.width, c.height).data;
-    let sum = 0;
-    for (let i = 0; i < px.length; i += 4) sum += px[i] + px[i + 1] + px[i + 2];
-    return sum / (px.length / 4) / 3;
-  }, png.toString('base64'));
-}
+const brightness = async () => (await imageStats(app.page, await app.page.screenshot())).mean;
 
 test('F1 opens and closes the help window', async () => {
   await app.page.mouse.click(900, 400);
