@@ -24,5 +24,6 @@ int verb_compare(const Args& args);    // verb_compare.cpp: GPU model vs wafer e
 // Benchmarks, dispatched by verb_bench (verb_bench.cpp).
 int bench_gpt(const Args& args);   // bench_gpt.cpp
 int bench_fabric(const Args& args);
+int bench_compile(const Args& args);   // bench_compile.cpp
 
 }  // namespace wlcli
