@@ -15,11 +15,15 @@ using namespace wl::lang;
 
 namespace {
 
-RunReport run_example(const std::string& name, CompileResult* out = nullptr) {
+std::string read_example(const std::string& name) {
     std::ifstream in(std::string(WAFERLAB_SOURCE_DIR) + "/examples/" + name);
     std::stringstream ss;
     ss << in.rdbuf();
-    CompileResult cr = compile(ss.str(), name);
+    return ss.str();
+}
+
+RunReport run_example(const std::string& name, CompileResult* out = nullptr) {
+    CompileResult cr = compile(read_example(name), name);
     EXPECT_TRUE(cr.ok()) << name << ": " << (cr.diagnostics.empty() ? "" : format_diagnostic(cr.diagnostics[0]));
     RunReport rep = run_kernel(cr);
     EXPECT_TRUE(rep.ok) << rep.error;
@@ -170,10 +174,7 @@ TEST(LangExamples, SummaGemmMatchesCpp) {
 
 // The example is written for any P: the app's 32 x 32 demo only changes `const P`.
 TEST(LangExamples, SummaScalesWithP) {
-    std::ifstream in(std::string(WAFERLAB_SOURCE_DIR) + "/examples/summa.wk");
-    std::stringstream ss;
-    ss << in.rdbuf();
-    std::string src = ss.str();
+    std::string src = read_example("summa.wk");
     const std::string from = "const P = 8;";
     ASSERT_NE(src.find(from), std::string::npos);
     src.replace(src.find(from), from.size(), "const P = 5;");
