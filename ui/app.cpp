@@ -4,7 +4,10 @@
 #include "engine/gpu/compare.h"
 #include "ui/pe_report.h"
 
+#include "ui/style.h"
+
 #include <imgui.h>
+#include <imgui_internal.h>   // FindWindowByName: where each window is, for state().layout
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -63,8 +66,9 @@ void App::load_example(const std::string& name) {
 
 void App::compile_and_load() {
     const wl::lang::CompileResult& r = doc_.compile();
-    if (!r.ok() || r.grid_w == 0) return;   // the last good build stays loaded; the editor shows why
+    if (!r.ok() || r.grid_w == 0) return;   // the last good build stays loaded, but gate_ keeps it from running
     runner_.load(std::make_shared<const wl::lang::CompileResult>(r));
+    gate_.loaded(doc_.buffer().version());
     // The canvas shows the kernel's grid.
     if (mesh_.w != r.grid_w || mesh_.h != r.grid_h) {
         mesh_ = wl::Mesh{r.grid_w, r.grid_h};
@@ -84,20 +88,41 @@ void App::function_key(int n, bool shift) {
     case 1: help_.toggle(); break;
     case 5:
         if (shift) runner_.reset();
-        else {
-            if (!runner_.loaded() || !doc_.compiled()) compile_and_load();
-            runner_.play();
-        }
+        else if (ready_to_run()) runner_.play();
         break;
-    case 6: runner_.run_to_end(); break;
+    case 6: if (ready_to_run()) runner_.run_to_end(); break;
     case 9: runner_.step_back(shift ? step_n_ : 1); break;
-    case 10: runner_.step(shift ? step_n_ : 1); break;
+    case 10: if (ready_to_run()) runner_.step(shift ? step_n_ : 1); break;
     default: break;
     }
 }
 
+bool App::ready_to_run() {
+    switch (gate_.judge(doc_.buffer().version(), doc_.diagnostics())) {
+    case RunGate::Verdict::Ready: return runner_.loaded();
+    case RunGate::Verdict::Compile: compile_and_load(); return gate_.matches(doc_.buffer().version());
+    case RunGate::Verdict::Blocked: return false;   // the toolbar and the log say why
+    }
+    return false;
+}
+
+std::string App::not_compiled() const {
+    if (gate_.matches(doc_.buffer().version()) || (!runner_.loaded() && doc_.buffer().text().empty())) return "";
+    std::string why = RunGate::why(doc_.diagnostics());
+    if (why.empty() && doc_.compiled() && doc_.result().grid_w == 0) why = "not compiled: the kernel has no layout";
+    return why;
+}
+
+void App::mark_item(const char* name) { drawn_[name] = {ImGui::GetItemRectMin(), ImGui::GetItemRectMax()}; }
+
+void App::mark_window(const char* name) {
+    const ImVec2 a = ImGui::GetWindowPos();
+    drawn_[name] = {a, ImVec2(a.x + ImGui::GetWindowWidth(), a.y + ImGui::GetWindowHeight())};
+}
+
 void App::frame() {
     ++frame_;
+    drawn_.clear();
     shortcuts();
     // The emulation's share of the frame: 12 ms, so the UI keeps 60 fps on a slow machine.
     const ImGuiIO& io = ImGui::GetIO();
@@ -121,6 +146,24 @@ void App::frame() {
     const float status_h = ImGui::GetFrameHeight();
     ImGui::BeginChild("canvas", ImVec2(0, -status_h), false, ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse);
     window_rect(&places_.canvas_min, &places_.canvas_max);
+    mark_window("canvas");
+    {
+        const Box area{places_.canvas_min.x, places_.canvas_min.y, places_.canvas_max.x - places_.canvas_min.x,
+                       places_.canvas_max.y - places_.canvas_min.y};
+        const bool was_stacked = layout_.stacked;
+        layout_ = Layout::tile(area);
+        // A new screen size puts the windows back in their places (and a phone closes the editor over the mesh).
+        // (The first frame keeps a saved layout: its windows go to their places only if there is none.)
+        if (vp->WorkSize.x != viewport_size_.x || vp->WorkSize.y != viewport_size_.y) {
+            if (frame_ == 1 || layout_.stacked != was_stacked) show_editor_ = show_editor_ && !layout_.stacked;
+            relayout_ = frame_ > 1;
+            refit_ = true;
+            viewport_size_ = vp->WorkSize;
+        }
+        const Box free = free_area(area, covers_);
+        canvas_.set_free_area(ImVec2(free.x, free.y), ImVec2(free.right(), free.bottom()));
+        drawn_["free_area"] = {ImVec2(free.x, free.y), ImVec2(free.right(), free.bottom())};
+    }
     canvas_.draw(mesh_, runner_.run() ? &runner_.run()->machine() : nullptr);
     ImGui::EndChild();
     status_bar();
@@ -136,6 +179,7 @@ void App::frame() {
     if (canvas_.selected() && canvas_.selected() != inspected_) show_inspector_ = true;
     inspected_ = canvas_.selected();
     if (show_inspector_) {
+        place_window(layout_.inspector);
         const auto pe = canvas_.selected();
         if (auto loc = inspector_.draw(&show_inspector_, runner_.run(), pe ? pe->x : -1, pe ? pe->y : -1, compiled_source()))
             reveal_source(loc->line, loc->col);
@@ -145,6 +189,25 @@ void App::frame() {
     discard_popup();
     files_frame();
     if (show_demo_) ImGui::ShowDemoWindow(&show_demo_);
+    // The windows drawn this frame, by their ImGui names, for state().layout and the canvas's free area.
+    covers_.clear();
+    for (const auto& [name, title] : {std::pair{"editor", "###kernel"}, {"log", "Output and log"}, {"inspector", "PE inspector"},
+                                      {"compare", "Wafer vs GPU"}, {"stats", "Stats"}, {"help", "What am I looking at?"},
+                                      {"tour", "##tour"}}) {
+        const ImGuiWindow* w = ImGui::FindWindowByName(title);
+        if (!w || !w->Active) continue;
+        drawn_[name] = {w->Pos, ImVec2(w->Pos.x + w->Size.x, w->Pos.y + w->Size.y)};
+        if (std::string_view(name) != "tour") covers_.push_back({w->Pos.x, w->Pos.y, w->Size.x, w->Size.y});
+    }
+    // After the windows moved to their places, the mesh fits what they leave (from the next frame's draw).
+    if (relayout_ || refit_) relayout_ = refit_ = false, canvas_.fit();
+}
+
+void App::place_window(const Box& b) {
+    const ImGuiCond cond = relayout_ ? ImGuiCond_Always : ImGuiCond_FirstUseEver;
+    ImGui::SetNextWindowPos(ImVec2(b.x, b.y), cond);
+    ImGui::SetNextWindowSize(ImVec2(b.w, b.h), cond);
+    if (relayout_) ImGui::SetNextWindowCollapsed(false, ImGuiCond_Always);
 }
 
 void App::shortcuts() {
@@ -172,10 +235,14 @@ void App::menu_bar() {
 #endif
         ImGui::EndMenu();
     }
-    if (ImGui::BeginMenu("View")) {
+    const bool view_open = ImGui::BeginMenu("View");
+    mark_item("menu_view");
+    if (view_open) {
         if (ImGui::MenuItem("Zoom in", "+")) canvas_.zoom_by(1.25f);
         if (ImGui::MenuItem("Zoom out", "-")) canvas_.zoom_by(0.8f);
         if (ImGui::MenuItem("Fit mesh", "0")) canvas_.fit();
+        if (ImGui::MenuItem("Reset layout")) relayout_ = true;   // the windows to their places, then fit
+        mark_item("menu_reset_layout");
         font_menu();
         ImGui::Separator();
         ImGui::MenuItem("Kernel editor", nullptr, &show_editor_);
@@ -186,11 +253,15 @@ void App::menu_bar() {
         ImGui::MenuItem("Dear ImGui demo", nullptr, &show_demo_);
         ImGui::EndMenu();
     }
-    if (ImGui::BeginMenu("Examples")) {
+    const bool examples_open = ImGui::BeginMenu("Examples");
+    mark_item("menu_examples");
+    if (examples_open) {
         for (const std::string& n : example_names()) {
-            if (ImGui::MenuItem(n.c_str(), nullptr, example_ == n)) {
+            const bool hit = ImGui::MenuItem(n.c_str(), nullptr, example_ == n);
+            mark_item(("example:" + n).c_str());
+            if (hit) {
                 if (doc_.buffer().modified()) pending_example_ = n;
-                else load_example(n), runner_.play();   // one click: it loads and runs
+                else load_example(n);   // paused at cycle 0: the toolbar says how to start it
             }
         }
         ImGui::EndMenu();
@@ -198,12 +269,12 @@ void App::menu_bar() {
     if (ImGui::BeginMenu("Run")) {
         if (ImGui::MenuItem("Compile and load", "Ctrl+Enter")) compile_and_load();
         ImGui::Separator();
-        const bool can = runner_.loaded() && !runner_.done();
+        const bool can = not_compiled().empty() && (!gate_.matches(doc_.buffer().version()) || !runner_.done());
         if (ImGui::MenuItem("Run", "F5", false, can)) function_key(5, false);
         if (ImGui::MenuItem("Pause", "Space", false, runner_.busy())) runner_.pause();
-        if (ImGui::MenuItem("Step 1 cycle", "F10", false, can)) runner_.step(1);
-        if (ImGui::MenuItem("Step N cycles", "Shift+F10", false, can)) runner_.step(step_n_);
-        if (ImGui::MenuItem("Run to completion", "F6", false, can)) runner_.run_to_end();
+        if (ImGui::MenuItem("Step 1 cycle", "F10", false, can)) function_key(10, false);
+        if (ImGui::MenuItem("Step N cycles", "Shift+F10", false, can)) function_key(10, true);
+        if (ImGui::MenuItem("Run to completion", "F6", false, can)) function_key(6, false);
         ImGui::Separator();
         if (ImGui::MenuItem("Step back 1 cycle", "F9", false, runner_.cycle() > 0)) runner_.step_back(1);
         if (ImGui::MenuItem("Reset to cycle 0", "Shift+F5", false, runner_.loaded())) runner_.reset();
@@ -244,8 +315,7 @@ void App::status_bar() {
 }
 
 void App::editor_window() {
-    ImGui::SetNextWindowSize(ImVec2(560, 420), ImGuiCond_FirstUseEver);
-    ImGui::SetNextWindowPos(ImVec2(40, 60), ImGuiCond_FirstUseEver);
+    place_window(layout_.editor);
     std::string title = doc_.name() + (doc_.buffer().modified() ? " *" : "") + "###kernel";
     if (ImGui::Begin(title.c_str(), &show_editor_)) {
         window_rect(&places_.editor_min, &places_.editor_max);
@@ -254,9 +324,9 @@ void App::editor_window() {
         ImGui::SameLine();
         const auto& r = doc_.result();
         if (!r.ok()) {
-            ImGui::TextColored(ImVec4(1.0f, 0.45f, 0.45f, 1.0f), "%d error%s", r.errors, r.errors == 1 ? "" : "s");
+            ImGui::TextColored(kErrorText, "%d error%s", r.errors, r.errors == 1 ? "" : "s");
         } else if (doc_.compiled()) {
-            ImGui::TextColored(ImVec4(0.55f, 0.85f, 0.55f, 1.0f), "compiled: %zu program image%s on a %d x %d grid",
+            ImGui::TextColored(kGoodText, "compiled: %zu program image%s on a %d x %d grid",
                                r.placements.size(), r.placements.size() == 1 ? "" : "s", r.grid_w, r.grid_h);
         } else {
             ImGui::TextDisabled("no errors");
@@ -274,7 +344,7 @@ void App::editor_window() {
             for (size_t i = 0; i < n; ++i) {
                 const auto& d = doc_.diagnostics()[i];
                 ImGui::PushID(int(i));
-                ImVec4 col = d.severity == wl::lang::Severity::Error ? ImVec4(1.0f, 0.45f, 0.45f, 1.0f) : ImVec4(0.95f, 0.75f, 0.3f, 1.0f);
+                ImVec4 col = d.severity == wl::lang::Severity::Error ? kErrorText : kWarnText;
                 char label[64];
                 std::snprintf(label, sizeof label, "%d:%d", d.line, d.col);
                 ImGui::PushStyleColor(ImGuiCol_Text, col);
@@ -316,7 +386,6 @@ void App::discard_popup() {
         ImGui::Text("%s has unsaved edits. Load the example '%s' and lose them?", doc_.name().c_str(), pending_example_.c_str());
         if (ImGui::Button("Discard and load")) {
             load_example(pending_example_);
-            runner_.play();
             pending_example_.clear();
             ImGui::CloseCurrentPopup();
         }
@@ -361,7 +430,14 @@ static const char* mode_name(const RunController& rc) {
     if (!rc.loaded()) return "no kernel loaded";
     if (rc.run() && !rc.run()->ok()) return "stopped by an error";
     if (rc.done()) return "finished";
-    return rc.busy() ? "running" : "paused";
+    if (rc.busy()) return "running";
+    // A kernel that has not started yet: say how to start it.
+    return rc.cycle() == 0 && rc.extent() == 0 ? "ready: press F5 (Run) or F10 (Step)" : "paused";
+}
+
+std::string App::run_status() const {
+    const std::string blocked = not_compiled();
+    return blocked.empty() ? mode_name(runner_) : blocked;
 }
 
 void App::run_toolbar() {
@@ -369,90 +445,135 @@ void App::run_toolbar() {
     ImGui::PushStyleVar(ImGuiStyleVar_FramePadding, ImVec2(8, 3));
     ImGui::SetCursorPosX(ImGui::GetStyle().ItemSpacing.x);
     ImGui::SetCursorPosY(ImGui::GetCursorPosY() + 3);
-    const bool loaded = runner_.loaded(), can = loaded && !runner_.done();
-    auto button = [](const char* label, bool enabled, const char* tip) {
+    const std::string blocked = not_compiled();
+    const bool loaded = runner_.loaded();
+    // Forward controls: an edited kernel compiles first; one with errors does not run at all.
+    const bool can = blocked.empty() && (!gate_.matches(doc_.buffer().version()) || !runner_.done());
+    // The controls flow: each goes on the current row if it fits, else starts the next (a phone has three rows).
+    const float gap = ImGui::GetStyle().ItemSpacing.x, right = ImGui::GetWindowPos().x + ImGui::GetWindowWidth() - gap;
+    bool first = true;
+    auto flow = [&](float w) {
+        if (first) { first = false; return; }
+        if (ImGui::GetItemRectMax().x + gap + w <= right) ImGui::SameLine();
+        else ImGui::SetCursorPosX(gap);
+    };
+    auto button = [&](const char* label, bool enabled, const char* tip) {
+        flow(ImGui::CalcTextSize(label).x + 16.0f);
         ImGui::BeginDisabled(!enabled);
         bool hit = ImGui::Button(label);
         ImGui::EndDisabled();
         if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) ImGui::SetTooltip("%s", tip);
-        ImGui::SameLine();
         return hit;
     };
     if (runner_.mode() == RunController::Mode::Playing) {
         if (button("Pause", true, "Space")) runner_.pause();
-    } else if (button("Run", can || !loaded, "F5: run at the chosen speed (compiles first if needed)")) {
+    } else if (button("Run", can, blocked.empty() ? "F5: run at the chosen speed (compiles first if needed)" : blocked.c_str())) {
         function_key(5, false);
     }
-    if (button("Step", can, "F10: one cycle")) runner_.step(1);
-    ImGui::SetNextItemWidth(ImGui::CalcTextSize("0000000").x);
+    mark_item("run_button");
+    if (button("Step", can, blocked.empty() ? "F10: one cycle" : blocked.c_str())) function_key(10, false);
+    const float nw = ImGui::CalcTextSize("0000000").x;
+    flow(nw);
+    ImGui::SetNextItemWidth(nw);
     int n = int(step_n_);
     if (ImGui::DragInt("##stepn", &n, 1.0f, 1, 1000000, "%d")) step_n_ = uint64_t(std::max(1, n));
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("N for Step N (drag or double-click to type)");
-    ImGui::SameLine();
-    if (button("Step N", can, "Shift+F10: N cycles")) runner_.step(step_n_);
-    if (button("To end", can, "F6: run to completion as fast as the frame budget allows")) runner_.run_to_end();
+    if (button("Step N", can, blocked.empty() ? "Shift+F10: N cycles" : blocked.c_str())) function_key(10, true);
+    if (button("To end", can, blocked.empty() ? "F6: run to completion as fast as the frame budget allows" : blocked.c_str())) function_key(6, false);
     if (button("Back", loaded && runner_.cycle() > 0, "F9: one cycle back (Shift+F9: N); restores a snapshot and replays")) runner_.step_back(1);
     if (button("Reset", loaded, "Shift+F5: back to cycle 0")) runner_.reset();
-
-    // Speed: cycles per second, on a log scale from 1 to 1e6.
-    float lg = float(std::log10(runner_.speed()));
-    ImGui::SetNextItemWidth(ImGui::CalcTextSize("000000000000000").x);
-    char speed[48];
-    std::snprintf(speed, sizeof speed, "%.0f cycles/s", runner_.speed());
-    if (ImGui::SliderFloat("##speed", &lg, 0.0f, 6.0f, speed)) runner_.set_speed(std::round(std::pow(10.0, double(lg)) * 10) / 10);
-    if (ImGui::IsItemHovered()) ImGui::SetTooltip("Run speed in emulated cycles per second (To end ignores it)");
-    ImGui::SameLine();
-
-    // Rewind: a scrubber over the cycles reached so far.
-    if (loaded) {
-        uint64_t reached = runner_.timeline().empty() ? runner_.cycle() : std::max(runner_.cycle(), runner_.timeline().back().cycle);
-        int c = int(std::min<uint64_t>(runner_.cycle(), INT32_MAX));
-        ImGui::SetNextItemWidth(std::max(120.0f, ImGui::GetContentRegionAvail().x - ImGui::CalcTextSize("stopped by an error   ").x));
-        char fmt[64];
-        std::snprintf(fmt, sizeof fmt, "cycle %d", c);
-        if (ImGui::SliderInt("##cycle", &c, 0, int(std::min<uint64_t>(std::max<uint64_t>(reached, 1), INT32_MAX)), fmt))
-            runner_.rewind_to(uint64_t(c));
-        if (ImGui::IsItemHovered()) ImGui::SetTooltip("Drag to rewind or replay to any cycle reached so far");
-        ImGui::SameLine();
+    if (layout_.stacked) {   // a phone: the editor opens over the mesh, one tap away
+        if (button(show_editor_ ? "Mesh" : "Editor", true, show_editor_ ? "close the editor and show the mesh" : "open the kernel editor"))
+            show_editor_ = !show_editor_;
+        mark_item("editor_button");
     }
-    const bool bad = runner_.run() && !runner_.run()->ok();
-    ImGui::TextColored(bad ? ImVec4(1.0f, 0.45f, 0.45f, 1.0f) : ImVec4(0.7f, 0.75f, 0.8f, 1.0f), "%s", mode_name(runner_));
+
+    // Speed: cycles per second on a log scale; Ctrl+click types a value in the same unit, clamped.
+    // Wide enough that a decade is about 40 pixels of drag.
+    double speed = runner_.speed(), smin = RunController::kMinSpeed, smax = RunController::kMaxSpeed;
+    const float sw = std::min(6 * 40.0f + 14.0f, right - 2 * gap);
+    flow(sw);
+    ImGui::SetNextItemWidth(sw);
+    if (ImGui::SliderScalar("##speed", ImGuiDataType_Double, &speed, &smin, &smax, "%.0f cycles/s",
+                            ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp))
+        runner_.set_speed(speed);
+    mark_item("speed");
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("Run speed in emulated cycles per second (To end ignores it); Ctrl+click to type one");
+
+    // Rewind: a scrubber over the run's known extent. It only moves through history; the
+    // extent grows as the run goes further and is forgotten only when a new build loads.
+    const std::string status = run_status();
+    const float status_w = ImGui::CalcTextSize(status.c_str()).x;
+    if (loaded) {
+        const uint64_t extent = runner_.extent();
+        const uint64_t to = runner_.mode() == RunController::Mode::ToTarget && runner_.target() != UINT64_MAX ? runner_.target()
+                                                                                                            : runner_.cycle();
+        double at = double(std::min(to, extent)), lo = 0, hi = double(std::max<uint64_t>(extent, 1));
+        // As wide as the row leaves beside the status text; on a row of its own when that is under 160 px.
+        float w = right - (ImGui::GetItemRectMax().x + gap) - gap - status_w;
+        if (w < 160.0f) w = std::max(160.0f, right - 2 * gap - status_w), flow(1e9f);
+        else flow(w);
+        ImGui::SetNextItemWidth(w);
+        char fmt[96];
+        std::snprintf(fmt, sizeof fmt, "cycle %%.0f of %llu%s", (unsigned long long)extent, runner_.extent_is_end() ? " (end)" : "");
+        ImGui::BeginDisabled(extent == 0);
+        // A double slider: its grab stays small, where an int slider's grab is 1/range wide (half the bar at 0..1).
+        if (ImGui::SliderScalar("##cycle", ImGuiDataType_Double, &at, &lo, &hi, fmt, ImGuiSliderFlags_AlwaysClamp | ImGuiSliderFlags_NoInput))
+            runner_.rewind_to(uint64_t(std::llround(at)));
+        ImGui::EndDisabled();
+        mark_item("cycle_slider");
+        if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+            ImGui::SetTooltip("Drag to move through the cycles this run has reached; nothing is forgotten until a new build loads");
+    }
+    flow(status_w);
+    const bool bad = !blocked.empty() || (runner_.run() && !runner_.run()->ok());
+    ImGui::AlignTextToFramePadding();
+    ImGui::TextColored(bad ? kErrorText : ImVec4(0.7f, 0.75f, 0.8f, 1.0f), "%s", status.c_str());
+    mark_item("run_status");
     ImGui::PopStyleVar();
     places_.toolbar_max = ImVec2(ImGui::GetWindowPos().x + ImGui::GetWindowWidth(), ImGui::GetCursorScreenPos().y);
     ImGui::Separator();
 }
 
 void App::log_window() {
-    const ImGuiViewport* vp = ImGui::GetMainViewport();
-    ImGui::SetNextWindowSize(ImVec2(520, 200), ImGuiCond_FirstUseEver);
-    ImGui::SetNextWindowPos(ImVec2(vp->WorkPos.x + vp->WorkSize.x - 540, vp->WorkPos.y + vp->WorkSize.y - 240), ImGuiCond_FirstUseEver);
+    place_window(layout_.log);
     if (ImGui::Begin("Output and log", &show_log_)) {
         window_rect(&places_.log_min, &places_.log_max);
+        if (const std::string blocked = not_compiled(); !blocked.empty()) {
+            ImGui::PushStyleColor(ImGuiCol_Text, kErrorText);
+            ImGui::TextWrapped("%s. Run, Step and To end wait until it compiles%s", blocked.c_str(),
+                               runner_.loaded() ? "; what is below is the last build that did." : ".");
+            ImGui::PopStyleColor();
+            if (ImGui::IsItemClicked() && !doc_.diagnostics().empty())
+                reveal_source(doc_.diagnostics().front().line, doc_.diagnostics().front().col);
+            if (ImGui::IsItemHovered()) ImGui::SetTooltip("click: show the first error in the editor");
+            ImGui::Separator();
+        }
         const wl::lang::KernelRun* run = runner_.run();
         if (!run) ImGui::TextDisabled("Load an example (Examples menu) or compile a kernel (Ctrl+Enter), then Run (F5).");
         else {
             ImGui::TextDisabled("%s: %d PEs loaded, cycle %llu", run->kernel().placements.empty() ? "kernel" : doc_.name().c_str(),
                                 run->pes_loaded(), (unsigned long long)run->cycle());
+            // Every line wraps at the window's edge, so nothing is cut off; a click shows where it came from.
             for (size_t i = 0; i < run->output().size(); ++i) {
                 const wl::lang::OutputLine& o = run->output()[i];
-                ImGui::PushID(int(i));
-                if (ImGui::Selectable(o.text.c_str())) reveal_source(o.line, o.col);
+                ImGui::TextWrapped("%s", o.text.c_str());
+                if (ImGui::IsItemClicked()) reveal_source(o.line, o.col);
                 if (ImGui::IsItemHovered()) ImGui::SetTooltip("printed by line %d: click to show it", o.line);
-                ImGui::PopID();
             }
             if (!run->ok()) {
                 const wl::Fault& f = run->fault();
-                ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.45f, 0.45f, 1.0f));
-                ImGui::PushTextWrapPos(0.0f);
-                if (ImGui::Selectable(run->error().c_str())) {
+                ImGui::PushStyleColor(ImGuiCol_Text, kErrorText);
+                ImGui::TextWrapped("%s", run->error().c_str());
+                ImGui::PopStyleColor();
+                mark_item("log_error");
+                if (ImGui::IsItemClicked()) {
                     if (f.loc.line > 0) reveal_source(int(f.loc.line), int(f.loc.col));
                     if (mesh_.contains(f.x, f.y)) canvas_.select(PeCoord{f.x, f.y});
                 }
-                ImGui::PopTextWrapPos();
-                ImGui::PopStyleColor();
                 if (ImGui::IsItemHovered()) ImGui::SetTooltip("click: show the line in the editor and select the PE");
             } else if (run->done()) {
-                ImGui::TextColored(ImVec4(0.55f, 0.85f, 0.55f, 1.0f), "finished at cycle %llu", (unsigned long long)run->cycle());
+                ImGui::TextColored(kGoodText, "finished at cycle %llu", (unsigned long long)run->cycle());
             }
             if (runner_.busy() && ImGui::GetScrollY() >= ImGui::GetScrollMaxY()) ImGui::SetScrollHereY(1.0f);
         }
@@ -462,7 +583,7 @@ void App::log_window() {
 
 std::string App::summary() const {
     const wl::lang::KernelRun* run = runner_.run();
-    std::string s = "frame " + std::to_string(frame_) + ", cycle " + std::to_string(runner_.cycle()) + ", " + mode_name(runner_);
+    std::string s = "frame " + std::to_string(frame_) + ", cycle " + std::to_string(runner_.cycle()) + ", " + run_status();
     if (run && !run->ok()) s += ": " + run->error();
     return s;
 }
@@ -497,13 +618,17 @@ json App::state() const {
         {"examples", example_names()},
         {"diagnostics", doc_.diagnostics_json()},
         {"compiled", doc_.compiled() && doc_.result().ok()},
+        {"not_compiled", not_compiled().empty() ? json(nullptr) : json(not_compiled())},
+        {"loaded_matches_editor", gate_.matches(doc_.buffer().version())},
         {"loaded", runner_.loaded()},
         {"cycle", runner_.cycle()},
+        {"extent", {{"cycle", runner_.extent()}, {"end", runner_.extent_is_end()}}},
         {"running", runner_.busy()},
         {"done", runner_.done()},
         {"error", error_json()},
         {"output", json::array()},
         {"speed", runner_.speed()},
+        {"status", run_status()},
         {"frame_ms", {{"emulation", tick_ms_}, {"longest_slice", runner_.last_slice_ms()}}},
     };
     if (const wl::lang::KernelRun* run = runner_.run())
@@ -512,6 +637,10 @@ json App::state() const {
     else j["selected_pe"] = nullptr;
     if (auto h = canvas_.hovered()) j["hovered_pe"] = {{"x", h->x}, {"y", h->y}};
     else j["hovered_pe"] = nullptr;
+    json layout = json::object();
+    for (const auto& [name, r] : drawn_)
+        layout[name] = {{"x", r.first.x}, {"y", r.first.y}, {"w", r.second.x - r.first.x}, {"h", r.second.y - r.first.y}};
+    j["layout"] = layout;
     files_state(j);
     return j;
 }
@@ -579,7 +708,9 @@ json App::call(const std::string& method, const json& args) {
         }
         // Run controls: each sets a target; the frames get there (poll state().running).
         if (method == "run") {
-            if (!runner_.loaded()) throw std::invalid_argument("no kernel is loaded: load_example() or compile() first");
+            if (!runner_.loaded() && doc_.buffer().text().empty())
+                throw std::invalid_argument("no kernel is loaded: load_example() or compile() first");
+            if (!ready_to_run()) throw std::invalid_argument(not_compiled());
             if (args.is_object() && args.contains("cycles") && !args["cycles"].is_null()) {
                 if (!args["cycles"].is_number_unsigned() || args["cycles"].get<uint64_t>() == 0)
                     throw std::invalid_argument("'cycles' must be a positive integer (omit it to run to completion)");
@@ -594,6 +725,7 @@ json App::call(const std::string& method, const json& args) {
                 if (!args["speed"].is_number() || args["speed"].get<double>() <= 0) throw std::invalid_argument("'speed' must be a positive number");
                 runner_.set_speed(args["speed"].get<double>());
             }
+            if (!ready_to_run()) throw std::invalid_argument(not_compiled().empty() ? "no kernel is loaded" : not_compiled());
             runner_.play();
             return state();
         }

@@ -7,12 +7,15 @@
 #include "ui/help.h"
 #include "ui/compare_window.h"
 #include "ui/kernel_doc.h"
+#include "ui/layout.h"
 #include "ui/mesh_canvas.h"
 #include "ui/pe_inspector.h"
 #include "ui/run_controller.h"
+#include "ui/run_gate.h"
 #include "ui/stats_window.h"
 
 #include <cstdint>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -65,8 +68,11 @@ private:
     void section_tabs();
     void run_toolbar();
     void log_window();
-    void compile_and_load();
-    void start_tour();                           // loads hello when nothing is loaded                     // compile the editor's kernel; on success it is what runs
+    void compile_and_load();                     // compile the editor's kernel; on success it is what runs
+    bool ready_to_run();                         // before a forward control: compile an edited kernel; false if it has errors
+    std::string not_compiled() const;
+    std::string run_status() const;              // what the toolbar says: "running", "ready: press F5 ...", a refusal            // "not compiled: 1 error at 44:13" while the editor's text cannot run, else ""
+    void start_tour();                           // loads hello when nothing is loaded
     void reveal_source(int line, int col);       // editor to line:col (1-based)
     nlohmann::json error_json() const;
     std::vector<std::string> example_names() const;
@@ -103,6 +109,7 @@ private:
     std::string pending_example_;        // waiting for "discard unsaved edits?"
     bool show_editor_ = false;
     RunController runner_;               // the loaded kernel's run, in per-frame slices
+    RunGate gate_;                       // whether that run is the editor's text
     static constexpr double kSliceBudgetMs = 12.0;   // emulation time per frame
     double tick_ms_ = 0;                 // what the last frame's emulation took
     uint64_t step_n_ = 100;              // "Step N" size
@@ -117,6 +124,17 @@ private:
     std::optional<PeCoord> inspected_;   // the selection the inspector last saw: a new one opens it
     // The loaded kernel's text while the editor still holds it (source lines for the inspector), else "".
     std::string compiled_source() const { return doc_.compiled() && doc_.result().ok() ? doc_.buffer().text() : ""; }
+    // Where things were drawn this frame, by name, for state().layout (tests check geometry with it).
+    void mark_item(const char* name);             // the last ImGui item
+    void mark_window(const char* name);           // the current window
+    std::map<std::string, std::pair<ImVec2, ImVec2>> drawn_;
+    // [layout] the tiled (or stacked) default places, and the windows that covered the canvas last frame.
+    void place_window(const Box& b);              // before Begin: the default place, or forced after Reset layout
+    Layout layout_;
+    std::vector<Box> covers_;
+    ImVec2 viewport_size_{0, 0};
+    bool relayout_ = false;                        // Reset layout (or a new screen size): windows go to their places
+    bool refit_ = false;                           // fit the mesh to the free area at the end of this frame
     uint64_t frame_ = 0;
     bool show_about_ = false;
     bool show_demo_ = false;

@@ -12,6 +12,8 @@
 #include "ui/screenshot.h"
 #include "ui/storage.h"
 
+#include "ui/style.h"
+
 #include <imgui.h>
 #include <algorithm>
 #include <cstdio>
@@ -306,7 +308,7 @@ void App::files_frame() {
         if (ImGui::IsWindowAppearing()) ImGui::SetKeyboardFocusHere();
         ImGui::SetNextItemWidth(ImGui::GetFontSize() * 32.0f);
         bool go = ImGui::InputText("##path", files_.path_buf, sizeof files_.path_buf, ImGuiInputTextFlags_EnterReturnsTrue);
-        if (!files_.path_error.empty()) ImGui::TextColored(ImVec4(1.0f, 0.45f, 0.45f, 1.0f), "%s", files_.path_error.c_str());
+        if (!files_.path_error.empty()) ImGui::TextColored(kErrorText, "%s", files_.path_error.c_str());
         go |= ImGui::Button(files_.ask == FileState::Ask::Open ? "Open" : "Save");
         ImGui::SameLine();
         const bool cancel = ImGui::Button("Cancel") || ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape));

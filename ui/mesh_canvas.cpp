@@ -1,5 +1,7 @@
 #include "ui/mesh_canvas.h"
 
+#include "ui/style.h"
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -69,6 +71,7 @@ nlohmann::json MeshCanvas::state() const {
     j["visible_pes"] = visible_pes_;
     j["dots"] = dots_;
     j["draw_ms"] = draw_ms_;
+    j["mesh_rect"] = {{"x", mesh_min_.x}, {"y", mesh_min_.y}, {"cell", cell_}};   // PE (x, y) spans cell px from min + (x, y) * cell
     return j;
 }
 
@@ -114,7 +117,17 @@ void MeshCanvas::draw(const wl::Mesh& mesh, const wl::Machine* machine) {
     }
 
     // Cell size: the whole mesh fits at zoom 1, with a margin.
-    f.cell = std::min(f.size.x / float(mesh.w), f.size.y / float(mesh.h)) * 0.94f * zoom_;
+    const float base = std::min(f.size.x / float(mesh.w), f.size.y / float(mesh.h)) * 0.94f;
+    if (fit_pending_ && base > 0) {
+        // Fit: the mesh fills the free area (what the windows leave), centred in it.
+        fit_pending_ = false;
+        ImVec2 a = ImVec2(std::max(free_min_.x, f.origin.x), std::max(free_min_.y, f.origin.y));
+        ImVec2 b = ImVec2(std::min(free_max_.x, f.origin.x + f.size.x), std::min(free_max_.y, f.origin.y + f.size.y));
+        if (b.x - a.x < 40 || b.y - a.y < 40) a = f.origin, b = f.origin + f.size;   // nothing useful is free
+        zoom_ = std::clamp(std::min((b.x - a.x) / float(mesh.w), (b.y - a.y) / float(mesh.h)) * 0.94f / base, kMinZoom, kMaxZoom);
+        pan_ = ImVec2((a.x + b.x - f.size.x) * 0.5f - f.origin.x, (a.y + b.y - f.size.y) * 0.5f - f.origin.y);
+    }
+    f.cell = base * zoom_;
     const ImVec2 mid(f.origin.x + f.size.x * 0.5f + pan_.x, f.origin.y + f.size.y * 0.5f + pan_.y);
     f.top_left = ImVec2(mid.x - f.cell * float(mesh.w) * 0.5f, mid.y - f.cell * float(mesh.h) * 0.5f);
     f.detail = detail_for(f.cell);
@@ -150,6 +163,8 @@ void MeshCanvas::draw(const wl::Mesh& mesh, const wl::Machine* machine) {
 
     if (hovered_) tooltip(machine);
     detail_ = f.detail;
+    mesh_min_ = f.top_left;
+    cell_ = f.cell;
     visible_pes_ = (f.x1 - f.x0) * (f.y1 - f.y0);
     draw_ms_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
@@ -203,6 +218,9 @@ void MeshCanvas::draw_pes(const Frame& f, const wl::Machine* m) {
     };
     if (hovered_) outline(*hovered_, kHover, std::clamp(f.cell * 0.03f, 1.0f, 2.0f));
     if (selected_ && f.mesh.contains(selected_->x, selected_->y)) outline(*selected_, kSelected, std::clamp(f.cell * 0.05f, 2.0f, 4.0f));
+    // The PE that stopped the run, in the error colour, over everything else.
+    if (m && m->fault() && f.mesh.contains(m->fault().x, m->fault().y))
+        outline(PeCoord{m->fault().x, m->fault().y}, kErrorOutline, std::clamp(f.cell * 0.06f, 2.5f, 5.0f));
 }
 
 // [SECTION] wavelets: fading trails on recently used links, and a dot per hop in flight

@@ -26,7 +26,9 @@ public:
     void draw(const wl::Mesh& mesh, const wl::Machine* machine = nullptr);
 
     void zoom_by(float factor);          // about the canvas centre
-    void fit() { zoom_ = 1.0f; pan_ = ImVec2(0, 0); }
+    void fit() { fit_pending_ = true; }  // the next draw fits the mesh into the free area
+    // The part of the canvas no window covers (screen coordinates); empty: all of it.
+    void set_free_area(ImVec2 min, ImVec2 max) { free_min_ = min, free_max_ = max; }
     void select(std::optional<PeCoord> pe) { selected_ = pe; }
 
     float zoom() const { return zoom_; }
@@ -49,6 +51,8 @@ private:
     float zoom_ = 1.0f;                  // 1 = whole mesh fits
     ImVec2 pan_{0, 0};                   // screen-space offset of the mesh centre, in pixels
     bool dragged_ = false;               // this press became a pan, so its release is not a click
+    bool fit_pending_ = true;
+    ImVec2 free_min_{0, 0}, free_max_{0, 0};
     std::optional<PeCoord> hovered_, selected_;
 
     CanvasSettings settings_;
@@ -59,6 +63,8 @@ private:
     // What the last frame drew, for state() and the frame-time report.
     Detail detail_ = Detail::Full;
     int visible_pes_ = 0, dots_ = 0;
+    ImVec2 mesh_min_{0, 0};              // PE (0, 0)'s top-left corner on screen
+    float cell_ = 0;                     // one PE's pitch on screen
     double draw_ms_ = 0;
 };
 

@@ -16,9 +16,7 @@ namespace wlui {
 namespace {
 
 const ImVec4 kDim(0.55f, 0.6f, 0.68f, 1.0f);
-const ImVec4 kGood(0.55f, 0.85f, 0.55f, 1.0f);
-const ImVec4 kWarn(0.95f, 0.75f, 0.3f, 1.0f);
-const ImVec4 kBad(1.0f, 0.45f, 0.45f, 1.0f);
+const ImVec4 kGood = kGoodText, kWarn = kWarnText, kBad = kErrorText;
 
 ImVec4 task_colour(TaskState s) {
     switch (s) {
@@ -49,9 +47,6 @@ void text_mono(const std::string& s) {
 
 std::optional<wl::SrcLoc> PeInspector::draw(bool* open, const wl::lang::KernelRun* run, int x, int y, std::string_view source) {
     std::optional<wl::SrcLoc> reveal;
-    const ImGuiViewport* vp = ImGui::GetMainViewport();
-    ImGui::SetNextWindowSize(ImVec2(460, 600), ImGuiCond_FirstUseEver);
-    ImGui::SetNextWindowPos(ImVec2(vp->WorkPos.x + vp->WorkSize.x - 480, vp->WorkPos.y + 60), ImGuiCond_FirstUseEver);
     if (!ImGui::Begin("PE inspector", open)) {
         ImGui::End();
         return reveal;
@@ -76,7 +71,7 @@ std::optional<wl::SrcLoc> PeInspector::draw(bool* open, const wl::lang::KernelRu
     const bool stalled = m.core(x, y).state == wl::ThreadState::Stalled;
     ImGui::PushTextWrapPos(0.0f);
     ImGui::TextColored(kDim, "%s", prog ? ("program " + prog->name).c_str() : "no program here");   // names carry their parameters
-    ImGui::TextColored(!t.has_pc ? kDim : stalled ? kWarn : kGood, "%s", t.state.c_str());
+    ImGui::TextColored(t.faulted ? kBad : !t.has_pc ? kDim : stalled ? kWarn : kGood, "%s", t.state.c_str());
     ImGui::PopTextWrapPos();
     if (t.has_pc) {
         text_mono(t.disasm);

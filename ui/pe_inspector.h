@@ -20,7 +20,7 @@ class PeInspector {
 public:
     // Draws PE (x, y) of `run` (x < 0: nothing selected; run null: nothing loaded).
     // `source` is the compiled kernel's text, or "" when the editor's text has moved on.
-    // Returns the place to show when the user pressed "Show in editor".
+    // Returns the place to show when the user pressed "Show in editor". The caller places the window.
     std::optional<wl::SrcLoc> draw(bool* open, const wl::lang::KernelRun* run, int x, int y, std::string_view source);
 
 private:

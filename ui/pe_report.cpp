@@ -204,6 +204,14 @@ ThreadView thread_view(const wl::Machine& m, int x, int y, std::string_view sour
     }
     if (ce.launch_fn >= 0 && size_t(ce.launch_fn) < p->functions.size())
         t.state += "; host launch of " + p->functions[ce.launch_fn].name + " pending";
+    // A faulted machine stops: the PE that faulted is no longer "running", whatever its thread last did.
+    // (A deadlock or a spent budget names a PE that waits; its state above already says for what.)
+    if (const wl::Fault& f = m.fault();
+        f && f.x == x && f.y == y && f.kind != wl::FaultKind::Deadlock && f.kind != wl::FaultKind::Watchdog) {
+        t.faulted = true;
+        t.state = std::string("stopped by a fault (") + wl::fault_kind_name(f.kind) + ")" +
+                  (ce.state == wl::ThreadState::Idle ? "" : " in " + who) + ": " + f.message;
+    }
     for (int k = 0; k < wl::kMicrothreads; ++k)
         if (ce.ut_busy >> k & 1)
             t.microthreads.push_back("microthread " + std::to_string(k) + " [" + p->where(ce.ut[k].pc) + "]: " +
@@ -272,7 +280,7 @@ json pe_json(const wl::lang::KernelRun& run, int x, int y, std::string_view sour
     }
 
     const ThreadView t = thread_view(m, x, y, source);
-    j["thread"] = {{"state", t.state}, {"microthreads", t.microthreads}};
+    j["thread"] = {{"state", t.state}, {"faulted", t.faulted}, {"microthreads", t.microthreads}};
     j["instr"] = t.has_pc ? json{{"pc", t.pc}, {"text", t.disasm}, {"where", t.where}, {"line", t.loc.line},
                                  {"col", t.loc.col}, {"source", t.line}}
                           : json(nullptr);

@@ -81,7 +81,8 @@ std::vector<ColourRow> colour_table(const wl::Machine& m, int x, int y);
 // [SECTION] the thread: current instruction and source line
 
 struct ThreadView {
-    std::string state;                 // "idle", "running main (task 2)", "stalled in f: waits for ..."
+    std::string state;                 // "idle", "running main (task 2)", "stalled in f: waits for ...", "stopped: out_of_bounds: ..."
+    bool faulted = false;              // the machine's fault is on this PE: `state` says what it was
     bool has_pc = false;               // false while idle: the last pc means nothing
     uint32_t pc = 0;
     std::string disasm;                // Program::disassemble(pc)

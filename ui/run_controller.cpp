@@ -21,6 +21,8 @@ void RunController::load(std::shared_ptr<const wl::lang::CompileResult> cr) {
     sample_every_ = opt_.sample_every;
     samples_.clear();
     sample();
+    extent_ = 0;
+    end_known_ = run_->done();
     mode_ = Mode::Paused;
     play_credit_ = 0;
 }
@@ -30,6 +32,8 @@ void RunController::unload() {
     snaps_.clear();
     spare_.clear();
     samples_.clear();
+    extent_ = 0;
+    end_known_ = false;
     mode_ = Mode::Paused;
 }
 
@@ -66,8 +70,7 @@ void RunController::rewind_to(uint64_t c) {
     if (!run_) return;
     auto it = std::upper_bound(snaps_.begin(), snaps_.end(), c, [](uint64_t v, const wl::lang::KernelRun& s) { return v < s.cycle(); });
     *run_ = *std::prev(it);                  // snaps_[0] is cycle 0, so there is one
-    while (!samples_.empty() && samples_.back().cycle > run_->cycle()) samples_.pop_back();
-    if (samples_.empty() || samples_.back().cycle < run_->cycle()) sample();
+    // The timeline and the later snapshots stay: the replay is deterministic, so they are still this run's.
     target_ = c;
     mode_ = run_->cycle() < c ? Mode::ToTarget : Mode::Paused;
 }
@@ -98,6 +101,7 @@ void RunController::take_snapshot() {
 }
 
 void RunController::sample() {
+    if (!samples_.empty() && run_->cycle() <= samples_.back().cycle) return;   // replaying what is already known
     const wl::MachineStats st = run_->machine().stats();
     samples_.push_back({st.cycles, st.busy, st.hops, st.stall + st.router_stalls});
     if (samples_.size() <= opt_.max_samples) return;
@@ -143,6 +147,8 @@ uint64_t RunController::tick(double dt_s, double budget_ms) {
         }
     }
     const uint64_t ran = cycle() - from;
+    extent_ = std::max(extent_, cycle());
+    if (run_->done()) end_known_ = true;
     if (mode_ == Mode::Playing) play_credit_ = std::max(0.0, play_credit_ - double(ran));
     if (run_->done() || (mode_ == Mode::ToTarget && cycle() >= target_)) mode_ = Mode::Paused;
     return ran;

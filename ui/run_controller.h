@@ -7,6 +7,8 @@
 // the target is reached depends on the machine the app runs on.
 //
 // Rewind restores the nearest snapshot at or before the target and replays.
+// Going back never forgets: the timeline and the extent (the furthest cycle
+// reached) survive it, and only load() starts a new history.
 // Snapshots are whole machines (each PE's used SRAM included), so they live
 // within a byte budget: when it is full, every other one is dropped and the
 // spacing doubles. Dropped ones are recycled, so taking one copies into
@@ -15,6 +17,7 @@
 #pragma once
 #include "engine/lang/run.h"
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -63,7 +66,9 @@ public:
     void reset() { rewind_to(0); }
     void rewind_to(uint64_t cycle);           // restore a snapshot, replay to `cycle`, pause
     void step_back(uint64_t n) { rewind_to(cycle() > n ? cycle() - n : 0); }
-    void set_speed(double cycles_per_s) { speed_ = cycles_per_s > 0 ? cycles_per_s : 1; }
+    // Cycles per second. The default is slow enough to follow one wavelet hop by hop (50 ms a cycle).
+    static constexpr double kMinSpeed = 1, kMaxSpeed = 1e6, kDefaultSpeed = 20;
+    void set_speed(double cycles_per_s) { speed_ = cycles_per_s >= kMinSpeed ? std::min(cycles_per_s, kMaxSpeed) : kMinSpeed; }
     double speed() const { return speed_; }
 
     // Advances toward the target for at most budget_ms of wall time;
@@ -76,6 +81,8 @@ public:
     uint64_t cycle() const { return run_ ? run_->cycle() : 0; }
     uint64_t target() const;                  // the cycle tick() heads for (UINT64_MAX: the end)
     bool done() const { return run_ && run_->done(); }
+    uint64_t extent() const { return std::max(extent_, cycle()); }   // the furthest cycle this run has reached
+    bool extent_is_end() const { return end_known_; }                // ...and it is where the run stops
     const std::vector<ActivitySample>& timeline() const { return samples_; }
     size_t snapshots() const { return snaps_.size(); }
     uint64_t snapshot_every() const { return snap_every_; }
@@ -94,10 +101,12 @@ private:
     uint64_t snap_every_ = 64;
     std::vector<ActivitySample> samples_;
     uint64_t sample_every_ = 8;
+    uint64_t extent_ = 0;
+    bool end_known_ = false;
     Mode mode_ = Mode::Paused;
     uint64_t target_ = 0;                     // Paused: unused; ToTarget: where to stop
     double play_credit_ = 0;                  // fractional cycles owed to play()
-    double speed_ = 100;
+    double speed_ = kDefaultSpeed;
     uint64_t chunk_ = 64;                     // cycles per KernelRun::step, adapted to the budget
     double step_ms_ = 0;                      // time spent emulating, and the cycles it ran
     uint64_t step_cycles_ = 0;

@@ -1,6 +1,8 @@
 // style.h: WaferLab's look — fonts and colours, the same natively and in the browser.
 #pragma once
 
+#include <imgui.h>
+
 struct ImFont;
 
 namespace wlui {
@@ -15,5 +17,11 @@ const Fonts& fonts();
 // so text stays sharp on high-DPI screens, and applies the colour theme.
 // `font_dir` holds DejaVuSans.ttf and DejaVuSansMono.ttf; without it ImGui's built-in font is used.
 void apply_style(const char* font_dir, float pixel_scale, float font_size = 15.0f);
+
+// Text colours with a meaning, the same in every window.
+inline const ImVec4 kErrorText(1.0f, 0.45f, 0.45f, 1.0f);    // errors, faults, refusals
+inline const ImVec4 kGoodText(0.55f, 0.85f, 0.55f, 1.0f);    // compiled, finished
+inline const ImVec4 kWarnText(0.95f, 0.75f, 0.3f, 1.0f);     // warnings, stalls
+inline constexpr ImU32 kErrorOutline = IM_COL32(255, 70, 70, 255);   // the faulted PE on the canvas
 
 }  // namespace wlui

@@ -192,6 +192,38 @@ TEST(PeReport, CurrentInstructionMapsToItsSourceLine) {
         }
 }
 
+// The PE that faulted says so, in place of what its thread was doing; the others do not.
+TEST(PeReport, TheFaultedPeShowsItsFault) {
+    const char* src = R"(layout {
+    grid 4 x 1;
+    place p at (0..4, 0) with (me = x);
+}
+program p(me: i32) {
+    var a: [f32; 8];
+    var b: [f32; 8];
+    var c: [f32; 8];
+    export fn main() {
+        let n: i32 = 8;
+        if me == 3 { n = 5; }
+        fadds(mem(c, 0, 8), mem(a, 0, 8), mem(b, 0, n));
+    }
+}
+host { launch main at (0..4, 0); run; }
+)";
+    wl::lang::KernelRun run(compiled(src, "mismatch.wk"));
+    run.finish();
+    ASSERT_FALSE(run.ok());
+    ASSERT_EQ(run.fault().x, 3);
+    const ThreadView bad = thread_view(run.machine(), 3, 0, src);
+    EXPECT_TRUE(bad.faulted);
+    EXPECT_EQ(bad.state.rfind("stopped by a fault (bad_program)", 0), 0u) << bad.state;
+    EXPECT_NE(bad.state.find(run.fault().message), std::string::npos) << bad.state;
+    EXPECT_EQ(pe_json(run, 3, 0, src)["thread"]["faulted"], true);
+    const ThreadView ok = thread_view(run.machine(), 1, 0, src);
+    EXPECT_FALSE(ok.faulted);
+    EXPECT_EQ(ok.state.find("stopped"), std::string::npos) << ok.state;
+}
+
 TEST(PeReport, DescribesDsds) {
     wl::Program p;
     p.symbols = {{"y", 16, wl::ElemType::F32, 4}};

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <fstream>
 #include <sstream>
 
@@ -86,6 +87,20 @@ TEST(RunController, PlayIsPacedBySpeed) {
     EXPECT_EQ(rc.tick(1.0, 16.0), 0u);
 }
 
+TEST(RunController, SpeedIsCyclesPerSecondWithinItsRange) {
+    RunController rc;
+    rc.set_speed(5);
+    EXPECT_EQ(rc.speed(), 5.0);
+    rc.set_speed(20);
+    EXPECT_EQ(rc.speed(), 20.0);
+    rc.set_speed(1e20);
+    EXPECT_EQ(rc.speed(), RunController::kMaxSpeed);
+    rc.set_speed(0);
+    EXPECT_EQ(rc.speed(), RunController::kMinSpeed);
+    rc.set_speed(std::nan(""));
+    EXPECT_EQ(rc.speed(), RunController::kMinSpeed);
+}
+
 TEST(RunController, RewindReplaysToTheSameBits) {
     auto cr = example("cannon.wk");
     RunController rc({.snapshot_budget_bytes = 1, .first_snapshot_every = 16});   // cycle 0 only: replays from the start
@@ -152,10 +167,50 @@ TEST(RunController, TimelineIsCumulativeAndSurvivesRewind) {
     const auto before = t;
     rc.rewind_to(40);
     finish(rc);
-    EXPECT_LE(rc.timeline().back().cycle, 40u);
+    EXPECT_EQ(rc.cycle(), 40u);
+    EXPECT_EQ(rc.timeline().size(), before.size());        // going back forgets nothing
+    EXPECT_EQ(rc.timeline().back().cycle, before.back().cycle);
     rc.run_to_end();
     finish(rc);
     EXPECT_EQ(rc.timeline().back().busy, before.back().busy);
+}
+
+// The student's scrub: from cycle 128 back to 64, to 0, then to 24. Nothing
+// after 24 is lost, and the slider's range (the extent) never shrinks.
+TEST(RunController, ScrubbingBackKeepsTheHistory) {
+    auto cr = example("gemv.wk");
+    RunController rc({.first_snapshot_every = 16});
+    rc.load(cr);
+    rc.step(128);
+    finish(rc);
+    const uint64_t at128 = rc.run()->machine().checksum();
+    const size_t snaps = rc.snapshots(), samples = rc.timeline().size();
+    EXPECT_EQ(rc.extent(), 128u);
+    EXPECT_FALSE(rc.extent_is_end());
+    for (uint64_t c : {64u, 0u, 24u}) {
+        rc.rewind_to(c);
+        rc.tick(1.0 / 60, 0.001);                          // mid-drag: a frame's worth of replay at most
+        EXPECT_EQ(rc.extent(), 128u) << "while scrubbing to " << c;
+    }
+    finish(rc);
+    EXPECT_EQ(rc.cycle(), 24u);
+    EXPECT_EQ(rc.extent(), 128u);
+    EXPECT_EQ(rc.snapshots(), snaps);
+    EXPECT_EQ(rc.timeline().size(), samples);
+    rc.rewind_to(128);                                     // forward again through known history
+    finish(rc);
+    EXPECT_EQ(rc.cycle(), 128u);
+    EXPECT_EQ(rc.run()->machine().checksum(), at128);
+    rc.run_to_end();
+    finish(rc);
+    EXPECT_TRUE(rc.extent_is_end());
+    EXPECT_EQ(rc.extent(), rc.cycle());
+    rc.reset();
+    finish(rc);
+    EXPECT_EQ(rc.extent(), reference(cr).cycles);          // still the whole run after Reset
+    rc.load(cr);                                           // a new build: a new history
+    EXPECT_EQ(rc.extent(), 0u);
+    EXPECT_FALSE(rc.extent_is_end());
 }
 
 TEST(RunController, AFaultStopsTheRunWithItsPlace) {

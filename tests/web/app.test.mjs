@@ -29,9 +29,9 @@ test('the canvas is drawn (not blank)', async () => {
 test('a real click on a PE selects it', async () => {
   const before = await app.page.evaluate(() => window.waferlab.state());
   assert.equal(before.selected_pe, null);
-  const box = await app.page.locator('#canvas').boundingBox();
-  // The 8x8 mesh is centred; the centre of the canvas falls on PE (4, 4) or its neighbours.
-  await app.page.mouse.click(box.x + box.width / 2 + 20, box.y + box.height / 2 + 20);
+  // Where the mesh is drawn (it fits the part of the canvas the windows leave free): PE (4, 4)'s middle.
+  const m = before.canvas.mesh_rect;
+  await app.page.mouse.click(m.x + 4.5 * m.cell, m.y + 4.5 * m.cell);
   await frames(app.page);
   const after = await app.page.evaluate(() => window.waferlab.state());
   assert.deepEqual(after.selected_pe, { x: 4, y: 4 });

@@ -11,7 +11,7 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 export const webRoot = process.env.WAFERLAB_WEB_ROOT || path.join(here, '..', '..', 'build', 'web', 'ui');
 export const outDir = path.join(here, 'out');
 
-export async function openApp(query = '', { scale = 1 } = {}) {
+export async function openApp(query = '', { scale = 1, width = 1280, height = 720 } = {}) {
   const { server, url } = await startServer({ root: webRoot });
   const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'waferlab-chromium-'));
   const context = await chromium.launchPersistentContext(profile, {
@@ -19,7 +19,7 @@ export async function openApp(query = '', { scale = 1 } = {}) {
     ignoreDefaultArgs: ['--headless'],
     args: ['--headless=new', '--no-sandbox', '--disable-background-networking', '--disable-component-update',
            '--disable-sync', '--no-first-run', '--disable-quic', '--use-angle=swiftshader', '--enable-unsafe-swiftshader'],
-    viewport: { width: 1280, height: 720 },
+    viewport: { width, height },
     deviceScaleFactor: scale,
   });
   const page = context.pages()[0] || (await context.newPage());

@@ -15,8 +15,8 @@ test('a devicePixelRatio of 2 gives a canvas with twice the pixels', async () =>
     assert.equal(dims.w, dims.cssW * 2, JSON.stringify(dims));
     assert.equal(dims.h, dims.cssH * 2, JSON.stringify(dims));
     // Layout is in CSS pixels: a click still lands on the PE under the pointer.
-    const box = await app.page.locator('#canvas').boundingBox();
-    await app.page.mouse.click(box.x + box.width / 2 + 20, box.y + box.height / 2 + 20);
+    const m = (await app.page.evaluate(() => window.waferlab.state())).canvas.mesh_rect;
+    await app.page.mouse.click(m.x + 4.5 * m.cell, m.y + 4.5 * m.cell);
     await frames(app.page);
     assert.deepEqual((await app.page.evaluate(() => window.waferlab.state())).selected_pe, { x: 4, y: 4 });
   } finally { await app.close(); }

@@ -1,0 +1,59 @@
+// layout_test.cpp: the default layouts leave the mesh a clear area at desktop
+// and phone sizes, and free_area() finds the largest uncovered part of the canvas.
+#include "ui/layout.h"
+
+#include <gtest/gtest.h>
+
+using namespace wlui;
+
+namespace {
+
+void expect_tiled(const Box& canvas) {
+    const Layout l = Layout::tile(canvas);
+    EXPECT_FALSE(l.stacked);
+    for (const Box* b : {&l.editor, &l.inspector, &l.log}) EXPECT_TRUE(canvas.contains(*b));
+    EXPECT_FALSE(l.editor.overlaps(l.inspector));
+    EXPECT_FALSE(l.editor.overlaps(l.log));
+    EXPECT_FALSE(l.inspector.overlaps(l.log));
+    // The mesh gets the middle: at least a third of the width, all of the height.
+    const Box free = free_area(canvas, {l.editor, l.inspector, l.log});
+    EXPECT_GE(free.w, canvas.w / 3) << canvas.w;
+    EXPECT_EQ(free.h, canvas.h);
+    EXPECT_EQ(free.x, l.editor.right());
+    EXPECT_EQ(free.right(), l.inspector.x);
+}
+
+}  // namespace
+
+TEST(Layout, DesktopSizesTileSideBySide) {
+    expect_tiled({0, 50, 1280, 650});    // 1280 x 720 less the menu, toolbar and status bar
+    expect_tiled({0, 50, 1920, 1010});   // 1920 x 1080
+}
+
+TEST(Layout, APhoneStacksTheMeshFirst) {
+    const Box canvas{0, 110, 390, 710};   // 390 x 844 with a toolbar of three rows
+    const Layout l = Layout::tile(canvas);
+    EXPECT_TRUE(l.stacked);
+    EXPECT_TRUE(canvas.contains(l.log));
+    // The log sits below the mesh, which keeps the top of the canvas whole.
+    const Box free = free_area(canvas, {l.log, l.inspector});
+    EXPECT_EQ(free.y, canvas.y);
+    EXPECT_EQ(free.w, canvas.w);
+    EXPECT_GE(free.h, canvas.h / 2);
+    EXPECT_EQ(free.bottom(), l.log.y);
+}
+
+TEST(Layout, FreeAreaIsTheLargestUncoveredBox) {
+    const Box canvas{0, 0, 100, 100};
+    EXPECT_EQ(free_area(canvas, {}).area(), canvas.area());
+    // A window over the left 30 and one over the bottom-right corner.
+    const Box f = free_area(canvas, {{-10, -10, 40, 200}, {70, 60, 50, 50}});
+    EXPECT_FLOAT_EQ(f.x, 30);
+    EXPECT_FLOAT_EQ(f.w, 70);
+    EXPECT_FLOAT_EQ(f.h, 60);
+    EXPECT_FLOAT_EQ(f.y, 0);
+    // Covered entirely: nothing is free.
+    EXPECT_EQ(free_area(canvas, {{0, 0, 100, 100}}).area(), 0);
+    // Windows beside the canvas do not count.
+    EXPECT_EQ(free_area(canvas, {{200, 0, 50, 50}}).area(), canvas.area());
+}
