@@ -69,6 +69,7 @@ void App::compile_and_load() {
     if (!r.ok() || r.grid_w == 0) return;   // the last good build stays loaded, but gate_ keeps it from running
     runner_.load(std::make_shared<const wl::lang::CompileResult>(r));
     gate_.loaded(doc_.buffer().version());
+    canvas_.set_colour_names(r.colour_names);
     // The canvas shows the kernel's grid.
     if (mesh_.w != r.grid_w || mesh_.h != r.grid_h) {
         mesh_ = wl::Mesh{r.grid_w, r.grid_h};

@@ -270,11 +270,16 @@ void SeenTasks::add(const wl::Program* p, int task) {
     }
 }
 
-Legend wavelet_legend(uint32_t colours) {
+std::string colour_label(int colour, const std::vector<std::string>& names) {
+    if (colour >= 0 && size_t(colour) < names.size() && !names[size_t(colour)].empty()) return names[size_t(colour)];
+    return "colour " + std::to_string(colour);
+}
+
+Legend wavelet_legend(uint32_t colours, const std::vector<std::string>& names) {
     Legend l;
     l.title = "wavelets by colour";
     for (int c = 0; c < wl::kColours; ++c)
-        if (colours & (1u << c)) l.swatches.push_back({colour_of(c), std::to_string(c)});
+        if (colours & (1u << c)) l.swatches.push_back({colour_of(c), colour_label(c, names)});
     return l;
 }
 

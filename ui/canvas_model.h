@@ -74,7 +74,7 @@ struct CanvasSettings {
 // are zero there, so that baseline is always right).
 class ActivityWindow {
 public:
-    static constexpr uint64_t kCycles = 256;
+    static constexpr uint64_t kCycles = 16;   // short, so a wave shows as it passes instead of piling up
     void update(const wl::Machine& m);                       // once per frame
     float busy(const wl::Machine& m, int x, int y, bool recent) const;
     float stall(const wl::Machine& m, int x, int y, bool recent) const;
@@ -152,7 +152,9 @@ struct SeenTasks {
     void add(const wl::Program* p, int task);
 };
 
-Legend wavelet_legend(uint32_t colours);                      // a swatch per colour bit
+// A colour as the kernel names it: "xdown", or "colour 5" when the kernel gave it no name.
+std::string colour_label(int colour, const std::vector<std::string>& names);
+Legend wavelet_legend(uint32_t colours, const std::vector<std::string>& names);   // a swatch per colour bit
 
 // Everything one frame needs to colour PEs; built once per frame by update().
 class PeView {

@@ -21,7 +21,6 @@ constexpr ImU32 kPanel      = IM_COL32(12, 14, 19, 215);  // toolbar and legend 
 constexpr ImU32 kText       = IM_COL32(220, 225, 232, 255);
 constexpr ImU32 kTextDim    = IM_COL32(150, 158, 172, 255);
 constexpr float kMinZoom = 0.25f, kMaxZoom = 64.0f;
-constexpr float kLane = 0.12f;          // wavelets keep right of the link's centre line (in cells), so the two directions part
 
 ImU32 col(Rgba c) { return IM_COL32(c.r, c.g, c.b, c.a); }
 
@@ -65,13 +64,21 @@ void MeshCanvas::zoom_by(float factor) {
     zoom_ = z;
 }
 
+std::string MeshCanvas::route_label() const {
+    return settings_.route_colour < 0 ? "no route" : "route " + colour_label(settings_.route_colour, colour_names_);
+}
+
 nlohmann::json MeshCanvas::state() const {
     nlohmann::json j = settings_.to_json();
     j["detail"] = detail_name(detail_);
     j["visible_pes"] = visible_pes_;
     j["dots"] = dots_;
+    j["anim_phase"] = anim_.phase();      // 0..1: how far the dots in flight are along their links
     j["draw_ms"] = draw_ms_;
     j["mesh_rect"] = {{"x", mesh_min_.x}, {"y", mesh_min_.y}, {"cell", cell_}};   // PE (x, y) spans cell px from min + (x, y) * cell
+    j["legend"] = legend_;
+    j["route_label"] = route_label();
+    j["legend_rect"] = {{"x", legend_rect_[0]}, {"y", legend_rect_[1]}, {"w", legend_rect_[2]}, {"h", legend_rect_[3]}};
     return j;
 }
 
@@ -154,8 +161,9 @@ void MeshCanvas::draw(const wl::Mesh& mesh, const wl::Machine* machine) {
     f.dl->AddRectFilled(f.origin, ImVec2(f.origin.x + f.size.x, f.origin.y + f.size.y), kBackground);
     draw_pes(f, machine);
     dots_ = 0;
-    if (animate) draw_wavelets(f);
+    // One picture: a route is its colour's arrows along the links; traffic lights the same links up over it.
     if (machine && f.detail != Detail::Heatmap && settings_.route_colour >= 0) draw_routes(f, *machine);
+    if (animate) draw_wavelets(f);
     f.dl->ChannelsSetCurrent(1);
     if (machine) draw_legend(f, *machine);
     f.dl->PopClipRect();
@@ -230,13 +238,13 @@ void MeshCanvas::draw_wavelets(const Frame& f) {
     const bool full = f.detail == Detail::Full;
     const float phase = anim_.phase();
     if (full) {
-        const float w = std::max(1.0f, f.cell * 0.05f);
+        // On the link itself, router to router, as wide as the link: the link lights up in the colour it carries.
+        const float w = std::clamp(f.cell * 0.05f, 1.0f, 6.0f);
         for (const Trail& t : anim_.trails()) {
             if (t.port >= 4 || !f.visible(t.x, t.y, 1)) continue;
-            const ImVec2 d = dir(t.port), lane = right_of(d) * (kLane * f.cell), a = f.centre(t.x, t.y) + lane;
+            const ImVec2 d = dir(t.port), a = f.centre(t.x, t.y);
             const float len = t.age == 0 ? phase : 1.0f;   // this cycle's trail grows behind its dot
             const float alpha = 0.65f * (1.0f - float(t.age) / float(HopAnimation::kTrail));
-            dl->AddLine(a, a + d * (f.cell * len), IM_COL32(0, 0, 0, int(alpha * 200)), w + 2.0f);
             dl->AddLine(a, a + d * (f.cell * len), col(with_alpha(colour_of(t.colour), alpha)), w);
         }
     }
@@ -249,7 +257,7 @@ void MeshCanvas::draw_wavelets(const Frame& f) {
             if (full) dl->AddCircle(c, rad * (2.5f - 1.5f * phase), cc, 12, 1.5f);
             continue;
         }
-        const ImVec2 d = dir(h.port), p = c + right_of(d) * (kLane * f.cell) + d * (f.cell * phase);
+        const ImVec2 d = dir(h.port), p = c + d * (f.cell * phase);
         dl->AddCircleFilled(p, rad + 1.0f, kShadow, 12);
         dl->AddCircleFilled(p, rad, cc, 12);
         ++dots_;
@@ -300,7 +308,8 @@ void MeshCanvas::toolbar(ImVec2 at) {
     }
     if (settings_.mode == ColourMode::Activity || settings_.mode == ColourMode::Stalls) {
         ImGui::Checkbox("recent", &settings_.recent);
-        if (ImGui::IsItemHovered()) ImGui::SetTooltip("on: over the last few hundred cycles; off: since cycle 0");
+        if (ImGui::IsItemHovered()) ImGui::SetTooltip("on: over the last %d to %d cycles, so a wave shows as it passes; off: since cycle 0",
+                                                      int(ActivityWindow::kCycles), int(2 * ActivityWindow::kCycles));
         ImGui::SameLine();
     }
     ImGui::TextDisabled("|");
@@ -315,17 +324,14 @@ void MeshCanvas::toolbar(ImVec2 at) {
         ImGui::SetTooltip("animation speed: wall seconds one cycle's hop takes to cross its link\n"
                           "(independent of the run speed; when the run is faster, the newest hops show)");
     ImGui::SameLine();
-    char preview[32];
-    if (settings_.route_colour < 0) std::snprintf(preview, sizeof preview, "no route");
-    else std::snprintf(preview, sizeof preview, "route %d", settings_.route_colour);
-    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 6.0f);
-    if (ImGui::BeginCombo("##route", preview)) {
+    const std::string preview = route_label();
+    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 7.0f);
+    if (ImGui::BeginCombo("##route", preview.c_str())) {
         if (ImGui::Selectable("no route", settings_.route_colour < 0)) settings_.route_colour = -1;
         for (int c = 0; c < wl::kColours; ++c) {
-            char label[24];
-            std::snprintf(label, sizeof label, "   route %d", c);
+            const std::string label = "   " + colour_label(c, colour_names_);
             const ImVec2 p = ImGui::GetCursorScreenPos();
-            if (ImGui::Selectable(label, settings_.route_colour == c)) settings_.route_colour = c;
+            if (ImGui::Selectable(label.c_str(), settings_.route_colour == c)) settings_.route_colour = c;
             const float s = ImGui::GetTextLineHeight() * 0.7f;
             ImGui::GetWindowDrawList()->AddRectFilled(ImVec2(p.x + 2, p.y + s * 0.2f), ImVec2(p.x + 2 + s, p.y + s * 1.2f), col(colour_of(c)), 2.0f);
         }
@@ -343,7 +349,14 @@ void MeshCanvas::toolbar(ImVec2 at) {
 
 void MeshCanvas::draw_legend(const Frame& f, const wl::Machine& m) {
     std::vector<Legend> legends = {view_.legend(m, seen_)};
-    if (settings_.wavelets && f.detail != Detail::Heatmap && anim_.colours()) legends.push_back(wavelet_legend(anim_.colours()));
+    if (settings_.wavelets && f.detail != Detail::Heatmap && anim_.colours())
+        legends.push_back(wavelet_legend(anim_.colours(), colour_names_));
+    legend_ = nlohmann::json::array();
+    for (const Legend& l : legends) {
+        nlohmann::json labels = nlohmann::json::array();
+        for (const auto& [c, label] : l.swatches) labels.push_back({{"label", label}, {"rgb", {c.r, c.g, c.b}}});
+        legend_.push_back({{"title", l.title}, {"swatches", labels}});
+    }
     ImDrawList* dl = f.dl;
     const float line = ImGui::GetTextLineHeight(), gap = line * 0.4f, pad = 8.0f;
     const float max_w = std::min(f.size.x - 2 * pad - 12, line * 26.0f);
@@ -387,6 +400,7 @@ void MeshCanvas::draw_legend(const Frame& f, const wl::Machine& m) {
     const ImVec2 size = layout(ImVec2(0, 0), false);
     const ImVec2 at(f.origin.x + pad + 6, f.origin.y + f.size.y - pad - 4 - size.y);
     dl->AddRectFilled(ImVec2(at.x - 6, at.y - 4), ImVec2(at.x + size.x + 6, at.y + size.y + 4), kPanel, 4.0f);
+    legend_rect_ = {at.x - 6, at.y - 4, size.x + 12, size.y + 8};
     layout(at, true);
 }
 
@@ -399,9 +413,10 @@ void MeshCanvas::tooltip(const wl::Machine* m) const {
     for (const std::string& l : view_.tooltip(*m, hovered_->x, hovered_->y)) ImGui::TextUnformatted(l.c_str());
     if (const int c = settings_.route_colour; c >= 0) {
         const wl::Router& r = m->router(hovered_->x, hovered_->y);
-        if (r.npos[c] == 0) ImGui::TextDisabled("colour %d: no route here", c);
+        const std::string name = colour_label(c, colour_names_);
+        if (r.npos[c] == 0) ImGui::TextDisabled("%s: no route here", name.c_str());
         for (int i = 0; i < r.npos[c]; ++i)
-            ImGui::Text("colour %d: rx %s tx %s%s", c, wl::port_set(r.sw[c][i].rx).c_str(), wl::port_set(r.sw[c][i].tx).c_str(),
+            ImGui::Text("%s: rx %s tx %s%s", name.c_str(), wl::port_set(r.sw[c][i].rx).c_str(), wl::port_set(r.sw[c][i].tx).c_str(),
                         r.npos[c] > 1 && i == r.cur[c] ? "  (current)" : "");
     }
     ImGui::EndTooltip();

@@ -10,7 +10,10 @@
 
 #include <imgui.h>
 #include <nlohmann/json.hpp>
+#include <array>
 #include <optional>
+#include <string>
+#include <vector>
 
 namespace wlui {
 
@@ -37,6 +40,7 @@ public:
 
     // The JS hook's "canvas" method and state().canvas.
     void configure(const nlohmann::json& args) { settings_.apply(args); }   // throws std::invalid_argument
+    void set_colour_names(std::vector<std::string> names) { colour_names_ = std::move(names); }   // the loaded kernel's
     nlohmann::json state() const;        // the settings, plus what the last frame drew
 
 private:
@@ -47,6 +51,7 @@ private:
     void draw_routes(const Frame& f, const wl::Machine& m);
     void draw_legend(const Frame& f, const wl::Machine& m);
     void tooltip(const wl::Machine* m) const;
+    std::string route_label() const;     // the route picker's text: "route xdown", "no route"
 
     float zoom_ = 1.0f;                  // 1 = whole mesh fits
     ImVec2 pan_{0, 0};                   // screen-space offset of the mesh centre, in pixels
@@ -65,6 +70,9 @@ private:
     int visible_pes_ = 0, dots_ = 0;
     ImVec2 mesh_min_{0, 0};              // PE (0, 0)'s top-left corner on screen
     float cell_ = 0;                     // one PE's pitch on screen
+    std::vector<std::string> colour_names_;
+    nlohmann::json legend_ = nlohmann::json::array();   // [{title, swatches: [{label, rgb}]}] as last drawn
+    std::array<float, 4> legend_rect_{};  // x, y, w, h
     double draw_ms_ = 0;
 };
 

@@ -251,8 +251,12 @@ TEST(PeView, TaskLabelsNameTheBoundFunction) {
     c.state = wl::ThreadState::Idle;
     EXPECT_EQ(thread_state_text(c), "idle");
 
-    Legend w = wavelet_legend((1u << 1) | (1u << 4));
+    // Colours go by the kernel's names; an unnamed one by its number.
+    const std::vector<std::string> names = {"", "xdown", "", "", ""};
+    Legend w = wavelet_legend((1u << 1) | (1u << 4), names);
     ASSERT_EQ(w.swatches.size(), 2u);
-    EXPECT_EQ(w.swatches[1].second, "4");
+    EXPECT_EQ(w.swatches[0].second, "xdown");
+    EXPECT_EQ(w.swatches[1].second, "colour 4");
     EXPECT_EQ(w.swatches[1].first, colour_of(4));
+    EXPECT_EQ(colour_label(9, names), "colour 9");
 }
