@@ -2,6 +2,8 @@
 
 #include "engine/core/version.h"
 #include "engine/gpu/compare.h"
+#include "engine/lang/help.h"
+#include "ui/kernel_header.h"
 #include "ui/pe_report.h"
 
 #include "ui/style.h"
@@ -124,6 +126,7 @@ void App::mark_window(const char* name) {
 void App::frame() {
     ++frame_;
     drawn_.clear();
+    hovered_word_ = {};
     shortcuts();
     // The emulation's share of the frame: 12 ms, so the UI keeps 60 fps on a slow machine.
     const ImGuiIO& io = ImGui::GetIO();
@@ -332,6 +335,18 @@ void App::editor_window() {
         } else {
             ImGui::TextDisabled("no errors");
         }
+        // The opening comment, wrapped to the window: the editor itself does not wrap.
+        if (header_version_ != doc_.buffer().version()) header_ = kernel_header(doc_.buffer().text()), header_version_ = doc_.buffer().version();
+        if (!header_.empty() && ImGui::CollapsingHeader("About this kernel", ImGuiTreeNodeFlags_DefaultOpen)) {
+            const float w = ImGui::GetContentRegionAvail().x - ImGui::GetStyle().ScrollbarSize;
+            const float h = ImGui::CalcTextSize(header_.c_str(), nullptr, false, w).y + ImGui::GetStyle().WindowPadding.y;
+            ImGui::BeginChild("##about", ImVec2(0, std::min(h, ImGui::GetTextLineHeightWithSpacing() * 7)), false);
+            ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+            ImGui::TextWrapped("%s", header_.c_str());
+            ImGui::PopStyleColor();
+            mark_item("kernel_header");
+            ImGui::EndChild();
+        }
         section_tabs();
         // The diagnostics list takes what it needs below the editor, up to a third.
         const size_t n = doc_.diagnostics().size();
@@ -340,6 +355,7 @@ void App::editor_window() {
                                              ImVec2(0, n ? -list_h - ImGui::GetStyle().ItemSpacing.y : 0.0f));
         if (er.changed) doc_.refresh();
         if (er.compile_requested) compile_and_load();
+        if (er.hover) hover_help(*er.hover);
         if (n) {
             ImGui::BeginChild("##diagnostics", ImVec2(0, 0), false);
             for (size_t i = 0; i < n; ++i) {
@@ -359,6 +375,25 @@ void App::editor_window() {
         }
     }
     ImGui::End();
+}
+
+// Hover help on a keyword, type or builtin: the engine's own words for it (help.h).
+void App::hover_help(TextPos at) {
+    for (const SyntaxSpan& sp : doc_.spans()) {
+        if (sp.line != at.line || at.col < sp.col || at.col >= sp.col + sp.len) continue;
+        if (sp.cls != Syntax::Keyword && sp.cls != Syntax::Type && sp.cls != Syntax::Builtin) return;
+        const std::string word = doc_.buffer().line(sp.line).substr(size_t(sp.col), size_t(sp.len));
+        const std::string help = wl::lang::word_help(word);
+        if (help.empty()) return;
+        ImGui::BeginTooltip();
+        ImGui::PushTextWrapPos(ImGui::GetFontSize() * 32);
+        ImGui::TextColored(ImVec4(0.78f, 0.57f, 0.92f, 1.0f), "%s", word.c_str());
+        ImGui::TextUnformatted(help.c_str());
+        ImGui::PopTextWrapPos();
+        ImGui::EndTooltip();
+        hovered_word_ = {word, help};
+        return;
+    }
 }
 
 // One tab per top-level part of the file. The tab follows the cursor; clicking
@@ -614,7 +649,14 @@ json App::state() const {
         {"help", {{"open", help_.is_open()}, {"tour_step", help_.touring() ? json(help_.tour_step()) : json(nullptr)}}},
         {"editor", {{"open", show_editor_}, {"focused", editor_.focused()}, {"file", doc_.name()},
                     {"lines", doc_.buffer().line_count()}, {"modified", doc_.buffer().modified()},
-                    {"cursor", {{"line", doc_.buffer().cursor().line + 1}, {"col", doc_.buffer().cursor().col + 1}}}}},
+                    {"cursor", {{"line", doc_.buffer().cursor().line + 1}, {"col", doc_.buffer().cursor().col + 1}}},
+                    {"text_geometry", {{"x", editor_.geometry().x}, {"y", editor_.geometry().y},
+                                       {"char_w", editor_.geometry().char_w}, {"line_h", editor_.geometry().line_h}}},
+                    {"hover_help", hovered_word_.first.empty() ? json(nullptr)
+                                                               : json{{"word", hovered_word_.first}, {"text", hovered_word_.second}}},
+                    {"header", header_}}},
+        {"inspector_term", inspector_.hovered_term().empty() ? json(nullptr) : json(inspector_.hovered_term())},
+        {"inspector_terms", json::object()},
         {"example", example_.empty() ? json(nullptr) : json(example_)},
         {"examples", example_names()},
         {"diagnostics", doc_.diagnostics_json()},
@@ -638,6 +680,9 @@ json App::state() const {
     else j["selected_pe"] = nullptr;
     if (auto h = canvas_.hovered()) j["hovered_pe"] = {{"x", h->x}, {"y", h->y}};
     else j["hovered_pe"] = nullptr;
+    if (show_inspector_)
+        for (const auto& [name, r] : inspector_.term_rects())
+            j["inspector_terms"][name] = {{"x", r.first.x}, {"y", r.first.y}, {"w", r.second.x - r.first.x}, {"h", r.second.y - r.first.y}};
     json layout = json::object();
     for (const auto& [name, r] : drawn_)
         layout[name] = {{"x", r.first.x}, {"y", r.first.y}, {"w", r.second.x - r.first.x}, {"h", r.second.y - r.first.y}};

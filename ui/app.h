@@ -66,6 +66,7 @@ private:
     void editor_window();
     void discard_popup();
     void section_tabs();
+    void hover_help(TextPos at);                 // the help tooltip for the word at `at`, if it is one the engine explains
     void run_toolbar();
     void log_window();
     void compile_and_load();                     // compile the editor's kernel; on success it is what runs
@@ -106,6 +107,9 @@ private:
     int tab_synced_ = -2, tab_quiet_ = 0;   // section_tabs(): the part the tabs last followed
     std::string asset_dir_;
     std::string example_;                // the loaded example's name; "" after a new file
+    std::string header_;                 // the kernel's opening comment as prose (kernel_header.h)
+    uint64_t header_version_ = ~0ull;
+    std::pair<std::string, std::string> hovered_word_;   // the word whose help showed this frame, and the help
     std::string pending_example_;        // waiting for "discard unsaved edits?"
     bool show_editor_ = false;
     RunController runner_;               // the loaded kernel's run, in per-frame slices

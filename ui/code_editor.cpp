@@ -249,6 +249,12 @@ CodeEditor::Result CodeEditor::draw(const char* id, TextBuffer& buf, const std::
         float x = std::max(origin.x + gutter + float(chars) * cw, left + gutter - cw * 0.5f);
         dl->AddLine(ImVec2(x, origin.y + float(cur.line) * lh + 1), ImVec2(x, origin.y + float(cur.line + 1) * lh - 1), kCursor, 1.5f);
     }
+    geometry_ = {origin.x + gutter, origin.y, cw, lh};
+    if (hovered && !hover_marker && io.MousePos.x >= origin.x + gutter) {
+        const int line = int(std::floor((io.MousePos.y - origin.y) / lh));
+        const int col = int(std::floor((io.MousePos.x - origin.x - gutter) / cw));   // bytes = characters outside comments
+        if (line >= 0 && line < buf.line_count() && col < int(buf.line(line).size())) r.hover = TextPos{line, col};
+    }
     if (hover_marker) {
         ImGui::PopFont();
         ImGui::BeginTooltip();

@@ -6,6 +6,7 @@
 
 #include <imgui.h>
 #include <string>
+#include <optional>
 #include <vector>
 
 namespace wlui {
@@ -30,7 +31,13 @@ public:
     struct Result {
         bool changed = false;            // the text changed this frame
         bool compile_requested = false;  // Ctrl+Enter
+        std::optional<TextPos> hover;    // the character under the mouse (not over a diagnostic), for hover help
     };
+    // Where the text was drawn: line 0, column 0 at (x, y), one character char_w wide, a line line_h high.
+    struct Geometry {
+        float x = 0, y = 0, char_w = 0, line_h = 0;
+    };
+    const Geometry& geometry() const { return geometry_; }
 
     // Fills `size` (0 = the rest of the window). `spans` may be in any order.
     Result draw(const char* id, TextBuffer& buf, const std::vector<SyntaxSpan>& spans,
@@ -47,6 +54,7 @@ private:
     bool focused_ = false, focus_request_ = false, has_reveal_ = false, selecting_ = false;
     TextPos reveal_;
     TextPos last_cursor_{-1, -1};
+    Geometry geometry_;
 };
 
 }  // namespace wlui

@@ -20,6 +20,7 @@ constexpr ImU32 kShadow     = IM_COL32(0, 0, 0, 170);     // under dots and arro
 constexpr ImU32 kPanel      = IM_COL32(12, 14, 19, 215);  // toolbar and legend backgrounds
 constexpr ImU32 kText       = IM_COL32(220, 225, 232, 255);
 constexpr ImU32 kTextDim    = IM_COL32(150, 158, 172, 255);
+constexpr ImU32 kCoordText  = IM_COL32(235, 240, 248, 170);   // PE coordinates, readable on any heat colour
 constexpr float kMinZoom = 0.25f, kMaxZoom = 64.0f;
 
 ImU32 col(Rgba c) { return IM_COL32(c.r, c.g, c.b, c.a); }
@@ -77,6 +78,7 @@ nlohmann::json MeshCanvas::state() const {
     j["draw_ms"] = draw_ms_;
     j["mesh_rect"] = {{"x", mesh_min_.x}, {"y", mesh_min_.y}, {"cell", cell_}};   // PE (x, y) spans cell px from min + (x, y) * cell
     j["legend"] = legend_;
+    j["coords"] = coords_;                // PEs were labelled with their coordinates (there was room)
     j["route_label"] = route_label();
     j["legend_rect"] = {{"x", legend_rect_[0]}, {"y", legend_rect_[1]}, {"w", legend_rect_[2]}, {"h", legend_rect_[3]}};
     return j;
@@ -190,6 +192,7 @@ void MeshCanvas::draw_pes(const Frame& f, const wl::Machine* m) {
         }
         return col(view_.colour(*m, x, y));
     };
+    coords_ = false;
     if (f.detail == Detail::Heatmap) {
         // No gaps and no outlines; a run of equal colours along a row is one rect (an idle mesh is h rects).
         for (int y = f.y0; y < f.y1 && f.x0 < f.x1; ++y) {
@@ -208,6 +211,8 @@ void MeshCanvas::draw_pes(const Frame& f, const wl::Machine* m) {
         const bool full = f.detail == Detail::Full;
         const float pe = f.cell * 0.72f, r = full ? pe * 0.12f : 0.0f;
         const float link_w = std::clamp(f.cell * 0.05f, 1.0f, 6.0f), router = std::min(pe * 0.22f, 24.0f);
+        const bool coords = full && pe >= ImGui::CalcTextSize("00,00").x * 2.2f;
+        coords_ = coords;
         for (int y = f.y0; y < f.y1; ++y)
             for (int x = f.x0; x < f.x1; ++x) {
                 const ImVec2 c = f.centre(x, y);
@@ -217,6 +222,11 @@ void MeshCanvas::draw_pes(const Frame& f, const wl::Machine* m) {
                 }
                 dl->AddRectFilled(c + ImVec2(-pe * 0.5f, -pe * 0.5f), c + ImVec2(pe * 0.5f, pe * 0.5f), colour(x, y), r);
                 if (full) dl->AddRectFilled(c + ImVec2(-router, -router) * 0.5f, c + ImVec2(router, router) * 0.5f, kRouter, router * 0.2f);
+                if (coords) {   // where there is room, each PE says where it is
+                    char xy[16];
+                    std::snprintf(xy, sizeof xy, "%d,%d", x, y);
+                    dl->AddText(c + ImVec2(-pe * 0.5f + 4, -pe * 0.5f + 2), kCoordText, xy);
+                }
             }
     }
     // Hover and selection outlines sit on the cell's edge, so they read at any size.

@@ -71,6 +71,7 @@ private:
     ImVec2 mesh_min_{0, 0};              // PE (0, 0)'s top-left corner on screen
     float cell_ = 0;                     // one PE's pitch on screen
     std::vector<std::string> colour_names_;
+    bool coords_ = false;
     nlohmann::json legend_ = nlohmann::json::array();   // [{title, swatches: [{label, rgb}]}] as last drawn
     std::array<float, 4> legend_rect_{};  // x, y, w, h
     double draw_ms_ = 0;

@@ -2,6 +2,7 @@
 // comes from pe_report.h; this file only lays it out.
 #include "ui/pe_inspector.h"
 
+#include "ui/glossary.h"
 #include "ui/pe_report.h"
 #include "ui/style.h"
 
@@ -38,6 +39,21 @@ struct Mono {   // numbers and code in the monospaced font
     ~Mono() { ImGui::PopFont(); }
 };
 
+// A table's header row where each header explains itself on hover (the glossary).
+void headers_with_help(std::string* hovered, std::map<std::string, std::pair<ImVec2, ImVec2>>* drawn) {
+    ImGui::TableNextRow(ImGuiTableRowFlags_Headers);
+    for (int i = 0; i < ImGui::TableGetColumnCount(); ++i) {
+        if (!ImGui::TableSetColumnIndex(i)) continue;
+        const char* name = ImGui::TableGetColumnName(i);
+        ImGui::TableHeader(name);
+        if (glossary(name)) (*drawn)[name] = {ImGui::GetItemRectMin(), ImGui::GetItemRectMax()};
+        if (const char* help = glossary(name); help && ImGui::IsItemHovered()) {
+            ImGui::SetTooltip("%s: %s", name, help);
+            *hovered = name;
+        }
+    }
+}
+
 void text_mono(const std::string& s) {
     Mono m;
     ImGui::TextUnformatted(s.c_str());
@@ -45,8 +61,18 @@ void text_mono(const std::string& s) {
 
 }  // namespace
 
+void PeInspector::term_help(const char* term) {
+    term_rects_[term] = {ImGui::GetItemRectMin(), ImGui::GetItemRectMax()};
+    if (const char* help = glossary(term); help && ImGui::IsItemHovered()) {
+        ImGui::SetTooltip("%s: %s", term, help);
+        hovered_term_ = term;
+    }
+}
+
 std::optional<wl::SrcLoc> PeInspector::draw(bool* open, const wl::lang::KernelRun* run, int x, int y, std::string_view source) {
     std::optional<wl::SrcLoc> reveal;
+    hovered_term_.clear();
+    term_rects_.clear();
     if (!ImGui::Begin("PE inspector", open)) {
         ImGui::End();
         return reveal;
@@ -71,6 +97,7 @@ std::optional<wl::SrcLoc> PeInspector::draw(bool* open, const wl::lang::KernelRu
     const bool stalled = m.core(x, y).state == wl::ThreadState::Stalled;
     ImGui::PushTextWrapPos(0.0f);
     ImGui::TextColored(kDim, "%s", prog ? ("program " + prog->name).c_str() : "no program here");   // names carry their parameters
+    term_help("program");
     ImGui::TextColored(t.faulted ? kBad : !t.has_pc ? kDim : stalled ? kWarn : kGood, "%s", t.state.c_str());
     ImGui::PopTextWrapPos();
     if (t.has_pc) {
@@ -86,7 +113,10 @@ std::optional<wl::SrcLoc> PeInspector::draw(bool* open, const wl::lang::KernelRu
             text_mono(std::string(size_t(std::max(0, t.loc.col - 1)), ' ') + "^");
         }
     }
-    for (const std::string& u : t.microthreads) ImGui::BulletText("%s", u.c_str());
+    for (const std::string& u : t.microthreads) {
+        ImGui::BulletText("%s", u.c_str());
+        term_help("microthread");
+    }
     ImGui::Spacing();
 
     // [SECTION] tasks
@@ -97,7 +127,7 @@ std::optional<wl::SrcLoc> PeInspector::draw(bool* open, const wl::lang::KernelRu
         if (tasks.empty()) ImGui::TextDisabled("no tasks bound");
         else if (ImGui::BeginTable("tasks", 6, ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_BordersInnerV)) {
             for (const char* h : {"id", "task", "kind", "colour", "state", "queued"}) ImGui::TableSetupColumn(h);
-            ImGui::TableHeadersRow();
+            headers_with_help(&hovered_term_, &term_rects_);
             for (const TaskRow& r : tasks) {
                 ImGui::TableNextRow();
                 ImGui::TableNextColumn();
@@ -129,7 +159,7 @@ std::optional<wl::SrcLoc> PeInspector::draw(bool* open, const wl::lang::KernelRu
             ImGui::TableSetupColumn("router buffers");
             ImGui::TableSetupColumn("CE queue", ImGuiTableColumnFlags_WidthStretch);
             ImGui::TableSetupColumn("fwd");
-            ImGui::TableHeadersRow();
+            headers_with_help(&hovered_term_, &term_rects_);
             for (const ColourRow& c : colours) {
                 ImGui::TableNextRow();
                 ImGui::TableNextColumn();
@@ -170,19 +200,31 @@ std::optional<wl::SrcLoc> PeInspector::draw(bool* open, const wl::lang::KernelRu
         const wl::CoreStats& cs = m.core(x, y).stats;
         const wl::RouterStats rs = m.router_stats(x, y);
         const double cycles = double(std::max<uint64_t>(m.now(), 1));
-        ImGui::Text("busy %llu (%.0f%%)   stall %llu   instrs %llu   tasks %llu", (unsigned long long)cs.busy,
-                    100.0 * double(cs.busy) / cycles, (unsigned long long)cs.stall, (unsigned long long)cs.instrs,
-                    (unsigned long long)cs.tasks);
-        ImGui::Text("elements %llu   sent %llu   received %llu   router stalls %llu", (unsigned long long)cs.elems,
-                    (unsigned long long)cs.sent, (unsigned long long)cs.received, (unsigned long long)rs.stalls);
+        // Each counter is its own item, so each explains itself on hover.
+        auto counter = [&](const char* name, const std::string& value, bool same_line) {
+            if (same_line) ImGui::SameLine(0, ImGui::GetFontSize());
+            ImGui::Text("%s %s", name, value.c_str());
+            term_help(name);
+        };
+        char pct[32];
+        std::snprintf(pct, sizeof pct, " (%.0f%%)", 100.0 * double(cs.busy) / cycles);
+        counter("busy", std::to_string(cs.busy) + pct, false);
+        counter("stall", std::to_string(cs.stall), true);
+        counter("instrs", std::to_string(cs.instrs), true);
+        counter("tasks", std::to_string(cs.tasks), true);
+        counter("elements", std::to_string(cs.elems), false);
+        counter("sent", std::to_string(cs.sent), true);
+        counter("received", std::to_string(cs.received), true);
+        counter("router stalls", std::to_string(rs.stalls), true);
         if (ImGui::BeginTable("links", 6, ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_BordersInnerV)) {
             ImGui::TableSetupColumn("wavelets");
             for (int p = 0; p < wl::kPorts; ++p) ImGui::TableSetupColumn(wl::port_name(p));
-            ImGui::TableHeadersRow();
+            headers_with_help(&hovered_term_, &term_rects_);
             for (int dir = 0; dir < 2; ++dir) {
                 ImGui::TableNextRow();
                 ImGui::TableNextColumn();
                 ImGui::TextUnformatted(dir ? "out" : "in");
+                term_help(dir ? "out" : "in");
                 for (int p = 0; p < wl::kPorts; ++p) {
                     ImGui::TableNextColumn();
                     ImGui::Text("%llu", (unsigned long long)(dir ? rs.out[p] : rs.in[p]));
@@ -236,7 +278,7 @@ void PeInspector::draw_sram(const wl::Machine& m, int x, int y) {
     ImGui::TableSetupColumn("symbol");
     ImGui::TableSetupColumn("address");
     ImGui::TableSetupColumn("value", ImGuiTableColumnFlags_WidthStretch);
-    ImGui::TableHeadersRow();
+    headers_with_help(&hovered_term_, &term_rects_);
 
     std::optional<uint32_t> toggle;
     ImGuiListClipper clipper;

@@ -11,7 +11,10 @@
 
 #include <cstdint>
 #include <optional>
+#include <imgui.h>
+#include <map>
 #include <set>
+#include <string>
 #include <string_view>
 
 namespace wlui {
@@ -23,11 +26,18 @@ public:
     // Returns the place to show when the user pressed "Show in editor". The caller places the window.
     std::optional<wl::SrcLoc> draw(bool* open, const wl::lang::KernelRun* run, int x, int y, std::string_view source);
 
+    const std::string& hovered_term() const { return hovered_term_; }   // the term whose help showed this frame, or ""
+    // The terms with hover help drawn this frame, and where (screen rectangles).
+    const std::map<std::string, std::pair<ImVec2, ImVec2>>& term_rects() const { return term_rects_; }
+
 private:
     void draw_sram(const wl::Machine& m, int x, int y);
+    void term_help(const char* term);    // after an item: its glossary entry on hover
 
     int format_ = 0;                     // 0 = each symbol's own type, then f32, i32, hex
-    std::set<uint32_t> toggled_;         // SRAM regions (by offset) opened or closed against their default
+    std::set<uint32_t> toggled_;
+    std::string hovered_term_;
+    std::map<std::string, std::pair<ImVec2, ImVec2>> term_rects_;         // SRAM regions (by offset) opened or closed against their default
 };
 
 }  // namespace wlui

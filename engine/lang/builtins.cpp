@@ -25,9 +25,8 @@ Builtin builtin_of(std::string_view n, Op* op) {
     return Builtin::None;
 }
 
-std::string builtin_cost_markdown() {
-    struct Row { const char* call; Op op; const char* note; };
-    static const Row kScalar[] = {
+const std::vector<BuiltinDoc>& scalar_builtin_docs() {
+    static const std::vector<BuiltinDoc> kScalar = {
         {"send(c, v)", Op::SEND, "stalls while the ramp queue is full"},
         {"recv(c), recv_i32(c)", Op::RECV, "stalls until a wavelet is queued"},
         {"activate(t)", Op::ACTIVATE, ""},
@@ -46,8 +45,23 @@ std::string builtin_cost_markdown() {
         {"f32(i)", Op::ITOF, ""},
         {"i32(f), u32(f)", Op::FTOI, "int to int is a `mov`"},
     };
+    return kScalar;
+}
+
+const char* vector_builtin_args(Op op) {
+    switch (op_info(op).fmt) {
+    case Fmt::Vec1: return "(dst, src)";
+    case Fmt::Vec2: return "(dst, a, b)";
+    case Fmt::Vec1S: return "(dst, src, s: f32)";
+    case Fmt::Vec2S: return "(dst, a, b, s: f32)";
+    case Fmt::VecR: return "(src) -> f32";
+    default: return "";
+    }
+}
+
+std::string builtin_cost_markdown() {
     std::string md = "| builtin | opcode | cycles |\n|---|---|---|\n";
-    for (const Row& r : kScalar) {
+    for (const BuiltinDoc& r : scalar_builtin_docs()) {
         const OpInfo& o = op_info(r.op);
         md += std::string("| `") + r.call + "` | `" + o.mnemonic + "` | " + std::to_string(o.base_cycles) + (r.note[0] ? std::string("; ") + r.note : "") + " |\n";
     }
@@ -57,15 +71,7 @@ std::string builtin_cost_markdown() {
         Op op = Op(k);
         if (!op_is_vector(op)) continue;
         const OpInfo& o = op_info(op);
-        const char* args = "";
-        switch (o.fmt) {
-        case Fmt::Vec1: args = "(dst, src)"; break;
-        case Fmt::Vec2: args = "(dst, a, b)"; break;
-        case Fmt::Vec1S: args = "(dst, src, s: f32)"; break;
-        case Fmt::Vec2S: args = "(dst, a, b, s: f32)"; break;
-        case Fmt::VecR: args = "(src) -> f32"; break;
-        default: break;
-        }
+        const char* args = vector_builtin_args(op);
         md += std::string("| `") + o.mnemonic + "` | `" + args + "` — " + o.doc + " | " + std::to_string(o.base_cycles) + " + ceil(" +
               std::to_string(o.per_elem) + "·n / simd) |\n";
     }

@@ -6,6 +6,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace wl::lang {
 
@@ -23,6 +24,16 @@ enum class Builtin : uint8_t {
 
 // Looks a name up; for Builtin::Vector, *op is the opcode (fmacs, fadds, ...).
 Builtin builtin_of(std::string_view name, Op* op = nullptr);
+
+// The scalar builtins as documented: the call, the opcode it compiles to, a note.
+struct BuiltinDoc {
+    const char* call;   // "recv(c), recv_i32(c)"
+    Op op;
+    const char* note;   // "" or "stalls until a wavelet is queued"
+};
+const std::vector<BuiltinDoc>& scalar_builtin_docs();
+// A vector opcode's arguments as a builtin: "(dst, a, b, s: f32)".
+const char* vector_builtin_args(Op op);
 
 // The builtins' table for docs/kernel-language.md: each builtin, the opcode it
 // compiles to and its cycle cost, read from the isa table (a test keeps the doc current).

@@ -1,6 +1,10 @@
-// lang_docs_test.cpp: the builtin cost table in docs/kernel-language.md is the
-// one generated from the isa table. Set WAFERLAB_UPDATE_DOCS=1 to rewrite it.
+// lang_docs_test.cpp: the builtin cost table and the keyword table in
+// docs/kernel-language.md are the ones generated from the engine's tables, and
+// every word the editor colours has hover help. Set WAFERLAB_UPDATE_DOCS=1 to rewrite it.
 #include "engine/lang/builtins.h"
+#include "engine/lang/help.h"
+#include "engine/lang/lexer.h"
+#include "engine/lang/token.h"
 
 #include <gtest/gtest.h>
 
@@ -9,22 +13,49 @@
 #include <sstream>
 #include <string>
 
-TEST(LangDocs, BuiltinCostTableIsGenerated) {
+// The text between <!-- BEGIN name ... --> and <!-- END name --> in docs/kernel-language.md
+// must be `want`; WAFERLAB_UPDATE_DOCS=1 rewrites it.
+static void expect_generated(const std::string& name, const std::string& want) {
     const std::string path = std::string(WAFERLAB_SOURCE_DIR) + "/docs/kernel-language.md";
     std::ifstream in(path);
     std::stringstream ss;
     ss << in.rdbuf();
     std::string doc = ss.str();
-    const std::string begin = "<!-- BEGIN builtin-costs", end = "<!-- END builtin-costs -->";
+    const std::string begin = "<!-- BEGIN " + name, end = "<!-- END " + name + " -->";
     size_t b = doc.find(begin), e = doc.find(end);
-    ASSERT_NE(b, std::string::npos);
-    ASSERT_NE(e, std::string::npos);
+    ASSERT_NE(b, std::string::npos) << begin;
+    ASSERT_NE(e, std::string::npos) << end;
     b = doc.find("-->", b) + 4;
-    std::string want = wl::lang::builtin_cost_markdown();
     std::string got = doc.substr(b, e - b);
     if (got != want && std::getenv("WAFERLAB_UPDATE_DOCS")) {
         std::ofstream(path, std::ios::binary) << doc.substr(0, b) + want + doc.substr(e);
         got = want;
     }
     EXPECT_EQ(got, want) << "regenerate with WAFERLAB_UPDATE_DOCS=1";
+}
+
+TEST(LangDocs, BuiltinCostTableIsGenerated) { expect_generated("builtin-costs", wl::lang::builtin_cost_markdown()); }
+
+TEST(LangDocs, KeywordTableIsGenerated) { expect_generated("keywords", wl::lang::keyword_help_markdown()); }
+
+// Every word the editor colours as a keyword, type or builtin has hover help.
+TEST(LangDocs, EveryKeywordTypeAndBuiltinHasHelp) {
+#define WK_X(name, sp) EXPECT_FALSE(wl::lang::word_help(sp).empty()) << sp;
+    WK_KEYWORDS(WK_X)
+#undef WK_X
+    for (const char* b : {"send", "recv", "recv_i32", "activate", "block", "unblock", "mem", "fabin", "fabout", "exp", "sqrt",
+                          "rsqrt", "tanh", "abs", "min", "max", "bits", "from_bits", "select"}) {
+        ASSERT_NE(wl::lang::builtin_of(b), wl::lang::Builtin::None) << b;
+        EXPECT_FALSE(wl::lang::word_help(b).empty()) << b;
+    }
+    for (int k = 0; k < wl::op_count(); ++k)
+        if (wl::op_is_vector(wl::Op(k))) EXPECT_FALSE(wl::lang::word_help(wl::op_info(wl::Op(k)).mnemonic).empty());
+    // Help is generated from the tables: the vector op's doc and cost, the scalar builtin's opcode.
+    const std::string fmacs = wl::lang::word_help("fmacs");
+    EXPECT_EQ(fmacs.rfind("fmacs(dst, a, b, s: f32): ", 0), 0u) << fmacs;
+    EXPECT_NE(fmacs.find(wl::op_info(wl::Op::FMACS).doc), std::string::npos) << fmacs;
+    EXPECT_NE(wl::lang::word_help("recv_i32").find("compiles to recv"), std::string::npos);
+    EXPECT_NE(wl::lang::word_help("fabin").find("fabin DSD"), std::string::npos) << wl::lang::word_help("fabin");
+    EXPECT_EQ(wl::lang::word_help("x"), "");
+    EXPECT_EQ(wl::lang::word_help("fma"), "");       // a prefix of a builtin is not one
 }

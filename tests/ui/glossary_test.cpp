@@ -1,0 +1,15 @@
+// glossary_test.cpp: every term the PE inspector shows has hover help.
+#include "ui/glossary.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+TEST(Glossary, EveryInspectorTermIsExplained) {
+    for (const char* t : wlui::kInspectorTerms) {
+        const char* text = wlui::glossary(t);
+        ASSERT_NE(text, nullptr) << t;
+        EXPECT_GT(std::string(text).size(), 10u) << t;
+    }
+    EXPECT_EQ(wlui::glossary("no such term"), nullptr);
+}

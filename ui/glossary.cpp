@@ -1,0 +1,49 @@
+#include "ui/glossary.h"
+
+namespace wlui {
+
+const char* glossary(std::string_view term) {
+    struct Entry {
+        const char* term;
+        const char* text;
+    };
+    static constexpr Entry kEntries[] = {
+        {"program", "the program placed on this PE by the kernel's layout, with its parameters"},
+        {"id", "the task's id: a data task's id is its colour (0..23); local tasks are 24..31"},
+        {"task", "a piece of code the PE runs when it is triggered: by a wavelet (data task) or by activate (local task)"},
+        {"kind", "data: runs once per wavelet on its colour; local: runs when activated; control: runs on a control wavelet"},
+        {"colour", "one of 24 virtual channels of the fabric; every wavelet carries one, and routes are set per colour"},
+        {"state", "idle: nothing to do; active: ready, waiting for the CE; blocked: will not run until unblocked; running: on the CE now"},
+        {"queued", "wavelets waiting in the CE queue for this task's colour"},
+        {"route rx > tx", "how this PE's router forwards the colour: the ports it receives from > the ports it sends to "
+                          "(several positions: a control wavelet advances to the next)"},
+        {"router buffers", "wavelets waiting in the router's input queues, by the port they came in on"},
+        {"CE queue", "wavelets the router passed down the ramp, waiting for the compute engine (CE) to take them, head first"},
+        {"fwd", "wavelets of this colour the router has forwarded so far"},
+        {"busy", "cycles the compute engine (CE) spent running instructions, and the share of all cycles"},
+        {"stall", "cycles the CE waited: for a wavelet to arrive, for room on the ramp, or for a free microthread"},
+        {"instrs", "instructions the CE issued"},
+        {"tasks", "tasks the CE started"},
+        {"elements", "vector elements processed by vector ops (fmacs, fmovs, ...): one per element of the DSD"},
+        {"sent", "wavelets the CE sent up the ramp into the fabric"},
+        {"received", "wavelets the CE took from its queues"},
+        {"router stalls", "colour-cycles a wavelet could not move because the next queue was full"},
+        {"wavelets", "32-bit messages between routers: counted per port, in and out"},
+        {"in", "wavelets that arrived at the router through the port"},
+        {"out", "wavelets the router sent out through the port"},
+        {"N", "the port to the north neighbour (y - 1)"},
+        {"S", "the port to the south neighbour (y + 1)"},
+        {"E", "the port to the east neighbour (x + 1)"},
+        {"W", "the port to the west neighbour (x - 1)"},
+        {"RAMP", "the port between the router and its own PE's compute engine: up to send, down to receive"},
+        {"symbol", "a variable of the program in this PE's SRAM (48 KiB)"},
+        {"address", "the byte address in this PE's SRAM"},
+        {"value", "what the SRAM holds there, read as the symbol's type (or the format chosen above)"},
+        {"microthread", "one of 4 per PE that run async vector ops while the main thread goes on"},
+    };
+    for (const Entry& e : kEntries)
+        if (term == e.term) return e.text;
+    return nullptr;
+}
+
+}  // namespace wlui
