@@ -72,11 +72,11 @@ void App::compile_and_load() {
     runner_.load(std::make_shared<const wl::lang::CompileResult>(r));
     gate_.loaded(doc_.buffer().version());
     canvas_.set_colour_names(r.colour_names);
-    // The canvas shows the kernel's grid.
+    // The canvas shows the kernel's grid, fitted once this frame's windows are where they go.
     if (mesh_.w != r.grid_w || mesh_.h != r.grid_h) {
         mesh_ = wl::Mesh{r.grid_w, r.grid_h};
         canvas_.select(std::nullopt);
-        canvas_.fit();
+        refit_ = true;
     }
 }
 
@@ -131,6 +131,11 @@ void App::frame() {
     // The emulation's share of the frame: 12 ms, so the UI keeps 60 fps on a slow machine.
     const ImGuiIO& io = ImGui::GetIO();
     const auto t0 = std::chrono::steady_clock::now();
+    // A tour stop about the running kernel keeps it playing, from the start again when it ends.
+    if (help_.wants_running() && !runner_.busy()) {
+        if (runner_.done()) runner_.reset();
+        if (ready_to_run()) runner_.play();
+    }
     runner_.tick(io.DeltaTime, kSliceBudgetMs);
     tick_ms_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 
@@ -169,6 +174,10 @@ void App::frame() {
         drawn_["free_area"] = {ImVec2(free.x, free.y), ImVec2(free.right(), free.bottom())};
     }
     canvas_.draw(mesh_, runner_.run() ? &runner_.run()->machine() : nullptr);
+    if (const auto dot = canvas_.wavelet()) {   // the tour's spotlight follows a wavelet in flight
+        const float r = std::max(28.0f, canvas_.cell() * 0.45f);
+        places_.wavelet_min = ImVec2(dot->x - r, dot->y - r), places_.wavelet_max = ImVec2(dot->x + r, dot->y + r);
+    }
     ImGui::EndChild();
     status_bar();
     ImGui::End();
@@ -292,9 +301,12 @@ void App::menu_bar() {
         }
         ImGui::EndMenu();
     }
-    if (ImGui::BeginMenu("Help")) {
+    const bool help_open = ImGui::BeginMenu("Help");
+    mark_item("menu_help");
+    if (help_open) {
         if (ImGui::MenuItem("What am I looking at?", "F1")) help_.open();
         if (ImGui::MenuItem("Take the tour")) start_tour();
+        mark_item("menu_tour");
         if (ImGui::MenuItem("About WaferLab")) show_about_ = true;
         ImGui::EndMenu();
     }
@@ -646,7 +658,13 @@ json App::state() const {
         {"view", {{"zoom", canvas_.zoom()}}},
         {"canvas", canvas_.state()},
         {"about_open", show_about_},
-        {"help", {{"open", help_.is_open()}, {"tour_step", help_.touring() ? json(help_.tour_step()) : json(nullptr)}}},
+        {"help", {{"open", help_.is_open()}, {"tour_step", help_.touring() ? json(help_.tour_step()) : json(nullptr)},
+                  {"spot", help_.touring() ? json{{"x", help_.spot_min().x}, {"y", help_.spot_min().y},
+                                                   {"w", help_.spot_max().x - help_.spot_min().x}, {"h", help_.spot_max().y - help_.spot_min().y}}
+                                           : json(nullptr)},
+                  {"next", help_.touring() ? json{{"x", help_.next_min().x}, {"y", help_.next_min().y},
+                                                   {"w", help_.next_max().x - help_.next_min().x}, {"h", help_.next_max().y - help_.next_min().y}}
+                                           : json(nullptr)}}},
         {"editor", {{"open", show_editor_}, {"focused", editor_.focused()}, {"file", doc_.name()},
                     {"lines", doc_.buffer().line_count()}, {"modified", doc_.buffer().modified()},
                     {"cursor", {{"line", doc_.buffer().cursor().line + 1}, {"col", doc_.buffer().cursor().col + 1}}},

@@ -10,6 +10,7 @@ public:
     // Where the parts of the app are this frame (screen rectangles; zero size: not shown).
     struct Places {
         ImVec2 toolbar_min, toolbar_max, canvas_min, canvas_max, editor_min, editor_max, log_min, log_max;
+        ImVec2 wavelet_min, wavelet_max;   // around a wavelet in flight on the canvas (zero size: none yet)
     };
 
     void open() { open_ = true; }
@@ -20,6 +21,11 @@ public:
     int tour_step() const { return step_; }
 
     void draw(const Places& at);
+    bool wants_running() const;          // the current stop shows the kernel running: the app keeps it playing
+    ImVec2 spot_min() const { return spot_min_; }   // the part the current stop lights up (for state())
+    ImVec2 spot_max() const { return spot_max_; }
+    ImVec2 next_min() const { return next_min_; }   // the card's Next button
+    ImVec2 next_max() const { return next_max_; }
 
 private:
     void window();
@@ -27,6 +33,7 @@ private:
 
     bool open_ = false;
     int step_ = -1;   // the tour's step; -1 = no tour
+    ImVec2 spot_min_{0, 0}, spot_max_{0, 0}, next_min_{0, 0}, next_max_{0, 0};
 };
 
 }  // namespace wlui

@@ -78,7 +78,8 @@ nlohmann::json MeshCanvas::state() const {
     j["draw_ms"] = draw_ms_;
     j["mesh_rect"] = {{"x", mesh_min_.x}, {"y", mesh_min_.y}, {"cell", cell_}};   // PE (x, y) spans cell px from min + (x, y) * cell
     j["legend"] = legend_;
-    j["coords"] = coords_;                // PEs were labelled with their coordinates (there was room)
+    j["coords"] = coords_;
+    j["dot"] = dot_ ? nlohmann::json{{"x", dot_->x}, {"y", dot_->y}} : nlohmann::json(nullptr);   // a wavelet drawn this frame                // PEs were labelled with their coordinates (there was room)
     j["route_label"] = route_label();
     j["legend_rect"] = {{"x", legend_rect_[0]}, {"y", legend_rect_[1]}, {"w", legend_rect_[2]}, {"h", legend_rect_[3]}};
     return j;
@@ -163,6 +164,7 @@ void MeshCanvas::draw(const wl::Mesh& mesh, const wl::Machine* machine) {
     f.dl->AddRectFilled(f.origin, ImVec2(f.origin.x + f.size.x, f.origin.y + f.size.y), kBackground);
     draw_pes(f, machine);
     dots_ = 0;
+    dot_.reset();
     // One picture: a route is its colour's arrows along the links; traffic lights the same links up over it.
     if (machine && f.detail != Detail::Heatmap && settings_.route_colour >= 0) draw_routes(f, *machine);
     if (animate) draw_wavelets(f);
@@ -270,7 +272,7 @@ void MeshCanvas::draw_wavelets(const Frame& f) {
         const ImVec2 d = dir(h.port), p = c + d * (f.cell * phase);
         dl->AddCircleFilled(p, rad + 1.0f, kShadow, 12);
         dl->AddCircleFilled(p, rad, cc, 12);
-        ++dots_;
+        if (dots_++ == 0) dot_ = p;
     }
 }
 

@@ -35,6 +35,8 @@ public:
     void select(std::optional<PeCoord> pe) { selected_ = pe; }
 
     float zoom() const { return zoom_; }
+    std::optional<ImVec2> wavelet() const { return dot_; }   // where a wavelet dot was drawn last frame, if any
+    float cell() const { return cell_; }
     std::optional<PeCoord> hovered() const { return hovered_; }
     std::optional<PeCoord> selected() const { return selected_; }
 
@@ -72,6 +74,7 @@ private:
     float cell_ = 0;                     // one PE's pitch on screen
     std::vector<std::string> colour_names_;
     bool coords_ = false;
+    std::optional<ImVec2> dot_;
     nlohmann::json legend_ = nlohmann::json::array();   // [{title, swatches: [{label, rgb}]}] as last drawn
     std::array<float, 4> legend_rect_{};  // x, y, w, h
     double draw_ms_ = 0;
