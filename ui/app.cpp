@@ -31,7 +31,7 @@ static void window_rect(ImVec2* a, ImVec2* b) {
     *b = ImVec2(a->x + ImGui::GetWindowWidth(), a->y + ImGui::GetWindowHeight());
 }
 
-App::App(const AppOptions& opt) : asset_dir_(opt.asset_dir) {
+App::App(const AppOptions& opt) : asset_dir_(opt.asset_dir), developer_(opt.developer) {
     mesh_ = wl::Mesh{opt.mesh_w, opt.mesh_h};
     compare_.models_dir = models_dir();
     start(opt.example);   // the saved workspace, or the requested example (app_files.cpp)
@@ -42,13 +42,40 @@ App::App(const AppOptions& opt) : asset_dir_(opt.asset_dir) {
     }
 }
 
+// The order a beginner meets the examples in: two PEs, then one-to-many, many-to-one, a matrix
+// times a vector, neighbours, everyone-to-everyone, and the two matrix products. Others follow by name.
+static constexpr const char* kExampleOrder[] = {"hello", "broadcast", "reduction", "gemv", "stencil", "allreduce", "cannon", "summa"};
+
 std::vector<std::string> App::example_names() const {
     std::vector<std::string> names;
     std::error_code ec;
     for (const auto& e : std::filesystem::directory_iterator(asset_dir_ + "/examples", ec))
         if (e.path().extension() == ".wk") names.push_back(e.path().stem().string());
-    std::sort(names.begin(), names.end());
+    auto rank = [](const std::string& n) {
+        const auto* at = std::find(std::begin(kExampleOrder), std::end(kExampleOrder), n);
+        return int(at - std::begin(kExampleOrder));
+    };
+    std::sort(names.begin(), names.end(), [&](const std::string& a, const std::string& b) {
+        return rank(a) != rank(b) ? rank(a) < rank(b) : a < b;
+    });
     return names;
+}
+
+const std::string& App::example_summary(const std::string& name) const {
+    auto [it, fresh] = example_summaries_.try_emplace(name);
+    if (fresh) {
+        std::ifstream in(asset_dir_ + "/examples/" + name + ".wk", std::ios::binary);
+        std::stringstream ss;
+        ss << in.rdbuf();
+        std::string h = kernel_header(ss.str());
+        if (h.rfind(name + ".wk:", 0) == 0) h.erase(0, name.size() + 4);   // "gemv.wk: y = A x ..." -> "y = A x ..."
+        const size_t b = h.find_first_not_of(' ');
+        h = b == std::string::npos ? "" : h.substr(b);
+        size_t end = h.find(". ");   // whole sentences, at least 30 characters of them
+        while (end != std::string::npos && end < 30) end = h.find(". ", end + 1);
+        it->second = end == std::string::npos ? h : h.substr(0, end + 1);
+    }
+    return it->second;
 }
 
 void App::load_example(const std::string& name) {
@@ -263,15 +290,24 @@ void App::menu_bar() {
         ImGui::MenuItem("PE inspector", nullptr, &show_inspector_);
         ImGui::MenuItem("Stats", nullptr, &show_stats_);
         ImGui::MenuItem("Wafer vs GPU", nullptr, &show_compare_);
-        ImGui::MenuItem("Dear ImGui demo", nullptr, &show_demo_);
+        if (developer_) {   // a developer's tool, not a student's (--dev, ?dev=1)
+            ImGui::MenuItem("Dear ImGui demo", nullptr, &show_demo_);
+            mark_item("menu_demo");
+        }
         ImGui::EndMenu();
     }
     const bool examples_open = ImGui::BeginMenu("Examples");
     mark_item("menu_examples");
     if (examples_open) {
+        ImGui::TextDisabled("Beginner first");
         for (const std::string& n : example_names()) {
             const bool hit = ImGui::MenuItem(n.c_str(), nullptr, example_ == n);
             mark_item(("example:" + n).c_str());
+            const std::string& summary = example_summary(n);
+            if (!summary.empty()) {
+                ImGui::SameLine(ImGui::GetFontSize() * 7.5f);
+                ImGui::TextDisabled("%s", summary.c_str());
+            }
             if (hit) {
                 if (doc_.buffer().modified()) pending_example_ = n;
                 else load_example(n);   // paused at cycle 0: the toolbar says how to start it
@@ -293,11 +329,25 @@ void App::menu_bar() {
         if (ImGui::MenuItem("Reset to cycle 0", "Shift+F5", false, runner_.loaded())) runner_.reset();
         ImGui::EndMenu();
     }
-    if (ImGui::BeginMenu("Mesh")) {
+    const bool mesh_open = ImGui::BeginMenu("Mesh");
+    mark_item("menu_mesh");
+    if (mesh_open) {
+        // A loaded kernel's layout sets the grid: the menu shows it, and the empty sizes wait until none is loaded.
+        const bool kernel = runner_.loaded();
+        if (kernel) {
+            char label[64];
+            std::snprintf(label, sizeof label, "%d x %d (the kernel's grid)", mesh_.w, mesh_.h);
+            ImGui::MenuItem(label, nullptr, true);
+            mark_item("mesh:kernel");
+            ImGui::Separator();
+        }
         for (int n : kMeshSizes) {
             char label[32];
             std::snprintf(label, sizeof label, "%d x %d", n, n);
-            if (ImGui::MenuItem(label, nullptr, mesh_.w == n && mesh_.h == n)) call("set_mesh", {{"w", n}, {"h", n}});
+            if (ImGui::MenuItem(label, nullptr, !kernel && mesh_.w == n && mesh_.h == n, !kernel)) call("set_mesh", {{"w", n}, {"h", n}});
+            if (kernel && ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+                ImGui::SetTooltip("the loaded kernel's layout sets its grid (grid W x H;): change it there");
+            mark_item(("mesh:" + std::string(label)).c_str());
         }
         ImGui::EndMenu();
     }
@@ -677,6 +727,7 @@ json App::state() const {
         {"inspector_terms", json::object()},
         {"example", example_.empty() ? json(nullptr) : json(example_)},
         {"examples", example_names()},
+        {"example_summaries", json::object()},
         {"diagnostics", doc_.diagnostics_json()},
         {"compiled", doc_.compiled() && doc_.result().ok()},
         {"not_compiled", not_compiled().empty() ? json(nullptr) : json(not_compiled())},
@@ -698,6 +749,7 @@ json App::state() const {
     else j["selected_pe"] = nullptr;
     if (auto h = canvas_.hovered()) j["hovered_pe"] = {{"x", h->x}, {"y", h->y}};
     else j["hovered_pe"] = nullptr;
+    for (const std::string& n : example_names()) j["example_summaries"][n] = example_summary(n);
     if (show_inspector_)
         for (const auto& [name, r] : inspector_.term_rects())
             j["inspector_terms"][name] = {{"x", r.first.x}, {"y", r.first.y}, {"w", r.second.x - r.first.x}, {"h", r.second.y - r.first.y}};

@@ -30,6 +30,7 @@ struct AppOptions {
     std::string example;                 // opened at start when set
     uint64_t run_cycles = 0;             // then run this many cycles (UINT64_MAX: to the end)
     double play_speed = 0;               // or play it at this many cycles per second
+    bool developer = false;              // developer tools in the menus (--dev, ?dev=1): the Dear ImGui demo
 };
 
 class App {
@@ -76,7 +77,8 @@ private:
     void start_tour();                           // loads hello when nothing is loaded
     void reveal_source(int line, int col);       // editor to line:col (1-based)
     nlohmann::json error_json() const;
-    std::vector<std::string> example_names() const;
+    std::vector<std::string> example_names() const;   // beginner first (kExampleOrder), then the rest by name
+    const std::string& example_summary(const std::string& name) const;   // its opening comment's first sentence (cached)
     std::string models_dir() const { return asset_dir_ + "/models"; }
     void load_example(const std::string& name);   // throws on a missing file
 
@@ -108,6 +110,7 @@ private:
     std::string asset_dir_;
     std::string example_;                // the loaded example's name; "" after a new file
     std::string header_;                 // the kernel's opening comment as prose (kernel_header.h)
+    mutable std::map<std::string, std::string> example_summaries_;
     uint64_t header_version_ = ~0ull;
     std::pair<std::string, std::string> hovered_word_;   // the word whose help showed this frame, and the help
     std::string pending_example_;        // waiting for "discard unsaved edits?"
@@ -142,6 +145,7 @@ private:
     uint64_t frame_ = 0;
     bool show_about_ = false;
     bool show_demo_ = false;
+    bool developer_ = false;
     bool quit_ = false;
 };
 

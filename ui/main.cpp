@@ -2,7 +2,7 @@
 // One file for native and web: the loop body is Platform::frame(), called by a
 // plain loop natively and by emscripten_set_main_loop in the browser (no Asyncify).
 //
-//   waferlab [--mesh WxH] [--example NAME] [--run N|all | --play S] [--frames N] [--screenshot out.png] [--no-persist]
+//   waferlab [--mesh WxH] [--example NAME] [--run N|all | --play S] [--frames N] [--screenshot out.png] [--no-persist] [--dev]
 //     --run N|all         run the example N cycles, or to completion, from the start
 //     --play S            or play it at S cycles per second
 //     --frames N          quit after N frames (tests), printing where the run is
@@ -65,6 +65,8 @@ bool parse_options(int argc, char** argv, Options& o) {
         } else if (!std::strcmp(a, "--play")) {
             const char* v = next();
             if (!v || (o.app.play_speed = std::strtod(v, nullptr)) <= 0) return false;
+        } else if (!std::strcmp(a, "--dev")) {
+            o.app.developer = true;
         } else if (!std::strcmp(a, "--no-persist")) {
             wlui::storage::disable();
         } else if (!std::strcmp(a, "--example")) {
@@ -203,7 +205,7 @@ int main(int argc, char** argv) {
     auto* p = new Platform;
     p->opt.app.asset_dir = kAssetDir;
     if (!parse_options(argc, argv, p->opt)) {
-        std::fprintf(stderr, "usage: waferlab [--mesh WxH] [--example NAME] [--run N|all | --play S] [--frames N] [--screenshot out.png] [--no-persist]\n");
+        std::fprintf(stderr, "usage: waferlab [--mesh WxH] [--example NAME] [--run N|all | --play S] [--frames N] [--screenshot out.png] [--no-persist] [--dev]\n");
         return 2;
     }
     if (SDL_Init(SDL_INIT_VIDEO | SDL_INIT_TIMER) != 0) {

@@ -46,6 +46,7 @@
     run: (v) => (/^(all|[1-9]\d{0,8})$/.test(v)
       ? [['--run', v], null]
       : [null, `run=${v} ignored: expected run=all or a number of cycles, e.g. run=500`]),
+    dev: (v) => (v === '1' ? [['--dev'], null] : [null, `dev=${v} ignored: dev=1 shows the developer tools (the Dear ImGui demo)`]),
     example: (v) => (/^[a-z0-9_-]{1,40}$/.test(v)
       ? [['--example', v], null]
       : [null, `example=${v} ignored: expected an example name such as example=gemv`]),
