@@ -290,6 +290,7 @@ void App::menu_bar() {
         ImGui::MenuItem("PE inspector", nullptr, &show_inspector_);
         ImGui::MenuItem("Stats", nullptr, &show_stats_);
         ImGui::MenuItem("Wafer vs GPU", nullptr, &show_compare_);
+        mark_item("menu_compare");
         if (developer_) {   // a developer's tool, not a student's (--dev, ?dev=1)
             ImGui::MenuItem("Dear ImGui demo", nullptr, &show_demo_);
             mark_item("menu_demo");
@@ -725,6 +726,8 @@ json App::state() const {
                     {"header", header_}}},
         {"inspector_term", inspector_.hovered_term().empty() ? json(nullptr) : json(inspector_.hovered_term())},
         {"inspector_terms", json::object()},
+        {"compare_window", {{"term", compare_.hovered_term().empty() ? json(nullptr) : json(compare_.hovered_term())},
+                            {"terms", json::object()}, {"axis_ticks", compare_.axis_ticks()}}},
         {"example", example_.empty() ? json(nullptr) : json(example_)},
         {"examples", example_names()},
         {"example_summaries", json::object()},
@@ -750,6 +753,9 @@ json App::state() const {
     if (auto h = canvas_.hovered()) j["hovered_pe"] = {{"x", h->x}, {"y", h->y}};
     else j["hovered_pe"] = nullptr;
     for (const std::string& n : example_names()) j["example_summaries"][n] = example_summary(n);
+    if (show_compare_)
+        for (const auto& [name, r] : compare_.term_rects())
+            j["compare_window"]["terms"][name] = {{"x", r.first.x}, {"y", r.first.y}, {"w", r.second.x - r.first.x}, {"h", r.second.y - r.first.y}};
     if (show_inspector_)
         for (const auto& [name, r] : inspector_.term_rects())
             j["inspector_terms"][name] = {{"x", r.first.x}, {"y", r.first.y}, {"w", r.second.x - r.first.x}, {"h", r.second.y - r.first.y}};

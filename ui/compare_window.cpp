@@ -8,6 +8,7 @@
 #include "ui/compare_window.h"
 
 #include "engine/gpt/gpt_config.h"
+#include "ui/glossary.h"
 
 #include <imgui.h>
 
@@ -74,23 +75,45 @@ void CompareWindow::recompute() {
     }
 }
 
+void CompareWindow::term_help(const char* term) {
+    term_rects_[term] = {ImGui::GetItemRectMin(), ImGui::GetItemRectMax()};
+    if (const char* help = glossary(term); help && ImGui::IsItemHovered()) {
+        ImGui::BeginTooltip();
+        ImGui::PushTextWrapPos(ImGui::GetFontSize() * 30);
+        ImGui::Text("%s: %s", term, help);
+        ImGui::PopTextWrapPos();
+        ImGui::EndTooltip();
+        hovered_term_ = term;
+    }
+}
+
 void CompareWindow::draw(bool* open) {
-    ImGui::SetNextWindowSize(ImVec2(820, 720), ImGuiCond_FirstUseEver);
+    hovered_term_.clear();
+    term_rects_.clear();
+    const ImGuiViewport* vp = ImGui::GetMainViewport();   // on screen whatever its size; it scrolls
+    ImGui::SetNextWindowSize(ImVec2(std::min(820.0f, vp->WorkSize.x - 40), std::min(720.0f, vp->WorkSize.y - 40)), ImGuiCond_FirstUseEver);
+    ImGui::SetNextWindowPos(vp->GetCenter(), ImGuiCond_FirstUseEver, ImVec2(0.5f, 0.5f));
     if (!ImGui::Begin("Wafer vs GPU", open)) {
         ImGui::End();
         return;
     }
     ImGui::PushItemWidth(140);
     dirty_ |= combo("model", model_, kModels);
+    term_help("model");
     ImGui::SameLine();
     dirty_ |= combo("GPU", gpu_, kGpus);
+    term_help("GPU");
     ImGui::SameLine();
     dirty_ |= combo("profile", profile_, kProfiles);
+    term_help("profile");
     dirty_ |= ImGui::InputInt("batch (0: config)", &batch_);
+    term_help("batch (0: config)");
     ImGui::SameLine();
     dirty_ |= ImGui::InputInt("GPUs", &gpus_);
+    term_help("GPUs");
     ImGui::SameLine();
     dirty_ |= ImGui::Checkbox("inference", &infer_);
+    term_help("inference");
     ImGui::PopItemWidth();
     batch_ = std::max(0, batch_);
     gpus_ = std::clamp(gpus_, 1, 4096);
@@ -115,6 +138,7 @@ void CompareWindow::draw_totals() {
     const auto& w = cmp_.wafer;
     ImGui::TextColored(ImColor(kGpuCol), "GPU  %s, %s: %s per step (%.1f%% of peak)", g.gpu.name.c_str(),
                        g.profile.id.c_str(), wl::gpu::format_seconds(g.compute_s).c_str(), 100 * g.mfu);
+    term_help("% of peak");
     ImGui::TextColored(ImColor(kWaferCol), "Wafer  %s: %s per step (%s)", w.wafer.name.c_str(), wl::gpu::format_seconds(w.step_s).c_str(),
                        w.kind.c_str());
     ImGui::Text("GPU / wafer = %.3g  (%s)", cmp_.ratio, cmp_.ratio > 1 ? "the wafer is faster" : "the GPU is faster");
@@ -157,6 +181,7 @@ void CompareWindow::draw_bars() {
     // Times span many decades (a launch-bound GPU op next to a slow emulated mesh): a log
     // axis over six decades keeps every bar visible; linear shows true proportions.
     ImGui::Checkbox("log scale", &log_bars_);
+    term_help("log scale");
     ImGui::SameLine();
     const double lo = mx * 1e-6;
     auto frac = [&](double v) -> float {
@@ -189,13 +214,41 @@ void CompareWindow::draw_bars() {
                               100 * r.by[1] / tot, 100 * r.by[2] / tot, wl::gpu::format_seconds(r.wafer).c_str());
         }
     }
+    // The time axis under the bars: decades on the log scale, quarters on the linear one.
+    {
+        const ImVec2 p = ImGui::GetCursorScreenPos();
+        const float x0 = p.x + label_w;
+        dl->AddLine(ImVec2(x0, p.y + 1), ImVec2(x0 + width, p.y + 1), kText);
+        std::vector<double> ticks;
+        if (log_bars_) for (double t = std::pow(10.0, std::ceil(std::log10(lo))); t <= mx * 1.0001; t *= 10) ticks.push_back(t);
+        else for (int i = 0; i <= 4; ++i) ticks.push_back(mx * i / 4);
+        for (double t : ticks) {
+            const float x = x0 + frac(t) * width;
+            dl->AddLine(ImVec2(x, p.y + 1), ImVec2(x, p.y + 5), kText);
+            const std::string label = t > 0 ? wl::gpu::format_seconds(t) : "0";
+            dl->AddText(ImVec2(x - ImGui::CalcTextSize(label.c_str()).x * 0.5f, p.y + 6), kText, label.c_str());
+        }
+        ImGui::Dummy(ImVec2(label_w + width, ImGui::GetTextLineHeight() + 8));
+        axis_ticks_ = int(ticks.size());
+    }
+    ImGui::TextDisabled("Each op is");
+    for (const char* b : {"compute-bound", "memory-bound", "launch-bound"}) {
+        ImGui::SameLine();
+        ImGui::TextUnformatted(b);
+        term_help(b);
+    }
+    ImGui::SameLine();
+    ImGui::TextDisabled("(hover a word; hover a bar for its numbers)");
     ImGui::TextWrapped("%s", cmp_.gpu_sentence.c_str());
 }
 
 // [SECTION] roofline
 
 void CompareWindow::draw_roofline() {
-    ImGui::Text("Roofline (log-log): achieved FLOP/s against FLOPs per byte, one point per op");
+    ImGui::TextUnformatted("Roofline");
+    term_help("roofline");
+    ImGui::SameLine();
+    ImGui::TextDisabled("(log-log): achieved FLOP/s (up) against FLOPs per byte (across), one point per op");
     const ImVec2 size(std::max(200.0f, ImGui::GetContentRegionAvail().x), 300);
     const ImVec2 o = ImGui::GetCursorScreenPos();
     ImGui::InvisibleButton("roofline", size);

@@ -6,6 +6,8 @@
 //   CompareWindow w;            // once
 //   w.draw(&show_compare);      // every frame, between ImGui::NewFrame and Render
 #pragma once
+#include <imgui.h>
+#include <map>
 #include <string>
 
 #include "engine/gpu/compare.h"
@@ -23,7 +25,13 @@ public:
     const wl::gpu::Comparison* result() const { return ok_ ? &cmp_ : nullptr; }
     std::string models_dir = "models";   // where <model>.cfg files live (embedded in the WASM build)
 
+    const std::string& hovered_term() const { return hovered_term_; }   // the term whose help showed this frame, or ""
+    int axis_ticks() const { return axis_ticks_; }
+    // The explained terms drawn this frame, and where (screen rectangles).
+    const std::map<std::string, std::pair<ImVec2, ImVec2>>& term_rects() const { return term_rects_; }
+
 private:
+    void term_help(const char* term);    // after an item: its glossary entry on hover
     void recompute();
     void draw_totals();
     void draw_bars();
@@ -35,6 +43,9 @@ private:
     bool log_bars_ = true;
     bool dirty_ = true, ok_ = false;
     std::string error_;
+    std::string hovered_term_;
+    int axis_ticks_ = 0;                 // tick labels on the bars' time axis last frame
+    std::map<std::string, std::pair<ImVec2, ImVec2>> term_rects_;
     wl::gpu::Comparison cmp_;
 };
 

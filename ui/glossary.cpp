@@ -40,6 +40,19 @@ const char* glossary(std::string_view term) {
         {"address", "the byte address in this PE's SRAM"},
         {"value", "what the SRAM holds there, read as the symbol's type (or the format chosen above)"},
         {"microthread", "one of 4 per PE that run async vector ops while the main thread goes on"},
+        {"model", "the GPT configuration whose training step (or forward pass) both machines run (models/*.cfg)"},
+        {"GPU", "the modelled GPU: its peak FLOP/s, memory bandwidth and kernel-launch cost (docs/gpu-model.md)"},
+        {"profile", "how well the GPU software uses it: precision and the efficiency assumed for matmuls, memory and attention"},
+        {"batch (0: config)", "sequences per micro-batch on each GPU; 0 takes the batch size from the model's config file"},
+        {"GPUs", "how many GPUs share the step (data parallel); the gradients are then all-reduced between them"},
+        {"inference", "on: a forward pass only; off: a training step (forward, backward and the optimiser)"},
+        {"log scale", "on: bar lengths on a log axis over six decades, so small ops stay visible; off: lengths proportional to time"},
+        {"compute-bound", "the op's time is set by arithmetic: FLOPs / (peak FLOP/s x efficiency) is its largest term"},
+        {"memory-bound", "the op's time is set by moving data: bytes / (memory bandwidth x efficiency) is its largest term"},
+        {"launch-bound", "the op is so small that the fixed cost of starting its GPU kernels (a few microseconds each) dominates"},
+        {"roofline", "achieved FLOP/s against arithmetic intensity (FLOPs per byte moved); the lines are each machine's limit: "
+                     "bandwidth x intensity on the left, peak FLOP/s on the right"},
+        {"% of peak", "the share of the GPU's peak FLOP/s the whole step achieves (model FLOPs utilisation)"},
     };
     for (const Entry& e : kEntries)
         if (term == e.term) return e.text;

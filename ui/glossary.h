@@ -1,6 +1,6 @@
-// glossary.h: what the words on the PE inspector mean — one table, shown as
-// hover help on each term (table headers, counters, port names).
-// No ImGui here: tests/ui/glossary_test.cpp checks every term the inspector shows has an entry.
+// glossary.h: what the words on screen mean — the PE inspector's and the Wafer vs GPU
+// window's — one table, shown as hover help on each term.
+// No ImGui here: tests/ui/glossary_test.cpp checks every term those windows show has an entry.
 #pragma once
 #include <string_view>
 
@@ -14,5 +14,9 @@ inline constexpr const char* kInspectorTerms[] = {
     "program", "id", "task", "kind", "colour", "state", "queued", "route rx > tx", "router buffers", "CE queue", "fwd",
     "busy", "stall", "instrs", "tasks", "elements", "sent", "received", "router stalls", "wavelets", "in", "out",
     "N", "S", "E", "W", "RAMP", "symbol", "address", "value", "microthread"};
+
+// Every term the Wafer vs GPU window labels.
+inline constexpr const char* kCompareTerms[] = {"model", "GPU", "profile", "batch (0: config)", "GPUs", "inference", "log scale",
+                                                "compute-bound", "memory-bound", "launch-bound", "roofline", "% of peak"};
 
 }  // namespace wlui

@@ -11,5 +11,6 @@ TEST(Glossary, EveryInspectorTermIsExplained) {
         ASSERT_NE(text, nullptr) << t;
         EXPECT_GT(std::string(text).size(), 10u) << t;
     }
+    for (const char* t : wlui::kCompareTerms) EXPECT_NE(wlui::glossary(t), nullptr) << t;
     EXPECT_EQ(wlui::glossary("no such term"), nullptr);
 }
