@@ -16,6 +16,7 @@ struct Bench {
 static const Bench kBenches[] = {
     {"fabric", "fabric: streaming rows of a 64x64 mesh, fmacs vs plain C++", bench_fabric},
     {"gpt", "gpt: gpt-micro training tokens/s, ours vs PyTorch, and fraction of peak", bench_gpt},
+    {"fast", "fast: SUMMA 256^3 on 16x16 in cycle mode, fast mode and plain C++; speed-up, GFLOP/s, cycle estimate", bench_fast},
     {"compile", "compile: the kernel compiler on every example, best of 5, against a 50 ms budget", bench_compile},
     {nullptr, nullptr, nullptr},
 };

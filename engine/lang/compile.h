@@ -12,6 +12,7 @@
 #include "engine/lang/ast.h"
 #include "engine/lang/diagnostics.h"
 
+#include <map>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -22,6 +23,9 @@ namespace wl::lang {
 struct CompileOptions {
     uint32_t sram_bytes = 48 * 1024;   // per-PE budget (MachineConfig::sram_bytes)
     bool codegen = true;               // false: check only (the editor's live errors)
+    // Values for top-level constants, by name, replacing the file's (`const P = 8;` -> P = 16):
+    // how C++ sizes a kernel without rewriting its text. A name with no such constant is an error.
+    std::map<std::string, double> constants;
 };
 
 // One program image on one rectangle of PEs (a 1x1 rectangle when a program's
