@@ -83,7 +83,7 @@ struct CoreExec {
 
     // [SECTION] vector ops
 
-    static bool two_sources(Op op) { return fmt_two_sources(op_info(op).fmt); }
+    static bool two_sources(Op op) { return fmt_two_sources(op_fmt(op)); }
     static bool is_fabric(const VecOp& v) {
         return v.a.kind == DsdKind::FabIn || v.b.kind == DsdKind::FabIn || v.dst.kind == DsdKind::FabOut;
     }
@@ -211,7 +211,7 @@ struct CoreExec {
     }
 
     // Issue the instruction at pc. Returns true if it issued (progress), false on a stall or fault.
-    bool exec() {
+    __attribute__((always_inline)) bool exec() {
         const Program& P = *lp->prog;
         const Function& F = P.functions[ce.fn];
         const uint32_t pc = ce.pc;
@@ -222,10 +222,13 @@ struct CoreExec {
         const Instr& in = P.code[pc];
         uint32_t* R = ce.reg + ce.base;
         uint32_t next = pc + 1;
-        uint64_t cost = op_info(in.op).base_cycles;
-        auto F3 = [&](float r) { R[in.a] = u32(r); };
-        const float fb = f32(R[in.b]), fc = f32(R[in.c]);
-        const int32_t ib = int32_t(R[in.b]), ic = int32_t(R[in.c]);
+        uint64_t cost = op_base_cycles(in.op);
+        // Operands as floats or signed ints, read where a case needs them (eager reads spill registers).
+#define fb f32(R[in.b])
+#define fc f32(R[in.c])
+#define ib int32_t(R[in.b])
+#define ic int32_t(R[in.c])
+#define F3(v) (R[in.a] = u32(v))
         switch (in.op) {
         case Op::NOP: break;
         case Op::LI: R[in.a] = uint32_t(in.imm); break;
@@ -354,6 +357,11 @@ struct CoreExec {
             fault(FaultKind::BadProgram, -1, int32_t(pc), "unknown opcode");
             return false;
         }
+#undef fb
+#undef fc
+#undef ib
+#undef ic
+#undef F3
         if (ce.state == ThreadState::Stalled) {
             ce.stats.stall += now - ce.stall_since;
             ce.state = ThreadState::Run;

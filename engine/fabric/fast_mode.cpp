@@ -180,32 +180,38 @@ struct FastCore : CoreExec<FastPort> {
             }
             switch (ce.state) {
             case ThreadState::Run:
-            case ThreadState::Stalled: {
-                now = ce.ready_at;
-                if (ce.ut_busy) complete_until(now);
-                if (now >= end) return yield(now);
-                const Instr& in = lp->prog->code[ce.pc < lp->prog->code.size() ? ce.pc : 0];
-                // Task control meets microthread completions in cycle order: wait until none can come earlier.
-                if (waiting_microthread && (in.op == Op::ACTIVATE || in.op == Op::BLOCK || in.op == Op::UNBLOCK) && now >= f.horizon())
-                    return yield(now);
-                const uint8_t ut_before = ce.ut_busy;
-                const ThreadState state_before = ce.state;
-                if (!exec()) {
-                    if (port.faulted()) return Stop::Blocked;
-                    if (ce.why == StallWhy::Slot) {   // wait for the first microthread to finish
-                        uint64_t t = next_completion();
-                        if (t == kNever) return Stop::Blocked;
-                        ce.ready_at = std::max(now, t);
-                        complete_until(ce.ready_at);
-                        continue;
+            case ThreadState::Stalled:
+                // The hot loop: plain instructions one after another, until one changes the thread's state.
+                for (;;) {
+                    now = ce.ready_at;
+                    if (ce.ut_busy) complete_until(now);
+                    if (now >= end) return yield(now);
+                    const uint8_t ut_before = ce.ut_busy;
+                    const ThreadState state_before = ce.state;
+                    if (waiting_microthread) {
+                        // Task control meets microthread completions in cycle order: wait until none can come earlier.
+                        const Op op = lp->prog->code[ce.pc < lp->prog->code.size() ? ce.pc : 0].op;
+                        if ((op == Op::ACTIVATE || op == Op::BLOCK || op == Op::UNBLOCK) && now >= f.horizon()) return yield(now);
                     }
-                    ce.ready_at = now;
-                    return Stop::Blocked;
+                    if (!exec()) {
+                        if (port.faulted()) return Stop::Blocked;
+                        if (ce.why == StallWhy::Slot) {   // wait for the first microthread to finish
+                            uint64_t t = next_completion();
+                            if (t == kNever) return Stop::Blocked;
+                            ce.ready_at = std::max(now, t);
+                            complete_until(ce.ready_at);
+                            continue;
+                        }
+                        ce.ready_at = now;
+                        return Stop::Blocked;
+                    }
+                    if (ce.ut_busy != ut_before || ce.state != state_before || ce.state != ThreadState::Run) {
+                        note_issue(ut_before, state_before);
+                        if (ce.state == ThreadState::Idle) f.end_time_ = std::max(f.end_time_, ce.ready_at);
+                        break;
+                    }
                 }
-                note_issue(ut_before, state_before);
-                if (ce.state == ThreadState::Idle) f.end_time_ = std::max(f.end_time_, ce.ready_at);
                 break;
-            }
             case ThreadState::Vec:
                 if (!progress(ce.vop, 0)) return Stop::Blocked;
                 finish_vop(st.last[0]);
@@ -253,6 +259,7 @@ void FastMode::run_pe(Machine& m, int i, uint64_t end) {
     FastCore x(port, ce, m.sram_.get() + size_t(i) * m.cfg_.sram_bytes, m.cfg_.sram_bytes, &m.progs_[size_t(ce.prog)],
                m.cfg_.task_pick_cycles, m.cfg_.simd_fp32, pe_[size_t(i)]);
     running_ = i;
+    ran_ = true;
     const FastCore::Stop s = x.run(*this, end);
     running_ = -1;
     end_time_ = std::max(end_time_, ce.ready_at);
@@ -373,7 +380,11 @@ bool FastMode::empty() const {
 void FastMode::absorb(Machine& m) {
     const uint64_t now = m.now_;
     for (auto* l : {&m.cnow_, &m.cnext_}) {
-        for (size_t k = 0; k < l->size(); ++k) schedule((*l)[k], std::max(now, m.cores_[size_t((*l)[k])].ready_at));
+        for (size_t k = 0; k < l->size(); ++k) {   // woken by the host (a launch): nothing happens before now
+            Core& ce = m.cores_[size_t((*l)[k])];
+            ce.ready_at = std::max(ce.ready_at, now);
+            schedule((*l)[k], ce.ready_at);
+        }
         l->clear();
     }
     for (const Machine::Timer& t : m.timers_) schedule(t.pe, std::max(now, std::min(t.at, m.cores_[size_t(t.pe)].ready_at)));
@@ -436,8 +447,9 @@ RunResult FastMode::advance(Machine& m, uint64_t max_cycles, bool stop_when_quie
         m.now_ = std::max(m.now_, std::min(m.fault_.cycle, end));
         return finish(RunStatus::Faulted);
     }
-    // Cycle mode stops the cycle after its last event: a CE that is next free at cycle t is seen idle then.
-    if (end_time_ > start) m.now_ = std::max(m.now_, std::min(end_time_ + 1, end));
+    // Quiescent: the clock is the estimate, whatever the slice. Cycle mode stops the cycle after its
+    // last event: a CE that is next free at cycle t is seen idle then.
+    if (ran_) m.now_ = std::max(m.now_, end_time_ + 1);
     if (!m.check_deadlock()) return finish(RunStatus::Faulted);
     if (!stop_when_quiet) m.now_ = std::max(m.now_, end);
     return finish(RunStatus::Quiescent);

@@ -97,6 +97,7 @@ private:
     std::vector<Entry> heap_;
     int running_ = -1;
     uint64_t end_time_ = 0;                // the latest cycle any PE was busy until
+    bool ran_ = false;                     // a PE has run (so end_time_ is an estimate)
 };
 
 }  // namespace wl

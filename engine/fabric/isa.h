@@ -128,6 +128,26 @@ struct OpInfo {
 };
 
 const OpInfo& op_info(Op op);               // the table row
+
+// The same columns at compile time (the interpreter's hot loop and templates read these).
+constexpr Fmt op_fmt(Op op) {
+    switch (op) {
+#define WL_X(name, mn, fmt, base, per, doc) \
+    case Op::name: return Fmt::fmt;
+        WL_ISA(WL_X)
+#undef WL_X
+    default: return Fmt::None;
+    }
+}
+constexpr uint8_t op_base_cycles(Op op) {
+    switch (op) {
+#define WL_X(name, mn, fmt, base, per, doc) \
+    case Op::name: return base;
+        WL_ISA(WL_X)
+#undef WL_X
+    default: return 1;
+    }
+}
 int op_count();
 bool op_is_vector(Op op);                   // Vec* formats
 bool op_from_mnemonic(const std::string& mn, Op* out);

@@ -31,17 +31,6 @@ inline float vec_elem(float x, float y, float s) {
     else static_assert(O == Op::FMACS, "an element-wise vector op in WL_ISA has no vec_elem formula");
 }
 
-// An op's operand format at compile time (op_info() is the run-time table).
-constexpr Fmt op_fmt(Op op) {
-    switch (op) {
-#define WL_X(name, mn, fmt, base, per, doc) \
-    case Op::name: return Fmt::fmt;
-        WL_ISA(WL_X)
-#undef WL_X
-    default: return Fmt::None;
-    }
-}
-
 constexpr bool fmt_elementwise(Fmt f) { return f == Fmt::Vec1 || f == Fmt::Vec2 || f == Fmt::Vec1S || f == Fmt::Vec2S; }
 constexpr bool fmt_two_sources(Fmt f) { return f == Fmt::Vec2 || f == Fmt::Vec2S; }
 
