@@ -210,88 +210,153 @@ struct CoreExec {
         now = at;
     }
 
-    // Issue the instruction at pc. Returns true if it issued (progress), false on a stall or fault.
-    __attribute__((always_inline)) bool exec() {
+    // [SECTION] plain instructions: registers, SRAM, DSD registers and branches
+
+    // Plain instructions touch only this PE's registers, SRAM and DSD registers, and the pc: the
+    // CE's time and the fabric cannot change what they do, so a run of them needs no checks between.
+    static constexpr bool plain_op(Op op) {
+        switch (op) {
+        case Op::CALL: case Op::RET: case Op::SEND: case Op::SENDC: case Op::RECV:
+        case Op::ACTIVATE: case Op::BLOCK: case Op::UNBLOCK: return false;
+        default: return !op_is_vector_fmt(op_fmt(op));
+        }
+    }
+    struct PlainTable {
+        bool v[size_t(Op::kCount)];
+        constexpr PlainTable() : v() {
+            for (size_t k = 0; k < size_t(Op::kCount); ++k) v[k] = plain_op(Op(k));
+        }
+    };
+    static constexpr PlainTable kPlain{};
+    static bool plain(Op op) { return size_t(op) < size_t(Op::kCount) && kPlain.v[size_t(op)]; }
+
+    // Issues plain instructions from pc, starting at cycle `now`, while they are plain, fewer than
+    // `max` have issued and the next would issue before `stop`. The pc, the time and the counters live
+    // in locals meanwhile (fast mode runs whole loops here). Returns how many issued; a fault stops it.
+    __attribute__((always_inline)) uint32_t run_plain(uint64_t stop, uint32_t max) {
         const Program& P = *lp->prog;
         const Function& F = P.functions[ce.fn];
-        const uint32_t pc = ce.pc;
-        if (pc >= F.end || pc < F.entry) {
-            fault(FaultKind::BadProgram, -1, int32_t(F.end ? F.end - 1 : 0), "execution ran past the end of function " + F.name);
-            return false;
-        }
-        const Instr& in = P.code[pc];
-        uint32_t* R = ce.reg + ce.base;
-        uint32_t next = pc + 1;
-        uint64_t cost = op_base_cycles(in.op);
-        // Operands as floats or signed ints, read where a case needs them (eager reads spill registers).
+        const Instr* const code = P.code.data();
+        uint32_t* const R = ce.reg + ce.base;
+        uint32_t pc = ce.pc, count = 0;
+        uint64_t t = now, cost = 1;
+        while (count < max && t < stop) {
+            if (pc >= F.end || pc < F.entry) {
+                ran_off(F);
+                break;
+            }
+            const Instr& in = code[pc];
+            if (!plain(in.op)) break;
+            uint32_t next = pc + 1;
+            cost = op_base_cycles(in.op);
+            // Operands as floats or signed ints, read where a case needs them (eager reads spill registers).
 #define fb f32(R[in.b])
 #define fc f32(R[in.c])
 #define ib int32_t(R[in.b])
 #define ic int32_t(R[in.c])
 #define F3(v) (R[in.a] = u32(v))
-        switch (in.op) {
-        case Op::NOP: break;
-        case Op::LI: R[in.a] = uint32_t(in.imm); break;
-        case Op::MOV: R[in.a] = R[in.b]; break;
-        case Op::IADD: R[in.a] = R[in.b] + R[in.c]; break;
-        case Op::ISUB: R[in.a] = R[in.b] - R[in.c]; break;
-        case Op::IMUL: R[in.a] = R[in.b] * R[in.c]; break;
-        case Op::IDIV: R[in.a] = ic == 0 ? 0u : (ib == INT_MIN && ic == -1) ? uint32_t(INT_MIN) : uint32_t(ib / ic); break;
-        case Op::IREM: R[in.a] = ic == 0 ? uint32_t(ib) : (ib == INT_MIN && ic == -1) ? 0u : uint32_t(ib % ic); break;
-        case Op::IAND: R[in.a] = R[in.b] & R[in.c]; break;
-        case Op::IOR: R[in.a] = R[in.b] | R[in.c]; break;
-        case Op::IXOR: R[in.a] = R[in.b] ^ R[in.c]; break;
-        case Op::ISHL: R[in.a] = R[in.b] << (R[in.c] & 31); break;
-        case Op::ISHR: R[in.a] = uint32_t(ib >> (R[in.c] & 31)); break;
-        case Op::IADDI: R[in.a] = R[in.b] + uint32_t(in.imm); break;
-        case Op::ILT: R[in.a] = ib < ic; break;
-        case Op::ILE: R[in.a] = ib <= ic; break;
-        case Op::IEQ: R[in.a] = R[in.b] == R[in.c]; break;
-        case Op::INE: R[in.a] = R[in.b] != R[in.c]; break;
-        case Op::FADD: F3(fb + fc); break;
-        case Op::FSUB: F3(fb - fc); break;
-        case Op::FMUL: F3(fb * fc); break;
-        case Op::FDIV: F3(fb / fc); break;
-        case Op::FMIN: F3((fb < fc || fc != fc) ? fb : fc); break;
-        case Op::FMAX: F3(vec_elem<Op::FMAXS>(fb, fc, 0)); break;
-        case Op::FLT: R[in.a] = fb < fc; break;
-        case Op::FLE: R[in.a] = fb <= fc; break;
-        case Op::FEQ: R[in.a] = fb == fc; break;
-        case Op::FNEG: R[in.a] = R[in.b] ^ 0x80000000u; break;
-        case Op::FABS: R[in.a] = R[in.b] & 0x7fffffffu; break;
-        case Op::FSQRT: F3(float(std::sqrt(double(fb)))); break;
-        case Op::FEXP: F3(math::expf(fb)); break;
-        case Op::FRSQRT: F3(math::rsqrtf(fb)); break;
-        case Op::FTANH: F3(math::tanhf(fb)); break;
-        case Op::ITOF: F3(float(ib)); break;
-        case Op::FTOI:
-            R[in.a] = fb != fb ? 0u : fb >= 2147483648.0f ? uint32_t(INT_MAX) : fb < -2147483648.0f ? uint32_t(INT_MIN) : uint32_t(int32_t(fb));
-            break;
-        case Op::LD:
-        case Op::ST: {
-            uint32_t addr = R[in.b] + uint32_t(in.imm);
-            if ((addr & 3) || uint64_t(addr) + 4 > sram_bytes) {
-                fault(FaultKind::OutOfBounds, -1, int32_t(pc),
-                      std::string(in.op == Op::LD ? "load" : "store") + " at byte address " + std::to_string(addr) +
-                          ((addr & 3) ? " (not 4-aligned)" : "") + " outside SRAM of " + std::to_string(sram_bytes) + " bytes");
-                return false;
+            switch (in.op) {
+            case Op::NOP: break;
+            case Op::LI: R[in.a] = uint32_t(in.imm); break;
+            case Op::MOV: R[in.a] = R[in.b]; break;
+            case Op::IADD: R[in.a] = R[in.b] + R[in.c]; break;
+            case Op::ISUB: R[in.a] = R[in.b] - R[in.c]; break;
+            case Op::IMUL: R[in.a] = R[in.b] * R[in.c]; break;
+            case Op::IDIV: R[in.a] = ic == 0 ? 0u : (ib == INT_MIN && ic == -1) ? uint32_t(INT_MIN) : uint32_t(ib / ic); break;
+            case Op::IREM: R[in.a] = ic == 0 ? uint32_t(ib) : (ib == INT_MIN && ic == -1) ? 0u : uint32_t(ib % ic); break;
+            case Op::IAND: R[in.a] = R[in.b] & R[in.c]; break;
+            case Op::IOR: R[in.a] = R[in.b] | R[in.c]; break;
+            case Op::IXOR: R[in.a] = R[in.b] ^ R[in.c]; break;
+            case Op::ISHL: R[in.a] = R[in.b] << (R[in.c] & 31); break;
+            case Op::ISHR: R[in.a] = uint32_t(ib >> (R[in.c] & 31)); break;
+            case Op::IADDI: R[in.a] = R[in.b] + uint32_t(in.imm); break;
+            case Op::ILT: R[in.a] = ib < ic; break;
+            case Op::ILE: R[in.a] = ib <= ic; break;
+            case Op::IEQ: R[in.a] = R[in.b] == R[in.c]; break;
+            case Op::INE: R[in.a] = R[in.b] != R[in.c]; break;
+            case Op::FADD: F3(fb + fc); break;
+            case Op::FSUB: F3(fb - fc); break;
+            case Op::FMUL: F3(fb * fc); break;
+            case Op::FDIV: F3(fb / fc); break;
+            case Op::FMIN: F3((fb < fc || fc != fc) ? fb : fc); break;
+            case Op::FMAX: F3(vec_elem<Op::FMAXS>(fb, fc, 0)); break;
+            case Op::FLT: R[in.a] = fb < fc; break;
+            case Op::FLE: R[in.a] = fb <= fc; break;
+            case Op::FEQ: R[in.a] = fb == fc; break;
+            case Op::FNEG: R[in.a] = R[in.b] ^ 0x80000000u; break;
+            case Op::FABS: R[in.a] = R[in.b] & 0x7fffffffu; break;
+            case Op::FSQRT: F3(float(std::sqrt(double(fb)))); break;
+            case Op::FEXP: F3(math::expf(fb)); break;
+            case Op::FRSQRT: F3(math::rsqrtf(fb)); break;
+            case Op::FTANH: F3(math::tanhf(fb)); break;
+            case Op::ITOF: F3(float(ib)); break;
+            case Op::FTOI:
+                R[in.a] = fb != fb ? 0u : fb >= 2147483648.0f ? uint32_t(INT_MAX) : fb < -2147483648.0f ? uint32_t(INT_MIN) : uint32_t(int32_t(fb));
+                break;
+            case Op::LD:
+            case Op::ST: {
+                const uint32_t addr = R[in.b] + uint32_t(in.imm);
+                if ((addr & 3) || uint64_t(addr) + 4 > sram_bytes) {
+                    bad_address(in.op, addr, pc);
+                    goto out;
+                }
+                if (in.op == Op::LD) std::memcpy(&R[in.a], mem + addr, 4);
+                else {
+                    std::memcpy(mem + addr, &R[in.a], 4);
+                    if (addr + 4 > ce.sram_used) ce.sram_used = addr + 4;
+                }
+                break;
             }
-            if (in.op == Op::LD) std::memcpy(&R[in.a], mem + addr, 4);
-            else {
-                std::memcpy(mem + addr, &R[in.a], 4);
-                if (addr + 4 > ce.sram_used) ce.sram_used = addr + 4;
+            case Op::JMP: next = uint32_t(in.imm); break;
+            case Op::BNZ: if (R[in.a]) next = uint32_t(in.imm); break;
+            case Op::BZ: if (!R[in.a]) next = uint32_t(in.imm); break;
+            case Op::PEID: R[in.a] = in.imm == 0 ? ce.rx : in.imm == 1 ? ce.ry : in.imm == 2 ? ce.rw : ce.rh; break;
+            case Op::DMEM: ce.dsd[in.a] = Dsd{DsdKind::Mem1d, 0, int16_t(in.imm), R[in.b], R[in.c]}; break;
+            case Op::DFABIN: ce.dsd[in.a] = Dsd{DsdKind::FabIn, uint8_t(in.imm), 1, 0, R[in.b]}; break;
+            case Op::DFABOUT: ce.dsd[in.a] = Dsd{DsdKind::FabOut, uint8_t(in.imm), 1, 0, R[in.b]}; break;
+            case Op::DSETLEN: ce.dsd[in.a].length = R[in.b]; break;
+            case Op::DADDR: ce.dsd[in.a].base += R[in.b]; break;
+            default:
+                unknown_op(pc);
+                goto out;
             }
-            break;
+#undef fb
+#undef fc
+#undef ib
+#undef ic
+#undef F3
+            pc = next;
+            t += cost;
+            ++count;
         }
-        case Op::JMP: next = uint32_t(in.imm); break;
-        case Op::BNZ: if (R[in.a]) next = uint32_t(in.imm); break;
-        case Op::BZ: if (!R[in.a]) next = uint32_t(in.imm); break;
+    out:
+        if (count) {
+            ce.pc = pc;
+            ce.ready_at = t;
+            ce.stats.instrs += count;
+            ce.stats.busy += t - now;
+            if (cost > 1) port.timer(t);   // cycle mode: wake when the last one's cost has passed
+        }
+        return count;
+    }
+
+    // [SECTION] the other instructions: calls, task control, the fabric, vector ops
+
+    // Issue the instruction at pc. Returns true if it issued (progress), false on a stall or fault.
+    bool exec() {
+        const Program& P = *lp->prog;
+        const Function& F = P.functions[ce.fn];
+        const uint32_t pc = ce.pc;
+        if (pc >= F.end || pc < F.entry) return ran_off(F);
+        const Instr& in = P.code[pc];
+        if (plain(in.op)) return run_plain(kNever, 1) == 1;
+        uint32_t* R = ce.reg + ce.base;
+        uint32_t next = pc + 1;
+        uint64_t cost = op_base_cycles(in.op);
+        switch (in.op) {
         case Op::CALL: {
             const Function& G = P.functions[in.imm];
-            if (ce.depth + 1 >= kMaxDepth || ce.base + F.nregs + G.nregs > kRegs) {
-                fault(FaultKind::BadProgram, -1, int32_t(pc), "call stack overflow calling " + G.name + " (depth " + std::to_string(ce.depth + 1) + ")");
-                return false;
-            }
+            if (ce.depth + 1 >= kMaxDepth || ce.base + F.nregs + G.nregs > kRegs) return call_overflow(G, pc);
             ce.frame[ce.depth] = Frame{pc + 1, ce.base, in.a, ce.fn};
             uint8_t nb = uint8_t(ce.base + F.nregs);
             for (int k = 0; k < in.c; ++k) ce.reg[nb + k] = R[in.b + k];
@@ -324,7 +389,6 @@ struct CoreExec {
         case Op::ACTIVATE: ce.tasks_active |= 1u << in.imm; break;
         case Op::BLOCK: ce.tasks_blocked |= 1u << in.imm; break;
         case Op::UNBLOCK: ce.tasks_blocked &= ~(1u << in.imm); break;
-        case Op::PEID: R[in.a] = in.imm == 0 ? ce.rx : in.imm == 1 ? ce.ry : in.imm == 2 ? ce.rw : ce.rh; break;
         case Op::SEND:
         case Op::SENDC: {
             const uint64_t at = port.ramp_at(in.imm);
@@ -343,25 +407,14 @@ struct CoreExec {
             ce.stats.received++;
             break;
         }
-        case Op::DMEM: ce.dsd[in.a] = Dsd{DsdKind::Mem1d, 0, int16_t(in.imm), R[in.b], R[in.c]}; break;
-        case Op::DFABIN: ce.dsd[in.a] = Dsd{DsdKind::FabIn, uint8_t(in.imm), 1, 0, R[in.b]}; break;
-        case Op::DFABOUT: ce.dsd[in.a] = Dsd{DsdKind::FabOut, uint8_t(in.imm), 1, 0, R[in.b]}; break;
-        case Op::DSETLEN: ce.dsd[in.a].length = R[in.b]; break;
-        case Op::DADDR: ce.dsd[in.a].base += R[in.b]; break;
         default:
-            if (op_is_vector(in.op)) {
+            if (op_is_vector_fmt(op_fmt(in.op))) {
                 int r = issue_vec(in, pc, R, &cost);
                 if (r <= 0) return false;   // stalled (0) or faulted (-1)
                 break;
             }
-            fault(FaultKind::BadProgram, -1, int32_t(pc), "unknown opcode");
-            return false;
+            return unknown_op(pc);
         }
-#undef fb
-#undef fc
-#undef ib
-#undef ic
-#undef F3
         if (ce.state == ThreadState::Stalled) {
             ce.stats.stall += now - ce.stall_since;
             ce.state = ThreadState::Run;
@@ -375,6 +428,26 @@ struct CoreExec {
         return true;
     }
 
+    // Faults, out of the interpreter's hot loop.
+    __attribute__((noinline, cold)) bool ran_off(const Function& F) {
+        fault(FaultKind::BadProgram, -1, int32_t(F.end ? F.end - 1 : 0), "execution ran past the end of function " + F.name);
+        return false;
+    }
+    __attribute__((noinline, cold)) bool bad_address(Op op, uint32_t addr, uint32_t pc) {
+        fault(FaultKind::OutOfBounds, -1, int32_t(pc),
+              std::string(op == Op::LD ? "load" : "store") + " at byte address " + std::to_string(addr) + ((addr & 3) ? " (not 4-aligned)" : "") +
+                  " outside SRAM of " + std::to_string(sram_bytes) + " bytes");
+        return false;
+    }
+    __attribute__((noinline, cold)) bool call_overflow(const Function& G, uint32_t pc) {
+        fault(FaultKind::BadProgram, -1, int32_t(pc), "call stack overflow calling " + G.name + " (depth " + std::to_string(ce.depth + 1) + ")");
+        return false;
+    }
+    __attribute__((noinline, cold)) bool unknown_op(uint32_t pc) {
+        fault(FaultKind::BadProgram, -1, int32_t(pc), "unknown opcode");
+        return false;
+    }
+
     // The free microthread slot, or -1.
     int free_slot() const {
         for (int k = 0; k < kMicrothreads; ++k)
@@ -382,8 +455,8 @@ struct CoreExec {
         return -1;
     }
 
-    // 1 = issued, 0 = stalled (no free microthread), -1 = fault.
-    int issue_vec(const Instr& in, uint32_t pc, const uint32_t* R, uint64_t* cost) {
+    // 1 = issued, 0 = stalled (no free microthread), -1 = fault. Out of line: the scalar loop stays small.
+    __attribute__((noinline)) int issue_vec(const Instr& in, uint32_t pc, const uint32_t* R, uint64_t* cost) {
         const OpInfo& info = op_info(in.op);
         VecOp v;
         v.op = in.op;

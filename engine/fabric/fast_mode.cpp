@@ -188,6 +188,11 @@ struct FastCore : CoreExec<FastPort> {
                     if (now >= end) return yield(now);
                     const uint8_t ut_before = ce.ut_busy;
                     const ThreadState state_before = ce.state;
+                    if (run_plain(end, ~0u)) {   // the hot loop
+                        if (port.faulted()) return Stop::Blocked;
+                        continue;
+                    }
+                    if (port.faulted()) return Stop::Blocked;
                     if (waiting_microthread) {
                         // Task control meets microthread completions in cycle order: wait until none can come earlier.
                         const Op op = lp->prog->code[ce.pc < lp->prog->code.size() ? ce.pc : 0].op;
@@ -280,21 +285,23 @@ size_t FastMode::held(int pe, int port, int colour) const {
 // A wavelet reaches router i on `port` at cycle w.at: the current switch position forwards it
 // (copies for multicast), holds it (another position accepts the port), or it faults.
 void FastMode::route(Machine& m, int i0, int port0, int colour, FastWavelet w0) {
-    struct Hop { int i, port; FastWavelet w; };
-    std::vector<Hop> work{{i0, port0, w0}};   // depth-first, so a path's hops keep their order
+    // Depth-first, so a path's hops keep their order. The stack is a member: routing allocates nothing.
+    std::vector<Hop>& work = hops_;
+    const size_t base = work.size();   // route() nests when a control wavelet releases held ones
+    work.push_back({i0, port0, w0});
     const int c = colour;
-    while (!work.empty() && !m.fault_) {
+    while (work.size() > base && !m.fault_) {
         Hop h = work.back();
         work.pop_back();
         Router& r = m.routers_[size_t(h.i)];
-        auto held = held_.find(held_key(h.i, h.port, c));
         const SwitchPos sp = r.cur_sw[c];
-        if ((held != held_.end() && !held->second.empty()) || !(sp.rx >> h.port & 1)) {
+        if (!(sp.rx >> h.port & 1) || (!held_.empty() && held_.count(held_key(h.i, h.port, c)))) {
             if (!(r.rx_any[c] >> h.port & 1)) {
                 m.raise(FaultKind::NoRoute, h.i, c, m.cores_[size_t(h.i)].task, -1,
                         "wavelet on colour " + std::to_string(c) + " arrived from " + port_name(h.port) +
                             " but no switch position of that colour accepts " + port_name(h.port));
                 m.fault_.cycle = h.w.at;
+                work.resize(base);
                 return;
             }
             held_[held_key(h.i, h.port, c)].push(h.w);   // behind any already waiting: FIFO per port
@@ -310,6 +317,7 @@ void FastMode::route(Machine& m, int i0, int port0, int colour, FastWavelet w0) 
                             "wavelet on colour " + std::to_string(c) + " delivered to a CE with no task or reader for it" +
                                 (ce.prog < 0 ? " (no program loaded)" : ""));
                     m.fault_.cycle = h.w.at;
+                    work.resize(base);
                     return;
                 }
                 deliver(m, h.i, c, FastWavelet{h.w.data, h.w.ctrl, h.w.at + 1});
@@ -321,6 +329,7 @@ void FastMode::route(Machine& m, int i0, int port0, int colour, FastWavelet w0) 
                         "wavelet on colour " + std::to_string(c) + " arrived from " + port_name(op) +
                             " but no switch position of that colour accepts " + port_name(op));
                 m.fault_.cycle = h.w.at + 1;
+                work.resize(base);
                 return;
             }
             work.push_back({j, op, FastWavelet{h.w.data, h.w.ctrl, h.w.at + 1}});

@@ -95,6 +95,8 @@ private:
     std::map<uint64_t, FastQueue> held_;   // (pe, port, colour) -> wavelets no current switch position accepts yet
     std::vector<Pe> pe_;
     std::vector<Entry> heap_;
+    struct Hop { int i, port; FastWavelet w; };
+    std::vector<Hop> hops_;                // route()'s work stack
     int running_ = -1;
     uint64_t end_time_ = 0;                // the latest cycle any PE was busy until
     bool ran_ = false;                     // a PE has run (so end_time_ is an estimate)

@@ -129,25 +129,20 @@ struct OpInfo {
 
 const OpInfo& op_info(Op op);               // the table row
 
-// The same columns at compile time (the interpreter's hot loop and templates read these).
-constexpr Fmt op_fmt(Op op) {
-    switch (op) {
-#define WL_X(name, mn, fmt, base, per, doc) \
-    case Op::name: return Fmt::fmt;
-        WL_ISA(WL_X)
+// The same columns at compile time, as plain arrays: the interpreter's hot loop and templates read these.
+inline constexpr Fmt kOpFmt[] = {
+#define WL_X(name, mn, fmt, base, per, doc) Fmt::fmt,
+    WL_ISA(WL_X)
 #undef WL_X
-    default: return Fmt::None;
-    }
-}
-constexpr uint8_t op_base_cycles(Op op) {
-    switch (op) {
-#define WL_X(name, mn, fmt, base, per, doc) \
-    case Op::name: return base;
-        WL_ISA(WL_X)
+};
+inline constexpr uint8_t kOpBaseCycles[] = {
+#define WL_X(name, mn, fmt, base, per, doc) base,
+    WL_ISA(WL_X)
 #undef WL_X
-    default: return 1;
-    }
-}
+};
+constexpr Fmt op_fmt(Op op) { return size_t(op) < size_t(Op::kCount) ? kOpFmt[size_t(op)] : Fmt::None; }
+constexpr uint8_t op_base_cycles(Op op) { return size_t(op) < size_t(Op::kCount) ? kOpBaseCycles[size_t(op)] : 1; }
+constexpr bool op_is_vector_fmt(Fmt f) { return f == Fmt::Vec1 || f == Fmt::Vec2 || f == Fmt::Vec1S || f == Fmt::Vec2S || f == Fmt::VecR; }
 int op_count();
 bool op_is_vector(Op op);                   // Vec* formats
 bool op_from_mnemonic(const std::string& mn, Op* out);

@@ -231,7 +231,9 @@ host { launch main at (0, 0); run; }
         EXPECT_EQ(fault_kind_name(c.rep.fault.kind), fault_kind_name(k.kind)) << c.rep.error;
         std::printf("  %-10s cycle: %s\n  %-10s fast:  %s\n", k.name, c.rep.error.c_str(), "", f.rep.error.c_str());
         expect_same_fault(c.rep.fault, f.rep.fault);
-        if (k.kind == FaultKind::Deadlock || k.kind == FaultKind::Watchdog) EXPECT_FALSE(f.rep.fault.stuck.empty());
+        if (k.kind == FaultKind::Deadlock || k.kind == FaultKind::Watchdog) {
+            EXPECT_FALSE(f.rep.fault.stuck.empty());
+        }
     }
 }
 
