@@ -509,7 +509,7 @@ private:
 
     // The kind of DSD an expression denotes: Mem / FabIn / FabOut, or None.
     Builtin dsd_kind(const Expr& e) {
-        if (e.kind == ExprKind::Call && (e.builtin == Builtin::Mem || e.builtin == Builtin::FabIn || e.builtin == Builtin::FabOut)) return e.builtin;
+        if (e.kind == ExprKind::Call && e.builtin != Builtin::None && e.builtin != Builtin::Vector && builtin_info(e.builtin).result == Ty::Dsd) return e.builtin;
         if (e.kind == ExprKind::Name && e.sym && e.sym->kind == SymKind::Dsd && e.sym->decl && e.sym->decl->init)
             return dsd_kind(*e.sym->decl->init);
         return Builtin::None;
@@ -555,96 +555,87 @@ private:
         Builtin b = builtin_of(e.name, &vop);
         e.builtin = b;
         e.vop = vop;
-        if (const_ctx_ && b != Builtin::Mem && b != Builtin::FabIn && b != Builtin::FabOut && b != Builtin::Select) {
+        const bool table = b != Builtin::None && b != Builtin::Vector;
+        if (const_ctx_ && !(table && (builtin_info(b).result == Ty::Dsd || builtin_info(b).sig == Sig::Select))) {
             d_.error(e.line, e.col, "a call is not a compile-time constant");
             return Ty::Error;
         }
-        switch (b) {
-        case Builtin::None: return user_call(e);
-        case Builtin::Send:
-            if (!nargs(e, 2, 2, "a colour and a value")) return Ty::Void;
-            colour_arg(e, *e.args[0], true);
+        if (b == Builtin::None) return user_call(e);
+        if (b == Builtin::Vector) return vector_call(e);
+        const BuiltinInfo& info = builtin_info(b);
+        const Ty r = info.result;
+        switch (info.sig) {
+        case Sig::ColourValue:
+            if (!nargs(e, 2, 2, "a colour and a value")) return r;
+            colour_arg(e, *e.args[0], builtin_sends(b));
             if (Ty t = expr(*e.args[1]); t != Ty::Error && !is_num(t))
-                d_.error(e.args[1]->line, e.args[1]->col, "send needs an f32, i32 or u32 value, found " + std::string(ty_name(t)));
-            return Ty::Void;
-        case Builtin::Recv: case Builtin::RecvI32:
-            if (!nargs(e, 1, 1, "a colour")) return b == Builtin::Recv ? Ty::F32 : Ty::I32;
-            colour_arg(e, *e.args[0], false);
-            return b == Builtin::Recv ? Ty::F32 : Ty::I32;
-        case Builtin::Activate: case Builtin::Block: case Builtin::Unblock: return task_arg(e);
-        case Builtin::Mem: {
-            if (!nargs(e, 1, 4, "an array, or an array, start and length (and a stride)")) return Ty::Dsd;
+                d_.error(e.args[1]->line, e.args[1]->col, e.name + " needs an f32, i32 or u32 value, found " + std::string(ty_name(t)));
+            return r;
+        case Sig::Colour:
+            if (!nargs(e, 1, 1, "a colour")) return r;
+            colour_arg(e, *e.args[0], builtin_sends(b));
+            return r;
+        case Sig::Task: return task_arg(e);
+        case Sig::Array: {
+            if (!nargs(e, 1, 4, "an array, or an array, start and length (and a stride)")) return r;
             Expr& a = *e.args[0];
             Sym* s = a.kind == ExprKind::Name ? lookup(a.name) : nullptr;
             if (!s || s->kind != SymKind::Var || s->ty != Ty::Array) {
                 if (a.kind == ExprKind::Name && !s) d_.error(a.line, a.col, "undefined name " + q(a.name));
-                else d_.error(a.line, a.col, "argument 1 of 'mem' must be an array");
+                else d_.error(a.line, a.col, "argument 1 of " + q(e.name) + " must be an array");
             } else {
                 a.sym = s, a.type = Ty::Array, s->used = true;
             }
             if (e.args.size() == 2) {
-                d_.error(e.line, e.col, "'mem' takes an array, or an array, start and length (and a stride), given 2");
-                return Ty::Dsd;
+                d_.error(e.line, e.col, q(e.name) + " takes an array, or an array, start and length (and a stride), given 2");
+                return r;
             }
             for (size_t k = 1; k < e.args.size(); ++k) want_arg(e, k, Ty::I32);
             if (e.args.size() == 4 && !e.args[3]->konst && e.args[3]->type != Ty::Error)
-                d_.error(e.args[3]->line, e.args[3]->col, "the stride of 'mem' must be a compile-time constant");
-            return Ty::Dsd;
+                d_.error(e.args[3]->line, e.args[3]->col, "the stride of " + q(e.name) + " must be a compile-time constant");
+            return r;
         }
-        case Builtin::FabIn: case Builtin::FabOut:
-            if (!nargs(e, 2, 2, "a colour and a length")) return Ty::Dsd;
-            colour_arg(e, *e.args[0], b == Builtin::FabOut);
+        case Sig::ColourLen:
+            if (!nargs(e, 2, 2, "a colour and a length")) return r;
+            colour_arg(e, *e.args[0], builtin_sends(b));
             want_arg(e, 1, Ty::I32);
-            return Ty::Dsd;
-        case Builtin::Exp: case Builtin::Sqrt: case Builtin::Rsqrt: case Builtin::Tanh: case Builtin::Abs:
-            if (!nargs(e, 1, 1, "one f32")) return Ty::F32;
+            return r;
+        case Sig::F32:
+            if (!nargs(e, 1, 1, "one f32")) return r;
             want_arg(e, 0, Ty::F32);
-            return Ty::F32;
-        case Builtin::Min: case Builtin::Max:
-            if (!nargs(e, 2, 2, "two f32")) return Ty::F32;
+            return r;
+        case Sig::F32F32:
+            if (!nargs(e, 2, 2, "two f32")) return r;
             want_arg(e, 0, Ty::F32);
             want_arg(e, 1, Ty::F32);
-            return Ty::F32;
-        case Builtin::Bits:
-            if (!nargs(e, 1, 1, "one f32")) return Ty::U32;
-            want_arg(e, 0, Ty::F32);
-            return Ty::U32;
-        case Builtin::FromBits: {
-            if (!nargs(e, 1, 1, "one u32")) return Ty::F32;
+            return r;
+        case Sig::Int: {
+            if (!nargs(e, 1, 1, "one u32")) return r;
             Ty t = expr(*e.args[0], Ty::U32);
-            if (t != Ty::Error && !is_int(t)) d_.error(e.args[0]->line, e.args[0]->col, "argument 1 of 'from_bits' must be u32, found " + std::string(ty_name(t)));
-            return Ty::F32;
+            if (t != Ty::Error && !is_int(t)) d_.error(e.args[0]->line, e.args[0]->col, "argument 1 of " + q(e.name) + " must be u32, found " + std::string(ty_name(t)));
+            return r;
         }
-        case Builtin::Vector: return vector_call(e);
-        case Builtin::Select: {
+        case Sig::Select: {
             if (!nargs(e, 3, 3, "a condition and two values")) return Ty::Error;
             Ty c = expr(*e.args[0]);
             Ty a = expr(*e.args[1]), bt = expr(*e.args[2]);
             if (a != bt && int_literal(*e.args[1]) && !int_literal(*e.args[2])) a = coerce(*e.args[1], a, bt);
             if (a != bt && int_literal(*e.args[2])) bt = coerce(*e.args[2], bt, a);
             if (c == Ty::Error || a == Ty::Error || bt == Ty::Error) return Ty::Error;
-            if (c != Ty::Bool) { d_.error(e.args[0]->line, e.args[0]->col, std::string("argument 1 of 'select' must be bool, found ") + ty_name(c)); return Ty::Error; }
-            if (a != bt) { d_.error(e.line, e.col, std::string("the two values of 'select' have different types: ") + ty_name(a) + " and " + ty_name(bt)); return Ty::Error; }
+            if (c != Ty::Bool) { d_.error(e.args[0]->line, e.args[0]->col, "argument 1 of " + q(e.name) + " must be bool, found " + ty_name(c)); return Ty::Error; }
+            if (a != bt) { d_.error(e.line, e.col, "the two values of " + q(e.name) + " have different types: " + ty_name(a) + " and " + ty_name(bt)); return Ty::Error; }
             e.konst = e.args[0]->konst && e.args[1]->konst && e.args[2]->konst;
-            if (!e.konst) { d_.error(e.line, e.col, "'select' chooses at compile time; its arguments must be constants (use 'if' at run time)"); return Ty::Error; }
+            if (!e.konst) { d_.error(e.line, e.col, q(e.name) + " chooses at compile time; its arguments must be constants (use 'if' at run time)"); return Ty::Error; }
             return a;
         }
-        default: return Ty::Error;
         }
+        return Ty::Error;
     }
 
     Ty vector_call(Expr& e) {
-        const OpInfo& info = op_info(e.vop);
-        int ndsd = 0;
-        bool scalar = false, has_dst = true;
-        switch (info.fmt) {
-        case Fmt::Vec1: ndsd = 2; break;
-        case Fmt::Vec2: ndsd = 3; break;
-        case Fmt::Vec1S: ndsd = 2, scalar = true; break;
-        case Fmt::Vec2S: ndsd = 3, scalar = true; break;
-        case Fmt::VecR: ndsd = 1, has_dst = false; break;
-        default: break;
-        }
+        const VectorArgs va = vector_args(op_info(e.vop).fmt);
+        const int ndsd = va.dsds;
+        const bool scalar = va.scalar, has_dst = va.has_dst;
         size_t n = size_t(ndsd + (scalar ? 1 : 0));
         std::string shape = std::to_string(n) + " arguments (" + (has_dst ? "destination, " : "") +
                             (ndsd - (has_dst ? 1 : 0) == 2 ? "two sources" : "a source") + (scalar ? ", an f32" : "") + ")";
@@ -938,7 +929,8 @@ private:
         case DeclKind::Dsd: {
             const_ctx_ = false;
             Expr& e = *d.init;
-            if (e.kind != ExprKind::Call || (builtin_of(e.name) != Builtin::Mem && builtin_of(e.name) != Builtin::FabIn && builtin_of(e.name) != Builtin::FabOut)) {
+            const Builtin b = e.kind == ExprKind::Call ? builtin_of(e.name) : Builtin::None;
+            if (b == Builtin::None || b == Builtin::Vector || builtin_info(b).result != Ty::Dsd) {
                 d_.error(e.line, e.col, "a dsd is declared with mem(...), fabin(...) or fabout(...)");
                 return;
             }
