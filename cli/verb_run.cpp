@@ -40,7 +40,7 @@ static int run_or_check(const Args& args, bool check_only) {
     }
     if (check_only) return 0;
     wl::lang::RunOptions opt;
-    opt.cycle_budget = uint64_t(args.get_int("budget", 50'000'000));
+    opt.cycle_budget = uint64_t(args.get_int("budget", (long long)opt.cycle_budget));
     wl::lang::RunReport rep = wl::lang::run_kernel(cr, opt);
     if (json) {
         nlohmann::json j = {{"ok", rep.ok},
