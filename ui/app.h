@@ -23,7 +23,7 @@ struct Image;
 
 struct AppOptions {
     int mesh_w = 8, mesh_h = 8;
-    std::string asset_dir = ".";         // holds examples/ (and later lessons/, models/)
+    std::string asset_dir = ".";         // holds examples/ and models/
     std::string example;                 // opened at start when set
     uint64_t run_cycles = 0;             // then run this many cycles (UINT64_MAX: to the end)
     double play_speed = 0;               // or play it at this many cycles per second
@@ -65,8 +65,8 @@ private:
     void section_tabs();
     void run_toolbar();
     void log_window();
-    void compile_and_load();
-    void start_tour();                           // loads hello when nothing is loaded                     // compile the editor's kernel; on success it is what runs
+    void compile_and_load();                     // compile the editor's kernel; on success it is what runs
+    void start_tour();                           // loads hello when nothing is loaded
     void reveal_source(int line, int col);       // editor to line:col (1-based)
     nlohmann::json error_json() const;
     std::vector<std::string> example_names() const;

@@ -1,6 +1,6 @@
 // isa.h: the compute engine's instruction set — ONE table drives the
 // interpreter (core.cpp), the disassembler and the cost-model docs (isa.cpp),
-// the builder (program_builder.h) and the kernel compiler (issue 4).
+// the builder (program_builder.h) and the kernel compiler (engine/lang).
 //
 // Legend for operands: rX = register (relative to the frame), dX = DSD register,
 // imm = 32-bit immediate, L = code label (pc), T = task id, C = colour (0..23).
