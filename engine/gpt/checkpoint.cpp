@@ -1,6 +1,7 @@
 // checkpoint.cpp: see checkpoint.h.
 #include "engine/gpt/checkpoint.h"
 
+#include "engine/core/atomic_file.h"
 #include "engine/gpt/adamw.h"
 #include "engine/gpt/gpt.h"
 
@@ -96,15 +97,9 @@ void save_checkpoint(const std::string& path, const GPT& model, const AdamW* opt
     f.put(uint64_t(p.b.size()));
     f.b += p.b;
     f.put(fnv1a64(p.b.data(), p.b.size()));
-    // Write to a temporary name, then rename: a crash never leaves a half-written checkpoint.
-    std::string tmp = path + ".tmp";
-    {
-        std::ofstream o(tmp, std::ios::binary | std::ios::trunc);
-        if (!o) throw CheckpointError(tmp + ": cannot open for writing");
-        o.write(f.b.data(), std::streamsize(f.b.size()));
-        if (!o) throw CheckpointError(tmp + ": write failed");
-    }
-    if (std::rename(tmp.c_str(), path.c_str()) != 0) throw CheckpointError(path + ": cannot rename " + tmp + " into place");
+    // A crash mid-save leaves the previous checkpoint, never half of one.
+    std::string error;
+    if (!write_file_atomically(path, f.b, &error)) throw CheckpointError(error);
 }
 
 Checkpoint load_checkpoint(const std::string& path) {
