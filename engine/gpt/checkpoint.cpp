@@ -102,8 +102,9 @@ void save_checkpoint(const std::string& path, const GPT& model, const AdamW* opt
     if (!write_file_atomically(path, f.b, &error)) throw CheckpointError(error);
 }
 
-Checkpoint load_checkpoint(const std::string& path) {
-    std::string b = slurp(path);
+Checkpoint load_checkpoint(const std::string& path) { return parse_checkpoint(slurp(path), path); }
+
+Checkpoint parse_checkpoint(const std::string& b, const std::string& path) {
     if (b.size() < 20 || std::memcmp(b.data(), kMagic, 8) != 0)
         throw CheckpointError(path + ": not a WaferLab GPT checkpoint (bad magic)");
     Reader h{b, 8, path};
@@ -162,8 +163,9 @@ std::unique_ptr<GPT> model_from_checkpoint(const Checkpoint& ck, AdamW* opt) {
     return model;
 }
 
-std::unique_ptr<GPT> import_llmc(const std::string& path) {
-    std::string b = slurp(path);
+std::unique_ptr<GPT> import_llmc(const std::string& path) { return parse_llmc(slurp(path), path); }
+
+std::unique_ptr<GPT> parse_llmc(const std::string& b, const std::string& path) {
     if (b.size() < 1024) throw CheckpointError(path + ": too short for llm.c's 256-int header");
     int32_t h[256];
     std::memcpy(h, b.data(), sizeof h);
