@@ -15,10 +15,6 @@
 namespace wlcli {
 
 static int run_or_check(const Args& args, bool check_only) {
-    if (args.positional.empty()) {
-        std::fprintf(stderr, "usage: waferlab-cli run <kernel.wk> [--budget cycles] [--json] | check <kernel.wk>\n");
-        return 2;
-    }
     const std::string path = args.positional[0];
     std::ifstream in(path, std::ios::binary);
     if (!in) {

@@ -8,6 +8,7 @@
 //   [SECTION] PNG export
 //   [SECTION] JS hook and state()
 #include "ui/app.h"
+#include "engine/core/atomic_file.h"
 #include "ui/js_bridge.h"
 #include "ui/screenshot.h"
 #include "ui/storage.h"
@@ -227,10 +228,8 @@ void App::save_file(const std::string& path) {
     if (kWeb) {
         js_bridge_download(doc_.name().c_str(), "text/plain", text.data(), text.size());
     } else {
-        std::ofstream out(path, std::ios::binary | std::ios::trunc);
-        out << text;
-        out.close();
-        if (!out) throw std::runtime_error("could not write " + path);
+        std::string error;   // a crash mid-save keeps the file as it was
+        if (!wl::write_file_atomically(path, text, &error)) throw std::runtime_error(error);
         files_.path = std::filesystem::absolute(path).string();
         if (doc_.name() != base_name(path)) doc_.rename(base_name(path));
     }

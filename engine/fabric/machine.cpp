@@ -19,12 +19,22 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <new>
+#include <string>
 
 namespace wl {
 
 // [SECTION] construction and snapshots
 
 void Machine::FreeDeleter::operator()(uint8_t* p) const { std::free(p); }
+
+// "3.4 GiB": sizes in messages.
+static std::string byte_size(uint64_t b) {
+    char s[32];
+    if (b >= (1ull << 30)) std::snprintf(s, sizeof s, "%.1f GiB", double(b) / double(1ull << 30));
+    else std::snprintf(s, sizeof s, "%.1f MiB", double(b) / double(1ull << 20));
+    return s;
+}
 
 Machine::Machine(const MachineConfig& cfg) : cfg_(cfg), trace_(cfg.trace_capacity) {
     std::string bad;
@@ -34,13 +44,38 @@ Machine::Machine(const MachineConfig& cfg) : cfg_(cfg), trace_(cfg.trace_capacit
     if (cfg_.router_queue_depth < 1 || cfg_.router_queue_depth > kRouterQueueMax) bad = "router_queue_depth out of range";
     if (cfg_.ce_queue_depth < 1 || cfg_.ce_queue_depth > kCeQueueMax) bad = "ce_queue_depth out of range";
     if (cfg_.simd_fp32 < 1 || cfg_.task_pick_cycles < 0) bad = "simd_fp32 / task_pick_cycles out of range";
+    // Memory is refused up front, with the size, rather than failing half-way (or, in a
+    // browser, growing the heap until the tab dies).
+    const uint64_t pes = uint64_t(cfg_.w) * uint64_t(cfg_.h), need = pes * (cfg_.sram_bytes + state_bytes_per_pe());
+    const std::string mesh_text = "a " + std::to_string(cfg_.w) + "x" + std::to_string(cfg_.h) + " mesh needs " + byte_size(need) +
+                                  " (" + std::to_string(cfg_.sram_bytes / 1024) + " KiB SRAM + " +
+                                  std::to_string(state_bytes_per_pe()) + " bytes of state per PE)";
+    if (bad.empty() && cfg_.memory_limit && need > cfg_.memory_limit)
+        bad = mesh_text + "; this build allows " + byte_size(cfg_.memory_limit);
+    if (bad.empty()) {
+        sram_.reset(static_cast<uint8_t*>(std::calloc(size_t(pes), cfg_.sram_bytes)));
+        if (!sram_) bad = mesh_text + ", and the allocation failed";
+    }
     if (!bad.empty()) {
         cfg_ = MachineConfig{};
         cfg_.w = cfg_.h = 1;
+        sram_.reset(static_cast<uint8_t*>(std::calloc(1, cfg_.sram_bytes)));
     }
     size_t n = size_t(cfg_.w) * size_t(cfg_.h);
-    routers_.resize(n);
-    cores_.resize(n);
+    try {
+        routers_.resize(n);
+        cores_.resize(n);
+        for (auto* l : {&rnow_, &rnext_, &cnow_, &cnext_}) l->init(n);   // no allocation while running
+    } catch (const std::bad_alloc&) {
+        bad = mesh_text + ", and the allocation failed";
+        cfg_ = MachineConfig{};
+        cfg_.w = cfg_.h = 1;
+        n = 1;
+        routers_.assign(1, Router{});
+        cores_.assign(1, Core{});
+        for (auto* l : {&rnow_, &rnext_, &cnow_, &cnext_}) l->init(1);
+        sram_.reset(static_cast<uint8_t*>(std::calloc(1, cfg_.sram_bytes)));
+    }
     for (size_t i = 0; i < n; ++i) {
         std::memset(static_cast<void*>(&routers_[i]), 0, sizeof(Router));
         std::memset(static_cast<void*>(&cores_[i]), 0, sizeof(Core));
@@ -51,9 +86,6 @@ Machine::Machine(const MachineConfig& cfg) : cfg_(cfg), trace_(cfg.trace_capacit
         c.state = ThreadState::Idle;
     }
     step_[kNorth] = -cfg_.w, step_[kSouth] = cfg_.w, step_[kEast] = 1, step_[kWest] = -1;
-    for (auto* l : {&rnow_, &rnext_, &cnow_, &cnext_}) l->init(n);   // no allocation while running
-    sram_.reset(static_cast<uint8_t*>(std::calloc(n, cfg_.sram_bytes)));
-    if (!sram_ && bad.empty()) bad = "cannot allocate SRAM";
     if (!bad.empty()) {
         fault_.kind = FaultKind::HostError;
         fault_.message = "bad machine config: " + bad;
@@ -373,7 +405,10 @@ Fault Machine::watchdog(uint64_t budget) {
     Fault f;
     f.kind = FaultKind::Watchdog;
     f.cycle = now_;
-    if (!st.empty()) f.x = st[0].x, f.y = st[0].y, f.colour = st[0].colour, f.task = st[0].task;
+    if (!st.empty()) {
+        f.x = st[0].x, f.y = st[0].y, f.colour = st[0].colour, f.task = st[0].task;
+        place_at_instruction(f, idx(f.x, f.y));
+    }
     f.message = "watchdog: not quiescent after a budget of " + std::to_string(budget) + " cycles" +
                 (st.empty() ? std::string() : "; first busy PE: " + st[0].what);
     f.stuck = std::move(st);
@@ -430,6 +465,22 @@ RunResult Machine::run_loop(uint64_t cycles, bool stop_when_quiet) {
 }
 
 // A cycle without progress and without timers repeats forever: report who is stuck.
+// A Deadlock or Watchdog fault names the kernel line the PE's CE is at; an idle CE
+// whose wavelets wait for a data task names that task.
+void Machine::place_at_instruction(Fault& f, int pe) const {
+    const Core& c = cores_[pe];
+    if (c.prog < 0) return;
+    const Program& p = *progs_[c.prog].prog;
+    uint32_t pc = c.state == ThreadState::Vec ? c.vop.pc : c.pc;
+    if (c.state == ThreadState::Idle) {
+        const int t = f.colour >= 0 ? progs_[c.prog].task_of_colour[f.colour] : -1;
+        auto b = std::find_if(p.tasks.begin(), p.tasks.end(), [&](const TaskBinding& tb) { return tb.id == t; });
+        if (t < 0 || b == p.tasks.end() || b->function >= p.functions.size()) return;
+        pc = p.functions[b->function].entry;
+    }
+    if (pc < p.locs.size()) f.loc = p.locs[pc], f.where = p.where(pc);
+}
+
 bool Machine::check_deadlock() {
     auto st = stuck(false);
     if (st.empty()) {
@@ -441,13 +492,7 @@ bool Machine::check_deadlock() {
     f.kind = FaultKind::Deadlock;
     f.cycle = now_;
     f.x = st[0].x, f.y = st[0].y, f.colour = st[0].colour, f.task = st[0].task;
-    int pe = idx(f.x, f.y);
-    const Core& c = cores_[pe];
-    if (c.prog >= 0 && c.state != ThreadState::Idle) {
-        const Program& p = *progs_[c.prog].prog;
-        uint32_t pc = c.state == ThreadState::Vec ? c.vop.pc : c.pc;
-        if (pc < p.locs.size()) f.loc = p.locs[pc], f.where = p.where(pc);
-    }
+    place_at_instruction(f, idx(f.x, f.y));
     f.message = "deadlock at cycle " + std::to_string(now_) + ": " + std::to_string(st.size()) +
                 (st.size() >= cfg_.max_stuck_reported ? "+" : "") + " stuck place(s); first: " + st[0].what;
     f.stuck = std::move(st);

@@ -34,6 +34,10 @@ struct MachineConfig {
     int task_pick_cycles = 1;               // the picker's cost to start a task
     size_t trace_capacity = 0;              // events kept; 0 = trace off
     size_t max_stuck_reported = 32;         // deadlock report size cap
+    // The most memory a machine may take (SRAM + per-PE state); 0 = no limit but what
+    // allocation allows. A 32-bit (WebAssembly) heap tops out at 4 GiB, shared with the
+    // app and its snapshots: half of it for the machine.
+    uint64_t memory_limit = sizeof(void*) == 4 ? (uint64_t(2) << 30) : 0;
 };
 
 struct Rect {
@@ -125,6 +129,7 @@ private:
     void raise(FaultKind k, int pe, int colour, int task, int32_t pc, std::string msg);
     RunResult run_loop(uint64_t cycles, bool stop_when_quiet);
     bool check_deadlock();   // false (and fault_ set) when stuck
+    void place_at_instruction(Fault& f, int pe) const;
     void copy_state(const Machine& o);             // everything but the SRAM arena
 
     MachineConfig cfg_;

@@ -38,6 +38,7 @@ static void override_constants(File& ast, const std::map<std::string, double>& v
 
 CompileResult compile(std::string_view source, std::string_view file, const CompileOptions& opt) {
     CompileResult r;
+    r.file = std::string(file);
     Diagnostics diags{std::string(file)};
     std::vector<Token> toks = lex(source, diags);
     File ast = parse(toks, diags);

@@ -53,6 +53,7 @@ struct HostAction {
 
 struct CompileResult {
     std::vector<Diagnostic> diagnostics;   // errors and warnings, in source order of discovery
+    std::string file;                      // as given to compile(): faults and diagnostics name it
     int errors = 0;
     bool ok() const { return errors == 0; }
     int grid_w = 0, grid_h = 0;            // 0 when the file has no layout

@@ -60,9 +60,14 @@ KernelRun::KernelRun(std::shared_ptr<const CompileResult> cr, const RunOptions& 
         }
 }
 
-void KernelRun::fail(const wl::Fault& f) {
+void KernelRun::fail(const wl::Fault& f, const HostAction* at) {
     fault_ = f;
-    error_ = f.to_string();
+    // A host call's fault has no instruction: name the host statement that made it.
+    if (at && fault_.where.empty()) {
+        fault_.loc = wl::SrcLoc{-1, at->line, at->col};
+        fault_.where = cr_->file + ":" + std::to_string(at->line) + ":" + std::to_string(at->col);
+    }
+    error_ = fault_.to_string();
 }
 
 uint64_t KernelRun::step(uint64_t max_cycles) {
@@ -108,12 +113,12 @@ void KernelRun::perform(const HostAction& a) {
                     if (s->type == wl::ElemType::F32) std::memcpy(&words[e], &v, 4);
                     else words[e] = uint32_t(int32_t(v));
                 }
-                if (wl::Fault f = host_.h2d_u32(x, y, a.name, words.data(), words.size())) return fail(f);
+                if (wl::Fault f = host_.h2d_u32(x, y, a.name, words.data(), words.size())) return fail(f, &a);
             }
         break;
     }
     case HostKind::Launch:
-        if (wl::Fault f = host_.launch(wl::Rect{a.x, a.y, a.w, a.h}, a.name)) return fail(f);
+        if (wl::Fault f = host_.launch(wl::Rect{a.x, a.y, a.w, a.h}, a.name)) return fail(f, &a);
         break;
     case HostKind::Run: break;   // step() runs it
     case HostKind::Print:
@@ -123,7 +128,7 @@ void KernelRun::perform(const HostAction& a) {
                 const wl::Symbol* s = p ? p->symbol(a.name) : nullptr;
                 if (!s) continue;
                 std::vector<uint32_t> words(s->length);
-                if (wl::Fault f = host_.d2h_u32(x, y, a.name, words.data(), words.size())) return fail(f);
+                if (wl::Fault f = host_.d2h_u32(x, y, a.name, words.data(), words.size())) return fail(f, &a);
                 std::vector<float> vals(words.size());
                 std::string line = a.name + " @ (" + std::to_string(x) + "," + std::to_string(y) + "):";
                 for (size_t e = 0; e < words.size(); ++e) {

@@ -76,7 +76,7 @@ public:
     RunReport report() const;               // everything so far, as run_kernel returns it
 
 private:
-    void fail(const wl::Fault& f);
+    void fail(const wl::Fault& f, const HostAction* at = nullptr);   // `at`: the host statement that faulted
     void perform(const HostAction& a);      // fill, launch or print (no cycles pass)
 
     std::shared_ptr<const CompileResult> cr_;

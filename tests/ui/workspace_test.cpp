@@ -3,6 +3,7 @@
 // debounces, and natively it all lands in the config directory.
 #include "ui/storage.h"
 #include "ui/workspace.h"
+#include "tests/kill_mid_write.h"
 
 #include <gtest/gtest.h>
 
@@ -138,6 +139,18 @@ TEST(Storage, PersistsInTheConfigDir) {
     text = storage::read("workspace.json");
     ASSERT_TRUE(text);
     EXPECT_FALSE(workspace_from_json(*text, &err));
+
+    // Killed mid-save: the previous workspace is still there, whole.
+    ASSERT_TRUE(storage::write("workspace.json", workspace_to_json(ws), &err)) << err;
+    Workspace bigger = ws;
+    bigger.text = std::string(1 << 20, 'x');
+    const int sig = wltest::kill_mid_write(64 * 1024, [&] { storage::write("workspace.json", workspace_to_json(bigger)); });
+    ASSERT_EQ(sig, SIGXFSZ) << "the save was not cut short";
+    text = storage::read("workspace.json", &err);
+    ASSERT_TRUE(text) << err;
+    back = workspace_from_json(*text, &err);
+    ASSERT_TRUE(back) << err;
+    EXPECT_EQ(*back, ws);
 
     EXPECT_TRUE(storage::remove("workspace.json"));
     EXPECT_FALSE(storage::read("workspace.json"));
