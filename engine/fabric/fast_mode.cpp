@@ -34,6 +34,20 @@ struct FastPort {
         f.pe_[size_t(i)].ramp_free = t + 1;   // one wavelet up the ramp per cycle
         m.routers_[size_t(i)].stats.in[kRamp]++;
         f.route(m, i, kRamp, c, FastWavelet{w, ctrl ? 1u : 0u, t + 1});
+        if (f.flooded_ >= 0) {
+            const int j = f.flooded_;
+            f.flooded_ = -1;
+            fault(FaultKind::Deadlock, c, ce.task, int32_t(ce.state == ThreadState::Vec ? ce.vop.pc : ce.pc),
+                  "colour " + std::to_string(c) + ": PE (" + std::to_string(j % m.cfg_.w) + "," + std::to_string(j / m.cfg_.w) + ") has " +
+                      std::to_string(FastMode::kMaxQueued) +
+                      " wavelets queued that nothing takes (fast mode's queues grow where cycle mode's fill and deadlock)");
+        }
+        if (f.looped_) {
+            f.looped_ = false;
+            fault(FaultKind::Deadlock, c, ce.task, int32_t(ce.state == ThreadState::Vec ? ce.vop.pc : ce.pc),
+                  "colour " + std::to_string(c) + " loops: a wavelet sent from PE (" + std::to_string(i % m.cfg_.w) + "," +
+                      std::to_string(i / m.cfg_.w) + ") never leaves its ring of routes (cycle mode deadlocks when the ring fills)");
+        }
     }
     void timer(uint64_t) {}                 // the driver runs on; it needs no wake-ups
     void fault(FaultKind k, int colour, int task, int32_t pc, std::string msg) {
@@ -290,7 +304,16 @@ void FastMode::route(Machine& m, int i0, int port0, int colour, FastWavelet w0) 
     const size_t base = work.size();   // route() nests when a control wavelet releases held ones
     work.push_back({i0, port0, w0});
     const int c = colour;
+    // A route DAG visits each (router, input port) at most once per switch position; more hops than
+    // that is a ring of routes, where cycle mode's queues fill and deadlock.
+    const uint64_t most = uint64_t(m.routers_.size()) * kPorts * kMaxSwitchPositions;
+    uint64_t hops = 0;
     while (work.size() > base && !m.fault_) {
+        if (++hops > most) {
+            looped_ = true;
+            work.resize(base);
+            return;
+        }
         Hop h = work.back();
         work.pop_back();
         Router& r = m.routers_[size_t(h.i)];
@@ -357,7 +380,12 @@ void FastMode::release_held(Machine& m, int i, int c, uint64_t at) {
 }
 
 void FastMode::deliver(Machine& m, int i, int c, FastWavelet w) {
-    ceq_[size_t(i) * kColours + size_t(c)].push(w);
+    FastQueue& q = ceq_[size_t(i) * kColours + size_t(c)];
+    if (q.size() >= kMaxQueued) {   // nothing takes them: cycle mode's queue would be full
+        flooded_ = i;
+        return;
+    }
+    q.push(w);
     if (i != running_) schedule(i, std::min(m.cores_[size_t(i)].ready_at, w.at));
 }
 

@@ -56,6 +56,7 @@ private:
 
 class FastMode {
 public:
+    static constexpr size_t kMaxQueued = size_t(1) << 20;   // per CE queue: 16 MiB of wavelets nothing takes is a flood
     explicit FastMode(size_t pes);
 
     // Runs until every PE's clock reaches machine.now() + max_cycles, or nothing can happen
@@ -99,7 +100,9 @@ private:
     std::vector<Hop> hops_;                // route()'s work stack
     int running_ = -1;
     uint64_t end_time_ = 0;                // the latest cycle any PE was busy until
-    bool ran_ = false;                     // a PE has run (so end_time_ is an estimate)
+    bool ran_ = false;
+    bool looped_ = false;                  // route() found a ring of routes
+    int flooded_ = -1;                     // deliver() found this PE's queue at kMaxQueued                     // a PE has run (so end_time_ is an estimate)
 };
 
 }  // namespace wl
