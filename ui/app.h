@@ -93,7 +93,9 @@ private:
     std::optional<nlohmann::json> files_call(const std::string& method, const nlohmann::json& args);
     void files_state(nlohmann::json& j) const;
     FileState files_;
-    wl::Mesh mesh_;
+    // The mesh on screen is the loaded machine's; with none loaded, an empty mesh of this size (set_mesh).
+    wl::Mesh mesh() const;
+    wl::Mesh empty_mesh_;
     MeshCanvas canvas_;
     KernelDoc doc_;                      // the kernel being edited
     CodeEditor editor_;
