@@ -11,6 +11,7 @@
 #include "engine/fabric/machine.h"
 
 #include "engine/fabric/fast_mode.h"
+#include "engine/fabric/pe_status.h"
 
 #include "engine/core/fnv.h"
 
@@ -765,12 +766,7 @@ std::vector<Stuck> Machine::stuck(bool include_running) const {
                 }
                 add(i, c, ce.task, "colour " + std::to_string(c) + ": " + std::to_string(ce_count(c)) + " wavelet(s) queued at the CE; " + why);
             }
-        if (ce.state == ThreadState::Stalled)
-            add(i, ce.wait_colour, ce.task,
-                "task " + std::to_string(ce.task) + at +
-                    (ce.why == StallWhy::Recv   ? " waits for a wavelet on colour " + std::to_string(ce.wait_colour)
-                     : ce.why == StallWhy::Send ? " waits for ramp space on colour " + std::to_string(ce.wait_colour)
-                                                : std::string(" waits for a free microthread")));
+        if (ce.state == ThreadState::Stalled) add(i, ce.wait_colour, ce.task, "task " + std::to_string(ce.task) + at + " " + stall_text(ce));
         auto vec_what = [&](const VecOp& v) {
             int col = v.a.kind == DsdKind::FabIn ? v.a.colour : v.b.kind == DsdKind::FabIn ? v.b.colour : v.dst.colour;
             bool in = v.a.kind == DsdKind::FabIn || v.b.kind == DsdKind::FabIn;
@@ -791,6 +787,12 @@ std::vector<Stuck> Machine::stuck(bool include_running) const {
         if (include_running && ce.launch_fn >= 0) add(i, -1, -1, "host launch pending");
     }
     return out;
+}
+
+int Machine::ce_queued(int x, int y, int colour) const {
+    if (!mesh().contains(x, y) || colour < 0 || colour >= kColours) return 0;
+    const int i = idx(x, y);
+    return routers_[size_t(i)].ce_count(colour) + (fast_ ? int(fast_->queued(i, colour)) : 0);
 }
 
 RouterStats Machine::router_stats(int x, int y) const {

@@ -101,6 +101,7 @@ public:
     // [SECTION] inspection
     const Router& router(int x, int y) const { return routers_[idx(x, y)]; }
     const Core& core(int x, int y) const { return cores_[idx(x, y)]; }
+    int ce_queued(int x, int y, int colour) const;   // wavelets waiting at the CE on a colour (either mode)
     RouterStats router_stats(int x, int y) const;  // with in[N..W] filled from the neighbours
     MachineStats stats() const;
     Trace& trace() { return trace_; }
