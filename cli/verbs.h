@@ -42,5 +42,6 @@ int verb_compare(const Args& args);    // verb_compare.cpp: GPU model vs wafer e
 int bench_gpt(const Args& args);       // bench_gpt.cpp
 int bench_fabric(const Args& args);    // bench_fabric.cpp
 int bench_compile(const Args& args);   // bench_compile.cpp
+int bench_fast(const Args& args);      // bench_fast.cpp: fast mode vs cycle mode vs plain C++
 
 }  // namespace wlcli

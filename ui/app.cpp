@@ -27,7 +27,7 @@ static void window_rect(ImVec2* a, ImVec2* b) {
 }
 
 App::App(const AppOptions& opt) : asset_dir_(opt.asset_dir) {
-    mesh_ = wl::Mesh{opt.mesh_w, opt.mesh_h};
+    empty_mesh_ = wl::Mesh{opt.mesh_w, opt.mesh_h};
     compare_.models_dir = models_dir();
     start(opt.example);   // the saved workspace, or the requested example (app_files.cpp)
     if (!opt.example.empty() && example_ == opt.example) {
@@ -61,13 +61,14 @@ void App::load_example(const std::string& name) {
     compile_and_load();
 }
 
+wl::Mesh App::mesh() const { return runner_.run() ? runner_.run()->machine().mesh() : empty_mesh_; }
+
 void App::compile_and_load() {
     const wl::lang::CompileResult& r = doc_.compile();
     if (!r.ok() || r.grid_w == 0) return;   // the last good build stays loaded; the editor shows why
+    const wl::Mesh before = mesh();
     runner_.load(std::make_shared<const wl::lang::CompileResult>(r));
-    // The canvas shows the kernel's grid.
-    if (mesh_.w != r.grid_w || mesh_.h != r.grid_h) {
-        mesh_ = wl::Mesh{r.grid_w, r.grid_h};
+    if (mesh().w != before.w || mesh().h != before.h) {   // the canvas now shows the kernel's grid
         canvas_.select(std::nullopt);
         canvas_.fit();
     }
@@ -121,7 +122,7 @@ void App::frame() {
     const float status_h = ImGui::GetFrameHeight();
     ImGui::BeginChild("canvas", ImVec2(0, -status_h), false, ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse);
     window_rect(&places_.canvas_min, &places_.canvas_max);
-    canvas_.draw(mesh_, runner_.run() ? &runner_.run()->machine() : nullptr);
+    canvas_.draw(mesh(), runner_.run() ? &runner_.run()->machine() : nullptr);
     ImGui::EndChild();
     status_bar();
     ImGui::End();
@@ -164,7 +165,10 @@ void App::shortcuts() {
 
 void App::menu_bar() {
     if (!ImGui::BeginMenuBar()) return;
-    if (ImGui::BeginMenu("File")) {
+    const bool file = ImGui::BeginMenu("File");
+    places_.file_menu_min = ImGui::GetItemRectMin(), places_.file_menu_max = ImGui::GetItemRectMax();
+    places_.file_open_min = places_.file_open_max = ImVec2(0, 0);
+    if (file) {
         file_menu();
 #ifndef __EMSCRIPTEN__
         ImGui::Separator();
@@ -213,7 +217,7 @@ void App::menu_bar() {
         for (int n : kMeshSizes) {
             char label[32];
             std::snprintf(label, sizeof label, "%d x %d", n, n);
-            if (ImGui::MenuItem(label, nullptr, mesh_.w == n && mesh_.h == n)) call("set_mesh", {{"w", n}, {"h", n}});
+            if (ImGui::MenuItem(label, nullptr, !runner_.loaded() && mesh().w == n && mesh().h == n)) call("set_mesh", {{"w", n}, {"h", n}});
         }
         ImGui::EndMenu();
     }
@@ -229,7 +233,7 @@ void App::menu_bar() {
 void App::status_bar() {
     ImGui::PushStyleVar(ImGuiStyleVar_FramePadding, ImVec2(8, 0));
     ImGui::AlignTextToFramePadding();
-    ImGui::Text("  mesh %d x %d   zoom %.2fx", mesh_.w, mesh_.h, canvas_.zoom());
+    ImGui::Text("  mesh %d x %d   zoom %.2fx", mesh().w, mesh().h, canvas_.zoom());
     if (auto h = canvas_.hovered()) {
         ImGui::SameLine();
         ImGui::Text("   PE (%d, %d)", h->x, h->y);
@@ -446,7 +450,7 @@ void App::log_window() {
                 ImGui::PushTextWrapPos(0.0f);
                 if (ImGui::Selectable(run->error().c_str())) {
                     if (f.loc.line > 0) reveal_source(int(f.loc.line), int(f.loc.col));
-                    if (mesh_.contains(f.x, f.y)) canvas_.select(PeCoord{f.x, f.y});
+                    if (mesh().contains(f.x, f.y)) canvas_.select(PeCoord{f.x, f.y});
                 }
                 ImGui::PopTextWrapPos();
                 ImGui::PopStyleColor();
@@ -485,7 +489,7 @@ json App::state() const {
     json j = {
         {"version", wl::version()},
         {"frame", frame_},
-        {"mesh", {{"w", mesh_.w}, {"h", mesh_.h}}},
+        {"mesh", {{"w", mesh().w}, {"h", mesh().h}}},
         {"view", {{"zoom", canvas_.zoom()}}},
         {"canvas", canvas_.state()},
         {"about_open", show_about_},
@@ -512,6 +516,15 @@ json App::state() const {
     else j["selected_pe"] = nullptr;
     if (auto h = canvas_.hovered()) j["hovered_pe"] = {{"x", h->x}, {"y", h->y}};
     else j["hovered_pe"] = nullptr;
+    // Where the parts were on screen last frame (null: not shown), so scripts click by place, not by pixel.
+    auto rect = [](ImVec2 a, ImVec2 b) -> json {
+        if (b.x <= a.x || b.y <= a.y) return nullptr;
+        return {{"x", a.x}, {"y", a.y}, {"w", b.x - a.x}, {"h", b.y - a.y}};
+    };
+    const Help::Places& p = places_;
+    j["places"] = {{"canvas", rect(p.canvas_min, p.canvas_max)}, {"toolbar", rect(p.toolbar_min, p.toolbar_max)},
+                   {"editor", rect(p.editor_min, p.editor_max)}, {"log", rect(p.log_min, p.log_max)},
+                   {"file_menu", rect(p.file_menu_min, p.file_menu_max)}, {"file_open", rect(p.file_open_min, p.file_open_max)}};
     files_state(j);
     return j;
 }
@@ -528,8 +541,10 @@ json App::call(const std::string& method, const json& args) {
     try {
         if (method == "state") return state();
         if (auto r = files_call(method, args)) return *r;
-        if (method == "set_mesh") {
-            mesh_ = wl::Mesh{int_arg("w", 1, 256), int_arg("h", 1, 256)};
+        if (method == "set_mesh") {   // an empty mesh: a loaded kernel's machine has its layout's size, so it goes
+            const int w = int_arg("w", 1, 256), h = int_arg("h", 1, 256);
+            runner_.unload();
+            empty_mesh_ = wl::Mesh{w, h};
             canvas_.select(std::nullopt);
             canvas_.fit();
             return state();
@@ -542,7 +557,7 @@ json App::call(const std::string& method, const json& args) {
             if (args.is_null() || (args.contains("x") && args["x"].is_null())) {
                 canvas_.select(std::nullopt);
             } else {
-                int x = int_arg("x", 0, mesh_.w - 1), y = int_arg("y", 0, mesh_.h - 1);
+                int x = int_arg("x", 0, mesh().w - 1), y = int_arg("y", 0, mesh().h - 1);
                 canvas_.select(PeCoord{x, y});
             }
             return state();

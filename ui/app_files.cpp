@@ -254,11 +254,13 @@ void App::ask_path(FileState::Ask what, const std::string& initial) {
 void App::file_menu() {
     if (kWeb) {
         if (ImGui::MenuItem("Open kernel file...")) js_bridge_pick_file();
+        places_.file_open_min = ImGui::GetItemRectMin(), places_.file_open_max = ImGui::GetItemRectMax();
         if (ImGui::IsItemHovered()) ImGui::SetTooltip("Pick a .wk file, or drop one onto the page");
         if (ImGui::MenuItem("Download kernel")) call("save_file", nullptr);
         if (ImGui::MenuItem("Export canvas as PNG")) call("export_png", nullptr);
     } else {
         if (ImGui::MenuItem("Open...")) ask_path(FileState::Ask::Open, files_.path);
+        places_.file_open_min = ImGui::GetItemRectMin(), places_.file_open_max = ImGui::GetItemRectMax();
         if (ImGui::MenuItem("Save", "Ctrl+S")) save_shortcut();
         if (ImGui::MenuItem("Save as...")) ask_path(FileState::Ask::SaveAs, files_.path.empty() ? doc_.name() : files_.path);
         if (ImGui::MenuItem("Export canvas as PNG...")) ask_path(FileState::Ask::ExportPng, "waferlab.png");

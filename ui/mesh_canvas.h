@@ -8,6 +8,7 @@
 #include "engine/fabric/mesh.h"
 #include "ui/canvas_model.h"
 
+#include <glm/vec2.hpp>
 #include <imgui.h>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -26,7 +27,7 @@ public:
     void draw(const wl::Mesh& mesh, const wl::Machine* machine = nullptr);
 
     void zoom_by(float factor);          // about the canvas centre
-    void fit() { zoom_ = 1.0f; pan_ = ImVec2(0, 0); }
+    void fit() { zoom_ = 1.0f; pan_ = glm::vec2(0); }
     void select(std::optional<PeCoord> pe) { selected_ = pe; }
 
     float zoom() const { return zoom_; }
@@ -47,7 +48,7 @@ private:
     void tooltip(const wl::Machine* m) const;
 
     float zoom_ = 1.0f;                  // 1 = whole mesh fits
-    ImVec2 pan_{0, 0};                   // screen-space offset of the mesh centre, in pixels
+    glm::vec2 pan_{0};                   // screen-space offset of the mesh centre, in pixels
     bool dragged_ = false;               // this press became a pan, so its release is not a click
     std::optional<PeCoord> hovered_, selected_;
 
@@ -59,6 +60,7 @@ private:
     // What the last frame drew, for state() and the frame-time report.
     Detail detail_ = Detail::Full;
     int visible_pes_ = 0, dots_ = 0;
+    float grid_x_ = 0, grid_y_ = 0, grid_cell_ = 0;   // PE (0, 0)'s top-left corner on screen, and the cell size
     double draw_ms_ = 0;
 };
 

@@ -10,6 +10,8 @@
 //   [SECTION] stuck report, stats, checksum
 #include "engine/fabric/machine.h"
 
+#include "engine/fabric/fast_mode.h"
+
 #include "engine/core/fnv.h"
 
 #include <algorithm>
@@ -125,6 +127,25 @@ Machine& Machine::operator=(const Machine& o) {
     return *this;
 }
 
+Machine::Machine(Machine&&) noexcept = default;
+Machine& Machine::operator=(Machine&&) noexcept = default;
+Machine::~Machine() = default;
+
+const char* run_mode_name(RunMode m) { return m == RunMode::Fast ? "fast" : "cycle"; }
+bool run_mode_from_name(const std::string& s, RunMode* out) {
+    if (s == "cycle") return *out = RunMode::Cycle, true;
+    if (s == "fast") return *out = RunMode::Fast, true;
+    return false;
+}
+
+Fault Machine::set_mode(RunMode m) {
+    if (m == mode_) return {};
+    if (fast_ && !fast_->empty()) return host_error(-1, -1, "set_mode: a fast run is part-way (wavelets in flight); finish or reset it first");
+    mode_ = m;
+    fast_ = m == RunMode::Fast ? std::make_unique<FastMode>(cores_.size()) : nullptr;
+    return {};
+}
+
 void Machine::copy_state(const Machine& o) {
     cfg_ = o.cfg_, now_ = o.now_, fault_ = o.fault_;
     routers_ = o.routers_, cores_ = o.cores_, progs_ = o.progs_;
@@ -133,6 +154,8 @@ void Machine::copy_state(const Machine& o) {
     std::memcpy(step_, o.step_, sizeof step_);
     rr_colour_ = o.rr_colour_, rr_port_ = o.rr_port_;
     trace_ = o.trace_;
+    mode_ = o.mode_;
+    fast_ = o.fast_ ? std::make_unique<FastMode>(*o.fast_) : nullptr;
 }
 
 size_t Machine::snapshot_bytes() const {
@@ -394,6 +417,7 @@ Fault Machine::watchdog(uint64_t budget) {
 }
 
 RunResult Machine::run_loop(uint64_t cycles, bool stop_when_quiet) {
+    if (fast_) return fast_->advance(*this, cycles, stop_when_quiet);
     RunResult res;
     const uint64_t start = now_, end = now_ + cycles;
     auto finish = [&](RunStatus s) {
@@ -476,7 +500,9 @@ bool Machine::check_deadlock() {
     return false;
 }
 
-bool Machine::quiescent() const { return rnow_.empty() && cnow_.empty() && timers_.empty() && stuck(false).empty(); }
+bool Machine::quiescent() const {
+    return rnow_.empty() && cnow_.empty() && timers_.empty() && (!fast_ || fast_->empty()) && stuck(false).empty();
+}
 
 // [SECTION] router step
 
@@ -714,19 +740,22 @@ std::vector<Stuck> Machine::stuck(bool include_running) const {
             uint32_t pc = ce.state == ThreadState::Vec ? ce.vop.pc : ce.pc;
             return std::string(" at ") + prog->where(pc) + " (" + op_name(*prog, pc) + ")";
         }();
+        // Wavelets waiting: in cycle mode's queues, or fast mode's (held at a router, queued at the CE).
+        auto port_count = [&](int p, int c) { return size_t(r.count(p, c)) + (fast_ ? fast_->held(i, p, c) : 0); };
+        auto ce_count = [&](int c) { return size_t(r.ce_count(c)) + (fast_ ? fast_->queued(i, c) : 0); };
         for (int p = 0; p < kPorts; ++p)
             for (int c = 0; c < kColours; ++c)
-                if (r.count(p, c)) {
+                if (port_count(p, c)) {
                     SwitchPos sp = r.cur_sw[c];
                     std::string why = !(sp.rx >> p & 1)
                                           ? "the current switch position " + std::to_string(r.cur[c]) + " does not accept " + port_name(p)
                                           : "no space downstream on " + port_set(sp.tx);
                     add(i, c, ce.task,
-                        "colour " + std::to_string(c) + ": " + std::to_string(r.count(p, c)) + " wavelet(s) wait at router port " +
+                        "colour " + std::to_string(c) + ": " + std::to_string(port_count(p, c)) + " wavelet(s) wait at router port " +
                             port_name(p) + "; " + why);
                 }
         for (int c = 0; c < kColours; ++c)
-            if (r.ce_count(c)) {
+            if (ce_count(c)) {
                 std::string why = "no task takes them";
                 if (prog) {
                     const LoadedProgram& lp = progs_[ce.prog];
@@ -734,7 +763,7 @@ std::vector<Stuck> Machine::stuck(bool include_running) const {
                     if (t >= 0 && (ce.tasks_blocked >> t & 1)) why = "data task " + std::to_string(t) + " is blocked";
                     else if (t >= 0 && ce.state != ThreadState::Idle) why = "the CE is busy with task " + std::to_string(ce.task);
                 }
-                add(i, c, ce.task, "colour " + std::to_string(c) + ": " + std::to_string(r.ce_count(c)) + " wavelet(s) queued at the CE; " + why);
+                add(i, c, ce.task, "colour " + std::to_string(c) + ": " + std::to_string(ce_count(c)) + " wavelet(s) queued at the CE; " + why);
             }
         if (ce.state == ThreadState::Stalled)
             add(i, ce.wait_colour, ce.task,

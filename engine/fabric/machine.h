@@ -19,6 +19,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 namespace wl {
@@ -45,6 +46,14 @@ struct Rect {
 
 enum class RunStatus : uint8_t { Quiescent, CyclesDone, Faulted };
 
+// How run/advance move the machine (docs/engine.md): Cycle steps every router and CE each
+// cycle; Fast runs each PE until it blocks, with wavelets routed at once and cycles estimated.
+enum class RunMode : uint8_t { Cycle, Fast };
+const char* run_mode_name(RunMode m);                       // "cycle", "fast"
+bool run_mode_from_name(const std::string& s, RunMode* out);
+
+class FastMode;
+
 struct RunResult {
     RunStatus status = RunStatus::Quiescent;
     uint64_t cycles = 0;          // cycles this call advanced
@@ -57,9 +66,9 @@ public:
     explicit Machine(const MachineConfig& cfg = {});
     Machine(const Machine& o);               // deep copy: a snapshot
     Machine& operator=(const Machine& o);
-    Machine(Machine&&) noexcept = default;
-    Machine& operator=(Machine&&) noexcept = default;
-    ~Machine() = default;
+    Machine(Machine&&) noexcept;
+    Machine& operator=(Machine&&) noexcept;
+    ~Machine();
 
     const MachineConfig& config() const { return cfg_; }
     Mesh mesh() const { return Mesh{cfg_.w, cfg_.h}; }
@@ -80,6 +89,8 @@ public:
     Fault inject(int x, int y, int port, int colour, uint32_t data, bool ctrl = false);   // a wavelet arriving at a router port from outside
 
     // [SECTION] running
+    RunMode mode() const { return mode_; }
+    Fault set_mode(RunMode m);                     // a HostError while a fast run has wavelets in flight
     RunResult run(uint64_t cycles);                // advance exactly `cycles` (or until a fault)
     RunResult run_until_quiescent(uint64_t budget);   // Watchdog fault past the budget; Deadlock if stuck
     RunResult advance(uint64_t max_cycles);        // a slice of the above: stops when quiescent, no watchdog
@@ -99,7 +110,10 @@ public:
     uint64_t checksum() const;                     // FNV-1a of all SRAM, registers and stats
 
 private:
-    friend struct CoreExec;
+    friend struct CyclePort;
+    friend struct CycleCore;
+    friend struct FastPort;
+    friend class FastMode;
     int idx(int x, int y) const { return y * cfg_.w + x; }
     void route_phase();                            // phase 1 over the active routers (fast path inline)
     void route_general(int i);
@@ -145,6 +159,8 @@ private:
     int step_[4] = {};                             // PE index step per port N, S, E, W
     unsigned rr_colour_ = 0, rr_port_ = 0;         // round-robin starts this cycle (now % 24, now % 5)
     Trace trace_;
+    RunMode mode_ = RunMode::Cycle;
+    std::unique_ptr<FastMode> fast_;               // fast mode's queues and schedule, while in fast mode
 };
 
 }  // namespace wl

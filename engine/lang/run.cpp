@@ -42,6 +42,10 @@ KernelRun::KernelRun(std::shared_ptr<const CompileResult> cr, const RunOptions& 
         error_ = "the kernel did not compile (or has no layout)";
         return;
     }
+    if (wl::Fault f = host_.machine().set_mode(opt.mode)) {
+        fail(f);
+        return;
+    }
     for (const Placement& p : cr_->placements) {
         if (wl::Fault f = host_.machine().load(p.program, wl::Rect{p.x, p.y, p.w, p.h})) {
             fail(f);

@@ -23,6 +23,7 @@ namespace wl::lang {
 
 struct RunOptions {
     uint64_t cycle_budget = 50'000'000;   // per 'run' statement
+    wl::RunMode mode = wl::RunMode::Cycle;   // fast: functional, cycles estimated (docs/engine.md)
     wl::MachineConfig machine;            // w/h are taken from the layout's grid
 };
 

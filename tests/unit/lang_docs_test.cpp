@@ -1,5 +1,5 @@
-// lang_docs_test.cpp: the builtin cost table in docs/kernel-language.md is the
-// one generated from the isa table. Set WAFERLAB_UPDATE_DOCS=1 to rewrite it.
+// lang_docs_test.cpp: the builtin tables in docs/kernel-language.md are the
+// ones generated from WL_BUILTINS and WL_ISA. Set WAFERLAB_UPDATE_DOCS=1 to rewrite the cost table.
 #include "engine/lang/builtins.h"
 
 #include <gtest/gtest.h>
@@ -27,4 +27,17 @@ TEST(LangDocs, BuiltinCostTableIsGenerated) {
         got = want;
     }
     EXPECT_EQ(got, want) << "regenerate with WAFERLAB_UPDATE_DOCS=1";
+}
+
+// The token-class table lists every scalar builtin and every vector opcode, read from the two tables.
+TEST(LangDocs, BuiltinNamesAreListed) {
+    std::ifstream in(std::string(WAFERLAB_SOURCE_DIR) + "/docs/kernel-language.md");
+    std::stringstream ss;
+    ss << in.rdbuf();
+    std::string vectors;
+    for (int k = 0; k < wl::op_count(); ++k)
+        if (wl::op_is_vector(wl::Op(k))) vectors += (vectors.empty() ? "" : " ") + std::string(wl::op_info(wl::Op(k)).mnemonic);
+    const std::string row = "| `builtin` | an identifier naming a builtin: `" + wl::lang::builtin_names() +
+                            "` and every vector opcode of the isa table (`" + vectors + "`) |";
+    EXPECT_NE(ss.str().find(row), std::string::npos) << "docs/kernel-language.md should have the row\n" << row;
 }
