@@ -23,8 +23,6 @@ float fill_value(GenKind g, const std::vector<double>& a, uint64_t k) {
     return 0;
 }
 
-std::string fault_text(const wl::Fault& f) { return f.to_string(); }
-
 static std::string fmt(float v) {
     char b[32];
     std::snprintf(b, sizeof b, "%g", double(v));

@@ -98,7 +98,5 @@ RunReport run_kernel(const CompileResult& cr, const RunOptions& opt = {});
 // The value generators of `fill`, exposed so tests can compute references.
 float fill_value(GenKind g, const std::vector<double>& args, uint64_t k);
 
-// "file:line:col" of a fault's instruction when it has one.
-std::string fault_text(const wl::Fault& f);
 
 }  // namespace wl::lang
