@@ -2,6 +2,7 @@
 #include "engine/gpt/checkpoint.h"
 
 #include "engine/core/atomic_file.h"
+#include "engine/core/fnv.h"
 #include "engine/gpt/adamw.h"
 #include "engine/gpt/gpt.h"
 
@@ -17,12 +18,9 @@ constexpr char kMagic[8] = {'W', 'L', 'G', 'P', 'T', 'C', 'K', 'P'};
 constexpr uint32_t kVersion = 1;
 
 uint64_t fnv1a64(const char* p, size_t n) {
-    uint64_t h = 0xcbf29ce484222325ull;
-    for (size_t i = 0; i < n; i++) {
-        h ^= (unsigned char)p[i];
-        h *= 0x100000001b3ull;
-    }
-    return h;
+    Fnv1a h;
+    h.add(p, n);
+    return h.value();
 }
 
 struct Writer {
@@ -75,6 +73,16 @@ std::string slurp(const std::string& path) {
 
 }  // namespace
 
+std::string checkpoint_envelope(const std::string& payload) {
+    Writer f;
+    f.b.append(kMagic, 8);
+    f.put(kVersion);
+    f.put(uint64_t(payload.size()));
+    f.b += payload;
+    f.put(fnv1a64(payload.data(), payload.size()));
+    return f.b;
+}
+
 void save_checkpoint(const std::string& path, const GPT& model, const AdamW* opt, int64_t step,
                      const std::string& tokenizer_kind, const std::string& tokenizer_state) {
     Writer p;
@@ -91,15 +99,9 @@ void save_checkpoint(const std::string& path, const GPT& model, const AdamW* opt
         p.floats(opt->m);
         p.floats(opt->v);
     }
-    Writer f;
-    f.b.append(kMagic, 8);
-    f.put(kVersion);
-    f.put(uint64_t(p.b.size()));
-    f.b += p.b;
-    f.put(fnv1a64(p.b.data(), p.b.size()));
     // A crash mid-save leaves the previous checkpoint, never half of one.
     std::string error;
-    if (!write_file_atomically(path, f.b, &error)) throw CheckpointError(error);
+    if (!write_file_atomically(path, checkpoint_envelope(p.b), &error)) throw CheckpointError(error);
 }
 
 Checkpoint load_checkpoint(const std::string& path) { return parse_checkpoint(slurp(path), path); }

@@ -39,6 +39,7 @@ void save_checkpoint(const std::string& path, const GPT& model, const AdamW* opt
                      const std::string& tokenizer_kind, const std::string& tokenizer_state);
 Checkpoint load_checkpoint(const std::string& path);   // throws CheckpointError
 Checkpoint parse_checkpoint(const std::string& bytes, const std::string& path);   // the file's bytes; `path` for messages
+std::string checkpoint_envelope(const std::string& payload);   // magic, version, size, payload, checksum
 
 // Builds a model (and restores the optimizer if given and saved) from a checkpoint.
 std::unique_ptr<GPT> model_from_checkpoint(const Checkpoint& ck, AdamW* opt = nullptr);

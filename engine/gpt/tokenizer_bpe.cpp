@@ -131,7 +131,8 @@ std::vector<std::string> BpeTokenizer::pretokenize(const std::string& text) {
 }
 
 BpeTokenizer BpeTokenizer::load(const std::string& encoder_json, const std::string& vocab_bpe) {
-    return parse(read_file(encoder_json), read_file(vocab_bpe), encoder_json, vocab_bpe);
+    const std::string encoder = read_file(encoder_json);   // first: a missing encoder.json is named first
+    return parse(encoder, read_file(vocab_bpe), encoder_json, vocab_bpe);
 }
 
 BpeTokenizer BpeTokenizer::parse(const std::string& encoder_text, const std::string& vocab_text,

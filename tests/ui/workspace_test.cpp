@@ -34,6 +34,8 @@ TEST(Workspace, RefusesWhatItCannotRead) {
         {"", "not valid JSON"},
         {"[1,2]", "not valid JSON"},
         {R"({"file": "x.wk"})", "not a WaferLab workspace"},
+        {R"({"format": 5555555555555555555555525})", "not a WaferLab workspace"},   // fuzz_workspace: threw type_error
+        {R"({"format": ["waferlab-workspace"]})", "not a WaferLab workspace"},
         {R"({"format": "waferlab-workspace"})", "no format version"},
         {R"({"format": "waferlab-workspace", "version": 0})", "old format"},
         {R"({"format": "waferlab-workspace", "version": 99})", "newer WaferLab"},
