@@ -6,7 +6,8 @@
 #   make app       run the native app
 #   make sanitize  the native tests under ASan + UBSan      (build/asan)
 #   make screenshot  regenerate docs/screenshot.png (SUMMA mid-run) from the native app under Xvfb
-#   make fuzz      fuzz the kernel compiler with libFuzzer + ASan/UBSan (FUZZ_SECONDS=60)
+#   make fuzz      fuzz one reader with libFuzzer + ASan/UBSan: TARGET=compile|checkpoint|config|bpe|llmc|workspace
+#                  (FUZZ_SECONDS=60; seeds in tests/fuzz/corpus/, crashes in build/fuzz/crashes/)
 #   make bench-web frame times of the web app running a 32 x 32 SUMMA (headless Chromium)
 MAKEFLAGS += --no-print-directory
 JOBS  ?= $(shell nproc)
@@ -16,6 +17,7 @@ WEB    := build/web
 ASAN   := build/asan
 FUZZ   := build/fuzz
 FUZZ_SECONDS ?= 60
+TARGET ?= compile
 export NODE_PATH := /usr/share/nodejs
 
 .PHONY: all native web serve app test test-native test-web test-browser sanitize fuzz screenshot bench-web clean
@@ -53,13 +55,23 @@ sanitize:
 	cmake --build $(ASAN) -j$(JOBS)
 	ctest --test-dir $(ASAN) --output-on-failure -j$(JOBS)
 
+# Each target: its seeds (committed, read-only) and a working corpus under build/fuzz that grows.
+FUZZ_SEEDS_compile    := examples tests/kernels/errors tests/kernels/adversarial
+FUZZ_FLAGS_compile    := -max_len=4096 -dict=tests/fuzz/wk.dict
+FUZZ_FLAGS_checkpoint := -max_len=65536
+FUZZ_FLAGS_config     := -max_len=4096
+FUZZ_FLAGS_bpe        := -max_len=16384 -dict=tests/fuzz/json.dict
+FUZZ_FLAGS_llmc       := -max_len=65536
+FUZZ_FLAGS_workspace  := -max_len=8192 -dict=tests/fuzz/json.dict
 fuzz:
+	@test -f tests/fuzz/fuzz_$(TARGET).cpp || { echo "make fuzz: no target '$(TARGET)'; one of: compile checkpoint config bpe llmc workspace"; exit 2; }
 	CC=clang-14 CXX=clang++-14 cmake -S . -B $(FUZZ) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DWAFERLAB_FUZZ=ON \
 	  -DWAFERLAB_SANITIZE=ON -DWAFERLAB_APP=OFF
-	cmake --build $(FUZZ) -j$(JOBS) --target fuzz_compile
-	mkdir -p $(FUZZ)/corpus
-	$(FUZZ)/tests/fuzz_compile -max_total_time=$(FUZZ_SECONDS) -max_len=4096 -timeout=10 -rss_limit_mb=2048 \
-	  -dict=tests/fuzz/wk.dict $(FUZZ)/corpus examples tests/kernels/errors
+	cmake --build $(FUZZ) -j$(JOBS) --target fuzz_$(TARGET)
+	mkdir -p $(FUZZ)/corpus/$(TARGET) $(FUZZ)/crashes/$(TARGET)
+	$(FUZZ)/tests/fuzz_$(TARGET) -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 $(FUZZ_FLAGS_$(TARGET)) \
+	  -artifact_prefix=$(FUZZ)/crashes/$(TARGET)/ -print_final_stats=1 \
+	  $(FUZZ)/corpus/$(TARGET) $(or $(FUZZ_SEEDS_$(TARGET)),tests/fuzz/corpus/$(TARGET))
 
 screenshot: native
 	xvfb-run -a -s "-screen 0 1280x720x24" $(NATIVE)/ui/waferlab --example summa --play 15 --frames 150 --no-persist --screenshot docs/screenshot.png

@@ -5,7 +5,7 @@
 //   (b) compute: every PE of a --cmesh x --cmesh block runs fmacs over SRAM
 //       (y = y + a * s, --len elements, --iters times); the same arithmetic runs
 //       as a plain C++ loop in this process. Reports emulated / plain wall time.
-// Single thread. Targets (issue 3): (a) >= 50e6 PE-cycles/s, (b) ratio <= 3.
+// Single thread. Targets: (a) >= 50e6 PE-cycles/s, (b) ratio <= 3.
 #include "cli/verbs.h"
 #include "engine/fabric/host.h"
 #include "engine/fabric/program_builder.h"

@@ -52,7 +52,6 @@ int verb_compare(const Args& args) {
     o.gpus = int(args.get_int("gpus", 1));
     o.grad_accum = int(args.get_int("accum", 1));
     const std::string mode = args.get("mode", "train");
-    if (mode != "train" && mode != "infer") throw std::runtime_error("--mode is train or infer");
     o.with_backward = mode == "train";
     if (args.has("mesh")) {
         int w = 0, h = 0;

@@ -19,12 +19,8 @@ namespace wlcli {
 
 int verb_generate(const Args& args) {
     using namespace wl::gpt;
-    if (args.has("help") || (!args.has("checkpoint") && !args.has("llmc"))) {
-        std::fprintf(args.has("help") ? stdout : stderr,
-                     "usage: waferlab-cli generate --checkpoint F | --llmc gpt2_124M.bin  --prompt TEXT [--tokens N]\n"
-                     "                             [--temperature T] [--top-k K] [--seed S] [--json]\n");
-        return args.has("help") ? 0 : 2;
-    }
+    if (args.has("checkpoint") == args.has("llmc"))
+        throw std::runtime_error("generate needs one of --checkpoint FILE or --llmc gpt2_124M.bin");
     set_num_threads(int(args.get_int("threads", 0)));
     std::unique_ptr<GPT> model;
     std::unique_ptr<Tokenizer> tok;

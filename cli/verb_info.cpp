@@ -1,7 +1,7 @@
 // verb_info.cpp: `waferlab-cli info` — the engine version and build facts.
 #include "cli/verbs.h"
 #include "engine/core/version.h"
-#include "engine/fabric/mesh.h"
+#include "engine/fabric/machine.h"
 
 #include <cstdio>
 #include <nlohmann/json.hpp>
@@ -9,7 +9,8 @@
 namespace wlcli {
 
 int verb_info(const Args& args) {
-    wl::Mesh mesh;
+    const wl::MachineConfig defaults;
+    const wl::Mesh mesh{defaults.w, defaults.h};
     nlohmann::json j = {{"version", wl::version()}, {"mesh", {{"w", mesh.w}, {"h", mesh.h}}}};
     if (args.has("json")) {
         std::printf("%s\n", j.dump().c_str());

@@ -15,10 +15,6 @@
 namespace wlcli {
 
 static int run_or_check(const Args& args, bool check_only) {
-    if (args.positional.empty()) {
-        std::fprintf(stderr, "usage: waferlab-cli run <kernel.wk> [--budget cycles] [--json] | check <kernel.wk>\n");
-        return 2;
-    }
     const std::string path = args.positional[0];
     std::ifstream in(path, std::ios::binary);
     if (!in) {
@@ -40,12 +36,18 @@ static int run_or_check(const Args& args, bool check_only) {
     }
     if (check_only) return 0;
     wl::lang::RunOptions opt;
-    opt.cycle_budget = uint64_t(args.get_int("budget", 50'000'000));
+    opt.cycle_budget = uint64_t(args.get_int("budget", (long long)opt.cycle_budget));
+    const std::string mode = args.get("mode", "cycle");
+    if (!wl::run_mode_from_name(mode, &opt.mode)) {
+        std::fprintf(stderr, "waferlab-cli run: --mode must be cycle or fast (got '%s')\n", mode.c_str());
+        return 2;
+    }
     wl::lang::RunReport rep = wl::lang::run_kernel(cr, opt);
     if (json) {
         nlohmann::json j = {{"ok", rep.ok},
                             {"kernel", path},
                             {"grid", {{"w", cr.grid_w}, {"h", cr.grid_h}}},
+                            {"mode", wl::run_mode_name(opt.mode)},
                             {"cycles", rep.cycles},
                             {"pes_loaded", rep.pes_loaded},
                             {"utilisation", rep.utilisation},

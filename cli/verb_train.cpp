@@ -69,11 +69,6 @@ void bar(int64_t step, int64_t total, float loss, double tps) {
 
 int verb_train(const Args& args) {
     using namespace wl::gpt;
-    if (args.has("help")) {
-        std::printf("usage: waferlab-cli train --config FILE [--data FILE | --corpus stories|addition] [--steps N]\n"
-                    "                          [--json] [--out CKPT] [--resume CKPT] [--threads N] [--set k=v,...]\n");
-        return 0;
-    }
     set_num_threads(int(args.get_int("threads", 0)));
     const bool json = args.has("json");
     const bool tty = !json && isatty(2);

@@ -1,19 +1,36 @@
-// verbs.h: one function per CLI verb, each in its own file (verb_<name>.cpp).
+// verbs.h: the CLI's verbs and their flags, as one table (kVerbs in main.cpp) that both
+// the parser and the usage text read. One function per verb, each in its own file
+// (verb_<name>.cpp); benchmarks are the sub-verbs of `bench` (bench_<name>.cpp).
 #pragma once
 #include "cli/args.h"
+
+#include <vector>
 
 namespace wlcli {
 
 using VerbFn = int (*)(const Args&);
 
+enum class Value { Switch, Int, Number, Text };   // what a flag takes after its name
+
+struct Flag {
+    const char* name;               // without "--"
+    Value value;
+    const char* help;               // one line; say the default here
+    const char* choices = nullptr;  // "cycle|fast": any other value is an error
+};
+
 struct Verb {
     const char* name;
-    const char* usage;     // one line, shown by `waferlab-cli help`
-    VerbFn run;
+    const char* help;                   // one line
+    const char* positional = nullptr;   // "kernel.wk", or none
+    bool positional_required = false;
+    const char* positional_choices = nullptr;   // "markdown", as Flag::choices
+    std::vector<Flag> flags;
+    VerbFn run = nullptr;               // null for a verb that only groups sub-verbs
+    std::vector<Verb> subverbs = {};
 };
 
 int verb_info(const Args& args);
-int verb_bench(const Args& args);
 int verb_isa(const Args& args);        // verb_isa.cpp: instruction table, docs/cost-model.md
 int verb_run(const Args& args);        // verb_run.cpp: WaferKernel files
 int verb_check(const Args& args);      // verb_run.cpp
@@ -21,9 +38,10 @@ int verb_train(const Args& args);      // verb_train.cpp: the reference GPT
 int verb_generate(const Args& args);   // verb_generate.cpp
 int verb_compare(const Args& args);    // verb_compare.cpp: GPU model vs wafer estimate
 
-// Benchmarks, dispatched by verb_bench (verb_bench.cpp).
-int bench_gpt(const Args& args);   // bench_gpt.cpp
-int bench_fabric(const Args& args);
+// Benchmarks: `bench <name>`.
+int bench_gpt(const Args& args);       // bench_gpt.cpp
+int bench_fabric(const Args& args);    // bench_fabric.cpp
 int bench_compile(const Args& args);   // bench_compile.cpp
+int bench_fast(const Args& args);      // bench_fast.cpp: fast mode vs cycle mode vs plain C++
 
 }  // namespace wlcli

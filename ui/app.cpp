@@ -32,7 +32,7 @@ static void window_rect(ImVec2* a, ImVec2* b) {
 }
 
 App::App(const AppOptions& opt) : asset_dir_(opt.asset_dir), developer_(opt.developer) {
-    mesh_ = wl::Mesh{opt.mesh_w, opt.mesh_h};
+    empty_mesh_ = wl::Mesh{opt.mesh_w, opt.mesh_h};
     compare_.models_dir = models_dir();
     start(opt.example);   // the saved workspace, or the requested example (app_files.cpp)
     if (!opt.example.empty() && example_ == opt.example) {
@@ -93,15 +93,17 @@ void App::load_example(const std::string& name) {
     compile_and_load();
 }
 
+wl::Mesh App::mesh() const { return runner_.run() ? runner_.run()->machine().mesh() : empty_mesh_; }
+
 void App::compile_and_load() {
     const wl::lang::CompileResult& r = doc_.compile();
     if (!r.ok() || r.grid_w == 0) return;   // the last good build stays loaded, but gate_ keeps it from running
+    const wl::Mesh before = mesh();
     runner_.load(std::make_shared<const wl::lang::CompileResult>(r));
     gate_.loaded(doc_.buffer().version());
     canvas_.set_colour_names(r.colour_names);
-    // The canvas shows the kernel's grid, fitted once this frame's windows are where they go.
-    if (mesh_.w != r.grid_w || mesh_.h != r.grid_h) {
-        mesh_ = wl::Mesh{r.grid_w, r.grid_h};
+    // The canvas now shows the kernel's grid, fitted once this frame's windows are where they go.
+    if (mesh().w != before.w || mesh().h != before.h) {
         canvas_.select(std::nullopt);
         refit_ = true;
     }
@@ -197,10 +199,10 @@ void App::frame() {
             viewport_size_ = vp->WorkSize;
         }
         const Box free = free_area(area, covers_);
-        canvas_.set_free_area(ImVec2(free.x, free.y), ImVec2(free.right(), free.bottom()));
+        canvas_.set_free_area(glm::vec2(free.x, free.y), glm::vec2(free.right(), free.bottom()));
         drawn_["free_area"] = {ImVec2(free.x, free.y), ImVec2(free.right(), free.bottom())};
     }
-    canvas_.draw(mesh_, runner_.run() ? &runner_.run()->machine() : nullptr);
+    canvas_.draw(mesh(), runner_.run() ? &runner_.run()->machine() : nullptr);
     if (const auto dot = canvas_.wavelet()) {   // the tour's spotlight follows a wavelet in flight
         const float r = std::max(28.0f, canvas_.cell() * 0.45f);
         places_.wavelet_min = ImVec2(dot->x - r, dot->y - r), places_.wavelet_max = ImVec2(dot->x + r, dot->y + r);
@@ -267,7 +269,10 @@ void App::shortcuts() {
 
 void App::menu_bar() {
     if (!ImGui::BeginMenuBar()) return;
-    if (ImGui::BeginMenu("File")) {
+    const bool file = ImGui::BeginMenu("File");
+    places_.file_menu_min = ImGui::GetItemRectMin(), places_.file_menu_max = ImGui::GetItemRectMax();
+    places_.file_open_min = places_.file_open_max = ImVec2(0, 0);
+    if (file) {
         file_menu();
 #ifndef __EMSCRIPTEN__
         ImGui::Separator();
@@ -337,7 +342,7 @@ void App::menu_bar() {
         const bool kernel = runner_.loaded();
         if (kernel) {
             char label[64];
-            std::snprintf(label, sizeof label, "%d x %d (the kernel's grid)", mesh_.w, mesh_.h);
+            std::snprintf(label, sizeof label, "%d x %d (the kernel's grid)", mesh().w, mesh().h);
             ImGui::MenuItem(label, nullptr, true);
             mark_item("mesh:kernel");
             ImGui::Separator();
@@ -345,7 +350,7 @@ void App::menu_bar() {
         for (int n : kMeshSizes) {
             char label[32];
             std::snprintf(label, sizeof label, "%d x %d", n, n);
-            if (ImGui::MenuItem(label, nullptr, !kernel && mesh_.w == n && mesh_.h == n, !kernel)) call("set_mesh", {{"w", n}, {"h", n}});
+            if (ImGui::MenuItem(label, nullptr, !kernel && mesh().w == n && mesh().h == n, !kernel)) call("set_mesh", {{"w", n}, {"h", n}});
             if (kernel && ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
                 ImGui::SetTooltip("the loaded kernel's layout sets its grid (grid W x H;): change it there");
             mark_item(("mesh:" + std::string(label)).c_str());
@@ -367,7 +372,7 @@ void App::menu_bar() {
 void App::status_bar() {
     ImGui::PushStyleVar(ImGuiStyleVar_FramePadding, ImVec2(8, 0));
     ImGui::AlignTextToFramePadding();
-    ImGui::Text("  mesh %d x %d   zoom %.2fx", mesh_.w, mesh_.h, canvas_.zoom());
+    ImGui::Text("  mesh %d x %d   zoom %.2fx", mesh().w, mesh().h, canvas_.zoom());
     if (auto h = canvas_.hovered()) {
         ImGui::SameLine();
         ImGui::Text("   PE (%d, %d)", h->x, h->y);
@@ -668,7 +673,7 @@ void App::log_window() {
                 mark_item("log_error");
                 if (ImGui::IsItemClicked()) {
                     if (f.loc.line > 0) reveal_source(int(f.loc.line), int(f.loc.col));
-                    if (mesh_.contains(f.x, f.y)) canvas_.select(PeCoord{f.x, f.y});
+                    if (mesh().contains(f.x, f.y)) canvas_.select(PeCoord{f.x, f.y});
                 }
                 if (ImGui::IsItemHovered()) ImGui::SetTooltip("click: show the line in the editor and select the PE");
             } else if (run->done()) {
@@ -705,7 +710,7 @@ json App::state() const {
     json j = {
         {"version", wl::version()},
         {"frame", frame_},
-        {"mesh", {{"w", mesh_.w}, {"h", mesh_.h}}},
+        {"mesh", {{"w", mesh().w}, {"h", mesh().h}}},
         {"view", {{"zoom", canvas_.zoom()}}},
         {"canvas", canvas_.state()},
         {"about_open", show_about_},
@@ -763,6 +768,15 @@ json App::state() const {
     for (const auto& [name, r] : drawn_)
         layout[name] = {{"x", r.first.x}, {"y", r.first.y}, {"w", r.second.x - r.first.x}, {"h", r.second.y - r.first.y}};
     j["layout"] = layout;
+    // Where the parts were on screen last frame (null: not shown), so scripts click by place, not by pixel.
+    auto rect = [](ImVec2 a, ImVec2 b) -> json {
+        if (b.x <= a.x || b.y <= a.y) return nullptr;
+        return {{"x", a.x}, {"y", a.y}, {"w", b.x - a.x}, {"h", b.y - a.y}};
+    };
+    const Help::Places& p = places_;
+    j["places"] = {{"canvas", rect(p.canvas_min, p.canvas_max)}, {"toolbar", rect(p.toolbar_min, p.toolbar_max)},
+                   {"editor", rect(p.editor_min, p.editor_max)}, {"log", rect(p.log_min, p.log_max)},
+                   {"file_menu", rect(p.file_menu_min, p.file_menu_max)}, {"file_open", rect(p.file_open_min, p.file_open_max)}};
     files_state(j);
     return j;
 }
@@ -779,8 +793,11 @@ json App::call(const std::string& method, const json& args) {
     try {
         if (method == "state") return state();
         if (auto r = files_call(method, args)) return *r;
-        if (method == "set_mesh") {
-            mesh_ = wl::Mesh{int_arg("w", 1, 256), int_arg("h", 1, 256)};
+        if (method == "set_mesh") {   // an empty mesh: a loaded kernel's machine has its layout's size, so it goes
+            const int w = int_arg("w", 1, 256), h = int_arg("h", 1, 256);
+            runner_.unload();
+            gate_.unloaded();   // Run compiles the editor's kernel again, and its grid comes back
+            empty_mesh_ = wl::Mesh{w, h};
             canvas_.select(std::nullopt);
             canvas_.fit();
             return state();
@@ -793,7 +810,7 @@ json App::call(const std::string& method, const json& args) {
             if (args.is_null() || (args.contains("x") && args["x"].is_null())) {
                 canvas_.select(std::nullopt);
             } else {
-                int x = int_arg("x", 0, mesh_.w - 1), y = int_arg("y", 0, mesh_.h - 1);
+                int x = int_arg("x", 0, mesh().w - 1), y = int_arg("y", 0, mesh().h - 1);
                 canvas_.select(PeCoord{x, y});
             }
             return state();

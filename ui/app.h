@@ -1,7 +1,7 @@
 // app.h: the WaferLab app — menu bar, mesh canvas, windows — independent of the platform.
 // main.cpp owns SDL/GL and calls frame() once per frame; the JS hook calls call().
 #pragma once
-#include "engine/fabric/mesh.h"
+#include "engine/fabric/machine.h"
 #include "ui/app_files.h"
 #include "ui/code_editor.h"
 #include "ui/help.h"
@@ -25,8 +25,8 @@ namespace wlui {
 struct Image;
 
 struct AppOptions {
-    int mesh_w = 8, mesh_h = 8;
-    std::string asset_dir = ".";         // holds examples/ (and later lessons/, models/)
+    int mesh_w = wl::MachineConfig{}.w, mesh_h = wl::MachineConfig{}.h;   // the empty mesh shown before a kernel loads
+    std::string asset_dir = ".";         // holds examples/ and models/
     std::string example;                 // opened at start when set
     uint64_t run_cycles = 0;             // then run this many cycles (UINT64_MAX: to the end)
     double play_speed = 0;               // or play it at this many cycles per second
@@ -72,8 +72,8 @@ private:
     void log_window();
     void compile_and_load();                     // compile the editor's kernel; on success it is what runs
     bool ready_to_run();                         // before a forward control: compile an edited kernel; false if it has errors
-    std::string not_compiled() const;
-    std::string run_status() const;              // what the toolbar says: "running", "ready: press F5 ...", a refusal            // "not compiled: 1 error at 44:13" while the editor's text cannot run, else ""
+    std::string not_compiled() const;            // "not compiled: 1 error at 44:13" while the editor's text cannot run, else ""
+    std::string run_status() const;              // what the toolbar says: "running", "ready: press F5 ...", a refusal
     void start_tour();                           // loads hello when nothing is loaded
     void reveal_source(int line, int col);       // editor to line:col (1-based)
     nlohmann::json error_json() const;
@@ -102,7 +102,9 @@ private:
     std::optional<nlohmann::json> files_call(const std::string& method, const nlohmann::json& args);
     void files_state(nlohmann::json& j) const;
     FileState files_;
-    wl::Mesh mesh_;
+    // The mesh on screen is the loaded machine's; with none loaded, an empty mesh of this size (set_mesh).
+    wl::Mesh mesh() const;
+    wl::Mesh empty_mesh_;
     MeshCanvas canvas_;
     KernelDoc doc_;                      // the kernel being edited
     CodeEditor editor_;

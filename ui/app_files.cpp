@@ -8,6 +8,7 @@
 //   [SECTION] PNG export
 //   [SECTION] JS hook and state()
 #include "ui/app.h"
+#include "engine/core/atomic_file.h"
 #include "ui/js_bridge.h"
 #include "ui/screenshot.h"
 #include "ui/storage.h"
@@ -229,10 +230,8 @@ void App::save_file(const std::string& path) {
     if (kWeb) {
         js_bridge_download(doc_.name().c_str(), "text/plain", text.data(), text.size());
     } else {
-        std::ofstream out(path, std::ios::binary | std::ios::trunc);
-        out << text;
-        out.close();
-        if (!out) throw std::runtime_error("could not write " + path);
+        std::string error;   // a crash mid-save keeps the file as it was
+        if (!wl::write_file_atomically(path, text, &error)) throw std::runtime_error(error);
         files_.path = std::filesystem::absolute(path).string();
         if (doc_.name() != base_name(path)) doc_.rename(base_name(path));
     }
@@ -257,11 +256,13 @@ void App::ask_path(FileState::Ask what, const std::string& initial) {
 void App::file_menu() {
     if (kWeb) {
         if (ImGui::MenuItem("Open kernel file...")) js_bridge_pick_file();
+        places_.file_open_min = ImGui::GetItemRectMin(), places_.file_open_max = ImGui::GetItemRectMax();
         if (ImGui::IsItemHovered()) ImGui::SetTooltip("Pick a .wk file, or drop one onto the page");
         if (ImGui::MenuItem("Download kernel")) call("save_file", nullptr);
         if (ImGui::MenuItem("Export canvas as PNG")) call("export_png", nullptr);
     } else {
         if (ImGui::MenuItem("Open...")) ask_path(FileState::Ask::Open, files_.path);
+        places_.file_open_min = ImGui::GetItemRectMin(), places_.file_open_max = ImGui::GetItemRectMax();
         if (ImGui::MenuItem("Save", "Ctrl+S")) save_shortcut();
         if (ImGui::MenuItem("Save as...")) ask_path(FileState::Ask::SaveAs, files_.path.empty() ? doc_.name() : files_.path);
         if (ImGui::MenuItem("Export canvas as PNG...")) ask_path(FileState::Ask::ExportPng, "waferlab.png");

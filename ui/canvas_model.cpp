@@ -216,21 +216,6 @@ std::string task_label(const wl::Program* p, int task) {
     return s;
 }
 
-std::string thread_state_text(const wl::Core& c) {
-    switch (c.state) {
-    case wl::ThreadState::Idle: return "idle";
-    case wl::ThreadState::Run: return "running";
-    case wl::ThreadState::Vec: return "vector op";
-    case wl::ThreadState::Stalled: break;
-    }
-    switch (c.why) {
-    case wl::StallWhy::Recv: return "stalled on recv (colour " + std::to_string(c.wait_colour) + ")";
-    case wl::StallWhy::Send: return "stalled on send (colour " + std::to_string(c.wait_colour) + ")";
-    case wl::StallWhy::Slot: return "stalled: no free microthread";
-    case wl::StallWhy::None: break;
-    }
-    return "stalled";
-}
 
 void PeView::update(const wl::Machine& m, const CanvasSettings& s) {
     s_ = s;

@@ -11,6 +11,7 @@
 //   [SECTION] PE view        cell colour, tooltip text, legend
 #pragma once
 #include "engine/fabric/machine.h"
+#include "engine/fabric/pe_status.h"
 
 #include <cstdint>
 #include <nlohmann/json.hpp>
@@ -135,7 +136,7 @@ private:
 // [SECTION] PE view
 
 std::string task_label(const wl::Program* p, int task);      // "t3 recv_a" (the bound function's name), "t3", or "launch"
-std::string thread_state_text(const wl::Core& c);             // "idle", "running", "vector op", "stalled on recv (colour 2)"
+using wl::thread_state_text;                 // "idle", "running", "vector op", "stalled on recv (colour 2)" (engine/fabric/pe_status.h)
 
 struct Legend {
     std::string title;                   // "busy, last 384 cycles"

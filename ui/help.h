@@ -11,6 +11,7 @@ public:
     struct Places {
         ImVec2 toolbar_min, toolbar_max, canvas_min, canvas_max, editor_min, editor_max, log_min, log_max;
         ImVec2 wavelet_min, wavelet_max;   // around a wavelet in flight on the canvas (zero size: none yet)
+        ImVec2 file_menu_min, file_menu_max, file_open_min, file_open_max;   // File, and its first item while open
     };
 
     void open() { open_ = true; }

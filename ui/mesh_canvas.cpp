@@ -1,6 +1,15 @@
+// mesh_canvas.cpp: drawing the mesh. The 2D geometry (the view transform for
+// zoom and pan, hit-testing a PE, wavelet positions along a link) is glm
+// vectors and one affine matrix; ImGui's ImVec2 appears only at the draw calls.
 #include "ui/mesh_canvas.h"
 
 #include "ui/style.h"
+
+#include <glm/common.hpp>
+#include <glm/mat3x3.hpp>
+#include <glm/matrix.hpp>
+#include <glm/vec2.hpp>
+#include <glm/vec3.hpp>
 
 #include <algorithm>
 #include <chrono>
@@ -25,23 +34,30 @@ constexpr float kMinZoom = 0.25f, kMaxZoom = 64.0f;
 
 ImU32 col(Rgba c) { return IM_COL32(c.r, c.g, c.b, c.a); }
 
-ImVec2 dir(int port) {                  // screen direction of a port; y grows south
-    static constexpr float k[4][2] = {{0, -1}, {0, 1}, {1, 0}, {-1, 0}};
-    return port < 4 ? ImVec2(k[port][0], k[port][1]) : ImVec2(0, 0);
-}
-ImVec2 operator+(ImVec2 a, ImVec2 b) { return {a.x + b.x, a.y + b.y}; }
-ImVec2 operator*(ImVec2 a, float k) { return {a.x * k, a.y * k}; }
-ImVec2 right_of(ImVec2 d) { return {-d.y, d.x}; }
+using glm::vec2;
+ImVec2 im(vec2 v) { return {v.x, v.y}; }
+vec2 gl(ImVec2 v) { return {v.x, v.y}; }
 
-void arrow(ImDrawList* dl, ImVec2 from, ImVec2 to, ImVec2 d, ImU32 c, float w) {
+vec2 dir(int port) {                    // screen direction of a port; y grows south
+    static constexpr float k[4][2] = {{0, -1}, {0, 1}, {1, 0}, {-1, 0}};
+    return port < 4 ? vec2(k[port][0], k[port][1]) : vec2(0);
+}
+vec2 right_of(vec2 d) { return {-d.y, d.x}; }
+
+void arrow(ImDrawList* dl, vec2 from, vec2 to, vec2 d, ImU32 c, float w) {
     const float h = w * 2.4f;            // head length
-    const ImVec2 back = to + d * -h, side = right_of(d) * (h * 0.6f);
+    const vec2 back = to - d * h, side = right_of(d) * (h * 0.6f);
     for (int pass = 0; pass < 2; ++pass) {
         const ImU32 cc = pass ? c : kShadow;
         const float ww = pass ? w : w + 2.0f;
-        dl->AddLine(from, back, cc, ww);
-        dl->AddTriangleFilled(to + d * (pass ? 0.0f : 1.0f), back + side, back + side * -1.0f, cc);
+        dl->AddLine(im(from), im(back), cc, ww);
+        dl->AddTriangleFilled(im(to + d * (pass ? 0.0f : 1.0f)), im(back + side), im(back - side), cc);
     }
+}
+
+// Mesh space -> screen: mesh units are PE cells, (0, 0) is PE (0, 0)'s top-left corner.
+glm::mat3 view_matrix(vec2 top_left, float cell) {
+    return glm::mat3(cell, 0, 0,  0, cell, 0,  top_left.x, top_left.y, 1);   // column-major: scale, then translate
 }
 }  // namespace
 
@@ -49,11 +65,15 @@ void arrow(ImDrawList* dl, ImVec2 from, ImVec2 to, ImVec2 d, ImU32 c, float w) {
 struct MeshCanvas::Frame {
     ImDrawList* dl = nullptr;
     wl::Mesh mesh;
-    ImVec2 origin, size, top_left;
-    float cell = 1;
+    vec2 origin{0}, size{0};             // the canvas on screen
+    glm::mat3 to_screen{1}, to_mesh{1};  // the view transform and its inverse
+    float cell = 1;                      // screen pixels per PE
     int x0 = 0, y0 = 0, x1 = 0, y1 = 0;   // the visible PEs: [x0, x1) x [y0, y1)
     Detail detail = Detail::Full;
-    ImVec2 centre(int x, int y) const { return {top_left.x + (float(x) + 0.5f) * cell, top_left.y + (float(y) + 0.5f) * cell}; }
+    vec2 screen(vec2 m) const { return vec2(to_screen * glm::vec3(m, 1)); }
+    vec2 mesh_at(vec2 p) const { return vec2(to_mesh * glm::vec3(p, 1)); }
+    vec2 corner(int x, int y) const { return screen(vec2(x, y)); }
+    vec2 centre(int x, int y) const { return screen(vec2(x, y) + 0.5f); }
     bool visible(int x, int y, int margin = 0) const {
         return x >= x0 - margin && x < x1 + margin && y >= y0 - margin && y < y1 + margin;
     }
@@ -61,7 +81,7 @@ struct MeshCanvas::Frame {
 
 void MeshCanvas::zoom_by(float factor) {
     float z = std::clamp(zoom_ * factor, kMinZoom, kMaxZoom);
-    pan_ = ImVec2(pan_.x * z / zoom_, pan_.y * z / zoom_);   // keep the centre fixed
+    pan_ *= z / zoom_;   // keep the centre fixed
     zoom_ = z;
 }
 
@@ -76,10 +96,11 @@ nlohmann::json MeshCanvas::state() const {
     j["dots"] = dots_;
     j["anim_phase"] = anim_.phase();      // 0..1: how far the dots in flight are along their links
     j["draw_ms"] = draw_ms_;
-    j["mesh_rect"] = {{"x", mesh_min_.x}, {"y", mesh_min_.y}, {"cell", cell_}};   // PE (x, y) spans cell px from min + (x, y) * cell
+    j["grid"] = {{"x", grid_min_.x}, {"y", grid_min_.y}, {"cell", cell_}};   // PE (i, j) spans x + i * cell .. x + (i + 1) * cell
+    j["mesh_rect"] = j["grid"];
     j["legend"] = legend_;
-    j["coords"] = coords_;
-    j["dot"] = dot_ ? nlohmann::json{{"x", dot_->x}, {"y", dot_->y}} : nlohmann::json(nullptr);   // a wavelet drawn this frame                // PEs were labelled with their coordinates (there was room)
+    j["coords"] = coords_;               // PEs were labelled with their coordinates (there was room)
+    j["dot"] = dot_ ? nlohmann::json{{"x", dot_->x}, {"y", dot_->y}} : nlohmann::json(nullptr);   // a wavelet drawn this frame
     j["route_label"] = route_label();
     j["legend_rect"] = {{"x", legend_rect_[0]}, {"y", legend_rect_[1]}, {"w", legend_rect_[2]}, {"h", legend_rect_[3]}};
     return j;
@@ -92,10 +113,8 @@ void MeshCanvas::draw(const wl::Mesh& mesh, const wl::Machine* machine) {
     if (machine && (machine->mesh().w != mesh.w || machine->mesh().h != mesh.h)) machine = nullptr;
     Frame f;
     f.mesh = mesh;
-    f.origin = ImGui::GetCursorScreenPos();
-    f.size = ImGui::GetContentRegionAvail();
-    f.size.x = std::max(f.size.x, 50.0f);
-    f.size.y = std::max(f.size.y, 50.0f);
+    f.origin = gl(ImGui::GetCursorScreenPos());
+    f.size = glm::max(gl(ImGui::GetContentRegionAvail()), vec2(50.0f));
     f.dl = ImGui::GetWindowDrawList();
     ImGuiIO& io = ImGui::GetIO();
 
@@ -105,63 +124,61 @@ void MeshCanvas::draw(const wl::Mesh& mesh, const wl::Machine* machine) {
     f.dl->ChannelsSetCurrent(2);
     // Top right (with last frame's width): the part of the canvas the app's windows leave free.
     toolbar(ImVec2(std::max(f.origin.x, f.origin.x + f.size.x - toolbar_w_) + 6, f.origin.y + 6));
-    ImGui::SetCursorScreenPos(f.origin);
-    ImGui::InvisibleButton("mesh_canvas", f.size, ImGuiButtonFlags_MouseButtonLeft | ImGuiButtonFlags_MouseButtonRight);
+    ImGui::SetCursorScreenPos(im(f.origin));
+    ImGui::InvisibleButton("mesh_canvas", im(f.size), ImGuiButtonFlags_MouseButtonLeft | ImGuiButtonFlags_MouseButtonRight);
     const bool hovered = ImGui::IsItemHovered();
 
     // Pan with a drag (left or right button); a click without a drag selects.
     if (ImGui::IsItemActivated()) dragged_ = false;
     if (ImGui::IsItemActive() && (ImGui::IsMouseDragging(ImGuiMouseButton_Left) || ImGui::IsMouseDragging(ImGuiMouseButton_Right))) {
         dragged_ = true;
-        pan_.x += io.MouseDelta.x;
-        pan_.y += io.MouseDelta.y;
+        pan_ += gl(io.MouseDelta);
     }
 
     // Zoom with the wheel about the mouse position.
     if (hovered && io.MouseWheel != 0.0f) {
         float z = std::clamp(zoom_ * std::pow(1.15f, io.MouseWheel), kMinZoom, kMaxZoom);
-        float k = z / zoom_;
-        ImVec2 m(io.MousePos.x - (f.origin.x + f.size.x * 0.5f), io.MousePos.y - (f.origin.y + f.size.y * 0.5f));
-        pan_ = ImVec2(m.x - (m.x - pan_.x) * k, m.y - (m.y - pan_.y) * k);
+        const vec2 m = gl(io.MousePos) - (f.origin + f.size * 0.5f);   // the mouse, from the canvas centre
+        pan_ = m - (m - pan_) * (z / zoom_);                     // the point under it stays there
         zoom_ = z;
     }
 
     // Cell size: the whole mesh fits at zoom 1, with a margin.
-    const float base = std::min(f.size.x / float(mesh.w), f.size.y / float(mesh.h)) * 0.94f;
+    const vec2 cells(mesh.w, mesh.h);
+    const float base = std::min(f.size.x / cells.x, f.size.y / cells.y) * 0.94f;
     if (fit_pending_ && base > 0) {
         // Fit: the mesh fills the free area (what the windows leave), centred in it.
         fit_pending_ = false;
-        ImVec2 a = ImVec2(std::max(free_min_.x, f.origin.x), std::max(free_min_.y, f.origin.y));
-        ImVec2 b = ImVec2(std::min(free_max_.x, f.origin.x + f.size.x), std::min(free_max_.y, f.origin.y + f.size.y));
+        vec2 a = glm::max(free_min_, f.origin), b = glm::min(free_max_, f.origin + f.size);
         if (b.x - a.x < 40 || b.y - a.y < 40) a = f.origin, b = f.origin + f.size;   // nothing useful is free
-        zoom_ = std::clamp(std::min((b.x - a.x) / float(mesh.w), (b.y - a.y) / float(mesh.h)) * 0.94f / base, kMinZoom, kMaxZoom);
-        pan_ = ImVec2((a.x + b.x - f.size.x) * 0.5f - f.origin.x, (a.y + b.y - f.size.y) * 0.5f - f.origin.y);
+        const vec2 room = b - a;
+        zoom_ = std::clamp(std::min(room.x / cells.x, room.y / cells.y) * 0.94f / base, kMinZoom, kMaxZoom);
+        pan_ = (a + b - f.size) * 0.5f - f.origin;   // the mesh centre at the free area's
     }
     f.cell = base * zoom_;
-    const ImVec2 mid(f.origin.x + f.size.x * 0.5f + pan_.x, f.origin.y + f.size.y * 0.5f + pan_.y);
-    f.top_left = ImVec2(mid.x - f.cell * float(mesh.w) * 0.5f, mid.y - f.cell * float(mesh.h) * 0.5f);
+    const vec2 mid = f.origin + f.size * 0.5f + pan_;
+    f.to_screen = view_matrix(mid - cells * (f.cell * 0.5f), f.cell);
+    f.to_mesh = glm::inverse(f.to_screen);
     f.detail = detail_for(f.cell);
 
     hovered_.reset();
     if (hovered) {
-        int x = int(std::floor((io.MousePos.x - f.top_left.x) / f.cell));
-        int y = int(std::floor((io.MousePos.y - f.top_left.y) / f.cell));
-        if (mesh.contains(x, y)) hovered_ = PeCoord{x, y};
+        const glm::ivec2 pe(glm::floor(f.mesh_at(gl(io.MousePos))));
+        if (mesh.contains(pe.x, pe.y)) hovered_ = PeCoord{pe.x, pe.y};
     }
     if (ImGui::IsItemDeactivated() && !dragged_) selected_ = hovered_;
 
     // Only the visible PEs are drawn, so a 256×256 mesh zoomed in costs what a small one does.
-    f.x0 = std::clamp(int(std::floor((f.origin.x - f.top_left.x) / f.cell)), 0, mesh.w);
-    f.y0 = std::clamp(int(std::floor((f.origin.y - f.top_left.y) / f.cell)), 0, mesh.h);
-    f.x1 = std::clamp(int(std::ceil((f.origin.x + f.size.x - f.top_left.x) / f.cell)), 0, mesh.w);
-    f.y1 = std::clamp(int(std::ceil((f.origin.y + f.size.y - f.top_left.y) / f.cell)), 0, mesh.h);
+    const glm::ivec2 lo = glm::clamp(glm::ivec2(glm::floor(f.mesh_at(f.origin))), glm::ivec2(0), glm::ivec2(mesh.w, mesh.h));
+    const glm::ivec2 hi = glm::clamp(glm::ivec2(glm::ceil(f.mesh_at(f.origin + f.size))), glm::ivec2(0), glm::ivec2(mesh.w, mesh.h));
+    f.x0 = lo.x, f.y0 = lo.y, f.x1 = hi.x, f.y1 = hi.y;
 
     const bool animate = machine && settings_.wavelets && f.detail != Detail::Heatmap;
     if (machine) view_.update(*machine, settings_);
     if (animate) anim_.update(machine->trace(), machine->now(), io.DeltaTime, settings_.seconds_per_hop);
     f.dl->ChannelsSetCurrent(0);
-    f.dl->PushClipRect(f.origin, ImVec2(f.origin.x + f.size.x, f.origin.y + f.size.y), true);
-    f.dl->AddRectFilled(f.origin, ImVec2(f.origin.x + f.size.x, f.origin.y + f.size.y), kBackground);
+    f.dl->PushClipRect(im(f.origin), im(f.origin + f.size), true);
+    f.dl->AddRectFilled(im(f.origin), im(f.origin + f.size), kBackground);
     draw_pes(f, machine);
     dots_ = 0;
     dot_.reset();
@@ -175,7 +192,7 @@ void MeshCanvas::draw(const wl::Mesh& mesh, const wl::Machine* machine) {
 
     if (hovered_) tooltip(machine);
     detail_ = f.detail;
-    mesh_min_ = f.top_left;
+    grid_min_ = f.corner(0, 0);
     cell_ = f.cell;
     visible_pes_ = (f.x1 - f.x0) * (f.y1 - f.y0);
     draw_ms_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
@@ -198,13 +215,12 @@ void MeshCanvas::draw_pes(const Frame& f, const wl::Machine* m) {
     if (f.detail == Detail::Heatmap) {
         // No gaps and no outlines; a run of equal colours along a row is one rect (an idle mesh is h rects).
         for (int y = f.y0; y < f.y1 && f.x0 < f.x1; ++y) {
-            const float ya = f.top_left.y + float(y) * f.cell;
             int x = f.x0;
             ImU32 c = colour(x, y);
             for (int e = x + 1; e <= f.x1; ++e) {
                 const ImU32 ce = e < f.x1 ? colour(e, y) : 0;
                 if (e < f.x1 && ce == c) continue;
-                dl->AddRectFilled(ImVec2(f.top_left.x + float(x) * f.cell, ya), ImVec2(f.top_left.x + float(e) * f.cell, ya + f.cell), c);
+                dl->AddRectFilled(im(f.corner(x, y)), im(f.corner(e, y + 1)), c);
                 x = e;
                 c = ce;
             }
@@ -217,25 +233,22 @@ void MeshCanvas::draw_pes(const Frame& f, const wl::Machine* m) {
         coords_ = coords;
         for (int y = f.y0; y < f.y1; ++y)
             for (int x = f.x0; x < f.x1; ++x) {
-                const ImVec2 c = f.centre(x, y);
+                const vec2 c = f.centre(x, y);
                 if (full) {   // links to the east and south neighbours, in the gaps
-                    if (x + 1 < f.mesh.w) dl->AddLine(ImVec2(c.x + pe * 0.5f, c.y), ImVec2(c.x + f.cell - pe * 0.5f, c.y), kLink, link_w);
-                    if (y + 1 < f.mesh.h) dl->AddLine(ImVec2(c.x, c.y + pe * 0.5f), ImVec2(c.x, c.y + f.cell - pe * 0.5f), kLink, link_w);
+                    if (x + 1 < f.mesh.w) dl->AddLine(im(c + vec2(pe * 0.5f, 0)), im(c + vec2(f.cell - pe * 0.5f, 0)), kLink, link_w);
+                    if (y + 1 < f.mesh.h) dl->AddLine(im(c + vec2(0, pe * 0.5f)), im(c + vec2(0, f.cell - pe * 0.5f)), kLink, link_w);
                 }
-                dl->AddRectFilled(c + ImVec2(-pe * 0.5f, -pe * 0.5f), c + ImVec2(pe * 0.5f, pe * 0.5f), colour(x, y), r);
-                if (full) dl->AddRectFilled(c + ImVec2(-router, -router) * 0.5f, c + ImVec2(router, router) * 0.5f, kRouter, router * 0.2f);
+                dl->AddRectFilled(im(c - pe * 0.5f), im(c + pe * 0.5f), colour(x, y), r);
+                if (full) dl->AddRectFilled(im(c - router * 0.5f), im(c + router * 0.5f), kRouter, router * 0.2f);
                 if (coords) {   // where there is room, each PE says where it is
                     char xy[16];
                     std::snprintf(xy, sizeof xy, "%d,%d", x, y);
-                    dl->AddText(c + ImVec2(-pe * 0.5f + 4, -pe * 0.5f + 2), kCoordText, xy);
+                    dl->AddText(im(c - pe * 0.5f + vec2(4, 2)), kCoordText, xy);
                 }
             }
     }
     // Hover and selection outlines sit on the cell's edge, so they read at any size.
-    auto outline = [&](const PeCoord& p, ImU32 c, float w) {
-        const ImVec2 a(f.top_left.x + float(p.x) * f.cell, f.top_left.y + float(p.y) * f.cell);
-        dl->AddRect(a, ImVec2(a.x + f.cell, a.y + f.cell), c, 0.0f, 0, w);
-    };
+    auto outline = [&](const PeCoord& p, ImU32 c, float w) { dl->AddRect(im(f.corner(p.x, p.y)), im(f.corner(p.x + 1, p.y + 1)), c, 0.0f, 0, w); };
     if (hovered_) outline(*hovered_, kHover, std::clamp(f.cell * 0.03f, 1.0f, 2.0f));
     if (selected_ && f.mesh.contains(selected_->x, selected_->y)) outline(*selected_, kSelected, std::clamp(f.cell * 0.05f, 2.0f, 4.0f));
     // The PE that stopped the run, in the error colour, over everything else.
@@ -254,24 +267,25 @@ void MeshCanvas::draw_wavelets(const Frame& f) {
         const float w = std::clamp(f.cell * 0.05f, 1.0f, 6.0f);
         for (const Trail& t : anim_.trails()) {
             if (t.port >= 4 || !f.visible(t.x, t.y, 1)) continue;
-            const ImVec2 d = dir(t.port), a = f.centre(t.x, t.y);
+            const vec2 d = dir(t.port), a = f.centre(t.x, t.y);
             const float len = t.age == 0 ? phase : 1.0f;   // this cycle's trail grows behind its dot
             const float alpha = 0.65f * (1.0f - float(t.age) / float(HopAnimation::kTrail));
-            dl->AddLine(a, a + d * (f.cell * len), col(with_alpha(colour_of(t.colour), alpha)), w);
+            dl->AddLine(im(a), im(a + d * (f.cell * len)), col(with_alpha(colour_of(t.colour), alpha)), w);
         }
     }
     const float rad = full ? std::clamp(f.cell * 0.08f, 2.5f, 7.0f) : std::max(1.5f, f.cell * 0.12f);
     for (const Hop& h : anim_.in_flight()) {
         if (!f.visible(h.x, h.y, 1)) continue;
-        const ImVec2 c = f.centre(h.x, h.y);
+        const vec2 c = f.centre(h.x, h.y);
         const ImU32 cc = col(colour_of(h.colour));
         if (h.port == wl::kRamp) {   // down the ramp into this PE's CE: a ring closing on the router
-            if (full) dl->AddCircle(c, rad * (2.5f - 1.5f * phase), cc, 12, 1.5f);
+            if (full) dl->AddCircle(im(c), rad * (2.5f - 1.5f * phase), cc, 12, 1.5f);
             continue;
         }
-        const ImVec2 d = dir(h.port), p = c + d * (f.cell * phase);
-        dl->AddCircleFilled(p, rad + 1.0f, kShadow, 12);
-        dl->AddCircleFilled(p, rad, cc, 12);
+        // On its link, `phase` of the way to the next PE.
+        const vec2 d = dir(h.port), p = c + d * (f.cell * phase);
+        dl->AddCircleFilled(im(p), rad + 1.0f, kShadow, 12);
+        dl->AddCircleFilled(im(p), rad, cc, 12);
         if (dots_++ == 0) dot_ = p;
     }
 }
@@ -287,14 +301,14 @@ void MeshCanvas::draw_routes(const Frame& f, const wl::Machine& m) {
             const wl::Router& r = m.router(x, y);
             if (r.npos[c] == 0) continue;
             const wl::SwitchPos sw = r.cur_sw[c];
-            const ImVec2 o = f.centre(x, y);
+            const vec2 o = f.centre(x, y);
             for (int p = 0; p < 4; ++p) {
-                const ImVec2 d = dir(p), edge = o + d * (f.cell * 0.5f);
-                if (sw.tx & (1u << p)) arrow(f.dl, o, edge + d * -1.0f, d, cc, w);                    // out through p
-                if (sw.rx & (1u << p)) arrow(f.dl, edge, o + d * (f.cell * 0.16f), d * -1.0f, cc, w);  // in from p
+                const vec2 d = dir(p), edge = o + d * (f.cell * 0.5f);
+                if (sw.tx & (1u << p)) arrow(f.dl, o, edge - d, d, cc, w);                     // out through p
+                if (sw.rx & (1u << p)) arrow(f.dl, edge, o + d * (f.cell * 0.16f), -d, cc, w);  // in from p
             }
-            if (sw.tx & wl::kR) f.dl->AddCircleFilled(o, ramp_r, cc, 12);           // down to the CE
-            if (sw.rx & wl::kR) f.dl->AddCircle(o, ramp_r * 1.8f, cc, 16, w * 0.7f);   // up from the CE
+            if (sw.tx & wl::kR) f.dl->AddCircleFilled(im(o), ramp_r, cc, 12);           // down to the CE
+            if (sw.rx & wl::kR) f.dl->AddCircle(im(o), ramp_r * 1.8f, cc, 16, w * 0.7f);   // up from the CE
         }
 }
 

@@ -8,6 +8,7 @@
 #include "engine/fabric/mesh.h"
 #include "ui/canvas_model.h"
 
+#include <glm/vec2.hpp>
 #include <imgui.h>
 #include <nlohmann/json.hpp>
 #include <array>
@@ -31,11 +32,11 @@ public:
     void zoom_by(float factor);          // about the canvas centre
     void fit() { fit_pending_ = true; }  // the next draw fits the mesh into the free area
     // The part of the canvas no window covers (screen coordinates); empty: all of it.
-    void set_free_area(ImVec2 min, ImVec2 max) { free_min_ = min, free_max_ = max; }
+    void set_free_area(glm::vec2 min, glm::vec2 max) { free_min_ = min, free_max_ = max; }
     void select(std::optional<PeCoord> pe) { selected_ = pe; }
 
     float zoom() const { return zoom_; }
-    std::optional<ImVec2> wavelet() const { return dot_; }   // where a wavelet dot was drawn last frame, if any
+    std::optional<glm::vec2> wavelet() const { return dot_; }   // where a wavelet dot was drawn last frame, if any
     float cell() const { return cell_; }
     std::optional<PeCoord> hovered() const { return hovered_; }
     std::optional<PeCoord> selected() const { return selected_; }
@@ -56,10 +57,10 @@ private:
     std::string route_label() const;     // the route picker's text: "route xdown", "no route"
 
     float zoom_ = 1.0f;                  // 1 = whole mesh fits
-    ImVec2 pan_{0, 0};                   // screen-space offset of the mesh centre, in pixels
+    glm::vec2 pan_{0};                   // screen-space offset of the mesh centre, in pixels
     bool dragged_ = false;               // this press became a pan, so its release is not a click
     bool fit_pending_ = true;
-    ImVec2 free_min_{0, 0}, free_max_{0, 0};
+    glm::vec2 free_min_{0}, free_max_{0};
     std::optional<PeCoord> hovered_, selected_;
 
     CanvasSettings settings_;
@@ -70,11 +71,11 @@ private:
     // What the last frame drew, for state() and the frame-time report.
     Detail detail_ = Detail::Full;
     int visible_pes_ = 0, dots_ = 0;
-    ImVec2 mesh_min_{0, 0};              // PE (0, 0)'s top-left corner on screen
+    glm::vec2 grid_min_{0};              // PE (0, 0)'s top-left corner on screen
     float cell_ = 0;                     // one PE's pitch on screen
     std::vector<std::string> colour_names_;
-    bool coords_ = false;
-    std::optional<ImVec2> dot_;
+    bool coords_ = false;                // PEs were labelled with their coordinates (there was room)
+    std::optional<glm::vec2> dot_;       // a wavelet drawn this frame
     nlohmann::json legend_ = nlohmann::json::array();   // [{title, swatches: [{label, rgb}]}] as last drawn
     std::array<float, 4> legend_rect_{};  // x, y, w, h
     double draw_ms_ = 0;

@@ -82,16 +82,6 @@ std::string label_address(const wl::Program* p, uint32_t addr) {
 
 // [SECTION] tasks
 
-const char* task_state_name(TaskState s) {
-    switch (s) {
-    case TaskState::Idle: return "idle";
-    case TaskState::Active: return "active";
-    case TaskState::Blocked: return "blocked";
-    case TaskState::Running: return "running";
-    }
-    return "?";
-}
-
 const char* task_kind_name(wl::TaskKind k) {
     switch (k) {
     case wl::TaskKind::Data: return "data";
@@ -105,18 +95,12 @@ std::vector<TaskRow> task_table(const wl::Machine& m, int x, int y) {
     std::vector<TaskRow> out;
     const wl::Program* p = program(m, x, y);
     if (!p) return out;
-    const wl::Core& ce = m.core(x, y);
-    const wl::Router& rt = m.router(x, y);
     for (const wl::TaskBinding& b : p->tasks) {
         TaskRow r;
         r.id = b.id, r.kind = b.kind, r.colour = b.colour;
         r.name = b.function < p->functions.size() ? p->functions[b.function].name : "?";
-        if (b.kind != wl::TaskKind::Local && b.colour >= 0) r.queued = rt.ce_count(b.colour);
-        const bool ready = b.kind == wl::TaskKind::Local ? (ce.tasks_active >> b.id & 1) != 0 : r.queued > 0;
-        r.state = ce.state != wl::ThreadState::Idle && ce.task == b.id ? TaskState::Running
-                  : (ce.tasks_blocked >> b.id & 1)                     ? TaskState::Blocked
-                  : ready                                              ? TaskState::Active
-                                                                       : TaskState::Idle;
+        if (b.kind != wl::TaskKind::Local && b.colour >= 0) r.queued = m.ce_queued(x, y, b.colour);
+        r.state = wl::task_state(m, x, y, b);
         out.push_back(std::move(r));
     }
     std::sort(out.begin(), out.end(), [](const TaskRow& a, const TaskRow& b) { return a.id < b.id; });
@@ -190,15 +174,11 @@ ThreadView thread_view(const wl::Machine& m, int x, int y, std::string_view sour
     const wl::Core& ce = m.core(x, y);
     const std::string fn = ce.fn < p->functions.size() ? p->functions[ce.fn].name : "?";
     const std::string who = fn + (ce.task >= 0 ? " (task " + std::to_string(ce.task) + ")" : " (host launch)");
-    const std::string col = std::to_string(ce.wait_colour);
     switch (ce.state) {
     case wl::ThreadState::Idle: t.state = "idle"; break;
     case wl::ThreadState::Run: t.state = "running " + who; break;
     case wl::ThreadState::Stalled:
-        t.state = "stalled in " + who + ": " +
-                  (ce.why == wl::StallWhy::Recv   ? "waits for a wavelet on colour " + col
-                   : ce.why == wl::StallWhy::Send ? "waits for ramp space on colour " + col
-                                                  : std::string("waits for a free microthread"));
+        t.state = "stalled in " + who + ": " + wl::stall_text(ce);
         break;
     case wl::ThreadState::Vec: t.state = "in " + who + ": " + describe_vec(ce.vop, p); break;
     }

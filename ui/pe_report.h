@@ -15,6 +15,7 @@
 //   [SECTION] everything as JSON
 #pragma once
 #include "engine/fabric/machine.h"
+#include "engine/fabric/pe_status.h"
 #include "engine/lang/run.h"
 
 #include <cstdint>
@@ -45,13 +46,8 @@ std::string label_address(const wl::Program* p, uint32_t addr);
 
 // [SECTION] tasks
 
-enum class TaskState : uint8_t {
-    Idle,       // nothing to do
-    Active,     // ready: activated (local) or a wavelet waits on its colour (data/control)
-    Blocked,    // not picked until unblocked; its wavelets stay queued
-    Running,    // on the main thread now
-};
-const char* task_state_name(TaskState s);   // "idle", "active", "blocked", "running"
+using wl::TaskState;                        // the engine's words for a task (engine/fabric/pe_status.h)
+using wl::task_state_name;
 const char* task_kind_name(wl::TaskKind k); // "data", "local", "control"
 
 struct TaskRow {

@@ -42,7 +42,7 @@ struct RunControllerOptions {
     uint64_t first_snapshot_every = 64;       // cycles; doubles as snapshots thin out
     uint64_t sample_every = 8;                // timeline resolution; doubles past max_samples
     size_t max_samples = 2048;
-    uint64_t cycle_budget = 50'000'000;       // per `run` statement (the watchdog)
+    uint64_t cycle_budget = wl::lang::RunOptions{}.cycle_budget;   // per `run` statement (the watchdog)
 };
 
 class RunController {

@@ -1,6 +1,7 @@
 // stats_window.cpp: the Stats window (see stats_window.h).
 #include "ui/stats_window.h"
 
+#include "engine/core/atomic_file.h"
 #include "ui/js_bridge.h"
 #include "ui/stats_report.h"
 
@@ -252,9 +253,8 @@ std::string StatsWindow::export_csv(const wl::lang::KernelRun& run, const std::v
     js_bridge_download(name.c_str(), "text/csv", text.data(), text.size());
     return "downloaded " + name;
 #else
-    std::ofstream out(where, std::ios::binary);
-    out << text;
-    return out ? "wrote " + where + " (" + std::to_string(text.size()) + " bytes)" : "could not write " + where;
+    std::string error;
+    return wl::write_file_atomically(where, text, &error) ? "wrote " + where + " (" + std::to_string(text.size()) + " bytes)" : error;
 #endif
 }
 

@@ -72,6 +72,8 @@ bool remove(const std::string& name) {
 }  // namespace wlui::storage
 
 #else
+#include "engine/core/atomic_file.h"
+
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -100,25 +102,11 @@ std::optional<std::string> read(const std::string& name, std::string* error) {
 
 bool write(const std::string& name, const std::string& value, std::string* error) {
     if (!g_enabled) return true;
-    const fs::path dir = where(), p = dir / name, tmp = dir / (name + ".tmp");
+    const fs::path dir = where();
     std::error_code ec;
     fs::create_directories(dir, ec);
-    // Write aside, then rename over: a crash mid-write never leaves half a file.
-    {
-        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-        out << value;
-        out.close();
-        if (!out) {
-            if (error) *error = "could not write " + tmp.string();
-            return false;
-        }
-    }
-    fs::rename(tmp, p, ec);
-    if (ec) {
-        if (error) *error = "could not write " + p.string() + ": " + ec.message();
-        return false;
-    }
-    return true;
+    // A crash mid-write leaves the previous value, never half a file.
+    return wl::write_file_atomically((dir / name).string(), value, error);
 }
 
 bool remove(const std::string& name) {

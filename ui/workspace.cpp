@@ -23,7 +23,9 @@ std::optional<Workspace> workspace_from_json(std::string_view text, std::string*
     };
     const json j = json::parse(text.begin(), text.end(), nullptr, false);
     if (j.is_discarded() || !j.is_object()) return fail("it is not valid JSON");
-    if (j.value("format", std::string()) != kFormat) return fail("it is not a WaferLab workspace");
+    // json::value() throws when the key holds another type: check the type first.
+    if (!j.contains("format") || !j["format"].is_string() || j["format"].get<std::string>() != kFormat)
+        return fail("it is not a WaferLab workspace");
     if (!j.contains("version") || !j["version"].is_number_integer()) return fail("it has no format version");
     const int v = j["version"].get<int>();
     if (v > Workspace::kVersion)

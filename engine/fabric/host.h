@@ -39,7 +39,7 @@ public:
 
     Fault launch(Rect r, const std::string& fn);
     RunResult run(uint64_t cycles) { return m_.run(cycles); }
-    RunResult run_until_quiescent(uint64_t budget = 100'000'000) { return m_.run_until_quiescent(budget); }
+    RunResult run_until_quiescent(uint64_t budget) { return m_.run_until_quiescent(budget); }
 
     MachineStats stats() const { return m_.stats(); }
     Machine snapshot() const { return m_; }

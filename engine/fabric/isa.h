@@ -1,6 +1,6 @@
 // isa.h: the compute engine's instruction set — ONE table drives the
 // interpreter (core.cpp), the disassembler and the cost-model docs (isa.cpp),
-// the builder (program_builder.h) and the kernel compiler (issue 4).
+// the builder (program_builder.h) and the kernel compiler (engine/lang).
 //
 // Legend for operands: rX = register (relative to the frame), dX = DSD register,
 // imm = 32-bit immediate, L = code label (pc), T = task id, C = colour (0..23).
@@ -128,6 +128,21 @@ struct OpInfo {
 };
 
 const OpInfo& op_info(Op op);               // the table row
+
+// The same columns at compile time, as plain arrays: the interpreter's hot loop and templates read these.
+inline constexpr Fmt kOpFmt[] = {
+#define WL_X(name, mn, fmt, base, per, doc) Fmt::fmt,
+    WL_ISA(WL_X)
+#undef WL_X
+};
+inline constexpr uint8_t kOpBaseCycles[] = {
+#define WL_X(name, mn, fmt, base, per, doc) base,
+    WL_ISA(WL_X)
+#undef WL_X
+};
+constexpr Fmt op_fmt(Op op) { return size_t(op) < size_t(Op::kCount) ? kOpFmt[size_t(op)] : Fmt::None; }
+constexpr uint8_t op_base_cycles(Op op) { return size_t(op) < size_t(Op::kCount) ? kOpBaseCycles[size_t(op)] : 1; }
+constexpr bool op_is_vector_fmt(Fmt f) { return f == Fmt::Vec1 || f == Fmt::Vec2 || f == Fmt::Vec1S || f == Fmt::Vec2S || f == Fmt::VecR; }
 int op_count();
 bool op_is_vector(Op op);                   // Vec* formats
 bool op_from_mnemonic(const std::string& mn, Op* out);

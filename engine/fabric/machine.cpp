@@ -10,6 +10,9 @@
 //   [SECTION] stuck report, stats, checksum
 #include "engine/fabric/machine.h"
 
+#include "engine/fabric/fast_mode.h"
+#include "engine/fabric/pe_status.h"
+
 #include "engine/core/fnv.h"
 
 #include <algorithm>
@@ -17,12 +20,22 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <new>
+#include <string>
 
 namespace wl {
 
 // [SECTION] construction and snapshots
 
 void Machine::FreeDeleter::operator()(uint8_t* p) const { std::free(p); }
+
+// "3.4 GiB": sizes in messages.
+static std::string byte_size(uint64_t b) {
+    char s[32];
+    if (b >= (1ull << 30)) std::snprintf(s, sizeof s, "%.1f GiB", double(b) / double(1ull << 30));
+    else std::snprintf(s, sizeof s, "%.1f MiB", double(b) / double(1ull << 20));
+    return s;
+}
 
 Machine::Machine(const MachineConfig& cfg) : cfg_(cfg), trace_(cfg.trace_capacity) {
     std::string bad;
@@ -32,13 +45,38 @@ Machine::Machine(const MachineConfig& cfg) : cfg_(cfg), trace_(cfg.trace_capacit
     if (cfg_.router_queue_depth < 1 || cfg_.router_queue_depth > kRouterQueueMax) bad = "router_queue_depth out of range";
     if (cfg_.ce_queue_depth < 1 || cfg_.ce_queue_depth > kCeQueueMax) bad = "ce_queue_depth out of range";
     if (cfg_.simd_fp32 < 1 || cfg_.task_pick_cycles < 0) bad = "simd_fp32 / task_pick_cycles out of range";
+    // Memory is refused up front, with the size, rather than failing half-way (or, in a
+    // browser, growing the heap until the tab dies).
+    const uint64_t pes = uint64_t(cfg_.w) * uint64_t(cfg_.h), need = pes * (cfg_.sram_bytes + state_bytes_per_pe());
+    const std::string mesh_text = "a " + std::to_string(cfg_.w) + "x" + std::to_string(cfg_.h) + " mesh needs " + byte_size(need) +
+                                  " (" + std::to_string(cfg_.sram_bytes / 1024) + " KiB SRAM + " +
+                                  std::to_string(state_bytes_per_pe()) + " bytes of state per PE)";
+    if (bad.empty() && cfg_.memory_limit && need > cfg_.memory_limit)
+        bad = mesh_text + "; this build allows " + byte_size(cfg_.memory_limit);
+    if (bad.empty()) {
+        sram_.reset(static_cast<uint8_t*>(std::calloc(size_t(pes), cfg_.sram_bytes)));
+        if (!sram_) bad = mesh_text + ", and the allocation failed";
+    }
     if (!bad.empty()) {
         cfg_ = MachineConfig{};
         cfg_.w = cfg_.h = 1;
+        sram_.reset(static_cast<uint8_t*>(std::calloc(1, cfg_.sram_bytes)));
     }
     size_t n = size_t(cfg_.w) * size_t(cfg_.h);
-    routers_.resize(n);
-    cores_.resize(n);
+    try {
+        routers_.resize(n);
+        cores_.resize(n);
+        for (auto* l : {&rnow_, &rnext_, &cnow_, &cnext_}) l->init(n);   // no allocation while running
+    } catch (const std::bad_alloc&) {
+        bad = mesh_text + ", and the allocation failed";
+        cfg_ = MachineConfig{};
+        cfg_.w = cfg_.h = 1;
+        n = 1;
+        routers_.assign(1, Router{});
+        cores_.assign(1, Core{});
+        for (auto* l : {&rnow_, &rnext_, &cnow_, &cnext_}) l->init(1);
+        sram_.reset(static_cast<uint8_t*>(std::calloc(1, cfg_.sram_bytes)));
+    }
     for (size_t i = 0; i < n; ++i) {
         std::memset(static_cast<void*>(&routers_[i]), 0, sizeof(Router));
         std::memset(static_cast<void*>(&cores_[i]), 0, sizeof(Core));
@@ -49,9 +87,6 @@ Machine::Machine(const MachineConfig& cfg) : cfg_(cfg), trace_(cfg.trace_capacit
         c.state = ThreadState::Idle;
     }
     step_[kNorth] = -cfg_.w, step_[kSouth] = cfg_.w, step_[kEast] = 1, step_[kWest] = -1;
-    for (auto* l : {&rnow_, &rnext_, &cnow_, &cnext_}) l->init(n);   // no allocation while running
-    sram_.reset(static_cast<uint8_t*>(std::calloc(n, cfg_.sram_bytes)));
-    if (!sram_ && bad.empty()) bad = "cannot allocate SRAM";
     if (!bad.empty()) {
         fault_.kind = FaultKind::HostError;
         fault_.message = "bad machine config: " + bad;
@@ -93,6 +128,25 @@ Machine& Machine::operator=(const Machine& o) {
     return *this;
 }
 
+Machine::Machine(Machine&&) noexcept = default;
+Machine& Machine::operator=(Machine&&) noexcept = default;
+Machine::~Machine() = default;
+
+const char* run_mode_name(RunMode m) { return m == RunMode::Fast ? "fast" : "cycle"; }
+bool run_mode_from_name(const std::string& s, RunMode* out) {
+    if (s == "cycle") return *out = RunMode::Cycle, true;
+    if (s == "fast") return *out = RunMode::Fast, true;
+    return false;
+}
+
+Fault Machine::set_mode(RunMode m) {
+    if (m == mode_) return {};
+    if (fast_ && !fast_->empty()) return host_error(-1, -1, "set_mode: a fast run is part-way (wavelets in flight); finish or reset it first");
+    mode_ = m;
+    fast_ = m == RunMode::Fast ? std::make_unique<FastMode>(cores_.size()) : nullptr;
+    return {};
+}
+
 void Machine::copy_state(const Machine& o) {
     cfg_ = o.cfg_, now_ = o.now_, fault_ = o.fault_;
     routers_ = o.routers_, cores_ = o.cores_, progs_ = o.progs_;
@@ -101,6 +155,8 @@ void Machine::copy_state(const Machine& o) {
     std::memcpy(step_, o.step_, sizeof step_);
     rr_colour_ = o.rr_colour_, rr_port_ = o.rr_port_;
     trace_ = o.trace_;
+    mode_ = o.mode_;
+    fast_ = o.fast_ ? std::make_unique<FastMode>(*o.fast_) : nullptr;
 }
 
 size_t Machine::snapshot_bytes() const {
@@ -350,7 +406,10 @@ Fault Machine::watchdog(uint64_t budget) {
     Fault f;
     f.kind = FaultKind::Watchdog;
     f.cycle = now_;
-    if (!st.empty()) f.x = st[0].x, f.y = st[0].y, f.colour = st[0].colour, f.task = st[0].task;
+    if (!st.empty()) {
+        f.x = st[0].x, f.y = st[0].y, f.colour = st[0].colour, f.task = st[0].task;
+        place_at_instruction(f, idx(f.x, f.y));
+    }
     f.message = "watchdog: not quiescent after a budget of " + std::to_string(budget) + " cycles" +
                 (st.empty() ? std::string() : "; first busy PE: " + st[0].what);
     f.stuck = std::move(st);
@@ -359,6 +418,7 @@ Fault Machine::watchdog(uint64_t budget) {
 }
 
 RunResult Machine::run_loop(uint64_t cycles, bool stop_when_quiet) {
+    if (fast_) return fast_->advance(*this, cycles, stop_when_quiet);
     RunResult res;
     const uint64_t start = now_, end = now_ + cycles;
     auto finish = [&](RunStatus s) {
@@ -406,6 +466,22 @@ RunResult Machine::run_loop(uint64_t cycles, bool stop_when_quiet) {
 }
 
 // A cycle without progress and without timers repeats forever: report who is stuck.
+// A Deadlock or Watchdog fault names the kernel line the PE's CE is at; an idle CE
+// whose wavelets wait for a data task names that task.
+void Machine::place_at_instruction(Fault& f, int pe) const {
+    const Core& c = cores_[pe];
+    if (c.prog < 0) return;
+    const Program& p = *progs_[c.prog].prog;
+    uint32_t pc = c.state == ThreadState::Vec ? c.vop.pc : c.pc;
+    if (c.state == ThreadState::Idle) {
+        const int t = f.colour >= 0 ? progs_[c.prog].task_of_colour[f.colour] : -1;
+        auto b = std::find_if(p.tasks.begin(), p.tasks.end(), [&](const TaskBinding& tb) { return tb.id == t; });
+        if (t < 0 || b == p.tasks.end() || b->function >= p.functions.size()) return;
+        pc = p.functions[b->function].entry;
+    }
+    if (pc < p.locs.size()) f.loc = p.locs[pc], f.where = p.where(pc);
+}
+
 bool Machine::check_deadlock() {
     auto st = stuck(false);
     if (st.empty()) {
@@ -417,13 +493,7 @@ bool Machine::check_deadlock() {
     f.kind = FaultKind::Deadlock;
     f.cycle = now_;
     f.x = st[0].x, f.y = st[0].y, f.colour = st[0].colour, f.task = st[0].task;
-    int pe = idx(f.x, f.y);
-    const Core& c = cores_[pe];
-    if (c.prog >= 0 && c.state != ThreadState::Idle) {
-        const Program& p = *progs_[c.prog].prog;
-        uint32_t pc = c.state == ThreadState::Vec ? c.vop.pc : c.pc;
-        if (pc < p.locs.size()) f.loc = p.locs[pc], f.where = p.where(pc);
-    }
+    place_at_instruction(f, idx(f.x, f.y));
     f.message = "deadlock at cycle " + std::to_string(now_) + ": " + std::to_string(st.size()) +
                 (st.size() >= cfg_.max_stuck_reported ? "+" : "") + " stuck place(s); first: " + st[0].what;
     f.stuck = std::move(st);
@@ -431,7 +501,9 @@ bool Machine::check_deadlock() {
     return false;
 }
 
-bool Machine::quiescent() const { return rnow_.empty() && cnow_.empty() && timers_.empty() && stuck(false).empty(); }
+bool Machine::quiescent() const {
+    return rnow_.empty() && cnow_.empty() && timers_.empty() && (!fast_ || fast_->empty()) && stuck(false).empty();
+}
 
 // [SECTION] router step
 
@@ -669,19 +741,22 @@ std::vector<Stuck> Machine::stuck(bool include_running) const {
             uint32_t pc = ce.state == ThreadState::Vec ? ce.vop.pc : ce.pc;
             return std::string(" at ") + prog->where(pc) + " (" + op_name(*prog, pc) + ")";
         }();
+        // Wavelets waiting: in cycle mode's queues, or fast mode's (held at a router, queued at the CE).
+        auto port_count = [&](int p, int c) { return size_t(r.count(p, c)) + (fast_ ? fast_->held(i, p, c) : 0); };
+        auto ce_count = [&](int c) { return size_t(r.ce_count(c)) + (fast_ ? fast_->queued(i, c) : 0); };
         for (int p = 0; p < kPorts; ++p)
             for (int c = 0; c < kColours; ++c)
-                if (r.count(p, c)) {
+                if (port_count(p, c)) {
                     SwitchPos sp = r.cur_sw[c];
                     std::string why = !(sp.rx >> p & 1)
                                           ? "the current switch position " + std::to_string(r.cur[c]) + " does not accept " + port_name(p)
                                           : "no space downstream on " + port_set(sp.tx);
                     add(i, c, ce.task,
-                        "colour " + std::to_string(c) + ": " + std::to_string(r.count(p, c)) + " wavelet(s) wait at router port " +
+                        "colour " + std::to_string(c) + ": " + std::to_string(port_count(p, c)) + " wavelet(s) wait at router port " +
                             port_name(p) + "; " + why);
                 }
         for (int c = 0; c < kColours; ++c)
-            if (r.ce_count(c)) {
+            if (ce_count(c)) {
                 std::string why = "no task takes them";
                 if (prog) {
                     const LoadedProgram& lp = progs_[ce.prog];
@@ -689,14 +764,9 @@ std::vector<Stuck> Machine::stuck(bool include_running) const {
                     if (t >= 0 && (ce.tasks_blocked >> t & 1)) why = "data task " + std::to_string(t) + " is blocked";
                     else if (t >= 0 && ce.state != ThreadState::Idle) why = "the CE is busy with task " + std::to_string(ce.task);
                 }
-                add(i, c, ce.task, "colour " + std::to_string(c) + ": " + std::to_string(r.ce_count(c)) + " wavelet(s) queued at the CE; " + why);
+                add(i, c, ce.task, "colour " + std::to_string(c) + ": " + std::to_string(ce_count(c)) + " wavelet(s) queued at the CE; " + why);
             }
-        if (ce.state == ThreadState::Stalled)
-            add(i, ce.wait_colour, ce.task,
-                "task " + std::to_string(ce.task) + at +
-                    (ce.why == StallWhy::Recv   ? " waits for a wavelet on colour " + std::to_string(ce.wait_colour)
-                     : ce.why == StallWhy::Send ? " waits for ramp space on colour " + std::to_string(ce.wait_colour)
-                                                : std::string(" waits for a free microthread")));
+        if (ce.state == ThreadState::Stalled) add(i, ce.wait_colour, ce.task, "task " + std::to_string(ce.task) + at + " " + stall_text(ce));
         auto vec_what = [&](const VecOp& v) {
             int col = v.a.kind == DsdKind::FabIn ? v.a.colour : v.b.kind == DsdKind::FabIn ? v.b.colour : v.dst.colour;
             bool in = v.a.kind == DsdKind::FabIn || v.b.kind == DsdKind::FabIn;
@@ -717,6 +787,12 @@ std::vector<Stuck> Machine::stuck(bool include_running) const {
         if (include_running && ce.launch_fn >= 0) add(i, -1, -1, "host launch pending");
     }
     return out;
+}
+
+int Machine::ce_queued(int x, int y, int colour) const {
+    if (!mesh().contains(x, y) || colour < 0 || colour >= kColours) return 0;
+    const int i = idx(x, y);
+    return routers_[size_t(i)].ce_count(colour) + (fast_ ? int(fast_->queued(i, colour)) : 0);
 }
 
 RouterStats Machine::router_stats(int x, int y) const {

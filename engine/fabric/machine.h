@@ -19,6 +19,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 namespace wl {
@@ -33,6 +34,10 @@ struct MachineConfig {
     int task_pick_cycles = 1;               // the picker's cost to start a task
     size_t trace_capacity = 0;              // events kept; 0 = trace off
     size_t max_stuck_reported = 32;         // deadlock report size cap
+    // The most memory a machine may take (SRAM + per-PE state); 0 = no limit but what
+    // allocation allows. A 32-bit (WebAssembly) heap tops out at 4 GiB, shared with the
+    // app and its snapshots: half of it for the machine.
+    uint64_t memory_limit = sizeof(void*) == 4 ? (uint64_t(2) << 30) : 0;
 };
 
 struct Rect {
@@ -40,6 +45,14 @@ struct Rect {
 };
 
 enum class RunStatus : uint8_t { Quiescent, CyclesDone, Faulted };
+
+// How run/advance move the machine (docs/engine.md): Cycle steps every router and CE each
+// cycle; Fast runs each PE until it blocks, with wavelets routed at once and cycles estimated.
+enum class RunMode : uint8_t { Cycle, Fast };
+const char* run_mode_name(RunMode m);                       // "cycle", "fast"
+bool run_mode_from_name(const std::string& s, RunMode* out);
+
+class FastMode;
 
 struct RunResult {
     RunStatus status = RunStatus::Quiescent;
@@ -53,9 +66,9 @@ public:
     explicit Machine(const MachineConfig& cfg = {});
     Machine(const Machine& o);               // deep copy: a snapshot
     Machine& operator=(const Machine& o);
-    Machine(Machine&&) noexcept = default;
-    Machine& operator=(Machine&&) noexcept = default;
-    ~Machine() = default;
+    Machine(Machine&&) noexcept;
+    Machine& operator=(Machine&&) noexcept;
+    ~Machine();
 
     const MachineConfig& config() const { return cfg_; }
     Mesh mesh() const { return Mesh{cfg_.w, cfg_.h}; }
@@ -76,6 +89,8 @@ public:
     Fault inject(int x, int y, int port, int colour, uint32_t data, bool ctrl = false);   // a wavelet arriving at a router port from outside
 
     // [SECTION] running
+    RunMode mode() const { return mode_; }
+    Fault set_mode(RunMode m);                     // a HostError while a fast run has wavelets in flight
     RunResult run(uint64_t cycles);                // advance exactly `cycles` (or until a fault)
     RunResult run_until_quiescent(uint64_t budget);   // Watchdog fault past the budget; Deadlock if stuck
     RunResult advance(uint64_t max_cycles);        // a slice of the above: stops when quiescent, no watchdog
@@ -86,6 +101,7 @@ public:
     // [SECTION] inspection
     const Router& router(int x, int y) const { return routers_[idx(x, y)]; }
     const Core& core(int x, int y) const { return cores_[idx(x, y)]; }
+    int ce_queued(int x, int y, int colour) const;   // wavelets waiting at the CE on a colour (either mode)
     RouterStats router_stats(int x, int y) const;  // with in[N..W] filled from the neighbours
     MachineStats stats() const;
     Trace& trace() { return trace_; }
@@ -95,7 +111,10 @@ public:
     uint64_t checksum() const;                     // FNV-1a of all SRAM, registers and stats
 
 private:
-    friend struct CoreExec;
+    friend struct CyclePort;
+    friend struct CycleCore;
+    friend struct FastPort;
+    friend class FastMode;
     int idx(int x, int y) const { return y * cfg_.w + x; }
     void route_phase();                            // phase 1 over the active routers (fast path inline)
     void route_general(int i);
@@ -111,6 +130,7 @@ private:
     void raise(FaultKind k, int pe, int colour, int task, int32_t pc, std::string msg);
     RunResult run_loop(uint64_t cycles, bool stop_when_quiet);
     bool check_deadlock();   // false (and fault_ set) when stuck
+    void place_at_instruction(Fault& f, int pe) const;
     void copy_state(const Machine& o);             // everything but the SRAM arena
 
     MachineConfig cfg_;
@@ -140,6 +160,8 @@ private:
     int step_[4] = {};                             // PE index step per port N, S, E, W
     unsigned rr_colour_ = 0, rr_port_ = 0;         // round-robin starts this cycle (now % 24, now % 5)
     Trace trace_;
+    RunMode mode_ = RunMode::Cycle;
+    std::unique_ptr<FastMode> fast_;               // fast mode's queues and schedule, while in fast mode
 };
 
 }  // namespace wl

@@ -1,5 +1,5 @@
 // program.h: the compute-engine program format — what the builder and the
-// kernel compiler (issue 4) emit, what the host loads onto a rectangle of PEs.
+// kernel compiler (engine/lang) emit, what the host loads onto a rectangle of PEs.
 //
 // A Program is code (Instr + a parallel SrcLoc per instruction), functions
 // (entry pc, register count, exported or not), a symbol table (name -> SRAM

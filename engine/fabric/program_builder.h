@@ -1,5 +1,5 @@
 // program_builder.h: a small C++ API that emits a Program — what tests and
-// benches use until the kernel language (issue 4) emits the same format.
+// benches write by hand; the kernel compiler (engine/lang) emits the same format.
 //
 //   ProgramBuilder b("axpy", "axpy.wl");
 //   uint32_t x = b.array("x", 64), y = b.array("y", 64);

@@ -1,6 +1,8 @@
 // checkpoint.cpp: see checkpoint.h.
 #include "engine/gpt/checkpoint.h"
 
+#include "engine/core/atomic_file.h"
+#include "engine/core/fnv.h"
 #include "engine/gpt/adamw.h"
 #include "engine/gpt/gpt.h"
 
@@ -16,12 +18,9 @@ constexpr char kMagic[8] = {'W', 'L', 'G', 'P', 'T', 'C', 'K', 'P'};
 constexpr uint32_t kVersion = 1;
 
 uint64_t fnv1a64(const char* p, size_t n) {
-    uint64_t h = 0xcbf29ce484222325ull;
-    for (size_t i = 0; i < n; i++) {
-        h ^= (unsigned char)p[i];
-        h *= 0x100000001b3ull;
-    }
-    return h;
+    Fnv1a h;
+    h.add(p, n);
+    return h.value();
 }
 
 struct Writer {
@@ -74,6 +73,16 @@ std::string slurp(const std::string& path) {
 
 }  // namespace
 
+std::string checkpoint_envelope(const std::string& payload) {
+    Writer f;
+    f.b.append(kMagic, 8);
+    f.put(kVersion);
+    f.put(uint64_t(payload.size()));
+    f.b += payload;
+    f.put(fnv1a64(payload.data(), payload.size()));
+    return f.b;
+}
+
 void save_checkpoint(const std::string& path, const GPT& model, const AdamW* opt, int64_t step,
                      const std::string& tokenizer_kind, const std::string& tokenizer_state) {
     Writer p;
@@ -90,25 +99,14 @@ void save_checkpoint(const std::string& path, const GPT& model, const AdamW* opt
         p.floats(opt->m);
         p.floats(opt->v);
     }
-    Writer f;
-    f.b.append(kMagic, 8);
-    f.put(kVersion);
-    f.put(uint64_t(p.b.size()));
-    f.b += p.b;
-    f.put(fnv1a64(p.b.data(), p.b.size()));
-    // Write to a temporary name, then rename: a crash never leaves a half-written checkpoint.
-    std::string tmp = path + ".tmp";
-    {
-        std::ofstream o(tmp, std::ios::binary | std::ios::trunc);
-        if (!o) throw CheckpointError(tmp + ": cannot open for writing");
-        o.write(f.b.data(), std::streamsize(f.b.size()));
-        if (!o) throw CheckpointError(tmp + ": write failed");
-    }
-    if (std::rename(tmp.c_str(), path.c_str()) != 0) throw CheckpointError(path + ": cannot rename " + tmp + " into place");
+    // A crash mid-save leaves the previous checkpoint, never half of one.
+    std::string error;
+    if (!write_file_atomically(path, checkpoint_envelope(p.b), &error)) throw CheckpointError(error);
 }
 
-Checkpoint load_checkpoint(const std::string& path) {
-    std::string b = slurp(path);
+Checkpoint load_checkpoint(const std::string& path) { return parse_checkpoint(slurp(path), path); }
+
+Checkpoint parse_checkpoint(const std::string& b, const std::string& path) {
     if (b.size() < 20 || std::memcmp(b.data(), kMagic, 8) != 0)
         throw CheckpointError(path + ": not a WaferLab GPT checkpoint (bad magic)");
     Reader h{b, 8, path};
@@ -167,8 +165,9 @@ std::unique_ptr<GPT> model_from_checkpoint(const Checkpoint& ck, AdamW* opt) {
     return model;
 }
 
-std::unique_ptr<GPT> import_llmc(const std::string& path) {
-    std::string b = slurp(path);
+std::unique_ptr<GPT> import_llmc(const std::string& path) { return parse_llmc(slurp(path), path); }
+
+std::unique_ptr<GPT> parse_llmc(const std::string& b, const std::string& path) {
     if (b.size() < 1024) throw CheckpointError(path + ": too short for llm.c's 256-int header");
     int32_t h[256];
     std::memcpy(h, b.data(), sizeof h);

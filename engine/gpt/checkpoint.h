@@ -38,6 +38,8 @@ struct Checkpoint {
 void save_checkpoint(const std::string& path, const GPT& model, const AdamW* opt, int64_t step,
                      const std::string& tokenizer_kind, const std::string& tokenizer_state);
 Checkpoint load_checkpoint(const std::string& path);   // throws CheckpointError
+Checkpoint parse_checkpoint(const std::string& bytes, const std::string& path);   // the file's bytes; `path` for messages
+std::string checkpoint_envelope(const std::string& payload);   // magic, version, size, payload, checksum
 
 // Builds a model (and restores the optimizer if given and saved) from a checkpoint.
 std::unique_ptr<GPT> model_from_checkpoint(const Checkpoint& ck, AdamW* opt = nullptr);
@@ -46,5 +48,6 @@ std::unique_ptr<GPT> model_from_checkpoint(const Checkpoint& ck, AdamW* opt = nu
 // and Vp for version 3), then fp32 parameters in ParameterTensors order with wte as (Vp, C).
 // The padding rows Vp - V are dropped. Training settings take the defaults. Throws CheckpointError.
 std::unique_ptr<GPT> import_llmc(const std::string& path);
+std::unique_ptr<GPT> parse_llmc(const std::string& bytes, const std::string& path);   // the file's bytes
 
 }  // namespace wl::gpt

@@ -83,7 +83,7 @@ struct ParamInfo {
 std::vector<ParamInfo> param_infos(const GPTConfig& cfg);   // the 16 tensors, in order
 size_t count_parameters(const GPTConfig& cfg);
 
-// One step of the computation, for cost models (the GPU model, the mesh planner).
+// One step of the computation, for cost models (the GPU model, the wafer estimate).
 // flops counts multiplies and adds separately; bytes = fp32 operands read + results written,
 // each tensor once (no cache model).
 struct OpInfo {

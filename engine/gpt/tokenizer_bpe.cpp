@@ -131,6 +131,12 @@ std::vector<std::string> BpeTokenizer::pretokenize(const std::string& text) {
 }
 
 BpeTokenizer BpeTokenizer::load(const std::string& encoder_json, const std::string& vocab_bpe) {
+    const std::string encoder = read_file(encoder_json);   // first: a missing encoder.json is named first
+    return parse(encoder, read_file(vocab_bpe), encoder_json, vocab_bpe);
+}
+
+BpeTokenizer BpeTokenizer::parse(const std::string& encoder_text, const std::string& vocab_text,
+                                 const std::string& encoder_json, const std::string& vocab_bpe) {
     BpeTokenizer t;
     std::vector<uint32_t> b2u = byte_to_unicode();
     std::unordered_map<uint32_t, int> u2b;
@@ -147,7 +153,7 @@ BpeTokenizer BpeTokenizer::load(const std::string& encoder_json, const std::stri
 
     nlohmann::json j;
     try {
-        j = nlohmann::json::parse(read_file(encoder_json));
+        j = nlohmann::json::parse(encoder_text);
     } catch (const nlohmann::json::exception& e) {
         throw std::runtime_error(encoder_json + ": not valid JSON (" + e.what() + ")");
     }
@@ -170,7 +176,7 @@ BpeTokenizer BpeTokenizer::load(const std::string& encoder_json, const std::stri
         t.byte_id_[b] = it->second;
     }
 
-    std::istringstream in(read_file(vocab_bpe));
+    std::istringstream in(vocab_text);
     std::string line;
     int lineno = 0, rank = 0;
     while (std::getline(in, line)) {

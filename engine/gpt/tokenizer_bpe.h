@@ -21,6 +21,9 @@ class BpeTokenizer : public Tokenizer {
 public:
     // Throws std::runtime_error naming the file on a missing or malformed file.
     static BpeTokenizer load(const std::string& encoder_json, const std::string& vocab_bpe);
+    // The same from the files' contents; the names are for messages.
+    static BpeTokenizer parse(const std::string& encoder_text, const std::string& vocab_text,
+                              const std::string& encoder_json = "encoder.json", const std::string& vocab_bpe = "vocab.bpe");
 
     std::string kind() const override { return "bpe"; }
     int vocab_size() const override { return int(id_to_bytes_.size()); }

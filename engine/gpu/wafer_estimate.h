@@ -29,10 +29,10 @@ namespace wl::gpu {
 struct WaferSpec {
     std::string id;              // "emulated", "wse2", "wse3"
     std::string name;
-    int w = 8, h = 8;            // PEs
+    int w = MachineConfig{}.w, h = MachineConfig{}.h;   // PEs
     double clock_hz = 1.1e9;
     int simd_fp32 = 1;
-    double sram_bytes_per_pe = 48 * 1024;
+    double sram_bytes_per_pe = MachineConfig{}.sram_bytes;
     double io_bytes_per_s = 0;   // weight streaming in + out of the wafer
     std::vector<Sourced> sources;
     long long pes() const { return (long long)w * h; }

@@ -5,6 +5,7 @@
 #include "engine/fabric/isa.h"
 #include "engine/lang/builtins.h"
 #include "engine/lang/token.h"
+#include "engine/lang/types.h"
 
 #include <cstdint>
 #include <memory>
@@ -13,10 +14,7 @@
 
 namespace wl::lang {
 
-// [SECTION] types
-enum class Ty : uint8_t { Error, Void, F32, I32, U32, Bool, Colour, Task, Dsd, Array, Fn };
-const char* ty_name(Ty t);
-
+// [SECTION] types (Ty itself is in types.h)
 struct TypeRef {                       // as written: f32 | [f32; N] | colour
     Ty ty = Ty::Error;
     Ty elem = Ty::Error;               // arrays

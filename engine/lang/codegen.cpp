@@ -252,40 +252,40 @@ private:
             code.push_back(std::move(p));
             return;
         }
-        case Builtin::Send: {
+        case Builtin::Vector: vector_op(e, dst, 0, 0); return;
+        default: break;
+        }
+        const BuiltinInfo& info = builtin_info(e.builtin);
+        switch (info.sig) {
+        case Sig::ColourValue: {
             int r = operand(*A[1]);
             at(e.line, e.col);
-            emit(Op::SEND, r, 0, 0, 0, 0, colour_of(*A[0]));
+            emit(info.op, r, 0, 0, 0, 0, colour_of(*A[0]));
             return;
         }
-        case Builtin::Recv: case Builtin::RecvI32: {
+        case Sig::Colour: {
             int r = dst < 0 ? alloc() : dst;
-            emit(Op::RECV, r, 0, 0, 0, 0, colour_of(*A[0]));
+            emit(info.op, r, 0, 0, 0, 0, colour_of(*A[0]));
             return;
         }
-        case Builtin::Activate: emit(Op::ACTIVATE, 0, 0, 0, 0, 0, task_of(A[0]->sym)); return;
-        case Builtin::Block: emit(Op::BLOCK, 0, 0, 0, 0, 0, task_of(A[0]->sym)); return;
-        case Builtin::Unblock: emit(Op::UNBLOCK, 0, 0, 0, 0, 0, task_of(A[0]->sym)); return;
-        case Builtin::Exp: case Builtin::Sqrt: case Builtin::Rsqrt: case Builtin::Tanh: case Builtin::Abs: {
+        case Sig::Task: emit(info.op, 0, 0, 0, 0, 0, task_of(A[0]->sym)); return;
+        case Sig::F32: case Sig::Int: {
+            if (info.op == Op::NOP) {   // a reinterpretation: the same bits
+                if (dst >= 0) gen(*A[0], dst);
+                return;
+            }
             int r = operand(*A[0]);
             at(e.line, e.col);
-            Op op = e.builtin == Builtin::Exp ? Op::FEXP : e.builtin == Builtin::Sqrt ? Op::FSQRT : e.builtin == Builtin::Rsqrt ? Op::FRSQRT
-                  : e.builtin == Builtin::Tanh ? Op::FTANH : Op::FABS;
-            if (dst >= 0) emit(op, dst, r);
+            if (dst >= 0) emit(info.op, dst, r);
             return;
         }
-        case Builtin::Min: case Builtin::Max: {
+        case Sig::F32F32: {
             int a = operand(*A[0]), b = operand(*A[1]);
             at(e.line, e.col);
-            if (dst >= 0) emit(e.builtin == Builtin::Min ? Op::FMIN : Op::FMAX, dst, a, b);
+            if (dst >= 0) emit(info.op, dst, a, b);
             return;
         }
-        case Builtin::Bits: case Builtin::FromBits: {
-            if (dst >= 0) gen(*A[0], dst);
-            return;
-        }
-        case Builtin::Vector: vector_op(e, dst, 0, 0); return;
-        default: return;
+        default: return;   // DSDs are built by dsd(); select is a constant
         }
     }
 
@@ -323,21 +323,21 @@ private:
                 if (A.size() == 4) stride = int(konst(*A[3]).i);
             }
             at(e.line, e.col);
-            emit(Op::DMEM, dreg, rbase, rlen, 0, 0, stride);
+            emit(builtin_info(e.builtin).op, dreg, rbase, rlen, 0, 0, stride);
         } else {
             gen(*A[1], rlen);
             at(e.line, e.col);
-            emit(e.builtin == Builtin::FabIn ? Op::DFABIN : Op::DFABOUT, dreg, rlen, 0, 0, 0, colour_of(*A[0]));
+            emit(builtin_info(e.builtin).op, dreg, rlen, 0, 0, 0, colour_of(*A[0]));
         }
         next_ = mark;
     }
 
   public:
     void vector_op(Expr& e, int dst, int flags, int task) {
-        const OpInfo& info = op_info(e.vop);
+        const VectorArgs va = vector_args(op_info(e.vop).fmt);
         auto& A = e.args;
         const int mark = next_;
-        if (info.fmt == Fmt::VecR) {
+        if (!va.has_dst) {
             dsd(*A[0], 1);
             int r = dst < 0 ? alloc() : dst;
             at(e.line, e.col);
@@ -345,10 +345,10 @@ private:
             next_ = mark;
             return;
         }
-        int ndsd = info.fmt == Fmt::Vec2 || info.fmt == Fmt::Vec2S ? 3 : 2;
+        const int ndsd = va.dsds;
         for (int k = 0; k < ndsd; ++k) dsd(*A[size_t(k)], k);
         int s = 0;
-        if (info.fmt == Fmt::Vec1S || info.fmt == Fmt::Vec2S) s = operand(*A[size_t(ndsd)]);
+        if (va.scalar) s = operand(*A[size_t(ndsd)]);
         at(e.line, e.col);
         emit(e.vop, 0, 1, ndsd == 3 ? 2 : 0, s, flags, task);
         next_ = mark;

@@ -12,11 +12,37 @@
 
 namespace wl::lang {
 
+// The caller's constant values replace the initialisers of the file's top-level constants.
+static void override_constants(File& ast, const std::map<std::string, double>& values, Diagnostics& diags) {
+    for (const auto& [name, v] : values) {
+        TopDecl* d = nullptr;
+        for (TopDecl& g : ast.globals)
+            if (!g.is_colour && g.name == name) d = &g;
+        if (!d) {
+            diags.error(1, 1, "constant override '" + name + "': the file declares no top-level 'const " + name + "'");
+            continue;
+        }
+        auto e = std::make_unique<Expr>();
+        e->line = d->value ? d->value->line : d->line;
+        e->col = d->value ? d->value->col : d->col;
+        if (v == double(int64_t(v)) && d->ty != Ty::F32) {
+            e->kind = ExprKind::Int;
+            e->ival = int64_t(v);
+        } else {
+            e->kind = ExprKind::Float;
+            e->fval = v;
+        }
+        d->value = std::move(e);
+    }
+}
+
 CompileResult compile(std::string_view source, std::string_view file, const CompileOptions& opt) {
     CompileResult r;
+    r.file = std::string(file);
     Diagnostics diags{std::string(file)};
     std::vector<Token> toks = lex(source, diags);
     File ast = parse(toks, diags);
+    override_constants(ast, opt.constants, diags);
     Checked checked;
     check(ast, diags, opt, &checked);
     r.grid_w = checked.grid_w, r.grid_h = checked.grid_h;

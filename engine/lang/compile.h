@@ -7,11 +7,13 @@
 // WaferKernel (.wk) files hold a layout (grid, placements, routes), programs
 // (PE code) and an optional host block (what `waferlab-cli run` does).
 #pragma once
+#include "engine/fabric/machine.h"
 #include "engine/fabric/program.h"
 #include "engine/fabric/router.h"
 #include "engine/lang/ast.h"
 #include "engine/lang/diagnostics.h"
 
+#include <map>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -20,8 +22,11 @@
 namespace wl::lang {
 
 struct CompileOptions {
-    uint32_t sram_bytes = 48 * 1024;   // per-PE budget (MachineConfig::sram_bytes)
+    uint32_t sram_bytes = wl::MachineConfig{}.sram_bytes;   // per-PE budget: the machine's, by default
     bool codegen = true;               // false: check only (the editor's live errors)
+    // Values for top-level constants, by name, replacing the file's (`const P = 8;` -> P = 16):
+    // how C++ sizes a kernel without rewriting its text. A name with no such constant is an error.
+    std::map<std::string, double> constants;
 };
 
 // One program image on one rectangle of PEs (a 1x1 rectangle when a program's
@@ -48,6 +53,7 @@ struct HostAction {
 
 struct CompileResult {
     std::vector<Diagnostic> diagnostics;   // errors and warnings, in source order of discovery
+    std::string file;                      // as given to compile(): faults and diagnostics name it
     int errors = 0;
     bool ok() const { return errors == 0; }
     int grid_w = 0, grid_h = 0;            // 0 when the file has no layout

@@ -68,26 +68,6 @@ const KeywordDoc kKeywords[] = {
     {Tok::KwPrint, "print A at REGION: the host prints an exported variable, one line per PE"},
 };
 
-// Builtins that compile to no instruction of their own (not in the cost tables).
-struct FreeBuiltin {
-    const char* name;
-    const char* doc;
-};
-const FreeBuiltin kFree[] = {
-    {"bits", "bits(f) -> u32: the same 32 bits read as an integer (no instruction)"},
-    {"from_bits", "from_bits(u) -> f32: the same 32 bits read as a float (no instruction)"},
-    {"select", "select(cond, a, b): a or b, chosen at compile time (any type, colours included)"},
-};
-
-// Does a documented call such as "recv(c), recv_i32(c)" name `word`?
-bool call_names(std::string_view call, std::string_view word) {
-    for (size_t at = call.find(word); at != std::string_view::npos; at = call.find(word, at + 1)) {
-        const bool starts = at == 0 || call[at - 1] == ' ' || call[at - 1] == ',';
-        if (starts && at + word.size() < call.size() && call[at + word.size()] == '(') return true;
-    }
-    return false;
-}
-
 const char* spelling(Tok t) {
     switch (t) {
 #define WK_X(name, sp) \
@@ -104,22 +84,20 @@ std::string word_help(std::string_view word) {
     if (word.empty()) return "";
     for (const KeywordDoc& k : kKeywords)
         if (word == spelling(k.tok)) return k.doc;
-    for (const FreeBuiltin& f : kFree)
-        if (word == f.name) return f.doc;
     Op op;
-    if (builtin_of(word, &op) == Builtin::Vector) {
+    const Builtin b = builtin_of(word, &op);
+    if (b == Builtin::None) return "";
+    if (b == Builtin::Vector) {
         const OpInfo& o = op_info(op);
-        return std::string(o.mnemonic) + vector_builtin_args(op) + ": " + o.doc + ". A vector op over n elements: " +
+        return std::string(o.mnemonic) + vector_args(o.fmt).doc + ": " + o.doc + ". A vector op over n elements: " +
                std::to_string(o.base_cycles) + " + ceil(" + std::to_string(o.per_elem) +
                "·n / simd) cycles; operands are mem (SRAM) or fabin/fabout (wavelets) DSDs.";
     }
-    for (const BuiltinDoc& b : scalar_builtin_docs()) {
-        if (!call_names(b.call, word)) continue;
-        const OpInfo& o = op_info(b.op);
-        return std::string(b.call) + ": compiles to " + o.mnemonic + " — " + o.doc + ". " + std::to_string(o.base_cycles) + " cycle" +
-               (o.base_cycles == 1 ? "" : "s") + (b.note[0] ? std::string("; ") + b.note : "") + ".";
-    }
-    return "";
+    const BuiltinInfo& info = builtin_info(b);
+    if (info.op == Op::NOP) return std::string(info.call) + ": " + info.note + ".";
+    const OpInfo& o = op_info(info.op);
+    return std::string(info.call) + ": compiles to " + o.mnemonic + " — " + o.doc + ". " + std::to_string(o.base_cycles) + " cycle" +
+           (o.base_cycles == 1 ? "" : "s") + (info.note[0] ? std::string("; ") + info.note : "") + ".";
 }
 
 std::string keyword_help_markdown() {

@@ -1,7 +1,7 @@
 // help.h: a sentence or two on each word of WaferKernel — keywords, types and
 // builtins — for the editor's hover help and docs/kernel-language.md.
-// Builtins are described from the same tables as their cost docs (builtins.h,
-// isa.h); keywords from one table here, which a test checks covers every
+// Builtins are described from the same tables as their cost docs (WL_BUILTINS,
+// WL_ISA); keywords from one table here, which a test checks covers every
 // keyword the lexer knows and keeps the docs' keyword table current.
 #pragma once
 #include <string>

@@ -23,8 +23,6 @@ float fill_value(GenKind g, const std::vector<double>& a, uint64_t k) {
     return 0;
 }
 
-std::string fault_text(const wl::Fault& f) { return f.to_string(); }
-
 static std::string fmt(float v) {
     char b[32];
     std::snprintf(b, sizeof b, "%g", double(v));
@@ -42,6 +40,10 @@ KernelRun::KernelRun(std::shared_ptr<const CompileResult> cr, const RunOptions& 
         error_ = "the kernel did not compile (or has no layout)";
         return;
     }
+    if (wl::Fault f = host_.machine().set_mode(opt.mode)) {
+        fail(f);
+        return;
+    }
     for (const Placement& p : cr_->placements) {
         if (wl::Fault f = host_.machine().load(p.program, wl::Rect{p.x, p.y, p.w, p.h})) {
             fail(f);
@@ -56,9 +58,14 @@ KernelRun::KernelRun(std::shared_ptr<const CompileResult> cr, const RunOptions& 
         }
 }
 
-void KernelRun::fail(const wl::Fault& f) {
+void KernelRun::fail(const wl::Fault& f, const HostAction* at) {
     fault_ = f;
-    error_ = f.to_string();
+    // A host call's fault has no instruction: name the host statement that made it.
+    if (at && fault_.where.empty()) {
+        fault_.loc = wl::SrcLoc{-1, at->line, at->col};
+        fault_.where = cr_->file + ":" + std::to_string(at->line) + ":" + std::to_string(at->col);
+    }
+    error_ = fault_.to_string();
 }
 
 uint64_t KernelRun::step(uint64_t max_cycles) {
@@ -104,12 +111,12 @@ void KernelRun::perform(const HostAction& a) {
                     if (s->type == wl::ElemType::F32) std::memcpy(&words[e], &v, 4);
                     else words[e] = uint32_t(int32_t(v));
                 }
-                if (wl::Fault f = host_.h2d_u32(x, y, a.name, words.data(), words.size())) return fail(f);
+                if (wl::Fault f = host_.h2d_u32(x, y, a.name, words.data(), words.size())) return fail(f, &a);
             }
         break;
     }
     case HostKind::Launch:
-        if (wl::Fault f = host_.launch(wl::Rect{a.x, a.y, a.w, a.h}, a.name)) return fail(f);
+        if (wl::Fault f = host_.launch(wl::Rect{a.x, a.y, a.w, a.h}, a.name)) return fail(f, &a);
         break;
     case HostKind::Run: break;   // step() runs it
     case HostKind::Print:
@@ -119,7 +126,7 @@ void KernelRun::perform(const HostAction& a) {
                 const wl::Symbol* s = p ? p->symbol(a.name) : nullptr;
                 if (!s) continue;
                 std::vector<uint32_t> words(s->length);
-                if (wl::Fault f = host_.d2h_u32(x, y, a.name, words.data(), words.size())) return fail(f);
+                if (wl::Fault f = host_.d2h_u32(x, y, a.name, words.data(), words.size())) return fail(f, &a);
                 std::vector<float> vals(words.size());
                 std::string line = a.name + " @ (" + std::to_string(x) + "," + std::to_string(y) + "):";
                 for (size_t e = 0; e < words.size(); ++e) {

@@ -23,6 +23,7 @@ namespace wl::lang {
 
 struct RunOptions {
     uint64_t cycle_budget = 50'000'000;   // per 'run' statement
+    wl::RunMode mode = wl::RunMode::Cycle;   // fast: functional, cycles estimated (docs/engine.md)
     wl::MachineConfig machine;            // w/h are taken from the layout's grid
 };
 
@@ -75,7 +76,7 @@ public:
     RunReport report() const;               // everything so far, as run_kernel returns it
 
 private:
-    void fail(const wl::Fault& f);
+    void fail(const wl::Fault& f, const HostAction* at = nullptr);   // `at`: the host statement that faulted
     void perform(const HostAction& a);      // fill, launch or print (no cycles pass)
 
     std::shared_ptr<const CompileResult> cr_;
@@ -97,7 +98,5 @@ RunReport run_kernel(const CompileResult& cr, const RunOptions& opt = {});
 // The value generators of `fill`, exposed so tests can compute references.
 float fill_value(GenKind g, const std::vector<double>& args, uint64_t k);
 
-// "file:line:col" of a fault's instruction when it has one.
-std::string fault_text(const wl::Fault& f);
 
 }  // namespace wl::lang

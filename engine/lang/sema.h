@@ -2,6 +2,7 @@
 // compile-time constants, the layout (placements, per-PE parameters, routes),
 // the SRAM budget per PE, colour and task conflicts, route sanity, unused
 // symbols and the host block. Results feed codegen; problems go to Diagnostics.
+// The checker is one class split by concern across files; checker.h lists them.
 #pragma once
 #include "engine/lang/ast.h"
 #include "engine/lang/compile.h"

@@ -3,6 +3,7 @@
 // debounces, and natively it all lands in the config directory.
 #include "ui/storage.h"
 #include "ui/workspace.h"
+#include "tests/kill_mid_write.h"
 
 #include <gtest/gtest.h>
 
@@ -33,6 +34,8 @@ TEST(Workspace, RefusesWhatItCannotRead) {
         {"", "not valid JSON"},
         {"[1,2]", "not valid JSON"},
         {R"({"file": "x.wk"})", "not a WaferLab workspace"},
+        {R"({"format": 5555555555555555555555525})", "not a WaferLab workspace"},   // fuzz_workspace: threw type_error
+        {R"({"format": ["waferlab-workspace"]})", "not a WaferLab workspace"},
         {R"({"format": "waferlab-workspace"})", "no format version"},
         {R"({"format": "waferlab-workspace", "version": 0})", "old format"},
         {R"({"format": "waferlab-workspace", "version": 99})", "newer WaferLab"},
@@ -138,6 +141,18 @@ TEST(Storage, PersistsInTheConfigDir) {
     text = storage::read("workspace.json");
     ASSERT_TRUE(text);
     EXPECT_FALSE(workspace_from_json(*text, &err));
+
+    // Killed mid-save: the previous workspace is still there, whole.
+    ASSERT_TRUE(storage::write("workspace.json", workspace_to_json(ws), &err)) << err;
+    Workspace bigger = ws;
+    bigger.text = std::string(1 << 20, 'x');
+    const int sig = wltest::kill_mid_write(64 * 1024, [&] { storage::write("workspace.json", workspace_to_json(bigger)); });
+    ASSERT_EQ(sig, SIGXFSZ) << "the save was not cut short";
+    text = storage::read("workspace.json", &err);
+    ASSERT_TRUE(text) << err;
+    back = workspace_from_json(*text, &err);
+    ASSERT_TRUE(back) << err;
+    EXPECT_EQ(*back, ws);
 
     EXPECT_TRUE(storage::remove("workspace.json"));
     EXPECT_FALSE(storage::read("workspace.json"));

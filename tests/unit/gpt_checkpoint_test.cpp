@@ -4,9 +4,12 @@
 #include "engine/gpt/gpt.h"
 #include "engine/gpt/trainer.h"
 
+#include "tests/kill_mid_write.h"
+
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -83,6 +86,36 @@ TEST(GptCheckpoint, RejectsTruncatedCorruptAndForeignFiles) {
     expect_error("hello, I am a text file that is long enough", "bad magic");
     EXPECT_THROW(load_checkpoint(testing::TempDir() + "wl_missing.ckpt"), CheckpointError);
 }
+
+#ifndef __EMSCRIPTEN__
+// A training run killed while it writes a checkpoint: the previous checkpoint is
+// still there, whole, and resumes; nothing half-written is left under the name.
+TEST(GptCheckpoint, AKillMidSaveLeavesThePreviousCheckpoint) {
+    const std::string path = testing::TempDir() + "wl_killed.ckpt";
+    Trainer t(tiny());
+    t.train_step();
+    t.save(path);
+    const std::string before = read_all(path);
+    t.train_step();
+    t.train_step();
+    const int sig = wltest::kill_mid_write(before.size() / 2, [&] { t.save(path); });
+    ASSERT_EQ(sig, SIGXFSZ) << "the save was not cut short";
+    EXPECT_EQ(read_all(path), before);
+    auto resumed = Trainer::resume(path);
+    EXPECT_EQ(resumed->step, 1);
+    // The half-written temporary is beside it, not in its place; the next save succeeds.
+    int partial = 0;
+    for (const auto& e : std::filesystem::directory_iterator(testing::TempDir()))
+        if (e.path().filename().string().rfind("wl_killed.ckpt.tmp-", 0) == 0) {
+            EXPECT_EQ(e.file_size(), before.size() / 2);
+            std::filesystem::remove(e.path());
+            partial++;
+        }
+    EXPECT_EQ(partial, 1);
+    t.save(path);
+    EXPECT_EQ(Trainer::resume(path)->step, 3);
+}
+#endif
 
 // A small GPT-2-shaped model written in llm.c's layout (version 3, vocab padded to a multiple of 8).
 TEST(GptCheckpoint, ImportsLlmcLayout) {

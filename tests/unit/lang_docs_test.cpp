@@ -1,6 +1,7 @@
 // lang_docs_test.cpp: the builtin cost table and the keyword table in
-// docs/kernel-language.md are the ones generated from the engine's tables, and
-// every word the editor colours has hover help. Set WAFERLAB_UPDATE_DOCS=1 to rewrite it.
+// docs/kernel-language.md are the ones generated from WL_BUILTINS, WL_ISA and the
+// keyword table, and every word the editor colours has hover help.
+// Set WAFERLAB_UPDATE_DOCS=1 to rewrite the generated tables.
 #include "engine/lang/builtins.h"
 #include "engine/lang/help.h"
 #include "engine/lang/lexer.h"
@@ -43,11 +44,9 @@ TEST(LangDocs, EveryKeywordTypeAndBuiltinHasHelp) {
 #define WK_X(name, sp) EXPECT_FALSE(wl::lang::word_help(sp).empty()) << sp;
     WK_KEYWORDS(WK_X)
 #undef WK_X
-    for (const char* b : {"send", "recv", "recv_i32", "activate", "block", "unblock", "mem", "fabin", "fabout", "exp", "sqrt",
-                          "rsqrt", "tanh", "abs", "min", "max", "bits", "from_bits", "select"}) {
-        ASSERT_NE(wl::lang::builtin_of(b), wl::lang::Builtin::None) << b;
-        EXPECT_FALSE(wl::lang::word_help(b).empty()) << b;
-    }
+#define WL_X(name, str, sig, result, op, call, note) EXPECT_FALSE(wl::lang::word_help(str).empty()) << str;
+    WL_BUILTINS(WL_X)
+#undef WL_X
     for (int k = 0; k < wl::op_count(); ++k)
         if (wl::op_is_vector(wl::Op(k))) EXPECT_FALSE(wl::lang::word_help(wl::op_info(wl::Op(k)).mnemonic).empty());
     // Help is generated from the tables: the vector op's doc and cost, the scalar builtin's opcode.
@@ -58,4 +57,17 @@ TEST(LangDocs, EveryKeywordTypeAndBuiltinHasHelp) {
     EXPECT_NE(wl::lang::word_help("fabin").find("fabin DSD"), std::string::npos) << wl::lang::word_help("fabin");
     EXPECT_EQ(wl::lang::word_help("x"), "");
     EXPECT_EQ(wl::lang::word_help("fma"), "");       // a prefix of a builtin is not one
+}
+
+// The token-class table lists every scalar builtin and every vector opcode, read from the two tables.
+TEST(LangDocs, BuiltinNamesAreListed) {
+    std::ifstream in(std::string(WAFERLAB_SOURCE_DIR) + "/docs/kernel-language.md");
+    std::stringstream ss;
+    ss << in.rdbuf();
+    std::string vectors;
+    for (int k = 0; k < wl::op_count(); ++k)
+        if (wl::op_is_vector(wl::Op(k))) vectors += (vectors.empty() ? "" : " ") + std::string(wl::op_info(wl::Op(k)).mnemonic);
+    const std::string row = "| `builtin` | an identifier naming a builtin: `" + wl::lang::builtin_names() +
+                            "` and every vector opcode of the isa table (`" + vectors + "`) |";
+    EXPECT_NE(ss.str().find(row), std::string::npos) << "docs/kernel-language.md should have the row\n" << row;
 }

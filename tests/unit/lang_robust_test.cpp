@@ -12,6 +12,38 @@
 
 using namespace wl::lang;
 
+namespace {
+
+// What every compile of any input must give: a verdict that agrees with its error
+// count, diagnostics that each name a place inside the source and say something,
+// in source order, capped, and the same list on a second compile.
+void expect_well_formed(const std::string& src, const CompileResult& r) {
+    const int lines = int(std::count(src.begin(), src.end(), '\n')) + 1;
+    int errors = 0;
+    for (const Diagnostic& d : r.diagnostics) {
+        if (d.severity == Severity::Error) errors++;
+        EXPECT_FALSE(d.message.empty());
+        if (d.message.rfind("too many problems", 0) == 0) continue;   // the cap's own line
+        EXPECT_GE(d.line, 1) << d.message;
+        EXPECT_LE(d.line, lines) << d.message;
+        EXPECT_GE(d.col, 1) << d.message;
+    }
+    EXPECT_EQ(r.ok(), r.errors == 0);
+    EXPECT_LE(errors, r.errors);   // past the cap, errors are counted but not kept
+    EXPECT_LE(r.diagnostics.size(), Diagnostics::kMaxReported + 1);
+    for (size_t k = 1; k < r.diagnostics.size(); ++k) {
+        const Diagnostic &a = r.diagnostics[k - 1], &b = r.diagnostics[k];
+        if (b.message.rfind("too many problems", 0) == 0) continue;
+        EXPECT_TRUE(a.line < b.line || (a.line == b.line && a.col <= b.col))
+            << a.line << ":" << a.col << " " << a.message << " before " << b.line << ":" << b.col << " " << b.message;
+    }
+    CompileResult again = compile(src, r.diagnostics.empty() ? "x.wk" : r.diagnostics[0].file);
+    ASSERT_EQ(again.diagnostics.size(), r.diagnostics.size());
+    for (size_t k = 0; k < r.diagnostics.size(); ++k) EXPECT_EQ(again.diagnostics[k].message, r.diagnostics[k].message);
+}
+
+}  // namespace
+
 TEST(LangRobust, RandomBytes) {
     uint32_t s = 12345;
     for (int round = 0; round < 200; ++round) {
@@ -21,7 +53,9 @@ TEST(LangRobust, RandomBytes) {
             c = char(s >> 24);
         }
         CompileResult r = compile(src, "rand.wk");
-        EXPECT_LE(r.diagnostics.size(), Diagnostics::kMaxReported + 1);
+        EXPECT_FALSE(r.ok()) << "random bytes compiled";
+        expect_well_formed(src, r);
+        if (HasFailure()) return;
     }
 }
 
@@ -31,6 +65,7 @@ TEST(LangRobust, RandomTokenSoup) {
                            "host", "fill", "with", "iota", "send", "mem", "fmacs", "async", "then", "activate", "+", "*", "-", "->",
                            "return", "var", "export", "colour", "3", "2.5", "at", "x"};
     uint32_t s = 99;
+    int failed = 0;
     for (int round = 0; round < 300; ++round) {
         std::string src;
         for (int k = 0; k < 200; ++k) {
@@ -39,9 +74,11 @@ TEST(LangRobust, RandomTokenSoup) {
             src += ' ';
         }
         CompileResult r = compile(src, "soup.wk");
-        (void)r;
+        failed += !r.ok();
+        expect_well_formed(src, r);
+        if (HasFailure()) return;
     }
-    SUCCEED();
+    EXPECT_GT(failed, 250) << "the soup should mostly be rejected, with diagnostics";
 }
 
 TEST(LangRobust, TenMegabyteFile) {

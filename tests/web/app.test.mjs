@@ -3,7 +3,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { openApp, frames, outDir, imageStats } from './browser.mjs';
+import { openApp, frames, outDir, imageStats, state, peCentre, clickAt } from './browser.mjs';
 
 let app;
 before(async () => { app = await openApp(); });
@@ -27,14 +27,13 @@ test('the canvas is drawn (not blank)', async () => {
 });
 
 test('a real click on a PE selects it', async () => {
-  const before = await app.page.evaluate(() => window.waferlab.state());
-  assert.equal(before.selected_pe, null);
-  // Where the mesh is drawn (it fits the part of the canvas the windows leave free): PE (4, 4)'s middle.
-  const m = before.canvas.mesh_rect;
-  await app.page.mouse.click(m.x + 4.5 * m.cell, m.y + 4.5 * m.cell);
+  await app.page.evaluate(() => window.waferlab.select_pe(null));
   await frames(app.page);
-  const after = await app.page.evaluate(() => window.waferlab.state());
-  assert.deepEqual(after.selected_pe, { x: 4, y: 4 });
+  const before = await state(app.page);
+  assert.equal(before.selected_pe, null);
+  await clickAt(app.page, peCentre(before, 4, 3));   // where state() says PE (4, 3) is drawn
+  await frames(app.page);
+  assert.deepEqual((await state(app.page)).selected_pe, { x: 4, y: 3 });
 });
 
 test('a real key press zooms the canvas', async () => {
@@ -47,8 +46,9 @@ test('a real key press zooms the canvas', async () => {
 });
 
 test('bad calls return clear errors and the app keeps running', async () => {
+  const { mesh } = await state(app.page);
   const msg = await app.page.evaluate(() => { try { window.waferlab.select_pe(99, 0); return 'no error'; } catch (e) { return e.message; } });
-  assert.match(msg, /select_pe: 'x' must be in 0\.\.7/);
+  assert.match(msg, new RegExp(`select_pe: 'x' must be in 0\\.\\.${mesh.w - 1}`));
   const unknown = await app.page.evaluate(() => { try { window.waferlab.call('no_such_method'); return 'no error'; } catch (e) { return e.message; } });
   assert.match(unknown, /unknown method 'no_such_method'/);
   await frames(app.page);

@@ -67,3 +67,44 @@ export async function imageStats(page, png, { rgb = null, tol = 24 } = {}) {
     return { distinct: seen.size, red, mean: sum / (px.length / 4) / 3, matching };
   }, [png.toString('base64'), rgb, tol]);
 }
+
+// Positions come from state(), never from fixed pixels: `places` and `canvas.grid` are in
+// CSS pixels from the canvas element's corner (docs/js-api.md).
+export const state = (page) => page.evaluate(() => window.waferlab.state());
+export const centreOf = (r) => ({ x: r.x + r.w / 2, y: r.y + r.h / 2 });
+
+// The centre of PE (x, y) on screen.
+export function peCentre(s, x, y) {
+  const g = s.canvas.grid;
+  return { x: g.x + (x + 0.5) * g.cell, y: g.y + (y + 0.5) * g.cell };
+}
+
+// A point of the mesh canvas that no window covers: clicking it gives the canvas the keyboard.
+// Searched bottom-left first, away from the canvas's own toolbar at the top right.
+export function canvasSpot(s) {
+  const c = s.places.canvas;
+  const windows = [s.places.editor, s.places.log].filter(Boolean);
+  const inside = (r, p) => p.x >= r.x && p.x < r.x + r.w && p.y >= r.y && p.y < r.y + r.h;
+  for (let y = c.y + c.h - 40; y > c.y + 60; y -= 20)
+    for (let x = c.x + 40; x < c.x + c.w - 40; x += 20)
+      if (!windows.some((r) => inside(r, { x, y }))) return { x, y };
+  throw new Error(`no free spot on the canvas: ${JSON.stringify(s.places)}`);
+}
+
+// The page coordinates of a point in the app's coordinates.
+export async function onPage(page, p) {
+  const box = await page.locator('#canvas').boundingBox();
+  return { x: box.x + p.x, y: box.y + p.y };
+}
+
+export async function clickAt(page, p) {
+  const q = await onPage(page, p);
+  await page.mouse.click(q.x, q.y);
+}
+
+// Gives the canvas the keyboard (so keys go to the app, not the editor).
+export async function focusCanvas(page) {
+  await frames(page);
+  await clickAt(page, canvasSpot(await state(page)));
+  await frames(page);
+}

@@ -30,6 +30,7 @@ test('canvas settings round-trip through call("canvas") and bad ones are clear e
 });
 
 test('the route overlay is drawn from the loaded machine in its colour', async () => {
+  await call('load_example', { name: 'summa', discard: true });
   await call('editor', { open: false });
   await call('run', { cycles: 72 });
   await app.page.waitForFunction(() => !window.waferlab.state().running, null, { timeout: 30000 });
@@ -48,6 +49,21 @@ test('the route overlay is drawn from the loaded machine in its colour', async (
   await frames(app.page, 3);
   const off = await countColour(orange);
   assert.ok(on > off + 500, `colour-1 pixels: ${on} with the overlay, ${off} without`);
+});
+
+test('the mesh shown is the loaded machine\'s: set_mesh unloads the kernel, compile brings its grid back', async () => {
+  const loaded = await call('load_example', { name: 'summa', discard: true });
+  assert.equal(loaded.loaded, true);
+  const grid = loaded.mesh;
+  const empty = await call('set_mesh', { w: grid.w + 3, h: grid.h + 1 });
+  assert.equal(empty.loaded, false);
+  assert.deepEqual(empty.mesh, { w: grid.w + 3, h: grid.h + 1 });
+  assert.equal(empty.compiled, true);   // the editor keeps the kernel
+  await frames(app.page, 3);
+  assert.equal((await state()).canvas.visible_pes, (grid.w + 3) * (grid.h + 1));
+  const again = await call('compile');
+  assert.equal(again.loaded, true);
+  assert.deepEqual(again.mesh, grid);
 });
 
 test('a 256x256 mesh is drawn as a heatmap, quickly', async () => {

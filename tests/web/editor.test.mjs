@@ -1,7 +1,7 @@
 // The kernel editor takes real typing, undo and redo from the keyboard.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { openApp, frames } from './browser.mjs';
+import { openApp, frames, state, clickAt, centreOf } from './browser.mjs';
 
 test('typing into the kernel editor, then undo and redo', async () => {
   const app = await openApp();
@@ -9,8 +9,8 @@ test('typing into the kernel editor, then undo and redo', async () => {
   try {
     await page.evaluate(() => window.waferlab.editor(true, true));
     await frames(page);
-    // A real click inside the editor window focuses it (it opens at 40,60 with size 560x420).
-    await page.mouse.click(300, 250);
+    // A real click inside the editor window, where state() says it is, focuses it.
+    await clickAt(page, centreOf((await state(page)).places.editor));
     await frames(page);
     assert.equal((await page.evaluate(() => window.waferlab.state())).editor.focused, true);
     await page.keyboard.type('task hello() {');

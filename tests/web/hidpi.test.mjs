@@ -1,7 +1,7 @@
 // High-DPI: on a 2x screen the canvas renders at device pixels, so text stays sharp.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { openApp, frames } from './browser.mjs';
+import { openApp, frames, state, peCentre, clickAt } from './browser.mjs';
 
 test('a devicePixelRatio of 2 gives a canvas with twice the pixels', async () => {
   const app = await openApp('', { scale: 2 });
@@ -14,10 +14,9 @@ test('a devicePixelRatio of 2 gives a canvas with twice the pixels', async () =>
     assert.equal(dims.dpr, 2);
     assert.equal(dims.w, dims.cssW * 2, JSON.stringify(dims));
     assert.equal(dims.h, dims.cssH * 2, JSON.stringify(dims));
-    // Layout is in CSS pixels: a click still lands on the PE under the pointer.
-    const m = (await app.page.evaluate(() => window.waferlab.state())).canvas.mesh_rect;
-    await app.page.mouse.click(m.x + 4.5 * m.cell, m.y + 4.5 * m.cell);
+    // Layout is in CSS pixels: a click where state() says PE (4, 3) is lands on it.
+    await clickAt(app.page, peCentre(await state(app.page), 4, 3));
     await frames(app.page);
-    assert.deepEqual((await app.page.evaluate(() => window.waferlab.state())).selected_pe, { x: 4, y: 4 });
+    assert.deepEqual((await state(app.page)).selected_pe, { x: 4, y: 3 });
   } finally { await app.close(); }
 });

@@ -12,6 +12,7 @@ const call = (method, args = null) => app.page.evaluate(([m, a]) => {
 }, [method, args]);
 
 test('inspect before anything is loaded is a clear error', async () => {
+  await call('set_mesh', { w: 8, h: 8 });   // an empty mesh: no kernel loaded
   const r = await call('inspect', { x: 0, y: 0 });
   assert.match(r.thrown, /inspect: no kernel is loaded/);
 });
@@ -34,7 +35,7 @@ test('inspect(x, y) shows symbols with values, tasks, colours and counters after
 });
 
 test('mid-run the current instruction comes with its kernel line', async () => {
-  await call('reset');
+  await call('load_example', { name: 'hello', discard: true });
   await app.page.evaluate(() => window.waferlab.run(5));
   const pe = await app.page.evaluate(() => window.waferlab.inspect(0, 0));
   assert.match(pe.thread.state, /main/);

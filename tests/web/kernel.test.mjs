@@ -1,7 +1,7 @@
 // Kernels in the app: load an example, compile it, type a mistake, see it reported.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { openApp, frames, imageStats } from './browser.mjs';
+import { openApp, frames, imageStats, clickAt, centreOf, onPage } from './browser.mjs';
 
 let app;
 before(async () => { app = await openApp(); });
@@ -24,8 +24,10 @@ test('every example is listed and hello loads and compiles cleanly', async () =>
 
 test('a syntax error typed with the keyboard is reported with its place, in state() and on screen', async () => {
   const { page } = app;
+  await page.evaluate(() => { window.waferlab.load_example('hello', true); window.waferlab.editor(true); });
   await frames(page);
-  await page.mouse.click(300, 250);                  // into the editor
+  const editor = (await state()).places.editor;
+  await clickAt(page, centreOf(editor));              // into the editor's text
   await page.keyboard.press('Control+Home');         // line 1, col 1
   await page.keyboard.type('program {\n');
   await frames(page, 4);
@@ -38,13 +40,19 @@ test('a syntax error typed with the keyboard is reported with its place, in stat
   assert.equal(d.line, 1);
   assert.equal(d.col, 9);
   assert.match(d.message, /expected/);
-  // On screen: the diagnostics list under the editor holds red text.
-  const png = await page.screenshot({ clip: { x: 40, y: 380, width: 560, height: 100 } });
+  // On screen: the diagnostics list at the bottom of the editor window holds red text.
+  const at = await onPage(page, { x: editor.x, y: editor.y + editor.h - 100 });
+  const png = await page.screenshot({ clip: { ...at, width: editor.w, height: 100 } });
   const { red } = await imageStats(page, png);
   assert.ok(red > 20, `only ${red} red pixels where the diagnostics list should be`);
 });
 
 test('loading an example never silently discards unsaved edits', async () => {
+  await app.page.evaluate(() => {
+    window.waferlab.load_example('hello', true);
+    window.waferlab.set_source('// an unsaved edit\n' + window.waferlab.get_source().text);
+  });
+  assert.equal((await state()).editor.modified, true);
   const msg = await app.page.evaluate(() => { try { window.waferlab.load_example('reduction'); return 'loaded'; } catch (e) { return e.message; } });
   assert.match(msg, /hello\.wk has unsaved edits; pass discard=true/);
   assert.equal((await state()).example, 'hello');

@@ -4,9 +4,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import { openApp, frames } from './browser.mjs';
+import { openApp, frames, state as stateOf, clickAt, centreOf, onPage } from './browser.mjs';
 
-const state = (page) => page.evaluate(() => window.waferlab.state());
+const state = stateOf;
+const place = async (page, name) => (await state(page)).places[name];
 const until = (page, fn, arg) => page.waitForFunction(fn, arg, { timeout: 20000 });
 
 async function reload(page) {
@@ -20,27 +21,28 @@ test('an edit typed into the editor, the font size and the layout survive a relo
   try {
     await page.evaluate(() => window.waferlab.editor(true, true));
     await frames(page);
-    const ed = (await state(page)).layout.editor;   // its default place: the left of the tiled layout
-    await page.mouse.click(ed.x + ed.w / 2, ed.y + ed.h / 2);   // into the editor
+    const editor = await place(page, 'editor');
+    await clickAt(page, centreOf(editor));   // into the editor, where state() says it is
     await frames(page);
     await page.keyboard.press('Control+Home');
     await page.keyboard.type('// kept across reloads');
     await page.keyboard.press('Enter');
     await until(page, () => window.waferlab.state().editor.modified && window.waferlab.state().persisted);
 
-    // Move the editor window by its title bar with the mouse (a frame between steps, so
-    // Dear ImGui sees a drag), and pick a larger font.
-    await page.mouse.move(ed.x + 160, ed.y + 10);
+    // Move the editor window by 100, 50 with the mouse on its title bar (a frame between
+    // steps, so Dear ImGui sees a drag), and pick a larger font.
+    const grab = await onPage(page, { x: editor.x + editor.w / 3, y: editor.y + 6 });
+    const moved = `Pos=${Math.round(editor.x + 100)},${Math.round(editor.y + 50)}`;
+    await page.mouse.move(grab.x, grab.y);
     await frames(page, 2);
     await page.mouse.down();
     await frames(page, 2);
-    await page.mouse.move(ed.x + 260, ed.y + 60, { steps: 5 });
+    await page.mouse.move(grab.x + 100, grab.y + 50, { steps: 5 });
     await frames(page, 2);
     await page.mouse.up();
     await frames(page);
     await page.evaluate(() => window.waferlab.set_font_scale(1.25));
-    const pos = `Pos=${ed.x + 100},${ed.y + 50}`;
-    await until(page, (p) => window.waferlab.state().persisted && (localStorage.getItem('waferlab/imgui.ini') || '').includes(p), pos);
+    await until(page, (pos) => window.waferlab.state().persisted && (localStorage.getItem('waferlab/imgui.ini') || '').includes(pos), moved);
 
     await reload(page);   // the same URL: ?example=hello must not replace the edit
     const s = await state(page);
@@ -53,11 +55,12 @@ test('an edit typed into the editor, the font size and the layout survive a relo
     assert.ok(src.text.startsWith('// kept across reloads\n// hello.wk'), src.text.slice(0, 80));
     // The layout came back: saving again keeps the moved position rather than the default.
     await page.evaluate(() => window.waferlab.save_state());
-    assert.ok((await page.evaluate(() => localStorage.getItem('waferlab/imgui.ini'))).includes(`[Window][###kernel]\n${pos}`));
+    assert.ok((await page.evaluate(() => localStorage.getItem('waferlab/imgui.ini'))).includes(`[Window][###kernel]\n${moved}`));
 
     // Undo still reaches the example's own text: "modified" means modified relative to it.
     await page.evaluate(() => window.waferlab.editor(true, true));
-    await page.mouse.click(ed.x + 260, ed.y + 300);
+    await frames(page);
+    await clickAt(page, centreOf(await place(page, 'editor')));
     await frames(page);
     await page.keyboard.press('Control+z');
     await until(page, () => !window.waferlab.state().editor.modified);
@@ -78,9 +81,11 @@ test('kernel files open from the picker and by drop; Save and Export PNG downloa
   try {
     // File > Open kernel file... with real clicks opens the browser's file picker.
     const text = 'colour c = 1;\nlayout {\n    grid 1 x 1;\n}\n';
-    await page.mouse.click(22, 11);   // File
+    await frames(page);
+    await clickAt(page, centreOf(await place(page, 'file_menu')));   // File
     await frames(page, 2);
-    const [chooser] = await Promise.all([page.waitForEvent('filechooser'), page.mouse.click(70, 40)]);   // Open kernel file...
+    const open = await onPage(page, centreOf(await place(page, 'file_open')));   // Open kernel file...
+    const [chooser] = await Promise.all([page.waitForEvent('filechooser'), page.mouse.click(open.x, open.y)]);
     await chooser.setFiles({ name: 'mine.wk', mimeType: 'text/plain', buffer: Buffer.from(text) });
     await until(page, () => window.waferlab.state().editor.file === 'mine.wk');
     let s = await state(page);

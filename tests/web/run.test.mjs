@@ -7,7 +7,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { openApp, frames, imageStats } from './browser.mjs';
+import { openApp, frames, imageStats, focusCanvas, onPage } from './browser.mjs';
 
 const root = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const cli = process.env.WAFERLAB_CLI || path.join(root, 'build', 'native', 'cli', 'waferlab-cli');
@@ -25,13 +25,14 @@ async function until(pred, what, timeout = 60000) {
   return state();
 }
 
-test('an example loads from the URL, runs to completion with F6, and prints what the native CLI prints', async () => {
+test('an example runs to completion with F6 and prints what the native CLI prints', async () => {
+  await app.page.evaluate(() => window.waferlab.load_example('gemv', true));
   const s0 = await state();
   assert.equal(s0.example, 'gemv');
   assert.equal(s0.loaded, true);
   assert.equal(s0.cycle, 0);
   assert.equal(s0.running, false);
-  await app.page.mouse.click(900, 400);               // focus the canvas, not the editor
+  await focusCanvas(app.page);                        // keys go to the app, not the editor
   await app.page.keyboard.press('F6');                // run to completion
   const s = await until((st) => st.done, 'the run to finish');
   assert.equal(s.error, null);
@@ -43,7 +44,7 @@ test('an example loads from the URL, runs to completion with F6, and prints what
 
 test('run(cycles) stops exactly, rewind and reset go back, and a second pass gives the same output', async () => {
   const { page } = app;
-  await page.evaluate(() => window.waferlab.reset());
+  await page.evaluate(() => window.waferlab.load_example('gemv', true));
   assert.equal((await state()).cycle, 0);
   const s50 = await page.evaluate(() => window.waferlab.run(50));
   assert.equal(s50.cycle, 50);
@@ -86,7 +87,7 @@ host {
 test('a runtime error names its PE and line, shows on screen, and the page stays responsive', async () => {
   const { page } = app;
   await page.evaluate((src) => window.waferlab.set_source('oob.wk', src), OOB);
-  await page.mouse.click(900, 400);                   // the canvas has focus: keys go to the app
+  await focusCanvas(page);                            // the canvas has focus: keys go to the app
   await page.keyboard.press('Control+Enter');         // compile and load
   const loaded = await until((st) => st.loaded && st.compiled && st.mesh.w === 2, 'the kernel to load');
   assert.deepEqual(loaded.diagnostics, []);
@@ -100,7 +101,8 @@ test('a runtime error names its PE and line, shows on screen, and the page stays
   assert.match(s.error.message, /\(1,\s*1\)/);
   // On screen: the log window shows the error in red.
   await frames(page, 3);
-  const png = await page.screenshot({ clip: { x: 740, y: 480, width: 520, height: 200 } });
+  const log = (await state()).places.log;
+  const png = await page.screenshot({ clip: { ...(await onPage(page, log)), width: log.w, height: log.h } });
   assert.ok((await imageStats(page, png)).red > 20, 'no red error text in the log window');
   // Still responsive: frames keep coming, a click selects a PE, another kernel loads and runs.
   await frames(page, 5);
@@ -114,6 +116,7 @@ const SPIN = fs.readFileSync(path.join(root, 'tests', 'fixtures', 'spin.wk'), 'u
 
 test('a kernel that never stops runs in slices: the page keeps drawing, and pause stops it', async () => {
   const { page } = app;
+  await focusCanvas(page);                            // Space below goes to the app
   await page.evaluate((src) => { window.waferlab.set_source('spin.wk', src); window.waferlab.compile(); window.waferlab.call('run', null); }, SPIN);
   const a = await state();
   assert.equal(a.running, true);

@@ -17,6 +17,9 @@ test('?example=gemv opens the GEMV kernel in the editor', async () => {
     assert.equal(s.example, 'gemv');
     assert.equal(s.editor.open, true);
     assert.deepEqual(s.mesh, { w: 4, h: 2 });   // the canvas shows the kernel's grid
+    assert.equal(s.loaded, true);               // loaded at cycle 0, paused
+    assert.equal(s.cycle, 0);
+    assert.equal(s.running, false);
     assert.deepEqual(s.diagnostics, []);
   } finally { await app.close(); }
 });

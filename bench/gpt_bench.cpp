@@ -1,7 +1,7 @@
-// gpt_bench_wasm.cpp: gpt-micro training throughput, one thread, built both
-// natively and to WASM by tools/gpt_bench_wasm.sh so the two can be compared on
-// the same machine. Prints one JSON line. Not part of the CMake build.
-//   usage: gpt_bench_wasm [steps] [data-file]   (no file: the generated stories corpus)
+// gpt_bench.cpp: gpt-micro training throughput, one thread, built by the native
+// and the web build with their own flags (bench/CMakeLists.txt), so
+// tools/gpt_bench_wasm.sh compares what users get. Prints one JSON line.
+//   usage: gpt_bench [steps] [data-file]   (no file: the generated stories corpus)
 #include "engine/gpt/matmul.h"
 #include "engine/gpt/trainer.h"
 

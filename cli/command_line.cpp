@@ -1,0 +1,260 @@
+// command_line.cpp: see command_line.h.
+#include "cli/command_line.h"
+
+#include <CLI/CLI.hpp>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <sstream>
+
+namespace wlcli {
+
+namespace {
+
+const char* kProgram = "waferlab-cli";
+
+std::vector<std::string> split_choices(const char* choices) {
+    std::vector<std::string> out;
+    std::istringstream in(choices);
+    std::string c;
+    while (std::getline(in, c, '|')) out.push_back(c);
+    return out;
+}
+
+CLI::Validator integer_value() {
+    return CLI::Validator(
+        [](std::string& s) -> std::string {
+            char* end = nullptr;
+            errno = 0;
+            std::strtoll(s.c_str(), &end, 10);
+            if (s.empty() || *end || errno == ERANGE) return "expects an integer, got '" + s + "'";
+            return "";
+        },
+        "");
+}
+
+CLI::Validator number_value() {
+    return CLI::Validator(
+        [](std::string& s) -> std::string {
+            char* end = nullptr;
+            double v = std::strtod(s.c_str(), &end);
+            if (s.empty() || *end || !std::isfinite(v)) return "expects a number, got '" + s + "'";
+            return "";
+        },
+        "");
+}
+
+CLI::Validator one_of(const char* choices) {
+    std::vector<std::string> list = split_choices(choices);
+    return CLI::Validator(
+        [list, choices = std::string(choices)](std::string& s) -> std::string {
+            if (std::find(list.begin(), list.end(), s) != list.end()) return "";
+            std::string msg = "expects one of " + choices + ", got '" + s + "'";
+            std::string near = nearest(s, list);
+            if (!near.empty()) msg += " (did you mean " + near + "?)";
+            return msg;
+        },
+        "");
+}
+
+std::string type_name(const Flag& f) {
+    if (f.choices) return f.choices;
+    switch (f.value) {
+        case Value::Int: return "INT";
+        case Value::Number: return "NUMBER";
+        default: return "TEXT";
+    }
+}
+
+void add_verb(CLI::App& parent, const Verb& v) {
+    CLI::App* sub = parent.add_subcommand(v.name, v.help);
+    if (v.positional) {
+        const std::string what = v.positional;
+        CLI::Option* o = sub->add_option(what, what);
+        if (v.positional_required) o->required();
+        if (v.positional_choices) o->check(one_of(v.positional_choices));
+    }
+    for (const Flag& f : v.flags) {
+        const std::string name = std::string("--") + f.name;
+        if (f.value == Value::Switch) {
+            sub->add_flag(name, f.help)->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+            continue;
+        }
+        const std::string help = f.help;
+        CLI::Option* o = sub->add_option(name, help);
+        o->type_name(type_name(f))->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+        if (f.choices) o->check(one_of(f.choices));
+        else if (f.value == Value::Int) o->check(integer_value());
+        else if (f.value == Value::Number) o->check(number_value());
+    }
+    for (const Verb& s : v.subverbs) add_verb(*sub, s);
+    if (!v.run) sub->require_subcommand(1);
+}
+
+void build_app(CLI::App& app, const std::vector<Verb>& verbs) {
+    app.require_subcommand(1);
+    app.footer("`waferlab-cli <verb> --help` lists a verb's flags.");
+    for (const Verb& v : verbs) add_verb(app, v);
+    app.add_subcommand("help", "this text; `help <verb>` for one verb's flags")->allow_extras();
+}
+
+// The parsed chain of subcommands, outermost first, with its table rows.
+struct Chain {
+    std::vector<CLI::App*> apps;
+    std::vector<const Verb*> verbs;
+};
+
+Chain parsed_chain(CLI::App& app, const std::vector<Verb>& verbs) {
+    Chain c;
+    CLI::App* a = &app;
+    const std::vector<Verb>* list = &verbs;
+    for (;;) {
+        auto subs = a->get_subcommands();
+        if (subs.empty()) break;
+        a = subs.front();
+        auto it = std::find_if(list->begin(), list->end(), [&](const Verb& v) { return a->get_name() == v.name; });
+        if (it == list->end()) break;   // "help"
+        c.apps.push_back(a);
+        c.verbs.push_back(&*it);
+        list = &it->subverbs;
+    }
+    return c;
+}
+
+std::string verb_path(const Chain& c) {
+    std::string s = kProgram;
+    for (const Verb* v : c.verbs) s += std::string(" ") + v->name;
+    return s;
+}
+
+// "waferlab-cli bench" for "waferlab-cli bench fabric": what CLI11 puts before a verb's usage.
+std::string parent_path(const Chain& c) {
+    std::string s = kProgram;
+    for (size_t k = 0; k + 1 < c.verbs.size(); ++k) s += std::string(" ") + c.verbs[k]->name;
+    return s;
+}
+
+std::string names_of(const std::vector<Verb>& verbs) {
+    std::string s;
+    for (const Verb& v : verbs) s += (s.empty() ? "" : ", ") + std::string(v.name);
+    return s;
+}
+
+// Names the first word the deepest verb did not take, and what was probably meant.
+std::string explain_extras(const Chain& c, const std::vector<Verb>& verbs, const std::vector<std::string>& top_extras) {
+    const Verb* v = c.verbs.empty() ? nullptr : c.verbs.back();
+    std::vector<std::string> rest = c.apps.empty() ? top_extras : c.apps.back()->remaining();
+    if (rest.empty()) rest = top_extras;
+    if (rest.empty()) return "unexpected arguments";
+    const std::string& w = rest.front();
+    std::vector<std::string> names;
+    if (w.rfind("-", 0) == 0) {
+        if (v)
+            for (const Flag& f : v->flags) names.push_back(std::string("--") + f.name);
+        names.push_back("--help");
+        std::string msg = "unknown flag " + w;
+        std::string near = nearest(w.substr(0, w.find('=')), names);
+        return msg + (near.empty() ? "" : " (did you mean " + near + "?)");
+    }
+    for (const Verb& s : v ? v->subverbs : verbs) names.push_back(s.name);
+    std::string msg = v && v->subverbs.empty() ? "unexpected argument '" + w + "'" : "unknown verb '" + w + "'";
+    std::string near = nearest(w, names);
+    return msg + (near.empty() ? "" : " (did you mean " + near + "?)");
+}
+
+}  // namespace
+
+std::string nearest(const std::string& word, const std::vector<std::string>& candidates) {
+    auto distance = [](const std::string& a, const std::string& b) {
+        std::vector<size_t> row(b.size() + 1);
+        for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+        for (size_t i = 1; i <= a.size(); ++i) {
+            size_t diag = row[0];
+            row[0] = i;
+            for (size_t j = 1; j <= b.size(); ++j) {
+                size_t up = row[j];
+                row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] != b[j - 1])});
+                diag = up;
+            }
+        }
+        return row[b.size()];
+    };
+    std::string best;
+    size_t best_d = std::max<size_t>(2, word.size() / 3) + 1;   // more edits than this: not a typo
+    for (const std::string& c : candidates) {
+        size_t d = distance(word, c);
+        if (c.rfind(word, 0) == 0 && word.size() >= 4) d = std::min<size_t>(d, 1);   // an abbreviation
+        if (d < best_d) best_d = d, best = c;
+    }
+    return best;
+}
+
+CommandLine parse_command_line(const std::vector<Verb>& verbs, int argc, const char* const* argv) {
+    CommandLine cl;
+    CLI::App app{"waferlab-cli: the headless front door to the engine", kProgram};
+    build_app(app, verbs);
+    if (argc < 2) {
+        cl.err = app.help();
+        cl.status = 2;
+        return cl;
+    }
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::CallForHelp&) {
+        Chain c = parsed_chain(app, verbs);
+        cl.out = c.apps.empty() ? app.help() : c.apps.back()->help(parent_path(c));
+        return cl;
+    } catch (const CLI::CallForAllHelp&) {
+        cl.out = app.help("", CLI::AppFormatMode::All);
+        return cl;
+    } catch (const CLI::ParseError& e) {
+        Chain c = parsed_chain(app, verbs);
+        const bool extras = !app.remaining().empty() || (!c.apps.empty() && !c.apps.back()->remaining().empty());
+        std::string what = e.what();
+        if (extras) what = explain_extras(c, verbs, app.remaining());
+        else if (!c.verbs.empty() && !c.verbs.back()->run) what = "needs one of: " + names_of(c.verbs.back()->subverbs);
+        else if (c.verbs.empty()) what = "needs a verb: " + names_of(verbs);
+        cl.err = verb_path(c) + ": error: " + what + "\nsee: " + verb_path(c) + " --help\n";
+        cl.status = 2;
+        return cl;
+    }
+    if (CLI::App* help = app.got_subcommand("help") ? app.get_subcommand("help") : nullptr) {
+        CLI::App fresh{app.get_description(), kProgram};   // app.help() would describe `help` itself
+        build_app(fresh, verbs);
+        CLI::App* target = &fresh;
+        std::string path = kProgram;
+        for (const std::string& w : help->remaining()) {
+            try {
+                target = target->get_subcommand(w);
+            } catch (const CLI::OptionNotFound&) {
+                cl.err = std::string(kProgram) + " help: no verb '" + w + "'\n";
+                cl.status = 2;
+                return cl;
+            }
+            if (target->get_parent() != &fresh) path += " " + target->get_parent()->get_name();
+        }
+        cl.out = target == &fresh ? fresh.help() : target->help(path);
+        return cl;
+    }
+    Chain c = parsed_chain(app, verbs);
+    if (c.verbs.empty()) {   // cannot happen: a subcommand is required
+        cl.err = app.help();
+        cl.status = 2;
+        return cl;
+    }
+    const Verb* v = c.verbs.back();
+    CLI::App* a = c.apps.back();
+    cl.verb = v;
+    if (v->positional)
+        for (const std::string& r : a->get_option(v->positional)->results()) cl.args.positional.push_back(r);
+    for (const Flag& f : v->flags) {
+        const CLI::Option* o = a->get_option(std::string("--") + f.name);
+        if (o->count() == 0) continue;
+        cl.args.options[f.name] = f.value == Value::Switch ? "" : o->results().back();
+    }
+    return cl;
+}
+
+}  // namespace wlcli

@@ -1,0 +1,100 @@
+// verb_table.cpp: every verb and flag of waferlab-cli, one row each. The parser, the
+// usage text (`waferlab-cli help`, `<verb> --help`) and the error suggestions read it.
+// A new flag is one row here plus the line in the verb that reads it.
+#include "cli/command_line.h"
+
+namespace wlcli {
+
+namespace {
+
+const Flag kJson{"json", Value::Switch, "print JSON instead of text"};
+const Flag kThreads{"threads", Value::Int, "worker threads (default: all cores)"};
+const Flag kBpeDir{"bpe-dir", Value::Text, "directory with GPT-2's encoder.json and vocab.bpe"};
+
+}  // namespace
+
+const std::vector<Verb>& verb_table() {
+    static const std::vector<Verb> verbs = {
+        {"info", "engine version and defaults", nullptr, false, nullptr, {kJson}, verb_info},
+        {"isa", "the compute-engine instruction table and costs (`isa markdown`: docs/cost-model.md)", "what", false,
+         "markdown",
+         {{"format", Value::Text, "markdown: print docs/cost-model.md", "markdown"}, kJson},
+         verb_isa},
+        {"run", "compile a WaferKernel file and run its host block", "kernel.wk", true, nullptr,
+         {{"budget", Value::Int, "cycle budget per `run` statement (default 50000000)"},
+          {"mode", Value::Text, "cycle: every router and CE each cycle; fast: functional, cycles estimated (default cycle)",
+           "cycle|fast"},
+          kJson},
+         verb_run},
+        {"check", "compile a WaferKernel file; print its diagnostics", "kernel.wk", true, nullptr, {kJson}, verb_check},
+        {"train", "train the reference GPT from a config", nullptr, false, nullptr,
+         {{"config", Value::Text, "model config, e.g. models/gpt-micro.cfg"},
+          {"data", Value::Text, "train on this text file"},
+          {"corpus", Value::Text, "a generated corpus instead of --data: stories or addition"},
+          {"steps", Value::Int, "optimizer steps (default: the config's max_iters)"},
+          {"out", Value::Text, "checkpoint to write (default <config name>.ckpt)"},
+          {"resume", Value::Text, "continue from this checkpoint"},
+          {"set", Value::Text, "config overrides, key=value,key=value"},
+          kThreads, kBpeDir, kJson},
+         verb_train},
+        {"generate", "sample text from a checkpoint or from llm.c GPT-2 weights", nullptr, false, nullptr,
+         {{"checkpoint", Value::Text, "a checkpoint written by train"},
+          {"llmc", Value::Text, "GPT-2 weights in llm.c's layout (gpt2_124M.bin)"},
+          {"prompt", Value::Text, "the text to continue (default a newline)"},
+          {"tokens", Value::Int, "tokens to generate (default 200)"},
+          {"temperature", Value::Number, "sampling temperature; 0 is greedy (default 1)"},
+          {"top-k", Value::Int, "sample from the k likeliest tokens; 0 for all (default 0)"},
+          {"seed", Value::Int, "sampling seed (default 1337)"},
+          kThreads, kBpeDir, kJson},
+         verb_generate},
+        {"compare", "one GPT step on a modelled GPU next to the wafer's estimate", nullptr, false, nullptr,
+         {{"config", Value::Text, "model config, e.g. models/gpt2-small.cfg"},
+          {"gpu", Value::Text, "a100, a100-40gb, h100 or same-silicon (default a100)"},
+          {"profile", Value::Text, "reference-fp32, pytorch-bf16, tuned-bf16 or flash1-bf16 (default tuned-bf16)"},
+          {"batch", Value::Int, "sequences per GPU (default: what fits)"},
+          {"gpus", Value::Int, "data-parallel GPUs (default 1)"},
+          {"accum", Value::Int, "gradient-accumulation micro-batches (default 1)"},
+          {"mode", Value::Text, "a training step or one forward (default train)", "train|infer"},
+          {"mesh", Value::Text, "the wafer mesh, WxH (default: the wafer preset's)"},
+          {"csv", Value::Text, "also write the op table to this CSV file"},
+          kJson},
+         verb_compare},
+        {"bench", "run a benchmark (measured figures: docs/performance.md)", nullptr, false, nullptr, {}, nullptr,
+         {
+             {"fabric", "streaming rows of a 64x64 mesh, fmacs vs plain C++", nullptr, false, nullptr,
+              {{"mesh", Value::Int, "stream mesh side (default 64)"},
+               {"n", Value::Int, "wavelets per row (default 4096)"},
+               {"reps", Value::Int, "repetitions, best kept (default 3)"},
+               {"cmesh", Value::Int, "compute block side (default 16)"},
+               {"len", Value::Int, "fmacs vector length (default 2048)"},
+               {"iters", Value::Int, "fmacs per PE (default 200)"},
+               kJson},
+              bench_fabric},
+             {"gpt", "gpt-micro training tokens/s, ours vs PyTorch, and fraction of peak", nullptr, false, nullptr,
+              {{"config", Value::Text, "model config (default models/gpt-micro.cfg)"},
+               {"data", Value::Text, "training text (default: see docs/performance.md)"},
+               {"steps", Value::Int, "timed steps (default 30)"},
+               {"python", Value::Text, "the Python with PyTorch (default /usr/bin/python3)"},
+               {"no-torch", Value::Switch, "skip the PyTorch side"},
+               kThreads, kJson},
+              bench_gpt},
+             {"fast", "SUMMA 256^3 on 16x16 in cycle mode, fast mode and plain C++: speed-up, GFLOP/s, cycle estimate",
+              nullptr, false, nullptr,
+              {{"p", Value::Int, "PEs per side (default 16)"},
+               {"b", Value::Int, "block side per PE (default 16)"},
+               {"reps", Value::Int, "repetitions, best kept (default 3)"},
+               {"kernel", Value::Text, "the SUMMA kernel (default examples/summa.wk)"},
+               kJson},
+              bench_fast},
+             {"compile", "the kernel compiler on every example, best of 5, against a 50 ms budget", nullptr, false,
+              nullptr,
+              {{"dir", Value::Text, "the kernels to compile (default examples)"},
+               {"reps", Value::Int, "repetitions, best kept (default 5)"},
+               kJson},
+              bench_compile},
+         }},
+    };
+    return verbs;
+}
+
+}  // namespace wlcli

@@ -1,0 +1,522 @@
+// core_exec.h: the compute engine's interpreter, shared by cycle mode and
+// fast mode. It reads and writes one PE's Core and SRAM, and reaches the rest
+// of the world only through a Port, which each mode implements:
+//
+//   port.recv_at(c)        when the head of colour c's CE input queue is visible (kNever: empty)
+//   port.head_ctrl(c)      the head is a control wavelet
+//   port.pop(c)            take the head
+//   port.ramp_at(c)        when the ramp next takes a wavelet (kNever: full for now)
+//   port.routed(c)         the router has a route for c that accepts RAMP
+//   port.send(c, w, ctrl, t)   a wavelet up the ramp at cycle t
+//   port.timer(t)          wake this CE at cycle t
+//   port.fault(kind, colour, task, pc, message)     port.faulted()
+//   port.tracing()  port.trace(kind, colour, task, data)
+//
+// Cycle mode's port answers only "now" or kNever; fast mode's port answers
+// future times, and the interpreter waits for them (a stall that ends).
+// What differs between the modes (one instruction per cycle, or a PE run until
+// it blocks; fabric vector ops a chunk per cycle, or whole) is in core.cpp and
+// fast_fabric.cpp; what an instruction means is here, once.
+#pragma once
+#include "engine/fabric/core.h"
+#include "engine/fabric/fault.h"
+#include "engine/fabric/trace.h"
+#include "engine/fabric/vector_ops.h"
+
+#include <climits>
+#include <cmath>
+#include <cstring>
+#include <string>
+
+namespace wl {
+
+constexpr uint64_t kNever = ~uint64_t(0);
+
+inline float f32(uint32_t u) { float f; std::memcpy(&f, &u, 4); return f; }
+inline uint32_t u32(float f) { uint32_t u; std::memcpy(&u, &f, 4); return u; }
+
+template <class Port>
+struct CoreExec {
+    Port& port;
+    Core& ce;
+    uint8_t* const mem;
+    const uint32_t sram_bytes;
+    const LoadedProgram* const lp;
+    const int pick_cycles, simd;
+    uint64_t now;
+
+    CoreExec(Port& p, Core& c, uint8_t* m, uint32_t sram, const LoadedProgram* l, int pick, int simd_fp32, uint64_t t)
+        : port(p), ce(c), mem(m), sram_bytes(sram), lp(l), pick_cycles(pick), simd(simd_fp32), now(t) {}
+
+    void fault(FaultKind k, int colour, int32_t pc, std::string msg) { port.fault(k, colour, ce.task, pc, std::move(msg)); }
+
+    // [SECTION] operands
+
+    // Elements [from, from+n) of a mem1d DSD must lie in SRAM, word-aligned.
+    // Inline: it runs on every chunk of a fabric vector op; the fault report is out of line.
+    __attribute__((always_inline)) bool mem_ok(const Dsd& d, uint32_t from, uint32_t n, uint32_t pc) {
+        if (d.kind != DsdKind::Mem1d || n == 0) return true;
+        int64_t a0 = int64_t(d.base) + int64_t(from) * d.stride * 4;
+        int64_t a1 = a0 + int64_t(n - 1) * d.stride * 4;
+        int64_t lo = a0 < a1 ? a0 : a1, hi = a0 < a1 ? a1 : a0;
+        if ((d.base & 3) == 0 && lo >= 0 && hi + 4 <= int64_t(sram_bytes)) {
+            if (uint32_t(hi + 4) > ce.sram_used) ce.sram_used = uint32_t(hi + 4);   // reads too: a cheap upper bound
+            return true;
+        }
+        return mem_fault(d, from, n, pc, lo, hi);
+    }
+    __attribute__((noinline)) bool mem_fault(const Dsd& d, uint32_t from, uint32_t n, uint32_t pc, int64_t lo, int64_t hi) {
+        fault(FaultKind::OutOfBounds, -1, int32_t(pc),
+              "vector operand outside SRAM: mem1d base " + std::to_string(d.base) + ", stride " + std::to_string(d.stride) +
+                  ", elements " + std::to_string(from) + ".." + std::to_string(from + n - 1) + " touch bytes " +
+                  std::to_string(lo) + ".." + std::to_string(hi + 3) + " of " + std::to_string(sram_bytes));
+        return false;
+    }
+    float load(const Dsd& d, uint32_t k) const { return f32(*reinterpret_cast<const uint32_t*>(mem + d.base + int64_t(k) * d.stride * 4)); }
+    void store(const Dsd& d, uint32_t k, float v) { *reinterpret_cast<uint32_t*>(mem + d.base + int64_t(k) * d.stride * 4) = u32(v); }
+
+    bool ramp_route_ok(int c, uint32_t pc) {
+        if (port.routed(c)) return true;
+        fault(FaultKind::NoRoute, c, int32_t(pc), "CE sends on colour " + std::to_string(c) + " but its router has no route accepting RAMP");
+        return false;
+    }
+
+    // [SECTION] vector ops
+
+    static bool two_sources(Op op) { return fmt_two_sources(op_fmt(op)); }
+    static bool is_fabric(const VecOp& v) {
+        return v.a.kind == DsdKind::FabIn || v.b.kind == DsdKind::FabIn || v.dst.kind == DsdKind::FabOut;
+    }
+
+    // Memory-only ops: the hot path. Unit strides get a plain pointer loop the compiler vectorises.
+    template <Op O>
+    void memory_loop(const VecOp& v) {
+        const uint32_t n = v.n;
+        const float s = f32(v.scalar);
+        float* d = reinterpret_cast<float*>(mem + v.dst.base);
+        const float* a = reinterpret_cast<const float*>(mem + v.a.base);
+        const float* b = reinterpret_cast<const float*>(mem + v.b.base);
+        constexpr bool two = fmt_two_sources(op_fmt(O));
+        if (v.dst.stride == 1 && v.a.stride == 1 && (!two || v.b.stride == 1)) {
+            for (uint32_t k = 0; k < n; ++k) d[k] = vec_elem<O>(a[k], two ? b[k] : 0.0f, s);
+        } else {
+            const int64_t sd = v.dst.stride, sa = v.a.stride, sb = v.b.stride;
+            for (int64_t k = 0; k < int64_t(n); ++k) d[k * sd] = vec_elem<O>(a[k * sa], two ? b[k * sb] : 0.0f, s);
+        }
+    }
+    void run_memory(VecOp& v) {
+        if (v.op == Op::FSUMS) {
+            const float* a = reinterpret_cast<const float*>(mem + v.a.base);
+            float acc = f32(v.scalar);
+            for (int64_t k = 0; k < int64_t(v.n); ++k) acc = acc + a[k * v.a.stride];
+            v.scalar = u32(acc);
+        } else {
+            vec_dispatch(v.op, [&](auto O) { memory_loop<O()>(v); });
+        }
+        v.i = v.n;
+    }
+
+    // One element of a fabric op: its sources x (and y) in, the result out (to memory, or returned for the ramp).
+    float elem(const VecOp& v, float x, float y) {
+        float r = 0.0f;
+        vec_dispatch(v.op, [&](auto O) { r = vec_elem<O()>(x, y, f32(v.scalar)); });
+        return r;
+    }
+
+    uint32_t reading_mask() const {
+        uint32_t r = 0;
+        auto add = [&](const VecOp& v) {
+            if (v.a.kind == DsdKind::FabIn) r |= 1u << v.a.colour;
+            if (v.b.kind == DsdKind::FabIn) r |= 1u << v.b.colour;
+        };
+        if (ce.state == ThreadState::Vec) add(ce.vop);
+        for (int k = 0; k < kMicrothreads; ++k)
+            if (ce.ut_busy >> k & 1) add(ce.ut[k]);
+        return r;
+    }
+    void complete(const VecOp& v) {
+        if (v.op == Op::FSUMS && v.dreg != kNoReg) ce.reg[v.dreg] = v.scalar;
+        if (v.flags & kVecActivate) ce.tasks_active |= 1u << v.task;
+        if (v.flags & kVecUnblock) ce.tasks_blocked &= ~(1u << v.task);
+    }
+    // A main-thread fabric op finished at cycle `at`: the thread runs again at at + 1.
+    void finish_vop(uint64_t at) {
+        complete(ce.vop);
+        uint64_t took = at + 1 - ce.stall_since;
+        ce.stats.busy += ce.vop.n;
+        ce.stats.stall += took > ce.vop.n ? took - ce.vop.n : 0;
+        ce.state = ThreadState::Run;
+        ce.ready_at = at + 1;
+        ce.reading = reading_mask();
+    }
+
+    // [SECTION] tasks
+
+    void start(int fn, int task, uint32_t payload) {
+        const Function& f = lp->prog->functions[fn];
+        ce.fn = uint16_t(fn);
+        ce.pc = f.entry;
+        ce.base = 0;
+        ce.depth = 0;
+        ce.reg[0] = payload;
+        ce.task = int8_t(task);
+        ce.state = ThreadState::Run;
+        ce.ready_at = now + uint64_t(pick_cycles);
+        ce.stats.tasks++;
+        ce.stats.busy += uint64_t(pick_cycles);
+        if (port.tracing()) port.trace(now, TraceKind::TaskStart, 0, int16_t(task), f.entry);
+    }
+
+    // The task bound to id t, or a NoTask fault (an id activated with no function bound).
+    const TaskBinding* binding(int t, int colour) {
+        for (const TaskBinding& b : lp->prog->tasks)
+            if (b.id == t) return &b;
+        ce.tasks_active &= ~(1u << t);
+        fault(FaultKind::NoTask, colour, int32_t(ce.pc), "task " + std::to_string(t) + " was activated but has no function bound");
+        return nullptr;
+    }
+    // The task a wavelet at the head of colour c starts: its control task for a control wavelet, if bound.
+    int task_of(int c) { return port.head_ctrl(c) && lp->ctrl_task_of_colour[c] >= 0 ? lp->ctrl_task_of_colour[c] : lp->task_of_colour[c]; }
+
+    // Start task t (from colour c's head wavelet, or a local task when c < 0).
+    bool start_task(int t, int c) {
+        const TaskBinding* tb = binding(t, c);
+        if (!tb) return false;
+        uint32_t payload = 0;
+        if (c >= 0) {
+            payload = port.pop(c);
+            ce.stats.received++;
+        } else {
+            ce.tasks_active &= ~(1u << t);
+        }
+        start(tb->function, t, payload);
+        return true;
+    }
+
+    // [SECTION] interpreter
+
+    void stall(StallWhy why, int colour) {
+        if (ce.state != ThreadState::Stalled) {
+            ce.stall_since = now;
+            if (port.tracing()) port.trace(now, TraceKind::Stall, uint8_t(colour < 0 ? 0 : colour), ce.task, ce.pc);
+        }
+        ce.state = ThreadState::Stalled;
+        ce.why = why;
+        ce.wait_colour = uint8_t(colour < 0 ? 0 : colour);
+    }
+    // Fast mode: the fabric answered with a time ahead of now. Stall until then.
+    void wait_until(uint64_t at, StallWhy why, int colour) {
+        stall(why, colour);
+        now = at;
+    }
+
+    // [SECTION] plain instructions: registers, SRAM, DSD registers and branches
+
+    // Plain instructions touch only this PE's registers, SRAM and DSD registers, and the pc: the
+    // CE's time and the fabric cannot change what they do, so a run of them needs no checks between.
+    static constexpr bool plain_op(Op op) {
+        switch (op) {
+        case Op::CALL: case Op::RET: case Op::SEND: case Op::SENDC: case Op::RECV:
+        case Op::ACTIVATE: case Op::BLOCK: case Op::UNBLOCK: return false;
+        default: return !op_is_vector_fmt(op_fmt(op));
+        }
+    }
+    struct PlainTable {
+        bool v[size_t(Op::kCount)];
+        constexpr PlainTable() : v() {
+            for (size_t k = 0; k < size_t(Op::kCount); ++k) v[k] = plain_op(Op(k));
+        }
+    };
+    static constexpr PlainTable kPlain{};
+    static bool plain(Op op) { return size_t(op) < size_t(Op::kCount) && kPlain.v[size_t(op)]; }
+
+    // Issues plain instructions from pc, starting at cycle `now`, while they are plain, fewer than
+    // `max` have issued and the next would issue before `stop`. The pc, the time and the counters live
+    // in locals meanwhile (fast mode runs whole loops here). Returns how many issued; a fault stops it.
+    __attribute__((always_inline)) uint32_t run_plain(uint64_t stop, uint32_t max) {
+        const Program& P = *lp->prog;
+        const Function& F = P.functions[ce.fn];
+        const Instr* const code = P.code.data();
+        uint32_t* const R = ce.reg + ce.base;
+        uint32_t pc = ce.pc, count = 0;
+        uint64_t t = now, cost = 1;
+        while (count < max && t < stop) {
+            if (pc >= F.end || pc < F.entry) {
+                ran_off(F);
+                break;
+            }
+            const Instr& in = code[pc];
+            if (!plain(in.op)) break;
+            uint32_t next = pc + 1;
+            cost = op_base_cycles(in.op);
+            // Operands as floats or signed ints, read where a case needs them (eager reads spill registers).
+#define fb f32(R[in.b])
+#define fc f32(R[in.c])
+#define ib int32_t(R[in.b])
+#define ic int32_t(R[in.c])
+#define F3(v) (R[in.a] = u32(v))
+            switch (in.op) {
+            case Op::NOP: break;
+            case Op::LI: R[in.a] = uint32_t(in.imm); break;
+            case Op::MOV: R[in.a] = R[in.b]; break;
+            case Op::IADD: R[in.a] = R[in.b] + R[in.c]; break;
+            case Op::ISUB: R[in.a] = R[in.b] - R[in.c]; break;
+            case Op::IMUL: R[in.a] = R[in.b] * R[in.c]; break;
+            case Op::IDIV: R[in.a] = ic == 0 ? 0u : (ib == INT_MIN && ic == -1) ? uint32_t(INT_MIN) : uint32_t(ib / ic); break;
+            case Op::IREM: R[in.a] = ic == 0 ? uint32_t(ib) : (ib == INT_MIN && ic == -1) ? 0u : uint32_t(ib % ic); break;
+            case Op::IAND: R[in.a] = R[in.b] & R[in.c]; break;
+            case Op::IOR: R[in.a] = R[in.b] | R[in.c]; break;
+            case Op::IXOR: R[in.a] = R[in.b] ^ R[in.c]; break;
+            case Op::ISHL: R[in.a] = R[in.b] << (R[in.c] & 31); break;
+            case Op::ISHR: R[in.a] = uint32_t(ib >> (R[in.c] & 31)); break;
+            case Op::IADDI: R[in.a] = R[in.b] + uint32_t(in.imm); break;
+            case Op::ILT: R[in.a] = ib < ic; break;
+            case Op::ILE: R[in.a] = ib <= ic; break;
+            case Op::IEQ: R[in.a] = R[in.b] == R[in.c]; break;
+            case Op::INE: R[in.a] = R[in.b] != R[in.c]; break;
+            case Op::FADD: F3(fb + fc); break;
+            case Op::FSUB: F3(fb - fc); break;
+            case Op::FMUL: F3(fb * fc); break;
+            case Op::FDIV: F3(fb / fc); break;
+            case Op::FMIN: F3((fb < fc || fc != fc) ? fb : fc); break;
+            case Op::FMAX: F3(vec_elem<Op::FMAXS>(fb, fc, 0)); break;
+            case Op::FLT: R[in.a] = fb < fc; break;
+            case Op::FLE: R[in.a] = fb <= fc; break;
+            case Op::FEQ: R[in.a] = fb == fc; break;
+            case Op::FNEG: R[in.a] = R[in.b] ^ 0x80000000u; break;
+            case Op::FABS: R[in.a] = R[in.b] & 0x7fffffffu; break;
+            case Op::FSQRT: F3(float(std::sqrt(double(fb)))); break;
+            case Op::FEXP: F3(math::expf(fb)); break;
+            case Op::FRSQRT: F3(math::rsqrtf(fb)); break;
+            case Op::FTANH: F3(math::tanhf(fb)); break;
+            case Op::ITOF: F3(float(ib)); break;
+            case Op::FTOI:
+                R[in.a] = fb != fb ? 0u : fb >= 2147483648.0f ? uint32_t(INT_MAX) : fb < -2147483648.0f ? uint32_t(INT_MIN) : uint32_t(int32_t(fb));
+                break;
+            case Op::LD:
+            case Op::ST: {
+                const uint32_t addr = R[in.b] + uint32_t(in.imm);
+                if ((addr & 3) || uint64_t(addr) + 4 > sram_bytes) {
+                    bad_address(in.op, addr, pc);
+                    goto out;
+                }
+                if (in.op == Op::LD) std::memcpy(&R[in.a], mem + addr, 4);
+                else {
+                    std::memcpy(mem + addr, &R[in.a], 4);
+                    if (addr + 4 > ce.sram_used) ce.sram_used = addr + 4;
+                }
+                break;
+            }
+            case Op::JMP: next = uint32_t(in.imm); break;
+            case Op::BNZ: if (R[in.a]) next = uint32_t(in.imm); break;
+            case Op::BZ: if (!R[in.a]) next = uint32_t(in.imm); break;
+            case Op::PEID: R[in.a] = in.imm == 0 ? ce.rx : in.imm == 1 ? ce.ry : in.imm == 2 ? ce.rw : ce.rh; break;
+            case Op::DMEM: ce.dsd[in.a] = Dsd{DsdKind::Mem1d, 0, int16_t(in.imm), R[in.b], R[in.c]}; break;
+            case Op::DFABIN: ce.dsd[in.a] = Dsd{DsdKind::FabIn, uint8_t(in.imm), 1, 0, R[in.b]}; break;
+            case Op::DFABOUT: ce.dsd[in.a] = Dsd{DsdKind::FabOut, uint8_t(in.imm), 1, 0, R[in.b]}; break;
+            case Op::DSETLEN: ce.dsd[in.a].length = R[in.b]; break;
+            case Op::DADDR: ce.dsd[in.a].base += R[in.b]; break;
+            default:
+                unknown_op(pc);
+                goto out;
+            }
+#undef fb
+#undef fc
+#undef ib
+#undef ic
+#undef F3
+            pc = next;
+            t += cost;
+            ++count;
+        }
+    out:
+        if (count) {
+            ce.pc = pc;
+            ce.ready_at = t;
+            ce.stats.instrs += count;
+            ce.stats.busy += t - now;
+            if (cost > 1) port.timer(t);   // cycle mode: wake when the last one's cost has passed
+        }
+        return count;
+    }
+
+    // [SECTION] the other instructions: calls, task control, the fabric, vector ops
+
+    // Issue the instruction at pc. Returns true if it issued (progress), false on a stall or fault.
+    bool exec() {
+        const Program& P = *lp->prog;
+        const Function& F = P.functions[ce.fn];
+        const uint32_t pc = ce.pc;
+        if (pc >= F.end || pc < F.entry) return ran_off(F);
+        const Instr& in = P.code[pc];
+        if (plain(in.op)) return run_plain(kNever, 1) == 1;
+        uint32_t* R = ce.reg + ce.base;
+        uint32_t next = pc + 1;
+        uint64_t cost = op_base_cycles(in.op);
+        switch (in.op) {
+        case Op::CALL: {
+            const Function& G = P.functions[in.imm];
+            if (ce.depth + 1 >= kMaxDepth || ce.base + F.nregs + G.nregs > kRegs) return call_overflow(G, pc);
+            ce.frame[ce.depth] = Frame{pc + 1, ce.base, in.a, ce.fn};
+            uint8_t nb = uint8_t(ce.base + F.nregs);
+            for (int k = 0; k < in.c; ++k) ce.reg[nb + k] = R[in.b + k];
+            ce.depth++;
+            ce.base = nb;
+            ce.fn = uint16_t(in.imm);
+            next = G.entry;
+            break;
+        }
+        case Op::RET: {
+            uint32_t val = in.a != kNoReg ? R[in.a] : 0u;
+            if (ce.depth == 0) {   // the task ends
+                if (port.tracing()) port.trace(now, TraceKind::TaskEnd, 0, ce.task, pc);
+                ce.state = ThreadState::Idle;
+                ce.task = -1;
+                ce.stats.instrs++;
+                ce.stats.busy += cost;
+                ce.ready_at = now + cost;
+                if (cost > 1) port.timer(ce.ready_at);
+                return true;
+            }
+            ce.depth--;
+            const Frame fr = ce.frame[ce.depth];
+            ce.base = fr.base;
+            ce.fn = fr.fn;
+            if (fr.dest != kNoReg) ce.reg[ce.base + fr.dest] = val;
+            next = fr.ret_pc;
+            break;
+        }
+        case Op::ACTIVATE: ce.tasks_active |= 1u << in.imm; break;
+        case Op::BLOCK: ce.tasks_blocked |= 1u << in.imm; break;
+        case Op::UNBLOCK: ce.tasks_blocked &= ~(1u << in.imm); break;
+        case Op::SEND:
+        case Op::SENDC: {
+            const uint64_t at = port.ramp_at(in.imm);
+            if (at == kNever) { stall(StallWhy::Send, in.imm); return false; }
+            if (!ramp_route_ok(in.imm, pc)) return false;
+            if (at > now) wait_until(at, StallWhy::Send, in.imm);
+            port.send(in.imm, R[in.a], in.op == Op::SENDC, now);
+            ce.stats.sent++;
+            break;
+        }
+        case Op::RECV: {
+            const uint64_t at = (ce.reading >> in.imm & 1) ? kNever : port.recv_at(in.imm);
+            if (at == kNever) { stall(StallWhy::Recv, in.imm); return false; }
+            if (at > now) wait_until(at, StallWhy::Recv, in.imm);
+            R[in.a] = port.pop(in.imm);
+            ce.stats.received++;
+            break;
+        }
+        default:
+            if (op_is_vector_fmt(op_fmt(in.op))) {
+                int r = issue_vec(in, pc, R, &cost);
+                if (r <= 0) return false;   // stalled (0) or faulted (-1)
+                break;
+            }
+            return unknown_op(pc);
+        }
+        if (ce.state == ThreadState::Stalled) {
+            ce.stats.stall += now - ce.stall_since;
+            ce.state = ThreadState::Run;
+        }
+        ce.pc = next;
+        ce.stats.instrs++;
+        if (ce.state == ThreadState::Vec) return true;   // a fabric op took over the main thread
+        ce.stats.busy += cost;
+        ce.ready_at = now + cost;
+        if (cost > 1) port.timer(ce.ready_at);
+        return true;
+    }
+
+    // Faults, out of the interpreter's hot loop.
+    __attribute__((noinline, cold)) bool ran_off(const Function& F) {
+        fault(FaultKind::BadProgram, -1, int32_t(F.end ? F.end - 1 : 0), "execution ran past the end of function " + F.name);
+        return false;
+    }
+    __attribute__((noinline, cold)) bool bad_address(Op op, uint32_t addr, uint32_t pc) {
+        fault(FaultKind::OutOfBounds, -1, int32_t(pc),
+              std::string(op == Op::LD ? "load" : "store") + " at byte address " + std::to_string(addr) + ((addr & 3) ? " (not 4-aligned)" : "") +
+                  " outside SRAM of " + std::to_string(sram_bytes) + " bytes");
+        return false;
+    }
+    __attribute__((noinline, cold)) bool call_overflow(const Function& G, uint32_t pc) {
+        fault(FaultKind::BadProgram, -1, int32_t(pc), "call stack overflow calling " + G.name + " (depth " + std::to_string(ce.depth + 1) + ")");
+        return false;
+    }
+    __attribute__((noinline, cold)) bool unknown_op(uint32_t pc) {
+        fault(FaultKind::BadProgram, -1, int32_t(pc), "unknown opcode");
+        return false;
+    }
+
+    // The free microthread slot, or -1.
+    int free_slot() const {
+        for (int k = 0; k < kMicrothreads; ++k)
+            if (!(ce.ut_busy >> k & 1)) return k;
+        return -1;
+    }
+
+    // 1 = issued, 0 = stalled (no free microthread), -1 = fault. Out of line: the scalar loop stays small.
+    __attribute__((noinline)) int issue_vec(const Instr& in, uint32_t pc, const uint32_t* R, uint64_t* cost) {
+        const OpInfo& info = op_info(in.op);
+        VecOp v;
+        v.op = in.op;
+        v.flags = in.e;
+        v.task = uint8_t(in.imm);
+        v.pc = pc;
+        v.a = ce.dsd[in.b];
+        const bool vecr = info.fmt == Fmt::VecR;
+        const bool two = two_sources(in.op);
+        if (!vecr) v.dst = ce.dsd[in.a];
+        if (two) v.b = ce.dsd[in.c];
+        if (info.fmt == Fmt::Vec2S || info.fmt == Fmt::Vec1S) v.scalar = R[in.d];
+        if (vecr) v.dreg = uint8_t(ce.base + in.d), v.scalar = 0;
+        v.n = vecr ? v.a.length : v.dst.length;
+        auto bad = [&](const char* what) {
+            fault(FaultKind::BadProgram, -1, int32_t(pc), std::string(info.mnemonic) + ": " + what);
+            return -1;
+        };
+        if (!vecr && v.dst.kind != DsdKind::Mem1d && v.dst.kind != DsdKind::FabOut) return bad("destination must be a mem1d or fabout DSD");
+        if (v.a.kind != DsdKind::Mem1d && v.a.kind != DsdKind::FabIn) return bad("source must be a mem1d or fabin DSD");
+        if (v.a.length != v.n) return bad("source and destination lengths differ");
+        if (two) {
+            if (v.b.kind != DsdKind::Mem1d && v.b.kind != DsdKind::FabIn) return bad("second source must be a mem1d or fabin DSD");
+            if (v.b.length != v.n) return bad("source lengths differ");
+        }
+        const bool async = in.e & kVecAsync;
+        int slot = -1;
+        if (async) {
+            slot = free_slot();
+            if (slot < 0) { stall(StallWhy::Slot, -1); return 0; }
+        }
+        if (!is_fabric(v)) {
+            if (!mem_ok(v.dst, 0, vecr ? 0 : v.n, pc) || !mem_ok(v.a, 0, v.n, pc) || (two && !mem_ok(v.b, 0, v.n, pc))) return -1;
+            run_memory(v);
+            ce.stats.elems += v.n;
+            uint64_t work = (uint64_t(v.n) * info.per_elem + uint64_t(simd) - 1) / uint64_t(simd);
+            if (async) {   // results are in memory now; completion (and its task) fires after the modelled time
+                v.done_at = now + info.base_cycles + (work ? work : 1);
+                ce.ut[slot] = v;
+                ce.ut_busy |= uint8_t(1u << slot);
+                port.timer(v.done_at);
+            } else {
+                complete(v);
+                *cost = info.base_cycles + work;
+            }
+            return 1;
+        }
+        if (v.dst.kind == DsdKind::FabOut && !ramp_route_ok(v.dst.colour, pc)) return -1;
+        v.done_at = 0;
+        if (async) {
+            ce.ut[slot] = v;
+            ce.ut_busy |= uint8_t(1u << slot);
+        } else {
+            ce.vop = v;
+            ce.state = ThreadState::Vec;
+            ce.stall_since = now;
+        }
+        ce.reading = reading_mask();
+        return 1;
+    }
+};
+
+}  // namespace wl

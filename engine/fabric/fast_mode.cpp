@@ -1,0 +1,495 @@
+// fast_mode.cpp: fast mode's scheduler, its fabric (routes resolved at send),
+// and its compute-engine driver (a PE runs until it blocks).
+//
+// Index of this file:
+//   [SECTION] the port: what a CE sees in fast mode
+//   [SECTION] the driver: one PE until it blocks
+//   [SECTION] the fabric: routes resolved at send
+//   [SECTION] the scheduler
+#include "engine/fabric/fast_mode.h"
+
+#include "engine/fabric/core_exec.h"
+
+#include <algorithm>
+#include <functional>
+
+namespace wl {
+
+// [SECTION] the port: what a CE sees in fast mode
+
+struct FastPort {
+    FastMode& f;
+    Machine& m;
+    const int i;
+    Core& ce;
+    const uint64_t* clock = nullptr;       // the driver's clock, for fault cycles
+
+    FastQueue& q(int c) { return f.ceq_[size_t(i) * kColours + size_t(c)]; }
+    uint64_t recv_at(int c) { return q(c).empty() ? kNever : q(c).front().at; }
+    bool head_ctrl(int c) { return q(c).front().ctrl; }
+    uint32_t pop(int c) { return q(c).pop().data; }
+    uint64_t ramp_at(int) const { return f.pe_[size_t(i)].ramp_free; }   // the interpreter waits for the later of this and now
+    bool routed(int c) const { return m.routers_[size_t(i)].rx_any[c] & kR; }
+    void send(int c, uint32_t w, bool ctrl, uint64_t t) {
+        f.pe_[size_t(i)].ramp_free = t + 1;   // one wavelet up the ramp per cycle
+        m.routers_[size_t(i)].stats.in[kRamp]++;
+        f.route(m, i, kRamp, c, FastWavelet{w, ctrl ? 1u : 0u, t + 1});
+        if (f.flooded_ >= 0) {
+            const int j = f.flooded_;
+            f.flooded_ = -1;
+            fault(FaultKind::Deadlock, c, ce.task, int32_t(ce.state == ThreadState::Vec ? ce.vop.pc : ce.pc),
+                  "colour " + std::to_string(c) + ": PE (" + std::to_string(j % m.cfg_.w) + "," + std::to_string(j / m.cfg_.w) + ") has " +
+                      std::to_string(FastMode::kMaxQueued) +
+                      " wavelets queued that nothing takes (fast mode's queues grow where cycle mode's fill and deadlock)");
+        }
+        if (f.looped_) {
+            f.looped_ = false;
+            fault(FaultKind::Deadlock, c, ce.task, int32_t(ce.state == ThreadState::Vec ? ce.vop.pc : ce.pc),
+                  "colour " + std::to_string(c) + " loops: a wavelet sent from PE (" + std::to_string(i % m.cfg_.w) + "," +
+                      std::to_string(i / m.cfg_.w) + ") never leaves its ring of routes (cycle mode deadlocks when the ring fills)");
+        }
+    }
+    void timer(uint64_t) {}                 // the driver runs on; it needs no wake-ups
+    void fault(FaultKind k, int colour, int task, int32_t pc, std::string msg) {
+        const bool first = !m.fault_;
+        m.raise(k, i, colour, task, pc, std::move(msg));
+        if (first && m.fault_ && clock) m.fault_.cycle = *clock;
+    }
+    bool faulted() const { return bool(m.fault_); }
+    bool tracing() const { return false; }  // fast mode records no trace: animation is cycle mode's
+    void trace(uint64_t, TraceKind, uint8_t, int16_t, uint32_t) {}
+};
+
+// [SECTION] the driver: one PE until it blocks
+
+struct FastCore : CoreExec<FastPort> {
+    FastMode::Pe& st;
+    FastCore(FastPort& p, Core& c, uint8_t* m, uint32_t sram, const LoadedProgram* l, int pick, int simd_fp32, FastMode::Pe& s)
+        : CoreExec(p, c, m, sram, l, pick, simd_fp32, c.ready_at), st(s) {
+        p.clock = &now;
+    }
+
+    // Moves a fabric op's elements as far as its queues allow, one element per cycle at most
+    // through the ramp, as cycle mode does. Returns true when the op is complete; its last
+    // element's cycle is then st.last[slot].
+    bool progress(VecOp& v, int slot) {
+        const bool two = v.op != Op::FSUMS && two_sources(v.op);
+        const int ina = v.a.kind == DsdKind::FabIn ? v.a.colour : -1;
+        const int inb = two && v.b.kind == DsdKind::FabIn ? v.b.colour : -1;
+        const bool out = v.op != Op::FSUMS && v.dst.kind == DsdKind::FabOut;
+        uint32_t n = v.n - v.i;
+        if (ina >= 0) n = std::min<uint32_t>(n, uint32_t(ina == inb ? port.q(ina).size() / 2 : port.q(ina).size()));
+        if (inb >= 0 && inb != ina) n = std::min<uint32_t>(n, uint32_t(port.q(inb).size()));
+        if (n) {
+            if (!mem_ok(v.a, v.i, n, v.pc) || (two && !mem_ok(v.b, v.i, n, v.pc)) || (v.op != Op::FSUMS && !mem_ok(v.dst, v.i, n, v.pc)))
+                return false;
+            if (out && !ramp_route_ok(v.dst.colour, v.pc)) return false;
+        }
+        uint64_t t = st.next[slot];
+        auto get = [&](const Dsd& d, uint32_t k) -> float {
+            if (d.kind != DsdKind::FabIn) return load(d, k);
+            const FastWavelet w = port.q(d.colour).pop();
+            if (w.at > t) t = w.at;
+            ce.stats.received++;
+            return f32(w.data);
+        };
+        for (uint32_t k = v.i, e = v.i + n; k < e; ++k) {
+            const float x = get(v.a, k);
+            if (v.op == Op::FSUMS) {
+                v.scalar = u32(f32(v.scalar) + x);
+                st.last[slot] = t;
+                continue;
+            }
+            const float y = two ? get(v.b, k) : 0.0f;
+            const float r = elem(v, x, y);
+            if (out) {
+                if (st.ramp_free > t) t = st.ramp_free;
+                port.send(v.dst.colour, u32(r), false, t);
+                ce.stats.sent++;
+                st.last[slot] = t++;
+            } else {
+                store(v.dst, k, r);
+                st.last[slot] = t;
+            }
+        }
+        st.next[slot] = t;
+        v.i += n;
+        ce.stats.elems += n;
+        if (v.i < v.n) return false;
+        if (v.n == 0) st.last[slot] = t;
+        return true;
+    }
+
+    // Microthreads' fabric ops move what they can; a finished one completes at its last element's cycle.
+    bool waiting_microthread = false;      // a microthread waits for wavelets
+    void progress_microthreads() {
+        waiting_microthread = false;
+        for (int k = 0; k < kMicrothreads; ++k) {
+            if (!(ce.ut_busy >> k & 1) || ce.ut[k].done_at) continue;
+            if (progress(ce.ut[k], 1 + k)) ce.ut[k].done_at = st.last[1 + k] ? st.last[1 + k] : 1;
+            else waiting_microthread = true;
+            if (port.faulted()) return;
+        }
+    }
+    // Completions up to cycle t, in cycle order (slot order within a cycle, as cycle mode's step).
+    void complete_until(uint64_t t) {
+        for (;;) {
+            int best = -1;
+            for (int k = 0; k < kMicrothreads; ++k)
+                if ((ce.ut_busy >> k & 1) && ce.ut[k].done_at && ce.ut[k].done_at <= t && (best < 0 || ce.ut[k].done_at < ce.ut[best].done_at))
+                    best = k;
+            if (best < 0) return;
+            complete(ce.ut[best]);
+            ce.ut_busy &= uint8_t(~(1u << best));
+            ce.reading = reading_mask();
+        }
+    }
+    uint64_t next_completion() const {
+        uint64_t t = kNever;
+        for (int k = 0; k < kMicrothreads; ++k)
+            if ((ce.ut_busy >> k & 1) && ce.ut[k].done_at) t = std::min(t, ce.ut[k].done_at);
+        return t;
+    }
+    void note_issue(uint8_t ut_before, ThreadState state_before) {
+        for (uint8_t fresh = uint8_t(ce.ut_busy & ~ut_before); fresh; fresh &= uint8_t(fresh - 1)) {
+            int k = __builtin_ctz(fresh);
+            st.next[1 + k] = now + 1;   // cycle mode moves an op's first elements the cycle after its issue
+        }
+        if (ce.state == ThreadState::Vec && state_before != ThreadState::Vec) st.next[0] = now + 1;
+    }
+
+    // The task to start at or after `now`: a pending launch, else among the tasks ready by
+    // T = the earliest cycle any is ready, the lowest id. Returns T, or kNever if none.
+    uint64_t choose(int* task, int* colour) {
+        if (ce.launch_fn >= 0) return *task = -1, *colour = -1, now;
+        uint32_t local = ce.tasks_active & ~ce.tasks_blocked;
+        uint64_t T = local ? now : kNever;
+        uint32_t cols = 0;
+        for (int c = 0; c < kColours; ++c) {
+            if ((ce.reading >> c & 1) || port.q(c).empty()) continue;
+            int t = task_of(c);
+            if (t < 0 || (ce.tasks_blocked >> t & 1)) continue;
+            cols |= 1u << c;
+            T = std::min(T, std::max(now, port.q(c).front().at));
+        }
+        if (T == kNever) return kNever;
+        int best = local ? __builtin_ctz(local) : kMaxTasks, best_colour = -1;
+        for (uint32_t m = cols; m; m &= m - 1) {
+            int c = __builtin_ctz(m);
+            int t = task_of(c);
+            if (port.q(c).front().at <= T && t < best) best = t, best_colour = c;
+        }
+        *task = best, *colour = best_colour;
+        return T;
+    }
+
+    enum class Stop { Blocked, Yield };
+    // Runs until the PE blocks (it is woken by a wavelet) or must yield to PEs behind it in time.
+    Stop run(FastMode& f, uint64_t end) {
+        for (;;) {
+            if (port.faulted()) return Stop::Blocked;
+            if (ce.ut_busy) {
+                progress_microthreads();
+                if (port.faulted()) return Stop::Blocked;
+            }
+            switch (ce.state) {
+            case ThreadState::Run:
+            case ThreadState::Stalled:
+                // The hot loop: plain instructions one after another, until one changes the thread's state.
+                for (;;) {
+                    now = ce.ready_at;
+                    if (ce.ut_busy) complete_until(now);
+                    if (now >= end) return yield(now);
+                    const uint8_t ut_before = ce.ut_busy;
+                    const ThreadState state_before = ce.state;
+                    if (run_plain(end, ~0u)) {   // the hot loop
+                        if (port.faulted()) return Stop::Blocked;
+                        continue;
+                    }
+                    if (port.faulted()) return Stop::Blocked;
+                    if (waiting_microthread) {
+                        // Task control meets microthread completions in cycle order: wait until none can come earlier.
+                        const Op op = lp->prog->code[ce.pc < lp->prog->code.size() ? ce.pc : 0].op;
+                        if ((op == Op::ACTIVATE || op == Op::BLOCK || op == Op::UNBLOCK) && now >= f.horizon()) return yield(now);
+                    }
+                    if (!exec()) {
+                        if (port.faulted()) return Stop::Blocked;
+                        if (ce.why == StallWhy::Slot) {   // wait for the first microthread to finish
+                            uint64_t t = next_completion();
+                            if (t == kNever) return Stop::Blocked;
+                            ce.ready_at = std::max(now, t);
+                            complete_until(ce.ready_at);
+                            continue;
+                        }
+                        ce.ready_at = now;
+                        return Stop::Blocked;
+                    }
+                    if (ce.ut_busy != ut_before || ce.state != state_before || ce.state != ThreadState::Run) {
+                        note_issue(ut_before, state_before);
+                        if (ce.state == ThreadState::Idle) f.end_time_ = std::max(f.end_time_, ce.ready_at);
+                        break;
+                    }
+                }
+                break;
+            case ThreadState::Vec:
+                if (!progress(ce.vop, 0)) return Stop::Blocked;
+                finish_vop(st.last[0]);
+                break;
+            case ThreadState::Idle: {
+                now = ce.ready_at;
+                if (ce.ut_busy) complete_until(now);
+                int task = -1, colour = -1;
+                uint64_t T = choose(&task, &colour);
+                const uint64_t done = ce.ut_busy ? next_completion() : kNever;
+                if (done != kNever && done <= T) {   // a microthread finishes first and may change the choice
+                    ce.ready_at = std::max(now, done);
+                    complete_until(ce.ready_at);
+                    continue;
+                }
+                if (T == kNever) return Stop::Blocked;
+                // Choose only when no other PE can still send a wavelet visible by T (nor a microthread here finish).
+                if (T >= end || (task >= 0 && (T >= f.horizon()))) return yield(T);
+                now = T;
+                if (task < 0 && colour < 0) {
+                    const int fn = ce.launch_fn;
+                    ce.launch_fn = -1;
+                    start(fn, -1, 0);
+                } else if (!start_task(task, colour)) {
+                    return Stop::Blocked;
+                }
+                break;
+            }
+            }
+        }
+    }
+    Stop yield(uint64_t t) {
+        ce.ready_at = std::max(ce.ready_at, ce.state == ThreadState::Idle ? ce.ready_at : t);
+        key = t;
+        return Stop::Yield;
+    }
+    uint64_t key = 0;
+};
+
+void FastMode::run_pe(Machine& m, int i, uint64_t end) {
+    Core& ce = m.cores_[size_t(i)];
+    if (ce.prog < 0) return;
+    m.core_steps_++;
+    FastPort port{*this, m, i, ce};
+    FastCore x(port, ce, m.sram_.get() + size_t(i) * m.cfg_.sram_bytes, m.cfg_.sram_bytes, &m.progs_[size_t(ce.prog)],
+               m.cfg_.task_pick_cycles, m.cfg_.simd_fp32, pe_[size_t(i)]);
+    running_ = i;
+    ran_ = true;
+    const FastCore::Stop s = x.run(*this, end);
+    running_ = -1;
+    end_time_ = std::max(end_time_, ce.ready_at);
+    for (int k = 0; k < kMicrothreads; ++k)
+        if (ce.ut_busy >> k & 1) end_time_ = std::max(end_time_, ce.ut[k].done_at);
+    if (s == FastCore::Stop::Yield) schedule(i, x.key);
+}
+
+// [SECTION] the fabric: routes resolved at send
+
+static uint64_t held_key(int pe, int port, int colour) { return (uint64_t(uint32_t(pe)) << 8) | uint64_t(port * kColours + colour); }
+
+size_t FastMode::held(int pe, int port, int colour) const {
+    auto it = held_.find(held_key(pe, port, colour));
+    return it == held_.end() ? 0 : it->second.size();
+}
+
+// A wavelet reaches router i on `port` at cycle w.at: the current switch position forwards it
+// (copies for multicast), holds it (another position accepts the port), or it faults.
+void FastMode::route(Machine& m, int i0, int port0, int colour, FastWavelet w0) {
+    // Depth-first, so a path's hops keep their order. The stack is a member: routing allocates nothing.
+    std::vector<Hop>& work = hops_;
+    const size_t base = work.size();   // route() nests when a control wavelet releases held ones
+    work.push_back({i0, port0, w0});
+    const int c = colour;
+    // A route DAG visits each (router, input port) at most once per switch position; more hops than
+    // that is a ring of routes, where cycle mode's queues fill and deadlock.
+    const uint64_t most = uint64_t(m.routers_.size()) * kPorts * kMaxSwitchPositions;
+    uint64_t hops = 0;
+    while (work.size() > base && !m.fault_) {
+        if (++hops > most) {
+            looped_ = true;
+            work.resize(base);
+            return;
+        }
+        Hop h = work.back();
+        work.pop_back();
+        Router& r = m.routers_[size_t(h.i)];
+        const SwitchPos sp = r.cur_sw[c];
+        if (!(sp.rx >> h.port & 1) || (!held_.empty() && held_.count(held_key(h.i, h.port, c)))) {
+            if (!(r.rx_any[c] >> h.port & 1)) {
+                m.raise(FaultKind::NoRoute, h.i, c, m.cores_[size_t(h.i)].task, -1,
+                        "wavelet on colour " + std::to_string(c) + " arrived from " + port_name(h.port) +
+                            " but no switch position of that colour accepts " + port_name(h.port));
+                m.fault_.cycle = h.w.at;
+                work.resize(base);
+                return;
+            }
+            held_[held_key(h.i, h.port, c)].push(h.w);   // behind any already waiting: FIFO per port
+            continue;
+        }
+        for (uint32_t tx = sp.tx; tx; tx &= tx - 1) {
+            const int d = __builtin_ctz(tx);
+            r.stats.out[d]++;
+            if (d == kRamp) {
+                const Core& ce = m.cores_[size_t(h.i)];
+                if (ce.prog < 0 || !(m.progs_[size_t(ce.prog)].consumed_colours >> c & 1)) {
+                    m.raise(FaultKind::NoTask, h.i, c, ce.task, -1,
+                            "wavelet on colour " + std::to_string(c) + " delivered to a CE with no task or reader for it" +
+                                (ce.prog < 0 ? " (no program loaded)" : ""));
+                    m.fault_.cycle = h.w.at;
+                    work.resize(base);
+                    return;
+                }
+                deliver(m, h.i, c, FastWavelet{h.w.data, h.w.ctrl, h.w.at + 1});
+                continue;
+            }
+            const int j = h.i + m.step_[d], op = opposite(Port(d));
+            if (!(m.routers_[size_t(j)].rx_any[c] >> op & 1)) {
+                m.raise(FaultKind::NoRoute, j, c, m.cores_[size_t(j)].task, -1,
+                        "wavelet on colour " + std::to_string(c) + " arrived from " + port_name(op) +
+                            " but no switch position of that colour accepts " + port_name(op));
+                m.fault_.cycle = h.w.at + 1;
+                work.resize(base);
+                return;
+            }
+            work.push_back({j, op, FastWavelet{h.w.data, h.w.ctrl, h.w.at + 1}});
+        }
+        r.stats.out_colour[c]++;
+        if (h.w.ctrl && r.npos[c] > 1) {   // a control wavelet advances this colour's switch
+            m.switch_advance(h.i, c);
+            release_held(m, h.i, c, h.w.at);
+        }
+    }
+}
+
+// After a switch change at router i: wavelets held on colour c that the new position accepts go on, in order.
+void FastMode::release_held(Machine& m, int i, int c, uint64_t at) {
+    for (int p = 0; p < kPorts; ++p) {
+        auto it = held_.find(held_key(i, p, c));
+        while (it != held_.end() && !it->second.empty() && (m.routers_[size_t(i)].cur_sw[c].rx >> p & 1) && !m.fault_) {
+            FastWavelet w = it->second.pop();
+            w.at = std::max(w.at, at + 1);
+            if (it->second.empty()) held_.erase(it);
+            route(m, i, p, c, w);
+            it = held_.find(held_key(i, p, c));
+        }
+    }
+}
+
+void FastMode::deliver(Machine& m, int i, int c, FastWavelet w) {
+    FastQueue& q = ceq_[size_t(i) * kColours + size_t(c)];
+    if (q.size() >= kMaxQueued) {   // nothing takes them: cycle mode's queue would be full
+        flooded_ = i;
+        return;
+    }
+    q.push(w);
+    if (i != running_) schedule(i, std::min(m.cores_[size_t(i)].ready_at, w.at));
+}
+
+// [SECTION] the scheduler
+
+FastMode::FastMode(size_t pes) : ceq_(pes * kColours), pe_(pes) {}
+
+void FastMode::schedule(int pe, uint64_t key) {
+    Pe& p = pe_[size_t(pe)];
+    if (p.scheduled && p.key <= key) return;
+    p.scheduled = true;
+    p.key = key;
+    heap_.push_back({key, pe});
+    std::push_heap(heap_.begin(), heap_.end(), std::greater<Entry>());
+}
+
+uint64_t FastMode::horizon() const {
+    // A stale entry (a PE since run or rescheduled) may sit at the front: that only makes choices wait longer.
+    return heap_.empty() ? kNever : heap_.front().key + 2;   // a wavelet takes at least 2 cycles to become visible
+}
+
+bool FastMode::empty() const {
+    if (!heap_.empty() || !held_.empty()) return false;
+    for (const FastQueue& q : ceq_)
+        if (!q.empty()) return false;
+    return true;
+}
+
+void FastMode::absorb(Machine& m) {
+    const uint64_t now = m.now_;
+    for (auto* l : {&m.cnow_, &m.cnext_}) {
+        for (size_t k = 0; k < l->size(); ++k) {   // woken by the host (a launch): nothing happens before now
+            Core& ce = m.cores_[size_t((*l)[k])];
+            ce.ready_at = std::max(ce.ready_at, now);
+            schedule((*l)[k], ce.ready_at);
+        }
+        l->clear();
+    }
+    for (const Machine::Timer& t : m.timers_) schedule(t.pe, std::max(now, std::min(t.at, m.cores_[size_t(t.pe)].ready_at)));
+    m.timers_.clear();
+    // Wavelets cycle mode left in its queues (a host inject, or a run switched to fast mode part-way).
+    for (size_t k = 0; k < m.rnow_.size(); ++k) m.routers_[size_t(m.rnow_[k])].listed = 0;
+    for (size_t k = 0; k < m.rnext_.size(); ++k) m.routers_[size_t(m.rnext_[k])].listed = 0;
+    m.rnow_.clear();
+    m.rnext_.clear();
+    for (int i = 0; i < int(m.routers_.size()); ++i) {
+        Router& r = m.routers_[size_t(i)];
+        for (int c = 0; c < kColours; ++c)
+            while (r.ce_count(c)) {
+                const bool ctrl = r.ce_head_ctrl(c);
+                const uint32_t w = r.ce_pop(c);
+                deliver(m, i, c, FastWavelet{w, ctrl ? 1u : 0u, now});
+            }
+        if (!r.work) continue;
+        for (int p = 0; p < kPorts; ++p)
+            for (int c = 0; c < kColours; ++c)
+                while (r.count(p, c)) {
+                    bool ctrl;
+                    const uint32_t w = r.pop(p, c, &ctrl);
+                    route(m, i, p, c, FastWavelet{w, ctrl ? 1u : 0u, now});
+                }
+    }
+}
+
+RunResult FastMode::advance(Machine& m, uint64_t max_cycles, bool stop_when_quiet) {
+    RunResult res;
+    const uint64_t start = m.now_;
+    const uint64_t end = max_cycles > kNever - start ? kNever : start + max_cycles;
+    auto finish = [&](RunStatus s) {
+        res.status = m.fault_ ? RunStatus::Faulted : s;
+        res.fault = m.fault_;
+        res.cycles = m.now_ - start;
+        return res;
+    };
+    if (m.fault_) return finish(RunStatus::Faulted);
+    absorb(m);
+    end_time_ = std::max(end_time_, start);
+    while (!heap_.empty() && !m.fault_) {
+        const Entry e = heap_.front();
+        Pe& p = pe_[size_t(e.pe)];
+        if (!p.scheduled || p.key != e.key) {   // stale
+            std::pop_heap(heap_.begin(), heap_.end(), std::greater<Entry>());
+            heap_.pop_back();
+            continue;
+        }
+        if (e.key >= end) {
+            m.now_ = end;
+            return finish(RunStatus::CyclesDone);
+        }
+        std::pop_heap(heap_.begin(), heap_.end(), std::greater<Entry>());
+        heap_.pop_back();
+        p.scheduled = false;
+        run_pe(m, e.pe, end);
+    }
+    if (m.fault_) {
+        m.now_ = std::max(m.now_, std::min(m.fault_.cycle, end));
+        return finish(RunStatus::Faulted);
+    }
+    // Quiescent: the clock is the estimate, whatever the slice. Cycle mode stops the cycle after its
+    // last event: a CE that is next free at cycle t is seen idle then.
+    if (ran_) m.now_ = std::max(m.now_, end_time_ + 1);
+    if (!m.check_deadlock()) return finish(RunStatus::Faulted);
+    if (!stop_when_quiet) m.now_ = std::max(m.now_, end);
+    return finish(RunStatus::Quiescent);
+}
+
+}  // namespace wl

@@ -1,0 +1,108 @@
+// fast_mode.h: fast mode — the same PE programs, run functionally.
+//
+// Each PE runs with the cycle machine's interpreter (core_exec.h) until it
+// blocks. A wavelet is routed at once, through the same routes, multicast and
+// switch positions, into an unbounded queue at each CE it reaches, stamped
+// with the cycle it would become visible there: send cycle + hops + 2. A
+// fabric vector op moves its whole vector in one loop. Each PE keeps its own
+// clock: an instruction advances it by its cost, and a receive or a task start
+// waits for the later of the clock and the wavelet's stamp. A run's cycle
+// count is the latest clock: an estimate of cycle mode's (docs/engine.md, Fast mode).
+//
+// PEs run in order of their clocks (a min-heap). A PE that must choose which
+// task to start next chooses only when no other PE could still send it an
+// earlier wavelet, so task order, and so results, do not depend on the
+// schedule. What fast mode does not model: link and queue contention, and
+// backpressure (queues are unbounded). Programs whose results depend on those
+// (streams merged into one colour, a deadlock made by a full queue) can differ
+// from cycle mode; docs/engine.md says how.
+//
+// State lives beside a Machine (Machine::fast_); the Machine's Core, Router
+// and SRAM state are the same in both modes, so every view of a machine works
+// after a fast run.
+#pragma once
+#include "engine/fabric/machine.h"
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace wl {
+
+struct FastWavelet {
+    uint32_t data;
+    uint32_t ctrl;      // 1 = control wavelet
+    uint64_t at;        // the cycle it is visible at its CE (or reaches its router, while held)
+};
+
+// A FIFO that only grows until it empties (then it reuses its storage).
+class FastQueue {
+public:
+    bool empty() const { return head_ == v_.size(); }
+    size_t size() const { return v_.size() - head_; }
+    const FastWavelet& front() const { return v_[head_]; }
+    void push(const FastWavelet& w) { v_.push_back(w); }
+    FastWavelet pop() {
+        FastWavelet w = v_[head_++];
+        if (head_ == v_.size()) v_.clear(), head_ = 0;
+        return w;
+    }
+
+private:
+    std::vector<FastWavelet> v_;
+    size_t head_ = 0;
+};
+
+class FastMode {
+public:
+    static constexpr size_t kMaxQueued = size_t(1) << 20;   // per CE queue: 16 MiB of wavelets nothing takes is a flood
+    explicit FastMode(size_t pes);
+
+    // Runs until every PE's clock reaches machine.now() + max_cycles, or nothing can happen
+    // (quiescent, or a deadlock fault), or a fault.
+    RunResult advance(Machine& m, uint64_t max_cycles, bool stop_when_quiet);
+
+    bool empty() const;                                    // no wavelet in flight, no PE scheduled
+    size_t queued(int pe, int colour) const { return ceq_[size_t(pe) * kColours + size_t(colour)].size(); }
+    size_t held(int pe, int port, int colour) const;       // wavelets waiting at a router for a switch position
+    uint64_t busy_until() const { return end_time_; }
+
+private:
+    friend struct FastPort;
+    friend struct FastCore;
+    struct Pe {
+        uint64_t key = 0;                  // heap key while scheduled
+        bool scheduled = false;
+        uint64_t ramp_free = 0;            // the next cycle the ramp takes a wavelet
+        uint64_t next[1 + kMicrothreads] = {};   // fabric ops (main thread, microthreads): the earliest cycle of their next element
+        uint64_t last[1 + kMicrothreads] = {};   // ... and the cycle of their last element
+    };
+    struct Entry {
+        uint64_t key;
+        int pe;
+        bool operator>(const Entry& o) const { return key != o.key ? key > o.key : pe > o.pe; }
+    };
+
+    void absorb(Machine& m);               // take over cycle mode's lists, timers and queued wavelets
+    void schedule(int pe, uint64_t key);
+    uint64_t horizon() const;              // no wavelet not yet sent can be visible before this cycle
+    void run_pe(Machine& m, int i, uint64_t end);
+    void route(Machine& m, int i, int port, int colour, FastWavelet w);
+    void deliver(Machine& m, int i, int colour, FastWavelet w);
+    void release_held(Machine& m, int i, int colour, uint64_t at);
+
+    std::vector<FastQueue> ceq_;           // [pe * kColours + colour]: the CE's input queues
+    std::map<uint64_t, FastQueue> held_;   // (pe, port, colour) -> wavelets no current switch position accepts yet
+    std::vector<Pe> pe_;
+    std::vector<Entry> heap_;
+    struct Hop { int i, port; FastWavelet w; };
+    std::vector<Hop> hops_;                // route()'s work stack
+    int running_ = -1;
+    uint64_t end_time_ = 0;                // the latest cycle any PE was busy until
+    bool ran_ = false;
+    bool looped_ = false;                  // route() found a ring of routes
+    int flooded_ = -1;                     // deliver() found this PE's queue at kMaxQueued                     // a PE has run (so end_time_ is an estimate)
+};
+
+}  // namespace wl

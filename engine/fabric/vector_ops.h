@@ -1,0 +1,55 @@
+// vector_ops.h: what each vector op does to one element, written once.
+// The CE's memory loops and its fabric loops (cycle mode and fast mode) all
+// call vec_elem<O>; the scalar FMAX uses the same maxNum. FSUMS, a reduction
+// into a register, is the one vector op with its own loop shape.
+//
+//   vec_dispatch(op, [&](auto O) { ... vec_elem<O()>(x, y, s) ... });
+#pragma once
+#include "engine/core/wl_math.h"
+#include "engine/fabric/isa.h"
+
+#include <type_traits>
+
+namespace wl {
+
+// Element ops: the Vec1, Vec2, Vec1S and Vec2S rows of WL_ISA. x = dB[i], y = dC[i], s = rD.
+template <Op O>
+inline float vec_elem(float x, float y, float s) {
+    (void)y, (void)s;
+    if constexpr (O == Op::FMACS) return x + y * s;
+    else if constexpr (O == Op::FADDS) return x + y;
+    else if constexpr (O == Op::FSUBS) return x - y;
+    else if constexpr (O == Op::FMULS) return x * y;
+    else if constexpr (O == Op::FMAXS) return (x > y || y != y) ? x : y;   // a NaN operand loses (IEEE maxNum)
+    else if constexpr (O == Op::FMOVS) return x;
+    else if constexpr (O == Op::FNEGS) return -x;
+    else if constexpr (O == Op::FSCALES) return x * s;
+    else if constexpr (O == Op::FSHIFTS) return x + s;
+    else if constexpr (O == Op::FEXPS) return math::expf(x);
+    else if constexpr (O == Op::FRSQRTS) return math::rsqrtf(x);
+    else if constexpr (O == Op::FTANHS) return math::tanhf(x);
+    else static_assert(O == Op::FMACS, "an element-wise vector op in WL_ISA has no vec_elem formula");
+}
+
+constexpr bool fmt_elementwise(Fmt f) { return f == Fmt::Vec1 || f == Fmt::Vec2 || f == Fmt::Vec1S || f == Fmt::Vec2S; }
+constexpr bool fmt_two_sources(Fmt f) { return f == Fmt::Vec2 || f == Fmt::Vec2S; }
+
+// Calls f(std::integral_constant<Op, O>{}) for the element-wise op `op`; returns false for any other op.
+template <class F>
+inline bool vec_dispatch(Op op, F&& f) {
+    switch (op) {
+#define WL_X(name, mn, fmt, base, per, doc)                                   \
+    case Op::name:                                                            \
+        if constexpr (fmt_elementwise(Fmt::fmt)) {                            \
+            f(std::integral_constant<Op, Op::name>{});                        \
+            return true;                                                      \
+        } else {                                                              \
+            return false;                                                     \
+        }
+        WL_ISA(WL_X)
+#undef WL_X
+    default: return false;
+    }
+}
+
+}  // namespace wl

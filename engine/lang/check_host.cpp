@@ -1,0 +1,88 @@
+// check_host.cpp: the host block — fill, launch, run and print, each
+// resolved against the programs placed in its region.
+#include "engine/lang/checker.h"
+
+namespace wl::lang::detail {
+
+void Checker::host() {
+    if (!f_.has_layout || out_.grid_w == 0) {
+        if (!f_.host.empty()) d_.error(f_.host[0].line, f_.host[0].col, "a host block needs a layout with a grid");
+        return;
+    }
+    push();
+    bool pending_launch = false;
+    int launch_line = 0, launch_col = 0;
+    for (HostStmt& s : f_.host) {
+        HostAction a;
+        a.kind = s.kind, a.name = s.name, a.line = s.line, a.col = s.col, a.gen = s.gen;
+        if (s.kind == HostKind::Run) {
+            if (!pending_launch) d_.warning(s.line, s.col, "'run' with nothing launched before it");
+            pending_launch = false;
+            out_.host.push_back(a);
+            continue;
+        }
+        int x0, x1, y0, y1;
+        if (!region_eval(s.region, &x0, &x1, &y0, &y1)) continue;
+        a.x = x0, a.y = y0, a.w = x1 - x0, a.h = y1 - y0;
+        bool ok = true;
+        uint32_t len = 0;
+        for (int y = y0; y < y1 && ok; ++y)
+            for (int x = x0; x < x1 && ok; ++x) {
+                int inst = out_.instance_of_pe[size_t(y * out_.grid_w + x)];
+                if (inst < 0) { d_.error(s.region.line, s.region.col, "no program runs at " + pe_str(x, y)); ok = false; break; }
+                Instance& in = out_.instances[size_t(inst)];
+                ProgramDecl& p = f_.programs[size_t(in.program)];
+                const Decl* found = nullptr;
+                for (const Decl& d : p.decls)
+                    if (d.name == s.name) found = &d;
+                if (s.kind == HostKind::Launch) {
+                    if (!found || found->kind != DeclKind::Fn || !found->exported) {
+                        d_.error(s.name_line, s.name_col, "program " + q(p.name) + " at " + pe_str(x, y) + " has no exported function " + q(s.name));
+                        ok = false;
+                    }
+                } else {
+                    if (!found || found->kind != DeclKind::Var || !found->exported) {
+                        d_.error(s.name_line, s.name_col, "program " + q(p.name) + " at " + pe_str(x, y) + " has no exported variable " + q(s.name));
+                        ok = false;
+                    } else {
+                        auto it = in.length.find(found->sym);
+                        uint32_t l = it == in.length.end() ? 1 : it->second;
+                        if (len && l != len) { d_.error(s.line, s.col, "variable " + q(s.name) + " has different lengths across the region"); ok = false; }
+                        len = l;
+                    }
+                }
+            }
+        if (!ok) continue;
+        if (s.kind == HostKind::Launch) {
+            pending_launch = true;
+            launch_line = s.line, launch_col = s.col;
+        }
+        if (s.kind == HostKind::Fill) {
+            const_ctx_ = true;
+            for (auto& g : s.gen_args) {
+                Ty t = expr(*g, Ty::F32);
+                if (t == Ty::Error) { ok = false; continue; }
+                if (!is_num(t)) { d_.error(g->line, g->col, std::string("fill values are numbers, found ") + ty_name(t)); ok = false; continue; }
+                Value v = eval_const(*g, nullptr, 0, 0, &d_);
+                a.args.push_back(v.ty == Ty::F32 ? v.f : double(v.i));
+            }
+            const_ctx_ = false;
+            size_t want_args = s.gen == GenKind::Iota ? 2 : s.gen == GenKind::Value ? 1 : s.gen == GenKind::Random ? 1 : 0;
+            const char* gname = s.gen == GenKind::Iota ? "iota" : s.gen == GenKind::Value ? "value" : "random";
+            if (s.gen == GenKind::Iota && s.gen_args.empty()) a.args = {0, 1};
+            else if (s.gen != GenKind::List && s.gen_args.size() != want_args) {
+                d_.error(s.gen_line, s.gen_col, std::string(gname) + " takes " + std::to_string(want_args) + " argument" + (want_args == 1 ? "" : "s") + ", given " + std::to_string(s.gen_args.size()));
+                ok = false;
+            }
+            size_t need = size_t(a.w) * size_t(a.h) * len;
+            if (ok && s.gen == GenKind::List && s.gen_args.size() != need)
+                d_.error(s.gen_line, s.gen_col, "fill gives " + std::to_string(s.gen_args.size()) + " values; the region needs " + std::to_string(need) + " (" +
+                                                    std::to_string(a.w * a.h) + " PEs x " + std::to_string(len) + " elements)");
+        }
+        if (ok) out_.host.push_back(a);
+    }
+    if (pending_launch) d_.error(launch_line, launch_col, "'launch' without a 'run' after it");
+    pop(false);
+}
+
+}  // namespace wl::lang::detail

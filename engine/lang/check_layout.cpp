@@ -1,0 +1,162 @@
+// check_layout.cpp: the layout block — the grid, placements (one Instance
+// per distinct set of parameter values) and routes.
+#include "engine/lang/checker.h"
+
+#include <map>
+
+namespace wl::lang::detail {
+
+bool Checker::region_eval(const Region& r, int* x0, int* x1, int* y0, int* y1) {
+    auto one = [&](const Range& rg, int* lo, int* hi) {
+        const_ctx_ = true;
+        Ty a = expr(*rg.lo, Ty::I32);
+        Ty b = rg.hi ? expr(*rg.hi, Ty::I32) : a;
+        const_ctx_ = false;
+        if (a == Ty::Error || b == Ty::Error) return false;
+        if (a != Ty::I32 || b != Ty::I32) { d_.error(rg.line, rg.col, "PE coordinates are i32"); return false; }
+        Value vl = eval_const(*rg.lo, nullptr, 0, 0, &d_);
+        Value vh = rg.hi ? eval_const(*rg.hi, nullptr, 0, 0, &d_) : Value{Ty::I32, vl.i + 1, 0};
+        if (vl.ty == Ty::Error || vh.ty == Ty::Error) return false;
+        *lo = int(vl.i), *hi = int(vh.i);
+        if (*hi <= *lo) { d_.error(rg.line, rg.col, "the range " + std::to_string(*lo) + ".." + std::to_string(*hi) + " is empty (ranges exclude their end)"); return false; }
+        return true;
+    };
+    if (!one(r.x, x0, x1) || !one(r.y, y0, y1)) return false;
+    if (*x0 < 0 || *y0 < 0 || *x1 > out_.grid_w || *y1 > out_.grid_h) {
+        d_.error(r.line, r.col, "region x " + std::to_string(*x0) + ".." + std::to_string(*x1) + ", y " + std::to_string(*y0) + ".." + std::to_string(*y1) +
+                                    " is outside the " + std::to_string(out_.grid_w) + " x " + std::to_string(out_.grid_h) + " grid");
+        return false;
+    }
+    return true;
+}
+
+void Checker::layout() {
+    push();
+    coord_[0] = declare(SymKind::Coord, "x", 0, 0, Ty::I32);
+    coord_[1] = declare(SymKind::Coord, "y", 0, 0, Ty::I32);
+    if (coord_[0]) coord_[0]->index = 0, coord_[0]->used = true;
+    if (coord_[1]) coord_[1]->index = 1, coord_[1]->used = true;
+    out_.routes.assign(kColours, {});
+    std::map<std::string, int> instance_key;
+    bool have_grid = false;
+    for (LayoutStmt& s : f_.layout) {
+        if (s.kind == LayoutKind::Grid) {
+            if (have_grid) { d_.error(s.line, s.col, "the grid is already set"); continue; }
+            const_ctx_ = true;
+            Ty a = expr(*s.w, Ty::I32), b = expr(*s.h, Ty::I32);
+            const_ctx_ = false;
+            if (a == Ty::Error || b == Ty::Error) continue;
+            Value w = eval_const(*s.w, nullptr, 0, 0, &d_), h = eval_const(*s.h, nullptr, 0, 0, &d_);
+            if (w.ty == Ty::Error || h.ty == Ty::Error) continue;
+            if (a != Ty::I32 || b != Ty::I32 || w.i < 1 || h.i < 1 || w.i > 256 || h.i > 256) {
+                d_.error(s.w->line, s.w->col, "a grid is 1 to 256 PEs on each side");
+                continue;
+            }
+            have_grid = true;
+            out_.grid_w = int(w.i), out_.grid_h = int(h.i);
+            out_.instance_of_pe.assign(size_t(w.i * h.i), -1);
+            for (auto& c : out_.routes) c.assign(size_t(w.i * h.i), RouteCell{});
+            continue;
+        }
+        if (!have_grid) {
+            d_.error(s.line, s.col, "'grid W x H;' must come first in the layout");
+            continue;
+        }
+        int x0, x1, y0, y1;
+        if (s.kind == LayoutKind::Place) place(s, instance_key);
+        else if (s.kind == LayoutKind::Route) {
+            Sym* c = lookup(s.name);
+            if (!c) { d_.error(s.name_line, s.name_col, "undefined colour " + q(s.name)); continue; }
+            if (c->kind != SymKind::Colour) { d_.error(s.name_line, s.name_col, q(s.name) + " is not a colour"); continue; }
+            c->used = true;
+            if (c->ty != Ty::Colour || !region_eval(s.region, &x0, &x1, &y0, &y1)) continue;
+            auto& cells = out_.routes[size_t(c->val.i)];
+            bool reported = false;
+            for (int y = y0; y < y1; ++y)
+                for (int x = x0; x < x1; ++x) {
+                    RouteCell& rc = cells[size_t(y * out_.grid_w + x)];
+                    if (rc.set) {
+                        if (!reported) {
+                            Diagnostic* dg = d_.error(s.line, s.col, "colour " + q(s.name) + " already has a route at " + pe_str(x, y));
+                            dg->notes.push_back({rc.line, rc.col, "the first route is here"});
+                        }
+                        reported = true;
+                        continue;
+                    }
+                    rc = RouteCell{true, s.rx, s.tx, s.line, s.col, s.tx_line, s.tx_col};
+                }
+        }
+    }
+    if (!have_grid) d_.error(f_.layout_line, f_.layout_col, "the layout needs 'grid W x H;'");
+    pop(false);
+    for (ProgramDecl& p : f_.programs)
+        if (have_grid && p.sym && !p.sym->used) d_.warning(p.line, p.col, "program " + q(p.name) + " is never placed");
+    for (Instance& in : out_.instances) instance_checks(in);
+    if (have_grid) route_checks();
+}
+
+void Checker::place(LayoutStmt& s, std::map<std::string, int>& keys) {
+    Sym* ps = lookup(s.name);
+    if (!ps) { d_.error(s.name_line, s.name_col, "undefined program " + q(s.name)); return; }
+    if (ps->kind != SymKind::Program) { d_.error(s.name_line, s.name_col, q(s.name) + " is not a program"); return; }
+    ps->used = true;
+    ProgramDecl& p = *ps->prog;
+    int pidx = int(&p - f_.programs.data());
+    // bindings: every parameter exactly once
+    std::vector<Binding*> bound(p.params.size(), nullptr);
+    bool ok = true;
+    for (Binding& b : s.bindings) {
+        size_t k = 0;
+        while (k < p.params.size() && p.params[k].name != b.name) ++k;
+        const_ctx_ = true;
+        Ty t = expr(*b.value, k < p.params.size() ? p.params[k].ty : Ty::Error);
+        const_ctx_ = false;
+        if (k == p.params.size()) { d_.error(b.line, b.col, "program " + q(p.name) + " has no parameter " + q(b.name)); ok = false; continue; }
+        if (bound[k]) { d_.error(b.line, b.col, "parameter " + q(b.name) + " is set twice"); ok = false; continue; }
+        bound[k] = &b;
+        if (t == Ty::Error) { ok = false; continue; }
+        if (t != p.params[k].ty) { type_mismatch(*b.value, p.params[k].ty, t, "parameter " + q(b.name)); ok = false; }
+    }
+    for (size_t k = 0; k < p.params.size(); ++k)
+        if (!bound[k]) { d_.error(s.line, s.col, "placing " + q(p.name) + " needs a value for parameter " + q(p.params[k].name) + " (with (" + p.params[k].name + " = ...))"); ok = false; }
+    int x0, x1, y0, y1;
+    if (!region_eval(s.region, &x0, &x1, &y0, &y1) || !ok) return;
+    bool reported = false;
+    for (int y = y0; y < y1; ++y)
+        for (int x = x0; x < x1; ++x) {
+            int& slot = out_.instance_of_pe[size_t(y * out_.grid_w + x)];
+            if (slot >= 0) {
+                if (!reported) d_.error(s.line, s.col, pe_str(x, y) + " already runs program " + q(out_.instances[size_t(slot)].name));
+                reported = true;
+                continue;
+            }
+            std::vector<Value> vals;
+            std::string key = std::to_string(pidx), label = p.name;
+            bool bad = false;
+            for (size_t k = 0; k < p.params.size(); ++k) {
+                Value v = eval_const(*bound[k]->value, nullptr, x, y, &d_);
+                if (v.ty == Ty::Error) { bad = true; break; }
+                if (p.params[k].ty == Ty::Colour) v.ty = Ty::Colour;
+                vals.push_back(v);
+                std::string vs = v.ty == Ty::F32 ? std::to_string(v.f) : std::to_string(v.i);
+                key += "," + vs;
+                label += (k ? ", " : "(") + p.params[k].name + "=" + vs;
+            }
+            if (bad) return;
+            if (!p.params.empty()) label += ")";
+            auto it = keys.find(key);
+            if (it == keys.end()) {
+                Instance in;
+                in.program = pidx;
+                in.params = vals;
+                in.name = label;
+                in.first_x = x, in.first_y = y;
+                out_.instances.push_back(std::move(in));
+                it = keys.emplace(key, int(out_.instances.size()) - 1).first;
+            }
+            slot = it->second;
+            out_.instances[size_t(slot)].pes.push_back({x, y});
+        }
+}
+
+}  // namespace wl::lang::detail

@@ -1,0 +1,127 @@
+// command_line_test.cpp: waferlab-cli's parser against the real verb table. What the
+// table does not name is an error naming the word and the nearest flag; every flag
+// the docs and tests use parses.
+#include "cli/command_line.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+using namespace wlcli;
+
+namespace {
+
+CommandLine parse(std::vector<std::string> words) {
+    words.insert(words.begin(), "waferlab-cli");
+    std::vector<const char*> argv;
+    for (const std::string& w : words) argv.push_back(w.c_str());
+    return parse_command_line(verb_table(), int(argv.size()), argv.data());
+}
+
+}  // namespace
+
+TEST(CliCommandLine, UnknownFlagIsAnErrorThatSuggestsTheNearest) {
+    CommandLine cl = parse({"train", "--config", "models/gpt-nano.cfg", "--step", "10"});
+    EXPECT_EQ(cl.verb, nullptr);
+    EXPECT_EQ(cl.status, 2);
+    EXPECT_NE(cl.err.find("waferlab-cli train: error: unknown flag --step (did you mean --steps?)"), std::string::npos) << cl.err;
+}
+
+TEST(CliCommandLine, BadValuesNameTheFlag) {
+    CommandLine cl = parse({"train", "--steps", "ten"});
+    EXPECT_EQ(cl.status, 2);
+    EXPECT_NE(cl.err.find("--steps"), std::string::npos) << cl.err;
+    EXPECT_NE(cl.err.find("expects an integer, got 'ten'"), std::string::npos) << cl.err;
+
+    cl = parse({"generate", "--checkpoint", "a.ckpt", "--temperature", "warm"});
+    EXPECT_NE(cl.err.find("--temperature"), std::string::npos) << cl.err;
+    EXPECT_NE(cl.err.find("expects a number, got 'warm'"), std::string::npos) << cl.err;
+
+    cl = parse({"compare", "--config", "c.cfg", "--mode", "inference"});
+    EXPECT_NE(cl.err.find("expects one of train|infer, got 'inference'"), std::string::npos) << cl.err;
+
+    cl = parse({"run", "examples/hello.wk", "--budget"});
+    EXPECT_EQ(cl.status, 2);
+    EXPECT_NE(cl.err.find("--budget"), std::string::npos) << cl.err;
+}
+
+TEST(CliCommandLine, UnknownVerbsAndExtraWordsAreErrors) {
+    CommandLine cl = parse({"trian", "--steps", "3"});
+    EXPECT_EQ(cl.status, 2);
+    EXPECT_NE(cl.err.find("trian"), std::string::npos) << cl.err;
+
+    cl = parse({"run", "a.wk", "b.wk"});
+    EXPECT_EQ(cl.status, 2);
+    EXPECT_NE(cl.err.find("unexpected argument 'b.wk'"), std::string::npos) << cl.err;
+
+    cl = parse({"bench", "fabirc"});
+    EXPECT_EQ(cl.status, 2);
+    EXPECT_NE(cl.err.find("unknown verb 'fabirc' (did you mean fabric?)"), std::string::npos) << cl.err;
+
+    cl = parse({"bench", "fabric", "--steps", "3"});   // a flag of another benchmark
+    EXPECT_NE(cl.err.find("waferlab-cli bench fabric: error: unknown flag --steps"), std::string::npos) << cl.err;
+
+    cl = parse({"run"});
+    EXPECT_EQ(cl.status, 2);
+    EXPECT_NE(cl.err.find("kernel.wk"), std::string::npos) << cl.err;
+}
+
+TEST(CliCommandLine, DocumentedCommandLinesParse) {
+    struct Case {
+        std::vector<std::string> words;
+        const char* verb;
+    };
+    const Case cases[] = {
+        {{"info", "--json"}, "info"},
+        {{"isa", "markdown"}, "isa"},
+        {{"run", "examples/summa.wk", "--json", "--budget=1000"}, "run"},
+        {{"check", "examples/hello.wk"}, "check"},
+        {{"train", "--config", "models/gpt-micro.cfg", "--set", "learning_rate=3e-4,max_iters=500", "--steps", "5",
+          "--threads", "1", "--out", "x.ckpt", "--json"},
+         "train"},
+        {{"generate", "--llmc", "gpt2_124M.bin", "--prompt", "Once", "--tokens", "5", "--top-k", "40",
+          "--temperature", "0.8", "--seed", "7"},
+         "generate"},
+        {{"compare", "--config", "models/gpt2-small.cfg", "--gpu", "a100", "--batch", "8", "--mode", "infer",
+          "--mesh", "16x16", "--csv", "o.csv"},
+         "compare"},
+        {{"bench", "fabric", "--json", "--mesh", "32", "--n", "64"}, "fabric"},
+        {{"bench", "gpt", "--steps", "2", "--no-torch"}, "gpt"},
+        {{"bench", "compile", "--reps", "1"}, "compile"},
+    };
+    for (const Case& c : cases) {
+        CommandLine cl = parse(c.words);
+        ASSERT_NE(cl.verb, nullptr) << c.words[0] << ": " << cl.err;
+        EXPECT_STREQ(cl.verb->name, c.verb);
+    }
+    CommandLine cl = parse({"run", "examples/summa.wk", "--json", "--budget=1000"});
+    EXPECT_EQ(cl.args.positional, std::vector<std::string>{"examples/summa.wk"});
+    EXPECT_TRUE(cl.args.has("json"));
+    EXPECT_EQ(cl.args.get_int("budget", 0), 1000);
+    EXPECT_FALSE(cl.args.has("mode"));
+}
+
+TEST(CliCommandLine, UsageComesFromTheTable) {
+    CommandLine cl = parse({"help"});
+    EXPECT_EQ(cl.status, 0);
+    for (const Verb& v : verb_table()) EXPECT_NE(cl.out.find(v.name), std::string::npos) << v.name;
+
+    cl = parse({"train", "--help"});
+    EXPECT_EQ(cl.status, 0);
+    EXPECT_EQ(cl.verb, nullptr);
+    const Verb& train = *std::find_if(verb_table().begin(), verb_table().end(), [](const Verb& v) { return std::string(v.name) == "train"; });
+    for (const Flag& f : train.flags) EXPECT_NE(cl.out.find(std::string("--") + f.name), std::string::npos) << f.name;
+    EXPECT_EQ(parse({"help", "train"}).out, cl.out);
+
+    cl = parse({});
+    EXPECT_EQ(cl.status, 2);
+    EXPECT_NE(cl.err.find("run"), std::string::npos);
+}
+
+TEST(CliCommandLine, NearestIgnoresWordsThatAreNotTypos) {
+    EXPECT_EQ(nearest("--step", {"--steps", "--set", "--seed"}), "--steps");
+    EXPECT_EQ(nearest("--temp", {"--temperature", "--tokens"}), "--temperature");
+    EXPECT_EQ(nearest("--zzzzzz", {"--steps", "--json"}), "");
+}

@@ -1,0 +1,253 @@
+// fabric_fast_mode_test.cpp: fast mode held to cycle mode. Every kernel in
+// examples/ and tests/kernels/ that runs is run both ways: memory, output and
+// traffic must be identical, and the estimated cycles within 10% (printed for
+// each, natively and in WASM). Faults keep their kind, PE and file:line:col.
+// A kernel whose outcome depends on timing says so with a line
+//   // fast mode: <why>
+// and is then only required to end with a result or a placed fault.
+#include "engine/fabric/machine.h"
+#include "engine/lang/compile.h"
+#include "engine/lang/run.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace fs = std::filesystem;
+using namespace wl;
+using namespace wl::lang;
+
+namespace {
+
+std::string slurp(const fs::path& p) {
+    std::ifstream in(p, std::ios::binary);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+std::vector<fs::path> kernel_files() {
+    std::vector<fs::path> out;
+    for (const char* dir : {"examples", "tests/kernels"}) {
+        fs::path root = fs::path(WAFERLAB_SOURCE_DIR) / dir;
+        if (!fs::exists(root)) continue;
+        for (auto& e : fs::recursive_directory_iterator(root))
+            if (e.is_regular_file() && e.path().extension() == ".wk") out.push_back(e.path());
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+struct ModeRun {
+    std::unique_ptr<KernelRun> run;
+    RunReport rep;
+};
+
+ModeRun run_mode(const CompileResult& cr, RunMode mode, uint64_t budget = 5'000'000) {
+    RunOptions opt;
+    opt.mode = mode;
+    opt.cycle_budget = budget;
+    ModeRun r;
+    r.run = std::make_unique<KernelRun>(std::make_shared<const CompileResult>(cr), opt);
+    r.run->finish();
+    r.rep = r.run->report();
+    return r;
+}
+
+// Same SRAM bytes on every PE.
+void expect_same_memory(const Machine& a, const Machine& b) {
+    ASSERT_EQ(a.mesh().w, b.mesh().w);
+    ASSERT_EQ(a.mesh().h, b.mesh().h);
+    for (int y = 0; y < a.mesh().h; ++y)
+        for (int x = 0; x < a.mesh().w; ++x) {
+            // Beyond a PE's sram_used mark its SRAM is zero, in both machines.
+            const uint32_t S = std::max(a.core(x, y).sram_used, b.core(x, y).sram_used);
+            if (std::memcmp(a.sram(x, y), b.sram(x, y), S) != 0) {
+                uint32_t k = 0;
+                while (k < S && a.sram(x, y)[k] == b.sram(x, y)[k]) ++k;
+                ADD_FAILURE() << "SRAM differs on PE (" << x << "," << y << ") from byte " << k;
+                return;
+            }
+        }
+}
+
+void expect_same_fault(const Fault& c, const Fault& f) {
+    EXPECT_EQ(fault_kind_name(f.kind), fault_kind_name(c.kind)) << "cycle: " << c.to_string() << "\nfast:  " << f.to_string();
+    EXPECT_EQ(f.x, c.x) << f.to_string();
+    EXPECT_EQ(f.y, c.y) << f.to_string();
+    EXPECT_EQ(f.where, c.where) << f.to_string();
+    EXPECT_EQ(f.colour, c.colour) << f.to_string();
+}
+
+double relative_error(uint64_t est, uint64_t truth) { return truth ? (double(est) - double(truth)) / double(truth) : 0.0; }
+
+}  // namespace
+
+TEST(FastMode, EveryKernelMatchesCycleMode) {
+    int compared = 0;
+    for (const fs::path& p : kernel_files()) {
+        SCOPED_TRACE(p.string());
+        const std::string src = slurp(p);
+        CompileResult cr = compile(src, p.filename().string());
+        if (!cr.ok() || cr.grid_w == 0 || cr.host.empty()) continue;
+        const bool timing_dependent = src.find("// fast mode:") != std::string::npos;
+        ModeRun c = run_mode(cr, RunMode::Cycle), f = run_mode(cr, RunMode::Fast);
+        if (timing_dependent) {   // the outcome may differ; it must still be a result or a placed fault
+            EXPECT_TRUE(f.rep.ok || f.rep.fault) << f.rep.error;
+            continue;
+        }
+        ++compared;
+        if (!c.rep.ok) {
+            ASSERT_FALSE(f.rep.ok) << "cycle mode failed (" << c.rep.error << ") but fast mode ran";
+            expect_same_fault(c.rep.fault, f.rep.fault);
+            continue;
+        }
+        ASSERT_TRUE(f.rep.ok) << f.rep.error;
+        EXPECT_EQ(f.rep.output, c.rep.output);
+        expect_same_memory(c.run->machine(), f.run->machine());
+        EXPECT_EQ(f.rep.link_wavelets, c.rep.link_wavelets);
+        EXPECT_EQ(f.rep.link_out_per_pe, c.rep.link_out_per_pe);
+        EXPECT_EQ(f.rep.stats.sent, c.rep.stats.sent);
+        EXPECT_EQ(f.rep.stats.received, c.rep.stats.received);
+        EXPECT_EQ(f.rep.stats.instrs, c.rep.stats.instrs);
+        EXPECT_EQ(f.rep.stats.elems, c.rep.stats.elems);
+        EXPECT_EQ(f.rep.stats.tasks, c.rep.stats.tasks);
+        const double err = relative_error(f.rep.cycles, c.rep.cycles);
+        std::printf("  %-22s cycle %9llu  fast estimate %9llu  error %+6.2f%%\n", p.filename().string().c_str(),
+                    (unsigned long long)c.rep.cycles, (unsigned long long)f.rep.cycles, err * 100.0);
+        EXPECT_LE(std::fabs(err), 0.10) << "estimate " << f.rep.cycles << " vs " << c.rep.cycles << " cycles";
+    }
+    EXPECT_GE(compared, 9);
+}
+
+// Sizes from C++ (constant overrides), and a larger mesh than the file's.
+TEST(FastMode, SummaAtOtherSizesMatchesCycleMode) {
+    const std::string src = slurp(fs::path(WAFERLAB_SOURCE_DIR) / "examples/summa.wk");
+    for (auto [P, B] : {std::pair{3, 2}, std::pair{12, 3}, std::pair{16, 5}}) {
+        SCOPED_TRACE("P=" + std::to_string(P) + " B=" + std::to_string(B));
+        CompileOptions co;
+        co.constants = {{"P", P}, {"B", B}};
+        CompileResult cr = compile(src, "summa.wk", co);
+        ASSERT_TRUE(cr.ok());
+        ModeRun c = run_mode(cr, RunMode::Cycle), f = run_mode(cr, RunMode::Fast);
+        ASSERT_TRUE(c.rep.ok && f.rep.ok) << c.rep.error << f.rep.error;
+        EXPECT_EQ(f.rep.values, c.rep.values);
+        expect_same_memory(c.run->machine(), f.run->machine());
+        EXPECT_LE(std::fabs(relative_error(f.rep.cycles, c.rep.cycles)), 0.10) << f.rep.cycles << " vs " << c.rep.cycles;
+    }
+}
+
+// Slicing never changes a fast run: the app runs it a slice per frame.
+TEST(FastMode, SlicesGiveTheSameBitsAndCycles) {
+    const std::string src = slurp(fs::path(WAFERLAB_SOURCE_DIR) / "examples/stencil.wk");
+    CompileResult cr = compile(src, "stencil.wk");
+    ASSERT_TRUE(cr.ok());
+    ModeRun whole = run_mode(cr, RunMode::Fast);
+    ASSERT_TRUE(whole.rep.ok) << whole.rep.error;
+    for (uint64_t slice : {1u, 7u, 250u}) {
+        RunOptions opt;
+        opt.mode = RunMode::Fast;
+        KernelRun kr(std::make_shared<const CompileResult>(cr), opt);
+        int steps = 0;
+        while (!kr.done() && steps < 1'000'000) kr.step(slice), ++steps;
+        RunReport rep = kr.report();
+        ASSERT_TRUE(rep.ok) << rep.error;
+        EXPECT_EQ(rep.cycles, whole.rep.cycles) << "slice " << slice;
+        EXPECT_EQ(rep.output, whole.rep.output);
+        expect_same_memory(kr.machine(), whole.run->machine());
+    }
+}
+
+// Run-time faults: the same kind, PE, colour and kernel line in both modes.
+TEST(FastMode, FaultsKeepTheirKindPeAndLine) {
+    struct Case {
+        const char* name;
+        const char* src;
+        FaultKind kind;
+    };
+    const Case cases[] = {
+        {"oob", R"(
+layout { grid 3 x 1; place p at (0..3, 0); }
+program p() {
+    var a: [f32; 4];
+    export fn main() {
+        let i: i32 = 100000;
+        a[i] = 1.0;
+    }
+}
+host { launch main at (2, 0); run; }
+)",
+         FaultKind::OutOfBounds},
+        {"deadlock", R"(
+colour c = 1;
+colour d = 2;
+layout { grid 2 x 1; place p at (0..2, 0) with (first = x == 0);
+         route c at (0, 0) rx ramp tx east;  route c at (1, 0) rx west tx ramp;
+         route d at (1, 0) rx ramp tx west;  route d at (0, 0) rx east tx ramp; }
+program p(first: bool) {
+    var v: [f32; 1];
+    export fn main() {
+        if first { v[0] = recv(d); send(c, 1.0); } else { v[0] = recv(c); send(d, 2.0); }
+    }
+}
+host { launch main at (0..2, 0); run; }
+)",
+         FaultKind::Deadlock},
+        {"endless", R"(
+layout { grid 2 x 1; place p at (0..2, 0); }
+program p() {
+    var n: [i32; 1];
+    export fn main() {
+        while true { n[0] += 1; }
+    }
+}
+host { launch main at (1, 0); run; }
+)",
+         FaultKind::Watchdog},
+        {"recursion", R"(
+layout { grid 2 x 1; place p at (0..2, 0); }
+program p() {
+    fn down(n: i32) -> i32 { return down(n + 1); }
+    export fn main() { let k = down(0); }
+}
+host { launch main at (0, 0); run; }
+)",
+         FaultKind::BadProgram},
+    };
+    for (const Case& k : cases) {
+        SCOPED_TRACE(k.name);
+        CompileResult cr = compile(k.src, std::string(k.name) + ".wk");
+        if (!cr.ok()) {
+            for (auto& d : cr.diagnostics) ADD_FAILURE() << format_diagnostic(d);
+            continue;
+        }
+        ModeRun c = run_mode(cr, RunMode::Cycle, 20'000), f = run_mode(cr, RunMode::Fast, 20'000);
+        ASSERT_FALSE(c.rep.ok);
+        ASSERT_FALSE(f.rep.ok);
+        EXPECT_EQ(fault_kind_name(c.rep.fault.kind), fault_kind_name(k.kind)) << c.rep.error;
+        std::printf("  %-10s cycle: %s\n  %-10s fast:  %s\n", k.name, c.rep.error.c_str(), "", f.rep.error.c_str());
+        expect_same_fault(c.rep.fault, f.rep.fault);
+        if (k.kind == FaultKind::Deadlock || k.kind == FaultKind::Watchdog) {
+            EXPECT_FALSE(f.rep.fault.stuck.empty());
+        }
+    }
+}
+
+// A machine mid-way through a fast run keeps its mode until the wavelets in flight land.
+TEST(FastMode, ModeChangesOnlyBetweenRuns) {
+    Machine m(MachineConfig{.w = 2, .h = 1});
+    EXPECT_EQ(m.mode(), RunMode::Cycle);
+    EXPECT_FALSE(m.set_mode(RunMode::Fast));
+    EXPECT_EQ(m.mode(), RunMode::Fast);
+    EXPECT_FALSE(m.set_mode(RunMode::Cycle));
+    RunMode parsed;
+    EXPECT_TRUE(run_mode_from_name("fast", &parsed));
+    EXPECT_EQ(parsed, RunMode::Fast);
+    EXPECT_FALSE(run_mode_from_name("quick", &parsed));
+}
