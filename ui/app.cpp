@@ -139,7 +139,8 @@ bool App::ready_to_run() {
 }
 
 std::string App::not_compiled() const {
-    if (gate_.matches(doc_.buffer().version()) || (!runner_.loaded() && doc_.buffer().text().empty())) return "";
+    const bool empty = doc_.buffer().line_count() == 1 && doc_.buffer().line(0).empty();   // a fresh start: nothing to refuse
+    if (gate_.matches(doc_.buffer().version()) || (!runner_.loaded() && empty)) return "";
     std::string why = RunGate::why(doc_.diagnostics());
     if (why.empty() && doc_.compiled() && doc_.result().grid_w == 0) why = "not compiled: the kernel has no layout";
     return why;

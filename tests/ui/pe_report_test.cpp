@@ -194,22 +194,10 @@ TEST(PeReport, CurrentInstructionMapsToItsSourceLine) {
 
 // The PE that faulted says so, in place of what its thread was doing; the others do not.
 TEST(PeReport, TheFaultedPeShowsItsFault) {
-    const char* src = R"(layout {
-    grid 4 x 1;
-    place p at (0..4, 0) with (me = x);
-}
-program p(me: i32) {
-    var a: [f32; 8];
-    var b: [f32; 8];
-    var c: [f32; 8];
-    export fn main() {
-        let n: i32 = 8;
-        if me == 3 { n = 5; }
-        fadds(mem(c, 0, 8), mem(a, 0, 8), mem(b, 0, n));
-    }
-}
-host { launch main at (0..4, 0); run; }
-)";
+    std::ifstream in(std::string(WAFERLAB_SOURCE_DIR) + "/tests/fixtures/mismatch.wk");
+    std::stringstream ss;
+    ss << in.rdbuf();
+    const std::string src = ss.str();
     wl::lang::KernelRun run(compiled(src, "mismatch.wk"));
     run.finish();
     ASSERT_FALSE(run.ok());

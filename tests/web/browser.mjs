@@ -43,11 +43,10 @@ export async function frames(page, n = 3) {
   await page.waitForFunction((f) => window.waferlab.state().frame >= f, start + n, { timeout: 20000 });
 }
 
-// Decodes a PNG screenshot in the page and reports its distinct colours (up to 256),
-// how many pixels are a clear red (error markers), its mean brightness (0..255), and
-// how many pixels lie within `tol` of `rgb` when given: "is it drawn" checks.
-export async function imageStats(page, png, { rgb = null, tol = 24 } = {}) {
-  return page.evaluate(async ([b64, rgb, tol]) => {
+// Decodes a PNG screenshot in the page and hands its RGBA bytes to `body(px, width, height, arg)`,
+// which runs there too (so it may not close over test variables: pass them in `arg`).
+async function withPixels(page, png, body, arg) {
+  return page.evaluate(async ([b64, src, arg]) => {
     const img = new Image();
     img.src = 'data:image/png;base64,' + b64;
     await img.decode();
@@ -56,6 +55,15 @@ export async function imageStats(page, png, { rgb = null, tol = 24 } = {}) {
     const g = c.getContext('2d');
     g.drawImage(img, 0, 0);
     const px = g.getImageData(0, 0, c.width, c.height).data;
+    return new Function(`return (${src})`)()(px, c.width, c.height, arg);
+  }, [png.toString('base64'), body.toString(), arg]);
+}
+
+// A PNG screenshot's distinct colours (up to 256), how many pixels are a clear red (error
+// markers), its mean brightness (0..255), and how many pixels lie within `tol` of `rgb`
+// when given: "is it drawn" checks.
+export async function imageStats(page, png, { rgb = null, tol = 24 } = {}) {
+  return withPixels(page, png, (px, w, h, [rgb, tol]) => {
     const seen = new Set();
     let red = 0, sum = 0, matching = 0;
     for (let i = 0; i < px.length; i += 4) {
@@ -65,7 +73,18 @@ export async function imageStats(page, png, { rgb = null, tol = 24 } = {}) {
       if (rgb && Math.abs(px[i] - rgb[0]) <= tol && Math.abs(px[i + 1] - rgb[1]) <= tol && Math.abs(px[i + 2] - rgb[2]) <= tol) matching++;
     }
     return { distinct: seen.size, red, mean: sum / (px.length / 4) / 3, matching };
-  }, [png.toString('base64'), rgb, tol]);
+  }, [rgb, tol]);
+}
+
+// The pixels of a PNG screenshot within `tol` of `rgb`, as [x, y] in the PNG: "where is it drawn" checks.
+export async function pixelsNear(page, png, rgb, tol = 30) {
+  return withPixels(page, png, (px, w, h, [rgb, tol]) => {
+    const out = [];
+    for (let i = 0; i < px.length; i += 4)
+      if (Math.abs(px[i] - rgb[0]) <= tol && Math.abs(px[i + 1] - rgb[1]) <= tol && Math.abs(px[i + 2] - rgb[2]) <= tol)
+        out.push([(i / 4) % w, Math.floor(i / 4 / w)]);
+    return out;
+  }, [rgb, tol]);
 }
 
 // Positions come from state(), never from fixed pixels: `places` and `canvas.grid` are in

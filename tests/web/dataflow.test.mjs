@@ -3,31 +3,13 @@
 // colour is named as the kernel names it.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { openApp, frames } from './browser.mjs';
+import { openApp, frames, pixelsNear } from './browser.mjs';
 
 let app;
 before(async () => { app = await openApp('?example=gemv'); });
 after(async () => { await app?.close(); });
 
 const state = () => app.page.evaluate(() => window.waferlab.state());
-
-// Pixels of a PNG within `tol` of `rgb`, as [x, y] in the PNG.
-async function pixelsNear(page, png, rgb, tol = 30) {
-  return page.evaluate(async ([b64, rgb, tol]) => {
-    const img = new Image();
-    img.src = 'data:image/png;base64,' + b64;
-    await img.decode();
-    const c = document.createElement('canvas');
-    c.width = img.width; c.height = img.height;
-    const g = c.getContext('2d');
-    g.drawImage(img, 0, 0);
-    const px = g.getImageData(0, 0, c.width, c.height).data, out = [];
-    for (let i = 0; i < px.length; i += 4)
-      if (Math.abs(px[i] - rgb[0]) <= tol && Math.abs(px[i + 1] - rgb[1]) <= tol && Math.abs(px[i + 2] - rgb[2]) <= tol)
-        out.push([(i / 4) % c.width, Math.floor(i / 4 / c.width)]);
-    return out;
-  }, [png.toString('base64'), rgb, tol]);
-}
 
 test('wavelets travel on the links, in colours named as the kernel names them', async () => {
   const { page } = app;

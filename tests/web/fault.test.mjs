@@ -2,31 +2,13 @@
 // the faulted PE is outlined in the error colour, and the inspector shows the fault.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { openApp, frames, imageStats } from './browser.mjs';
 
-// PE (3,0) adds vectors of different lengths: a bad_program fault with a long message.
-const MISMATCH = `// fadds with operands of different lengths on one PE of four
-layout {
-    grid 4 x 1;
-    place p at (0..4, 0) with (me = x);
-}
-
-program p(me: i32) {
-    var a: [f32; 8];
-    var b: [f32; 8];
-    var c: [f32; 8];
-    export fn main() {
-        let n: i32 = 8;
-        if me == 3 { n = 5; }
-        fadds(mem(c, 0, 8), mem(a, 0, 8), mem(b, 0, n));
-    }
-}
-
-host {
-    launch main at (0..4, 0);
-    run;
-}
-`;
+const root = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+const MISMATCH = fs.readFileSync(path.join(root, 'tests', 'fixtures', 'mismatch.wk'), 'utf8');   // PE (3,0) faults
 
 let app;
 before(async () => { app = await openApp(); });
