@@ -63,7 +63,9 @@ TEST(Lessons, EverySolutionPassesAndEveryStarterFails) {
         for (const CheckItem& i : start.items) failed += !i.ok;
         EXPECT_GE(failed, 1);
         // The budget is a real bound: the solution does not pass by a mile.
-        if (l.spec.cycle_budget) EXPECT_GE(sol.cycles * 2, l.spec.cycle_budget) << sol.cycles << " cycles";
+        if (l.spec.cycle_budget) {
+            EXPECT_GE(sol.cycles * 2, l.spec.cycle_budget) << sol.cycles << " cycles";
+        }
     }
 }
 
