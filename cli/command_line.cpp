@@ -76,6 +76,7 @@ void add_verb(CLI::App& parent, const Verb& v) {
         if (v.positional_required) o->required();
         if (v.positional_choices) o->check(one_of(v.positional_choices));
     }
+    if (v.positional2) sub->add_option(v.positional2, v.positional2);
     for (const Flag& f : v.flags) {
         const std::string name = std::string("--") + f.name;
         if (f.value == Value::Switch) {
@@ -249,6 +250,8 @@ CommandLine parse_command_line(const std::vector<Verb>& verbs, int argc, const c
     cl.verb = v;
     if (v->positional)
         for (const std::string& r : a->get_option(v->positional)->results()) cl.args.positional.push_back(r);
+    if (v->positional2)
+        for (const std::string& r : a->get_option(v->positional2)->results()) cl.args.positional.push_back(r);
     for (const Flag& f : v->flags) {
         const CLI::Option* o = a->get_option(std::string("--") + f.name);
         if (o->count() == 0) continue;

@@ -9,6 +9,7 @@ namespace {
 
 const Flag kJson{"json", Value::Switch, "print JSON instead of text"};
 const Flag kThreads{"threads", Value::Int, "worker threads (default: all cores)"};
+const Flag kLessonDir{"dir", Value::Text, "the lessons folder (default: lessons)"};
 const Flag kBpeDir{"bpe-dir", Value::Text, "directory with GPT-2's encoder.json and vocab.bpe"};
 
 }  // namespace
@@ -59,6 +60,13 @@ const std::vector<Verb>& verb_table() {
           {"csv", Value::Text, "also write the op table to this CSV file"},
           kJson},
          verb_compare},
+        {"lesson", "the guided lessons: list them, or check a kernel against one", nullptr, false, nullptr, {}, nullptr,
+         {
+             {"list", "every lesson: number, title, folder", nullptr, false, nullptr, {kLessonDir, kJson},
+              verb_lesson_list},
+             {"check", "run a kernel (default: the lesson's solution) against lesson N's check; exit 1 if it fails",
+              "N", true, nullptr, {kLessonDir, kJson}, verb_lesson_check, {}, "file.wk"},
+         }},
         {"bench", "run a benchmark (measured figures: docs/performance.md)", nullptr, false, nullptr, {}, nullptr,
          {
              {"fabric", "streaming rows of a 64x64 mesh, fmacs vs plain C++", nullptr, false, nullptr,

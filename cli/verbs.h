@@ -28,6 +28,7 @@ struct Verb {
     std::vector<Flag> flags;
     VerbFn run = nullptr;               // null for a verb that only groups sub-verbs
     std::vector<Verb> subverbs = {};
+    const char* positional2 = nullptr;  // an optional second positional after the first ("file.wk")
 };
 
 int verb_info(const Args& args);
@@ -37,6 +38,8 @@ int verb_check(const Args& args);      // verb_run.cpp
 int verb_train(const Args& args);      // verb_train.cpp: the reference GPT
 int verb_generate(const Args& args);   // verb_generate.cpp
 int verb_compare(const Args& args);    // verb_compare.cpp: GPU model vs wafer estimate
+int verb_lesson_list(const Args& args);    // verb_lesson.cpp: the guided lessons
+int verb_lesson_check(const Args& args);   // verb_lesson.cpp
 
 // Benchmarks: `bench <name>`.
 int bench_gpt(const Args& args);       // bench_gpt.cpp

@@ -13,6 +13,8 @@ void RunController::load(std::shared_ptr<const wl::lang::CompileResult> cr) {
     wl::lang::RunOptions ro;
     ro.cycle_budget = opt_.cycle_budget;
     ro.machine.trace_capacity = opt_.trace_capacity;
+    ro.mode = run_mode_;
+    cr_ = cr;
     run_.emplace(std::move(cr), ro);
     run_->step(0);                           // the fills and launches before the first `run`
     snap_every_ = opt_.first_snapshot_every;
@@ -27,8 +29,15 @@ void RunController::load(std::shared_ptr<const wl::lang::CompileResult> cr) {
     play_credit_ = 0;
 }
 
+void RunController::set_run_mode(wl::RunMode m) {
+    if (m == run_mode_) return;
+    run_mode_ = m;
+    if (cr_) load(cr_);
+}
+
 void RunController::unload() {
     run_.reset();
+    cr_.reset();
     snaps_.clear();
     spare_.clear();
     samples_.clear();

@@ -56,6 +56,10 @@ public:
     void unload();
     bool loaded() const { return run_.has_value(); }
     const wl::lang::KernelRun* run() const { return run_ ? &*run_ : nullptr; }
+    // Cycle mode (every router and CE each cycle; stepping and animation) or fast mode (functional,
+    // cycles estimated: docs/engine.md). A change reloads the kernel at cycle 0.
+    void set_run_mode(wl::RunMode m);
+    wl::RunMode run_mode() const { return run_mode_; }
 
     // [SECTION] controls (each only sets where to go; tick() goes there)
     void play();                              // at speed() cycles per second, until done
@@ -94,6 +98,7 @@ private:
     uint64_t next_stop() const;               // the next snapshot or sample boundary
 
     RunControllerOptions opt_;
+    wl::RunMode run_mode_ = wl::RunMode::Cycle;
     std::shared_ptr<const wl::lang::CompileResult> cr_;
     std::optional<wl::lang::KernelRun> run_;
     std::vector<wl::lang::KernelRun> snaps_;  // ascending cycles; snaps_[0] is cycle 0

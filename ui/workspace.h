@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace wlui {
 
@@ -24,6 +25,7 @@ struct Workspace {
     bool modified = false;              // the text differs from that example or the last saved file
     std::string path;                   // native: the file on disk that Save writes; "" on the web
     float font_scale = 1.0f;            // View > Font size
+    std::vector<int> lessons_done;      // lessons whose check has passed
 
     bool operator==(const Workspace&) const = default;
 };

@@ -239,9 +239,11 @@ struct CoreExec {
         const Instr* const code = P.code.data();
         uint32_t* const R = ce.reg + ce.base;
         uint32_t pc = ce.pc, count = 0;
+        const uint64_t t0 = now;
         uint64_t t = now, cost = 1;
         while (count < max && t < stop) {
             if (pc >= F.end || pc < F.entry) {
+                now = t;   // a fault's cycle is its instruction's
                 ran_off(F);
                 break;
             }
@@ -297,6 +299,7 @@ struct CoreExec {
             case Op::ST: {
                 const uint32_t addr = R[in.b] + uint32_t(in.imm);
                 if ((addr & 3) || uint64_t(addr) + 4 > sram_bytes) {
+                    now = t;
                     bad_address(in.op, addr, pc);
                     goto out;
                 }
@@ -317,6 +320,7 @@ struct CoreExec {
             case Op::DSETLEN: ce.dsd[in.a].length = R[in.b]; break;
             case Op::DADDR: ce.dsd[in.a].base += R[in.b]; break;
             default:
+                now = t;
                 unknown_op(pc);
                 goto out;
             }
@@ -334,7 +338,7 @@ struct CoreExec {
             ce.pc = pc;
             ce.ready_at = t;
             ce.stats.instrs += count;
-            ce.stats.busy += t - now;
+            ce.stats.busy += t - t0;
             if (cost > 1) port.timer(t);   // cycle mode: wake when the last one's cost has passed
         }
         return count;

@@ -90,6 +90,8 @@ TEST(CliCommandLine, DocumentedCommandLinesParse) {
         {{"bench", "fabric", "--json", "--mesh", "32", "--n", "64"}, "fabric"},
         {{"bench", "gpt", "--steps", "2", "--no-torch"}, "gpt"},
         {{"bench", "compile", "--reps", "1"}, "compile"},
+        {{"lesson", "list", "--json"}, "list"},
+        {{"lesson", "check", "3"}, "check"},
     };
     for (const Case& c : cases) {
         CommandLine cl = parse(c.words);
@@ -101,6 +103,11 @@ TEST(CliCommandLine, DocumentedCommandLinesParse) {
     EXPECT_TRUE(cl.args.has("json"));
     EXPECT_EQ(cl.args.get_int("budget", 0), 1000);
     EXPECT_FALSE(cl.args.has("mode"));
+    // lesson check takes the lesson's number and, optionally, the file to grade.
+    cl = parse({"lesson", "check", "3", "mine.wk", "--dir", "lessons"});
+    EXPECT_EQ(cl.args.positional, (std::vector<std::string>{"3", "mine.wk"}));
+    EXPECT_EQ(cl.args.get("dir"), "lessons");
+    EXPECT_NE(parse({"lesson", "check"}).status, 0);   // the number is required
 }
 
 TEST(CliCommandLine, UsageComesFromTheTable) {

@@ -241,3 +241,29 @@ host { launch main at (0..2, 0..2); run; }
     rc.play();                                // nothing left to run
     EXPECT_FALSE(rc.busy());
 }
+
+// The Cycle/Fast switch: fast mode gives the same output, its cycles are an estimate, and
+// switching reloads at cycle 0 (a run is all one mode).
+TEST(RunController, FastModeGivesTheSameOutput) {
+    auto cr = example("summa.wk");
+    RunController rc;
+    rc.load(cr);
+    rc.run_to_end();
+    finish(rc);
+    const std::vector<wl::lang::OutputLine> cycle_out = rc.run()->output();
+    const uint64_t cycle_cycles = rc.cycle();
+    rc.set_run_mode(wl::RunMode::Fast);
+    EXPECT_EQ(rc.run_mode(), wl::RunMode::Fast);
+    EXPECT_EQ(rc.cycle(), 0u);
+    EXPECT_FALSE(rc.done());
+    EXPECT_EQ(rc.run()->machine().mode(), wl::RunMode::Fast);
+    rc.run_to_end();
+    finish(rc);
+    ASSERT_TRUE(rc.done());
+    ASSERT_EQ(rc.run()->output().size(), cycle_out.size());
+    for (size_t k = 0; k < cycle_out.size(); ++k) EXPECT_EQ(rc.run()->output()[k].text, cycle_out[k].text);
+    EXPECT_NEAR(double(rc.cycle()), double(cycle_cycles), 0.1 * double(cycle_cycles));
+    rc.set_run_mode(wl::RunMode::Cycle);
+    EXPECT_EQ(rc.run()->machine().mode(), wl::RunMode::Cycle);
+    EXPECT_EQ(rc.cycle(), 0u);
+}

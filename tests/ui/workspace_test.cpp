@@ -22,6 +22,7 @@ TEST(Workspace, RoundTripsThroughJson) {
     ws.modified = true;
     ws.path = "/tmp/mine.wk";
     ws.font_scale = 1.5f;
+    ws.lessons_done = {1, 2, 5};
     std::string problem;
     auto back = workspace_from_json(workspace_to_json(ws), &problem);
     ASSERT_TRUE(back) << problem;
@@ -57,6 +58,11 @@ TEST(Workspace, FillsDefaultsAndClampsSettings) {
     EXPECT_EQ(ws->text, "");
     EXPECT_FALSE(ws->modified);
     EXPECT_EQ(ws->font_scale, Workspace::kMaxFontScale);
+    EXPECT_TRUE(ws->lessons_done.empty());
+    // Lesson progress keeps the numbers it can read and drops the rest.
+    ws = workspace_from_json(R"({"format": "waferlab-workspace", "version": 1, "lessons_done": [3, "x", 4.5, 7]})", &problem);
+    ASSERT_TRUE(ws) << problem;
+    EXPECT_EQ(ws->lessons_done, (std::vector<int>{3, 7}));
 }
 
 TEST(Workspace, StartNeverDropsUnsavedEditsForAnExample) {

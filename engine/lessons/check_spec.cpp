@@ -1,0 +1,112 @@
+// check_spec.cpp: the check.txt reader (format in check_spec.h).
+#include "engine/lessons/check_spec.h"
+
+#include <cstdlib>
+#include <sstream>
+
+namespace wl::lessons {
+
+namespace {
+
+std::string trim(std::string_view s) {
+    size_t a = 0, b = s.size();
+    while (a < b && (s[a] == ' ' || s[a] == '\t' || s[a] == '\r')) ++a;
+    while (b > a && (s[b - 1] == ' ' || s[b - 1] == '\t' || s[b - 1] == '\r')) --b;
+    return std::string(s.substr(a, b - a));
+}
+
+// '#' starts a comment, except inside free text (hint, when-wrong), where it is kept.
+std::string strip_comment(const std::string& s) {
+    const size_t h = s.find('#');
+    return trim(h == std::string::npos ? s : s.substr(0, h));
+}
+
+bool parse_number(const std::string& s, double* out) {
+    if (s.empty()) return false;
+    char* end = nullptr;
+    *out = std::strtod(s.c_str(), &end);
+    return end && *end == '\0';
+}
+
+// "y @ (3,0): 2 4 6 8" -> symbol, x, y, values. Returns an error message or "".
+std::string parse_expect(const std::string& rest, ExpectLine* e) {
+    const size_t at = rest.find('@');
+    const size_t open = rest.find('(');
+    const size_t comma = rest.find(',');
+    const size_t close = rest.find(')');
+    const size_t colon = rest.find(':', close == std::string::npos ? 0 : close);
+    if (at == std::string::npos || open == std::string::npos || comma == std::string::npos ||
+        close == std::string::npos || colon == std::string::npos || !(at < open && open < comma && comma < close))
+        return "expect needs the form 'expect NAME @ (X,Y): V1 V2 ...'";
+    e->symbol = trim(rest.substr(0, at));
+    if (e->symbol.empty()) return "expect: the symbol name is missing before '@'";
+    double x = 0, y = 0;
+    if (!parse_number(trim(rest.substr(open + 1, comma - open - 1)), &x) ||
+        !parse_number(trim(rest.substr(comma + 1, close - comma - 1)), &y) || x < 0 || y < 0 ||
+        x != double(int(x)) || y != double(int(y)))
+        return "expect: the PE must be two whole numbers, as in (3,0)";
+    e->x = int(x), e->y = int(y);
+    std::istringstream vs(rest.substr(colon + 1));
+    std::string tok;
+    while (vs >> tok) {
+        double v = 0;
+        if (!parse_number(tok, &v)) return "expect: '" + tok + "' is not a number";
+        e->values.push_back(v);
+    }
+    if (e->values.empty()) return "expect: no values after ':'";
+    return "";
+}
+
+}  // namespace
+
+std::string value_key(const std::string& symbol, int x, int y) {
+    return symbol + "@" + std::to_string(x) + "," + std::to_string(y);
+}
+
+CheckSpec parse_check_spec(std::string_view text, std::vector<SpecError>* errors) {
+    CheckSpec spec;
+    std::istringstream in{std::string(text)};
+    std::string raw;
+    int n = 0;
+    auto fail = [&](std::string msg) {
+        if (errors) errors->push_back({n, std::move(msg)});
+    };
+    while (std::getline(in, raw)) {
+        ++n;
+        const std::string line = trim(raw);
+        if (line.empty() || line[0] == '#') continue;
+        const size_t sp = line.find_first_of(" \t");
+        const std::string word = line.substr(0, sp);
+        const std::string rest = sp == std::string::npos ? "" : trim(line.substr(sp));
+        if (word == "hint" || word == "when-wrong") {
+            if (rest.empty()) { fail(word + " needs text"); continue; }
+            if (word == "hint") spec.hints.push_back(rest);
+            else if (spec.expects.empty()) fail("when-wrong must follow an expect line");
+            else spec.expects.back().when_wrong = rest;
+            continue;
+        }
+        const std::string arg = strip_comment(rest);
+        double v = 0;
+        if (word == "expect") {
+            ExpectLine e;
+            e.line = n;
+            const std::string err = parse_expect(arg, &e);
+            if (!err.empty()) fail(err);
+            else spec.expects.push_back(std::move(e));
+        } else if (word == "tolerance") {
+            if (!parse_number(arg, &v) || v < 0) fail("tolerance needs a number >= 0");
+            else spec.tolerance = v;
+        } else if (word == "cycles") {
+            if (!parse_number(arg, &v) || v < 1 || v != double(uint64_t(v))) fail("cycles needs a whole number >= 1");
+            else spec.cycle_budget = uint64_t(v);
+        } else if (word == "pes") {
+            if (!parse_number(arg, &v) || v < 1 || v != double(int(v))) fail("pes needs a whole number >= 1");
+            else spec.pes = int(v);
+        } else {
+            fail("unknown directive '" + word + "' (expect, when-wrong, tolerance, cycles, pes, hint)");
+        }
+    }
+    return spec;
+}
+
+}  // namespace wl::lessons

@@ -1,0 +1,91 @@
+// lesson.cpp: finds and reads the lesson folders (layout in lesson.h).
+#include "engine/lessons/lesson.h"
+
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace wl::lessons {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+bool read_text(const fs::path& p, std::string* out) {
+    std::ifstream in(p, std::ios::binary);
+    if (!in) return false;
+    std::stringstream ss;
+    ss << in.rdbuf();
+    *out = ss.str();
+    return true;
+}
+
+std::string title_of(const std::string& md) {
+    std::istringstream in(md);
+    std::string line;
+    while (std::getline(in, line))
+        if (line.rfind("# ", 0) == 0) {
+            while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.pop_back();
+            return line.substr(2);
+        }
+    return "";
+}
+
+// "03-routes" -> 3 and "routes"; false for any other name.
+bool split_name(const std::string& name, int* number, std::string* slug) {
+    if (name.size() < 4 || !std::isdigit((unsigned char)name[0]) || !std::isdigit((unsigned char)name[1]) || name[2] != '-')
+        return false;
+    *number = (name[0] - '0') * 10 + (name[1] - '0');
+    *slug = name.substr(3);
+    return *number > 0;
+}
+
+}  // namespace
+
+const Lesson* LessonSet::find(int number) const {
+    for (const Lesson& l : lessons)
+        if (l.number == number) return &l;
+    return nullptr;
+}
+
+LessonSet load_lessons(const std::string& root) {
+    LessonSet set;
+    std::error_code ec;
+    if (!fs::is_directory(root, ec)) {
+        set.errors.push_back(root + ": no lessons folder here");
+        return set;
+    }
+    std::vector<fs::path> dirs;
+    for (const fs::directory_entry& e : fs::directory_iterator(root, ec))
+        if (e.is_directory()) dirs.push_back(e.path());
+    std::sort(dirs.begin(), dirs.end());
+    for (const fs::path& d : dirs) {
+        Lesson l;
+        if (!split_name(d.filename().string(), &l.number, &l.slug)) continue;
+        l.dir = d.string();
+        const size_t errors_before = set.errors.size();
+        std::string spec_text;
+        const std::pair<const char*, std::string*> files[] = {
+            {"lesson.md", &l.text}, {"starter.wk", &l.starter}, {"solution.wk", &l.solution}, {"check.txt", &spec_text}};
+        for (const auto& [name, out] : files)
+            if (!read_text(d / name, out)) set.errors.push_back((d / name).string() + ": missing or unreadable");
+        if (set.errors.size() > errors_before) continue;
+        l.title = title_of(l.text);
+        if (l.title.empty()) set.errors.push_back((d / "lesson.md").string() + ": no '# Title' line");
+        std::vector<SpecError> errs;
+        l.spec = parse_check_spec(spec_text, &errs);
+        for (const SpecError& e : errs)
+            set.errors.push_back((d / "check.txt").string() + ":" + std::to_string(e.line) + ": " + e.message);
+        if (l.spec.expects.empty() && errs.empty())
+            set.errors.push_back((d / "check.txt").string() + ": no expect line: the check would pass anything that runs");
+        if (const Lesson* twin = set.find(l.number))
+            set.errors.push_back(l.dir + ": lesson " + std::to_string(l.number) + " again (also " + twin->dir + ")");
+        if (set.errors.size() > errors_before) continue;
+        set.lessons.push_back(std::move(l));
+    }
+    return set;
+}
+
+}  // namespace wl::lessons

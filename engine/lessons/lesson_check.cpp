@@ -1,0 +1,182 @@
+// lesson_check.cpp: compile, run, compare, explain (lesson_check.h).
+#include "engine/lessons/lesson_check.h"
+
+#include "engine/lang/compile.h"
+#include "engine/lang/run.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+namespace wl::lessons {
+
+namespace {
+
+std::string num(double v) {
+    char b[32];
+    std::snprintf(b, sizeof b, "%g", v);
+    return b;
+}
+
+template <typename T>
+std::string nums(const std::vector<T>& v) {
+    std::string s;
+    for (size_t i = 0; i < v.size(); ++i) s += (i ? " " : "") + num(double(v[i]));
+    return s;
+}
+
+std::string pes_text(int n) { return std::to_string(n) + (n == 1 ? " PE runs" : " PEs run"); }
+
+std::string pe(int x, int y) { return "(" + std::to_string(x) + "," + std::to_string(y) + ")"; }
+
+bool close(double got, double want, double tol) { return std::fabs(got - want) <= tol * std::max(1.0, std::fabs(want)); }
+
+// What a fault of this kind usually means, for someone who just met the fabric.
+const char* fault_advice(wl::FaultKind k) {
+    switch (k) {
+        case wl::FaultKind::Deadlock:
+            return "Nothing could move any more: some PE waits for a wavelet that never comes. "
+                   "The lines above say who waits for what; compare the counts sent and received, "
+                   "and the routes on the way.";
+        case wl::FaultKind::OutOfBounds:
+            return "A read or write fell outside the PE's 48 KiB of SRAM: check the index or the "
+                   "length used on that line.";
+        case wl::FaultKind::NoRoute:
+            return "A wavelet reached a router that has no route for its colour from that side: "
+                   "look at the route of that colour at that PE.";
+        case wl::FaultKind::NoTask:
+            return "A wavelet reached a PE with nothing to take it (no task, recv or fabin for "
+                   "its colour): fix the route, or receive the colour there.";
+        case wl::FaultKind::Watchdog:
+            return "The kernel ran far past its cycle budget without finishing: a loop that never "
+                   "ends, or a PE that waits forever on a wavelet.";
+        default: return "";
+    }
+}
+
+// Why `got` differs from `want`, as one clause (the caller says what was expected).
+std::string explain(const std::vector<float>& got, const std::vector<double>& want, double tol) {
+    if (got.size() != want.size())
+        return "it printed " + std::to_string(got.size()) + " values, not " + std::to_string(want.size()) +
+               ": is the symbol declared with the right length?";
+    const size_t n = want.size();
+    size_t first_bad = n;
+    for (size_t i = 0; i < n; ++i)
+        if (!close(got[i], want[i], tol)) { first_bad = i; break; }
+    bool all_zero = true;
+    for (float g : got) all_zero = all_zero && g == 0.0f;
+    if (all_zero) return "nothing was written (all still 0): did the values arrive, and did the code that stores them run?";
+    // The tail still 0 where values were due: the last wavelets never arrived, or a loop stopped short.
+    size_t zeros = 0;
+    while (zeros < n && got[n - 1 - zeros] == 0.0f && want[n - 1 - zeros] != 0.0) ++zeros;
+    bool head_ok = true;
+    for (size_t i = 0; i + zeros < n; ++i) head_ok = head_ok && close(got[i], want[i], tol);
+    if (zeros > 0 && head_ok)
+        return zeros == 1 ? "the last value never arrived or was never written (it is still 0)"
+                          : "the last " + std::to_string(zeros) + " values never arrived or were never written (still 0)";
+    // One factor or one offset for every value: the arithmetic, not the data flow.
+    bool same_ratio = true, same_offset = true;
+    const double r = want[first_bad] != 0.0 ? got[first_bad] / want[first_bad] : NAN;
+    const double d = got[first_bad] - want[first_bad];
+    for (size_t i = 0; i < n; ++i) {
+        same_ratio = same_ratio && std::isfinite(r) && close(got[i], want[i] * r, tol);
+        same_offset = same_offset && close(got[i], want[i] + d, tol);
+    }
+    if (same_ratio && n > 1) return "every value is " + num(r) + " times what it should be";
+    if (same_offset && n > 1) return "every value is " + num(std::fabs(d)) + (d > 0 ? " more" : " less") + " than it should be";
+    return "the first wrong value is number " + std::to_string(first_bad + 1) + ": " + num(got[first_bad]) +
+           " instead of " + num(want[first_bad]);
+}
+
+}  // namespace
+
+const char* check_kind_name(CheckKind k) {
+    switch (k) {
+        case CheckKind::Compile: return "compile";
+        case CheckKind::Fault: return "fault";
+        case CheckKind::Values: return "values";
+        case CheckKind::Cycles: return "cycles";
+        case CheckKind::Pes: return "pes";
+    }
+    return "?";
+}
+
+std::string Verdict::summary() const {
+    int failed = 0;
+    for (const CheckItem& i : items) failed += !i.ok;
+    if (passed) return "Passed: every check holds (" + std::to_string(cycles) + " cycles).";
+    return "Not yet: " + std::to_string(failed) + " of " + std::to_string(items.size()) + " checks failed.";
+}
+
+uint64_t watchdog_cycles(const CheckSpec& spec) {
+    return spec.cycle_budget ? std::max<uint64_t>(20 * spec.cycle_budget, 100'000) : 2'000'000;
+}
+
+Verdict check_kernel(const CheckSpec& spec, std::string_view source, std::string_view file) {
+    Verdict v;
+    const wl::lang::CompileResult cr = wl::lang::compile(source, file);
+    if (!cr.ok()) {
+        std::string msg = "The kernel does not compile (" + std::to_string(cr.errors) + " error" +
+                          (cr.errors == 1 ? "" : "s") + "); the first ones:";
+        int shown = 0;
+        for (const wl::lang::Diagnostic& d : cr.diagnostics)
+            if (d.severity == wl::lang::Severity::Error && shown++ < 5) msg += "\n  " + wl::lang::format_diagnostic(d);
+        v.items.push_back({CheckKind::Compile, false, msg});
+        return v;
+    }
+    v.compiled = true;
+    wl::lang::RunOptions opt;
+    opt.mode = wl::RunMode::Cycle;
+    opt.cycle_budget = watchdog_cycles(spec);
+    const wl::lang::RunReport rep = wl::lang::run_kernel(cr, opt);
+    v.cycles = rep.cycles;
+    v.pes = rep.pes_loaded;
+    v.ran = rep.ok;
+    if (!rep.ok) {
+        std::string msg = "The run stopped with a fault: " + rep.error;
+        if (const char* advice = fault_advice(rep.fault.kind); *advice) msg += "\n" + std::string(advice);
+        v.items.push_back({CheckKind::Fault, false, msg});
+    }
+    for (const ExpectLine& e : spec.expects) {
+        const std::string what = e.symbol + " @ " + pe(e.x, e.y);
+        CheckItem item{CheckKind::Values, false, ""};
+        auto it = rep.values.find(value_key(e.symbol, e.x, e.y));
+        if (it == rep.values.end()) {
+            item.message = what + " was never printed" +
+                           (rep.ok ? ": the host block must print it (print " + e.symbol + " at " + pe(e.x, e.y) + ";)"
+                                   : ", because the run stopped first");
+        } else {
+            bool ok = it->second.size() == e.values.size();
+            for (size_t i = 0; ok && i < e.values.size(); ++i) ok = close(it->second[i], e.values[i], spec.tolerance);
+            item.ok = ok;
+            if (ok) item.message = what + " is " + nums(e.values);
+            else {
+                item.message = what + " should be " + nums(e.values) + "; you got " + nums(it->second) + " — " +
+                               explain(it->second, e.values, spec.tolerance);
+                if (!e.when_wrong.empty()) item.message += "; " + e.when_wrong;
+            }
+        }
+        v.items.push_back(std::move(item));
+    }
+    if (spec.cycle_budget) {
+        const bool ok = rep.ok && rep.cycles <= spec.cycle_budget;
+        std::string msg;
+        if (!rep.ok) msg = "The cycle budget is " + std::to_string(spec.cycle_budget) + "; it counts once the run ends cleanly.";
+        else if (ok) msg = std::to_string(rep.cycles) + " cycles, within the budget of " + std::to_string(spec.cycle_budget) + ".";
+        else
+            msg = std::to_string(rep.cycles) + " cycles: over the budget of " + std::to_string(spec.cycle_budget) + " by " +
+                  std::to_string(rep.cycles - spec.cycle_budget) + ". The text explains where the cycles go.";
+        v.items.push_back({CheckKind::Cycles, ok, msg});
+    }
+    if (spec.pes) {
+        const bool ok = rep.pes_loaded == spec.pes;
+        v.items.push_back({CheckKind::Pes, ok,
+                           ok ? pes_text(spec.pes) + " a program, as asked."
+                              : pes_text(rep.pes_loaded) + " a program; this lesson wants " + std::to_string(spec.pes) + "."});
+    }
+    v.passed = v.ran;
+    for (const CheckItem& i : v.items) v.passed = v.passed && i.ok;
+    return v;
+}
+
+}  // namespace wl::lessons

@@ -1,0 +1,42 @@
+// lesson_check.h: runs a student's kernel against a lesson's check and says, in words a
+// student understands, what passed and what did not:
+//   "y @ (3,0) should be 2 4 6 8; you got 2 4 6 0 — the last value never arrived or was
+//    never written (it is still 0): look at the route at (3,0)"
+// The kernel is compiled (wl::lang::compile) and run in cycle mode (wl::lang::run_kernel)
+// on the default machine. The app, the CLI and the tests all call check_kernel.
+#pragma once
+#include "engine/lessons/check_spec.h"
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace wl::lessons {
+
+enum class CheckKind { Compile, Fault, Values, Cycles, Pes };
+const char* check_kind_name(CheckKind k);   // "compile", "fault", "values", "cycles", "pes"
+
+struct CheckItem {
+    CheckKind kind = CheckKind::Values;
+    bool ok = false;
+    std::string message;        // one or a few sentences, for a student
+};
+
+struct Verdict {
+    bool passed = false;
+    bool compiled = false;
+    bool ran = false;           // the run ended without a fault
+    uint64_t cycles = 0;
+    int pes = 0;
+    std::vector<CheckItem> items;   // in the order: compile, fault, each expect line, cycles, pes
+    std::string summary() const;    // "Passed: ..." or "Not yet: 2 of 4 checks failed"
+};
+
+// The run's own cycle limit: past it the run stops with a watchdog fault. A budget leaves
+// room to see by how much a kernel misses it; with none, a generous fixed limit.
+uint64_t watchdog_cycles(const CheckSpec& spec);
+
+Verdict check_kernel(const CheckSpec& spec, std::string_view source, std::string_view file);
+
+}  // namespace wl::lessons

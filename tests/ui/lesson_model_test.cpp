@@ -1,0 +1,82 @@
+// lesson_model_test.cpp: the Lessons panel's model, driven as the panel and the JS hook do.
+#include "ui/lesson_model.h"
+
+#include <gtest/gtest.h>
+
+using wlui::LessonModel;
+
+namespace {
+
+LessonModel loaded() {
+    LessonModel m;
+    m.load(std::string(WAFERLAB_SOURCE_DIR) + "/lessons");
+    EXPECT_TRUE(m.errors().empty()) << m.errors()[0];
+    return m;
+}
+
+}  // namespace
+
+TEST(LessonModel, OpensLessonsAndWalksToTheNext) {
+    LessonModel m = loaded();
+    EXPECT_EQ(m.current(), nullptr);
+    EXPECT_FALSE(m.open(99));
+    ASSERT_TRUE(m.open(1));
+    EXPECT_EQ(m.current()->number, 1);
+    EXPECT_EQ(m.file_name(), "lesson01.wk");
+    EXPECT_EQ(m.next_number(), 2);
+    ASSERT_TRUE(m.open(int(m.lessons().size())));
+    EXPECT_EQ(m.next_number(), 0);
+}
+
+TEST(LessonModel, HintsComeOneAtATimeAndResetOnOpen) {
+    LessonModel m = loaded();
+    EXPECT_FALSE(m.reveal_hint());   // no lesson open
+    ASSERT_TRUE(m.open(1));
+    const int n = int(m.current()->spec.hints.size());
+    ASSERT_GE(n, 2);
+    for (int i = 1; i <= n; ++i) {
+        EXPECT_TRUE(m.reveal_hint());
+        EXPECT_EQ(m.hints_shown(), i);
+    }
+    EXPECT_FALSE(m.reveal_hint());
+    EXPECT_EQ(m.hints_shown(), n);
+    m.open(2);
+    EXPECT_EQ(m.hints_shown(), 0);
+}
+
+TEST(LessonModel, TheSolutionNeedsAConfirmation) {
+    LessonModel m = loaded();
+    ASSERT_TRUE(m.open(3));
+    EXPECT_FALSE(m.confirm_solution().has_value());   // not asked yet
+    m.ask_solution();
+    EXPECT_TRUE(m.confirming_solution());
+    m.cancel_solution();
+    EXPECT_FALSE(m.confirm_solution().has_value());
+    m.ask_solution();
+    const auto text = m.confirm_solution();
+    ASSERT_TRUE(text.has_value());
+    EXPECT_EQ(*text, m.current()->solution);
+    EXPECT_TRUE(m.solution_shown());
+    EXPECT_FALSE(m.confirming_solution());
+}
+
+TEST(LessonModel, APassMarksTheLessonDoneAndAFailDoesNot) {
+    LessonModel m = loaded();
+    ASSERT_TRUE(m.open(1));
+    const auto* bad = m.check(m.current()->starter);
+    ASSERT_NE(bad, nullptr);
+    EXPECT_FALSE(bad->passed);
+    EXPECT_FALSE(m.done(1));
+    EXPECT_TRUE(m.check(m.current()->solution)->passed);
+    EXPECT_TRUE(m.done(1));
+    EXPECT_EQ(m.done_list(), std::vector<int>{1});
+    m.open(2);
+    EXPECT_EQ(m.verdict(), nullptr);   // a new lesson starts without a verdict
+    EXPECT_TRUE(m.done(1));
+}
+
+TEST(LessonModel, SavedProgressDropsUnknownLessons) {
+    LessonModel m = loaded();
+    m.set_done({2, 5, 400, -1});
+    EXPECT_EQ(m.done_list(), (std::vector<int>{2, 5}));
+}

@@ -1,0 +1,60 @@
+// lesson_model.h: the Lessons panel's state, without ImGui: which lesson is open, which are
+// done, how many hints are shown, whether Show solution is waiting for its confirmation, and
+// the last verdict. The lessons and the checker are the engine's (engine/lessons); the
+// window (lessons_window.cpp) draws this, the JS hook and the tests drive it.
+#pragma once
+#include "engine/lessons/lesson.h"
+#include "engine/lessons/lesson_check.h"
+
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace wlui {
+
+class LessonModel {
+public:
+    void load(const std::string& lessons_dir);     // reads every lesson folder; errors() says what failed
+    const std::vector<wl::lessons::Lesson>& lessons() const { return set_.lessons; }
+    const std::vector<std::string>& errors() const { return set_.errors; }
+
+    // The open lesson (nullptr for none). open() resets hints, the confirmation and the verdict.
+    bool open(int number);                          // false: no such lesson (nothing changes)
+    const wl::lessons::Lesson* current() const { return set_.find(current_); }
+    int current_number() const { return current_; }
+    int next_number() const;                        // the lesson after the open one, 0 at the end
+
+    // Progress: lessons whose check has passed once. Kept with the saved workspace.
+    bool done(int number) const { return done_.count(number) != 0; }
+    std::vector<int> done_list() const { return {done_.begin(), done_.end()}; }
+    void set_done(const std::vector<int>& numbers);   // from the saved state; unknown numbers are dropped
+
+    // Hints, one at a time, in check.txt's order.
+    int hints_shown() const { return hints_shown_; }
+    bool reveal_hint();                             // false when every hint is already shown
+
+    // Show solution asks first: ask_solution(), then confirm_solution() hands the text over.
+    void ask_solution() { confirming_ = current() != nullptr; }
+    bool confirming_solution() const { return confirming_; }
+    void cancel_solution() { confirming_ = false; }
+    std::optional<std::string> confirm_solution();  // the solution's text, once confirmed
+    bool solution_shown() const { return solution_shown_; }
+
+    // Checks `source` against the open lesson; a pass marks it done.
+    const wl::lessons::Verdict* check(const std::string& source);
+    const wl::lessons::Verdict* verdict() const { return verdict_ ? &*verdict_ : nullptr; }
+
+    // The file names the editor gets for the starter and the solution: "lesson01.wk".
+    std::string file_name() const;
+
+private:
+    wl::lessons::LessonSet set_;
+    int current_ = 0;
+    std::set<int> done_;
+    int hints_shown_ = 0;
+    bool confirming_ = false, solution_shown_ = false;
+    std::optional<wl::lessons::Verdict> verdict_;
+};
+
+}  // namespace wlui
