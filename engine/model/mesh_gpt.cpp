@@ -84,62 +84,71 @@ void MeshGPT::load_weights(const gpt::GPT& model) {
     }
 }
 
-void MeshGPT::put(const PlannedOp& op, const Transfer& tr, int T) {
+namespace {
+// A Time slice's part of the window [t0, t0+n) on PE p, in the PE's own steps.
+void local_window(const Transfer& tr, int p, int t0, int n, int* lo, int* len) {
+    const int a = std::clamp(t0 - p * tr.per_pe, 0, tr.per_pe), b = std::clamp(t0 + n - p * tr.per_pe, 0, tr.per_pe);
+    *lo = a;
+    *len = b - a;
+}
+}  // namespace
+
+// Moves the window's columns of a tensor into the op's PEs (earlier columns are already there).
+void MeshGPT::put(const PlannedOp& op, const Transfer& tr, int t0, int n) {
     const int TP = plan_.cfg.block_size;
     for (int p = 0; p < op.rect.w; p++) {
         const int x = op.rect.x + p, y = op.rect.y;
         if (tr.slice == Slice::Tokens) {
-            std::vector<uint32_t> tok(size_t(TP), 0);
-            for (int t = 0; t < T; t++) tok[size_t(t)] = uint32_t(tokens_[size_t(t)]);
-            check(host_.h2d_u32(x, y, tr.symbol, tok.data(), tok.size()));
+            std::vector<uint32_t> tok(tokens_.begin() + t0, tokens_.begin() + t0 + n);
+            check(host_.h2d_u32(x, y, tr.symbol, tok.data(), tok.size(), size_t(t0)));
             continue;
         }
         const std::vector<float>& a = acts_.at(tr.tensor);
-        std::vector<float> buf;
         if (tr.slice == Slice::Rows) {
-            buf.assign(size_t(tr.per_pe) * TP, 0.0f);
             for (int r = 0; r < tr.per_pe; r++) {
-                const int row = tr.row_offset + p * tr.per_pe + r;
-                if (row < tr.row_offset + tr.rows && row < int(a.size() / size_t(TP)))
-                    std::copy_n(a.begin() + size_t(row) * TP, TP, buf.begin() + size_t(r) * TP);
+                const size_t row = size_t(tr.row_offset + p * tr.per_pe + r);
+                check(host_.h2d(x, y, tr.symbol, a.data() + row * TP + t0, size_t(n), size_t(r) * TP + t0));
             }
-        } else {   // Time: (rows, per_pe) from (rows, TP)
-            buf.assign(size_t(tr.rows) * tr.per_pe, 0.0f);
-            for (int r = 0; r < tr.rows; r++)
-                for (int j = 0; j < tr.per_pe && p * tr.per_pe + j < TP; j++)
-                    buf[size_t(r) * tr.per_pe + j] = a[size_t(r) * TP + p * tr.per_pe + j];
+        } else {   // Time: (rows, per_pe) on the PE
+            int lo, len;
+            local_window(tr, p, t0, n, &lo, &len);
+            for (int r = 0; len > 0 && r < tr.rows; r++)
+                check(host_.h2d(x, y, tr.symbol, a.data() + size_t(r) * TP + p * tr.per_pe + lo, size_t(len),
+                                size_t(r) * tr.per_pe + lo));
         }
-        check(host_.h2d(x, y, tr.symbol, buf.data(), buf.size()));
     }
 }
 
-void MeshGPT::get(const PlannedOp& op, const Transfer& tr) {
+void MeshGPT::get(const PlannedOp& op, const Transfer& tr, int t0, int n) {
     const int TP = plan_.cfg.block_size;
     std::vector<float>& a = acts_[tr.tensor];
-    a.assign(size_t(tr.rows) * TP, 0.0f);
+    a.resize(size_t(tr.rows) * TP, 0.0f);
     for (int p = 0; p < op.rect.w; p++) {
         const int x = op.rect.x + p, y = op.rect.y;
         if (tr.slice == Slice::Rows) {
-            const int n = std::min(tr.per_pe, tr.rows - p * tr.per_pe);   // the last PE may hold padding
-            if (n > 0) check(host_.d2h(x, y, tr.symbol, a.data() + size_t(p) * tr.per_pe * TP, size_t(n) * TP));
+            for (int r = 0; r < tr.per_pe && p * tr.per_pe + r < tr.rows; r++)   // the last PE may hold padding rows
+                check(host_.d2h(x, y, tr.symbol, a.data() + size_t(p * tr.per_pe + r) * TP + t0, size_t(n),
+                                size_t(r) * TP + t0));
         } else {
-            std::vector<float> buf(size_t(tr.rows) * tr.per_pe);
-            check(host_.d2h(x, y, tr.symbol, buf.data(), buf.size()));
-            for (int r = 0; r < tr.rows; r++)
-                for (int j = 0; j < tr.per_pe && p * tr.per_pe + j < TP; j++)
-                    a[size_t(r) * TP + p * tr.per_pe + j] = buf[size_t(r) * tr.per_pe + j];
+            int lo, len;
+            local_window(tr, p, t0, n, &lo, &len);
+            for (int r = 0; len > 0 && r < tr.rows; r++)
+                check(host_.d2h(x, y, tr.symbol, a.data() + size_t(r) * TP + p * tr.per_pe + lo, size_t(len),
+                                size_t(r) * tr.per_pe + lo));
         }
     }
 }
 
-bool MeshGPT::run_op(const PlannedOp& op, int T) {
-    const auto t0 = std::chrono::steady_clock::now();
-    for (const Transfer& tr : op.inputs) put(op, tr, T);
-    for (int p = 0; p < op.rect.w; p++) {   // valid time steps: all of T, or this PE's share of them
-        const Transfer& in = op.inputs.front();
-        const int n = in.slice == Slice::Time ? std::clamp(T - p * in.per_pe, 0, in.per_pe) : T;
-        const uint32_t v = uint32_t(n);
-        check(host_.h2d_u32(op.rect.x + p, op.rect.y, "tlen", &v, 1));
+bool MeshGPT::run_op(const PlannedOp& op, int t0, int n) {
+    const auto start = std::chrono::steady_clock::now();
+    for (const Transfer& tr : op.inputs) put(op, tr, t0, n);
+    const Transfer& in = op.inputs.front();
+    for (int p = 0; p < op.rect.w; p++) {   // the window, in the PE's own steps for a Time slice
+        int lo = t0, len = n;
+        if (in.slice == Slice::Time) local_window(in, p, t0, n, &lo, &len);
+        const uint32_t v[2] = {uint32_t(lo), uint32_t(len)};
+        check(host_.h2d_u32(op.rect.x + p, op.rect.y, "t0", &v[0], 1));
+        check(host_.h2d_u32(op.rect.x + p, op.rect.y, "tlen", &v[1], 1));
     }
     const MachineStats s0 = host_.stats();
     check(host_.launch(op.rect, "main"));
@@ -149,7 +158,7 @@ bool MeshGPT::run_op(const PlannedOp& op, int T) {
         return false;
     }
     const MachineStats s1 = host_.stats();
-    get(op, op.output);
+    get(op, op.output, t0, n);
     OpRun run;
     run.name = op.name;
     run.op = op.op;
@@ -158,39 +167,72 @@ bool MeshGPT::run_op(const PlannedOp& op, int T) {
     run.busy = s1.busy - s0.busy;
     run.hops = s1.hops - s0.hops;
     run.pes = op.rect.w * op.rect.h;
-    run.flops = op.flops * T / plan_.cfg.block_size;
-    run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    run.flops = op.flops * n / plan_.cfg.block_size;   // op_list counts a full context (attention: roughly)
+    run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     runs_.push_back(run);
     return true;
 }
 
+bool MeshGPT::run(int t0, int n, std::vector<float>* logits) {
+    runs_.clear();
+    try {
+        for (const PlannedOp& op : plan_.ops)
+            if (!run_op(op, t0, n)) return false;
+    } catch (const std::exception& e) {
+        error_ = e.what();
+        return false;
+    }
+    const int V = plan_.cfg.vocab_size, TP = plan_.cfg.block_size;
+    const std::vector<float>& y = acts_.at("logits");   // (V, TP) -> (n, V)
+    logits->assign(size_t(n) * V, 0.0f);
+    for (int v = 0; v < V; v++)
+        for (int t = 0; t < n; t++) (*logits)[size_t(t) * V + v] = y[size_t(v) * TP + t0 + t];
+    return true;
+}
+
+bool MeshGPT::valid_token(int token) {
+    if (token >= 0 && token < plan_.cfg.vocab_size) return true;
+    error_ = "forward on the mesh: token " + std::to_string(token) + " is outside [0, " +
+             std::to_string(plan_.cfg.vocab_size) + ")";
+    return false;
+}
+
 bool MeshGPT::forward(const int* tokens, int T, std::vector<float>* logits) {
     error_.clear();
-    runs_.clear();
-    const int V = plan_.cfg.vocab_size, TP = plan_.cfg.block_size;
+    tokens_.clear();
+    const int TP = plan_.cfg.block_size;
     if (T < 1 || T > TP) {
         error_ = "forward on the mesh: need 1 <= T <= block_size (" + std::to_string(TP) + "), got " + std::to_string(T);
         return false;
     }
     for (int t = 0; t < T; t++)
-        if (tokens[t] < 0 || tokens[t] >= V) {
-            error_ = "forward on the mesh: token " + std::to_string(tokens[t]) + " at " + std::to_string(t) +
-                     " is outside [0, " + std::to_string(V) + ")";
-            return false;
-        }
+        if (!valid_token(tokens[t])) return false;
     tokens_.assign(tokens, tokens + T);
-    try {
-        for (const PlannedOp& op : plan_.ops)
-            if (!run_op(op, T)) return false;
-    } catch (const std::exception& e) {
-        error_ = e.what();
+    if (run(0, T, logits)) return true;
+    tokens_.clear();   // the cache is not whole
+    return false;
+}
+
+bool MeshGPT::extend(int token, std::vector<float>* logits) {
+    error_.clear();
+    const int T = context();
+    if (!valid_token(token)) return false;
+    if (T < 1 || T >= plan_.cfg.block_size) {
+        error_ = "extend on the mesh: the cache holds " + std::to_string(T) + " tokens and block_size is " +
+                 std::to_string(plan_.cfg.block_size) + " (run forward first; a full context starts again)";
         return false;
     }
-    const std::vector<float>& y = acts_.at("logits");   // (V, TP) -> (T, V)
-    logits->assign(size_t(T) * V, 0.0f);
-    for (int v = 0; v < V; v++)
-        for (int t = 0; t < T; t++) (*logits)[size_t(t) * V + v] = y[size_t(v) * TP + t];
-    return true;
+    tokens_.push_back(token);
+    if (run(T, 1, logits)) return true;
+    tokens_.clear();
+    return false;
+}
+
+const float* MeshGPT::next_logits(const int* ctx, int T) {
+    const int have = context();
+    const bool cached = T == have + 1 && std::equal(tokens_.begin(), tokens_.end(), ctx);
+    if (cached ? !extend(ctx[T - 1], &logits_) : !forward(ctx, T, &logits_)) throw std::runtime_error(error_);
+    return logits_.data() + logits_.size() - size_t(plan_.cfg.vocab_size);
 }
 
 uint64_t MeshGPT::last_cycles() const {

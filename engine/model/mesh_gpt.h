@@ -5,9 +5,14 @@
 // (d2h from one op's PEs, h2d into the next's); inside an op every value that
 // moves between PEs is a wavelet.
 //
+// A launch computes a window of time steps: a prompt's [0, T), or one new
+// token's [T, T+1). Only the window's columns move, and the attention PEs keep
+// every earlier step's keys and values in SRAM: the KV cache.
+//
 //   MeshGPT mesh(plan, model);                  // fast mode by default
 //   std::vector<float> logits;                  // (T, V)
 //   if (!mesh.forward(tokens, T, &logits)) report(mesh.error());
+//   mesh.extend(next_token, &logits);           // (V): one step, from the cache
 //   for (const OpRun& r : mesh.last_run()) ...  // per-op cycles, FLOPs, traffic
 #pragma once
 #include "engine/fabric/host.h"
@@ -39,6 +44,12 @@ public:
 
     // logits (T, V) for tokens[0..T), 1 <= T <= block_size. False (and error()) on a fault or bad input.
     bool forward(const int* tokens, int T, std::vector<float>* logits);
+    // One more token after the last forward/extend (context() < block_size): its logits (V).
+    bool extend(int token, std::vector<float>* logits);
+    int context() const { return int(tokens_.size()); }   // tokens the cache holds
+    // For the sampler (gpt::generate): the last step's logits (V) for this context, by extend()
+    // when it is the cached one plus a token, else by forward(). Throws std::runtime_error on a fault.
+    const float* next_logits(const int* context, int T);
     const std::string& error() const { return error_; }
 
     // Copies the weights in again (after training changed them).
@@ -52,15 +63,18 @@ public:
     uint64_t cycle_budget = 200'000'000;      // per op launch
 
 private:
-    bool run_op(const PlannedOp& op, int T);
-    void put(const PlannedOp& op, const Transfer& tr, int T);
-    void get(const PlannedOp& op, const Transfer& tr);
+    bool run(int t0, int n, std::vector<float>* logits);   // every op over steps [t0, t0+n)
+    bool run_op(const PlannedOp& op, int t0, int n);
+    void put(const PlannedOp& op, const Transfer& tr, int t0, int n);
+    void get(const PlannedOp& op, const Transfer& tr, int t0, int n);
+    bool valid_token(int token);
 
     MeshPlan plan_;
     wl::Host host_;
     std::map<std::string, std::vector<float>> acts_;   // tensor -> (rows, TP), channel-major
     std::vector<int> tokens_;
     std::vector<OpRun> runs_;
+    std::vector<float> logits_;   // next_logits' result
     std::string error_;
 };
 
