@@ -248,4 +248,25 @@ PlanResult plan_model(const gpt::GPTConfig& cfg, int mesh_w, int mesh_h, const K
     return r;
 }
 
+nlohmann::json to_json(const MeshPlan& plan) {
+    auto transfer = [](const Transfer& t) {
+        const char* slice[] = {"rows", "time", "tokens"};
+        return nlohmann::json{{"tensor", t.tensor}, {"symbol", t.symbol}, {"slice", slice[int(t.slice)]},
+                              {"per_pe", t.per_pe}, {"rows", t.rows}, {"row_offset", t.row_offset}};
+    };
+    nlohmann::json ops = nlohmann::json::array();
+    for (const PlannedOp& o : plan.ops) {
+        nlohmann::json in = nlohmann::json::array(), w = nlohmann::json::object();
+        for (const Transfer& t : o.inputs) in.push_back(transfer(t));
+        for (const auto& [sym, param] : o.weights) w[sym] = param;
+        ops.push_back({{"name", o.name}, {"op", o.op}, {"layer", o.layer}, {"flops", o.flops}, {"kernel", o.kernel},
+                       {"constants", o.constants}, {"weights", w},
+                       {"rect", {{"x", o.rect.x}, {"y", o.rect.y}, {"w", o.rect.w}, {"h", o.rect.h}}},
+                       {"bytes_per_pe", o.bytes_per_pe}, {"inputs", in}, {"output", transfer(o.output)}});
+    }
+    return {{"mesh", {{"w", plan.mesh_w}, {"h", plan.mesh_h}}}, {"sram_bytes", plan.sram_bytes},
+            {"pes_used", plan.pes_used()}, {"bytes_max", plan.bytes_max()}, {"bytes_mean", plan.bytes_mean()},
+            {"ops", ops}};
+}
+
 }  // namespace wl::model

@@ -23,6 +23,7 @@
 #include "engine/lang/compile.h"
 
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <map>
 #include <memory>
 #include <string>
@@ -85,5 +86,9 @@ struct PlanResult {
 // cfg.vocab_size must be set. Never throws for a model that does not fit: ok is false.
 PlanResult plan_model(const wl::gpt::GPTConfig& cfg, int mesh_w, int mesh_h, const KernelSource& kernels,
                       uint32_t sram_bytes = wl::MachineConfig{}.sram_bytes);
+
+// Every stage as data: {mesh, sram_bytes, pes_used, bytes_max, bytes_mean, ops: [{name, op, layer,
+// flops, kernel, constants, weights, rect, bytes_per_pe, inputs, output}]} (the CLI's --json, the app).
+nlohmann::json to_json(const MeshPlan& plan);
 
 }  // namespace wl::model
