@@ -71,6 +71,7 @@ const std::vector<Verb>& verb_table() {
           {"accum", Value::Int, "gradient-accumulation micro-batches (default 1)"},
           {"mode", Value::Text, "a training step or one forward (default train)", "train|infer"},
           {"mesh", Value::Text, "the wafer mesh, WxH (default: the wafer preset's)"},
+          kKernels,
           {"csv", Value::Text, "also write the op table to this CSV file"},
           kJson},
          verb_compare},

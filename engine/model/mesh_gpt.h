@@ -19,6 +19,7 @@
 #include "engine/gpt/gpt.h"
 #include "engine/model/mesh_plan.h"
 
+#include <algorithm>
 #include <map>
 #include <string>
 #include <vector>
@@ -34,7 +35,9 @@ struct OpRun {                    // one op of the last forward
     int pes = 0;
     double flops = 0;             // at this forward's T
     double seconds = 0;           // host wall time
-    double utilisation() const { return cycles && pes ? double(busy) / (double(cycles) * pes) : 0; }
+    // busy / (cycles x PEs). Fast mode estimates both, and its small error can take the
+    // ratio a little past 1 (docs/engine.md): shown as at most 1.
+    double utilisation() const { return cycles && pes ? std::min(1.0, double(busy) / (double(cycles) * pes)) : 0; }
 };
 
 class MeshGPT {
