@@ -9,11 +9,17 @@
 #include "engine/model/mesh_plan.h"
 
 #include <gtest/gtest.h>
-#include <bit>
 #include <cmath>
+#include <cstring>
 #include <set>
 
 namespace {
+
+uint32_t float_bits(float f) {   // std::bit_cast is missing from the WASM toolchain's libc++
+    uint32_t u;
+    std::memcpy(&u, &f, sizeof u);
+    return u;
+}
 
 using wl::gpt::GPT;
 using wl::gpt::GPTConfig;
@@ -59,7 +65,7 @@ int compare(const GPTConfig& cfg, int mesh, int T, uint64_t seed, wl::RunMode mo
     double worst = 0;
     for (size_t i = 0; i < logits.size(); i++) {
         const float a = logits[i], b = model.logits()[i];
-        if (std::bit_cast<uint32_t>(a) != std::bit_cast<uint32_t>(b)) differ++;
+        if (float_bits(a) != float_bits(b)) differ++;
         worst = std::max(worst, std::fabs(double(a) - b) / std::max(1e-6, std::fabs(double(b))));
     }
     EXPECT_LE(worst, 1e-4) << "relative difference";

@@ -2,13 +2,18 @@
 #include "engine/gpt/vecmath.h"
 
 #include <gtest/gtest.h>
-#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <vector>
 
 namespace {
+
+uint32_t float_bits(float f) {   // std::bit_cast is missing from the WASM toolchain's libc++
+    uint32_t u;
+    std::memcpy(&u, &f, sizeof u);
+    return u;
+}
 
 // Distance in units in the last place between two finite floats.
 int64_t ulps(float a, float b) {
@@ -72,7 +77,7 @@ TEST(WlMath, ArraysAndScalarsAreOneDefinition) {
     wl::gpt::exp_array(e.data(), x.data(), int(x.size()));
     wl::gpt::tanh_array(t.data(), x.data(), int(x.size()));
     for (size_t i = 0; i < x.size(); i++) {
-        ASSERT_EQ(std::bit_cast<uint32_t>(e[i]), std::bit_cast<uint32_t>(wl::math::expf(x[i]))) << "exp(" << x[i] << ")";
-        ASSERT_EQ(std::bit_cast<uint32_t>(t[i]), std::bit_cast<uint32_t>(wl::math::tanhf(x[i]))) << "tanh(" << x[i] << ")";
+        ASSERT_EQ(float_bits(e[i]), float_bits(wl::math::expf(x[i]))) << "exp(" << x[i] << ")";
+        ASSERT_EQ(float_bits(t[i]), float_bits(wl::math::tanhf(x[i]))) << "tanh(" << x[i] << ")";
     }
 }
