@@ -8,7 +8,7 @@
 //   [SECTION] settings       mode, window, animation speed, route overlay (+ JSON)
 //   [SECTION] activity       busy and stall fractions over a recent window of cycles
 //   [SECTION] animation      the wavelet clock and the hops in flight
-//   [SECTION] PE view        cell colour, tooltip text, legend
+//   [SECTION] PE view        cell colour, tooltip text, legend, an overlay's colours
 #pragma once
 #include "engine/fabric/machine.h"
 #include "engine/fabric/pe_status.h"
@@ -156,6 +156,15 @@ struct SeenTasks {
 // A colour as the kernel names it: "xdown", or "colour 5" when the kernel gave it no name.
 std::string colour_label(int colour, const std::vector<std::string>& names);
 Legend wavelet_legend(uint32_t colours, const std::vector<std::string>& names);   // a swatch per colour bit
+
+// Colours that replace the colouring mode, one per PE (the Model window's placement),
+// with the legend that explains them and each PE's first tooltip line.
+struct PeOverlay {
+    wl::Mesh mesh;
+    std::vector<Rgba> colour;            // row-major, mesh.size() of them
+    std::vector<std::string> label;      // row-major: "l0.qkv: matmul_forward (matmul.wk)", "" for none
+    Legend legend;
+};
 
 // Everything one frame needs to colour PEs; built once per frame by update().
 class PeView {

@@ -1,0 +1,191 @@
+// model_session_test.cpp: the Model window's session, driven as the window and the JS hook do:
+// compile gpt-nano on a 32x32 mesh, read the stages, run a forward and generate, each checked
+// against the reference GPT; a model that does not fit is an error, not a crash.
+#include "ui/model_session.h"
+#include "ui/placement_overlay.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <set>
+
+using wlui::ModelSession;
+
+namespace {
+
+const std::string kModels = std::string(WAFERLAB_SOURCE_DIR) + "/models";
+
+// One compiled gpt-nano for the suite: making its weights and compiling its kernels is the slow part.
+class ModelSessionTest : public ::testing::Test {
+protected:
+    static void SetUpTestSuite() {
+        s_ = new ModelSession(kModels);
+        ASSERT_TRUE(s_->compile("gpt-nano", 32, 32)) << s_->error();
+    }
+    static void TearDownTestSuite() { delete s_; }
+    static ModelSession* s_;
+};
+ModelSession* ModelSessionTest::s_ = nullptr;
+
+}  // namespace
+
+TEST(ModelSession, ListsTheConfigs) {
+    ModelSession s(kModels);
+    const auto names = s.configs();
+    EXPECT_NE(std::find(names.begin(), names.end(), "gpt-nano"), names.end());
+    EXPECT_NE(std::find(names.begin(), names.end(), "gpt-micro"), names.end());
+    EXPECT_FALSE(s.compiled());
+    EXPECT_EQ(s.plan_json(), nullptr);
+}
+
+TEST(ModelSession, AModelThatDoesNotFitIsAnErrorAndTheSessionKeepsWorking) {
+    ModelSession s(kModels);
+    EXPECT_FALSE(s.compile("gpt-nano", 2, 2));
+    EXPECT_FALSE(s.compiled());
+    EXPECT_NE(s.error().find("mesh"), std::string::npos) << s.error();
+    EXPECT_FALSE(s.forward("Once"));
+    EXPECT_EQ(s.error(), "compile a model first");
+    EXPECT_FALSE(s.compile("no-such-model", 32, 32));
+    EXPECT_NE(s.error().find("no-such-model"), std::string::npos) << s.error();
+    EXPECT_FALSE(s.compile("gpt-nano", 0, 32));
+    EXPECT_NE(s.error().find("outside"), std::string::npos) << s.error();
+    ASSERT_TRUE(s.compile("gpt-nano", 32, 32)) << s.error();
+    EXPECT_TRUE(s.error().empty());
+    EXPECT_EQ(s.plan()->mesh_w, 32);
+}
+
+TEST_F(ModelSessionTest, TheStagesAreTheCompilersSixWithARowPerOp) {
+    const auto& plan = *s_->plan();
+    const auto stages = wlui::plan_stages(plan);
+    ASSERT_EQ(stages.size(), 6u);
+    const char* titles[] = {"1. graph", "2. placement", "3. memory plan", "4. kernels", "5. schedule", "6. executable"};
+    for (size_t i = 0; i < 6; i++) {
+        EXPECT_EQ(stages[i].title, titles[i]);
+        EXPECT_FALSE(stages[i].summary.empty());
+        for (const auto& row : stages[i].rows) EXPECT_EQ(row.size(), stages[i].columns.size()) << titles[i];
+    }
+    for (size_t i = 0; i < 5; i++) EXPECT_EQ(stages[i].rows.size(), plan.ops.size()) << titles[i];
+    EXPECT_EQ(stages[0].rows[0][0], plan.ops[0].name);
+    EXPECT_EQ(stages[3].rows[0][1], plan.ops[0].kernel);
+    // The executable lists each distinct compiled kernel once, and every op uses one of them.
+    int ops = 0;
+    std::set<std::string> kernels;
+    for (const auto& row : stages[5].rows) ops += std::stoi(row[2]), kernels.insert(row[0]);
+    EXPECT_EQ(ops, int(plan.ops.size()));
+    EXPECT_TRUE(kernels.count("matmul.wk"));
+    EXPECT_NE(stages[2].summary.find(std::to_string(plan.bytes_max())), std::string::npos);
+    const auto j = s_->plan_json();
+    EXPECT_EQ(j["ops"].size(), plan.ops.size());
+    EXPECT_EQ(j["config"], "gpt-nano");
+}
+
+TEST_F(ModelSessionTest, APeKnowsItsOpAndItsSramMap) {
+    const auto& plan = *s_->plan();
+    for (const auto& o : plan.ops) {
+        const int x = o.rect.x + o.rect.w - 1, y = o.rect.y;
+        ASSERT_EQ(s_->op_at(x, y), &o);
+        const auto map = s_->sram_map(x, y);
+        ASSERT_FALSE(map.empty()) << o.name;
+        uint32_t end = 0, used = 0;
+        for (const auto& e : map) {
+            EXPECT_GE(e.offset, end) << o.name << " " << e.symbol << ": symbols overlap";
+            EXPECT_EQ(e.bytes, 4 * e.length);
+            end = e.offset + e.bytes;
+            used += e.bytes;
+        }
+        EXPECT_LE(used, o.bytes_per_pe) << o.name;
+        EXPECT_LE(end, plan.sram_bytes) << o.name;
+    }
+    EXPECT_EQ(s_->op_at(31, 31), nullptr);   // the plan leaves the last rows free
+    EXPECT_TRUE(s_->sram_map(31, 31).empty());
+    EXPECT_NE(s_->kernel_text("matmul.wk").find("fmacs"), std::string::npos);
+    EXPECT_EQ(s_->kernel_text("../gpt-nano.cfg"), "");
+}
+
+TEST_F(ModelSessionTest, AForwardOnTheMeshGivesTheReferencesLogitsBitForBit) {
+    const std::string prompt = "Once upon a time there was a little";
+    ASSERT_TRUE(s_->forward(prompt)) << s_->error();
+    const wlui::ForwardReport* f = s_->last_forward();
+    ASSERT_NE(f, nullptr);
+    EXPECT_EQ(f->T, int(prompt.size()));   // one character, one token
+    EXPECT_EQ(f->logits, size_t(f->T) * size_t(s_->plan()->cfg.vocab_size));
+    EXPECT_EQ(f->identical, f->logits) << "max |diff| " << f->max_abs_diff;
+    EXPECT_EQ(f->max_abs_diff, 0.0);
+    ASSERT_EQ(f->ops.size(), s_->plan()->ops.size());
+    uint64_t sum = 0;
+    for (size_t i = 0; i < f->ops.size(); i++) {
+        EXPECT_EQ(f->ops[i].name, s_->plan()->ops[i].name);
+        EXPECT_GT(f->ops[i].cycles, 0u) << f->ops[i].name;
+        sum += f->ops[i].cycles;
+    }
+    EXPECT_EQ(sum, f->cycles);
+    EXPECT_FALSE(s_->forward("Once \x01"));   // a character the tokenizer does not know
+    EXPECT_NE(s_->error().find("prompt"), std::string::npos) << s_->error();
+    EXPECT_EQ(s_->last_forward()->T, int(prompt.size()));   // the last good forward stays
+}
+
+TEST_F(ModelSessionTest, GenerationMakesOneTokenPerStepAndTheReferencesTokens) {
+    wl::gpt::SampleOptions greedy;
+    greedy.temperature = 0;
+    ASSERT_TRUE(s_->start_generation("Once upon a time", 20, greedy)) << s_->error();
+    const int prompt = s_->generation().prompt_tokens;
+    for (int i = 1; i <= 20; i++) {
+        ASSERT_TRUE(s_->step());
+        ASSERT_TRUE(s_->generation().error.empty()) << s_->generation().error;
+        EXPECT_EQ(s_->generation().made(), i);
+    }
+    EXPECT_FALSE(s_->generation().running());
+    EXPECT_FALSE(s_->step());   // nothing more to do
+    const wlui::Generation& g = s_->generation();
+    EXPECT_EQ(int(g.tokens.size()), prompt + 20);
+    EXPECT_EQ(g.tokens, s_->reference_tokens());
+    EXPECT_EQ(g.text, s_->tokenizer()->decode(std::vector<int>(g.tokens.begin() + prompt, g.tokens.end())));
+    EXPECT_GT(g.cycles_per_token(), 0);
+    // Sampled (temperature 1, a seed) generation is the reference's too, and repeats.
+    wl::gpt::SampleOptions sampled;
+    sampled.seed = 7;
+    ASSERT_TRUE(s_->start_generation("The", 12, sampled));
+    while (s_->step()) {}
+    const std::vector<int> first = s_->generation().tokens;
+    EXPECT_EQ(first, s_->reference_tokens());
+    ASSERT_TRUE(s_->start_generation("The", 12, sampled));
+    while (s_->step()) {}
+    EXPECT_EQ(s_->generation().tokens, first);
+}
+
+TEST_F(ModelSessionTest, GenerationCanBeStoppedAndRefusesBadArguments) {
+    ASSERT_TRUE(s_->start_generation("Once", 5, {}));
+    ASSERT_TRUE(s_->step());
+    s_->stop_generation();
+    EXPECT_FALSE(s_->generation().running());
+    EXPECT_EQ(s_->generation().made(), 1);
+    EXPECT_FALSE(s_->start_generation("Once", -1, {}));
+    EXPECT_FALSE(s_->start_generation("", 5, {}));
+    EXPECT_EQ(s_->error(), "the prompt encodes to no tokens");
+}
+
+TEST_F(ModelSessionTest, ThePlacementColoursEachOpsPesByItsKindOrItsLayer) {
+    const auto& plan = *s_->plan();
+    const wlui::PeOverlay by_op = wlui::placement_overlay(plan, wlui::PlacementColour::Op);
+    const wlui::PeOverlay by_layer = wlui::placement_overlay(plan, wlui::PlacementColour::Layer);
+    ASSERT_EQ(by_op.colour.size(), size_t(32 * 32));
+    std::map<std::string, wlui::Rgba> kind, layer;
+    for (const auto& o : plan.ops)
+        for (int x = o.rect.x; x < o.rect.x + o.rect.w; x++) {
+            const size_t i = size_t(by_op.mesh.index(x, o.rect.y));
+            EXPECT_EQ(by_op.label[i].rfind(o.name + ": " + o.op, 0), 0u) << by_op.label[i];
+            EXPECT_NE(by_op.colour[i], wlui::kNoProgram);
+            EXPECT_EQ(kind.emplace(o.op, by_op.colour[i]).first->second, by_op.colour[i]) << o.name;
+            if (o.layer >= 0) {
+                EXPECT_EQ(layer.emplace(std::to_string(o.layer), by_layer.colour[i]).first->second, by_layer.colour[i]);
+            }
+        }
+    EXPECT_NE(kind.at("matmul_forward"), kind.at("layernorm_forward"));
+    EXPECT_NE(layer.at("0"), layer.at("1"));
+    EXPECT_EQ(by_op.colour[size_t(by_op.mesh.index(31, 31))], wlui::kNoProgram);
+    EXPECT_EQ(by_op.label[size_t(by_op.mesh.index(31, 31))], "");
+    EXPECT_EQ(by_op.legend.swatches.size(), kind.size() + 1);   // the kinds, and "unused"
+    EXPECT_EQ(by_layer.legend.swatches.size(), size_t(plan.cfg.n_layer) + 3);   // + embedding, final, unused
+    EXPECT_EQ(wlui::placement_colour_from_name("layer"), wlui::PlacementColour::Layer);
+    EXPECT_FALSE(wlui::placement_colour_from_name("nope"));
+}

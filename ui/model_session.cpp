@@ -1,0 +1,354 @@
+// model_session.cpp: see model_session.h.
+#include "ui/model_session.h"
+
+#include "engine/gpt/checkpoint.h"
+#include "engine/gpt/trainer.h"
+#include "engine/gpu/wafer_estimate.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+namespace wlui {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+std::string fmt(const char* f, double v) {
+    char b[64];
+    std::snprintf(b, sizeof b, f, v);
+    return b;
+}
+
+std::string join(const std::vector<std::string>& parts, const char* sep) {
+    std::string s;
+    for (const std::string& p : parts) s += (s.empty() ? "" : sep) + p;
+    return s;
+}
+
+std::string constants_text(const wl::model::PlannedOp& o) {
+    std::vector<std::string> kv;
+    for (const auto& [k, v] : o.constants) kv.push_back(k + "=" + fmt("%g", v));
+    return join(kv, " ");
+}
+
+// The program an op's compiled kernel loads on PE (x, y) of the mesh, or nullptr.
+const wl::Program* program_at(const wl::model::PlannedOp& o, int x, int y) {
+    const int lx = x - o.rect.x, ly = y - o.rect.y;
+    for (const auto& p : o.compiled->placements)
+        if (lx >= p.x && lx < p.x + p.w && ly >= p.y && ly < p.y + p.h) return p.program.get();
+    return nullptr;
+}
+
+}  // namespace
+
+// [SECTION] the compiler's stages as tables
+
+std::vector<PlanStage> plan_stages(const wl::model::MeshPlan& p) {
+    const auto& c = p.cfg;
+    std::vector<PlanStage> s(6);
+    auto layer = [](const wl::model::PlannedOp& o) { return o.layer < 0 ? std::string("-") : std::to_string(o.layer); };
+
+    s[0].title = "1. graph";
+    s[0].summary = std::to_string(p.ops.size()) + " ops, one forward at T = " + std::to_string(c.block_size) + " (" +
+                   std::to_string(c.n_layer) + " layers, " + std::to_string(c.n_head) + " heads, " +
+                   std::to_string(c.n_embd) + " channels, vocabulary " + std::to_string(c.vocab_size) + ")";
+    s[0].columns = {"tensor", "op", "layer", "MFLOP"};
+    for (const auto& o : p.ops) s[0].rows.push_back({o.name, o.op, layer(o), fmt("%.3f", o.flops / 1e6)});
+
+    int last_row = 0;
+    for (const auto& o : p.ops) last_row = std::max(last_row, o.rect.y + o.rect.h - 1);
+    s[1].title = "2. placement";
+    s[1].summary = "a row of PEs per op, packed in schedule order: " + std::to_string(p.pes_used()) + " of " +
+                   std::to_string(p.mesh_w * p.mesh_h) + " PEs, rows 0.." + std::to_string(last_row);
+    s[1].columns = {"tensor", "PEs", "x", "y"};
+    for (const auto& o : p.ops)
+        s[1].rows.push_back({o.name, std::to_string(o.rect.w * o.rect.h),
+                             std::to_string(o.rect.x) + ".." + std::to_string(o.rect.x + o.rect.w - 1),
+                             std::to_string(o.rect.y)});
+
+    s[2].title = "3. memory plan";
+    s[2].summary = "SRAM per used PE: max " + std::to_string(p.bytes_max()) + " bytes, mean " +
+                   fmt("%.0f", p.bytes_mean()) + " (of " + std::to_string(p.sram_bytes) + ")";
+    s[2].columns = {"tensor", "bytes/PE", "SRAM map of its first PE (offset: symbol[elements])"};
+    for (const auto& o : p.ops) {
+        std::vector<std::string> map;
+        for (const auto& sym : o.compiled->placements.front().program->symbols)
+            map.push_back(std::to_string(sym.offset) + ": " + sym.name + "[" + std::to_string(sym.length) + "]");
+        s[2].rows.push_back({o.name, std::to_string(o.bytes_per_pe), join(map, "  ")});
+    }
+
+    s[3].title = "4. kernels";
+    s[3].summary = "each op instantiates a kernel from models/kernels/; its constants fix the sizes and the tiling";
+    s[3].columns = {"tensor", "kernel", "constants", "weights"};
+    for (const auto& o : p.ops) {
+        std::vector<std::string> w;
+        for (const auto& [sym, param] : o.weights) w.push_back(sym + " <- " + param);
+        s[3].rows.push_back({o.name, o.kernel, constants_text(o), join(w, ", ")});
+    }
+
+    s[4].title = "5. schedule";
+    s[4].summary = "launch each op's main on its PEs in this order; the host moves activations between ops";
+    s[4].columns = {"#", "tensor", "in (tensor -> symbol)", "out"};
+    for (size_t i = 0; i < p.ops.size(); i++) {
+        const auto& o = p.ops[i];
+        std::vector<std::string> in;
+        for (const auto& t : o.inputs) in.push_back(t.tensor + " -> " + t.symbol);
+        s[4].rows.push_back({std::to_string(i + 1), o.name, join(in, ", "), o.output.symbol + " -> " + o.output.tensor});
+    }
+
+    // One row per distinct compiled kernel: ops with equal constants share one.
+    s[5].title = "6. executable";
+    s[5].columns = {"kernel", "constants", "ops", "instructions"};
+    std::vector<const wl::lang::CompileResult*> seen;
+    size_t instrs_all = 0;
+    for (const auto& o : p.ops) {
+        const auto at = std::find(seen.begin(), seen.end(), o.compiled.get());
+        if (at != seen.end()) {
+            auto& row = s[5].rows[size_t(at - seen.begin())];
+            row[2] = std::to_string(std::stoi(row[2]) + 1);
+            continue;
+        }
+        size_t instrs = 0;
+        for (const auto& pl : o.compiled->placements) instrs += pl.program->code.size();
+        instrs_all += instrs;
+        seen.push_back(o.compiled.get());
+        s[5].rows.push_back({o.kernel, constants_text(o), "1", std::to_string(instrs)});
+    }
+    s[5].summary = std::to_string(seen.size()) + " compiled kernels (" + std::to_string(instrs_all) +
+                   " instructions in all), " + std::to_string(p.pes_used()) + " PEs loaded, weights resident";
+    return s;
+}
+
+// [SECTION] results as JSON
+
+double wse_clock_hz() { return wl::gpu::wse2().clock_hz; }
+
+nlohmann::json to_json(const ForwardReport& f) {
+    nlohmann::json ops = nlohmann::json::array();
+    for (const auto& r : f.ops)
+        ops.push_back({{"name", r.name}, {"op", r.op}, {"cycles", r.cycles}, {"instructions", r.instructions},
+                       {"pes", r.pes}, {"utilisation", r.utilisation()}, {"hops", r.hops}, {"flops", r.flops},
+                       {"seconds", r.seconds}});
+    return {{"prompt", f.prompt}, {"T", f.T}, {"cycles", f.cycles}, {"clock_hz", wse_clock_hz()},
+            {"wafer_seconds", double(f.cycles) / wse_clock_hz()}, {"mesh_seconds", f.mesh_seconds},
+            {"reference_seconds", f.reference_seconds}, {"logits", f.logits}, {"logits_identical", f.identical},
+            {"max_abs_diff", f.max_abs_diff}, {"ops", ops}};
+}
+
+// Text a model made may split a multi-byte character between tokens: invalid UTF-8 becomes U+FFFD
+// here, so that dumping the JSON never throws.
+static nlohmann::json utf8(const std::string& s) {
+    return nlohmann::json::parse(nlohmann::json(s).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+}
+
+nlohmann::json to_json(const Generation& g) {
+    return {{"prompt", utf8(g.prompt)}, {"text", utf8(g.text)}, {"tokens", g.wanted}, {"made", g.made()},
+            {"running", g.running()}, {"temperature", g.opt.temperature}, {"top_k", g.opt.top_k},
+            {"seed", g.opt.seed}, {"cycles", g.cycles}, {"cycles_per_token", g.cycles_per_token()},
+            {"wafer_seconds_per_token", g.cycles_per_token() / wse_clock_hz()}, {"clock_hz", wse_clock_hz()},
+            {"wall_seconds", g.wall_seconds}, {"tokens_per_second", g.tokens_per_second()},
+            {"error", g.error.empty() ? nlohmann::json(nullptr) : nlohmann::json(g.error)}};
+}
+
+nlohmann::json to_json(const std::vector<SramEntry>& map) {
+    nlohmann::json j = nlohmann::json::array();
+    for (const SramEntry& e : map)
+        j.push_back({{"symbol", e.symbol}, {"offset", e.offset}, {"length", e.length}, {"bytes", e.bytes}});
+    return j;
+}
+
+// [SECTION] loading and compiling
+
+ModelSession::ModelSession(std::string models_dir) : dir_(std::move(models_dir)) {}
+
+std::vector<std::string> ModelSession::configs() const {
+    std::vector<std::string> names;
+    std::error_code ec;
+    for (const auto& e : std::filesystem::directory_iterator(dir_, ec))
+        if (e.path().extension() == ".cfg") names.push_back(e.path().stem().string());
+    std::sort(names.begin(), names.end());
+    return names;
+}
+
+bool ModelSession::compile(const std::string& config, int w, int h, const std::string& checkpoint) {
+    mesh_.reset();
+    have_forward_ = false;
+    gen_ = Generation{};
+    error_.clear();
+    try {
+        const bool is_path = config.find('/') != std::string::npos || config.find(".cfg") != std::string::npos;
+        const std::string path = is_path ? config : dir_ + "/" + config + ".cfg";
+        const auto kernels = wl::model::read_kernels(dir_ + "/kernels");
+        if (!model_ || config != config_ || checkpoint != checkpoint_) {
+            model_.reset();
+            tokenizer_.reset();
+            if (!checkpoint.empty()) {
+                const wl::gpt::Checkpoint ck = wl::gpt::load_checkpoint(checkpoint);
+                tokenizer_ = wl::gpt::make_tokenizer(ck.tokenizer_kind, ck.tokenizer_state);
+                model_ = wl::gpt::model_from_checkpoint(ck);
+                source_ = "checkpoint " + checkpoint + " (step " + std::to_string(ck.step) + ")";
+            } else {
+                const wl::gpt::GPTConfig cfg = wl::gpt::load_config(path);
+                // A config that names its vocabulary can be planned before its weights are made: a model
+                // too big for the mesh fails here, in milliseconds, not after building its parameters.
+                if (cfg.vocab_size > 0) {
+                    const wl::model::PlanResult early = wl::model::plan_model(cfg, w, h, kernels);
+                    if (!early.ok) throw std::runtime_error(early.error);
+                }
+                wl::gpt::Trainer tr(cfg);   // the tokenizer comes from the corpus, the weights from the seed
+                tokenizer_ = std::move(tr.tokenizer);
+                model_ = std::move(tr.model);
+                source_ = "config " + config + ", initial weights (seed " + std::to_string(cfg.seed) + ")";
+            }
+            config_ = config;
+            checkpoint_ = checkpoint;
+        }
+        wl::model::PlanResult r = wl::model::plan_model(model_->cfg, w, h, kernels);
+        if (!r.ok) throw std::runtime_error(r.error);
+        mesh_ = std::make_unique<wl::model::MeshGPT>(std::move(r.plan), *model_);
+        return true;
+    } catch (const std::exception& e) {
+        mesh_.reset();
+        if (!model_) config_.clear(), checkpoint_.clear(), source_.clear();
+        error_ = e.what();
+        return false;
+    }
+}
+
+nlohmann::json ModelSession::plan_json() const {
+    if (!mesh_) return nullptr;
+    nlohmann::json j = wl::model::to_json(mesh_->plan());
+    const auto& c = mesh_->plan().cfg;
+    j["model"] = source_;
+    j["config"] = config_;
+    j["shape"] = {{"n_layer", c.n_layer}, {"n_head", c.n_head}, {"n_embd", c.n_embd}, {"block_size", c.block_size},
+                  {"vocab_size", c.vocab_size}, {"parameters", wl::gpt::count_parameters(c)}};
+    return j;
+}
+
+// [SECTION] PEs
+
+const wl::model::PlannedOp* ModelSession::op_at(int x, int y) const {
+    if (!mesh_) return nullptr;
+    for (const auto& o : mesh_->plan().ops)
+        if (x >= o.rect.x && x < o.rect.x + o.rect.w && y >= o.rect.y && y < o.rect.y + o.rect.h) return &o;
+    return nullptr;
+}
+
+std::vector<SramEntry> ModelSession::sram_map(int x, int y) const {
+    std::vector<SramEntry> out;
+    const wl::model::PlannedOp* o = op_at(x, y);
+    const wl::Program* p = o ? program_at(*o, x, y) : nullptr;
+    if (!p) return out;
+    for (const wl::Symbol& s : p->symbols) out.push_back({s.name, s.offset, s.length * 4, s.length});
+    std::sort(out.begin(), out.end(), [](const SramEntry& a, const SramEntry& b) { return a.offset < b.offset; });
+    return out;
+}
+
+std::string ModelSession::kernel_text(const std::string& kernel) const {
+    if (kernel.find('/') != std::string::npos) return "";   // a name in kernels/, never a path
+    return wl::model::read_kernels(dir_ + "/kernels")(kernel);
+}
+
+// [SECTION] forward and generation
+
+bool ModelSession::encode(const std::string& prompt, std::vector<int>* ids) {
+    if (!mesh_) {
+        error_ = "compile a model first";
+        return false;
+    }
+    try {
+        *ids = tokenizer_->encode(prompt);
+    } catch (const std::exception& e) {
+        error_ = std::string("the prompt: ") + e.what();
+        return false;
+    }
+    if (ids->empty()) {
+        error_ = "the prompt encodes to no tokens";
+        return false;
+    }
+    return true;
+}
+
+bool ModelSession::forward(const std::string& prompt) {
+    error_.clear();
+    std::vector<int> ids;
+    if (!encode(prompt, &ids)) return false;
+    if (int(ids.size()) > model_->maxT) ids.erase(ids.begin(), ids.end() - model_->maxT);
+    ForwardReport f;
+    f.prompt = prompt;
+    f.T = int(ids.size());
+    std::vector<float> logits;
+    const auto t0 = Clock::now();
+    if (!mesh_->forward(ids.data(), f.T, &logits)) {
+        error_ = mesh_->error();
+        return false;
+    }
+    f.mesh_seconds = since(t0);
+    f.ops = mesh_->last_run();
+    f.cycles = mesh_->last_cycles();
+    const auto t1 = Clock::now();
+    model_->forward(ids.data(), nullptr, 1, f.T);
+    f.reference_seconds = since(t1);
+    f.logits = logits.size();
+    for (size_t i = 0; i < logits.size(); i++) {
+        f.identical += std::memcmp(&logits[i], &model_->logits()[i], sizeof(float)) == 0;
+        f.max_abs_diff = std::max(f.max_abs_diff, std::fabs(double(logits[i]) - double(model_->logits()[i])));
+    }
+    forward_ = std::move(f);
+    have_forward_ = true;
+    return true;
+}
+
+bool ModelSession::start_generation(const std::string& prompt, int tokens, const wl::gpt::SampleOptions& opt) {
+    error_.clear();
+    gen_ = Generation{};
+    if (tokens < 0) {
+        error_ = "tokens must be >= 0";
+        return false;
+    }
+    std::vector<int> ids;
+    if (!encode(prompt, &ids)) return false;
+    gen_.prompt = prompt;
+    gen_.tokens = ids;
+    gen_.prompt_tokens = int(ids.size());
+    gen_.wanted = tokens;
+    gen_.opt = opt;
+    rng_ = wl::gpt::Rng(opt.seed);
+    return true;
+}
+
+// gpt::generate's loop body: the last max_context tokens in, one token out.
+bool ModelSession::step() {
+    if (!mesh_ || !gen_.running()) return false;
+    const auto t0 = Clock::now();
+    const int T = std::min<int>(int(gen_.tokens.size()), model_->maxT);
+    try {
+        const float* logits = mesh_->next_logits(gen_.tokens.data() + gen_.tokens.size() - T, T);
+        gen_.cycles += mesh_->last_cycles();
+        gen_.tokens.push_back(wl::gpt::sample_token(logits, model_->V, gen_.opt.temperature, gen_.opt.top_k, rng_));
+        gen_.text = tokenizer_->decode(std::vector<int>(gen_.tokens.begin() + gen_.prompt_tokens, gen_.tokens.end()));
+    } catch (const std::exception& e) {
+        gen_.error = e.what();
+        error_ = gen_.error;
+    }
+    gen_.wall_seconds += since(t0);
+    return true;
+}
+
+std::vector<int> ModelSession::reference_tokens() const {
+    if (!model_ || gen_.tokens.empty()) return {};
+    const std::vector<int> prompt(gen_.tokens.begin(), gen_.tokens.begin() + gen_.prompt_tokens);
+    return wl::gpt::generate(*model_, prompt, gen_.wanted, gen_.opt);
+}
+
+}  // namespace wlui

@@ -1,0 +1,127 @@
+// model_session.h: the Model window's state, without ImGui — a GPT config and a
+// mesh size in, the model compiler's plan out (engine/model/mesh_plan.h), then a
+// forward pass or text generation on the emulated mesh (engine/model/mesh_gpt.h),
+// each checked against the reference GPT it was loaded from. The window
+// (model_window.cpp) draws this; the JS hook and tests/ui drive it directly.
+//
+//   ModelSession s("models");
+//   if (!s.compile("gpt-nano", 32, 32)) show(s.error());   // "l2.fch needs 61,440 bytes on PE (3,1); ..."
+//   s.forward("Once upon a time");                          // s.last_forward(): cycles per op, logits checked
+//   s.start_generation("Once", 20, {.temperature = 0});
+//   while (s.step()) redraw();                              // one token per call: the UI stays live
+#pragma once
+#include "engine/gpt/gpt.h"
+#include "engine/gpt/rng.h"
+#include "engine/gpt/sampler.h"
+#include "engine/gpt/tokenizer.h"
+#include "engine/model/mesh_gpt.h"
+#include "engine/model/mesh_plan.h"
+
+#include <cstdint>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace wlui {
+
+// One compiler stage as a table: what the Model window draws in its section and tests read.
+struct PlanStage {
+    std::string title;                            // "1. graph"
+    std::string summary;                          // one line under the title
+    std::vector<std::string> columns;
+    std::vector<std::vector<std::string>> rows;   // each as wide as columns
+};
+std::vector<PlanStage> plan_stages(const wl::model::MeshPlan& plan);   // the six, in the compiler's order
+
+struct SramEntry {                                // one symbol of a PE's program
+    std::string symbol;
+    uint32_t offset = 0, bytes = 0;               // byte offset in SRAM, and its size
+    uint32_t length = 0;                          // elements
+};
+
+struct ForwardReport {                            // the last forward pass
+    std::string prompt;
+    int T = 0;                                    // tokens run (the prompt's last block_size)
+    std::vector<wl::model::OpRun> ops;            // per op: cycles, utilisation, hops, FLOPs, wall time
+    uint64_t cycles = 0;                          // their sum (fast mode: estimated)
+    double mesh_seconds = 0, reference_seconds = 0;   // host wall time of each
+    size_t logits = 0, identical = 0;             // logits compared, and how many are bit-identical
+    double max_abs_diff = 0;
+};
+
+struct Generation {                               // text generation, one token per step()
+    std::string prompt, text;                     // text: what the model added, decoded
+    std::vector<int> tokens;                      // the whole context: prompt + new
+    int prompt_tokens = 0, wanted = 0;
+    wl::gpt::SampleOptions opt;
+    uint64_t cycles = 0;                          // emulated, over the new tokens
+    double wall_seconds = 0;                      // host time spent in step()
+    std::string error;                            // a fault stops it
+    int made() const { return int(tokens.size()) - prompt_tokens; }
+    bool running() const { return made() < wanted && error.empty(); }
+    double cycles_per_token() const { return made() ? double(cycles) / made() : 0.0; }
+    double tokens_per_second() const { return wall_seconds > 0 ? made() / wall_seconds : 0.0; }
+};
+
+// As the JS hook returns them (docs/js-api.md); times at the WSE clock (wse_clock_hz()).
+double wse_clock_hz();
+nlohmann::json to_json(const ForwardReport& f);
+nlohmann::json to_json(const Generation& g);
+nlohmann::json to_json(const std::vector<SramEntry>& map);
+
+class ModelSession {
+public:
+    // models_dir holds <name>.cfg files and kernels/*.wk.
+    explicit ModelSession(std::string models_dir = "models");
+
+    std::vector<std::string> configs() const;     // the <name> of every models_dir/<name>.cfg, sorted
+
+    // Loads the model (a checkpoint, or the config's initial weights from its seed), then plans
+    // it for a w x h mesh and loads it there. False, with error(), when anything fails; the last
+    // good compile is dropped either way. `config` is a name in configs() or a path to a .cfg.
+    bool compile(const std::string& config, int w, int h, const std::string& checkpoint = "");
+    bool compiled() const { return mesh_ != nullptr; }
+    const std::string& error() const { return error_; }   // the last call's failure, "" after a success
+    const wl::model::MeshPlan* plan() const { return mesh_ ? &mesh_->plan() : nullptr; }
+    const std::string& model_source() const { return source_; }   // "config gpt-nano, initial weights (seed 1337)"
+    const std::string& config_name() const { return config_; }
+    nlohmann::json plan_json() const;             // to_json(plan) plus the model's source; null before a compile
+    const wl::Machine* machine() const { return mesh_ ? &mesh_->host().machine() : nullptr; }
+
+    // The op placed on PE (x, y) (nullptr: none), and that PE's SRAM map from the op's compiled program.
+    const wl::model::PlannedOp* op_at(int x, int y) const;
+    std::vector<SramEntry> sram_map(int x, int y) const;
+    std::string kernel_text(const std::string& kernel) const;   // models_dir/kernels/<kernel>, "" if unreadable
+
+    // One forward pass over the prompt's tokens, then the reference's over the same tokens.
+    bool forward(const std::string& prompt);
+    const ForwardReport* last_forward() const { return have_forward_ ? &forward_ : nullptr; }
+
+    // Generation: start, then step() makes one token per call (false when it has nothing to do).
+    // The same tokens as gpt::generate with these options: one Rng, the same context window.
+    bool start_generation(const std::string& prompt, int tokens, const wl::gpt::SampleOptions& opt);
+    bool step();
+    void stop_generation() { gen_.wanted = gen_.made(); }
+    const Generation& generation() const { return gen_; }
+    // gpt::generate on the reference model with the generation's prompt and options (for the check).
+    std::vector<int> reference_tokens() const;
+
+    const wl::gpt::Tokenizer* tokenizer() const { return tokenizer_.get(); }
+
+private:
+    bool encode(const std::string& prompt, std::vector<int>* ids);   // false (error_) on text it cannot encode
+
+    std::string dir_;
+    std::string config_, checkpoint_, source_;   // what the loaded model came from
+    std::unique_ptr<wl::gpt::GPT> model_;
+    std::unique_ptr<wl::gpt::Tokenizer> tokenizer_;
+    std::unique_ptr<wl::model::MeshGPT> mesh_;
+    std::string error_;
+    ForwardReport forward_;
+    bool have_forward_ = false;
+    Generation gen_;
+    wl::gpt::Rng rng_;
+};
+
+}  // namespace wlui

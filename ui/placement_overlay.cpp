@@ -1,0 +1,53 @@
+// placement_overlay.cpp: see placement_overlay.h.
+#include "ui/placement_overlay.h"
+
+#include <algorithm>
+
+namespace wlui {
+
+const char* placement_colour_name(PlacementColour c) { return c == PlacementColour::Op ? "op" : "layer"; }
+
+std::optional<PlacementColour> placement_colour_from_name(std::string_view s) {
+    if (s == "op") return PlacementColour::Op;
+    if (s == "layer") return PlacementColour::Layer;
+    return std::nullopt;
+}
+
+// The embedding's ops (before layer 0) and the final ones (after the last layer) have no layer:
+// they are keys of their own.
+static std::string layer_key(const wl::model::PlannedOp& o, bool before_layers) {
+    if (o.layer >= 0) return "layer " + std::to_string(o.layer);
+    return before_layers ? "embedding" : "final";
+}
+
+PeOverlay placement_overlay(const wl::model::MeshPlan& plan, PlacementColour by) {
+    PeOverlay ov;
+    ov.mesh = wl::Mesh{plan.mesh_w, plan.mesh_h};
+    ov.colour.assign(size_t(ov.mesh.size()), kNoProgram);
+    ov.label.assign(size_t(ov.mesh.size()), "");
+    ov.legend.title = by == PlacementColour::Op ? "placement: PEs by op" : "placement: PEs by layer";
+    ov.legend.swatches.push_back({kNoProgram, "unused"});
+    std::vector<std::string> keys;
+    bool before_layers = true;
+    for (const wl::model::PlannedOp& o : plan.ops) {
+        before_layers = before_layers && o.layer < 0;
+        const std::string key = by == PlacementColour::Op ? o.op : layer_key(o, before_layers);
+        auto at = std::find(keys.begin(), keys.end(), key);
+        if (at == keys.end()) {
+            at = keys.insert(keys.end(), key);
+            ov.legend.swatches.push_back({colour_of(int(keys.size()) - 1), key});
+        }
+        const Rgba c = colour_of(int(at - keys.begin()));
+        const std::string label = o.name + ": " + o.op + " (" + o.kernel + ")" +
+                                  (o.layer >= 0 ? ", layer " + std::to_string(o.layer) : "");
+        for (int y = o.rect.y; y < o.rect.y + o.rect.h; ++y)
+            for (int x = o.rect.x; x < o.rect.x + o.rect.w; ++x) {
+                if (!ov.mesh.contains(x, y)) continue;
+                ov.colour[size_t(ov.mesh.index(x, y))] = c;
+                ov.label[size_t(ov.mesh.index(x, y))] = label;
+            }
+    }
+    return ov;
+}
+
+}  // namespace wlui

@@ -1,0 +1,21 @@
+// placement_overlay.h: a model's placement as a canvas overlay — each PE coloured
+// by the op it runs (by op kind) or by its layer, with a legend and a tooltip
+// line naming the op. No ImGui: tests/ui checks it; the Model window hands it to
+// the mesh canvas.
+#pragma once
+#include "engine/model/mesh_plan.h"
+#include "ui/canvas_model.h"
+
+#include <optional>
+#include <string_view>
+
+namespace wlui {
+
+enum class PlacementColour : uint8_t { Op, Layer };
+const char* placement_colour_name(PlacementColour c);                          // "op", "layer"
+std::optional<PlacementColour> placement_colour_from_name(std::string_view s);
+
+// Unused PEs are kNoProgram; the legend lists the keys in the plan's order.
+PeOverlay placement_overlay(const wl::model::MeshPlan& plan, PlacementColour by);
+
+}  // namespace wlui
