@@ -31,9 +31,10 @@ static void window_rect(ImVec2* a, ImVec2* b) {
     *b = ImVec2(a->x + ImGui::GetWindowWidth(), a->y + ImGui::GetWindowHeight());
 }
 
-App::App(const AppOptions& opt) : asset_dir_(opt.asset_dir), developer_(opt.developer) {
+App::App(const AppOptions& opt) : asset_dir_(opt.asset_dir), developer_(opt.developer), model_(opt.asset_dir + "/models") {
     empty_mesh_ = wl::Mesh{opt.mesh_w, opt.mesh_h};
     compare_.models_dir = models_dir();
+    model_.open_in_editor = [this](const std::string& file, const std::string& text) { open_text(file, text, "", true); };
     start(opt.example);   // the saved workspace, or the requested example (app_files.cpp)
     if (!opt.example.empty() && example_ == opt.example) {
         if (opt.run_cycles == UINT64_MAX) runner_.run_to_end();
@@ -93,7 +94,10 @@ void App::load_example(const std::string& name) {
     compile_and_load();
 }
 
-wl::Mesh App::mesh() const { return runner_.run() ? runner_.run()->machine().mesh() : empty_mesh_; }
+wl::Mesh App::mesh() const {
+    if (model_.on_canvas()) return model_.mesh();
+    return runner_.run() ? runner_.run()->machine().mesh() : empty_mesh_;
+}
 
 void App::compile_and_load() {
     const wl::lang::CompileResult& r = doc_.compile();
@@ -203,7 +207,8 @@ void App::frame() {
         canvas_.set_free_area(glm::vec2(free.x, free.y), glm::vec2(free.right(), free.bottom()));
         drawn_["free_area"] = {ImVec2(free.x, free.y), ImVec2(free.right(), free.bottom())};
     }
-    canvas_.draw(mesh(), runner_.run() ? &runner_.run()->machine() : nullptr);
+    if (model_.on_canvas()) canvas_.draw(mesh(), model_.machine(), model_.overlay());
+    else canvas_.draw(mesh(), runner_.run() ? &runner_.run()->machine() : nullptr);
     if (const auto dot = canvas_.wavelet()) {   // the tour's spotlight follows a wavelet in flight
         const float r = std::max(28.0f, canvas_.cell() * 0.45f);
         places_.wavelet_min = ImVec2(dot->x - r, dot->y - r), places_.wavelet_max = ImVec2(dot->x + r, dot->y + r);
@@ -219,7 +224,8 @@ void App::frame() {
     if (show_log_) log_window();
     help_.draw(places_);
     if (show_compare_) compare_.draw(&show_compare_);
-    if (canvas_.selected() && canvas_.selected() != inspected_) show_inspector_ = true;
+    model_.frame(canvas_);
+    if (!model_.on_canvas() && canvas_.selected() && canvas_.selected() != inspected_) show_inspector_ = true;
     inspected_ = canvas_.selected();
     if (show_inspector_) {
         place_window(layout_.inspector);
@@ -235,7 +241,7 @@ void App::frame() {
     // The windows drawn this frame, by their ImGui names, for state().layout and the canvas's free area.
     covers_.clear();
     for (const auto& [name, title] : {std::pair{"editor", "###kernel"}, {"log", "Output and log"}, {"inspector", "PE inspector"},
-                                      {"compare", "Wafer vs GPU"}, {"stats", "Stats"}, {"help", "What am I looking at?"},
+                                      {"compare", "Wafer vs GPU"}, {"model", "Model"}, {"stats", "Stats"}, {"help", "What am I looking at?"},
                                       {"tour", "##tour"}}) {
         const ImGuiWindow* w = ImGui::FindWindowByName(title);
         if (!w || !w->Active) continue;
@@ -297,6 +303,8 @@ void App::menu_bar() {
         ImGui::MenuItem("Stats", nullptr, &show_stats_);
         ImGui::MenuItem("Wafer vs GPU", nullptr, &show_compare_);
         mark_item("menu_compare");
+        ImGui::MenuItem("Model", nullptr, &model_.open);
+        mark_item("menu_model");
         if (developer_) {   // a developer's tool, not a student's (--dev, ?dev=1)
             ImGui::MenuItem("Dear ImGui demo", nullptr, &show_demo_);
             mark_item("menu_demo");
@@ -779,6 +787,7 @@ json App::state() const {
                    {"editor", rect(p.editor_min, p.editor_max)}, {"log", rect(p.log_min, p.log_max)},
                    {"file_menu", rect(p.file_menu_min, p.file_menu_max)}, {"file_open", rect(p.file_open_min, p.file_open_max)}};
     files_state(j);
+    j["model"] = model_.state();
     return j;
 }
 
@@ -794,6 +803,7 @@ json App::call(const std::string& method, const json& args) {
     try {
         if (method == "state") return state();
         if (auto r = files_call(method, args)) return *r;
+        if (auto r = model_.call(method, args)) return *r;
         if (method == "set_mesh") {   // an empty mesh: a loaded kernel's machine has its layout's size, so it goes
             const int w = int_arg("w", 1, 256), h = int_arg("h", 1, 256);
             runner_.unload();
@@ -895,6 +905,7 @@ json App::call(const std::string& method, const json& args) {
                 show_compare_ = true;
                 compare_.set(args.value("config", "gpt-nano"), args.value("gpu", "a100"), args.value("profile", "tuned-bf16"),
                              args.value("batch", 0), args.value("gpus", 1));
+                compare_.set_inference(args.value("mode", "train") == std::string("infer"), args.value("mesh", "32x32"));
             }
             return out;
         }

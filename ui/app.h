@@ -9,6 +9,7 @@
 #include "ui/kernel_doc.h"
 #include "ui/layout.h"
 #include "ui/mesh_canvas.h"
+#include "ui/model_window.h"
 #include "ui/pe_inspector.h"
 #include "ui/run_controller.h"
 #include "ui/run_gate.h"
@@ -149,6 +150,7 @@ private:
     bool show_demo_ = false;
     bool developer_ = false;
     bool quit_ = false;
+    ModelWindow model_;                  // View > Model: a GPT compiled onto the mesh; its placement takes the canvas while open
 };
 
 }  // namespace wlui

@@ -108,9 +108,12 @@ nlohmann::json MeshCanvas::state() const {
 
 // [SECTION] draw: input, geometry, then the layers back to front
 
-void MeshCanvas::draw(const wl::Mesh& mesh, const wl::Machine* machine) {
+void MeshCanvas::draw(const wl::Mesh& mesh, const wl::Machine* machine, const PeOverlay* overlay) {
     const auto t0 = std::chrono::steady_clock::now();
     if (machine && (machine->mesh().w != mesh.w || machine->mesh().h != mesh.h)) machine = nullptr;
+    overlay_ = overlay && overlay->mesh.w == mesh.w && overlay->mesh.h == mesh.h &&
+                       overlay->colour.size() == size_t(mesh.size()) && overlay->label.size() == size_t(mesh.size())
+                   ? overlay : nullptr;
     Frame f;
     f.mesh = mesh;
     f.origin = gl(ImGui::GetCursorScreenPos());
@@ -186,7 +189,7 @@ void MeshCanvas::draw(const wl::Mesh& mesh, const wl::Machine* machine) {
     if (machine && f.detail != Detail::Heatmap && settings_.route_colour >= 0) draw_routes(f, *machine);
     if (animate) draw_wavelets(f);
     f.dl->ChannelsSetCurrent(1);
-    if (machine) draw_legend(f, *machine);
+    if (machine || overlay_) draw_legend(f, machine);
     f.dl->PopClipRect();
     f.dl->ChannelsMerge();
 
@@ -204,6 +207,7 @@ void MeshCanvas::draw_pes(const Frame& f, const wl::Machine* m) {
     ImDrawList* dl = f.dl;
     seen_ = SeenTasks{};
     auto colour = [&](int x, int y) -> ImU32 {
+        if (overlay_) return col(overlay_->colour[size_t(f.mesh.index(x, y))]);
         if (!m) return kPe;
         if (settings_.mode == ColourMode::Task) {
             const wl::Core& c = m->core(x, y);
@@ -373,9 +377,9 @@ void MeshCanvas::toolbar(ImVec2 at) {
     toolbar_w_ = ImGui::GetItemRectMax().x + 18 - at.x;
 }
 
-void MeshCanvas::draw_legend(const Frame& f, const wl::Machine& m) {
-    std::vector<Legend> legends = {view_.legend(m, seen_)};
-    if (settings_.wavelets && f.detail != Detail::Heatmap && anim_.colours())
+void MeshCanvas::draw_legend(const Frame& f, const wl::Machine* m) {
+    std::vector<Legend> legends = {overlay_ ? overlay_->legend : view_.legend(*m, seen_)};
+    if (m && settings_.wavelets && f.detail != Detail::Heatmap && anim_.colours())
         legends.push_back(wavelet_legend(anim_.colours(), colour_names_));
     legend_ = nlohmann::json::array();
     for (const Legend& l : legends) {
@@ -431,12 +435,19 @@ void MeshCanvas::draw_legend(const Frame& f, const wl::Machine& m) {
 }
 
 void MeshCanvas::tooltip(const wl::Machine* m) const {
+    const std::string* label = overlay_ ? &overlay_->label[size_t(overlay_->mesh.index(hovered_->x, hovered_->y))] : nullptr;
     if (!m) {
+        if (label && !label->empty()) {
+            ImGui::SetTooltip("PE (%d, %d)\n%s", hovered_->x, hovered_->y, label->c_str());
+            return;
+        }
         ImGui::SetTooltip("PE (%d, %d)", hovered_->x, hovered_->y);
         return;
     }
     ImGui::BeginTooltip();
-    for (const std::string& l : view_.tooltip(*m, hovered_->x, hovered_->y)) ImGui::TextUnformatted(l.c_str());
+    std::vector<std::string> lines = view_.tooltip(*m, hovered_->x, hovered_->y);
+    if (label && !label->empty()) lines.insert(lines.begin() + 1, *label);   // under "PE (x, y)"
+    for (const std::string& l : lines) ImGui::TextUnformatted(l.c_str());
     if (const int c = settings_.route_colour; c >= 0) {
         const wl::Router& r = m->router(hovered_->x, hovered_->y);
         const std::string name = colour_label(c, colour_names_);

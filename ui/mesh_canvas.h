@@ -27,7 +27,8 @@ class MeshCanvas {
 public:
     // Draws into the remaining space of the current window; handles its own input.
     // `machine` (when its mesh is `mesh`) supplies PE state, hops and routes; without it, plain PEs.
-    void draw(const wl::Mesh& mesh, const wl::Machine* machine = nullptr);
+    // `overlay` (when its mesh is `mesh`) colours the PEs instead of the mode, with its own legend.
+    void draw(const wl::Mesh& mesh, const wl::Machine* machine = nullptr, const PeOverlay* overlay = nullptr);
 
     void zoom_by(float factor);          // about the canvas centre
     void fit() { fit_pending_ = true; }  // the next draw fits the mesh into the free area
@@ -52,7 +53,7 @@ private:
     void draw_pes(const Frame& f, const wl::Machine* m);
     void draw_wavelets(const Frame& f);
     void draw_routes(const Frame& f, const wl::Machine& m);
-    void draw_legend(const Frame& f, const wl::Machine& m);
+    void draw_legend(const Frame& f, const wl::Machine* m);
     void tooltip(const wl::Machine* m) const;
     std::string route_label() const;     // the route picker's text: "route xdown", "no route"
 
@@ -68,6 +69,7 @@ private:
     HopAnimation anim_;
     float toolbar_w_ = 0;                // last frame's width plus margins, to right-align it
     SeenTasks seen_;                     // tasks on the PEs drawn this frame (the task legend)
+    const PeOverlay* overlay_ = nullptr; // this frame's, while draw() runs and for the tooltip
     // What the last frame drew, for state() and the frame-time report.
     Detail detail_ = Detail::Full;
     int visible_pes_ = 0, dots_ = 0;

@@ -30,6 +30,15 @@
     save_state: () => null,
     clear_state: () => null,
     dismiss_notices: () => null,
+    model_compile: (config = 'gpt-nano', mesh = '32x32', options = {}) => Object.assign({ config, mesh }, options),
+    model_stages: () => null,
+    model_forward: (prompt) => (prompt === undefined ? null : { prompt }),
+    model_generation: (options = {}) => options,
+    model_stop: () => null,
+    model_pe: (x, y) => ({ x, y }),
+    model_open_kernel: (op) => ({ op }),
+    model_animate: (options = {}) => options,
+    model_window: (settings = {}) => settings,
   };
 
   const KERNEL_FILE = /\.(wk|txt)$/i;
@@ -195,6 +204,21 @@
   api.run = (cycles) => {
     api.call('run', cycles === undefined || cycles === null ? null : { cycles });
     return api.whenStopped();
+  };
+  // Generation makes a token per frame, so it returns at once; the promise resolves with
+  // model_generation() when the last token is made (rejects if a fault stopped it).
+  api.model_generate = (options = {}) => {
+    api.call('model_generate', options);
+    return new Promise((resolve, reject) => {
+      const poll = () => {
+        let g;
+        try { g = api.call('model_generation', { check: !!options.check }); } catch (e) { reject(e); return; }
+        if (g.running) requestAnimationFrame(poll);
+        else if (g.error) reject(new Error(`model_generate: ${g.error}`));
+        else resolve(g);
+      };
+      poll();
+    });
   };
   window.waferlab = api;
   api._wireFiles();

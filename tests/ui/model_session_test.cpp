@@ -2,6 +2,7 @@
 // compile gpt-nano on a 32x32 mesh, read the stages, run a forward and generate, each checked
 // against the reference GPT; a model that does not fit is an error, not a crash.
 #include "ui/model_session.h"
+#include "ui/op_animation.h"
 #include "ui/placement_overlay.h"
 
 #include <gtest/gtest.h>
@@ -188,4 +189,33 @@ TEST_F(ModelSessionTest, ThePlacementColoursEachOpsPesByItsKindOrItsLayer) {
     EXPECT_EQ(by_layer.legend.swatches.size(), size_t(plan.cfg.n_layer) + 3);   // + embedding, final, unused
     EXPECT_EQ(wlui::placement_colour_from_name("layer"), wlui::PlacementColour::Layer);
     EXPECT_FALSE(wlui::placement_colour_from_name("nope"));
+}
+
+// Each op again in cycle mode on a copy of the machine: its output is the fast run's, bit for bit.
+TEST_F(ModelSessionTest, EveryOpAnimatedInCycleModeGivesTheFastRunsOutput) {
+    ASSERT_TRUE(s_->forward("Once")) << s_->error();
+    const wlui::ForwardReport f = *s_->last_forward();
+    wlui::OpAnimation a;
+    for (size_t i = 0; i < s_->plan()->ops.size(); i++) {
+        const auto& op = s_->plan()->ops[i];
+        std::string why;
+        ASSERT_TRUE(a.start(*s_->machine(), op, &why)) << why;
+        EXPECT_EQ(a.machine()->mode(), wl::RunMode::Cycle);
+        a.set_speed(50);
+        a.tick(0.1, 1000);                 // 5 cycles: playing, not done
+        EXPECT_EQ(a.cycles(), 5u) << op.name;
+        EXPECT_FALSE(a.done());
+        a.to_end();
+        for (int n = 0; n < 1000 && !a.done(); n++) a.tick(0.016, 1000);
+        ASSERT_TRUE(a.done()) << op.name;
+        EXPECT_EQ(a.error(), "") << op.name;
+        EXPECT_EQ(a.matches_fast(), std::optional<bool>(true)) << op.name;
+        if (op.kernel == "matmul.wk") {
+            EXPECT_GT(a.machine()->trace().total(), 0u) << op.name << ": no wavelet was traced";
+        }
+        // Cycle mode's count beside fast mode's estimate of it (docs/engine.md bounds the difference).
+        EXPECT_GT(a.cycles(), f.ops[i].cycles / 4) << op.name;
+        EXPECT_LT(a.cycles(), f.ops[i].cycles * 4 + 100) << op.name;
+    }
+    EXPECT_EQ(s_->machine()->mode(), wl::RunMode::Fast);   // the model's own machine is untouched
 }

@@ -1,0 +1,172 @@
+// The Model window in the browser: gpt-nano compiled onto a 32x32 mesh, a forward pass
+// checked logit by logit against the reference, greedy generation checked against the
+// reference's tokens, the placement on the canvas (hover, click), and a mesh that is too small.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { openApp, frames, state, peCentre, onPage, centreOf, clickAt, outDir } from './browser.mjs';
+
+let app;
+before(async () => { app = await openApp(); });
+after(async () => { await app?.close(); });
+
+const shot = async (page, name) => {
+  fs.mkdirSync(outDir, { recursive: true });
+  fs.writeFileSync(path.join(outDir, name), await page.locator('#canvas').screenshot());
+};
+const call = (page, fn, ...args) => page.evaluate(([fn, args]) => window.waferlab[fn](...args), [fn, args]);
+const error = (page, fn, ...args) => page.evaluate(([fn, args]) => {
+  try { window.waferlab[fn](...args); return 'no error'; } catch (e) { return e.message; }
+}, [fn, args]);
+
+test('View > Model and its Compile button put gpt-nano on the mesh', async () => {
+  const { page } = app;
+  await clickAt(page, centreOf((await state(page)).layout.menu_view));
+  await frames(page, 2);
+  await clickAt(page, centreOf((await state(page)).layout.menu_model));
+  await frames(page, 3);
+  let s = await state(page);
+  assert.equal(s.model.open, true);
+  assert.equal(s.model.compiled, false);
+  assert.equal(s.model.config, 'gpt-nano');
+  assert.equal(s.model.mesh, '32x32');
+  assert.ok(s.layout.model, 'the Model window is not drawn');
+  await clickAt(page, centreOf(s.model.layout.compile_button));
+  await page.waitForFunction(() => window.waferlab.state().model.compiled, null, { timeout: 60000 });
+  await frames(page, 3);
+  s = await state(page);
+  assert.equal(s.model.error, null);
+  assert.equal(s.model.on_canvas, true);
+  assert.deepEqual(s.mesh, { w: 32, h: 32 }, 'the canvas shows the model\'s mesh');
+  assert.equal(s.canvas.legend[0].title, 'placement: PEs by op');
+  for (const title of ['1. graph', '2. placement', '3. memory plan', '4. kernels', '5. schedule', '6. executable'])
+    assert.ok(s.model.layout[`stage:${title}`], `no section ${title}`);
+  await shot(page, 'model.png');
+});
+
+test('a forward on the mesh gives every logit of the reference, bit for bit', async () => {
+  const { page } = app;
+  const plan = await call(page, 'model_compile', 'gpt-nano', '32x32', { show: true });
+  assert.deepEqual(plan.mesh, { w: 32, h: 32 });
+  assert.ok(plan.ops.length >= 10, `${plan.ops.length} ops`);
+  const stages = await call(page, 'model_stages');
+  assert.deepEqual(stages.map((s) => s.title),
+    ['1. graph', '2. placement', '3. memory plan', '4. kernels', '5. schedule', '6. executable']);
+  assert.equal(stages[0].rows.length, plan.ops.length);
+  const prompt = 'Once upon a time';
+  const f = await call(page, 'model_forward', prompt);
+  assert.equal(f.T, prompt.length);
+  assert.equal(f.logits, f.T * plan.shape.vocab_size);
+  assert.equal(f.logits_identical, f.logits, `only ${f.logits_identical} of ${f.logits} identical (max |diff| ${f.max_abs_diff})`);
+  assert.equal(f.ops.length, plan.ops.length);
+  for (const op of f.ops) assert.ok(op.cycles > 0, `${op.name}: ${op.cycles} cycles`);
+  assert.equal(f.cycles, f.ops.reduce((a, o) => a + o.cycles, 0));
+});
+
+test('20 greedy tokens on the mesh are the reference\'s, and the same each time', async () => {
+  const { page } = app;
+  const options = { prompt: 'Once upon a time', tokens: 20, temperature: 0, check: true };
+  const frame0 = (await state(page)).frame;
+  const g1 = await call(page, 'model_generate', options);
+  const frame1 = (await state(page)).frame;
+  assert.equal(g1.made, 20);
+  assert.equal(g1.error, null);
+  assert.equal(g1.matches_reference, true, `mesh "${g1.text}" vs reference "${g1.reference_text}"`);
+  assert.equal(g1.text, g1.reference_text);
+  assert.ok(g1.text.length > 0);
+  assert.ok(g1.cycles_per_token > 0 && g1.tokens_per_second > 0, JSON.stringify(g1));
+  assert.ok(frame1 > frame0, 'no frame was drawn while generating');
+  const g2 = await call(page, 'model_generate', options);
+  assert.equal(g2.text, g1.text);
+  assert.equal((await state(page)).model.generation.made, 20);
+});
+
+test('a mesh too small for the model is a clear error, and the app keeps working', async () => {
+  const { page } = app;
+  const msg = await error(page, 'model_compile', 'gpt-nano', '2x2');
+  assert.match(msg, /^model_compile: .*(mesh|bytes)/, msg);
+  let s = await state(page);
+  assert.equal(s.model.compiled, false);
+  assert.equal(s.model.error, msg.replace(/^model_compile: /, ''));
+  assert.match(await error(page, 'model_compile', 'gpt-nano', 'big'), /'mesh' must be WxH/);
+  assert.match(await error(page, 'model_forward', 'Once'), /no model is compiled/);
+  await frames(page, 3);
+  const plan = await call(page, 'model_compile', 'gpt-nano', '32x32');
+  assert.equal(plan.mesh.w, 32);
+  const f = await call(page, 'model_forward', 'The cat');
+  assert.equal(f.logits_identical, f.logits);
+  s = await state(page);
+  assert.equal(s.model.error, null);
+});
+
+test('on the canvas: hovering a PE names its op, a click shows its SRAM map, Open kernel edits its source', async () => {
+  const { page } = app;
+  const plan = await call(page, 'model_compile', 'gpt-nano', '32x32', { show: true });
+  await call(page, 'model_window', { colour: 'layer' });
+  await frames(page, 4);   // the canvas fits the model's mesh into what the windows leave
+  let s = await state(page);
+  assert.equal(s.canvas.legend[0].title, 'placement: PEs by layer');
+  // A PE of an attention op whose centre no window covers.
+  const covered = (p) => ['model', 'editor', 'log', 'inspector', 'help'].some((w) => {
+    const r = s.layout[w];
+    return r && p.x >= r.x && p.x < r.x + r.w && p.y >= r.y && p.y < r.y + r.h;
+  });
+  let pick = null;
+  for (const op of plan.ops.filter((o) => o.kernel === 'attention.wk'))
+    for (let x = op.rect.x; x < op.rect.x + op.rect.w && !pick; x++)
+      if (!covered(peCentre(s, x, op.rect.y))) pick = { op, x, y: op.rect.y };
+  assert.ok(pick, 'every attention PE is under a window');
+  const at = await onPage(page, peCentre(s, pick.x, pick.y));
+  await page.mouse.move(at.x, at.y);
+  await frames(page, 3);
+  s = await state(page);
+  assert.deepEqual(s.model.hovered, { x: pick.x, y: pick.y, op: pick.op.name });
+  await page.mouse.click(at.x, at.y);
+  await frames(page, 3);
+  s = await state(page);
+  assert.deepEqual(s.model.selected, { x: pick.x, y: pick.y, op: pick.op.name });
+  assert.equal(s.layout.inspector, undefined, 'the kernel\'s PE inspector opened over the model');
+  const pe = await call(page, 'model_pe', pick.x, pick.y);
+  assert.equal(pe.kernel, 'attention.wk');
+  assert.ok(pe.sram.length >= 3, JSON.stringify(pe.sram));
+  for (let i = 1; i < pe.sram.length; i++) assert.ok(pe.sram[i].offset >= pe.sram[i - 1].offset + pe.sram[i - 1].bytes);
+  assert.ok(s.model.layout.pe_open_kernel, 'no Open kernel button for the selected PE');
+  await clickAt(page, centreOf(s.model.layout.pe_open_kernel));
+  await frames(page, 3);
+  s = await state(page);
+  assert.equal(s.editor.file, 'attention.wk');
+  assert.equal(s.editor.open, true);
+  const src = await call(page, 'get_source');
+  assert.match(src.text, /attention/);
+  // Closing the window gives the canvas back to the kernel.
+  await call(page, 'model_window', { open: false });
+  await frames(page, 3);
+  s = await state(page);
+  assert.equal(s.model.on_canvas, false);
+  assert.notEqual(s.canvas.legend[0]?.title, 'placement: PEs by layer');
+});
+
+test('an op animated in cycle mode moves wavelets on the canvas and ends with the fast run\'s output', async () => {
+  const { page } = app;
+  await call(page, 'model_compile', 'gpt-nano', '32x32', { show: true });
+  await call(page, 'model_forward', 'Once');
+  await call(page, 'canvas', { wavelets: true });
+  let a = await call(page, 'model_animate', { op: 'l0.qkv', speed: 200 });
+  assert.equal(a.op, 'l0.qkv');
+  assert.equal(a.done, false);
+  // Wavelet dots in flight on the canvas, a frame or two after the first hops.
+  await page.waitForFunction(() => window.waferlab.state().canvas.dots > 0, null, { timeout: 20000 });
+  await shot(page, 'model_animation.png');
+  let s = await state(page);
+  assert.ok(s.model.animation.cycles > 0);
+  assert.equal(s.model.animation.done, false);
+  a = await call(page, 'model_animate', { to_end: true });
+  await page.waitForFunction(() => window.waferlab.state().model.animation.done, null, { timeout: 60000 });
+  s = await state(page);
+  assert.equal(s.model.animation.error, null);
+  assert.equal(s.model.animation.matches_fast, true);
+  assert.match(await error(page, 'model_animate', { op: 'nope' }), /no op named 'nope'/);
+  await call(page, 'model_animate', { stop: true });
+  assert.equal((await state(page)).model.animation, null);
+});

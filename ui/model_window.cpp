@@ -1,0 +1,555 @@
+// model_window.cpp: drawing the Model window, and its JS methods. Every number
+// comes from the ModelSession (the engine's plan, MeshGPT's runs, the reference).
+//
+// Index of this file:
+// [SECTION] actions        compile, forward, generate, open a kernel
+// [SECTION] JS hook        model_* methods and state().model
+// [SECTION] window         settings, the PE under the mouse, the stages, forward, generation
+#include "ui/model_window.h"
+
+#include "engine/gpu/compare.h"
+#include "ui/style.h"
+
+#include <imgui.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <stdexcept>
+
+namespace wlui {
+
+using nlohmann::json;
+
+namespace {
+constexpr int kMeshPresets[][2] = {{8, 8}, {16, 16}, {32, 32}, {48, 48}, {64, 64}};
+
+std::string mesh_text(int w, int h) { return std::to_string(w) + "x" + std::to_string(h); }
+
+// "32x32" -> 32, 32. The range is the planner's to check (it names it in its error).
+void parse_mesh(const std::string& s, int* w, int* h) {
+    char tail = 0;
+    if (std::sscanf(s.c_str(), "%dx%d%c", w, h, &tail) != 2)
+        throw std::invalid_argument("'mesh' must be WxH, e.g. \"32x32\"; got \"" + s + "\"");
+}
+
+using wl::gpu::format_seconds;
+}  // namespace
+
+ModelWindow::ModelWindow(const std::string& models_dir) : session_(models_dir) { configs_ = session_.configs(); }
+
+// [SECTION] actions
+
+bool ModelWindow::compile() {
+    anim_.stop();
+    selected_.reset();
+    hovered_.reset();
+    const bool ok = session_.compile(config_, mesh_w_, mesh_h_, checkpoint_);
+    stages_ = ok ? plan_stages(*session_.plan()) : std::vector<PlanStage>{};
+    rebuild_overlay();
+    refit_ = true;
+    return ok;
+}
+
+void ModelWindow::rebuild_overlay() {
+    overlay_ = colour_ && session_.plan() ? placement_overlay(*session_.plan(), *colour_) : PeOverlay{};
+}
+
+bool ModelWindow::forward(const std::string& prompt) {
+    anim_.stop();
+    session_.stop_generation();   // one run on the mesh at a time: the forward replaces the cache
+    return session_.forward(prompt);
+}
+
+bool ModelWindow::generate(const std::string& prompt, int tokens, const wl::gpt::SampleOptions& opt) {
+    anim_.stop();
+    return session_.start_generation(prompt, tokens, opt);
+}
+
+void ModelWindow::animate(const wl::model::PlannedOp& op) {
+    if (!session_.last_forward()) throw std::invalid_argument("run a forward first: the animation replays an op of it");
+    session_.stop_generation();
+    const double speed = anim_.speed();
+    anim_error_.clear();
+    if (!anim_.start(*session_.machine(), op, &anim_error_)) throw std::runtime_error(anim_error_);
+    anim_.set_speed(speed);
+}
+
+void ModelWindow::open_kernel(const wl::model::PlannedOp& op) {
+    const std::string text = session_.kernel_text(op.kernel);
+    if (text.empty()) throw std::runtime_error("could not read kernels/" + op.kernel);
+    if (open_in_editor) open_in_editor(op.kernel, text);
+}
+
+void ModelWindow::frame(MeshCanvas& canvas) {
+    // Generation: one token at least, then more while this frame's budget lasts.
+    const auto t0 = std::chrono::steady_clock::now();
+    while (session_.step())
+        if (std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count() > kStepBudgetMs) break;
+    anim_.tick(ImGui::GetIO().DeltaTime, kStepBudgetMs);
+    if (on_canvas() != was_on_canvas_ || (refit_ && on_canvas())) {
+        canvas.select(std::nullopt);
+        canvas.fit();
+    }
+    was_on_canvas_ = on_canvas();
+    refit_ = false;
+    if (on_canvas()) {
+        const wl::Mesh m = mesh();
+        auto inside = [&](std::optional<PeCoord> p) { return p && m.contains(p->x, p->y) ? p : std::nullopt; };
+        hovered_ = inside(canvas.hovered());
+        selected_ = inside(canvas.selected());
+    }
+    drawn_.clear();
+    if (open) draw();
+}
+
+// [SECTION] JS hook
+
+std::optional<json> ModelWindow::call(const std::string& method, const json& args) {
+    if (method.rfind("model_", 0) != 0) return std::nullopt;
+    const json a = args.is_object() ? args : json::object();
+    auto str = [&](const char* key, const std::string& dflt) -> std::string {
+        if (!a.contains(key) || a[key].is_null()) return dflt;
+        if (!a[key].is_string()) throw std::invalid_argument(std::string("'") + key + "' must be a string");
+        return a[key].get<std::string>();
+    };
+    auto num = [&](const char* key, double dflt, double lo, double hi) -> double {
+        if (!a.contains(key) || a[key].is_null()) return dflt;
+        if (!a[key].is_number()) throw std::invalid_argument(std::string("'") + key + "' must be a number");
+        const double v = a[key].get<double>();
+        if (v < lo || v > hi)
+            throw std::invalid_argument(std::string("'") + key + "' must be in " + std::to_string(int(lo)) + ".." + std::to_string(int(hi)));
+        return v;
+    };
+    auto compiled = [&]() {
+        if (!session_.compiled()) throw std::invalid_argument("no model is compiled: model_compile() first");
+    };
+    if (method == "model_compile") {
+        config_ = str("config", config_);
+        parse_mesh(str("mesh", mesh_text(mesh_w_, mesh_h_)), &mesh_w_, &mesh_h_);
+        const std::string ck = str("checkpoint", "");
+        if (ck.size() >= sizeof checkpoint_) throw std::invalid_argument("'checkpoint' is too long");
+        std::snprintf(checkpoint_, sizeof checkpoint_, "%s", ck.c_str());
+        if (a.value("show", false)) open = true;
+        if (!compile()) throw std::runtime_error(session_.error());
+        return session_.plan_json();
+    }
+    if (method == "model_stages") {
+        compiled();
+        json out = json::array();
+        for (const PlanStage& s : stages_)
+            out.push_back({{"title", s.title}, {"summary", s.summary}, {"columns", s.columns}, {"rows", s.rows}});
+        return out;
+    }
+    if (method == "model_forward") {
+        compiled();
+        const std::string prompt = str("prompt", prompt_);
+        if (!forward(prompt)) throw std::runtime_error(session_.error());
+        return to_json(*session_.last_forward());
+    }
+    if (method == "model_generate") {
+        compiled();
+        wl::gpt::SampleOptions opt;
+        opt.temperature = float(num("temperature", 1.0, 0, 100));
+        opt.top_k = int(num("top_k", 0, 0, 1e9));
+        opt.seed = uint64_t(num("seed", 1337, 0, 9e15));
+        const int n = int(num("tokens", 20, 0, 100000));
+        if (!generate(str("prompt", prompt_), n, opt)) throw std::runtime_error(session_.error());
+        return to_json(session_.generation());
+    }
+    if (method == "model_generation") {   // the generation so far; check: the reference's tokens beside it
+        json j = to_json(session_.generation());
+        if (a.value("check", false) && !session_.generation().running()) {
+            const std::vector<int> ref = session_.reference_tokens();
+            const auto& g = session_.generation();
+            j["matches_reference"] = ref == g.tokens;
+            j["reference_text"] = ref.size() > size_t(g.prompt_tokens)
+                                      ? json(session_.tokenizer()->decode(std::vector<int>(ref.begin() + g.prompt_tokens, ref.end())))
+                                      : json("");
+        }
+        return j;
+    }
+    if (method == "model_stop") {
+        session_.stop_generation();
+        return to_json(session_.generation());
+    }
+    if (method == "model_pe") {
+        compiled();
+        const wl::Mesh m = mesh();
+        if (!a.contains("x") || !a.contains("y")) throw std::invalid_argument("'x' and 'y' are needed");
+        const int x = int(num("x", 0, 0, m.w - 1)), y = int(num("y", 0, 0, m.h - 1));
+        const wl::model::PlannedOp* op = session_.op_at(x, y);
+        return json{{"pe", {{"x", x}, {"y", y}}},
+                {"op", op ? json(op->name) : json(nullptr)},
+                {"kind", op ? json(op->op) : json(nullptr)},
+                {"kernel", op ? json(op->kernel) : json(nullptr)},
+                {"layer", op && op->layer >= 0 ? json(op->layer) : json(nullptr)},
+                {"sram", to_json(session_.sram_map(x, y))}};
+    }
+    if (method == "model_open_kernel") {
+        compiled();
+        const std::string name = str("op", "");
+        const wl::model::PlannedOp* op = session_.plan()->find(name);
+        if (!op) throw std::invalid_argument("no op named '" + name + "' in the plan");
+        open_kernel(*op);
+        return state();
+    }
+    if (method == "model_animate") {   // {op, speed, to_end}; {stop: true} ends it
+        compiled();
+        if (a.value("stop", false)) {
+            anim_.stop();
+        } else {
+            if (a.contains("op")) {
+                const std::string name = str("op", "");
+                const wl::model::PlannedOp* op = session_.plan()->find(name);
+                if (!op) throw std::invalid_argument("no op named '" + name + "' in the plan");
+                animate(*op);
+            }
+            if (!anim_.active()) throw std::invalid_argument("no op is animating: pass 'op'");
+            if (a.contains("speed")) anim_.set_speed(num("speed", 0, 1, 1e7));
+            if (a.value("to_end", false)) anim_.to_end();
+        }
+        return state()["animation"];
+    }
+    if (method == "model_window") {
+        if (a.contains("open")) open = a.value("open", open);
+        if (a.contains("on_canvas")) show_on_canvas_ = a.value("on_canvas", show_on_canvas_);
+        if (a.contains("colour")) {
+            const std::string c = str("colour", "");
+            if (c == "canvas") colour_.reset();
+            else if (auto pc = placement_colour_from_name(c)) colour_ = *pc;
+            else throw std::invalid_argument("'colour' is op, layer or canvas");
+            rebuild_overlay();
+        }
+        return state();
+    }
+    return json{{"error", "unknown method '" + method + "'"}};
+}
+
+json ModelWindow::state() const {
+    auto pe = [&](const std::optional<PeCoord>& p) -> json {
+        if (!p) return nullptr;
+        const wl::model::PlannedOp* op = session_.op_at(p->x, p->y);
+        return {{"x", p->x}, {"y", p->y}, {"op", op ? json(op->name) : json(nullptr)}};
+    };
+    json layout = json::object();
+    for (const auto& [name, r] : drawn_)
+        layout[name] = {{"x", r.first.x}, {"y", r.first.y}, {"w", r.second.x - r.first.x}, {"h", r.second.y - r.first.y}};
+    const Generation& g = session_.generation();
+    return {{"open", open},
+            {"configs", configs_},
+            {"config", config_},
+            {"mesh", mesh_text(mesh_w_, mesh_h_)},
+            {"compiled", session_.compiled()},
+            {"model", session_.model_source()},
+            {"error", session_.error().empty() ? json(nullptr) : json(session_.error())},
+            {"on_canvas", on_canvas()},
+            {"colour", colour_ ? placement_colour_name(*colour_) : "canvas"},
+            {"hovered", pe(hovered_)},
+            {"selected", pe(selected_)},
+            {"generation", {{"running", g.running()}, {"made", g.made()}, {"tokens", g.wanted}}},
+            {"animation", anim_.active() ? json{{"op", anim_.op()},
+                                                {"cycles", anim_.cycles()},
+                                                {"speed", anim_.speed()},
+                                                {"done", anim_.done()},
+                                                {"error", anim_.error().empty() ? json(nullptr) : json(anim_.error())},
+                                                {"matches_fast", anim_.matches_fast() ? json(*anim_.matches_fast()) : json(nullptr)}}
+                                         : json(nullptr)},
+            {"layout", layout}};
+}
+
+// [SECTION] window
+
+void ModelWindow::mark(const char* name) { drawn_[name] = {ImGui::GetItemRectMin(), ImGui::GetItemRectMax()}; }
+
+void ModelWindow::draw() {
+    const ImGuiViewport* vp = ImGui::GetMainViewport();
+    const float w = std::min(620.0f, vp->WorkSize.x * 0.48f);
+    ImGui::SetNextWindowPos(ImVec2(vp->WorkPos.x + vp->WorkSize.x - w - 12, vp->WorkPos.y + 70), ImGuiCond_FirstUseEver);
+    ImGui::SetNextWindowSize(ImVec2(w, std::max(300.0f, vp->WorkSize.y - 120)), ImGuiCond_FirstUseEver);
+    if (!ImGui::Begin("Model", &open)) {
+        ImGui::End();
+        return;
+    }
+    drawn_["window"] = {ImGui::GetWindowPos(), ImVec2(ImGui::GetWindowPos().x + ImGui::GetWindowWidth(),
+                                                      ImGui::GetWindowPos().y + ImGui::GetWindowHeight())};
+    // A button that throws (a kernel file gone missing) says why here, not in a crash.
+    try {
+        draw_settings();
+        if (session_.compiled()) {
+            draw_pe(selected_ ? selected_ : hovered_);
+            draw_stages();
+            draw_forward();
+            draw_generation();
+        }
+    } catch (const std::exception& e) {
+        ImGui::TextColored(kErrorText, "%s", e.what());
+    }
+    ImGui::End();
+}
+
+void ModelWindow::draw_settings() {
+    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 8);
+    if (ImGui::BeginCombo("config", config_.c_str())) {
+        for (const std::string& c : configs_)
+            if (ImGui::Selectable(c.c_str(), c == config_)) config_ = c;
+        ImGui::EndCombo();
+    }
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("models/<name>.cfg: the GPT's shape; its weights come from its seed");
+    ImGui::SameLine();
+    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 6);
+    const std::string m = mesh_text(mesh_w_, mesh_h_);
+    if (ImGui::BeginCombo("mesh", m.c_str())) {
+        for (const auto& p : kMeshPresets) {
+            const std::string t = mesh_text(p[0], p[1]);
+            if (ImGui::Selectable(t.c_str(), t == m)) mesh_w_ = p[0], mesh_h_ = p[1];
+        }
+        ImGui::Separator();
+        ImGui::SetNextItemWidth(ImGui::GetFontSize() * 7);
+        int wh[2] = {mesh_w_, mesh_h_};
+        if (ImGui::InputInt2("W x H", wh)) mesh_w_ = std::clamp(wh[0], 1, 256), mesh_h_ = std::clamp(wh[1], 1, 256);
+        ImGui::EndCombo();
+    }
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("the emulated mesh the model is compiled for (each PE has 48 KiB of SRAM)");
+    mark("mesh");
+#ifndef __EMSCRIPTEN__
+    ImGui::SameLine();
+    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 10);
+    ImGui::InputTextWithHint("##checkpoint", "checkpoint (optional)", checkpoint_, sizeof checkpoint_);
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("a checkpoint from waferlab-cli train: its weights instead of the seed's");
+#endif
+    ImGui::SameLine();
+    if (ImGui::Button("Compile")) compile();
+    mark("compile_button");
+    if (!session_.error().empty()) ImGui::TextColored(kErrorText, "%s", session_.error().c_str());
+    if (!session_.compiled()) {
+        if (session_.error().empty())
+            ImGui::TextWrapped("Compile puts the model on the mesh: every op a kernel from models/kernels/ on its own row of "
+                               "PEs, its weights in their SRAM.");
+        return;
+    }
+    const wl::model::MeshPlan& p = *session_.plan();
+    ImGui::TextColored(kGoodText, "%s: %zu ops on %d of %d PEs", session_.model_source().c_str(), p.ops.size(), p.pes_used(),
+                       p.mesh_w * p.mesh_h);
+    ImGui::Checkbox("show on the mesh canvas", &show_on_canvas_);
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("the canvas shows the model's mesh while this window is open");
+    ImGui::SameLine();
+    ImGui::TextDisabled("colour by");
+    int c = colour_ ? int(*colour_) : 2;
+    const int before = c;
+    for (int i = 0; i < 3; ++i) {
+        static constexpr const char* kLabels[] = {"op", "layer", "canvas mode"};
+        ImGui::SameLine();
+        ImGui::RadioButton(kLabels[i], &c, i);
+    }
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("the canvas's own colouring (activity, task, SRAM, stalls) of the model's machine");
+    if (c != before) {
+        colour_ = c == 2 ? std::nullopt : std::optional<PlacementColour>(PlacementColour(c));
+        rebuild_overlay();
+    }
+}
+
+void ModelWindow::draw_pe(const std::optional<PeCoord>& pe) {
+    if (!ImGui::CollapsingHeader("PE", ImGuiTreeNodeFlags_DefaultOpen)) return;
+    if (!pe) {
+        ImGui::TextDisabled("Hover a PE on the canvas to see its op; click it to keep its SRAM map here.");
+        return;
+    }
+    const wl::model::PlannedOp* op = session_.op_at(pe->x, pe->y);
+    if (!op) {
+        ImGui::Text("PE (%d, %d): unused", pe->x, pe->y);
+        return;
+    }
+    ImGui::Text("PE (%d, %d)%s: %s, %s (%s)", pe->x, pe->y, selected_ ? " (selected)" : "", op->name.c_str(), op->op.c_str(),
+                op->kernel.c_str());
+    ImGui::SameLine();
+    if (ImGui::SmallButton("Open kernel")) open_kernel(*op);
+    mark("pe_open_kernel");
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("open models/kernels/%s in the editor", op->kernel.c_str());
+    const std::vector<SramEntry> map = session_.sram_map(pe->x, pe->y);
+    if (ImGui::BeginTable("##sram", 4, ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit)) {
+        for (const char* h : {"symbol", "offset", "elements", "bytes"}) ImGui::TableSetupColumn(h);
+        ImGui::TableHeadersRow();
+        for (const SramEntry& e : map) {
+            ImGui::TableNextRow();
+            ImGui::TableNextColumn();
+            ImGui::TextUnformatted(e.symbol.c_str());
+            ImGui::TableNextColumn();
+            ImGui::Text("%u", e.offset);
+            ImGui::TableNextColumn();
+            ImGui::Text("%u", e.length);
+            ImGui::TableNextColumn();
+            ImGui::Text("%u", e.bytes);
+        }
+        ImGui::EndTable();
+    }
+}
+
+void ModelWindow::draw_stages() {
+    for (size_t i = 0; i < stages_.size(); ++i) {
+        const PlanStage& s = stages_[i];
+        ImGui::PushID(int(i));
+        const bool shown = ImGui::CollapsingHeader(s.title.c_str());
+        mark(("stage:" + s.title).c_str());
+        if (shown) {
+            ImGui::TextWrapped("%s", s.summary.c_str());
+            const bool kernels = s.title == "4. kernels";   // each op's row opens its kernel
+            const int cols = int(s.columns.size()) + (kernels ? 1 : 0);
+            if (ImGui::BeginTable("##stage", cols, ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingStretchProp)) {
+                for (const std::string& c : s.columns) ImGui::TableSetupColumn(c.c_str());
+                if (kernels) ImGui::TableSetupColumn("", ImGuiTableColumnFlags_WidthFixed);
+                ImGui::TableHeadersRow();
+                for (size_t r = 0; r < s.rows.size(); ++r) {
+                    ImGui::TableNextRow();
+                    for (const std::string& cell : s.rows[r]) {
+                        ImGui::TableNextColumn();
+                        ImGui::TextWrapped("%s", cell.c_str());
+                    }
+                    if (kernels) {
+                        ImGui::TableNextColumn();
+                        ImGui::PushID(int(r));
+                        if (ImGui::SmallButton("open")) open_kernel(session_.plan()->ops[r]);
+                        ImGui::PopID();
+                    }
+                }
+                ImGui::EndTable();
+            }
+        }
+        ImGui::PopID();
+    }
+}
+
+void ModelWindow::draw_forward() {
+    if (!ImGui::CollapsingHeader("Forward", ImGuiTreeNodeFlags_DefaultOpen)) return;
+    ImGui::SetNextItemWidth(-ImGui::GetFontSize() * 6);
+    ImGui::InputText("##prompt", prompt_, sizeof prompt_);
+    mark("prompt");
+    ImGui::SameLine();
+    ImGui::BeginDisabled(session_.generation().running());
+    if (ImGui::Button("Forward")) forward(prompt_);
+    ImGui::EndDisabled();
+    mark("forward_button");
+    if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+        ImGui::SetTooltip("one forward pass over the prompt on the mesh (fast mode), then the reference's, logit by logit");
+    const ForwardReport* f = session_.last_forward();
+    if (!f) return;
+    const double wafer_s = double(f->cycles) / wse_clock_hz();
+    ImGui::TextWrapped("T = %d: %llu cycles (estimated in fast mode) = %s at %.2f GHz; wall %s on the mesh, %s reference",
+                       f->T, (unsigned long long)f->cycles, format_seconds(wafer_s).c_str(), wse_clock_hz() / 1e9,
+                       format_seconds(f->mesh_seconds).c_str(), format_seconds(f->reference_seconds).c_str());
+    ImGui::TextColored(f->identical == f->logits ? kGoodText : kWarnText, "logits: %zu of %zu bit-identical to the reference (max |diff| %.3g)",
+                       f->identical, f->logits, f->max_abs_diff);
+    mark("logits_check");
+    draw_animation();
+    if (ImGui::BeginTable("##ops", 8, ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit |
+                                          ImGuiTableFlags_ScrollY,
+                          ImVec2(0, ImGui::GetTextLineHeightWithSpacing() * 12))) {
+        ImGui::TableSetupScrollFreeze(0, 1);
+        for (const char* h : {"tensor", "op", "PEs", "cycles", "util", "MFLOP", "hops", ""}) ImGui::TableSetupColumn(h);
+        ImGui::TableHeadersRow();
+        for (size_t i = 0; i < f->ops.size(); ++i) {
+            const wl::model::OpRun& r = f->ops[i];
+            ImGui::TableNextRow();
+            ImGui::TableNextColumn();
+            ImGui::TextUnformatted(r.name.c_str());
+            ImGui::TableNextColumn();
+            ImGui::TextUnformatted(r.op.c_str());
+            ImGui::TableNextColumn();
+            ImGui::Text("%d", r.pes);
+            ImGui::TableNextColumn();
+            ImGui::Text("%llu", (unsigned long long)r.cycles);
+            ImGui::TableNextColumn();
+            ImGui::Text("%.1f%%", 100 * r.utilisation());
+            ImGui::TableNextColumn();
+            ImGui::Text("%.3f", r.flops / 1e6);
+            ImGui::TableNextColumn();
+            ImGui::Text("%llu", (unsigned long long)r.hops);
+            ImGui::TableNextColumn();
+            ImGui::PushID(int(i));
+            if (ImGui::SmallButton("animate")) animate(session_.plan()->ops[i]);
+            if (ImGui::IsItemHovered()) ImGui::SetTooltip("run %s again in cycle mode and watch its wavelets on the canvas", r.name.c_str());
+            ImGui::PopID();
+        }
+        ImGui::EndTable();
+    }
+}
+
+void ModelWindow::draw_animation() {
+    if (!anim_error_.empty()) ImGui::TextColored(kErrorText, "%s", anim_error_.c_str());
+    if (!anim_.active()) {
+        ImGui::TextDisabled("animate: any op again in cycle mode, its wavelets on the canvas (a button per row below)");
+        return;
+    }
+    const ForwardReport* f = session_.last_forward();
+    const auto& ops = session_.plan()->ops;
+    uint64_t fast = 0;
+    for (size_t i = 0; f && i < f->ops.size() && i < ops.size(); ++i)
+        if (ops[i].name == anim_.op()) fast = f->ops[i].cycles;
+    ImGui::Text("%s in cycle mode: cycle %llu (fast mode estimated %llu)", anim_.op().c_str(), (unsigned long long)anim_.cycles(),
+                (unsigned long long)fast);
+    mark("animation");
+    if (!anim_.error().empty()) ImGui::TextColored(kErrorText, "%s", anim_.error().c_str());
+    else if (anim_.matches_fast())
+        ImGui::TextColored(*anim_.matches_fast() ? kGoodText : kWarnText, "finished: its output is %s the fast run's",
+                           *anim_.matches_fast() ? "bit for bit" : "NOT");
+    double speed = anim_.speed(), lo = 1, hi = 1e6;
+    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 12);
+    if (ImGui::SliderScalar("##anim_speed", ImGuiDataType_Double, &speed, &lo, &hi, "%.0f cycles/s",
+                            ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp))
+        anim_.set_speed(speed);
+    ImGui::SameLine();
+    ImGui::BeginDisabled(anim_.done());
+    if (ImGui::Button("To end")) anim_.to_end();
+    ImGui::EndDisabled();
+    ImGui::SameLine();
+    if (ImGui::Button("Stop animation")) anim_.stop();
+}
+
+void ModelWindow::draw_generation() {
+    if (!ImGui::CollapsingHeader("Generate", ImGuiTreeNodeFlags_DefaultOpen)) return;
+    const Generation& g = session_.generation();
+    const float field = ImGui::GetFontSize() * 5;
+    ImGui::SetNextItemWidth(field);
+    ImGui::InputInt("tokens", &gen_tokens_, 0);
+    gen_tokens_ = std::clamp(gen_tokens_, 1, 100000);
+    ImGui::SameLine();
+    ImGui::SetNextItemWidth(field);
+    ImGui::SliderFloat("temperature", &temperature_, 0.0f, 2.0f, "%.2f");
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("0: greedy (always the most likely token)");
+    ImGui::SameLine();
+    ImGui::SetNextItemWidth(field);
+    ImGui::InputInt("seed", &seed_, 0);
+    seed_ = std::max(0, seed_);
+    ImGui::SameLine();
+    if (g.running()) {
+        if (ImGui::Button("Stop")) session_.stop_generation();
+    } else if (ImGui::Button("Generate")) {
+        wl::gpt::SampleOptions opt;
+        opt.temperature = temperature_;
+        opt.top_k = top_k_;
+        opt.seed = uint64_t(seed_);
+        generate(prompt_, gen_tokens_, opt);
+    }
+    mark("generate_button");
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("from the prompt above, a token per frame on the mesh, with its KV cache in PE SRAM");
+    if (g.tokens.empty()) return;
+    const float h = ImGui::GetTextLineHeightWithSpacing() * 6;
+    ImGui::BeginChild("##text", ImVec2(0, h), true);
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+    ImGui::TextWrapped("%s", g.prompt.c_str());
+    ImGui::PopStyleColor();
+    ImGui::TextWrapped("%s", g.text.c_str());
+    if (g.running()) ImGui::SetScrollHereY(1.0f);
+    ImGui::EndChild();
+    mark("generated_text");
+    if (!g.error.empty()) ImGui::TextColored(kErrorText, "%s", g.error.c_str());
+    ImGui::Text("%d of %d tokens%s", g.made(), g.wanted, g.running() ? "..." : "");
+    if (g.made()) {
+        ImGui::TextWrapped("%.0f cycles per token (estimated) = %s per token at %.2f GHz; wall %s, %.1f tokens/s",
+                           g.cycles_per_token(), format_seconds(g.cycles_per_token() / wse_clock_hz()).c_str(),
+                           wse_clock_hz() / 1e9, format_seconds(g.wall_seconds).c_str(), g.tokens_per_second());
+        mark("generation_stats");
+    }
+}
+
+}  // namespace wlui

@@ -1,0 +1,91 @@
+// model_window.h: the "Model" window — a GPT compiled onto the mesh and run there.
+// Pick a config and a mesh size, Compile, read the compiler's six stages, see the
+// placement on the mesh canvas (hover a PE: its op; click: its SRAM map), open an
+// op's kernel in the editor, run a forward pass (checked against the reference)
+// or generate text, one token per frame, and animate any op again in cycle mode
+// (op_animation.h). The state is a ModelSession (model_session.h); this file
+// draws it and answers the JS hook's model_* methods.
+//
+//   ModelWindow w("models");
+//   w.open_in_editor = [&](auto& file, auto& text) { ... };
+//   w.frame(canvas);                      // every frame: generation advances, the window draws when open
+//   if (w.on_canvas()) canvas.draw(w.mesh(), w.machine(), w.overlay());
+#pragma once
+#include "ui/mesh_canvas.h"
+#include "ui/model_session.h"
+#include "ui/op_animation.h"
+#include "ui/placement_overlay.h"
+
+#include <functional>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+
+namespace wlui {
+
+class ModelWindow {
+public:
+    explicit ModelWindow(const std::string& models_dir = "models");
+
+    bool open = false;                   // View > Model
+
+    // Every frame, open or not: a generation makes its next tokens (at least one, more while the
+    // frame's budget lasts), then the window draws when open. `canvas` is the app's mesh canvas:
+    // the window reads which PE is hovered and selected there.
+    void frame(MeshCanvas& canvas);
+
+    // While true, the app's canvas shows the model's mesh and machine (an animated op's copy while
+    // one plays), coloured by overlay() (nullptr: by the canvas's own mode, as during an animation).
+    bool on_canvas() const { return open && show_on_canvas_ && session_.compiled(); }
+    wl::Mesh mesh() const { return session_.machine() ? session_.machine()->mesh() : wl::Mesh{}; }
+    const wl::Machine* machine() const { return anim_.active() ? anim_.machine() : session_.machine(); }
+    const PeOverlay* overlay() const { return colour_ && session_.compiled() && !anim_.active() ? &overlay_ : nullptr; }
+
+    // The JS hook: the model_* methods (docs/js-api.md); nullopt for any other name.
+    // Throws std::invalid_argument (or runtime_error) with the reason on bad arguments or a failure.
+    std::optional<nlohmann::json> call(const std::string& method, const nlohmann::json& args);
+    nlohmann::json state() const;        // state().model
+
+    // Set by the app: put a kernel file's text in the editor.
+    std::function<void(const std::string& file, const std::string& text)> open_in_editor;
+
+    const ModelSession& session() const { return session_; }
+
+private:
+    bool compile();                      // the pickers' config and mesh
+    bool forward(const std::string& prompt);
+    bool generate(const std::string& prompt, int tokens, const wl::gpt::SampleOptions& opt);
+    void open_kernel(const wl::model::PlannedOp& op);
+    void animate(const wl::model::PlannedOp& op);   // needs a forward first
+    void rebuild_overlay();
+    void draw();
+    void draw_settings();
+    void draw_pe(const std::optional<PeCoord>& pe);
+    void draw_stages();
+    void draw_forward();
+    void draw_animation();
+    void draw_generation();
+    void mark(const char* name);         // the last item's rectangle, for state().model.layout
+
+    ModelSession session_;
+    std::vector<std::string> configs_;
+    std::string config_ = "gpt-nano";
+    int mesh_w_ = 32, mesh_h_ = 32;
+    char checkpoint_[512] = {};
+    char prompt_[512] = "Once upon a time there was a little";
+    int gen_tokens_ = 100, top_k_ = 0, seed_ = 1337;
+    float temperature_ = 0.8f;
+    bool show_on_canvas_ = true;
+    std::optional<PlacementColour> colour_ = PlacementColour::Op;   // nullopt: the canvas's own mode
+    PeOverlay overlay_;
+    std::vector<PlanStage> stages_;
+    std::optional<PeCoord> hovered_, selected_;   // on the model's mesh, from the canvas
+    OpAnimation anim_;
+    std::string anim_error_;
+    std::map<std::string, std::pair<ImVec2, ImVec2>> drawn_;
+    bool was_on_canvas_ = false, refit_ = false;   // the canvas's mesh changes: fit it, drop its selection
+    static constexpr double kStepBudgetMs = 12.0;   // generation's share of a frame after its first token
+};
+
+}  // namespace wlui
