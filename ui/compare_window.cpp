@@ -23,6 +23,8 @@ namespace wlui {
 namespace {
 const ImU32 kGpuCol = IM_COL32(90, 160, 255, 255);
 const ImU32 kWaferCol = IM_COL32(255, 165, 60, 255);
+const ImU32 kEmulatedCol = IM_COL32(120, 210, 120, 255);
+constexpr int kMeshes[][2] = {{8, 8}, {16, 16}, {32, 32}, {48, 48}, {64, 64}};
 const ImU32 kGrid = IM_COL32(255, 255, 255, 40);
 const ImU32 kText = IM_COL32(220, 220, 220, 255);
 const char* kModels[] = {"gpt-nano", "gpt-micro", "gpt2-small"};
@@ -56,6 +58,13 @@ void CompareWindow::set(const std::string& model, const std::string& gpu, const 
     dirty_ = true;
 }
 
+void CompareWindow::set_inference(bool infer, const std::string& mesh) {
+    int w = 0, h = 0;
+    if (std::sscanf(mesh.c_str(), "%dx%d", &w, &h) == 2 && w >= 1 && h >= 1 && w <= 256 && h <= 256) mesh_w_ = w, mesh_h_ = h;
+    infer_ = infer;
+    dirty_ = true;
+}
+
 void CompareWindow::recompute() {
     dirty_ = false;
     try {
@@ -66,6 +75,11 @@ void CompareWindow::recompute() {
         o.batch = batch_;
         o.gpus = gpus_;
         o.with_backward = !infer_;
+        if (infer_) {   // a forward pass is also compiled onto the mesh and measured there
+            o.mesh.w = mesh_w_;
+            o.mesh.h = mesh_h_;
+            o.kernels_dir = models_dir + "/kernels";
+        }
         cmp_ = wl::gpu::compare(cfg, o);
         ok_ = true;
         error_.clear();
@@ -114,6 +128,20 @@ void CompareWindow::draw(bool* open) {
     ImGui::SameLine();
     dirty_ |= ImGui::Checkbox("inference", &infer_);
     term_help("inference");
+    if (infer_) {
+        ImGui::SameLine();
+        char m[32];
+        std::snprintf(m, sizeof m, "%dx%d", mesh_w_, mesh_h_);
+        if (ImGui::BeginCombo("mesh", m)) {
+            for (const auto& s : kMeshes) {
+                char t[32];
+                std::snprintf(t, sizeof t, "%dx%d", s[0], s[1]);
+                if (ImGui::Selectable(t, s[0] == mesh_w_ && s[1] == mesh_h_)) mesh_w_ = s[0], mesh_h_ = s[1], dirty_ = true;
+            }
+            ImGui::EndCombo();
+        }
+        term_help("mesh");
+    }
     ImGui::PopItemWidth();
     batch_ = std::max(0, batch_);
     gpus_ = std::clamp(gpus_, 1, 4096);
@@ -149,6 +177,16 @@ void CompareWindow::draw_totals() {
                     wl::gpu::format_seconds(g.allreduce.seconds).c_str(), g.tokens_per_s);
     for (const auto& p : cmp_.projections)
         ImGui::Text("Projection %s: %s per step", p.wafer.id.c_str(), wl::gpu::format_seconds(p.step_s).c_str());
+    if (infer_) {
+        const auto& e = cmp_.emulated;
+        if (e.ran)
+            ImGui::TextColored(ImColor(kEmulatedCol), "Emulated  %dx%d mesh, %d PEs used: %s per forward (B=%d, T=%d; %llu cycles, fast mode)",
+                               e.mesh_w, e.mesh_h, e.pes_used, wl::gpu::format_seconds(e.seconds).c_str(), e.B, e.T,
+                               (unsigned long long)e.cycles);
+        else
+            ImGui::TextColored(ImColor(kEmulatedCol), "Emulated  not measured: %s", e.why_not.c_str());
+        term_help("emulated");
+    }
     if (cmp_.vocab_assumed) ImGui::TextDisabled("vocabulary not set in the config: %d assumed", cmp_.cfg.vocab_size);
 }
 
@@ -158,12 +196,16 @@ void CompareWindow::draw_bars() {
     // Sum each op kind over layers, in first-seen order.
     struct Row {
         std::string op;
-        double gpu = 0, wafer = 0, flops = 0, bytes = 0;
+        double gpu = 0, wafer = 0, emulated = 0, flops = 0, bytes = 0;
         int n = 0;
         double by[3] = {0, 0, 0};
     };
     std::vector<Row> rows;
     std::map<std::string, size_t> at;
+    // The emulated column: each op's measured cycles, at the clock the measurement was timed at.
+    const auto& em = cmp_.emulated;
+    const bool emulated = infer_ && em.ran && em.cycles > 0;
+    const double s_per_cycle = emulated ? em.seconds / double(em.cycles) : 0.0;
     for (size_t i = 0; i < cmp_.gpu.ops.size(); ++i) {
         const auto& t = cmp_.gpu.ops[i];
         auto it = at.find(t.op);
@@ -171,13 +213,15 @@ void CompareWindow::draw_bars() {
         Row& r = rows[it->second];
         r.gpu += t.time_s;
         r.wafer += cmp_.wafer.ops[i].time_s;
+        if (emulated)
+            if (auto c = em.op_cycles.find(t.tensor); c != em.op_cycles.end()) r.emulated += double(c->second) * s_per_cycle;
         r.flops += t.ref_flops;
         r.bytes += t.ex.bytes;
         r.by[int(t.bound)] += t.time_s;
         r.n++;
     }
     double mx = 0;
-    for (auto& r : rows) mx = std::max({mx, r.gpu, r.wafer});
+    for (auto& r : rows) mx = std::max({mx, r.gpu, r.wafer, r.emulated});
     // Times span many decades (a launch-bound GPU op next to a slow emulated mesh): a log
     // axis over six decades keeps every bar visible; linear shows true proportions.
     ImGui::Checkbox("log scale", &log_bars_);
@@ -194,8 +238,13 @@ void CompareWindow::draw_bars() {
     ImGui::TextColored(ImColor(kGpuCol), "GPU");
     ImGui::SameLine();
     ImGui::TextColored(ImColor(kWaferCol), "wafer");
+    if (emulated) {
+        ImGui::SameLine();
+        ImGui::TextColored(ImColor(kEmulatedCol), "emulated");
+        term_help("emulated");
+    }
     ImDrawList* dl = ImGui::GetWindowDrawList();
-    const float label_w = 230, bar_h = 7, row_h = 2 * bar_h + 4;
+    const float label_w = 230, bar_h = 7, row_h = (emulated ? 3 : 2) * (bar_h + 1) + 2;
     const float width = std::max(100.0f, ImGui::GetContentRegionAvail().x - label_w - 80);
     for (const Row& r : rows) {
         ImVec2 p = ImGui::GetCursorScreenPos();
@@ -206,12 +255,17 @@ void CompareWindow::draw_bars() {
         dl->AddRectFilled(ImVec2(x0, p.y + 1), ImVec2(x0 + frac(r.gpu) * width + 1, p.y + 1 + bar_h), kGpuCol);
         dl->AddRectFilled(ImVec2(x0, p.y + 2 + bar_h), ImVec2(x0 + frac(r.wafer) * width + 1, p.y + 2 + 2 * bar_h),
                           kWaferCol);
+        if (emulated)
+            dl->AddRectFilled(ImVec2(x0, p.y + 3 + 2 * bar_h), ImVec2(x0 + frac(r.emulated) * width + 1, p.y + 3 + 3 * bar_h),
+                              kEmulatedCol);
         if (hot) {
             const double tot = r.by[0] + r.by[1] + r.by[2];
             ImGui::SetTooltip("%s x%d\nFLOPs %.3g, GPU bytes %.3g\nGPU %s (compute %.0f%%, memory %.0f%%, launch %.0f%%)\n"
-                              "wafer %s",
+                              "wafer %s (estimate)%s%s",
                               r.op.c_str(), r.n, r.flops, r.bytes, wl::gpu::format_seconds(r.gpu).c_str(), 100 * r.by[0] / tot,
-                              100 * r.by[1] / tot, 100 * r.by[2] / tot, wl::gpu::format_seconds(r.wafer).c_str());
+                              100 * r.by[1] / tot, 100 * r.by[2] / tot, wl::gpu::format_seconds(r.wafer).c_str(),
+                              emulated ? "\nemulated " : "",
+                              emulated ? (wl::gpu::format_seconds(r.emulated) + " (measured on the mesh, fast mode)").c_str() : "");
         }
     }
     // The time axis under the bars: decades on the log scale, quarters on the linear one.

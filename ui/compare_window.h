@@ -1,7 +1,8 @@
 // compare_window.h: the "Wafer vs GPU" window — one GPT step on a modelled GPU
-// next to the wafer's analytical estimate: side-by-side bars per op, a log-log
-// roofline with both machines' op points (hover for details), totals, and a
-// plain sentence under each chart. Reads everything from wl::gpu::compare().
+// next to the wafer's analytical estimate (and, for a forward pass, its cost
+// measured on the emulated mesh): side-by-side bars per op, a log-log roofline
+// with both machines' op points (hover for details), totals, and a plain
+// sentence under each chart. Reads everything from wl::gpu::compare().
 //
 //   CompareWindow w;            // once
 //   w.draw(&show_compare);      // every frame, between ImGui::NewFrame and Render
@@ -22,6 +23,8 @@ public:
     // Settings; changing them through set() (or the widgets) recomputes on the next draw.
     void set(const std::string& model, const std::string& gpu, const std::string& profile = "tuned-bf16",
              int batch = 0, int gpus = 1);
+    // Inference (a forward pass, also measured on a mesh_w x mesh_h mesh) or a training step.
+    void set_inference(bool infer, const std::string& mesh = "32x32");   // mesh "WxH"; a bad one keeps the last
     const wl::gpu::Comparison* result() const { return ok_ ? &cmp_ : nullptr; }
     std::string models_dir = "models";   // where <model>.cfg files live (embedded in the WASM build)
 
@@ -40,6 +43,7 @@ private:
     std::string model_ = "gpt-nano", gpu_ = "a100", profile_ = "tuned-bf16";
     int batch_ = 0, gpus_ = 1;
     bool infer_ = false;
+    int mesh_w_ = 32, mesh_h_ = 32;      // inference: the emulated mesh, where the forward is also measured
     bool log_bars_ = true;
     bool dirty_ = true, ok_ = false;
     std::string error_;

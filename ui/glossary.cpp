@@ -53,6 +53,11 @@ const char* glossary(std::string_view term) {
         {"roofline", "achieved FLOP/s against arithmetic intensity (FLOPs per byte moved); the lines are each machine's limit: "
                      "bandwidth x intensity on the left, peak FLOP/s on the right"},
         {"% of peak", "the share of the GPU's peak FLOP/s the whole step achieves (model FLOPs utilisation)"},
+        {"mesh", "the emulated wafer's size in PEs: the analytical estimate's, and the mesh the forward pass is compiled onto "
+                 "and measured on"},
+        {"emulated", "the forward pass compiled onto the emulated mesh and run there, op by op (models/kernels/): measured in "
+                     "fast mode, whose cycles are estimated from timestamps carried on the wavelets (docs/engine.md), then timed "
+                     "at the clock; a batch of B counts as B sequences one after another"},
     };
     for (const Entry& e : kEntries)
         if (term == e.term) return e.text;

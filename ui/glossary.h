@@ -17,6 +17,6 @@ inline constexpr const char* kInspectorTerms[] = {
 
 // Every term the Wafer vs GPU window labels.
 inline constexpr const char* kCompareTerms[] = {"model", "GPU", "profile", "batch (0: config)", "GPUs", "inference", "log scale",
-                                                "compute-bound", "memory-bound", "launch-bound", "roofline", "% of peak"};
+                                                "compute-bound", "memory-bound", "launch-bound", "roofline", "% of peak", "mesh", "emulated"};
 
 }  // namespace wlui

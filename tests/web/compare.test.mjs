@@ -36,3 +36,24 @@ test('the Wafer vs GPU window labels its axis and explains its words on hover', 
     assert.equal(s.compare_window.term, term, `no help on hovering ${term}`);
   }
 });
+
+test('in inference mode the window measures the forward on the mesh and says it is fast mode', async () => {
+  const { page } = app;
+  const out = await page.evaluate(() => window.waferlab.compare('gpt-nano', 'a100', { mode: 'infer', mesh: '32x32', show: true }));
+  assert.equal(out.emulated.ran, true, out.emulated.why_not);
+  assert.deepEqual(out.emulated.mesh, { w: 32, h: 32 });
+  assert.ok(out.emulated.cycles > 0);
+  await frames(page, 4);
+  let s = await state();
+  let r = s.compare_window.terms.emulated;
+  assert.ok(r, 'no emulated line in the window');
+  assert.ok(s.compare_window.terms.mesh, 'no mesh picker in inference mode');
+  await page.mouse.move(r.x + Math.min(r.w / 2, 10), r.y + r.h / 2);
+  await frames(page, 3);
+  s = await state();
+  assert.equal(s.compare_window.term, 'emulated');
+  // A mesh the model does not fit says why, in the window, instead of a number.
+  const small = await page.evaluate(() => window.waferlab.compare('gpt-nano', 'a100', { mode: 'infer', mesh: '4x4', show: true }));
+  assert.equal(small.emulated.ran, false);
+  assert.match(small.emulated.why_not, /mesh|bytes/);
+});
