@@ -149,6 +149,8 @@ test('on the canvas: hovering a PE names its op, a click shows its SRAM map, Ope
 
 test('an op animated in cycle mode moves wavelets on the canvas and ends with the fast run\'s output', async () => {
   const { page } = app;
+  await call(page, 'editor', false);   // room for the mesh (fitted at the compile): PEs big enough for wavelet dots
+  await frames(page, 2);
   await call(page, 'model_compile', 'gpt-nano', '32x32', { show: true });
   await call(page, 'model_forward', 'Once');
   await call(page, 'canvas', { wavelets: true });
@@ -156,7 +158,9 @@ test('an op animated in cycle mode moves wavelets on the canvas and ends with th
   assert.equal(a.op, 'l0.qkv');
   assert.equal(a.done, false);
   // Wavelet dots in flight on the canvas, a frame or two after the first hops.
-  await page.waitForFunction(() => window.waferlab.state().canvas.dots > 0, null, { timeout: 20000 });
+  await frames(page, 3);
+  assert.notEqual((await state(page)).canvas.detail, 'heatmap');
+  await page.waitForFunction(() => window.waferlab.state().canvas.dots > 0, null, { timeout: 40000 });
   await shot(page, 'model_animation.png');
   let s = await state(page);
   assert.ok(s.model.animation.cycles > 0);
