@@ -299,6 +299,21 @@ size_t FastMode::held(int pe, int port, int colour) const {
 // A wavelet reaches router i on `port` at cycle w.at: the current switch position forwards it
 // (copies for multicast), holds it (another position accepts the port), or it faults.
 void FastMode::route(Machine& m, int i0, int port0, int colour, FastWavelet w0) {
+    // A data wavelet on a path of fixed routes goes where the last one from this port went: replay
+    // the recorded path (the same hops in the same order, so the same stats and deliveries).
+    const uint64_t key = held_key(i0, port0, colour);
+    const bool cacheable = !w0.ctrl && held_.empty();
+    if (cacheable) {
+        auto it = paths_.find(key);
+        if (it != paths_.end() && replay(m, it->second, colour, w0)) return;
+    }
+    Path* rec = nullptr;
+    if (cacheable) {
+        rec = &recording_;
+        rec->visits.clear();
+        rec->ramps.clear();
+        rec->ok = true;
+    }
     // Depth-first, so a path's hops keep their order. The stack is a member: routing allocates nothing.
     std::vector<Hop>& work = hops_;
     const size_t base = work.size();   // route() nests when a control wavelet releases held ones
@@ -318,7 +333,12 @@ void FastMode::route(Machine& m, int i0, int port0, int colour, FastWavelet w0) 
         work.pop_back();
         Router& r = m.routers_[size_t(h.i)];
         const SwitchPos sp = r.cur_sw[c];
+        if (rec) {
+            if (r.npos[c] > 1) rec->ok = false;   // a switch can change this path
+            rec->visits.push_back({h.i, sp.tx});
+        }
         if (!(sp.rx >> h.port & 1) || (!held_.empty() && held_.count(held_key(h.i, h.port, c)))) {
+            if (rec) rec->ok = false;
             if (!(r.rx_any[c] >> h.port & 1)) {
                 m.raise(FaultKind::NoRoute, h.i, c, m.cores_[size_t(h.i)].task, -1,
                         "wavelet on colour " + std::to_string(c) + " arrived from " + port_name(h.port) +
@@ -343,6 +363,7 @@ void FastMode::route(Machine& m, int i0, int port0, int colour, FastWavelet w0) 
                     work.resize(base);
                     return;
                 }
+                if (rec) rec->ramps.push_back({h.i, uint32_t(h.w.at + 1 - w0.at)});
                 deliver(m, h.i, c, FastWavelet{h.w.data, h.w.ctrl, h.w.at + 1});
                 continue;
             }
@@ -363,6 +384,23 @@ void FastMode::route(Machine& m, int i0, int port0, int colour, FastWavelet w0) 
             release_held(m, h.i, c, h.w.at);
         }
     }
+    if (rec && rec->ok && !m.fault_ && !looped_ && held_.empty() && work.size() == base) paths_[key] = *rec;
+}
+
+// A recorded path, replayed: false (nothing done) when a CE on it can no longer take the colour,
+// so the slow path raises the fault in the usual way.
+bool FastMode::replay(Machine& m, const Path& p, int c, const FastWavelet& w) {
+    for (const auto& [pe, delay] : p.ramps) {
+        const Core& ce = m.cores_[size_t(pe)];
+        if (ce.prog < 0 || !(m.progs_[size_t(ce.prog)].consumed_colours >> c & 1)) return false;
+    }
+    for (const auto& [i, tx] : p.visits) {
+        Router& r = m.routers_[size_t(i)];
+        for (uint32_t t = tx; t; t &= t - 1) r.stats.out[__builtin_ctz(t)]++;
+        r.stats.out_colour[c]++;
+    }
+    for (const auto& [pe, delay] : p.ramps) deliver(m, pe, c, FastWavelet{w.data, 0, w.at + delay});
+    return true;
 }
 
 // After a switch change at router i: wavelets held on colour c that the new position accepts go on, in order.

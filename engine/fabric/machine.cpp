@@ -209,6 +209,7 @@ Fault Machine::set_route(int x, int y, int colour, const Route& r) {
             if ((sp.tx >> p & 1) && !mesh().contains(x + nb[p][0], y + nb[p][1]))
                 return bad(std::string("tx ") + port_name(p) + " leads off the mesh");
     }
+    if (fast_) fast_->forget_paths();   // its recorded paths may cross this router
     Router& rt = routers_[idx(x, y)];
     rt.npos[colour] = r.npos;
     rt.cur[colour] = 0;
