@@ -55,8 +55,6 @@ struct Lane<double> {
 
 // exp(x) for x clamped to [-700, 700]: x = k ln2 + r, |r| <= ln2/2, Taylor to
 // r^11 (error < 3e-14 relative), 2^k built from bits; the 1.5*2^52 trick rounds k.
-// A NaN is returned unchanged: arithmetic on it would leave its sign to the
-// platform (WebAssembly may flip it), and its bits must be the same everywhere.
 template <class D>
 inline __attribute__((always_inline)) D exp_lanes(D x) {
     using L = Lane<D>;
@@ -79,7 +77,7 @@ inline __attribute__((always_inline)) D exp_lanes(D x) {
     p = p * r + 0.5;
     p = p * r + 1.0;
     p = p * r + 1.0;
-    return L::select(x != x, x, p * L::from((ki + 1023) << 52));   // a NaN passes through as it came
+    return p * L::from((ki + 1023) << 52);
 }
 
 // tanh(x) = sign(x) (1 - 2 / (e^{2|x|} + 1)); an odd series below 1/16 avoids cancellation.
@@ -94,11 +92,13 @@ inline __attribute__((always_inline)) D tanh_lanes(D x) {
     D a2 = a * a;   // series to x^11: remainder < 2e-15 relative for |x| < 1/16
     D small = a * (1.0 + a2 * (-1.0 / 3 + a2 * (2.0 / 15 + a2 * (-17.0 / 315 + a2 * (62.0 / 2835 + a2 * (-1382.0 / 155925))))));
     D t = L::select(a < 0.0625, small, big);
-    return L::select(x != x, x, L::from(L::bits(t) | sign));   // a NaN passes through as it came
+    return L::from(L::bits(t) | sign);
 }
 
-inline float expf(float x) { return float(exp_lanes(double(x))); }   // exp(-inf) gives 0 (clamped: ~1e-304)
-inline float tanhf(float x) { return float(tanh_lanes(double(x))); }
+// A NaN comes back as it came: WebAssembly's float<->double conversions and arithmetic may
+// change a NaN's sign, and a result's bits must be the same on every platform.
+inline float expf(float x) { return x != x ? x : float(exp_lanes(double(x))); }   // exp(-inf) gives 0 (clamped: ~1e-304)
+inline float tanhf(float x) { return x != x ? x : float(tanh_lanes(double(x))); }
 inline float logf(float x) { return float(log_d(double(x))); }
 
 // 1/sqrt(x): sqrt and division are correctly rounded by IEEE 754 everywhere.

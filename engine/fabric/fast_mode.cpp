@@ -27,7 +27,7 @@ struct FastPort {
     FastQueue& q(int c) { return f.ceq_[size_t(i) * kColours + size_t(c)]; }
     uint64_t recv_at(int c) { return q(c).empty() ? kNever : q(c).front().at; }
     bool head_ctrl(int c) { return q(c).front().ctrl; }
-    uint32_t pop(int c) { return q(c).pop().data; }
+    uint32_t pop(int c) { return f.take(i, c).data; }
     uint64_t ramp_at(int) const { return f.pe_[size_t(i)].ramp_free; }   // the interpreter waits for the later of this and now
     bool routed(int c) const { return m.routers_[size_t(i)].rx_any[c] & kR; }
     void send(int c, uint32_t w, bool ctrl, uint64_t t) {
@@ -88,7 +88,7 @@ struct FastCore : CoreExec<FastPort> {
         uint64_t t = st.next[slot];
         auto get = [&](const Dsd& d, uint32_t k) -> float {
             if (d.kind != DsdKind::FabIn) return load(d, k);
-            const FastWavelet w = port.q(d.colour).pop();
+            const FastWavelet w = port.f.take(port.i, d.colour);
             if (w.at > t) t = w.at;
             ce.stats.received++;
             return f32(w.data);
@@ -386,12 +386,14 @@ void FastMode::deliver(Machine& m, int i, int c, FastWavelet w) {
         return;
     }
     q.push(w);
+    ++pe_queued_[size_t(i)];
+    ++queued_total_;
     if (i != running_) schedule(i, std::min(m.cores_[size_t(i)].ready_at, w.at));
 }
 
 // [SECTION] the scheduler
 
-FastMode::FastMode(size_t pes) : ceq_(pes * kColours), pe_(pes) {}
+FastMode::FastMode(size_t pes) : ceq_(pes * kColours), pe_queued_(pes), pe_(pes) {}
 
 void FastMode::schedule(int pe, uint64_t key) {
     Pe& p = pe_[size_t(pe)];
@@ -407,11 +409,12 @@ uint64_t FastMode::horizon() const {
     return heap_.empty() ? kNever : heap_.front().key + 2;   // a wavelet takes at least 2 cycles to become visible
 }
 
-bool FastMode::empty() const {
-    if (!heap_.empty() || !held_.empty()) return false;
-    for (const FastQueue& q : ceq_)
-        if (!q.empty()) return false;
-    return true;
+bool FastMode::empty() const { return heap_.empty() && held_.empty() && queued_total_ == 0; }
+
+FastWavelet FastMode::take(int pe, int c) {
+    --pe_queued_[size_t(pe)];
+    --queued_total_;
+    return ceq_[size_t(pe) * kColours + size_t(c)].pop();
 }
 
 void FastMode::absorb(Machine& m) {
@@ -433,6 +436,7 @@ void FastMode::absorb(Machine& m) {
     m.rnext_.clear();
     for (int i = 0; i < int(m.routers_.size()); ++i) {
         Router& r = m.routers_[size_t(i)];
+        if (!r.work && !r.nonempty[kCeQ]) continue;   // most routers hold nothing
         for (int c = 0; c < kColours; ++c)
             while (r.ce_count(c)) {
                 const bool ctrl = r.ce_head_ctrl(c);

@@ -67,6 +67,7 @@ public:
     size_t queued(int pe, int colour) const { return ceq_[size_t(pe) * kColours + size_t(colour)].size(); }
     size_t held(int pe, int port, int colour) const;       // wavelets waiting at a router for a switch position
     bool holds_any() const { return !held_.empty(); }
+    size_t queued_at(int pe) const { return pe_queued_[size_t(pe)]; }   // over all colours
     uint64_t busy_until() const { return end_time_; }
 
 private:
@@ -91,9 +92,12 @@ private:
     void run_pe(Machine& m, int i, uint64_t end);
     void route(Machine& m, int i, int port, int colour, FastWavelet w);
     void deliver(Machine& m, int i, int colour, FastWavelet w);
+    FastWavelet take(int pe, int colour);  // the head of a CE queue, off the counts
     void release_held(Machine& m, int i, int colour, uint64_t at);
 
     std::vector<FastQueue> ceq_;           // [pe * kColours + colour]: the CE's input queues
+    std::vector<uint32_t> pe_queued_;      // wavelets in each PE's CE queues (so idle PEs are skipped fast)
+    size_t queued_total_ = 0;
     std::map<uint64_t, FastQueue> held_;   // (pe, port, colour) -> wavelets no current switch position accepts yet
     std::vector<Pe> pe_;
     std::vector<Entry> heap_;

@@ -756,7 +756,7 @@ std::vector<Stuck> Machine::stuck(bool include_running) const {
                         "colour " + std::to_string(c) + ": " + std::to_string(port_count(p, c)) + " wavelet(s) wait at router port " +
                             port_name(p) + "; " + why);
                 }
-        for (int c = 0; c < kColours; ++c)
+        for (int c = 0; c < kColours && (r.nonempty[kCeQ] || (fast_ && fast_->queued_at(i))); ++c)
             if (ce_count(c)) {
                 std::string why = "no task takes them";
                 if (prog) {
