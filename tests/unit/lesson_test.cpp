@@ -29,7 +29,7 @@ std::string doubler(int sent) {
            "host { fill x at (0, 0) with iota(1, 1); launch main at (0, 0); run; print y at (1, 0); }\n";
 }
 
-// Whether `text` ends a bold sum with n: "= 136 cycles**", "**2,342**" (not "12,342**").
+// Whether `text` ends a bold sum with n: "= 136 cycles**", "**2,422**" (not "12,422**").
 bool bold_total(const std::string& text, uint64_t n) {
     std::string s = std::to_string(n);
     for (int at = int(s.size()) - 3; at > 0; at -= 3) s.insert(size_t(at), ",");
