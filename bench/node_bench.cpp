@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstring>
 #include <exception>
+#include <string>
 
 int main(int argc, char** argv) {
     if (argc < 2 || (std::strcmp(argv[1], "fabric") != 0 && std::strcmp(argv[1], "mesh-gpt") != 0)) {
@@ -19,8 +20,9 @@ int main(int argc, char** argv) {
             std::fprintf(stderr, "node_bench: unexpected '%s'\n", argv[i]);
             return 2;
         }
+        const std::string name = argv[i] + 2;
         const bool has_value = i + 1 < argc && std::strncmp(argv[i + 1], "--", 2) != 0;
-        args.options[argv[i] + 2] = has_value ? argv[++i] : "";
+        args.options[name] = has_value ? argv[++i] : "";
     }
     try {
         return std::strcmp(argv[1], "fabric") == 0 ? wlcli::bench_fabric(args) : wlcli::bench_mesh_gpt(args);

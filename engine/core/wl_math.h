@@ -95,8 +95,10 @@ inline __attribute__((always_inline)) D tanh_lanes(D x) {
     return L::from(L::bits(t) | sign);
 }
 
-inline float expf(float x) { return float(exp_lanes(double(x))); }   // exp(-inf) gives 0 (clamped: ~1e-304)
-inline float tanhf(float x) { return float(tanh_lanes(double(x))); }
+// A NaN comes back as it came: WebAssembly's float<->double conversions and arithmetic may
+// change a NaN's sign, and a result's bits must be the same on every platform.
+inline float expf(float x) { return x != x ? x : float(exp_lanes(double(x))); }   // exp(-inf) gives 0 (clamped: ~1e-304)
+inline float tanhf(float x) { return x != x ? x : float(tanh_lanes(double(x))); }
 inline float logf(float x) { return float(log_d(double(x))); }
 
 // 1/sqrt(x): sqrt and division are correctly rounded by IEEE 754 everywhere.

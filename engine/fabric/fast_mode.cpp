@@ -27,7 +27,7 @@ struct FastPort {
     FastQueue& q(int c) { return f.ceq_[size_t(i) * kColours + size_t(c)]; }
     uint64_t recv_at(int c) { return q(c).empty() ? kNever : q(c).front().at; }
     bool head_ctrl(int c) { return q(c).front().ctrl; }
-    uint32_t pop(int c) { return q(c).pop().data; }
+    uint32_t pop(int c) { return f.take(i, c).data; }
     uint64_t ramp_at(int) const { return f.pe_[size_t(i)].ramp_free; }   // the interpreter waits for the later of this and now
     bool routed(int c) const { return m.routers_[size_t(i)].rx_any[c] & kR; }
     void send(int c, uint32_t w, bool ctrl, uint64_t t) {
@@ -88,7 +88,7 @@ struct FastCore : CoreExec<FastPort> {
         uint64_t t = st.next[slot];
         auto get = [&](const Dsd& d, uint32_t k) -> float {
             if (d.kind != DsdKind::FabIn) return load(d, k);
-            const FastWavelet w = port.q(d.colour).pop();
+            const FastWavelet w = port.f.take(port.i, d.colour);
             if (w.at > t) t = w.at;
             ce.stats.received++;
             return f32(w.data);
@@ -299,6 +299,21 @@ size_t FastMode::held(int pe, int port, int colour) const {
 // A wavelet reaches router i on `port` at cycle w.at: the current switch position forwards it
 // (copies for multicast), holds it (another position accepts the port), or it faults.
 void FastMode::route(Machine& m, int i0, int port0, int colour, FastWavelet w0) {
+    // A data wavelet on a path of fixed routes goes where the last one from this port went: replay
+    // the recorded path (the same hops in the same order, so the same stats and deliveries).
+    const uint64_t key = held_key(i0, port0, colour);
+    const bool cacheable = !w0.ctrl && held_.empty();
+    if (cacheable) {
+        auto it = paths_.find(key);
+        if (it != paths_.end() && replay(m, it->second, colour, w0)) return;
+    }
+    Path* rec = nullptr;
+    if (cacheable) {
+        rec = &recording_;
+        rec->visits.clear();
+        rec->ramps.clear();
+        rec->ok = true;
+    }
     // Depth-first, so a path's hops keep their order. The stack is a member: routing allocates nothing.
     std::vector<Hop>& work = hops_;
     const size_t base = work.size();   // route() nests when a control wavelet releases held ones
@@ -318,7 +333,12 @@ void FastMode::route(Machine& m, int i0, int port0, int colour, FastWavelet w0) 
         work.pop_back();
         Router& r = m.routers_[size_t(h.i)];
         const SwitchPos sp = r.cur_sw[c];
+        if (rec) {
+            if (r.npos[c] > 1) rec->ok = false;   // a switch can change this path
+            rec->visits.push_back({h.i, sp.tx});
+        }
         if (!(sp.rx >> h.port & 1) || (!held_.empty() && held_.count(held_key(h.i, h.port, c)))) {
+            if (rec) rec->ok = false;
             if (!(r.rx_any[c] >> h.port & 1)) {
                 m.raise(FaultKind::NoRoute, h.i, c, m.cores_[size_t(h.i)].task, -1,
                         "wavelet on colour " + std::to_string(c) + " arrived from " + port_name(h.port) +
@@ -343,6 +363,7 @@ void FastMode::route(Machine& m, int i0, int port0, int colour, FastWavelet w0) 
                     work.resize(base);
                     return;
                 }
+                if (rec) rec->ramps.push_back({h.i, uint32_t(h.w.at + 1 - w0.at)});
                 deliver(m, h.i, c, FastWavelet{h.w.data, h.w.ctrl, h.w.at + 1});
                 continue;
             }
@@ -363,6 +384,23 @@ void FastMode::route(Machine& m, int i0, int port0, int colour, FastWavelet w0) 
             release_held(m, h.i, c, h.w.at);
         }
     }
+    if (rec && rec->ok && !m.fault_ && !looped_ && held_.empty() && work.size() == base) paths_[key] = *rec;
+}
+
+// A recorded path, replayed: false (nothing done) when a CE on it can no longer take the colour,
+// so the slow path raises the fault in the usual way.
+bool FastMode::replay(Machine& m, const Path& p, int c, const FastWavelet& w) {
+    for (const auto& [pe, delay] : p.ramps) {
+        const Core& ce = m.cores_[size_t(pe)];
+        if (ce.prog < 0 || !(m.progs_[size_t(ce.prog)].consumed_colours >> c & 1)) return false;
+    }
+    for (const auto& [i, tx] : p.visits) {
+        Router& r = m.routers_[size_t(i)];
+        for (uint32_t t = tx; t; t &= t - 1) r.stats.out[__builtin_ctz(t)]++;
+        r.stats.out_colour[c]++;
+    }
+    for (const auto& [pe, delay] : p.ramps) deliver(m, pe, c, FastWavelet{w.data, 0, w.at + delay});
+    return true;
 }
 
 // After a switch change at router i: wavelets held on colour c that the new position accepts go on, in order.
@@ -386,12 +424,14 @@ void FastMode::deliver(Machine& m, int i, int c, FastWavelet w) {
         return;
     }
     q.push(w);
+    ++pe_queued_[size_t(i)];
+    ++queued_total_;
     if (i != running_) schedule(i, std::min(m.cores_[size_t(i)].ready_at, w.at));
 }
 
 // [SECTION] the scheduler
 
-FastMode::FastMode(size_t pes) : ceq_(pes * kColours), pe_(pes) {}
+FastMode::FastMode(size_t pes) : ceq_(pes * kColours), pe_queued_(pes), pe_(pes) {}
 
 void FastMode::schedule(int pe, uint64_t key) {
     Pe& p = pe_[size_t(pe)];
@@ -407,11 +447,12 @@ uint64_t FastMode::horizon() const {
     return heap_.empty() ? kNever : heap_.front().key + 2;   // a wavelet takes at least 2 cycles to become visible
 }
 
-bool FastMode::empty() const {
-    if (!heap_.empty() || !held_.empty()) return false;
-    for (const FastQueue& q : ceq_)
-        if (!q.empty()) return false;
-    return true;
+bool FastMode::empty() const { return heap_.empty() && held_.empty() && queued_total_ == 0; }
+
+FastWavelet FastMode::take(int pe, int c) {
+    --pe_queued_[size_t(pe)];
+    --queued_total_;
+    return ceq_[size_t(pe) * kColours + size_t(c)].pop();
 }
 
 void FastMode::absorb(Machine& m) {
@@ -433,6 +474,7 @@ void FastMode::absorb(Machine& m) {
     m.rnext_.clear();
     for (int i = 0; i < int(m.routers_.size()); ++i) {
         Router& r = m.routers_[size_t(i)];
+        if (!r.work && !r.nonempty[kCeQ]) continue;   // most routers hold nothing
         for (int c = 0; c < kColours; ++c)
             while (r.ce_count(c)) {
                 const bool ctrl = r.ce_head_ctrl(c);

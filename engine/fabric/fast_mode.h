@@ -25,6 +25,7 @@
 
 #include <cstdint>
 #include <map>
+#include <unordered_map>
 #include <string>
 #include <vector>
 
@@ -66,6 +67,9 @@ public:
     bool empty() const;                                    // no wavelet in flight, no PE scheduled
     size_t queued(int pe, int colour) const { return ceq_[size_t(pe) * kColours + size_t(colour)].size(); }
     size_t held(int pe, int port, int colour) const;       // wavelets waiting at a router for a switch position
+    bool holds_any() const { return !held_.empty(); }
+    void forget_paths() { paths_.clear(); }                 // a route changed
+    size_t queued_at(int pe) const { return pe_queued_[size_t(pe)]; }   // over all colours
     uint64_t busy_until() const { return end_time_; }
 
 private:
@@ -89,11 +93,22 @@ private:
     uint64_t horizon() const;              // no wavelet not yet sent can be visible before this cycle
     void run_pe(Machine& m, int i, uint64_t end);
     void route(Machine& m, int i, int port, int colour, FastWavelet w);
+    struct Path {                          // where a data wavelet from one (router, port, colour) goes
+        std::vector<std::pair<int, uint8_t>> visits;    // routers in route()'s order, with their tx ports
+        std::vector<std::pair<int, uint32_t>> ramps;    // CEs it reaches, and the cycles it takes
+        bool ok = true;                    // no switch with several positions, nothing held
+    };
+    bool replay(Machine& m, const Path& p, int colour, const FastWavelet& w);
     void deliver(Machine& m, int i, int colour, FastWavelet w);
+    FastWavelet take(int pe, int colour);  // the head of a CE queue, off the counts
     void release_held(Machine& m, int i, int colour, uint64_t at);
 
     std::vector<FastQueue> ceq_;           // [pe * kColours + colour]: the CE's input queues
+    std::vector<uint32_t> pe_queued_;      // wavelets in each PE's CE queues (so idle PEs are skipped fast)
+    size_t queued_total_ = 0;
     std::map<uint64_t, FastQueue> held_;   // (pe, port, colour) -> wavelets no current switch position accepts yet
+    std::unordered_map<uint64_t, Path> paths_;   // (pe, port, colour) -> the recorded path; cleared when a route changes
+    Path recording_;
     std::vector<Pe> pe_;
     std::vector<Entry> heap_;
     struct Hop { int i, port; FastWavelet w; };

@@ -15,6 +15,7 @@ namespace {
 typedef double v8d __attribute__((vector_size(64)));
 typedef long long v8l __attribute__((vector_size(64)));
 typedef float v8f __attribute__((vector_size(32)));
+typedef int v8i __attribute__((vector_size(32)));
 
 #define WL_INLINE inline __attribute__((always_inline))
 
@@ -48,6 +49,7 @@ WL_INLINE void apply(float* out, const float* in, int n) {
         v8d x = __builtin_convertvector(xf, v8d);
         v8d y = Op == 0 ? wl::math::exp_lanes(x) : wl::math::tanh_lanes(x);
         v8f yf = __builtin_convertvector(y, v8f);
+        yf = (v8f)(((v8i)xf & (xf != xf)) | ((v8i)yf & ~(xf != xf)));   // a NaN comes back as it came (wl_math.h)
         std::memcpy(out + i, &yf, sizeof(float) * m);
     }
 }

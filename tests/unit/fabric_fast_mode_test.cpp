@@ -254,3 +254,42 @@ TEST(FastMode, ModeChangesOnlyBetweenRuns) {
     EXPECT_EQ(parsed, RunMode::Fast);
     EXPECT_FALSE(run_mode_from_name("quick", &parsed));
 }
+
+// Fast mode replays a data wavelet's recorded path; a route changed between runs must be followed.
+TEST(FastMode, AChangedRouteIsFollowed) {
+    const char* src = R"(colour c = 3;
+layout {
+    grid 3 x 1;
+    place sender at (0, 0);
+    place receiver at (1..3, 0);
+    route c at (0, 0) rx ramp tx east;
+    route c at (1, 0) rx west tx ramp;
+}
+program sender {
+    export fn main() { for i in 0..4 { send(c, f32(i + 1)); } }
+}
+program receiver {
+    export var y: [f32; 4];
+    var n: i32 = 0;
+    task got(v: f32) on c { y[n] = v; n += 1; }
+}
+)";
+    CompileResult cr = compile(src, "reroute.wk");
+    ASSERT_TRUE(cr.ok()) << (cr.diagnostics.empty() ? "" : format_diagnostic(cr.diagnostics[0]));
+    Host h({.w = 3, .h = 1});
+    h.machine().set_mode(RunMode::Fast);
+    for (const Placement& p : cr.placements) ASSERT_FALSE(h.load(*p.program, {p.x, p.y, p.w, p.h}));
+    for (const RouteSetting& r : cr.routes) ASSERT_FALSE(h.route(r.x, r.y, r.colour, r.route));
+    ASSERT_FALSE(h.launch({0, 0, 1, 1}, "main"));
+    ASSERT_TRUE(h.run_until_quiescent(10000).ok());
+    std::vector<float> y1(4), y2(4);
+    ASSERT_FALSE(h.d2h(1, 0, "y", y1.data(), 4));
+    EXPECT_EQ(y1, (std::vector<float>{1, 2, 3, 4}));
+    // Now (1,0) passes colour c on to (2,0).
+    ASSERT_FALSE(h.route(1, 0, 3, Route::of(kW, kE)));
+    ASSERT_FALSE(h.route(2, 0, 3, Route::of(kW, kR)));
+    ASSERT_FALSE(h.launch({0, 0, 1, 1}, "main"));
+    ASSERT_TRUE(h.run_until_quiescent(10000).ok());
+    ASSERT_FALSE(h.d2h(2, 0, "y", y2.data(), 4));
+    EXPECT_EQ(y2, (std::vector<float>{1, 2, 3, 4}));
+}
