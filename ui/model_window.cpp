@@ -26,11 +26,14 @@ constexpr int kMeshPresets[][2] = {{8, 8}, {16, 16}, {32, 32}, {48, 48}, {64, 64
 
 std::string mesh_text(int w, int h) { return std::to_string(w) + "x" + std::to_string(h); }
 
-// "32x32" -> 32, 32. The range is the planner's to check (it names it in its error).
+// "32x32" -> 32, 32 (nothing changes on anything else). The range is the planner's to check:
+// it names it in its error.
 void parse_mesh(const std::string& s, int* w, int* h) {
+    int a = 0, b = 0;
     char tail = 0;
-    if (std::sscanf(s.c_str(), "%dx%d%c", w, h, &tail) != 2)
+    if (std::sscanf(s.c_str(), "%dx%d%c", &a, &b, &tail) != 2)
         throw std::invalid_argument("'mesh' must be WxH, e.g. \"32x32\"; got \"" + s + "\"");
+    *w = a, *h = b;
 }
 
 using wl::gpu::format_seconds;
@@ -98,6 +101,9 @@ void ModelWindow::frame(MeshCanvas& canvas) {
         auto inside = [&](std::optional<PeCoord> p) { return p && m.contains(p->x, p->y) ? p : std::nullopt; };
         hovered_ = inside(canvas.hovered());
         selected_ = inside(canvas.selected());
+    } else {
+        hovered_.reset();   // the canvas shows something else: its PEs are not the model's
+        selected_.reset();
     }
     drawn_.clear();
     if (open) draw();
@@ -117,8 +123,11 @@ std::optional<json> ModelWindow::call(const std::string& method, const json& arg
         if (!a.contains(key) || a[key].is_null()) return dflt;
         if (!a[key].is_number()) throw std::invalid_argument(std::string("'") + key + "' must be a number");
         const double v = a[key].get<double>();
-        if (v < lo || v > hi)
-            throw std::invalid_argument(std::string("'") + key + "' must be in " + std::to_string(int(lo)) + ".." + std::to_string(int(hi)));
+        if (v < lo || v > hi) {
+            char range[64];
+            std::snprintf(range, sizeof range, "%.0f..%.0f", lo, hi);
+            throw std::invalid_argument(std::string("'") + key + "' must be in " + range);
+        }
         return v;
     };
     auto compiled = [&]() {
