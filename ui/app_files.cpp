@@ -66,7 +66,7 @@ void App::start(const std::string& requested_example) {
 
     const StartPlan plan = plan_start(saved, requested_example);
     if (!plan.notice.empty()) notice(plan.notice);
-    if (saved) files_.font_scale = saved->font_scale;
+    if (saved) files_.font_scale = saved->font_scale, runner_.set_run_mode(saved->run_mode);   // before anything loads
     if (plan.open == StartPlan::Open::Saved) {
         restore(*saved);
     } else if (plan.open == StartPlan::Open::Example) {
@@ -118,14 +118,15 @@ Workspace App::workspace() const {
     ws.modified = doc_.buffer().modified();
     ws.path = files_.path;
     ws.font_scale = files_.font_scale;
+    ws.run_mode = runner_.run_mode();
     return ws;
 }
 
 // Changes whenever what workspace() returns may have changed, without copying the text.
 std::string App::workspace_sig() const {
     char buf[96];
-    std::snprintf(buf, sizeof buf, "%llu|%d|%.3f|", (unsigned long long)doc_.buffer().version(), int(doc_.buffer().modified()),
-                  double(files_.font_scale));
+    std::snprintf(buf, sizeof buf, "%llu|%d|%.3f|%d|", (unsigned long long)doc_.buffer().version(), int(doc_.buffer().modified()),
+                  double(files_.font_scale), int(runner_.run_mode()));
     return buf + doc_.name() + '|' + example_ + '|' + files_.path;
 }
 
