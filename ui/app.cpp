@@ -747,6 +747,7 @@ json App::state() const {
         {"loaded_matches_editor", gate_.matches(doc_.buffer().version())},
         {"loaded", runner_.loaded()},
         {"cycle", runner_.cycle()},
+        {"run_mode", wl::run_mode_name(runner_.run_mode())},
         {"extent", {{"cycle", runner_.extent()}, {"end", runner_.extent_is_end()}}},
         {"running", runner_.busy()},
         {"done", runner_.done()},
@@ -885,6 +886,15 @@ json App::call(const std::string& method, const json& args) {
             if (!args.is_object() || !args.contains("cycle") || !args["cycle"].is_number_unsigned())
                 throw std::invalid_argument("'cycle' must be a non-negative integer");
             runner_.rewind_to(args["cycle"].get<uint64_t>());
+            return state();
+        }
+        if (method == "set_mode") {   // reloads at cycle 0, as the toolbar's switch does
+            wl::RunMode m;
+            const std::string name = args.is_object() && args.contains("mode") && args["mode"].is_string() ? args["mode"].get<std::string>() : "";
+            if (!wl::run_mode_from_name(name, &m))
+                throw std::invalid_argument("unknown mode " + (args.is_object() && args.contains("mode") ? args["mode"].dump() : "(none)") +
+                                            ": use \"cycle\" or \"fast\"");
+            runner_.set_run_mode(m);
             return state();
         }
         if (method == "inspect") {
