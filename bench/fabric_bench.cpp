@@ -1,5 +1,0 @@
-// fabric_bench.cpp: `waferlab-cli bench fabric` for the web build, run under node
-// (the CLI itself is native only). Same arguments and JSON as the CLI verb.
-#include "cli/verbs.h"
-
-int main(int argc, char** argv) { return wlcli::bench_fabric(wlcli::Args::parse(argc, argv, 1)); }
