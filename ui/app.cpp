@@ -889,11 +889,10 @@ json App::call(const std::string& method, const json& args) {
             return state();
         }
         if (method == "set_mode") {   // reloads at cycle 0, as the toolbar's switch does
+            const json mode = args.is_object() && args.contains("mode") ? args["mode"] : json(nullptr);
             wl::RunMode m;
-            const std::string name = args.is_object() && args.contains("mode") && args["mode"].is_string() ? args["mode"].get<std::string>() : "";
-            if (!wl::run_mode_from_name(name, &m))
-                throw std::invalid_argument("unknown mode " + (args.is_object() && args.contains("mode") ? args["mode"].dump() : "(none)") +
-                                            ": use \"cycle\" or \"fast\"");
+            if (!mode.is_string() || !wl::run_mode_from_name(mode.get<std::string>(), &m))
+                throw std::invalid_argument("unknown mode " + (mode.is_null() ? std::string("(none)") : mode.dump()) + ": use \"cycle\" or \"fast\"");
             runner_.set_run_mode(m);
             return state();
         }
