@@ -2,7 +2,8 @@
 // to the same op list on the wafer (analytical estimate), op by op, then totals.
 //   waferlab-cli compare --config models/gpt2-small.cfg --gpu a100|a100-40gb|h100|same-silicon
 //       [--batch B] [--gpus N] [--accum N] [--profile reference-fp32|pytorch-bf16|tuned-bf16|flash1-bf16]
-//       [--mode train|infer] [--mesh WxH] [--json] [--csv FILE]
+//       [--mode train|infer] [--mesh WxH] [--kernels DIR] [--json] [--csv FILE]
+//   --mode infer also runs the forward on the emulated mesh when the model fits it: the "emulated" column.
 #include "cli/verbs.h"
 #include "engine/gpt/gpt_config.h"
 #include "engine/gpu/compare.h"
@@ -53,6 +54,7 @@ int verb_compare(const Args& args) {
     o.grad_accum = int(args.get_int("accum", 1));
     const std::string mode = args.get("mode", "train");
     o.with_backward = mode == "train";
+    if (!o.with_backward) o.kernels_dir = args.get("kernels", "models/kernels");
     if (args.has("mesh")) {
         int w = 0, h = 0;
         if (std::sscanf(args.get("mesh").c_str(), "%dx%d", &w, &h) != 2 || w < 1 || h < 1)
@@ -76,13 +78,18 @@ int verb_compare(const Args& args) {
                 g.opt.B);
     std::printf("GPU:   %s, profile %s\nwafer: %s (%s)\n\n", g.gpu.name.c_str(), g.profile.id.c_str(),
                 w.wafer.name.c_str(), w.kind.c_str());
-    std::printf("%-30s %-13s %11s %11s %10s %-8s %10s %-8s\n", "op", "tensor", "FLOPs", "GPU bytes", "GPU time",
-                "bound", "wafer", "bound");
+    const auto& em = c.emulated;
+    std::printf("%-30s %-13s %11s %11s %10s %-8s %10s %-8s %10s\n", "op", "tensor", "FLOPs", "GPU bytes", "GPU time",
+                "bound", "wafer", "bound", em.ran ? "emulated" : "");
     for (size_t i = 0; i < g.ops.size(); ++i) {
         const auto& t = g.ops[i];
-        std::printf("%-30s %-13s %11s %11s %10s %-8s %10s %-8s\n", t.op.c_str(), t.tensor.c_str(),
+        std::string measured;
+        if (auto it = em.op_cycles.find(t.tensor); em.ran && it != em.op_cycles.end())
+            measured = wl::gpu::format_seconds(double(it->second) / o.clock_hz);
+        std::printf("%-30s %-13s %11s %11s %10s %-8s %10s %-8s %10s\n", t.op.c_str(), t.tensor.c_str(),
                     si(t.ref_flops, "").c_str(), si(t.ex.bytes, "B").c_str(), wl::gpu::format_seconds(t.time_s).c_str(),
-                    wl::gpu::bound_name(t.bound), wl::gpu::format_seconds(w.ops[i].time_s).c_str(), w.ops[i].bound.c_str());
+                    wl::gpu::bound_name(t.bound), wl::gpu::format_seconds(w.ops[i].time_s).c_str(), w.ops[i].bound.c_str(),
+                    measured.c_str());
     }
     std::printf("\nGPU step (per GPU, %d micro-batch%s): %s  [compute %s, memory %s, launch %s]  %.1f%% of peak\n",
                 g.opt.grad_accum, g.opt.grad_accum > 1 ? "es" : "", wl::gpu::format_seconds(g.compute_s).c_str(),
@@ -96,6 +103,13 @@ int verb_compare(const Args& args) {
     std::printf("wafer step: %s  (%.1f%% of its %s fp32 peak); %s\n", wl::gpu::format_seconds(w.step_s).c_str(), 100 * w.utilisation,
                 si(w.wafer.peak_flops(), "FLOP/s").c_str(), w.verdict.c_str());
     std::printf("ratio GPU/wafer: %.3g (%s)\n", c.ratio, c.ratio > 1 ? "the wafer is faster" : "the GPU is faster");
+    if (em.ran)
+        std::printf("emulated: the forward MEASURED on the %dx%d mesh (%d PEs, fast mode): %llu cycles = %s for B=%d "
+                    "sequences one after another (%s per sequence)\n",
+                    em.mesh_w, em.mesh_h, em.pes_used, (unsigned long long)em.cycles, wl::gpu::format_seconds(em.seconds).c_str(),
+                    em.B, wl::gpu::format_seconds(em.seconds / em.B).c_str());
+    else
+        std::printf("emulated: not measured: %s\n", em.why_not.c_str());
     for (const auto& p : c.projections)
         std::printf("projection %-5s %s per step (%s tokens/s): %s\n", p.wafer.id.c_str(), wl::gpu::format_seconds(p.step_s).c_str(),
                     si(p.tokens_per_s, "").c_str(), p.verdict.c_str());

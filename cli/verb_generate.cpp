@@ -2,6 +2,8 @@
 // or from GPT-2 weights in llm.c's layout (--llmc gpt2_124M.bin, GPT-2's BPE tokenizer).
 //   waferlab-cli generate --checkpoint F --prompt TEXT [--tokens N] [--temperature T] [--top-k K]
 //                         [--seed S] [--threads N] [--bpe-dir DIR] [--json]
+//                         [--on-mesh [--mesh WxH] [--kernels DIR]]   every forward on the emulated mesh
+#include "cli/model_args.h"
 #include "cli/verbs.h"
 
 #include "engine/gpt/checkpoint.h"
@@ -9,9 +11,11 @@
 #include "engine/gpt/parallel.h"
 #include "engine/gpt/sampler.h"
 #include "engine/gpt/tokenizer.h"
+#include "engine/model/mesh_gpt.h"
 
 #include <nlohmann/json.hpp>
 
+#include <chrono>
 #include <cstdio>
 #include <memory>
 
@@ -47,18 +51,44 @@ int verb_generate(const Args& args) {
         std::fwrite(prompt.data(), 1, prompt.size(), stdout);
         std::fflush(stdout);
     }
-    auto all = generate(*model, ids, n, opt, [&](int t) {
+    auto show = [&](int t) {
         if (json) return;
         std::string s = tok->decode({t});
         std::fwrite(s.data(), 1, s.size(), stdout);
         std::fflush(stdout);
-    });
+    };
+    const auto start = std::chrono::steady_clock::now();
+    std::vector<int> all;
+    uint64_t cycles = 0;
+    std::unique_ptr<wl::model::MeshGPT> mesh;
+    if (args.has("on-mesh")) {
+        mesh = std::make_unique<wl::model::MeshGPT>(plan_for(args, model->cfg), *model);
+        auto forward = [&](const int* ctx, int T) {
+            const float* l = mesh->next_logits(ctx, T);
+            cycles += mesh->last_cycles();
+            return l;
+        };
+        all = generate(forward, model->V, model->maxT, ids, n, opt, show);
+    } else {
+        all = generate(*model, ids, n, opt, show);
+    }
+    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     std::string text = tok->decode(std::vector<int>(all.begin() + long(ids.size()), all.end()));
     if (json) {
-        nlohmann::json j = {{"prompt", prompt}, {"text", text}, {"tokens", n}};
+        nlohmann::json j = {{"prompt", prompt}, {"text", text}, {"tokens", n}, {"wall_seconds", wall}};
+        if (mesh) {
+            j["on_mesh"] = true;
+            j["cycles"] = cycles;
+            j["cycles_per_token"] = n ? double(cycles) / n : 0.0;
+            j["wafer_seconds"] = double(cycles) / wse_clock_hz();
+            j["clock_hz"] = wse_clock_hz();
+        }
         std::printf("%s\n", j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
     } else {
         std::printf("\n");
+        if (mesh && n > 0)
+            std::fprintf(stderr, "on the mesh: %d tokens, %.0f emulated cycles per token (estimated) = %.2f us per token at %.2f GHz; wall %.2f s (%.1f tokens/s)\n",
+                         n, double(cycles) / n, double(cycles) / n / wse_clock_hz() * 1e6, wse_clock_hz() / 1e9, wall, n / wall);
     }
     return 0;
 }

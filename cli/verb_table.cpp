@@ -11,6 +11,10 @@ const Flag kJson{"json", Value::Switch, "print JSON instead of text"};
 const Flag kThreads{"threads", Value::Int, "worker threads (default: all cores)"};
 const Flag kLessonDir{"dir", Value::Text, "the lessons folder (default: lessons)"};
 const Flag kBpeDir{"bpe-dir", Value::Text, "directory with GPT-2's encoder.json and vocab.bpe"};
+const Flag kModelConfig{"config", Value::Text, "model config, e.g. models/gpt-nano.cfg (initial weights from its seed)"};
+const Flag kModelCheckpoint{"checkpoint", Value::Text, "a checkpoint written by train (instead of --config)"};
+const Flag kMesh{"mesh", Value::Text, "the mesh to compile for, WxH (default 32x32)"};
+const Flag kKernels{"kernels", Value::Text, "the kernel folder (default models/kernels)"};
 
 }  // namespace
 
@@ -46,8 +50,18 @@ const std::vector<Verb>& verb_table() {
           {"temperature", Value::Number, "sampling temperature; 0 is greedy (default 1)"},
           {"top-k", Value::Int, "sample from the k likeliest tokens; 0 for all (default 0)"},
           {"seed", Value::Int, "sampling seed (default 1337)"},
-          kThreads, kBpeDir, kJson},
+          {"on-mesh", Value::Switch, "run every forward on the emulated mesh (fast mode, KV cache in SRAM)"},
+          kMesh, kKernels, kThreads, kBpeDir, kJson},
          verb_generate},
+        {"compile-model", "the model compiler: a GPT's graph, placement, memory plan, kernels, schedule", nullptr,
+         false, nullptr, {kModelConfig, kMesh, kKernels, kBpeDir, kJson}, verb_compile_model},
+        {"forward", "one forward pass on the emulated mesh, op by op, checked against the reference", nullptr, false,
+         nullptr,
+         {kModelConfig, kModelCheckpoint, kMesh, kKernels,
+          {"prompt", Value::Text, "the tokens to run (default: a line of a story)"},
+          {"mode", Value::Text, "fast: functional, cycles estimated; cycle: every cycle (default fast)", "cycle|fast"},
+          kBpeDir, kJson},
+         verb_forward},
         {"compare", "one GPT step on a modelled GPU next to the wafer's estimate", nullptr, false, nullptr,
          {{"config", Value::Text, "model config, e.g. models/gpt2-small.cfg"},
           {"gpu", Value::Text, "a100, a100-40gb, h100 or same-silicon (default a100)"},
@@ -57,6 +71,7 @@ const std::vector<Verb>& verb_table() {
           {"accum", Value::Int, "gradient-accumulation micro-batches (default 1)"},
           {"mode", Value::Text, "a training step or one forward (default train)", "train|infer"},
           {"mesh", Value::Text, "the wafer mesh, WxH (default: the wafer preset's)"},
+          kKernels,
           {"csv", Value::Text, "also write the op table to this CSV file"},
           kJson},
          verb_compare},
@@ -94,6 +109,14 @@ const std::vector<Verb>& verb_table() {
                {"kernel", Value::Text, "the SUMMA kernel (default examples/summa.wk)"},
                kJson},
               bench_fast},
+             {"mesh-gpt", "the GPT forward on the emulated mesh vs the reference: wall time, ratio, cycles, utilisation",
+              nullptr, false, nullptr,
+              {{"config", Value::Text, "model config (default models/gpt-nano.cfg)"},
+               kMesh, kKernels,
+               {"t", Value::Int, "tokens in the forward (default: the config's block_size)"},
+               {"reps", Value::Int, "repetitions, best kept (default 5)"},
+               kJson},
+              bench_mesh_gpt},
              {"compile", "the kernel compiler on every example, best of 5, against a 50 ms budget", nullptr, false,
               nullptr,
               {{"dir", Value::Text, "the kernels to compile (default examples)"},

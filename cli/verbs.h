@@ -38,6 +38,8 @@ int verb_check(const Args& args);      // verb_run.cpp
 int verb_train(const Args& args);      // verb_train.cpp: the reference GPT
 int verb_generate(const Args& args);   // verb_generate.cpp
 int verb_compare(const Args& args);    // verb_compare.cpp: GPU model vs wafer estimate
+int verb_compile_model(const Args& args);   // verb_model.cpp: the GPT on the mesh
+int verb_forward(const Args& args);         // verb_model.cpp
 int verb_lesson_list(const Args& args);    // verb_lesson.cpp: the guided lessons
 int verb_lesson_check(const Args& args);   // verb_lesson.cpp
 
@@ -46,5 +48,6 @@ int bench_gpt(const Args& args);       // bench_gpt.cpp
 int bench_fabric(const Args& args);    // bench_fabric.cpp
 int bench_compile(const Args& args);   // bench_compile.cpp
 int bench_fast(const Args& args);      // bench_fast.cpp: fast mode vs cycle mode vs plain C++
+int bench_mesh_gpt(const Args& args);  // bench_mesh_gpt.cpp: the GPT forward on the mesh vs the reference
 
 }  // namespace wlcli

@@ -3,54 +3,16 @@
 // The platform's libm (expf, tanhf, ...) differs between glibc and the WASM
 // runtime in the last bits, which would break "same seed, same bits" between
 // the native and the browser build. These functions use only IEEE-exact
-// operations (+ - * /, sqrt, ldexp, frexp, floor), evaluated in double with no
+// operations (+ - * /, sqrt, frexp, exact bit operations), evaluated in double with no
 // FMA contraction, so every platform rounds them the same way.
 // Accuracy: within 1 ulp of the true float result over the whole range
 // (checked against libm in tests/unit/wl_math_test.cpp).
 #pragma once
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 
 namespace wl::math {
-
-// exp(x) in double for |r| <= ln2/2 after range reduction; error < 1e-15 relative.
-inline double exp_d(double x) {
-    if (x != x) return x;
-    if (x > 709.7) return INFINITY;
-    if (x < -745.2) return 0.0;
-    constexpr double kLog2e = 1.4426950408889634;
-    constexpr double kLn2Hi = 6.93147180369123816490e-01;   // high bits of ln 2 (exact product with k)
-    constexpr double kLn2Lo = 1.90821492927058770002e-10;
-    double k = std::floor(x * kLog2e + 0.5);
-    double r = (x - k * kLn2Hi) - k * kLn2Lo;
-    // Taylor series to r^13 / 13!: |r| <= 0.3466 leaves a remainder under 1e-17.
-    double p = 1.0 / 6227020800.0;
-    p = p * r + 1.0 / 479001600.0;
-    p = p * r + 1.0 / 39916800.0;
-    p = p * r + 1.0 / 3628800.0;
-    p = p * r + 1.0 / 362880.0;
-    p = p * r + 1.0 / 40320.0;
-    p = p * r + 1.0 / 5040.0;
-    p = p * r + 1.0 / 720.0;
-    p = p * r + 1.0 / 120.0;
-    p = p * r + 1.0 / 24.0;
-    p = p * r + 1.0 / 6.0;
-    p = p * r + 0.5;
-    p = p * r + 1.0;
-    p = p * r + 1.0;
-    return std::ldexp(p, int(k));
-}
-
-// exp(x) - 1 without cancellation near zero.
-inline double expm1_d(double x) {
-    if (std::fabs(x) >= 0.5) return exp_d(x) - 1.0;
-    double p = 0.0, term = x;    // sum x^n / n!, n = 1..18: remainder < 1e-22
-    for (int n = 1; n <= 18; ++n) {
-        p += term;
-        term = term * x / double(n + 1);
-    }
-    return p;
-}
 
 // natural log in double: x = m * 2^e, m in [sqrt(1/2), sqrt(2)), log m = 2 atanh(s).
 inline double log_d(double x) {
@@ -67,16 +29,75 @@ inline double log_d(double x) {
     return 2.0 * s * p + double(e) * kLn2;
 }
 
-inline float expf(float x) { return float(exp_d(double(x))); }
-inline float logf(float x) { return float(log_d(double(x))); }
+// exp and tanh are written once, over a lane type D: double for one value
+// (the PE's fexp/ftanh), or a vector of doubles for the GPT's arrays
+// (engine/gpt/vecmath.cpp). Lanes never interact, so a value gets the same
+// bits either way: the mesh and the reference share exp and tanh, and differ
+// only where their order of summation does. Lane<D> gives D's integer twin,
+// bit casts and a per-lane select.
+template <class D>
+struct Lane;
+template <>
+struct Lane<double> {
+    using I = int64_t;
+    static I bits(double d) {
+        I i;
+        std::memcpy(&i, &d, sizeof i);
+        return i;
+    }
+    static double from(I i) {
+        double d;
+        std::memcpy(&d, &i, sizeof d);
+        return d;
+    }
+    static double select(bool m, double a, double b) { return m ? a : b; }
+};
 
-inline float tanhf(float x) {
-    double a = std::fabs(double(x));
-    if (a > 20.0) return x < 0 ? -1.0f : 1.0f;
-    double em = expm1_d(2.0 * a);
-    double t = em / (em + 2.0);
-    return float(x < 0 ? -t : t);
+// exp(x) for x clamped to [-700, 700]: x = k ln2 + r, |r| <= ln2/2, Taylor to
+// r^11 (error < 3e-14 relative), 2^k built from bits; the 1.5*2^52 trick rounds k.
+template <class D>
+inline __attribute__((always_inline)) D exp_lanes(D x) {
+    using L = Lane<D>;
+    x = L::select(x < -700.0, D{} - 700.0, x);
+    x = L::select(x > 700.0, D{} + 700.0, x);
+    const double magic = 6755399441055744.0;   // 1.5 * 2^52: adding it rounds to an integer
+    D kr = x * 1.4426950408889634 + magic;
+    D k = kr - magic;
+    typename L::I ki = L::bits(kr) - L::bits(D{} + magic);
+    D r = (x - k * 6.93147180369123816490e-01) - k * 1.90821492927058770002e-10;
+    D p = D{} + 1.0 / 39916800.0;
+    p = p * r + 1.0 / 3628800.0;
+    p = p * r + 1.0 / 362880.0;
+    p = p * r + 1.0 / 40320.0;
+    p = p * r + 1.0 / 5040.0;
+    p = p * r + 1.0 / 720.0;
+    p = p * r + 1.0 / 120.0;
+    p = p * r + 1.0 / 24.0;
+    p = p * r + 1.0 / 6.0;
+    p = p * r + 0.5;
+    p = p * r + 1.0;
+    p = p * r + 1.0;
+    return p * L::from((ki + 1023) << 52);
 }
+
+// tanh(x) = sign(x) (1 - 2 / (e^{2|x|} + 1)); an odd series below 1/16 avoids cancellation.
+template <class D>
+inline __attribute__((always_inline)) D tanh_lanes(D x) {
+    using L = Lane<D>;
+    const typename L::I sign_bit = L::bits(-D{});   // -0.0: only the sign bit
+    typename L::I sign = L::bits(x) & sign_bit;
+    D a = L::from(L::bits(x) & ~sign_bit);
+    a = L::select(a > 20.0, D{} + 20.0, a);   // tanh(20) rounds to 1 in float
+    D big = 1.0 - 2.0 / (exp_lanes(2.0 * a) + 1.0);
+    D a2 = a * a;   // series to x^11: remainder < 2e-15 relative for |x| < 1/16
+    D small = a * (1.0 + a2 * (-1.0 / 3 + a2 * (2.0 / 15 + a2 * (-17.0 / 315 + a2 * (62.0 / 2835 + a2 * (-1382.0 / 155925))))));
+    D t = L::select(a < 0.0625, small, big);
+    return L::from(L::bits(t) | sign);
+}
+
+inline float expf(float x) { return float(exp_lanes(double(x))); }   // exp(-inf) gives 0 (clamped: ~1e-304)
+inline float tanhf(float x) { return float(tanh_lanes(double(x))); }
+inline float logf(float x) { return float(log_d(double(x))); }
 
 // 1/sqrt(x): sqrt and division are correctly rounded by IEEE 754 everywhere.
 inline float rsqrtf(float x) { return float(1.0 / std::sqrt(double(x))); }

@@ -41,19 +41,27 @@ int sample_token(const float* logits, int V, float temperature, int top_k, Rng& 
     return 0;
 }
 
-std::vector<int> generate(GPT& model, std::vector<int> tokens, int n, const SampleOptions& opt,
-                          const std::function<void(int)>& on_token) {
+std::vector<int> generate(const NextLogits& forward, int V, int max_context, std::vector<int> tokens, int n,
+                          const SampleOptions& opt, const std::function<void(int)>& on_token) {
     if (tokens.empty()) throw std::invalid_argument("generate: empty prompt");
     Rng rng(opt.seed);
     for (int i = 0; i < n; i++) {
-        int T = std::min<int>(int(tokens.size()), model.maxT);
-        const int* ctx = tokens.data() + tokens.size() - T;
-        model.forward(ctx, nullptr, 1, T);
-        int next = sample_token(model.logits() + size_t(T - 1) * model.V, model.V, opt.temperature, opt.top_k, rng);
+        int T = std::min<int>(int(tokens.size()), max_context);
+        const float* logits = forward(tokens.data() + tokens.size() - T, T);
+        int next = sample_token(logits, V, opt.temperature, opt.top_k, rng);
         tokens.push_back(next);
         if (on_token) on_token(next);
     }
     return tokens;
+}
+
+std::vector<int> generate(GPT& model, std::vector<int> tokens, int n, const SampleOptions& opt,
+                          const std::function<void(int)>& on_token) {
+    auto forward = [&model](const int* ctx, int T) {
+        model.forward(ctx, nullptr, 1, T);
+        return model.logits() + size_t(T - 1) * model.V;
+    };
+    return generate(forward, model.V, model.maxT, std::move(tokens), n, opt, on_token);
 }
 
 }  // namespace wl::gpt

@@ -19,8 +19,14 @@ struct SampleOptions {
 // One token from logits (V): softmax(logits / temperature) restricted to the top_k largest.
 int sample_token(const float* logits, int V, float temperature, int top_k, Rng& rng);
 
-// Appends n tokens to prompt (non-empty), feeding at most block_size tokens of context.
+// A forward pass seen from the sampler: the logits (V) of the last of T context tokens.
+using NextLogits = std::function<const float*(const int* context, int T)>;
+
+// Appends n tokens to prompt (non-empty), feeding at most max_context tokens of context.
 // on_token (optional) sees each new token as it is made. Returns prompt + new tokens.
+std::vector<int> generate(const NextLogits& forward, int V, int max_context, std::vector<int> prompt, int n,
+                          const SampleOptions& opt, const std::function<void(int)>& on_token = {});
+// The same with the reference model's forward.
 std::vector<int> generate(GPT& model, std::vector<int> prompt, int n, const SampleOptions& opt,
                           const std::function<void(int)>& on_token = {});
 

@@ -1,9 +1,9 @@
 // vecmath.h: exp and tanh over float arrays for the GPT's hot loops, 8 lanes
 // at a time, with the same bits on every platform and SIMD width.
 //
-// Each lane is computed in double with only + - * / and exact bit operations
-// (round-to-nearest via the 1.5*2^52 trick, 2^k built from bits), then rounded
-// to float once: within 1 ulp of the true value. On x86-64 an AVX-512
+// Each lane is wl_math's one definition (exp_lanes, tanh_lanes), the same the
+// PE's fexp/ftanh run: so the reference and the mesh agree on every value.
+// Computed in double, rounded to float once: within 1 ulp. On x86-64 an AVX-512
 // copy of the same code is picked at run time; in WASM the same vector code
 // lowers to scalar operations. The lanes never interact, so width cannot
 // change a result.

@@ -100,9 +100,19 @@ Comparison compare(const gpt::GPTConfig& cfg_in, const CompareOptions& o) {
         c.projections.push_back(estimate_wafer(c.cfg, w, B, T, o.with_backward, o.grad_accum));
     // Per-replica comparison: one GPU's step against one wafer's step on the same micro-batch.
     c.ratio = c.gpu.compute_s / c.wafer.step_s;
+    if (o.with_backward) c.emulated.why_not = "training does not run on the mesh yet: the emulated column is for one forward";
+    else if (o.kernels_dir.empty()) c.emulated.why_not = "not asked for";
+    else c.emulated = model::measure_forward(c.cfg, o.mesh.w, o.mesh.h, B, T, model::read_kernels(o.kernels_dir), o.clock_hz);
     c.gpu_sentence = gpu_sentence(c.gpu);
     c.wafer_sentence = wafer_sentence(c.wafer, c.gpu);
     return c;
+}
+
+static nlohmann::json emulated_json(const model::MeasuredForward& m) {
+    if (!m.ran) return {{"ran", false}, {"why_not", m.why_not}};
+    return {{"ran", true},          {"mesh", {{"w", m.mesh_w}, {"h", m.mesh_h}}}, {"pes_used", m.pes_used},
+            {"B", m.B},             {"T", m.T},      {"cycles", m.cycles},     {"seconds", m.seconds},
+            {"wall_seconds", m.wall_s}, {"op_cycles", m.op_cycles}};
 }
 
 nlohmann::json to_json(const Comparison& c) {
@@ -124,6 +134,7 @@ nlohmann::json to_json(const Comparison& c) {
             {"wafer", to_json(c.wafer)},
             {"projections", proj},
             {"ratio_gpu_over_wafer", c.ratio},
+            {"emulated", emulated_json(c.emulated)},
             {"gpu_sentence", c.gpu_sentence},
             {"wafer_sentence", c.wafer_sentence}};
 }
@@ -145,6 +156,13 @@ nlohmann::json compare_call(const nlohmann::json& args, const std::string& model
         const std::string mode = args.value("mode", std::string("train"));
         if (mode != "train" && mode != "infer") throw std::invalid_argument("mode is train or infer");
         o.with_backward = mode == "train";
+        if (!o.with_backward) o.kernels_dir = models_dir + "/kernels";
+        if (args.contains("mesh")) {   // "32x32"
+            const std::string m = args.value("mesh", std::string());
+            if (std::sscanf(m.c_str(), "%dx%d", &o.mesh.w, &o.mesh.h) != 2 || o.mesh.w < 1 || o.mesh.h < 1 ||
+                o.mesh.w > 256 || o.mesh.h > 256)
+                throw std::invalid_argument("mesh is WxH, each 1..256, e.g. \"32x32\"");
+        }
         if (o.batch < 0 || o.gpus < 1 || o.grad_accum < 1) throw std::invalid_argument("batch >= 0, gpus and accum >= 1");
         return compare_json(cfg, o);
     } catch (const std::exception& e) {

@@ -14,6 +14,7 @@
 #include "engine/gpt/gpt_config.h"
 #include "engine/gpu/gpu_model.h"
 #include "engine/gpu/wafer_estimate.h"
+#include "engine/model/mesh_measure.h"
 
 namespace wl::gpu {
 
@@ -28,6 +29,9 @@ struct CompareOptions {
     MachineConfig mesh;                    // the emulated wafer
     double clock_hz = 1.1e9;
     int vocab_if_unset = 65;               // configs with vocab_size = 0 take it from a tokenizer
+    // One forward (with_backward false) is also run on the emulated mesh when this names the
+    // kernel folder (models/kernels) and the model fits the mesh: the measured "emulated" column.
+    std::string kernels_dir;
 };
 
 GpuPreset gpu_by_id(const std::string& id, const WaferSpec& emulated);   // throws std::invalid_argument
@@ -38,6 +42,7 @@ struct Comparison {
     GpuStep gpu;
     WaferEstimate wafer;         // the emulated mesh
     std::vector<WaferEstimate> projections;   // WSE-2, WSE-3
+    model::MeasuredForward emulated;          // measured on the mesh (ran = false: why_not says why)
     double ratio = 0;            // GPU step time / wafer step time (> 1: the wafer is faster)
     std::string gpu_sentence;    // what bounds the GPU here, in plain words
     std::string wafer_sentence;  // why the wafer differs
@@ -49,7 +54,8 @@ std::string format_seconds(double s);   // "3.2 ms", "41 us", "1.5 s": three sig
 nlohmann::json compare_json(const gpt::GPTConfig& cfg, const CompareOptions& o);   // compare() then to_json()
 
 // The JS hook's entry: args {"config": "gpt-nano" | "path/to/file.cfg", "gpu": "a100", "profile": "tuned-bf16",
-// "batch": 0, "gpus": 1, "accum": 1, "mode": "train" | "infer"}; a bare name is read from models_dir/<name>.cfg.
+// "batch": 0, "gpus": 1, "accum": 1, "mode": "train" | "infer", "mesh": "32x32"}; a bare name is read from
+// models_dir/<name>.cfg; "infer" also measures the forward on the mesh (kernels from models_dir/kernels).
 // Never throws: a bad argument returns {"error": "..."}.
 nlohmann::json compare_call(const nlohmann::json& args, const std::string& models_dir = "models");
 

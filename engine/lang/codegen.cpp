@@ -147,10 +147,10 @@ private:
                 li(dst, base + 4u * uint32_t(konst(ix).i));
                 emit(Op::LD, dst, dst, 0, 0, 0, 0);
             } else {
-                gen(ix, dst);
+                int ri = operand(ix);
                 int t = alloc();
                 li(t, 2);
-                emit(Op::ISHL, dst, dst, t);
+                emit(Op::ISHL, dst, ri, t);
                 emit(Op::LD, dst, dst, 0, 0, 0, int32_t(base));
             }
             break;
@@ -299,37 +299,54 @@ private:
         at(e.line, e.col);
         auto& A = e.args;
         const int mark = next_;
-        int rlen = alloc();
         if (e.builtin == Builtin::Mem) {
             const Sym* arr = A[0]->sym;
             uint32_t base = off_.at(arr);
             int rbase = alloc();
+            int rlen;
             int stride = 1;
             if (A.size() == 1) {
                 li(rbase, base);
                 auto it = in_.length.find(arr);
+                rlen = alloc();
                 li(rlen, it == in_.length.end() ? 1u : it->second);
             } else {
                 if (A[1]->konst) {
                     li(rbase, base + 4u * uint32_t(konst(*A[1]).i));
-                } else {
-                    gen(*A[1], rbase);
+                } else {   // locals are read in place: no copies
+                    int ri = operand(*A[1]);
                     int t = alloc();
                     li(t, 2);
-                    emit(Op::ISHL, rbase, rbase, t);
+                    emit(Op::ISHL, rbase, ri, t);
                     emit(Op::IADDI, rbase, rbase, 0, 0, 0, int32_t(base));
                 }
-                gen(*A[2], rlen);
+                rlen = operand(*A[2]);
                 if (A.size() == 4) stride = int(konst(*A[3]).i);
             }
             at(e.line, e.col);
             emit(builtin_info(e.builtin).op, dreg, rbase, rlen, 0, 0, stride);
         } else {
-            gen(*A[1], rlen);
+            int rlen = operand(*A[1]);
             at(e.line, e.col);
             emit(builtin_info(e.builtin).op, dreg, rlen, 0, 0, 0, colour_of(*A[0]));
         }
         next_ = mark;
+    }
+
+    // Two DSD arguments that are the same memory expression share one DSD register.
+    // Only mem() without calls: a fabin or fabout twice is two streams.
+    static bool same_mem(const Expr& a, const Expr& b) {
+        if (a.kind != b.kind || a.builtin != b.builtin || a.sym != b.sym || a.args.size() != b.args.size()) return false;
+        switch (a.kind) {
+        case ExprKind::Int: return a.ival == b.ival;
+        case ExprKind::Name: return a.sym != nullptr;
+        case ExprKind::Binary: if (a.op != b.op) return false; break;
+        case ExprKind::Call: if (a.builtin != Builtin::Mem) return false; break;
+        default: return false;
+        }
+        for (size_t k = 0; k < a.args.size(); ++k)
+            if (!same_mem(*a.args[k], *b.args[k])) return false;
+        return true;
     }
 
   public:
@@ -346,11 +363,16 @@ private:
             return;
         }
         const int ndsd = va.dsds;
-        for (int k = 0; k < ndsd; ++k) dsd(*A[size_t(k)], k);
+        int reg[3] = {0, 1, 2};
+        for (int k = 0; k < ndsd; ++k) {
+            for (int j = 0; j < k && reg[k] == k; ++j)
+                if (A[size_t(k)]->kind == ExprKind::Call && same_mem(*A[size_t(k)], *A[size_t(j)])) reg[k] = reg[j];
+            if (reg[k] == k) dsd(*A[size_t(k)], k);
+        }
         int s = 0;
         if (va.scalar) s = operand(*A[size_t(ndsd)]);
         at(e.line, e.col);
-        emit(e.vop, 0, 1, ndsd == 3 ? 2 : 0, s, flags, task);
+        emit(e.vop, 0, reg[1], ndsd == 3 ? reg[2] : 0, s, flags, task);
         next_ = mark;
     }
 
@@ -475,8 +497,13 @@ private:
         if (t.kind == ExprKind::Name) {
             auto it = reg_of_.find(t.sym);
             if (it != reg_of_.end()) {
+                const bool int_step = t.type != Ty::F32 && s.e0->konst && (s.op == Tok::PlusAssign || s.op == Tok::MinusAssign);
                 if (s.op == Tok::Assign) gen(*s.e0, it->second);
-                else combine(it->second, operand(*s.e0));
+                else if (int_step) {   // i += c: one iaddi
+                    const int32_t c = int32_t(konst(*s.e0).i);
+                    at(s.line, s.col);
+                    emit(Op::IADDI, it->second, it->second, 0, 0, 0, s.op == Tok::PlusAssign ? c : int32_t(0u - uint32_t(c)));
+                } else combine(it->second, operand(*s.e0));
                 return;
             }
             // an SRAM scalar

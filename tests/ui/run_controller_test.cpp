@@ -134,13 +134,13 @@ TEST(RunController, SnapshotsThinOutWithinTheirBudget) {
     wl::lang::KernelRun probe(cr, ro);
     probe.finish();
     const size_t per_snap = probe.machine().snapshot_bytes();
-    RunController rc({.snapshot_budget_bytes = 5 * per_snap, .first_snapshot_every = 16});
+    RunController rc({.snapshot_budget_bytes = 5 * per_snap, .first_snapshot_every = 8});
     rc.load(cr);
     rc.run_to_end();
     const uint64_t end = finish(rc);
     EXPECT_LE(rc.snapshots(), 5u);
     EXPECT_GE(rc.snapshots(), 3u);
-    EXPECT_GT(rc.snapshot_every(), 16u);                  // the spacing doubled at least once
+    EXPECT_GT(rc.snapshot_every(), 8u);                   // the spacing doubled at least once
     const uint64_t half = rc.cycle() / 2;
     rc.rewind_to(half);
     finish(rc);
@@ -175,32 +175,32 @@ TEST(RunController, TimelineIsCumulativeAndSurvivesRewind) {
     EXPECT_EQ(rc.timeline().back().busy, before.back().busy);
 }
 
-// The student's scrub: from cycle 128 back to 64, to 0, then to 24. Nothing
+// The student's scrub: from cycle 96 back to 48, to 0, then to 24. Nothing
 // after 24 is lost, and the slider's range (the extent) never shrinks.
 TEST(RunController, ScrubbingBackKeepsTheHistory) {
     auto cr = example("gemv.wk");
     RunController rc({.first_snapshot_every = 16});
     rc.load(cr);
-    rc.step(128);
+    rc.step(96);
     finish(rc);
-    const uint64_t at128 = rc.run()->machine().checksum();
+    const uint64_t at96 = rc.run()->machine().checksum();
     const size_t snaps = rc.snapshots(), samples = rc.timeline().size();
-    EXPECT_EQ(rc.extent(), 128u);
+    EXPECT_EQ(rc.extent(), 96u);
     EXPECT_FALSE(rc.extent_is_end());
-    for (uint64_t c : {64u, 0u, 24u}) {
+    for (uint64_t c : {48u, 0u, 24u}) {
         rc.rewind_to(c);
         rc.tick(1.0 / 60, 0.001);                          // mid-drag: a frame's worth of replay at most
-        EXPECT_EQ(rc.extent(), 128u) << "while scrubbing to " << c;
+        EXPECT_EQ(rc.extent(), 96u) << "while scrubbing to " << c;
     }
     finish(rc);
     EXPECT_EQ(rc.cycle(), 24u);
-    EXPECT_EQ(rc.extent(), 128u);
+    EXPECT_EQ(rc.extent(), 96u);
     EXPECT_EQ(rc.snapshots(), snaps);
     EXPECT_EQ(rc.timeline().size(), samples);
-    rc.rewind_to(128);                                     // forward again through known history
+    rc.rewind_to(96);                                     // forward again through known history
     finish(rc);
-    EXPECT_EQ(rc.cycle(), 128u);
-    EXPECT_EQ(rc.run()->machine().checksum(), at128);
+    EXPECT_EQ(rc.cycle(), 96u);
+    EXPECT_EQ(rc.run()->machine().checksum(), at96);
     rc.run_to_end();
     finish(rc);
     EXPECT_TRUE(rc.extent_is_end());

@@ -320,4 +320,31 @@ TEST(GpuCompare, JsHookEntryReadsModelFilesAndReportsErrors) {
     EXPECT_TRUE(compare_call({{"config", "gpt-nano"}, {"gpus", 0}}, models).contains("error"));
 }
 
+// The emulated column: one forward measured on the mesh, beside the estimate, op by op.
+TEST(GpuCompare, InferenceMeasuresTheForwardOnTheMesh) {
+    const std::string models = std::string(WAFERLAB_SOURCE_DIR) + "/models";
+    nlohmann::json j = compare_call({{"config", "gpt-nano"}, {"mode", "infer"}, {"batch", 2}, {"mesh", "32x32"}}, models);
+    ASSERT_FALSE(j.contains("error")) << j.dump();
+    const auto& e = j["emulated"];
+    ASSERT_TRUE(e["ran"].get<bool>()) << e.dump();
+    EXPECT_EQ(e["B"], 2);
+    EXPECT_GT(e["cycles"].get<uint64_t>(), 0u);
+    uint64_t sum = 0;
+    for (const auto& op : j["wafer"]["ops"]) {
+        const std::string t = op["tensor"];
+        if (t == "probs" || t == "losses") continue;   // softmax and loss stay on the host
+        ASSERT_TRUE(e["op_cycles"].contains(t)) << t;
+        sum += e["op_cycles"][t].get<uint64_t>();
+    }
+    EXPECT_EQ(sum, e["cycles"].get<uint64_t>());
+    EXPECT_NEAR(e["seconds"].get<double>(), e["cycles"].get<double>() / 1.1e9, 1e-12);
+    // Too small a mesh, or training: the column says why it is empty.
+    nlohmann::json small = compare_call({{"config", "gpt-nano"}, {"mode", "infer"}, {"mesh", "8x8"}}, models);
+    EXPECT_FALSE(small["emulated"]["ran"].get<bool>());
+    EXPECT_NE(small["emulated"]["why_not"].get<std::string>().find("available"), std::string::npos);
+    nlohmann::json train = compare_call({{"config", "gpt-nano"}, {"mesh", "32x32"}}, models);
+    EXPECT_FALSE(train["emulated"]["ran"].get<bool>());
+    EXPECT_TRUE(compare_call({{"config", "gpt-nano"}, {"mesh", "32"}}, models).contains("error"));
+}
+
 }  // namespace

@@ -1,11 +1,19 @@
 #include "engine/core/wl_math.h"
+#include "engine/gpt/vecmath.h"
 
 #include <gtest/gtest.h>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <vector>
 
 namespace {
+
+uint32_t float_bits(float f) {   // std::bit_cast is missing from the WASM toolchain's libc++
+    uint32_t u;
+    std::memcpy(&u, &f, sizeof u);
+    return u;
+}
 
 // Distance in units in the last place between two finite floats.
 int64_t ulps(float a, float b) {
@@ -56,4 +64,20 @@ TEST(WlMath, RsqrtAndPowi) {
     EXPECT_DOUBLE_EQ(wl::math::powi_d(0.9, 3), 0.9 * 0.9 * 0.9);
     EXPECT_EQ(wl::math::powi_d(2.0, 10), 1024.0);
     EXPECT_EQ(wl::math::powi_d(0.5, 0), 1.0);
+}
+
+// The GPT's array exp/tanh (8 lanes, maybe AVX-512) and the PE's fexp/ftanh are one
+// definition: every value agrees bit for bit, so the mesh and the reference differ
+// only in their order of summation.
+TEST(WlMath, ArraysAndScalarsAreOneDefinition) {
+    std::vector<float> x;
+    for (float v = -120.f; v <= 120.f; v += 0.0137f) x.push_back(v);
+    for (float v : {0.f, -0.f, 1e-30f, -1e-8f, 0.0625f, 20.f, -20.5f, 700.f, -710.f, INFINITY, -INFINITY}) x.push_back(v);
+    std::vector<float> e(x.size()), t(x.size());
+    wl::gpt::exp_array(e.data(), x.data(), int(x.size()));
+    wl::gpt::tanh_array(t.data(), x.data(), int(x.size()));
+    for (size_t i = 0; i < x.size(); i++) {
+        ASSERT_EQ(float_bits(e[i]), float_bits(wl::math::expf(x[i]))) << "exp(" << x[i] << ")";
+        ASSERT_EQ(float_bits(t[i]), float_bits(wl::math::tanhf(x[i]))) << "tanh(" << x[i] << ")";
+    }
 }

@@ -1,0 +1,87 @@
+// bench_mesh_gpt.cpp: `waferlab-cli bench mesh-gpt [--config models/gpt-nano.cfg] [--mesh 32x32] [--t 64] [--reps 5] [--json]`
+//   The reference forward (engine/gpt, one thread) and the same forward on the
+//   emulated mesh (fast mode), for one sequence of T tokens, in one process:
+//   best-of-reps CPU seconds for each and their ratio, the mesh's emulated
+//   cycles, instructions and PE utilisation (all ops, and the matmuls alone),
+//   and whether the logits are bit-identical. The target is in docs/performance.md.
+#include "cli/cpu_time.h"
+#include "cli/model_args.h"
+#include "cli/verbs.h"
+
+#include "engine/gpt/parallel.h"
+#include "engine/model/mesh_gpt.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+
+namespace wlcli {
+
+int bench_mesh_gpt(const Args& args) {
+    Args a = args;
+    if (!a.has("config")) a.options["config"] = "models/gpt-nano.cfg";
+    wl::gpt::set_num_threads(1);   // CPU seconds of one thread on both sides
+    const LoadedModel m = load_model(a);
+    wl::gpt::GPT& ref = *m.model;
+    const wl::model::MeshPlan plan = plan_for(a, ref.cfg);
+    const int T = int(a.get_int("t", ref.maxT)), reps = std::max(1, int(a.get_int("reps", 5)));
+    if (T < 1 || T > ref.maxT) throw std::runtime_error("--t must be 1.." + std::to_string(ref.maxT));
+    std::vector<int> ids(static_cast<size_t>(T));
+    for (int t = 0; t < T; t++) ids[size_t(t)] = (t * 7 + 3) % ref.V;
+
+    double ref_s = 1e30, mesh_s = 1e30;
+    for (int r = 0; r < reps; r++) {
+        const double t0 = cpu_seconds();
+        ref.forward(ids.data(), nullptr, 1, T);
+        ref_s = std::min(ref_s, cpu_seconds() - t0);
+    }
+    wl::model::MeshGPT mesh(plan, ref, wl::RunMode::Fast);
+    std::vector<float> logits;
+    for (int r = 0; r < reps; r++) {
+        const double t0 = cpu_seconds();
+        if (!mesh.forward(ids.data(), T, &logits)) throw std::runtime_error(mesh.error());
+        mesh_s = std::min(mesh_s, cpu_seconds() - t0);
+    }
+    size_t same = 0;
+    for (size_t i = 0; i < logits.size(); i++) same += std::memcmp(&logits[i], &ref.logits()[i], 4) == 0;
+    uint64_t cycles = 0, instrs = 0, busy = 0, pe_cycles = 0, mm_busy = 0, mm_pe_cycles = 0;
+    double flops = 0, mm_flops = 0;
+    for (const auto& r : mesh.last_run()) {
+        cycles += r.cycles;
+        instrs += r.instructions;
+        busy += r.busy;
+        pe_cycles += r.cycles * uint64_t(r.pes);
+        flops += r.flops;
+        if (r.op == "matmul_forward") {
+            mm_busy += r.busy;
+            mm_pe_cycles += r.cycles * uint64_t(r.pes);
+            mm_flops += r.flops;
+        }
+    }
+    const double util = pe_cycles ? double(busy) / double(pe_cycles) : 0;
+    const double mm_util = mm_pe_cycles ? double(mm_busy) / double(mm_pe_cycles) : 0;
+    if (a.has("json")) {
+        nlohmann::json j = {{"config", a.get("config")}, {"mesh", {{"w", plan.mesh_w}, {"h", plan.mesh_h}}}, {"T", T},
+                            {"reps", reps}, {"reference_seconds", ref_s}, {"mesh_seconds", mesh_s},
+                            {"ratio", mesh_s / ref_s}, {"cycles", cycles}, {"instructions", instrs},
+                            {"instructions_per_second", double(instrs) / mesh_s}, {"flops", flops},
+                            {"utilisation", util}, {"matmul_utilisation", mm_util}, {"matmul_flops", mm_flops},
+                            {"pes_used", plan.pes_used()}, {"logits", logits.size()}, {"logits_identical", same}};
+        std::printf("%s\n", j.dump().c_str());
+        return 0;
+    }
+    std::printf("bench mesh-gpt: %s, T = %d, %dx%d mesh (%d PEs used), best of %d, CPU seconds of one thread\n",
+                a.get("config").c_str(), T, plan.mesh_w, plan.mesh_h, plan.pes_used(), reps);
+    std::printf("  reference forward  %10.3f ms\n", ref_s * 1e3);
+    std::printf("  mesh forward       %10.3f ms   (%.1fx the reference; %.3g M instructions, %.0f M/s)\n", mesh_s * 1e3,
+                mesh_s / ref_s, double(instrs) / 1e6, double(instrs) / mesh_s / 1e6);
+    std::printf("  emulated           %10llu cycles (estimated) = %.1f us at %.2f GHz\n", (unsigned long long)cycles,
+                double(cycles) / wse_clock_hz() * 1e6, wse_clock_hz() / 1e9);
+    std::printf("  PE utilisation     %9.1f%% over the ops' PEs, %.1f%% in the matmuls\n", 100 * util, 100 * mm_util);
+    std::printf("  logits             %zu of %zu bit-identical to the reference\n", same, logits.size());
+    return 0;
+}
+
+}  // namespace wlcli

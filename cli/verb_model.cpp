@@ -1,0 +1,164 @@
+// verb_model.cpp: the GPT on the mesh from a terminal.
+//   waferlab-cli compile-model --config models/gpt-nano.cfg [--mesh 32x32] [--json]
+//       the model compiler's stages: graph, placement, memory plan, kernels, schedule, executable
+//   waferlab-cli forward --config F | --checkpoint F [--mesh WxH] [--prompt TEXT] [--mode fast|cycle] [--json]
+//       one forward pass on the mesh, op by op, checked against the reference
+#include "cli/model_args.h"
+#include "cli/verbs.h"
+
+#include "engine/model/mesh_gpt.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <set>
+
+namespace wlcli {
+
+namespace {
+
+std::string constants_text(const wl::model::PlannedOp& o) {
+    std::string s;
+    for (const auto& [k, v] : o.constants) s += (s.empty() ? "" : " ") + k + "=" + std::to_string(int(v));
+    return s;
+}
+
+// One character per PE: the layer's digit, E for the embedding, F for the final ops, . unused.
+void print_map(const wl::model::MeshPlan& p) {
+    std::vector<std::string> rows(size_t(p.mesh_h), std::string(size_t(p.mesh_w), '.'));
+    int last_row = 0;
+    for (const auto& o : p.ops) {
+        const char c = o.layer >= 0 ? char('0' + o.layer % 10) : o.name == "encoded" ? 'E' : 'F';
+        for (int x = o.rect.x; x < o.rect.x + o.rect.w; x++) rows[size_t(o.rect.y)][size_t(x)] = c;
+        last_row = std::max(last_row, o.rect.y);
+    }
+    for (int y = 0; y <= last_row; y++) std::printf("     %3d %s\n", y, rows[size_t(y)].c_str());
+    if (last_row + 1 < p.mesh_h) std::printf("     (rows %d..%d unused)\n", last_row + 1, p.mesh_h - 1);
+}
+
+void print_plan(const wl::model::MeshPlan& p) {
+    const auto& c = p.cfg;
+    std::printf("%d layers, %d heads, %d channels, context %d, vocabulary %d (%.3gM parameters) on a %dx%d mesh\n\n",
+                c.n_layer, c.n_head, c.n_embd, c.block_size, c.vocab_size,
+                double(wl::gpt::count_parameters(c)) / 1e6, p.mesh_w, p.mesh_h);
+    std::printf("1. graph: %zu ops, one forward at T = %d (op_list)\n", p.ops.size(), c.block_size);
+    std::printf("   %-14s %-18s %5s %10s\n", "tensor", "op", "layer", "MFLOP");
+    for (const auto& o : p.ops)
+        std::printf("   %-14s %-18s %5s %10.3f\n", o.name.c_str(), o.op.c_str(),
+                    o.layer < 0 ? "-" : std::to_string(o.layer).c_str(), o.flops / 1e6);
+    std::printf("\n2. placement: a row of PEs per op, packed in schedule order (E embedding, digits layers, F final)\n");
+    std::printf("   %-14s %-8s %s\n", "tensor", "PEs", "at (x, y)");
+    for (const auto& o : p.ops)
+        std::printf("   %-14s %-8d (%d..%d, %d)\n", o.name.c_str(), o.rect.w * o.rect.h, o.rect.x, o.rect.x + o.rect.w - 1,
+                    o.rect.y);
+    print_map(p);
+    std::printf("\n3. memory plan: %d of %d PEs used; SRAM per used PE max %u bytes, mean %.0f (of %u)\n",
+                p.pes_used(), p.mesh_w * p.mesh_h, p.bytes_max(), p.bytes_mean(), p.sram_bytes);
+    std::printf("   %-14s %10s  %s\n", "tensor", "bytes/PE", "SRAM map of its first PE (offset: symbol[elements])");
+    for (const auto& o : p.ops) {
+        std::string map;
+        for (const auto& s : o.compiled->placements.front().program->symbols)
+            map += std::to_string(s.offset) + ":" + s.name + "[" + std::to_string(s.length) + "] ";
+        std::printf("   %-14s %10u  %s\n", o.name.c_str(), o.bytes_per_pe, map.c_str());
+    }
+    std::printf("\n4. kernels (models/kernels/; constants fix sizes and tiling)\n");
+    for (const auto& o : p.ops) {
+        std::string w;
+        for (const auto& [sym, param] : o.weights) w += " " + sym + "<-" + param;
+        std::printf("   %-14s %-14s %s%s%s\n", o.name.c_str(), o.kernel.c_str(), constants_text(o).c_str(),
+                    w.empty() ? "" : "; weights", w.c_str());
+    }
+    std::printf("\n5. schedule: launch each op's main on its PEs in this order; the host moves activations between\n");
+    for (size_t i = 0; i < p.ops.size(); i++) {
+        const auto& o = p.ops[i];
+        std::string in;
+        for (const auto& t : o.inputs) in += (in.empty() ? "" : ", ") + t.tensor + "->" + t.symbol;
+        std::printf("   %2zu. %-14s  in: %s\n", i + 1, o.name.c_str(), in.c_str());
+    }
+    std::set<const wl::lang::CompileResult*> distinct;
+    size_t instrs = 0;
+    for (const auto& o : p.ops)
+        if (distinct.insert(o.compiled.get()).second)
+            for (const auto& pl : o.compiled->placements) instrs += pl.program->code.size();
+    std::printf("\n6. executable: %zu compiled kernels (%zu instructions in all), %d PEs loaded, weights resident\n",
+                distinct.size(), instrs, p.pes_used());
+}
+
+}  // namespace
+
+int verb_compile_model(const Args& args) {
+    if (!args.has("config")) throw std::runtime_error("compile-model needs --config FILE (e.g. models/gpt-nano.cfg)");
+    const LoadedModel m = load_model(args);
+    const wl::model::MeshPlan plan = plan_for(args, m.model->cfg);
+    if (args.has("json")) {
+        nlohmann::json j = wl::model::to_json(plan);
+        j["model"] = m.source;
+        std::printf("%s\n", j.dump().c_str());
+    } else {
+        std::printf("%s: ", m.source.c_str());
+        print_plan(plan);
+    }
+    return 0;
+}
+
+int verb_forward(const Args& args) {
+    const LoadedModel m = load_model(args);
+    wl::gpt::GPT& ref = *m.model;
+    const wl::model::MeshPlan plan = plan_for(args, ref.cfg);
+    wl::RunMode mode = wl::RunMode::Fast;
+    if (args.has("mode") && !wl::run_mode_from_name(args.get("mode"), &mode))
+        throw std::runtime_error("--mode expects cycle or fast");
+    std::vector<int> ids = m.tokenizer->encode(args.get("prompt", "Once upon a time there was a little"));
+    if (ids.empty()) throw std::runtime_error("the prompt encodes to no tokens");
+    if (int(ids.size()) > ref.maxT) ids.erase(ids.begin(), ids.end() - ref.maxT);
+    const int T = int(ids.size());
+
+    wl::model::MeshGPT mesh(plan, ref, mode);
+    std::vector<float> logits;
+    const auto t0 = std::chrono::steady_clock::now();
+    if (!mesh.forward(ids.data(), T, &logits)) throw std::runtime_error(mesh.error());
+    const double mesh_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const auto t1 = std::chrono::steady_clock::now();
+    ref.forward(ids.data(), nullptr, 1, T);
+    const double ref_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
+    size_t same = 0;
+    double max_diff = 0;
+    for (size_t i = 0; i < logits.size(); i++) {
+        same += std::memcmp(&logits[i], &ref.logits()[i], 4) == 0;
+        max_diff = std::max(max_diff, std::fabs(double(logits[i]) - ref.logits()[i]));
+    }
+    const uint64_t cycles = mesh.last_cycles();
+    const double wafer_s = double(cycles) / wse_clock_hz();
+    if (args.has("json")) {
+        nlohmann::json ops = nlohmann::json::array();
+        for (const auto& r : mesh.last_run())
+            ops.push_back({{"name", r.name}, {"op", r.op}, {"cycles", r.cycles}, {"instructions", r.instructions},
+                           {"pes", r.pes}, {"utilisation", r.utilisation()}, {"hops", r.hops}, {"flops", r.flops},
+                           {"seconds", r.seconds}});
+        nlohmann::json j = {{"model", m.source}, {"T", T}, {"mode", wl::run_mode_name(mode)}, {"cycles", cycles},
+                            {"wafer_seconds", wafer_s}, {"clock_hz", wse_clock_hz()}, {"mesh_seconds", mesh_s},
+                            {"reference_seconds", ref_s}, {"logits", logits.size()}, {"logits_identical", same},
+                            {"max_abs_diff", max_diff}, {"ops", ops}};
+        std::printf("%s\n", j.dump().c_str());
+        return 0;
+    }
+    std::printf("%s, T = %d, %s mode on a %dx%d mesh\n", m.source.c_str(), T, wl::run_mode_name(mode), plan.mesh_w,
+                plan.mesh_h);
+    std::printf("%-14s %-18s %4s %9s %7s %9s %9s %8s\n", "tensor", "op", "PEs", "cycles", "util", "MFLOP", "hops",
+                "wall ms");
+    for (const auto& r : mesh.last_run())
+        std::printf("%-14s %-18s %4d %9llu %6.1f%% %9.3f %9llu %8.2f\n", r.name.c_str(), r.op.c_str(), r.pes,
+                    (unsigned long long)r.cycles, 100 * r.utilisation(), r.flops / 1e6, (unsigned long long)r.hops,
+                    1e3 * r.seconds);
+    std::printf("total %llu cycles%s = %.1f us at %.2f GHz; wall %.1f ms on the mesh, %.2f ms reference (%.0fx)\n",
+                (unsigned long long)cycles, mode == wl::RunMode::Fast ? " (estimated)" : "", wafer_s * 1e6,
+                wse_clock_hz() / 1e9, mesh_s * 1e3, ref_s * 1e3, mesh_s / std::max(ref_s, 1e-9));
+    std::printf("logits: %zu of %zu identical to the reference, max |diff| %.3g\n", same, logits.size(), max_diff);
+    return 0;
+}
+
+}  // namespace wlcli

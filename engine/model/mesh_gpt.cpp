@@ -1,0 +1,244 @@
+// mesh_gpt.cpp: see mesh_gpt.h.
+#include "engine/model/mesh_gpt.h"
+
+#include "engine/fabric/fault.h"
+
+#include <algorithm>
+#include <chrono>
+#include <stdexcept>
+
+namespace wl::model {
+
+namespace {
+
+// One layer's slice of a GPT parameter tensor (layer -1: the whole tensor).
+struct Param {
+    const float* data = nullptr;
+    int rows = 0, cols = 0;       // the slice as a matrix (vectors: 1 row)
+};
+
+Param param(const gpt::GPT& m, const std::string& name, int layer) {
+    const float* base = m.params_memory.data();
+    for (const gpt::ParamInfo& info : gpt::param_infos(m.cfg)) {
+        if (info.name == name) {
+            std::vector<int> shape = info.shape;
+            size_t count = info.count;
+            const bool per_layer = layer >= 0 && shape.size() >= 2 && shape[0] == m.L && name != "wte" && name != "wpe";
+            if (per_layer) {
+                count /= size_t(m.L);
+                base += size_t(layer) * count;
+                shape.erase(shape.begin());
+            }
+            return {base, shape.size() == 2 ? shape[0] : 1, shape.size() == 2 ? shape[1] : shape[0]};
+        }
+        base += info.count;
+    }
+    throw std::logic_error("mesh_gpt: no parameter " + name);
+}
+
+int constant(const PlannedOp& op, const char* k) { return int(op.constants.at(k)); }
+
+void check(const Fault& f) {   // host calls fail only on a plan/kernel mismatch
+    if (f) throw std::runtime_error(f.to_string());
+}
+
+}  // namespace
+
+MeshGPT::MeshGPT(MeshPlan plan, const gpt::GPT& model, RunMode mode)
+    : plan_(std::move(plan)), host_(MachineConfig{plan_.mesh_w, plan_.mesh_h, plan_.sram_bytes}) {
+    host_.machine().set_mode(mode);
+    for (const PlannedOp& op : plan_.ops) {
+        for (const lang::Placement& p : op.compiled->placements)
+            check(host_.load(*p.program, {op.rect.x + p.x, op.rect.y + p.y, p.w, p.h}));
+        for (const lang::RouteSetting& r : op.compiled->routes)
+            check(host_.route(op.rect.x + r.x, op.rect.y + r.y, r.colour, r.route));
+    }
+    load_weights(model);
+}
+
+// Each kernel's weights, cut the way its file says (models/kernels/*.wk).
+void MeshGPT::load_weights(const gpt::GPT& model) {
+    for (const PlannedOp& op : plan_.ops) {
+        for (int p = 0; p < op.rect.w; p++) {
+            const int x = op.rect.x + p, y = op.rect.y;
+            for (const auto& [sym, name] : op.weights) {
+                const Param w = param(model, name, op.layer);
+                std::vector<float> buf;
+                if (op.kernel == "matmul.wk") {          // rows p*NC.. of (OC, K), zero past OC
+                    const int NC = constant(op, "NC");
+                    const int cols = sym == "b" ? 1 : w.cols, rows = sym == "b" ? w.cols : w.rows;
+                    buf.assign(size_t(NC) * cols, 0.0f);
+                    for (int r = 0; r < NC && p * NC + r < rows; r++)
+                        std::copy_n(w.data + size_t(p * NC + r) * cols, cols, buf.begin() + size_t(r) * cols);
+                } else if (op.kernel == "embedding.wk") {   // columns p*CP.. of (rows, C)
+                    const int CP = constant(op, "CP");
+                    buf.resize(size_t(w.rows) * CP);
+                    for (int r = 0; r < w.rows; r++)
+                        std::copy_n(w.data + size_t(r) * w.cols + size_t(p) * CP, CP, buf.begin() + size_t(r) * CP);
+                } else {                                    // the whole vector on every PE
+                    buf.assign(w.data, w.data + size_t(w.rows) * w.cols);
+                }
+                check(host_.h2d(x, y, sym, buf.data(), buf.size()));
+            }
+        }
+    }
+}
+
+namespace {
+// A Time slice's part of the window [t0, t0+n) on PE p, in the PE's own steps.
+void local_window(const Transfer& tr, int p, int t0, int n, int* lo, int* len) {
+    const int a = std::clamp(t0 - p * tr.per_pe, 0, tr.per_pe), b = std::clamp(t0 + n - p * tr.per_pe, 0, tr.per_pe);
+    *lo = a;
+    *len = b - a;
+}
+}  // namespace
+
+// Moves the window's columns of a tensor into the op's PEs (earlier columns are already there).
+void MeshGPT::put(const PlannedOp& op, const Transfer& tr, int t0, int n) {
+    const int TP = plan_.cfg.block_size;
+    for (int p = 0; p < op.rect.w; p++) {
+        const int x = op.rect.x + p, y = op.rect.y;
+        if (tr.slice == Slice::Tokens) {
+            std::vector<uint32_t> tok(tokens_.begin() + t0, tokens_.begin() + t0 + n);
+            check(host_.h2d_u32(x, y, tr.symbol, tok.data(), tok.size(), size_t(t0)));
+            continue;
+        }
+        const std::vector<float>& a = acts_.at(tr.tensor);
+        if (tr.slice == Slice::Rows) {
+            for (int r = 0; r < tr.per_pe; r++) {
+                const size_t row = size_t(tr.row_offset + p * tr.per_pe + r);
+                check(host_.h2d(x, y, tr.symbol, a.data() + row * TP + t0, size_t(n), size_t(r) * TP + t0));
+            }
+        } else {   // Time: (rows, per_pe) on the PE
+            int lo, len;
+            local_window(tr, p, t0, n, &lo, &len);
+            for (int r = 0; len > 0 && r < tr.rows; r++)
+                check(host_.h2d(x, y, tr.symbol, a.data() + size_t(r) * TP + p * tr.per_pe + lo, size_t(len),
+                                size_t(r) * tr.per_pe + lo));
+        }
+    }
+}
+
+void MeshGPT::get(const PlannedOp& op, const Transfer& tr, int t0, int n) {
+    const int TP = plan_.cfg.block_size;
+    std::vector<float>& a = acts_[tr.tensor];
+    a.resize(size_t(tr.rows) * TP, 0.0f);
+    for (int p = 0; p < op.rect.w; p++) {
+        const int x = op.rect.x + p, y = op.rect.y;
+        if (tr.slice == Slice::Rows) {
+            for (int r = 0; r < tr.per_pe && p * tr.per_pe + r < tr.rows; r++)   // the last PE may hold padding rows
+                check(host_.d2h(x, y, tr.symbol, a.data() + size_t(p * tr.per_pe + r) * TP + t0, size_t(n),
+                                size_t(r) * TP + t0));
+        } else {
+            int lo, len;
+            local_window(tr, p, t0, n, &lo, &len);
+            for (int r = 0; len > 0 && r < tr.rows; r++)
+                check(host_.d2h(x, y, tr.symbol, a.data() + size_t(r) * TP + p * tr.per_pe + lo, size_t(len),
+                                size_t(r) * tr.per_pe + lo));
+        }
+    }
+}
+
+bool MeshGPT::run_op(const PlannedOp& op, int t0, int n) {
+    const auto start = std::chrono::steady_clock::now();
+    for (const Transfer& tr : op.inputs) put(op, tr, t0, n);
+    const Transfer& in = op.inputs.front();
+    for (int p = 0; p < op.rect.w; p++) {   // the window, in the PE's own steps for a Time slice
+        int lo = t0, len = n;
+        if (in.slice == Slice::Time) local_window(in, p, t0, n, &lo, &len);
+        const uint32_t v[2] = {uint32_t(lo), uint32_t(len)};
+        check(host_.h2d_u32(op.rect.x + p, op.rect.y, "t0", &v[0], 1));
+        check(host_.h2d_u32(op.rect.x + p, op.rect.y, "tlen", &v[1], 1));
+    }
+    const MachineStats s0 = host_.stats();
+    check(host_.launch(op.rect, "main"));
+    const RunResult r = host_.run_until_quiescent(cycle_budget);
+    if (!r.ok()) {
+        error_ = op.name + " (" + op.kernel + "): " + r.fault.to_string();
+        return false;
+    }
+    const MachineStats s1 = host_.stats();
+    get(op, op.output, t0, n);
+    OpRun run;
+    run.name = op.name;
+    run.op = op.op;
+    run.cycles = s1.cycles - s0.cycles;
+    run.instructions = s1.instrs - s0.instrs;
+    run.busy = s1.busy - s0.busy;
+    run.hops = s1.hops - s0.hops;
+    run.pes = op.rect.w * op.rect.h;
+    run.flops = op.flops * n / plan_.cfg.block_size;   // op_list counts a full context (attention: roughly)
+    run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    runs_.push_back(run);
+    return true;
+}
+
+bool MeshGPT::run(int t0, int n, std::vector<float>* logits) {
+    runs_.clear();
+    try {
+        for (const PlannedOp& op : plan_.ops)
+            if (!run_op(op, t0, n)) return false;
+    } catch (const std::exception& e) {
+        error_ = e.what();
+        return false;
+    }
+    const int V = plan_.cfg.vocab_size, TP = plan_.cfg.block_size;
+    const std::vector<float>& y = acts_.at("logits");   // (V, TP) -> (n, V)
+    logits->assign(size_t(n) * V, 0.0f);
+    for (int v = 0; v < V; v++)
+        for (int t = 0; t < n; t++) (*logits)[size_t(t) * V + v] = y[size_t(v) * TP + t0 + t];
+    return true;
+}
+
+bool MeshGPT::valid_token(int token) {
+    if (token >= 0 && token < plan_.cfg.vocab_size) return true;
+    error_ = "forward on the mesh: token " + std::to_string(token) + " is outside [0, " +
+             std::to_string(plan_.cfg.vocab_size) + ")";
+    return false;
+}
+
+bool MeshGPT::forward(const int* tokens, int T, std::vector<float>* logits) {
+    error_.clear();
+    tokens_.clear();
+    const int TP = plan_.cfg.block_size;
+    if (T < 1 || T > TP) {
+        error_ = "forward on the mesh: need 1 <= T <= block_size (" + std::to_string(TP) + "), got " + std::to_string(T);
+        return false;
+    }
+    for (int t = 0; t < T; t++)
+        if (!valid_token(tokens[t])) return false;
+    tokens_.assign(tokens, tokens + T);
+    if (run(0, T, logits)) return true;
+    tokens_.clear();   // the cache is not whole
+    return false;
+}
+
+bool MeshGPT::extend(int token, std::vector<float>* logits) {
+    error_.clear();
+    const int T = context();
+    if (!valid_token(token)) return false;
+    if (T < 1 || T >= plan_.cfg.block_size) {
+        error_ = "extend on the mesh: the cache holds " + std::to_string(T) + " tokens and block_size is " +
+                 std::to_string(plan_.cfg.block_size) + " (run forward first; a full context starts again)";
+        return false;
+    }
+    tokens_.push_back(token);
+    if (run(T, 1, logits)) return true;
+    tokens_.clear();
+    return false;
+}
+
+const float* MeshGPT::next_logits(const int* ctx, int T) {
+    const int have = context();
+    const bool cached = T == have + 1 && std::equal(tokens_.begin(), tokens_.end(), ctx);
+    if (cached ? !extend(ctx[T - 1], &logits_) : !forward(ctx, T, &logits_)) throw std::runtime_error(error_);
+    return logits_.data() + logits_.size() - size_t(plan_.cfg.vocab_size);
+}
+
+uint64_t MeshGPT::last_cycles() const {
+    uint64_t c = 0;
+    for (const OpRun& r : runs_) c += r.cycles;
+    return c;
+}
+
+}  // namespace wl::model

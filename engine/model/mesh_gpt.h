@@ -1,0 +1,84 @@
+// mesh_gpt.h: a GPT's forward pass on the emulated mesh. Loads a MeshPlan's
+// kernels on their rectangles of one machine and the model's weights into
+// their PEs' SRAM (once: they stay resident), then runs each op as a kernel
+// launch, in the plan's schedule. Between ops the host moves the activations
+// (d2h from one op's PEs, h2d into the next's); inside an op every value that
+// moves between PEs is a wavelet.
+//
+// A launch computes a window of time steps: a prompt's [0, T), or one new
+// token's [T, T+1). Only the window's columns move, and the attention PEs keep
+// every earlier step's keys and values in SRAM: the KV cache.
+//
+//   MeshGPT mesh(plan, model);                  // fast mode by default
+//   std::vector<float> logits;                  // (T, V)
+//   if (!mesh.forward(tokens, T, &logits)) report(mesh.error());
+//   mesh.extend(next_token, &logits);           // (V): one step, from the cache
+//   for (const OpRun& r : mesh.last_run()) ...  // per-op cycles, FLOPs, traffic
+#pragma once
+#include "engine/fabric/host.h"
+#include "engine/gpt/gpt.h"
+#include "engine/model/mesh_plan.h"
+
+#include <algorithm>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace wl::model {
+
+struct OpRun {                    // one op of the last forward
+    std::string name, op;
+    uint64_t cycles = 0;          // emulated (estimated in fast mode: docs/engine.md)
+    uint64_t instructions = 0;
+    uint64_t busy = 0;            // busy PE-cycles
+    uint64_t hops = 0;            // wavelet hops between routers
+    int pes = 0;
+    double flops = 0;             // at this forward's T
+    double seconds = 0;           // host wall time
+    // busy / (cycles x PEs). Fast mode estimates both, and its small error can take the
+    // ratio a little past 1 (docs/engine.md): shown as at most 1.
+    double utilisation() const { return cycles && pes ? std::min(1.0, double(busy) / (double(cycles) * pes)) : 0; }
+};
+
+class MeshGPT {
+public:
+    // The model's config must be the plan's. Weights are copied in now.
+    MeshGPT(MeshPlan plan, const wl::gpt::GPT& model, wl::RunMode mode = wl::RunMode::Fast);
+
+    // logits (T, V) for tokens[0..T), 1 <= T <= block_size. False (and error()) on a fault or bad input.
+    bool forward(const int* tokens, int T, std::vector<float>* logits);
+    // One more token after the last forward/extend (context() < block_size): its logits (V).
+    bool extend(int token, std::vector<float>* logits);
+    int context() const { return int(tokens_.size()); }   // tokens the cache holds
+    // For the sampler (gpt::generate): the last step's logits (V) for this context, by extend()
+    // when it is the cached one plus a token, else by forward(). Throws std::runtime_error on a fault.
+    const float* next_logits(const int* context, int T);
+    const std::string& error() const { return error_; }
+
+    // Copies the weights in again (after training changed them).
+    void load_weights(const wl::gpt::GPT& model);
+
+    const MeshPlan& plan() const { return plan_; }
+    const std::vector<OpRun>& last_run() const { return runs_; }
+    uint64_t last_cycles() const;             // the sum over the ops
+    const wl::Host& host() const { return host_; }
+
+    uint64_t cycle_budget = 200'000'000;      // per op launch
+
+private:
+    bool run(int t0, int n, std::vector<float>* logits);   // every op over steps [t0, t0+n)
+    bool run_op(const PlannedOp& op, int t0, int n);
+    void put(const PlannedOp& op, const Transfer& tr, int t0, int n);
+    void get(const PlannedOp& op, const Transfer& tr, int t0, int n);
+    bool valid_token(int token);
+
+    MeshPlan plan_;
+    wl::Host host_;
+    std::map<std::string, std::vector<float>> acts_;   // tensor -> (rows, TP), channel-major
+    std::vector<int> tokens_;
+    std::vector<OpRun> runs_;
+    std::vector<float> logits_;   // next_logits' result
+    std::string error_;
+};
+
+}  // namespace wl::model

@@ -1,0 +1,272 @@
+// mesh_plan.cpp: see mesh_plan.h. Tiling rules (docs/model-compiler.md):
+// a row of at most pmax PEs per op; a matmul splits its input channels K
+// evenly (P divides K) and its output channels in ceil(OC/P) rows per PE;
+// elementwise ops split rows, layernorm splits time. Placement packs the rows
+// left to right, top to bottom, in schedule order; if the mesh is too small,
+// pmax halves (fewer, fuller PEs) until the plan fits or SRAM runs out.
+#include "engine/model/mesh_plan.h"
+
+#include "engine/gpt/gpt.h"
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+
+namespace wl::model {
+
+KernelSource read_kernels(const std::string& dir) {
+    return [dir](const std::string& file) {
+        std::ifstream in(dir + "/" + file, std::ios::binary);
+        std::stringstream ss;
+        ss << in.rdbuf();
+        return ss.str();
+    };
+}
+
+int MeshPlan::pes_used() const {
+    int n = 0;
+    for (const PlannedOp& o : ops) n += o.rect.w * o.rect.h;
+    return n;
+}
+
+uint32_t MeshPlan::bytes_max() const {
+    uint32_t m = 0;
+    for (const PlannedOp& o : ops) m = std::max(m, o.bytes_per_pe);
+    return m;
+}
+
+double MeshPlan::bytes_mean() const {
+    double sum = 0;
+    int n = 0;
+    for (const PlannedOp& o : ops)
+        for (const lang::Placement& p : o.compiled->placements) {
+            uint32_t b = 0;
+            for (const Symbol& s : p.program->symbols) b = std::max(b, s.offset + 4 * s.length);
+            sum += double(b) * p.w * p.h;
+            n += p.w * p.h;
+        }
+    return n ? sum / n : 0;
+}
+
+const PlannedOp* MeshPlan::find(const std::string& name) const {
+    for (const PlannedOp& o : ops)
+        if (o.name == name) return &o;
+    return nullptr;
+}
+
+namespace {
+
+std::string thousands(uint64_t v) {   // 61440 -> "61,440"
+    std::string s = std::to_string(v);
+    for (int i = int(s.size()) - 3; i > 0; i -= 3) s.insert(size_t(i), ",");
+    return s;
+}
+
+int largest_divisor_at_most(int n, int cap) {
+    for (int p = std::min(n, cap); p > 1; p--)
+        if (n % p == 0) return p;
+    return 1;
+}
+
+int ceil_div(int a, int b) { return (a + b - 1) / b; }
+
+std::string layer_name(int l, const char* s) { return "l" + std::to_string(l) + "." + s; }
+
+// Graph and kernels: every op of one forward with its kernel, constants, transfers and weights.
+std::vector<PlannedOp> graph(const gpt::GPTConfig& cfg, int pmax) {
+    const int C = cfg.n_embd, NH = cfg.n_head, HS = C / NH, V = cfg.vocab_size, TP = cfg.block_size;
+    std::map<std::string, double> flops;
+    for (const gpt::OpInfo& o : gpt::op_list(cfg, 1, TP, false)) flops[o.tensor] = o.flops;
+    std::vector<PlannedOp> ops;
+    auto add = [&](std::string name, const char* op, int layer, const char* kernel) -> PlannedOp& {
+        PlannedOp o;
+        o.flops = flops[name];
+        o.name = std::move(name);
+        o.op = op;
+        o.layer = layer;
+        o.kernel = kernel;
+        ops.push_back(std::move(o));
+        return ops.back();
+    };
+    auto rows = [](std::string t, std::string sym, int per_pe, int nrows, int off = 0) {
+        return Transfer{std::move(t), std::move(sym), Slice::Rows, per_pe, nrows, off};
+    };
+    auto layernorm = [&](std::string name, int layer, const std::string& in, const std::string& w, const std::string& b) {
+        const int TS = ceil_div(TP, std::min(pmax, TP)), P = ceil_div(TP, TS);
+        PlannedOp& o = add(std::move(name), "layernorm_forward", layer, "layernorm.wk");
+        o.constants = {{"P", P}, {"C", C}, {"TS", TS}};
+        o.rect = {0, 0, P, 1};
+        o.inputs = {Transfer{in, "x", Slice::Time, TS, C, 0}};
+        o.output = Transfer{o.name, "y", Slice::Time, TS, C, 0};
+        o.weights = {{"w", w}, {"b", b}};
+    };
+    auto matmul = [&](std::string name, int layer, const std::string& in, int K, int OC, const std::string& w,
+                      const std::string& b) {
+        const int P = largest_divisor_at_most(K, std::min(pmax, OC)), NC = ceil_div(OC, P);
+        PlannedOp& o = add(std::move(name), "matmul_forward", layer, "matmul.wk");
+        o.constants = {{"P", P}, {"K", K}, {"NC", NC}, {"TP", TP}, {"BIAS", b.empty() ? 0 : 1}};
+        o.rect = {0, 0, P, 1};
+        o.inputs = {rows(in, "x", K / P, K)};
+        o.output = rows(o.name, "y", NC, OC);
+        o.weights = {{"w", w}};
+        if (!b.empty()) o.weights.push_back({"b", b});
+    };
+    auto rowwise = [&](std::string name, const char* op, int layer, const char* kernel, int nrows,
+                       std::vector<std::string> in) {
+        const int P = largest_divisor_at_most(nrows, pmax), R = nrows / P;
+        PlannedOp& o = add(std::move(name), op, layer, kernel);
+        o.constants = {{"P", P}, {"R", R}, {"TP", TP}};
+        o.rect = {0, 0, P, 1};
+        const char* syms[] = {"a", "b"};
+        for (size_t i = 0; i < in.size(); i++) o.inputs.push_back(rows(in[i], in.size() == 1 ? "x" : syms[i], R, nrows));
+        o.output = rows(o.name, "y", R, nrows);
+    };
+
+    {
+        const int P = largest_divisor_at_most(C, pmax), CP = C / P;
+        PlannedOp& o = add("encoded", "encoder_forward", -1, "embedding.wk");
+        o.constants = {{"P", P}, {"V", V}, {"CP", CP}, {"TP", TP}};
+        o.rect = {0, 0, P, 1};
+        o.inputs = {Transfer{"tokens", "tok", Slice::Tokens, TP, 1, 0}};
+        o.output = rows("encoded", "y", CP, C);
+        o.weights = {{"wte", "wte"}, {"wpe", "wpe"}};
+    }
+    for (int l = 0; l < cfg.n_layer; l++) {
+        const std::string res = l == 0 ? "encoded" : layer_name(l - 1, "residual3");
+        const auto n = [l](const char* s) { return layer_name(l, s); };
+        layernorm(n("ln1"), l, res, "ln1w", "ln1b");
+        matmul(n("qkv"), l, n("ln1"), C, 3 * C, "qkvw", "qkvb");
+        {
+            PlannedOp& o = add(n("atty"), "attention_forward", l, "attention.wk");
+            o.constants = {{"NH", NH}, {"HS", HS}, {"TP", TP}};
+            o.rect = {0, 0, NH, 1};
+            o.inputs = {rows(n("qkv"), "q", HS, 3 * C, 0), rows(n("qkv"), "k", HS, 3 * C, C),
+                        rows(n("qkv"), "v", HS, 3 * C, 2 * C)};
+            o.output = rows(o.name, "y", HS, C);
+        }
+        matmul(n("attproj"), l, n("atty"), C, C, "attprojw", "attprojb");
+        rowwise(n("residual2"), "residual_forward", l, "residual.wk", C, {res, n("attproj")});
+        layernorm(n("ln2"), l, n("residual2"), "ln2w", "ln2b");
+        matmul(n("fch"), l, n("ln2"), C, 4 * C, "fcw", "fcb");
+        rowwise(n("fch_gelu"), "gelu_forward", l, "gelu.wk", 4 * C, {n("fch")});
+        matmul(n("fcproj"), l, n("fch_gelu"), 4 * C, C, "fcprojw", "fcprojb");
+        rowwise(n("residual3"), "residual_forward", l, "residual.wk", C, {n("residual2"), n("fcproj")});
+    }
+    layernorm("lnf", -1, layer_name(cfg.n_layer - 1, "residual3"), "lnfw", "lnfb");
+    matmul("logits", -1, "lnf", C, V, "wte", "");
+    return ops;
+}
+
+// Placement: rows of PEs packed left to right, top to bottom. False when the mesh is full.
+bool place(std::vector<PlannedOp>& ops, int W, int H, std::string* why) {
+    int x = 0, y = 0;
+    for (PlannedOp& o : ops) {
+        if (o.rect.w > W) {
+            *why = o.name + " needs a row of " + std::to_string(o.rect.w) + " PEs; the mesh is " + std::to_string(W) + " wide";
+            return false;
+        }
+        if (x + o.rect.w > W) {
+            x = 0;
+            y++;
+        }
+        if (y >= H) {
+            *why = "the mesh is full at " + o.name + ": " + std::to_string(W) + "x" + std::to_string(H) + " PEs are too few";
+            return false;
+        }
+        o.rect.x = x;
+        o.rect.y = y;
+        x += o.rect.w;
+    }
+    return true;
+}
+
+// Kernels and memory: compile each distinct (kernel, constants) once; check each PE's SRAM.
+bool compile_and_size(std::vector<PlannedOp>& ops, const KernelSource& kernels, uint32_t sram, std::string* why) {
+    std::map<std::string, std::shared_ptr<const lang::CompileResult>> cache;
+    for (PlannedOp& o : ops) {
+        std::string key = o.kernel;
+        for (const auto& [k, v] : o.constants) key += " " + k + "=" + std::to_string(v);
+        auto& cr = cache[key];
+        if (!cr) {
+            const std::string src = kernels(o.kernel);
+            if (src.empty()) {
+                *why = "kernel " + o.kernel + " not found (for " + o.name + ")";
+                return false;
+            }
+            lang::CompileOptions opt;
+            opt.sram_bytes = 1u << 30;   // sized here, so the error names the op
+            opt.constants = o.constants;
+            auto r = std::make_shared<lang::CompileResult>(lang::compile(src, o.kernel, opt));
+            if (!r->ok()) {
+                *why = o.name + ": " + lang::format_diagnostic(r->diagnostics.front());
+                return false;
+            }
+            cr = r;
+        }
+        o.compiled = cr;
+        o.bytes_per_pe = 0;
+        for (const lang::Placement& p : cr->placements) {
+            uint32_t b = 0;
+            for (const Symbol& s : p.program->symbols) b = std::max(b, s.offset + 4 * s.length);
+            if (b > sram) {
+                *why = o.name + " needs " + thousands(b) + " bytes on PE (" + std::to_string(o.rect.x + p.x) + "," +
+                       std::to_string(o.rect.y + p.y) + "); " + thousands(sram) + " available";
+                return false;
+            }
+            o.bytes_per_pe = std::max(o.bytes_per_pe, b);
+        }
+    }
+    return true;
+}
+
+}  // namespace
+
+PlanResult plan_model(const gpt::GPTConfig& cfg, int mesh_w, int mesh_h, const KernelSource& kernels,
+                      uint32_t sram_bytes) {
+    PlanResult r;
+    if (cfg.vocab_size <= 0) {
+        r.error = "the model's vocab_size is not set (it comes from the tokenizer)";
+        return r;
+    }
+    if (mesh_w < 1 || mesh_h < 1 || mesh_w > 256 || mesh_h > 256) {
+        r.error = "mesh " + std::to_string(mesh_w) + "x" + std::to_string(mesh_h) + " is outside 1x1..256x256";
+        return r;
+    }
+    for (int pmax = mesh_w; pmax >= 1; pmax /= 2) {
+        std::vector<PlannedOp> ops = graph(cfg, pmax);
+        std::string why;
+        if (!place(ops, mesh_w, mesh_h, &why) || !compile_and_size(ops, kernels, sram_bytes, &why)) {
+            r.error = why;
+            if (why.rfind("the mesh is full", 0) == 0) continue;   // narrower rows may fit
+            return r;
+        }
+        r.ok = true;
+        r.error.clear();
+        r.plan = MeshPlan{cfg, mesh_w, mesh_h, sram_bytes, std::move(ops)};
+        return r;
+    }
+    return r;
+}
+
+nlohmann::json to_json(const MeshPlan& plan) {
+    auto transfer = [](const Transfer& t) {
+        const char* slice[] = {"rows", "time", "tokens"};
+        return nlohmann::json{{"tensor", t.tensor}, {"symbol", t.symbol}, {"slice", slice[int(t.slice)]},
+                              {"per_pe", t.per_pe}, {"rows", t.rows}, {"row_offset", t.row_offset}};
+    };
+    nlohmann::json ops = nlohmann::json::array();
+    for (const PlannedOp& o : plan.ops) {
+        nlohmann::json in = nlohmann::json::array(), w = nlohmann::json::object();
+        for (const Transfer& t : o.inputs) in.push_back(transfer(t));
+        for (const auto& [sym, param] : o.weights) w[sym] = param;
+        ops.push_back({{"name", o.name}, {"op", o.op}, {"layer", o.layer}, {"flops", o.flops}, {"kernel", o.kernel},
+                       {"constants", o.constants}, {"weights", w},
+                       {"rect", {{"x", o.rect.x}, {"y", o.rect.y}, {"w", o.rect.w}, {"h", o.rect.h}}},
+                       {"bytes_per_pe", o.bytes_per_pe}, {"inputs", in}, {"output", transfer(o.output)}});
+    }
+    return {{"mesh", {{"w", plan.mesh_w}, {"h", plan.mesh_h}}}, {"sram_bytes", plan.sram_bytes},
+            {"pes_used", plan.pes_used()}, {"bytes_max", plan.bytes_max()}, {"bytes_mean", plan.bytes_mean()},
+            {"ops", ops}};
+}
+
+}  // namespace wl::model

@@ -1,0 +1,94 @@
+// mesh_plan.h: the model compiler — a GPT config in, a plan for running its
+// forward pass on a mesh of PEs out, in the stages of a dataflow compiler:
+//
+//   1. graph      the ops of one forward (gpt::op_list), with shapes
+//   2. placement  a rectangle of PEs per op; every op keeps its own PEs, so
+//                 weights stay resident between forward passes
+//   3. memory     each op's SRAM map per PE, checked against the PE's SRAM
+//   4. kernels    the WaferKernel file (models/kernels/) each op instantiates,
+//                 with its constants (sizes and tiling)
+//   5. schedule   the order of launches; activations move between ops through
+//                 the host (host_in/host_out name what moves)
+//   6. executable the compiled kernels, ready for MeshGPT (mesh_gpt.h) to load
+//
+// Layout convention: an activation is channel-major, one row of TP floats per
+// channel (TP = block_size; the first T are valid), so a vector op runs along
+// time and the matmul's output rows are the next matmul's input rows.
+//
+//   PlanResult r = plan_model(cfg, 32, 32, read_kernels("models/kernels"));
+//   if (!r.ok) report(r.error);   // "l2.fch needs 61,440 bytes on PE (3,1); 49,152 available"
+#pragma once
+#include "engine/fabric/machine.h"
+#include "engine/gpt/gpt_config.h"
+#include "engine/lang/compile.h"
+
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace wl::model {
+
+// A kernel file's text by name ("matmul.wk"); "" when there is none.
+using KernelSource = std::function<std::string(const std::string& file)>;
+KernelSource read_kernels(const std::string& dir);   // from files in dir
+
+// How an activation is cut across an op's row of PEs.
+enum class Slice : uint8_t {
+    Rows,    // PE p gets rows off + p*n .. off + p*n+n-1 (whole time rows); past the end: zeros
+    Time,    // PE p gets time steps p*n .. p*n+n-1 of every row
+    Tokens,  // every PE gets the token ids
+};
+
+struct Transfer {                  // one activation into or out of an op
+    std::string tensor;            // "l0.ln1", or "tokens"
+    std::string symbol;            // the kernel's variable
+    Slice slice = Slice::Rows;
+    int per_pe = 0;                // rows or time steps per PE
+    int rows = 0;                  // the tensor's rows (channels)
+    int row_offset = 0;            // first row of the tensor this transfer reads (q/k/v of qkv)
+};
+
+struct PlannedOp {
+    std::string name;              // the tensor it computes, op_list's name: "l0.qkv"
+    std::string op;                // op_list's op: "matmul_forward"
+    int layer = -1;
+    double flops = 0;              // op_list's count at T = block_size
+    std::string kernel;            // "matmul.wk"
+    std::map<std::string, double> constants;
+    std::vector<std::pair<std::string, std::string>> weights;   // kernel symbol -> GPT parameter ("w" -> "qkvw")
+    wl::Rect rect;                 // placement on the mesh (one row of PEs)
+    uint32_t bytes_per_pe = 0;     // SRAM used on its most loaded PE
+    std::vector<Transfer> inputs;
+    Transfer output;
+    std::shared_ptr<const wl::lang::CompileResult> compiled;
+};
+
+struct MeshPlan {
+    wl::gpt::GPTConfig cfg;
+    int mesh_w = 0, mesh_h = 0;
+    uint32_t sram_bytes = 0;
+    std::vector<PlannedOp> ops;    // in schedule order
+    int pes_used() const;
+    uint32_t bytes_max() const;    // over all used PEs
+    double bytes_mean() const;     // over used PEs
+    const PlannedOp* find(const std::string& name) const;
+};
+
+struct PlanResult {
+    bool ok = false;
+    std::string error;             // names the op, the PE and the bytes, or the kernel's file:line:col
+    MeshPlan plan;
+};
+
+// cfg.vocab_size must be set. Never throws for a model that does not fit: ok is false.
+PlanResult plan_model(const wl::gpt::GPTConfig& cfg, int mesh_w, int mesh_h, const KernelSource& kernels,
+                      uint32_t sram_bytes = wl::MachineConfig{}.sram_bytes);
+
+// Every stage as data: {mesh, sram_bytes, pes_used, bytes_max, bytes_mean, ops: [{name, op, layer,
+// flops, kernel, constants, weights, rect, bytes_per_pe, inputs, output}]} (the CLI's --json, the app).
+nlohmann::json to_json(const MeshPlan& plan);
+
+}  // namespace wl::model
