@@ -64,12 +64,8 @@ int verb_lesson_check(const Args& args) {
     }
     const wl::lessons::Verdict v = wl::lessons::check_kernel(lesson->spec, src, path);
     if (args.has("json")) {
-        nlohmann::json items = nlohmann::json::array();
-        for (const auto& i : v.items)
-            items.push_back({{"kind", wl::lessons::check_kind_name(i.kind)}, {"ok", i.ok}, {"message", i.message}});
-        nlohmann::json j = {{"lesson", lesson->number}, {"kernel", path},   {"passed", v.passed},
-                            {"cycles", v.cycles},       {"pes", v.pes},     {"summary", v.summary()},
-                            {"checks", items}};
+        nlohmann::json j = {{"lesson", lesson->number}, {"kernel", path}};
+        j.update(wl::lessons::verdict_json(v));
         std::printf("%s\n", j.dump().c_str());
     } else {
         std::printf("Lesson %d: %s\n", lesson->number, lesson->title.c_str());

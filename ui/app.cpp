@@ -35,7 +35,9 @@ static void window_rect(ImVec2* a, ImVec2* b) {
 App::App(const AppOptions& opt) : asset_dir_(opt.asset_dir), developer_(opt.developer) {
     empty_mesh_ = wl::Mesh{opt.mesh_w, opt.mesh_h};
     compare_.models_dir = models_dir();
+    lessons_.load(asset_dir_ + "/lessons");
     start(opt.example);   // the saved workspace, or the requested example (app_files.cpp)
+    if (opt.lesson) lessons_start(opt.lesson);
     if (!opt.example.empty() && example_ == opt.example) {
         if (opt.run_cycles == UINT64_MAX) runner_.run_to_end();
         else if (opt.run_cycles) runner_.step(opt.run_cycles);
@@ -230,13 +232,14 @@ void App::frame() {
     }
     if (show_stats_) stats_.draw(&show_stats_, runner_.run(), runner_.timeline());
     if (show_about_) about_window();
+    lessons_frame();
     discard_popup();
     files_frame();
     if (show_demo_) ImGui::ShowDemoWindow(&show_demo_);
     // The windows drawn this frame, by their ImGui names, for state().layout and the canvas's free area.
     covers_.clear();
     for (const auto& [name, title] : {std::pair{"editor", "###kernel"}, {"log", "Output and log"}, {"inspector", "PE inspector"},
-                                      {"compare", "Wafer vs GPU"}, {"stats", "Stats"}, {"help", "What am I looking at?"},
+                                      {"compare", "Wafer vs GPU"}, {"stats", "Stats"}, {"lessons", "Lessons"}, {"help", "What am I looking at?"},
                                       {"tour", "##tour"}}) {
         const ImGuiWindow* w = ImGui::FindWindowByName(title);
         if (!w || !w->Active) continue;
@@ -323,6 +326,7 @@ void App::menu_bar() {
         }
         ImGui::EndMenu();
     }
+    lessons_menu();
     if (ImGui::BeginMenu("Run")) {
         if (ImGui::MenuItem("Compile and load", "Ctrl+Enter")) compile_and_load();
         ImGui::Separator();
@@ -784,6 +788,7 @@ json App::state() const {
                    {"editor", rect(p.editor_min, p.editor_max)}, {"log", rect(p.log_min, p.log_max)},
                    {"file_menu", rect(p.file_menu_min, p.file_menu_max)}, {"file_open", rect(p.file_open_min, p.file_open_max)}};
     files_state(j);
+    lessons_state(j);
     return j;
 }
 
@@ -799,6 +804,7 @@ json App::call(const std::string& method, const json& args) {
     try {
         if (method == "state") return state();
         if (auto r = files_call(method, args)) return *r;
+        if (auto r = lessons_call(method, args)) return *r;
         if (method == "set_mesh") {   // an empty mesh: a loaded kernel's machine has its layout's size, so it goes
             const int w = int_arg("w", 1, 256), h = int_arg("h", 1, 256);
             runner_.unload();

@@ -8,6 +8,8 @@
 #include "ui/compare_window.h"
 #include "ui/kernel_doc.h"
 #include "ui/layout.h"
+#include "ui/lesson_model.h"
+#include "ui/lessons_window.h"
 #include "ui/mesh_canvas.h"
 #include "ui/pe_inspector.h"
 #include "ui/run_controller.h"
@@ -28,6 +30,7 @@ struct AppOptions {
     int mesh_w = wl::MachineConfig{}.w, mesh_h = wl::MachineConfig{}.h;   // the empty mesh shown before a kernel loads
     std::string asset_dir = ".";         // holds examples/ and models/
     std::string example;                 // opened at start when set
+    int lesson = 0;                      // the lesson opened at start (--lesson, ?lesson=), 0: none
     uint64_t run_cycles = 0;             // then run this many cycles (UINT64_MAX: to the end)
     double play_speed = 0;               // or play it at this many cycles per second
     bool developer = false;              // developer tools in the menus (--dev, ?dev=1): the Dear ImGui demo
@@ -102,6 +105,22 @@ private:
     std::optional<nlohmann::json> files_call(const std::string& method, const nlohmann::json& args);
     void files_state(nlohmann::json& j) const;
     FileState files_;
+    // [lessons] app_lessons.cpp: the Lessons panel, and how a lesson's kernels reach the editor.
+    enum class LessonEdit { Ask, Keep, Throw, Discard };   // when that would replace unsaved work
+    void lessons_menu();
+    void lessons_frame();
+    void lessons_start(int number);
+    void open_lesson(int number, LessonEdit how);
+    bool lesson_replaces_work() const;
+    void lesson_to_editor(const std::string& text, const char* what, LessonEdit how);
+    const wl::lessons::Verdict& check_lesson();
+    std::optional<nlohmann::json> lessons_call(const std::string& method, const nlohmann::json& args);
+    void lessons_state(nlohmann::json& j) const;
+    LessonModel lessons_;
+    LessonsWindow lessons_window_;
+    bool show_lessons_ = false;
+    uint64_t lesson_checked_ = ~0ull;             // the editor's text version the verdict is for
+    std::string lesson_pending_, lesson_pending_what_;   // waiting for "replace unsaved edits?"
     // The mesh on screen is the loaded machine's; with none loaded, an empty mesh of this size (set_mesh).
     wl::Mesh mesh() const;
     wl::Mesh empty_mesh_;

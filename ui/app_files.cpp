@@ -66,7 +66,11 @@ void App::start(const std::string& requested_example) {
 
     const StartPlan plan = plan_start(saved, requested_example);
     if (!plan.notice.empty()) notice(plan.notice);
-    if (saved) files_.font_scale = saved->font_scale, runner_.set_run_mode(saved->run_mode);   // before anything loads
+    if (saved) {
+        files_.font_scale = saved->font_scale;
+        lessons_.set_done(saved->lessons_done);   // progress, whatever opens
+        runner_.set_run_mode(saved->run_mode);    // before anything loads
+    }
     if (plan.open == StartPlan::Open::Saved) {
         restore(*saved);
     } else if (plan.open == StartPlan::Open::Example) {
@@ -102,6 +106,7 @@ void App::restore(const Workspace& ws) {
     doc_.refresh();
     example_ = ws.example;
     files_.path = kWeb ? "" : ws.path;
+    if (ws.lesson && lessons_.open(ws.lesson)) show_lessons_ = true;
     if (!ws.text.empty()) {
         show_editor_ = true;
         compile_and_load();
@@ -119,6 +124,8 @@ Workspace App::workspace() const {
     ws.path = files_.path;
     ws.font_scale = files_.font_scale;
     ws.run_mode = runner_.run_mode();
+    ws.lessons_done = lessons_.done_list();
+    ws.lesson = show_lessons_ ? lessons_.current_number() : 0;
     return ws;
 }
 
@@ -127,7 +134,9 @@ std::string App::workspace_sig() const {
     char buf[96];
     std::snprintf(buf, sizeof buf, "%llu|%d|%.3f|%d|", (unsigned long long)doc_.buffer().version(), int(doc_.buffer().modified()),
                   double(files_.font_scale), int(runner_.run_mode()));
-    return buf + doc_.name() + '|' + example_ + '|' + files_.path;
+    std::string lessons = std::to_string(show_lessons_ ? lessons_.current_number() : 0);
+    for (int n : lessons_.done_list()) lessons += ',' + std::to_string(n);
+    return buf + doc_.name() + '|' + example_ + '|' + files_.path + '|' + lessons;
 }
 
 bool App::write_workspace() {

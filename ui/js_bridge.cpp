@@ -43,6 +43,11 @@ EM_JS(void, js_bridge_download, (const char* filename, const char* mime, const v
     setTimeout(() => URL.revokeObjectURL(url), 60000);
 });
 
+// A link in a lesson's text: a new tab, with no handle back to this page.
+EM_JS(void, wl_js_open_url, (const char* url), {
+    window.open(UTF8ToString(url), '_blank', 'noopener');
+});
+
 EM_JS(int, wl_js_window_w, (), { return window.innerWidth; });
 EM_JS(int, wl_js_window_h, (), { return window.innerHeight; });
 
@@ -56,6 +61,8 @@ void js_bridge_canvas_size(int* w, int* h) {
 }
 float js_bridge_pixel_ratio() { return float(emscripten_get_device_pixel_ratio()); }
 void js_bridge_pick_file() { wl_js_pick_file(); }
+bool js_bridge_can_open_url() { return true; }
+void js_bridge_open_url(const char* url) { wl_js_open_url(url); }
 }  // namespace wlui
 
 #else
@@ -66,6 +73,8 @@ void js_bridge_frame_done(unsigned long long) {}
 void js_bridge_canvas_size(int* w, int* h) { *w = *h = 0; }
 float js_bridge_pixel_ratio() { return 1.0f; }
 void js_bridge_pick_file() {}
+bool js_bridge_can_open_url() { return false; }
+void js_bridge_open_url(const char*) {}
 }  // namespace wlui
 void js_bridge_download(const char*, const char*, const void*, size_t) {}
 

@@ -54,9 +54,9 @@ const wl::lessons::Verdict* LessonModel::check(const std::string& source) {
     return &*verdict_;
 }
 
-std::string LessonModel::file_name() const {
+std::string LessonModel::file_name(int number) {
     char b[32];
-    std::snprintf(b, sizeof b, "lesson%02d.wk", current_);
+    std::snprintf(b, sizeof b, "lesson%02d.wk", number);
     return b;
 }
 

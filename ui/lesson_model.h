@@ -46,7 +46,9 @@ public:
     const wl::lessons::Verdict* verdict() const { return verdict_ ? &*verdict_ : nullptr; }
 
     // The file names the editor gets for the starter and the solution: "lesson01.wk".
-    std::string file_name() const;
+    std::string file_name() const { return file_name(current_); }
+    static std::string file_name(int number);
+    const wl::lessons::Lesson* find(int number) const { return set_.find(number); }
 
 private:
     wl::lessons::LessonSet set_;

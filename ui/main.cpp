@@ -2,7 +2,8 @@
 // One file for native and web: the loop body is Platform::frame(), called by a
 // plain loop natively and by emscripten_set_main_loop in the browser (no Asyncify).
 //
-//   waferlab [--mesh WxH] [--example NAME] [--run N|all | --play S] [--frames N] [--screenshot out.png] [--no-persist] [--dev]
+//   waferlab [--mesh WxH] [--example NAME] [--lesson N] [--run N|all | --play S] [--frames N] [--screenshot out.png] [--no-persist] [--dev]
+//     --lesson N          open lesson N in the Lessons panel, its starter in the editor
 //     --run N|all         run the example N cycles, or to completion, from the start
 //     --play S            or play it at S cycles per second
 //     --frames N          quit after N frames (tests), printing where the run is
@@ -29,7 +30,7 @@
 #include <GLES3/gl3.h>
 static const char* kGlslVersion = "#version 300 es";
 static const char* kFontDir = "/fonts";
-static const char* kAssetDir = "";        // examples/ is preloaded at /examples
+static const char* kAssetDir = "";        // examples/ and lessons/ are preloaded at /examples and /lessons
 #else
 #include <SDL_opengl.h>
 static const char* kGlslVersion = "#version 150";
@@ -73,6 +74,10 @@ bool parse_options(int argc, char** argv, Options& o) {
             const char* v = next();
             if (!v) return false;
             o.app.example = v;
+        } else if (!std::strcmp(a, "--lesson")) {
+            const char* v = next();
+            char* end = nullptr;
+            if (!v || (o.app.lesson = int(std::strtol(v, &end, 10))) < 1 || *end) return false;
         } else if (!std::strcmp(a, "--mesh")) {
             const char* v = next();
             if (!v || std::sscanf(v, "%dx%d", &o.app.mesh_w, &o.app.mesh_h) != 2 || o.app.mesh_w < 1 ||
@@ -205,7 +210,7 @@ int main(int argc, char** argv) {
     auto* p = new Platform;
     p->opt.app.asset_dir = kAssetDir;
     if (!parse_options(argc, argv, p->opt)) {
-        std::fprintf(stderr, "usage: waferlab [--mesh WxH] [--example NAME] [--run N|all | --play S] [--frames N] [--screenshot out.png] [--no-persist] [--dev]\n");
+        std::fprintf(stderr, "usage: waferlab [--mesh WxH] [--example NAME] [--lesson N] [--run N|all | --play S] [--frames N] [--screenshot out.png] [--no-persist] [--dev]\n");
         return 2;
     }
     if (SDL_Init(SDL_INIT_VIDEO | SDL_INIT_TIMER) != 0) {

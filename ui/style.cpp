@@ -17,13 +17,16 @@ static bool file_exists(const std::string& path) {
 static Fonts g_fonts;   // owned by ImGui's atlas; rebuilt with it
 const Fonts& fonts() { return g_fonts; }
 
-static ImFont* load_font(const std::string& path, float pixels) {
+// Latin, Greek (for maths), arrows and box drawing used in labels, and the check marks of the lessons.
+static const ImWchar kAllRanges[] = {0x0020, 0x00FF, 0x0370, 0x03FF, 0x2000, 0x22FF, 0x2500, 0x25FF, 0x2713, 0x2717, 0};
+// What a heading needs: text and punctuation (fewer glyphs in the atlas at the larger size).
+static const ImWchar kTextRanges[] = {0x0020, 0x00FF, 0x0370, 0x03FF, 0x2000, 0x206F, 0};
+
+static ImFont* load_font(const std::string& path, float pixels, const ImWchar* ranges = kAllRanges) {
     ImFontConfig cfg;
     cfg.OversampleH = 2;
     ImGuiIO& io = ImGui::GetIO();
     if (file_exists(path)) {
-        // Latin, Greek (for maths) and arrows/box drawing used in labels.
-        static const ImWchar ranges[] = {0x0020, 0x00FF, 0x0370, 0x03FF, 0x2000, 0x22FF, 0x2500, 0x25FF, 0};
         if (ImFont* f = io.Fonts->AddFontFromFileTTF(path.c_str(), pixels, &cfg, ranges)) return f;
     }
     return nullptr;
@@ -41,6 +44,8 @@ void apply_style(const char* font_dir, float pixel_scale, float font_size) {
     }
     g_fonts.mono = load_font(std::string(font_dir) + "/DejaVuSansMono.ttf", font_size * pixel_scale);
     if (!g_fonts.mono) g_fonts.mono = g_fonts.ui;
+    g_fonts.heading = load_font(std::string(font_dir) + "/DejaVuSans.ttf", 1.3f * font_size * pixel_scale, kTextRanges);
+    if (!g_fonts.heading) g_fonts.heading = g_fonts.ui;
     io.FontGlobalScale = 1.0f / pixel_scale;
 
     ImGui::StyleColorsDark();

@@ -10,6 +10,7 @@ namespace wlui {
 struct Fonts {
     ImFont* ui = nullptr;     // DejaVu Sans (the default font)
     ImFont* mono = nullptr;   // DejaVu Sans Mono, for code and numbers; falls back to ui
+    ImFont* heading = nullptr;   // DejaVu Sans at 1.3x, for a lesson's title; falls back to ui
 };
 const Fonts& fonts();
 

@@ -13,7 +13,7 @@ std::string workspace_to_json(const Workspace& ws) {
     json j = {{"format", kFormat},    {"version", Workspace::kVersion}, {"file", ws.file},
               {"text", ws.text},      {"example", ws.example},          {"modified", ws.modified},
               {"path", ws.path},      {"font_scale", ws.font_scale},    {"lessons_done", ws.lessons_done},
-              {"run_mode", wl::run_mode_name(ws.run_mode)}};
+              {"lesson", ws.lesson},  {"run_mode", wl::run_mode_name(ws.run_mode)}};
     return j.dump(1);
 }
 
@@ -56,6 +56,7 @@ std::optional<Workspace> workspace_from_json(std::string_view text, std::string*
     if (j.contains("lessons_done") && j["lessons_done"].is_array())   // progress: keep what reads, drop the rest
         for (const json& n : j["lessons_done"])
             if (n.is_number_integer()) ws.lessons_done.push_back(n.get<int>());
+    if (j.contains("lesson") && j["lesson"].is_number_integer()) ws.lesson = std::max(0, j["lesson"].get<int>());
     if (ws.file.empty()) ws.file = "untitled.wk";
     return ws;
 }

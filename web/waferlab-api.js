@@ -31,6 +31,12 @@
     save_state: () => null,
     clear_state: () => null,
     dismiss_notices: () => null,
+    open_lesson: (number, discard = false) => ({ number, discard }),
+    check_lesson: () => null,
+    lesson_hint: () => null,
+    lesson_starter: (discard = false) => ({ discard }),
+    show_solution: (discard = false) => ({ discard }),
+    lessons_panel: (open = true) => ({ open }),
   };
 
   const KERNEL_FILE = /\.(wk|txt)$/i;
@@ -51,6 +57,10 @@
     example: (v) => (/^[a-z0-9_-]{1,40}$/.test(v)
       ? [['--example', v], null]
       : [null, `example=${v} ignored: expected an example name such as example=gemv`]),
+    // A number the app checks against its lessons (it says so in the app when there is no such lesson).
+    lesson: (v) => (/^[1-9]\d{0,3}$/.test(v)
+      ? [['--lesson', v], null]
+      : [null, `lesson=${v} ignored: expected a lesson number such as lesson=1`]),
   };
 
   let readyResolve;

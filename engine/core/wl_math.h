@@ -55,6 +55,8 @@ struct Lane<double> {
 
 // exp(x) for x clamped to [-700, 700]: x = k ln2 + r, |r| <= ln2/2, Taylor to
 // r^11 (error < 3e-14 relative), 2^k built from bits; the 1.5*2^52 trick rounds k.
+// A NaN is returned unchanged: arithmetic on it would leave its sign to the
+// platform (WebAssembly may flip it), and its bits must be the same everywhere.
 template <class D>
 inline __attribute__((always_inline)) D exp_lanes(D x) {
     using L = Lane<D>;
@@ -77,7 +79,7 @@ inline __attribute__((always_inline)) D exp_lanes(D x) {
     p = p * r + 0.5;
     p = p * r + 1.0;
     p = p * r + 1.0;
-    return p * L::from((ki + 1023) << 52);
+    return L::select(x != x, x, p * L::from((ki + 1023) << 52));   // a NaN passes through as it came
 }
 
 // tanh(x) = sign(x) (1 - 2 / (e^{2|x|} + 1)); an odd series below 1/16 avoids cancellation.
@@ -92,7 +94,7 @@ inline __attribute__((always_inline)) D tanh_lanes(D x) {
     D a2 = a * a;   // series to x^11: remainder < 2e-15 relative for |x| < 1/16
     D small = a * (1.0 + a2 * (-1.0 / 3 + a2 * (2.0 / 15 + a2 * (-17.0 / 315 + a2 * (62.0 / 2835 + a2 * (-1382.0 / 155925))))));
     D t = L::select(a < 0.0625, small, big);
-    return L::from(L::bits(t) | sign);
+    return L::select(x != x, x, L::from(L::bits(t) | sign));   // a NaN passes through as it came
 }
 
 inline float expf(float x) { return float(exp_lanes(double(x))); }   // exp(-inf) gives 0 (clamped: ~1e-304)

@@ -66,6 +66,7 @@ public:
     bool empty() const;                                    // no wavelet in flight, no PE scheduled
     size_t queued(int pe, int colour) const { return ceq_[size_t(pe) * kColours + size_t(colour)].size(); }
     size_t held(int pe, int port, int colour) const;       // wavelets waiting at a router for a switch position
+    bool holds_any() const { return !held_.empty(); }
     uint64_t busy_until() const { return end_time_; }
 
 private:

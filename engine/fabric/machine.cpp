@@ -736,15 +736,16 @@ std::vector<Stuck> Machine::stuck(bool include_running) const {
         const Router& r = routers_[i];
         const Core& ce = cores_[i];
         const Program* prog = ce.prog >= 0 ? progs_[ce.prog].prog.get() : nullptr;
-        std::string at = [&] {
+        auto at = [&] {   // built only for a PE that is reported: this scan runs after every run
             if (!prog) return std::string();
             uint32_t pc = ce.state == ThreadState::Vec ? ce.vop.pc : ce.pc;
             return std::string(" at ") + prog->where(pc) + " (" + op_name(*prog, pc) + ")";
-        }();
+        };
         // Wavelets waiting: in cycle mode's queues, or fast mode's (held at a router, queued at the CE).
-        auto port_count = [&](int p, int c) { return size_t(r.count(p, c)) + (fast_ ? fast_->held(i, p, c) : 0); };
+        const bool held = fast_ && fast_->holds_any();
+        auto port_count = [&](int p, int c) { return size_t(r.count(p, c)) + (held ? fast_->held(i, p, c) : 0); };
         auto ce_count = [&](int c) { return size_t(r.ce_count(c)) + (fast_ ? fast_->queued(i, c) : 0); };
-        for (int p = 0; p < kPorts; ++p)
+        for (int p = 0; p < kPorts && (r.work || held); ++p)   // most PEs hold nothing: skip them fast
             for (int c = 0; c < kColours; ++c)
                 if (port_count(p, c)) {
                     SwitchPos sp = r.cur_sw[c];
@@ -766,7 +767,7 @@ std::vector<Stuck> Machine::stuck(bool include_running) const {
                 }
                 add(i, c, ce.task, "colour " + std::to_string(c) + ": " + std::to_string(ce_count(c)) + " wavelet(s) queued at the CE; " + why);
             }
-        if (ce.state == ThreadState::Stalled) add(i, ce.wait_colour, ce.task, "task " + std::to_string(ce.task) + at + " " + stall_text(ce));
+        if (ce.state == ThreadState::Stalled) add(i, ce.wait_colour, ce.task, "task " + std::to_string(ce.task) + at() + " " + stall_text(ce));
         auto vec_what = [&](const VecOp& v) {
             int col = v.a.kind == DsdKind::FabIn ? v.a.colour : v.b.kind == DsdKind::FabIn ? v.b.colour : v.dst.colour;
             bool in = v.a.kind == DsdKind::FabIn || v.b.kind == DsdKind::FabIn;
@@ -776,14 +777,14 @@ std::vector<Stuck> Machine::stuck(bool include_running) const {
         };
         if (ce.state == ThreadState::Vec) {
             auto [col, w] = vec_what(ce.vop);
-            add(i, col, ce.task, "task " + std::to_string(ce.task) + at + ": " + w);
+            add(i, col, ce.task, "task " + std::to_string(ce.task) + at() + ": " + w);
         }
         for (int k = 0; k < kMicrothreads; ++k)
             if ((ce.ut_busy >> k & 1) && !ce.ut[k].done_at) {
                 auto [col, w] = vec_what(ce.ut[k]);
                 add(i, col, ce.task, "microthread " + std::to_string(k) + " (" + (prog ? prog->where(ce.ut[k].pc) : std::string()) + "): " + w);
             }
-        if (include_running && ce.state == ThreadState::Run) add(i, -1, ce.task, "task " + std::to_string(ce.task) + " running" + at);
+        if (include_running && ce.state == ThreadState::Run) add(i, -1, ce.task, "task " + std::to_string(ce.task) + " running" + at());
         if (include_running && ce.launch_fn >= 0) add(i, -1, -1, "host launch pending");
     }
     return out;

@@ -179,4 +179,10 @@ Verdict check_kernel(const CheckSpec& spec, std::string_view source, std::string
     return v;
 }
 
+nlohmann::json verdict_json(const Verdict& v) {
+    nlohmann::json checks = nlohmann::json::array();
+    for (const CheckItem& i : v.items) checks.push_back({{"kind", check_kind_name(i.kind)}, {"ok", i.ok}, {"message", i.message}});
+    return {{"passed", v.passed}, {"cycles", v.cycles}, {"pes", v.pes}, {"summary", v.summary()}, {"checks", checks}};
+}
+
 }  // namespace wl::lessons

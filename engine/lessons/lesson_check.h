@@ -8,6 +8,7 @@
 #include "engine/lessons/check_spec.h"
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -38,5 +39,9 @@ struct Verdict {
 uint64_t watchdog_cycles(const CheckSpec& spec);
 
 Verdict check_kernel(const CheckSpec& spec, std::string_view source, std::string_view file);
+
+// The verdict as `waferlab-cli lesson check --json` and the app's check_lesson() give it:
+// {"passed", "cycles", "pes", "summary", "checks": [{"kind", "ok", "message"}]}.
+nlohmann::json verdict_json(const Verdict& v);
 
 }  // namespace wl::lessons

@@ -24,6 +24,7 @@ TEST(Workspace, RoundTripsThroughJson) {
     ws.font_scale = 1.5f;
     ws.lessons_done = {1, 2, 5};
     ws.run_mode = wl::RunMode::Fast;
+    ws.lesson = 3;
     std::string problem;
     auto back = workspace_from_json(workspace_to_json(ws), &problem);
     ASSERT_TRUE(back) << problem;
@@ -73,6 +74,10 @@ TEST(Workspace, FillsDefaultsAndClampsSettings) {
     ws = workspace_from_json(R"({"format": "waferlab-workspace", "version": 1, "lessons_done": [3, "x", 4.5, 7]})", &problem);
     ASSERT_TRUE(ws) << problem;
     EXPECT_EQ(ws->lessons_done, (std::vector<int>{3, 7}));
+    EXPECT_EQ(ws->lesson, 0);
+    ws = workspace_from_json(R"({"format": "waferlab-workspace", "version": 1, "lesson": -4})", &problem);
+    ASSERT_TRUE(ws) << problem;
+    EXPECT_EQ(ws->lesson, 0);   // no lesson open, rather than a refusal
 }
 
 TEST(Workspace, StartNeverDropsUnsavedEditsForAnExample) {

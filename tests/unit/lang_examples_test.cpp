@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -204,4 +206,43 @@ TEST(LangExamples, CannonGemmMatchesCpp) {
                     EXPECT_EQ(got[size_t(c * B + rr)], acc) << "C(" << py * B + rr << "," << px * B + c << ")";
                 }
         }
+}
+
+// docs/kernel-language.md quotes each example's cycles, PE utilisation and link traffic
+// (`| NAME.wk | grid | what | cycles | utilisation | wavelet-hops |`, and hello's run
+// output): they are what the examples do now, so a code generator change that moves
+// them fails here rather than misleading a reader.
+TEST(LangExamples, TheDocsQuoteWhatTheyDo) {
+    std::ifstream in(std::string(WAFERLAB_SOURCE_DIR) + "/docs/kernel-language.md");
+    std::stringstream ss;
+    ss << in.rdbuf();
+    const std::string doc = ss.str();
+    const size_t from = doc.find("\n## Examples\n");
+    ASSERT_NE(from, std::string::npos);
+    std::istringstream table(doc.substr(from, doc.find("\n## ", from + 1) - from));
+    int rows = 0;
+    for (std::string line; std::getline(table, line);) {
+        if (line.rfind("| ", 0) != 0 || line.find(".wk |") == std::string::npos) continue;
+        std::vector<std::string> cell;
+        for (size_t a = 1, b; (b = line.find('|', a)) != std::string::npos; a = b + 1) {
+            const size_t s = line.find_first_not_of(' ', a), e = line.find_last_not_of(' ', b - 1);
+            cell.push_back(s < b ? line.substr(s, e + 1 - s) : "");
+        }
+        ASSERT_EQ(cell.size(), 6u) << line;
+        const RunReport r = run_example(cell[0]);
+        char util[16];
+        std::snprintf(util, sizeof util, "%.1f%%", 100 * r.utilisation);
+        EXPECT_EQ(cell[3], std::to_string(r.cycles)) << cell[0] << ": cycles";
+        EXPECT_EQ(cell[4], util) << cell[0] << ": PE utilisation";
+        EXPECT_EQ(cell[5], std::to_string(r.link_wavelets)) << cell[0] << ": link wavelet-hops";
+        if (cell[0] == "hello.wk") {
+            const std::string out = "cycles " + cell[3] + ", PE utilisation " + cell[4] + " over";
+            EXPECT_NE(doc.find(out), std::string::npos) << "the hello run's output should say: " << out;
+        }
+        ++rows;
+    }
+    int files = 0;
+    for (const auto& e : std::filesystem::directory_iterator(std::string(WAFERLAB_SOURCE_DIR) + "/examples"))
+        files += e.path().extension() == ".wk";
+    EXPECT_EQ(rows, files) << "one row per file in examples/";
 }

@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cctype>
+#include <cstdint>
 #include <string>
 
 using namespace wl::lessons;
@@ -25,6 +27,17 @@ std::string doubler(int sent) {
            "program r { export var y: [f32; 4]; var n: i32 = 0;\n"
            "  task got(v: f32) on msg { y[n] = 2.0 * v; n += 1; } }\n"
            "host { fill x at (0, 0) with iota(1, 1); launch main at (0, 0); run; print y at (1, 0); }\n";
+}
+
+// Whether `text` ends a bold sum with n: "= 136 cycles**", "**2,342**" (not "12,342**").
+bool bold_total(const std::string& text, uint64_t n) {
+    std::string s = std::to_string(n);
+    for (int at = int(s.size()) - 3; at > 0; at -= 3) s.insert(size_t(at), ",");
+    auto digit = [&](size_t i) { return std::isdigit(static_cast<unsigned char>(text[i])) != 0; };
+    for (const std::string& end : {std::string("**"), std::string(" cycles**")})
+        for (size_t i = text.find(s + end); i != std::string::npos; i = text.find(s + end, i + 1))
+            if (i == 0 || !(digit(i - 1) || (text[i - 1] == ',' && i > 1 && digit(i - 2)))) return true;
+    return false;
 }
 
 CheckSpec spec_of(const std::string& text) {
@@ -65,6 +78,9 @@ TEST(Lessons, EverySolutionPassesAndEveryStarterFails) {
         // The budget is a real bound: the solution does not pass by a mile.
         if (l.spec.cycle_budget) {
             EXPECT_GE(sol.cycles * 2, l.spec.cycle_budget) << sol.cycles << " cycles";
+            // The text works the count through to what the solution takes: a code generator
+            // change that moves it fails here instead of leaving a student a wrong sum.
+            EXPECT_TRUE(bold_total(l.text, sol.cycles)) << "lesson.md should add the solution's cycles up to **" << sol.cycles << " cycles**";
         }
     }
 }

@@ -1,11 +1,11 @@
 // Scrubbing the cycle slider moves through history and never destroys it: the
-// student's drag from cycle 128 to 64, to 0 and back to 24, with a real mouse.
+// student's drag from cycle 96 to 48, to 0 and back to 24, with a real mouse.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { openApp, frames, imageStats } from './browser.mjs';
 
 let app;
-before(async () => { app = await openApp('?example=gemv&run=128'); });
+before(async () => { app = await openApp('?example=gemv&run=96'); });
 after(async () => { await app?.close(); });
 
 const state = () => app.page.evaluate(() => window.waferlab.state());
@@ -20,33 +20,33 @@ function xFor(slider, extent, cycle) {
 test('dragging the cycle slider back and forth keeps every cycle reached', async () => {
   const { page } = app;
   let s = await page.evaluate(() => window.waferlab.whenStopped());
-  assert.equal(s.cycle, 128);
-  assert.deepEqual(s.extent, { cycle: 128, end: false });
+  assert.equal(s.cycle, 96);
+  assert.deepEqual(s.extent, { cycle: 96, end: false });
   const sl = s.layout.cycle_slider;
   const y = sl.y + sl.h / 2;
 
-  await page.mouse.move(xFor(sl, 128, 128), y);
+  await page.mouse.move(xFor(sl, 96, 96), y);
   await page.mouse.down();
-  for (const c of [64, 0, 24]) {
-    await page.mouse.move(xFor(sl, 128, c), y, { steps: 6 });
+  for (const c of [48, 0, 24]) {
+    await page.mouse.move(xFor(sl, 96, c), y, { steps: 6 });
     await frames(page, 2);
     s = await state();
-    assert.equal(s.extent.cycle, 128, `the slider's range shrank while dragging to ${c}`);
+    assert.equal(s.extent.cycle, 96, `the slider's range shrank while dragging to ${c}`);
     assert.equal(s.layout.cycle_slider.w, sl.w);
   }
   await page.mouse.up();
   s = await page.evaluate(() => window.waferlab.whenStopped());
   assert.ok(Math.abs(s.cycle - 24) <= 2, `released near 24 but sat at ${s.cycle}`);
-  assert.equal(s.extent.cycle, 128);
+  assert.equal(s.extent.cycle, 96);
 
-  // Dragging to the right end comes back to 128 without running anything new.
-  await page.mouse.move(xFor(sl, 128, s.cycle), y);
+  // Dragging to the right end comes back to 96 without running anything new.
+  await page.mouse.move(xFor(sl, 96, s.cycle), y);
   await page.mouse.down();
   await page.mouse.move(sl.x + sl.w + 20, y, { steps: 6 });
   await page.mouse.up();
   s = await page.evaluate(() => window.waferlab.whenStopped());
-  assert.equal(s.cycle, 128);
-  assert.equal(s.extent.cycle, 128);
+  assert.equal(s.cycle, 96);
+  assert.equal(s.extent.cycle, 96);
 });
 
 test('after Reset the slider sits at cycle 0 with the whole extent still there', async () => {
@@ -56,7 +56,7 @@ test('after Reset the slider sits at cycle 0 with the whole extent still there',
   await page.keyboard.press('Shift+F5');
   const s = await page.evaluate(() => window.waferlab.whenStopped());
   assert.equal(s.cycle, 0);
-  assert.equal(s.extent.cycle, 128);
+  assert.equal(s.extent.cycle, 96);
   await frames(page);
   // The grab is a small block at the left end, not half the bar.
   const sl = s.layout.cycle_slider;

@@ -1,0 +1,159 @@
+// lessons_window.cpp: the Lessons window (lessons_window.h).
+#include "ui/lessons_window.h"
+
+#include "ui/markdown_view.h"
+#include "ui/style.h"
+
+#include <imgui.h>
+#include <algorithm>
+#include <cstdio>
+
+namespace wlui {
+
+namespace {
+
+constexpr const char* kTick = "\xE2\x9C\x93";    // U+2713
+constexpr const char* kCross = "\xE2\x9C\x97";   // U+2717
+const ImVec4 kCheckButton(0.22f, 0.50f, 0.30f, 0.85f);
+const ImVec4 kCheckButtonHovered(0.28f, 0.62f, 0.38f, 1.0f);
+
+// Buttons in rows: each on the current row if it fits, else at the start of the next.
+struct ButtonRow {
+    bool first = true;
+    bool operator()(const char* label, bool enabled = true) {
+        const float w = ImGui::CalcTextSize(label, nullptr, true).x + ImGui::GetStyle().FramePadding.x * 2;
+        const float right = ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x;
+        if (!first && ImGui::GetItemRectMax().x + ImGui::GetStyle().ItemSpacing.x + w <= right) ImGui::SameLine();
+        first = false;
+        ImGui::BeginDisabled(!enabled);
+        const bool hit = ImGui::Button(label);
+        ImGui::EndDisabled();
+        return hit;
+    }
+};
+
+}  // namespace
+
+int LessonsWindow::lesson_items(const LessonModel& m, std::map<std::string, std::pair<ImVec2, ImVec2>>* places) {
+    int picked = 0;
+    for (const wl::lessons::Lesson& l : m.lessons()) {
+        char label[256];
+        std::snprintf(label, sizeof label, "%2d. %s", l.number, l.title.c_str());
+        if (ImGui::MenuItem(label, nullptr, m.done(l.number))) picked = l.number;   // the tick: done
+        if (places) (*places)["lesson:" + std::to_string(l.number)] = {ImGui::GetItemRectMin(), ImGui::GetItemRectMax()};
+    }
+    return picked;
+}
+
+const std::vector<MdBlock>& LessonsWindow::text(const wl::lessons::Lesson& l) {
+    if (parsed_ != l.number) blocks_ = parse_markdown(l.text), parsed_ = l.number;
+    return blocks_;
+}
+
+LessonsWindow::Request LessonsWindow::draw(bool* open, LessonModel& m, bool stale) {
+    Request req;
+    places_.clear();
+    if (!ImGui::Begin("Lessons", open)) {
+        ImGui::End();
+        return req;
+    }
+    const wl::lessons::Lesson* l = m.current();
+    int done = 0;
+    for (const auto& x : m.lessons()) done += m.done(x.number);
+    char count[48];
+    std::snprintf(count, sizeof count, "%d of %zu done", done, m.lessons().size());
+    char preview[256];
+    std::snprintf(preview, sizeof preview, l ? "%d. %s" : "Pick a lesson", l ? l->number : 0, l ? l->title.c_str() : "");
+    ImGui::SetNextItemWidth(std::max(80.0f, ImGui::GetContentRegionAvail().x - ImGui::CalcTextSize(count).x - ImGui::GetStyle().ItemSpacing.x));
+    if (ImGui::BeginCombo("##lesson", preview, ImGuiComboFlags_HeightLarge)) {
+        if (int n = lesson_items(m, &places_)) req.open = n;
+        ImGui::EndCombo();
+    }
+    mark("lesson_picker");
+    ImGui::SameLine();
+    ImGui::TextDisabled("%s", count);
+    for (const std::string& e : m.errors()) ImGui::TextColored(kErrorText, "%s", e.c_str());
+
+    if (!l) {
+        ImGui::TextWrapped("Each lesson explains one idea of the wafer, gives you a kernel that does not work yet, and "
+                           "checks your fix: the values it prints, its cycles, its PEs. Start at 1.");
+        ImGui::Spacing();
+        ImGui::BeginChild("##list");
+        if (int n = lesson_items(m, &places_)) req.open = n;
+        ImGui::EndChild();
+        ImGui::End();
+        return req;
+    }
+
+    // The text takes what the controls below leave (as tall as they were last frame, up to 60%).
+    const float avail = ImGui::GetContentRegionAvail().y;
+    const float controls = std::min(footer_h_, avail * 0.6f);
+    ImGui::BeginChild("##text", ImVec2(0, std::max(avail * 0.4f, avail - controls - ImGui::GetStyle().ItemSpacing.y)));
+    draw_markdown(text(*l));
+    ImGui::EndChild();
+    mark("lesson_text");
+    ImGui::BeginChild("##controls");
+    ImGui::Separator();
+    footer(m, stale, req);
+    footer_h_ = ImGui::GetCursorPosY();
+    ImGui::EndChild();
+    ImGui::End();
+    return req;
+}
+
+void LessonsWindow::footer(LessonModel& m, bool stale, Request& req) {
+    const wl::lessons::Lesson& l = *m.current();
+    ButtonRow button;
+    if (button("Load starter")) req.starter = true;
+    mark("lesson_starter");
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("Put this lesson's starting kernel in the editor (Ctrl+Z brings your text back)");
+    ImGui::PushStyleColor(ImGuiCol_Button, kCheckButton);
+    ImGui::PushStyleColor(ImGuiCol_ButtonHovered, kCheckButtonHovered);
+    if (button("Check")) req.check = true;
+    ImGui::PopStyleColor(2);
+    mark("lesson_check");
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("Compile and run the editor's kernel, and check what it prints, its cycles and its PEs");
+    const int hints = int(l.spec.hints.size());
+    char hint[48];
+    std::snprintf(hint, sizeof hint, "Hint (%d of %d)###hint", std::min(m.hints_shown() + 1, hints), hints);
+    if (button(hint, m.hints_shown() < hints)) m.reveal_hint();
+    mark("lesson_hint");
+    if (button("Show solution", !m.confirming_solution())) m.ask_solution();
+    mark("lesson_solution");
+    const int next = m.next_number();
+    if (button("Next lesson", next != 0)) req.open = next;
+    mark("lesson_next");
+
+    if (m.confirming_solution()) {
+        ImGui::PushStyleColor(ImGuiCol_Text, kWarnText);
+        ImGui::TextWrapped("Show the solution? It replaces the kernel in the editor (Ctrl+Z brings yours back). "
+                           "A hint teaches more, if one is left.");
+        ImGui::PopStyleColor();
+        ButtonRow confirm;
+        if (confirm("Show the solution")) req.solution = m.confirm_solution();
+        mark("lesson_solution_confirm");
+        if (confirm("Not yet")) m.cancel_solution();
+    }
+
+    if (const wl::lessons::Verdict* v = m.verdict()) {
+        ImGui::Separator();
+        ImGui::TextColored(v->passed ? kGoodText : kErrorText, "%s", v->summary().c_str());
+        mark("lesson_verdict");
+        if (stale) ImGui::TextDisabled("(for an earlier text of the kernel: press Check again)");
+        for (const wl::lessons::CheckItem& i : v->items) {
+            ImGui::TextColored(i.ok ? kGoodText : kErrorText, "%s", i.ok ? kTick : kCross);
+            ImGui::SameLine();
+            ImGui::TextWrapped("%s", i.message.c_str());
+        }
+        if (v->passed && next) ImGui::TextDisabled("Lesson %d is done. Next lesson: %d.", l.number, next);
+        if (v->passed && !next) ImGui::TextDisabled("Lesson %d is done, and it was the last one.", l.number);
+    }
+
+    for (int i = 0; i < m.hints_shown(); ++i) {
+        ImGui::TextColored(kWarnText, "Hint %d:", i + 1);
+        ImGui::SameLine();
+        ImGui::TextWrapped("%s", l.spec.hints[size_t(i)].c_str());
+    }
+}
+
+}  // namespace wlui
