@@ -2,16 +2,25 @@
 // itself is native only), with the same flags and JSON as the CLI verbs:
 //   node build/web/bench/node_bench.js fabric --json
 //   node build/web/bench/node_bench.js mesh-gpt --json        (from the repository root)
+//   node build/web/bench/node_bench.js fast --json            (from the repository root)
 #include "cli/verbs.h"
 
 #include <cstdio>
 #include <cstring>
 #include <exception>
+#include <iterator>
 #include <string>
 
 int main(int argc, char** argv) {
-    if (argc < 2 || (std::strcmp(argv[1], "fabric") != 0 && std::strcmp(argv[1], "mesh-gpt") != 0)) {
-        std::fprintf(stderr, "usage: node node_bench.js fabric|mesh-gpt [--flag value ...] [--json]\n");
+    static constexpr struct {
+        const char* name;
+        int (*run)(const wlcli::Args&);
+    } kBenches[] = {{"fabric", wlcli::bench_fabric}, {"mesh-gpt", wlcli::bench_mesh_gpt}, {"fast", wlcli::bench_fast}};
+    const auto* bench = std::end(kBenches);
+    for (const auto& b : kBenches)
+        if (argc >= 2 && std::strcmp(argv[1], b.name) == 0) bench = &b;
+    if (bench == std::end(kBenches)) {
+        std::fprintf(stderr, "usage: node node_bench.js fabric|mesh-gpt|fast [--flag value ...] [--json]\n");
         return 2;
     }
     wlcli::Args args;   // --name value, or a bare --name (a switch) before another flag or the end
@@ -25,7 +34,7 @@ int main(int argc, char** argv) {
         args.options[name] = has_value ? argv[++i] : "";
     }
     try {
-        return std::strcmp(argv[1], "fabric") == 0 ? wlcli::bench_fabric(args) : wlcli::bench_mesh_gpt(args);
+        return bench->run(args);
     } catch (const std::exception& e) {
         std::fprintf(stderr, "node_bench %s: error: %s\n", argv[1], e.what());
         return 1;

@@ -6,6 +6,7 @@
 //       (y = y + a * s, --len elements, --iters times); the same arithmetic runs
 //       as a plain C++ loop in this process. Reports emulated / plain wall time.
 // Single thread. Targets: (a) >= 50e6 PE-cycles/s, (b) ratio <= 3.
+#include "cli/cpu_time.h"
 #include "cli/verbs.h"
 #include "engine/fabric/host.h"
 #include "engine/fabric/program_builder.h"
@@ -13,7 +14,6 @@
 #include <nlohmann/json.hpp>
 
 #include <chrono>
-#include <ctime>
 #include <cstdio>
 #include <vector>
 
@@ -23,8 +23,6 @@ using namespace wl;
 using Clock = std::chrono::steady_clock;
 
 static double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
-// CPU time of this (single-threaded) process: on a shared machine it is the time the emulator really ran.
-static double cpu_now() { return double(std::clock()) / CLOCKS_PER_SEC; }
 
 struct StreamResult {
     uint64_t cycles = 0, hops = 0;
@@ -59,9 +57,9 @@ static StreamResult bench_stream(int W, int H, int n) {
     }
     if (!res.error.empty()) return res;
     auto t0 = Clock::now();
-    double c0 = cpu_now();
+    double c0 = cpu_seconds();
     RunResult rr = h.run_until_quiescent(uint64_t(n) * 4 + 10000);
-    res.cpu = cpu_now() - c0;
+    res.cpu = cpu_seconds() - c0;
     res.wall = seconds_since(t0);
     res.cycles = rr.cycles;
     res.hops = h.stats().hops;
@@ -110,23 +108,23 @@ static ComputeResult bench_compute(int C, int len, int iters) {
     // The plain C++ loop: the same arrays per PE, the same operations in the same order.
     std::vector<std::vector<float>> pa(size_t(C) * C, av), py(size_t(C) * C, yv);
     auto t0 = Clock::now();
-    double c0 = cpu_now();
+    double c0 = cpu_seconds();
     RunResult rr = h.run_until_quiescent(uint64_t(len + 8) * uint64_t(iters) * 2 + 10000);
-    res.cpu = cpu_now() - c0;
+    res.cpu = cpu_seconds() - c0;
     res.wall = seconds_since(t0);
     res.cycles = rr.cycles;
     res.ok = rr.ok();
     if (!rr.ok()) res.error = rr.fault.to_string();
     const float s = 0.999f;
     t0 = Clock::now();
-    c0 = cpu_now();
+    c0 = cpu_seconds();
     for (size_t pe = 0; pe < pa.size(); ++pe) {
         float* yp = py[pe].data();
         const float* ap = pa[pe].data();
         for (int it = 0; it < iters; ++it)
             for (int k = 0; k < len; ++k) yp[k] = yp[k] + ap[k] * s;
     }
-    res.plain_cpu = cpu_now() - c0;
+    res.plain_cpu = cpu_seconds() - c0;
     res.plain = seconds_since(t0);
     std::vector<float> got(static_cast<size_t>(len));
     for (int pe = 0; pe < C * C && res.ok; ++pe) {

@@ -5,6 +5,7 @@
 //   speed-up over cycle mode, its effective GFLOP/s, and its cycle estimate
 //   against cycle mode's count. Best of --reps for each, in CPU seconds of this
 //   single-threaded process (on a shared machine, the time the emulator really ran).
+#include "cli/cpu_time.h"
 #include "cli/verbs.h"
 #include "engine/lang/compile.h"
 #include "engine/lang/run.h"
@@ -12,7 +13,6 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <ctime>
 #include <cstring>
 #include <cstdio>
 #include <fstream>
@@ -22,8 +22,6 @@
 namespace wlcli {
 
 namespace {
-
-double cpu_now() { return double(std::clock()) / CLOCKS_PER_SEC; }
 
 struct Timed {
     wl::lang::RunReport rep;
@@ -35,9 +33,9 @@ Timed run_best(const wl::lang::CompileResult& cr, wl::RunMode mode, int reps) {
     wl::lang::RunOptions opt;
     opt.mode = mode;
     for (int r = 0; r < reps; ++r) {
-        const double t0 = cpu_now();
+        const double t0 = cpu_seconds();
         wl::lang::RunReport rep = wl::lang::run_kernel(cr, opt);
-        const double s = cpu_now() - t0;
+        const double s = cpu_seconds() - t0;
         if (s < t.seconds) t.seconds = s, t.rep = std::move(rep);
     }
     return t;
@@ -57,7 +55,7 @@ std::vector<float> plain_gemm(int P, int B, double* seconds) {
     };
     fill(A, 11);
     fill(Bm, 12);
-    const double t0 = cpu_now();
+    const double t0 = cpu_seconds();
     for (int i = 0; i < N; ++i)
         for (int k = 0; k < N; ++k) {
             const float a = A[size_t(i) * N + size_t(k)];
@@ -65,7 +63,7 @@ std::vector<float> plain_gemm(int P, int B, double* seconds) {
             const float* brow = &Bm[size_t(k) * N];
             for (int j = 0; j < N; ++j) crow[j] = crow[j] + a * brow[j];
         }
-    *seconds = cpu_now() - t0;
+    *seconds = cpu_seconds() - t0;
     // Back to the mesh's layout: per PE (row-major), its block column by column.
     std::vector<float> out;
     out.reserve(C.size());

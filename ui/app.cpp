@@ -5,6 +5,7 @@
 #include "engine/lang/help.h"
 #include "ui/kernel_header.h"
 #include "ui/pe_report.h"
+#include "ui/run_mode_switch.h"
 
 #include "ui/style.h"
 
@@ -599,6 +600,8 @@ void App::run_toolbar() {
     if (button("To end", can, blocked.empty() ? "F6: run to completion as fast as the frame budget allows" : blocked.c_str())) function_key(6, false);
     if (button("Back", loaded && runner_.cycle() > 0, "F9: one cycle back (Shift+F9: N); restores a snapshot and replays")) runner_.step_back(1);
     if (button("Reset", loaded, "Shift+F5: back to cycle 0")) runner_.reset();
+    flow(run_mode_switch_width());
+    if (auto m = run_mode_switch(runner_.run_mode(), [&](const char* name) { mark_item(name); })) runner_.set_run_mode(*m);
     if (layout_.stacked) {   // a phone: the editor opens over the mesh, one tap away
         if (button(show_editor_ ? "Mesh" : "Editor", true, show_editor_ ? "close the editor and show the mesh" : "open the kernel editor"))
             show_editor_ = !show_editor_;
@@ -690,7 +693,8 @@ void App::log_window() {
                 }
                 if (ImGui::IsItemHovered()) ImGui::SetTooltip("click: show the line in the editor and select the PE");
             } else if (run->done()) {
-                ImGui::TextColored(kGoodText, "finished at cycle %llu", (unsigned long long)run->cycle());
+                ImGui::TextColored(kGoodText, "finished at cycle %llu%s", (unsigned long long)run->cycle(),
+                                   run->machine().mode() == wl::RunMode::Fast ? " (estimated)" : "");
             }
             if (runner_.busy() && ImGui::GetScrollY() >= ImGui::GetScrollMaxY()) ImGui::SetScrollHereY(1.0f);
         }
@@ -755,6 +759,7 @@ json App::state() const {
         {"loaded_matches_editor", gate_.matches(doc_.buffer().version())},
         {"loaded", runner_.loaded()},
         {"cycle", runner_.cycle()},
+        {"run_mode", wl::run_mode_name(runner_.run_mode())},
         {"extent", {{"cycle", runner_.extent()}, {"end", runner_.extent_is_end()}}},
         {"running", runner_.busy()},
         {"done", runner_.done()},
@@ -897,6 +902,14 @@ json App::call(const std::string& method, const json& args) {
             if (!args.is_object() || !args.contains("cycle") || !args["cycle"].is_number_unsigned())
                 throw std::invalid_argument("'cycle' must be a non-negative integer");
             runner_.rewind_to(args["cycle"].get<uint64_t>());
+            return state();
+        }
+        if (method == "set_mode") {   // reloads at cycle 0, as the toolbar's switch does
+            const json mode = args.is_object() && args.contains("mode") ? args["mode"] : json(nullptr);
+            wl::RunMode m;
+            if (!mode.is_string() || !wl::run_mode_from_name(mode.get<std::string>(), &m))
+                throw std::invalid_argument("unknown mode " + (mode.is_null() ? std::string("(none)") : mode.dump()) + ": use \"cycle\" or \"fast\"");
+            runner_.set_run_mode(m);
             return state();
         }
         if (method == "inspect") {

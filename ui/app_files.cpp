@@ -66,7 +66,11 @@ void App::start(const std::string& requested_example) {
 
     const StartPlan plan = plan_start(saved, requested_example);
     if (!plan.notice.empty()) notice(plan.notice);
-    if (saved) files_.font_scale = saved->font_scale, lessons_.set_done(saved->lessons_done);   // progress, whatever opens
+    if (saved) {
+        files_.font_scale = saved->font_scale;
+        lessons_.set_done(saved->lessons_done);   // progress, whatever opens
+        runner_.set_run_mode(saved->run_mode);    // before anything loads
+    }
     if (plan.open == StartPlan::Open::Saved) {
         restore(*saved);
     } else if (plan.open == StartPlan::Open::Example) {
@@ -119,6 +123,7 @@ Workspace App::workspace() const {
     ws.modified = doc_.buffer().modified();
     ws.path = files_.path;
     ws.font_scale = files_.font_scale;
+    ws.run_mode = runner_.run_mode();
     ws.lessons_done = lessons_.done_list();
     ws.lesson = show_lessons_ ? lessons_.current_number() : 0;
     return ws;
@@ -127,8 +132,8 @@ Workspace App::workspace() const {
 // Changes whenever what workspace() returns may have changed, without copying the text.
 std::string App::workspace_sig() const {
     char buf[96];
-    std::snprintf(buf, sizeof buf, "%llu|%d|%.3f|", (unsigned long long)doc_.buffer().version(), int(doc_.buffer().modified()),
-                  double(files_.font_scale));
+    std::snprintf(buf, sizeof buf, "%llu|%d|%.3f|%d|", (unsigned long long)doc_.buffer().version(), int(doc_.buffer().modified()),
+                  double(files_.font_scale), int(runner_.run_mode()));
     std::string lessons = std::to_string(show_lessons_ ? lessons_.current_number() : 0);
     for (int n : lessons_.done_list()) lessons += ',' + std::to_string(n);
     return buf + doc_.name() + '|' + example_ + '|' + files_.path + '|' + lessons;

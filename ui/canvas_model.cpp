@@ -277,7 +277,8 @@ Legend PeView::legend(const wl::Machine& m, const SeenTasks& tasks) const {
         l.lo = std::move(lo);
         l.hi = std::move(hi);
     };
-    const std::string window = s_.recent ? ", last " + std::to_string(window_.span(m, true)) + " cycles" : ", since cycle 0";
+    std::string window = s_.recent ? ", last " + std::to_string(window_.span(m, true)) + " cycles" : ", since cycle 0";
+    if (m.mode() == wl::RunMode::Fast) window += ", estimated";   // fast mode's cycles are its estimate
     switch (s_.mode) {
     case ColourMode::Activity: ramp("busy" + window, "0%", "100%"); break;
     case ColourMode::Stalls: ramp("stalled on the fabric" + window, "0%", "100%"); break;

@@ -52,6 +52,15 @@ const char* glossary(std::string_view term) {
         {"launch-bound", "the op is so small that the fixed cost of starting its GPU kernels (a few microseconds each) dominates"},
         {"roofline", "achieved FLOP/s against arithmetic intensity (FLOPs per byte moved); the lines are each machine's limit: "
                      "bandwidth x intensity on the left, peak FLOP/s on the right"},
+        // The run modes, in docs/engine.md's words (Fast mode).
+        {"cycle mode", "every router and compute engine steps each cycle: the cycle counts are exact (the truth fast mode "
+                       "is checked against), and you can step and watch wavelets hop. Switching reloads the kernel at cycle 0"},
+        {"fast mode", "functional: each PE runs until it blocks, and a fabric vector op moves its whole vector at once. The "
+                      "results are cycle mode's (unless they depend on timing); the cycles are an estimate. Stepping and the "
+                      "wavelet animation are cycle mode's. Switching reloads the kernel at cycle 0"},
+        {"estimated", "fast mode's estimate: a wavelet sent at cycle s over h links arrives at s + h + 2, and a task starts at "
+                      "the later of its PE's clock and its input; link contention and full queues are not modelled, so it can "
+                      "read low (within 10% on every example). Cycle mode gives the exact count"},
         {"% of peak", "the share of the GPU's peak FLOP/s the whole step achieves (model FLOPs utilisation)"},
         {"mesh", "the emulated wafer's size in PEs: the analytical estimate's, and the mesh the forward pass is compiled onto "
                  "and measured on"},

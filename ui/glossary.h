@@ -1,5 +1,5 @@
-// glossary.h: what the words on screen mean — the PE inspector's and the Wafer vs GPU
-// window's — one table, shown as hover help on each term.
+// glossary.h: what the words on screen mean — the PE inspector's, the Wafer vs GPU
+// window's and the run mode's — one table, shown as hover help on each term.
 // No ImGui here: tests/ui/glossary_test.cpp checks every term those windows show has an entry.
 #pragma once
 #include <string_view>
@@ -18,5 +18,8 @@ inline constexpr const char* kInspectorTerms[] = {
 // Every term the Wafer vs GPU window labels.
 inline constexpr const char* kCompareTerms[] = {"model", "GPU", "profile", "batch (0: config)", "GPUs", "inference", "log scale",
                                                 "compute-bound", "memory-bound", "launch-bound", "roofline", "% of peak", "mesh", "emulated"};
+
+// The run mode's words: the toolbar's Cycle / Fast switch and the "estimated" label on fast mode's cycle figures.
+inline constexpr const char* kRunModeTerms[] = {"cycle mode", "fast mode", "estimated"};
 
 }  // namespace wlui

@@ -2,6 +2,7 @@
 #include "ui/stats_window.h"
 
 #include "engine/core/atomic_file.h"
+#include "ui/glossary.h"
 #include "ui/js_bridge.h"
 #include "ui/stats_report.h"
 
@@ -78,7 +79,8 @@ void StatsWindow::draw(bool* open, const wl::lang::KernelRun* run, const std::ve
             ImGui::Text(fmt, v...);
         };
         using ull = unsigned long long;
-        cell("cycles", "the machine's clock", "%llu", ull(s.cycles));
+        if (m.mode() == wl::RunMode::Fast) cell("cycles, estimated", glossary("estimated"), "%llu", ull(s.cycles));
+        else cell("cycles", "the machine's clock", "%llu", ull(s.cycles));
         cell("utilisation", "busy cycles / (cycles x PEs with a program)", "%.1f%%", 100.0 * rep.utilisation);
         cell("busy", "CE cycles spent issuing, in vector work or starting tasks, summed over PEs", "%llu", ull(s.busy));
         cell("PEs loaded", "PEs with a program", "%d of %d", rep.pes_loaded, m.mesh().size());
@@ -168,7 +170,8 @@ void StatsWindow::draw_heatmaps(const wl::Machine& m, const wl::lang::RunReport&
     int hx, hy;
 
     ImGui::BeginGroup();
-    ImGui::TextColored(kDim, "busy per PE");
+    ImGui::TextColored(kDim, m.mode() == wl::RunMode::Fast ? "busy per PE, estimated" : "busy per PE");
+    if (m.mode() == wl::RunMode::Fast && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", glossary("estimated"));
     {
         ImGui::PushID("busy");
         Grid g(mesh.w, mesh.h, side);

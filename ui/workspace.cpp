@@ -13,7 +13,7 @@ std::string workspace_to_json(const Workspace& ws) {
     json j = {{"format", kFormat},    {"version", Workspace::kVersion}, {"file", ws.file},
               {"text", ws.text},      {"example", ws.example},          {"modified", ws.modified},
               {"path", ws.path},      {"font_scale", ws.font_scale},    {"lessons_done", ws.lessons_done},
-              {"lesson", ws.lesson}};
+              {"lesson", ws.lesson},  {"run_mode", wl::run_mode_name(ws.run_mode)}};
     return j.dump(1);
 }
 
@@ -51,6 +51,8 @@ std::optional<Workspace> workspace_from_json(std::string_view text, std::string*
         const float s = j["font_scale"].get<float>();
         ws.font_scale = s == s ? std::clamp(s, Workspace::kMinFontScale, Workspace::kMaxFontScale) : 1.0f;
     }
+    if (j.contains("run_mode") && j["run_mode"].is_string())   // a mode this build does not know: cycle, the default
+        wl::run_mode_from_name(j["run_mode"].get<std::string>(), &ws.run_mode);
     if (j.contains("lessons_done") && j["lessons_done"].is_array())   // progress: keep what reads, drop the rest
         for (const json& n : j["lessons_done"])
             if (n.is_number_integer()) ws.lessons_done.push_back(n.get<int>());

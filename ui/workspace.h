@@ -3,11 +3,14 @@
 // Pure C++ (no ImGui, no platform): storage.h says where it goes, app_files.cpp when.
 //
 //   {"format": "waferlab-workspace", "version": 1, "file": "gemv.wk", "text": "...",
-//    "example": "gemv", "modified": true, "path": "", "font_scale": 1.25, "lessons_done": [1, 2], "lesson": 3}
+//    "example": "gemv", "modified": true, "path": "", "font_scale": 1.25, "lessons_done": [1, 2], "lesson": 3,
+//    "run_mode": "fast"}
 //
 // The window layout is Dear ImGui's own imgui.ini text, stored beside it, not in it,
 // so a damaged layout never costs the user their kernel (and the reverse).
 #pragma once
+#include "engine/fabric/machine.h"
+
 #include <optional>
 #include <string>
 #include <string_view>
@@ -25,6 +28,7 @@ struct Workspace {
     bool modified = false;              // the text differs from that example or the last saved file
     std::string path;                   // native: the file on disk that Save writes; "" on the web
     float font_scale = 1.0f;            // View > Font size
+    wl::RunMode run_mode = wl::RunMode::Cycle;   // the toolbar's Cycle / Fast switch
     std::vector<int> lessons_done;      // lessons whose check has passed
     int lesson = 0;                     // the lesson open in the Lessons panel; 0: the panel is closed
 

@@ -20,6 +20,7 @@
     pause: () => null,
     reset: () => null,
     rewind: (cycle) => ({ cycle }),
+    set_mode: (mode) => ({ mode }),
     inspect: (x, y) => ({ x, y }),
     canvas: (settings = {}) => settings,
     compare: (config = 'gpt-nano', gpu = 'a100', options = {}) => Object.assign({ config, gpu }, options),

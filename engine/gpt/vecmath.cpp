@@ -22,13 +22,14 @@ typedef int v8i __attribute__((vector_size(32)));
 }  // namespace
 }  // namespace wl::gpt
 
-// Eight lanes of the one exp/tanh definition (wl_math.h).
+// Eight lanes of the one exp/tanh definition (wl_math.h). Always inlined: the AVX-512 copy
+// must not call out with 512-bit arguments (the default-target ABI passes them differently).
 template <>
 struct wl::math::Lane<wl::gpt::v8d> {
     using I = wl::gpt::v8l;
-    static I bits(wl::gpt::v8d d) { return (I)d; }
-    static wl::gpt::v8d from(I i) { return (wl::gpt::v8d)i; }
-    static wl::gpt::v8d select(I m, wl::gpt::v8d a, wl::gpt::v8d b) { return (wl::gpt::v8d)(((I)a & m) | ((I)b & ~m)); }
+    WL_INLINE static I bits(wl::gpt::v8d d) { return (I)d; }
+    WL_INLINE static wl::gpt::v8d from(I i) { return (wl::gpt::v8d)i; }
+    WL_INLINE static wl::gpt::v8d select(I m, wl::gpt::v8d a, wl::gpt::v8d b) { return (wl::gpt::v8d)(((I)a & m) | ((I)b & ~m)); }
 };
 
 namespace wl::gpt {

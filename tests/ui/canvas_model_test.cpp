@@ -17,7 +17,7 @@ using nlohmann::json;
 
 namespace {
 
-wl::lang::KernelRun summa(uint64_t cycles) {
+wl::lang::KernelRun summa(uint64_t cycles, wl::RunMode mode = wl::RunMode::Cycle) {
     std::ifstream in(std::string(WAFERLAB_SOURCE_DIR) + "/examples/summa.wk");
     std::stringstream ss;
     ss << in.rdbuf();
@@ -25,6 +25,7 @@ wl::lang::KernelRun summa(uint64_t cycles) {
     EXPECT_TRUE(cr->ok());
     wl::lang::RunOptions ro;
     ro.machine.trace_capacity = 1 << 15;
+    ro.mode = mode;
     wl::lang::KernelRun r(cr, ro);
     while (r.cycle() < cycles && !r.done()) r.step(cycles - r.cycle());
     return r;
@@ -187,6 +188,7 @@ TEST(PeView, ActivityWindowCountersAndLegendsFromSumma) {
     EXPECT_TRUE(l.ramp);
     EXPECT_EQ(l.hi, "100%");
     EXPECT_NE(l.title.find("last"), std::string::npos);
+    EXPECT_EQ(l.title.find("estimated"), std::string::npos);   // cycle mode's cycles are exact
 
     s.mode = ColourMode::Sram;
     v.update(m, s);
@@ -209,6 +211,23 @@ TEST(PeView, ActivityWindowCountersAndLegendsFromSumma) {
     ASSERT_GE(tip.size(), 6u);
     EXPECT_EQ(tip[0], "PE (2, 1)");
     EXPECT_NE(tip[4].find("SRAM"), std::string::npos);
+}
+
+// Fast mode's cycles are an estimate, and the busy and stall legends say so.
+TEST(PeView, FastModeLegendsSayEstimated) {
+    wl::lang::KernelRun r = summa(UINT64_MAX, wl::RunMode::Fast);
+    ASSERT_TRUE(r.done());
+    const wl::Machine& m = r.machine();
+    PeView v;
+    CanvasSettings s;
+    for (ColourMode mode : {ColourMode::Activity, ColourMode::Stalls}) {
+        s.mode = mode;
+        v.update(m, s);
+        EXPECT_NE(v.legend(m, {}).title.find(", estimated"), std::string::npos) << mode_name(mode);
+    }
+    s.mode = ColourMode::Sram;                 // bytes, not cycles
+    v.update(m, s);
+    EXPECT_EQ(v.legend(m, {}).title.find("estimated"), std::string::npos);
 }
 
 TEST(PeView, RecentWindowMovesWithTheRunAndResetsOnRewind) {

@@ -1,4 +1,4 @@
-// glossary_test.cpp: every term the PE inspector shows has hover help.
+// glossary_test.cpp: every term the PE inspector, the Wafer vs GPU window and the run mode show has hover help.
 #include "ui/glossary.h"
 
 #include <gtest/gtest.h>
@@ -12,5 +12,6 @@ TEST(Glossary, EveryInspectorTermIsExplained) {
         EXPECT_GT(std::string(text).size(), 10u) << t;
     }
     for (const char* t : wlui::kCompareTerms) EXPECT_NE(wlui::glossary(t), nullptr) << t;
+    for (const char* t : wlui::kRunModeTerms) EXPECT_NE(wlui::glossary(t), nullptr) << t;
     EXPECT_EQ(wlui::glossary("no such term"), nullptr);
 }

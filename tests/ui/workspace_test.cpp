@@ -23,6 +23,7 @@ TEST(Workspace, RoundTripsThroughJson) {
     ws.path = "/tmp/mine.wk";
     ws.font_scale = 1.5f;
     ws.lessons_done = {1, 2, 5};
+    ws.run_mode = wl::RunMode::Fast;
     ws.lesson = 3;
     std::string problem;
     auto back = workspace_from_json(workspace_to_json(ws), &problem);
@@ -60,6 +61,15 @@ TEST(Workspace, FillsDefaultsAndClampsSettings) {
     EXPECT_FALSE(ws->modified);
     EXPECT_EQ(ws->font_scale, Workspace::kMaxFontScale);
     EXPECT_TRUE(ws->lessons_done.empty());
+    EXPECT_EQ(ws->run_mode, wl::RunMode::Cycle);
+    // A run mode this build does not know starts in cycle mode, the default, rather than refusing the kernel.
+    ws = workspace_from_json(R"({"format": "waferlab-workspace", "version": 1, "run_mode": "turbo", "text": "k"})", &problem);
+    ASSERT_TRUE(ws) << problem;
+    EXPECT_EQ(ws->run_mode, wl::RunMode::Cycle);
+    EXPECT_EQ(ws->text, "k");
+    ws = workspace_from_json(R"({"format": "waferlab-workspace", "version": 1, "run_mode": "fast"})", &problem);
+    ASSERT_TRUE(ws) << problem;
+    EXPECT_EQ(ws->run_mode, wl::RunMode::Fast);
     // Lesson progress keeps the numbers it can read and drops the rest.
     ws = workspace_from_json(R"({"format": "waferlab-workspace", "version": 1, "lessons_done": [3, "x", 4.5, 7]})", &problem);
     ASSERT_TRUE(ws) << problem;

@@ -91,7 +91,7 @@ test('390x844: the mesh first, the controls reachable, the editor a tap away', a
     assert.ok(mesh.r - mesh.x > 300, `the mesh is ${mesh.r - mesh.x} px wide`);
     assert.ok(L.log && mesh.b <= L.log.y + 1, 'the log is not below the mesh');
     assert.ok(inside(box(L.log), screen));
-    for (const c of ['run_button', 'speed', 'cycle_slider', 'editor_button'])
+    for (const c of ['run_button', 'speed', 'cycle_slider', 'editor_button', 'mode_cycle', 'mode_fast'])
       assert.ok(L[c] && inside(box(L[c]), screen), `${c} is off screen`);
     // A tap on Editor opens it; another on Mesh closes it.
     await page.mouse.click(...centre(L.editor_button));
