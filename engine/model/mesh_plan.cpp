@@ -3,7 +3,7 @@
 // evenly (P divides K) and its output channels in ceil(OC/P) rows per PE;
 // elementwise ops split rows, layernorm splits time. Placement packs the rows
 // left to right, top to bottom, in schedule order; if the mesh is too small,
-// pmax halves (fewer, fuller PEs) until the plan fits or SRAM runs out.
+// pmax halves (fewer, fuller PEs, down to 2) until the plan fits or SRAM runs out.
 #include "engine/model/mesh_plan.h"
 
 #include "engine/gpt/gpt.h"
@@ -232,7 +232,16 @@ PlanResult plan_model(const gpt::GPTConfig& cfg, int mesh_w, int mesh_h, const K
         r.error = "mesh " + std::to_string(mesh_w) + "x" + std::to_string(mesh_h) + " is outside 1x1..256x256";
         return r;
     }
-    for (int pmax = mesh_w; pmax >= 1; pmax /= 2) {
+    // Rows of at least 2 PEs: the matmul's broadcast needs an east and a west end.
+    if (mesh_w < 2) {
+        r.error = "the mesh is " + std::to_string(mesh_w) + " PE wide; the model compiler needs rows of at least 2";
+        return r;
+    }
+    if (cfg.n_embd % 2) {
+        r.error = "n_embd = " + std::to_string(cfg.n_embd) + " is odd; the mesh's matmul splits its inputs over at least 2 PEs";
+        return r;
+    }
+    for (int pmax = mesh_w; pmax >= 2; pmax /= 2) {
         std::vector<PlannedOp> ops = graph(cfg, pmax);
         std::string why;
         if (!place(ops, mesh_w, mesh_h, &why) || !compile_and_size(ops, kernels, sram_bytes, &why)) {

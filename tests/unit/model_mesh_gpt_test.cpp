@@ -134,11 +134,15 @@ TEST(MeshGpt, GreedyGenerationMatchesTheReferenceOnATrainedModel) {
 }
 
 TEST(MeshGpt, AModelThatDoesNotFitSaysWhereAndHowMuch) {
-    auto small = plan_model(nano(), 8, 8, kKernels);
+    auto small = plan_model(nano(), 32, 32, kKernels, 8192);   // PEs with 8 KiB of SRAM
     EXPECT_FALSE(small.ok);
     EXPECT_NE(small.error.find("bytes on PE ("), std::string::npos) << small.error;
-    EXPECT_NE(small.error.find("49,152 available"), std::string::npos) << small.error;
-    auto narrow = plan_model(nano(), 2, 2, kKernels);
+    EXPECT_NE(small.error.find("8,192 available"), std::string::npos) << small.error;
+    auto tiny = plan_model(nano(), 8, 8, kKernels);   // too small: an error about room, not a kernel's
+    EXPECT_FALSE(tiny.ok);
+    EXPECT_EQ(tiny.error.find(".wk:"), std::string::npos) << tiny.error;
+    EXPECT_FALSE(plan_model(nano(), 1, 64, kKernels).ok);
+    auto narrow = plan_model(nano(), 3, 64, kKernels);
     EXPECT_FALSE(narrow.ok);
     EXPECT_NE(narrow.error.find("needs a row of 4 PEs"), std::string::npos) << narrow.error;   // the attention's 4 heads
     auto missing = plan_model(nano(), 32, 32, [](const std::string&) { return std::string(); });
