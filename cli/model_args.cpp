@@ -4,8 +4,8 @@
 #include "engine/gpt/checkpoint.h"
 #include "engine/gpt/trainer.h"
 #include "engine/gpu/wafer_estimate.h"
+#include "engine/fabric/mesh.h"
 
-#include <cstdio>
 #include <stdexcept>
 
 namespace wlcli {
@@ -29,11 +29,11 @@ LoadedModel load_model(const Args& args) {
 }
 
 wl::model::MeshPlan plan_for(const Args& args, const wl::gpt::GPTConfig& cfg) {
-    int w = 32, h = 32;
-    if (args.has("mesh") && (std::sscanf(args.get("mesh").c_str(), "%dx%d", &w, &h) != 2 || w < 1 || h < 1))
-        throw std::runtime_error("--mesh expects WxH, e.g. 32x32");
+    wl::Mesh m{32, 32};
+    if (args.has("mesh") && !wl::parse_mesh(args.get("mesh"), &m))
+        throw std::runtime_error("--mesh expects WxH, each 1..256, e.g. 32x32");
     const std::string dir = args.get("kernels", "models/kernels");
-    wl::model::PlanResult r = wl::model::plan_model(cfg, w, h, wl::model::read_kernels(dir));
+    wl::model::PlanResult r = wl::model::plan_model(cfg, m.w, m.h, wl::model::read_kernels(dir));
     if (!r.ok) throw std::runtime_error("compile-model: " + r.error);
     return std::move(r.plan);
 }

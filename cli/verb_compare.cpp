@@ -7,6 +7,7 @@
 #include "cli/verbs.h"
 #include "engine/gpt/gpt_config.h"
 #include "engine/gpu/compare.h"
+#include "engine/fabric/mesh.h"
 
 #include <cstdio>
 #include <fstream>
@@ -56,11 +57,10 @@ int verb_compare(const Args& args) {
     o.with_backward = mode == "train";
     if (!o.with_backward) o.kernels_dir = args.get("kernels", "models/kernels");
     if (args.has("mesh")) {
-        int w = 0, h = 0;
-        if (std::sscanf(args.get("mesh").c_str(), "%dx%d", &w, &h) != 2 || w < 1 || h < 1)
-            throw std::runtime_error("--mesh expects WxH, e.g. 16x16");
-        o.mesh.w = w;
-        o.mesh.h = h;
+        wl::Mesh m;
+        if (!wl::parse_mesh(args.get("mesh"), &m)) throw std::runtime_error("--mesh expects WxH, each 1..256, e.g. 16x16");
+        o.mesh.w = m.w;
+        o.mesh.h = m.h;
     }
     if (o.batch < 0 || o.gpus < 1 || o.grad_accum < 1) throw std::runtime_error("--batch, --gpus, --accum must be >= 1");
     const wl::gpu::Comparison c = wl::gpu::compare(cfg, o);

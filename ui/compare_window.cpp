@@ -9,6 +9,7 @@
 
 #include "engine/gpt/gpt_config.h"
 #include "ui/glossary.h"
+#include "engine/fabric/mesh.h"
 
 #include <imgui.h>
 
@@ -59,8 +60,8 @@ void CompareWindow::set(const std::string& model, const std::string& gpu, const 
 }
 
 void CompareWindow::set_inference(bool infer, const std::string& mesh) {
-    int w = 0, h = 0;
-    if (std::sscanf(mesh.c_str(), "%dx%d", &w, &h) == 2 && w >= 1 && h >= 1 && w <= 256 && h <= 256) mesh_w_ = w, mesh_h_ = h;
+    wl::Mesh m;
+    if (wl::parse_mesh(mesh, &m)) mesh_w_ = m.w, mesh_h_ = m.h;
     infer_ = infer;
     dirty_ = true;
 }

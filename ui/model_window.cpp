@@ -9,6 +9,7 @@
 
 #include "engine/gpu/compare.h"
 #include "ui/style.h"
+#include "engine/fabric/mesh.h"
 
 #include <imgui.h>
 
@@ -26,14 +27,12 @@ constexpr int kMeshPresets[][2] = {{8, 8}, {16, 16}, {32, 32}, {48, 48}, {64, 64
 
 std::string mesh_text(int w, int h) { return std::to_string(w) + "x" + std::to_string(h); }
 
-// "32x32" -> 32, 32 (nothing changes on anything else). The range is the planner's to check:
-// it names it in its error.
+// "32x32" -> 32, 32; anything else throws and changes nothing.
 void parse_mesh(const std::string& s, int* w, int* h) {
-    int a = 0, b = 0;
-    char tail = 0;
-    if (std::sscanf(s.c_str(), "%dx%d%c", &a, &b, &tail) != 2)
-        throw std::invalid_argument("'mesh' must be WxH, e.g. \"32x32\"; got \"" + s + "\"");
-    *w = a, *h = b;
+    wl::Mesh m;
+    if (!wl::parse_mesh(s, &m))
+        throw std::invalid_argument("'mesh' must be WxH, each 1..256, e.g. \"32x32\"; got \"" + s + "\"");
+    *w = m.w, *h = m.h;
 }
 
 using wl::gpu::format_seconds;

@@ -1,6 +1,7 @@
 // compare.cpp: glue between the GPU model and the wafer estimate, plus the
 // plain-language sentences shown under the charts.
 #include "engine/gpu/compare.h"
+#include "engine/fabric/mesh.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -157,11 +158,12 @@ nlohmann::json compare_call(const nlohmann::json& args, const std::string& model
         if (mode != "train" && mode != "infer") throw std::invalid_argument("mode is train or infer");
         o.with_backward = mode == "train";
         if (!o.with_backward) o.kernels_dir = models_dir + "/kernels";
-        if (args.contains("mesh")) {   // "32x32"
-            const std::string m = args.value("mesh", std::string());
-            if (std::sscanf(m.c_str(), "%dx%d", &o.mesh.w, &o.mesh.h) != 2 || o.mesh.w < 1 || o.mesh.h < 1 ||
-                o.mesh.w > 256 || o.mesh.h > 256)
+        if (args.contains("mesh")) {
+            Mesh m;
+            if (!parse_mesh(args.value("mesh", std::string()), &m))
                 throw std::invalid_argument("mesh is WxH, each 1..256, e.g. \"32x32\"");
+            o.mesh.w = m.w;
+            o.mesh.h = m.h;
         }
         if (o.batch < 0 || o.gpus < 1 || o.grad_accum < 1) throw std::invalid_argument("batch >= 0, gpus and accum >= 1");
         return compare_json(cfg, o);

@@ -1,6 +1,7 @@
 // check_layout.cpp: the layout block — the grid, placements (one Instance
 // per distinct set of parameter values) and routes.
 #include "engine/lang/checker.h"
+#include "engine/fabric/mesh.h"
 
 #include <map>
 
@@ -48,7 +49,7 @@ void Checker::layout() {
             if (a == Ty::Error || b == Ty::Error) continue;
             Value w = eval_const(*s.w, nullptr, 0, 0, &d_), h = eval_const(*s.h, nullptr, 0, 0, &d_);
             if (w.ty == Ty::Error || h.ty == Ty::Error) continue;
-            if (a != Ty::I32 || b != Ty::I32 || w.i < 1 || h.i < 1 || w.i > 256 || h.i > 256) {
+            if (a != Ty::I32 || b != Ty::I32 || w.i < 1 || h.i < 1 || w.i > kMaxMeshSide || h.i > kMaxMeshSide) {
                 d_.error(s.w->line, s.w->col, "a grid is 1 to 256 PEs on each side");
                 continue;
             }

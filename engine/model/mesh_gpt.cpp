@@ -190,10 +190,10 @@ bool MeshGPT::run(int t0, int n, std::vector<float>* logits) {
     return true;
 }
 
-bool MeshGPT::valid_token(int token) {
+bool MeshGPT::valid_token(int token, int position) {
     if (token >= 0 && token < plan_.cfg.vocab_size) return true;
-    error_ = "forward on the mesh: token " + std::to_string(token) + " is outside [0, " +
-             std::to_string(plan_.cfg.vocab_size) + ")";
+    error_ = "forward on the mesh: token " + std::to_string(token) + " at position " + std::to_string(position) +
+             " is outside [0, " + std::to_string(plan_.cfg.vocab_size) + ")";
     return false;
 }
 
@@ -206,7 +206,7 @@ bool MeshGPT::forward(const int* tokens, int T, std::vector<float>* logits) {
         return false;
     }
     for (int t = 0; t < T; t++)
-        if (!valid_token(tokens[t])) return false;
+        if (!valid_token(tokens[t], t)) return false;
     tokens_.assign(tokens, tokens + T);
     if (run(0, T, logits)) return true;
     tokens_.clear();   // the cache is not whole
@@ -216,7 +216,7 @@ bool MeshGPT::forward(const int* tokens, int T, std::vector<float>* logits) {
 bool MeshGPT::extend(int token, std::vector<float>* logits) {
     error_.clear();
     const int T = context();
-    if (!valid_token(token)) return false;
+    if (!valid_token(token, T)) return false;
     if (T < 1 || T >= plan_.cfg.block_size) {
         error_ = "extend on the mesh: the cache holds " + std::to_string(T) + " tokens and block_size is " +
                  std::to_string(plan_.cfg.block_size) + " (run forward first; a full context starts again)";

@@ -70,7 +70,7 @@ private:
     bool run_op(const PlannedOp& op, int t0, int n);
     void put(const PlannedOp& op, const Transfer& tr, int t0, int n);
     void get(const PlannedOp& op, const Transfer& tr, int t0, int n);
-    bool valid_token(int token);
+    bool valid_token(int token, int position);   // false, with error(), outside the vocabulary
 
     MeshPlan plan_;
     wl::Host host_;

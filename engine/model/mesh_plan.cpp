@@ -7,6 +7,7 @@
 #include "engine/model/mesh_plan.h"
 
 #include "engine/gpt/gpt.h"
+#include "engine/fabric/mesh.h"
 
 #include <algorithm>
 #include <fstream>
@@ -40,9 +41,7 @@ double MeshPlan::bytes_mean() const {
     int n = 0;
     for (const PlannedOp& o : ops)
         for (const lang::Placement& p : o.compiled->placements) {
-            uint32_t b = 0;
-            for (const Symbol& s : p.program->symbols) b = std::max(b, s.offset + 4 * s.length);
-            sum += double(b) * p.w * p.h;
+            sum += double(p.program->sram_used) * p.w * p.h;
             n += p.w * p.h;
         }
     return n ? sum / n : 0;
@@ -206,8 +205,7 @@ bool compile_and_size(std::vector<PlannedOp>& ops, const KernelSource& kernels, 
         o.compiled = cr;
         o.bytes_per_pe = 0;
         for (const lang::Placement& p : cr->placements) {
-            uint32_t b = 0;
-            for (const Symbol& s : p.program->symbols) b = std::max(b, s.offset + 4 * s.length);
+            const uint32_t b = p.program->sram_used;
             if (b > sram) {
                 *why = o.name + " needs " + thousands(b) + " bytes on PE (" + std::to_string(o.rect.x + p.x) + "," +
                        std::to_string(o.rect.y + p.y) + "); " + thousands(sram) + " available";
@@ -228,7 +226,7 @@ PlanResult plan_model(const gpt::GPTConfig& cfg, int mesh_w, int mesh_h, const K
         r.error = "the model's vocab_size is not set (it comes from the tokenizer)";
         return r;
     }
-    if (mesh_w < 1 || mesh_h < 1 || mesh_w > 256 || mesh_h > 256) {
+    if (mesh_w < 1 || mesh_h < 1 || mesh_w > kMaxMeshSide || mesh_h > kMaxMeshSide) {
         r.error = "mesh " + std::to_string(mesh_w) + "x" + std::to_string(mesh_h) + " is outside 1x1..256x256";
         return r;
     }
