@@ -28,7 +28,9 @@ test('a syntax error typed with the keyboard is reported with its place, in stat
   await frames(page);
   const editor = (await state()).places.editor;
   await clickAt(page, centreOf(editor));              // into the editor's text
+  await frames(page);                                // the click activates the editor first
   await page.keyboard.press('Control+Home');         // line 1, col 1
+  await frames(page);
   await page.keyboard.type('program {\n');
   await frames(page, 4);
   const s = await state();

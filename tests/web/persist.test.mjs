@@ -25,6 +25,7 @@ test('an edit typed into the editor, the font size and the layout survive a relo
     await clickAt(page, centreOf(editor));   // into the editor, where state() says it is
     await frames(page);
     await page.keyboard.press('Control+Home');
+    await frames(page);
     await page.keyboard.type('// kept across reloads');
     await page.keyboard.press('Enter');
     await until(page, () => window.waferlab.state().editor.modified && window.waferlab.state().persisted);
