@@ -9,23 +9,15 @@
 
 namespace wl::model {
 
-namespace {
-
-// One layer's slice of a GPT parameter tensor (layer -1: the whole tensor).
-struct Param {
-    const float* data = nullptr;
-    int rows = 0, cols = 0;       // the slice as a matrix (vectors: 1 row)
-};
-
-Param param(const gpt::GPT& m, const std::string& name, int layer) {
-    const float* base = m.params_memory.data();
-    for (const gpt::ParamInfo& info : gpt::param_infos(m.cfg)) {
+ParamSlice param_slice(const gpt::GPTConfig& cfg, const std::string& name, int layer) {
+    size_t base = 0;
+    for (const gpt::ParamInfo& info : gpt::param_infos(cfg)) {
         if (info.name == name) {
             std::vector<int> shape = info.shape;
             size_t count = info.count;
-            const bool per_layer = layer >= 0 && shape.size() >= 2 && shape[0] == m.L && name != "wte" && name != "wpe";
+            const bool per_layer = layer >= 0 && shape.size() >= 2 && shape[0] == cfg.n_layer && name != "wte" && name != "wpe";
             if (per_layer) {
-                count /= size_t(m.L);
+                count /= size_t(cfg.n_layer);
                 base += size_t(layer) * count;
                 shape.erase(shape.begin());
             }
@@ -36,7 +28,23 @@ Param param(const gpt::GPT& m, const std::string& name, int layer) {
     throw std::logic_error("mesh_gpt: no parameter " + name);
 }
 
-int constant(const PlannedOp& op, const char* k) { return int(op.constants.at(k)); }
+std::vector<WeightPiece> weight_pieces(const PlannedOp& op, int p, const std::string& sym, const ParamSlice& w) {
+    std::vector<WeightPiece> out;
+    if (op.kernel == "matmul.wk") {          // rows p*NC.. of (OC, K); the last PE's rows past OC stay zero
+        const int NC = int(op.constants.at("NC"));
+        const int cols = sym == "b" ? 1 : w.cols, rows = sym == "b" ? w.cols : w.rows;
+        for (int r = 0; r < NC && p * NC + r < rows; r++)
+            out.push_back({size_t(r) * cols, size_t(p * NC + r) * cols, size_t(cols)});
+    } else if (op.kernel == "embedding.wk") {   // columns p*CP.. of (rows, C)
+        const int CP = int(op.constants.at("CP"));
+        for (int r = 0; r < w.rows; r++) out.push_back({size_t(r) * CP, size_t(r) * w.cols + size_t(p) * CP, size_t(CP)});
+    } else {                                    // the whole vector on every PE
+        out.push_back({0, 0, size_t(w.rows) * w.cols});
+    }
+    return out;
+}
+
+namespace {
 
 void check(const Fault& f) {   // host calls fail only on a plan/kernel mismatch
     if (f) throw std::runtime_error(f.to_string());
@@ -56,29 +64,15 @@ MeshGPT::MeshGPT(MeshPlan plan, const gpt::GPT& model, RunMode mode)
     load_weights(model);
 }
 
-// Each kernel's weights, cut the way its file says (models/kernels/*.wk).
+// Each kernel's weights, cut the way its file says (models/kernels/*.wk; weight_pieces).
 void MeshGPT::load_weights(const gpt::GPT& model) {
     for (const PlannedOp& op : plan_.ops) {
         for (int p = 0; p < op.rect.w; p++) {
-            const int x = op.rect.x + p, y = op.rect.y;
             for (const auto& [sym, name] : op.weights) {
-                const Param w = param(model, name, op.layer);
-                std::vector<float> buf;
-                if (op.kernel == "matmul.wk") {          // rows p*NC.. of (OC, K), zero past OC
-                    const int NC = constant(op, "NC");
-                    const int cols = sym == "b" ? 1 : w.cols, rows = sym == "b" ? w.cols : w.rows;
-                    buf.assign(size_t(NC) * cols, 0.0f);
-                    for (int r = 0; r < NC && p * NC + r < rows; r++)
-                        std::copy_n(w.data + size_t(p * NC + r) * cols, cols, buf.begin() + size_t(r) * cols);
-                } else if (op.kernel == "embedding.wk") {   // columns p*CP.. of (rows, C)
-                    const int CP = constant(op, "CP");
-                    buf.resize(size_t(w.rows) * CP);
-                    for (int r = 0; r < w.rows; r++)
-                        std::copy_n(w.data + size_t(r) * w.cols + size_t(p) * CP, CP, buf.begin() + size_t(r) * CP);
-                } else {                                    // the whole vector on every PE
-                    buf.assign(w.data, w.data + size_t(w.rows) * w.cols);
-                }
-                check(host_.h2d(x, y, sym, buf.data(), buf.size()));
+                const ParamSlice w = param_slice(model.cfg, name, op.layer);
+                for (const WeightPiece& piece : weight_pieces(op, p, sym, w))
+                    check(host_.h2d(op.rect.x + p, op.rect.y, sym, model.params_memory.data() + w.offset + piece.model,
+                                    piece.n, piece.pe));
             }
         }
     }
@@ -94,8 +88,11 @@ void local_window(const Transfer& tr, int p, int t0, int n, int* lo, int* len) {
 }  // namespace
 
 // Moves the window's columns of a tensor into the op's PEs (earlier columns are already there).
-void MeshGPT::put(const PlannedOp& op, const Transfer& tr, int t0, int n) {
+void MeshGPT::put(const PlannedOp& op, const Transfer& tr, int t0, int n) { put(op, tr, t0, n, acts_); }
+
+void MeshGPT::put(const PlannedOp& op, const Transfer& tr, int t0, int n, const Tensors& from) {
     const int TP = plan_.cfg.block_size;
+    std::vector<float> zeros;
     for (int p = 0; p < op.rect.w; p++) {
         const int x = op.rect.x + p, y = op.rect.y;
         if (tr.slice == Slice::Tokens) {
@@ -103,11 +100,16 @@ void MeshGPT::put(const PlannedOp& op, const Transfer& tr, int t0, int n) {
             check(host_.h2d_u32(x, y, tr.symbol, tok.data(), tok.size(), size_t(t0)));
             continue;
         }
-        const std::vector<float>& a = acts_.at(tr.tensor);
+        const std::vector<float>& a = from.at(tr.tensor);
         if (tr.slice == Slice::Rows) {
             for (int r = 0; r < tr.per_pe; r++) {
                 const size_t row = size_t(tr.row_offset + p * tr.per_pe + r);
-                check(host_.h2d(x, y, tr.symbol, a.data() + row * TP + t0, size_t(n), size_t(r) * TP + t0));
+                const float* src = a.data() + row * TP + t0;
+                if (row >= size_t(tr.rows)) {   // padding rows of the last PE (a gradient's): zeros
+                    zeros.assign(size_t(n), 0.0f);
+                    src = zeros.data();
+                }
+                check(host_.h2d(x, y, tr.symbol, src, size_t(n), size_t(r) * TP + t0));
             }
         } else {   // Time: (rows, per_pe) on the PE
             int lo, len;
@@ -119,16 +121,18 @@ void MeshGPT::put(const PlannedOp& op, const Transfer& tr, int t0, int n) {
     }
 }
 
-void MeshGPT::get(const PlannedOp& op, const Transfer& tr, int t0, int n) {
+void MeshGPT::get(const PlannedOp& op, const Transfer& tr, int t0, int n) { get(op, tr, t0, n, acts_); }
+
+void MeshGPT::get(const PlannedOp& op, const Transfer& tr, int t0, int n, Tensors& into) {
     const int TP = plan_.cfg.block_size;
-    std::vector<float>& a = acts_[tr.tensor];
+    std::vector<float>& a = into[tr.tensor];
     a.resize(size_t(tr.rows) * TP, 0.0f);
     for (int p = 0; p < op.rect.w; p++) {
         const int x = op.rect.x + p, y = op.rect.y;
         if (tr.slice == Slice::Rows) {
-            for (int r = 0; r < tr.per_pe && p * tr.per_pe + r < tr.rows; r++)   // the last PE may hold padding rows
-                check(host_.d2h(x, y, tr.symbol, a.data() + size_t(p * tr.per_pe + r) * TP + t0, size_t(n),
-                                size_t(r) * TP + t0));
+            for (int r = 0; r < tr.per_pe && tr.row_offset + p * tr.per_pe + r < tr.rows; r++)   // the last PE may hold padding rows
+                check(host_.d2h(x, y, tr.symbol, a.data() + size_t(tr.row_offset + p * tr.per_pe + r) * TP + t0,
+                                size_t(n), size_t(r) * TP + t0));
         } else {
             int lo, len;
             local_window(tr, p, t0, n, &lo, &len);
@@ -142,6 +146,16 @@ void MeshGPT::get(const PlannedOp& op, const Transfer& tr, int t0, int n) {
 bool MeshGPT::run_op(const PlannedOp& op, int t0, int n) {
     const auto start = std::chrono::steady_clock::now();
     for (const Transfer& tr : op.inputs) put(op, tr, t0, n);
+    OpRun run;
+    if (!launch(op, "main", t0, n, &run)) return false;
+    get(op, op.output, t0, n);
+    run.flops = op.flops * n / plan_.cfg.block_size;   // op_list counts a full context (attention: roughly)
+    run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    runs_.push_back(run);
+    return true;
+}
+
+bool MeshGPT::launch(const PlannedOp& op, const char* fn, int t0, int n, OpRun* run) {
     const Transfer& in = op.inputs.front();
     for (int p = 0; p < op.rect.w; p++) {   // the window, in the PE's own steps for a Time slice
         int lo = t0, len = n;
@@ -151,25 +165,21 @@ bool MeshGPT::run_op(const PlannedOp& op, int t0, int n) {
         check(host_.h2d_u32(op.rect.x + p, op.rect.y, "tlen", &v[1], 1));
     }
     const MachineStats s0 = host_.stats();
-    check(host_.launch(op.rect, "main"));
+    check(host_.launch(op.rect, fn));
     const RunResult r = host_.run_until_quiescent(cycle_budget);
     if (!r.ok()) {
-        error_ = op.name + " (" + op.kernel + "): " + r.fault.to_string();
+        error_ = op.name + " (" + op.kernel + (std::string(fn) == "main" ? "" : std::string(", ") + fn) + "): " +
+                 r.fault.to_string();
         return false;
     }
     const MachineStats s1 = host_.stats();
-    get(op, op.output, t0, n);
-    OpRun run;
-    run.name = op.name;
-    run.op = op.op;
-    run.cycles = s1.cycles - s0.cycles;
-    run.instructions = s1.instrs - s0.instrs;
-    run.busy = s1.busy - s0.busy;
-    run.hops = s1.hops - s0.hops;
-    run.pes = op.rect.w * op.rect.h;
-    run.flops = op.flops * n / plan_.cfg.block_size;   // op_list counts a full context (attention: roughly)
-    run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    runs_.push_back(run);
+    run->name = op.name;
+    run->op = op.op;
+    run->cycles = s1.cycles - s0.cycles;
+    run->instructions = s1.instrs - s0.instrs;
+    run->busy = s1.busy - s0.busy;
+    run->hops = s1.hops - s0.hops;
+    run->pes = op.rect.w * op.rect.h;
     return true;
 }
 
@@ -177,7 +187,7 @@ bool MeshGPT::run(int t0, int n, std::vector<float>* logits) {
     runs_.clear();
     try {
         for (const PlannedOp& op : plan_.ops)
-            if (!run_op(op, t0, n)) return false;
+            if (!op.train_only && !run_op(op, t0, n)) return false;
     } catch (const std::exception& e) {
         error_ = e.what();
         return false;

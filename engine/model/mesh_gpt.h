@@ -26,6 +26,20 @@
 
 namespace wl::model {
 
+// One layer's slice of a GPT parameter tensor (layer -1: the whole tensor) in params_memory.
+struct ParamSlice {
+    size_t offset = 0;
+    int rows = 0, cols = 0;       // the slice as a matrix (vectors: 1 row)
+};
+ParamSlice param_slice(const wl::gpt::GPTConfig& cfg, const std::string& name, int layer);
+
+// Where PE p of an op keeps its part of a weight: n floats at element pe of the kernel's
+// symbol are n floats at element model of the slice. The one statement of each kernel's cut.
+struct WeightPiece {
+    size_t pe = 0, model = 0, n = 0;
+};
+std::vector<WeightPiece> weight_pieces(const PlannedOp& op, int p, const std::string& sym, const ParamSlice& w);
+
 struct OpRun {                    // one op of the last forward
     std::string name, op;
     uint64_t cycles = 0;          // emulated (estimated in fast mode: docs/engine.md)
@@ -66,15 +80,23 @@ public:
     uint64_t cycle_budget = 200'000'000;      // per op launch
 
 private:
-    bool run(int t0, int n, std::vector<float>* logits);   // every op over steps [t0, t0+n)
+    friend class MeshTrainer;   // mesh_trainer.h: runs the backward ops on the same machine
+    using Tensors = std::map<std::string, std::vector<float>>;   // tensor -> (rows, TP), channel-major
+
+    bool run(int t0, int n, std::vector<float>* logits);   // every forward op over steps [t0, t0+n)
     bool run_op(const PlannedOp& op, int t0, int n);
-    void put(const PlannedOp& op, const Transfer& tr, int t0, int n);
-    void get(const PlannedOp& op, const Transfer& tr, int t0, int n);
+    // Sets the window (t0, tlen) on the op's PEs, launches fn, runs until quiescent; the
+    // op's cycles, instructions and traffic into *run. False (and error_) on a fault.
+    bool launch(const PlannedOp& op, const char* fn, int t0, int n, OpRun* run);
+    void put(const PlannedOp& op, const Transfer& tr, int t0, int n);   // from acts_
+    void get(const PlannedOp& op, const Transfer& tr, int t0, int n);   // into acts_
+    void put(const PlannedOp& op, const Transfer& tr, int t0, int n, const Tensors& from);
+    void get(const PlannedOp& op, const Transfer& tr, int t0, int n, Tensors& into);
     bool valid_token(int token, int position);   // false, with error(), outside the vocabulary
 
     MeshPlan plan_;
     wl::Host host_;
-    std::map<std::string, std::vector<float>> acts_;   // tensor -> (rows, TP), channel-major
+    Tensors acts_;
     std::vector<int> tokens_;
     std::vector<OpRun> runs_;
     std::vector<float> logits_;   // next_logits' result

@@ -72,7 +72,7 @@ int ceil_div(int a, int b) { return (a + b - 1) / b; }
 std::string layer_name(int l, const char* s) { return "l" + std::to_string(l) + "." + s; }
 
 // Graph and kernels: every op of one forward with its kernel, constants, transfers and weights.
-std::vector<PlannedOp> graph(const gpt::GPTConfig& cfg, int pmax) {
+std::vector<PlannedOp> graph(const gpt::GPTConfig& cfg, int pmax, bool train) {
     const int C = cfg.n_embd, NH = cfg.n_head, HS = C / NH, V = cfg.vocab_size, TP = cfg.block_size;
     std::map<std::string, double> flops;
     for (const gpt::OpInfo& o : gpt::op_list(cfg, 1, TP, false)) flops[o.tensor] = o.flops;
@@ -153,6 +153,21 @@ std::vector<PlannedOp> graph(const gpt::GPTConfig& cfg, int pmax) {
     }
     layernorm("lnf", -1, layer_name(cfg.n_layer - 1, "residual3"), "lnfw", "lnfb");
     matmul("logits", -1, "lnf", C, V, "wte", "");
+    if (!train) return ops;
+    // Training: the loss's gradient on its own row, split by time as a layernorm; every op
+    // with a backward gets its training arrays; the logits' w is the embedding's wte (tied).
+    {
+        const int TS = ceil_div(TP, std::min(pmax, TP)), P = ceil_div(TP, TS);
+        PlannedOp& o = add("dlogits", "crossentropy_softmax_backward", -1, "crossentropy.wk");
+        o.constants = {{"P", P}, {"V", V}, {"TS", TS}};
+        o.rect = {0, 0, P, 1};
+        o.inputs = {Transfer{"logits", "x", Slice::Time, TS, V, 0}};
+        o.output = Transfer{"dlogits", "dx", Slice::Time, TS, V, 0};
+        o.train_only = true;
+    }
+    for (PlannedOp& o : ops)
+        if (o.kernel != "residual.wk" && o.kernel != "crossentropy.wk") o.constants["TRAIN"] = 1;
+    ops[ops.size() - 2].constants["TIED"] = 1;   // the logits
     return ops;
 }
 
@@ -220,7 +235,7 @@ bool compile_and_size(std::vector<PlannedOp>& ops, const KernelSource& kernels, 
 }  // namespace
 
 PlanResult plan_model(const gpt::GPTConfig& cfg, int mesh_w, int mesh_h, const KernelSource& kernels,
-                      uint32_t sram_bytes) {
+                      uint32_t sram_bytes, bool train) {
     PlanResult r;
     if (cfg.vocab_size <= 0) {
         r.error = "the model's vocab_size is not set (it comes from the tokenizer)";
@@ -240,7 +255,7 @@ PlanResult plan_model(const gpt::GPTConfig& cfg, int mesh_w, int mesh_h, const K
         return r;
     }
     for (int pmax = mesh_w; pmax >= 2; pmax /= 2) {
-        std::vector<PlannedOp> ops = graph(cfg, pmax);
+        std::vector<PlannedOp> ops = graph(cfg, pmax, train);
         std::string why;
         if (!place(ops, mesh_w, mesh_h, &why) || !compile_and_size(ops, kernels, sram_bytes, &why)) {
             r.error = why;
@@ -249,7 +264,7 @@ PlanResult plan_model(const gpt::GPTConfig& cfg, int mesh_w, int mesh_h, const K
         }
         r.ok = true;
         r.error.clear();
-        r.plan = MeshPlan{cfg, mesh_w, mesh_h, sram_bytes, std::move(ops)};
+        r.plan = MeshPlan{cfg, mesh_w, mesh_h, sram_bytes, std::move(ops), train};
         return r;
     }
     return r;
@@ -271,7 +286,7 @@ nlohmann::json to_json(const MeshPlan& plan) {
                        {"rect", {{"x", o.rect.x}, {"y", o.rect.y}, {"w", o.rect.w}, {"h", o.rect.h}}},
                        {"bytes_per_pe", o.bytes_per_pe}, {"inputs", in}, {"output", transfer(o.output)}});
     }
-    return {{"mesh", {{"w", plan.mesh_w}, {"h", plan.mesh_h}}}, {"sram_bytes", plan.sram_bytes},
+    return {{"mesh", {{"w", plan.mesh_w}, {"h", plan.mesh_h}}}, {"sram_bytes", plan.sram_bytes}, {"train", plan.train},
             {"pes_used", plan.pes_used()}, {"bytes_max", plan.bytes_max()}, {"bytes_mean", plan.bytes_mean()},
             {"ops", ops}};
 }

@@ -64,6 +64,7 @@ struct PlannedOp {
     std::vector<Transfer> inputs;
     Transfer output;
     std::shared_ptr<const wl::lang::CompileResult> compiled;
+    bool train_only = false;       // not part of the forward (the loss's gradient)
 };
 
 struct MeshPlan {
@@ -71,6 +72,7 @@ struct MeshPlan {
     int mesh_w = 0, mesh_h = 0;
     uint32_t sram_bytes = 0;
     std::vector<PlannedOp> ops;    // in schedule order
+    bool train = false;            // planned for training: gradients, AdamW moments, the loss op
     int pes_used() const;
     uint32_t bytes_max() const;    // over all used PEs
     double bytes_mean() const;     // over used PEs
@@ -84,8 +86,11 @@ struct PlanResult {
 };
 
 // cfg.vocab_size must be set. Never throws for a model that does not fit: ok is false.
+// train: every op also gets its backward's and AdamW's arrays (TRAIN = 1 in its kernel: the
+// gradients, the moments, the activations kept for backward), and the loss's gradient is an op
+// of its own; the memory plan then counts all of it (docs/model-compiler.md, "Training").
 PlanResult plan_model(const wl::gpt::GPTConfig& cfg, int mesh_w, int mesh_h, const KernelSource& kernels,
-                      uint32_t sram_bytes = wl::MachineConfig{}.sram_bytes);
+                      uint32_t sram_bytes = wl::MachineConfig{}.sram_bytes, bool train = false);
 
 // Every stage as data: {mesh, sram_bytes, pes_used, bytes_max, bytes_mean, ops: [{name, op, layer,
 // flops, kernel, constants, weights, rect, bytes_per_pe, inputs, output}]} (the CLI's --json, the app).

@@ -1,0 +1,306 @@
+// mesh_trainer.cpp: see mesh_trainer.h.
+#include "engine/model/mesh_trainer.h"
+
+#include "engine/core/wl_math.h"
+#include "engine/gpt/adamw.h"
+
+#include <chrono>
+#include <cmath>
+#include <stdexcept>
+
+namespace wl::model {
+
+namespace {
+
+void check(const Fault& f) {   // host calls fail only on a plan/kernel mismatch
+    if (f) throw std::runtime_error(f.to_string());
+}
+
+bool trains(const PlannedOp& op) { return op.constants.count("TRAIN") && op.constants.at("TRAIN") == 1; }
+bool tied(const PlannedOp& op) { return op.constants.count("TIED") && op.constants.at("TIED") == 1; }
+
+// The symbol that holds a weight's gradient, and where in it the weight's part starts.
+std::string grad_symbol(const PlannedOp& op, const std::string& sym, size_t* first) {
+    *first = 0;
+    if (op.kernel == "layernorm.wk") {   // dw and db in one array, so one broadcast carries both
+        if (sym == "b") *first = size_t(op.constants.at("C"));
+        return "dwb";
+    }
+    return "d" + sym;   // matmul: dw, db; embedding: dwte, dwpe
+}
+
+}  // namespace
+
+MeshTrainer::MeshTrainer(MeshPlan plan, const gpt::GPT& model, RunMode mode) : mesh_(std::move(plan), model, mode) {
+    if (!mesh_.plan().train) throw std::invalid_argument("MeshTrainer: the plan was not made for training (plan_model's train)");
+}
+
+const PlannedOp& MeshTrainer::op(const std::string& name) const {
+    const PlannedOp* o = mesh_.plan().find(name);
+    if (!o) throw std::logic_error("mesh_trainer: no op " + name);
+    return *o;
+}
+
+// A residual's backward is the identity for both inputs: the gradient of its second input
+// (attproj, fcproj) is its output's; its first input (the stream) is added by the layernorm
+// that reads the stream (layernorm.wk's dx).
+std::string MeshTrainer::grad_name(const std::string& tensor) const {
+    for (const PlannedOp& o : mesh_.plan().ops)
+        if (o.kernel == "residual.wk" && o.inputs.size() == 2 && o.inputs[1].tensor == tensor) return grad_name(o.name);
+    return tensor;
+}
+
+bool MeshTrainer::launch(const PlannedOp& o, const char* fn, int t0, int n) {
+    OpRun run;
+    const auto start = std::chrono::steady_clock::now();
+    if (!mesh_.launch(o, fn, t0, n, &run)) {
+        error_ = mesh_.error();
+        return false;
+    }
+    run.op = o.op + ":" + fn;
+    run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    runs_.push_back(run);
+    return true;
+}
+
+// crossentropy.wk on the logits of the last forward: dlogits into grads_["logits"], the
+// targets' probabilities into probs (T).
+bool MeshTrainer::loss_grad(const PlannedOp& o, const int* targets, int B, int T, float* probs) {
+    mesh_.put(o, o.inputs.front(), 0, T);
+    const Transfer& in = o.inputs.front();
+    const uint32_t bt = uint32_t(B * T);
+    for (int p = 0; p < o.rect.w; p++) {
+        const int x = o.rect.x + p, y = o.rect.y;
+        const int lo = 0, hi = std::clamp(T - p * in.per_pe, 0, in.per_pe);
+        if (hi > lo) {
+            std::vector<uint32_t> tgt(targets + p * in.per_pe, targets + p * in.per_pe + hi);
+            check(mesh_.host_.h2d_u32(x, y, "tgt", tgt.data(), tgt.size()));
+        }
+        check(mesh_.host_.h2d_u32(x, y, "bt", &bt, 1));
+    }
+    if (!launch(o, "main", 0, T)) return false;
+    Transfer out = o.output;
+    out.tensor = "logits";
+    mesh_.get(o, out, 0, T, grads_);
+    for (int p = 0; p < o.rect.w; p++) {
+        const int hi = std::clamp(T - p * in.per_pe, 0, in.per_pe);
+        if (hi > 0) check(mesh_.host_.d2h(o.rect.x + p, o.rect.y, "pt", probs + p * in.per_pe, size_t(hi)));
+    }
+    return true;
+}
+
+// One op's backward over steps [0, T): its output's gradient in as dy, its inputs' out as d<symbol>.
+bool MeshTrainer::backward_op(const PlannedOp& o, int T) {
+    const int TP = mesh_.plan().cfg.block_size;
+    Transfer dy = o.output;
+    dy.tensor = grad_name(o.name);
+    dy.symbol = "dy";
+    mesh_.put(o, dy, 0, T, grads_);
+    if (o.kernel == "layernorm.wk") {   // dx starts as the stream's gradient from the residual that also reads x
+        Transfer stream = o.inputs.front();
+        stream.symbol = "dx";
+        stream.tensor.clear();
+        for (const PlannedOp& r : mesh_.plan().ops)
+            if (r.kernel == "residual.wk" && r.inputs.front().tensor == o.inputs.front().tensor) stream.tensor = r.name;
+        if (stream.tensor.empty()) {   // the last layernorm: nothing else reads its input
+            stream.tensor = "zeros";
+            grads_["zeros"].assign(size_t(stream.rows) * TP, 0.0f);
+        }
+        mesh_.put(o, stream, 0, T, grads_);
+    }
+    if (!launch(o, "backward", 0, T)) return false;
+    for (Transfer in : o.inputs) {
+        in.symbol = "d" + in.symbol;
+        mesh_.get(o, in, 0, T, grads_);
+    }
+    return true;
+}
+
+// wte's gradient: the logits' part (summed over every sequence on the logits' PEs) first, then
+// the embedding's, sequence by sequence, as engine/gpt's backward adds them.
+bool MeshTrainer::tied_gradient(const std::vector<std::vector<int>>& tokens,
+                                const std::vector<std::vector<float>>& dencoded, int T) {
+    const PlannedOp& logits = op("logits");
+    const PlannedOp& emb = op("encoded");
+    const ParamSlice w = param_slice(mesh_.plan().cfg, "wte", -1);
+    std::vector<float> dwte(size_t(w.rows) * w.cols);
+    for (int p = 0; p < logits.rect.w; p++)
+        for (const WeightPiece& piece : weight_pieces(logits, p, "w", w))
+            check(mesh_.host_.d2h(logits.rect.x + p, logits.rect.y, "dw", dwte.data() + piece.model, piece.n, piece.pe));
+    for (int p = 0; p < emb.rect.w; p++)
+        for (const WeightPiece& piece : weight_pieces(emb, p, "wte", w))
+            check(mesh_.host_.h2d(emb.rect.x + p, emb.rect.y, "dwte", dwte.data() + piece.model, piece.n, piece.pe));
+    for (size_t b = 0; b < tokens.size(); b++) {
+        mesh_.tokens_ = tokens[b];
+        mesh_.put(emb, emb.inputs.front(), 0, T);
+        Tensors g{{"encoded", dencoded[b]}};
+        Transfer dy = emb.output;
+        dy.symbol = "dy";
+        mesh_.put(emb, dy, 0, T, g);
+        if (!launch(emb, "backward", 0, T)) return false;
+    }
+    return true;
+}
+
+void MeshTrainer::copy_tied_weights() {
+    const PlannedOp& logits = op("logits");
+    const PlannedOp& emb = op("encoded");
+    const ParamSlice w = param_slice(mesh_.plan().cfg, "wte", -1);
+    std::vector<float> wte(size_t(w.rows) * w.cols);
+    for (int p = 0; p < emb.rect.w; p++)
+        for (const WeightPiece& piece : weight_pieces(emb, p, "wte", w))
+            check(mesh_.host_.d2h(emb.rect.x + p, emb.rect.y, "wte", wte.data() + piece.model, piece.n, piece.pe));
+    for (int p = 0; p < logits.rect.w; p++)
+        for (const WeightPiece& piece : weight_pieces(logits, p, "w", w))
+            check(mesh_.host_.h2d(logits.rect.x + p, logits.rect.y, "w", wte.data() + piece.model, piece.n, piece.pe));
+}
+
+bool MeshTrainer::backward(const int* inputs, const int* targets, int B, int T, float* loss) {
+    error_.clear();
+    runs_.clear();
+    const int V = mesh_.plan().cfg.vocab_size;
+    if (B < 1 || T < 1 || T > mesh_.plan().cfg.block_size) {
+        error_ = "train on the mesh: need B >= 1 and 1 <= T <= block_size (" +
+                 std::to_string(mesh_.plan().cfg.block_size) + "), got B=" + std::to_string(B) + " T=" + std::to_string(T);
+        return false;
+    }
+    for (int i = 0; i < B * T; i++)
+        if (targets[i] < 0 || targets[i] >= V) {
+            error_ = "train on the mesh: target " + std::to_string(targets[i]) + " at position " + std::to_string(i) +
+                     " is outside [0, " + std::to_string(V) + ")";
+            return false;
+        }
+    try {
+        for (const PlannedOp& o : mesh_.plan().ops)
+            if (trains(o) && !o.weights.empty() && !launch(o, "zero_grad", 0, 0)) return false;
+        std::vector<float> probs(size_t(B) * T);
+        std::vector<std::vector<int>> tokens;
+        std::vector<std::vector<float>> dencoded;
+        std::vector<float> logits;
+        for (int b = 0; b < B; b++) {
+            if (!mesh_.forward(inputs + size_t(b) * T, T, &logits)) {
+                error_ = mesh_.error();
+                return false;
+            }
+            runs_.insert(runs_.end(), mesh_.last_run().begin(), mesh_.last_run().end());
+            const auto& ops = mesh_.plan().ops;
+            for (const PlannedOp& o : ops)
+                if (o.train_only && !loss_grad(o, targets + size_t(b) * T, B, T, probs.data() + size_t(b) * T)) return false;
+            for (auto it = ops.rbegin(); it != ops.rend(); ++it)
+                if (trains(*it) && it->kernel != "embedding.wk" && !backward_op(*it, T)) return false;
+            tokens.push_back(mesh_.tokens_);
+            dencoded.push_back(grads_.at("encoded"));
+        }
+        if (!tied_gradient(tokens, dencoded, T)) return false;
+        float sum = 0.0f;   // the reference's mean: -log p in order, one fp32 sum
+        for (float p : probs) sum += -wl::math::logf(p);
+        *loss = sum / float(B * T);
+    } catch (const std::exception& e) {
+        error_ = e.what();
+        return false;
+    }
+    return true;
+}
+
+bool MeshTrainer::update(double lr, float* grad_norm) {
+    const gpt::GPTConfig& cfg = mesh_.plan().cfg;
+    try {
+        double total = 0.0;   // each PE's fp32 sum of squares, added in double (the reference: all in double)
+        for (const PlannedOp& o : mesh_.plan().ops) {
+            if (!trains(o) || o.weights.empty()) continue;
+            if (!launch(o, "grad_sq", 0, 0)) return false;
+            for (int p = 0; p < o.rect.w; p++) {
+                float s = 0;
+                check(mesh_.host_.d2h(o.rect.x + p, o.rect.y, "gsq", &s, 1));
+                total += double(s);
+            }
+        }
+        const float norm = float(std::sqrt(total));
+        float clip = 1.0f;
+        if (cfg.grad_clip > 0) {
+            const float coef = float(cfg.grad_clip) / (norm + 1e-6f);   // as gpt::AdamW::step
+            if (coef < 1.0f) clip = coef;
+        }
+        t_ += 1;
+        const double bc1 = 1.0 - wl::math::powi_d(cfg.beta1, t_), bc2 = 1.0 - wl::math::powi_d(cfg.beta2, t_);
+        float hp[kHpCount];
+        hp[kHpBeta1] = float(cfg.beta1);
+        hp[kHpOneMinusBeta1] = 1.0f - float(cfg.beta1);
+        hp[kHpBeta2] = float(cfg.beta2);
+        hp[kHpOneMinusBeta2] = 1.0f - float(cfg.beta2);
+        hp[kHpEps] = float(cfg.adam_eps);
+        hp[kHpStepSize] = float(lr / bc1);
+        hp[kHpBc2Sqrt] = float(std::sqrt(bc2));
+        hp[kHpDecay] = float(1.0 - lr * cfg.weight_decay);
+        hp[kHpClip] = clip;
+        for (const PlannedOp& o : mesh_.plan().ops) {
+            if (!trains(o) || o.weights.empty()) continue;
+            for (int p = 0; p < o.rect.w; p++) check(mesh_.host_.h2d(o.rect.x + p, o.rect.y, "hp", hp, kHpCount));
+            if (!launch(o, "adamw", 0, 0)) return false;
+        }
+        copy_tied_weights();
+        *grad_norm = norm;
+    } catch (const std::exception& e) {
+        error_ = e.what();
+        return false;
+    }
+    return true;
+}
+
+bool MeshTrainer::step(const int* inputs, const int* targets, int B, int T, double lr, TrainStep* out) {
+    const auto start = std::chrono::steady_clock::now();
+    TrainStep s;
+    if (!backward(inputs, targets, B, T, &s.loss)) return false;
+    std::vector<OpRun> runs = runs_;
+    if (!update(lr, &s.grad_norm)) return false;
+    runs.insert(runs.end(), runs_.begin(), runs_.end());
+    runs_ = std::move(runs);
+    for (const OpRun& r : runs_) {
+        s.cycles += r.cycles;
+        s.instructions += r.instructions;
+    }
+    s.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    *out = s;
+    return true;
+}
+
+void MeshTrainer::read_params(std::vector<float>* out) {
+    out->assign(gpt::count_parameters(mesh_.plan().cfg), 0.0f);
+    for (const PlannedOp& o : mesh_.plan().ops)
+        for (const auto& [sym, name] : o.weights) {
+            if (tied(o) && sym == "w") continue;   // the embedding's copy
+            const ParamSlice w = param_slice(mesh_.plan().cfg, name, o.layer);
+            for (int p = 0; p < o.rect.w; p++)
+                for (const WeightPiece& piece : weight_pieces(o, p, sym, w))
+                    check(mesh_.host_.d2h(o.rect.x + p, o.rect.y, sym, out->data() + w.offset + piece.model, piece.n,
+                                          piece.pe));
+        }
+}
+
+void MeshTrainer::read_grads(std::vector<float>* out) {
+    out->assign(gpt::count_parameters(mesh_.plan().cfg), 0.0f);
+    for (const PlannedOp& o : mesh_.plan().ops)
+        for (const auto& [sym, name] : o.weights) {
+            if (tied(o) && sym == "w") continue;   // only the logits' part: the embedding holds the sum
+            const ParamSlice w = param_slice(mesh_.plan().cfg, name, o.layer);
+            size_t first = 0;
+            const std::string gs = grad_symbol(o, sym, &first);
+            for (int p = 0; p < o.rect.w; p++)
+                for (const WeightPiece& piece : weight_pieces(o, p, sym, w))
+                    check(mesh_.host_.d2h(o.rect.x + p, o.rect.y, gs, out->data() + w.offset + piece.model, piece.n,
+                                          first + piece.pe));
+        }
+}
+
+std::vector<float> MeshTrainer::activation_grad(const std::string& tensor, int T) const {
+    auto it = grads_.find(grad_name(tensor));
+    if (it == grads_.end()) return {};
+    const int TP = mesh_.plan().cfg.block_size;
+    const int rows = int(it->second.size() / size_t(TP));
+    std::vector<float> out(size_t(T) * rows);
+    for (int r = 0; r < rows; r++)
+        for (int t = 0; t < T; t++) out[size_t(t) * rows + r] = it->second[size_t(r) * TP + t];
+    return out;
+}
+
+}  // namespace wl::model

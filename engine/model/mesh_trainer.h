@@ -1,0 +1,98 @@
+// mesh_trainer.h: training the GPT on the emulated mesh. A MeshPlan planned
+// with train = true puts every op's backward and AdamW on the PEs that run its
+// forward: the weights, their gradients, AdamW's m and v and the activations
+// kept for backward all stay in those PEs' SRAM (models/kernels/*.wk, TRAIN = 1).
+//
+// One step on B sequences: for each sequence, the forward (MeshGPT's), the
+// loss's gradient (crossentropy.wk) and the backward ops in reverse order; each
+// op adds its weight gradients into running sums on its PEs, so B sequences
+// give the reference's sums over B*T rows. Then the tied wte's gradient (the
+// logits' part first, then the embedding's, as engine/gpt), the global norm,
+// clipping and AdamW on every PE that holds a weight.
+//
+// What the host does (docs/model-compiler.md, "Training"): moves activations
+// and their gradients between ops (as MeshGPT does for the forward), feeds the
+// tokens and targets, takes -log of the targets' probabilities for the loss
+// (log is no PE instruction), adds the PEs' sums of squares for the norm, and
+// copies the tied wte between the embedding's and the logits' PEs.
+//
+//   auto r = plan_model(cfg, 32, 32, read_kernels("models/kernels"), sram, /*train=*/true);
+//   MeshTrainer tr(r.plan, model);                       // weights from a gpt::GPT
+//   TrainStep s;
+//   if (!tr.step(inputs, targets, B, T, lr, &s)) report(tr.error());
+//   tr.read_params(&model.params_memory);                // the trained weights back
+#pragma once
+#include "engine/model/mesh_gpt.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace wl::model {
+
+// The AdamW hyperparameters a step writes into every kernel's hp array, by index.
+enum AdamHp : int {
+    kHpBeta1,         // b1
+    kHpOneMinusBeta1, // 1 - b1 (fp32, as the reference)
+    kHpBeta2,
+    kHpOneMinusBeta2,
+    kHpEps,
+    kHpStepSize,      // lr / (1 - b1^t)
+    kHpBc2Sqrt,       // sqrt(1 - b2^t)
+    kHpDecay,         // 1 - lr * weight_decay (1 when off: the multiply is then exact)
+    kHpClip,          // the clipping coefficient, 1 when the norm is under grad_clip
+    kHpCount
+};
+
+struct TrainStep {
+    float loss = 0;               // mean over B*T, the reference's sum order
+    float grad_norm = 0;          // before clipping
+    uint64_t cycles = 0;          // emulated, every launch of the step
+    uint64_t instructions = 0;
+    double seconds = 0;           // host wall time
+};
+
+class MeshTrainer {
+public:
+    // plan.train must be true; model's config must be the plan's. Weights are copied in now.
+    MeshTrainer(MeshPlan plan, const wl::gpt::GPT& model, wl::RunMode mode = wl::RunMode::Fast);
+
+    // inputs and targets (B, T), 1 <= T <= block_size. One optimiser step at learning rate lr.
+    // False (and error()) on a fault or bad input; the weights may then be half updated.
+    bool step(const int* inputs, const int* targets, int B, int T, double lr, TrainStep* out);
+    // The first half of step(): zeroes the gradients, then forward and backward for the B
+    // sequences; gradients stay on the PEs (read_grads). *loss as TrainStep::loss.
+    bool backward(const int* inputs, const int* targets, int B, int T, float* loss);
+    // The second half: global norm, clipping, AdamW on the PEs, the tied wte copied across.
+    bool update(double lr, float* grad_norm);
+
+    // The mesh's weights / gradients in gpt::GPT's params_memory layout (num_parameters).
+    void read_params(std::vector<float>* out);
+    void read_grads(std::vector<float>* out);
+    // The gradient of one activation of the last sequence, (T, rows) as engine/gpt's grads_acts
+    // ("l0.ln1", "encoded", "logits" ...); empty when there is none.
+    std::vector<float> activation_grad(const std::string& tensor, int T) const;
+
+    const std::vector<OpRun>& last_run() const { return runs_; }   // every launch of the last call
+    const std::string& error() const { return error_; }
+    MeshGPT& mesh() { return mesh_; }
+    int64_t updates() const { return t_; }
+
+private:
+    using Tensors = MeshGPT::Tensors;
+    bool launch(const PlannedOp& op, const char* fn, int t0, int n);
+    bool loss_grad(const PlannedOp& op, const int* targets, int B, int T, float* probs);
+    bool backward_op(const PlannedOp& op, int T);
+    bool tied_gradient(const std::vector<std::vector<int>>& tokens, const std::vector<std::vector<float>>& dencoded, int T);
+    std::string grad_name(const std::string& tensor) const;   // through the residuals' identity backward
+    const PlannedOp& op(const std::string& name) const;
+    void copy_tied_weights();
+
+    MeshGPT mesh_;
+    Tensors grads_;                // gradient of each activation (rows, TP), channel-major
+    std::vector<OpRun> runs_;
+    std::string error_;
+    int64_t t_ = 0;                // AdamW updates done
+};
+
+}  // namespace wl::model

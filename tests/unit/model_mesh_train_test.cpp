@@ -1,0 +1,147 @@
+// Training the GPT on the emulated mesh against the reference (engine/gpt): every
+// backward kernel (models/kernels/*.wk, TRAIN = 1) adds in the reference's order,
+// so the loss, each op's input gradient and every parameter's gradient must match
+// bit for bit (docs/model-compiler.md, "Training"). The tolerance is zero for
+// those. The one sum that cannot match is the global gradient norm: the reference
+// adds the squares in double, a PE has fp32 only, so each PE sums its own squares
+// in fp32 and the host adds those. The norm sets the clipping coefficient, so
+// after a clipped AdamW step the weights may differ in the last bits; there the
+// tolerance is relative, 1e-5 for the norm and 1e-4 for weights and losses after
+// a few steps (a few ulps of fp32 per step, grown through the updates).
+#include "engine/gpt/adamw.h"
+#include "engine/gpt/gpt.h"
+#include "engine/gpt/gpt_config.h"
+#include "engine/model/mesh_plan.h"
+#include "engine/model/mesh_trainer.h"
+
+#include <gtest/gtest.h>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+
+namespace {
+
+using wl::gpt::GPT;
+using wl::gpt::GPTConfig;
+using wl::model::MeshTrainer;
+using wl::model::plan_model;
+
+const wl::model::KernelSource kKernels = wl::model::read_kernels(WAFERLAB_SOURCE_DIR "/models/kernels");
+
+uint32_t float_bits(float f) {
+    uint32_t u;
+    std::memcpy(&u, &f, sizeof u);
+    return u;
+}
+
+GPTConfig config(int layers, int heads, int embd, int block, int vocab) {
+    GPTConfig c;
+    c.n_layer = layers;
+    c.n_head = heads;
+    c.n_embd = embd;
+    c.block_size = block;
+    c.vocab_size = vocab;
+    return c;
+}
+
+GPTConfig nano() { return config(3, 4, 64, 64, 65); }   // models/gpt-nano.cfg with a 65-character vocabulary
+
+std::vector<int> tokens(int n, int V, uint32_t seed) {
+    std::vector<int> t(static_cast<size_t>(n));
+    for (int i = 0; i < n; i++) t[size_t(i)] = int((seed + 7919u * uint32_t(i) * uint32_t(i + 3)) % uint32_t(V));
+    return t;
+}
+
+struct Diff {
+    int differ = 0;       // elements whose bits differ (+0 and -0 count as equal)
+    double worst = 0;     // largest |a - b| / max(|b|, 1e-6)
+};
+
+Diff diff(const float* a, const float* b, size_t n) {
+    Diff d;
+    for (size_t i = 0; i < n; i++) {
+        if (float_bits(a[i]) != float_bits(b[i]) && !(a[i] == 0 && b[i] == 0)) d.differ++;
+        d.worst = std::max(d.worst, std::fabs(double(a[i]) - b[i]) / std::max(1e-6, std::fabs(double(b[i]))));
+    }
+    return d;
+}
+
+// The reference's gradient of activation `off` (L or 1, B, T, rows) for sequence b, layer l.
+const float* ref_act(const float* base, int l, int B, int T, int rows, int b) {
+    return base + (size_t(l) * B + b) * size_t(T) * rows;
+}
+
+// One backward on the mesh and on the reference, compared op by op and parameter by parameter.
+void check_gradients(const GPTConfig& cfg, int mesh, int B, int T, uint64_t seed, wl::RunMode mode = wl::RunMode::Fast) {
+    GPT model(cfg);
+    model.init_weights(seed);
+    const std::vector<int> in = tokens(B * T, cfg.vocab_size, uint32_t(seed)), tg = tokens(B * T, cfg.vocab_size, uint32_t(seed) + 5);
+    model.forward(in.data(), tg.data(), B, T);
+    model.zero_grad();
+    model.backward();
+
+    auto r = plan_model(cfg, mesh, mesh, kKernels, wl::MachineConfig{}.sram_bytes, true);
+    ASSERT_TRUE(r.ok) << r.error;
+    MeshTrainer tr(r.plan, model, mode);
+    float loss = 0;
+    ASSERT_TRUE(tr.backward(in.data(), tg.data(), B, T, &loss)) << tr.error();
+    EXPECT_EQ(float_bits(loss), float_bits(model.mean_loss)) << loss << " vs " << model.mean_loss;
+
+    // Each op's input gradient, for the last sequence (the mesh keeps the last one).
+    const int C = cfg.n_embd, L = cfg.n_layer, V = cfg.vocab_size, b = B - 1;
+    const auto& ga = model.grads_acts;
+    struct Act {
+        std::string name;
+        const float* ref;
+        int rows;
+    };
+    std::vector<Act> acts = {{"logits", ref_act(ga.logits, 0, B, T, V, b), V}, {"lnf", ref_act(ga.lnf, 0, B, T, C, b), C}};
+    for (int l = L - 1; l >= 0; l--) {
+        const std::string p = "l" + std::to_string(l) + ".";
+        acts.push_back({p + "residual3", ref_act(ga.residual3, l, B, T, C, b), C});
+        acts.push_back({p + "fch_gelu", ref_act(ga.fch_gelu, l, B, T, 4 * C, b), 4 * C});
+        acts.push_back({p + "fch", ref_act(ga.fch, l, B, T, 4 * C, b), 4 * C});
+        acts.push_back({p + "ln2", ref_act(ga.ln2, l, B, T, C, b), C});
+        acts.push_back({p + "residual2", ref_act(ga.residual2, l, B, T, C, b), C});
+        acts.push_back({p + "atty", ref_act(ga.atty, l, B, T, C, b), C});
+        acts.push_back({p + "qkv", ref_act(ga.qkv, l, B, T, 3 * C, b), 3 * C});
+        acts.push_back({p + "ln1", ref_act(ga.ln1, l, B, T, C, b), C});
+    }
+    acts.push_back({"encoded", ref_act(ga.encoded, 0, B, T, C, b), C});
+    for (const Act& a : acts) {
+        const std::vector<float> m = tr.activation_grad(a.name, T);
+        ASSERT_EQ(m.size(), size_t(T) * a.rows) << a.name;
+        const Diff d = diff(m.data(), a.ref, m.size());
+        EXPECT_EQ(d.differ, 0) << "d" << a.name << ": worst relative difference " << d.worst;
+    }
+
+    // Every parameter's gradient.
+    std::vector<float> g;
+    tr.read_grads(&g);
+    ASSERT_EQ(g.size(), model.grads_memory.size());
+    size_t off = 0;
+    for (const wl::gpt::ParamInfo& info : wl::gpt::param_infos(cfg)) {
+        const Diff d = diff(g.data() + off, model.grads_memory.data() + off, info.count);
+        EXPECT_EQ(d.differ, 0) << "d" << info.name << ": " << d.differ << " of " << info.count
+                               << " differ, worst relative difference " << d.worst;
+        off += info.count;
+    }
+}
+
+TEST(MeshTrain, OneSequenceGradientsMatchTheReferenceBitForBit) {
+    check_gradients(config(1, 2, 16, 8, 11), 8, 1, 8, 3);
+}
+
+TEST(MeshTrain, NanoGradientsMatchTheReferenceBitForBit) {
+    check_gradients(nano(), 32, 2, 64, 1);   // two sequences: the weight gradients are sums over B*T
+}
+
+TEST(MeshTrain, ShorterContextAndAnotherShape) {
+    check_gradients(config(2, 3, 48, 32, 29), 16, 3, 20, 7);   // T < block_size, 3 heads, an odd vocabulary
+}
+
+TEST(MeshTrain, CycleModeGivesTheSameBits) {
+    check_gradients(config(1, 2, 16, 8, 11), 8, 2, 8, 5, wl::RunMode::Cycle);
+}
+
+}  // namespace
