@@ -28,12 +28,13 @@ LoadedModel load_model(const Args& args) {
     return m;
 }
 
-wl::model::MeshPlan plan_for(const Args& args, const wl::gpt::GPTConfig& cfg) {
+wl::model::MeshPlan plan_for(const Args& args, const wl::gpt::GPTConfig& cfg, bool train) {
     wl::Mesh m{32, 32};
     if (args.has("mesh") && !wl::parse_mesh(args.get("mesh"), &m))
         throw std::runtime_error("--mesh expects WxH, each 1..256, e.g. 32x32");
     const std::string dir = args.get("kernels", "models/kernels");
-    wl::model::PlanResult r = wl::model::plan_model(cfg, m.w, m.h, wl::model::read_kernels(dir));
+    wl::model::PlanResult r =
+        wl::model::plan_model(cfg, m.w, m.h, wl::model::read_kernels(dir), wl::MachineConfig{}.sram_bytes, train);
     if (!r.ok) throw std::runtime_error("compile-model: " + r.error);
     return std::move(r.plan);
 }

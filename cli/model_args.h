@@ -19,7 +19,8 @@ struct LoadedModel {
 };
 
 LoadedModel load_model(const Args& args);             // throws with a message naming the flag
-wl::model::MeshPlan plan_for(const Args& args, const wl::gpt::GPTConfig& cfg);   // throws the planner's error
+// train: with the backward's and AdamW's arrays (plan_model's train). Throws the planner's error.
+wl::model::MeshPlan plan_for(const Args& args, const wl::gpt::GPTConfig& cfg, bool train = false);
 double wse_clock_hz();                                 // the clock emulated cycles are timed at
 
 }  // namespace wlcli

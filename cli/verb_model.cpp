@@ -1,5 +1,5 @@
 // verb_model.cpp: the GPT on the mesh from a terminal.
-//   waferlab-cli compile-model --config models/gpt-nano.cfg [--mesh 32x32] [--json]
+//   waferlab-cli compile-model --config models/gpt-nano.cfg [--mesh 32x32] [--train] [--json]
 //       the model compiler's stages: graph, placement, memory plan, kernels, schedule, executable
 //   waferlab-cli forward --config F | --checkpoint F [--mesh WxH] [--prompt TEXT] [--mode fast|cycle] [--json]
 //       one forward pass on the mesh, op by op, checked against the reference
@@ -56,14 +56,18 @@ void print_plan(const wl::model::MeshPlan& p) {
         std::printf("   %-14s %-8d (%d..%d, %d)\n", o.name.c_str(), o.rect.w * o.rect.h, o.rect.x, o.rect.x + o.rect.w - 1,
                     o.rect.y);
     print_map(p);
-    std::printf("\n3. memory plan: %d of %d PEs used; SRAM per used PE max %u bytes, mean %.0f (of %u)\n",
-                p.pes_used(), p.mesh_w * p.mesh_h, p.bytes_max(), p.bytes_mean(), p.sram_bytes);
-    std::printf("   %-14s %10s  %s\n", "tensor", "bytes/PE", "SRAM map of its first PE (offset: symbol[elements])");
+    std::printf("\n3. memory plan%s: %d of %d PEs used; SRAM per used PE max %u bytes, mean %.0f (of %u)\n",
+                p.train ? " for training" : "", p.pes_used(), p.mesh_w * p.mesh_h, p.bytes_max(), p.bytes_mean(),
+                p.sram_bytes);
+    std::printf("   %-14s %10s %8s %8s %8s %8s %8s  %s\n", "tensor", "bytes/PE", "weights", "grads", "adam", "acts",
+                "scratch", "SRAM map of its first PE (offset: symbol[elements])");
     for (const auto& o : p.ops) {
         std::string map;
         for (const auto& s : o.compiled->placements.front().program->symbols)
             map += std::to_string(s.offset) + ":" + s.name + "[" + std::to_string(s.length) + "] ";
-        std::printf("   %-14s %10u  %s\n", o.name.c_str(), o.bytes_per_pe, map.c_str());
+        const wl::model::MemoryUse& m = o.memory;
+        std::printf("   %-14s %10u %8u %8u %8u %8u %8u  %s\n", o.name.c_str(), o.bytes_per_pe, m.weights, m.gradients,
+                    m.adam, m.activations, m.scratch, map.c_str());
     }
     std::printf("\n4. kernels (models/kernels/; constants fix sizes and tiling)\n");
     for (const auto& o : p.ops) {
@@ -93,7 +97,7 @@ void print_plan(const wl::model::MeshPlan& p) {
 int verb_compile_model(const Args& args) {
     if (!args.has("config")) throw std::runtime_error("compile-model needs --config FILE (e.g. models/gpt-nano.cfg)");
     const LoadedModel m = load_model(args);
-    const wl::model::MeshPlan plan = plan_for(args, m.model->cfg);
+    const wl::model::MeshPlan plan = plan_for(args, m.model->cfg, args.has("train"));
     if (args.has("json")) {
         nlohmann::json j = wl::model::to_json(plan);
         j["model"] = m.source;

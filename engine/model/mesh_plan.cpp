@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 namespace wl::model {
@@ -194,6 +195,24 @@ bool place(std::vector<PlannedOp>& ops, int W, int H, std::string* why) {
     return true;
 }
 
+// The kernels' names for gradients and AdamW moments (models/kernels/*.wk, TRAIN = 1).
+MemoryUse memory_use(const PlannedOp& o, const Program& prog) {
+    static const std::set<std::string> grads = {"dw", "db", "dwb", "dwte", "dwpe"};
+    static const std::set<std::string> adam = {"mw", "vw", "mb", "vb", "mwb", "vwb", "mte", "vte", "mpe", "vpe"};
+    MemoryUse m;
+    for (const Symbol& s : prog.symbols) {
+        const uint32_t bytes = 4 * s.length;
+        bool weight = false;
+        for (const auto& [sym, param] : o.weights) weight |= sym == s.name;
+        if (weight) m.weights += bytes;
+        else if (grads.count(s.name)) m.gradients += bytes;
+        else if (adam.count(s.name)) m.adam += bytes;
+        else if (s.exported && s.length > 1 && s.name != "hp") m.activations += bytes;
+        else m.scratch += bytes;
+    }
+    return m;
+}
+
 // Kernels and memory: compile each distinct (kernel, constants) once; check each PE's SRAM.
 bool compile_and_size(std::vector<PlannedOp>& ops, const KernelSource& kernels, uint32_t sram, std::string* why) {
     std::map<std::string, std::shared_ptr<const lang::CompileResult>> cache;
@@ -226,6 +245,7 @@ bool compile_and_size(std::vector<PlannedOp>& ops, const KernelSource& kernels, 
                        std::to_string(o.rect.y + p.y) + "); " + thousands(sram) + " available";
                 return false;
             }
+            if (b >= o.bytes_per_pe) o.memory = memory_use(o, *p.program);
             o.bytes_per_pe = std::max(o.bytes_per_pe, b);
         }
     }
@@ -284,7 +304,10 @@ nlohmann::json to_json(const MeshPlan& plan) {
         ops.push_back({{"name", o.name}, {"op", o.op}, {"layer", o.layer}, {"flops", o.flops}, {"kernel", o.kernel},
                        {"constants", o.constants}, {"weights", w},
                        {"rect", {{"x", o.rect.x}, {"y", o.rect.y}, {"w", o.rect.w}, {"h", o.rect.h}}},
-                       {"bytes_per_pe", o.bytes_per_pe}, {"inputs", in}, {"output", transfer(o.output)}});
+                       {"bytes_per_pe", o.bytes_per_pe},
+                       {"memory", {{"weights", o.memory.weights}, {"gradients", o.memory.gradients}, {"adam", o.memory.adam},
+                                   {"activations", o.memory.activations}, {"scratch", o.memory.scratch}}},
+                       {"inputs", in}, {"output", transfer(o.output)}});
     }
     return {{"mesh", {{"w", plan.mesh_w}, {"h", plan.mesh_h}}}, {"sram_bytes", plan.sram_bytes}, {"train", plan.train},
             {"pes_used", plan.pes_used()}, {"bytes_max", plan.bytes_max()}, {"bytes_mean", plan.bytes_mean()},

@@ -51,6 +51,15 @@ struct Transfer {                  // one activation into or out of an op
     int row_offset = 0;            // first row of the tensor this transfer reads (q/k/v of qkv)
 };
 
+// What an op's SRAM holds on its most loaded PE, by kind (bytes).
+struct MemoryUse {
+    uint32_t weights = 0;          // the op's weights (w, b, wte, wpe)
+    uint32_t gradients = 0;        // their gradients (training)
+    uint32_t adam = 0;             // AdamW's m and v (training)
+    uint32_t activations = 0;      // inputs and outputs, kept for backward, and their gradients
+    uint32_t scratch = 0;          // the kernel's own buffers (statistics kept for backward included)
+};
+
 struct PlannedOp {
     std::string name;              // the tensor it computes, op_list's name: "l0.qkv"
     std::string op;                // op_list's op: "matmul_forward"
@@ -61,6 +70,7 @@ struct PlannedOp {
     std::vector<std::pair<std::string, std::string>> weights;   // kernel symbol -> GPT parameter ("w" -> "qkvw")
     wl::Rect rect;                 // placement on the mesh (one row of PEs)
     uint32_t bytes_per_pe = 0;     // SRAM used on its most loaded PE
+    MemoryUse memory;              // bytes_per_pe by kind
     std::vector<Transfer> inputs;
     Transfer output;
     std::shared_ptr<const wl::lang::CompileResult> compiled;
@@ -92,8 +102,9 @@ struct PlanResult {
 PlanResult plan_model(const wl::gpt::GPTConfig& cfg, int mesh_w, int mesh_h, const KernelSource& kernels,
                       uint32_t sram_bytes = wl::MachineConfig{}.sram_bytes, bool train = false);
 
-// Every stage as data: {mesh, sram_bytes, pes_used, bytes_max, bytes_mean, ops: [{name, op, layer,
-// flops, kernel, constants, weights, rect, bytes_per_pe, inputs, output}]} (the CLI's --json, the app).
+// Every stage as data: {mesh, sram_bytes, train, pes_used, bytes_max, bytes_mean, ops: [{name, op, layer,
+// flops, kernel, constants, weights, rect, bytes_per_pe, memory: {weights, gradients, adam,
+// activations, scratch}, inputs, output}]} (the CLI's --json, the app).
 nlohmann::json to_json(const MeshPlan& plan);
 
 }  // namespace wl::model

@@ -19,14 +19,18 @@ void check(const Fault& f) {   // host calls fail only on a plan/kernel mismatch
 bool trains(const PlannedOp& op) { return op.constants.count("TRAIN") && op.constants.at("TRAIN") == 1; }
 bool tied(const PlannedOp& op) { return op.constants.count("TIED") && op.constants.at("TIED") == 1; }
 
-// The symbol that holds a weight's gradient, and where in it the weight's part starts.
-std::string grad_symbol(const PlannedOp& op, const std::string& sym, size_t* first) {
+// The symbol that holds a weight's gradient or AdamW moment (kernels' names), and where in it
+// the weight's part starts.
+std::string state_symbol(const PlannedOp& op, const std::string& sym, MeshTrainer::State state, size_t* first) {
     *first = 0;
-    if (op.kernel == "layernorm.wk") {   // dw and db in one array, so one broadcast carries both
+    if (state == MeshTrainer::State::Params) return sym;
+    const char* prefix = state == MeshTrainer::State::Grads ? "d" : state == MeshTrainer::State::Moment1 ? "m" : "v";
+    if (op.kernel == "layernorm.wk") {   // w's and b's in one array, so one broadcast carries both
         if (sym == "b") *first = size_t(op.constants.at("C"));
-        return "dwb";
+        return std::string(prefix) + "wb";
     }
-    return "d" + sym;   // matmul: dw, db; embedding: dwte, dwpe
+    if (op.kernel == "embedding.wk" && state != MeshTrainer::State::Grads) return prefix + sym.substr(1);   // mte, vpe
+    return prefix + sym;   // matmul: dw, mb ...; embedding: dwte, dwpe
 }
 
 }  // namespace
@@ -264,31 +268,28 @@ bool MeshTrainer::step(const int* inputs, const int* targets, int B, int T, doub
     return true;
 }
 
-void MeshTrainer::read_params(std::vector<float>* out) {
-    out->assign(gpt::count_parameters(mesh_.plan().cfg), 0.0f);
-    for (const PlannedOp& o : mesh_.plan().ops)
-        for (const auto& [sym, name] : o.weights) {
-            if (tied(o) && sym == "w") continue;   // the embedding's copy
-            const ParamSlice w = param_slice(mesh_.plan().cfg, name, o.layer);
-            for (int p = 0; p < o.rect.w; p++)
-                for (const WeightPiece& piece : weight_pieces(o, p, sym, w))
-                    check(mesh_.host_.d2h(o.rect.x + p, o.rect.y, sym, out->data() + w.offset + piece.model, piece.n,
-                                          piece.pe));
-        }
-}
+void MeshTrainer::read_params(std::vector<float>* out) { transfer(State::Params, out, false); }
+void MeshTrainer::read_grads(std::vector<float>* out) { transfer(State::Grads, out, false); }
 
-void MeshTrainer::read_grads(std::vector<float>* out) {
-    out->assign(gpt::count_parameters(mesh_.plan().cfg), 0.0f);
+void MeshTrainer::transfer(State state, std::vector<float>* buf, bool write) {
+    const size_t n = gpt::count_parameters(mesh_.plan().cfg);
+    if (!write) buf->assign(n, 0.0f);
+    else if (buf->size() != n) throw std::invalid_argument("MeshTrainer: state of " + std::to_string(buf->size()) +
+                                                           " floats for " + std::to_string(n) + " parameters");
     for (const PlannedOp& o : mesh_.plan().ops)
         for (const auto& [sym, name] : o.weights) {
-            if (tied(o) && sym == "w") continue;   // only the logits' part: the embedding holds the sum
+            // The tied wte: the embedding holds the weights, the summed gradient and the moments.
+            if (tied(o) && sym == "w" && !(write && state == State::Params)) continue;
             const ParamSlice w = param_slice(mesh_.plan().cfg, name, o.layer);
             size_t first = 0;
-            const std::string gs = grad_symbol(o, sym, &first);
+            const std::string ss = state_symbol(o, sym, state, &first);
             for (int p = 0; p < o.rect.w; p++)
-                for (const WeightPiece& piece : weight_pieces(o, p, sym, w))
-                    check(mesh_.host_.d2h(o.rect.x + p, o.rect.y, gs, out->data() + w.offset + piece.model, piece.n,
-                                          first + piece.pe));
+                for (const WeightPiece& piece : weight_pieces(o, p, sym, w)) {
+                    float* data = buf->data() + w.offset + piece.model;
+                    const int x = o.rect.x + p, y = o.rect.y;
+                    check(write ? mesh_.host_.h2d(x, y, ss, data, piece.n, first + piece.pe)
+                                : mesh_.host_.d2h(x, y, ss, data, piece.n, first + piece.pe));
+                }
         }
 }
 

@@ -69,6 +69,11 @@ public:
     // The mesh's weights / gradients in gpt::GPT's params_memory layout (num_parameters).
     void read_params(std::vector<float>* out);
     void read_grads(std::vector<float>* out);
+    // Any of the per-parameter state, in that layout, out of the PEs or into them (write: buf
+    // must hold num_parameters floats). Moments with updates() make a checkpoint's AdamW state.
+    enum class State { Params, Grads, Moment1, Moment2 };
+    void transfer(State state, std::vector<float>* buf, bool write);
+    void set_updates(int64_t t) { t_ = t; }   // AdamW's step count, when resuming
     // The gradient of one activation of the last sequence, (T, rows) as engine/gpt's grads_acts
     // ("l0.ln1", "encoded", "logits" ...); empty when there is none.
     std::vector<float> activation_grad(const std::string& tensor, int T) const;
