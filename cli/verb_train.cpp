@@ -1,9 +1,13 @@
-// verb_train.cpp: `waferlab-cli train` — train the reference GPT from a config.
+// verb_train.cpp: `waferlab-cli train` — train the reference GPT from a config, or on the mesh.
 //   waferlab-cli train --config models/gpt-micro.cfg [--data FILE | --corpus NAME] [--steps N]
 //                      [--json] [--out CKPT] [--resume CKPT] [--threads N] [--set k=v,k=v] [--bpe-dir DIR]
+//                      [--on-mesh [--mesh WxH] [--kernels DIR] [--mode fast|cycle]]
 // Terminal: a progress bar with loss and tokens/s. --json: one object per evaluation
-// ({step, train_loss, val_loss, tokens_per_s, lr, elapsed_s}) and a final summary object.
-// The checkpoint (--out, default <config name>.ckpt) is written at every evaluation and at the end.
+// ({step, train_loss, val_loss, tokens_per_s, lr, elapsed_s}) and a final summary object;
+// with --on-mesh also one per step ({step, loss, grad_norm, tokens_per_s, cycles, wafer_s}).
+// The checkpoint (--out, default <config name>.ckpt) is written at every evaluation and at the end,
+// in the same format either way (the mesh's weights and AdamW moments, read back from SRAM).
+#include "cli/model_args.h"
 #include "cli/verbs.h"
 
 #include "engine/gpt/corpus.h"
@@ -11,6 +15,7 @@
 #include "engine/gpt/parallel.h"
 #include "engine/gpt/sampler.h"
 #include "engine/gpt/trainer.h"
+#include "engine/model/mesh_trainer.h"
 
 #include <nlohmann/json.hpp>
 #include <unistd.h>
@@ -97,11 +102,41 @@ int verb_train(const Args& args) {
                      num_threads(), gemm_isa());
     }
 
+    // --on-mesh: every step on the emulated mesh (engine/model/mesh_trainer.h). The host keeps the
+    // data loader, and evaluates with the reference forward on the mesh's weights (the mesh's
+    // forward gives the same logits bit for bit: docs/model-compiler.md).
+    std::unique_ptr<wl::model::MeshTrainer> mesh;
+    if (args.has("on-mesh")) {
+        wl::RunMode mode = wl::RunMode::Fast;
+        if (args.has("mode") && !wl::run_mode_from_name(args.get("mode"), &mode))
+            throw std::runtime_error("--mode expects cycle or fast");
+        mesh = std::make_unique<wl::model::MeshTrainer>(plan_for(args, cfg, true), *tr->model, mode);
+        if (tr->opt.t > 0) {   // resumed: AdamW's moments into SRAM
+            mesh->transfer(wl::model::MeshTrainer::State::Moment1, &tr->opt.m, true);
+            mesh->transfer(wl::model::MeshTrainer::State::Moment2, &tr->opt.v, true);
+            mesh->set_updates(tr->opt.t);
+        }
+        if (!json) {
+            const auto& p = mesh->mesh().plan();
+            std::fprintf(stderr, "on a %dx%d mesh (%s mode): %d PEs, at most %u bytes of SRAM per PE\n", p.mesh_w,
+                         p.mesh_h, mode == wl::RunMode::Fast ? "fast" : "cycle", p.pes_used(), p.bytes_max());
+        }
+    }
+    std::vector<int> inputs(size_t(cfg.batch_size) * cfg.block_size), targets(inputs.size());
+    auto sync_from_mesh = [&]() {   // the mesh's weights and moments into the host's model and optimiser
+        if (!mesh) return;
+        mesh->read_params(&tr->model->params_memory);
+        mesh->transfer(wl::model::MeshTrainer::State::Moment1, &tr->opt.m, false);
+        mesh->transfer(wl::model::MeshTrainer::State::Moment2, &tr->opt.v, false);
+        tr->opt.t = mesh->updates();
+    };
+
     double train_s = 0;
     int64_t trained_tokens = 0;
     float last_loss = 0, train_loss = 0, val_loss = 0;
     const auto t_start = Clock::now();
     auto evaluate = [&]() {
+        sync_from_mesh();
         train_loss = tr->eval_loss(Split::Train);
         val_loss = tr->eval_loss(Split::Val);
         double tps = train_s > 0 ? double(trained_tokens) / train_s : 0.0;
@@ -122,9 +157,32 @@ int verb_train(const Args& args) {
     evaluate();
     while (tr->step < total) {
         auto t0 = Clock::now();
-        last_loss = tr->train_step();
-        train_s += std::chrono::duration<double>(Clock::now() - t0).count();
-        trained_tokens += tr->tokens_per_step();
+        if (mesh) {
+            tr->train_data->batch(tr->step, inputs.data(), targets.data());
+            wl::model::TrainStep st;
+            if (!mesh->step(inputs.data(), targets.data(), cfg.batch_size, cfg.block_size, tr->lr(), &st))
+                throw std::runtime_error("train on the mesh, step " + std::to_string(tr->step) + ": " + mesh->error());
+            tr->step += 1;
+            tr->last_grad_norm = st.grad_norm;
+            last_loss = st.loss;
+            train_s += std::chrono::duration<double>(Clock::now() - t0).count();
+            trained_tokens += tr->tokens_per_step();
+            if (json) {
+                nlohmann::json j = {{"step", tr->step},
+                                    {"loss", st.loss},
+                                    {"grad_norm", st.grad_norm},
+                                    {"tokens_per_s", double(tr->tokens_per_step()) / st.seconds},
+                                    {"step_s", st.seconds},
+                                    {"cycles", st.cycles},
+                                    {"wafer_s", double(st.cycles) / wse_clock_hz()}};
+                std::printf("%s\n", j.dump().c_str());
+                std::fflush(stdout);
+            }
+        } else {
+            last_loss = tr->train_step();
+            train_s += std::chrono::duration<double>(Clock::now() - t0).count();
+            trained_tokens += tr->tokens_per_step();
+        }
         if (tty) bar(tr->step, total, last_loss, double(trained_tokens) / train_s);
         if (tr->step % cfg.eval_interval == 0 || tr->step == total) evaluate();
     }
@@ -138,7 +196,8 @@ int verb_train(const Args& args) {
                               {"train_seconds", train_s},
                               {"parameters", tr->model->num_parameters},
                               {"threads", num_threads()},
-                              {"checkpoint", out}};
+                              {"checkpoint", out},
+                              {"on_mesh", mesh != nullptr}};
     if (cfg.corpus == "addition") {   // exact-match accuracy on fresh problems, greedy decoding
         auto probs = addition_problems(cfg.seed + 1, 100, cfg.addition_digits);
         summary["addition_accuracy"] = addition_accuracy(probs, [&](const std::string& p) {
