@@ -4,8 +4,11 @@
 #include "engine/core/wl_math.h"
 #include "engine/gpt/adamw.h"
 
+#include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
+#include <map>
 #include <stdexcept>
 
 namespace wl::model {
@@ -37,6 +40,54 @@ std::string state_symbol(const PlannedOp& op, const std::string& sym, MeshTraine
 
 MeshTrainer::MeshTrainer(MeshPlan plan, const gpt::GPT& model, RunMode mode) : mesh_(std::move(plan), model, mode) {
     if (!mesh_.plan().train) throw std::invalid_argument("MeshTrainer: the plan was not made for training (plan_model's train)");
+    route_norm();
+}
+
+// The global norm's chains (the kernels' grad_norm): in each mesh row, the PEs that hold weights
+// pass their running sum west, each to the next such PE (colours nr0/nr1 alternate, PEs between
+// pass it through); each row's westmost one passes its row's sum north to the next row's
+// (nc0/nc1, north then along that row). The first row's westmost ends with the mesh's sum.
+void MeshTrainer::route_norm() {
+    constexpr int kNr[2] = {20, 21}, kNc[2] = {22, 23};   // the kernels' nr0, nr1, nc0, nc1
+    std::map<int, std::vector<int>> rows;                 // y -> x of each weight-holding PE, ascending
+    for (const PlannedOp& o : mesh_.plan().ops)
+        if (trains(o) && !o.weights.empty())
+            for (int p = 0; p < o.rect.w; p++) rows[o.rect.y].push_back(o.rect.x + p);
+    std::map<std::pair<int, int>, std::array<uint32_t, 4>> gn;   // (x, y) -> grad_norm's gn
+    auto route = [&](int x, int y, int c, uint8_t rx, uint8_t tx) { check(mesh_.host_.route(x, y, c, Route::of(rx, tx))); };
+    std::vector<std::pair<int, int>> heads;   // (x, y) of each row's westmost, rows ascending
+    for (auto& [y, xs] : rows) {
+        std::sort(xs.begin(), xs.end());
+        for (int x : xs) gn[{x, y}] = {0, 0, 0, 0};
+        for (size_t j = xs.size() - 1; j > 0; j--) {   // xs[j] sends west to xs[j-1]
+            const int c = kNr[j % 2];
+            route(xs[j], y, c, kR, kW);
+            for (int x = xs[j] - 1; x > xs[j - 1]; x--) route(x, y, c, kE, kW);
+            route(xs[j - 1], y, c, kE, kR);
+            gn[{xs[j], y}][1] = uint32_t(j % 2 + 1);
+            gn[{xs[j - 1], y}][0] = uint32_t(j % 2 + 1);
+        }
+        heads.push_back({xs.front(), y});
+    }
+    for (size_t i = heads.size() - 1; i > 0 && !heads.empty(); i--) {   // heads[i] sends to heads[i-1]
+        const auto [x1, y1] = heads[i];
+        const auto [x0, y0] = heads[i - 1];
+        const int c = kNc[i % 2];
+        route(x1, y1, c, kR, kN);
+        for (int y = y1 - 1; y > y0; y--) route(x1, y, c, kS, kN);
+        const uint8_t along = x0 < x1 ? kW : kE, from = x0 < x1 ? kE : kW;
+        if (x0 == x1) {
+            route(x0, y0, c, kS, kR);
+        } else {
+            route(x1, y0, c, kS, along);
+            for (int x = x0 < x1 ? x1 - 1 : x1 + 1; x != x0; x += x0 < x1 ? -1 : 1) route(x, y0, c, from, along);
+            route(x0, y0, c, from, kR);
+        }
+        gn[{x1, y1}][3] = uint32_t(i % 2 + 1);
+        gn[{x0, y0}][2] = uint32_t(i % 2 + 1);
+    }
+    for (const auto& [xy, flags] : gn) check(mesh_.host_.h2d_u32(xy.first, xy.second, "gn", flags.data(), 4));
+    norm_origin_ = heads.empty() ? std::pair<int, int>{-1, -1} : heads.front();
 }
 
 const PlannedOp& MeshTrainer::op(const std::string& name) const {
@@ -209,17 +260,30 @@ bool MeshTrainer::backward(const int* inputs, const int* targets, int B, int T, 
 bool MeshTrainer::update(double lr, float* grad_norm) {
     const gpt::GPTConfig& cfg = mesh_.plan().cfg;
     try {
-        double total = 0.0;   // each PE's fp32 sum of squares, added in double (the reference: all in double)
-        for (const PlannedOp& o : mesh_.plan().ops) {
-            if (!trains(o) || o.weights.empty()) continue;
-            if (!launch(o, "grad_sq", 0, 0)) return false;
-            for (int p = 0; p < o.rect.w; p++) {
-                float s = 0;
-                check(mesh_.host_.d2h(o.rect.x + p, o.rect.y, "gsq", &s, 1));
-                total += double(s);
-            }
+        // The sum of squares over the fabric (route_norm's chains), fp32: the reference sums in double.
+        const MachineStats s0 = mesh_.host_.stats();
+        const auto start = std::chrono::steady_clock::now();
+        for (const PlannedOp& o : mesh_.plan().ops)
+            if (trains(o) && !o.weights.empty()) check(mesh_.host_.launch(o.rect, "grad_norm"));
+        const RunResult r = mesh_.host_.run_until_quiescent(mesh_.cycle_budget);
+        if (!r.ok()) {
+            error_ = "grad_norm: " + r.fault.to_string();
+            return false;
         }
-        const float norm = float(std::sqrt(total));
+        const MachineStats s1 = mesh_.host_.stats();
+        OpRun run;
+        run.name = "grad_norm";
+        run.op = "grad_norm";
+        run.cycles = s1.cycles - s0.cycles;
+        run.instructions = s1.instrs - s0.instrs;
+        run.busy = s1.busy - s0.busy;
+        run.hops = s1.hops - s0.hops;
+        run.pes = int(mesh_.plan().pes_used());
+        run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        runs_.push_back(run);
+        float total = 0;
+        check(mesh_.host_.d2h(norm_origin_.first, norm_origin_.second, "gsq", &total, 1));
+        const float norm = float(std::sqrt(double(total)));
         float clip = 1.0f;
         if (cfg.grad_clip > 0) {
             const float coef = float(cfg.grad_clip) / (norm + 1e-6f);   // as gpt::AdamW::step

@@ -13,8 +13,10 @@
 // What the host does (docs/model-compiler.md, "Training"): moves activations
 // and their gradients between ops (as MeshGPT does for the forward), feeds the
 // tokens and targets, takes -log of the targets' probabilities for the loss
-// (log is no PE instruction), adds the PEs' sums of squares for the norm, and
-// copies the tied wte between the embedding's and the logits' PEs.
+// (log is no PE instruction), takes the square root of the sum of squares the
+// fabric reduced (and from it the clipping coefficient, which it writes with the
+// learning rate), and copies the tied wte between the embedding's and the
+// logits' PEs.
 //
 //   auto r = plan_model(cfg, 32, 32, read_kernels("models/kernels"), sram, /*train=*/true);
 //   MeshTrainer tr(r.plan, model);                       // weights from a gpt::GPT
@@ -92,12 +94,14 @@ private:
     std::string grad_name(const std::string& tensor) const;   // through the residuals' identity backward
     const PlannedOp& op(const std::string& name) const;
     void copy_tied_weights();
+    void route_norm();
 
     MeshGPT mesh_;
     Tensors grads_;                // gradient of each activation (rows, TP), channel-major
     std::vector<OpRun> runs_;
     std::string error_;
     int64_t t_ = 0;                // AdamW updates done
+    std::pair<int, int> norm_origin_{-1, -1};   // the PE where grad_norm's sum ends
 };
 
 }  // namespace wl::model

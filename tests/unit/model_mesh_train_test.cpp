@@ -3,8 +3,8 @@
 // so the loss, each op's input gradient and every parameter's gradient must match
 // bit for bit (docs/model-compiler.md, "Training"). The tolerance is zero for
 // those. The one sum that cannot match is the global gradient norm: the reference
-// adds the squares in double, a PE has fp32 only, so each PE sums its own squares
-// in fp32 and the host adds those. The norm sets the clipping coefficient, so
+// adds the squares in double, a PE has fp32 only, so the PEs add theirs in fp32
+// along chains over the fabric (MeshTrainer::route_norm). The norm sets the clipping coefficient, so
 // after a clipped AdamW step the weights may differ in the last bits; there the
 // tolerance is relative: 1e-5 for the norm, 1e-4 for the losses, and 1e-3 of each
 // weight tensor's largest weight after a few steps (see the key bias, below).
@@ -154,17 +154,19 @@ struct Tracked {
     double worst_scaled = 0;  // largest |mesh - reference| of a weight over the largest |weight| of its tensor
     Diff m, v;                // AdamW's moments after the last step
     float norm_ref = 0, norm_mesh = 0;   // the last step's
+    uint64_t norm_hops = 0;   // wavelet hops of the last step's grad_norm (the fabric's reduction)
+    std::vector<float> weights;   // the mesh's, after the last step
 };
 
 // `steps` AdamW steps on the mesh and on the reference, on the same batches.
-Tracked track(GPTConfig cfg, int mesh, int B, int T, int steps, uint64_t seed) {
+Tracked track(GPTConfig cfg, int mesh, int B, int T, int steps, uint64_t seed, wl::RunMode mode = wl::RunMode::Fast) {
     Tracked out;
     GPT model(cfg);
     model.init_weights(seed);
     auto r = plan_model(cfg, mesh, mesh, kKernels, wl::MachineConfig{}.sram_bytes, true);
     EXPECT_TRUE(r.ok) << r.error;
     if (!r.ok) return out;
-    MeshTrainer tr(r.plan, model);
+    MeshTrainer tr(r.plan, model, mode);
     wl::gpt::AdamW opt(model.num_parameters);
     for (int s = 0; s < steps; s++) {
         const std::vector<int> in = tokens(B * T, cfg.vocab_size, uint32_t(seed + 31 * s)),
@@ -177,6 +179,8 @@ Tracked track(GPTConfig cfg, int mesh, int B, int T, int steps, uint64_t seed) {
         wl::model::TrainStep st;
         EXPECT_TRUE(tr.step(in.data(), tg.data(), B, T, lr, &st)) << tr.error();
         out.norm_mesh = st.grad_norm;
+        for (const wl::model::OpRun& run : tr.last_run())
+            if (run.name == "grad_norm") out.norm_hops = run.hops;
         out.worst_loss = std::max(out.worst_loss, std::fabs(st.loss - model.mean_loss) / model.mean_loss);
         std::printf("[ info ] step %d: loss %.6f (reference %.6f), norm %.6f (reference %.6f), %llu cycles, %.2f s\n", s,
                     st.loss, model.mean_loss, st.grad_norm, out.norm_ref, (unsigned long long)st.cycles, st.seconds);
@@ -188,6 +192,7 @@ Tracked track(GPTConfig cfg, int mesh, int B, int T, int steps, uint64_t seed) {
     tr.transfer(MeshTrainer::State::Moment2, &v, false);
     out.m = diff(m.data(), opt.m.data(), m.size());
     out.v = diff(v.data(), opt.v.data(), v.size());
+    out.weights = p;
     size_t off = 0;
     for (const wl::gpt::ParamInfo& info : wl::gpt::param_infos(cfg)) {
         double worst_abs = 0, scale = 0;
@@ -214,6 +219,17 @@ TEST(MeshTrain, AdamWWithoutClippingMatchesTheReferenceBitForBit) {
     EXPECT_EQ(t.params.differ, 0) << "worst relative difference " << t.params.worst;
     EXPECT_EQ(t.m.differ, 0) << "m: worst relative difference " << t.m.worst;
     EXPECT_EQ(t.v.differ, 0) << "v: worst relative difference " << t.v.worst;
+    EXPECT_GT(t.norm_hops, 0u) << "the norm's sum crossed the fabric";
+    EXPECT_LE(std::fabs(t.norm_mesh - t.norm_ref) / t.norm_ref, 1e-5f);
+}
+
+TEST(MeshTrain, CycleModeStepsGiveTheSameBits) {
+    GPTConfig cfg = config(1, 2, 16, 8, 11);
+    cfg.warmup_iters = 1;
+    const Tracked fast = track(cfg, 8, 2, 8, 2, 4), cycle = track(cfg, 8, 2, 8, 2, 4, wl::RunMode::Cycle);
+    ASSERT_EQ(fast.weights.size(), cycle.weights.size());
+    EXPECT_EQ(diff(cycle.weights.data(), fast.weights.data(), fast.weights.size()).differ, 0);
+    EXPECT_EQ(float_bits(cycle.norm_mesh), float_bits(fast.norm_mesh));
 }
 
 TEST(MeshTrain, NanoStepsWithClippingTrackTheReference) {
