@@ -226,8 +226,11 @@ bool MeshTrainer::backward(const int* inputs, const int* targets, int B, int T, 
             return false;
         }
     try {
-        for (const PlannedOp& o : mesh_.plan().ops)
+        for (const PlannedOp& o : mesh_.plan().ops) {
             if (trains(o) && !o.weights.empty() && !launch(o, "zero_grad", 0, 0)) return false;
+            // the matmuls' dx needs W's columns: once per step, as the weights change once
+            if (trains(o) && o.kernel == "matmul.wk" && !launch(o, "transpose_w", 0, 0)) return false;
+        }
         std::vector<float> probs(size_t(B) * T);
         std::vector<std::vector<int>> tokens;
         std::vector<std::vector<float>> dencoded;
