@@ -1,15 +1,20 @@
-// bench_mesh_gpt.cpp: `waferlab-cli bench mesh-gpt [--config models/gpt-nano.cfg] [--mesh 32x32] [--t 64] [--reps 5] [--json]`
+// bench_mesh_gpt.cpp: `waferlab-cli bench mesh-gpt [--config models/gpt-nano.cfg] [--mesh 32x32] [--t 64] [--reps 5] [--train] [--json]`
 //   The reference forward (engine/gpt, one thread) and the same forward on the
 //   emulated mesh (fast mode), for one sequence of T tokens, in one process:
 //   best-of-reps CPU seconds for each and their ratio, the mesh's emulated
 //   cycles, instructions and PE utilisation (all ops, and the matmuls alone),
 //   and whether the logits are bit-identical. The target is in docs/performance.md.
+//   --train: a training step instead (batch_size sequences of T tokens: forward, backward,
+//   AdamW), the reference's and MeshTrainer's, best-of-reps CPU seconds, tokens/s, the ratio,
+//   emulated cycles per step, and whether the first step's losses are bit-identical.
 #include "cli/cpu_time.h"
 #include "cli/model_args.h"
 #include "cli/verbs.h"
 
 #include "engine/gpt/parallel.h"
+#include "engine/gpt/adamw.h"
 #include "engine/model/mesh_gpt.h"
+#include "engine/model/mesh_trainer.h"
 
 #include <nlohmann/json.hpp>
 
@@ -18,6 +23,63 @@
 #include <cstring>
 
 namespace wlcli {
+
+namespace {
+
+int bench_train(const Args& a, wl::gpt::GPT& ref, int T, int reps) {
+    const int B = ref.cfg.batch_size;
+    const wl::model::MeshPlan plan = plan_for(a, ref.cfg, true);
+    std::vector<int> in(size_t(B) * T), tg(in.size());
+    for (size_t i = 0; i < in.size(); i++) {
+        in[i] = int((i * 7 + 3) % size_t(ref.V));
+        tg[i] = int((i * 7 + 10) % size_t(ref.V));
+    }
+    wl::model::MeshTrainer mesh(plan, ref, wl::RunMode::Fast);   // before the reference's steps change ref
+    wl::gpt::AdamW opt(ref.num_parameters);
+    const double lr = wl::gpt::learning_rate_at(ref.cfg, 0);
+    double ref_s = 1e30, mesh_s = 1e30;
+    float ref_loss = 0, mesh_loss = 0;
+    for (int r = 0; r < reps; r++) {
+        const double t0 = cpu_seconds();
+        ref.forward(in.data(), tg.data(), B, T);
+        ref.zero_grad();
+        ref.backward();
+        opt.step(ref, lr, ref.cfg);
+        ref_s = std::min(ref_s, cpu_seconds() - t0);
+        if (r == 0) ref_loss = ref.mean_loss;
+    }
+    wl::model::TrainStep st;
+    for (int r = 0; r < reps; r++) {
+        const double t0 = cpu_seconds();
+        if (!mesh.step(in.data(), tg.data(), B, T, lr, &st)) throw std::runtime_error(mesh.error());
+        mesh_s = std::min(mesh_s, cpu_seconds() - t0);
+        if (r == 0) mesh_loss = st.loss;
+    }
+    const double tokens = double(B) * T;
+    const bool same = std::memcmp(&ref_loss, &mesh_loss, 4) == 0;
+    if (a.has("json")) {
+        nlohmann::json j = {{"config", a.get("config")}, {"mesh", {{"w", plan.mesh_w}, {"h", plan.mesh_h}}}, {"B", B},
+                            {"T", T}, {"reps", reps}, {"reference_seconds", ref_s}, {"mesh_seconds", mesh_s},
+                            {"ratio", mesh_s / ref_s}, {"reference_tokens_per_s", tokens / ref_s},
+                            {"mesh_tokens_per_s", tokens / mesh_s}, {"cycles", st.cycles},
+                            {"wafer_seconds", double(st.cycles) / wse_clock_hz()}, {"instructions", st.instructions},
+                            {"pes_used", plan.pes_used()}, {"bytes_max", plan.bytes_max()}, {"loss_identical", same}};
+        std::printf("%s\n", j.dump().c_str());
+        return 0;
+    }
+    std::printf("bench mesh-gpt --train: %s, B = %d, T = %d, %dx%d mesh (%d PEs used), best of %d, CPU seconds of one thread\n",
+                a.get("config").c_str(), B, T, plan.mesh_w, plan.mesh_h, plan.pes_used(), reps);
+    std::printf("  reference step     %10.3f ms   (%.0f tokens/s)\n", ref_s * 1e3, tokens / ref_s);
+    std::printf("  mesh step          %10.3f ms   (%.0f tokens/s; %.1fx the reference; %.3g M instructions)\n",
+                mesh_s * 1e3, tokens / mesh_s, mesh_s / ref_s, double(st.instructions) / 1e6);
+    std::printf("  emulated           %10llu cycles per step (estimated) = %.1f ms at %.2f GHz\n",
+                (unsigned long long)st.cycles, double(st.cycles) / wse_clock_hz() * 1e3, wse_clock_hz() / 1e9);
+    std::printf("  first step's loss  %s (%.6f)\n", same ? "bit-identical to the reference" : "DIFFERS from the reference",
+                double(mesh_loss));
+    return 0;
+}
+
+}  // namespace
 
 int bench_mesh_gpt(const Args& args) {
     Args a = args;
@@ -28,6 +90,7 @@ int bench_mesh_gpt(const Args& args) {
     const wl::model::MeshPlan plan = plan_for(a, ref.cfg);
     const int T = int(a.get_int("t", ref.maxT)), reps = std::max(1, int(a.get_int("reps", 5)));
     if (T < 1 || T > ref.maxT) throw std::runtime_error("--t must be 1.." + std::to_string(ref.maxT));
+    if (a.has("train")) return bench_train(a, ref, T, reps);
     std::vector<int> ids(static_cast<size_t>(T));
     for (int t = 0; t < T; t++) ids[size_t(t)] = (t * 7 + 3) % ref.V;
 

@@ -322,10 +322,7 @@ bool MeshTrainer::step(const int* inputs, const int* targets, int B, int T, doub
     const auto start = std::chrono::steady_clock::now();
     TrainStep s;
     if (!backward(inputs, targets, B, T, &s.loss)) return false;
-    std::vector<OpRun> runs = runs_;
-    if (!update(lr, &s.grad_norm)) return false;
-    runs.insert(runs.end(), runs_.begin(), runs_.end());
-    runs_ = std::move(runs);
+    if (!update(lr, &s.grad_norm)) return false;   // appends its launches to backward's
     for (const OpRun& r : runs_) {
         s.cycles += r.cycles;
         s.instructions += r.instructions;

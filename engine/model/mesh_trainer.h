@@ -80,7 +80,8 @@ public:
     // ("l0.ln1", "encoded", "logits" ...); empty when there is none.
     std::vector<float> activation_grad(const std::string& tensor, int T) const;
 
-    const std::vector<OpRun>& last_run() const { return runs_; }   // every launch of the last call
+    // Every launch since the last backward() (or step()): forwards, backwards, the norm, AdamW.
+    const std::vector<OpRun>& last_run() const { return runs_; }
     const std::string& error() const { return error_; }
     MeshGPT& mesh() { return mesh_; }
     int64_t updates() const { return t_; }

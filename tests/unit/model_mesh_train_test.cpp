@@ -179,8 +179,17 @@ Tracked track(GPTConfig cfg, int mesh, int B, int T, int steps, uint64_t seed, w
         wl::model::TrainStep st;
         EXPECT_TRUE(tr.step(in.data(), tg.data(), B, T, lr, &st)) << tr.error();
         out.norm_mesh = st.grad_norm;
-        for (const wl::model::OpRun& run : tr.last_run())
+        uint64_t cycles = 0;
+        int qkv_forwards = 0, qkv_backwards = 0;
+        for (const wl::model::OpRun& run : tr.last_run()) {
             if (run.name == "grad_norm") out.norm_hops = run.hops;
+            qkv_forwards += run.name == "l0.qkv" && run.op == "matmul_forward";
+            qkv_backwards += run.name == "l0.qkv" && run.op == "matmul_forward:backward";
+            cycles += run.cycles;
+        }
+        EXPECT_EQ(qkv_forwards, B) << "last_run() holds this step's launches, once each";
+        EXPECT_EQ(qkv_backwards, B);
+        EXPECT_EQ(cycles, st.cycles);
         out.worst_loss = std::max(out.worst_loss, std::fabs(st.loss - model.mean_loss) / model.mean_loss);
         std::printf("[ info ] step %d: loss %.6f (reference %.6f), norm %.6f (reference %.6f), %llu cycles, %.2f s\n", s,
                     st.loss, model.mean_loss, st.grad_norm, out.norm_ref, (unsigned long long)st.cycles, st.seconds);
