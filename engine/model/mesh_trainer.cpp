@@ -219,12 +219,13 @@ bool MeshTrainer::backward(const int* inputs, const int* targets, int B, int T, 
                  std::to_string(mesh_.plan().cfg.block_size) + "), got B=" + std::to_string(B) + " T=" + std::to_string(T);
         return false;
     }
-    for (int i = 0; i < B * T; i++)
-        if (targets[i] < 0 || targets[i] >= V) {
-            error_ = "train on the mesh: target " + std::to_string(targets[i]) + " at position " + std::to_string(i) +
-                     " is outside [0, " + std::to_string(V) + ")";
-            return false;
-        }
+    for (int i = 0; i < B * T; i++)   // all checked before anything runs: a bad batch changes nothing
+        for (const auto& [what, ids] : {std::pair<const char*, const int*>{"token", inputs}, {"target", targets}})
+            if (ids[i] < 0 || ids[i] >= V) {
+                error_ = std::string("train on the mesh: ") + what + " " + std::to_string(ids[i]) + " at position " +
+                         std::to_string(i) + " is outside [0, " + std::to_string(V) + ")";
+                return false;
+            }
     try {
         for (const PlannedOp& o : mesh_.plan().ops) {
             if (trains(o) && !o.weights.empty() && !launch(o, "zero_grad", 0, 0)) return false;

@@ -296,3 +296,70 @@ TEST(MeshTrain, APlanThatDoesNotFitSaysWhereAndHowMuch) {
 }
 
 }  // namespace
+
+namespace {
+
+// What a checkpoint keeps (weights, m, v, the update count) is enough: a trainer rebuilt from
+// it takes the next step to the same bits as the one that kept going.
+TEST(MeshTrain, ResumingFromTheReadBackStateGivesTheSameBits) {
+    GPTConfig cfg = config(2, 2, 32, 16, 23);
+    cfg.warmup_iters = 1;
+    GPT model(cfg);
+    model.init_weights(9);
+    auto r = plan_model(cfg, 16, 16, kKernels, wl::MachineConfig{}.sram_bytes, true);
+    ASSERT_TRUE(r.ok) << r.error;
+    const std::vector<int> in = tokens(2 * 16, cfg.vocab_size, 1), tg = tokens(2 * 16, cfg.vocab_size, 2);
+    MeshTrainer a(r.plan, model);
+    wl::model::TrainStep st;
+    ASSERT_TRUE(a.step(in.data(), tg.data(), 2, 16, 1e-3, &st)) << a.error();
+
+    std::vector<float> m, v;
+    a.read_params(&model.params_memory);
+    a.transfer(MeshTrainer::State::Moment1, &m, false);
+    a.transfer(MeshTrainer::State::Moment2, &v, false);
+    MeshTrainer b(r.plan, model);
+    b.transfer(MeshTrainer::State::Moment1, &m, true);
+    b.transfer(MeshTrainer::State::Moment2, &v, true);
+    b.set_updates(a.updates());
+
+    wl::model::TrainStep sa, sb;
+    ASSERT_TRUE(a.step(tg.data(), in.data(), 2, 16, 2e-3, &sa)) << a.error();
+    ASSERT_TRUE(b.step(tg.data(), in.data(), 2, 16, 2e-3, &sb)) << b.error();
+    EXPECT_EQ(float_bits(sa.loss), float_bits(sb.loss));
+    EXPECT_EQ(float_bits(sa.grad_norm), float_bits(sb.grad_norm));
+    std::vector<float> pa, pb;
+    a.read_params(&pa);
+    b.read_params(&pb);
+    EXPECT_EQ(diff(pb.data(), pa.data(), pa.size()).differ, 0);
+    std::vector<float> wrong(3);
+    EXPECT_THROW(b.transfer(MeshTrainer::State::Moment1, &wrong, true), std::invalid_argument);
+}
+
+TEST(MeshTrain, BadInputSaysWhatAndLosesNothing) {
+    GPTConfig cfg = config(1, 2, 16, 8, 11);
+    GPT model(cfg);
+    model.init_weights(3);
+    auto r = plan_model(cfg, 8, 8, kKernels, wl::MachineConfig{}.sram_bytes, true);
+    ASSERT_TRUE(r.ok) << r.error;
+    MeshTrainer tr(r.plan, model);
+    std::vector<float> before, after;
+    tr.read_params(&before);
+    std::vector<int> in = tokens(8, 11, 1), tg = tokens(8, 11, 2);
+    tg[5] = 11;
+    float loss = 0;
+    EXPECT_FALSE(tr.backward(in.data(), tg.data(), 1, 8, &loss));
+    EXPECT_NE(tr.error().find("target 11 at position 5"), std::string::npos) << tr.error();
+    in[2] = -1;
+    tg[5] = 0;
+    EXPECT_FALSE(tr.backward(in.data(), tg.data(), 1, 8, &loss));
+    EXPECT_NE(tr.error().find("token -1 at position 2"), std::string::npos) << tr.error();
+    EXPECT_FALSE(tr.backward(in.data(), tg.data(), 1, 9, &loss));
+    EXPECT_NE(tr.error().find("1 <= T <= block_size (8)"), std::string::npos) << tr.error();
+    tr.read_params(&after);
+    EXPECT_EQ(diff(after.data(), before.data(), before.size()).differ, 0);
+    auto inf = plan_model(cfg, 8, 8, kKernels);
+    ASSERT_TRUE(inf.ok);
+    EXPECT_THROW(MeshTrainer(inf.plan, model), std::invalid_argument);
+}
+
+}  // namespace
