@@ -69,7 +69,7 @@ void MeshTrainer::route_norm() {
         }
         heads.push_back({xs.front(), y});
     }
-    for (size_t i = heads.size() - 1; i > 0 && !heads.empty(); i--) {   // heads[i] sends to heads[i-1]
+    for (size_t i = heads.size(); i-- > 1;) {   // heads[i] sends to heads[i-1]
         const auto [x1, y1] = heads[i];
         const auto [x0, y0] = heads[i - 1];
         const int c = kNc[i % 2];
