@@ -240,7 +240,7 @@ bool MeshGPT::extend(int token, std::vector<float>* logits) {
 
 const float* MeshGPT::next_logits(const int* ctx, int T) {
     const int have = context();
-    const bool cached = T == have + 1 && std::equal(tokens_.begin(), tokens_.end(), ctx);
+    const bool cached = have > 0 && T == have + 1 && std::equal(tokens_.begin(), tokens_.end(), ctx);
     if (cached ? !extend(ctx[T - 1], &logits_) : !forward(ctx, T, &logits_)) throw std::runtime_error(error_);
     return logits_.data() + logits_.size() - size_t(plan_.cfg.vocab_size);
 }
