@@ -172,27 +172,30 @@ std::vector<PlannedOp> graph(const gpt::GPTConfig& cfg, int pmax, bool train) {
     return ops;
 }
 
-// Placement: rows of PEs packed left to right, top to bottom. False when the mesh is full.
-bool place(std::vector<PlannedOp>& ops, int W, int H, std::string* why) {
+// Placement: rows of PEs packed left to right, top to bottom. False when the mesh is full;
+// *rows_needed is then the height this packing needs at width W.
+bool place(std::vector<PlannedOp>& ops, int W, int H, std::string* why, int* rows_needed) {
     int x = 0, y = 0;
+    const PlannedOp* full = nullptr;   // the first op past the last row
     for (PlannedOp& o : ops) {
         if (o.rect.w > W) {
             *why = o.name + " needs a row of " + std::to_string(o.rect.w) + " PEs; the mesh is " + std::to_string(W) + " wide";
+            *rows_needed = 0;
             return false;
         }
         if (x + o.rect.w > W) {
             x = 0;
             y++;
         }
-        if (y >= H) {
-            *why = "the mesh is full at " + o.name + ": " + std::to_string(W) + "x" + std::to_string(H) + " PEs are too few";
-            return false;
-        }
+        if (y >= H && !full) full = &o;
         o.rect.x = x;
         o.rect.y = y;
         x += o.rect.w;
     }
-    return true;
+    *rows_needed = y + 1;
+    if (!full) return true;
+    *why = "the mesh is full at " + full->name + ": " + std::to_string(W) + "x" + std::to_string(H) + " PEs are too few";
+    return false;
 }
 
 // The kernels' names for gradients and AdamW moments (models/kernels/*.wk, TRAIN = 1).
@@ -274,12 +277,20 @@ PlanResult plan_model(const gpt::GPTConfig& cfg, int mesh_w, int mesh_h, const K
         r.error = "n_embd = " + std::to_string(cfg.n_embd) + " is odd; the mesh's matmul splits its inputs over at least 2 PEs";
         return r;
     }
+    int fewest_rows = 0;   // over the row widths tried, the fewest rows any packing needs
     for (int pmax = mesh_w; pmax >= 2; pmax /= 2) {
         std::vector<PlannedOp> ops = graph(cfg, pmax, train);
         std::string why;
-        if (!place(ops, mesh_w, mesh_h, &why) || !compile_and_size(ops, kernels, sram_bytes, &why)) {
+        int rows = 0;
+        const bool placed = place(ops, mesh_w, mesh_h, &why, &rows);
+        if (!placed && rows > mesh_h) {   // narrower rows may fit
+            if (!fewest_rows || rows < fewest_rows) fewest_rows = rows;
+            r.error = why + " (placing its " + std::to_string(ops.size()) + " ops needs " + std::to_string(mesh_w) + "x" +
+                      std::to_string(fewest_rows) + ")";
+            continue;
+        }
+        if (!placed || !compile_and_size(ops, kernels, sram_bytes, &why)) {
             r.error = why;
-            if (why.rfind("the mesh is full", 0) == 0) continue;   // narrower rows may fit
             return r;
         }
         r.ok = true;

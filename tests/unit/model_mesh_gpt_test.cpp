@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 #include <cmath>
 #include <cstring>
+#include <regex>
 #include <set>
 
 namespace {
@@ -142,6 +143,13 @@ TEST(MeshGpt, AModelThatDoesNotFitSaysWhereAndHowMuch) {
     auto tiny = plan_model(nano(), 8, 8, kKernels);   // too small: an error about room, not a kernel's
     EXPECT_FALSE(tiny.ok);
     EXPECT_EQ(tiny.error.find(".wk:"), std::string::npos) << tiny.error;
+    std::smatch need;   // it says how big a mesh the placement needs, and that mesh has room
+    ASSERT_TRUE(std::regex_search(tiny.error, need, std::regex("the mesh is full at .*needs 8x([0-9]+)\\)"))) << tiny.error;
+    const int rows = std::stoi(need[1]);
+    EXPECT_GT(rows, 8);
+    const auto enough = plan_model(nano(), 8, rows, kKernels);
+    EXPECT_EQ(enough.error.find("the mesh is full"), std::string::npos) << enough.error;
+    EXPECT_NE(plan_model(nano(), 8, rows - 1, kKernels).error.find("the mesh is full"), std::string::npos);
     EXPECT_FALSE(plan_model(nano(), 1, 64, kKernels).ok);
     auto narrow = plan_model(nano(), 3, 64, kKernels);
     EXPECT_FALSE(narrow.ok);
