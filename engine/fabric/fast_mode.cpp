@@ -49,6 +49,17 @@ struct FastPort {
                       std::to_string(i / m.cfg_.w) + ") never leaves its ring of routes (cycle mode deadlocks when the ring fills)");
         }
     }
+    // A fabric op's wavelets from this CE, in order (stamps nondecreasing): one pass along the
+    // recorded path when there is one, else one send() each (which records it, or faults).
+    void send_block(int c, const FastWavelet* w, size_t n) {
+        if (!n) return;
+        if (f.route_block(m, i, c, w, n)) {
+            m.routers_[size_t(i)].stats.in[kRamp] += n;
+            f.pe_[size_t(i)].ramp_free = w[n - 1].at;
+            return;
+        }
+        for (size_t k = 0; k < n && !m.fault_; ++k) send(c, w[k].data, false, w[k].at - 1);
+    }
     void timer(uint64_t) {}                 // the driver runs on; it needs no wake-ups
     void fault(FaultKind k, int colour, int task, int32_t pc, std::string msg) {
         const bool first = !m.fault_;
@@ -86,6 +97,7 @@ struct FastCore : CoreExec<FastPort> {
             if (out && !ramp_route_ok(v.dst.colour, v.pc)) return false;
         }
         uint64_t t = st.next[slot];
+        std::vector<FastWavelet>& block = port.f.block_;   // this chunk's output wavelets
         auto get = [&](const Dsd& d, uint32_t k) -> float {
             if (d.kind != DsdKind::FabIn) return load(d, k);
             const FastWavelet w = port.f.take(port.i, d.colour);
@@ -104,13 +116,18 @@ struct FastCore : CoreExec<FastPort> {
             const float r = elem(v, x, y);
             if (out) {
                 if (st.ramp_free > t) t = st.ramp_free;
-                port.send(v.dst.colour, u32(r), false, t);
+                st.ramp_free = t + 1;   // one wavelet up the ramp per cycle
+                block.push_back(FastWavelet{u32(r), 0, t + 1});
                 ce.stats.sent++;
                 st.last[slot] = t++;
             } else {
                 store(v.dst, k, r);
                 st.last[slot] = t;
             }
+        }
+        if (out) {
+            port.send_block(v.dst.colour, block.data(), block.size());
+            block.clear();
         }
         st.next[slot] = t;
         v.i += n;
@@ -400,6 +417,35 @@ bool FastMode::replay(Machine& m, const Path& p, int c, const FastWavelet& w) {
         r.stats.out_colour[c]++;
     }
     for (const auto& [pe, delay] : p.ramps) deliver(m, pe, c, FastWavelet{w.data, 0, w.at + delay});
+    return true;
+}
+
+// A block of data wavelets sent up router i's ramp, along its recorded path: the same queues,
+// order, stamps and counters as one route() each. False (nothing done) when there is no such
+// path, or when a CE on it can no longer take the colour or its queue would flood: route() then
+// takes them one by one and raises the fault.
+bool FastMode::route_block(Machine& m, int i, int c, const FastWavelet* w, size_t n) {
+    if (!held_.empty()) return false;
+    auto it = paths_.find(held_key(i, kRamp, c));
+    if (it == paths_.end()) return false;
+    const Path& p = it->second;
+    for (const auto& [pe, delay] : p.ramps) {
+        const Core& ce = m.cores_[size_t(pe)];
+        if (ce.prog < 0 || !(m.progs_[size_t(ce.prog)].consumed_colours >> c & 1)) return false;
+        if (ceq_[size_t(pe) * kColours + size_t(c)].size() + n > kMaxQueued) return false;
+    }
+    for (const auto& [r, tx] : p.visits) {
+        Router& rt = m.routers_[size_t(r)];
+        for (uint32_t t = tx; t; t &= t - 1) rt.stats.out[__builtin_ctz(t)] += n;
+        rt.stats.out_colour[c] += n;
+    }
+    for (const auto& [pe, delay] : p.ramps) {
+        FastQueue& q = ceq_[size_t(pe) * kColours + size_t(c)];
+        for (size_t k = 0; k < n; ++k) q.push(FastWavelet{w[k].data, 0, w[k].at + delay});
+        pe_queued_[size_t(pe)] += uint32_t(n);
+        queued_total_ += n;
+        if (pe != running_) schedule(pe, std::min(m.cores_[size_t(pe)].ready_at, w[0].at + delay));
+    }
     return true;
 }
 

@@ -99,6 +99,8 @@ private:
         bool ok = true;                    // no switch with several positions, nothing held
     };
     bool replay(Machine& m, const Path& p, int colour, const FastWavelet& w);
+    bool route_block(Machine& m, int i, int colour, const FastWavelet* w, size_t n);
+    std::vector<FastWavelet> block_;       // a fabric op's outgoing wavelets, sent together
     void deliver(Machine& m, int i, int colour, FastWavelet w);
     FastWavelet take(int pe, int colour);  // the head of a CE queue, off the counts
     void release_held(Machine& m, int i, int colour, uint64_t at);
