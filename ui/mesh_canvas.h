@@ -35,6 +35,7 @@ public:
     // The part of the canvas no window covers (screen coordinates); empty: all of it.
     void set_free_area(glm::vec2 min, glm::vec2 max) { free_min_ = min, free_max_ = max; }
     void select(std::optional<PeCoord> pe) { selected_ = pe; }
+    const CanvasSettings& settings() const { return settings_; }
 
     float zoom() const { return zoom_; }
     std::optional<glm::vec2> wavelet() const { return dot_; }   // where a wavelet dot was drawn last frame, if any

@@ -105,7 +105,7 @@ void ModelWindow::frame(MeshCanvas& canvas) {
         selected_.reset();
     }
     drawn_.clear();
-    if (open) draw();
+    if (open && draws_window) draw();
 }
 
 // [SECTION] JS hook

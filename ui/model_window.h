@@ -29,6 +29,7 @@ public:
     explicit ModelWindow(const std::string& models_dir = "models");
 
     bool open = false;                   // View > Model
+    bool draws_window = true;            // false in an embed: the model takes the canvas, without the window over it
 
     // Every frame, open or not: a generation makes its next tokens (at least one, more while the
     // frame's budget lasts), then the window draws when open. `canvas` is the app's mesh canvas:
