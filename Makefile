@@ -1,5 +1,6 @@
 # WaferLab: short commands over CMake. Run ./tools/setup once first (it is idempotent).
-#   make serve     build the web app and serve it on http://127.0.0.1:8000/
+#   make serve     build the web app and the docs site, serve them on http://127.0.0.1:8000/ (docs at /docs/)
+#   make docs      the documentation site from docs/ (Debian's mkdocs), with live demos (build/site)
 #   make test      every test: native, WASM under node, browser, native GUI smoke, ASan+UBSan
 #   make native    engine, CLI, app and tests, native       (build/native)
 #   make web       engine, app and tests, WebAssembly       (build/web)
@@ -20,7 +21,7 @@ FUZZ_SECONDS ?= 60
 TARGET ?= compile
 export NODE_PATH := /usr/share/nodejs
 
-.PHONY: all native web serve app test test-native test-web test-browser sanitize fuzz screenshot bench-web clean
+.PHONY: all native web docs serve app test test-native test-web test-browser sanitize fuzz screenshot bench-web clean
 
 all: native web
 
@@ -32,8 +33,11 @@ web:
 	emcmake cmake -S . -B $(WEB) -DCMAKE_BUILD_TYPE=Release -DCMAKE_CROSSCOMPILING_EMULATOR=/usr/bin/node
 	cmake --build $(WEB) -j$(JOBS)
 
-serve: web
-	node web/serve.mjs --root $(WEB)/ui --port $(PORT)
+docs:
+	mkdocs build -q -f mkdocs.yml -d build/site
+
+serve: web docs
+	node web/serve.mjs --root $(WEB)/ui --docs build/site --port $(PORT)
 
 app: native
 	$(NATIVE)/ui/waferlab
