@@ -50,7 +50,7 @@ public:
 
 private:
     struct Frame;                        // one draw's geometry (mesh_canvas.cpp)
-    void toolbar(ImVec2 at);
+    void toolbar(ImVec2 at, float max_w);   // the controls wrap to rows at most max_w wide
     void draw_pes(const Frame& f, const wl::Machine* m);
     void draw_wavelets(const Frame& f);
     void draw_routes(const Frame& f, const wl::Machine& m);
