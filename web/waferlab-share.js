@@ -139,6 +139,8 @@
       document.getElementById('share-copy-link').addEventListener('click', (e) => copy('share-link', e.target));
       document.getElementById('share-copy-iframe').addEventListener('click', (e) => copy('share-iframe', e.target));
       document.getElementById('share-close').addEventListener('click', () => dialog.close());
+      // Keys typed in the dialog are the dialog's: the app listens on window (SDL), where Space would run the kernel.
+      for (const type of ['keydown', 'keyup', 'keypress']) dialog.addEventListener(type, (e) => e.stopPropagation());
       // Pasting another link into this tab's address bar changes only the hash: open it too.
       window.addEventListener('hashchange', () => {
         if (!api.ready || !location.hash.startsWith(HASH_KEY)) return;

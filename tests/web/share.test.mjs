@@ -43,6 +43,12 @@ test('a shared link reopens the same state in a fresh browser', async () => {
     const iframe = await page.locator('#share-iframe').inputValue();
     assert.match(link, /#share=[A-Za-z0-9_-]+$/);
     assert.match(iframe, /^<iframe src="[^"]+\?embed=1#share=[A-Za-z0-9_-]+" title="WaferLab: gemv\.wk"/);
+    // Keys in the dialog stay there: Space on its Copy button does not run the kernel behind it.
+    await page.locator('#share-copy-link').focus();
+    await page.keyboard.press('Space');
+    await frames(page);
+    assert.equal((await state(page)).running, false);
+    assert.equal((await state(page)).cycle, 7);
     await page.locator('#share-close').click();
 
     await fresh.page.goto(link);
