@@ -151,7 +151,6 @@ private:
     SharedState share_state() const;
     void open_share(const SharedState& s);      // throws when the work it would replace cannot be put aside
     void restore_before_share();                // the work a link replaced, back in the editor
-    bool before_share_kept() const;
     void check_before_share();                  // at start: is there work put aside by a link?
     LessonsWindow lessons_window_;
     bool show_lessons_ = false;

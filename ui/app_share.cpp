@@ -81,8 +81,6 @@ void App::restore_before_share() {
     files_.before_share = false;
 }
 
-bool App::before_share_kept() const { return files_.before_share; }
-
 void App::check_before_share() {
     std::string err;
     files_.before_share = storage::read(kBeforeShareKey, &err).has_value();
