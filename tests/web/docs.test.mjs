@@ -41,6 +41,8 @@ test('the site builds, with its pages and the demos in them', () => {
   for (const page of ['index.html', 'kernel-language.html', 'engine.html', 'model-compiler.html', 'js-api.html', 'demo/demo.js'])
     assert.ok(fs.existsSync(path.join(site, page)), page);
   assert.match(fs.readFileSync(path.join(site, 'engine.html'), 'utf8'), /<iframe src="\.\.\/\?embed=1&amp;example=summa"/);
+  for (const page of fs.readdirSync(site).filter((f) => f.endsWith('.html')))   // nothing from outside: it works offline
+    assert.doesNotMatch(fs.readFileSync(path.join(site, page), 'utf8'), /<(script|link)[^>]+(src|href)="https?:/, page);
 });
 
 test('hello in the language guide and SUMMA in the engine page run in the page', async () => {
