@@ -19,6 +19,7 @@
 #include "ui/stats_window.h"
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -64,7 +65,7 @@ public:
         const char* name;
         const char* params;       // how JS arguments become the JSON args (grammar in app_methods.cpp)
         unsigned flags;
-        nlohmann::json (*run)(App&, const nlohmann::json&);   // throws std::exception on bad arguments
+        std::function<nlohmann::json(App&, const nlohmann::json&)> run;   // throws std::exception on bad arguments
     };
     static const std::vector<Method>& methods();
     static nlohmann::json method_table();   // [{name, params, local, wait, internal}] for the page

@@ -1,12 +1,13 @@
 // app_methods.cpp: every scripting method, once. window.waferlab (web/waferlab-api.js), the
 // postMessage API for embeds and the tests all reach the app through this table: the page asks
 // for it (wl_js_methods) and builds its JS methods from the rows; App::call dispatches by it.
+// The Model window's rows live beside its code (ModelWindow::methods) and join the table here.
 //   [SECTION] argument helpers
 //   [SECTION] the table: view, editor, run, PE, compare, help
 //   [SECTION] the table: files and saved state
 //   [SECTION] the table: share links (app_share.cpp)
 //   [SECTION] the table: lessons
-//   [SECTION] the table: the Model window
+//   [SECTION] the table: the Model window (rows from ui/model_window.cpp)
 //   [SECTION] dispatch
 //
 // `params` says how a JS call's positional arguments become the JSON object C++ receives.
@@ -52,10 +53,8 @@ static bool flag(const json& args, const char* key, bool dflt) { return args.is_
 
 const std::vector<App::Method>& App::methods() {
     using M = App::Method;
-    // The Model window keeps its own arguments (ModelWindow::call); its rows only name and shape them.
-#define WL_MODEL_METHOD(name, params, flags) \
-    M{#name, params, flags, [](App& a, const json& x) { return *a.model_.call(#name, x); }}
-    static const std::vector<M> table = {
+    static const std::vector<M> table = [] {
+    std::vector<M> t = {
         // [SECTION] the table: view, editor, run, PE, compare, help
         {"state", "", 0, [](App& a, const json&) { return a.state(); }},
         {"set_mesh", "w h", 0, [](App& a, const json& x) {   // an empty mesh: a loaded kernel's machine has its layout's size, so it goes
@@ -263,20 +262,13 @@ const std::vector<App::Method>& App::methods() {
              a.show_lessons_ = flag(x, "open", true);
              return a.state();
          }},
-
-        // [SECTION] the table: the Model window
-        WL_MODEL_METHOD(model_compile, "config=\"gpt-nano\" mesh=\"32x32\" ...options", 0),
-        WL_MODEL_METHOD(model_stages, "", 0),
-        WL_MODEL_METHOD(model_forward, "prompt", 0),
-        WL_MODEL_METHOD(model_generate, "{options}", M::kWaitGeneration),
-        WL_MODEL_METHOD(model_generation, "{options}", 0),
-        WL_MODEL_METHOD(model_stop, "", 0),
-        WL_MODEL_METHOD(model_pe, "x y", 0),
-        WL_MODEL_METHOD(model_open_kernel, "op", 0),
-        WL_MODEL_METHOD(model_animate, "{options}", 0),
-        WL_MODEL_METHOD(model_window, "{settings}", 0),
     };
-#undef WL_MODEL_METHOD
+    // [SECTION] the table: the Model window (its rows are ModelWindow::methods(), ui/model_window.cpp)
+    for (const ModelWindow::Method& m : ModelWindow::methods())
+        t.push_back({m.name, m.params, m.waits_generation ? unsigned(M::kWaitGeneration) : 0u,
+                     [run = m.run](App& a, const json& x) { return run(a.model_, x); }});
+    return t;
+    }();
     return table;
 }
 
