@@ -1,12 +1,13 @@
 # WaferLab: short commands over CMake. Run ./tools/setup once first (it is idempotent).
-#   make serve     build the web app and serve it on http://127.0.0.1:8000/
+#   make serve     build the web app and the docs site, serve them on http://127.0.0.1:8000/ (docs at /docs/)
+#   make docs      the documentation site from docs/ (Debian's mkdocs), with live demos (build/site)
 #   make test      every test: native, WASM under node, browser, native GUI smoke, ASan+UBSan
 #   make native    engine, CLI, app and tests, native       (build/native)
 #   make web       engine, app and tests, WebAssembly       (build/web)
 #   make app       run the native app
 #   make sanitize  the native tests under ASan + UBSan      (build/asan)
 #   make screenshot  regenerate docs/screenshot.png (SUMMA mid-run) from the native app under Xvfb
-#   make fuzz      fuzz one reader with libFuzzer + ASan/UBSan: TARGET=compile|checkpoint|config|bpe|llmc|workspace
+#   make fuzz      fuzz one reader with libFuzzer + ASan/UBSan: TARGET=compile|checkpoint|config|bpe|llmc|workspace|share
 #                  (FUZZ_SECONDS=60; seeds in tests/fuzz/corpus/, crashes in build/fuzz/crashes/)
 #   make bench-web frame times of the web app running a 32 x 32 SUMMA (headless Chromium)
 MAKEFLAGS += --no-print-directory
@@ -20,7 +21,7 @@ FUZZ_SECONDS ?= 60
 TARGET ?= compile
 export NODE_PATH := /usr/share/nodejs
 
-.PHONY: all native web serve app test test-native test-web test-browser sanitize fuzz screenshot bench-web clean
+.PHONY: all native web docs serve app test test-native test-web test-browser sanitize fuzz screenshot bench-web clean
 
 all: native web
 
@@ -32,8 +33,11 @@ web:
 	emcmake cmake -S . -B $(WEB) -DCMAKE_BUILD_TYPE=Release -DCMAKE_CROSSCOMPILING_EMULATOR=/usr/bin/node
 	cmake --build $(WEB) -j$(JOBS)
 
-serve: web
-	node web/serve.mjs --root $(WEB)/ui --port $(PORT)
+docs:
+	mkdocs build -q -f mkdocs.yml -d build/site
+
+serve: web docs
+	node web/serve.mjs --root $(WEB)/ui --docs build/site --port $(PORT)
 
 app: native
 	$(NATIVE)/ui/waferlab
@@ -63,8 +67,9 @@ FUZZ_FLAGS_config     := -max_len=4096
 FUZZ_FLAGS_bpe        := -max_len=16384 -dict=tests/fuzz/json.dict
 FUZZ_FLAGS_llmc       := -max_len=65536
 FUZZ_FLAGS_workspace  := -max_len=8192 -dict=tests/fuzz/json.dict
+FUZZ_FLAGS_share      := -max_len=8192 -dict=tests/fuzz/json.dict
 fuzz:
-	@test -f tests/fuzz/fuzz_$(TARGET).cpp || { echo "make fuzz: no target '$(TARGET)'; one of: compile checkpoint config bpe llmc workspace"; exit 2; }
+	@test -f tests/fuzz/fuzz_$(TARGET).cpp || { echo "make fuzz: no target '$(TARGET)'; one of: compile checkpoint config bpe llmc workspace share"; exit 2; }
 	CC=clang-14 CXX=clang++-14 cmake -S . -B $(FUZZ) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DWAFERLAB_FUZZ=ON \
 	  -DWAFERLAB_SANITIZE=ON -DWAFERLAB_APP=OFF
 	cmake --build $(FUZZ) -j$(JOBS) --target fuzz_$(TARGET)

@@ -3,6 +3,7 @@
 #include "engine/core/version.h"
 #include "engine/gpu/compare.h"
 #include "engine/lang/help.h"
+#include "ui/js_bridge.h"
 #include "ui/kernel_header.h"
 #include "ui/pe_report.h"
 #include "ui/run_mode_switch.h"
@@ -34,6 +35,8 @@ static void window_rect(ImVec2* a, ImVec2* b) {
 
 App::App(const AppOptions& opt) : asset_dir_(opt.asset_dir), developer_(opt.developer), model_(opt.asset_dir + "/models") {
     empty_mesh_ = wl::Mesh{opt.mesh_w, opt.mesh_h};
+    embed_ = opt.embed, embed_editor_ = opt.embed && opt.embed_editor;
+    if (embed_) show_log_ = false, model_.draws_window = false;
     compare_.models_dir = models_dir();
     lessons_.load(asset_dir_ + "/lessons");
     model_.open_in_editor = [this](const std::string& file, const std::string& text) { open_text(file, text, "", true); };
@@ -175,6 +178,8 @@ void App::frame() {
     }
     runner_.tick(io.DeltaTime, kSliceBudgetMs);
     tick_ms_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    post_events();
+    if (embed_) show_editor_ = embed_editor_, show_inspector_ = show_lessons_ = false;   // the frame holds only what was asked for
 
     // One full-window host window: menu bar on top, status bar at the bottom, canvas between.
     const ImGuiViewport* vp = ImGui::GetMainViewport();
@@ -184,12 +189,16 @@ void App::frame() {
     ImGui::PushStyleVar(ImGuiStyleVar_WindowRounding, 0.0f);
     ImGui::PushStyleVar(ImGuiStyleVar_WindowBorderSize, 0.0f);
     ImGui::Begin("WaferLab", nullptr,
-                 ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_MenuBar |
+                 ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove | (embed_ ? 0 : ImGuiWindowFlags_MenuBar) |
                      ImGuiWindowFlags_NoBringToFrontOnFocus | ImGuiWindowFlags_NoSavedSettings);
     ImGui::PopStyleVar(3);
-    menu_bar();
-    run_toolbar();
-    const float status_h = ImGui::GetFrameHeight();
+    if (embed_) {
+        embed_bar();
+    } else {
+        menu_bar();
+        run_toolbar();
+    }
+    const float status_h = embed_ ? 0.0f : ImGui::GetFrameHeight();
     ImGui::BeginChild("canvas", ImVec2(0, -status_h), false, ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse);
     window_rect(&places_.canvas_min, &places_.canvas_max);
     mark_window("canvas");
@@ -197,7 +206,7 @@ void App::frame() {
         const Box area{places_.canvas_min.x, places_.canvas_min.y, places_.canvas_max.x - places_.canvas_min.x,
                        places_.canvas_max.y - places_.canvas_min.y};
         const bool was_stacked = layout_.stacked;
-        layout_ = Layout::tile(area);
+        layout_ = embed_ ? Layout::embed(area) : Layout::tile(area);
         // A new screen size puts the windows back in their places (and a phone closes the editor over the mesh).
         // (The first frame keeps a saved layout: its windows go to their places only if there is none.)
         if (vp->WorkSize.x != viewport_size_.x || vp->WorkSize.y != viewport_size_.y) {
@@ -217,7 +226,7 @@ void App::frame() {
         places_.wavelet_min = ImVec2(dot->x - r, dot->y - r), places_.wavelet_max = ImVec2(dot->x + r, dot->y + r);
     }
     ImGui::EndChild();
-    status_bar();
+    if (!embed_) status_bar();
     ImGui::End();
 
     doc_.refresh();
@@ -228,7 +237,7 @@ void App::frame() {
     help_.draw(places_);
     if (show_compare_) compare_.draw(&show_compare_);
     model_.frame(canvas_);
-    if (!model_.on_canvas() && canvas_.selected() && canvas_.selected() != inspected_) show_inspector_ = true;
+    if (!embed_ && !model_.on_canvas() && canvas_.selected() && canvas_.selected() != inspected_) show_inspector_ = true;
     inspected_ = canvas_.selected();
     if (show_inspector_) {
         place_window(layout_.inspector);
@@ -257,7 +266,7 @@ void App::frame() {
 }
 
 void App::place_window(const Box& b) {
-    const ImGuiCond cond = relayout_ ? ImGuiCond_Always : ImGuiCond_FirstUseEver;
+    const ImGuiCond cond = relayout_ || embed_ ? ImGuiCond_Always : ImGuiCond_FirstUseEver;   // an embed's editor stays put
     ImGui::SetNextWindowPos(ImVec2(b.x, b.y), cond);
     ImGui::SetNextWindowSize(ImVec2(b.w, b.h), cond);
     if (relayout_) ImGui::SetNextWindowCollapsed(false, ImGuiCond_Always);
@@ -403,7 +412,8 @@ void App::status_bar() {
 void App::editor_window() {
     place_window(layout_.editor);
     std::string title = doc_.name() + (doc_.buffer().modified() ? " *" : "") + "###kernel";
-    if (ImGui::Begin(title.c_str(), &show_editor_)) {
+    const ImGuiWindowFlags fixed = ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoCollapse;
+    if (ImGui::Begin(title.c_str(), embed_ ? nullptr : &show_editor_, embed_ ? fixed : 0)) {
         window_rect(&places_.editor_min, &places_.editor_max);
         if (ImGui::Button("Compile and load")) compile_and_load();
         if (ImGui::IsItemHovered()) ImGui::SetTooltip("Ctrl+Enter: compile; when it succeeds, the kernel is loaded at cycle 0");
@@ -602,6 +612,10 @@ void App::run_toolbar() {
     if (button("Reset", loaded, "Shift+F5: back to cycle 0")) runner_.reset();
     flow(run_mode_switch_width());
     if (auto m = run_mode_switch(runner_.run_mode(), [&](const char* name) { mark_item(name); })) runner_.set_run_mode(*m);
+    if (kWeb) {
+        if (button("Share", true, "A link to this kernel, cycle, colouring and PE, and an <iframe> to embed it (File > Share)")) js_bridge_share();
+        mark_item("share_button");
+    }
     if (layout_.stacked) {   // a phone: the editor opens over the mesh, one tap away
         if (button(show_editor_ ? "Mesh" : "Editor", true, show_editor_ ? "close the editor and show the mesh" : "open the kernel editor"))
             show_editor_ = !show_editor_;
@@ -799,148 +813,6 @@ json App::state() const {
     lessons_state(j);
     j["model"] = model_.state();
     return j;
-}
-
-json App::call(const std::string& method, const json& args) {
-    auto int_arg = [&](const char* key, int lo, int hi) -> int {
-        if (!args.contains(key) || !args[key].is_number_integer())
-            throw std::invalid_argument(std::string("'") + key + "' must be an integer");
-        int v = args[key].get<int>();
-        if (v < lo || v > hi)
-            throw std::invalid_argument(std::string("'") + key + "' must be in " + std::to_string(lo) + ".." + std::to_string(hi));
-        return v;
-    };
-    try {
-        if (method == "state") return state();
-        if (auto r = files_call(method, args)) return *r;
-        if (auto r = lessons_call(method, args)) return *r;
-        if (auto r = model_.call(method, args)) return *r;
-        if (method == "set_mesh") {   // an empty mesh: a loaded kernel's machine has its layout's size, so it goes
-            const int w = int_arg("w", 1, 256), h = int_arg("h", 1, 256);
-            runner_.unload();
-            gate_.unloaded();   // Run compiles the editor's kernel again, and its grid comes back
-            empty_mesh_ = wl::Mesh{w, h};
-            canvas_.select(std::nullopt);
-            canvas_.fit();
-            return state();
-        }
-        if (method == "canvas") {
-            canvas_.configure(args);
-            return state();
-        }
-        if (method == "select_pe") {
-            if (args.is_null() || (args.contains("x") && args["x"].is_null())) {
-                canvas_.select(std::nullopt);
-            } else {
-                int x = int_arg("x", 0, mesh().w - 1), y = int_arg("y", 0, mesh().h - 1);
-                canvas_.select(PeCoord{x, y});
-            }
-            return state();
-        }
-        if (method == "editor") {
-            show_editor_ = args.value("open", true);
-            if (args.value("focus", false)) editor_.focus();
-            return state();
-        }
-        if (method == "get_source") return {{"file", doc_.name()}, {"text", doc_.buffer().text()}};
-        if (method == "load_example") {
-            if (!args.contains("name") || !args["name"].is_string()) throw std::invalid_argument("'name' must be a string");
-            if (doc_.buffer().modified() && !args.value("discard", false))
-                throw std::invalid_argument(doc_.name() + " has unsaved edits; pass discard=true to replace them");
-            load_example(args["name"].get<std::string>());
-            return state();
-        }
-        if (method == "set_source") {
-            if (!args.contains("text") || !args["text"].is_string()) throw std::invalid_argument("'text' must be a string");
-            if (args.contains("file") && args["file"].is_string()) {
-                doc_.open(args["file"].get<std::string>(), "");
-                example_.clear();
-            }
-            // An edit like any other: undoable, and it marks the kernel modified.
-            doc_.buffer().select_all();
-            doc_.buffer().insert(args["text"].get<std::string>());
-            doc_.refresh();
-            show_editor_ = true;
-            return state();
-        }
-        if (method == "compile") {
-            compile_and_load();
-            return state();
-        }
-        // Run controls: each sets a target; the frames get there (poll state().running).
-        if (method == "run") {
-            if (!runner_.loaded() && doc_.buffer().text().empty())
-                throw std::invalid_argument("no kernel is loaded: load_example() or compile() first");
-            if (!ready_to_run()) throw std::invalid_argument(not_compiled());
-            if (args.is_object() && args.contains("cycles") && !args["cycles"].is_null()) {
-                if (!args["cycles"].is_number_unsigned() || args["cycles"].get<uint64_t>() == 0)
-                    throw std::invalid_argument("'cycles' must be a positive integer (omit it to run to completion)");
-                runner_.step(args["cycles"].get<uint64_t>());
-            } else {
-                runner_.run_to_end();
-            }
-            return state();
-        }
-        if (method == "play") {
-            if (args.is_object() && args.contains("speed")) {
-                if (!args["speed"].is_number() || args["speed"].get<double>() <= 0) throw std::invalid_argument("'speed' must be a positive number");
-                runner_.set_speed(args["speed"].get<double>());
-            }
-            if (!ready_to_run()) throw std::invalid_argument(not_compiled().empty() ? "no kernel is loaded" : not_compiled());
-            runner_.play();
-            return state();
-        }
-        if (method == "pause") {
-            runner_.pause();
-            return state();
-        }
-        if (method == "reset") {
-            runner_.reset();
-            return state();
-        }
-        if (method == "rewind") {
-            if (!args.is_object() || !args.contains("cycle") || !args["cycle"].is_number_unsigned())
-                throw std::invalid_argument("'cycle' must be a non-negative integer");
-            runner_.rewind_to(args["cycle"].get<uint64_t>());
-            return state();
-        }
-        if (method == "set_mode") {   // reloads at cycle 0, as the toolbar's switch does
-            const json mode = args.is_object() && args.contains("mode") ? args["mode"] : json(nullptr);
-            wl::RunMode m;
-            if (!mode.is_string() || !wl::run_mode_from_name(mode.get<std::string>(), &m))
-                throw std::invalid_argument("unknown mode " + (mode.is_null() ? std::string("(none)") : mode.dump()) + ": use \"cycle\" or \"fast\"");
-            runner_.set_run_mode(m);
-            return state();
-        }
-        if (method == "inspect") {
-            const wl::lang::KernelRun* run = runner_.run();
-            if (!run) throw std::invalid_argument("no kernel is loaded: load_example() or compile() first");
-            const wl::Mesh m = run->machine().mesh();
-            return pe_json(*run, int_arg("x", 0, m.w - 1), int_arg("y", 0, m.h - 1), compiled_source());
-        }
-        if (method == "compare") {
-            json out = wl::gpu::compare_call(args, models_dir());   // never throws; errors come back as {"error"}
-            if (args.value("show", false)) {
-                show_compare_ = true;
-                compare_.set(args.value("config", "gpt-nano"), args.value("gpu", "a100"), args.value("profile", "tuned-bf16"),
-                             args.value("batch", 0), args.value("gpus", 1));
-                compare_.set_inference(args.value("mode", "train") == std::string("infer"), args.value("mesh", "32x32"));
-            }
-            return out;
-        }
-        if (method == "help") {
-            if (args.value("tour", false)) start_tour();
-            else if (args.value("open", true) != help_.is_open()) help_.toggle();
-            return state();
-        }
-        if (method == "about") {
-            show_about_ = args.value("open", true);
-            return state();
-        }
-        return {{"error", "unknown method '" + method + "'"}};
-    } catch (const std::exception& e) {
-        return {{"error", method + ": " + e.what()}};
-    }
 }
 
 }  // namespace wlui

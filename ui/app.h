@@ -15,13 +15,16 @@
 #include "ui/pe_inspector.h"
 #include "ui/run_controller.h"
 #include "ui/run_gate.h"
+#include "ui/share_state.h"
 #include "ui/stats_window.h"
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace wlui {
 
@@ -35,6 +38,8 @@ struct AppOptions {
     uint64_t run_cycles = 0;             // then run this many cycles (UINT64_MAX: to the end)
     double play_speed = 0;               // or play it at this many cycles per second
     bool developer = false;              // developer tools in the menus (--dev, ?dev=1): the Dear ImGui demo
+    bool embed = false;                  // a minimal frame for embedding (--embed, ?embed=1): canvas and a compact run bar
+    bool embed_editor = false;           // ...with the editor beside it (--editor, &editor=1)
 };
 
 class App {
@@ -43,9 +48,27 @@ public:
 
     void frame();                        // builds one ImGui frame (between NewFrame and Render)
 
-    // The scripting surface shared by window.waferlab and the tests: method name + JSON args.
-    // Unknown methods and bad arguments return {"error": "..."}; nothing throws out.
+    // The scripting surface shared by window.waferlab, the postMessage API and the tests: method
+    // name + JSON args, dispatched through methods(). Unknown methods and bad arguments return
+    // {"error": "..."}; nothing throws out.
     nlohmann::json call(const std::string& method, const nlohmann::json& args);
+
+    // One row per scripting method: the only list of them (app_methods.cpp). The page builds
+    // window.waferlab and the message API from method_table() (web/waferlab-api.js).
+    struct Method {
+        enum Flags : unsigned {
+            kLocal = 1,           // the page only: never from a postMessage (storage, downloads)
+            kWaitRun = 2,         // JS returns a promise of state() when the run stops
+            kWaitGeneration = 4,  // JS returns a promise of model_generation() when the text is made
+            kInternal = 8,        // the page's own plumbing: no window.waferlab.<name>
+        };
+        const char* name;
+        const char* params;       // how JS arguments become the JSON args (grammar in app_methods.cpp)
+        unsigned flags;
+        std::function<nlohmann::json(App&, const nlohmann::json&)> run;   // throws std::exception on bad arguments
+    };
+    static const std::vector<Method>& methods();
+    static nlohmann::json method_table();   // [{name, params, local, wait, internal}] for the page
     nlohmann::json state() const;
     std::string summary() const;         // one line: frame, cycle, run state, error
 
@@ -73,7 +96,14 @@ private:
     void section_tabs();
     void hover_help(TextPos at);                 // the help tooltip for the word at `at`, if it is one the engine explains
     void run_toolbar();
+    // [embed] app_embed.cpp: the minimal frame, and the events an embedder hears
+    void embed_bar();                            // run, pause, step, reset, cycle
+    void post_events();                          // cycle, finished, fault: to the page (js_bridge_event)
+    bool embed_ = false, embed_editor_ = false;
+    uint64_t event_cycle_ = ~0ull;
+    bool event_finished_ = false, event_fault_ = false;
     void log_window();
+    nlohmann::json run_method(const nlohmann::json& args);   // run(cycles) and step(cycles)
     void compile_and_load();                     // compile the editor's kernel; on success it is what runs
     bool ready_to_run();                         // before a forward control: compile an edited kernel; false if it has errors
     std::string not_compiled() const;            // "not compiled: 1 error at 44:13" while the editor's text cannot run, else ""
@@ -103,7 +133,6 @@ private:
     void file_menu();
     void font_menu();
     void files_frame();
-    std::optional<nlohmann::json> files_call(const std::string& method, const nlohmann::json& args);
     void files_state(nlohmann::json& j) const;
     FileState files_;
     // [lessons] app_lessons.cpp: the Lessons panel, and how a lesson's kernels reach the editor.
@@ -115,9 +144,15 @@ private:
     bool lesson_replaces_work() const;
     void lesson_to_editor(const std::string& text, const char* what, LessonEdit how);
     const wl::lessons::Verdict& check_lesson();
-    std::optional<nlohmann::json> lessons_call(const std::string& method, const nlohmann::json& args);
     void lessons_state(nlohmann::json& j) const;
+    static LessonEdit lesson_edit(const nlohmann::json& args);   // discard=true: Discard, else Throw
+    const wl::lessons::Lesson& open_lesson_or_throw() const;
     LessonModel lessons_;
+    // [share] app_share.cpp: share links
+    SharedState share_state() const;
+    void open_share(const SharedState& s);      // throws when the work it would replace cannot be put aside
+    void restore_before_share();                // the work a link replaced, back in the editor
+    void check_before_share();                  // at start: is there work put aside by a link?
     LessonsWindow lessons_window_;
     bool show_lessons_ = false;
     uint64_t lesson_checked_ = ~0ull;             // the editor's text version the verdict is for

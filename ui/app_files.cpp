@@ -6,7 +6,7 @@
 //   [SECTION] open and save kernel files
 //   [SECTION] menus, popups and notices
 //   [SECTION] PNG export
-//   [SECTION] JS hook and state()
+//   [SECTION] state() (the methods are in app_methods.cpp)
 #include "ui/app.h"
 #include "engine/core/atomic_file.h"
 #include "ui/js_bridge.h"
@@ -33,12 +33,6 @@ static constexpr const char* kLayoutKey = "imgui.ini";
 static constexpr const char* kBadKey = "workspace.bad.json";   // an unreadable workspace, kept for the user
 static constexpr size_t kMaxKernelBytes = 4u << 20;              // a kernel is text; anything bigger is a mistake
 
-#ifdef __EMSCRIPTEN__
-static constexpr bool kWeb = true;
-#else
-static constexpr bool kWeb = false;
-#endif
-
 // [SECTION] start: restore the workspace and the layout
 
 void App::start(const std::string& requested_example) {
@@ -64,6 +58,7 @@ void App::start(const std::string& requested_example) {
         notice(files_.problem);
     }
 
+    check_before_share();
     const StartPlan plan = plan_start(saved, requested_example);
     if (!plan.notice.empty()) notice(plan.notice);
     if (saved) {
@@ -188,6 +183,8 @@ void App::clear_state() {
     storage::remove(kWorkspaceKey);
     storage::remove(kLayoutKey);
     storage::remove(kBadKey);
+    storage::remove(kBeforeShareKey);
+    files_.before_share = false;
     files_.autosave.written();     // nothing pending: a reload now starts fresh
     files_.cleared = true;
     files_.stored = false;
@@ -270,12 +267,22 @@ void App::file_menu() {
         if (ImGui::IsItemHovered()) ImGui::SetTooltip("Pick a .wk file, or drop one onto the page");
         if (ImGui::MenuItem("Download kernel")) call("save_file", nullptr);
         if (ImGui::MenuItem("Export canvas as PNG")) call("export_png", nullptr);
+        if (ImGui::MenuItem("Share...")) js_bridge_share();
+        mark_item("menu_share");
+        if (ImGui::IsItemHovered()) ImGui::SetTooltip("A link that reopens this kernel, cycle, colouring and PE, and an <iframe> to embed it");
     } else {
         if (ImGui::MenuItem("Open...")) ask_path(FileState::Ask::Open, files_.path);
         places_.file_open_min = ImGui::GetItemRectMin(), places_.file_open_max = ImGui::GetItemRectMax();
         if (ImGui::MenuItem("Save", "Ctrl+S")) save_shortcut();
         if (ImGui::MenuItem("Save as...")) ask_path(FileState::Ask::SaveAs, files_.path.empty() ? doc_.name() : files_.path);
         if (ImGui::MenuItem("Export canvas as PNG...")) ask_path(FileState::Ask::ExportPng, "waferlab.png");
+    }
+    if (files_.before_share && ImGui::MenuItem("Restore edits from before the link")) {
+        try {
+            restore_before_share();
+        } catch (const std::exception& e) {
+            notice(std::string("Could not restore the edits: ") + e.what() + ".");
+        }
     }
     ImGui::Separator();
     if (ImGui::MenuItem("Forget saved workspace")) clear_state();
@@ -399,56 +406,7 @@ void App::deliver_png(const Image& frame) {
     }
 }
 
-// [SECTION] JS hook and state()
-
-std::optional<json> App::files_call(const std::string& method, const json& args) {
-    auto str_arg = [&](const char* key) -> std::string {
-        if (!args.is_object() || !args.contains(key) || !args[key].is_string())
-            throw std::invalid_argument(std::string("'") + key + "' must be a string");
-        return args[key].get<std::string>();
-    };
-    auto has = [&](const char* key) { return args.is_object() && args.contains(key) && !args[key].is_null(); };
-    if (method == "open_file") {
-        const bool discard = args.is_object() && args.value("discard", false);
-        if (discard) doc_.buffer().mark_saved();
-        open_text(str_arg("name"), str_arg("text"), "", args.is_object() && args.value("ask", false));
-        return state();
-    }
-    if (method == "save_file") {
-        const std::string p = has("path") ? str_arg("path") : files_.path;
-        if (!kWeb && p.empty()) throw std::invalid_argument("no file yet: pass a path");
-        save_file(p);
-        return state();
-    }
-    if (method == "export_png") {
-        files_.png_path = has("path") ? str_arg("path") : kWeb ? "waferlab.png" : "";
-        if (files_.png_path.empty()) throw std::invalid_argument("pass a path");
-        files_.png_frame = frame_ + 2;   // after any menu or popup has gone
-        return state();
-    }
-    if (method == "set_font_scale") {
-        if (!has("scale") || !args["scale"].is_number()) throw std::invalid_argument("'scale' must be a number");
-        files_.font_scale = std::clamp(args["scale"].get<float>(), Workspace::kMinFontScale, Workspace::kMaxFontScale);
-        return state();
-    }
-    if (method == "save_state") {
-        if (!write_workspace()) throw std::runtime_error(files_.problem);
-        return state();
-    }
-    if (method == "flush_state") {
-        flush_state();
-        return state();
-    }
-    if (method == "clear_state") {
-        clear_state();
-        return state();
-    }
-    if (method == "dismiss_notices") {
-        files_.notices.clear();
-        return state();
-    }
-    return std::nullopt;
-}
+// [SECTION] state()
 
 void App::files_state(json& j) const {
     j["editor"]["path"] = files_.path.empty() ? json(nullptr) : json(files_.path);
@@ -459,6 +417,7 @@ void App::files_state(json& j) const {
     j["font_scale"] = files_.font_scale;
     j["png_pending"] = files_.png_frame != 0;
     j["pending_open"] = files_.pending_open ? json(files_.open_name) : json(nullptr);
+    j["before_share_kept"] = files_.before_share;
 }
 
 }  // namespace wlui

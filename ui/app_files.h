@@ -10,6 +10,14 @@
 
 namespace wlui {
 
+inline constexpr const char* kBeforeShareKey = "workspace.before-share.json";   // work a share link replaced
+
+#ifdef __EMSCRIPTEN__
+inline constexpr bool kWeb = true;    // built for the browser: files download, the page picks them
+#else
+inline constexpr bool kWeb = false;
+#endif
+
 struct FileState {
     // [SECTION] persistence
     Autosave autosave;
@@ -19,6 +27,7 @@ struct FileState {
     bool write_failed = false;
     std::string problem;                 // the last storage problem, for state() and the notice
     std::vector<std::string> notices;    // shown in the app until dismissed
+    bool before_share = false;           // work a share link replaced is kept (File > Restore edits from before the link)
 
     // [SECTION] the current file and settings
     std::string path;                    // native: where Save writes; "" until opened or saved as

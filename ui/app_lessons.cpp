@@ -1,10 +1,10 @@
 // app_lessons.cpp: App methods for the guided lessons — the Lessons menu and panel; opening
 // a lesson (menu, panel, ?lesson=N, JS); its starter or solution into the editor without
-// losing unsaved work; Check; and the JS hook and state(). The lessons and their checker are
+// losing unsaved work; Check; and state(). The lessons and their checker are
 // engine/lessons/, the panel's state ui/lesson_model.h, the window ui/lessons_window.h.
 //   [SECTION] opening a lesson and filling the editor
 //   [SECTION] menu, panel and popup
-//   [SECTION] JS hook and state()
+//   [SECTION] state() (the methods are in app_methods.cpp)
 #include "ui/app.h"
 
 #include "ui/markdown.h"
@@ -133,49 +133,7 @@ void App::lessons_frame() {
     }
 }
 
-// [SECTION] JS hook and state()
-
-std::optional<json> App::lessons_call(const std::string& method, const json& args) {
-    const LessonEdit how = args.is_object() && args.value("discard", false) ? LessonEdit::Discard : LessonEdit::Throw;
-    auto open_one = [&]() -> const wl::lessons::Lesson& {
-        if (!lessons_.current()) throw std::invalid_argument("no lesson is open: open_lesson(n) first");
-        return *lessons_.current();
-    };
-    if (method == "open_lesson") {
-        if (!args.is_object() || !args.contains("number") || !args["number"].is_number_integer())
-            throw std::invalid_argument("'number' must be an integer");
-        open_lesson(args["number"].get<int>(), how);
-        return state();
-    }
-    if (method == "check_lesson") {
-        json out = wl::lessons::verdict_json(check_lesson());
-        out["lesson"] = lessons_.current_number();
-        return out;
-    }
-    if (method == "lesson_hint") {
-        const wl::lessons::Lesson& l = open_one();
-        if (!lessons_.reveal_hint())
-            throw std::invalid_argument("all " + std::to_string(l.spec.hints.size()) + " hints of lesson " + std::to_string(l.number) + " are shown");
-        return state();
-    }
-    if (method == "lesson_starter") {
-        lesson_to_editor(open_one().starter, "starter", how);
-        return state();
-    }
-    if (method == "show_solution") {
-        open_one();
-        if (how == LessonEdit::Throw && doc_.name() != lessons_.file_name() && lesson_replaces_work())
-            throw std::invalid_argument(doc_.name() + " has unsaved edits; pass discard=true to replace them");
-        lessons_.ask_solution();
-        lesson_to_editor(*lessons_.confirm_solution(), "solution", how);
-        return state();
-    }
-    if (method == "lessons_panel") {
-        show_lessons_ = !args.is_object() || args.value("open", true);
-        return state();
-    }
-    return std::nullopt;
-}
+// [SECTION] state()
 
 void App::lessons_state(json& j) const {
     const wl::lessons::Lesson* l = lessons_.current();

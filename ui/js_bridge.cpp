@@ -21,6 +21,12 @@ extern "C" EMSCRIPTEN_KEEPALIVE const char* wl_js_call(const char* method, const
     return out.c_str();
 }
 
+// The method table the page builds window.waferlab from; static, so callable before main().
+extern "C" EMSCRIPTEN_KEEPALIVE const char* wl_js_methods() {
+    static const std::string out = wlui::App::method_table().dump();
+    return out.c_str();
+}
+
 EM_JS(void, wl_js_first_frame, (), {
     if (window.waferlab && window.waferlab._firstFrame) window.waferlab._firstFrame();
 });
@@ -48,6 +54,16 @@ EM_JS(void, wl_js_open_url, (const char* url), {
     window.open(UTF8ToString(url), '_blank', 'noopener');
 });
 
+// File > Share: the dialog is the page's (web/index.html), with real text fields to copy from.
+EM_JS(void, wl_js_share, (), {
+    if (window.waferlab && window.waferlab._openShareDialog) window.waferlab._openShareDialog();
+});
+
+// ready, cycle, finished, fault: to window listeners and, when embedded, to an allowed parent.
+EM_JS(void, wl_js_event, (const char* name, const char* detail), {
+    if (window.waferlab && window.waferlab._event) window.waferlab._event(UTF8ToString(name), JSON.parse(UTF8ToString(detail)));
+});
+
 EM_JS(int, wl_js_window_w, (), { return window.innerWidth; });
 EM_JS(int, wl_js_window_h, (), { return window.innerHeight; });
 
@@ -63,6 +79,8 @@ float js_bridge_pixel_ratio() { return float(emscripten_get_device_pixel_ratio()
 void js_bridge_pick_file() { wl_js_pick_file(); }
 bool js_bridge_can_open_url() { return true; }
 void js_bridge_open_url(const char* url) { wl_js_open_url(url); }
+void js_bridge_share() { wl_js_share(); }
+void js_bridge_event(const char* name, const std::string& detail_json) { wl_js_event(name, detail_json.c_str()); }
 }  // namespace wlui
 
 #else
@@ -75,6 +93,8 @@ float js_bridge_pixel_ratio() { return 1.0f; }
 void js_bridge_pick_file() {}
 bool js_bridge_can_open_url() { return false; }
 void js_bridge_open_url(const char*) {}
+void js_bridge_share() {}
+void js_bridge_event(const char*, const std::string&) {}
 }  // namespace wlui
 void js_bridge_download(const char*, const char*, const void*, size_t) {}
 

@@ -3,6 +3,7 @@
 // C++ tells JS when the first frame is on screen.
 #pragma once
 #include <cstddef>
+#include <string>
 
 namespace wlui {
 
@@ -15,6 +16,8 @@ float js_bridge_pixel_ratio();
 void js_bridge_pick_file();                           // opens the page's file picker (web/waferlab-api.js)
 bool js_bridge_can_open_url();                        // true on the web: links open in a new tab
 void js_bridge_open_url(const char* url);             // a link's target, in a new tab (web only)
+void js_bridge_share();                               // File > Share: the page's share dialog (web only)
+void js_bridge_event(const char* name, const std::string& detail_json);   // to the page and an embedder (web only)
 
 }  // namespace wlui
 

@@ -23,6 +23,14 @@ Layout Layout::tile(const Box& c) {
     return l;
 }
 
+Layout Layout::embed(const Box& c) {
+    Layout l = tile(c);
+    l.stacked = false;   // the editor is asked for: it stays open, beside or below the mesh
+    if (c.w >= kEmbedSideBySide) l.editor = {c.x, c.y, c.w * 0.5f, c.h};
+    else l.editor = {c.x, c.y + c.h * 0.5f, c.w, c.h * 0.5f};
+    return l;
+}
+
 Box free_area(const Box& canvas, const std::vector<Box>& covers) {
     // The best box has each edge on the canvas's edge or on a cover's: try every such pair.
     std::vector<float> xs{canvas.x, canvas.right()}, ys{canvas.y, canvas.bottom()};

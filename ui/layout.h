@@ -27,6 +27,9 @@ struct Layout {
 
     // The default layout over `canvas` (the area under the toolbar, above the status bar).
     static Layout tile(const Box& canvas);
+    // An embed's (?embed=1&editor=1): the editor beside the mesh when there is room, else below it.
+    static constexpr float kEmbedSideBySide = 560;
+    static Layout embed(const Box& canvas);
 };
 
 // The largest box inside `canvas` that overlaps none of `covers` (the whole canvas if none do).

@@ -126,7 +126,10 @@ void MeshCanvas::draw(const wl::Mesh& mesh, const wl::Machine* machine, const Pe
     f.dl->ChannelsSplit(3);
     f.dl->ChannelsSetCurrent(2);
     // Top right (with last frame's width): the part of the canvas the app's windows leave free.
-    toolbar(ImVec2(std::max(f.origin.x, f.origin.x + f.size.x - toolbar_w_) + 6, f.origin.y + 6));
+    // It wraps rather than reach left of the free area (an embed's editor beside the mesh would hide its start).
+    const float left = free_max_.x > free_min_.x ? std::clamp(free_min_.x, f.origin.x, f.origin.x + f.size.x * 0.5f) : f.origin.x;
+    const float right = f.origin.x + f.size.x;
+    toolbar(ImVec2(std::max(left, right - toolbar_w_) + 6, f.origin.y + 6), right - left - 24);
     ImGui::SetCursorScreenPos(im(f.origin));
     ImGui::InvisibleButton("mesh_canvas", im(f.size), ImGuiButtonFlags_MouseButtonLeft | ImGuiButtonFlags_MouseButtonRight);
     const bool hovered = ImGui::IsItemHovered();
@@ -318,11 +321,20 @@ void MeshCanvas::draw_routes(const Frame& f, const wl::Machine& m) {
 
 // [SECTION] overlays: toolbar (top right), legend (bottom left), tooltip
 
-void MeshCanvas::toolbar(ImVec2 at) {
+void MeshCanvas::toolbar(ImVec2 at, float max_w) {
     ImGui::SetCursorScreenPos(ImVec2(at.x + 6, at.y + 4));
     ImGui::PushStyleVar(ImGuiStyleVar_FramePadding, ImVec2(5, 2));
     ImGui::PushStyleVar(ImGuiStyleVar_ItemSpacing, ImVec2(4, 4));
     ImGui::BeginGroup();
+    // The controls flow: each on the current row while the row stays within max_w, else on the next
+    // (an embed 320 px wide has two rows). Wider than the canvas is the only reason to wrap.
+    const float start = at.x + 6;
+    bool first = true;
+    auto flow = [&](float w) {
+        if (first) { first = false; return; }
+        if (ImGui::GetItemRectMax().x + 4 + w - start <= max_w) ImGui::SameLine();
+    };
+    const float pad = 10, box = ImGui::GetFrameHeight() + 4;   // a button's padding; a checkbox's square and gap
     static constexpr const char* kLabels[] = {"Activity", "Task", "SRAM", "Stalls"};
     static constexpr const char* kTips[] = {"PEs coloured by the fraction of cycles their CE was busy",
                                             "PEs coloured by the task they are running (a data task's id is its colour)",
@@ -330,30 +342,31 @@ void MeshCanvas::toolbar(ImVec2 at) {
                                             "PEs coloured by the fraction of cycles their main thread waited on the fabric"};
     for (ColourMode m : kColourModes) {
         const bool on = settings_.mode == m;
+        flow(ImGui::CalcTextSize(kLabels[int(m)]).x + pad);
         if (on) ImGui::PushStyleColor(ImGuiCol_Button, ImGui::GetStyleColorVec4(ImGuiCol_ButtonActive));
         if (ImGui::Button(kLabels[int(m)])) settings_.mode = m;
         if (on) ImGui::PopStyleColor();
         if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", kTips[int(m)]);
-        ImGui::SameLine();
     }
     if (settings_.mode == ColourMode::Activity || settings_.mode == ColourMode::Stalls) {
+        flow(box + ImGui::CalcTextSize("recent").x);
         ImGui::Checkbox("recent", &settings_.recent);
         if (ImGui::IsItemHovered()) ImGui::SetTooltip("on: over the last %d to %d cycles, so a wave shows as it passes; off: since cycle 0",
                                                       int(ActivityWindow::kCycles), int(2 * ActivityWindow::kCycles));
-        ImGui::SameLine();
     }
+    flow(ImGui::CalcTextSize("|").x);
     ImGui::TextDisabled("|");
-    ImGui::SameLine();
+    flow(box + ImGui::CalcTextSize("wavelets").x);
     ImGui::Checkbox("wavelets", &settings_.wavelets);
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("animate each hop along its link, coloured by its colour");
-    ImGui::SameLine();
+    flow(ImGui::GetFontSize() * 6.5f);
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 6.5f);
     ImGui::SliderFloat("##hop", &settings_.seconds_per_hop, CanvasSettings::kMinSecondsPerHop, CanvasSettings::kMaxSecondsPerHop,
                        "%.2f s/hop", ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp);
     if (ImGui::IsItemHovered())
         ImGui::SetTooltip("animation speed: wall seconds one cycle's hop takes to cross its link\n"
                           "(independent of the run speed; when the run is faster, the newest hops show)");
-    ImGui::SameLine();
+    flow(ImGui::GetFontSize() * 7.0f);
     const std::string preview = route_label();
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 7.0f);
     if (ImGui::BeginCombo("##route", preview.c_str())) {

@@ -35,6 +35,7 @@ public:
     // The part of the canvas no window covers (screen coordinates); empty: all of it.
     void set_free_area(glm::vec2 min, glm::vec2 max) { free_min_ = min, free_max_ = max; }
     void select(std::optional<PeCoord> pe) { selected_ = pe; }
+    const CanvasSettings& settings() const { return settings_; }
 
     float zoom() const { return zoom_; }
     std::optional<glm::vec2> wavelet() const { return dot_; }   // where a wavelet dot was drawn last frame, if any
@@ -49,7 +50,7 @@ public:
 
 private:
     struct Frame;                        // one draw's geometry (mesh_canvas.cpp)
-    void toolbar(ImVec2 at);
+    void toolbar(ImVec2 at, float max_w);   // the controls wrap to rows at most max_w wide
     void draw_pes(const Frame& f, const wl::Machine* m);
     void draw_wavelets(const Frame& f);
     void draw_routes(const Frame& f, const wl::Machine& m);

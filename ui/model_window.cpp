@@ -105,133 +105,140 @@ void ModelWindow::frame(MeshCanvas& canvas) {
         selected_.reset();
     }
     drawn_.clear();
-    if (open) draw();
+    if (open && draws_window) draw();
 }
 
 // [SECTION] JS hook
 
-std::optional<json> ModelWindow::call(const std::string& method, const json& args) {
-    if (method.rfind("model_", 0) != 0) return std::nullopt;
-    const json a = args.is_object() ? args : json::object();
-    auto str = [&](const char* key, const std::string& dflt) -> std::string {
-        if (!a.contains(key) || a[key].is_null()) return dflt;
-        if (!a[key].is_string()) throw std::invalid_argument(std::string("'") + key + "' must be a string");
-        return a[key].get<std::string>();
+// Arguments come as a JSON object (null counts as empty); a missing or null key takes the default.
+static std::string str_arg(const json& a, const char* key, const std::string& dflt) {
+    if (!a.is_object() || !a.contains(key) || a[key].is_null()) return dflt;
+    if (!a[key].is_string()) throw std::invalid_argument(std::string("'") + key + "' must be a string");
+    return a[key].get<std::string>();
+}
+
+static double num_arg(const json& a, const char* key, double dflt, double lo, double hi) {
+    if (!a.is_object() || !a.contains(key) || a[key].is_null()) return dflt;
+    if (!a[key].is_number()) throw std::invalid_argument(std::string("'") + key + "' must be a number");
+    const double v = a[key].get<double>();
+    if (v < lo || v > hi) {
+        char range[64];
+        std::snprintf(range, sizeof range, "%.0f..%.0f", lo, hi);
+        throw std::invalid_argument(std::string("'") + key + "' must be in " + range);
+    }
+    return v;
+}
+
+static bool flag_arg(const json& a, const char* key) { return a.is_object() && a.value(key, false); }
+
+void ModelWindow::need_compiled() const {
+    if (!session_.compiled()) throw std::invalid_argument("no model is compiled: model_compile() first");
+}
+
+// The model_* rows of the app's one method table (ui/app_methods.cpp takes them from here;
+// `params` is that table's grammar).
+const std::vector<ModelWindow::Method>& ModelWindow::methods() {
+    static const std::vector<Method> table = {
+        {"model_compile", "config=\"gpt-nano\" mesh=\"32x32\" ...options", false, [](ModelWindow& w, const json& a) {
+             w.config_ = str_arg(a, "config", w.config_);
+             parse_mesh(str_arg(a, "mesh", mesh_text(w.mesh_w_, w.mesh_h_)), &w.mesh_w_, &w.mesh_h_);
+             const std::string ck = str_arg(a, "checkpoint", "");
+             if (ck.size() >= sizeof w.checkpoint_) throw std::invalid_argument("'checkpoint' is too long");
+             std::snprintf(w.checkpoint_, sizeof w.checkpoint_, "%s", ck.c_str());
+             if (flag_arg(a, "show")) w.open = true;
+             if (!w.compile()) throw std::runtime_error(w.session_.error());
+             return w.session_.plan_json();
+         }},
+        {"model_stages", "", false, [](ModelWindow& w, const json&) {
+             w.need_compiled();
+             json out = json::array();
+             for (const PlanStage& s : w.stages_)
+                 out.push_back({{"title", s.title}, {"summary", s.summary}, {"columns", s.columns}, {"rows", s.rows}});
+             return out;
+         }},
+        {"model_forward", "prompt", false, [](ModelWindow& w, const json& a) {
+             w.need_compiled();
+             if (!w.forward(str_arg(a, "prompt", w.prompt_))) throw std::runtime_error(w.session_.error());
+             return to_json(*w.session_.last_forward());
+         }},
+        {"model_generate", "{options}", true, [](ModelWindow& w, const json& a) {
+             w.need_compiled();
+             wl::gpt::SampleOptions opt;
+             opt.temperature = float(num_arg(a, "temperature", 1.0, 0, 100));
+             opt.top_k = int(num_arg(a, "top_k", 0, 0, 1e9));
+             opt.seed = uint64_t(num_arg(a, "seed", 1337, 0, 9e15));
+             const int n = int(num_arg(a, "tokens", 20, 0, 100000));
+             if (!w.generate(str_arg(a, "prompt", w.prompt_), n, opt)) throw std::runtime_error(w.session_.error());
+             return to_json(w.session_.generation());
+         }},
+        {"model_generation", "{options}", false, [](ModelWindow& w, const json& a) {   // the generation so far; check: the reference's tokens beside it
+             json j = to_json(w.session_.generation());
+             if (flag_arg(a, "check") && !w.session_.generation().running()) {
+                 const std::vector<int> ref = w.session_.reference_tokens();
+                 const auto& g = w.session_.generation();
+                 j["matches_reference"] = ref == g.tokens;
+                 j["reference_text"] = ref.size() > size_t(g.prompt_tokens)
+                                           ? json(w.session_.tokenizer()->decode(std::vector<int>(ref.begin() + g.prompt_tokens, ref.end())))
+                                           : json("");
+             }
+             return j;
+         }},
+        {"model_stop", "", false, [](ModelWindow& w, const json&) {
+             w.session_.stop_generation();
+             return to_json(w.session_.generation());
+         }},
+        {"model_pe", "x y", false, [](ModelWindow& w, const json& a) {
+             w.need_compiled();
+             const wl::Mesh m = w.mesh();
+             if (!a.is_object() || !a.contains("x") || !a.contains("y")) throw std::invalid_argument("'x' and 'y' are needed");
+             const int x = int(num_arg(a, "x", 0, 0, m.w - 1)), y = int(num_arg(a, "y", 0, 0, m.h - 1));
+             const wl::model::PlannedOp* op = w.session_.op_at(x, y);
+             return json{{"pe", {{"x", x}, {"y", y}}},
+                         {"op", op ? json(op->name) : json(nullptr)},
+                         {"kind", op ? json(op->op) : json(nullptr)},
+                         {"kernel", op ? json(op->kernel) : json(nullptr)},
+                         {"layer", op && op->layer >= 0 ? json(op->layer) : json(nullptr)},
+                         {"sram", to_json(w.session_.sram_map(x, y))}};
+         }},
+        {"model_open_kernel", "op", false, [](ModelWindow& w, const json& a) {
+             w.need_compiled();
+             const std::string name = str_arg(a, "op", "");
+             const wl::model::PlannedOp* op = w.session_.plan()->find(name);
+             if (!op) throw std::invalid_argument("no op named '" + name + "' in the plan");
+             w.open_kernel(*op);
+             return w.state();
+         }},
+        {"model_animate", "{options}", false, [](ModelWindow& w, const json& a) {   // {op, speed, to_end}; {stop: true} ends it
+             w.need_compiled();
+             if (flag_arg(a, "stop")) {
+                 w.anim_.stop();
+             } else {
+                 if (a.is_object() && a.contains("op")) {
+                     const std::string name = str_arg(a, "op", "");
+                     const wl::model::PlannedOp* op = w.session_.plan()->find(name);
+                     if (!op) throw std::invalid_argument("no op named '" + name + "' in the plan");
+                     w.animate(*op);
+                 }
+                 if (!w.anim_.active()) throw std::invalid_argument("no op is animating: pass 'op'");
+                 if (a.is_object() && a.contains("speed")) w.anim_.set_speed(num_arg(a, "speed", 0, 1, 1e7));
+                 if (flag_arg(a, "to_end")) w.anim_.to_end();
+             }
+             return w.state()["animation"];
+         }},
+        {"model_window", "{settings}", false, [](ModelWindow& w, const json& a) {
+             if (a.is_object() && a.contains("open")) w.open = a.value("open", w.open);
+             if (a.is_object() && a.contains("on_canvas")) w.show_on_canvas_ = a.value("on_canvas", w.show_on_canvas_);
+             if (a.is_object() && a.contains("colour")) {
+                 const std::string c = str_arg(a, "colour", "");
+                 if (c == "canvas") w.colour_.reset();
+                 else if (auto pc = placement_colour_from_name(c)) w.colour_ = *pc;
+                 else throw std::invalid_argument("'colour' is op, layer or canvas");
+                 w.rebuild_overlay();
+             }
+             return w.state();
+         }},
     };
-    auto num = [&](const char* key, double dflt, double lo, double hi) -> double {
-        if (!a.contains(key) || a[key].is_null()) return dflt;
-        if (!a[key].is_number()) throw std::invalid_argument(std::string("'") + key + "' must be a number");
-        const double v = a[key].get<double>();
-        if (v < lo || v > hi) {
-            char range[64];
-            std::snprintf(range, sizeof range, "%.0f..%.0f", lo, hi);
-            throw std::invalid_argument(std::string("'") + key + "' must be in " + range);
-        }
-        return v;
-    };
-    auto compiled = [&]() {
-        if (!session_.compiled()) throw std::invalid_argument("no model is compiled: model_compile() first");
-    };
-    if (method == "model_compile") {
-        config_ = str("config", config_);
-        parse_mesh(str("mesh", mesh_text(mesh_w_, mesh_h_)), &mesh_w_, &mesh_h_);
-        const std::string ck = str("checkpoint", "");
-        if (ck.size() >= sizeof checkpoint_) throw std::invalid_argument("'checkpoint' is too long");
-        std::snprintf(checkpoint_, sizeof checkpoint_, "%s", ck.c_str());
-        if (a.value("show", false)) open = true;
-        if (!compile()) throw std::runtime_error(session_.error());
-        return session_.plan_json();
-    }
-    if (method == "model_stages") {
-        compiled();
-        json out = json::array();
-        for (const PlanStage& s : stages_)
-            out.push_back({{"title", s.title}, {"summary", s.summary}, {"columns", s.columns}, {"rows", s.rows}});
-        return out;
-    }
-    if (method == "model_forward") {
-        compiled();
-        const std::string prompt = str("prompt", prompt_);
-        if (!forward(prompt)) throw std::runtime_error(session_.error());
-        return to_json(*session_.last_forward());
-    }
-    if (method == "model_generate") {
-        compiled();
-        wl::gpt::SampleOptions opt;
-        opt.temperature = float(num("temperature", 1.0, 0, 100));
-        opt.top_k = int(num("top_k", 0, 0, 1e9));
-        opt.seed = uint64_t(num("seed", 1337, 0, 9e15));
-        const int n = int(num("tokens", 20, 0, 100000));
-        if (!generate(str("prompt", prompt_), n, opt)) throw std::runtime_error(session_.error());
-        return to_json(session_.generation());
-    }
-    if (method == "model_generation") {   // the generation so far; check: the reference's tokens beside it
-        json j = to_json(session_.generation());
-        if (a.value("check", false) && !session_.generation().running()) {
-            const std::vector<int> ref = session_.reference_tokens();
-            const auto& g = session_.generation();
-            j["matches_reference"] = ref == g.tokens;
-            j["reference_text"] = ref.size() > size_t(g.prompt_tokens)
-                                      ? json(session_.tokenizer()->decode(std::vector<int>(ref.begin() + g.prompt_tokens, ref.end())))
-                                      : json("");
-        }
-        return j;
-    }
-    if (method == "model_stop") {
-        session_.stop_generation();
-        return to_json(session_.generation());
-    }
-    if (method == "model_pe") {
-        compiled();
-        const wl::Mesh m = mesh();
-        if (!a.contains("x") || !a.contains("y")) throw std::invalid_argument("'x' and 'y' are needed");
-        const int x = int(num("x", 0, 0, m.w - 1)), y = int(num("y", 0, 0, m.h - 1));
-        const wl::model::PlannedOp* op = session_.op_at(x, y);
-        return json{{"pe", {{"x", x}, {"y", y}}},
-                {"op", op ? json(op->name) : json(nullptr)},
-                {"kind", op ? json(op->op) : json(nullptr)},
-                {"kernel", op ? json(op->kernel) : json(nullptr)},
-                {"layer", op && op->layer >= 0 ? json(op->layer) : json(nullptr)},
-                {"sram", to_json(session_.sram_map(x, y))}};
-    }
-    if (method == "model_open_kernel") {
-        compiled();
-        const std::string name = str("op", "");
-        const wl::model::PlannedOp* op = session_.plan()->find(name);
-        if (!op) throw std::invalid_argument("no op named '" + name + "' in the plan");
-        open_kernel(*op);
-        return state();
-    }
-    if (method == "model_animate") {   // {op, speed, to_end}; {stop: true} ends it
-        compiled();
-        if (a.value("stop", false)) {
-            anim_.stop();
-        } else {
-            if (a.contains("op")) {
-                const std::string name = str("op", "");
-                const wl::model::PlannedOp* op = session_.plan()->find(name);
-                if (!op) throw std::invalid_argument("no op named '" + name + "' in the plan");
-                animate(*op);
-            }
-            if (!anim_.active()) throw std::invalid_argument("no op is animating: pass 'op'");
-            if (a.contains("speed")) anim_.set_speed(num("speed", 0, 1, 1e7));
-            if (a.value("to_end", false)) anim_.to_end();
-        }
-        return state()["animation"];
-    }
-    if (method == "model_window") {
-        if (a.contains("open")) open = a.value("open", open);
-        if (a.contains("on_canvas")) show_on_canvas_ = a.value("on_canvas", show_on_canvas_);
-        if (a.contains("colour")) {
-            const std::string c = str("colour", "");
-            if (c == "canvas") colour_.reset();
-            else if (auto pc = placement_colour_from_name(c)) colour_ = *pc;
-            else throw std::invalid_argument("'colour' is op, layer or canvas");
-            rebuild_overlay();
-        }
-        return state();
-    }
-    return json{{"error", "unknown method '" + method + "'"}};
+    return table;
 }
 
 json ModelWindow::state() const {

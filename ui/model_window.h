@@ -21,6 +21,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace wlui {
 
@@ -29,6 +30,7 @@ public:
     explicit ModelWindow(const std::string& models_dir = "models");
 
     bool open = false;                   // View > Model
+    bool draws_window = true;            // false in an embed: the model takes the canvas, without the window over it
 
     // Every frame, open or not: a generation makes its next tokens (at least one, more while the
     // frame's budget lasts), then the window draws when open. `canvas` is the app's mesh canvas:
@@ -42,9 +44,15 @@ public:
     const wl::Machine* machine() const { return anim_.active() ? anim_.machine() : session_.machine(); }
     const PeOverlay* overlay() const { return colour_ && session_.compiled() && !anim_.active() ? &overlay_ : nullptr; }
 
-    // The JS hook: the model_* methods (docs/js-api.md); nullopt for any other name.
-    // Throws std::invalid_argument (or runtime_error) with the reason on bad arguments or a failure.
-    std::optional<nlohmann::json> call(const std::string& method, const nlohmann::json& args);
+    // The JS hook: the model_* rows of the app's method table (ui/app_methods.cpp, docs/js-api.md).
+    // A handler throws std::invalid_argument (or runtime_error) with the reason on bad arguments or a failure.
+    struct Method {
+        const char* name;
+        const char* params;              // the table's grammar (app_methods.cpp)
+        bool waits_generation;           // JS returns a promise of model_generation() when the text is made
+        nlohmann::json (*run)(ModelWindow&, const nlohmann::json&);
+    };
+    static const std::vector<Method>& methods();
     nlohmann::json state() const;        // state().model
 
     // Set by the app: put a kernel file's text in the editor.
@@ -59,6 +67,7 @@ private:
     void open_kernel(const wl::model::PlannedOp& op);
     void animate(const wl::model::PlannedOp& op);   // needs a forward first
     void rebuild_overlay();
+    void need_compiled() const;          // throws "no model is compiled" unless one is
     void draw();
     void draw_settings();
     void draw_pe(const std::optional<PeCoord>& pe);

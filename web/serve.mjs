@@ -1,5 +1,6 @@
-// serve.mjs: serves the built web app on 127.0.0.1 with correct MIME types.
-//   node web/serve.mjs [--root build/web/ui] [--port 8000]
+// serve.mjs: serves the built web app on 127.0.0.1 with correct MIME types, and the
+// documentation site (make docs) at /docs/ beside it, so its live demos embed the app.
+//   node web/serve.mjs [--root build/web/ui] [--docs build/site] [--port 8000]
 // Also imported by the browser tests (startServer), so both use one server.
 import http from 'node:http';
 import fs from 'node:fs';
@@ -13,16 +14,22 @@ const MIME = {
   '.wk': 'text/plain; charset=utf-8', '.md': 'text/markdown; charset=utf-8', '.ico': 'image/x-icon',
 };
 
-export function startServer({ root, port = 0, host = '127.0.0.1', quiet = true } = {}) {
+export function startServer({ root, docs = null, port = 0, host = '127.0.0.1', quiet = true } = {}) {
   root = path.resolve(root);
   if (!fs.existsSync(path.join(root, 'index.html')))
     throw new Error(`${root}/index.html not found: build the web app first (make web)`);
+  if (docs) {
+    docs = path.resolve(docs);
+    if (!fs.existsSync(path.join(docs, 'index.html'))) throw new Error(`${docs}/index.html not found: build the docs first (make docs)`);
+  }
   const server = http.createServer((req, res) => {
     let rel;
     try { rel = decodeURIComponent(new URL(req.url, 'http://x').pathname); } catch { rel = null; }
-    const file = rel === null ? null : path.join(root, rel.endsWith('/') ? rel + 'index.html' : rel);
+    let base = root;
+    if (docs && rel !== null && (rel === '/docs' || rel.startsWith('/docs/'))) base = docs, rel = rel.slice('/docs'.length) || '/';
+    const file = rel === null ? null : path.join(base, rel.endsWith('/') ? rel + 'index.html' : rel);
     // Anything outside the root, or odd, is a plain 404: never a crash, never a leak.
-    if (!file || !file.startsWith(root + path.sep) || !fs.existsSync(file) || !fs.statSync(file).isFile()) {
+    if (!file || !file.startsWith(base + path.sep) || !fs.existsSync(file) || !fs.statSync(file).isFile()) {
       res.writeHead(404, { 'Content-Type': 'text/plain; charset=utf-8' });
       res.end('not found\n');
       if (!quiet) console.log(`404 ${req.url}`);
@@ -45,8 +52,9 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const here = path.dirname(fileURLToPath(import.meta.url));
   const root = arg('root', path.join(here, '..', 'build', 'web', 'ui'));
   const port = Number(arg('port', process.env.PORT || 8000));
-  startServer({ root, port, quiet: false }).then(({ url }) => {
-    console.log(`WaferLab is served at ${url}  (Ctrl+C to stop)`);
+  const docs = arg('docs', null);
+  startServer({ root, docs, port, quiet: false }).then(({ url }) => {
+    console.log(`WaferLab is served at ${url}${docs ? `, its documentation at ${url}docs/` : ''}  (Ctrl+C to stop)`);
   }).catch((e) => {
     console.error(`serve: ${e.code === 'EADDRINUSE' ? `port ${port} is in use; try --port ${port + 1}` : e.message}`);
     process.exit(1);

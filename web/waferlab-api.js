@@ -1,52 +1,34 @@
 // waferlab-api.js: window.waferlab — the page's scripting and embedding surface.
 //
 // Every method goes through one C++ entry point, wl_js_call(method, jsonArgs),
-// which returns JSON. A new engine feature adds a method in ui/app.cpp and a
-// name to METHODS below; nothing else changes. docs/js-api.md is the manual.
+// which returns JSON. The methods are rows of one table in ui/app_methods.cpp,
+// which the page reads at start (wl_js_methods): a new method is a new row there,
+// and nothing here changes. docs/js-api.md is the manual.
 (function () {
   'use strict';
 
-  // name → how positional JS arguments become the JSON object C++ receives.
-  const METHODS = {
-    select_pe: (x, y) => (x === null || x === undefined ? null : { x, y }),
-    set_mesh: (w, h) => ({ w, h }),
-    about: (open = true) => ({ open }),
-    editor: (open = true, focus = false) => ({ open, focus }),
-    get_source: () => null,
-    load_example: (name, discard = false) => ({ name, discard }),
-    set_source: (file, text) => (text === undefined ? { text: file } : { file, text }),
-    compile: () => null,
-    play: (speed) => (speed === undefined ? null : { speed }),
-    pause: () => null,
-    reset: () => null,
-    rewind: (cycle) => ({ cycle }),
-    set_mode: (mode) => ({ mode }),
-    inspect: (x, y) => ({ x, y }),
-    canvas: (settings = {}) => settings,
-    compare: (config = 'gpt-nano', gpu = 'a100', options = {}) => Object.assign({ config, gpu }, options),
-    open_file: (name, text, discard = false) => ({ name, text, discard }),
-    save_file: (path) => (path === undefined ? null : { path }),
-    export_png: (path) => (path === undefined ? null : { path }),
-    set_font_scale: (scale) => ({ scale }),
-    save_state: () => null,
-    clear_state: () => null,
-    dismiss_notices: () => null,
-    open_lesson: (number, discard = false) => ({ number, discard }),
-    check_lesson: () => null,
-    lesson_hint: () => null,
-    lesson_starter: (discard = false) => ({ discard }),
-    show_solution: (discard = false) => ({ discard }),
-    lessons_panel: (open = true) => ({ open }),
-    model_compile: (config = 'gpt-nano', mesh = '32x32', options = {}) => Object.assign({ config, mesh }, options),
-    model_stages: () => null,
-    model_forward: (prompt) => (prompt === undefined ? null : { prompt }),
-    model_generation: (options = {}) => options,
-    model_stop: () => null,
-    model_pe: (x, y) => ({ x, y }),
-    model_open_kernel: (op) => ({ op }),
-    model_animate: (options = {}) => options,
-    model_window: (settings = {}) => settings,
-  };
+  // A method row's `params` (grammar in ui/app_methods.cpp) → a function from the JS call's
+  // arguments to the JSON object C++ receives. Defaults are JSON, parsed afresh for each call.
+  function argsFor(params) {
+    const words = params.split(' ').filter(Boolean).map((w) => {
+      const m = /^(\[)?(\.\.\.|\{)?([a-z_]+)[\]}]?(?:=(.+))?$/.exec(w);
+      if (!m) throw new Error(`bad method params '${params}'`);
+      return { optional: !!m[1], kind: m[2] === '...' ? 'merge' : m[2] === '{' ? 'whole' : 'one', name: m[3], dflt: m[4] };
+    });
+    if (!words.length) return () => null;
+    return (...a) => {
+      const ws = a.length < words.length ? words.filter((w) => !w.optional) : words;
+      let out = {};
+      ws.forEach((w, i) => {
+        let v = a[i];
+        if (v === undefined && w.dflt !== undefined) v = JSON.parse(w.dflt);
+        if (w.kind === 'whole') out = v === undefined ? {} : v;
+        else if (w.kind === 'merge') Object.assign(out, v || {});
+        else out[w.name] = v;
+      });
+      return out;
+    };
+  }
 
   const KERNEL_FILE = /\.(wk|txt)$/i;
   const MAX_KERNEL_BYTES = 4 << 20;
@@ -70,6 +52,21 @@
     lesson: (v) => (/^[1-9]\d{0,3}$/.test(v)
       ? [['--lesson', v], null]
       : [null, `lesson=${v} ignored: expected a lesson number such as lesson=1`]),
+    // The minimal frame for embedding: it never saves, so it cannot touch the saved work of the
+    // full app on the same site.
+    embed: (v) => (v === '1' ? [['--embed', '--no-persist'], null] : [null, `embed=${v} ignored: embed=1 shows the minimal frame`]),
+    editor: (v) => (v === '1' ? [['--editor'], null] : [null, `editor=${v} ignored: editor=1 adds the editor to an embed`]),
+    // Origins whose messages an embed obeys and whose page hears its events (waferlab-messages.js).
+    origins: (v) => {
+      const bad = [];
+      for (const o of v.split(',').map((s) => s.trim()).filter(Boolean)) {
+        let u = null;
+        try { u = new URL(o); } catch { /* reported below */ }
+        if (u && /^https?:$/.test(u.protocol) && u.origin === o) api._allowed.add(o);
+        else bad.push(o);
+      }
+      return [[], bad.length ? `origins: ${bad.join(', ')} ignored: expected origins such as https://docs.example.org (scheme, host, port; no path)` : null];
+    },
   };
 
   let readyResolve;
@@ -83,13 +80,15 @@
   };
 
   const api = {
-    ready: false,      // true once the first frame is on screen
+    ready: false,      // true once the first frame is on screen (and a share link in the URL applied)
     version: null,
+    embedded: false,   // ?embed=1: the minimal frame
+    _allowed: new Set([location.origin]),   // origins that may drive this page by postMessage
 
     // Calls a C++ method by name with a JSON-able argument object. Throws on error.
     call(method, args = null) {
       if (!api.ready) throw new Error('waferlab is not ready yet: await waferlab.whenReady()');
-      const out = JSON.parse(Module.ccall('wl_js_call', 'string', ['string', 'string'], [method, JSON.stringify(args)]));
+      const out = api._callRaw(method, args);
       if (out && typeof out === 'object' && 'error' in out && Object.keys(out).length === 1) throw new Error(out.error);
       return out;
     },
@@ -114,12 +113,70 @@
     },
 
     // ---- internals used by the page shell -------------------------------------
-    _firstFrame() {
+
+    // The method table (ui/app_methods.cpp, through wl_js_methods): each row becomes
+    // waferlab.<name>, unless the page defines it itself (state) or it is internal.
+    _methods: new Map(),   // name → {row, toArgs}: a Map, so no name reaches Object.prototype
+    _buildMethods() {
+      const rows = JSON.parse(Module.ccall('wl_js_methods', 'string', [], []));
+      for (const row of rows) {
+        api._methods.set(row.name, { row, toArgs: argsFor(row.params) });
+        if (!row.internal && !(row.name in api)) api[row.name] = (...a) => api._invoke(row.name, a);
+      }
+    },
+
+    // One path from a JS call to C++, for window.waferlab and for messages alike. A run returns
+    // a promise of state() when it stops; generation (a token per frame) a promise of
+    // model_generation() when the last token is made (rejected if a fault stopped it).
+    _invoke(name, a) {
+      const m = api._methods.get(name);
+      const out = api.call(name, m.toArgs(...a));
+      if (m.row.wait === 'run') return api.whenStopped();
+      if (m.row.wait !== 'generation') return out;
+      const check = !!(a[0] && a[0].check);
+      return new Promise((resolve, reject) => {
+        const poll = () => {
+          let g;
+          try { g = api.call('model_generation', { check }); } catch (e) { reject(e); return; }
+          if (g.running) requestAnimationFrame(poll);
+          else if (g.error) reject(new Error(`${name}: ${g.error}`));
+          else resolve(g);
+        };
+        poll();
+      });
+    },
+
+    // The C++ entry point itself: an error comes back as {error}, not thrown.
+    _callRaw(method, args = null) {
+      return JSON.parse(Module.ccall('wl_js_call', 'string', ['string', 'string'], [method, JSON.stringify(args)]));
+    },
+
+    // The first frame is on screen: apply a share link from the URL, then say so.
+    async _firstFrame() {
+      if (api._pendingShare) {
+        try { await api._applyShare(); } catch (e) { console.error('[waferlab] the share link: ' + e.message); }   // never keeps the app from starting
+      }
       api.ready = true;
       api.version = api.call('state').version;
       el('loading') && el('loading').classList.add('done');
       readyResolve(api);
       window.dispatchEvent(new CustomEvent('waferlab:ready', { detail: api }));
+      api._event('ready', { version: api.version, embedded: api.embedded });
+      for (const [name, detail] of api._early.splice(0)) api._event(name, detail);
+    },
+
+    // An event from the app (ui/app_embed.cpp: cycle, finished, fault) or the page (ready): a
+    // `waferlab:<name>` event on window, and a message to an embedder (waferlab-messages.js).
+    // Those before ready wait for it, so an embedder hears ready first.
+    _early: [],
+    _event(name, detail) {
+      if (!api.ready && name !== 'ready') {   // the latest cycle is enough
+        if (name === 'cycle') api._early = api._early.filter(([n]) => n !== 'cycle');
+        api._early.push([name, detail]);
+        return;
+      }
+      if (name !== 'ready') window.dispatchEvent(new CustomEvent(`waferlab:${name}`, { detail }));   // ready: _firstFrame's own
+      if (api._postEvent) api._postEvent(name, detail);
     },
 
     _unsupported() {
@@ -151,6 +208,10 @@
         const file = e.dataTransfer.files[0];
         if (file) api.openFile(file);
       });
+      // SDL takes the canvas's mouse presses (preventDefault), which would keep the keyboard away
+      // from the app inside an <iframe>: a press gives it the focus, and nothing before one does.
+      const canvas = el('canvas');
+      if (canvas) canvas.addEventListener('pointerdown', () => { if (document.activeElement !== canvas) canvas.focus({ preventScroll: true }); }, true);
       window.addEventListener('pagehide', () => { if (api.ready) { try { api.call('flush_state'); } catch (e) { /* nothing to add */ } } });
     },
 
@@ -170,6 +231,8 @@
     // URL → program arguments; unknown or bad parameters are reported, never fatal.
     _argsFromUrl(search) {
       const args = [], problems = [];
+      api.embedded = new URLSearchParams(search).get('embed') === '1';
+      document.documentElement.classList.toggle('embed', api.embedded);
       for (const [key, value] of new URLSearchParams(search)) {
         const check = URL_PARAMS[key];
         if (!check) { problems.push(`unknown URL parameter '${key}' ignored`); continue; }
@@ -194,16 +257,13 @@
         },
         monitorRunDependencies: (left) => { if (left === 0) setStatus('Starting…', 1); },
         onAbort: (what) => api._fatal(`WaferLab stopped: ${lastError || what}`),
+        onRuntimeInitialized: () => api._buildMethods(),
       };
     },
   };
 
-  for (const [name, toArgs] of Object.entries(METHODS)) {
-    api[name] = (...a) => api.call(name, toArgs(...a));
-  }
-
   // The emulation runs in slices, one per frame, so running returns at once;
-  // the promise resolves with state() when the run stops (target, end or error).
+  // whenStopped() resolves with state() when the run stops (target, end or error).
   api.whenStopped = () => new Promise((resolve) => {
     const poll = () => {
       const s = api.state();
@@ -212,25 +272,6 @@
     };
     poll();
   });
-  api.run = (cycles) => {
-    api.call('run', cycles === undefined || cycles === null ? null : { cycles });
-    return api.whenStopped();
-  };
-  // Generation makes a token per frame, so it returns at once; the promise resolves with
-  // model_generation() when the last token is made (rejects if a fault stopped it).
-  api.model_generate = (options = {}) => {
-    api.call('model_generate', options);
-    return new Promise((resolve, reject) => {
-      const poll = () => {
-        let g;
-        try { g = api.call('model_generation', { check: !!options.check }); } catch (e) { reject(e); return; }
-        if (g.running) requestAnimationFrame(poll);
-        else if (g.error) reject(new Error(`model_generate: ${g.error}`));
-        else resolve(g);
-      };
-      poll();
-    });
-  };
   window.waferlab = api;
   api._wireFiles();
 })();

@@ -57,3 +57,15 @@ TEST(Layout, FreeAreaIsTheLargestUncoveredBox) {
     // Windows beside the canvas do not count.
     EXPECT_EQ(free_area(canvas, {{200, 0, 50, 50}}).area(), canvas.area());
 }
+
+TEST(Layout, EmbedKeepsTheEditorBesideOrBelowTheMesh) {
+    const Layout wide = Layout::embed({0, 40, 800, 400});   // beside: the left half
+    EXPECT_FALSE(wide.stacked);
+    EXPECT_FLOAT_EQ(wide.editor.w, 400);
+    EXPECT_FLOAT_EQ(wide.editor.h, 400);
+    const Layout narrow = Layout::embed({0, 40, 320, 400});   // below: the bottom half, full width
+    EXPECT_FALSE(narrow.stacked);
+    EXPECT_FLOAT_EQ(narrow.editor.w, 320);
+    EXPECT_FLOAT_EQ(narrow.editor.y, 240);
+    EXPECT_FLOAT_EQ(free_area({0, 40, 320, 400}, {narrow.editor}).h, 200);   // the mesh keeps the top half
+}

@@ -53,3 +53,15 @@ test('bad calls return clear errors and the app keeps running', async () => {
   assert.match(unknown, /unknown method 'no_such_method'/);
   await frames(app.page);
 });
+
+// One table (ui/app_methods.cpp) makes the methods: each row is a window.waferlab method, and
+// docs/js-api.md names each one, so the manual cannot fall behind the table.
+test('every method in the table is on window.waferlab and in docs/js-api.md', async () => {
+  const rows = await app.page.evaluate(() => [...window.waferlab._methods.values()].map((m) => m.row));
+  assert.ok(rows.length >= 40, `${rows.length} rows`);
+  const doc = fs.readFileSync(path.join(path.dirname(new URL(import.meta.url).pathname), '..', '..', 'docs', 'js-api.md'), 'utf8');
+  for (const row of rows.filter((r) => !r.internal)) {
+    assert.equal(await app.page.evaluate((n) => typeof window.waferlab[n], row.name), 'function', row.name);
+    assert.ok(doc.includes('`' + row.name + '('), `docs/js-api.md does not document ${row.name}()`);
+  }
+});

@@ -11,8 +11,9 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 export const webRoot = process.env.WAFERLAB_WEB_ROOT || path.join(here, '..', '..', 'build', 'web', 'ui');
 export const outDir = path.join(here, 'out');
 
-export async function openApp(query = '', { scale = 1, width = 1280, height = 720 } = {}) {
-  const { server, url } = await startServer({ root: webRoot });
+// A fresh browser context (its own profile: empty localStorage) with one page. `url`, when given,
+// is opened and waited on until the app there is ready.
+export async function launch({ scale = 1, width = 1280, height = 720 } = {}) {
   const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'waferlab-chromium-'));
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
@@ -26,15 +27,29 @@ export async function openApp(query = '', { scale = 1, width = 1280, height = 72
   const logs = [];
   page.on('console', (m) => logs.push(`${m.type()}: ${m.text()}`));
   page.on('pageerror', (e) => logs.push(`pageerror: ${e.message}`));
-  await page.goto(url + query);
-  await page.waitForFunction(() => window.waferlab && window.waferlab.ready === true, null, { timeout: 60000 })
-    .catch((e) => { throw new Error(`app never became ready: ${e.message}\n${logs.join('\n')}`); });
   const close = async () => {
     await context.close();
-    server.close();
     fs.rmSync(profile, { recursive: true, force: true });
   };
-  return { page, logs, close };
+  return { context, page, logs, close };
+}
+
+// Waits until the app in `page` (or a frame) says it is ready.
+export async function appReady(page, logs = []) {
+  await page.waitForFunction(() => window.waferlab && window.waferlab.ready === true, null, { timeout: 60000 })
+    .catch((e) => { throw new Error(`app never became ready: ${e.message}\n${logs.join('\n')}`); });
+}
+
+export async function openApp(query = '', options = {}) {
+  const { server, url } = await startServer({ root: webRoot });
+  const b = await launch(options);
+  await b.page.goto(url + query);
+  await appReady(b.page, b.logs);
+  const close = async () => {
+    await b.close();
+    server.close();
+  };
+  return { page: b.page, logs: b.logs, close, url, context: b.context };
 }
 
 // Waits for the app to render a few more frames, so input has been handled and drawn.

@@ -1,0 +1,80 @@
+// app_embed.cpp: the minimal frame a documentation page embeds (?embed=1): the mesh canvas under a
+// compact run bar, the editor only when asked (&editor=1); and the events the page passes on to an
+// embedder (web/waferlab-messages.js): the cycle as it moves, the run finished, a fault.
+#include "ui/app.h"
+#include "ui/js_bridge.h"
+#include "ui/style.h"
+
+#include <imgui.h>
+
+namespace wlui {
+
+using nlohmann::json;
+
+// Run (or Pause), Step, Reset and the cycle, flowing onto a second row under 320 px or so.
+void App::embed_bar() {
+    places_.toolbar_min = ImGui::GetCursorScreenPos();
+    ImGui::PushStyleVar(ImGuiStyleVar_FramePadding, ImVec2(8, 3));
+    ImGui::SetCursorPosX(ImGui::GetStyle().ItemSpacing.x);
+    ImGui::SetCursorPosY(ImGui::GetCursorPosY() + 3);
+    const std::string blocked = not_compiled();
+    const bool can = blocked.empty() && (!gate_.matches(doc_.buffer().version()) || !runner_.done());
+    const float gap = ImGui::GetStyle().ItemSpacing.x, right = ImGui::GetWindowPos().x + ImGui::GetWindowWidth() - gap;
+    bool first = true;
+    auto flow = [&](float w) {
+        if (first) { first = false; return; }
+        if (ImGui::GetItemRectMax().x + gap + w <= right) ImGui::SameLine();
+        else ImGui::SetCursorPosX(gap);
+    };
+    auto button = [&](const char* label, bool enabled, const char* name) {
+        flow(ImGui::CalcTextSize(label).x + 16.0f);
+        ImGui::BeginDisabled(!enabled);
+        const bool hit = ImGui::Button(label);
+        ImGui::EndDisabled();
+        mark_item(name);
+        return hit;
+    };
+    if (runner_.mode() == RunController::Mode::Playing) {
+        if (button("Pause", true, "run_button")) runner_.pause();
+    } else if (button("Run", can, "run_button")) {
+        function_key(5, false);
+    }
+    if (button("Step", can, "step_button")) function_key(10, false);
+    if (button("Reset", runner_.loaded(), "reset_button")) runner_.reset();
+    char cycle[48];
+    std::snprintf(cycle, sizeof cycle, "cycle %llu", (unsigned long long)runner_.cycle());
+    flow(ImGui::CalcTextSize(cycle).x);
+    ImGui::AlignTextToFramePadding();
+    ImGui::TextUnformatted(cycle);
+    mark_item("cycle_text");
+    const std::string status = run_status();
+    const bool bad = !blocked.empty() || (runner_.run() && !runner_.run()->ok());
+    flow(ImGui::CalcTextSize(status.c_str()).x);
+    ImGui::TextColored(bad ? kErrorText : ImVec4(0.7f, 0.75f, 0.8f, 1.0f), "%s", status.c_str());
+    mark_item("run_status");
+    ImGui::PopStyleVar();
+    places_.toolbar_max = ImVec2(ImGui::GetWindowPos().x + ImGui::GetWindowWidth(), ImGui::GetCursorScreenPos().y);
+    ImGui::Separator();
+}
+
+// Each is posted once per change, after the frame's slice of emulation.
+void App::post_events() {
+    const wl::lang::KernelRun* run = runner_.run();
+    const uint64_t c = runner_.cycle();
+    if (c != event_cycle_) {
+        event_cycle_ = c;
+        js_bridge_event("cycle", json{{"cycle", c}, {"running", runner_.busy()}}.dump());
+    }
+    const bool fault = run && !run->ok();
+    if (fault && !event_fault_) js_bridge_event("fault", error_json().dump());
+    event_fault_ = fault;
+    const bool finished = run && run->ok() && runner_.done();
+    if (finished && !event_finished_) {
+        json out = json::array();
+        for (const wl::lang::OutputLine& o : run->output()) out.push_back(o.text);
+        js_bridge_event("finished", json{{"cycle", c}, {"output", out}}.dump());
+    }
+    event_finished_ = finished;
+}
+
+}  // namespace wlui
