@@ -175,16 +175,8 @@ bool MeshTrainer::backward_op(const PlannedOp& o, int T) {
 // the embedding's, sequence by sequence, as engine/gpt's backward adds them.
 bool MeshTrainer::tied_gradient(const std::vector<std::vector<int>>& tokens,
                                 const std::vector<std::vector<float>>& dencoded, int T) {
-    const PlannedOp& logits = op("logits");
     const PlannedOp& emb = op("encoded");
-    const ParamSlice w = param_slice(mesh_.plan().cfg, "wte", -1);
-    std::vector<float> dwte(size_t(w.rows) * w.cols);
-    for (int p = 0; p < logits.rect.w; p++)
-        for (const WeightPiece& piece : weight_pieces(logits, p, "w", w))
-            check(mesh_.host_.d2h(logits.rect.x + p, logits.rect.y, "dw", dwte.data() + piece.model, piece.n, piece.pe));
-    for (int p = 0; p < emb.rect.w; p++)
-        for (const WeightPiece& piece : weight_pieces(emb, p, "wte", w))
-            check(mesh_.host_.h2d(emb.rect.x + p, emb.rect.y, "dwte", dwte.data() + piece.model, piece.n, piece.pe));
+    copy_wte(op("logits"), "w", "dw", emb, "wte", "dwte");
     for (size_t b = 0; b < tokens.size(); b++) {
         mesh_.tokens_ = tokens[b];
         mesh_.put(emb, emb.inputs.front(), 0, T);
@@ -197,17 +189,20 @@ bool MeshTrainer::tied_gradient(const std::vector<std::vector<int>>& tokens,
     return true;
 }
 
-void MeshTrainer::copy_tied_weights() {
-    const PlannedOp& logits = op("logits");
-    const PlannedOp& emb = op("encoded");
+void MeshTrainer::copy_tied_weights() { copy_wte(op("encoded"), "wte", "wte", op("logits"), "w", "w"); }
+
+// The tie, through the host: a wte-shaped tensor read as `from_sym` from the PEs of `from` (laid
+// out as its weight `from_w`) and written as `to_sym` to the PEs of `to` (laid out as `to_w`).
+void MeshTrainer::copy_wte(const PlannedOp& from, const char* from_w, const char* from_sym,
+                           const PlannedOp& to, const char* to_w, const char* to_sym) {
     const ParamSlice w = param_slice(mesh_.plan().cfg, "wte", -1);
-    std::vector<float> wte(size_t(w.rows) * w.cols);
-    for (int p = 0; p < emb.rect.w; p++)
-        for (const WeightPiece& piece : weight_pieces(emb, p, "wte", w))
-            check(mesh_.host_.d2h(emb.rect.x + p, emb.rect.y, "wte", wte.data() + piece.model, piece.n, piece.pe));
-    for (int p = 0; p < logits.rect.w; p++)
-        for (const WeightPiece& piece : weight_pieces(logits, p, "w", w))
-            check(mesh_.host_.h2d(logits.rect.x + p, logits.rect.y, "w", wte.data() + piece.model, piece.n, piece.pe));
+    std::vector<float> t(size_t(w.rows) * w.cols);
+    for (int p = 0; p < from.rect.w; p++)
+        for (const WeightPiece& piece : weight_pieces(from, p, from_w, w))
+            check(mesh_.host_.d2h(from.rect.x + p, from.rect.y, from_sym, t.data() + piece.model, piece.n, piece.pe));
+    for (int p = 0; p < to.rect.w; p++)
+        for (const WeightPiece& piece : weight_pieces(to, p, to_w, w))
+            check(mesh_.host_.h2d(to.rect.x + p, to.rect.y, to_sym, t.data() + piece.model, piece.n, piece.pe));
 }
 
 bool MeshTrainer::backward(const int* inputs, const int* targets, int B, int T, float* loss) {

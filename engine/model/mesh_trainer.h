@@ -95,6 +95,8 @@ private:
     std::string grad_name(const std::string& tensor) const;   // through the residuals' identity backward
     const PlannedOp& op(const std::string& name) const;
     void copy_tied_weights();
+    void copy_wte(const PlannedOp& from, const char* from_w, const char* from_sym, const PlannedOp& to, const char* to_w,
+                  const char* to_sym);
     void route_norm();
 
     MeshGPT mesh_;

@@ -7,6 +7,7 @@
 #include "engine/gpt/trainer.h"
 #include "engine/model/mesh_gpt.h"
 #include "engine/model/mesh_plan.h"
+#include "tests/unit/model_fixtures.h"
 
 #include <gtest/gtest.h>
 #include <cmath>
@@ -16,37 +17,14 @@
 
 namespace {
 
-uint32_t float_bits(float f) {   // std::bit_cast is missing from the WASM toolchain's libc++
-    uint32_t u;
-    std::memcpy(&u, &f, sizeof u);
-    return u;
-}
-
 using wl::gpt::GPT;
 using wl::gpt::GPTConfig;
 using wl::model::MeshGPT;
 using wl::model::MeshPlan;
 using wl::model::plan_model;
 
-const wl::model::KernelSource kKernels = wl::model::read_kernels(WAFERLAB_SOURCE_DIR "/models/kernels");
-
-GPTConfig config(int layers, int heads, int embd, int block, int vocab) {
-    GPTConfig c;
-    c.n_layer = layers;
-    c.n_head = heads;
-    c.n_embd = embd;
-    c.block_size = block;
-    c.vocab_size = vocab;
-    return c;
-}
-
-GPTConfig nano() { return config(3, 4, 64, 64, 65); }   // models/gpt-nano.cfg with a 65-character vocabulary
-
-std::vector<int> tokens(int T, int V, uint32_t seed) {
-    std::vector<int> t(static_cast<size_t>(T));
-    for (int i = 0; i < T; i++) t[size_t(i)] = int((seed + 7919u * uint32_t(i) * uint32_t(i + 3)) % uint32_t(V));
-    return t;
-}
+const wl::model::KernelSource& kKernels = wl::model::testing::kernels();
+using namespace wl::model::testing;
 
 // Reference and mesh logits for one forward; returns how many of them differ in any bit.
 int compare(const GPTConfig& cfg, int mesh, int T, uint64_t seed, wl::RunMode mode = wl::RunMode::Fast,

@@ -12,6 +12,7 @@
 #include "engine/gpt/gpt.h"
 #include "engine/gpt/gpt_config.h"
 #include "engine/model/mesh_plan.h"
+#include "tests/unit/model_fixtures.h"
 #include "engine/model/mesh_trainer.h"
 
 #include <gtest/gtest.h>
@@ -26,31 +27,8 @@ using wl::gpt::GPTConfig;
 using wl::model::MeshTrainer;
 using wl::model::plan_model;
 
-const wl::model::KernelSource kKernels = wl::model::read_kernels(WAFERLAB_SOURCE_DIR "/models/kernels");
-
-uint32_t float_bits(float f) {
-    uint32_t u;
-    std::memcpy(&u, &f, sizeof u);
-    return u;
-}
-
-GPTConfig config(int layers, int heads, int embd, int block, int vocab) {
-    GPTConfig c;
-    c.n_layer = layers;
-    c.n_head = heads;
-    c.n_embd = embd;
-    c.block_size = block;
-    c.vocab_size = vocab;
-    return c;
-}
-
-GPTConfig nano() { return config(3, 4, 64, 64, 65); }   // models/gpt-nano.cfg with a 65-character vocabulary
-
-std::vector<int> tokens(int n, int V, uint32_t seed) {
-    std::vector<int> t(static_cast<size_t>(n));
-    for (int i = 0; i < n; i++) t[size_t(i)] = int((seed + 7919u * uint32_t(i) * uint32_t(i + 3)) % uint32_t(V));
-    return t;
-}
+const wl::model::KernelSource& kKernels = wl::model::testing::kernels();
+using namespace wl::model::testing;
 
 struct Diff {
     int differ = 0;       // elements whose bits differ (+0 and -0 count as equal)

@@ -1,0 +1,43 @@
+// model_fixtures.h: small GPT shapes, token sequences and bit views shared by the
+// tests of the GPT on the mesh (inference and training).
+#pragma once
+#include "engine/gpt/gpt_config.h"
+#include "engine/model/mesh_plan.h"
+
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+namespace wl::model::testing {
+
+inline const KernelSource& kernels() {
+    static const KernelSource k = read_kernels(WAFERLAB_SOURCE_DIR "/models/kernels");
+    return k;
+}
+
+inline uint32_t float_bits(float f) {   // std::bit_cast is missing from the WASM toolchain's libc++
+    uint32_t u;
+    std::memcpy(&u, &f, sizeof u);
+    return u;
+}
+
+inline gpt::GPTConfig config(int layers, int heads, int embd, int block, int vocab) {
+    gpt::GPTConfig c;
+    c.n_layer = layers;
+    c.n_head = heads;
+    c.n_embd = embd;
+    c.block_size = block;
+    c.vocab_size = vocab;
+    return c;
+}
+
+inline gpt::GPTConfig nano() { return config(3, 4, 64, 64, 65); }   // models/gpt-nano.cfg with a 65-character vocabulary
+
+// n tokens in [0, V), spread over the vocabulary, fixed by the seed.
+inline std::vector<int> tokens(int n, int V, uint32_t seed) {
+    std::vector<int> t(static_cast<size_t>(n));
+    for (int i = 0; i < n; i++) t[size_t(i)] = int((seed + 7919u * uint32_t(i) * uint32_t(i + 3)) % uint32_t(V));
+    return t;
+}
+
+}  // namespace wl::model::testing
