@@ -3,6 +3,7 @@
 #include "engine/core/version.h"
 #include "engine/gpu/compare.h"
 #include "engine/lang/help.h"
+#include "ui/flow_row.h"
 #include "ui/js_bridge.h"
 #include "ui/kernel_header.h"
 #include "ui/pe_report.h"
@@ -578,13 +579,9 @@ void App::run_toolbar() {
     // Forward controls: an edited kernel compiles first; one with errors does not run at all.
     const bool can = blocked.empty() && (!gate_.matches(doc_.buffer().version()) || !runner_.done());
     // The controls flow: each goes on the current row if it fits, else starts the next (a phone has three rows).
-    const float gap = ImGui::GetStyle().ItemSpacing.x, right = ImGui::GetWindowPos().x + ImGui::GetWindowWidth() - gap;
-    bool first = true;
-    auto flow = [&](float w) {
-        if (first) { first = false; return; }
-        if (ImGui::GetItemRectMax().x + gap + w <= right) ImGui::SameLine();
-        else ImGui::SetCursorPosX(gap);
-    };
+    FlowRow row = FlowRow::across_window();
+    auto flow = [&](float w) { row.next(w); };
+    const float gap = row.gap(), right = row.right();
     auto button = [&](const char* label, bool enabled, const char* tip) {
         flow(ImGui::CalcTextSize(label).x + 16.0f);
         ImGui::BeginDisabled(!enabled);

@@ -2,6 +2,7 @@
 // compact run bar, the editor only when asked (&editor=1); and the events the page passes on to an
 // embedder (web/waferlab-messages.js): the cycle as it moves, the run finished, a fault.
 #include "ui/app.h"
+#include "ui/flow_row.h"
 #include "ui/js_bridge.h"
 #include "ui/style.h"
 
@@ -19,13 +20,8 @@ void App::embed_bar() {
     ImGui::SetCursorPosY(ImGui::GetCursorPosY() + 3);
     const std::string blocked = not_compiled();
     const bool can = blocked.empty() && (!gate_.matches(doc_.buffer().version()) || !runner_.done());
-    const float gap = ImGui::GetStyle().ItemSpacing.x, right = ImGui::GetWindowPos().x + ImGui::GetWindowWidth() - gap;
-    bool first = true;
-    auto flow = [&](float w) {
-        if (first) { first = false; return; }
-        if (ImGui::GetItemRectMax().x + gap + w <= right) ImGui::SameLine();
-        else ImGui::SetCursorPosX(gap);
-    };
+    FlowRow row = FlowRow::across_window();
+    auto flow = [&](float w) { row.next(w); };
     auto button = [&](const char* label, bool enabled, const char* name) {
         flow(ImGui::CalcTextSize(label).x + 16.0f);
         ImGui::BeginDisabled(!enabled);

@@ -2,6 +2,7 @@
 // zoom and pan, hit-testing a PE, wavelet positions along a link) is glm
 // vectors and one affine matrix; ImGui's ImVec2 appears only at the draw calls.
 #include "ui/mesh_canvas.h"
+#include "ui/flow_row.h"
 
 #include "ui/style.h"
 
@@ -328,12 +329,8 @@ void MeshCanvas::toolbar(ImVec2 at, float max_w) {
     ImGui::BeginGroup();
     // The controls flow: each on the current row while the row stays within max_w, else on the next
     // (an embed 320 px wide has two rows). Wider than the canvas is the only reason to wrap.
-    const float start = at.x + 6;
-    bool first = true;
-    auto flow = [&](float w) {
-        if (first) { first = false; return; }
-        if (ImGui::GetItemRectMax().x + 4 + w - start <= max_w) ImGui::SameLine();
-    };
+    FlowRow row(at.x + 6 + max_w, 4);
+    auto flow = [&](float w) { row.next(w); };
     const float pad = 10, box = ImGui::GetFrameHeight() + 4;   // a button's padding; a checkbox's square and gap
     static constexpr const char* kLabels[] = {"Activity", "Task", "SRAM", "Stalls"};
     static constexpr const char* kTips[] = {"PEs coloured by the fraction of cycles their CE was busy",
