@@ -180,22 +180,21 @@ std::vector<std::string> ModelSession::configs() const {
 }
 
 bool ModelSession::compile(const std::string& config, int w, int h, const std::string& checkpoint) {
-    mesh_.reset();
-    have_forward_ = false;
-    gen_ = Generation{};
-    error_.clear();
+    // Everything is built aside and swapped in only when it all worked: a failed compile (a mesh too
+    // small, a broken kernel) leaves the last good one loaded and usable.
     try {
         const bool is_path = config.find('/') != std::string::npos || config.find(".cfg") != std::string::npos;
         const std::string path = is_path ? config : dir_ + "/" + config + ".cfg";
         const auto kernels = wl::model::read_kernels(dir_ + "/kernels");
+        std::unique_ptr<wl::gpt::GPT> model;
+        std::unique_ptr<wl::gpt::Tokenizer> tokenizer;
+        std::string source;
         if (!model_ || config != config_ || checkpoint != checkpoint_) {
-            model_.reset();
-            tokenizer_.reset();
             if (!checkpoint.empty()) {
                 const wl::gpt::Checkpoint ck = wl::gpt::load_checkpoint(checkpoint);
-                tokenizer_ = wl::gpt::make_tokenizer(ck.tokenizer_kind, ck.tokenizer_state);
-                model_ = wl::gpt::model_from_checkpoint(ck);
-                source_ = "checkpoint " + checkpoint + " (step " + std::to_string(ck.step) + ")";
+                tokenizer = wl::gpt::make_tokenizer(ck.tokenizer_kind, ck.tokenizer_state);
+                model = wl::gpt::model_from_checkpoint(ck);
+                source = "checkpoint " + checkpoint + " (step " + std::to_string(ck.step) + ")";
             } else {
                 const wl::gpt::GPTConfig cfg = wl::gpt::load_config(path);
                 // A config that names its vocabulary can be planned before its weights are made: a model
@@ -205,20 +204,29 @@ bool ModelSession::compile(const std::string& config, int w, int h, const std::s
                     if (!early.ok) throw std::runtime_error(early.error);
                 }
                 wl::gpt::Trainer tr(cfg);   // the tokenizer comes from the corpus, the weights from the seed
-                tokenizer_ = std::move(tr.tokenizer);
-                model_ = std::move(tr.model);
-                source_ = "config " + config + ", initial weights (seed " + std::to_string(cfg.seed) + ")";
+                tokenizer = std::move(tr.tokenizer);
+                model = std::move(tr.model);
+                source = "config " + config + ", initial weights (seed " + std::to_string(cfg.seed) + ")";
             }
+        }
+        const wl::gpt::GPT& m = model ? *model : *model_;
+        wl::model::PlanResult r = wl::model::plan_model(m.cfg, w, h, kernels);
+        if (!r.ok) throw std::runtime_error(r.error);
+        auto mesh = std::make_unique<wl::model::MeshGPT>(std::move(r.plan), m);
+        mesh_.reset();   // it refers to model_
+        if (model) {
+            model_ = std::move(model);
+            tokenizer_ = std::move(tokenizer);
+            source_ = std::move(source);
             config_ = config;
             checkpoint_ = checkpoint;
         }
-        wl::model::PlanResult r = wl::model::plan_model(model_->cfg, w, h, kernels);
-        if (!r.ok) throw std::runtime_error(r.error);
-        mesh_ = std::make_unique<wl::model::MeshGPT>(std::move(r.plan), *model_);
+        mesh_ = std::move(mesh);
+        have_forward_ = false;
+        gen_ = Generation{};
+        error_.clear();
         return true;
     } catch (const std::exception& e) {
-        mesh_.reset();
-        if (!model_) config_.clear(), checkpoint_.clear(), source_.clear();
         error_ = e.what();
         return false;
     }

@@ -79,7 +79,7 @@ public:
 
     // Loads the model (a checkpoint, or the config's initial weights from its seed), then plans
     // it for a w x h mesh and loads it there. False, with error(), when anything fails; the last
-    // good compile is dropped either way. `config` is a name in configs() or a path to a .cfg.
+    // good compile then stays loaded. `config` is a name in configs() or a path to a .cfg.
     bool compile(const std::string& config, int w, int h, const std::string& checkpoint = "");
     bool compiled() const { return mesh_ != nullptr; }
     const std::string& error() const { return error_; }   // the last call's failure, "" after a success

@@ -43,14 +43,14 @@ ModelWindow::ModelWindow(const std::string& models_dir) : session_(models_dir) {
 // [SECTION] actions
 
 bool ModelWindow::compile() {
+    if (!session_.compile(config_, mesh_w_, mesh_h_, checkpoint_)) return false;   // the last good plan stays shown
     anim_.stop();
     selected_.reset();
     hovered_.reset();
-    const bool ok = session_.compile(config_, mesh_w_, mesh_h_, checkpoint_);
-    stages_ = ok ? plan_stages(*session_.plan()) : std::vector<PlanStage>{};
+    stages_ = plan_stages(*session_.plan());
     rebuild_overlay();
     refit_ = true;
-    return ok;
+    return true;
 }
 
 void ModelWindow::rebuild_overlay() {
@@ -256,6 +256,7 @@ json ModelWindow::state() const {
             {"config", config_},
             {"mesh", mesh_text(mesh_w_, mesh_h_)},
             {"compiled", session_.compiled()},
+            {"compiled_mesh", session_.compiled() ? json(mesh_text(session_.plan()->mesh_w, session_.plan()->mesh_h)) : json(nullptr)},
             {"model", session_.model_source()},
             {"error", session_.error().empty() ? json(nullptr) : json(session_.error())},
             {"on_canvas", on_canvas()},
@@ -336,7 +337,11 @@ void ModelWindow::draw_settings() {
     ImGui::SameLine();
     if (ImGui::Button("Compile")) compile();
     mark("compile_button");
-    if (!session_.error().empty()) ImGui::TextColored(kErrorText, "%s", session_.error().c_str());
+    if (!session_.error().empty()) {
+        ImGui::TextColored(kErrorText, "%s", session_.error().c_str());
+        if (session_.compiled())
+            ImGui::TextDisabled("still loaded: the last compile that worked (%dx%d)", session_.plan()->mesh_w, session_.plan()->mesh_h);
+    }
     if (!session_.compiled()) {
         if (session_.error().empty())
             ImGui::TextWrapped("Compile puts the model on the mesh: every op a kernel from models/kernels/ on its own row of "

@@ -53,6 +53,16 @@ TEST(ModelSession, AModelThatDoesNotFitIsAnErrorAndTheSessionKeepsWorking) {
     ASSERT_TRUE(s.compile("gpt-nano", 32, 32)) << s.error();
     EXPECT_TRUE(s.error().empty());
     EXPECT_EQ(s.plan()->mesh_w, 32);
+    // A failed recompile loses nothing: the last good plan stays loaded and runs.
+    EXPECT_FALSE(s.compile("gpt-nano", 8, 8));
+    EXPECT_NE(s.error().find("the mesh is full"), std::string::npos) << s.error();
+    ASSERT_TRUE(s.compiled());
+    EXPECT_EQ(s.plan()->mesh_w, 32);
+    EXPECT_FALSE(s.compile("no-such-model", 8, 8));
+    ASSERT_TRUE(s.compiled());
+    EXPECT_EQ(s.config_name(), "gpt-nano");
+    EXPECT_TRUE(s.forward("Once")) << s.error();
+    EXPECT_EQ(s.last_forward()->identical, s.last_forward()->logits);
 }
 
 TEST_F(ModelSessionTest, TheStagesAreTheCompilersSixWithARowPerOp) {
