@@ -19,8 +19,12 @@ function xFor(r, speed) {
 
 async function typeSpeed(page, text) {
   const r = (await state()).layout.speed;
+  // A frame between the steps, so the app sees Ctrl held when the click lands (a loaded machine
+  // can deliver all three in one frame).
   await page.keyboard.down('Control');
+  await frames(page);
   await page.mouse.click(r.x + r.w / 2, r.y + r.h / 2);
+  await frames(page);
   await page.keyboard.up('Control');
   await frames(page);
   await page.keyboard.press('Control+a');
