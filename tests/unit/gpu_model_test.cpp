@@ -5,6 +5,7 @@
 #include "engine/gpu/compare.h"
 #include "engine/gpu/gpu_model.h"
 #include "engine/gpu/wafer_estimate.h"
+#include "tests/unit/model_fixtures.h"
 
 #include <gtest/gtest.h>
 
@@ -16,15 +17,7 @@ namespace {
 using namespace wl;
 using namespace wl::gpu;
 
-gpt::GPTConfig shape(int L, int NH, int C, int T, int V) {
-    gpt::GPTConfig c;
-    c.n_layer = L;
-    c.n_head = NH;
-    c.n_embd = C;
-    c.block_size = T;
-    c.vocab_size = V;
-    return c;
-}
+gpt::GPTConfig shape(int L, int NH, int C, int T, int V) { return model::testing::config(L, NH, C, T, V); }
 gpt::GPTConfig gpt2_124m() { return shape(12, 12, 768, 1024, 50257); }
 gpt::GPTConfig gpt_nano() { return shape(3, 4, 64, 64, 65); }
 
