@@ -21,6 +21,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <map>
 
 namespace wlcli {
 
@@ -57,6 +58,19 @@ int bench_train(const Args& a, wl::gpt::GPT& ref, int T, int reps) {
     }
     const double tokens = double(B) * T;
     const bool same = std::memcmp(&ref_loss, &mesh_loss, 4) == 0;
+    // Where the last step's time went, by kernel function (wall seconds of its launches).
+    struct Part {
+        double seconds = 0;
+        uint64_t instructions = 0;
+    };
+    std::map<std::string, Part> parts;
+    for (const wl::model::OpRun& r : mesh.last_run()) {
+        Part& p = parts[r.op];
+        p.seconds += r.seconds;
+        p.instructions += r.instructions;
+    }
+    std::vector<std::pair<std::string, Part>> by_time(parts.begin(), parts.end());
+    std::sort(by_time.begin(), by_time.end(), [](const auto& x, const auto& y) { return x.second.seconds > y.second.seconds; });
     if (a.has("json")) {
         nlohmann::json j = {{"config", a.get("config")}, {"mesh", {{"w", plan.mesh_w}, {"h", plan.mesh_h}}}, {"B", B},
                             {"T", T}, {"reps", reps}, {"reference_seconds", ref_s}, {"mesh_seconds", mesh_s},
@@ -64,6 +78,8 @@ int bench_train(const Args& a, wl::gpt::GPT& ref, int T, int reps) {
                             {"mesh_tokens_per_s", tokens / mesh_s}, {"cycles", st.cycles},
                             {"wafer_seconds", double(st.cycles) / wse_clock_hz()}, {"instructions", st.instructions},
                             {"pes_used", plan.pes_used()}, {"bytes_max", plan.bytes_max()}, {"loss_identical", same}};
+        for (const auto& [name, p] : by_time)
+            j["by_function"].push_back({{"function", name}, {"seconds", p.seconds}, {"instructions", p.instructions}});
         std::printf("%s\n", j.dump().c_str());
         return 0;
     }
@@ -76,6 +92,10 @@ int bench_train(const Args& a, wl::gpt::GPT& ref, int T, int reps) {
                 (unsigned long long)st.cycles, double(st.cycles) / wse_clock_hz() * 1e3, wse_clock_hz() / 1e9);
     std::printf("  first step's loss  %s (%.6f)\n", same ? "bit-identical to the reference" : "DIFFERS from the reference",
                 double(mesh_loss));
+    std::printf("  the last step's time by kernel function (wall):\n");
+    for (size_t k = 0; k < by_time.size() && k < 10; ++k)
+        std::printf("    %-22s %8.1f ms  %6.2f M instructions\n", by_time[k].first.c_str(), by_time[k].second.seconds * 1e3,
+                    double(by_time[k].second.instructions) / 1e6);
     return 0;
 }
 

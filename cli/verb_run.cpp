@@ -1,8 +1,9 @@
 // verb_run.cpp: `waferlab-cli run <kernel.wk> [--budget N] [--json]` and
-// `waferlab-cli check <kernel.wk>`.
+// `waferlab-cli check <kernel.wk> [--disasm]`.
 // run compiles a WaferKernel file, performs its host block on an emulated mesh
 // and prints what the block prints, then cycles, PE utilisation and link
-// traffic. check only compiles (exit 1 on errors). Diagnostics go to stderr.
+// traffic. check only compiles (exit 1 on errors), and
+// --disasm prints the compiled code. Diagnostics go to stderr.
 #include "cli/verbs.h"
 #include "engine/lang/compile.h"
 #include "engine/lang/run.h"
@@ -10,6 +11,7 @@
 #include <cstdio>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 
 namespace wlcli {
@@ -34,7 +36,17 @@ static int run_or_check(const Args& args, bool check_only) {
         }
         return 1;
     }
-    if (check_only) return 0;
+    if (check_only) {
+        // One image per program: PEs whose parameters differ get their own image, the same code
+        // with other constants, so the first placement stands for the rest.
+        std::set<std::string> shown;
+        if (args.has("disasm"))
+            for (const wl::lang::Placement& p : cr.placements)
+                if (shown.insert(p.program->name.substr(0, p.program->name.find('('))).second)
+                    std::printf("; program %s, as placed at PE (%d,%d)\n%s\n", p.program->name.c_str(), p.x, p.y,
+                                p.program->disassemble().c_str());
+        return 0;
+    }
     wl::lang::RunOptions opt;
     opt.cycle_budget = uint64_t(args.get_int("budget", (long long)opt.cycle_budget));
     const std::string mode = args.get("mode", "cycle");

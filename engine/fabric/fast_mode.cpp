@@ -50,15 +50,17 @@ struct FastPort {
         }
     }
     // A fabric op's wavelets from this CE, in order (stamps nondecreasing): one pass along the
-    // recorded path when there is one, else one send() each (which records it, or faults).
+    // recorded path when there is one, else one send() each (which records it, or faults). The
+    // first send() of a block records the path that the rest then follow.
     void send_block(int c, const FastWavelet* w, size_t n) {
-        if (!n) return;
-        if (f.route_block(m, i, c, w, n)) {
-            m.routers_[size_t(i)].stats.in[kRamp] += n;
-            f.pe_[size_t(i)].ramp_free = w[n - 1].at;
-            return;
+        for (size_t k = 0; k < n && !m.fault_; ++k) {
+            if (k && f.route_block(m, i, c, w + k, n - k)) {
+                m.routers_[size_t(i)].stats.in[kRamp] += n - k;
+                f.pe_[size_t(i)].ramp_free = w[n - 1].at;
+                return;
+            }
+            send(c, w[k].data, false, w[k].at - 1);
         }
-        for (size_t k = 0; k < n && !m.fault_; ++k) send(c, w[k].data, false, w[k].at - 1);
     }
     void timer(uint64_t) {}                 // the driver runs on; it needs no wake-ups
     void fault(FaultKind k, int colour, int task, int32_t pc, std::string msg) {
@@ -105,6 +107,18 @@ struct FastCore : CoreExec<FastPort> {
             ce.stats.received++;
             return f32(w.data);
         };
+        if (v.op == Op::FMOVS && ina >= 0 && !out && n) {   // the common receive into memory: one pass
+            FastQueue& q = port.q(ina);
+            uint32_t k = v.i;
+            q.pop_each(n, [&](const FastWavelet& w) {
+                if (w.at > t) t = w.at;
+                store(v.dst, k++, f32(w.data));
+            });
+            port.f.pe_queued_[size_t(port.i)] -= n;
+            port.f.queued_total_ -= n;
+            ce.stats.received += n;
+            st.last[slot] = t;
+        } else
         for (uint32_t k = v.i, e = v.i + n; k < e; ++k) {
             const float x = get(v.a, k);
             if (v.op == Op::FSUMS) {
@@ -216,10 +230,11 @@ struct FastCore : CoreExec<FastPort> {
                 for (;;) {
                     now = ce.ready_at;
                     if (ce.ut_busy) complete_until(now);
-                    if (now >= end) return yield(now);
+                    const uint64_t limit = std::min(end, f.run_ahead_limit());
+                    if (now >= limit) return yield(now);
                     const uint8_t ut_before = ce.ut_busy;
                     const ThreadState state_before = ce.state;
-                    if (run_plain(end, ~0u)) {   // the hot loop
+                    if (run_plain(limit, ~0u)) {   // the hot loop
                         if (port.faulted()) return Stop::Blocked;
                         continue;
                     }
@@ -491,6 +506,11 @@ void FastMode::schedule(int pe, uint64_t key) {
 uint64_t FastMode::horizon() const {
     // A stale entry (a PE since run or rescheduled) may sit at the front: that only makes choices wait longer.
     return heap_.empty() ? kNever : heap_.front().key + 2;   // a wavelet takes at least 2 cycles to become visible
+}
+
+uint64_t FastMode::run_ahead_limit() const {
+    // The front is the earliest scheduled PE (or a stale entry, earlier still: a shorter leash).
+    return heap_.empty() ? kNever : heap_.front().key + kRunAhead;
 }
 
 bool FastMode::empty() const { return heap_.empty() && held_.empty() && queued_total_ == 0; }

@@ -37,22 +37,40 @@ struct FastWavelet {
     uint64_t at;        // the cycle it is visible at its CE (or reaches its router, while held)
 };
 
-// A FIFO that only grows until it empties (then it reuses its storage).
+// A FIFO on a ring that doubles when full: its storage is the most it ever held
+// at once, however many wavelets pass through it.
 class FastQueue {
 public:
-    bool empty() const { return head_ == v_.size(); }
-    size_t size() const { return v_.size() - head_; }
+    bool empty() const { return n_ == 0; }
+    size_t size() const { return n_; }
     const FastWavelet& front() const { return v_[head_]; }
-    void push(const FastWavelet& w) { v_.push_back(w); }
+    void push(const FastWavelet& w) {
+        if (n_ == v_.size()) grow();
+        v_[(head_ + n_++) & (v_.size() - 1)] = w;
+    }
+    template <class F>
+    void pop_each(size_t n, F&& f) {   // the first n, in order
+        const size_t mask = v_.size() - 1;
+        for (size_t k = 0; k < n; ++k) f(v_[(head_ + k) & mask]);
+        head_ = (head_ + n) & mask;
+        n_ -= n;
+    }
     FastWavelet pop() {
-        FastWavelet w = v_[head_++];
-        if (head_ == v_.size()) v_.clear(), head_ = 0;
+        FastWavelet w = v_[head_];
+        head_ = (head_ + 1) & (v_.size() - 1);
+        --n_;
         return w;
     }
 
 private:
-    std::vector<FastWavelet> v_;
-    size_t head_ = 0;
+    void grow() {
+        std::vector<FastWavelet> v(v_.empty() ? 16 : v_.size() * 2);
+        for (size_t k = 0; k < n_; ++k) v[k] = v_[(head_ + k) & (v_.size() - 1)];
+        v_.swap(v);
+        head_ = 0;
+    }
+    std::vector<FastWavelet> v_;   // size 0 or a power of two
+    size_t head_ = 0, n_ = 0;
 };
 
 class FastMode {
@@ -91,6 +109,10 @@ private:
     void absorb(Machine& m);               // take over cycle mode's lists, timers and queued wavelets
     void schedule(int pe, uint64_t key);
     uint64_t horizon() const;              // no wavelet not yet sent can be visible before this cycle
+    // A PE runs at most this many cycles ahead of the PE furthest behind, so what it sends waits in
+    // queues (unbounded here) for no longer than that: memory stays near cycle mode's.
+    static constexpr uint64_t kRunAhead = 2048;
+    uint64_t run_ahead_limit() const;
     void run_pe(Machine& m, int i, uint64_t end);
     void route(Machine& m, int i, int port, int colour, FastWavelet w);
     struct Path {                          // where a data wavelet from one (router, port, colour) goes

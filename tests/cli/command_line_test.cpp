@@ -78,6 +78,7 @@ TEST(CliCommandLine, DocumentedCommandLinesParse) {
         {{"isa", "markdown"}, "isa"},
         {{"run", "examples/summa.wk", "--json", "--budget=1000"}, "run"},
         {{"check", "examples/hello.wk"}, "check"},
+        {{"check", "--disasm", "examples/summa.wk"}, "check"},
         {{"train", "--config", "models/gpt-micro.cfg", "--set", "learning_rate=3e-4,max_iters=500", "--steps", "5",
           "--threads", "1", "--out", "x.ckpt", "--json"},
          "train"},

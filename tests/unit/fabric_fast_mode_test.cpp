@@ -5,6 +5,7 @@
 // A kernel whose outcome depends on timing says so with a line
 //   // fast mode: <why>
 // and is then only required to end with a result or a placed fault.
+#include "engine/fabric/fast_mode.h"
 #include "engine/fabric/machine.h"
 #include "engine/lang/compile.h"
 #include "engine/lang/run.h"
@@ -292,4 +293,23 @@ program receiver {
     ASSERT_TRUE(h.run_until_quiescent(10000).ok());
     ASSERT_FALSE(h.d2h(2, 0, "y", y2.data(), 4));
     EXPECT_EQ(y2, (std::vector<float>{1, 2, 3, 4}));
+}
+
+// The CE queues are rings that double when full: order survives wrapping and growing.
+TEST(FastMode, QueueKeepsOrderAcrossWrapAndGrowth) {
+    FastQueue q;
+    uint32_t in = 0, out = 0;
+    for (int round = 0; round < 200; ++round) {
+        for (int k = 0; k < round % 37 + 1; ++k) q.push(FastWavelet{in, 0, in}), ++in;   // grows past 16, 32, 64 ...
+        const size_t take = std::min<size_t>(q.size(), size_t(round % 23 + 1));
+        if (round % 2) {
+            q.pop_each(take, [&](const FastWavelet& w) { EXPECT_EQ(w.data, out++); });
+        } else {
+            for (size_t k = 0; k < take; ++k) EXPECT_EQ(q.pop().data, out++);
+        }
+        ASSERT_EQ(q.size(), size_t(in - out));
+        if (!q.empty()) EXPECT_EQ(q.front().data, out);
+    }
+    while (!q.empty()) EXPECT_EQ(q.pop().data, out++);
+    EXPECT_EQ(in, out);
 }
