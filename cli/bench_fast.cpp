@@ -3,8 +3,9 @@
 //   fast mode, and the same GEMM as a plain C++ loop, in one process; checks that
 //   all three give the same bits, and reports wall time for each, fast mode's
 //   speed-up over cycle mode, its effective GFLOP/s, and its cycle estimate
-//   against cycle mode's count. Best of --reps for each, in CPU seconds of this
-//   single-threaded process (on a shared machine, the time the emulator really ran).
+//   against cycle mode's count; then the same for the optimising compiler's code. Best of
+//   --reps for each, in CPU seconds of this single-threaded process (on a shared machine,
+//   the time the emulator really ran).
 #include "cli/cpu_time.h"
 #include "cli/verbs.h"
 #include "engine/lang/compile.h"
@@ -107,8 +108,12 @@ int bench_fast(const Args& args) {
         std::fprintf(stderr, "bench fast: %s\n", cr.diagnostics.empty() ? "compile failed" : wl::lang::format_diagnostic(cr.diagnostics[0]).c_str());
         return 1;
     }
+    co.optimise = true;
+    const wl::lang::CompileResult cro = wl::lang::compile(ss.str(), path, co);
     const Timed cyc = run_best(cr, wl::RunMode::Cycle, reps);
     const Timed fast = run_best(cr, wl::RunMode::Fast, reps);
+    const Timed ocyc = run_best(cro, wl::RunMode::Cycle, reps);   // the optimising compiler's code
+    const Timed ofast = run_best(cro, wl::RunMode::Fast, reps);
     double plain_s = 1e30;
     std::vector<float> plain;
     for (int r = 0; r < reps; ++r) {
@@ -117,7 +122,8 @@ int bench_fast(const Args& args) {
         plain_s = std::min(plain_s, s);
     }
     const std::vector<float> c_cycle = mesh_c(cyc.rep, P), c_fast = mesh_c(fast.rep, P);
-    const bool bits = cyc.rep.ok && fast.rep.ok && same_bits(c_cycle, c_fast) && same_bits(c_cycle, plain);
+    const bool bits = cyc.rep.ok && fast.rep.ok && ocyc.rep.ok && ofast.rep.ok && same_bits(c_cycle, c_fast) &&
+                      same_bits(c_cycle, plain) && same_bits(c_cycle, mesh_c(ocyc.rep, P)) && same_bits(c_cycle, mesh_c(ofast.rep, P));
     const double n = double(P) * B, flop = 2.0 * n * n * n;
     const double err = cyc.rep.cycles ? (double(fast.rep.cycles) - double(cyc.rep.cycles)) / double(cyc.rep.cycles) : 0.0;
     nlohmann::json j = {
@@ -130,6 +136,11 @@ int bench_fast(const Args& args) {
         {"bits_equal", bits},
         {"cycle", {{"seconds", cyc.seconds}, {"cycles", cyc.rep.cycles}, {"instructions", cyc.rep.stats.instrs}, {"ok", cyc.rep.ok}}},
         {"fast", {{"seconds", fast.seconds}, {"cycles_estimated", fast.rep.cycles}, {"instructions", fast.rep.stats.instrs}, {"ok", fast.rep.ok}}},
+        {"optimised",
+         {{"cycle", {{"seconds", ocyc.seconds}, {"cycles", ocyc.rep.cycles}, {"instructions", ocyc.rep.stats.instrs}}},
+          {"fast", {{"seconds", ofast.seconds}, {"cycles_estimated", ofast.rep.cycles}, {"instructions", ofast.rep.stats.instrs}}},
+          {"fast_vs_cycle_speedup", ocyc.seconds / ofast.seconds},
+          {"fast_gflops", flop / ofast.seconds / 1e9}}},
         {"plain", {{"seconds", plain_s}}},
         {"fast_vs_cycle_speedup", cyc.seconds / fast.seconds},
         {"fast_gflops", flop / fast.seconds / 1e9},
@@ -145,8 +156,14 @@ int bench_fast(const Args& args) {
         std::printf("  cycle mode  %8.3f s   %llu cycles\n", cyc.seconds, (unsigned long long)cyc.rep.cycles);
         std::printf("  fast mode   %8.3f s   %llu cycles estimated (%+.2f%%)   %.2f GFLOP/s   %.1fx cycle mode\n", fast.seconds,
                     (unsigned long long)fast.rep.cycles, err * 100.0, flop / fast.seconds / 1e9, cyc.seconds / fast.seconds);
-        std::printf("  plain C++   %8.3f s   %.2f GFLOP/s   fast mode is %.1fx slower\n", plain_s, flop / plain_s / 1e9, fast.seconds / plain_s);
-        std::printf("  results: %s\n", bits ? "bit-identical (cycle, fast, plain)" : "DIFFER");
+        std::printf("  optimised code (--optimise: %.3g M instructions, not %.3g M):\n", double(ocyc.rep.stats.instrs) / 1e6,
+                    double(cyc.rep.stats.instrs) / 1e6);
+        std::printf("  cycle mode  %8.3f s   %llu cycles\n", ocyc.seconds, (unsigned long long)ocyc.rep.cycles);
+        std::printf("  fast mode   %8.3f s   %llu cycles estimated   %.2f GFLOP/s   %.1fx cycle mode\n", ofast.seconds,
+                    (unsigned long long)ofast.rep.cycles, flop / ofast.seconds / 1e9, ocyc.seconds / ofast.seconds);
+        std::printf("  plain C++   %8.3f s   %.2f GFLOP/s   fast mode is %.1fx slower (optimised: %.1fx)\n", plain_s, flop / plain_s / 1e9,
+                    fast.seconds / plain_s, ofast.seconds / plain_s);
+        std::printf("  results: %s\n", bits ? "bit-identical (cycle, fast, plain C++; both compilers)" : "DIFFER");
         if (!cyc.rep.ok) std::printf("  cycle mode failed: %s\n", cyc.rep.error.c_str());
         if (!fast.rep.ok) std::printf("  fast mode failed: %s\n", fast.rep.error.c_str());
     }

@@ -26,7 +26,9 @@ static int run_or_check(const Args& args, bool check_only) {
     std::stringstream ss;
     ss << in.rdbuf();
     const std::string src = ss.str();
-    wl::lang::CompileResult cr = wl::lang::compile(src, path);
+    wl::lang::CompileOptions co;
+    co.optimise = args.has("optimise");
+    wl::lang::CompileResult cr = wl::lang::compile(src, path, co);
     for (const wl::lang::Diagnostic& d : cr.diagnostics) std::fprintf(stderr, "%s\n", wl::lang::format_diagnostic(d).c_str());
     const bool json = args.has("json");
     if (!cr.ok()) {

@@ -8,6 +8,7 @@ namespace wlcli {
 namespace {
 
 const Flag kJson{"json", Value::Switch, "print JSON instead of text"};
+const Flag kOptimise{"optimise", Value::Switch, "the optimising code generator: immediates, folded addresses, bottom-tested loops"};
 const Flag kThreads{"threads", Value::Int, "worker threads (default: all cores)"};
 const Flag kLessonDir{"dir", Value::Text, "the lessons folder (default: lessons)"};
 const Flag kBpeDir{"bpe-dir", Value::Text, "directory with GPT-2's encoder.json and vocab.bpe"};
@@ -29,10 +30,10 @@ const std::vector<Verb>& verb_table() {
          {{"budget", Value::Int, "cycle budget per `run` statement (default 50000000)"},
           {"mode", Value::Text, "cycle: every router and CE each cycle; fast: functional, cycles estimated (default cycle)",
            "cycle|fast"},
-          kJson},
+          kOptimise, kJson},
          verb_run},
         {"check", "compile a WaferKernel file; print its diagnostics", "kernel.wk", true, nullptr,
-         {{"disasm", Value::Switch, "print each placed program's compiled instructions, with their source lines"}, kJson},
+         {{"disasm", Value::Switch, "print each placed program's compiled instructions, with their source lines"}, kOptimise, kJson},
          verb_check},
         {"train", "train the reference GPT from a config", nullptr, false, nullptr,
          {{"config", Value::Text, "model config, e.g. models/gpt-micro.cfg"},

@@ -272,6 +272,8 @@ struct CoreExec {
             case Op::ISHL: R[in.a] = R[in.b] << (R[in.c] & 31); break;
             case Op::ISHR: R[in.a] = uint32_t(ib >> (R[in.c] & 31)); break;
             case Op::IADDI: R[in.a] = R[in.b] + uint32_t(in.imm); break;
+            case Op::ISHLI: R[in.a] = R[in.b] << (uint32_t(in.imm) & 31); break;
+            case Op::IMULI: R[in.a] = R[in.b] * uint32_t(in.imm); break;
             case Op::ILT: R[in.a] = ib < ic; break;
             case Op::ILE: R[in.a] = ib <= ic; break;
             case Op::IEQ: R[in.a] = R[in.b] == R[in.c]; break;

@@ -108,7 +108,9 @@ enum class Fmt : uint8_t {
     X(FEXPS,   "fexps",   Vec1,   1, 20, "dA[i] = exp(dB[i]) (wl_math)") \
     X(FRSQRTS, "frsqrts", Vec1,   1, 10, "dA[i] = 1/sqrt(dB[i]) (wl_math)") \
     X(FTANHS,  "ftanhs",  Vec1,   1, 24, "dA[i] = tanh(dB[i]) (wl_math)") \
-    X(FSUMS,   "fsums",   VecR,   1, 1,  "rD = sum of dB[i], left to right (fp32)")
+    X(FSUMS,   "fsums",   VecR,   1, 1,  "rD = sum of dB[i], left to right (fp32)") \
+    X(ISHLI,   "ishli",   RRI,    1, 0,  "rA = rB << (imm & 31) (the optimising compiler's index scaling)") \
+    X(IMULI,   "imuli",   RRI,    1, 0,  "rA = rB * imm (int32, low 32 bits)")
 // clang-format on
 
 enum class Op : uint8_t {

@@ -43,7 +43,8 @@ static uint32_t fbits(double v) {
 
 class FnGen {
 public:
-    FnGen(Instance& in, const std::unordered_map<const Sym*, uint32_t>& offsets) : in_(in), off_(offsets) {}
+    FnGen(Instance& in, const std::unordered_map<const Sym*, uint32_t>& offsets, bool optimise)
+        : in_(in), off_(offsets), opt_(optimise) {}
 
     std::vector<PI> code;
     int max_regs = 1;
@@ -60,6 +61,7 @@ public:
 private:
     Instance& in_;
     const std::unordered_map<const Sym*, uint32_t>& off_;
+    const bool opt_;                           // immediate operands, folded addresses, loops tested at the bottom
     std::unordered_map<const Sym*, int> reg_of_;
     int next_ = 0;
     int line_ = 0, col_ = 0;
@@ -98,6 +100,44 @@ private:
         code.push_back(std::move(p));
     }
     void li(int r, uint32_t v) { emit(Op::LI, r, 0, 0, 0, 0, int32_t(v)); }
+    // dst = src * k (int32, wrapping): a shift when k is a power of two.
+    void muli(int dst, int src, uint32_t k) {
+        if (k && !(k & (k - 1))) emit(Op::ISHLI, dst, src, 0, 0, 0, __builtin_ctz(k));
+        else emit(Op::IMULI, dst, src, 0, 0, 0, int32_t(k));
+    }
+    // dst = 4 * ix, less the constant part, which is returned to add to the base: the word index
+    // (x + a) * c + b becomes one multiply and an offset. Wrapping int32, as the plain sequence.
+    uint32_t scaled_index(Expr& ix, int dst) {
+        uint32_t scale = 4, off = 0;
+        Expr* e = &ix;
+        if (opt_) {
+            for (;;) {
+                if (e->kind != ExprKind::Binary || e->type == Ty::F32) break;
+                Expr& l = *e->args[0];
+                Expr& r = *e->args[1];
+                if ((e->op == Tok::Plus || e->op == Tok::Star) && (l.konst || r.konst)) {
+                    const uint32_t c = uint32_t(konst(r.konst ? r : l).i);
+                    if (e->op == Tok::Plus) off += scale * c;
+                    else scale *= c;
+                    e = r.konst ? &l : &r;
+                } else if (e->op == Tok::Minus && r.konst) {
+                    off -= scale * uint32_t(konst(r).i);
+                    e = &l;
+                } else {
+                    break;
+                }
+            }
+        }
+        int ri = operand(*e);
+        if (opt_) {
+            muli(dst, ri, scale);
+        } else {
+            int t = alloc();
+            li(t, 2);
+            emit(Op::ISHL, dst, ri, t);
+        }
+        return off;
+    }
 
     Value konst(const Expr& e) { return eval_const(e, &in_, in_.first_x, in_.first_y, nullptr); }
     static uint32_t bits_of(const Value& v) { return v.ty == Ty::F32 ? fbits(v.f) : uint32_t(uint64_t(v.i)); }
@@ -147,11 +187,8 @@ private:
                 li(dst, base + 4u * uint32_t(konst(ix).i));
                 emit(Op::LD, dst, dst, 0, 0, 0, 0);
             } else {
-                int ri = operand(ix);
-                int t = alloc();
-                li(t, 2);
-                emit(Op::ISHL, dst, ri, t);
-                emit(Op::LD, dst, dst, 0, 0, 0, int32_t(base));
+                const uint32_t off = scaled_index(ix, dst);   // the load keeps the index's place: a bad one is its fault
+                emit(Op::LD, dst, dst, 0, 0, 0, int32_t(base + off));
             }
             break;
         }
@@ -198,6 +235,7 @@ private:
         }
         Ty t = e.args[0]->type;
         bool f = t == Ty::F32;
+        if (opt_ && !f && immediate(e, dst)) return;
         int a;
         if (!named_[size_t(dst) & 63] && e.args[0]->kind != ExprKind::Name) {
             gen(*e.args[0], dst);   // a scratch destination can hold the left side: saves a register per level
@@ -235,6 +273,25 @@ private:
             break;
         default: break;
         }
+    }
+
+    // An int +, -, * or << with a constant operand, as one instruction with an immediate.
+    bool immediate(Expr& e, int dst) {
+        Expr& l = *e.args[0];
+        Expr& r = *e.args[1];
+        const bool commutes = e.op == Tok::Plus || e.op == Tok::Star;
+        if (!(r.konst || (commutes && l.konst)) || !(commutes || e.op == Tok::Minus || e.op == Tok::Shl)) return false;
+        Expr& x = r.konst ? l : r;
+        const uint32_t c = uint32_t(konst(r.konst ? r : l).i);
+        int rx = operand(x);
+        at(e.line, e.col);
+        switch (e.op) {
+        case Tok::Plus: emit(Op::IADDI, dst, rx, 0, 0, 0, int32_t(c)); break;
+        case Tok::Minus: emit(Op::IADDI, dst, rx, 0, 0, 0, int32_t(0u - c)); break;
+        case Tok::Star: muli(dst, rx, c); break;
+        default: emit(Op::ISHLI, dst, rx, 0, 0, 0, int32_t(c & 31)); break;
+        }
+        return true;
     }
 
     // [SECTION] builtins and vector ops
@@ -314,11 +371,8 @@ private:
                 if (A[1]->konst) {
                     li(rbase, base + 4u * uint32_t(konst(*A[1]).i));
                 } else {   // locals are read in place: no copies
-                    int ri = operand(*A[1]);
-                    int t = alloc();
-                    li(t, 2);
-                    emit(Op::ISHL, rbase, ri, t);
-                    emit(Op::IADDI, rbase, rbase, 0, 0, 0, int32_t(base));
+                    const uint32_t off = scaled_index(*A[1], rbase);
+                    if (base + off || !opt_) emit(Op::IADDI, rbase, rbase, 0, 0, 0, int32_t(base + off));
                 }
                 rlen = operand(*A[2]);
                 if (A.size() == 4) stride = int(konst(*A[3]).i);
@@ -438,6 +492,25 @@ private:
             int hi = alloc();
             gen(*s.e1, hi);
             int top = label(), cont = label(), end = label();
+            if (opt_) {   // tested at the bottom: one branch a pass instead of a branch and a jump
+                int test = label();
+                const bool enters = s.e0->konst && s.e1->konst && konst(*s.e0).i < konst(*s.e1).i;
+                at(s.line, s.col);
+                if (!enters) jump(PI::Jmp, test);
+                bind(top);
+                loops_.push_back({cont, end});
+                stmts(s.body);
+                loops_.pop_back();
+                bind(cont);
+                at(s.line, s.col);
+                emit(Op::IADDI, i, i, 0, 0, 0, 1);
+                bind(test);
+                int c = alloc();
+                emit(Op::ILT, c, i, hi);
+                jump(PI::Bnz, top, c);
+                bind(end);
+                break;
+            }
             bind(top);
             int c = alloc();
             at(s.line, s.col);
@@ -523,7 +596,9 @@ private:
         uint32_t base = off_.at(t.sym);
         int a = alloc();
         Expr& ix = *t.args[0];
+        uint32_t disp = 0;   // the constant part of the address, in the ld/st itself when optimising
         if (ix.konst) li(a, base + 4u * uint32_t(konst(ix).i));
+        else if (opt_) disp = base + scaled_index(ix, a);
         else {
             gen(ix, a);
             int two = alloc();
@@ -535,11 +610,11 @@ private:
         if (s.op == Tok::Assign) gen(*s.e0, v);
         else {
             at(s.line, s.col);
-            emit(Op::LD, v, a, 0, 0, 0, 0);
+            emit(Op::LD, v, a, 0, 0, 0, int32_t(disp));
             combine(v, operand(*s.e0));
         }
         at(s.line, s.col);
-        emit(Op::ST, v, a, 0, 0, 0, 0);
+        emit(Op::ST, v, a, 0, 0, 0, int32_t(disp));
     }
 };
 
@@ -547,7 +622,7 @@ private:
 
 // [SECTION] the program
 
-std::shared_ptr<wl::Program> generate(File& f, Checked& c, Instance& in, const std::string& file, Diagnostics& d) {
+std::shared_ptr<wl::Program> generate(File& f, Checked& c, Instance& in, const std::string& file, Diagnostics& d, bool optimise) {
     ProgramDecl& p = f.programs[size_t(in.program)];
     ProgramBuilder b(in.name, file);
     std::unordered_map<const Sym*, uint32_t> off;
@@ -584,7 +659,7 @@ std::shared_ptr<wl::Program> generate(File& f, Checked& c, Instance& in, const s
     }
     for (Decl& dc : p.decls) {
         if ((dc.kind != DeclKind::Fn && dc.kind != DeclKind::Task) || !dc.sym) continue;
-        FnGen g(in, off);
+        FnGen g(in, off, optimise);
         g.function(dc);
         if (g.max_regs > kMaxFrameRegs) {
             d.error(dc.line, dc.col, (dc.kind == DeclKind::Fn ? "function " : "task ") + std::string("'") + dc.name + "' needs " + std::to_string(g.max_regs) +

@@ -9,6 +9,8 @@
 
 namespace wl::lang {
 
-std::shared_ptr<wl::Program> generate(File& f, Checked& c, Instance& in, const std::string& file, Diagnostics& d);
+// optimise: immediate operands, folded address arithmetic and loops tested at the bottom
+// (CompileOptions::optimise); the same results in fewer instructions.
+std::shared_ptr<wl::Program> generate(File& f, Checked& c, Instance& in, const std::string& file, Diagnostics& d, bool optimise);
 
 }  // namespace wl::lang

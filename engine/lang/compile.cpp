@@ -48,7 +48,7 @@ CompileResult compile(std::string_view source, std::string_view file, const Comp
     r.grid_w = checked.grid_w, r.grid_h = checked.grid_h;
     if (diags.errors() == 0 && opt.codegen && checked.grid_w > 0) {
         for (Instance& in : checked.instances) {
-            std::shared_ptr<const wl::Program> prog = generate(ast, checked, in, std::string(file), diags);
+            std::shared_ptr<const wl::Program> prog = generate(ast, checked, in, std::string(file), diags, opt.optimise);
             // one rectangle when the instance covers one exactly, else one PE at a time
             int x0 = 1 << 30, y0 = 1 << 30, x1 = -1, y1 = -1;
             for (auto [x, y] : in.pes) x0 = std::min(x0, x), y0 = std::min(y0, y), x1 = std::max(x1, x), y1 = std::max(y1, y);

@@ -24,6 +24,10 @@ namespace wl::lang {
 struct CompileOptions {
     uint32_t sram_bytes = wl::MachineConfig{}.sram_bytes;   // per-PE budget: the machine's, by default
     bool codegen = true;               // false: check only (the editor's live errors)
+    // true: the optimising code generator (immediate operands, folded address arithmetic, loops
+    // tested at the bottom): the same results in fewer instructions and cycles. Off by default,
+    // so a kernel's code reads as its source and the lessons' cycle counts hold.
+    bool optimise = false;
     // Values for top-level constants, by name, replacing the file's (`const P = 8;` -> P = 16):
     // how C++ sizes a kernel without rewriting its text. A name with no such constant is an error.
     std::map<std::string, double> constants;

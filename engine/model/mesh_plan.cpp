@@ -231,6 +231,7 @@ bool compile_and_size(std::vector<PlannedOp>& ops, const KernelSource& kernels, 
             }
             lang::CompileOptions opt;
             opt.sram_bytes = 1u << 30;   // sized here, so the error names the op
+            opt.optimise = true;         // the model's kernels run many times: fewer instructions
             opt.constants = o.constants;
             auto r = std::make_shared<lang::CompileResult>(lang::compile(src, o.kernel, opt));
             if (!r->ok()) {
