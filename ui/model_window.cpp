@@ -101,9 +101,8 @@ void ModelWindow::frame(MeshCanvas& canvas) {
     anim_.tick(ImGui::GetIO().DeltaTime, kStepBudgetMs);
     train_.tick(kStepBudgetMs / 1000.0);   // a few launches of the step: the frame goes on
     if (training_shown()) {
-        const nlohmann::json t = train_.to_json();
-        const std::string phase = t["phase"].is_string() ? t["phase"].get<std::string>() : "";
-        const std::string op = t["op"].is_string() ? t["op"].get<std::string>() : "";
+        const wl::model::TrainWork* w = train_.mesh()->next_work();
+        const std::string phase = w ? wl::model::train_phase_name(w->phase) : "", op = w ? w->op : "";
         if (phase + "|" + op != train_overlay_key_ || train_overlay_.mesh.size() == 0) {
             train_overlay_ = training_overlay(train_.mesh()->mesh().plan(), op, phase);
             train_overlay_key_ = phase + "|" + op;
@@ -735,7 +734,13 @@ void ModelWindow::draw_train() {
     mark("train_pause");
     ImGui::SameLine();
     ImGui::BeginDisabled(!t.has_run() || (t.mesh() && t.mesh()->stepping()));
-    if (ImGui::Button(kWebBuild ? "Download checkpoint" : "Save checkpoint")) save_checkpoint();
+    if (ImGui::Button(kWebBuild ? "Download checkpoint" : "Save checkpoint")) {
+        try {
+            save_checkpoint();
+        } catch (const std::exception& e) {
+            train_notice_ = e.what();   // stays shown, unlike a throw out of draw()
+        }
+    }
     ImGui::EndDisabled();
     mark("train_save");
     if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
@@ -753,8 +758,8 @@ void ModelWindow::draw_train() {
                 (long long)t.target_step(), t.settings().config.c_str(),
                 (std::to_string(t.settings().mesh_w) + "x" + std::to_string(t.settings().mesh_h)).c_str(), t.corpus().name.c_str());
     mark("train_status");
-    const nlohmann::json j = t.to_json();
-    ImGui::ProgressBar(float(j["progress"].get<double>()), ImVec2(ImGui::GetFontSize() * 8, 0), "");
+    const wl::model::MeshTrainer& m = *t.mesh();
+    ImGui::ProgressBar(m.work_total() ? float(m.work_done()) / float(m.work_total()) : 0.0f, ImVec2(ImGui::GetFontSize() * 8, 0), "");
     ImGui::SameLine();
     ImGui::TextUnformatted(t.activity().empty() ? "between steps" : t.activity().c_str());
     ImGui::Text("%.2f steps/s, %.0f tokens/s (wall, this tab); the emulator alone %.0f tokens/s", t.steps_per_s(), t.tokens_per_s(),
