@@ -9,7 +9,7 @@
 #   make screenshot  regenerate docs/screenshot.png (SUMMA mid-run) from the native app under Xvfb
 #   make fuzz      fuzz one reader with libFuzzer + ASan/UBSan: TARGET=compile|checkpoint|config|bpe|llmc|workspace|share
 #                  (FUZZ_SECONDS=60; seeds in tests/fuzz/corpus/, crashes in build/fuzz/crashes/)
-#   make bench-web frame times of the web app running a 32 x 32 SUMMA (headless Chromium)
+#   make bench-web frame times of the web app running a 32 x 32 SUMMA, and of gpt-nano training (headless Chromium)
 MAKEFLAGS += --no-print-directory
 JOBS  ?= $(shell nproc)
 PORT  ?= 8000
@@ -83,6 +83,7 @@ screenshot: native
 
 bench-web: web
 	node bench/app_frames.mjs
+	node bench/train_web.mjs
 
 clean:
 	rm -rf build

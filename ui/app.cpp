@@ -41,6 +41,10 @@ App::App(const AppOptions& opt) : asset_dir_(opt.asset_dir), developer_(opt.deve
     compare_.models_dir = models_dir();
     lessons_.load(asset_dir_ + "/lessons");
     model_.open_in_editor = [this](const std::string& file, const std::string& text) { open_text(file, text, "", true); };
+    model_.pick_text_file = [] { js_bridge_pick_text_file(); };
+    model_.download = [](const std::string& name, const std::string& bytes) {
+        js_bridge_download(name.c_str(), "application/octet-stream", bytes.data(), bytes.size());
+    };
     start(opt.example);   // the saved workspace, or the requested example (app_files.cpp)
     if (opt.lesson) lessons_start(opt.lesson);
     if (!opt.example.empty() && example_ == opt.example) {

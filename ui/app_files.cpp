@@ -226,6 +226,19 @@ void App::open_path(const std::string& path) {
 
 void App::drop_file(const std::string& path) {
     try {
+        // With the Model window open, a file that is not a kernel is text to train on.
+        if (model_.open && std::filesystem::path(path).extension() != ".wk") {
+            std::error_code ec;
+            if (std::filesystem::file_size(path, ec) > kMaxTrainTextBytes && !ec)   // refused before reading it all
+                throw std::runtime_error(base_name(path) + " is too big to train on here (at most " +
+                                         std::to_string(kMaxTrainTextBytes >> 20) + " MiB)");
+            std::ifstream in(path, std::ios::binary);
+            if (!in) throw std::runtime_error("could not open " + path);
+            std::ostringstream ss;
+            ss << in.rdbuf();
+            if (!model_.train_text(base_name(path), ss.str())) notice(model_.train_error());
+            return;
+        }
         open_path(path);
     } catch (const std::exception& e) {
         notice(e.what());

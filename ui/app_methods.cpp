@@ -265,7 +265,7 @@ const std::vector<App::Method>& App::methods() {
     };
     // [SECTION] the table: the Model window (its rows are ModelWindow::methods(), ui/model_window.cpp)
     for (const ModelWindow::Method& m : ModelWindow::methods())
-        t.push_back({m.name, m.params, m.waits_generation ? unsigned(M::kWaitGeneration) : 0u,
+        t.push_back({m.name, m.params, (m.waits_generation ? unsigned(M::kWaitGeneration) : 0u) | (m.local ? unsigned(M::kLocal) : 0u),
                      [run = m.run](App& a, const json& x) { return run(a.model_, x); }});
     return t;
     }();

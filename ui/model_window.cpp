@@ -16,6 +16,9 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <stdexcept>
 
 namespace wlui {
@@ -23,6 +26,11 @@ namespace wlui {
 using nlohmann::json;
 
 namespace {
+#ifdef __EMSCRIPTEN__
+constexpr bool kWebBuild = true;   // a checkpoint downloads; natively it is written to a path
+#else
+constexpr bool kWebBuild = false;
+#endif
 constexpr int kMeshPresets[][2] = {{8, 8}, {16, 16}, {32, 32}, {48, 48}, {64, 64}};
 
 std::string mesh_text(int w, int h) { return std::to_string(w) + "x" + std::to_string(h); }
@@ -45,6 +53,8 @@ ModelWindow::ModelWindow(const std::string& models_dir) : session_(models_dir) {
 bool ModelWindow::compile() {
     if (!session_.compile(config_, mesh_w_, mesh_h_, checkpoint_)) return false;   // the last good plan stays shown
     anim_.stop();
+    if (train_shown_) train_.pause();   // the canvas goes back to the compiled model: the run waits
+    train_shown_ = false;
     selected_.reset();
     hovered_.reset();
     stages_ = plan_stages(*session_.plan());
@@ -89,6 +99,15 @@ void ModelWindow::frame(MeshCanvas& canvas) {
     while (session_.step())
         if (std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count() > kStepBudgetMs) break;
     anim_.tick(ImGui::GetIO().DeltaTime, kStepBudgetMs);
+    train_.tick(kStepBudgetMs / 1000.0);   // a few launches of the step: the frame goes on
+    if (training_shown()) {
+        const wl::model::TrainWork* w = train_.mesh()->next_work();
+        const std::string phase = w ? wl::model::train_phase_name(w->phase) : "", op = w ? w->op : "";
+        if (phase + "|" + op != train_overlay_key_ || train_overlay_.mesh.size() == 0) {
+            train_overlay_ = training_overlay(train_.mesh()->mesh().plan(), op, phase);
+            train_overlay_key_ = phase + "|" + op;
+        }
+    }
     if (on_canvas() != was_on_canvas_ || (refit_ && on_canvas())) {
         canvas.select(std::nullopt);
         canvas.fit();
@@ -106,6 +125,45 @@ void ModelWindow::frame(MeshCanvas& canvas) {
     }
     drawn_.clear();
     if (open && draws_window) draw();
+}
+
+bool ModelWindow::start_training() {
+    train_set_.config = config_;
+    train_set_.mesh_w = mesh_w_, train_set_.mesh_h = mesh_h_;
+    if (!train_.start(train_set_)) return false;   // the current run carries on
+    anim_.stop();
+    session_.stop_generation();
+    train_shown_ = true;
+    train_notice_.clear();
+    train_overlay_key_.clear();
+    refit_ = true;
+    return true;
+}
+
+bool ModelWindow::train_text(const std::string& name, const std::string& text) {
+    open = true;
+    if (!train_.set_text(name, text)) {
+        train_notice_ = train_.error();
+        return false;
+    }
+    const CorpusInfo& c = *train_.text_info();
+    train_notice_ = "loaded " + c.name + " (" + std::to_string(c.bytes) + " bytes, vocabulary " + std::to_string(c.vocab) +
+                    "): Start trains on it";
+    return true;
+}
+
+void ModelWindow::save_checkpoint() {
+    std::string bytes;
+    if (!train_.checkpoint(&bytes)) throw std::runtime_error(train_.error());
+    if (kWebBuild) {
+        const std::string name = train_set_.config.substr(train_set_.config.find_last_of('/') + 1) + "-mesh-step" +
+                                 std::to_string(train_.step()) + ".ckpt";
+        if (download) download(name, bytes);
+        train_notice_ = "downloaded " + name + " (" + std::to_string(bytes.size()) + " bytes)";
+    } else {
+        if (!train_.save(train_path_)) throw std::runtime_error(train_.error());
+        train_notice_ = std::string("saved ") + train_path_ + " (step " + std::to_string(train_.step()) + ")";
+    }
 }
 
 // [SECTION] JS hook
@@ -225,6 +283,41 @@ const std::vector<ModelWindow::Method>& ModelWindow::methods() {
              }
              return w.state()["animation"];
          }},
+        {"train_start", "{options}", false, [](ModelWindow& w, const json& a) {   // {config, mesh, steps, eval_every, sample_every, sample_tokens, temperature}
+             w.config_ = str_arg(a, "config", w.config_);
+             parse_mesh(str_arg(a, "mesh", mesh_text(w.mesh_w_, w.mesh_h_)), &w.mesh_w_, &w.mesh_h_);
+             TrainSettings& s = w.train_set_;
+             s.steps = int64_t(num_arg(a, "steps", double(s.steps), 1, 1e7));
+             s.eval_every = int(num_arg(a, "eval_every", s.eval_every, 1, 1e7));
+             s.sample_every = int(num_arg(a, "sample_every", s.sample_every, 1, 1e7));
+             s.sample_tokens = int(num_arg(a, "sample_tokens", s.sample_tokens, 0, 10000));
+             s.temperature = float(num_arg(a, "temperature", s.temperature, 0, 100));
+             w.open = true;
+             if (!w.start_training()) throw std::runtime_error(w.train_.error());
+             return w.train_.to_json();
+         }},
+        {"train_pause", "", false, [](ModelWindow& w, const json&) {   // at the step boundary: state().status goes pausing, then paused
+             w.train_.pause();
+             return w.train_.to_json();
+         }},
+        {"train_resume", "", false, [](ModelWindow& w, const json&) {
+             if (!w.train_.resume()) throw std::invalid_argument("no paused run to resume");
+             return w.train_.to_json();
+         }},
+        {"train_state", "", false, [](ModelWindow& w, const json&) { return w.train_.to_json(); }},
+        {"train_text", "name text", false, [](ModelWindow& w, const json& a) {   // a text to train on from the next train_start
+             if (!w.train_text(str_arg(a, "name", "text"), str_arg(a, "text", ""))) throw std::invalid_argument(w.train_.error());
+             return w.train_.to_json();
+         }},
+        {"train_save", "path", false, [](ModelWindow& w, const json& a) {   // native: path (default gpt-nano-mesh.ckpt); web: a download
+             const std::string p = str_arg(a, "path", w.train_path_);
+             if (p.size() >= sizeof w.train_path_) throw std::invalid_argument("'path' is too long");
+             std::snprintf(w.train_path_, sizeof w.train_path_, "%s", p.c_str());
+             w.save_checkpoint();
+             json j = w.train_.to_json();
+             j["saved"] = w.train_notice_;
+             return j;
+         }, true},
         {"model_window", "{settings}", false, [](ModelWindow& w, const json& a) {
              if (a.is_object() && a.contains("open")) w.open = a.value("open", w.open);
              if (a.is_object() && a.contains("on_canvas")) w.show_on_canvas_ = a.value("on_canvas", w.show_on_canvas_);
@@ -264,6 +357,7 @@ json ModelWindow::state() const {
             {"hovered", pe(hovered_)},
             {"selected", pe(selected_)},
             {"generation", {{"running", g.running()}, {"made", g.made()}, {"tokens", g.wanted}}},
+            {"train", {{"status", TrainSession::status_name(train_.status())}, {"step", train_.step()}, {"on_canvas", training_shown() && on_canvas()}}},
             {"animation", anim_.active() ? json{{"op", anim_.op()},
                                                 {"cycles", anim_.cycles()},
                                                 {"speed", anim_.speed()},
@@ -292,8 +386,9 @@ void ModelWindow::draw() {
     // A button that throws (a kernel file gone missing) says why here, not in a crash.
     try {
         draw_settings();
+        draw_train();
         if (session_.compiled()) {
-            draw_pe(selected_ ? selected_ : hovered_);
+            if (!training_shown()) draw_pe(selected_ ? selected_ : hovered_);   // the PEs are the training plan's then
             draw_stages();
             draw_forward();
             draw_generation();
@@ -569,6 +664,173 @@ void ModelWindow::draw_generation() {
                            g.cycles_per_token(), format_seconds(g.cycles_per_token() / wse_clock_hz()).c_str(),
                            wse_clock_hz() / 1e9, format_seconds(g.wall_seconds).c_str(), g.tokens_per_second());
         mark("generation_stats");
+    }
+}
+
+void ModelWindow::draw_train() {
+    const bool shown = ImGui::CollapsingHeader("Train", ImGuiTreeNodeFlags_DefaultOpen);
+    mark("train_header");
+    if (!shown) return;
+    const TrainSession& t = train_;
+    if (!t.has_run())
+        ImGui::TextWrapped("Trains the config above on the emulated mesh above: every forward, backward and AdamW launch runs on "
+                           "the PEs (models/kernels/, TRAIN = 1), a few per frame. The host feeds the batches, evaluates the "
+                           "validation loss and samples text with the reference forward on the mesh's weights.");
+    const float field = ImGui::GetFontSize() * 5;
+    int steps = int(train_set_.steps);
+    ImGui::SetNextItemWidth(field);
+    if (ImGui::InputInt("steps", &steps, 0)) train_set_.steps = std::clamp(steps, 1, 10000000);
+    ImGui::SameLine();
+    ImGui::SetNextItemWidth(field);
+    ImGui::InputInt("eval every", &train_set_.eval_every, 0);
+    train_set_.eval_every = std::max(1, train_set_.eval_every);
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("the validation loss every N steps (eval_iters batches of the held-out text)");
+    ImGui::SameLine();
+    ImGui::SetNextItemWidth(field);
+    ImGui::InputInt("sample every", &train_set_.sample_every, 0);
+    train_set_.sample_every = std::max(1, train_set_.sample_every);
+
+    // The data: the config's corpus, or the user's text.
+    if (const auto& txt = t.text_info()) {
+        ImGui::Text("data: %s, %zu bytes, vocabulary %d", txt->name.c_str(), txt->bytes, txt->vocab);
+        ImGui::SameLine();
+        if (ImGui::SmallButton("use the config's corpus")) train_.clear_text();
+    } else {
+        ImGui::TextDisabled("data: the config's corpus (e.g. generated stories)");
+    }
+    mark("train_data");
+    if (kWebBuild) {
+        ImGui::SameLine();
+        if (ImGui::SmallButton("Pick text file...") && pick_text_file) pick_text_file();
+        mark("train_pick");
+        if (ImGui::IsItemHovered()) ImGui::SetTooltip("train on your own text: pick a .txt file, or drop one onto the page (at most %zu MiB)",
+                                                      kMaxTrainTextBytes >> 20);
+    } else {
+        ImGui::SetNextItemWidth(ImGui::GetFontSize() * 14);
+        ImGui::InputTextWithHint("##textpath", "a text file to train on (or drop one)", text_path_, sizeof text_path_);
+        ImGui::SameLine();
+        if (ImGui::SmallButton("Load text") && text_path_[0]) {
+            std::ifstream in(text_path_, std::ios::binary);
+            if (!in) train_notice_ = std::string("could not open ") + text_path_;
+            else {
+                std::stringstream ss;
+                ss << in.rdbuf();
+                train_text(std::filesystem::path(text_path_).filename().string(), ss.str());
+            }
+        }
+    }
+
+    // Start, pause, resume, save.
+    const bool busy = t.running();
+    if (ImGui::Button(t.has_run() ? "Start again" : "Start training")) start_training();
+    mark("train_start");
+    if (ImGui::IsItemHovered())
+        ImGui::SetTooltip("a new run of %s on a %dx%d mesh; a run that is going on is replaced only if the new one starts",
+                          config_.c_str(), mesh_w_, mesh_h_);
+    ImGui::SameLine();
+    ImGui::BeginDisabled(!busy && t.status() != TrainSession::Status::Paused);
+    if (busy ? ImGui::Button("Pause") : ImGui::Button("Resume")) busy ? train_.pause() : (void)train_.resume();
+    ImGui::EndDisabled();
+    mark("train_pause");
+    ImGui::SameLine();
+    ImGui::BeginDisabled(!t.has_run() || (t.mesh() && t.mesh()->stepping()));
+    if (ImGui::Button(kWebBuild ? "Download checkpoint" : "Save checkpoint")) {
+        try {
+            save_checkpoint();
+        } catch (const std::exception& e) {
+            train_notice_ = e.what();   // stays shown, unlike a throw out of draw()
+        }
+    }
+    ImGui::EndDisabled();
+    mark("train_save");
+    if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+        ImGui::SetTooltip("the reference's checkpoint format (waferlab-cli generate --checkpoint reads it); at a step boundary: pause first");
+    if (!kWebBuild) {
+        ImGui::SameLine();
+        ImGui::SetNextItemWidth(ImGui::GetFontSize() * 10);
+        ImGui::InputText("##ckpt_out", train_path_, sizeof train_path_);
+    }
+    if (!t.error().empty()) ImGui::TextColored(kErrorText, "%s", t.error().c_str());
+    if (!train_notice_.empty() && train_notice_ != t.error()) ImGui::TextDisabled("%s", train_notice_.c_str());
+    if (!t.has_run()) return;
+
+    ImGui::Text("%s: step %lld of %lld  (%s on %s, %s)", TrainSession::status_name(t.status()), (long long)t.step(),
+                (long long)t.target_step(), t.settings().config.c_str(),
+                (std::to_string(t.settings().mesh_w) + "x" + std::to_string(t.settings().mesh_h)).c_str(), t.corpus().name.c_str());
+    mark("train_status");
+    const wl::model::MeshTrainer& m = *t.mesh();
+    ImGui::ProgressBar(m.work_total() ? float(m.work_done()) / float(m.work_total()) : 0.0f, ImVec2(ImGui::GetFontSize() * 8, 0), "");
+    ImGui::SameLine();
+    ImGui::TextUnformatted(t.activity().empty() ? "between steps" : t.activity().c_str());
+    ImGui::Text("%.2f steps/s, %.0f tokens/s (wall, this tab); the emulator alone %.0f tokens/s", t.steps_per_s(), t.tokens_per_s(),
+                t.mesh_tokens_per_s());
+    if (!t.losses().empty()) {
+        const wl::model::TrainStep& s = t.last_step();
+        ImGui::Text("last step: loss %.4f, grad norm %.3f, %llu cycles = %s of wafer time", s.loss, s.grad_norm,
+                    (unsigned long long)s.cycles, format_seconds(double(s.cycles) / wse_clock_hz()).c_str());
+    }
+    ImGui::Text("corpus: %zu bytes, vocabulary %d", t.corpus().bytes, t.corpus().vocab);
+    draw_loss_plot();
+    if (t.sample().step >= 0) {
+        ImGui::TextDisabled("sample at step %lld (the reference forward on the mesh's weights, temperature %.1f):",
+                            (long long)t.sample().step, double(t.settings().temperature));
+        ImGui::BeginChild("##train_sample", ImVec2(0, ImGui::GetTextLineHeightWithSpacing() * 4), true);
+        ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+        ImGui::TextWrapped("%s", t.sample().prompt.c_str());
+        ImGui::PopStyleColor();
+        ImGui::TextWrapped("%s", t.sample().text.c_str());
+        ImGui::EndChild();
+        mark("train_sample");
+    }
+}
+
+// The loss per step (train: the batch's, blue) and the validation loss (orange dots), on one
+// pair of axes with their values written at the ends.
+void ModelWindow::draw_loss_plot() {
+    const std::vector<float>& tl = train_.losses();
+    const std::vector<EvalPoint>& vl = train_.val_losses();
+    if (tl.empty() && vl.empty()) return;
+    float lo = 1e30f, hi = -1e30f;
+    for (float v : tl) lo = std::min(lo, v), hi = std::max(hi, v);
+    for (const EvalPoint& p : vl) lo = std::min(lo, p.loss), hi = std::max(hi, p.loss);
+    if (hi - lo < 1e-3f) hi = lo + 1e-3f;
+    const int64_t last = std::max<int64_t>(train_.step(), 1);
+    const float label_w = ImGui::CalcTextSize("00.00").x + 6;
+    const ImVec2 at = ImGui::GetCursorScreenPos();
+    const ImVec2 size(std::max(200.0f, ImGui::GetContentRegionAvail().x), ImGui::GetFontSize() * 9);
+    ImGui::InvisibleButton("##loss_plot", size);
+    mark("train_plot");
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    const ImVec2 p0(at.x + label_w, at.y + 4), p1(at.x + size.x - 4, at.y + size.y - ImGui::GetFontSize() - 4);
+    dl->AddRectFilled(p0, p1, IM_COL32(24, 28, 36, 255));
+    dl->AddRect(p0, p1, IM_COL32(90, 96, 110, 255));
+    auto px = [&](double step) { return p0.x + float(step / double(last)) * (p1.x - p0.x); };
+    auto py = [&](float loss) { return p1.y - (loss - lo) / (hi - lo) * (p1.y - p0.y); };
+    char b[32];
+    const ImU32 axis = IM_COL32(170, 176, 190, 255);
+    std::snprintf(b, sizeof b, "%.2f", double(hi));
+    dl->AddText(ImVec2(at.x, p0.y - 2), axis, b);
+    std::snprintf(b, sizeof b, "%.2f", double(lo));
+    dl->AddText(ImVec2(at.x, p1.y - ImGui::GetFontSize()), axis, b);
+    dl->AddText(ImVec2(p0.x, p1.y + 2), axis, "step 0");
+    std::snprintf(b, sizeof b, "%lld", (long long)last);
+    dl->AddText(ImVec2(p1.x - ImGui::CalcTextSize(b).x, p1.y + 2), axis, b);
+    const ImU32 train_c = IM_COL32(90, 170, 255, 255), val_c = IM_COL32(255, 150, 60, 255);
+    for (size_t i = 1; i < tl.size(); i++)   // tl[i] is the loss of step i + 1
+        dl->AddLine(ImVec2(px(double(i)), py(tl[i - 1])), ImVec2(px(double(i + 1)), py(tl[i])), train_c, 1.5f);
+    if (tl.size() == 1) dl->AddCircleFilled(ImVec2(px(1), py(tl[0])), 2.5f, train_c);
+    for (size_t i = 0; i < vl.size(); i++) {
+        const ImVec2 c(px(double(vl[i].step)), py(vl[i].loss));
+        if (i) dl->AddLine(ImVec2(px(double(vl[i - 1].step)), py(vl[i - 1].loss)), c, val_c, 1.0f);
+        dl->AddCircleFilled(c, 3.0f, val_c);
+    }
+    const char* legend = "train (batch)   validation";
+    const float lx = p1.x - ImGui::CalcTextSize(legend).x - 24;
+    dl->AddText(ImVec2(lx, p0.y + 2), train_c, "train (batch)");
+    dl->AddText(ImVec2(lx + ImGui::CalcTextSize("train (batch)   ").x, p0.y + 2), val_c, "validation");
+    if (ImGui::IsItemHovered()) {
+        ImGui::SetTooltip("loss (cross-entropy, nats) per step; last train %.4f%s", tl.empty() ? 0.0 : double(tl.back()),
+                          vl.empty() ? "" : (", validation " + std::to_string(vl.back().loss) + " at step " + std::to_string(vl.back().step)).c_str());
     }
 }
 

@@ -4,7 +4,8 @@
 // op's kernel in the editor, run a forward pass (checked against the reference)
 // or generate text, one token per frame, and animate any op again in cycle mode
 // (op_animation.h). The state is a ModelSession (model_session.h); this file
-// draws it and answers the JS hook's model_* methods.
+// draws it and answers the JS hook's model_* methods. Train trains the GPT on the
+// mesh a few launches per frame (a TrainSession, train_session.h; train_* methods).
 //
 //   ModelWindow w("models");
 //   w.open_in_editor = [&](auto& file, auto& text) { ... };
@@ -15,6 +16,7 @@
 #include "ui/model_session.h"
 #include "ui/op_animation.h"
 #include "ui/placement_overlay.h"
+#include "ui/train_session.h"
 
 #include <functional>
 #include <map>
@@ -39,10 +41,26 @@ public:
 
     // While true, the app's canvas shows the model's mesh and machine (an animated op's copy while
     // one plays), coloured by overlay() (nullptr: by the canvas's own mode, as during an animation).
-    bool on_canvas() const { return open && show_on_canvas_ && session_.compiled(); }
-    wl::Mesh mesh() const { return session_.machine() ? session_.machine()->mesh() : wl::Mesh{}; }
-    const wl::Machine* machine() const { return anim_.active() ? anim_.machine() : session_.machine(); }
-    const PeOverlay* overlay() const { return colour_ && session_.compiled() && !anim_.active() ? &overlay_ : nullptr; }
+    // While a training run is shown (from its start until the next compile), the canvas shows its mesh.
+    bool on_canvas() const { return open && show_on_canvas_ && (session_.compiled() || training_shown()); }
+    wl::Mesh mesh() const { return machine() ? machine()->mesh() : wl::Mesh{}; }
+    const wl::Machine* machine() const {
+        if (training_shown()) return &train_.mesh()->mesh().host().machine();
+        return anim_.active() ? anim_.machine() : session_.machine();
+    }
+    const PeOverlay* overlay() const {
+        if (training_shown()) return colour_ ? &train_overlay_ : nullptr;
+        return colour_ && session_.compiled() && !anim_.active() ? &overlay_ : nullptr;
+    }
+
+    // A text file to train on (a drop or the picker): false, with the reason in train_error(), when
+    // it is refused (empty, binary, too big); the run goes on either way. Opens the window.
+    bool train_text(const std::string& name, const std::string& text);
+    const std::string& train_error() const { return train_.error(); }
+    // Set by the app: pick a text file (the page's picker on the web), and hand over a file's bytes
+    // as a download (the web's Save checkpoint).
+    std::function<void()> pick_text_file;
+    std::function<void(const std::string& name, const std::string& bytes)> download;
 
     // The JS hook: the model_* rows of the app's method table (ui/app_methods.cpp, docs/js-api.md).
     // A handler throws std::invalid_argument (or runtime_error) with the reason on bad arguments or a failure.
@@ -51,6 +69,7 @@ public:
         const char* params;              // the table's grammar (app_methods.cpp)
         bool waits_generation;           // JS returns a promise of model_generation() when the text is made
         nlohmann::json (*run)(ModelWindow&, const nlohmann::json&);
+        bool local = false;              // the page only, never from a postMessage (files, downloads)
     };
     static const std::vector<Method>& methods();
     nlohmann::json state() const;        // state().model
@@ -75,6 +94,11 @@ private:
     void draw_forward();
     void draw_animation();
     void draw_generation();
+    void draw_train();
+    void draw_loss_plot();
+    bool training_shown() const { return train_shown_ && train_.has_run(); }
+    bool start_training();               // the Train section's settings
+    void save_checkpoint();              // native: to train_path_; web: a download
     void mark(const char* name);         // the last item's rectangle, for state().model.layout
 
     ModelSession session_;
@@ -94,7 +118,15 @@ private:
     std::string anim_error_;
     std::map<std::string, std::pair<ImVec2, ImVec2>> drawn_;
     bool was_on_canvas_ = false, refit_ = false;   // the canvas's mesh changes: fit it, drop its selection
-    static constexpr double kStepBudgetMs = 12.0;   // generation's share of a frame after its first token
+    TrainSession train_;
+    TrainSettings train_set_;
+    bool train_shown_ = false;
+    PeOverlay train_overlay_;
+    std::string train_overlay_key_;      // the op and phase it was built for
+    std::string train_notice_;           // the Train section's last message (saved, refused ...)
+    char train_path_[512] = "gpt-nano-mesh.ckpt";   // native: where Save checkpoint writes
+    char text_path_[512] = {};           // native: a text file to train on
+    static constexpr double kStepBudgetMs = 12.0;   // generation's (and training's) share of a frame
 };
 
 }  // namespace wlui

@@ -50,4 +50,33 @@ PeOverlay placement_overlay(const wl::model::MeshPlan& plan, PlacementColour by)
     return ov;
 }
 
+PeOverlay training_overlay(const wl::model::MeshPlan& plan, const std::string& op, const std::string& phase) {
+    static const char* kPhases[] = {"forward", "backward", "optimiser"};
+    static constexpr Rgba kPhaseColour[] = {{90, 170, 255, 255}, {255, 150, 60, 255}, {110, 220, 120, 255}};
+    static constexpr Rgba kIdle{78, 84, 98, 255};
+    PeOverlay ov;
+    ov.mesh = wl::Mesh{plan.mesh_w, plan.mesh_h};
+    ov.colour.assign(size_t(ov.mesh.size()), kNoProgram);
+    ov.label.assign(size_t(ov.mesh.size()), "");
+    ov.legend.title = "training: the op running now, by phase";
+    ov.legend.swatches.push_back({kNoProgram, "unused"});
+    ov.legend.swatches.push_back({kIdle, "placed, waiting"});
+    Rgba lit = kIdle;
+    for (int i = 0; i < 3; i++) {
+        ov.legend.swatches.push_back({kPhaseColour[i], kPhases[i]});
+        if (phase == kPhases[i]) lit = kPhaseColour[i];
+    }
+    for (const wl::model::PlannedOp& o : plan.ops) {
+        const bool now = o.name == op || (op == "grad_norm" && !o.weights.empty());
+        const std::string label = o.name + ": " + o.op + " (" + o.kernel + ")" + (now ? ", running: " + phase : "");
+        for (int y = o.rect.y; y < o.rect.y + o.rect.h; ++y)
+            for (int x = o.rect.x; x < o.rect.x + o.rect.w; ++x) {
+                if (!ov.mesh.contains(x, y)) continue;
+                ov.colour[size_t(ov.mesh.index(x, y))] = now ? lit : kIdle;
+                ov.label[size_t(ov.mesh.index(x, y))] = label;
+            }
+    }
+    return ov;
+}
+
 }  // namespace wlui

@@ -18,4 +18,9 @@ std::optional<PlacementColour> placement_colour_from_name(std::string_view s);
 // Unused PEs are kNoProgram; the legend lists the keys in the plan's order.
 PeOverlay placement_overlay(const wl::model::MeshPlan& plan, PlacementColour by);
 
+// During training: the PEs of the op that runs now in the colour of its phase ("forward",
+// "backward", "optimiser"; op "grad_norm": every weight-holding op's PEs), the other placed
+// PEs dim. op "" lights nothing.
+PeOverlay training_overlay(const wl::model::MeshPlan& plan, const std::string& op, const std::string& phase);
+
 }  // namespace wlui

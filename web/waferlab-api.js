@@ -32,6 +32,7 @@
 
   const KERNEL_FILE = /\.(wk|txt)$/i;
   const MAX_KERNEL_BYTES = 4 << 20;
+  const MAX_TRAIN_TEXT_BYTES = 8 << 20;   // kMaxTrainTextBytes in ui/train_session.h
 
   // URL parameters the page understands, with their validators.
   const URL_PARAMS = {
@@ -104,11 +105,23 @@
     // Opens a kernel File (from the picker or a drop) as the user would: with unsaved
     // edits the app asks first. Resolves with state(), or with {error} said in a notice.
     async openFile(file) {
+      if (api.ready && !/\.wk$/i.test(file.name) && api.call('state').model.open) return api.trainTextFile(file);
       if (!KERNEL_FILE.test(file.name)) return api._refuse(`${file.name} is not a kernel file (.wk)`);
       if (file.size > MAX_KERNEL_BYTES) return api._refuse(`${file.name} is too big for a kernel`);
       const text = await file.text();
       await readyPromise;
       try { return api.call('open_file', { name: file.name, text, ask: true }); }
+      catch (e) { return api._refuse(e.message); }
+    },
+
+    // A File of text to train the Model window's GPT on (its Pick text file..., or a drop while
+    // the Model window is open). Too big is refused before reading it; empty or binary by the app.
+    // Resolves with train_state(), or with {error} said in a notice; the current run goes on either way.
+    async trainTextFile(file) {
+      if (file.size > MAX_TRAIN_TEXT_BYTES) return api._refuse(`${file.name} is too big to train on here (at most ${MAX_TRAIN_TEXT_BYTES >> 20} MiB)`);
+      const text = await file.text();   // UTF-8 arrives byte for byte; a binary file's NULs still show
+      await readyPromise;
+      try { return api.call('train_text', { name: file.name, text }); }
       catch (e) { return api._refuse(e.message); }
     },
 
@@ -193,13 +206,17 @@
     _refuse(message) { api._notice(message); return { error: message }; },
 
     // File > Open… on the web: the hidden <input type=file> in index.html.
-    _pickFile() { const input = el('file-input'); if (input) { input.value = ''; input.click(); } },
+    // kind 'text': the file is text to train on (the Model window's Pick text file...).
+    _pickFile(kind) { const input = el('file-input'); if (input) { input.dataset.kind = kind || 'kernel'; input.accept = kind === 'text' ? '' : '.wk,.txt,text/plain'; input.value = ''; input.click(); } },
 
     // Wires the file picker, drag-and-drop onto the page, and a last save when the page goes away
     // (localStorage is synchronous, so the write is done before the page is).
     _wireFiles() {
       const input = el('file-input');
-      if (input) input.addEventListener('change', () => { if (input.files[0]) api.openFile(input.files[0]); });
+      if (input) input.addEventListener('change', () => {
+        const f = input.files[0];
+        if (f) input.dataset.kind === 'text' ? api.trainTextFile(f) : api.openFile(f);
+      });
       const hasFiles = (e) => e.dataTransfer && Array.from(e.dataTransfer.types || []).includes('Files');
       window.addEventListener('dragover', (e) => { if (hasFiles(e)) { e.preventDefault(); e.dataTransfer.dropEffect = 'copy'; } });
       window.addEventListener('drop', (e) => {

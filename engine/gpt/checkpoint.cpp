@@ -83,8 +83,8 @@ std::string checkpoint_envelope(const std::string& payload) {
     return f.b;
 }
 
-void save_checkpoint(const std::string& path, const GPT& model, const AdamW* opt, int64_t step,
-                     const std::string& tokenizer_kind, const std::string& tokenizer_state) {
+std::string checkpoint_bytes(const GPT& model, const AdamW* opt, int64_t step, const std::string& tokenizer_kind,
+                             const std::string& tokenizer_state) {
     Writer p;
     p.str(model.cfg.to_text());
     p.str(tokenizer_kind);
@@ -99,9 +99,15 @@ void save_checkpoint(const std::string& path, const GPT& model, const AdamW* opt
         p.floats(opt->m);
         p.floats(opt->v);
     }
+    return checkpoint_envelope(p.b);
+}
+
+void save_checkpoint(const std::string& path, const GPT& model, const AdamW* opt, int64_t step,
+                     const std::string& tokenizer_kind, const std::string& tokenizer_state) {
     // A crash mid-save leaves the previous checkpoint, never half of one.
     std::string error;
-    if (!write_file_atomically(path, checkpoint_envelope(p.b), &error)) throw CheckpointError(error);
+    if (!write_file_atomically(path, checkpoint_bytes(model, opt, step, tokenizer_kind, tokenizer_state), &error))
+        throw CheckpointError(error);
 }
 
 Checkpoint load_checkpoint(const std::string& path) { return parse_checkpoint(slurp(path), path); }

@@ -37,6 +37,9 @@ struct Checkpoint {
 
 void save_checkpoint(const std::string& path, const GPT& model, const AdamW* opt, int64_t step,
                      const std::string& tokenizer_kind, const std::string& tokenizer_state);
+// The file's bytes, as save_checkpoint writes them (the app's browser download).
+std::string checkpoint_bytes(const GPT& model, const AdamW* opt, int64_t step, const std::string& tokenizer_kind,
+                             const std::string& tokenizer_state);
 Checkpoint load_checkpoint(const std::string& path);   // throws CheckpointError
 Checkpoint parse_checkpoint(const std::string& bytes, const std::string& path);   // the file's bytes; `path` for messages
 std::string checkpoint_envelope(const std::string& payload);   // magic, version, size, payload, checksum

@@ -119,11 +119,17 @@ Corpus make_corpus(const GPTConfig& cfg) {
         c.name = "addition";
         c.text = generate_addition(cfg.seed, size_t(cfg.corpus_chars), cfg.addition_digits);
     } else if (cfg.corpus == "file") {
-        c.name = cfg.data;
-        c.text = read_text_file(cfg.data);
+        return corpus_from_text(cfg.data, read_text_file(cfg.data), cfg);
     } else {
         throw std::runtime_error("unknown corpus '" + cfg.corpus + "' (expected stories, addition or file)");
     }
+    return corpus_from_text(c.name, std::move(c.text), cfg);
+}
+
+Corpus corpus_from_text(const std::string& name, std::string text, const GPTConfig& cfg) {
+    Corpus c;
+    c.name = name;
+    c.text = std::move(text);
     size_t need = 2 * (size_t(cfg.block_size) + 2);
     if (c.text.size() < need)
         throw std::runtime_error(c.name + ": text too short (" + std::to_string(c.text.size()) + " bytes; need at least " +

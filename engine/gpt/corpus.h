@@ -26,6 +26,9 @@ std::string read_text_file(const std::string& path);                      // thr
 
 // From cfg.corpus / cfg.data / cfg.seed / cfg.corpus_chars / cfg.val_fraction.
 Corpus make_corpus(const GPTConfig& cfg);
+// Text already in memory (a file the app was given) as a corpus: cfg's val_fraction splits it;
+// throws when it is too short for cfg.block_size.
+Corpus corpus_from_text(const std::string& name, std::string text, const GPTConfig& cfg);
 
 // Exact-match scoring for the addition task: `complete` gets "a+b=" and returns
 // the model's continuation; it is right when the text before the first '\n' is a+b.

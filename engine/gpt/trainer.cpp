@@ -8,9 +8,16 @@
 
 namespace wl::gpt {
 
-Trainer::Trainer(const GPTConfig& c, const std::string& bpe_dir) : cfg(c) {
+static const GPTConfig& validated(const GPTConfig& c) {   // before its corpus is built, as ever
+    c.validate("config");
+    return c;
+}
+
+Trainer::Trainer(const GPTConfig& c, const std::string& bpe_dir) : Trainer(c, make_corpus(validated(c)), bpe_dir) {}
+
+Trainer::Trainer(const GPTConfig& c, Corpus text, const std::string& bpe_dir) : cfg(c) {
     cfg.validate("config");
-    corpus = make_corpus(cfg);
+    corpus = std::move(text);
     if (cfg.tokenizer == "char") tokenizer = std::make_unique<CharTokenizer>(CharTokenizer::from_text(corpus.text));
     else tokenizer = make_tokenizer("bpe", "", bpe_dir);
     if (cfg.vocab_size == 0) cfg.vocab_size = tokenizer->vocab_size();

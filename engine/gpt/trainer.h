@@ -25,6 +25,8 @@ public:
     // Builds the corpus (make_corpus), the tokenizer (char: from the corpus; bpe: GPT-2's files in
     // bpe_dir), then the model (vocab_size from the tokenizer when 0) with init_weights(seed).
     explicit Trainer(const GPTConfig& cfg, const std::string& bpe_dir = "");
+    // The same, on a corpus the caller built (corpus_from_text) instead of cfg's.
+    Trainer(const GPTConfig& cfg, Corpus corpus, const std::string& bpe_dir = "");
     // From a checkpoint: same config and tokenizer, corpus rebuilt, model and optimizer restored.
     // overrides (key=value lines) may change training settings (max_iters, data, ...), not the shape.
     static std::unique_ptr<Trainer> resume(const std::string& path, const std::string& overrides = "",

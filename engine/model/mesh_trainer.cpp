@@ -171,24 +171,6 @@ bool MeshTrainer::backward_op(const PlannedOp& o, int T) {
     return true;
 }
 
-// wte's gradient: the logits' part (summed over every sequence on the logits' PEs) first, then
-// the embedding's, sequence by sequence, as engine/gpt's backward adds them.
-bool MeshTrainer::tied_gradient(const std::vector<std::vector<int>>& tokens,
-                                const std::vector<std::vector<float>>& dencoded, int T) {
-    const PlannedOp& emb = op("encoded");
-    copy_wte(op("logits"), "w", "dw", emb, "wte", "dwte");
-    for (size_t b = 0; b < tokens.size(); b++) {
-        mesh_.tokens_ = tokens[b];
-        mesh_.put(emb, emb.inputs.front(), 0, T);
-        Tensors g{{"encoded", dencoded[b]}};
-        Transfer dy = emb.output;
-        dy.symbol = "dy";
-        mesh_.put(emb, dy, 0, T, g);
-        if (!launch(emb, "backward", 0, T)) return false;
-    }
-    return true;
-}
-
 void MeshTrainer::copy_tied_weights() { copy_wte(op("encoded"), "wte", "wte", op("logits"), "w", "w"); }
 
 // The tie, through the host: a wte-shaped tensor read as `from_sym` from the PEs of `from` (laid
@@ -205,9 +187,16 @@ void MeshTrainer::copy_wte(const PlannedOp& from, const char* from_w, const char
             check(mesh_.host_.h2d(to.rect.x + p, to.rect.y, to_sym, t.data() + piece.model, piece.n, piece.pe));
 }
 
-bool MeshTrainer::backward(const int* inputs, const int* targets, int B, int T, float* loss) {
+const char* train_phase_name(TrainPhase p) {
+    return p == TrainPhase::Forward ? "forward" : p == TrainPhase::Backward ? "backward" : "optimiser";
+}
+
+bool MeshTrainer::check_batch(const int* inputs, const int* targets, int B, int T) {
     error_.clear();
-    runs_.clear();
+    if (stepping()) {
+        error_ = "train on the mesh: a step is still in progress (run_slice until stepping() is false)";
+        return false;
+    }
     const int V = mesh_.plan().cfg.vocab_size;
     if (B < 1 || T < 1 || T > mesh_.plan().cfg.block_size) {
         error_ = "train on the mesh: need B >= 1 and 1 <= T <= block_size (" +
@@ -221,44 +210,98 @@ bool MeshTrainer::backward(const int* inputs, const int* targets, int B, int T, 
                          std::to_string(i) + " is outside [0, " + std::to_string(V) + ")";
                 return false;
             }
-    try {
-        for (const PlannedOp& o : mesh_.plan().ops) {
-            if (trains(o) && !o.weights.empty() && !launch(o, "zero_grad", 0, 0)) return false;
-            // the matmuls' dx needs W's columns: once per step, as the weights change once
-            if (trains(o) && o.kernel == "matmul.wk" && !launch(o, "transpose_w", 0, 0)) return false;
-        }
-        std::vector<float> probs(size_t(B) * T);
-        std::vector<std::vector<int>> tokens;
-        std::vector<std::vector<float>> dencoded;
-        std::vector<float> logits;
-        for (int b = 0; b < B; b++) {
-            if (!mesh_.forward(inputs + size_t(b) * T, T, &logits)) {
-                error_ = mesh_.error();
-                return false;
-            }
-            runs_.insert(runs_.end(), mesh_.last_run().begin(), mesh_.last_run().end());
-            const auto& ops = mesh_.plan().ops;
-            for (const PlannedOp& o : ops)
-                if (o.train_only && !loss_grad(o, targets + size_t(b) * T, B, T, probs.data() + size_t(b) * T)) return false;
-            for (auto it = ops.rbegin(); it != ops.rend(); ++it)
-                if (trains(*it) && it->kernel != "embedding.wk" && !backward_op(*it, T)) return false;
-            tokens.push_back(mesh_.tokens_);
-            dencoded.push_back(grads_.at("encoded"));
-        }
-        if (!tied_gradient(tokens, dencoded, T)) return false;
-        float sum = 0.0f;   // the reference's mean: -log p in order, one fp32 sum
-        for (float p : probs) sum += -wl::math::logf(p);
-        *loss = sum / float(B * T);
-    } catch (const std::exception& e) {
-        error_ = e.what();
-        return false;
-    }
+    cur_.inputs.assign(inputs, inputs + size_t(B) * T);
+    cur_.targets.assign(targets, targets + size_t(B) * T);
+    cur_.B = B, cur_.T = T;
+    cur_.step = TrainStep{};
+    queue_.clear();
+    next_ = 0;
+    runs_.clear();
     return true;
 }
 
-bool MeshTrainer::update(double lr, float* grad_norm) {
-    const gpt::GPTConfig& cfg = mesh_.plan().cfg;
-    try {
+// Each sequence: the forward op by op (MeshGPT::forward's launches), the loss's gradient, the
+// backward ops in reverse. Then wte's gradient: the logits' part (summed over every sequence on
+// the logits' PEs) first, then the embedding's, sequence by sequence, as engine/gpt's backward
+// adds them; and the loss, the reference's mean: -log p in order, one fp32 sum.
+void MeshTrainer::queue_backward() {
+    const int B = cur_.B, T = cur_.T;
+    cur_.probs.assign(size_t(B) * T, 0.0f);
+    cur_.tokens.clear();
+    cur_.dencoded.clear();
+    const auto& ops = mesh_.plan().ops;
+    auto add = [&](TrainPhase ph, const std::string& op, int seq, std::function<bool()> f) {
+        queue_.push_back({{ph, op, seq}, std::move(f)});
+    };
+    for (const PlannedOp& o : ops) {
+        if (!trains(o)) continue;
+        if (!o.weights.empty()) add(TrainPhase::Backward, o.name, -1, [this, &o] { return launch(o, "zero_grad", 0, 0); });
+        // the matmuls' dx needs W's columns: once per step, as the weights change once
+        if (o.kernel == "matmul.wk") add(TrainPhase::Backward, o.name, -1, [this, &o] { return launch(o, "transpose_w", 0, 0); });
+    }
+    for (int b = 0; b < B; b++) {
+        bool first = true;
+        for (const PlannedOp& o : ops) {
+            if (o.train_only) continue;
+            add(TrainPhase::Forward, o.name, b, [this, &o, b, first] {
+                const int T = cur_.T;
+                if (first) {   // MeshGPT::forward, one op per unit
+                    mesh_.tokens_.assign(cur_.inputs.begin() + size_t(b) * T, cur_.inputs.begin() + size_t(b + 1) * T);
+                    mesh_.runs_.clear();
+                }
+                if (!mesh_.run_op(o, 0, T)) {
+                    error_ = mesh_.error();
+                    return false;
+                }
+                runs_.push_back(mesh_.runs_.back());
+                return true;
+            });
+            first = false;
+        }
+        for (const PlannedOp& o : ops)
+            if (o.train_only)
+                add(TrainPhase::Backward, o.name, b, [this, &o, b] {
+                    const size_t at = size_t(b) * cur_.T;
+                    return loss_grad(o, cur_.targets.data() + at, cur_.B, cur_.T, cur_.probs.data() + at);
+                });
+        for (auto it = ops.rbegin(); it != ops.rend(); ++it) {
+            if (!trains(*it) || it->kernel == "embedding.wk") continue;
+            const PlannedOp& o = *it;
+            add(TrainPhase::Backward, o.name, b, [this, &o] { return backward_op(o, cur_.T); });
+        }
+        add(TrainPhase::Backward, op("encoded").name, b, [this] {   // what the embedding's backward needs later
+            cur_.tokens.push_back(mesh_.tokens_);
+            cur_.dencoded.push_back(grads_.at("encoded"));
+            return true;
+        });
+    }
+    const PlannedOp& emb = op("encoded");
+    add(TrainPhase::Backward, op("logits").name, -1, [this, &emb] {
+        copy_wte(op("logits"), "w", "dw", emb, "wte", "dwte");
+        return true;
+    });
+    for (int b = 0; b < B; b++)
+        add(TrainPhase::Backward, emb.name, b, [this, &emb, b] {
+            const int T = cur_.T;
+            mesh_.tokens_ = cur_.tokens[size_t(b)];
+            mesh_.put(emb, emb.inputs.front(), 0, T);
+            Tensors g{{"encoded", cur_.dencoded[size_t(b)]}};
+            Transfer dy = emb.output;
+            dy.symbol = "dy";
+            mesh_.put(emb, dy, 0, T, g);
+            if (!launch(emb, "backward", 0, T)) return false;
+            if (b == cur_.B - 1) {
+                float sum = 0.0f;
+                for (float p : cur_.probs) sum += -wl::math::logf(p);
+                cur_.step.loss = sum / float(cur_.B * T);
+            }
+            return true;
+        });
+}
+
+void MeshTrainer::queue_update() {
+    queue_.push_back({{TrainPhase::Optimiser, "grad_norm", -1}, [this] {
+        const gpt::GPTConfig& cfg = mesh_.plan().cfg;
         // The sum of squares over the fabric (route_norm's chains), fp32: the reference sums in double.
         const MachineStats s0 = mesh_.host_.stats();
         const auto start = std::chrono::steady_clock::now();
@@ -289,8 +332,9 @@ bool MeshTrainer::update(double lr, float* grad_norm) {
             if (coef < 1.0f) clip = coef;
         }
         t_ += 1;
+        const double lr = cur_.lr;
         const double bc1 = 1.0 - wl::math::powi_d(cfg.beta1, t_), bc2 = 1.0 - wl::math::powi_d(cfg.beta2, t_);
-        float hp[kHpCount];
+        float* hp = cur_.hp;
         hp[kHpBeta1] = float(cfg.beta1);
         hp[kHpOneMinusBeta1] = 1.0f - float(cfg.beta1);
         hp[kHpBeta2] = float(cfg.beta2);
@@ -300,31 +344,86 @@ bool MeshTrainer::update(double lr, float* grad_norm) {
         hp[kHpBc2Sqrt] = float(std::sqrt(bc2));
         hp[kHpDecay] = float(1.0 - lr * cfg.weight_decay);
         hp[kHpClip] = clip;
-        for (const PlannedOp& o : mesh_.plan().ops) {
-            if (!trains(o) || o.weights.empty()) continue;
-            for (int p = 0; p < o.rect.w; p++) check(mesh_.host_.h2d(o.rect.x + p, o.rect.y, "hp", hp, kHpCount));
-            if (!launch(o, "adamw", 0, 0)) return false;
-        }
+        cur_.step.grad_norm = norm;
+        return true;
+    }});
+    for (const PlannedOp& o : mesh_.plan().ops) {
+        if (!trains(o) || o.weights.empty()) continue;
+        queue_.push_back({{TrainPhase::Optimiser, o.name, -1}, [this, &o] {
+            for (int p = 0; p < o.rect.w; p++) check(mesh_.host_.h2d(o.rect.x + p, o.rect.y, "hp", cur_.hp, kHpCount));
+            return launch(o, "adamw", 0, 0);
+        }});
+    }
+    queue_.push_back({{TrainPhase::Optimiser, op("encoded").name, -1}, [this] {
         copy_tied_weights();
-        *grad_norm = norm;
-    } catch (const std::exception& e) {
-        error_ = e.what();
-        return false;
+        return true;
+    }});
+}
+
+bool MeshTrainer::begin_step(const int* inputs, const int* targets, int B, int T, double lr) {
+    if (!check_batch(inputs, targets, B, T)) return false;
+    cur_.lr = lr;
+    queue_backward();
+    queue_update();
+    return true;
+}
+
+bool MeshTrainer::run_slice(int units) {
+    for (int i = 0; i < units && stepping(); i++) {
+        const auto start = std::chrono::steady_clock::now();
+        bool ok = false;
+        try {
+            ok = queue_[next_].run();
+        } catch (const std::exception& e) {
+            error_ = e.what();
+        }
+        cur_.step.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        if (!ok) {
+            queue_.clear();
+            next_ = 0;
+            return false;
+        }
+        next_++;
+    }
+    if (!queue_.empty() && !stepping()) {   // done: the totals over every launch since the batch began
+        cur_.step.cycles = cur_.step.instructions = 0;
+        for (const OpRun& r : runs_) {
+            cur_.step.cycles += r.cycles;
+            cur_.step.instructions += r.instructions;
+        }
+        last_ = cur_.step;
+        queue_.clear();
+        next_ = 0;
     }
     return true;
 }
 
-bool MeshTrainer::step(const int* inputs, const int* targets, int B, int T, double lr, TrainStep* out) {
-    const auto start = std::chrono::steady_clock::now();
-    TrainStep s;
-    if (!backward(inputs, targets, B, T, &s.loss)) return false;
-    if (!update(lr, &s.grad_norm)) return false;   // appends its launches to backward's
-    for (const OpRun& r : runs_) {
-        s.cycles += r.cycles;
-        s.instructions += r.instructions;
+bool MeshTrainer::run_all() { return run_slice(int(queue_.size() - next_)); }
+
+bool MeshTrainer::backward(const int* inputs, const int* targets, int B, int T, float* loss) {
+    if (!check_batch(inputs, targets, B, T)) return false;
+    queue_backward();
+    if (!run_all()) return false;
+    *loss = cur_.step.loss;
+    return true;
+}
+
+bool MeshTrainer::update(double lr, float* grad_norm) {
+    error_.clear();
+    if (stepping()) {
+        error_ = "train on the mesh: a step is still in progress (run_slice until stepping() is false)";
+        return false;
     }
-    s.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    *out = s;
+    cur_.lr = lr;
+    queue_update();   // appends its launches to backward's
+    if (!run_all()) return false;
+    *grad_norm = cur_.step.grad_norm;
+    return true;
+}
+
+bool MeshTrainer::step(const int* inputs, const int* targets, int B, int T, double lr, TrainStep* out) {
+    if (!begin_step(inputs, targets, B, T, lr) || !run_all()) return false;
+    *out = last_;
     return true;
 }
 

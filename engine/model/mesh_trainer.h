@@ -23,10 +23,18 @@
 //   TrainStep s;
 //   if (!tr.step(inputs, targets, B, T, lr, &s)) report(tr.error());
 //   tr.read_params(&model.params_memory);                // the trained weights back
+//
+// A step in slices, for a UI that must draw between them (a gpt-nano step is about
+// 0.8 s natively): begin_step() queues the step's units of work, one op launch each
+// (the same launches, in the same order, as step()); run_slice(n) runs the next n.
+// Same bits however it is sliced (tests/unit/model_mesh_train_slice_test.cpp).
+//   tr.begin_step(inputs, targets, B, T, lr);
+//   while (tr.stepping()) { tr.run_slice(1); redraw(tr.next_work()); }   // tr.last_step(): the result
 #pragma once
 #include "engine/model/mesh_gpt.h"
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -54,6 +62,15 @@ struct TrainStep {
     double seconds = 0;           // host wall time
 };
 
+enum class TrainPhase : uint8_t { Forward, Backward, Optimiser };
+const char* train_phase_name(TrainPhase p);   // "forward", "backward", "optimiser"
+
+struct TrainWork {                // one unit of a step: what it runs, for a progress display
+    TrainPhase phase = TrainPhase::Forward;
+    std::string op;               // the plan's op name ("l0.qkv"), or "grad_norm"
+    int sequence = -1;            // 0..B-1 in the forward/backward of one sequence; -1: the whole batch
+};
+
 class MeshTrainer {
 public:
     // plan.train must be true; model's config must be the plan's. Weights are copied in now.
@@ -67,6 +84,17 @@ public:
     bool backward(const int* inputs, const int* targets, int B, int T, float* loss);
     // The second half: global norm, clipping, AdamW on the PEs, the tied wte copied across.
     bool update(double lr, float* grad_norm);
+
+    // The sliced step (see the header comment). begin_step: false (error()) on bad input or while
+    // a step is still queued; nothing has run then. run_slice: false on a fault (error()); the
+    // rest of the step is dropped and the weights may be half updated, as with step().
+    bool begin_step(const int* inputs, const int* targets, int B, int T, double lr);
+    bool run_slice(int units = 1);
+    bool stepping() const { return next_ < queue_.size(); }
+    const TrainWork* next_work() const { return stepping() ? &queue_[next_].what : nullptr; }
+    size_t work_done() const { return next_; }
+    size_t work_total() const { return queue_.size(); }
+    const TrainStep& last_step() const { return last_; }   // the last step that finished
 
     // The mesh's weights / gradients in gpt::GPT's params_memory layout (num_parameters).
     void read_params(std::vector<float>* out);
@@ -84,14 +112,22 @@ public:
     const std::vector<OpRun>& last_run() const { return runs_; }
     const std::string& error() const { return error_; }
     MeshGPT& mesh() { return mesh_; }
+    const MeshGPT& mesh() const { return mesh_; }
     int64_t updates() const { return t_; }
 
 private:
     using Tensors = MeshGPT::Tensors;
+    struct Unit {
+        TrainWork what;
+        std::function<bool()> run;   // false: error_ says why
+    };
+    bool check_batch(const int* inputs, const int* targets, int B, int T);
+    void queue_backward();           // from cur_'s batch: zero_grad, B forwards and backwards, the tied wte, the loss
+    void queue_update();             // the norm, AdamW on every weight-holding op, the tie
+    bool run_all();
     bool launch(const PlannedOp& op, const char* fn, int t0, int n);
     bool loss_grad(const PlannedOp& op, const int* targets, int B, int T, float* probs);
     bool backward_op(const PlannedOp& op, int T);
-    bool tied_gradient(const std::vector<std::vector<int>>& tokens, const std::vector<std::vector<float>>& dencoded, int T);
     std::string grad_name(const std::string& tensor) const;   // through the residuals' identity backward
     const PlannedOp& op(const std::string& name) const;
     void copy_tied_weights();
@@ -102,6 +138,19 @@ private:
     MeshGPT mesh_;
     Tensors grads_;                // gradient of each activation (rows, TP), channel-major
     std::vector<OpRun> runs_;
+    std::vector<Unit> queue_;      // the step (or half step) in progress
+    size_t next_ = 0;              // its next unit
+    struct Current {               // what the queued units share
+        std::vector<int> inputs, targets;
+        int B = 0, T = 0;
+        double lr = 0;
+        std::vector<float> probs;                  // the targets' probabilities, (B, T)
+        std::vector<std::vector<int>> tokens;      // each sequence's tokens, for the embedding's backward
+        std::vector<std::vector<float>> dencoded;  // and its gradient
+        float hp[kHpCount] = {};
+        TrainStep step;
+    } cur_;
+    TrainStep last_;
     std::string error_;
     int64_t t_ = 0;                // AdamW updates done
     std::pair<int, int> norm_origin_{-1, -1};   // the PE where grad_norm's sum ends

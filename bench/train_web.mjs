@@ -1,0 +1,39 @@
+// train_web.mjs: gpt-nano training on the emulated mesh in the web app (the Model window's
+// Train, the page's own frame loop), in headless Chromium: steps/s, tokens/s and frames/s.
+//   node bench/train_web.mjs [--steps 6] [--json]
+// Starts a run of --steps steps on a 32x32 mesh (evaluation and samples only at step 0 and the
+// end), waits on its state until it is done, and reports the wall time of the steps (after the
+// step-0 evaluation), the frames drawn meanwhile, and the longest frame interval.
+import { openApp } from '../tests/web/browser.mjs';
+
+const args = process.argv.slice(2);
+const opt = (name, dflt) => { const i = args.indexOf(`--${name}`); return i >= 0 ? Number(args[i + 1]) : dflt; };
+const steps = opt('steps', 6), json = args.includes('--json');
+
+const app = await openApp();
+try {
+  const result = await app.page.evaluate(async (steps) => {
+    const w = window.waferlab;
+    w.train_start({ config: 'gpt-nano', mesh: '32x32', steps, eval_every: 1000000, sample_every: 1000000 });
+    const frame = () => new Promise((r) => requestAnimationFrame(r));
+    while (w.train_state().step < 1) await frame();   // past the step-0 evaluation and sample, and step 1
+    const t0 = performance.now(), f0 = w.state().frame, s0 = w.train_state().step;
+    let worst = 0, prev = t0;
+    while (w.train_state().step < steps) {
+      const now = await frame();
+      worst = Math.max(worst, now - prev);
+      prev = now;
+    }
+    const secs = (performance.now() - t0) / 1000, t = w.train_state();
+    return { steps: t.step - s0, seconds: secs, steps_per_s: (t.step - s0) / secs, tokens_per_s: (t.step - s0) * 512 / secs,
+             frames_per_s: (w.state().frame - f0) / secs, longest_frame_ms: worst, mesh_tokens_per_s: t.mesh_tokens_per_s,
+             losses: t.losses };
+  }, steps);
+  if (json) console.log(JSON.stringify(result));
+  else console.log(`gpt-nano on a 32x32 mesh in headless Chromium: ${result.steps} steps in ${result.seconds.toFixed(1)} s = ` +
+                   `${result.steps_per_s.toFixed(3)} steps/s (${result.tokens_per_s.toFixed(0)} tokens/s), ` +
+                   `${result.frames_per_s.toFixed(1)} frames/s, longest frame ${result.longest_frame_ms.toFixed(0)} ms; ` +
+                   `the emulator alone ${result.mesh_tokens_per_s.toFixed(0)} tokens/s`);
+} finally {
+  await app.close();
+}

@@ -1,0 +1,157 @@
+// train_session_test.cpp: the Model window's Train section, driven as the window and the
+// JS hook do, on a small GPT (a config written here) so it runs in seconds: start, frames of
+// work, pause at a step boundary, resume, the loss history, samples, a checkpoint the
+// reference loads; the user's text refused when empty, binary or too big, with nothing lost.
+#include "ui/train_session.h"
+
+#include "engine/gpt/checkpoint.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+
+using wlui::TrainSession;
+using wlui::TrainSettings;
+
+namespace {
+
+const std::string kModels = std::string(WAFERLAB_SOURCE_DIR) + "/models";
+
+std::string tiny_config() {   // a GPT that trains a step in milliseconds
+    const std::string path = (std::filesystem::temp_directory_path() / "wl_train_session_tiny.cfg").string();
+    std::ofstream(path) << "n_layer = 1\nn_head = 2\nn_embd = 16\nblock_size = 16\nbatch_size = 2\n"
+                           "learning_rate = 3e-3\nwarmup_iters = 2\nlr_decay_iters = 50\neval_iters = 2\n"
+                           "corpus_chars = 6000\nseed = 7\n";
+    return path;
+}
+
+TrainSettings settings(int steps) {
+    TrainSettings s;
+    s.config = tiny_config();
+    s.mesh_w = s.mesh_h = 16;
+    s.steps = steps;
+    s.eval_every = 2;
+    s.sample_every = 3;
+    s.sample_tokens = 8;
+    return s;
+}
+
+// Frames until the session stops running (or a bound: a hang fails, not loops).
+void run_out(TrainSession& t, double budget) {
+    for (int i = 0; i < 200000 && t.running(); i++) t.tick(budget);
+}
+
+uint32_t bits(float f) {
+    uint32_t u;
+    std::memcpy(&u, &f, 4);
+    return u;
+}
+
+}  // namespace
+
+TEST(TrainSession, TrainsInSlicesAndTheLossIsTheSameWhateverTheFrameBudget) {
+    TrainSession a(kModels), b(kModels);
+    ASSERT_TRUE(a.start(settings(4))) << a.error();
+    ASSERT_TRUE(b.start(settings(4))) << b.error();
+    a.tick(0);   // a budget of 0: one unit of work per frame
+    EXPECT_EQ(a.step(), 0);
+    EXPECT_FALSE(a.activity().empty());
+    run_out(a, 0);
+    run_out(b, 10.0);
+    ASSERT_EQ(a.status(), TrainSession::Status::Done) << a.error();
+    ASSERT_EQ(b.status(), TrainSession::Status::Done) << b.error();
+    ASSERT_EQ(a.losses().size(), 4u);
+    ASSERT_EQ(b.losses().size(), 4u);
+    for (size_t i = 0; i < 4; i++) {
+        EXPECT_TRUE(std::isfinite(a.losses()[i]));
+        EXPECT_EQ(bits(a.losses()[i]), bits(b.losses()[i])) << "step " << i + 1;
+    }
+    // validation at 0, 2 and 4; samples at 0, 3 and the last step
+    ASSERT_EQ(a.val_losses().size(), 3u);
+    EXPECT_EQ(a.val_losses()[0].step, 0);
+    EXPECT_EQ(a.val_losses()[2].step, 4);
+    EXPECT_EQ(a.sample().step, 4);
+    EXPECT_EQ(a.sample().text, b.sample().text);
+    EXPECT_FALSE(a.sample().text.empty());
+    EXPECT_GT(a.steps_per_s(), 0);
+    EXPECT_GT(a.mesh_tokens_per_s(), 0);
+    const auto j = a.to_json();
+    EXPECT_EQ(j["status"], "done");
+    EXPECT_EQ(j["losses"].size(), 4u);
+    EXPECT_EQ(j["corpus"]["name"], "stories");
+    EXPECT_GT(j["corpus"]["vocab"].get<int>(), 10);
+}
+
+TEST(TrainSession, PauseStopsAtAStepBoundaryAndTheCheckpointLoads) {
+    TrainSession t(kModels);
+    ASSERT_TRUE(t.start(settings(3))) << t.error();
+    while (t.step() == 0 || !t.mesh()->stepping()) t.tick(0);   // inside step 2
+    std::string bytes;
+    EXPECT_FALSE(t.checkpoint(&bytes));   // mid-step: refused, said why
+    EXPECT_NE(t.error().find("step boundary"), std::string::npos) << t.error();
+    t.pause();
+    EXPECT_EQ(t.status(), TrainSession::Status::Pausing);
+    run_out(t, 0);
+    EXPECT_EQ(t.status(), TrainSession::Status::Paused);
+    EXPECT_EQ(t.step(), 2);
+    EXPECT_FALSE(t.mesh()->stepping());
+    for (int i = 0; i < 5; i++) t.tick(1.0);   // paused: nothing moves
+    EXPECT_EQ(t.step(), 2);
+
+    const std::string path = (std::filesystem::temp_directory_path() / "wl_train_session.ckpt").string();
+    ASSERT_TRUE(t.save(path)) << t.error();
+    const wl::gpt::Checkpoint ck = wl::gpt::load_checkpoint(path);
+    EXPECT_EQ(ck.step, 2);
+    EXPECT_EQ(ck.adam_t, 2);
+    std::vector<float> mesh_params;
+    const_cast<wl::model::MeshTrainer*>(t.mesh())->read_params(&mesh_params);
+    ASSERT_EQ(ck.params.size(), mesh_params.size());
+    EXPECT_EQ(std::memcmp(ck.params.data(), mesh_params.data(), 4 * mesh_params.size()), 0);
+    std::filesystem::remove(path);
+
+    ASSERT_TRUE(t.resume());
+    run_out(t, 10.0);
+    EXPECT_EQ(t.status(), TrainSession::Status::Done) << t.error();
+    EXPECT_EQ(t.step(), 3);
+}
+
+TEST(TrainSession, BadTextIsRefusedAndNothingIsLost) {
+    TrainSession t(kModels);
+    ASSERT_TRUE(t.start(settings(2))) << t.error();
+    t.tick(0.001);
+    std::string good;
+    for (int i = 0; i < 40; i++) good += "the cat sat on the mat. the dog ran far away.\n";
+    ASSERT_TRUE(t.set_text("cats.txt", good)) << t.error();
+    ASSERT_TRUE(t.text_info());
+    EXPECT_EQ(t.text_info()->bytes, good.size());
+    EXPECT_EQ(t.text_info()->vocab, 18);   // distinct bytes: " .\nacdefghmnorstwy"
+    EXPECT_FALSE(t.set_text("empty.txt", ""));
+    EXPECT_NE(t.error().find("empty.txt is empty"), std::string::npos) << t.error();
+    EXPECT_FALSE(t.set_text("a.bin", std::string("abc\0def", 7)));
+    EXPECT_NE(t.error().find("a.bin looks binary"), std::string::npos) << t.error();
+    EXPECT_FALSE(t.set_text("huge.txt", std::string(wlui::kMaxTrainTextBytes + 1, 'a')));
+    EXPECT_NE(t.error().find("huge.txt is too big"), std::string::npos) << t.error();
+    EXPECT_EQ(t.text_info()->name, "cats.txt");   // the good text stays
+    EXPECT_EQ(t.status(), TrainSession::Status::Running);   // and the run goes on
+
+    TrainSettings too_small = settings(2);   // a start that fails keeps the run
+    too_small.mesh_w = too_small.mesh_h = 2;
+    const int64_t step = t.step();
+    EXPECT_FALSE(t.start(too_small));
+    EXPECT_FALSE(t.error().empty());
+    EXPECT_EQ(t.status(), TrainSession::Status::Running);
+    EXPECT_EQ(t.corpus().name, "stories");
+    run_out(t, 10.0);
+    EXPECT_EQ(t.status(), TrainSession::Status::Done);
+    EXPECT_GE(t.step(), step);
+
+    ASSERT_TRUE(t.start(settings(1))) << t.error();   // the user's text now
+    EXPECT_EQ(t.corpus().name, "cats.txt");
+    EXPECT_EQ(t.corpus().vocab, t.text_info()->vocab);
+    run_out(t, 10.0);
+    EXPECT_EQ(t.status(), TrainSession::Status::Done) << t.error();
+    EXPECT_EQ(t.losses().size(), 1u);
+}

@@ -1,0 +1,107 @@
+// The sliced training step (MeshTrainer::begin_step / run_slice), which the app runs a few
+// launches per frame, against the unsliced one (step()): the same loss, gradient norm,
+// weights and AdamW moments, bit for bit, whatever the slice size, with another trainer's
+// slices and reads of the weights between this one's.
+#include "engine/gpt/gpt.h"
+#include "engine/model/mesh_plan.h"
+#include "engine/model/mesh_trainer.h"
+#include "tests/unit/model_fixtures.h"
+
+#include <gtest/gtest.h>
+
+#include <set>
+
+namespace {
+
+using wl::gpt::GPT;
+using wl::gpt::GPTConfig;
+using wl::model::MeshTrainer;
+using wl::model::TrainPhase;
+using namespace wl::model::testing;
+
+struct State {
+    std::vector<uint32_t> params, m, v;
+};
+
+std::vector<uint32_t> bits(const std::vector<float>& f) {
+    std::vector<uint32_t> b(f.size());
+    for (size_t i = 0; i < f.size(); i++) b[i] = float_bits(f[i]);
+    return b;
+}
+
+State state_of(MeshTrainer& t) {
+    std::vector<float> p, m, v;
+    t.read_params(&p);
+    t.transfer(MeshTrainer::State::Moment1, &m, false);
+    t.transfer(MeshTrainer::State::Moment2, &v, false);
+    return {bits(p), bits(m), bits(v)};
+}
+
+TEST(MeshTrainSlice, SlicedStepsGiveTheUnslicedBits) {
+    GPTConfig cfg = config(2, 2, 32, 16, 23);
+    cfg.warmup_iters = 1;
+    GPT model(cfg);
+    model.init_weights(5);
+    auto r = wl::model::plan_model(cfg, 16, 16, kernels(), wl::MachineConfig{}.sram_bytes, true);
+    ASSERT_TRUE(r.ok) << r.error;
+    const int B = 3, T = 16;
+    MeshTrainer whole(r.plan, model), one(r.plan, model), seven(r.plan, model);
+    for (int s = 0; s < 3; s++) {
+        const std::vector<int> in = tokens(B * T, cfg.vocab_size, uint32_t(10 + s)),
+                               tg = tokens(B * T, cfg.vocab_size, uint32_t(20 + s));
+        const double lr = 1e-3 * (s + 1);
+        wl::model::TrainStep ref;
+        ASSERT_TRUE(whole.step(in.data(), tg.data(), B, T, lr, &ref)) << whole.error();
+
+        ASSERT_TRUE(one.begin_step(in.data(), tg.data(), B, T, lr)) << one.error();
+        ASSERT_TRUE(seven.begin_step(in.data(), tg.data(), B, T, lr)) << seven.error();
+        EXPECT_FALSE(one.begin_step(in.data(), tg.data(), B, T, lr));   // one step at a time
+        EXPECT_NE(one.error().find("in progress"), std::string::npos) << one.error();
+        const size_t units = one.work_total();
+        std::set<TrainPhase> phases;
+        std::set<int> sequences;
+        int slices = 0;
+        while (one.stepping() || seven.stepping()) {   // the two interleaved, reads between slices
+            if (one.stepping()) {
+                phases.insert(one.next_work()->phase);
+                sequences.insert(one.next_work()->sequence);
+                ASSERT_TRUE(one.run_slice(1)) << one.error();
+                slices++;
+            }
+            if (seven.stepping()) {
+                ASSERT_TRUE(seven.run_slice(7)) << seven.error();
+            }
+            if (slices % 50 == 0) state_of(one);
+        }
+        EXPECT_EQ(size_t(slices), units);
+        EXPECT_GT(units, size_t(B) * r.plan.ops.size());   // at least a launch per op per sequence
+        EXPECT_EQ(phases, (std::set<TrainPhase>{TrainPhase::Forward, TrainPhase::Backward, TrainPhase::Optimiser}));
+        EXPECT_EQ(sequences, (std::set<int>{-1, 0, 1, 2}));
+        for (MeshTrainer* t : {&one, &seven}) {
+            EXPECT_EQ(float_bits(t->last_step().loss), float_bits(ref.loss)) << "step " << s;
+            EXPECT_EQ(float_bits(t->last_step().grad_norm), float_bits(ref.grad_norm)) << "step " << s;
+            EXPECT_EQ(t->last_step().cycles, ref.cycles);
+            EXPECT_EQ(t->updates(), whole.updates());
+        }
+        const State w = state_of(whole), a = state_of(one), b = state_of(seven);
+        EXPECT_TRUE(a.params == w.params && a.m == w.m && a.v == w.v) << "step " << s;
+        EXPECT_TRUE(b.params == w.params && b.m == w.m && b.v == w.v) << "step " << s;
+    }
+}
+
+TEST(MeshTrainSlice, BadBatchQueuesNothing) {
+    GPTConfig cfg = config(1, 2, 16, 8, 11);
+    GPT model(cfg);
+    model.init_weights(3);
+    auto r = wl::model::plan_model(cfg, 8, 8, kernels(), wl::MachineConfig{}.sram_bytes, true);
+    ASSERT_TRUE(r.ok) << r.error;
+    MeshTrainer tr(r.plan, model);
+    std::vector<int> in = tokens(8, 11, 1), tg = tokens(8, 11, 2);
+    tg[3] = 99;
+    EXPECT_FALSE(tr.begin_step(in.data(), tg.data(), 1, 8, 1e-3));
+    EXPECT_NE(tr.error().find("target 99 at position 3"), std::string::npos) << tr.error();
+    EXPECT_FALSE(tr.stepping());
+    EXPECT_EQ(tr.next_work(), nullptr);
+}
+
+}  // namespace

@@ -1,0 +1,100 @@
+// Training gpt-nano on the emulated mesh in the browser (the Model window's Train): Start with
+// a click, a couple of steps while frames keep being drawn, Pause at a step boundary, the loss
+// history finite and reported step by step; a text file to train on, refused when binary or
+// empty with the run untouched; the checkpoint as a download. Every wait is on state.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import { openApp, frames, state, centreOf, clickAt } from './browser.mjs';
+
+let app;
+before(async () => { app = await openApp(); });
+after(async () => { await app?.close(); });
+
+const train = (page) => page.evaluate(() => window.waferlab.train_state());
+const until = (page, fn, arg, timeout = 180000) => page.waitForFunction(fn, arg, { timeout, polling: 'raf' });
+
+test('Start with a click trains on the mesh while frames go on; Pause stops at a step boundary', async () => {
+  const { page } = app;
+  await page.evaluate(() => window.waferlab.model_window({ open: true }));
+  await frames(page, 3);
+  let s = await state(page);
+  assert.ok(s.model.layout.train_start, 'no Start training button');
+  await clickAt(page, centreOf(s.model.layout.train_start));
+  await until(page, () => window.waferlab.train_state().status === 'running', null, 60000);
+  await frames(page, 2);
+  s = await state(page);
+  assert.equal(s.model.train.on_canvas, true, 'the canvas shows the training mesh');
+  assert.equal(s.canvas.legend[0].title, 'training: the op running now, by phase');
+
+  // Frames keep coming while a step (hundreds of launches) runs: the step is sliced.
+  const f0 = s.frame, step0 = (await train(page)).step;
+  await until(page, (f) => window.waferlab.state().frame >= f + 20, f0, 60000);
+  const mid = await train(page);
+  assert.ok(mid.step <= step0 + 1, `20 frames went by while at most one step finished (${step0} -> ${mid.step})`);
+  assert.ok(['forward', 'backward', 'optimiser', null].includes(mid.phase), mid.phase);
+
+  await until(page, () => window.waferlab.train_state().step >= 2);
+  s = await state(page);
+  await clickAt(page, centreOf(s.model.layout.train_pause));   // Pause
+  await until(page, () => window.waferlab.train_state().status === 'paused');
+  const t = await train(page);
+  assert.equal(t.losses.length, t.step, 'a loss per step');
+  assert.ok(t.step >= 2);
+  for (const l of t.losses) assert.ok(Number.isFinite(l) && l > 0 && l < 10, `loss ${l}`);
+  assert.equal(t.val_losses[0].step, 0, 'the validation loss before training');
+  assert.ok(Number.isFinite(t.val_losses[0].loss));
+  // Decreasing, or reported: the first steps of a fresh model fall below its starting loss.
+  assert.ok(t.losses[t.losses.length - 1] < t.val_losses[0].loss + 0.1,
+    `loss ${t.losses[t.losses.length - 1]} vs ${t.val_losses[0].loss} at the start`);
+  assert.ok(t.steps_per_s > 0 && t.tokens_per_s > 0);
+  assert.equal(t.corpus.name, 'stories');
+
+  // Paused: frames go on, the step does not.
+  await frames(page, 10);
+  assert.equal((await train(page)).step, t.step);
+
+  // The checkpoint downloads, in the reference's format (its envelope starts with the magic).
+  s = await state(page);
+  const [dl] = await Promise.all([page.waitForEvent('download'), clickAt(page, centreOf(s.model.layout.train_save))]);
+  assert.match(dl.suggestedFilename(), /^gpt-nano-mesh-step\d+\.ckpt$/);
+  const bytes = fs.readFileSync(await dl.path());
+  assert.ok(bytes.length > 4 * 100000, `${bytes.length} bytes`);
+});
+
+test('a text file to train on: binary and empty ones are refused and the run is not lost', async () => {
+  const { page } = app;
+  const before = await train(page);
+  const drop = (name, body) => page.evaluate(([n, b]) => {
+    const dt = new DataTransfer();
+    dt.items.add(new File([new Uint8Array(b)], n, { type: 'application/octet-stream' }));
+    document.getElementById('canvas').dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
+  }, [name, Array.from(body)]);
+  await drop('photo.bin', Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 0, 0, 13, 1, 2, 3]));
+  await until(page, () => /photo\.bin looks binary/.test(document.getElementById('notice').textContent), null, 20000);
+  await drop('empty.txt', Buffer.alloc(0));
+  await until(page, () => /empty\.txt is empty/.test(document.getElementById('notice').textContent), null, 20000);
+  let t = await train(page);
+  assert.equal(t.status, before.status);
+  assert.equal(t.step, before.step);
+  assert.deepEqual(t.losses, before.losses);
+  assert.equal(t.text, null);
+
+  const text = 'the cat sat on the mat. the dog ran far away.\n'.repeat(40);
+  await drop('cats.txt', Buffer.from(text));
+  await until(page, () => window.waferlab.train_state().text !== null, null, 20000);
+  t = await train(page);
+  assert.deepEqual(t.text, { name: 'cats.txt', bytes: text.length, vocab: 18 });
+  assert.equal(t.step, before.step, 'the run goes on as it was');
+
+  // The next run trains on it; the JS hook drives it like a lesson would.
+  t = await page.evaluate(() => window.waferlab.train_start({ steps: 1, eval_every: 1, sample_every: 1, sample_tokens: 8 }));
+  assert.equal(t.corpus.name, 'cats.txt');
+  assert.equal(t.corpus.vocab, 18);
+  await until(page, () => window.waferlab.train_state().status === 'done');
+  t = await train(page);
+  assert.equal(t.losses.length, 1);
+  assert.ok(Number.isFinite(t.losses[0]));
+  assert.equal(t.val_losses.length, 2);
+  assert.equal(t.sample.step, 1);
+});

@@ -1,0 +1,144 @@
+// train_session.h: the Model window's Train section, without ImGui — a GPT trained on
+// the emulated mesh (engine/model/mesh_trainer.h), a few launches per frame so the page
+// never freezes. The host keeps what the CLI's `train --on-mesh` keeps: the data loader,
+// the learning-rate schedule, the validation loss and the samples (the reference forward
+// on the mesh's weights, whose logits equal the mesh's bit for bit: docs/model-compiler.md).
+// The window (model_window.cpp) draws this; the JS hook and tests/ui drive it directly.
+//
+//   TrainSession t("models");
+//   t.set_text("notes.txt", text);              // optional: false + error() on binary/empty/huge, nothing lost
+//   TrainSettings s;  s.steps = 200;
+//   if (!t.start(s)) show(t.error());            // the current run, if any, carries on
+//   every frame: t.tick(0.012);                  // slices of the step until ~12 ms pass
+//   t.pause(); t.resume();  t.save("run.ckpt");  // the reference's checkpoint format
+#pragma once
+#include "engine/gpt/rng.h"
+#include "engine/gpt/sampler.h"
+#include "engine/gpt/trainer.h"
+#include "engine/model/mesh_trainer.h"
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace wlui {
+
+inline constexpr size_t kMaxTrainTextBytes = 8u << 20;   // a text corpus bigger than this is refused
+
+struct TrainSettings {
+    std::string config = "gpt-nano";    // a name in models/ or a path to a .cfg
+    int mesh_w = 32, mesh_h = 32;
+    int64_t steps = 200;                // optimiser steps in this run
+    int eval_every = 25;                // validation loss every N steps (and at step 0)
+    int sample_every = 25;              // a sample every N steps
+    int sample_tokens = 64;
+    float temperature = 0.8f;
+};
+
+struct CorpusInfo {                     // what a run trains on
+    std::string name;                   // "stories" or the file's name
+    size_t bytes = 0;
+    int vocab = 0;                      // distinct characters (the char tokenizer)
+};
+
+struct EvalPoint {
+    int64_t step;
+    float loss;
+};
+
+struct TrainSample {
+    int64_t step = -1;                  // the weights it was made from
+    std::string prompt, text;
+};
+
+// Checks a text a user gave for training: "" when usable, else why not (empty, binary, too big).
+std::string check_train_text(const std::string& name, const std::string& text);
+
+class TrainSession {
+public:
+    // Pausing: asked to pause, the step in progress finishes in slices first (the step boundary).
+    enum class Status { Idle, Running, Pausing, Paused, Done, Failed };
+    static const char* status_name(Status s);   // "idle", "running", "pausing", "paused", "done", "failed"
+
+    explicit TrainSession(std::string models_dir = "models");
+
+    // Text for the next start (the current run is not touched). False, with error(), when
+    // check_train_text refuses it; the text loaded before stays.
+    bool set_text(const std::string& name, const std::string& text);
+    void clear_text() { text_.reset(); }
+    const std::optional<CorpusInfo>& text_info() const { return text_info_; }
+
+    // Builds the trainer, its corpus and the mesh plan aside; only when all of it works does it
+    // replace the current run. False with error() otherwise (the current run carries on).
+    bool start(const TrainSettings& s);
+    void pause();                       // at the next unit boundary (a launch); resume() goes on from there
+    bool resume();
+    // Runs work (step units, evaluation batches, sample tokens) until budget_s passes, at least one unit.
+    void tick(double budget_s);
+    bool running() const { return status_ == Status::Running || status_ == Status::Pausing; }
+    Status status() const { return status_; }
+
+    // A checkpoint in the reference's format (gpt::Trainer::save): the mesh's weights and moments.
+    // Both need a step boundary (paused, done, or between steps): false with error() mid-step.
+    bool save(const std::string& path);
+    bool checkpoint(std::string* bytes);   // the file's bytes (the browser's download)
+
+    const std::string& error() const { return error_; }
+    bool has_run() const { return tr_ != nullptr; }
+    const wl::model::MeshTrainer* mesh() const { return mesh_.get(); }
+    const wl::gpt::Trainer* trainer() const { return tr_.get(); }
+    const TrainSettings& settings() const { return set_; }
+    const CorpusInfo& corpus() const { return corpus_; }
+    int64_t step() const { return tr_ ? tr_->step : 0; }
+    int64_t target_step() const { return target_; }
+    const std::vector<float>& losses() const { return losses_; }         // per step, the batch's loss
+    const std::vector<EvalPoint>& val_losses() const { return val_; }
+    const TrainSample& sample() const { return sample_; }
+    // What runs now: "forward l1.fch, sequence 3 of 8", "evaluating (4 of 10)", "sampling" ...
+    std::string activity() const;
+    double steps_per_s() const;         // steps / wall time while running (this run)
+    double tokens_per_s() const;        // the same in tokens (B * T per step)
+    double mesh_tokens_per_s() const;   // tokens over the emulator's own time in the steps
+    const wl::model::TrainStep& last_step() const { return last_; }
+    nlohmann::json to_json() const;     // train_state() in the JS hook (docs/js-api.md)
+
+private:
+    bool begin_next_step();
+    void finish_step();
+    bool unit();                        // one unit of whatever is due; false when nothing is
+    void sync_model();                  // the mesh's weights and moments into tr_'s model and optimiser
+    void fail(const std::string& why);
+
+    std::string dir_;
+    TrainSettings set_;
+    std::optional<std::string> text_;
+    std::string text_name_;
+    std::optional<CorpusInfo> text_info_;
+    std::unique_ptr<wl::gpt::Trainer> tr_;
+    std::unique_ptr<wl::model::MeshTrainer> mesh_;
+    CorpusInfo corpus_;
+    Status status_ = Status::Idle;
+    std::string error_;
+    int64_t first_step_ = 0, target_ = 0;
+    std::vector<int> inputs_, targets_;
+    std::vector<float> losses_;
+    std::vector<EvalPoint> val_;
+    wl::model::TrainStep last_;
+    double mesh_seconds_ = 0, run_seconds_ = 0;
+    std::optional<std::chrono::steady_clock::time_point> last_tick_;
+    // evaluation: eval_iters batches of the validation split, one per unit
+    int eval_next_ = -1;                // -1: none due
+    double eval_sum_ = 0;
+    // sampling: one token per unit
+    bool sampling_ = false;
+    std::vector<int> sample_ids_;
+    int sample_prompt_ = 0;
+    wl::gpt::Rng rng_;
+    TrainSample sample_, sample_next_;
+};
+
+}  // namespace wlui
