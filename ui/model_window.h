@@ -40,6 +40,8 @@ public:
     // While true, the app's canvas shows the model's mesh and machine (an animated op's copy while
     // one plays), coloured by overlay() (nullptr: by the canvas's own mode, as during an animation).
     bool on_canvas() const { return open && show_on_canvas_ && session_.compiled(); }
+    // Something moves without input: a generation making tokens, or an op animating.
+    bool busy() const { return session_.generation().running() || (anim_.active() && !anim_.done()); }
     wl::Mesh mesh() const { return session_.machine() ? session_.machine()->mesh() : wl::Mesh{}; }
     const wl::Machine* machine() const { return anim_.active() ? anim_.machine() : session_.machine(); }
     const PeOverlay* overlay() const { return colour_ && session_.compiled() && !anim_.active() ? &overlay_ : nullptr; }
