@@ -170,6 +170,7 @@ void App::mark_window(const char* name) {
 
 void App::frame() {
     ++frame_;
+    ++quiet_frames_;
     drawn_.clear();
     hovered_word_ = {};
     shortcuts();
@@ -240,7 +241,7 @@ void App::frame() {
     if (show_editor_) editor_window();
     if (show_log_) log_window();
     help_.draw(places_);
-    if (show_compare_) compare_.draw(&show_compare_);
+    if (show_compare_) compare_.draw(&show_compare_, loaded_kernel());
     model_.frame(canvas_);
     if (!embed_ && !model_.on_canvas() && canvas_.selected() && canvas_.selected() != inspected_) show_inspector_ = true;
     inspected_ = canvas_.selected();
@@ -573,17 +574,35 @@ std::string App::run_status() const {
     return blocked.empty() ? mode_name(runner_) : blocked;
 }
 
-void App::run_toolbar() {
+// The toolbar and an embed's run bar begin and end alike: their frame padding and place (the
+// tour points at it), and at the end the run status, in the error colour when the editor's text
+// cannot run or the run faulted.
+FlowRow App::begin_run_bar() {
     places_.toolbar_min = ImGui::GetCursorScreenPos();
     ImGui::PushStyleVar(ImGuiStyleVar_FramePadding, ImVec2(8, 3));
     ImGui::SetCursorPosX(ImGui::GetStyle().ItemSpacing.x);
     ImGui::SetCursorPosY(ImGui::GetCursorPosY() + 3);
+    return FlowRow::across_window();
+}
+
+void App::end_run_bar(FlowRow& row, const std::string& status, bool blocked) {
+    row.next(ImGui::CalcTextSize(status.c_str()).x);
+    const bool bad = blocked || (runner_.run() && !runner_.run()->ok());
+    ImGui::AlignTextToFramePadding();
+    ImGui::TextColored(bad ? kErrorText : ImVec4(0.7f, 0.75f, 0.8f, 1.0f), "%s", status.c_str());
+    mark_item("run_status");
+    ImGui::PopStyleVar();
+    places_.toolbar_max = ImVec2(ImGui::GetWindowPos().x + ImGui::GetWindowWidth(), ImGui::GetCursorScreenPos().y);
+    ImGui::Separator();
+}
+
+void App::run_toolbar() {
+    FlowRow row = begin_run_bar();
     const std::string blocked = not_compiled();
     const bool loaded = runner_.loaded();
     // Forward controls: an edited kernel compiles first; one with errors does not run at all.
     const bool can = blocked.empty() && (!gate_.matches(doc_.buffer().version()) || !runner_.done());
     // The controls flow: each goes on the current row if it fits, else starts the next (a phone has three rows).
-    FlowRow row = FlowRow::across_window();
     auto flow = [&](float w) { row.next(w); };
     const float gap = row.gap(), right = row.right();
     auto button = [&](const char* label, bool enabled, const char* tip) {
@@ -660,14 +679,7 @@ void App::run_toolbar() {
         if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
             ImGui::SetTooltip("Drag to move through the cycles this run has reached; nothing is forgotten until a new build loads");
     }
-    flow(status_w);
-    const bool bad = !blocked.empty() || (runner_.run() && !runner_.run()->ok());
-    ImGui::AlignTextToFramePadding();
-    ImGui::TextColored(bad ? kErrorText : ImVec4(0.7f, 0.75f, 0.8f, 1.0f), "%s", status.c_str());
-    mark_item("run_status");
-    ImGui::PopStyleVar();
-    places_.toolbar_max = ImVec2(ImGui::GetWindowPos().x + ImGui::GetWindowWidth(), ImGui::GetCursorScreenPos().y);
-    ImGui::Separator();
+    end_run_bar(row, status, !blocked.empty());
 }
 
 void App::log_window() {
@@ -717,6 +729,20 @@ void App::log_window() {
     ImGui::End();
 }
 
+LoadedKernel App::loaded_kernel() const {
+    LoadedKernel k;
+    const wl::lang::KernelRun* run = runner_.run();
+    if (!run) return k;
+    k.name = doc_.name();
+    k.cycle = run->cycle();
+    k.finished = run->done() && run->ok();
+    if (!run->ok()) k.fault = run->error();
+    if (k.finished)
+        k.work = wl::gpu::kernel_work(run->report(), run->kernel().grid_w, run->kernel().grid_h,
+                                      run->machine().mode() == wl::RunMode::Fast);
+    return k;
+}
+
 std::string App::summary() const {
     const wl::lang::KernelRun* run = runner_.run();
     std::string s = "frame " + std::to_string(frame_) + ", cycle " + std::to_string(runner_.cycle()) + ", " + run_status();
@@ -764,7 +790,9 @@ json App::state() const {
         {"inspector_term", inspector_.hovered_term().empty() ? json(nullptr) : json(inspector_.hovered_term())},
         {"inspector_terms", json::object()},
         {"compare_window", {{"term", compare_.hovered_term().empty() ? json(nullptr) : json(compare_.hovered_term())},
-                            {"terms", json::object()}, {"axis_ticks", compare_.axis_ticks()}}},
+                            {"terms", json::object()}, {"axis_ticks", compare_.axis_ticks()},
+                            {"view", compare_.view() == CompareWindow::View::Kernel ? "kernel" : "gpt"},
+                            {"kernel", compare_.kernel_state()}}},
         {"example", example_.empty() ? json(nullptr) : json(example_)},
         {"examples", example_names()},
         {"example_summaries", json::object()},

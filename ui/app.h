@@ -4,6 +4,7 @@
 #include "engine/fabric/machine.h"
 #include "ui/app_files.h"
 #include "ui/code_editor.h"
+#include "ui/flow_row.h"
 #include "ui/help.h"
 #include "ui/compare_window.h"
 #include "ui/kernel_doc.h"
@@ -61,6 +62,7 @@ public:
             kWaitRun = 2,         // JS returns a promise of state() when the run stops
             kWaitGeneration = 4,  // JS returns a promise of model_generation() when the text is made
             kInternal = 8,        // the page's own plumbing: no window.waferlab.<name>
+            kReads = 16,          // only reads: an idle embed stays asleep (state() polled by a page or a test)
         };
         const char* name;
         const char* params;       // how JS arguments become the JSON args (grammar in app_methods.cpp)
@@ -76,6 +78,12 @@ public:
     void function_key(int n, bool shift);
 
     bool quit_requested() const { return quit_; }
+    // Whether the platform should build and draw a frame now (`input`: events came this frame).
+    // The full app always does. An embed (a page may hold several) sleeps once nothing has
+    // happened for kWakeFrames frames: no input, no call that changes anything, nothing running
+    // or animating. Its canvas keeps the last picture; input or a call wakes it.
+    bool wants_frame(bool input);
+    static constexpr uint64_t kWakeFrames = 60;   // about a second at 60 Hz: hover and layout settle
     uint64_t frames() const { return frame_; }
 
     // Files and persistence (app_files.cpp), for the platform layer.
@@ -96,6 +104,8 @@ private:
     void section_tabs();
     void hover_help(TextPos at);                 // the help tooltip for the word at `at`, if it is one the engine explains
     void run_toolbar();
+    FlowRow begin_run_bar();                     // the toolbar's and the embed bar's start: padding, place, a FlowRow
+    void end_run_bar(FlowRow& row, const std::string& status, bool blocked);   // ...and end: the run status
     // [embed] app_embed.cpp: the minimal frame, and the events an embedder hears
     void embed_bar();                            // run, pause, step, reset, cycle
     void post_events();                          // cycle, finished, fault: to the page (js_bridge_event)
@@ -182,6 +192,7 @@ private:
     Help::Places places_;                // where the parts are on screen (the tour, Export PNG), each frame
     CompareWindow compare_;
     bool show_compare_ = false;
+    LoadedKernel loaded_kernel() const;          // what the compare window's kernel view compares
     PeInspector inspector_;
     StatsWindow stats_;
     bool show_inspector_ = false, show_stats_ = false;
@@ -200,6 +211,7 @@ private:
     bool relayout_ = false;                        // Reset layout (or a new screen size): windows go to their places
     bool refit_ = false;                           // fit the mesh to the free area at the end of this frame
     uint64_t frame_ = 0;
+    uint64_t quiet_frames_ = 0;          // frames since the last input, call or motion (wants_frame)
     bool show_about_ = false;
     bool show_demo_ = false;
     bool developer_ = false;

@@ -1,6 +1,7 @@
 // app_embed.cpp: the minimal frame a documentation page embeds (?embed=1): the mesh canvas under a
-// compact run bar, the editor only when asked (&editor=1); and the events the page passes on to an
-// embedder (web/waferlab-messages.js): the cycle as it moves, the run finished, a fault.
+// compact run bar, the editor only when asked (&editor=1); the events the page passes on to an
+// embedder (web/waferlab-messages.js): the cycle as it moves, the run finished, a fault; and when
+// an idle embed stops drawing (wants_frame).
 #include "ui/app.h"
 #include "ui/flow_row.h"
 #include "ui/js_bridge.h"
@@ -14,13 +15,9 @@ using nlohmann::json;
 
 // Run (or Pause), Step, Reset and the cycle, flowing onto a second row under 320 px or so.
 void App::embed_bar() {
-    places_.toolbar_min = ImGui::GetCursorScreenPos();
-    ImGui::PushStyleVar(ImGuiStyleVar_FramePadding, ImVec2(8, 3));
-    ImGui::SetCursorPosX(ImGui::GetStyle().ItemSpacing.x);
-    ImGui::SetCursorPosY(ImGui::GetCursorPosY() + 3);
+    FlowRow row = begin_run_bar();
     const std::string blocked = not_compiled();
     const bool can = blocked.empty() && (!gate_.matches(doc_.buffer().version()) || !runner_.done());
-    FlowRow row = FlowRow::across_window();
     auto flow = [&](float w) { row.next(w); };
     auto button = [&](const char* label, bool enabled, const char* name) {
         flow(ImGui::CalcTextSize(label).x + 16.0f);
@@ -43,14 +40,13 @@ void App::embed_bar() {
     ImGui::AlignTextToFramePadding();
     ImGui::TextUnformatted(cycle);
     mark_item("cycle_text");
-    const std::string status = run_status();
-    const bool bad = !blocked.empty() || (runner_.run() && !runner_.run()->ok());
-    flow(ImGui::CalcTextSize(status.c_str()).x);
-    ImGui::TextColored(bad ? kErrorText : ImVec4(0.7f, 0.75f, 0.8f, 1.0f), "%s", status.c_str());
-    mark_item("run_status");
-    ImGui::PopStyleVar();
-    places_.toolbar_max = ImVec2(ImGui::GetWindowPos().x + ImGui::GetWindowWidth(), ImGui::GetCursorScreenPos().y);
-    ImGui::Separator();
+    end_run_bar(row, run_status(), !blocked.empty());
+}
+
+bool App::wants_frame(bool input) {
+    if (!embed_) return true;
+    if (input || runner_.busy() || model_.busy()) quiet_frames_ = 0;
+    return quiet_frames_ < kWakeFrames;
 }
 
 // Each is posted once per change, after the frame's slice of emulation.

@@ -56,7 +56,7 @@ const std::vector<App::Method>& App::methods() {
     static const std::vector<M> table = [] {
     std::vector<M> t = {
         // [SECTION] the table: view, editor, run, PE, compare, help
-        {"state", "", 0, [](App& a, const json&) { return a.state(); }},
+        {"state", "", M::kReads, [](App& a, const json&) { return a.state(); }},
         {"set_mesh", "w h", 0, [](App& a, const json& x) {   // an empty mesh: a loaded kernel's machine has its layout's size, so it goes
              const int w = int_arg(x, "w", 1, 256), h = int_arg(x, "h", 1, 256);
              a.runner_.unload();
@@ -153,6 +153,7 @@ const std::vector<App::Method>& App::methods() {
              json out = wl::gpu::compare_call(x, a.models_dir());   // never throws; errors come back as {"error"}
              if (flag(x, "show", false)) {
                  a.show_compare_ = true;
+                 a.compare_.show_view(CompareWindow::View::Gpt);
                  a.compare_.set(x.value("config", "gpt-nano"), x.value("gpu", "a100"), x.value("profile", "tuned-bf16"), x.value("batch", 0),
                                 x.value("gpus", 1));
                  a.compare_.set_inference(x.value("mode", "train") == std::string("infer"), x.value("mesh", "32x32"));
@@ -313,6 +314,7 @@ json App::call(const std::string& method, const json& args) {
     }();
     const auto it = by_name.find(method);
     if (it == by_name.end()) return {{"error", "unknown method '" + method + "'"}};
+    if (!(it->second->flags & Method::kReads)) quiet_frames_ = 0;   // it may change what is shown: draw again
     try {
         return it->second->run(*this, args);
     } catch (const std::exception& e) {

@@ -1,7 +1,10 @@
-// compare_window.cpp: drawing only; every number comes from wl::gpu::compare().
+// compare_window.cpp: drawing only; every number comes from wl::gpu::compare_kernel()
+// (the kernel view) and wl::gpu::compare() (the GPT view).
 //
 // Index of this file:
 // [SECTION] settings and recompute
+// [SECTION] the window and its tabs
+// [SECTION] the kernel view
 // [SECTION] totals
 // [SECTION] bars per op
 // [SECTION] roofline
@@ -14,12 +17,15 @@
 #include <imgui.h>
 
 #include <algorithm>
+#include <initializer_list>
 #include <cmath>
 #include <cstdio>
 #include <map>
 #include <vector>
 
 namespace wlui {
+
+using nlohmann::json;
 
 namespace {
 const ImU32 kGpuCol = IM_COL32(90, 160, 255, 255);
@@ -102,9 +108,17 @@ void CompareWindow::term_help(const char* term) {
     }
 }
 
-void CompareWindow::draw(bool* open) {
+// [SECTION] the window and its tabs
+
+void CompareWindow::draw(bool* open, const LoadedKernel& k) {
     hovered_term_.clear();
     term_rects_.clear();
+    axis_ticks_ = 0;
+    // A newly loaded kernel brings its view forward; with none loaded the window opens on the GPT step.
+    if (!k.name.empty() && k.name != kernel_name_) want_view_ = View::Kernel;
+    else if (first_draw_ && k.name.empty() && !want_view_) want_view_ = View::Gpt;
+    kernel_name_ = k.name;
+    first_draw_ = false;
     const ImGuiViewport* vp = ImGui::GetMainViewport();   // on screen whatever its size; it scrolls
     ImGui::SetNextWindowSize(ImVec2(std::min(820.0f, vp->WorkSize.x - 40), std::min(720.0f, vp->WorkSize.y - 40)), ImGuiCond_FirstUseEver);
     ImGui::SetNextWindowPos(vp->GetCenter(), ImGuiCond_FirstUseEver, ImVec2(0.5f, 0.5f));
@@ -112,6 +126,29 @@ void CompareWindow::draw(bool* open) {
         ImGui::End();
         return;
     }
+    if (ImGui::BeginTabBar("views")) {
+        auto tab = [&](const char* label, View v) {
+            const bool pick = want_view_ && *want_view_ == v;
+            const bool on = ImGui::BeginTabItem(label, nullptr, pick ? ImGuiTabItemFlags_SetSelected : 0);
+            term_help(label);
+            if (on) view_ = v;
+            return on;
+        };
+        if (tab("this kernel", View::Kernel)) {
+            draw_kernel(k);
+            ImGui::EndTabItem();
+        }
+        if (tab("GPT step", View::Gpt)) {
+            draw_gpt();
+            ImGui::EndTabItem();
+        }
+        want_view_.reset();
+        ImGui::EndTabBar();
+    }
+    ImGui::End();
+}
+
+void CompareWindow::draw_gpt() {
     ImGui::PushItemWidth(140);
     dirty_ |= combo("model", model_, kModels);
     term_help("model");
@@ -149,7 +186,6 @@ void CompareWindow::draw(bool* open) {
     if (dirty_) recompute();
     if (!ok_) {
         ImGui::TextColored(ImVec4(1, 0.4f, 0.4f, 1), "%s", error_.c_str());
-        ImGui::End();
         return;
     }
     draw_totals();
@@ -157,7 +193,161 @@ void CompareWindow::draw(bool* open) {
     draw_bars();
     ImGui::Separator();
     draw_roofline();
-    ImGui::End();
+}
+
+// [SECTION] the kernel view
+
+json CompareWindow::kernel_state() const {
+    json j = {{"name", kernel_name_.empty() ? json(nullptr) : json(kernel_name_)}, {"status", kernel_status_}, {"cycle", kernel_cycle_}};
+    if (kernel_status_ == "compared" && kcmp_) j["comparison"] = wl::gpu::to_json(*kcmp_);
+    if (!kernel_error_.empty()) j["error"] = kernel_error_;
+    return j;
+}
+
+void CompareWindow::draw_kernel(const LoadedKernel& k) {
+    kernel_cycle_ = k.cycle;
+    kernel_error_.clear();
+    if (k.name.empty()) {
+        kernel_status_ = "none";
+        ImGui::TextWrapped("No kernel is loaded. Open one from Examples and run it: its measured run is compared here "
+                           "with the same operation on a GPU. The GPT step tab compares a model's training step.");
+        return;
+    }
+    ImGui::Text("Kernel %s", k.name.c_str());
+    if (!k.fault.empty()) {
+        kernel_status_ = "fault";
+        ImGui::TextColored(ImVec4(1, 0.4f, 0.4f, 1), "The run stopped with a fault, so there is nothing to compare:");
+        ImGui::TextWrapped("%s", k.fault.c_str());
+        return;
+    }
+    if (!k.finished) {
+        kernel_status_ = "not run";
+        ImGui::TextColored(ImVec4(1, 0.85f, 0.4f, 1), "Run the kernel to compare.");
+        ImGui::TextWrapped("The comparison needs the whole run's counts: press F5 (Run) or F6 (to the end), then look "
+                           "here. The run is at cycle %llu.", (unsigned long long)k.cycle);
+        return;
+    }
+    ImGui::SameLine();
+    ImGui::SetNextItemWidth(140);
+    combo("GPU", gpu_, kGpus);
+    term_help("GPU");
+    const wl::gpu::KernelWork& w = k.work;
+    const std::string key = k.name + "|" + gpu_ + "|" + std::to_string(w.cycles) + "|" + std::to_string(w.flops) + "|" +
+                            std::to_string(w.bytes()) + "|" + std::to_string(w.estimated);
+    if (key != kernel_key_) {
+        kernel_key_ = key;
+        try {
+            kcmp_ = wl::gpu::compare_kernel(w, gpu_);
+        } catch (const std::exception& e) {
+            kcmp_.reset();
+            kernel_error_ = e.what();
+        }
+    }
+    if (!kcmp_) {
+        kernel_status_ = "error";
+        ImGui::TextColored(ImVec4(1, 0.4f, 0.4f, 1), "%s", kernel_error_.c_str());
+        return;
+    }
+    kernel_status_ = "compared";
+    const wl::gpu::KernelComparison& c = *kcmp_;
+    const wl::gpu::GpuOpTime& g = c.on_gpu;
+    ImGui::TextDisabled("What the run counted, and what the GPU is given (hover a name for what it means):");
+    if (ImGui::BeginTable("counted", 3, ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit)) {
+        auto row = [&](const char* term, const std::string& value, const std::string& note) {
+            ImGui::TableNextRow();
+            ImGui::TableNextColumn();
+            ImGui::TextUnformatted(term);
+            term_help(term);
+            ImGui::TableNextColumn();
+            ImGui::TextUnformatted(value.c_str());
+            ImGui::TableNextColumn();
+            ImGui::TextDisabled("%s", note.c_str());
+        };
+        char b[160];
+        std::snprintf(b, sizeof b, "%.2f GHz", c.clock_hz / 1e9);
+        row("cycles", std::to_string(w.cycles), w.estimated ? "fast mode's estimate" : "measured in cycle mode, exact");
+        row("WSE clock", b, "the wafer's clock, set in the engine (Hot Chips 34)");
+        row("wafer time", wl::gpu::format_seconds(c.wafer_s), "cycles / WSE clock");
+        row("FLOPs", std::to_string(w.flops), "FP operations by vector ops: 2 per fmacs element, 1 per other arithmetic element, 0 for fmovs");
+        std::snprintf(b, sizeof b, "fill put %llu B on the PEs, print read %llu B back", (unsigned long long)w.in_bytes,
+                      (unsigned long long)w.out_bytes);
+        row("bytes in and out", std::to_string(w.bytes()) + " B", b);
+        row("SRAM traffic", std::to_string(w.sram_bytes) + " B", "read and written by the vector ops; the wafer's side only");
+        row("link wavelets", std::to_string(w.link_wavelets), "32-bit wavelets that crossed a link between PEs");
+        std::snprintf(b, sizeof b, "max(compute %s, memory %s) + launch overhead %s", wl::gpu::format_seconds(g.compute_s).c_str(),
+                      wl::gpu::format_seconds(g.memory_s).c_str(), wl::gpu::format_seconds(g.launch_s).c_str());
+        row("GPU time", wl::gpu::format_seconds(g.time_s), b);
+        ImGui::EndTable();
+    }
+    ImGui::Text("GPU / wafer = %.3g (%s). The GPU is", c.ratio, c.ratio > 1 ? "the wafer is faster" : "the GPU is faster");
+    ImGui::SameLine();
+    const std::string bound = std::string(wl::gpu::bound_name(g.bound)) + "-bound";
+    ImGui::TextUnformatted(bound.c_str());
+    term_help(bound.c_str());
+    ImGui::SameLine();
+    ImGui::TextDisabled("on the");
+    ImGui::SameLine();
+    ImGui::TextUnformatted("roofline");
+    term_help("roofline");
+    ImGui::SameLine();
+    ImGui::TextDisabled("with launch overhead");
+    term_help("launch overhead");
+    ImGui::Separator();
+    draw_kernel_bars(c);
+    ImGui::TextWrapped("%s", c.sentence.c_str());
+}
+
+// Two bars on one linear time axis: the wafer's measured time, and the GPU's modelled time split
+// into its roofline body and its launch overhead.
+void CompareWindow::draw_kernel_bars(const wl::gpu::KernelComparison& c) {
+    const wl::gpu::GpuOpTime& g = c.on_gpu;
+    const double body = std::max(g.compute_s, g.memory_s);
+    // Ticks at 1, 2 or 5 x 10^k, four to ten of them across the longer bar.
+    const double mx = std::max({c.wafer_s, g.time_s, 1e-12});
+    double step = std::pow(10.0, std::floor(std::log10(mx)));
+    for (double m : {0.2, 0.5, 1.0})   // the first of 10^k/5, /2, /1 that gives at most ten ticks
+        if (mx / (step * m) <= 10) { step *= m; break; }
+    const double axis_max = std::ceil(mx / step - 1e-9) * step;
+    ImGui::TextUnformatted("Time for one run of the kernel");
+    ImGui::SameLine();
+    ImGui::TextDisabled("(linear axis, seconds)");
+    term_help("time axis");
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    const float label_w = 150, bar_h = ImGui::GetTextLineHeight() + 4;
+    const float width = std::max(100.0f, ImGui::GetContentRegionAvail().x - label_w - 90);
+    auto X = [&](double v) { return float(v / axis_max) * width; };
+    auto bar = [&](const char* label, const char* term, std::initializer_list<std::pair<double, ImU32>> parts, double total) {
+        const ImVec2 p = ImGui::GetCursorScreenPos();
+        ImGui::TextUnformatted(label);
+        term_help(term);
+        float x = p.x + label_w;
+        for (const auto& [v, col] : parts) {
+            const float w = std::max(X(v), 1.0f);   // a sliver stays visible
+            dl->AddRectFilled(ImVec2(x, p.y + 1), ImVec2(x + w, p.y + bar_h - 1), col);
+            x += w;
+        }
+        const std::string t = wl::gpu::format_seconds(total);
+        dl->AddText(ImVec2(x + 6, p.y + 2), kText, t.c_str());
+        ImGui::SetCursorScreenPos(ImVec2(p.x, p.y + bar_h + 2));
+    };
+    bar(c.work.estimated ? "wafer (fast mode)" : "wafer (measured)", "wafer time", {{c.wafer_s, kWaferCol}}, c.wafer_s);
+    bar("GPU (modelled)", "GPU time", {{body, kGpuCol}, {g.launch_s, IM_COL32(60, 90, 140, 255)}}, g.time_s);
+    // The axis: a line, a tick and a value at each step.
+    const ImVec2 p = ImGui::GetCursorScreenPos();
+    const float x0 = p.x + label_w;
+    dl->AddLine(ImVec2(x0, p.y + 1), ImVec2(x0 + width, p.y + 1), kText);
+    int ticks = 0;
+    for (double t = 0; t <= axis_max * (1 + 1e-9); t += step, ++ticks) {
+        const float x = x0 + X(t);
+        dl->AddLine(ImVec2(x, p.y + 1), ImVec2(x, p.y + 5), kText);
+        const std::string label = t > 0 ? wl::gpu::format_seconds(t) : "0";
+        dl->AddText(ImVec2(x - ImGui::CalcTextSize(label.c_str()).x * 0.5f, p.y + 6), kText, label.c_str());
+    }
+    ImGui::Dummy(ImVec2(label_w + width, ImGui::GetTextLineHeight() + 8));
+    axis_ticks_ = ticks;
+    ImGui::TextColored(ImColor(kGpuCol), "GPU bar:");
+    ImGui::SameLine();
+    ImGui::TextDisabled("light = max(compute, memory) from the roofline, dark = launch overhead");
 }
 
 // [SECTION] totals

@@ -1,24 +1,45 @@
-// compare_window.h: the "Wafer vs GPU" window — one GPT step on a modelled GPU
-// next to the wafer's analytical estimate (and, for a forward pass, its cost
-// measured on the emulated mesh): side-by-side bars per op, a log-log roofline
-// with both machines' op points (hover for details), totals, and a plain
-// sentence under each chart. Reads everything from wl::gpu::compare().
+// compare_window.h: the "Wafer vs GPU" window, two views in tabs.
+//   This kernel: the loaded kernel's finished run (its cycles at the WSE clock) next to the
+//     same operation on a modelled GPU, built from what the run counted (wl::gpu::compare_kernel).
+//   GPT step: one GPT step on a modelled GPU next to the wafer's analytical estimate (and, for a
+//     forward pass, its cost measured on the emulated mesh): side-by-side bars per op, a log-log
+//     roofline with both machines' op points, totals, and a plain sentence under each chart
+//     (wl::gpu::compare()).
+// Every axis has values and units, and every term has its glossary entry on hover.
 //
-//   CompareWindow w;            // once
-//   w.draw(&show_compare);      // every frame, between ImGui::NewFrame and Render
+//   CompareWindow w;                   // once
+//   w.draw(&show_compare, loaded);     // every frame, between ImGui::NewFrame and Render
 #pragma once
 #include <imgui.h>
 #include <map>
 #include <string>
 
+#include <nlohmann/json.hpp>
+#include <optional>
+
 #include "engine/gpu/compare.h"
+#include "engine/gpu/kernel_compare.h"
 
 namespace wlui {
 
+// The loaded kernel as the app sees it this frame.
+struct LoadedKernel {
+    std::string name;                    // its file name; "": nothing loaded
+    uint64_t cycle = 0;                  // where its run is
+    bool finished = false;               // the host block ran to its end
+    std::string fault;                   // the run stopped with this error
+    wl::gpu::KernelWork work;            // what the run counted (when finished without a fault)
+};
+
 class CompareWindow {
 public:
+    enum class View { Kernel, Gpt };
     CompareWindow();
-    void draw(bool* open);
+    void draw(bool* open, const LoadedKernel& kernel);
+    void show_view(View v) { want_view_ = v; }   // selects that tab on the next draw
+    View view() const { return view_; }          // the tab drawn last frame
+    // The kernel view for state(): {name, status: "none" | "not run" | "fault" | "compared", ...the comparison}.
+    nlohmann::json kernel_state() const;
 
     // Settings; changing them through set() (or the widgets) recomputes on the next draw.
     void set(const std::string& model, const std::string& gpu, const std::string& profile = "tuned-bf16",
@@ -35,6 +56,9 @@ public:
 
 private:
     void term_help(const char* term);    // after an item: its glossary entry on hover
+    void draw_kernel(const LoadedKernel& k);
+    void draw_kernel_bars(const wl::gpu::KernelComparison& c);
+    void draw_gpt();
     void recompute();
     void draw_totals();
     void draw_bars();
@@ -51,6 +75,16 @@ private:
     int axis_ticks_ = 0;                 // tick labels on the bars' time axis last frame
     std::map<std::string, std::pair<ImVec2, ImVec2>> term_rects_;
     wl::gpu::Comparison cmp_;
+    // The kernel view: the comparison of the run last drawn, and what it is of.
+    std::optional<View> want_view_;
+    View view_ = View::Gpt;
+    std::string kernel_name_;            // the kernel last seen loaded: a new one brings its view forward
+    bool first_draw_ = true;
+    std::string kernel_status_ = "none";
+    uint64_t kernel_cycle_ = 0;
+    std::string kernel_key_;             // kernel, counts and GPU the comparison was made for
+    std::optional<wl::gpu::KernelComparison> kcmp_;
+    std::string kernel_error_;
 };
 
 }  // namespace wlui

@@ -52,6 +52,26 @@ const char* glossary(std::string_view term) {
         {"launch-bound", "the op is so small that the fixed cost of starting its GPU kernels (a few microseconds each) dominates"},
         {"roofline", "achieved FLOP/s against arithmetic intensity (FLOPs per byte moved); the lines are each machine's limit: "
                      "bandwidth x intensity on the left, peak FLOP/s on the right"},
+        // The Wafer vs GPU window's kernel view (engine/gpu/kernel_compare.h).
+        {"this kernel", "the loaded kernel's finished run on the emulated mesh, against the same operation (its counted FLOPs "
+                        "and bytes) on the modelled GPU"},
+        {"GPT step", "a GPT training step (or a forward pass) on the modelled GPU, against the wafer's analytical estimate"},
+        {"cycles", "how many clock cycles the run took on the emulated mesh, from launch to the end of the host block"},
+        {"WSE clock", "the wafer's clock frequency: cycles divided by it give seconds (the figure Cerebras gave at Hot Chips 34)"},
+        {"wafer time", "the run's cycles divided by the WSE clock: how long the kernel would take on a wafer"},
+        {"FLOPs", "floating-point operations the run's vector ops did, counted by the emulator: 2 per fmacs element (a "
+                  "multiply and an add), 1 per element of fadds, fmuls, fexps and the other arithmetic ops, 0 for fmovs "
+                  "(a copy). Scalar instructions are not counted"},
+        {"bytes in and out", "the operation's inputs and outputs: what the host block's fill copied onto the PEs and its "
+                             "print read back. A GPU doing the same operation must move at least these through its memory"},
+        {"SRAM traffic", "bytes the vector ops read from and wrote to the PEs' SRAM (4 per memory operand per element); a "
+                         "GPU keeps most such reuse in registers and caches, so it is not what the GPU is charged"},
+        {"link wavelets", "32-bit wavelets that crossed a link from one PE's router to a neighbour's"},
+        {"GPU time", "the GPU model's time for the same FLOPs and bytes as one kernel: max(FLOPs / (fp32 peak x efficiency), "
+                     "bytes / (memory bandwidth x efficiency)) + the launch overhead"},
+        {"launch overhead", "the fixed time the host needs to start one GPU kernel (a few microseconds), paid however little "
+                            "the kernel does"},
+        {"time axis", "seconds, linear from 0: the wafer's measured time and the GPU's modelled time share one scale"},
         // The run modes, in docs/engine.md's words (Fast mode).
         {"cycle mode", "every router and compute engine steps each cycle: the cycle counts are exact (the truth fast mode "
                        "is checked against), and you can step and watch wavelets hop. Switching reloads the kernel at cycle 0"},

@@ -69,7 +69,12 @@ EM_JS(void, wl_js_event, (const char* name, const char* detail), {
 });
 
 EM_JS(int, wl_js_window_w, (), { return window.innerWidth; });
-EM_JS(int, wl_js_window_h, (), { return window.innerHeight; });
+// An embed's "Open in WaferLab" strip (web/waferlab.css) sits below the canvas: the app gets the rest.
+EM_JS(int, wl_js_window_h, (), {
+    const strip = document.getElementById('open-full');
+    const h = strip && getComputedStyle(strip).display !== 'none' ? strip.offsetHeight : 0;
+    return window.innerHeight - h;
+});
 
 namespace wlui {
 void js_bridge_frame_done(unsigned long long frame) {

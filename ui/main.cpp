@@ -122,7 +122,9 @@ void Platform::frame() {
     // within one frame (fast typing, scripted input) would vanish. A release of a key that
     // went down this frame waits for the next frame, with every event after it.
     bool went_down[SDL_NUM_SCANCODES] = {};
+    bool input = false;
     auto handle = [&](const SDL_Event& ev) {
+        input = true;
         ImGui_ImplSDL2_ProcessEvent(&ev);
         if (ev.type == SDL_QUIT) done = true;
         if (ev.type == SDL_KEYDOWN && ev.key.keysym.sym == SDLK_q && (ev.key.keysym.mod & KMOD_CTRL)) done = true;
@@ -149,6 +151,14 @@ void Platform::frame() {
             break;
         }
         handle(ev);
+    }
+    // An idle embed draws nothing: the canvas keeps its last frame, and the browser's frame
+    // callback costs only the event poll above (App::wants_frame). --frames N always draws N.
+    if (!app->wants_frame(input) && opt.frames < 0) {
+#ifndef __EMSCRIPTEN__
+        SDL_WaitEventTimeout(nullptr, 100);   // natively the loop is ours: sleep until an event
+#endif
+        return;
     }
 
     // Rebuild the font when the window moves to a screen with another pixel density, or the

@@ -43,6 +43,8 @@ public:
     // one plays), coloured by overlay() (nullptr: by the canvas's own mode, as during an animation).
     // While a training run is shown (from its start until the next compile), the canvas shows its mesh.
     bool on_canvas() const { return open && show_on_canvas_ && (session_.compiled() || training_shown()); }
+    // Something moves without input: training, a generation making tokens, or an op animating.
+    bool busy() const { return train_.running() || session_.generation().running() || (anim_.active() && !anim_.done()); }
     wl::Mesh mesh() const { return machine() ? machine()->mesh() : wl::Mesh{}; }
     const wl::Machine* machine() const {
         if (training_shown()) return &train_.mesh()->mesh().host().machine();

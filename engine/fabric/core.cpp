@@ -89,7 +89,7 @@ struct CycleCore : CoreExec<CyclePort> {
             }
         }
         v.i += n;
-        ce.stats.elems += n;
+        count_elems(v, n);
         return n;
     }
 

@@ -88,6 +88,17 @@ struct CoreExec {
         return v.a.kind == DsdKind::FabIn || v.b.kind == DsdKind::FabIn || v.dst.kind == DsdKind::FabOut;
     }
 
+    // Counts n elements of v into the CE's stats: elements, FP operations and SRAM bytes (fabric operands
+    // touch no SRAM). Every mode calls it once per chunk it moves, so the totals never depend on the mode.
+    void count_elems(const VecOp& v, uint32_t n) {
+        const Fmt f = op_fmt(v.op);
+        const uint32_t mem_operands = (v.a.kind == DsdKind::Mem1d) + (fmt_two_sources(f) && v.b.kind == DsdKind::Mem1d) +
+                                      (f != Fmt::VecR && v.dst.kind == DsdKind::Mem1d);
+        ce.stats.elems += n;
+        ce.stats.flops += uint64_t(n) * vec_flops_per_elem(v.op);
+        ce.stats.sram_bytes += uint64_t(n) * 4 * mem_operands;
+    }
+
     // Memory-only ops: the hot path. Unit strides get a plain pointer loop the compiler vectorises.
     template <Op O>
     void memory_loop(const VecOp& v) {
@@ -497,7 +508,7 @@ struct CoreExec {
         if (!is_fabric(v)) {
             if (!mem_ok(v.dst, 0, vecr ? 0 : v.n, pc) || !mem_ok(v.a, 0, v.n, pc) || (two && !mem_ok(v.b, 0, v.n, pc))) return -1;
             run_memory(v);
-            ce.stats.elems += v.n;
+            count_elems(v, v.n);
             uint64_t work = (uint64_t(v.n) * info.per_elem + uint64_t(simd) - 1) / uint64_t(simd);
             if (async) {   // results are in memory now; completion (and its task) fires after the modelled time
                 v.done_at = now + info.base_cycles + (work ? work : 1);

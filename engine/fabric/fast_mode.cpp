@@ -145,7 +145,7 @@ struct FastCore : CoreExec<FastPort> {
         }
         st.next[slot] = t;
         v.i += n;
-        ce.stats.elems += n;
+        count_elems(v, n);
         if (v.i < v.n) return false;
         if (v.n == 0) st.last[slot] = t;
         return true;

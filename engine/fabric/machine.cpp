@@ -817,6 +817,7 @@ MachineStats Machine::stats() const {
     for (const Core& c : cores_) {
         s.instrs += c.stats.instrs, s.busy += c.stats.busy, s.stall += c.stats.stall, s.tasks += c.stats.tasks;
         s.elems += c.stats.elems, s.sent += c.stats.sent, s.received += c.stats.received;
+        s.flops += c.stats.flops, s.sram_bytes += c.stats.sram_bytes;
     }
     s.router_steps = router_steps_;
     s.core_steps = core_steps_;

@@ -31,6 +31,13 @@ inline float vec_elem(float x, float y, float s) {
     else static_assert(O == Op::FMACS, "an element-wise vector op in WL_ISA has no vec_elem formula");
 }
 
+// FP operations per element of each vector op, beside its formula: what CoreStats::flops counts
+// and the GPU comparison models. fmacs is a multiply and an add; fmovs, a copy, does none; every
+// other op one (a transcendental counts as one operation, as GPU FLOP counts do).
+constexpr uint32_t vec_flops_per_elem(Op op) {
+    return op == Op::FMACS ? 2 : op == Op::FMOVS ? 0 : op_is_vector_fmt(op_fmt(op)) ? 1 : 0;
+}
+
 constexpr bool fmt_elementwise(Fmt f) { return f == Fmt::Vec1 || f == Fmt::Vec2 || f == Fmt::Vec1S || f == Fmt::Vec2S; }
 constexpr bool fmt_two_sources(Fmt f) { return f == Fmt::Vec2 || f == Fmt::Vec2S; }
 

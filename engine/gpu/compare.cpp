@@ -22,7 +22,8 @@ std::string format_seconds(double s) {
     char b[32];
     if (s >= 1) std::snprintf(b, sizeof b, "%.3g s", s);
     else if (s >= 1e-3) std::snprintf(b, sizeof b, "%.3g ms", s * 1e3);
-    else std::snprintf(b, sizeof b, "%.3g us", s * 1e6);
+    else if (s >= 1e-6 || s == 0) std::snprintf(b, sizeof b, "%.3g us", s * 1e6);
+    else std::snprintf(b, sizeof b, "%.3g ns", s * 1e9);
     return b;
 }
 

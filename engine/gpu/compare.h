@@ -27,7 +27,7 @@ struct CompareOptions {
     int grad_accum = 1;
     bool with_backward = true;             // false: one forward (inference)
     MachineConfig mesh;                    // the emulated wafer
-    double clock_hz = 1.1e9;
+    double clock_hz = WaferSpec{}.clock_hz;
     int vocab_if_unset = 65;               // configs with vocab_size = 0 take it from a tokenizer
     // One forward (with_backward false) is also run on the emulated mesh when this names the
     // kernel folder (models/kernels) and the model fits the mesh: the measured "emulated" column.
@@ -50,7 +50,7 @@ struct Comparison {
 
 Comparison compare(const gpt::GPTConfig& cfg, const CompareOptions& o);
 nlohmann::json to_json(const Comparison& c);
-std::string format_seconds(double s);   // "3.2 ms", "41 us", "1.5 s": three significant digits
+std::string format_seconds(double s);   // "3.2 ms", "41 us", "131 ns", "1.5 s": three significant digits
 nlohmann::json compare_json(const gpt::GPTConfig& cfg, const CompareOptions& o);   // compare() then to_json()
 
 // The JS hook's entry: args {"config": "gpt-nano" | "path/to/file.cfg", "gpu": "a100", "profile": "tuned-bf16",

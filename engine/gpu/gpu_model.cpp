@@ -94,7 +94,7 @@ Executed executed(const gpt::OpInfo& op, const gpt::GPTConfig& cfg, int B, int T
 
 // [SECTION] per-op time
 
-static GpuOpTime time_op(const gpt::OpInfo& op, const Executed& ex, const GpuPreset& g, const ExecProfile& p) {
+GpuOpTime time_op(const gpt::OpInfo& op, const Executed& ex, const GpuPreset& g, const ExecProfile& p) {
     GpuOpTime t;
     t.op = op.op;
     t.tensor = op.tensor;

@@ -51,6 +51,9 @@ struct GpuOpTime {
     double achieved_flops = 0;   // executed FLOPs / time
 };
 
+// One op on the GPU: the roofline with launch cost above. Non-tensor-core work runs at the fp32 peak.
+GpuOpTime time_op(const gpt::OpInfo& op, const Executed& ex, const GpuPreset& g, const ExecProfile& p);
+
 struct Footprint {
     double params = 0, weight_copy = 0, grads = 0, adam = 0, activations = 0, grad_acts = 0;
     double total = 0, capacity = 0;

@@ -30,7 +30,7 @@ struct WaferSpec {
     std::string id;              // "emulated", "wse2", "wse3"
     std::string name;
     int w = MachineConfig{}.w, h = MachineConfig{}.h;   // PEs
-    double clock_hz = 1.1e9;
+    double clock_hz = 1.1e9;     // the WSE clock (Hot Chips 34, BRIEF.md): every other use reads WaferSpec{}.clock_hz
     int simd_fp32 = 1;
     double sram_bytes_per_pe = MachineConfig{}.sram_bytes;
     double io_bytes_per_s = 0;   // weight streaming in + out of the wafer
@@ -42,7 +42,7 @@ struct WaferSpec {
 
 // The emulated mesh (MachineConfig), at the given clock. Its I/O is the mesh edge:
 // 2 (W + H) links of 4 bytes per cycle.
-WaferSpec emulated_wafer(const MachineConfig& mc = {}, double clock_hz = 1.1e9);
+WaferSpec emulated_wafer(const MachineConfig& mc = {}, double clock_hz = WaferSpec{}.clock_hz);
 WaferSpec wse2();   // 757 x 996 user grid (BRIEF.md)
 WaferSpec wse3();   // 762 x 1172
 

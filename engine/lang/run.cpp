@@ -112,6 +112,7 @@ void KernelRun::perform(const HostAction& a) {
                     else words[e] = uint32_t(int32_t(v));
                 }
                 if (wl::Fault f = host_.h2d_u32(x, y, a.name, words.data(), words.size())) return fail(f, &a);
+                host_in_bytes_ += 4 * words.size();
             }
         break;
     }
@@ -127,6 +128,7 @@ void KernelRun::perform(const HostAction& a) {
                 if (!s) continue;
                 std::vector<uint32_t> words(s->length);
                 if (wl::Fault f = host_.d2h_u32(x, y, a.name, words.data(), words.size())) return fail(f, &a);
+                host_out_bytes_ += 4 * words.size();
                 std::vector<float> vals(words.size());
                 std::string line = a.name + " @ (" + std::to_string(x) + "," + std::to_string(y) + "):";
                 for (size_t e = 0; e < words.size(); ++e) {
@@ -152,6 +154,8 @@ RunReport KernelRun::report() const {
     for (const OutputLine& o : output_) rep.output.push_back(o.text);
     rep.values = values_;
     rep.pes_loaded = pes_loaded_;
+    rep.host_in_bytes = host_in_bytes_;
+    rep.host_out_bytes = host_out_bytes_;
     if (cr_->grid_w == 0) return rep;
     const wl::Machine& m = host_.machine();
     rep.stats = m.stats();

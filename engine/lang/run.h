@@ -38,6 +38,8 @@ struct RunReport {
     int pes_loaded = 0;                   // PEs with a program
     double utilisation = 0;               // busy cycles / (cycles x loaded PEs)
     uint64_t link_wavelets = 0;           // wavelets that crossed a PE-to-PE link
+    uint64_t host_in_bytes = 0;           // what fill copied onto the PEs: the operation's inputs
+    uint64_t host_out_bytes = 0;          // what print read back: its outputs
     std::vector<uint64_t> busy_per_pe;    // row-major over the grid
     std::vector<uint64_t> link_out_per_pe;   // row-major, 4 per PE: wavelets sent N, S, E, W
 };
@@ -72,6 +74,8 @@ public:
     const std::vector<OutputLine>& output() const { return output_; }
     const std::map<std::string, std::vector<float>>& values() const { return values_; }
     int pes_loaded() const { return pes_loaded_; }
+    uint64_t host_in_bytes() const { return host_in_bytes_; }     // fill's bytes so far
+    uint64_t host_out_bytes() const { return host_out_bytes_; }   // print's bytes so far
 
     RunReport report() const;               // everything so far, as run_kernel returns it
 
@@ -90,6 +94,7 @@ private:
     std::vector<OutputLine> output_;
     std::map<std::string, std::vector<float>> values_;
     int pes_loaded_ = 0;
+    uint64_t host_in_bytes_ = 0, host_out_bytes_ = 0;
 };
 
 // Loads the placements and routes, then performs the host block.

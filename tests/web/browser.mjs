@@ -117,7 +117,7 @@ export function peCentre(s, x, y) {
 // Searched bottom-left first, away from the canvas's own toolbar at the top right.
 export function canvasSpot(s) {
   const c = s.places.canvas;
-  const windows = [s.places.editor, s.places.log].filter(Boolean);
+  const windows = [s.places.editor, s.places.log, s.layout && s.layout.compare].filter(Boolean);
   const inside = (r, p) => p.x >= r.x && p.x < r.x + r.w && p.y >= r.y && p.y < r.y + r.h;
   for (let y = c.y + c.h - 40; y > c.y + 60; y -= 20)
     for (let x = c.x + 40; x < c.x + c.w - 40; x += 20)

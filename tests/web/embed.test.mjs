@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { startServer } from '../../web/serve.mjs';
-import { webRoot, launch } from './browser.mjs';
+import { webRoot, launch, appReady, frames as rendered } from './browser.mjs';
 
 const until = (page, fn, arg) => page.waitForFunction(fn, arg, { timeout: 60000 });
 
@@ -144,12 +144,74 @@ test('three embeds on one page reach ready, keep the host\'s keyboard until clic
   const withEditor = await frames[1].evaluate(() => window.waferlab.state());
   assert.ok(withEditor.places.editor && withEditor.places.editor.w <= 360, JSON.stringify(withEditor.places.editor));
   assert.equal(await frames[0].locator('#open-full').isVisible(), true);
+  // "Open in WaferLab" covers nothing: not the canvas (so not the legend's scale), not the run bar.
+  const geometry = await frames[0].evaluate(() => {
+    const box = (e) => { const r = e.getBoundingClientRect(); return { x: r.x, y: r.y, w: r.width, h: r.height }; };
+    return { link: box(document.getElementById('open-full')), canvas: box(document.getElementById('canvas')) };
+  });
+  const overlap = (a, b) => a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + b.h && b.y < a.y + a.h;
+  const { link } = geometry;
+  assert.ok(link.w > 0 && link.x + link.w <= 320 && link.y + link.h <= 360, `the link at ${JSON.stringify(link)}`);
+  assert.ok(!overlap(link, geometry.canvas), `the link ${JSON.stringify(link)} covers the canvas ${JSON.stringify(geometry.canvas)}`);
+  const legend = small.canvas.legend_rect;   // app coordinates: from the canvas element's corner
+  assert.ok(legend.w > 0 && legend.h > 0, 'no legend drawn');
+  const legendOnPage = { x: geometry.canvas.x + legend.x, y: geometry.canvas.y + legend.y, w: legend.w, h: legend.h };
+  assert.ok(!overlap(link, legendOnPage), `the link ${JSON.stringify(link)} covers the legend ${JSON.stringify(legendOnPage)}`);
+  assert.ok(legendOnPage.y + legendOnPage.h <= geometry.canvas.y + geometry.canvas.h, 'the legend runs off the canvas');
 
   // A click into the first embed gives it the keyboard: Space-free, F10 steps its kernel.
   const box = await (await page.$$('iframe'))[0].boundingBox();
   const canvas = small.places.canvas;
   await page.mouse.click(box.x + canvas.x + canvas.w / 2, box.y + canvas.y + canvas.h - 20);
+  await rendered(frames[0], 2);
   await page.keyboard.press('F10');
   await until(frames[0], () => window.waferlab.state().cycle === 1);
   assert.equal(await frames[1].evaluate(() => window.waferlab.state().cycle), 0);
+});
+
+// True when the app in `page` drew no frame during `n` of the browser's animation frames.
+const quietFor = (page, n) => page.evaluate((n) => new Promise((resolve) => {
+  const f0 = window.waferlab.state().frame;
+  let seen = 0;
+  const tick = () => {
+    if (window.waferlab.state().frame !== f0) resolve(false);
+    else if (++seen >= n) resolve(true);
+    else requestAnimationFrame(tick);
+  };
+  requestAnimationFrame(tick);
+}), n);
+
+// TODO (issue 15): still fails: the idle embed keeps drawing (something wakes App::wants_frame every frame,
+// not yet found); marked todo so the suite reports it without going red.
+test('an idle embed stops drawing until input or a call, and the full app keeps drawing', { todo: 'an idle embed still draws every frame' }, async () => {
+  const { page } = browser;
+  await page.goto(`${app.url}?embed=1&example=hello`);
+  await appReady(page);
+  // Nothing runs and nothing is touched: within a few seconds it stops drawing, and stays stopped.
+  let idle = false;
+  for (let i = 0; i < 10 && !idle; ++i) idle = await quietFor(page, 90);
+  assert.ok(idle, 'the embed kept drawing frames while idle');
+  const asleep = (await page.evaluate(() => window.waferlab.state())).frame;
+  assert.equal(await quietFor(page, 60), true, 'it woke with nothing happening');
+  // A click wakes it: frames are drawn and the click is handled (F10 then steps its kernel).
+  const s = await page.evaluate(() => window.waferlab.state());
+  const c = s.places.canvas;
+  await page.mouse.click(c.x + c.w / 2, c.y + c.h - 20);
+  await rendered(page, 2);
+  assert.ok((await page.evaluate(() => window.waferlab.state())).frame > asleep);
+  await page.keyboard.press('F10');
+  await page.waitForFunction(() => window.waferlab.state().cycle === 1, null, { timeout: 20000 });
+  // A call that changes something wakes it too; reading state() does not.
+  for (let i = 0; i < 10 && !(await quietFor(page, 90)); ++i);
+  const before = (await page.evaluate(() => window.waferlab.state())).frame;
+  await page.evaluate(() => window.waferlab.step(2));
+  await rendered(page, 2);
+  const after = await page.evaluate(() => window.waferlab.state());
+  assert.ok(after.frame > before && after.cycle === 3, `frame ${before} -> ${after.frame}, cycle ${after.cycle}`);
+
+  // The full app is not an embed: it draws every frame.
+  await page.goto(`${app.url}?example=hello`);
+  await appReady(page);
+  await rendered(page, 70);
+  assert.equal(await quietFor(page, 30), false, 'the full app stopped drawing');
 });
