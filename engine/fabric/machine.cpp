@@ -830,7 +830,7 @@ uint64_t Machine::checksum() const {
     for (const Router& r : routers_) h.add(&r.stats, sizeof r.stats);
     for (const Core& c : cores_) {
         h.add(c.reg, sizeof c.reg);
-        h.add(&c.stats, sizeof c.stats);
+        h.add(&c.stats, kHashedCoreStats);
     }
     h.add(&now_, sizeof now_);
     return h.value();

@@ -108,7 +108,7 @@ public:
     const Trace& trace() const { return trace_; }
     static size_t state_bytes_per_pe() { return sizeof(Router) + sizeof(Core); }   // beyond SRAM
     size_t snapshot_bytes() const;                 // the memory a copy (a snapshot) takes, SRAM arena included
-    uint64_t checksum() const;                     // FNV-1a of all SRAM, registers and stats
+    uint64_t checksum() const;                     // FNV-1a of all SRAM, registers and stats (kHashedCoreStats)
 
 private:
     friend struct CyclePort;

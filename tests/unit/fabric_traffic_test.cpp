@@ -60,7 +60,7 @@ void hash_state(H& h, const Machine& m) {
     h.v(m.checksum());
     hash_fault(h, m.fault());
     MachineStats s = m.stats();
-    h.v(s);
+    h.f.add(&s, kHashedMachineStats);
     for (int y = 0; y < m.mesh().h; ++y)
         for (int x = 0; x < m.mesh().w; ++x) {
             const Router& r = m.router(x, y);
@@ -75,7 +75,7 @@ void hash_state(H& h, const Machine& m) {
             h.v(ce.pc);
             h.v(ce.state);
             h.v(ce.task);
-            h.v(ce.stats);
+            h.f.add(&ce.stats, kHashedCoreStats);
             h.f.add(ce.reg, sizeof ce.reg);
         }
     const auto ev = m.trace().events();
