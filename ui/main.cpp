@@ -103,6 +103,7 @@ struct Platform {
     float pixel_scale = 0.0f;   // framebuffer pixels per window unit, the font is built for it
     float font_scale = 0.0f;    // View > Font size, the font is built for it too
     SDL_Event deferred{};       // a key release held over to the next frame (type 0: none)
+    int drawn_w = 0, drawn_h = 0;   // the drawable size of the last frame drawn
     bool done = false;
     int exit_code = 0;
 
@@ -124,7 +125,7 @@ void Platform::frame() {
     bool went_down[SDL_NUM_SCANCODES] = {};
     bool input = false;
     auto handle = [&](const SDL_Event& ev) {
-        input = true;
+        input = input || ev.type != SDL_WINDOWEVENT;   // window events wake only by a size change (below)
         ImGui_ImplSDL2_ProcessEvent(&ev);
         if (ev.type == SDL_QUIT) done = true;
         if (ev.type == SDL_KEYDOWN && ev.key.keysym.sym == SDLK_q && (ev.key.keysym.mod & KMOD_CTRL)) done = true;
@@ -154,6 +155,10 @@ void Platform::frame() {
     }
     // An idle embed draws nothing: the canvas keeps its last frame, and the browser's frame
     // callback costs only the event poll above (App::wants_frame). --frames N always draws N.
+    int ww2, wh2, fw, fh;
+    SDL_GetWindowSize(window, &ww2, &wh2);
+    SDL_GL_GetDrawableSize(window, &fw, &fh);
+    if (fw != drawn_w || fh != drawn_h) input = true;
     if (!app->wants_frame(input) && opt.frames < 0) {
 #ifndef __EMSCRIPTEN__
         SDL_WaitEventTimeout(nullptr, 100);   // natively the loop is ours: sleep until an event
@@ -161,11 +166,9 @@ void Platform::frame() {
         return;
     }
 
+    drawn_w = fw, drawn_h = fh;
     // Rebuild the font when the window moves to a screen with another pixel density, or the
     // font size changes: always rasterised at device pixels, so text stays sharp at any size.
-    int ww2, wh2, fw, fh;
-    SDL_GetWindowSize(window, &ww2, &wh2);
-    SDL_GL_GetDrawableSize(window, &fw, &fh);
     float scale = ww2 > 0 ? float(fw) / float(ww2) : 1.0f;
     if (scale != pixel_scale || app->font_scale() != font_scale) {
         pixel_scale = scale;

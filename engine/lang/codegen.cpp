@@ -491,38 +491,33 @@ private:
             gen(*s.e0, i);
             int hi = alloc();
             gen(*s.e1, hi);
-            int top = label(), cont = label(), end = label();
-            if (opt_) {   // tested at the bottom: one branch a pass instead of a branch and a jump
-                int test = label();
-                const bool enters = s.e0->konst && s.e1->konst && konst(*s.e0).i < konst(*s.e1).i;
+            int top = label(), cont = label(), end = label(), test = label();
+            // Optimising, the test is at the bottom: one branch a pass instead of a branch and a jump.
+            if (opt_ && !(s.e0->konst && s.e1->konst && konst(*s.e0).i < konst(*s.e1).i)) {
                 at(s.line, s.col);
-                if (!enters) jump(PI::Jmp, test);
-                bind(top);
-                loops_.push_back({cont, end});
-                stmts(s.body);
-                loops_.pop_back();
-                bind(cont);
-                at(s.line, s.col);
-                emit(Op::IADDI, i, i, 0, 0, 0, 1);
-                bind(test);
-                int c = alloc();
-                emit(Op::ILT, c, i, hi);
-                jump(PI::Bnz, top, c);
-                bind(end);
-                break;
+                jump(PI::Jmp, test);   // bounds that may not run it: test first
             }
             bind(top);
-            int c = alloc();
-            at(s.line, s.col);
-            emit(Op::ILT, c, i, hi);
-            jump(PI::Bz, end, c);
+            if (!opt_) {
+                int c = alloc();
+                at(s.line, s.col);
+                emit(Op::ILT, c, i, hi);
+                jump(PI::Bz, end, c);
+            }
             loops_.push_back({cont, end});
             stmts(s.body);
             loops_.pop_back();
             bind(cont);
             at(s.line, s.col);
             emit(Op::IADDI, i, i, 0, 0, 0, 1);
-            jump(PI::Jmp, top);
+            if (opt_) {
+                bind(test);
+                int c = alloc();
+                emit(Op::ILT, c, i, hi);
+                jump(PI::Bnz, top, c);
+            } else {
+                jump(PI::Jmp, top);
+            }
             bind(end);
             break;
         }

@@ -9,6 +9,7 @@
 #include "engine/fabric/machine.h"
 #include "engine/lang/compile.h"
 #include "engine/lang/run.h"
+#include "tests/unit/kernel_files.h"
 
 #include <gtest/gtest.h>
 
@@ -26,24 +27,8 @@ using namespace wl::lang;
 
 namespace {
 
-std::string slurp(const fs::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
-
-std::vector<fs::path> kernel_files() {
-    std::vector<fs::path> out;
-    for (const char* dir : {"examples", "tests/kernels"}) {
-        fs::path root = fs::path(WAFERLAB_SOURCE_DIR) / dir;
-        if (!fs::exists(root)) continue;
-        for (auto& e : fs::recursive_directory_iterator(root))
-            if (e.is_regular_file() && e.path().extension() == ".wk") out.push_back(e.path());
-    }
-    std::sort(out.begin(), out.end());
-    return out;
-}
+using wl::testing::kernel_files;
+using wl::testing::slurp;
 
 struct ModeRun {
     std::unique_ptr<KernelRun> run;

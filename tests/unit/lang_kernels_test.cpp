@@ -13,6 +13,7 @@
 // "// expect native ..." and "// expect wasm ..." hold only in that build.
 #include "engine/lang/compile.h"
 #include "engine/lang/run.h"
+#include "tests/unit/kernel_files.h"
 
 #include <gtest/gtest.h>
 
@@ -37,12 +38,7 @@ constexpr const char* kBuild = " native";
 constexpr const char* kOtherBuild = " wasm";
 #endif
 
-std::string slurp(const fs::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
+using wl::testing::slurp;
 
 struct Expectations {
     std::vector<std::string> diags;    // "error 12:5: message"

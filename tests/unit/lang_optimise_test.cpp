@@ -5,27 +5,19 @@
 // issue fewer instructions.
 #include "engine/lang/compile.h"
 #include "engine/lang/run.h"
+#include "tests/unit/kernel_files.h"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 namespace fs = std::filesystem;
 using namespace wl;
 using namespace wl::lang;
 
 namespace {
-
-std::string slurp(const fs::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
 
 struct Ran {
     std::unique_ptr<KernelRun> run;
@@ -49,16 +41,12 @@ Ran run(const std::string& src, const std::string& name, bool optimise) {
 }  // namespace
 
 TEST(LangOptimise, EveryKernelGivesTheSameBitsInFewerInstructions) {
-    std::vector<fs::path> files;
-    for (const char* dir : {"examples", "tests/kernels"})
-        for (auto& e : fs::recursive_directory_iterator(fs::path(WAFERLAB_SOURCE_DIR) / dir))
-            if (e.is_regular_file() && e.path().extension() == ".wk") files.push_back(e.path());
-    std::sort(files.begin(), files.end());
+    const std::vector<fs::path> files = wl::testing::kernel_files();
     int compared = 0;
     uint64_t plain_instrs = 0, opt_instrs = 0;
     for (const fs::path& p : files) {
         SCOPED_TRACE(p.string());
-        const std::string src = slurp(p);
+        const std::string src = wl::testing::slurp(p);
         if (src.find("// fast mode:") != std::string::npos) continue;   // its outcome depends on timing
         Ran a = run(src, p.filename().string(), false), b = run(src, p.filename().string(), true);
         if (!a.run) continue;
