@@ -47,18 +47,23 @@ MeshTrainer::MeshTrainer(MeshPlan plan, const gpt::GPT& model, RunMode mode) : m
 // pass their running sum west, each to the next such PE (colours nr0/nr1 alternate, PEs between
 // pass it through); each row's westmost one passes its row's sum north to the next row's
 // (nc0/nc1, north then along that row). The first row's westmost ends with the mesh's sum.
+// The clipping coefficient goes back the same ways as two multicasts, each router copying it
+// to its PE and on: from the first row's head along the heads' chain reversed (cc), and from
+// each row's head east along its row (cr).
 void MeshTrainer::route_norm() {
     constexpr int kNr[2] = {20, 21}, kNc[2] = {22, 23};   // the kernels' nr0, nr1, nc0, nc1
+    constexpr int kCr = 18, kCc = 19;                     // cr, cc
     std::map<int, std::vector<int>> rows;                 // y -> x of each weight-holding PE, ascending
     for (const PlannedOp& o : mesh_.plan().ops)
         if (trains(o) && !o.weights.empty())
             for (int p = 0; p < o.rect.w; p++) rows[o.rect.y].push_back(o.rect.x + p);
-    std::map<std::pair<int, int>, std::array<uint32_t, 4>> gn;   // (x, y) -> grad_norm's gn
+    std::map<std::pair<int, int>, std::array<uint32_t, 7>> gn;   // (x, y) -> grad_norm's gn
     auto route = [&](int x, int y, int c, uint8_t rx, uint8_t tx) { check(mesh_.host_.route(x, y, c, Route::of(rx, tx))); };
+    std::map<std::pair<int, int>, std::pair<uint8_t, uint8_t>> cc;   // the heads' multicast: (x, y) -> rx, tx
     std::vector<std::pair<int, int>> heads;   // (x, y) of each row's westmost, rows ascending
     for (auto& [y, xs] : rows) {
         std::sort(xs.begin(), xs.end());
-        for (int x : xs) gn[{x, y}] = {0, 0, 0, 0};
+        for (int x : xs) gn[{x, y}] = {0, 0, 0, 0, 2, 0, 0};   // by default the coefficient comes along the row
         for (size_t j = xs.size() - 1; j > 0; j--) {   // xs[j] sends west to xs[j-1]
             const int c = kNr[j % 2];
             route(xs[j], y, c, kR, kW);
@@ -66,6 +71,17 @@ void MeshTrainer::route_norm() {
             route(xs[j - 1], y, c, kE, kR);
             gn[{xs[j], y}][1] = uint32_t(j % 2 + 1);
             gn[{xs[j - 1], y}][0] = uint32_t(j % 2 + 1);
+        }
+        if (xs.size() > 1) {   // cr: the head sends east, the row's other weight PEs take a copy
+            route(xs.front(), y, kCr, kR, kE);
+            size_t k = 1;
+            for (int x = xs.front() + 1; x < xs.back(); x++) {
+                const bool holds = xs[k] == x;
+                if (holds) k++;
+                route(x, y, kCr, kW, holds ? kE | kR : kE);
+            }
+            route(xs.back(), y, kCr, kW, kR);
+            gn[{xs.front(), y}][5] = 1;
         }
         heads.push_back({xs.front(), y});
     }
@@ -85,8 +101,31 @@ void MeshTrainer::route_norm() {
         }
         gn[{x1, y1}][3] = uint32_t(i % 2 + 1);
         gn[{x0, y0}][2] = uint32_t(i % 2 + 1);
+        // cc, the same path reversed: heads[i-1] along row y0 to column x1, then south to heads[i].
+        auto add = [&](int x, int y, uint8_t rx, uint8_t tx) {
+            cc[{x, y}].first |= rx;
+            cc[{x, y}].second |= tx;
+        };
+        if (x0 == x1) {
+            add(x0, y0, 0, kS);
+        } else {
+            add(x0, y0, 0, from);
+            for (int x = x0 < x1 ? x0 + 1 : x0 - 1; x != x1; x += x0 < x1 ? 1 : -1) add(x, y0, along, from);
+            add(x1, y0, along, kS);
+        }
+        for (int y = y0 + 1; y < y1; y++) add(x1, y, kN, kS);
+        add(x1, y1, kN, kR);
+        gn[{x1, y1}][4] = 1;
     }
-    for (const auto& [xy, flags] : gn) check(mesh_.host_.h2d_u32(xy.first, xy.second, "gn", flags.data(), 4));
+    if (!heads.empty()) {
+        gn[heads.front()][4] = 0;   // the chain's end computes the coefficient
+        if (heads.size() > 1) {
+            gn[heads.front()][6] = 1;
+            cc[heads.front()].first |= kR;
+        }
+    }
+    for (const auto& [xy, ports] : cc) route(xy.first, xy.second, kCc, ports.first, ports.second);
+    for (const auto& [xy, flags] : gn) check(mesh_.host_.h2d_u32(xy.first, xy.second, "gn", flags.data(), flags.size()));
     norm_origin_ = heads.empty() ? std::pair<int, int>{-1, -1} : heads.front();
 }
 
@@ -118,9 +157,9 @@ bool MeshTrainer::launch(const PlannedOp& o, const char* fn, int t0, int n) {
     return true;
 }
 
-// crossentropy.wk on the logits of the last forward: dlogits into grads_["logits"], the
-// targets' probabilities into probs (T).
-bool MeshTrainer::loss_grad(const PlannedOp& o, const int* targets, int B, int T, float* probs) {
+// crossentropy.wk on the logits of the last forward: dlogits into grads_["logits"]; the
+// sequence's -log p[target] added on the PEs to the step's running sum (lsum, loss).
+bool MeshTrainer::loss_grad(const PlannedOp& o, const int* targets, int B, int T) {
     mesh_.put(o, o.inputs.front(), 0, T);
     const Transfer& in = o.inputs.front();
     const uint32_t bt = uint32_t(B * T);
@@ -137,10 +176,6 @@ bool MeshTrainer::loss_grad(const PlannedOp& o, const int* targets, int B, int T
     Transfer out = o.output;
     out.tensor = "logits";
     mesh_.get(o, out, 0, T, grads_);
-    for (int p = 0; p < o.rect.w; p++) {
-        const int hi = std::clamp(T - p * in.per_pe, 0, in.per_pe);
-        if (hi > 0) check(mesh_.host_.d2h(o.rect.x + p, o.rect.y, "pt", probs + p * in.per_pe, size_t(hi)));
-    }
     return true;
 }
 
@@ -227,7 +262,11 @@ bool MeshTrainer::backward(const int* inputs, const int* targets, int B, int T, 
             // the matmuls' dx needs W's columns: once per step, as the weights change once
             if (trains(o) && o.kernel == "matmul.wk" && !launch(o, "transpose_w", 0, 0)) return false;
         }
-        std::vector<float> probs(size_t(B) * T);
+        const PlannedOp* ce = nullptr;   // the loss's op
+        for (const PlannedOp& o : mesh_.plan().ops)
+            if (o.train_only) ce = &o;
+        if (!ce) throw std::logic_error("mesh_trainer: the plan has no loss op (crossentropy.wk)");
+        if (!launch(*ce, "zero_loss", 0, 0)) return false;
         std::vector<std::vector<int>> tokens;
         std::vector<std::vector<float>> dencoded;
         std::vector<float> logits;
@@ -238,17 +277,15 @@ bool MeshTrainer::backward(const int* inputs, const int* targets, int B, int T, 
             }
             runs_.insert(runs_.end(), mesh_.last_run().begin(), mesh_.last_run().end());
             const auto& ops = mesh_.plan().ops;
-            for (const PlannedOp& o : ops)
-                if (o.train_only && !loss_grad(o, targets + size_t(b) * T, B, T, probs.data() + size_t(b) * T)) return false;
+            if (!loss_grad(*ce, targets + size_t(b) * T, B, T)) return false;
             for (auto it = ops.rbegin(); it != ops.rend(); ++it)
                 if (trains(*it) && it->kernel != "embedding.wk" && !backward_op(*it, T)) return false;
             tokens.push_back(mesh_.tokens_);
             dencoded.push_back(grads_.at("encoded"));
         }
         if (!tied_gradient(tokens, dencoded, T)) return false;
-        float sum = 0.0f;   // the reference's mean: -log p in order, one fp32 sum
-        for (float p : probs) sum += -wl::math::logf(p);
-        *loss = sum / float(B * T);
+        // Summed and divided on the PEs (crossentropy.wk); every PE of the row holds it.
+        check(mesh_.host_.d2h(ce->rect.x, ce->rect.y, "loss", loss, 1));
     } catch (const std::exception& e) {
         error_ = e.what();
         return false;
@@ -259,7 +296,25 @@ bool MeshTrainer::backward(const int* inputs, const int* targets, int B, int T, 
 bool MeshTrainer::update(double lr, float* grad_norm) {
     const gpt::GPTConfig& cfg = mesh_.plan().cfg;
     try {
-        // The sum of squares over the fabric (route_norm's chains), fp32: the reference sums in double.
+        // This step's hyperparameters; the clipping coefficient (hp[kHpClip]) grad_norm computes.
+        t_ += 1;
+        const double bc1 = 1.0 - wl::math::powi_d(cfg.beta1, t_), bc2 = 1.0 - wl::math::powi_d(cfg.beta2, t_);
+        float hp[kHpCount];
+        hp[kHpBeta1] = float(cfg.beta1);
+        hp[kHpOneMinusBeta1] = 1.0f - float(cfg.beta1);
+        hp[kHpBeta2] = float(cfg.beta2);
+        hp[kHpOneMinusBeta2] = 1.0f - float(cfg.beta2);
+        hp[kHpEps] = float(cfg.adam_eps);
+        hp[kHpStepSize] = float(lr / bc1);
+        hp[kHpBc2Sqrt] = float(std::sqrt(bc2));
+        hp[kHpDecay] = float(1.0 - lr * cfg.weight_decay);
+        hp[kHpClip] = 1.0f;
+        hp[kHpGradClip] = cfg.grad_clip > 0 ? float(cfg.grad_clip) : -1.0f;
+        for (const PlannedOp& o : mesh_.plan().ops)
+            if (trains(o) && !o.weights.empty())
+                for (int p = 0; p < o.rect.w; p++) check(mesh_.host_.h2d(o.rect.x + p, o.rect.y, "hp", hp, kHpCount));
+        // The sum of squares over the fabric (route_norm's chains), fp32 (the reference sums in
+        // double); at its end the norm and the clipping coefficient, which comes back over the fabric.
         const MachineStats s0 = mesh_.host_.stats();
         const auto start = std::chrono::steady_clock::now();
         for (const PlannedOp& o : mesh_.plan().ops)
@@ -280,38 +335,22 @@ bool MeshTrainer::update(double lr, float* grad_norm) {
         run.pes = int(mesh_.plan().pes_used());
         run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         runs_.push_back(run);
-        float total = 0;
-        check(mesh_.host_.d2h(norm_origin_.first, norm_origin_.second, "gsq", &total, 1));
-        const float norm = float(std::sqrt(double(total)));
-        float clip = 1.0f;
-        if (cfg.grad_clip > 0) {
-            const float coef = float(cfg.grad_clip) / (norm + 1e-6f);   // as gpt::AdamW::step
-            if (coef < 1.0f) clip = coef;
-        }
-        t_ += 1;
-        const double bc1 = 1.0 - wl::math::powi_d(cfg.beta1, t_), bc2 = 1.0 - wl::math::powi_d(cfg.beta2, t_);
-        float hp[kHpCount];
-        hp[kHpBeta1] = float(cfg.beta1);
-        hp[kHpOneMinusBeta1] = 1.0f - float(cfg.beta1);
-        hp[kHpBeta2] = float(cfg.beta2);
-        hp[kHpOneMinusBeta2] = 1.0f - float(cfg.beta2);
-        hp[kHpEps] = float(cfg.adam_eps);
-        hp[kHpStepSize] = float(lr / bc1);
-        hp[kHpBc2Sqrt] = float(std::sqrt(bc2));
-        hp[kHpDecay] = float(1.0 - lr * cfg.weight_decay);
-        hp[kHpClip] = clip;
-        for (const PlannedOp& o : mesh_.plan().ops) {
-            if (!trains(o) || o.weights.empty()) continue;
-            for (int p = 0; p < o.rect.w; p++) check(mesh_.host_.h2d(o.rect.x + p, o.rect.y, "hp", hp, kHpCount));
-            if (!launch(o, "adamw", 0, 0)) return false;
-        }
+        for (const PlannedOp& o : mesh_.plan().ops)
+            if (trains(o) && !o.weights.empty() && !launch(o, "adamw", 0, 0)) return false;
         copy_tied_weights();
-        *grad_norm = norm;
+        check(mesh_.host_.d2h(norm_origin_.first, norm_origin_.second, "gnorm", grad_norm, 1));
     } catch (const std::exception& e) {
         error_ = e.what();
         return false;
     }
     return true;
+}
+
+// The clipping coefficient AdamW used in the last update(), as the PE at (x, y) holds it (hp[kHpClip]).
+float MeshTrainer::clip_at(int x, int y) const {
+    float hp[kHpCount];
+    check(mesh_.host_.d2h(x, y, "hp", hp, kHpCount));
+    return hp[kHpClip];
 }
 
 bool MeshTrainer::step(const int* inputs, const int* targets, int B, int T, double lr, TrainStep* out) {

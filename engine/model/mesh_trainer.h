@@ -4,19 +4,21 @@
 // kept for backward all stay in those PEs' SRAM (models/kernels/*.wk, TRAIN = 1).
 //
 // One step on B sequences: for each sequence, the forward (MeshGPT's), the
-// loss's gradient (crossentropy.wk) and the backward ops in reverse order; each
-// op adds its weight gradients into running sums on its PEs, so B sequences
-// give the reference's sums over B*T rows. Then the tied wte's gradient (the
-// logits' part first, then the embedding's, as engine/gpt), the global norm,
-// clipping and AdamW on every PE that holds a weight.
+// loss and its gradient (crossentropy.wk: -log p[target] with the PE's flog,
+// summed along its row in the reference's order) and the backward ops in
+// reverse order; each op adds its weight gradients into running sums on its
+// PEs, so B sequences give the reference's sums over B*T rows. Then the tied
+// wte's gradient (the logits' part first, then the embedding's, as engine/gpt),
+// the global norm (a sum of squares over the fabric; at its end the square root
+// and the clipping coefficient, which goes back over the fabric to every PE
+// that holds a weight) and AdamW on those PEs.
 //
 // What the host does (docs/model-compiler.md, "Training"): moves activations
 // and their gradients between ops (as MeshGPT does for the forward), feeds the
-// tokens and targets, takes -log of the targets' probabilities for the loss
-// (log is no PE instruction), takes the square root of the sum of squares the
-// fabric reduced (and from it the clipping coefficient, which it writes with the
-// learning rate), and copies the tied wte between the embedding's and the
-// logits' PEs.
+// tokens and targets, writes each step's AdamW hyperparameters (the learning
+// rate and its schedule, the bias corrections, grad_clip), reads the loss and
+// the norm back out of SRAM, and copies the tied wte between the embedding's
+// and the logits' PEs.
 //
 //   auto r = plan_model(cfg, 32, 32, read_kernels("models/kernels"), sram, /*train=*/true);
 //   MeshTrainer tr(r.plan, model);                       // weights from a gpt::GPT
@@ -42,7 +44,8 @@ enum AdamHp : int {
     kHpStepSize,      // lr / (1 - b1^t)
     kHpBc2Sqrt,       // sqrt(1 - b2^t)
     kHpDecay,         // 1 - lr * weight_decay (1 when off: the multiply is then exact)
-    kHpClip,          // the clipping coefficient, 1 when the norm is under grad_clip
+    kHpClip,          // the clipping coefficient, 1 when the norm is under grad_clip: grad_norm() computes it
+    kHpGradClip,      // grad_clip, the largest norm (-1: no clipping)
     kHpCount
 };
 
@@ -67,6 +70,10 @@ public:
     bool backward(const int* inputs, const int* targets, int B, int T, float* loss);
     // The second half: global norm, clipping, AdamW on the PEs, the tied wte copied across.
     bool update(double lr, float* grad_norm);
+    // The clipping coefficient the last update() used, as the PE at (x, y) holds it (one that holds weights).
+    float clip_at(int x, int y) const;
+    // The PE where the global norm's sum ends and the clipping coefficient is computed.
+    std::pair<int, int> norm_origin() const { return norm_origin_; }
 
     // The mesh's weights / gradients in gpt::GPT's params_memory layout (num_parameters).
     void read_params(std::vector<float>* out);
@@ -89,7 +96,7 @@ public:
 private:
     using Tensors = MeshGPT::Tensors;
     bool launch(const PlannedOp& op, const char* fn, int t0, int n);
-    bool loss_grad(const PlannedOp& op, const int* targets, int B, int T, float* probs);
+    bool loss_grad(const PlannedOp& op, const int* targets, int B, int T);
     bool backward_op(const PlannedOp& op, int T);
     bool tied_gradient(const std::vector<std::vector<int>>& tokens, const std::vector<std::vector<float>>& dencoded, int T);
     std::string grad_name(const std::string& tensor) const;   // through the residuals' identity backward

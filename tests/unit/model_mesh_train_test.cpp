@@ -64,6 +64,20 @@ void check_gradients(const GPTConfig& cfg, int mesh, int B, int T, uint64_t seed
     float loss = 0;
     ASSERT_TRUE(tr.backward(in.data(), tg.data(), B, T, &loss)) << tr.error();
     EXPECT_EQ(float_bits(loss), float_bits(model.mean_loss)) << loss << " vs " << model.mean_loss;
+    // The loss came from the PEs: crossentropy.wk's row all hold the same running sum, and its mean.
+    const wl::model::PlannedOp* ce = tr.mesh().plan().find("dlogits");
+    ASSERT_NE(ce, nullptr);
+    for (int p = 0; p < ce->rect.w; p++) {
+        float lsum = 0, mean = 0;
+        ASSERT_FALSE(tr.mesh().host().d2h(ce->rect.x + p, ce->rect.y, "lsum", &lsum, 1));
+        ASSERT_FALSE(tr.mesh().host().d2h(ce->rect.x + p, ce->rect.y, "loss", &mean, 1));
+        EXPECT_EQ(float_bits(mean), float_bits(loss)) << "PE " << p << " of the loss's row";
+        EXPECT_EQ(float_bits(lsum / float(B * T)), float_bits(loss)) << "PE " << p;
+    }
+    uint64_t loss_hops = 0;
+    for (const wl::model::OpRun& run : tr.last_run())
+        if (run.name == "dlogits") loss_hops += run.hops;
+    if (ce->rect.w > 1) EXPECT_GT(loss_hops, 0u) << "the loss's running sum crossed the row";
 
     // Each op's input gradient, for the last sequence (the mesh keeps the last one).
     const int C = cfg.n_embd, L = cfg.n_layer, V = cfg.vocab_size, b = B - 1;
@@ -133,6 +147,7 @@ struct Tracked {
     Diff m, v;                // AdamW's moments after the last step
     float norm_ref = 0, norm_mesh = 0;   // the last step's
     uint64_t norm_hops = 0;   // wavelet hops of the last step's grad_norm (the fabric's reduction)
+    int clipped = 0;          // steps whose clipping coefficient was under 1
     std::vector<float> weights;   // the mesh's, after the last step
 };
 
@@ -157,6 +172,22 @@ Tracked track(GPTConfig cfg, int mesh, int B, int T, int steps, uint64_t seed, w
         wl::model::TrainStep st;
         EXPECT_TRUE(tr.step(in.data(), tg.data(), B, T, lr, &st)) << tr.error();
         out.norm_mesh = st.grad_norm;
+        // The clipping coefficient, computed where the norm's sum ends and sent to every PE that
+        // holds a weight: the reference's formula on the mesh's norm, the same bits everywhere.
+        float want = 1.0f;
+        if (cfg.grad_clip > 0) {
+            const float coef = float(cfg.grad_clip) / (st.grad_norm + 1e-6f);
+            if (coef < 1.0f) want = coef;
+        }
+        out.clipped += want < 1.0f;
+        int holders = 0;
+        for (const wl::model::PlannedOp& o : tr.mesh().plan().ops) {
+            if (o.weights.empty() || !o.constants.count("TRAIN") || o.constants.at("TRAIN") != 1) continue;
+            for (int p = 0; p < o.rect.w; p++, holders++)
+                EXPECT_EQ(float_bits(tr.clip_at(o.rect.x + p, o.rect.y)), float_bits(want))
+                    << o.name << " PE " << p << " at step " << s;
+        }
+        EXPECT_GT(holders, 1);
         uint64_t cycles = 0;
         int qkv_forwards = 0, qkv_backwards = 0;
         for (const wl::model::OpRun& run : tr.last_run()) {
@@ -223,6 +254,7 @@ TEST(MeshTrain, NanoStepsWithClippingTrackTheReference) {
     GPTConfig cfg = nano();
     cfg.warmup_iters = 2;   // larger steps sooner
     const Tracked t = track(cfg, 32, 2, 64, 3, 1);
+    EXPECT_GT(t.clipped, 0) << "no step clipped: the mesh's coefficient was not put to the test";
     EXPECT_LE(std::fabs(t.norm_mesh - t.norm_ref) / t.norm_ref, 1e-5f);
     EXPECT_LE(t.worst_loss, 1e-4f);
     // Against its tensor's largest weight, a weight differs by about 1e-6 after 3 steps, except in
