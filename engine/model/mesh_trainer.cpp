@@ -41,6 +41,7 @@ std::string state_symbol(const PlannedOp& op, const std::string& sym, MeshTraine
 MeshTrainer::MeshTrainer(MeshPlan plan, const gpt::GPT& model, RunMode mode) : mesh_(std::move(plan), model, mode) {
     if (!mesh_.plan().train) throw std::invalid_argument("MeshTrainer: the plan was not made for training (plan_model's train)");
     route_norm();
+    route_tie();
 }
 
 // The global norm's chains (the kernels' grad_norm): in each mesh row, the PEs that hold weights
@@ -129,6 +130,80 @@ void MeshTrainer::route_norm() {
     norm_origin_ = heads.empty() ? std::pair<int, int>{-1, -1} : heads.front();
 }
 
+// Colour c from the PE `from` (which sends: rx ramp) to every PE of the row `to` (a
+// multicast: each router there copies the wavelet to its PE and on). Along from's mesh row to
+// to's first column, then up or down to to's row, then along it; on one row, straight along it.
+void MeshTrainer::route_stream(int c, std::pair<int, int> from, const PlannedOp& to) {
+    auto route = [&](int x, int y, uint8_t rx, uint8_t tx) { check(mesh_.host_.route(x, y, c, Route::of(rx, tx))); };
+    const int x0 = to.rect.x, x1 = to.rect.x + to.rect.w - 1, ty = to.rect.y;
+    auto [x, y] = from;
+    uint8_t in = kR;
+    if (y == ty && x > x1) {   // to's row to the west: enter at its east end, copy westward
+        for (; x > x1 + 1; x--, in = kE) route(x, y, in, kW);
+        route(x, y, in, kW);
+        for (int k = x1; k >= x0; k--) route(k, y, kE, k > x0 ? kR | kW : kR);
+        return;
+    }
+    if (y == ty && x >= x0) throw std::logic_error("mesh_trainer: a tie stream starts inside its destination's row");
+    for (; x != x0; in = x < x0 ? kW : kE, x += x < x0 ? 1 : -1) route(x, y, in, x < x0 ? kE : kW);
+    for (; y != ty; in = y < ty ? kN : kS, y += y < ty ? 1 : -1) route(x, y, in, y < ty ? kS : kN);
+    for (int k = x0; k <= x1; k++) route(k, ty, k == x0 ? in : kW, k < x1 ? kR | kE : kR);
+}
+
+// The tie's relays, once: along the embedding's row (ta0/ta1) and the logits' row (tb0/tb1),
+// PE p sends to PE p + 1 on colour p % 2 (a PE receives on one and sends on the other); the
+// last PE sends on tw, which route_stream points at the other op before each stream.
+void MeshTrainer::route_tie() {
+    const PlannedOp& emb = op("encoded");
+    const PlannedOp& lg = op("logits");
+    if (!tied(lg)) return;
+    const int V = mesh_.plan().cfg.vocab_size;
+    auto relay = [&](const PlannedOp& o, const int (&colours)[2], auto&& tie_of) {
+        for (int p = 0; p < o.rect.w; p++) {
+            const int x = o.rect.x + p, y = o.rect.y;
+            if (p + 1 < o.rect.w) {
+                check(mesh_.host_.route(x, y, colours[p % 2], Route::of(kR, kE)));
+                check(mesh_.host_.route(x + 1, y, colours[p % 2], Route::of(kW, kR)));
+            }
+            std::vector<uint32_t> t = tie_of(p);
+            t[0] = p == 0 ? 0 : uint32_t((p - 1) % 2 + 1);
+            t[1] = p + 1 < o.rect.w ? uint32_t(p % 2 + 1) : 3;
+            check(mesh_.host_.h2d_u32(x, y, "tie", t.data(), t.size()));
+        }
+    };
+    relay(emb, {3, 4}, [](int) { return std::vector<uint32_t>(2); });   // the kernels' ta0, ta1
+    const int NC = int(lg.constants.at("NC"));
+    relay(lg, {6, 7}, [&](int p) {                                        // tb0, tb1
+        const int before = std::min(p * NC, V);
+        return std::vector<uint32_t>{0, 0, uint32_t(before), uint32_t(std::min(NC, V - before)), uint32_t(V)};
+    });
+}
+
+// Two ops' functions launched together and run to quiescence: one streams, the other takes.
+bool MeshTrainer::stream(const char* name, const PlannedOp& from, const char* from_fn, const PlannedOp& to, const char* to_fn) {
+    const MachineStats s0 = mesh_.host_.stats();
+    const auto start = std::chrono::steady_clock::now();
+    check(mesh_.host_.launch(to.rect, to_fn));
+    check(mesh_.host_.launch(from.rect, from_fn));
+    const RunResult r = mesh_.host_.run_until_quiescent(mesh_.cycle_budget);
+    if (!r.ok()) {
+        error_ = std::string(name) + ": " + r.fault.to_string();
+        return false;
+    }
+    const MachineStats s1 = mesh_.host_.stats();
+    OpRun run;
+    run.name = name;
+    run.op = name;
+    run.cycles = s1.cycles - s0.cycles;
+    run.instructions = s1.instrs - s0.instrs;
+    run.busy = s1.busy - s0.busy;
+    run.hops = s1.hops - s0.hops;
+    run.pes = from.rect.w * from.rect.h + to.rect.w * to.rect.h;
+    run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    runs_.push_back(run);
+    return true;
+}
+
 const PlannedOp& MeshTrainer::op(const std::string& name) const {
     const PlannedOp* o = mesh_.plan().find(name);
     if (!o) throw std::logic_error("mesh_trainer: no op " + name);
@@ -206,12 +281,15 @@ bool MeshTrainer::backward_op(const PlannedOp& o, int T) {
     return true;
 }
 
-// wte's gradient: the logits' part (summed over every sequence on the logits' PEs) first, then
-// the embedding's, sequence by sequence, as engine/gpt's backward adds them.
+// wte's gradient: the logits' part (summed over every sequence on the logits' PEs), streamed
+// to the embedding's PEs as dwte's start, then the embedding's, sequence by sequence, as
+// engine/gpt's backward adds them.
 bool MeshTrainer::tied_gradient(const std::vector<std::vector<int>>& tokens,
                                 const std::vector<std::vector<float>>& dencoded, int T) {
     const PlannedOp& emb = op("encoded");
-    copy_wte(op("logits"), "w", "dw", emb, "wte", "dwte");
+    const PlannedOp& lg = op("logits");
+    route_stream(kTieColour, {lg.rect.x + lg.rect.w - 1, lg.rect.y}, emb);
+    if (!stream("tie_grad", lg, "tie_send", emb, "tie_recv")) return false;
     for (size_t b = 0; b < tokens.size(); b++) {
         mesh_.tokens_ = tokens[b];
         mesh_.put(emb, emb.inputs.front(), 0, T);
@@ -222,22 +300,6 @@ bool MeshTrainer::tied_gradient(const std::vector<std::vector<int>>& tokens,
         if (!launch(emb, "backward", 0, T)) return false;
     }
     return true;
-}
-
-void MeshTrainer::copy_tied_weights() { copy_wte(op("encoded"), "wte", "wte", op("logits"), "w", "w"); }
-
-// The tie, through the host: a wte-shaped tensor read as `from_sym` from the PEs of `from` (laid
-// out as its weight `from_w`) and written as `to_sym` to the PEs of `to` (laid out as `to_w`).
-void MeshTrainer::copy_wte(const PlannedOp& from, const char* from_w, const char* from_sym,
-                           const PlannedOp& to, const char* to_w, const char* to_sym) {
-    const ParamSlice w = param_slice(mesh_.plan().cfg, "wte", -1);
-    std::vector<float> t(size_t(w.rows) * w.cols);
-    for (int p = 0; p < from.rect.w; p++)
-        for (const WeightPiece& piece : weight_pieces(from, p, from_w, w))
-            check(mesh_.host_.d2h(from.rect.x + p, from.rect.y, from_sym, t.data() + piece.model, piece.n, piece.pe));
-    for (int p = 0; p < to.rect.w; p++)
-        for (const WeightPiece& piece : weight_pieces(to, p, to_w, w))
-            check(mesh_.host_.h2d(to.rect.x + p, to.rect.y, to_sym, t.data() + piece.model, piece.n, piece.pe));
 }
 
 bool MeshTrainer::backward(const int* inputs, const int* targets, int B, int T, float* loss) {
@@ -337,7 +399,11 @@ bool MeshTrainer::update(double lr, float* grad_norm) {
         runs_.push_back(run);
         for (const PlannedOp& o : mesh_.plan().ops)
             if (trains(o) && !o.weights.empty() && !launch(o, "adamw", 0, 0)) return false;
-        copy_tied_weights();
+        // The updated wte to the logits' PEs, over the fabric.
+        const PlannedOp& emb = op("encoded");
+        const PlannedOp& lg = op("logits");
+        route_stream(kTieColour, {emb.rect.x + emb.rect.w - 1, emb.rect.y}, lg);
+        if (!stream("tie_weights", emb, "tie_send", lg, "tie_recv")) return false;
         check(mesh_.host_.d2h(norm_origin_.first, norm_origin_.second, "gnorm", grad_norm, 1));
     } catch (const std::exception& e) {
         error_ = e.what();
