@@ -6,11 +6,13 @@
 // operations (+ - * /, sqrt, frexp, exact bit operations), evaluated in double with no
 // FMA contraction, so every platform rounds them the same way.
 // Accuracy: within 1 ulp of the true float result over the whole range
-// (checked against libm in tests/unit/wl_math_test.cpp).
+// (checked against libm in tests/unit/wl_math_test.cpp; logf over every positive
+// float: 1 ulp at 2 of them, the rest equal to libm's double log rounded to float).
 #pragma once
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 
 namespace wl::math {
 
@@ -99,7 +101,14 @@ inline __attribute__((always_inline)) D tanh_lanes(D x) {
 // change a NaN's sign, and a result's bits must be the same on every platform.
 inline float expf(float x) { return x != x ? x : float(exp_lanes(double(x))); }   // exp(-inf) gives 0 (clamped: ~1e-304)
 inline float tanhf(float x) { return x != x ? x : float(tanh_lanes(double(x))); }
-inline float logf(float x) { return float(log_d(double(x))); }
+// log: a NaN comes back as it came, a negative gives the one positive quiet NaN (a float
+// constant, never a converted double NaN), log(+-0) = -inf, log(inf) = inf; denormals are
+// normal numbers in double, so frexp takes them whole.
+inline float logf(float x) {
+    if (x != x) return x;
+    if (x < 0) return std::numeric_limits<float>::quiet_NaN();
+    return float(log_d(double(x)));
+}
 
 // 1/sqrt(x): sqrt and division are correctly rounded by IEEE 754 everywhere.
 inline float rsqrtf(float x) { return float(1.0 / std::sqrt(double(x))); }

@@ -304,6 +304,7 @@ struct CoreExec {
             case Op::FEXP: F3(math::expf(fb)); break;
             case Op::FRSQRT: F3(math::rsqrtf(fb)); break;
             case Op::FTANH: F3(math::tanhf(fb)); break;
+            case Op::FLOG: F3(math::logf(fb)); break;
             case Op::ITOF: F3(float(ib)); break;
             case Op::FTOI:
                 R[in.a] = fb != fb ? 0u : fb >= 2147483648.0f ? uint32_t(INT_MAX) : fb < -2147483648.0f ? uint32_t(INT_MIN) : uint32_t(int32_t(fb));

@@ -73,6 +73,7 @@ static const char* cost_reason(const OpInfo& o) {
     if (o.per_elem > 1) return "no transcendental unit on the CE: a software routine per element (estimate, same as the scalar op)";
     if (n == "IDIV" || n == "IREM" || n == "FDIV" || n == "FSQRT") return "iterative unit, not pipelined (estimate)";
     if (n == "FEXP" || n == "FTANH" || n == "FRSQRT") return "software routine of ~10-24 multiply-adds (estimate)";
+    if (n == "FLOG") return "software routine: exponent split (~2), (m-1)/(m+1) by one divide (8), 11 multiply-adds of the series, 3 to scale and add e ln2 (estimate)";
     if (n == "CALL" || n == "RET") return "save/restore pc and frame base";
     if (n == "LD" || n == "ST") return "one SRAM port access, single-cycle SRAM";
     if (n == "SEND" || n == "SENDC" || n == "RECV") return "one wavelet over the ramp per cycle (SDK: one 32-bit wavelet per link per cycle)";

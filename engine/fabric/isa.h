@@ -56,6 +56,8 @@ enum class Fmt : uint8_t {
     X(ISHL,    "ishl",    RRR,    1, 0,  "rA = rB << (rC & 31)") \
     X(ISHR,    "ishr",    RRR,    1, 0,  "rA = rB >> (rC & 31), arithmetic") \
     X(IADDI,   "iaddi",   RRI,    1, 0,  "rA = rB + imm") \
+    X(ISHLI,   "ishli",   RRI,    1, 0,  "rA = rB << (imm & 31) (the optimising compiler's index scaling)") \
+    X(IMULI,   "imuli",   RRI,    1, 0,  "rA = rB * imm (int32, low 32 bits)") \
     X(ILT,     "ilt",     RRR,    1, 0,  "rA = rB < rC (signed) ? 1 : 0") \
     X(ILE,     "ile",     RRR,    1, 0,  "rA = rB <= rC (signed) ? 1 : 0") \
     X(IEQ,     "ieq",     RRR,    1, 0,  "rA = rB == rC ? 1 : 0") \
@@ -75,6 +77,7 @@ enum class Fmt : uint8_t {
     X(FEXP,    "fexp",    RR,    20, 0,  "rA = exp(rB) (wl_math, bit-exact everywhere)") \
     X(FRSQRT,  "frsqrt",  RR,    10, 0,  "rA = 1/sqrt(rB) (wl_math)") \
     X(FTANH,   "ftanh",   RR,    24, 0,  "rA = tanh(rB) (wl_math)") \
+    X(FLOG,    "flog",    RR,    24, 0,  "rA = log(rB), natural (wl_math; log 0 = -inf, log of a negative = NaN)") \
     X(ITOF,    "itof",    RR,     1, 0,  "rA = float(int rB)") \
     X(FTOI,    "ftoi",    RR,     1, 0,  "rA = int(rB), truncating; NaN gives 0, saturates") \
     X(LD,      "ld",      Load,   1, 0,  "rA = SRAM word at byte address rB + imm (4-aligned, bounds-checked)") \
@@ -108,9 +111,8 @@ enum class Fmt : uint8_t {
     X(FEXPS,   "fexps",   Vec1,   1, 20, "dA[i] = exp(dB[i]) (wl_math)") \
     X(FRSQRTS, "frsqrts", Vec1,   1, 10, "dA[i] = 1/sqrt(dB[i]) (wl_math)") \
     X(FTANHS,  "ftanhs",  Vec1,   1, 24, "dA[i] = tanh(dB[i]) (wl_math)") \
-    X(FSUMS,   "fsums",   VecR,   1, 1,  "rD = sum of dB[i], left to right (fp32)") \
-    X(ISHLI,   "ishli",   RRI,    1, 0,  "rA = rB << (imm & 31) (the optimising compiler's index scaling)") \
-    X(IMULI,   "imuli",   RRI,    1, 0,  "rA = rB * imm (int32, low 32 bits)")
+    X(FLOGS,   "flogs",   Vec1,   1, 24, "dA[i] = log(dB[i]), natural (wl_math)") \
+    X(FSUMS,   "fsums",   VecR,   1, 1,  "rD = sum of dB[i], left to right (fp32)")
 // clang-format on
 
 enum class Op : uint8_t {

@@ -28,6 +28,7 @@ inline float vec_elem(float x, float y, float s) {
     else if constexpr (O == Op::FEXPS) return math::expf(x);
     else if constexpr (O == Op::FRSQRTS) return math::rsqrtf(x);
     else if constexpr (O == Op::FTANHS) return math::tanhf(x);
+    else if constexpr (O == Op::FLOGS) return math::logf(x);
     else static_assert(O == Op::FMACS, "an element-wise vector op in WL_ISA has no vec_elem formula");
 }
 

@@ -42,6 +42,7 @@ enum class Sig : uint8_t {
     X(Sqrt,     "sqrt",      F32,         F32,   FSQRT,    "sqrt(x)",            "") \
     X(Rsqrt,    "rsqrt",     F32,         F32,   FRSQRT,   "rsqrt(x)",           "") \
     X(Tanh,     "tanh",      F32,         F32,   FTANH,    "tanh(x)",            "") \
+    X(Log,      "log",       F32,         F32,   FLOG,     "log(x)",             "natural log") \
     X(Abs,      "abs",       F32,         F32,   FABS,     "abs(x)",             "") \
     X(Min,      "min",       F32F32,      F32,   FMIN,     "min(a, b)",          "") \
     X(Max,      "max",       F32F32,      F32,   FMAX,     "max(a, b)",          "") \

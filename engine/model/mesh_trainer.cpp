@@ -41,24 +41,30 @@ std::string state_symbol(const PlannedOp& op, const std::string& sym, MeshTraine
 MeshTrainer::MeshTrainer(MeshPlan plan, const gpt::GPT& model, RunMode mode) : mesh_(std::move(plan), model, mode) {
     if (!mesh_.plan().train) throw std::invalid_argument("MeshTrainer: the plan was not made for training (plan_model's train)");
     route_norm();
+    route_tie();
 }
 
 // The global norm's chains (the kernels' grad_norm): in each mesh row, the PEs that hold weights
 // pass their running sum west, each to the next such PE (colours nr0/nr1 alternate, PEs between
 // pass it through); each row's westmost one passes its row's sum north to the next row's
 // (nc0/nc1, north then along that row). The first row's westmost ends with the mesh's sum.
+// The clipping coefficient goes back the same ways as two multicasts, each router copying it
+// to its PE and on: from the first row's head along the heads' chain reversed (cc), and from
+// each row's head east along its row (cr).
 void MeshTrainer::route_norm() {
     constexpr int kNr[2] = {20, 21}, kNc[2] = {22, 23};   // the kernels' nr0, nr1, nc0, nc1
+    constexpr int kCr = 18, kCc = 19;                     // cr, cc
     std::map<int, std::vector<int>> rows;                 // y -> x of each weight-holding PE, ascending
     for (const PlannedOp& o : mesh_.plan().ops)
         if (trains(o) && !o.weights.empty())
             for (int p = 0; p < o.rect.w; p++) rows[o.rect.y].push_back(o.rect.x + p);
-    std::map<std::pair<int, int>, std::array<uint32_t, 4>> gn;   // (x, y) -> grad_norm's gn
+    std::map<std::pair<int, int>, std::array<uint32_t, 7>> gn;   // (x, y) -> grad_norm's gn
     auto route = [&](int x, int y, int c, uint8_t rx, uint8_t tx) { check(mesh_.host_.route(x, y, c, Route::of(rx, tx))); };
+    std::map<std::pair<int, int>, std::pair<uint8_t, uint8_t>> cc;   // the heads' multicast: (x, y) -> rx, tx
     std::vector<std::pair<int, int>> heads;   // (x, y) of each row's westmost, rows ascending
     for (auto& [y, xs] : rows) {
         std::sort(xs.begin(), xs.end());
-        for (int x : xs) gn[{x, y}] = {0, 0, 0, 0};
+        for (int x : xs) gn[{x, y}] = {0, 0, 0, 0, 2, 0, 0};   // by default the coefficient comes along the row
         for (size_t j = xs.size() - 1; j > 0; j--) {   // xs[j] sends west to xs[j-1]
             const int c = kNr[j % 2];
             route(xs[j], y, c, kR, kW);
@@ -66,6 +72,17 @@ void MeshTrainer::route_norm() {
             route(xs[j - 1], y, c, kE, kR);
             gn[{xs[j], y}][1] = uint32_t(j % 2 + 1);
             gn[{xs[j - 1], y}][0] = uint32_t(j % 2 + 1);
+        }
+        if (xs.size() > 1) {   // cr: the head sends east, the row's other weight PEs take a copy
+            route(xs.front(), y, kCr, kR, kE);
+            size_t k = 1;
+            for (int x = xs.front() + 1; x < xs.back(); x++) {
+                const bool holds = xs[k] == x;
+                if (holds) k++;
+                route(x, y, kCr, kW, holds ? kE | kR : kE);
+            }
+            route(xs.back(), y, kCr, kW, kR);
+            gn[{xs.front(), y}][5] = 1;
         }
         heads.push_back({xs.front(), y});
     }
@@ -85,9 +102,106 @@ void MeshTrainer::route_norm() {
         }
         gn[{x1, y1}][3] = uint32_t(i % 2 + 1);
         gn[{x0, y0}][2] = uint32_t(i % 2 + 1);
+        // cc, the same path reversed: heads[i-1] along row y0 to column x1, then south to heads[i].
+        auto add = [&](int x, int y, uint8_t rx, uint8_t tx) {
+            cc[{x, y}].first |= rx;
+            cc[{x, y}].second |= tx;
+        };
+        if (x0 == x1) {
+            add(x0, y0, 0, kS);
+        } else {
+            add(x0, y0, 0, from);
+            for (int x = x0 < x1 ? x0 + 1 : x0 - 1; x != x1; x += x0 < x1 ? 1 : -1) add(x, y0, along, from);
+            add(x1, y0, along, kS);
+        }
+        for (int y = y0 + 1; y < y1; y++) add(x1, y, kN, kS);
+        add(x1, y1, kN, kR);
+        gn[{x1, y1}][4] = 1;
     }
-    for (const auto& [xy, flags] : gn) check(mesh_.host_.h2d_u32(xy.first, xy.second, "gn", flags.data(), 4));
+    if (!heads.empty()) {
+        gn[heads.front()][4] = 0;   // the chain's end computes the coefficient
+        if (heads.size() > 1) {
+            gn[heads.front()][6] = 1;
+            cc[heads.front()].first |= kR;
+        }
+    }
+    for (const auto& [xy, ports] : cc) route(xy.first, xy.second, kCc, ports.first, ports.second);
+    for (const auto& [xy, flags] : gn) check(mesh_.host_.h2d_u32(xy.first, xy.second, "gn", flags.data(), flags.size()));
     norm_origin_ = heads.empty() ? std::pair<int, int>{-1, -1} : heads.front();
+}
+
+// Colour c from the PE `from` (which sends: rx ramp) to every PE of the row `to` (a
+// multicast: each router there copies the wavelet to its PE and on). Along from's mesh row to
+// to's first column, then up or down to to's row, then along it; on one row, straight along it.
+void MeshTrainer::route_stream(int c, std::pair<int, int> from, const PlannedOp& to) {
+    auto route = [&](int x, int y, uint8_t rx, uint8_t tx) { check(mesh_.host_.route(x, y, c, Route::of(rx, tx))); };
+    const int x0 = to.rect.x, x1 = to.rect.x + to.rect.w - 1, ty = to.rect.y;
+    auto [x, y] = from;
+    uint8_t in = kR;
+    if (y == ty && x > x1) {   // to's row to the west: enter at its east end, copy westward
+        for (; x > x1 + 1; x--, in = kE) route(x, y, in, kW);
+        route(x, y, in, kW);
+        for (int k = x1; k >= x0; k--) route(k, y, kE, k > x0 ? kR | kW : kR);
+        return;
+    }
+    if (y == ty && x >= x0) throw std::logic_error("mesh_trainer: a tie stream starts inside its destination's row");
+    for (; x != x0; in = x < x0 ? kW : kE, x += x < x0 ? 1 : -1) route(x, y, in, x < x0 ? kE : kW);
+    for (; y != ty; in = y < ty ? kN : kS, y += y < ty ? 1 : -1) route(x, y, in, y < ty ? kS : kN);
+    for (int k = x0; k <= x1; k++) route(k, ty, k == x0 ? in : kW, k < x1 ? kR | kE : kR);
+}
+
+// The tie's relays, once: along the embedding's row (ta0/ta1) and the logits' row (tb0/tb1),
+// PE p sends to PE p + 1 on colour p % 2 (a PE receives on one and sends on the other); the
+// last PE sends on tw, which route_stream points at the other op before each stream.
+void MeshTrainer::route_tie() {
+    const PlannedOp& emb = op("encoded");
+    const PlannedOp& lg = op("logits");
+    if (!tied(lg)) return;
+    const int V = mesh_.plan().cfg.vocab_size;
+    auto relay = [&](const PlannedOp& o, const int (&colours)[2], auto&& tie_of) {
+        for (int p = 0; p < o.rect.w; p++) {
+            const int x = o.rect.x + p, y = o.rect.y;
+            if (p + 1 < o.rect.w) {
+                check(mesh_.host_.route(x, y, colours[p % 2], Route::of(kR, kE)));
+                check(mesh_.host_.route(x + 1, y, colours[p % 2], Route::of(kW, kR)));
+            }
+            std::vector<uint32_t> t = tie_of(p);
+            t[0] = p == 0 ? 0 : uint32_t((p - 1) % 2 + 1);
+            t[1] = p + 1 < o.rect.w ? uint32_t(p % 2 + 1) : 3;
+            check(mesh_.host_.h2d_u32(x, y, "tie", t.data(), t.size()));
+        }
+    };
+    relay(emb, {3, 4}, [](int) { return std::vector<uint32_t>(2); });   // the kernels' ta0, ta1
+    const int NC = int(lg.constants.at("NC"));
+    relay(lg, {6, 7}, [&](int p) {                                        // tb0, tb1
+        const int before = std::min(p * NC, V);
+        return std::vector<uint32_t>{0, 0, uint32_t(before), uint32_t(std::min(NC, V - before)), uint32_t(V)};
+    });
+}
+
+// Two ops' functions launched together and run to quiescence: one streams, the other takes.
+bool MeshTrainer::stream(const char* name, const PlannedOp& from, const char* from_fn, const PlannedOp& to, const char* to_fn) {
+    const MachineStats s0 = mesh_.host_.stats();
+    const auto start = std::chrono::steady_clock::now();
+    check(mesh_.host_.launch(to.rect, to_fn));
+    check(mesh_.host_.launch(from.rect, from_fn));
+    const RunResult r = mesh_.host_.run_until_quiescent(mesh_.cycle_budget);
+    if (!r.ok()) {
+        error_ = std::string(name) + ": " + r.fault.to_string();
+        return false;
+    }
+    const MachineStats s1 = mesh_.host_.stats();
+    OpRun run;
+    run.name = name;
+    run.op = name;
+    run.cycles = s1.cycles - s0.cycles;
+    run.instructions = s1.instrs - s0.instrs;
+    run.busy = s1.busy - s0.busy;
+    run.hops = s1.hops - s0.hops;
+    run.pes = from.rect.w * from.rect.h + to.rect.w * to.rect.h;
+    run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    runs_.push_back(run);
+    return true;
 }
 
 const PlannedOp& MeshTrainer::op(const std::string& name) const {
@@ -118,9 +232,9 @@ bool MeshTrainer::launch(const PlannedOp& o, const char* fn, int t0, int n) {
     return true;
 }
 
-// crossentropy.wk on the logits of the last forward: dlogits into grads_["logits"], the
-// targets' probabilities into probs (T).
-bool MeshTrainer::loss_grad(const PlannedOp& o, const int* targets, int B, int T, float* probs) {
+// crossentropy.wk on the logits of the last forward: dlogits into grads_["logits"]; the
+// sequence's -log p[target] added on the PEs to the step's running sum (lsum, loss).
+bool MeshTrainer::loss_grad(const PlannedOp& o, const int* targets, int B, int T) {
     mesh_.put(o, o.inputs.front(), 0, T);
     const Transfer& in = o.inputs.front();
     const uint32_t bt = uint32_t(B * T);
@@ -137,10 +251,6 @@ bool MeshTrainer::loss_grad(const PlannedOp& o, const int* targets, int B, int T
     Transfer out = o.output;
     out.tensor = "logits";
     mesh_.get(o, out, 0, T, grads_);
-    for (int p = 0; p < o.rect.w; p++) {
-        const int hi = std::clamp(T - p * in.per_pe, 0, in.per_pe);
-        if (hi > 0) check(mesh_.host_.d2h(o.rect.x + p, o.rect.y, "pt", probs + p * in.per_pe, size_t(hi)));
-    }
     return true;
 }
 
@@ -169,22 +279,6 @@ bool MeshTrainer::backward_op(const PlannedOp& o, int T) {
         mesh_.get(o, in, 0, T, grads_);
     }
     return true;
-}
-
-void MeshTrainer::copy_tied_weights() { copy_wte(op("encoded"), "wte", "wte", op("logits"), "w", "w"); }
-
-// The tie, through the host: a wte-shaped tensor read as `from_sym` from the PEs of `from` (laid
-// out as its weight `from_w`) and written as `to_sym` to the PEs of `to` (laid out as `to_w`).
-void MeshTrainer::copy_wte(const PlannedOp& from, const char* from_w, const char* from_sym,
-                           const PlannedOp& to, const char* to_w, const char* to_sym) {
-    const ParamSlice w = param_slice(mesh_.plan().cfg, "wte", -1);
-    std::vector<float> t(size_t(w.rows) * w.cols);
-    for (int p = 0; p < from.rect.w; p++)
-        for (const WeightPiece& piece : weight_pieces(from, p, from_w, w))
-            check(mesh_.host_.d2h(from.rect.x + p, from.rect.y, from_sym, t.data() + piece.model, piece.n, piece.pe));
-    for (int p = 0; p < to.rect.w; p++)
-        for (const WeightPiece& piece : weight_pieces(to, p, to_w, w))
-            check(mesh_.host_.h2d(to.rect.x + p, to.rect.y, to_sym, t.data() + piece.model, piece.n, piece.pe));
 }
 
 const char* train_phase_name(TrainPhase p) {
@@ -226,19 +320,22 @@ bool MeshTrainer::check_batch(const int* inputs, const int* targets, int B, int 
 // adds them; and the loss, the reference's mean: -log p in order, one fp32 sum.
 void MeshTrainer::queue_backward() {
     const int B = cur_.B, T = cur_.T;
-    cur_.probs.assign(size_t(B) * T, 0.0f);
     cur_.tokens.clear();
     cur_.dencoded.clear();
     const auto& ops = mesh_.plan().ops;
     auto add = [&](TrainPhase ph, const std::string& op, int seq, std::function<bool()> f) {
         queue_.push_back({{ph, op, seq}, std::move(f)});
     };
+    const PlannedOp* ce = nullptr;   // the loss's op
     for (const PlannedOp& o : ops) {
+        if (o.train_only) ce = &o;
         if (!trains(o)) continue;
         if (!o.weights.empty()) add(TrainPhase::Backward, o.name, -1, [this, &o] { return launch(o, "zero_grad", 0, 0); });
         // the matmuls' dx needs W's columns: once per step, as the weights change once
         if (o.kernel == "matmul.wk") add(TrainPhase::Backward, o.name, -1, [this, &o] { return launch(o, "transpose_w", 0, 0); });
     }
+    if (!ce) throw std::logic_error("mesh_trainer: the plan has no loss op (crossentropy.wk)");
+    add(TrainPhase::Backward, ce->name, -1, [this, ce] { return launch(*ce, "zero_loss", 0, 0); });
     for (int b = 0; b < B; b++) {
         bool first = true;
         for (const PlannedOp& o : ops) {
@@ -258,12 +355,9 @@ void MeshTrainer::queue_backward() {
             });
             first = false;
         }
-        for (const PlannedOp& o : ops)
-            if (o.train_only)
-                add(TrainPhase::Backward, o.name, b, [this, &o, b] {
-                    const size_t at = size_t(b) * cur_.T;
-                    return loss_grad(o, cur_.targets.data() + at, cur_.B, cur_.T, cur_.probs.data() + at);
-                });
+        add(TrainPhase::Backward, ce->name, b, [this, ce, b] {
+            return loss_grad(*ce, cur_.targets.data() + size_t(b) * cur_.T, cur_.B, cur_.T);
+        });
         for (auto it = ops.rbegin(); it != ops.rend(); ++it) {
             if (!trains(*it) || it->kernel == "embedding.wk") continue;
             const PlannedOp& o = *it;
@@ -276,12 +370,13 @@ void MeshTrainer::queue_backward() {
         });
     }
     const PlannedOp& emb = op("encoded");
-    add(TrainPhase::Backward, op("logits").name, -1, [this, &emb] {
-        copy_wte(op("logits"), "w", "dw", emb, "wte", "dwte");
-        return true;
+    const PlannedOp& lg = op("logits");
+    add(TrainPhase::Backward, lg.name, -1, [this, &emb, &lg] {   // the logits' part of dwte, over the fabric
+        route_stream(kTieColour, {lg.rect.x + lg.rect.w - 1, lg.rect.y}, emb);
+        return stream("tie_grad", lg, "tie_send", emb, "tie_recv");
     });
     for (int b = 0; b < B; b++)
-        add(TrainPhase::Backward, emb.name, b, [this, &emb, b] {
+        add(TrainPhase::Backward, emb.name, b, [this, &emb, ce, b] {
             const int T = cur_.T;
             mesh_.tokens_ = cur_.tokens[size_t(b)];
             mesh_.put(emb, emb.inputs.front(), 0, T);
@@ -290,11 +385,8 @@ void MeshTrainer::queue_backward() {
             dy.symbol = "dy";
             mesh_.put(emb, dy, 0, T, g);
             if (!launch(emb, "backward", 0, T)) return false;
-            if (b == cur_.B - 1) {
-                float sum = 0.0f;
-                for (float p : cur_.probs) sum += -wl::math::logf(p);
-                cur_.step.loss = sum / float(cur_.B * T);
-            }
+            // Summed and divided on the PEs (crossentropy.wk); every PE of its row holds it.
+            if (b == cur_.B - 1) check(mesh_.host_.d2h(ce->rect.x, ce->rect.y, "loss", &cur_.step.loss, 1));
             return true;
         });
 }
@@ -302,7 +394,26 @@ void MeshTrainer::queue_backward() {
 void MeshTrainer::queue_update() {
     queue_.push_back({{TrainPhase::Optimiser, "grad_norm", -1}, [this] {
         const gpt::GPTConfig& cfg = mesh_.plan().cfg;
-        // The sum of squares over the fabric (route_norm's chains), fp32: the reference sums in double.
+        // This step's hyperparameters; the clipping coefficient (hp[kHpClip]) grad_norm computes.
+        t_ += 1;
+        const double lr = cur_.lr;
+        const double bc1 = 1.0 - wl::math::powi_d(cfg.beta1, t_), bc2 = 1.0 - wl::math::powi_d(cfg.beta2, t_);
+        float* hp = cur_.hp;
+        hp[kHpBeta1] = float(cfg.beta1);
+        hp[kHpOneMinusBeta1] = 1.0f - float(cfg.beta1);
+        hp[kHpBeta2] = float(cfg.beta2);
+        hp[kHpOneMinusBeta2] = 1.0f - float(cfg.beta2);
+        hp[kHpEps] = float(cfg.adam_eps);
+        hp[kHpStepSize] = float(lr / bc1);
+        hp[kHpBc2Sqrt] = float(std::sqrt(bc2));
+        hp[kHpDecay] = float(1.0 - lr * cfg.weight_decay);
+        hp[kHpClip] = 1.0f;
+        hp[kHpGradClip] = cfg.grad_clip > 0 ? float(cfg.grad_clip) : -1.0f;
+        for (const PlannedOp& o : mesh_.plan().ops)
+            if (trains(o) && !o.weights.empty())
+                for (int p = 0; p < o.rect.w; p++) check(mesh_.host_.h2d(o.rect.x + p, o.rect.y, "hp", hp, kHpCount));
+        // The sum of squares over the fabric (route_norm's chains), fp32 (the reference sums in
+        // double); at its end the norm and the clipping coefficient, which comes back over the fabric.
         const MachineStats s0 = mesh_.host_.stats();
         const auto start = std::chrono::steady_clock::now();
         for (const PlannedOp& o : mesh_.plan().ops)
@@ -323,40 +434,18 @@ void MeshTrainer::queue_update() {
         run.pes = int(mesh_.plan().pes_used());
         run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         runs_.push_back(run);
-        float total = 0;
-        check(mesh_.host_.d2h(norm_origin_.first, norm_origin_.second, "gsq", &total, 1));
-        const float norm = float(std::sqrt(double(total)));
-        float clip = 1.0f;
-        if (cfg.grad_clip > 0) {
-            const float coef = float(cfg.grad_clip) / (norm + 1e-6f);   // as gpt::AdamW::step
-            if (coef < 1.0f) clip = coef;
-        }
-        t_ += 1;
-        const double lr = cur_.lr;
-        const double bc1 = 1.0 - wl::math::powi_d(cfg.beta1, t_), bc2 = 1.0 - wl::math::powi_d(cfg.beta2, t_);
-        float* hp = cur_.hp;
-        hp[kHpBeta1] = float(cfg.beta1);
-        hp[kHpOneMinusBeta1] = 1.0f - float(cfg.beta1);
-        hp[kHpBeta2] = float(cfg.beta2);
-        hp[kHpOneMinusBeta2] = 1.0f - float(cfg.beta2);
-        hp[kHpEps] = float(cfg.adam_eps);
-        hp[kHpStepSize] = float(lr / bc1);
-        hp[kHpBc2Sqrt] = float(std::sqrt(bc2));
-        hp[kHpDecay] = float(1.0 - lr * cfg.weight_decay);
-        hp[kHpClip] = clip;
-        cur_.step.grad_norm = norm;
+        check(mesh_.host_.d2h(norm_origin_.first, norm_origin_.second, "gnorm", &cur_.step.grad_norm, 1));
         return true;
     }});
     for (const PlannedOp& o : mesh_.plan().ops) {
         if (!trains(o) || o.weights.empty()) continue;
-        queue_.push_back({{TrainPhase::Optimiser, o.name, -1}, [this, &o] {
-            for (int p = 0; p < o.rect.w; p++) check(mesh_.host_.h2d(o.rect.x + p, o.rect.y, "hp", cur_.hp, kHpCount));
-            return launch(o, "adamw", 0, 0);
-        }});
+        queue_.push_back({{TrainPhase::Optimiser, o.name, -1}, [this, &o] { return launch(o, "adamw", 0, 0); }});
     }
-    queue_.push_back({{TrainPhase::Optimiser, op("encoded").name, -1}, [this] {
-        copy_tied_weights();
-        return true;
+    queue_.push_back({{TrainPhase::Optimiser, op("encoded").name, -1}, [this] {   // the updated wte to the logits' PEs
+        const PlannedOp& emb = op("encoded");
+        const PlannedOp& lg = op("logits");
+        route_stream(kTieColour, {emb.rect.x + emb.rect.w - 1, emb.rect.y}, lg);
+        return stream("tie_weights", emb, "tie_send", lg, "tie_recv");
     }});
 }
 
@@ -396,6 +485,13 @@ bool MeshTrainer::run_slice(int units) {
         next_ = 0;
     }
     return true;
+}
+
+// The clipping coefficient AdamW used in the last update(), as the PE at (x, y) holds it (hp[kHpClip]).
+float MeshTrainer::clip_at(int x, int y) const {
+    float hp[kHpCount];
+    check(mesh_.host_.d2h(x, y, "hp", hp, kHpCount));
+    return hp[kHpClip];
 }
 
 bool MeshTrainer::run_all() { return run_slice(int(queue_.size() - next_)); }

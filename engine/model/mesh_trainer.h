@@ -4,19 +4,24 @@
 // kept for backward all stay in those PEs' SRAM (models/kernels/*.wk, TRAIN = 1).
 //
 // One step on B sequences: for each sequence, the forward (MeshGPT's), the
-// loss's gradient (crossentropy.wk) and the backward ops in reverse order; each
-// op adds its weight gradients into running sums on its PEs, so B sequences
-// give the reference's sums over B*T rows. Then the tied wte's gradient (the
-// logits' part first, then the embedding's, as engine/gpt), the global norm,
-// clipping and AdamW on every PE that holds a weight.
+// loss and its gradient (crossentropy.wk: -log p[target] with the PE's flog,
+// summed along its row in the reference's order) and the backward ops in
+// reverse order; each op adds its weight gradients into running sums on its
+// PEs, so B sequences give the reference's sums over B*T rows. Then the tied
+// wte's gradient (the logits' part, streamed row by row over the fabric to the
+// embedding's PEs, first, then the embedding's, as engine/gpt),
+// the global norm (a sum of squares over the fabric; at its end the square root
+// and the clipping coefficient, which goes back over the fabric to every PE
+// that holds a weight), AdamW on those PEs, and the updated wte streamed from
+// the embedding's PEs to the logits' (route_tie, route_stream).
 //
 // What the host does (docs/model-compiler.md, "Training"): moves activations
 // and their gradients between ops (as MeshGPT does for the forward), feeds the
-// tokens and targets, takes -log of the targets' probabilities for the loss
-// (log is no PE instruction), takes the square root of the sum of squares the
-// fabric reduced (and from it the clipping coefficient, which it writes with the
-// learning rate), and copies the tied wte between the embedding's and the
-// logits' PEs.
+// tokens and targets, writes each step's AdamW hyperparameters (the learning
+// rate and its schedule, the bias corrections, grad_clip), reads the loss and
+// the norm back out of SRAM, and sets routes: once for the norm's chains and
+// the tie's relays, and before each of the tie's two streams a step, the way
+// colour 5 runs (embedding to logits, or back).
 //
 //   auto r = plan_model(cfg, 32, 32, read_kernels("models/kernels"), sram, /*train=*/true);
 //   MeshTrainer tr(r.plan, model);                       // weights from a gpt::GPT
@@ -50,7 +55,8 @@ enum AdamHp : int {
     kHpStepSize,      // lr / (1 - b1^t)
     kHpBc2Sqrt,       // sqrt(1 - b2^t)
     kHpDecay,         // 1 - lr * weight_decay (1 when off: the multiply is then exact)
-    kHpClip,          // the clipping coefficient, 1 when the norm is under grad_clip
+    kHpClip,          // the clipping coefficient, 1 when the norm is under grad_clip: grad_norm() computes it
+    kHpGradClip,      // grad_clip, the largest norm (-1: no clipping)
     kHpCount
 };
 
@@ -82,8 +88,12 @@ public:
     // The first half of step(): zeroes the gradients, then forward and backward for the B
     // sequences; gradients stay on the PEs (read_grads). *loss as TrainStep::loss.
     bool backward(const int* inputs, const int* targets, int B, int T, float* loss);
-    // The second half: global norm, clipping, AdamW on the PEs, the tied wte copied across.
+    // The second half: global norm, clipping, AdamW on the PEs, the tied wte streamed across.
     bool update(double lr, float* grad_norm);
+    // The clipping coefficient the last update() used, as the PE at (x, y) holds it (one that holds weights).
+    float clip_at(int x, int y) const;
+    // The PE where the global norm's sum ends and the clipping coefficient is computed.
+    std::pair<int, int> norm_origin() const { return norm_origin_; }
 
     // The sliced step (see the header comment). begin_step: false (error()) on bad input or while
     // a step is still queued; nothing has run then. run_slice: false on a fault (error()); the
@@ -126,14 +136,15 @@ private:
     void queue_update();             // the norm, AdamW on every weight-holding op, the tie
     bool run_all();
     bool launch(const PlannedOp& op, const char* fn, int t0, int n);
-    bool loss_grad(const PlannedOp& op, const int* targets, int B, int T, float* probs);
+    bool loss_grad(const PlannedOp& op, const int* targets, int B, int T);
     bool backward_op(const PlannedOp& op, int T);
     std::string grad_name(const std::string& tensor) const;   // through the residuals' identity backward
     const PlannedOp& op(const std::string& name) const;
-    void copy_tied_weights();
-    void copy_wte(const PlannedOp& from, const char* from_w, const char* from_sym, const PlannedOp& to, const char* to_w,
-                  const char* to_sym);
     void route_norm();
+    void route_tie();
+    void route_stream(int colour, std::pair<int, int> from, const PlannedOp& to);
+    bool stream(const char* name, const PlannedOp& from, const char* from_fn, const PlannedOp& to, const char* to_fn);
+    static constexpr int kTieColour = 5;   // the kernels' tw
 
     MeshGPT mesh_;
     Tensors grads_;                // gradient of each activation (rows, TP), channel-major
@@ -144,7 +155,6 @@ private:
         std::vector<int> inputs, targets;
         int B = 0, T = 0;
         double lr = 0;
-        std::vector<float> probs;                  // the targets' probabilities, (B, T)
         std::vector<std::vector<int>> tokens;      // each sequence's tokens, for the embedding's backward
         std::vector<std::vector<float>> dencoded;  // and its gradient
         float hp[kHpCount] = {};

@@ -49,8 +49,28 @@ const float* ref_act(const float* base, int l, int B, int T, int rows, int b) {
     return base + (size_t(l) * B + b) * size_t(T) * rows;
 }
 
+// The wte-shaped tensor `sym` (laid out as the op's weight `w`) out of the PEs of op `name`.
+std::vector<float> read_wte(MeshTrainer& tr, const char* name, const char* w, const char* sym) {
+    const wl::model::PlannedOp& o = *tr.mesh().plan().find(name);
+    const wl::model::ParamSlice s = wl::model::param_slice(tr.mesh().plan().cfg, "wte", -1);
+    std::vector<float> out(size_t(s.rows) * s.cols, NAN);
+    for (int p = 0; p < o.rect.w; p++)
+        for (const wl::model::WeightPiece& piece : wl::model::weight_pieces(o, p, w, s))
+            EXPECT_FALSE(tr.mesh().host().d2h(o.rect.x + p, o.rect.y, sym, out.data() + piece.model, piece.n, piece.pe));
+    return out;
+}
+
+// Wavelet hops of the named launches of the last step.
+uint64_t hops_of(const MeshTrainer& tr, const std::string& name) {
+    uint64_t h = 0;
+    for (const wl::model::OpRun& run : tr.last_run()) h += run.name == name ? run.hops : 0;
+    return h;
+}
+
 // One backward on the mesh and on the reference, compared op by op and parameter by parameter.
-void check_gradients(const GPTConfig& cfg, int mesh, int B, int T, uint64_t seed, wl::RunMode mode = wl::RunMode::Fast) {
+// mesh_h 0: a square mesh.
+void check_gradients(const GPTConfig& cfg, int mesh, int B, int T, uint64_t seed, wl::RunMode mode = wl::RunMode::Fast,
+                     int mesh_h = 0) {
     GPT model(cfg);
     model.init_weights(seed);
     const std::vector<int> in = tokens(B * T, cfg.vocab_size, uint32_t(seed)), tg = tokens(B * T, cfg.vocab_size, uint32_t(seed) + 5);
@@ -58,12 +78,29 @@ void check_gradients(const GPTConfig& cfg, int mesh, int B, int T, uint64_t seed
     model.zero_grad();
     model.backward();
 
-    auto r = plan_model(cfg, mesh, mesh, kKernels, wl::MachineConfig{}.sram_bytes, true);
+    auto r = plan_model(cfg, mesh, mesh_h ? mesh_h : mesh, kKernels, wl::MachineConfig{}.sram_bytes, true);
     ASSERT_TRUE(r.ok) << r.error;
     MeshTrainer tr(r.plan, model, mode);
     float loss = 0;
     ASSERT_TRUE(tr.backward(in.data(), tg.data(), B, T, &loss)) << tr.error();
     EXPECT_EQ(float_bits(loss), float_bits(model.mean_loss)) << loss << " vs " << model.mean_loss;
+    // The loss came from the PEs: crossentropy.wk's row all hold the same running sum, and its mean.
+    const wl::model::PlannedOp* ce = tr.mesh().plan().find("dlogits");
+    ASSERT_NE(ce, nullptr);
+    for (int p = 0; p < ce->rect.w; p++) {
+        float lsum = 0, mean = 0;
+        ASSERT_FALSE(tr.mesh().host().d2h(ce->rect.x + p, ce->rect.y, "lsum", &lsum, 1));
+        ASSERT_FALSE(tr.mesh().host().d2h(ce->rect.x + p, ce->rect.y, "loss", &mean, 1));
+        EXPECT_EQ(float_bits(mean), float_bits(loss)) << "PE " << p << " of the loss's row";
+        EXPECT_EQ(float_bits(lsum / float(B * T)), float_bits(loss)) << "PE " << p;
+    }
+    uint64_t loss_hops = 0;
+    for (const wl::model::OpRun& run : tr.last_run())
+        if (run.name == "dlogits") loss_hops += run.hops;
+    if (ce->rect.w > 1) EXPECT_GT(loss_hops, 0u) << "the loss's running sum crossed the row";
+
+    // The tied wte's gradient: the logits' part went to the embedding's PEs over the fabric.
+    EXPECT_GT(hops_of(tr, "tie_grad"), 0u) << "dwte's rows crossed the fabric";
 
     // Each op's input gradient, for the last sequence (the mesh keeps the last one).
     const int C = cfg.n_embd, L = cfg.n_layer, V = cfg.vocab_size, b = B - 1;
@@ -133,15 +170,17 @@ struct Tracked {
     Diff m, v;                // AdamW's moments after the last step
     float norm_ref = 0, norm_mesh = 0;   // the last step's
     uint64_t norm_hops = 0;   // wavelet hops of the last step's grad_norm (the fabric's reduction)
+    int clipped = 0;          // steps whose clipping coefficient was under 1
     std::vector<float> weights;   // the mesh's, after the last step
 };
 
 // `steps` AdamW steps on the mesh and on the reference, on the same batches.
-Tracked track(GPTConfig cfg, int mesh, int B, int T, int steps, uint64_t seed, wl::RunMode mode = wl::RunMode::Fast) {
+Tracked track(GPTConfig cfg, int mesh, int B, int T, int steps, uint64_t seed, wl::RunMode mode = wl::RunMode::Fast,
+              int mesh_h = 0) {
     Tracked out;
     GPT model(cfg);
     model.init_weights(seed);
-    auto r = plan_model(cfg, mesh, mesh, kKernels, wl::MachineConfig{}.sram_bytes, true);
+    auto r = plan_model(cfg, mesh, mesh_h ? mesh_h : mesh, kKernels, wl::MachineConfig{}.sram_bytes, true);
     EXPECT_TRUE(r.ok) << r.error;
     if (!r.ok) return out;
     MeshTrainer tr(r.plan, model, mode);
@@ -157,6 +196,22 @@ Tracked track(GPTConfig cfg, int mesh, int B, int T, int steps, uint64_t seed, w
         wl::model::TrainStep st;
         EXPECT_TRUE(tr.step(in.data(), tg.data(), B, T, lr, &st)) << tr.error();
         out.norm_mesh = st.grad_norm;
+        // The clipping coefficient, computed where the norm's sum ends and sent to every PE that
+        // holds a weight: the reference's formula on the mesh's norm, the same bits everywhere.
+        float want = 1.0f;
+        if (cfg.grad_clip > 0) {
+            const float coef = float(cfg.grad_clip) / (st.grad_norm + 1e-6f);
+            if (coef < 1.0f) want = coef;
+        }
+        out.clipped += want < 1.0f;
+        int holders = 0;
+        for (const wl::model::PlannedOp& o : tr.mesh().plan().ops) {
+            if (o.weights.empty() || !o.constants.count("TRAIN") || o.constants.at("TRAIN") != 1) continue;
+            for (int p = 0; p < o.rect.w; p++, holders++)
+                EXPECT_EQ(float_bits(tr.clip_at(o.rect.x + p, o.rect.y)), float_bits(want))
+                    << o.name << " PE " << p << " at step " << s;
+        }
+        EXPECT_GT(holders, 1);
         uint64_t cycles = 0;
         int qkv_forwards = 0, qkv_backwards = 0;
         for (const wl::model::OpRun& run : tr.last_run()) {
@@ -172,6 +227,10 @@ Tracked track(GPTConfig cfg, int mesh, int B, int T, int steps, uint64_t seed, w
         std::printf("[ info ] step %d: loss %.6f (reference %.6f), norm %.6f (reference %.6f), %llu cycles, %.2f s\n", s,
                     st.loss, model.mean_loss, st.grad_norm, out.norm_ref, (unsigned long long)st.cycles, st.seconds);
     }
+    // The tie: the logits' PEs got the updated wte over the fabric, the same bits as the embedding's.
+    EXPECT_GT(hops_of(tr, "tie_weights"), 0u);
+    const std::vector<float> emb_wte = read_wte(tr, "encoded", "wte", "wte"), logits_w = read_wte(tr, "logits", "w", "w");
+    EXPECT_EQ(diff(logits_w.data(), emb_wte.data(), emb_wte.size()).differ, 0) << "the logits' copy of wte";
     std::vector<float> p, m, v;
     tr.read_params(&p);
     out.params = diff(p.data(), model.params_memory.data(), p.size());
@@ -210,6 +269,22 @@ TEST(MeshTrain, AdamWWithoutClippingMatchesTheReferenceBitForBit) {
     EXPECT_LE(std::fabs(t.norm_mesh - t.norm_ref) / t.norm_ref, 1e-5f);
 }
 
+// The tie's streams between the embedding and the logits take other ways on other meshes:
+// on 64x4 east along the first row and down (the weights), west and up (the gradient); on
+// 256x1 both ops share the one row, so each stream runs straight along it.
+TEST(MeshTrain, TheTiedWteStreamsOnAnyPlacement) {
+    GPTConfig cfg = config(1, 2, 16, 8, 11);
+    cfg.grad_clip = 0;
+    cfg.warmup_iters = 1;
+    for (auto [w, h] : {std::pair<int, int>{64, 4}, {256, 1}}) {
+        SCOPED_TRACE(std::to_string(w) + "x" + std::to_string(h));
+        check_gradients(cfg, w, 2, 8, 5, wl::RunMode::Fast, h);
+        const Tracked t = track(cfg, w, 2, 8, 2, 4, wl::RunMode::Fast, h);
+        EXPECT_EQ(t.worst_loss, 0.0f);
+        EXPECT_EQ(t.params.differ, 0);
+    }
+}
+
 TEST(MeshTrain, CycleModeStepsGiveTheSameBits) {
     GPTConfig cfg = config(1, 2, 16, 8, 11);
     cfg.warmup_iters = 1;
@@ -223,6 +298,7 @@ TEST(MeshTrain, NanoStepsWithClippingTrackTheReference) {
     GPTConfig cfg = nano();
     cfg.warmup_iters = 2;   // larger steps sooner
     const Tracked t = track(cfg, 32, 2, 64, 3, 1);
+    EXPECT_GT(t.clipped, 0) << "no step clipped: the mesh's coefficient was not put to the test";
     EXPECT_LE(std::fabs(t.norm_mesh - t.norm_ref) / t.norm_ref, 1e-5f);
     EXPECT_LE(t.worst_loss, 1e-4f);
     // Against its tensor's largest weight, a weight differs by about 1e-6 after 3 steps, except in
