@@ -17,7 +17,9 @@
 
 #include "engine/fabric/program_builder.h"
 
+#include <algorithm>
 #include <cstring>
+#include <functional>
 #include <unordered_map>
 
 namespace wl::lang {
@@ -409,28 +411,108 @@ private:
         auto& A = e.args;
         const int mark = next_;
         if (!va.has_dst) {
-            dsd(*A[0], 1);
+            int d = hoisted_reg(*A[0]);
+            if (d < 0) dsd(*A[0], d = 1);
             int r = dst < 0 ? alloc() : dst;
             at(e.line, e.col);
-            emit(e.vop, 0, 1, 0, r, 0, 0);
+            emit(e.vop, 0, d, 0, r, 0, 0);
             next_ = mark;
             return;
         }
         const int ndsd = va.dsds;
-        int reg[3] = {0, 1, 2};
+        int reg[3] = {-1, -1, -1};
         for (int k = 0; k < ndsd; ++k) {
-            for (int j = 0; j < k && reg[k] == k; ++j)
+            reg[k] = hoisted_reg(*A[size_t(k)]);
+            for (int j = 0; j < k && reg[k] < 0; ++j)
                 if (A[size_t(k)]->kind == ExprKind::Call && same_mem(*A[size_t(k)], *A[size_t(j)])) reg[k] = reg[j];
-            if (reg[k] == k) dsd(*A[size_t(k)], k);
+            if (reg[k] < 0) dsd(*A[size_t(k)], reg[k] = k);
         }
         int s = 0;
         if (va.scalar) s = operand(*A[size_t(ndsd)]);
         at(e.line, e.col);
-        emit(e.vop, 0, reg[1], ndsd == 3 ? reg[2] : 0, s, flags, task);
+        emit(e.vop, reg[0], reg[1], ndsd == 3 ? reg[2] : 0, s, flags, task);
         next_ = mark;
     }
 
   private:
+    // [SECTION] loop-invariant descriptors (optimising)
+    // A loop's mem() operands that nothing in it can change (their arguments are constants and
+    // locals it does not assign) are set once, before it, in d3 and up. Not in a loop that calls a
+    // function: the callee's code uses the same DSD registers.
+    std::vector<std::pair<const Expr*, int>> hoisted_;   // mem() expression -> its DSD register
+    int next_dsd_ = 3;                                   // d0..d2 are each vector op's own
+
+    static const Expr& resolved(const Expr& e) {   // a declared dsd's name -> its mem() / fabin()
+        if (e.kind == ExprKind::Name && e.sym && e.sym->decl && e.sym->decl->init) return resolved(*e.sym->decl->init);
+        return e;
+    }
+    int hoisted_reg(const Expr& e) const {
+        const Expr& m = resolved(e);
+        if (m.kind != ExprKind::Call || m.builtin != Builtin::Mem) return -1;
+        for (const auto& [h, r] : hoisted_)
+            if (same_mem(*h, m)) return r;
+        return -1;
+    }
+    // What a loop body assigns (its lets, assignments' variables and loops' counters), and whether it calls.
+    static void assigned_in(const std::vector<StmtPtr>& body, std::vector<const Sym*>* out, bool* calls) {
+        for (const StmtPtr& st : body) {
+            if (st->sym) out->push_back(st->sym);
+            if (st->target && st->target->sym) out->push_back(st->target->sym);
+            for (const Expr* e : {st->e0.get(), st->e1.get(), st->target.get()})
+                if (e && calls_in(*e)) *calls = true;
+            assigned_in(st->body, out, calls);
+            assigned_in(st->else_body, out, calls);
+        }
+    }
+    static bool calls_in(const Expr& e) {
+        if (e.kind == ExprKind::Call && e.builtin == Builtin::None) return true;
+        for (const ExprPtr& a : e.args)
+            if (calls_in(*a)) return true;
+        return false;
+    }
+    bool invariant(const Expr& e, const std::vector<const Sym*>& assigned) const {
+        if (e.konst) return true;
+        switch (e.kind) {
+        case ExprKind::Name:
+            return reg_of_.count(e.sym) && std::find(assigned.begin(), assigned.end(), e.sym) == assigned.end();
+        case ExprKind::Unary: case ExprKind::Binary: case ExprKind::Cast:
+            for (const ExprPtr& a : e.args)
+                if (!invariant(*a, assigned)) return false;
+            return true;
+        default: return false;   // SRAM reads, calls
+        }
+    }
+    // Sets the invariant mem() operands of the vector ops in the body's innermost loops (the ones
+    // that run most: registers are few) into free DSD registers. `inner`: this body has no loop.
+    static bool has_loop(const std::vector<StmtPtr>& body) {
+        for (const StmtPtr& st : body)
+            if (st->kind == StmtKind::For || st->kind == StmtKind::While || has_loop(st->body) || has_loop(st->else_body)) return true;
+        return false;
+    }
+    void hoist(const std::vector<StmtPtr>& body, const std::vector<const Sym*>& assigned, bool inner) {
+        std::function<void(const Expr&)> visit = [&](const Expr& e) {
+            for (const ExprPtr& a : e.args) visit(*a);
+            if (e.kind != ExprKind::Call || e.builtin != Builtin::Vector) return;
+            for (const ExprPtr& a : e.args) {
+                const Expr& m = resolved(*a);
+                if (m.kind != ExprKind::Call || m.builtin != Builtin::Mem || hoisted_reg(m) >= 0 || next_dsd_ >= kDsdRegs) continue;
+                bool inv = true;
+                for (size_t k = 1; k < m.args.size(); ++k) inv = inv && invariant(*m.args[k], assigned);
+                if (!inv) continue;
+                dsd(const_cast<Expr&>(m), next_dsd_);
+                hoisted_.push_back({&m, next_dsd_++});
+            }
+        };
+        for (const StmtPtr& st : body) {
+            if (inner)
+                for (const Expr* e : {st->e0.get(), st->e1.get(), st->target.get()})
+                    if (e) visit(*e);
+            const bool loop = st->kind == StmtKind::For || st->kind == StmtKind::While;
+            hoist(st->body, assigned, loop ? !has_loop(st->body) : inner);
+            hoist(st->else_body, assigned, inner);
+        }
+    }
+
     // [SECTION] statements
 
     void stmts(std::vector<StmtPtr>& b) {
@@ -492,6 +574,14 @@ private:
             int hi = alloc();
             gen(*s.e1, hi);
             int top = label(), cont = label(), end = label(), test = label();
+            const size_t hoisted = hoisted_.size();
+            const int dsds = next_dsd_;
+            if (opt_) {
+                std::vector<const Sym*> assigned{s.sym};
+                bool calls = false;
+                assigned_in(s.body, &assigned, &calls);
+                if (!calls) hoist(s.body, assigned, !has_loop(s.body));
+            }
             // Optimising, the test is at the bottom: one branch a pass instead of a branch and a jump.
             if (opt_ && !(s.e0->konst && s.e1->konst && konst(*s.e0).i < konst(*s.e1).i)) {
                 at(s.line, s.col);
@@ -519,6 +609,8 @@ private:
                 jump(PI::Jmp, top);
             }
             bind(end);
+            hoisted_.resize(hoisted);
+            next_dsd_ = dsds;
             break;
         }
         case StmtKind::Return:
