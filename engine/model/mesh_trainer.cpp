@@ -317,9 +317,9 @@ bool MeshTrainer::check_batch(const int* inputs, const int* targets, int B, int 
 // Each sequence: the forward op by op (MeshGPT::forward's launches), the loss's gradient, the
 // backward ops in reverse. Then wte's gradient: the logits' part (summed over every sequence on
 // the logits' PEs) first, then the embedding's, sequence by sequence, as engine/gpt's backward
-// adds them; and the loss, the reference's mean: -log p in order, one fp32 sum.
+// adds them; the loss is the crossentropy op's (summed and divided on its PEs).
 void MeshTrainer::queue_backward() {
-    const int B = cur_.B, T = cur_.T;
+    const int B = cur_.B;
     cur_.tokens.clear();
     cur_.dencoded.clear();
     const auto& ops = mesh_.plan().ops;

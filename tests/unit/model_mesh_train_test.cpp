@@ -97,7 +97,9 @@ void check_gradients(const GPTConfig& cfg, int mesh, int B, int T, uint64_t seed
     uint64_t loss_hops = 0;
     for (const wl::model::OpRun& run : tr.last_run())
         if (run.name == "dlogits") loss_hops += run.hops;
-    if (ce->rect.w > 1) EXPECT_GT(loss_hops, 0u) << "the loss's running sum crossed the row";
+    if (ce->rect.w > 1) {
+        EXPECT_GT(loss_hops, 0u) << "the loss's running sum crossed the row";
+    }
 
     // The tied wte's gradient: the logits' part went to the embedding's PEs over the fabric.
     EXPECT_GT(hops_of(tr, "tie_grad"), 0u) << "dwte's rows crossed the fabric";
