@@ -1,6 +1,9 @@
 // lesson_check.cpp: compile, run, compare, explain (lesson_check.h).
 #include "engine/lessons/lesson_check.h"
 
+#include "engine/lessons/gpu_check.h"
+#include "engine/lessons/train_check.h"
+
 #include "engine/lang/compile.h"
 #include "engine/lang/run.h"
 
@@ -97,6 +100,8 @@ const char* check_kind_name(CheckKind k) {
         case CheckKind::Values: return "values";
         case CheckKind::Cycles: return "cycles";
         case CheckKind::Pes: return "pes";
+        case CheckKind::Loss: return "loss";
+        case CheckKind::Gpu: return "gpu";
     }
     return "?";
 }
@@ -104,6 +109,11 @@ const char* check_kind_name(CheckKind k) {
 std::string Verdict::summary() const {
     int failed = 0;
     for (const CheckItem& i : items) failed += !i.ok;
+    if (passed && loss >= 0) {
+        char b[64];
+        std::snprintf(b, sizeof b, "Passed: every check holds (loss %.2f).", loss);
+        return b;
+    }
     if (passed) return "Passed: every check holds (" + std::to_string(cycles) + " cycles).";
     return "Not yet: " + std::to_string(failed) + " of " + std::to_string(items.size()) + " checks failed.";
 }
@@ -125,6 +135,12 @@ Verdict check_kernel(const CheckSpec& spec, std::string_view source, std::string
         return v;
     }
     v.compiled = true;
+    if (spec.trains()) {   // a model kernel: no host block to run; the training is the run
+        check_training(spec, source, &v);
+        v.passed = v.ran;
+        for (const CheckItem& i : v.items) v.passed = v.passed && i.ok;
+        return v;
+    }
     wl::lang::RunOptions opt;
     opt.mode = wl::RunMode::Cycle;
     opt.cycle_budget = watchdog_cycles(spec);
@@ -174,6 +190,7 @@ Verdict check_kernel(const CheckSpec& spec, std::string_view source, std::string
                            ok ? pes_text(spec.pes) + " a program, as asked."
                               : pes_text(rep.pes_loaded) + " a program; this lesson wants " + std::to_string(spec.pes) + "."});
     }
+    if (!spec.faster_than_gpu.empty()) v.items.push_back(check_gpu(spec, cr, rep, &v));
     v.passed = v.ran;
     for (const CheckItem& i : v.items) v.passed = v.passed && i.ok;
     return v;
@@ -182,7 +199,10 @@ Verdict check_kernel(const CheckSpec& spec, std::string_view source, std::string
 nlohmann::json verdict_json(const Verdict& v) {
     nlohmann::json checks = nlohmann::json::array();
     for (const CheckItem& i : v.items) checks.push_back({{"kind", check_kind_name(i.kind)}, {"ok", i.ok}, {"message", i.message}});
-    return {{"passed", v.passed}, {"cycles", v.cycles}, {"pes", v.pes}, {"summary", v.summary()}, {"checks", checks}};
+    nlohmann::json j = {{"passed", v.passed}, {"cycles", v.cycles}, {"pes", v.pes}, {"summary", v.summary()}, {"checks", checks}};
+    if (v.loss >= 0) j["loss"] = v.loss, j["loss_start"] = v.loss_start;
+    if (v.gpu_s > 0) j["wafer_s"] = v.wafer_s, j["gpu_s"] = v.gpu_s;
+    return j;
 }
 
 }  // namespace wl::lessons
