@@ -122,8 +122,32 @@ uint64_t watchdog_cycles(const CheckSpec& spec) {
     return spec.cycle_budget ? std::max<uint64_t>(20 * spec.cycle_budget, 100'000) : 2'000'000;
 }
 
+KernelCheck::~KernelCheck() = default;
+KernelCheck::KernelCheck(KernelCheck&&) noexcept = default;
+KernelCheck& KernelCheck::operator=(KernelCheck&&) noexcept = default;
+
+bool KernelCheck::done() const { return !train_ || train_->done(); }
+int KernelCheck::steps_done() const { return train_ ? train_->steps_done() : 0; }
+int KernelCheck::steps() const { return train_ ? train_->steps() : 0; }
+float KernelCheck::batch_loss() const { return train_ ? train_->batch_loss() : 0.0f; }
+
+void KernelCheck::advance() {
+    if (done()) return;
+    train_->step();
+    if (!train_->done()) return;
+    train_->finish(&v_);
+    v_.passed = v_.ran;
+    for (const CheckItem& i : v_.items) v_.passed = v_.passed && i.ok;
+}
+
 Verdict check_kernel(const CheckSpec& spec, std::string_view source, std::string_view file) {
-    Verdict v;
+    KernelCheck c(spec, source, file);
+    while (!c.done()) c.advance();
+    return c.verdict();
+}
+
+KernelCheck::KernelCheck(const CheckSpec& spec, std::string_view source, std::string_view file) {
+    Verdict& v = v_;
     const wl::lang::CompileResult cr = wl::lang::compile(source, file);
     if (!cr.ok()) {
         std::string msg = "The kernel does not compile (" + std::to_string(cr.errors) + " error" +
@@ -132,14 +156,16 @@ Verdict check_kernel(const CheckSpec& spec, std::string_view source, std::string
         for (const wl::lang::Diagnostic& d : cr.diagnostics)
             if (d.severity == wl::lang::Severity::Error && shown++ < 5) msg += "\n  " + wl::lang::format_diagnostic(d);
         v.items.push_back({CheckKind::Compile, false, msg});
-        return v;
+        return;
     }
     v.compiled = true;
     if (spec.trains()) {   // a model kernel: no host block to run; the training is the run
-        check_training(spec, source, &v);
-        v.passed = v.ran;
-        for (const CheckItem& i : v.items) v.passed = v.passed && i.ok;
-        return v;
+        train_ = std::make_unique<TrainingCheck>(spec, source);
+        if (train_->done()) {   // the model could not be built or planned: nothing to step
+            train_->finish(&v);
+            v.passed = false;
+        }
+        return;
     }
     wl::lang::RunOptions opt;
     opt.mode = wl::RunMode::Cycle;
@@ -193,7 +219,6 @@ Verdict check_kernel(const CheckSpec& spec, std::string_view source, std::string
     if (!spec.faster_than_gpu.empty()) v.items.push_back(check_gpu(spec, cr, rep, &v));
     v.passed = v.ran;
     for (const CheckItem& i : v.items) v.passed = v.passed && i.ok;
-    return v;
 }
 
 nlohmann::json verdict_json(const Verdict& v) {

@@ -10,6 +10,7 @@
 #include "engine/lessons/check_spec.h"
 
 #include <cstdint>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
@@ -43,6 +44,30 @@ struct Verdict {
 uint64_t watchdog_cycles(const CheckSpec& spec);
 
 Verdict check_kernel(const CheckSpec& spec, std::string_view source, std::string_view file);
+
+class TrainingCheck;   // train_check.h
+
+// check_kernel in pieces, for a UI that draws while a training check runs (lesson 13's 20 steps
+// take about half a second natively, longer in a browser). The constructor compiles, and does
+// the whole check when it has no training; advance() runs one training step. check_kernel is
+// this, run to the end.
+class KernelCheck {
+public:
+    KernelCheck(const CheckSpec& spec, std::string_view source, std::string_view file);
+    ~KernelCheck();
+    KernelCheck(KernelCheck&&) noexcept;
+    KernelCheck& operator=(KernelCheck&&) noexcept;
+    bool done() const;
+    void advance();                 // one training step; nothing once done()
+    int steps_done() const;         // training steps run (0 without training)
+    int steps() const;              // training steps asked
+    float batch_loss() const;       // the last step's loss on its batch, as the mesh computed it
+    const Verdict& verdict() const { return v_; }   // complete once done()
+
+private:
+    Verdict v_;
+    std::unique_ptr<TrainingCheck> train_;
+};
 
 // The verdict as `waferlab-cli lesson check --json` and the app's check_lesson() give it:
 // {"passed", "cycles", "pes", "summary", "checks": [{"kind", "ok", "message"}]}, with "loss" and
