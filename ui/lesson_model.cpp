@@ -79,9 +79,9 @@ void LessonModel::finish_check() {
 std::string LessonModel::check_progress() const {
     if (!running_) return "";
     char b[96];
-    if (running_->steps_done() == 0) std::snprintf(b, sizeof b, "Training on the mesh: %d steps", running_->steps());
+    if (running_->steps_done() == 0) std::snprintf(b, sizeof b, "Training %d steps on the mesh", running_->steps());
     else
-        std::snprintf(b, sizeof b, "Training on the mesh: step %d of %d, batch loss %.2f", running_->steps_done(),
+        std::snprintf(b, sizeof b, "Training step %d of %d, batch loss %.2f", running_->steps_done(),
                       running_->steps(), double(running_->batch_loss()));
     return b;
 }

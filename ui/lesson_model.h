@@ -50,7 +50,7 @@ public:
     void begin_check(const std::string& source);
     bool checking() const { return running_ != nullptr; }
     void advance_check();                           // one training step; the verdict when it was the last
-    std::string check_progress() const;             // "Training on the mesh: step 7 of 20, batch loss 3.52"
+    std::string check_progress() const;             // "Training step 7 of 20, batch loss 3.52"
     float check_fraction() const;                   // 0..1
     const wl::lessons::Verdict* verdict() const { return verdict_ ? &*verdict_ : nullptr; }
 

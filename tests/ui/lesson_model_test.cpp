@@ -94,9 +94,9 @@ TEST(LessonModel, ATrainingCheckRunsAStepAtATime) {
     m.begin_check(m.current()->starter);
     ASSERT_TRUE(m.checking());
     EXPECT_EQ(m.verdict(), nullptr);
-    EXPECT_EQ(m.check_progress(), "Training on the mesh: " + std::to_string(steps) + " steps");
+    EXPECT_EQ(m.check_progress(), "Training " + std::to_string(steps) + " steps on the mesh");
     m.advance_check();
-    EXPECT_NE(m.check_progress().find("step 1 of " + std::to_string(steps) + ", batch loss "), std::string::npos)
+    EXPECT_NE(m.check_progress().find("Training step 1 of " + std::to_string(steps) + ", batch loss "), std::string::npos)
         << m.check_progress();
     EXPECT_FLOAT_EQ(m.check_fraction(), 1.0f / float(steps));
     int advances = 1;
