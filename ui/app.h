@@ -154,6 +154,7 @@ private:
     bool lesson_replaces_work() const;
     void lesson_to_editor(const std::string& text, const char* what, LessonEdit how);
     const wl::lessons::Verdict& check_lesson();
+    void begin_check_lesson();
     void lessons_state(nlohmann::json& j) const;
     static LessonEdit lesson_edit(const nlohmann::json& args);   // discard=true: Discard, else Throw
     const wl::lessons::Lesson& open_lesson_or_throw() const;

@@ -45,7 +45,7 @@ void App::embed_bar() {
 
 bool App::wants_frame(bool input) {
     if (!embed_) return true;
-    if (input || runner_.busy() || model_.busy()) quiet_frames_ = 0;
+    if (input || runner_.busy() || model_.busy() || lessons_.checking()) quiet_frames_ = 0;
     return quiet_frames_ < kWakeFrames;
 }
 

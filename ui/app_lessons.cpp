@@ -18,7 +18,7 @@ using nlohmann::json;
 
 // [SECTION] opening a lesson and filling the editor
 
-// "there is no lesson 99: the lessons are 1 to 11"
+// "there is no lesson 99: the lessons are 1 to 14"
 static std::string no_lesson(const LessonModel& m, int number) {
     if (m.lessons().empty())
         return "no lessons were found" + (m.errors().empty() ? std::string() : " (" + m.errors().front() + ")");
@@ -82,6 +82,14 @@ void App::lesson_to_editor(const std::string& text, const char* what, LessonEdit
     compile_and_load();
 }
 
+// The panel's Check: a training check runs a step a frame (lessons_frame), with its progress drawn.
+void App::begin_check_lesson() {
+    if (!lessons_.current()) return;
+    compile_and_load();
+    lessons_.begin_check(doc_.buffer().text());
+    lesson_checked_ = doc_.buffer().version();
+}
+
 const wl::lessons::Verdict& App::check_lesson() {
     if (!lessons_.current()) throw std::invalid_argument("no lesson is open: open_lesson(n) first");
     compile_and_load();   // the editor marks its errors, and the mesh shows the kernel's grid
@@ -103,6 +111,7 @@ void App::lessons_menu() {
 }
 
 void App::lessons_frame() {
+    if (lessons_.checking()) lessons_.advance_check();   // one training step a frame: the panel shows its progress
     if (show_lessons_) {
         place_window(layout_.inspector);   // the right column's top: the editor and the log stay in view
         const bool stale = lessons_.verdict() && lesson_checked_ != doc_.buffer().version();
@@ -110,7 +119,7 @@ void App::lessons_frame() {
         for (const auto& [name, rect] : lessons_window_.places()) drawn_[name] = rect;
         if (r.open) open_lesson(r.open, LessonEdit::Ask);
         if (r.starter && lessons_.current()) lesson_to_editor(lessons_.current()->starter, "starter", LessonEdit::Ask);
-        if (r.check) check_lesson();
+        if (r.check) begin_check_lesson();
         if (r.solution) lesson_to_editor(*r.solution, "solution", LessonEdit::Ask);
     }
     const char* title = "Replace unsaved edits?###lesson";
@@ -163,6 +172,7 @@ void App::lessons_state(json& j) const {
         {"confirming_solution", lessons_.confirming_solution()},
         {"solution_shown", lessons_.solution_shown()},
         {"verdict", verdict},
+        {"checking", lessons_.checking() ? json(lessons_.check_progress()) : json(nullptr)},
         {"pending", lesson_pending_.empty() ? json(nullptr) : json(lesson_pending_what_)},
         {"done", lessons_.done_list()},
         {"lessons", list},

@@ -16,6 +16,7 @@ bool LessonModel::open(int number) {
     hints_shown_ = 0;
     confirming_ = solution_shown_ = false;
     verdict_.reset();
+    running_.reset();
     return true;
 }
 
@@ -47,11 +48,46 @@ std::optional<std::string> LessonModel::confirm_solution() {
 }
 
 const wl::lessons::Verdict* LessonModel::check(const std::string& source) {
+    if (!current()) return nullptr;
+    begin_check(source);
+    while (checking()) advance_check();
+    return verdict();
+}
+
+void LessonModel::begin_check(const std::string& source) {
     const wl::lessons::Lesson* l = current();
-    if (!l) return nullptr;
-    verdict_ = wl::lessons::check_kernel(l->spec, source, file_name());
-    if (verdict_->passed) done_.insert(l->number);
-    return &*verdict_;
+    running_.reset();
+    if (!l) return;
+    verdict_.reset();
+    running_ = std::make_unique<wl::lessons::KernelCheck>(l->spec, source, file_name());
+    running_lesson_ = l->number;
+    if (running_->done()) finish_check();
+}
+
+void LessonModel::advance_check() {
+    if (!running_) return;
+    running_->advance();
+    if (running_->done()) finish_check();
+}
+
+void LessonModel::finish_check() {
+    verdict_ = running_->verdict();
+    running_.reset();
+    if (verdict_->passed) done_.insert(running_lesson_);
+}
+
+std::string LessonModel::check_progress() const {
+    if (!running_) return "";
+    char b[96];
+    if (running_->steps_done() == 0) std::snprintf(b, sizeof b, "Training %d steps on the mesh", running_->steps());
+    else
+        std::snprintf(b, sizeof b, "Training step %d of %d, batch loss %.2f", running_->steps_done(),
+                      running_->steps(), double(running_->batch_loss()));
+    return b;
+}
+
+float LessonModel::check_fraction() const {
+    return running_ && running_->steps() ? float(running_->steps_done()) / float(running_->steps()) : 0.0f;
 }
 
 std::string LessonModel::file_name(int number) {

@@ -6,6 +6,7 @@
 #include "engine/lessons/lesson.h"
 #include "engine/lessons/lesson_check.h"
 
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -43,6 +44,14 @@ public:
 
     // Checks `source` against the open lesson; a pass marks it done.
     const wl::lessons::Verdict* check(const std::string& source);
+    // The same in pieces, for the panel: a training check (lesson 13) runs one step per
+    // advance_check(), so each frame can draw its progress. Without training the verdict is
+    // there when begin_check() returns. open() drops a check in progress.
+    void begin_check(const std::string& source);
+    bool checking() const { return running_ != nullptr; }
+    void advance_check();                           // one training step; the verdict when it was the last
+    std::string check_progress() const;             // "Training step 7 of 20, batch loss 3.52"
+    float check_fraction() const;                   // 0..1
     const wl::lessons::Verdict* verdict() const { return verdict_ ? &*verdict_ : nullptr; }
 
     // The file names the editor gets for the starter and the solution: "lesson01.wk".
@@ -57,6 +66,9 @@ private:
     int hints_shown_ = 0;
     bool confirming_ = false, solution_shown_ = false;
     std::optional<wl::lessons::Verdict> verdict_;
+    std::unique_ptr<wl::lessons::KernelCheck> running_;   // a check in progress
+    int running_lesson_ = 0;
+    void finish_check();
 };
 
 }  // namespace wlui

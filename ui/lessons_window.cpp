@@ -109,10 +109,12 @@ void LessonsWindow::footer(LessonModel& m, bool stale, Request& req) {
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("Put this lesson's starting kernel in the editor (Ctrl+Z brings your text back)");
     ImGui::PushStyleColor(ImGuiCol_Button, kCheckButton);
     ImGui::PushStyleColor(ImGuiCol_ButtonHovered, kCheckButtonHovered);
-    if (button("Check")) req.check = true;
+    if (button("Check", !m.checking())) req.check = true;
     ImGui::PopStyleColor(2);
     mark("lesson_check");
-    if (ImGui::IsItemHovered()) ImGui::SetTooltip("Compile and run the editor's kernel, and check what it prints, its cycles and its PEs");
+    if (ImGui::IsItemHovered())
+        ImGui::SetTooltip(l.spec.trains() ? "Train the lesson's GPT on the mesh with the editor's kernel, and check the loss it reaches"
+                                          : "Compile and run the editor's kernel, and check what it prints, its cycles and its PEs");
     const int hints = int(l.spec.hints.size());
     char hint[48];
     std::snprintf(hint, sizeof hint, "Hint (%d of %d)###hint", std::min(m.hints_shown() + 1, hints), hints);
@@ -135,6 +137,11 @@ void LessonsWindow::footer(LessonModel& m, bool stale, Request& req) {
         if (confirm("Not yet")) m.cancel_solution();
     }
 
+    if (m.checking()) {
+        ImGui::Separator();
+        ImGui::ProgressBar(m.check_fraction(), ImVec2(-1, 0), m.check_progress().c_str());
+        mark("lesson_progress");
+    }
     if (const wl::lessons::Verdict* v = m.verdict()) {
         ImGui::Separator();
         ImGui::TextColored(v->passed ? kGoodText : kErrorText, "%s", v->summary().c_str());

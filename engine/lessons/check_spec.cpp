@@ -1,6 +1,10 @@
 // check_spec.cpp: the check.txt reader (format in check_spec.h).
 #include "engine/lessons/check_spec.h"
 
+#include "engine/fabric/mesh.h"
+#include "engine/gpu/gpu_preset.h"
+
+#include <algorithm>
 #include <cstdlib>
 #include <sstream>
 
@@ -57,6 +61,34 @@ std::string parse_expect(const std::string& rest, ExpectLine* e) {
     return "";
 }
 
+// "tiny.cfg steps 20 kernel crossentropy.wk [mesh 8x8]" -> t. Returns an error message or "".
+std::string parse_train(const std::string& rest, TrainSpec* t) {
+    const char* form = "train needs the form 'train CONFIG steps N kernel FILE.wk [mesh WxH]'";
+    std::istringstream in(rest);
+    std::string key, val;
+    if (!(in >> t->config)) return form;
+    while (in >> key) {
+        if (!(in >> val)) return form;
+        double v = 0;
+        if (key == "steps") {
+            if (!parse_number(val, &v) || v < 1 || v > 10000 || v != double(int(v))) return "train: steps needs a whole number from 1 to 10000";
+            t->steps = int(v);
+        } else if (key == "kernel") {
+            if (val.size() < 4 || val.compare(val.size() - 3, 3, ".wk") != 0 || val.find('/') != std::string::npos)
+                return "train: kernel needs a file name of models/kernels, as in gelu.wk";
+            t->kernel = val;
+        } else if (key == "mesh") {
+            wl::Mesh m;
+            if (!wl::parse_mesh(val, &m)) return "train: mesh needs WxH, as in 32x32";
+            t->mesh_w = m.w, t->mesh_h = m.h;
+        } else {
+            return "train: unknown word '" + key + "' (" + form + ")";
+        }
+    }
+    if (t->steps == 0 || t->kernel.empty()) return form;
+    return "";
+}
+
 }  // namespace
 
 std::string value_key(const std::string& symbol, int x, int y) {
@@ -71,6 +103,7 @@ CheckSpec parse_check_spec(std::string_view text, std::vector<SpecError>* errors
     auto fail = [&](std::string msg) {
         if (errors) errors->push_back({n, std::move(msg)});
     };
+    enum class Advised { None, Expect, Loss } advised = Advised::None;   // what a when-wrong line advises on
     while (std::getline(in, raw)) {
         ++n;
         const std::string line = trim(raw);
@@ -81,8 +114,9 @@ CheckSpec parse_check_spec(std::string_view text, std::vector<SpecError>* errors
         if (word == "hint" || word == "when-wrong") {
             if (rest.empty()) { fail(word + " needs text"); continue; }
             if (word == "hint") spec.hints.push_back(rest);
-            else if (spec.expects.empty()) fail("when-wrong must follow an expect line");
-            else spec.expects.back().when_wrong = rest;
+            else if (advised == Advised::None) fail("when-wrong must follow an expect or a loss line");
+            else if (advised == Advised::Expect) spec.expects.back().when_wrong = rest;
+            else spec.train.when_wrong = rest;
             continue;
         }
         const std::string arg = strip_comment(rest);
@@ -92,7 +126,7 @@ CheckSpec parse_check_spec(std::string_view text, std::vector<SpecError>* errors
             e.line = n;
             const std::string err = parse_expect(arg, &e);
             if (!err.empty()) fail(err);
-            else spec.expects.push_back(std::move(e));
+            else spec.expects.push_back(std::move(e)), advised = Advised::Expect;
         } else if (word == "tolerance") {
             if (!parse_number(arg, &v) || v < 0) fail("tolerance needs a number >= 0");
             else spec.tolerance = v;
@@ -102,9 +136,46 @@ CheckSpec parse_check_spec(std::string_view text, std::vector<SpecError>* errors
         } else if (word == "pes") {
             if (!parse_number(arg, &v) || v < 1 || v != double(int(v))) fail("pes needs a whole number >= 1");
             else spec.pes = int(v);
+        } else if (word == "train") {
+            TrainSpec t;
+            t.line = n;
+            const std::string err = parse_train(arg, &t);
+            if (!err.empty()) fail(err);
+            else if (spec.trains()) fail("train: only one train line (the first is line " + std::to_string(spec.train.line) + ")");
+            else {
+                t.loss_below = spec.train.loss_below, t.loss_line = spec.train.loss_line, t.when_wrong = spec.train.when_wrong;
+                spec.train = t;
+            }
+        } else if (word == "loss") {
+            const size_t sp2 = arg.find_first_of(" \t");
+            if (arg.substr(0, sp2) != "below" || sp2 == std::string::npos || !parse_number(trim(arg.substr(sp2)), &v) || v <= 0)
+                fail("loss needs the form 'loss below X', X > 0");
+            else spec.train.loss_below = v, spec.train.loss_line = n, advised = Advised::Loss;
+        } else if (word == "faster-than-gpu") {
+            const std::vector<std::string> ids = wl::gpu::gpu_ids();
+            if (std::find(ids.begin(), ids.end(), arg) == ids.end()) {
+                std::string list;
+                for (const std::string& id : ids) list += (list.empty() ? "" : ", ") + id;
+                fail("faster-than-gpu needs one of the GPU model's ids: " + list);
+            } else {
+                spec.faster_than_gpu = arg, spec.gpu_line = n;
+            }
         } else {
-            fail("unknown directive '" + word + "' (expect, when-wrong, tolerance, cycles, pes, hint)");
+            fail("unknown directive '" + word + "' (expect, when-wrong, tolerance, cycles, pes, hint, train, loss, "
+                 "faster-than-gpu)");
         }
+    }
+    // The pairs that only mean something together, named at the line that is there.
+    if (spec.train.loss_line && !spec.trains()) {
+        n = spec.train.loss_line;
+        fail("loss below needs a train line: which training should reach it?");
+    } else if (spec.trains() && !spec.train.loss_line) {
+        n = spec.train.line;
+        fail("train needs a 'loss below X' line: a training check must say what loss to reach");
+    }
+    if (spec.trains() && (!spec.expects.empty() || spec.cycle_budget || spec.pes || !spec.faster_than_gpu.empty())) {
+        n = spec.train.line;
+        fail("train checks a model kernel, which has no host block: expect, cycles, pes and faster-than-gpu cannot go with it");
     }
     return spec;
 }

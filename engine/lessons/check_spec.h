@@ -7,6 +7,11 @@
 //   cycles 120                     the cycle budget: at most this many cycles
 //   pes 2                          exactly this many PEs run a program
 //   hint Start from the loop.      shown one at a time, in file order
+//   faster-than-gpu a100           the run's wafer time must beat the GPU model's for the same work
+//   train tiny.cfg steps 20 kernel crossentropy.wk   train the GPT on the mesh with the student's file
+//                                  as that model kernel (config read from the lesson's folder)
+//   loss below 3.4                 the training loss after those steps must be below this
+//   when-wrong ...                 (after an expect or a loss line) advice shown when it fails
 //
 // A run that faults never passes. Bad directives are errors naming file:line.
 #pragma once
@@ -25,12 +30,30 @@ struct ExpectLine {
     int line = 0;                  // in check.txt
 };
 
+// train CONFIG steps N kernel FILE [mesh WxH]: the student's file is not a program with a host
+// block but one of the model compiler's kernels (models/kernels/FILE); the check plans the GPT of
+// CONFIG for training with it, runs N steps on the mesh and asks for `loss below X`.
+struct TrainSpec {
+    std::string config;            // relative to the lesson's folder
+    int steps = 0;
+    std::string kernel;            // "gelu.wk": the model kernel the student's file stands in for
+    int mesh_w = 32, mesh_h = 32;
+    double loss_below = 0;         // from `loss below X`
+    std::string when_wrong;        // advice when the loss is not reached (a when-wrong after the loss line)
+    int line = 0, loss_line = 0;   // in check.txt
+};
+
 struct CheckSpec {
+    std::string dir;               // the lesson's folder (load_lessons sets it): train's files are read from it
     std::vector<ExpectLine> expects;
     double tolerance = 1e-5;
     uint64_t cycle_budget = 0;     // 0: no budget
     int pes = 0;                   // 0: any number
     std::vector<std::string> hints;
+    std::string faster_than_gpu;   // a GPU preset id ("a100"), "" for no comparison
+    int gpu_line = 0;
+    bool trains() const { return train.steps > 0; }
+    TrainSpec train;               // steps == 0: no training
 };
 
 struct SpecError {

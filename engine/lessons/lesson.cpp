@@ -1,6 +1,8 @@
 // lesson.cpp: finds and reads the lesson folders (layout in lesson.h).
 #include "engine/lessons/lesson.h"
 
+#include "engine/lessons/train_check.h"
+
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
@@ -74,12 +76,17 @@ LessonSet load_lessons(const std::string& root) {
         if (set.errors.size() > errors_before) continue;
         l.title = title_of(l.text);
         if (l.title.empty()) set.errors.push_back((d / "lesson.md").string() + ": no '# Title' line");
+        const std::string spec_path = (d / "check.txt").string();
         std::vector<SpecError> errs;
         l.spec = parse_check_spec(spec_text, &errs);
         for (const SpecError& e : errs)
-            set.errors.push_back((d / "check.txt").string() + ":" + std::to_string(e.line) + ": " + e.message);
-        if (l.spec.expects.empty() && errs.empty())
-            set.errors.push_back((d / "check.txt").string() + ": no expect line: the check would pass anything that runs");
+            set.errors.push_back(spec_path + ":" + std::to_string(e.line) + ": " + e.message);
+        l.spec.dir = l.dir;
+        if (errs.empty() && l.spec.trains())
+            if (const std::string why = train_files_error(l.spec); !why.empty())
+                set.errors.push_back(spec_path + ":" + std::to_string(l.spec.train.line) + ": " + why);
+        if (l.spec.expects.empty() && !l.spec.trains() && errs.empty())
+            set.errors.push_back(spec_path + ": no expect or train line: the check would pass anything that runs");
         if (const Lesson* twin = set.find(l.number))
             set.errors.push_back(l.dir + ": lesson " + std::to_string(l.number) + " again (also " + twin->dir + ")");
         if (set.errors.size() > errors_before) continue;

@@ -1,6 +1,9 @@
 // lesson_check.cpp: compile, run, compare, explain (lesson_check.h).
 #include "engine/lessons/lesson_check.h"
 
+#include "engine/lessons/gpu_check.h"
+#include "engine/lessons/train_check.h"
+
 #include "engine/lang/compile.h"
 #include "engine/lang/run.h"
 
@@ -97,6 +100,8 @@ const char* check_kind_name(CheckKind k) {
         case CheckKind::Values: return "values";
         case CheckKind::Cycles: return "cycles";
         case CheckKind::Pes: return "pes";
+        case CheckKind::Loss: return "loss";
+        case CheckKind::Gpu: return "gpu";
     }
     return "?";
 }
@@ -104,6 +109,11 @@ const char* check_kind_name(CheckKind k) {
 std::string Verdict::summary() const {
     int failed = 0;
     for (const CheckItem& i : items) failed += !i.ok;
+    if (passed && loss >= 0) {
+        char b[64];
+        std::snprintf(b, sizeof b, "Passed: every check holds (loss %.2f).", loss);
+        return b;
+    }
     if (passed) return "Passed: every check holds (" + std::to_string(cycles) + " cycles).";
     return "Not yet: " + std::to_string(failed) + " of " + std::to_string(items.size()) + " checks failed.";
 }
@@ -112,8 +122,32 @@ uint64_t watchdog_cycles(const CheckSpec& spec) {
     return spec.cycle_budget ? std::max<uint64_t>(20 * spec.cycle_budget, 100'000) : 2'000'000;
 }
 
+KernelCheck::~KernelCheck() = default;
+KernelCheck::KernelCheck(KernelCheck&&) noexcept = default;
+KernelCheck& KernelCheck::operator=(KernelCheck&&) noexcept = default;
+
+bool KernelCheck::done() const { return !train_ || train_->done(); }
+int KernelCheck::steps_done() const { return train_ ? train_->steps_done() : 0; }
+int KernelCheck::steps() const { return train_ ? train_->steps() : 0; }
+float KernelCheck::batch_loss() const { return train_ ? train_->batch_loss() : 0.0f; }
+
+void KernelCheck::advance() {
+    if (done()) return;
+    train_->step();
+    if (!train_->done()) return;
+    train_->finish(&v_);
+    v_.passed = v_.ran;
+    for (const CheckItem& i : v_.items) v_.passed = v_.passed && i.ok;
+}
+
 Verdict check_kernel(const CheckSpec& spec, std::string_view source, std::string_view file) {
-    Verdict v;
+    KernelCheck c(spec, source, file);
+    while (!c.done()) c.advance();
+    return c.verdict();
+}
+
+KernelCheck::KernelCheck(const CheckSpec& spec, std::string_view source, std::string_view file) {
+    Verdict& v = v_;
     const wl::lang::CompileResult cr = wl::lang::compile(source, file);
     if (!cr.ok()) {
         std::string msg = "The kernel does not compile (" + std::to_string(cr.errors) + " error" +
@@ -122,9 +156,17 @@ Verdict check_kernel(const CheckSpec& spec, std::string_view source, std::string
         for (const wl::lang::Diagnostic& d : cr.diagnostics)
             if (d.severity == wl::lang::Severity::Error && shown++ < 5) msg += "\n  " + wl::lang::format_diagnostic(d);
         v.items.push_back({CheckKind::Compile, false, msg});
-        return v;
+        return;
     }
     v.compiled = true;
+    if (spec.trains()) {   // a model kernel: no host block to run; the training is the run
+        train_ = std::make_unique<TrainingCheck>(spec, source);
+        if (train_->done()) {   // the model could not be built or planned: nothing to step
+            train_->finish(&v);
+            v.passed = false;
+        }
+        return;
+    }
     wl::lang::RunOptions opt;
     opt.mode = wl::RunMode::Cycle;
     opt.cycle_budget = watchdog_cycles(spec);
@@ -174,15 +216,18 @@ Verdict check_kernel(const CheckSpec& spec, std::string_view source, std::string
                            ok ? pes_text(spec.pes) + " a program, as asked."
                               : pes_text(rep.pes_loaded) + " a program; this lesson wants " + std::to_string(spec.pes) + "."});
     }
+    if (!spec.faster_than_gpu.empty()) v.items.push_back(check_gpu(spec, cr, rep, &v));
     v.passed = v.ran;
     for (const CheckItem& i : v.items) v.passed = v.passed && i.ok;
-    return v;
 }
 
 nlohmann::json verdict_json(const Verdict& v) {
     nlohmann::json checks = nlohmann::json::array();
     for (const CheckItem& i : v.items) checks.push_back({{"kind", check_kind_name(i.kind)}, {"ok", i.ok}, {"message", i.message}});
-    return {{"passed", v.passed}, {"cycles", v.cycles}, {"pes", v.pes}, {"summary", v.summary()}, {"checks", checks}};
+    nlohmann::json j = {{"passed", v.passed}, {"cycles", v.cycles}, {"pes", v.pes}, {"summary", v.summary()}, {"checks", checks}};
+    if (v.loss >= 0) j["loss"] = v.loss, j["loss_start"] = v.loss_start;
+    if (v.gpu_s > 0) j["wafer_s"] = v.wafer_s, j["gpu_s"] = v.gpu_s;
+    return j;
 }
 
 }  // namespace wl::lessons

@@ -80,3 +80,39 @@ TEST(LessonModel, SavedProgressDropsUnknownLessons) {
     m.set_done({2, 5, 400, -1});
     EXPECT_EQ(m.done_list(), (std::vector<int>{2, 5}));
 }
+
+// The panel's Check on a training lesson: a step per advance, its progress in words, the verdict
+// at the end, and open() dropping a check in progress.
+TEST(LessonModel, ATrainingCheckRunsAStepAtATime) {
+    LessonModel m = loaded();
+    int train = 0;
+    for (const auto& l : m.lessons())
+        if (l.spec.trains()) train = l.number;
+    ASSERT_NE(train, 0);
+    ASSERT_TRUE(m.open(train));
+    const int steps = m.current()->spec.train.steps;
+    m.begin_check(m.current()->starter);
+    ASSERT_TRUE(m.checking());
+    EXPECT_EQ(m.verdict(), nullptr);
+    EXPECT_EQ(m.check_progress(), "Training " + std::to_string(steps) + " steps on the mesh");
+    m.advance_check();
+    EXPECT_NE(m.check_progress().find("Training step 1 of " + std::to_string(steps) + ", batch loss "), std::string::npos)
+        << m.check_progress();
+    EXPECT_FLOAT_EQ(m.check_fraction(), 1.0f / float(steps));
+    int advances = 1;
+    while (m.checking()) m.advance_check(), ++advances;
+    EXPECT_EQ(advances, steps);
+    ASSERT_NE(m.verdict(), nullptr);
+    EXPECT_FALSE(m.verdict()->passed);
+    EXPECT_FALSE(m.done(train));
+    m.begin_check(m.current()->solution);
+    m.advance_check();
+    ASSERT_TRUE(m.open(1));
+    EXPECT_FALSE(m.checking());
+    EXPECT_EQ(m.verdict(), nullptr);
+    // A lesson without training has its verdict at once.
+    m.begin_check(m.current()->solution);
+    EXPECT_FALSE(m.checking());
+    ASSERT_NE(m.verdict(), nullptr);
+    EXPECT_TRUE(m.verdict()->passed);
+}

@@ -9,6 +9,8 @@
 
 #include <cctype>
 #include <cstdint>
+#include <filesystem>
+#include <fstream>
 #include <string>
 
 using namespace wl::lessons;
@@ -75,6 +77,23 @@ TEST(Lessons, EverySolutionPassesAndEveryStarterFails) {
         int failed = 0;
         for (const CheckItem& i : start.items) failed += !i.ok;
         EXPECT_GE(failed, 1);
+        // A training or GPU lesson's starter runs and computes the right values: it fails on the
+        // loss or on the time, which is what the lesson is about.
+        if (l.spec.trains() || !l.spec.faster_than_gpu.empty()) {
+            EXPECT_TRUE(start.ran);
+            for (const CheckItem& i : start.items)
+                EXPECT_EQ(i.ok, i.kind != CheckKind::Loss && i.kind != CheckKind::Gpu) << check_kind_name(i.kind) << ": " << i.message;
+        }
+        if (l.spec.trains()) {
+            // The threshold sits between the two with room on both sides (losses in lesson.md).
+            EXPECT_LT(sol.loss, l.spec.train.loss_below - 0.1) << sol.loss;
+            EXPECT_GT(start.loss, l.spec.train.loss_below + 0.1) << start.loss;
+            EXPECT_LT(sol.loss, sol.loss_start);
+        }
+        if (!l.spec.faster_than_gpu.empty()) {
+            EXPECT_LT(sol.wafer_s, sol.gpu_s);
+            EXPECT_GT(start.wafer_s, start.gpu_s);
+        }
         // The budget is a real bound: the solution does not pass by a mile.
         if (l.spec.cycle_budget) {
             EXPECT_GE(sol.cycles * 2, l.spec.cycle_budget) << sol.cycles << " cycles";
@@ -179,6 +198,133 @@ TEST(CheckSpec, ReadsEveryDirectiveAndNamesBadLines) {
     EXPECT_EQ(errors[3].line, 12);
     EXPECT_NE(errors[3].message.find("unknown directive 'colour'"), std::string::npos);
     EXPECT_EQ(errors[4].message, "expect: 'x' is not a number");
+}
+
+TEST(LessonCheck, FasterThanGpuTimesTheRunOnTheGpuModel) {
+    // Four values on two PEs: a few dozen cycles against the A100's 5 us launch.
+    const Verdict small = check_kernel(spec_of("expect y @ (1,0): 2 4 6 8\nfaster-than-gpu a100"), doubler(4), "k.wk");
+    EXPECT_TRUE(small.passed) << small.summary();
+    ASSERT_EQ(small.items.size(), 2u);
+    EXPECT_EQ(small.items[1].kind, CheckKind::Gpu);
+    EXPECT_NE(small.items[1].message.find("so it is launch-bound"), std::string::npos) << small.items[1].message;
+    EXPECT_NE(small.items[1].message.find("times faster"), std::string::npos);
+    EXPECT_GT(small.gpu_s, 5e-6);
+    EXPECT_DOUBLE_EQ(small.wafer_s, double(small.cycles) / 1.1e9);
+    // A serial loop of 4,000 scalar adds on one PE loses to the launch.
+    const std::string slow =
+        "layout { grid 1 x 1; place p at (0, 0); }\n"
+        "program p { export var y: [f32; 1]; export fn main() { for i in 0..4000 { y[0] = y[0] + 1.0; } } }\n"
+        "host { launch main at (0, 0); run; print y at (0, 0); }\n";
+    const Verdict v = check_kernel(spec_of("expect y @ (0,0): 4000\nfaster-than-gpu h100"), slow, "slow.wk");
+    EXPECT_FALSE(v.passed);
+    ASSERT_EQ(v.items.size(), 2u);
+    EXPECT_TRUE(v.items[0].ok);
+    EXPECT_FALSE(v.items[1].ok);
+    EXPECT_NE(v.items[1].message.find("H100"), std::string::npos) << v.items[1].message;
+    EXPECT_NE(v.items[1].message.find("the wafer must finish in fewer than"), std::string::npos);
+}
+
+// The training check with lesson 13's files, on kernels that break it: what the model compiler
+// refuses, and a step that faults, each said as such (the training itself is covered above).
+TEST(LessonCheck, ATrainingKernelThatBreaksThePlanOrAStep) {
+    const LessonSet set = load_lessons(kLessons);
+    const Lesson* train = nullptr;
+    for (const Lesson& l : set.lessons)
+        if (l.spec.trains()) train = &l;
+    ASSERT_NE(train, nullptr);
+    auto replaced = [&](const std::string& from, const std::string& to) {
+        std::string src = train->solution;
+        for (size_t at = src.find(from); at != std::string::npos; at = src.find(from, at + to.size())) src.replace(at, from.size(), to);
+        return src;
+    };
+    // Fits at the file's own constants, not at the plan's (V = 45): only the model compiler sees it.
+    const Verdict big = check_kernel(train->spec, replaced("var zero: [f32; TS];", "var zero: [f32; select(V == 64, TS, 20000)];"), "mine.wk");
+    EXPECT_TRUE(big.compiled);
+    EXPECT_FALSE(big.passed);
+    ASSERT_EQ(big.items.size(), 1u);
+    EXPECT_EQ(big.items[0].kind, CheckKind::Compile);
+    EXPECT_NE(big.items[0].message.find("The model compiler could not use your kernel as " + train->spec.train.kernel),
+              std::string::npos) << big.items[0].message;
+    EXPECT_NE(big.items[0].message.find("49,152 available"), std::string::npos) << big.items[0].message;
+    // Without the exported dx the trainer has nowhere to read the gradient from: step 1 faults.
+    const Verdict nodx = check_kernel(train->spec, replaced("dx", "dz"), "mine.wk");
+    EXPECT_FALSE(nodx.passed);
+    EXPECT_FALSE(nodx.ran);
+    ASSERT_EQ(nodx.items.size(), 1u);
+    EXPECT_EQ(nodx.items[0].kind, CheckKind::Fault);
+    EXPECT_NE(nodx.items[0].message.find("Training step 1 stopped with a fault"), std::string::npos) << nodx.items[0].message;
+    EXPECT_NE(nodx.items[0].message.find("no symbol 'dx'"), std::string::npos) << nodx.items[0].message;
+    const Verdict bad = check_kernel(train->spec, "program p { fn f() { let x: i32 = 1.5; } }\n", "mine.wk");
+    EXPECT_FALSE(bad.compiled);
+    EXPECT_NE(bad.items[0].message.find("mine.wk:1:"), std::string::npos) << bad.items[0].message;
+}
+
+TEST(CheckSpec, ReadsTrainLossAndGpuAndNamesBadLines) {
+    std::vector<SpecError> errors;
+    CheckSpec s = parse_check_spec(
+        "loss below 3.4\n"
+        "when-wrong look at the gradient\n"
+        "train tiny.cfg steps 20 kernel crossentropy.wk mesh 16x8\n"
+        "hint h\n",
+        &errors);
+    EXPECT_TRUE(errors.empty()) << errors[0].line << ": " << errors[0].message;
+    EXPECT_TRUE(s.trains());
+    EXPECT_EQ(s.train.config, "tiny.cfg");
+    EXPECT_EQ(s.train.steps, 20);
+    EXPECT_EQ(s.train.kernel, "crossentropy.wk");
+    EXPECT_EQ(s.train.mesh_w, 16);
+    EXPECT_EQ(s.train.mesh_h, 8);
+    EXPECT_DOUBLE_EQ(s.train.loss_below, 3.4);
+    EXPECT_EQ(s.train.when_wrong, "look at the gradient");
+    EXPECT_EQ(s.train.line, 3);
+    s = parse_check_spec("expect y @ (0,0): 1\nfaster-than-gpu h100\n", &errors);
+    EXPECT_EQ(s.faster_than_gpu, "h100");
+    EXPECT_EQ(s.gpu_line, 2);
+
+    auto first_error = [](const std::string& text) {
+        std::vector<SpecError> e;
+        parse_check_spec(text, &e);
+        return e.empty() ? SpecError{0, "none"} : e[0];
+    };
+    SpecError e = first_error("expect y @ (0,0): 1\nfaster-than-gpu tpu\n");
+    EXPECT_EQ(e.line, 2);
+    EXPECT_NE(e.message.find("a100, a100-40gb, h100, same-silicon"), std::string::npos) << e.message;
+    e = first_error("hint h\ntrain tiny.cfg steps 0 kernel gelu.wk\nloss below 3\n");
+    EXPECT_EQ(e.line, 2);
+    EXPECT_NE(e.message.find("steps needs a whole number"), std::string::npos) << e.message;
+    e = first_error("train tiny.cfg steps 5 kernel ../gelu.wk\nloss below 3\n");
+    EXPECT_NE(e.message.find("kernel needs a file name of models/kernels"), std::string::npos) << e.message;
+    e = first_error("train tiny.cfg steps 5 kernel gelu.wk\n");
+    EXPECT_EQ(e.line, 1);
+    EXPECT_NE(e.message.find("train needs a 'loss below X' line"), std::string::npos) << e.message;
+    e = first_error("# c\nloss below 3\n");
+    EXPECT_EQ(e.line, 2);
+    EXPECT_NE(e.message.find("loss below needs a train line"), std::string::npos) << e.message;
+    e = first_error("train tiny.cfg steps 5 kernel gelu.wk\nloss under 3\n");
+    EXPECT_EQ(e.line, 2);
+    EXPECT_EQ(e.message, "loss needs the form 'loss below X', X > 0");
+    e = first_error("expect y @ (0,0): 1\ntrain tiny.cfg steps 5 kernel gelu.wk\nloss below 3\n");
+    EXPECT_EQ(e.line, 2);
+    EXPECT_NE(e.message.find("cannot go with it"), std::string::npos) << e.message;
+    e = first_error("when-wrong too early\n");
+    EXPECT_EQ(e.message, "when-wrong must follow an expect or a loss line");
+}
+
+TEST(LessonSet, ATrainLineNamesAMissingConfigAtItsLine) {
+    const std::string root = ::testing::TempDir() + "/wl_lessons_train";
+    const std::string dir = root + "/01-x";
+    std::filesystem::create_directories(dir);
+    auto write = [&](const std::string& name, const std::string& text) { std::ofstream(dir + "/" + name) << text; };
+    write("lesson.md", "# X\n?\n");
+    write("starter.wk", "");
+    write("solution.wk", "");
+    write("check.txt", "hint h\ntrain none.cfg steps 5 kernel gelu.wk\nloss below 3\n");
+    const LessonSet set = load_lessons(root);
+    EXPECT_TRUE(set.lessons.empty());
+    ASSERT_EQ(set.errors.size(), 1u);
+    EXPECT_NE(set.errors[0].find("01-x/check.txt:2: "), std::string::npos) << set.errors[0];
+    EXPECT_NE(set.errors[0].find("none.cfg"), std::string::npos) << set.errors[0];
+    std::filesystem::remove_all(root);
 }
 
 TEST(LessonSet, AMissingFolderIsAnError) {

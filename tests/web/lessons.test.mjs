@@ -162,3 +162,48 @@ test('?lesson=abc is reported by the page and ignored', async () => {
     assert.equal((await state(app.page)).lesson.current, null);
   } finally { await app.close(); }
 });
+
+test('lesson 13 in the browser: Check trains a step a frame under a progress bar, then says the loss', async () => {
+  const app = await openApp('?lesson=13');
+  const { page } = app;
+  try {
+    await frames(page);
+    let s = await state(page);
+    assert.equal(s.lesson.current, 13);
+    assert.match(await source(page), /program crossentropy/);   // the editor holds the model's kernel
+    s = await press(page, 'lesson_check');
+    // A few frames in, the training is under way and the app still draws.
+    assert.match(s.lesson.checking ?? '', /^Training (step \d+ of 20, batch loss \d\.\d\d|20 steps on the mesh)$/, JSON.stringify(s.lesson));
+    assert.ok(s.layout.lesson_progress, 'the progress bar is drawn');
+    assert.equal(s.lesson.verdict, null);
+    await page.waitForFunction(() => window.waferlab.state().lesson.checking === null, null, { timeout: 60000 });
+    s = await state(page);
+    assert.equal(s.lesson.verdict.passed, false, JSON.stringify(s.lesson.verdict));
+    const loss = s.lesson.verdict.checks.find((c) => c.kind === 'loss');
+    assert.match(loss.message, /^After 20 steps on the mesh the loss is 3\.\d\d \(it started at 3\.81\); the check wants it below 3\.40\./);
+    assert.ok(s.lesson.verdict.loss > 3.4);
+
+    // The JS method runs the whole training before it returns: the solution passes.
+    await page.evaluate(() => window.waferlab.show_solution(true));
+    const v = await page.evaluate(() => window.waferlab.check_lesson());
+    assert.equal(v.passed, true, JSON.stringify(v));
+    assert.ok(v.loss < 3.4 && v.loss_start > 3.8, JSON.stringify(v));
+  } finally { await app.close(); }
+});
+
+test('lesson 14 in the browser: the verdict times the kernel against the A100 model', async () => {
+  const app = await openApp('?lesson=14');
+  const { page } = app;
+  try {
+    await frames(page);
+    let v = await page.evaluate(() => window.waferlab.check_lesson());
+    assert.equal(v.passed, false);
+    const gpu = v.checks.find((c) => c.kind === 'gpu');
+    assert.match(gpu.message, /launch-bound/);
+    assert.ok(v.wafer_s > v.gpu_s);
+    await page.evaluate(() => window.waferlab.show_solution(true));
+    v = await page.evaluate(() => window.waferlab.check_lesson());
+    assert.equal(v.passed, true, JSON.stringify(v));
+    assert.ok(v.wafer_s < v.gpu_s);
+  } finally { await app.close(); }
+});
