@@ -1,6 +1,6 @@
 // lang_optimise_test.cpp: the optimising code generator (CompileOptions::optimise)
 // held to the plain one. Every kernel in examples/ and tests/kernels/ that runs
-// is compiled both ways and run in cycle mode: output and SRAM must be the same
+// is compiled both ways and run (in fast mode): output and SRAM must be the same
 // bits, faults the same kind on the same PE, and the optimised code may only
 // issue fewer instructions.
 #include "engine/lang/compile.h"
@@ -32,6 +32,7 @@ Ran run(const std::string& src, const std::string& name, bool optimise) {
     if (!cr.ok() || cr.grid_w == 0 || cr.host.empty()) return r;
     RunOptions ro;
     ro.cycle_budget = 5'000'000;
+    ro.mode = RunMode::Fast;   // the same bits as cycle mode (fabric_fast_mode_test), in a fraction of the time
     r.run = std::make_unique<KernelRun>(std::make_shared<const CompileResult>(std::move(cr)), ro);
     r.run->finish();
     r.rep = r.run->report();
