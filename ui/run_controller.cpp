@@ -121,9 +121,14 @@ void RunController::sample() {
     samples_ = std::move(kept);
 }
 
+// Cycle mode stops at every sample and snapshot. Fast mode only at snapshots: every stop makes all
+// its PEs yield and start again, so stopping every few cycles on a large mesh cost it nearly all
+// its time (a 64 x 64 SUMMA took minutes in the page); it takes a sample at the end of each step.
 uint64_t RunController::next_stop() const {
     const uint64_t c = cycle();
-    return std::min(c / sample_every_ * sample_every_ + sample_every_, c / snap_every_ * snap_every_ + snap_every_);
+    const uint64_t snap = c / snap_every_ * snap_every_ + snap_every_;
+    if (run_mode_ == wl::RunMode::Fast) return snap;
+    return std::min(c / sample_every_ * sample_every_ + sample_every_, snap);
 }
 
 uint64_t RunController::tick(double dt_s, double budget_ms) {
@@ -147,7 +152,7 @@ uint64_t RunController::tick(double dt_s, double budget_ms) {
         if (ms > budget_ms * 0.25) chunk_ = std::max<uint64_t>(1, chunk_ / 2);
         else if (n == chunk_ && ms < budget_ms * 0.05) chunk_ = std::min<uint64_t>(chunk_ * 2, 1u << 20);
         step_ms_ += ms, step_cycles_ += n;
-        if (cycle() % sample_every_ == 0 || run_->done()) sample();
+        if (cycle() % sample_every_ == 0 || run_->done() || run_mode_ == wl::RunMode::Fast) sample();
         if (cycle() % snap_every_ == 0) {
             // Snapshots may cost at most a tenth of the emulation: a costly one spaces the next further out.
             const Clock::time_point q = Clock::now();
