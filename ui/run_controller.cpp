@@ -148,9 +148,11 @@ uint64_t RunController::tick(double dt_s, double budget_ms) {
         run_->step(n);
         const double ms = ms_since(t);
         last_slice_ms_ = std::max(last_slice_ms_, ms);
-        // Keep one step well inside the budget: it cannot be interrupted.
-        if (ms > budget_ms * 0.25) chunk_ = std::max<uint64_t>(1, chunk_ / 2);
-        else if (n == chunk_ && ms < budget_ms * 0.05) chunk_ = std::min<uint64_t>(chunk_ * 2, 1u << 20);
+        // Keep one step well inside the budget: it cannot be interrupted. A fast-mode step has a
+        // fixed cost (every PE yields at its end and starts again), so it aims at half the budget.
+        const bool fast = run_mode_ == wl::RunMode::Fast;
+        if (ms > budget_ms * (fast ? 0.5 : 0.25)) chunk_ = std::max<uint64_t>(1, chunk_ / 2);
+        else if (n == chunk_ && ms < budget_ms * (fast ? 0.25 : 0.05)) chunk_ = std::min<uint64_t>(chunk_ * 2, 1u << 20);
         step_ms_ += ms, step_cycles_ += n;
         if (cycle() % sample_every_ == 0 || run_->done() || run_mode_ == wl::RunMode::Fast) sample();
         if (cycle() % snap_every_ == 0) {
