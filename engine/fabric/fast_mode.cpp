@@ -108,35 +108,33 @@ struct FastCore : CoreExec<FastPort> {
             return f32(w.data);
         };
         if (v.op == Op::FMOVS && ina >= 0 && !out && n) {   // the common receive into memory: one pass
-            FastQueue& q = port.q(ina);
             uint32_t k = v.i;
-            q.pop_each(n, [&](const FastWavelet& w) {
+            port.f.take_each(port.i, ina, n, [&](const FastWavelet& w) {
                 if (w.at > t) t = w.at;
                 store(v.dst, k++, f32(w.data));
             });
-            port.f.pe_queued_[size_t(port.i)] -= n;
-            port.f.queued_total_ -= n;
             ce.stats.received += n;
             st.last[slot] = t;
-        } else
-        for (uint32_t k = v.i, e = v.i + n; k < e; ++k) {
-            const float x = get(v.a, k);
-            if (v.op == Op::FSUMS) {
-                v.scalar = u32(f32(v.scalar) + x);
-                st.last[slot] = t;
-                continue;
-            }
-            const float y = two ? get(v.b, k) : 0.0f;
-            const float r = elem(v, x, y);
-            if (out) {
-                if (st.ramp_free > t) t = st.ramp_free;
-                st.ramp_free = t + 1;   // one wavelet up the ramp per cycle
-                block.push_back(FastWavelet{u32(r), 0, t + 1});
-                ce.stats.sent++;
-                st.last[slot] = t++;
-            } else {
-                store(v.dst, k, r);
-                st.last[slot] = t;
+        } else {
+            for (uint32_t k = v.i, e = v.i + n; k < e; ++k) {
+                const float x = get(v.a, k);
+                if (v.op == Op::FSUMS) {
+                    v.scalar = u32(f32(v.scalar) + x);
+                    st.last[slot] = t;
+                    continue;
+                }
+                const float y = two ? get(v.b, k) : 0.0f;
+                const float r = elem(v, x, y);
+                if (out) {
+                    if (st.ramp_free > t) t = st.ramp_free;
+                    st.ramp_free = t + 1;   // one wavelet up the ramp per cycle
+                    block.push_back(FastWavelet{u32(r), 0, t + 1});
+                    ce.stats.sent++;
+                    st.last[slot] = t++;
+                } else {
+                    store(v.dst, k, r);
+                    st.last[slot] = t;
+                }
             }
         }
         if (out) {

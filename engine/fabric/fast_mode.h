@@ -125,6 +125,12 @@ private:
     std::vector<FastWavelet> block_;       // a fabric op's outgoing wavelets, sent together
     void deliver(Machine& m, int i, int colour, FastWavelet w);
     FastWavelet take(int pe, int colour);  // the head of a CE queue, off the counts
+    template <class F>
+    void take_each(int pe, int colour, uint32_t n, F&& f) {   // its first n, in order, off the counts
+        ceq_[size_t(pe) * kColours + size_t(colour)].pop_each(n, f);
+        pe_queued_[size_t(pe)] -= n;
+        queued_total_ -= n;
+    }
     void release_held(Machine& m, int i, int colour, uint64_t at);
 
     std::vector<FastQueue> ceq_;           // [pe * kColours + colour]: the CE's input queues

@@ -293,7 +293,9 @@ TEST(FastMode, QueueKeepsOrderAcrossWrapAndGrowth) {
             for (size_t k = 0; k < take; ++k) EXPECT_EQ(q.pop().data, out++);
         }
         ASSERT_EQ(q.size(), size_t(in - out));
-        if (!q.empty()) EXPECT_EQ(q.front().data, out);
+        if (!q.empty()) {
+            EXPECT_EQ(q.front().data, out);
+        }
     }
     while (!q.empty()) EXPECT_EQ(q.pop().data, out++);
     EXPECT_EQ(in, out);
