@@ -55,15 +55,20 @@ struct CoreExec {
     // Elements [from, from+n) of a mem1d DSD must lie in SRAM, word-aligned.
     // Inline: it runs on every chunk of a fabric vector op; the fault report is out of line.
     __attribute__((always_inline)) bool mem_ok(const Dsd& d, uint32_t from, uint32_t n, uint32_t pc) {
+        int64_t lo, hi;
+        return in_sram(d, from, n, &lo, &hi) || mem_fault(d, from, n, pc, lo, hi);
+    }
+    // The same test without the fault: [lo, hi] is the span's first and last word's byte address.
+    __attribute__((always_inline)) bool in_sram(const Dsd& d, uint32_t from, uint32_t n, int64_t* lo, int64_t* hi) {
         if (d.kind != DsdKind::Mem1d || n == 0) return true;
         int64_t a0 = int64_t(d.base) + int64_t(from) * d.stride * 4;
         int64_t a1 = a0 + int64_t(n - 1) * d.stride * 4;
-        int64_t lo = a0 < a1 ? a0 : a1, hi = a0 < a1 ? a1 : a0;
-        if ((d.base & 3) == 0 && lo >= 0 && hi + 4 <= int64_t(sram_bytes)) {
-            if (uint32_t(hi + 4) > ce.sram_used) ce.sram_used = uint32_t(hi + 4);   // reads too: a cheap upper bound
+        *lo = a0 < a1 ? a0 : a1, *hi = a0 < a1 ? a1 : a0;
+        if ((d.base & 3) == 0 && *lo >= 0 && *hi + 4 <= int64_t(sram_bytes)) {
+            if (uint32_t(*hi + 4) > ce.sram_used) ce.sram_used = uint32_t(*hi + 4);   // reads too: a cheap upper bound
             return true;
         }
-        return mem_fault(d, from, n, pc, lo, hi);
+        return false;
     }
     __attribute__((noinline)) bool mem_fault(const Dsd& d, uint32_t from, uint32_t n, uint32_t pc, int64_t lo, int64_t hi) {
         fault(FaultKind::OutOfBounds, -1, int32_t(pc),
@@ -232,36 +237,56 @@ struct CoreExec {
         default: return !op_is_vector_fmt(op_fmt(op));
         }
     }
-    struct PlainTable {
-        bool v[size_t(Op::kCount)];
-        constexpr PlainTable() : v() {
-            for (size_t k = 0; k < size_t(Op::kCount); ++k) v[k] = plain_op(Op(k));
+    // Per op byte: its cost in cycles when it is plain, 0 when not, so one lookup decides both.
+    struct PlainCost {
+        uint8_t v[256];
+        constexpr PlainCost() : v() {
+            for (size_t k = 0; k < size_t(Op::kCount); ++k) {
+                v[k] = plain_op(Op(k)) ? op_base_cycles(Op(k)) : 0;
+                if (plain_op(Op(k)) && v[k] == 0) throw "a plain op must take at least one cycle";   // not constexpr: a compile error
+            }
         }
     };
-    static constexpr PlainTable kPlain{};
-    static bool plain(Op op) { return size_t(op) < size_t(Op::kCount) && kPlain.v[size_t(op)]; }
+    static constexpr PlainCost kPlainCost{};
+    static_assert(sizeof(Op) == 1, "kPlainCost covers every byte");
+    static bool plain(Op op) { return kPlainCost.v[size_t(op)] != 0; }
 
-    // Issues plain instructions from pc, starting at cycle `now`, while they are plain, fewer than
-    // `max` have issued and the next would issue before `stop`. The pc, the time and the counters live
-    // in locals meanwhile (fast mode runs whole loops here). Returns how many issued; a fault stops it.
-    __attribute__((always_inline)) uint32_t run_plain(uint64_t stop, uint32_t max) {
+    // Issues plain instructions from pc, starting at cycle `now`, while they are plain and the next
+    // would issue before `stop` (now + 1: one instruction). The pc, the time, the function's bounds
+    // and the memory live in locals meanwhile (fast mode runs whole loops here; a store through R
+    // could alias a member, so members would be reloaded each instruction). Returns how many
+    // issued; a fault stops it.
+    __attribute__((always_inline)) uint32_t run_plain(uint64_t stop) {
         const Program& P = *lp->prog;
         const Function& F = P.functions[ce.fn];
+        const uint32_t entry = F.entry, len = F.end - F.entry;
         const Instr* const code = P.code.data();
         uint32_t* const R = ce.reg + ce.base;
+        uint8_t* const M = mem;
+        const uint32_t sram = sram_bytes;
         uint32_t pc = ce.pc, count = 0;
         const uint64_t t0 = now;
         uint64_t t = now, cost = 1;
-        while (count < max && t < stop) {
-            if (pc >= F.end || pc < F.entry) {
+        while (t < stop) {
+            if (pc - entry >= len) {
                 now = t;   // a fault's cycle is its instruction's
                 ran_off(F);
                 break;
             }
             const Instr& in = code[pc];
-            if (!plain(in.op)) break;
+            uint32_t c = kPlainCost.v[size_t(in.op)];
+            if (!c) {
+                // A synchronous vector op on memory alone touches only this PE too: it runs here, not
+                // through exec() (fast mode's inner loops are mostly these). Anything else stops the run.
+                if (!op_is_vector_fmt(op_fmt(in.op)) || !(c = memory_vec(in, R))) break;
+                cost = c;
+                ++pc;
+                t += cost;
+                ++count;
+                continue;
+            }
             uint32_t next = pc + 1;
-            cost = op_base_cycles(in.op);
+            cost = c;
             // Operands as floats or signed ints, read where a case needs them (eager reads spill registers).
 #define fb f32(R[in.b])
 #define fc f32(R[in.c])
@@ -312,14 +337,14 @@ struct CoreExec {
             case Op::LD:
             case Op::ST: {
                 const uint32_t addr = R[in.b] + uint32_t(in.imm);
-                if ((addr & 3) || uint64_t(addr) + 4 > sram_bytes) {
+                if ((addr & 3) || uint64_t(addr) + 4 > sram) {
                     now = t;
                     bad_address(in.op, addr, pc);
                     goto out;
                 }
-                if (in.op == Op::LD) std::memcpy(&R[in.a], mem + addr, 4);
+                if (in.op == Op::LD) std::memcpy(&R[in.a], M + addr, 4);
                 else {
-                    std::memcpy(mem + addr, &R[in.a], 4);
+                    std::memcpy(M + addr, &R[in.a], 4);
                     if (addr + 4 > ce.sram_used) ce.sram_used = addr + 4;
                 }
                 break;
@@ -367,7 +392,7 @@ struct CoreExec {
         const uint32_t pc = ce.pc;
         if (pc >= F.end || pc < F.entry) return ran_off(F);
         const Instr& in = P.code[pc];
-        if (plain(in.op)) return run_plain(kNever, 1) == 1;
+        if (plain(in.op)) return run_plain(now + 1) == 1;
         uint32_t* R = ce.reg + ce.base;
         uint32_t next = pc + 1;
         uint64_t cost = op_base_cycles(in.op);
@@ -471,6 +496,29 @@ struct CoreExec {
         for (int k = 0; k < kMicrothreads; ++k)
             if (!(ce.ut_busy >> k & 1)) return k;
         return -1;
+    }
+
+    // A synchronous element-wise vector op whose operands are all in memory, issued as issue_vec()
+    // issues it: its cost in cycles. 0 (nothing done) for anything else, or one that would fault:
+    // issue_vec() then takes it. Not while a microthread runs: its completions come between instructions.
+    __attribute__((noinline)) uint32_t memory_vec(const Instr& in, const uint32_t* R) {
+        const OpInfo& info = op_info(in.op);
+        if (in.e != 0 || ce.ut_busy || !fmt_elementwise(info.fmt)) return 0;
+        const bool two = fmt_two_sources(info.fmt);
+        VecOp v;
+        v.op = in.op;
+        v.dst = ce.dsd[in.a];
+        v.a = ce.dsd[in.b];
+        if (two) v.b = ce.dsd[in.c];
+        v.n = v.dst.length;
+        if (v.dst.kind != DsdKind::Mem1d || v.a.kind != DsdKind::Mem1d || v.a.length != v.n) return 0;
+        if (two && (v.b.kind != DsdKind::Mem1d || v.b.length != v.n)) return 0;
+        int64_t lo, hi;
+        if (!in_sram(v.dst, 0, v.n, &lo, &hi) || !in_sram(v.a, 0, v.n, &lo, &hi) || (two && !in_sram(v.b, 0, v.n, &lo, &hi))) return 0;
+        if (info.fmt == Fmt::Vec2S || info.fmt == Fmt::Vec1S) v.scalar = R[in.d];
+        run_memory(v);
+        count_elems(v, v.n);
+        return uint32_t(info.base_cycles + (uint64_t(v.n) * info.per_elem + uint64_t(simd) - 1) / uint64_t(simd));
     }
 
     // 1 = issued, 0 = stalled (no free microthread), -1 = fault. Out of line: the scalar loop stays small.
