@@ -498,27 +498,29 @@ struct CoreExec {
         return -1;
     }
 
-    // A synchronous element-wise vector op whose operands are all in memory, issued as issue_vec()
-    // issues it: its cost in cycles. 0 (nothing done) for anything else, or one that would fault:
-    // issue_vec() then takes it. Not while a microthread runs: its completions come between instructions.
-    __attribute__((noinline)) uint32_t memory_vec(const Instr& in, const uint32_t* R) {
-        const OpInfo& info = op_info(in.op);
-        if (in.e != 0 || ce.ut_busy || !fmt_elementwise(info.fmt)) return 0;
-        const bool two = fmt_two_sources(info.fmt);
+    // A synchronous vector op whose operands are all in memory, issued as issue_vec() issues it: its
+    // cost in cycles. 0 (nothing done) for anything else, or one that would fault: issue_vec() then
+    // takes it. Not while a microthread runs: its completions come between instructions.
+    __attribute__((noinline)) uint32_t memory_vec(const Instr& in, uint32_t* R) {
+        if (in.e != 0 || ce.ut_busy) return 0;
+        const Fmt f = op_fmt(in.op);
+        const bool vecr = f == Fmt::VecR, two = fmt_two_sources(f);
         VecOp v;
         v.op = in.op;
-        v.dst = ce.dsd[in.a];
         v.a = ce.dsd[in.b];
+        v.n = v.a.length;
+        if (!vecr) v.dst = ce.dsd[in.a];
         if (two) v.b = ce.dsd[in.c];
-        v.n = v.dst.length;
-        if (v.dst.kind != DsdKind::Mem1d || v.a.kind != DsdKind::Mem1d || v.a.length != v.n) return 0;
+        if (v.a.kind != DsdKind::Mem1d || (!vecr && (v.dst.kind != DsdKind::Mem1d || v.dst.length != v.n))) return 0;
         if (two && (v.b.kind != DsdKind::Mem1d || v.b.length != v.n)) return 0;
         int64_t lo, hi;
-        if (!in_sram(v.dst, 0, v.n, &lo, &hi) || !in_sram(v.a, 0, v.n, &lo, &hi) || (two && !in_sram(v.b, 0, v.n, &lo, &hi))) return 0;
-        if (info.fmt == Fmt::Vec2S || info.fmt == Fmt::Vec1S) v.scalar = R[in.d];
+        if (!in_sram(v.a, 0, v.n, &lo, &hi) || (!vecr && !in_sram(v.dst, 0, v.n, &lo, &hi)) || (two && !in_sram(v.b, 0, v.n, &lo, &hi))) return 0;
+        if (f == Fmt::Vec2S || f == Fmt::Vec1S) v.scalar = R[in.d];
         run_memory(v);
         count_elems(v, v.n);
-        return uint32_t(info.base_cycles + (uint64_t(v.n) * info.per_elem + uint64_t(simd) - 1) / uint64_t(simd));
+        if (vecr) R[in.d] = v.scalar;   // fsums: the sum
+        const uint64_t work = uint64_t(v.n) * op_per_elem(in.op);
+        return uint32_t(op_base_cycles(in.op) + (simd == 1 ? work : (work + uint64_t(simd) - 1) / uint64_t(simd)));
     }
 
     // 1 = issued, 0 = stalled (no free microthread), -1 = fault. Out of line: the scalar loop stays small.

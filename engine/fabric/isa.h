@@ -144,8 +144,14 @@ inline constexpr uint8_t kOpBaseCycles[] = {
     WL_ISA(WL_X)
 #undef WL_X
 };
+inline constexpr uint8_t kOpPerElem[] = {
+#define WL_X(name, mn, fmt, base, per, doc) per,
+    WL_ISA(WL_X)
+#undef WL_X
+};
 constexpr Fmt op_fmt(Op op) { return size_t(op) < size_t(Op::kCount) ? kOpFmt[size_t(op)] : Fmt::None; }
 constexpr uint8_t op_base_cycles(Op op) { return size_t(op) < size_t(Op::kCount) ? kOpBaseCycles[size_t(op)] : 1; }
+constexpr uint8_t op_per_elem(Op op) { return size_t(op) < size_t(Op::kCount) ? kOpPerElem[size_t(op)] : 0; }
 constexpr bool op_is_vector_fmt(Fmt f) { return f == Fmt::Vec1 || f == Fmt::Vec2 || f == Fmt::Vec1S || f == Fmt::Vec2S || f == Fmt::VecR; }
 int op_count();
 bool op_is_vector(Op op);                   // Vec* formats
