@@ -1,7 +1,5 @@
 // browser.mjs: shared fixture for the browser tests — the built app served on
 // 127.0.0.1 and Debian's Chromium driven by playwright-core (never a downloaded browser).
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
@@ -11,25 +9,47 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 export const webRoot = process.env.WAFERLAB_WEB_ROOT || path.join(here, '..', '..', 'build', 'web', 'ui');
 export const outDir = path.join(here, 'out');
 
-// A fresh browser context (its own profile: empty localStorage) with one page. `url`, when given,
-// is opened and waited on until the app there is ready.
-export async function launch({ scale = 1, width = 1280, height = 720 } = {}) {
-  const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'waferlab-chromium-'));
-  const context = await chromium.launchPersistentContext(profile, {
+// One Chromium for the contexts of a test file (starting one costs seconds; CI runs ~90 tests).
+// Each launch() gets a fresh context of it: its own storage, cookies and cache, as a new profile
+// would have. When the last context closes and no other opens within a second (the file's tests
+// are done), the browser closes, so the process can exit; had it closed sooner, the next launch()
+// would only start a new one.
+let shared = null, open = 0, idle = null;
+function browser() {
+  clearTimeout(idle);
+  shared ??= chromium.launch({
     executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
     ignoreDefaultArgs: ['--headless'],
     args: ['--headless=new', '--no-sandbox', '--disable-background-networking', '--disable-component-update',
            '--disable-sync', '--no-first-run', '--disable-quic', '--use-angle=swiftshader', '--enable-unsafe-swiftshader'],
-    viewport: { width, height },
-    deviceScaleFactor: scale,
   });
-  const page = context.pages()[0] || (await context.newPage());
+  return shared;
+}
+function release() {
+  if (--open > 0) return;
+  const b = shared;
+  idle = setTimeout(async () => {
+    if (shared !== b || open > 0) return;
+    shared = null;
+    await (await b).close();
+  }, 1000);
+}
+
+// A fresh browser context (empty localStorage) with one page.
+export async function launch({ scale = 1, width = 1280, height = 720 } = {}) {
+  const b = await browser();
+  open++;
+  const context = await b.newContext({ viewport: { width, height }, deviceScaleFactor: scale });
+  const page = await context.newPage();
   const logs = [];
   page.on('console', (m) => logs.push(`${m.type()}: ${m.text()}`));
   page.on('pageerror', (e) => logs.push(`pageerror: ${e.message}`));
+  let closed = false;
   const close = async () => {
+    if (closed) return;
+    closed = true;
     await context.close();
-    fs.rmSync(profile, { recursive: true, force: true });
+    release();
   };
   return { context, page, logs, close };
 }
