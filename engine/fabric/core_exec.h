@@ -352,6 +352,7 @@ struct CoreExec {
             case Op::JMP: next = uint32_t(in.imm); break;
             case Op::BNZ: if (R[in.a]) next = uint32_t(in.imm); break;
             case Op::BZ: if (!R[in.a]) next = uint32_t(in.imm); break;
+            case Op::BLT: if (int32_t(R[in.a]) < int32_t(R[in.b])) next = uint32_t(in.imm); break;
             case Op::PEID: R[in.a] = in.imm == 0 ? ce.rx : in.imm == 1 ? ce.ry : in.imm == 2 ? ce.rw : ce.rh; break;
             case Op::DMEM: ce.dsd[in.a] = Dsd{DsdKind::Mem1d, 0, int16_t(in.imm), R[in.b], R[in.c]}; break;
             case Op::DFABIN: ce.dsd[in.a] = Dsd{DsdKind::FabIn, uint8_t(in.imm), 1, 0, R[in.b]}; break;

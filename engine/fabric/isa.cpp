@@ -50,6 +50,7 @@ static const char* fmt_operands(Fmt f) {
     case Fmt::Store: return "[rB + imm], rA";
     case Fmt::Jump: return "L";
     case Fmt::Branch: return "rA, L";
+    case Fmt::Branch2: return "rA, rB, L";
     case Fmt::Call: return "rA = fn(rB.., C args)";
     case Fmt::Ret: return "rA";
     case Fmt::Task: return "T";

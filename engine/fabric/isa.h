@@ -25,6 +25,7 @@ enum class Fmt : uint8_t {
     Store,    // [rB + imm], rA
     Jump,     // L=imm
     Branch,   // rA, L=imm
+    Branch2,  // rA, rB, L=imm
     Call,     // rA(dest, 255 = none) = fn#imm(args rB .. rB+C-1)
     Ret,      // rA (255 = no value)
     Task,     // T=imm
@@ -85,6 +86,7 @@ enum class Fmt : uint8_t {
     X(JMP,     "jmp",     Jump,   1, 0,  "pc = L") \
     X(BNZ,     "bnz",     Branch, 1, 0,  "if rA != 0: pc = L") \
     X(BZ,      "bz",      Branch, 1, 0,  "if rA == 0: pc = L") \
+    X(BLT,     "blt",     Branch2, 1, 0, "if rA < rB (signed): pc = L (a loop's test and branch in one)") \
     X(CALL,    "call",    Call,   2, 0,  "push a frame, copy C args from rB.. to callee r0.., jump to fn imm") \
     X(RET,     "ret",     Ret,    2, 0,  "pop the frame, caller's dest = rA; returning from a task ends it") \
     X(ACTIVATE,"activate",Task,   1, 0,  "mark task T active; the picker runs it when the CE is free") \

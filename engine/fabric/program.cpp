@@ -44,6 +44,7 @@ std::string Program::disassemble(uint32_t pc) const {
     case Fmt::Store: ops = "[" + r(in.b) + " + " + std::to_string(in.imm) + "], " + r(in.a); break;
     case Fmt::Jump: ops = "@" + std::to_string(in.imm); break;
     case Fmt::Branch: ops = r(in.a) + ", @" + std::to_string(in.imm); break;
+    case Fmt::Branch2: ops = r(in.a) + ", " + r(in.b) + ", @" + std::to_string(in.imm); break;
     case Fmt::Call: {
         std::string fn = in.imm >= 0 && size_t(in.imm) < functions.size() ? functions[in.imm].name : "?";
         ops = r(in.a) + " = " + fn + "(" + (in.c ? r(in.b) + ".." + r(in.b + in.c - 1) : std::string()) + ")";
@@ -114,6 +115,10 @@ std::string validate_program(const Program& p, uint32_t sram_bytes, int32_t* bad
         case Fmt::RRI: case Fmt::Load: case Fmt::Store: if (!reg(in.a) || !reg(in.b)) return m + "register out of range"; break;
         case Fmt::Jump: if (!label()) return m + "jump target outside the function"; break;
         case Fmt::Branch: if (!reg(in.a)) return m + "register out of range"; if (!label()) return m + "branch target outside the function"; break;
+        case Fmt::Branch2:
+            if (!reg(in.a) || !reg(in.b)) return m + "register out of range";
+            if (!label()) return m + "branch target outside the function";
+            break;
         case Fmt::Call: {
             if (in.imm < 0 || size_t(in.imm) >= p.functions.size()) return m + "no such function";
             const Function& g = p.functions[in.imm];

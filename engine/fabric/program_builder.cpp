@@ -117,6 +117,10 @@ ProgramBuilder& ProgramBuilder::bnz(int r, int label) {
     label_fixups_.push_back({pc(), label});
     return emit(Op::BNZ, r);
 }
+ProgramBuilder& ProgramBuilder::blt(int ra, int rb, int label) {
+    label_fixups_.push_back({pc(), label});
+    return emit(Op::BLT, ra, rb);
+}
 ProgramBuilder& ProgramBuilder::bz(int r, int label) {
     label_fixups_.push_back({pc(), label});
     return emit(Op::BZ, r);

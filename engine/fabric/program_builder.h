@@ -52,6 +52,7 @@ public:
     ProgramBuilder& st(int base, int32_t off, int v) { return emit(Op::ST, v, base, 0, 0, 0, off); }
     ProgramBuilder& jmp(int label);
     ProgramBuilder& bnz(int r, int label);
+    ProgramBuilder& blt(int ra, int rb, int label);   // if ra < rb (signed)
     ProgramBuilder& bz(int r, int label);
     ProgramBuilder& call(int dest, const std::string& fn, int first_arg = 0, int nargs = 0);
     ProgramBuilder& ret(int r = kNoReg) { return emit(Op::RET, r); }

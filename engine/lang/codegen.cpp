@@ -27,7 +27,7 @@ namespace wl::lang {
 namespace {
 
 struct PI {                             // one buffered instruction or label binding
-    enum Kind : uint8_t { Ins, Bind, Jmp, Bnz, Bz, Call } kind = Ins;
+    enum Kind : uint8_t { Ins, Bind, Jmp, Bnz, Bz, Blt, Call } kind = Ins;
     Op op = Op::NOP;
     int a = 0, b = 0, c = 0, d = 0, e = 0;
     int32_t imm = 0;
@@ -91,9 +91,9 @@ private:
         p.op = op, p.a = a, p.b = b, p.c = c, p.d = d, p.e = e, p.imm = imm, p.line = line_, p.col = col_;
         code.push_back(std::move(p));
     }
-    void jump(PI::Kind k, int lbl, int r = 0) {
+    void jump(PI::Kind k, int lbl, int r = 0, int r2 = 0) {
         PI p;
-        p.kind = k, p.label = lbl, p.a = r, p.line = line_, p.col = col_;
+        p.kind = k, p.label = lbl, p.a = r, p.b = r2, p.line = line_, p.col = col_;
         code.push_back(std::move(p));
     }
     void bind(int lbl) {
@@ -602,9 +602,7 @@ private:
             emit(Op::IADDI, i, i, 0, 0, 0, 1);
             if (opt_) {
                 bind(test);
-                int c = alloc();
-                emit(Op::ILT, c, i, hi);
-                jump(PI::Bnz, top, c);
+                jump(PI::Blt, top, i, hi);
             } else {
                 jump(PI::Jmp, top);
             }
@@ -764,6 +762,7 @@ std::shared_ptr<wl::Program> generate(File& f, Checked& c, Instance& in, const s
             case PI::Jmp: b.jmp(labels[size_t(pi.label)]); break;
             case PI::Bnz: b.bnz(pi.a, labels[size_t(pi.label)]); break;
             case PI::Bz: b.bz(pi.a, labels[size_t(pi.label)]); break;
+            case PI::Blt: b.blt(pi.a, pi.b, labels[size_t(pi.label)]); break;
             case PI::Call: b.call(pi.a, pi.callee, pi.b, pi.c); break;
             default: break;
             }

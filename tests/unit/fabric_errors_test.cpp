@@ -190,6 +190,13 @@ TEST(FabricErrors, BadProgramsAreRejectedWithTheirLine) {
     EXPECT_EQ(f.kind, FaultKind::BadProgram);
     EXPECT_EQ(f.where, "bad.wl:6:2");
 
+    ProgramBuilder br("br", "br.wl");   // blt's second register is checked too
+    const int top = br.label();
+    br.func("main", 2, 0, true).bind(top).at(4, 1).blt(0, 5, top).ret();
+    f = h.load(br.finish(), {0, 0, 1, 1});
+    EXPECT_EQ(f.kind, FaultKind::BadProgram);
+    EXPECT_EQ(f.where, "br.wl:4:1");
+
     ProgramBuilder big("big");
     big.array("huge", 20000);   // 80 KB > 48 KiB
     big.func("main", 1, 0, true).ret();

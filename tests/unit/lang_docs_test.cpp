@@ -47,8 +47,11 @@ TEST(LangDocs, EveryKeywordTypeAndBuiltinHasHelp) {
 #define WL_X(name, str, sig, result, op, call, note) EXPECT_FALSE(wl::lang::word_help(str).empty()) << str;
     WL_BUILTINS(WL_X)
 #undef WL_X
-    for (int k = 0; k < wl::op_count(); ++k)
-        if (wl::op_is_vector(wl::Op(k))) EXPECT_FALSE(wl::lang::word_help(wl::op_info(wl::Op(k)).mnemonic).empty());
+    for (int k = 0; k < wl::op_count(); ++k) {
+        if (wl::op_is_vector(wl::Op(k))) {
+            EXPECT_FALSE(wl::lang::word_help(wl::op_info(wl::Op(k)).mnemonic).empty());
+        }
+    }
     // Help is generated from the tables: the vector op's doc and cost, the scalar builtin's opcode.
     const std::string fmacs = wl::lang::word_help("fmacs");
     EXPECT_EQ(fmacs.rfind("fmacs(dst, a, b, s: f32): ", 0), 0u) << fmacs;

@@ -102,7 +102,8 @@ host { fill a at (0, 0) with iota(); launch main at (0, 0); run; print s at (0, 
     const std::string code = cr.placements[0].program->disassemble();
     EXPECT_NE(code.find("ishli"), std::string::npos) << code;   // i * 8 as a shift
     EXPECT_EQ(code.find("jmp"), std::string::npos) << code;     // constant bounds: entered without a test
-    EXPECT_NE(code.find("bnz"), std::string::npos) << code;
+    EXPECT_NE(code.find("blt"), std::string::npos) << code;     // the test and branch in one
+    EXPECT_EQ(code.find("ilt"), std::string::npos) << code;
     EXPECT_EQ(code.find("imul "), std::string::npos) << code;
     KernelRun r(std::make_shared<const CompileResult>(std::move(cr)), RunOptions{});
     r.finish();
