@@ -174,29 +174,30 @@ std::vector<std::string> ModelSession::configs() const {
     std::vector<std::string> names;
     std::error_code ec;
     for (const auto& e : std::filesystem::directory_iterator(dir_, ec))
-        if (e.path().extension() == ".cfg") names.push_back(e.path().stem().string());
+        if (e.path().extension() == ".yaml") names.push_back(e.path().stem().string());
     std::sort(names.begin(), names.end());
     return names;
 }
 
-bool ModelSession::compile(const std::string& config, int w, int h, const std::string& checkpoint) {
+bool ModelSession::compile(const std::string& config, int w, int h, const std::string& checkpoint, const std::string& set) {
     // Everything is built aside and swapped in only when it all worked: a failed compile (a mesh too
     // small, a broken kernel) leaves the last good one loaded and usable.
     try {
-        const bool is_path = config.find('/') != std::string::npos || config.find(".cfg") != std::string::npos;
-        const std::string path = is_path ? config : dir_ + "/" + config + ".cfg";
+        const bool is_path = config.find('/') != std::string::npos || config.find(".yaml") != std::string::npos;
+        const std::string path = is_path ? config : dir_ + "/" + config + ".yaml";
         const auto kernels = wl::model::read_kernels(dir_ + "/kernels");
         std::unique_ptr<wl::gpt::GPT> model;
         std::unique_ptr<wl::gpt::Tokenizer> tokenizer;
         std::string source;
-        if (!model_ || config != config_ || checkpoint != checkpoint_) {
+        if (!model_ || config != config_ || checkpoint != checkpoint_ || set != set_) {
             if (!checkpoint.empty()) {
                 const wl::gpt::Checkpoint ck = wl::gpt::load_checkpoint(checkpoint);
                 tokenizer = wl::gpt::make_tokenizer(ck.tokenizer_kind, ck.tokenizer_state);
                 model = wl::gpt::model_from_checkpoint(ck);
                 source = "checkpoint " + checkpoint + " (step " + std::to_string(ck.step) + ")";
             } else {
-                const wl::gpt::GPTConfig cfg = wl::gpt::load_config(path);
+                wl::gpt::GPTConfig cfg = wl::gpt::load_config(path);
+                wl::gpt::apply_overrides(cfg, set, "set");
                 // A config that names its vocabulary can be planned before its weights are made: a model
                 // too big for the mesh fails here, in milliseconds, not after building its parameters.
                 if (cfg.vocab_size > 0) {
@@ -220,6 +221,7 @@ bool ModelSession::compile(const std::string& config, int w, int h, const std::s
             source_ = std::move(source);
             config_ = config;
             checkpoint_ = checkpoint;
+            set_ = set;
         }
         mesh_ = std::move(mesh);
         have_forward_ = false;

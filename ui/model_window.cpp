@@ -51,7 +51,7 @@ ModelWindow::ModelWindow(const std::string& models_dir) : session_(models_dir) {
 // [SECTION] actions
 
 bool ModelWindow::compile() {
-    if (!session_.compile(config_, mesh_w_, mesh_h_, checkpoint_)) return false;   // the last good plan stays shown
+    if (!session_.compile(config_, mesh_w_, mesh_h_, checkpoint_, set_)) return false;   // the last good plan stays shown
     anim_.stop();
     if (train_shown_) train_.pause();   // the canvas goes back to the compiled model: the run waits
     train_shown_ = false;
@@ -203,6 +203,7 @@ const std::vector<ModelWindow::Method>& ModelWindow::methods() {
              const std::string ck = str_arg(a, "checkpoint", "");
              if (ck.size() >= sizeof w.checkpoint_) throw std::invalid_argument("'checkpoint' is too long");
              std::snprintf(w.checkpoint_, sizeof w.checkpoint_, "%s", ck.c_str());
+             w.set_ = str_arg(a, "set", "");
              if (flag_arg(a, "show")) w.open = true;
              if (!w.compile()) throw std::runtime_error(w.session_.error());
              return w.session_.plan_json();
@@ -283,7 +284,7 @@ const std::vector<ModelWindow::Method>& ModelWindow::methods() {
              }
              return w.state()["animation"];
          }},
-        {"train_start", "{options}", false, [](ModelWindow& w, const json& a) {   // {config, mesh, steps, eval_every, sample_every, sample_tokens, temperature}
+        {"train_start", "{options}", false, [](ModelWindow& w, const json& a) {   // {config, mesh, steps, eval_every, sample_every, sample_tokens, temperature, set}
              w.config_ = str_arg(a, "config", w.config_);
              parse_mesh(str_arg(a, "mesh", mesh_text(w.mesh_w_, w.mesh_h_)), &w.mesh_w_, &w.mesh_h_);
              TrainSettings& s = w.train_set_;
@@ -292,6 +293,7 @@ const std::vector<ModelWindow::Method>& ModelWindow::methods() {
              s.sample_every = int(num_arg(a, "sample_every", s.sample_every, 1, 1e7));
              s.sample_tokens = int(num_arg(a, "sample_tokens", s.sample_tokens, 0, 10000));
              s.temperature = float(num_arg(a, "temperature", s.temperature, 0, 100));
+             s.set = str_arg(a, "set", "");
              w.open = true;
              if (!w.start_training()) throw std::runtime_error(w.train_.error());
              return w.train_.to_json();
@@ -406,7 +408,7 @@ void ModelWindow::draw_settings() {
             if (ImGui::Selectable(c.c_str(), c == config_)) config_ = c;
         ImGui::EndCombo();
     }
-    if (ImGui::IsItemHovered()) ImGui::SetTooltip("models/<name>.cfg: the GPT's shape; its weights come from its seed");
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("models/<name>.yaml: the GPT's shape; its weights come from its seed");
     ImGui::SameLine();
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 6);
     const std::string m = mesh_text(mesh_w_, mesh_h_);

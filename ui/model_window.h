@@ -106,6 +106,7 @@ private:
     ModelSession session_;
     std::vector<std::string> configs_;
     std::string config_ = "gpt-nano";
+    std::string set_;                    // model_compile's {set}: key overrides, as --set
     int mesh_w_ = 32, mesh_h_ = 32;
     char checkpoint_[512] = {};
     char prompt_[512] = "Once upon a time there was a little";

@@ -63,8 +63,9 @@ bool TrainSession::start(const TrainSettings& s) {
     try {
         if (s.steps < 1 || s.eval_every < 1 || s.sample_every < 1 || s.sample_tokens < 0)
             throw std::invalid_argument("steps, eval_every and sample_every must be >= 1");
-        const bool is_path = s.config.find('/') != std::string::npos || s.config.find(".cfg") != std::string::npos;
-        wl::gpt::GPTConfig cfg = wl::gpt::load_config(is_path ? s.config : dir_ + "/" + s.config + ".cfg");
+        const bool is_path = s.config.find('/') != std::string::npos || s.config.find(".yaml") != std::string::npos;
+        wl::gpt::GPTConfig cfg = wl::gpt::load_config(is_path ? s.config : dir_ + "/" + s.config + ".yaml");
+        wl::gpt::apply_overrides(cfg, s.set, "set");
         cfg.max_iters = int(s.steps);   // as the CLI's --steps; the schedule's other keys stay the config's
         std::unique_ptr<wl::gpt::Trainer> tr;
         if (text_) {

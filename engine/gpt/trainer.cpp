@@ -4,7 +4,6 @@
 #include "engine/gpt/checkpoint.h"
 #include "engine/gpt/tokenizer_char.h"
 
-#include <sstream>
 
 namespace wl::gpt {
 
@@ -42,16 +41,12 @@ std::unique_ptr<Trainer> Trainer::resume(const std::string& path, const std::str
     Checkpoint ck = load_checkpoint(path);
     std::unique_ptr<Trainer> t(new Trainer());
     t->cfg = ck.cfg;
-    std::istringstream in(overrides);
-    std::string line;
-    while (std::getline(in, line)) {
-        auto eq = line.find('=');
-        if (eq == std::string::npos) continue;
-        std::string k = line.substr(0, eq), v = line.substr(eq + 1);
-        for (const char* shape : {"n_layer", "n_head", "n_embd", "block_size", "vocab_size", "tokenizer"})
-            if (k == shape) throw ConfigError("cannot change " + k + " when resuming " + path);
-        t->cfg.set(k, v, "override");
-    }
+    GPTConfig before = t->cfg;
+    apply_overrides(t->cfg, overrides, "override");
+    if (t->cfg.n_layer != before.n_layer || t->cfg.n_head != before.n_head || t->cfg.n_embd != before.n_embd ||
+        t->cfg.block_size != before.block_size || t->cfg.vocab_size != before.vocab_size ||
+        t->cfg.tokenizer != before.tokenizer)
+        throw ConfigError("cannot change the model's shape (model.*) or train_input.tokenizer when resuming " + path);
     t->cfg.validate("resumed config");
     t->corpus = make_corpus(t->cfg);
     t->tokenizer = make_tokenizer(ck.tokenizer_kind, ck.tokenizer_state, bpe_dir);

@@ -2,7 +2,7 @@
 // tokenizer -> model -> (batch, forward, backward, AdamW) per step, with
 // evaluation and checkpoints.
 //
-//   Trainer tr(load_config("models/gpt-nano.cfg"));   // builds everything from the config
+//   Trainer tr(load_config("models/gpt-nano.yaml"));   // builds everything from the config
 //   while (tr.step < tr.cfg.max_iters) tr.train_step();
 //   float val = tr.eval_loss(Split::Val);
 //   tr.save("run.ckpt");   Trainer::resume("run.ckpt") continues bit-identically.
@@ -28,7 +28,8 @@ public:
     // The same, on a corpus the caller built (corpus_from_text) instead of cfg's.
     Trainer(const GPTConfig& cfg, Corpus corpus, const std::string& bpe_dir = "");
     // From a checkpoint: same config and tokenizer, corpus rebuilt, model and optimizer restored.
-    // overrides (key=value lines) may change training settings (max_iters, data, ...), not the shape.
+    // overrides (key=value, by lines or commas, as --set) may change training settings
+    // (runconfig.max_steps, train_input.data, ...), not the shape.
     static std::unique_ptr<Trainer> resume(const std::string& path, const std::string& overrides = "",
                                            const std::string& bpe_dir = "");
 

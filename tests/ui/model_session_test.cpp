@@ -110,7 +110,7 @@ TEST_F(ModelSessionTest, APeKnowsItsOpAndItsSramMap) {
     EXPECT_EQ(s_->op_at(31, 31), nullptr);   // the plan leaves the last rows free
     EXPECT_TRUE(s_->sram_map(31, 31).empty());
     EXPECT_NE(s_->kernel_text("matmul.wk").find("fmacs"), std::string::npos);
-    EXPECT_EQ(s_->kernel_text("../gpt-nano.cfg"), "");
+    EXPECT_EQ(s_->kernel_text("../gpt-nano.yaml"), "");
 }
 
 TEST_F(ModelSessionTest, AForwardOnTheMeshGivesTheReferencesLogitsBitForBit) {

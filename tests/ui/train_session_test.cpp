@@ -21,10 +21,11 @@ namespace {
 const std::string kModels = std::string(WAFERLAB_SOURCE_DIR) + "/models";
 
 std::string tiny_config() {   // a GPT that trains a step in milliseconds
-    const std::string path = (std::filesystem::temp_directory_path() / "wl_train_session_tiny.cfg").string();
-    std::ofstream(path) << "n_layer = 1\nn_head = 2\nn_embd = 16\nblock_size = 16\nbatch_size = 2\n"
-                           "learning_rate = 3e-3\nwarmup_iters = 2\nlr_decay_iters = 50\neval_iters = 2\n"
-                           "corpus_chars = 6000\nseed = 7\n";
+    const std::string path = (std::filesystem::temp_directory_path() / "wl_train_session_tiny.yaml").string();
+    std::ofstream(path) << "model: {n_layer: 1, n_head: 2, n_embd: 16, block_size: 16}\n"
+        "train_input: {batch_size: 2, corpus_chars: 6000}\n"
+        "optimizer: {learning_rate: 3e-3, warmup_steps: 2, decay_steps: 50}\n"
+        "runconfig: {eval_steps: 2, seed: 7}\n";
     return path;
 }
 
