@@ -107,7 +107,9 @@ int verb_train(const Args& args) {
                          p.mesh_h, mode == wl::RunMode::Fast ? "fast" : "cycle", p.pes_used(), p.bytes_max());
         }
     }
-    std::vector<int> inputs(size_t(cfg.batch_size) * cfg.block_size), targets(inputs.size());
+    // A step's grad_accum_steps micro-batches: the mesh streams their sequences through one at a
+    // time and sums the gradients in SRAM, then one AdamW (engine/model/mesh_trainer.h).
+    std::vector<int> inputs(size_t(tr->sequences_per_step()) * cfg.block_size), targets(inputs.size());
     auto sync_from_mesh = [&]() {   // the mesh's weights and moments into the host's model and optimiser
         if (!mesh) return;
         mesh->read_params(&tr->model->params_memory);
@@ -143,9 +145,9 @@ int verb_train(const Args& args) {
     while (tr->step < total) {
         auto t0 = Clock::now();
         if (mesh) {
-            tr->train_data->batch(tr->step, inputs.data(), targets.data());
+            tr->step_batches(tr->step, inputs.data(), targets.data());
             wl::model::TrainStep st;
-            if (!mesh->step(inputs.data(), targets.data(), cfg.batch_size, cfg.block_size, tr->lr(), &st))
+            if (!mesh->step(inputs.data(), targets.data(), tr->sequences_per_step(), cfg.block_size, tr->lr(), &st))
                 throw std::runtime_error("train on the mesh, step " + std::to_string(tr->step) + ": " + mesh->error());
             tr->step += 1;
             tr->last_grad_norm = st.grad_norm;

@@ -33,11 +33,16 @@ public:
     static std::unique_ptr<Trainer> resume(const std::string& path, const std::string& overrides = "",
                                            const std::string& bpe_dir = "");
 
-    float train_step();                 // one optimizer step on batch `step`; returns its loss
+    // One optimizer step on micro-batches step*N .. step*N+N-1 (N = grad_accum_steps), their
+    // gradients summed; returns their mean loss.
+    float train_step();
+    // Those micro-batches' tokens, (N*batch_size, block_size) each, for a trainer elsewhere (the mesh).
+    void step_batches(int64_t step, int* inputs, int* targets) const;
     float eval_loss(Split split);       // mean loss over eval_iters fixed batches (no gradient)
     void save(const std::string& path) const;
     double lr() const { return learning_rate_at(cfg, step); }
-    int64_t tokens_per_step() const { return int64_t(cfg.batch_size) * cfg.block_size; }
+    int64_t tokens_per_step() const { return int64_t(cfg.grad_accum_steps) * cfg.batch_size * cfg.block_size; }
+    int sequences_per_step() const { return cfg.grad_accum_steps * cfg.batch_size; }
 
     GPTConfig cfg;
     Corpus corpus;
