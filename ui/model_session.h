@@ -16,6 +16,7 @@
 #include "engine/gpt/tokenizer.h"
 #include "engine/model/mesh_gpt.h"
 #include "engine/model/mesh_plan.h"
+#include "engine/model/plan_cache.h"
 
 #include <cstdint>
 #include <memory>
@@ -81,7 +82,11 @@ public:
     // it for a w x h mesh and loads it there. False, with error(), when anything fails; the last
     // good compile then stays loaded. `config` is a name in configs() or a path to a .yaml;
     // `set` overrides its keys as the CLI's --set does ("optimizer.learning_rate=1e-3,...").
-    bool compile(const std::string& config, int w, int h, const std::string& checkpoint = "", const std::string& set = "");
+    // The executable comes from this session's PlanCache when its shape, mesh and kernels were
+    // compiled before (compile_info() says so); no_cache compiles again.
+    bool compile(const std::string& config, int w, int h, const std::string& checkpoint = "", const std::string& set = "",
+                 bool no_cache = false);
+    const wl::model::CompileInfo& compile_info() const { return compile_info_; }   // the last good compile's
     bool compiled() const { return mesh_ != nullptr; }
     const std::string& error() const { return error_; }   // the last call's failure, "" after a success
     const wl::model::MeshPlan* plan() const { return mesh_ ? &mesh_->plan() : nullptr; }
@@ -114,7 +119,9 @@ private:
     bool encode(const std::string& prompt, std::vector<int>* ids);   // false (error_) on text it cannot encode
 
     std::string dir_;
-    std::string config_, checkpoint_, set_, source_;   // what the loaded model came from
+    std::string config_, checkpoint_, set_, source_;
+    wl::model::PlanCache cache_;
+    wl::model::CompileInfo compile_info_;   // what the loaded model came from
     std::unique_ptr<wl::gpt::GPT> model_;
     std::unique_ptr<wl::gpt::Tokenizer> tokenizer_;
     std::unique_ptr<wl::model::MeshGPT> mesh_;
