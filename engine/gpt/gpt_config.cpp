@@ -260,8 +260,8 @@ GPTConfig parse_config_text(const std::string& text, const std::string& name) {
                           "wafer:), got " + node_kind(root));
     std::map<std::string, int> seen_sections;
     for (auto s = root.begin(); s != root.end(); ++s) {
-        const YAML::Node& sk = s->first;
-        const YAML::Node& sv = s->second;
+        const YAML::Node sk = s->first;   // copies: the iterator's -> is a proxy that dies here
+        const YAML::Node sv = s->second;
         if (!sk.IsScalar()) throw ConfigError(place(name, sk.Mark()) + ": a section name must be a plain word");
         const std::string section = sk.Scalar();
         if (!is_section(section)) {
@@ -281,8 +281,8 @@ GPTConfig parse_config_text(const std::string& text, const std::string& name) {
         if (!sv.IsMap())
             throw ConfigError(place(name, sv.Mark()) + ": " + section + ": expected keys (key: value), got " + node_kind(sv));
         for (auto k = sv.begin(); k != sv.end(); ++k) {
-            const YAML::Node& kk = k->first;
-            const YAML::Node& kv = k->second;
+            const YAML::Node kk = k->first;
+            const YAML::Node kv = k->second;
             if (!kk.IsScalar()) throw ConfigError(place(name, kk.Mark()) + ": " + section + ": a key must be a plain word");
             const std::string path = section + "." + kk.Scalar();
             const Field* f = find(path);
