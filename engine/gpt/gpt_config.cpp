@@ -223,23 +223,28 @@ void GPTConfig::validate(const std::string& where) const {
     check(*this, [&](const char* path, const std::string& m) { throw ConfigError(prefix(where) + path + " " + m); });
 }
 
+// Written by hand, not with YAML::Emitter: the emitter's statics crash the WASM build at exit.
+// Text is always double-quoted (never read back as a number or null); set() refuses control
+// characters, so escaping \\ and " is all it needs.
 std::string GPTConfig::to_text() const {
-    YAML::Emitter out;
-    out << YAML::BeginMap;
-    std::string section;
+    std::string out, section;
     for (const Field& f : fields()) {
         if (section != f.section) {
-            if (!section.empty()) out << YAML::EndMap;
             section = f.section;
-            out << YAML::Key << section << YAML::Value << YAML::BeginMap;
+            out += section + ":\n";
         }
         std::string v = value_text(f, *this);
-        out << YAML::Key << f.key << YAML::Value;
-        if (f.kind == Kind::Text) out << YAML::DoubleQuoted << v;   // always text, never read as a number or null
-        else out << v;
+        if (f.kind == Kind::Text) {
+            std::string q = "\"";
+            for (char ch : v) {
+                if (ch == '\\' || ch == '"') q += '\\';
+                q += ch;
+            }
+            v = q + "\"";
+        }
+        out += "  " + std::string(f.key) + ": " + v + "\n";
     }
-    out << YAML::EndMap << YAML::EndMap;
-    return std::string(out.c_str()) + "\n";
+    return out;
 }
 
 GPTConfig parse_config_text(const std::string& text, const std::string& name) {
