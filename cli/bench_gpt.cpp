@@ -1,6 +1,6 @@
 // bench_gpt.cpp: `waferlab-cli bench gpt` — training throughput of the reference
 // GPT against PyTorch on the same config, data and machine, in one run.
-//   waferlab-cli bench gpt [--json] [--config models/gpt-micro.cfg] [--data FILE] [--steps N]
+//   waferlab-cli bench gpt [--json] [--config models/gpt-micro.yaml] [--data FILE] [--steps N]
 //                          [--threads N] [--python /usr/bin/python3] [--no-torch]
 // Data: --data, else $WAFERLAB_BENCH_DATA, else ../shared/data/tinyshakespeare.txt when present,
 // else the generated stories corpus (written to a temporary file so PyTorch reads the same text).
@@ -69,8 +69,9 @@ int bench_gpt(const Args& args) {
     set_num_threads(threads);
 
     GPTConfig cfg;   // the defaults are gpt-micro's
-    std::string cfg_path = args.get("config", exists("models/gpt-micro.cfg") ? "models/gpt-micro.cfg" : "");
+    std::string cfg_path = args.get("config", exists("models/gpt-micro.yaml") ? "models/gpt-micro.yaml" : "");
     if (!cfg_path.empty()) cfg = load_config(cfg_path);
+    apply_overrides(cfg, args.get("set"), "command line");
     std::string data = args.get("data");
     if (data.empty() && std::getenv("WAFERLAB_BENCH_DATA")) data = std::getenv("WAFERLAB_BENCH_DATA");
     if (data.empty() && exists("../shared/data/tinyshakespeare.txt")) data = "../shared/data/tinyshakespeare.txt";

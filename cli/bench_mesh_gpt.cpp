@@ -1,4 +1,4 @@
-// bench_mesh_gpt.cpp: `waferlab-cli bench mesh-gpt [--config models/gpt-nano.cfg] [--mesh 32x32] [--t 64] [--reps 5] [--train] [--json]`
+// bench_mesh_gpt.cpp: `waferlab-cli bench mesh-gpt [--config models/gpt-nano.yaml] [--mesh 32x32] [--t 64] [--reps 5] [--train] [--json]`
 //   The reference forward (engine/gpt, one thread) and the same forward on the
 //   emulated mesh (fast mode), for one sequence of T tokens, in one process:
 //   best-of-reps CPU seconds for each and their ratio, the mesh's emulated
@@ -103,7 +103,7 @@ int bench_train(const Args& a, wl::gpt::GPT& ref, int T, int reps) {
 
 int bench_mesh_gpt(const Args& args) {
     Args a = args;
-    if (!a.has("config")) a.options["config"] = "models/gpt-nano.cfg";
+    if (!a.has("config")) a.options["config"] = "models/gpt-nano.yaml";
     wl::gpt::set_num_threads(1);   // CPU seconds of one thread on both sides
     const LoadedModel m = load_model(a);
     wl::gpt::GPT& ref = *m.model;

@@ -10,18 +10,38 @@
 
 namespace wlcli {
 
+void apply_cli_overrides(const Args& args, wl::gpt::GPTConfig* cfg) {
+    std::string sets = args.get("set");
+    if (args.has("mesh")) sets += ",wafer.mesh=" + args.get("mesh");
+    if (args.has("mode")) sets += ",wafer.mode=" + args.get("mode");
+    wl::gpt::apply_overrides(*cfg, sets, "command line");
+}
+
+wl::gpt::GPTConfig config_from(const Args& args) {
+    wl::gpt::GPTConfig cfg = wl::gpt::load_config(args.get("config"));
+    apply_cli_overrides(args, &cfg);
+    return cfg;
+}
+
+wl::RunMode run_mode_of(const wl::gpt::GPTConfig& cfg) {
+    wl::RunMode mode = wl::RunMode::Fast;
+    if (!wl::run_mode_from_name(cfg.mode, &mode)) throw std::runtime_error("wafer.mode expects cycle or fast");
+    return mode;
+}
+
 LoadedModel load_model(const Args& args) {
     using namespace wl::gpt;
     LoadedModel m;
     if (args.has("checkpoint")) {
         Checkpoint ck = load_checkpoint(args.get("checkpoint"));
         m.tokenizer = make_tokenizer(ck.tokenizer_kind, ck.tokenizer_state, args.get("bpe-dir"));
+        apply_cli_overrides(args, &ck.cfg);
         m.model = model_from_checkpoint(ck);
         m.source = "checkpoint " + args.get("checkpoint") + " (step " + std::to_string(ck.step) + ")";
         return m;
     }
-    if (!args.has("config")) throw std::runtime_error("needs --config FILE (e.g. models/gpt-nano.cfg) or --checkpoint FILE");
-    Trainer tr(load_config(args.get("config")), args.get("bpe-dir"));   // the tokenizer comes from the corpus
+    if (!args.has("config")) throw std::runtime_error("needs --config FILE (e.g. models/gpt-nano.yaml) or --checkpoint FILE");
+    Trainer tr(config_from(args), args.get("bpe-dir"));   // the tokenizer comes from the corpus
     m.tokenizer = std::move(tr.tokenizer);
     m.model = std::move(tr.model);
     m.source = "config " + args.get("config") + ", initial weights (seed " + std::to_string(tr.cfg.seed) + ")";
@@ -29,9 +49,9 @@ LoadedModel load_model(const Args& args) {
 }
 
 wl::model::MeshPlan plan_for(const Args& args, const wl::gpt::GPTConfig& cfg, bool train) {
-    wl::Mesh m{32, 32};
-    if (args.has("mesh") && !wl::parse_mesh(args.get("mesh"), &m))
-        throw std::runtime_error("--mesh expects WxH, each 1..256, e.g. 32x32");
+    wl::Mesh m;
+    const std::string mesh = args.has("mesh") ? args.get("mesh") : cfg.mesh;
+    if (!wl::parse_mesh(mesh, &m)) throw std::runtime_error("--mesh expects WxH, each 1..256, e.g. 32x32");
     const std::string dir = args.get("kernels", "models/kernels");
     wl::model::PlanResult r =
         wl::model::plan_model(cfg, m.w, m.h, wl::model::read_kernels(dir), wl::MachineConfig{}.sram_bytes, train);

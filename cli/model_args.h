@@ -1,11 +1,13 @@
-// model_args.h: what the mesh-GPT verbs share — the model (--checkpoint, or
-// --config with its seeded initial weights), its tokenizer, and the plan for
-// --mesh WxH (default 32x32) from the kernels in --kernels (default models/kernels).
+// model_args.h: what the GPT verbs share: the config (--config FILE.yaml with --set
+// key=value overrides), the model (--checkpoint, or --config with its seeded initial
+// weights), its tokenizer, and the plan for the config's wafer.mesh (--mesh WxH
+// overrides it) from the kernels in --kernels (default models/kernels).
 #pragma once
 #include "cli/args.h"
 #include "engine/gpt/gpt.h"
 #include "engine/gpt/tokenizer.h"
 #include "engine/model/mesh_plan.h"
+#include "engine/fabric/machine.h"
 
 #include <memory>
 #include <string>
@@ -17,6 +19,13 @@ struct LoadedModel {
     std::unique_ptr<wl::gpt::Tokenizer> tokenizer;
     std::string source;   // "checkpoint F (step N)" or "config F, initial weights (seed S)"
 };
+
+// --config's params file, then --set's overrides ("optimizer.learning_rate=1e-3,train_input.batch_size=4")
+// and --mesh/--mode (wafer.mesh, wafer.mode) where the verb has them. Throws ConfigError, placed.
+wl::gpt::GPTConfig config_from(const Args& args);
+// --set, --mesh and --mode onto a config that came from elsewhere (a checkpoint).
+void apply_cli_overrides(const Args& args, wl::gpt::GPTConfig* cfg);
+wl::RunMode run_mode_of(const wl::gpt::GPTConfig& cfg);   // wafer.mode
 
 LoadedModel load_model(const Args& args);             // throws with a message naming the flag
 // train: with the backward's and AdamW's arrays (plan_model's train). Throws the planner's error.

@@ -1,6 +1,6 @@
 // verb_compare.cpp: `waferlab-cli compare` — one GPT step on a modelled GPU next
 // to the same op list on the wafer (analytical estimate), op by op, then totals.
-//   waferlab-cli compare --config models/gpt2-small.cfg --gpu a100|a100-40gb|h100|same-silicon
+//   waferlab-cli compare --config models/gpt2-small.yaml --gpu a100|a100-40gb|h100|same-silicon
 //       [--batch B] [--gpus N] [--accum N] [--profile reference-fp32|pytorch-bf16|tuned-bf16|flash1-bf16]
 //       [--mode train|infer] [--mesh WxH] [--kernels DIR] [--json] [--csv FILE]
 //   --mode infer also runs the forward on the emulated mesh when the model fits it: the "emulated" column.
@@ -45,14 +45,15 @@ void write_csv(const std::string& path, const wl::gpu::Comparison& c) {
 }  // namespace
 
 int verb_compare(const Args& args) {
-    if (!args.has("config")) throw std::runtime_error("compare needs --config FILE (e.g. models/gpt2-small.cfg)");
+    if (!args.has("config")) throw std::runtime_error("compare needs --config FILE (e.g. models/gpt2-small.yaml)");
     wl::gpt::GPTConfig cfg = wl::gpt::load_config(args.get("config"));
+    wl::gpt::apply_overrides(cfg, args.get("set"), "command line");   // not --mesh/--mode: compare's own flags
     wl::gpu::CompareOptions o;
     o.gpu = args.get("gpu", "a100");
     o.profile = args.get("profile", "tuned-bf16");
     o.batch = int(args.get_int("batch", 0));
     o.gpus = int(args.get_int("gpus", 1));
-    o.grad_accum = int(args.get_int("accum", 1));
+    o.grad_accum = int(args.get_int("accum", cfg.grad_accum_steps));
     const std::string mode = args.get("mode", "train");
     o.with_backward = mode == "train";
     if (!o.with_backward) o.kernels_dir = args.get("kernels", "models/kernels");

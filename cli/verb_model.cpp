@@ -1,5 +1,5 @@
 // verb_model.cpp: the GPT on the mesh from a terminal.
-//   waferlab-cli compile-model --config models/gpt-nano.cfg [--mesh 32x32] [--train] [--json]
+//   waferlab-cli compile-model --config models/gpt-nano.yaml [--mesh 32x32] [--train] [--json]
 //       the model compiler's stages: graph, placement, memory plan, kernels, schedule, executable
 //   waferlab-cli forward --config F | --checkpoint F [--mesh WxH] [--prompt TEXT] [--mode fast|cycle] [--json]
 //       one forward pass on the mesh, op by op, checked against the reference
@@ -95,7 +95,7 @@ void print_plan(const wl::model::MeshPlan& p) {
 }  // namespace
 
 int verb_compile_model(const Args& args) {
-    if (!args.has("config")) throw std::runtime_error("compile-model needs --config FILE (e.g. models/gpt-nano.cfg)");
+    if (!args.has("config")) throw std::runtime_error("compile-model needs --config FILE (e.g. models/gpt-nano.yaml)");
     const LoadedModel m = load_model(args);
     const wl::model::MeshPlan plan = plan_for(args, m.model->cfg, args.has("train"));
     if (args.has("json")) {
@@ -113,9 +113,7 @@ int verb_forward(const Args& args) {
     const LoadedModel m = load_model(args);
     wl::gpt::GPT& ref = *m.model;
     const wl::model::MeshPlan plan = plan_for(args, ref.cfg);
-    wl::RunMode mode = wl::RunMode::Fast;
-    if (args.has("mode") && !wl::run_mode_from_name(args.get("mode"), &mode))
-        throw std::runtime_error("--mode expects cycle or fast");
+    const wl::RunMode mode = run_mode_of(ref.cfg);
     std::vector<int> ids = m.tokenizer->encode(args.get("prompt", "Once upon a time there was a little"));
     if (ids.empty()) throw std::runtime_error("the prompt encodes to no tokens");
     if (int(ids.size()) > ref.maxT) ids.erase(ids.begin(), ids.end() - ref.maxT);

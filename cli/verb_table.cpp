@@ -12,9 +12,10 @@ const Flag kOptimise{"optimise", Value::Switch, "the optimising code generator: 
 const Flag kThreads{"threads", Value::Int, "worker threads (default: all cores)"};
 const Flag kLessonDir{"dir", Value::Text, "the lessons folder (default: lessons)"};
 const Flag kBpeDir{"bpe-dir", Value::Text, "directory with GPT-2's encoder.json and vocab.bpe"};
-const Flag kModelConfig{"config", Value::Text, "model config, e.g. models/gpt-nano.cfg (initial weights from its seed)"};
+const Flag kModelConfig{"config", Value::Text, "model config, e.g. models/gpt-nano.yaml (initial weights from its seed)"};
 const Flag kModelCheckpoint{"checkpoint", Value::Text, "a checkpoint written by train (instead of --config)"};
-const Flag kMesh{"mesh", Value::Text, "the mesh to compile for, WxH (default 32x32)"};
+const Flag kMesh{"mesh", Value::Text, "the mesh to compile for, WxH (default: the config's wafer.mesh)"};
+const Flag kSet{"set", Value::Text, "override config keys: optimizer.learning_rate=1e-3,train_input.batch_size=4 (docs/configs.md)"};
 const Flag kKernels{"kernels", Value::Text, "the kernel folder (default models/kernels)"};
 
 }  // namespace
@@ -36,16 +37,16 @@ const std::vector<Verb>& verb_table() {
          {{"disasm", Value::Switch, "print each placed program's compiled instructions, with their source lines"}, kOptimise, kJson},
          verb_check},
         {"train", "train the reference GPT from a config", nullptr, false, nullptr,
-         {{"config", Value::Text, "model config, e.g. models/gpt-micro.cfg"},
+         {{"config", Value::Text, "model config, e.g. models/gpt-micro.yaml"},
           {"data", Value::Text, "train on this text file"},
           {"corpus", Value::Text, "a generated corpus instead of --data: stories or addition"},
-          {"steps", Value::Int, "optimizer steps (default: the config's max_iters)"},
+          {"steps", Value::Int, "optimizer steps (default: the config's runconfig.max_steps)"},
           {"out", Value::Text, "checkpoint to write (default <config name>.ckpt)"},
           {"resume", Value::Text, "continue from this checkpoint"},
-          {"set", Value::Text, "config overrides, key=value,key=value"},
+          kSet,
           {"on-mesh", Value::Switch, "every step on the emulated mesh: forward, backward and AdamW on the PEs"},
           kMesh, kKernels,
-          {"mode", Value::Text, "with --on-mesh: fast (functional, cycles estimated) or cycle (default fast)", "cycle|fast"},
+          {"mode", Value::Text, "with --on-mesh: fast (functional, cycles estimated) or cycle (default: the config's wafer.mode)", "cycle|fast"},
           kThreads, kBpeDir, kJson},
          verb_train},
         {"generate", "sample text from a checkpoint or from llm.c GPT-2 weights", nullptr, false, nullptr,
@@ -61,24 +62,25 @@ const std::vector<Verb>& verb_table() {
          verb_generate},
         {"compile-model", "the model compiler: a GPT's graph, placement, memory plan, kernels, schedule", nullptr,
          false, nullptr,
-         {kModelConfig, kMesh, kKernels,
+         {kModelConfig, kSet, kMesh, kKernels,
           {"train", Value::Switch, "plan for training: gradients, AdamW's m and v, activations kept for backward"},
           kBpeDir, kJson},
          verb_compile_model},
         {"forward", "one forward pass on the emulated mesh, op by op, checked against the reference", nullptr, false,
          nullptr,
-         {kModelConfig, kModelCheckpoint, kMesh, kKernels,
+         {kModelConfig, kModelCheckpoint, kSet, kMesh, kKernels,
           {"prompt", Value::Text, "the tokens to run (default: a line of a story)"},
-          {"mode", Value::Text, "fast: functional, cycles estimated; cycle: every cycle (default fast)", "cycle|fast"},
+          {"mode", Value::Text, "fast: functional, cycles estimated; cycle: every cycle (default: the config's wafer.mode)", "cycle|fast"},
           kBpeDir, kJson},
          verb_forward},
         {"compare", "one GPT step on a modelled GPU next to the wafer's estimate", nullptr, false, nullptr,
-         {{"config", Value::Text, "model config, e.g. models/gpt2-small.cfg"},
+         {{"config", Value::Text, "model config, e.g. models/gpt2-small.yaml"},
+          kSet,
           {"gpu", Value::Text, "a100, a100-40gb, h100 or same-silicon (default a100)"},
           {"profile", Value::Text, "reference-fp32, pytorch-bf16, tuned-bf16 or flash1-bf16 (default tuned-bf16)"},
           {"batch", Value::Int, "sequences per GPU (default: what fits)"},
           {"gpus", Value::Int, "data-parallel GPUs (default 1)"},
-          {"accum", Value::Int, "gradient-accumulation micro-batches (default 1)"},
+          {"accum", Value::Int, "gradient-accumulation micro-batches (default: the config's optimizer.grad_accum_steps)"},
           {"mode", Value::Text, "a training step or one forward (default train)", "train|infer"},
           {"mesh", Value::Text, "the wafer mesh, WxH (default: the wafer preset's)"},
           kKernels,
@@ -104,7 +106,8 @@ const std::vector<Verb>& verb_table() {
                kJson},
               bench_fabric},
              {"gpt", "gpt-micro training tokens/s, ours vs PyTorch, and fraction of peak", nullptr, false, nullptr,
-              {{"config", Value::Text, "model config (default models/gpt-micro.cfg)"},
+              {{"config", Value::Text, "model config (default models/gpt-micro.yaml)"},
+               kSet,
                {"data", Value::Text, "training text (default: see docs/performance.md)"},
                {"steps", Value::Int, "timed steps (default 30)"},
                {"python", Value::Text, "the Python with PyTorch (default /usr/bin/python3)"},
@@ -121,8 +124,8 @@ const std::vector<Verb>& verb_table() {
               bench_fast},
              {"mesh-gpt", "the GPT forward (or --train: a training step) on the emulated mesh vs the reference: time, ratio, cycles",
               nullptr, false, nullptr,
-              {{"config", Value::Text, "model config (default models/gpt-nano.cfg)"},
-               kMesh, kKernels,
+              {{"config", Value::Text, "model config (default models/gpt-nano.yaml)"},
+               kSet, kMesh, kKernels,
                {"t", Value::Int, "tokens in the forward (default: the config's block_size)"},
                {"reps", Value::Int, "repetitions, best kept (default 5)"},
                {"train", Value::Switch, "a training step (batch_size sequences, backward, AdamW) instead of a forward"},

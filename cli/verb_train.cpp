@@ -1,5 +1,5 @@
 // verb_train.cpp: `waferlab-cli train` — train the reference GPT from a config, or on the mesh.
-//   waferlab-cli train --config models/gpt-micro.cfg [--data FILE | --corpus NAME] [--steps N]
+//   waferlab-cli train --config models/gpt-micro.yaml [--data FILE | --corpus NAME] [--steps N]
 //                      [--json] [--out CKPT] [--resume CKPT] [--threads N] [--set k=v,k=v] [--bpe-dir DIR]
 //                      [--on-mesh [--mesh WxH] [--kernels DIR] [--mode fast|cycle]]
 // Terminal: a progress bar with loss and tokens/s. --json: one object per evaluation
@@ -31,30 +31,13 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+// --data, --corpus and --steps are shorthands for keys; --set gives any key (apply_cli_overrides).
 std::string overrides_from(const Args& args) {
     std::ostringstream o;
-    if (args.has("data")) o << "corpus=file\ndata=" << args.get("data") << "\n";
-    if (args.has("corpus")) o << "corpus=" << args.get("corpus") << "\n";
-    if (args.has("steps")) o << "max_iters=" << args.get_int("steps", 0) << "\n";
-    std::string sets = args.get("set");   // k=v,k=v
-    std::istringstream in(sets);
-    std::string kv;
-    while (std::getline(in, kv, ','))
-        if (!kv.empty()) {
-            if (kv.find('=') == std::string::npos) throw std::runtime_error("--set expects key=value, got '" + kv + "'");
-            o << kv << "\n";
-        }
+    if (args.has("data")) o << "train_input.corpus=file\ntrain_input.data=" << args.get("data") << "\n";
+    if (args.has("corpus")) o << "train_input.corpus=" << args.get("corpus") << "\n";
+    if (args.has("steps")) o << "runconfig.max_steps=" << args.get_int("steps", 0) << "\n";
     return o.str();
-}
-
-void apply_overrides(wl::gpt::GPTConfig& cfg, const std::string& text) {
-    std::istringstream in(text);
-    std::string line;
-    while (std::getline(in, line)) {
-        auto eq = line.find('=');
-        cfg.set(line.substr(0, eq), line.substr(eq + 1), "command line");
-    }
-    cfg.validate("command line");
 }
 
 std::string base_name(const std::string& path) {
@@ -82,12 +65,16 @@ int verb_train(const Args& args) {
     std::unique_ptr<Trainer> tr;
     std::string name;
     if (args.has("resume")) {
-        tr = Trainer::resume(args.get("resume"), overrides_from(args), bpe_dir);
+        std::string o = overrides_from(args) + args.get("set");
+        if (args.has("mesh")) o += "\nwafer.mesh=" + args.get("mesh");
+        if (args.has("mode")) o += "\nwafer.mode=" + args.get("mode");
+        tr = Trainer::resume(args.get("resume"), o, bpe_dir);
         name = base_name(args.get("resume"));
     } else {
-        if (!args.has("config")) throw std::runtime_error("train needs --config FILE (e.g. models/gpt-micro.cfg)");
+        if (!args.has("config")) throw std::runtime_error("train needs --config FILE (e.g. models/gpt-micro.yaml)");
         GPTConfig cfg = load_config(args.get("config"));
-        apply_overrides(cfg, overrides_from(args));
+        apply_overrides(cfg, overrides_from(args), "command line");
+        apply_cli_overrides(args, &cfg);
         tr = std::make_unique<Trainer>(cfg, bpe_dir);
         name = base_name(args.get("config"));
     }
@@ -107,9 +94,7 @@ int verb_train(const Args& args) {
     // forward gives the same logits bit for bit: docs/model-compiler.md).
     std::unique_ptr<wl::model::MeshTrainer> mesh;
     if (args.has("on-mesh")) {
-        wl::RunMode mode = wl::RunMode::Fast;
-        if (args.has("mode") && !wl::run_mode_from_name(args.get("mode"), &mode))
-            throw std::runtime_error("--mode expects cycle or fast");
+        const wl::RunMode mode = run_mode_of(cfg);
         mesh = std::make_unique<wl::model::MeshTrainer>(plan_for(args, cfg, true), *tr->model, mode);
         if (tr->opt.t > 0) {   // resumed: AdamW's moments into SRAM
             mesh->transfer(wl::model::MeshTrainer::State::Moment1, &tr->opt.m, true);
@@ -122,7 +107,9 @@ int verb_train(const Args& args) {
                          p.mesh_h, mode == wl::RunMode::Fast ? "fast" : "cycle", p.pes_used(), p.bytes_max());
         }
     }
-    std::vector<int> inputs(size_t(cfg.batch_size) * cfg.block_size), targets(inputs.size());
+    // A step's grad_accum_steps micro-batches: the mesh streams their sequences through one at a
+    // time and sums the gradients in SRAM, then one AdamW (engine/model/mesh_trainer.h).
+    std::vector<int> inputs(size_t(tr->sequences_per_step()) * cfg.block_size), targets(inputs.size());
     auto sync_from_mesh = [&]() {   // the mesh's weights and moments into the host's model and optimiser
         if (!mesh) return;
         mesh->read_params(&tr->model->params_memory);
@@ -158,9 +145,9 @@ int verb_train(const Args& args) {
     while (tr->step < total) {
         auto t0 = Clock::now();
         if (mesh) {
-            tr->train_data->batch(tr->step, inputs.data(), targets.data());
+            tr->step_batches(tr->step, inputs.data(), targets.data());
             wl::model::TrainStep st;
-            if (!mesh->step(inputs.data(), targets.data(), cfg.batch_size, cfg.block_size, tr->lr(), &st))
+            if (!mesh->step(inputs.data(), targets.data(), tr->sequences_per_step(), cfg.block_size, tr->lr(), &st))
                 throw std::runtime_error("train on the mesh, step " + std::to_string(tr->step) + ": " + mesh->error());
             tr->step += 1;
             tr->last_grad_norm = st.grad_norm;

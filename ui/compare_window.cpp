@@ -75,7 +75,7 @@ void CompareWindow::set_inference(bool infer, const std::string& mesh) {
 void CompareWindow::recompute() {
     dirty_ = false;
     try {
-        wl::gpt::GPTConfig cfg = wl::gpt::load_config(models_dir + "/" + model_ + ".cfg");
+        wl::gpt::GPTConfig cfg = wl::gpt::load_config(models_dir + "/" + model_ + ".yaml");
         wl::gpu::CompareOptions o;
         o.gpu = gpu_;
         o.profile = profile_;

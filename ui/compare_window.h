@@ -47,7 +47,7 @@ public:
     // Inference (a forward pass, also measured on a mesh_w x mesh_h mesh) or a training step.
     void set_inference(bool infer, const std::string& mesh = "32x32");   // mesh "WxH"; a bad one keeps the last
     const wl::gpu::Comparison* result() const { return ok_ ? &cmp_ : nullptr; }
-    std::string models_dir = "models";   // where <model>.cfg files live (embedded in the WASM build)
+    std::string models_dir = "models";   // where <model>.yaml files live (embedded in the WASM build)
 
     const std::string& hovered_term() const { return hovered_term_; }   // the term whose help showed this frame, or ""
     int axis_ticks() const { return axis_ticks_; }

@@ -40,7 +40,7 @@ const char* glossary(std::string_view term) {
         {"address", "the byte address in this PE's SRAM"},
         {"value", "what the SRAM holds there, read as the symbol's type (or the format chosen above)"},
         {"microthread", "one of 4 per PE that run async vector ops while the main thread goes on"},
-        {"model", "the GPT configuration whose training step (or forward pass) both machines run (models/*.cfg)"},
+        {"model", "the GPT configuration whose training step (or forward pass) both machines run (models/*.yaml)"},
         {"GPU", "the modelled GPU: its peak FLOP/s, memory bandwidth and kernel-launch cost (docs/gpu-model.md)"},
         {"profile", "how well the GPU software uses it: precision and the efficiency assumed for matmuls, memory and attention"},
         {"batch (0: config)", "sequences per micro-batch on each GPU; 0 takes the batch size from the model's config file"},

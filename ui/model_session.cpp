@@ -174,34 +174,40 @@ std::vector<std::string> ModelSession::configs() const {
     std::vector<std::string> names;
     std::error_code ec;
     for (const auto& e : std::filesystem::directory_iterator(dir_, ec))
-        if (e.path().extension() == ".cfg") names.push_back(e.path().stem().string());
+        if (e.path().extension() == ".yaml") names.push_back(e.path().stem().string());
     std::sort(names.begin(), names.end());
     return names;
 }
 
-bool ModelSession::compile(const std::string& config, int w, int h, const std::string& checkpoint) {
+bool ModelSession::compile(const std::string& config, int w, int h, const std::string& checkpoint, const std::string& set,
+                           bool no_cache) {
     // Everything is built aside and swapped in only when it all worked: a failed compile (a mesh too
     // small, a broken kernel) leaves the last good one loaded and usable.
     try {
-        const bool is_path = config.find('/') != std::string::npos || config.find(".cfg") != std::string::npos;
-        const std::string path = is_path ? config : dir_ + "/" + config + ".cfg";
+        const bool is_path = config.find('/') != std::string::npos || config.find(".yaml") != std::string::npos;
+        const std::string path = is_path ? config : dir_ + "/" + config + ".yaml";
         const auto kernels = wl::model::read_kernels(dir_ + "/kernels");
         std::unique_ptr<wl::gpt::GPT> model;
         std::unique_ptr<wl::gpt::Tokenizer> tokenizer;
         std::string source;
-        if (!model_ || config != config_ || checkpoint != checkpoint_) {
+        const uint32_t sram = wl::MachineConfig{}.sram_bytes;
+        wl::model::CompileInfo early_info;   // when the early check below compiled
+        bool early_ran = false;
+        if (!model_ || config != config_ || checkpoint != checkpoint_ || set != set_) {
             if (!checkpoint.empty()) {
                 const wl::gpt::Checkpoint ck = wl::gpt::load_checkpoint(checkpoint);
                 tokenizer = wl::gpt::make_tokenizer(ck.tokenizer_kind, ck.tokenizer_state);
                 model = wl::gpt::model_from_checkpoint(ck);
                 source = "checkpoint " + checkpoint + " (step " + std::to_string(ck.step) + ")";
             } else {
-                const wl::gpt::GPTConfig cfg = wl::gpt::load_config(path);
+                wl::gpt::GPTConfig cfg = wl::gpt::load_config(path);
+                wl::gpt::apply_overrides(cfg, set, "set");
                 // A config that names its vocabulary can be planned before its weights are made: a model
                 // too big for the mesh fails here, in milliseconds, not after building its parameters.
                 if (cfg.vocab_size > 0) {
-                    const wl::model::PlanResult early = wl::model::plan_model(cfg, w, h, kernels);
+                    const wl::model::PlanResult early = cache_.plan(cfg, w, h, kernels, sram, false, no_cache, &early_info);
                     if (!early.ok) throw std::runtime_error(early.error);
+                    early_ran = true;
                 }
                 wl::gpt::Trainer tr(cfg);   // the tokenizer comes from the corpus, the weights from the seed
                 tokenizer = std::move(tr.tokenizer);
@@ -210,8 +216,13 @@ bool ModelSession::compile(const std::string& config, int w, int h, const std::s
             }
         }
         const wl::gpt::GPT& m = model ? *model : *model_;
-        wl::model::PlanResult r = wl::model::plan_model(m.cfg, w, h, kernels);
+        wl::model::CompileInfo info;
+        wl::model::PlanResult r = cache_.plan(m.cfg, w, h, kernels, sram, false, no_cache && !early_ran, &info);
         if (!r.ok) throw std::runtime_error(r.error);
+        if (early_ran && early_info.key == info.key) {   // the early check did the compiling (or the lookup)
+            early_info.seconds += info.seconds;
+            info = early_info;
+        }
         auto mesh = std::make_unique<wl::model::MeshGPT>(std::move(r.plan), m);
         mesh_.reset();   // it refers to model_
         if (model) {
@@ -220,8 +231,10 @@ bool ModelSession::compile(const std::string& config, int w, int h, const std::s
             source_ = std::move(source);
             config_ = config;
             checkpoint_ = checkpoint;
+            set_ = set;
         }
         mesh_ = std::move(mesh);
+        compile_info_ = info;
         have_forward_ = false;
         gen_ = Generation{};
         error_.clear();
@@ -238,6 +251,8 @@ nlohmann::json ModelSession::plan_json() const {
     const auto& c = mesh_->plan().cfg;
     j["model"] = source_;
     j["config"] = config_;
+    j["compile"] = {{"cached", compile_info_.cached}, {"seconds", compile_info_.seconds}, {"reason", compile_info_.reason},
+                    {"key", compile_info_.key}};
     j["shape"] = {{"n_layer", c.n_layer}, {"n_head", c.n_head}, {"n_embd", c.n_embd}, {"block_size", c.block_size},
                   {"vocab_size", c.vocab_size}, {"parameters", wl::gpt::count_parameters(c)}};
     return j;

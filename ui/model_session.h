@@ -16,6 +16,7 @@
 #include "engine/gpt/tokenizer.h"
 #include "engine/model/mesh_gpt.h"
 #include "engine/model/mesh_plan.h"
+#include "engine/model/plan_cache.h"
 
 #include <cstdint>
 #include <memory>
@@ -72,15 +73,20 @@ nlohmann::json to_json(const std::vector<SramEntry>& map);
 
 class ModelSession {
 public:
-    // models_dir holds <name>.cfg files and kernels/*.wk.
+    // models_dir holds <name>.yaml files and kernels/*.wk.
     explicit ModelSession(std::string models_dir = "models");
 
-    std::vector<std::string> configs() const;     // the <name> of every models_dir/<name>.cfg, sorted
+    std::vector<std::string> configs() const;     // the <name> of every models_dir/<name>.yaml, sorted
 
     // Loads the model (a checkpoint, or the config's initial weights from its seed), then plans
     // it for a w x h mesh and loads it there. False, with error(), when anything fails; the last
-    // good compile then stays loaded. `config` is a name in configs() or a path to a .cfg.
-    bool compile(const std::string& config, int w, int h, const std::string& checkpoint = "");
+    // good compile then stays loaded. `config` is a name in configs() or a path to a .yaml;
+    // `set` overrides its keys as the CLI's --set does ("optimizer.learning_rate=1e-3,...").
+    // The executable comes from this session's PlanCache when its shape, mesh and kernels were
+    // compiled before (compile_info() says so); no_cache compiles again.
+    bool compile(const std::string& config, int w, int h, const std::string& checkpoint = "", const std::string& set = "",
+                 bool no_cache = false);
+    const wl::model::CompileInfo& compile_info() const { return compile_info_; }   // the last good compile's
     bool compiled() const { return mesh_ != nullptr; }
     const std::string& error() const { return error_; }   // the last call's failure, "" after a success
     const wl::model::MeshPlan* plan() const { return mesh_ ? &mesh_->plan() : nullptr; }
@@ -113,7 +119,9 @@ private:
     bool encode(const std::string& prompt, std::vector<int>* ids);   // false (error_) on text it cannot encode
 
     std::string dir_;
-    std::string config_, checkpoint_, source_;   // what the loaded model came from
+    std::string config_, checkpoint_, set_, source_;
+    wl::model::PlanCache cache_;
+    wl::model::CompileInfo compile_info_;   // what the loaded model came from
     std::unique_ptr<wl::gpt::GPT> model_;
     std::unique_ptr<wl::gpt::Tokenizer> tokenizer_;
     std::unique_ptr<wl::model::MeshGPT> mesh_;

@@ -51,7 +51,9 @@ ModelWindow::ModelWindow(const std::string& models_dir) : session_(models_dir) {
 // [SECTION] actions
 
 bool ModelWindow::compile() {
-    if (!session_.compile(config_, mesh_w_, mesh_h_, checkpoint_)) return false;   // the last good plan stays shown
+    const bool no_cache = no_cache_;
+    no_cache_ = false;   // one compile only
+    if (!session_.compile(config_, mesh_w_, mesh_h_, checkpoint_, set_, no_cache)) return false;   // the last good plan stays shown
     anim_.stop();
     if (train_shown_) train_.pause();   // the canvas goes back to the compiled model: the run waits
     train_shown_ = false;
@@ -203,6 +205,8 @@ const std::vector<ModelWindow::Method>& ModelWindow::methods() {
              const std::string ck = str_arg(a, "checkpoint", "");
              if (ck.size() >= sizeof w.checkpoint_) throw std::invalid_argument("'checkpoint' is too long");
              std::snprintf(w.checkpoint_, sizeof w.checkpoint_, "%s", ck.c_str());
+             w.set_ = str_arg(a, "set", "");
+             w.no_cache_ = flag_arg(a, "no_cache");
              if (flag_arg(a, "show")) w.open = true;
              if (!w.compile()) throw std::runtime_error(w.session_.error());
              return w.session_.plan_json();
@@ -283,7 +287,7 @@ const std::vector<ModelWindow::Method>& ModelWindow::methods() {
              }
              return w.state()["animation"];
          }},
-        {"train_start", "{options}", false, [](ModelWindow& w, const json& a) {   // {config, mesh, steps, eval_every, sample_every, sample_tokens, temperature}
+        {"train_start", "{options}", false, [](ModelWindow& w, const json& a) {   // {config, mesh, steps, eval_every, sample_every, sample_tokens, temperature, set}
              w.config_ = str_arg(a, "config", w.config_);
              parse_mesh(str_arg(a, "mesh", mesh_text(w.mesh_w_, w.mesh_h_)), &w.mesh_w_, &w.mesh_h_);
              TrainSettings& s = w.train_set_;
@@ -292,6 +296,7 @@ const std::vector<ModelWindow::Method>& ModelWindow::methods() {
              s.sample_every = int(num_arg(a, "sample_every", s.sample_every, 1, 1e7));
              s.sample_tokens = int(num_arg(a, "sample_tokens", s.sample_tokens, 0, 10000));
              s.temperature = float(num_arg(a, "temperature", s.temperature, 0, 100));
+             s.set = str_arg(a, "set", "");
              w.open = true;
              if (!w.start_training()) throw std::runtime_error(w.train_.error());
              return w.train_.to_json();
@@ -406,7 +411,7 @@ void ModelWindow::draw_settings() {
             if (ImGui::Selectable(c.c_str(), c == config_)) config_ = c;
         ImGui::EndCombo();
     }
-    if (ImGui::IsItemHovered()) ImGui::SetTooltip("models/<name>.cfg: the GPT's shape; its weights come from its seed");
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("models/<name>.yaml: the GPT's shape; its weights come from its seed");
     ImGui::SameLine();
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 6);
     const std::string m = mesh_text(mesh_w_, mesh_h_);
@@ -446,6 +451,11 @@ void ModelWindow::draw_settings() {
     const wl::model::MeshPlan& p = *session_.plan();
     ImGui::TextColored(kGoodText, "%s: %zu ops on %d of %d PEs", session_.model_source().c_str(), p.ops.size(), p.pes_used(),
                        p.mesh_w * p.mesh_h);
+    ImGui::TextDisabled("%s", session_.compile_info().summary().c_str());   // compile once, run many
+    if (ImGui::IsItemHovered())
+        ImGui::SetTooltip("The executable is cached by the model's shape, the mesh and the kernels' sources: compiling the "
+                          "same again is a lookup; a new context length, mesh or edited kernel compiles again.");
+    mark("compile_info");
     ImGui::Checkbox("show on the mesh canvas", &show_on_canvas_);
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("the canvas shows the model's mesh while this window is open");
     ImGui::SameLine();

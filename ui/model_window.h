@@ -106,6 +106,8 @@ private:
     ModelSession session_;
     std::vector<std::string> configs_;
     std::string config_ = "gpt-nano";
+    std::string set_;                    // model_compile's {set}: key overrides, as --set
+    bool no_cache_ = false;              // model_compile's {no_cache}: the next compile skips the cache
     int mesh_w_ = 32, mesh_h_ = 32;
     char checkpoint_[512] = {};
     char prompt_[512] = "Once upon a time there was a little";

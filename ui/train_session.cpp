@@ -63,8 +63,9 @@ bool TrainSession::start(const TrainSettings& s) {
     try {
         if (s.steps < 1 || s.eval_every < 1 || s.sample_every < 1 || s.sample_tokens < 0)
             throw std::invalid_argument("steps, eval_every and sample_every must be >= 1");
-        const bool is_path = s.config.find('/') != std::string::npos || s.config.find(".cfg") != std::string::npos;
-        wl::gpt::GPTConfig cfg = wl::gpt::load_config(is_path ? s.config : dir_ + "/" + s.config + ".cfg");
+        const bool is_path = s.config.find('/') != std::string::npos || s.config.find(".yaml") != std::string::npos;
+        wl::gpt::GPTConfig cfg = wl::gpt::load_config(is_path ? s.config : dir_ + "/" + s.config + ".yaml");
+        wl::gpt::apply_overrides(cfg, s.set, "set");
         cfg.max_iters = int(s.steps);   // as the CLI's --steps; the schedule's other keys stay the config's
         std::unique_ptr<wl::gpt::Trainer> tr;
         if (text_) {
@@ -85,7 +86,7 @@ bool TrainSession::start(const TrainSettings& s) {
         corpus_ = CorpusInfo{tr_->corpus.name, tr_->corpus.text.size(), tr_->tokenizer->vocab_size()};
         first_step_ = tr_->step;
         target_ = tr_->step + s.steps;
-        inputs_.assign(size_t(tr_->cfg.batch_size) * tr_->cfg.block_size, 0);
+        inputs_.assign(size_t(tr_->sequences_per_step()) * tr_->cfg.block_size, 0);
         targets_.assign(inputs_.size(), 0);
         losses_.clear();
         val_.clear();
@@ -135,8 +136,8 @@ void TrainSession::sync_model() {
 }
 
 bool TrainSession::begin_next_step() {
-    tr_->train_data->batch(tr_->step, inputs_.data(), targets_.data());
-    if (mesh_->begin_step(inputs_.data(), targets_.data(), tr_->cfg.batch_size, tr_->cfg.block_size, tr_->lr())) return true;
+    tr_->step_batches(tr_->step, inputs_.data(), targets_.data());   // grad_accum_steps micro-batches
+    if (mesh_->begin_step(inputs_.data(), targets_.data(), tr_->sequences_per_step(), tr_->cfg.block_size, tr_->lr())) return true;
     fail("step " + std::to_string(tr_->step + 1) + ": " + mesh_->error());
     return false;
 }
@@ -264,7 +265,7 @@ std::string TrainSession::activity() const {
     }
     if (const wl::model::TrainWork* w = mesh_->next_work()) {
         std::string s = std::string(wl::model::train_phase_name(w->phase)) + " " + w->op;
-        if (w->sequence >= 0) s += ", sequence " + std::to_string(w->sequence + 1) + " of " + std::to_string(tr_->cfg.batch_size);
+        if (w->sequence >= 0) s += ", sequence " + std::to_string(w->sequence + 1) + " of " + std::to_string(tr_->sequences_per_step());
         return s;
     }
     return "";

@@ -30,13 +30,14 @@ namespace wlui {
 inline constexpr size_t kMaxTrainTextBytes = 8u << 20;   // a text corpus bigger than this is refused
 
 struct TrainSettings {
-    std::string config = "gpt-nano";    // a name in models/ or a path to a .cfg
+    std::string config = "gpt-nano";    // a name in models/ or a path to a .yaml
     int mesh_w = 32, mesh_h = 32;
     int64_t steps = 200;                // optimiser steps in this run
     int eval_every = 25;                // validation loss every N steps (and at step 0)
     int sample_every = 25;              // a sample every N steps
     int sample_tokens = 64;
     float temperature = 0.8f;
+    std::string set;                    // key overrides, as the CLI's --set ("optimizer.learning_rate=1e-3,...")
 };
 
 struct CorpusInfo {                     // what a run trains on

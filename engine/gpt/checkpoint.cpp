@@ -133,7 +133,10 @@ Checkpoint parse_checkpoint(const std::string& b, const std::string& path) {
     Checkpoint ck;
     std::string cfg_text = r.str("config");
     try {
-        ck.cfg = parse_config_text(cfg_text, path + " (embedded config)");
+        // Checkpoints written before the YAML params files embed the flat `key = value` text.
+        const bool flat = cfg_text.rfind("n_layer = ", 0) == 0;
+        ck.cfg = flat ? parse_flat_config_text(cfg_text, path + " (embedded config)")
+                      : parse_config_text(cfg_text, path + " (embedded config)");
     } catch (const ConfigError& e) {
         throw CheckpointError(e.what());
     }

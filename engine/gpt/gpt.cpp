@@ -225,7 +225,7 @@ void GPT::zero_grad() {
     std::memset(grads_memory.data(), 0, grads_memory.size() * sizeof(float));
 }
 
-void GPT::backward() {
+void GPT::backward(int micro_batches) {
     if (!have_targets_ || B == 0) throw std::logic_error("GPT::backward: run forward with targets first");
     ensure_grads();
     if (grads_acts_memory_.size() != acts_memory_.size()) grads_acts_memory_.assign(acts_memory_.size(), 0.0f);
@@ -240,8 +240,9 @@ void GPT::backward() {
     ActivationTensors& a = acts;
     ActivationTensors& ga = grads_acts;
 
-    // d(mean loss)/d(loss[b,t]) = 1/(B*T)
-    const float dloss_mean = 1.0f / float(BT);
+    // d(mean loss)/d(loss[b,t]) = 1/(B*T), over N micro-batches 1/(N*B*T)
+    if (micro_batches < 1) throw std::invalid_argument("GPT::backward: micro_batches must be >= 1");
+    const float dloss_mean = 1.0f / float(int64_t(micro_batches) * BT);
     for (int i = 0; i < BT; i++) ga.losses[i] = dloss_mean;
     zero(ga.logits, size_t(BT) * V);
     zero(ga.lnf, size_t(BT) * C);

@@ -107,7 +107,10 @@ public:
     // inputs (B,T) token ids < V; targets (B,T) or null (then no loss). B, T >= 1, T <= maxT.
     void forward(const int* inputs, const int* targets, int B, int T);
     void zero_grad();
-    void backward();   // needs a forward with targets; adds into grads
+    // Needs a forward with targets; adds into grads. micro_batches N: the gradient of the mean
+    // loss over N such forwards (each row's loss weighs 1/(N*B*T)), so N backwards after one
+    // zero_grad() give one batch N times larger's gradient (gradient accumulation).
+    void backward(int micro_batches = 1);
 
     GPTConfig cfg;
     int L, NH, C, V, maxT;

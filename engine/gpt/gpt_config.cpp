@@ -1,10 +1,18 @@
-// gpt_config.cpp: see gpt_config.h. One table maps key -> member.
+// gpt_config.cpp: see gpt_config.h. WL_CONFIG_KEYS becomes the field table every
+// reader here uses; yaml-cpp reads the files, we convert the scalars ourselves
+// (the same strtod/strtoll natively and in WASM).
 #include "engine/gpt/gpt_config.h"
 
+#include "engine/fabric/mesh.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <fstream>
 #include <functional>
+#include <map>
 #include <sstream>
 
 namespace wl::gpt {
@@ -14,125 +22,301 @@ namespace {
 enum class Kind { Int, U64, Real, Text };
 
 struct Field {
+    const char* section;
     const char* key;
+    const char* member;   // the flat format's name
     Kind kind;
-    std::function<void*(GPTConfig&)> at;
+    void* (*at)(GPTConfig&);
+    const char* help;
+    std::string path() const { return std::string(section) + "." + key; }
 };
 
 const std::vector<Field>& fields() {
-#define F(name, kind) Field{#name, kind, [](GPTConfig& c) -> void* { return &c.name; }}
-    static const std::vector<Field> f = {
-        F(n_layer, Kind::Int),        F(n_head, Kind::Int),          F(n_embd, Kind::Int),
-        F(block_size, Kind::Int),     F(vocab_size, Kind::Int),      F(batch_size, Kind::Int),
-        F(max_iters, Kind::Int),      F(learning_rate, Kind::Real),  F(min_lr, Kind::Real),
-        F(warmup_iters, Kind::Int),   F(lr_decay_iters, Kind::Int),  F(weight_decay, Kind::Real),
-        F(beta1, Kind::Real),         F(beta2, Kind::Real),          F(adam_eps, Kind::Real),
-        F(grad_clip, Kind::Real),     F(eval_interval, Kind::Int),   F(eval_iters, Kind::Int),
-        F(seed, Kind::U64),           F(tokenizer, Kind::Text),      F(corpus, Kind::Text),
-        F(data, Kind::Text),          F(val_fraction, Kind::Real),   F(corpus_chars, Kind::Int),
-        F(addition_digits, Kind::Int),
-    };
-#undef F
+#define WL_FIELD(section, key, member, kind, help) \
+    Field{#section, #key, #member, Kind::kind, [](GPTConfig& c) -> void* { return &c.member; }, help},
+    static const std::vector<Field> f = {WL_CONFIG_KEYS(WL_FIELD)};
+#undef WL_FIELD
     return f;
 }
+
+const char* kind_name(Kind k) {
+    switch (k) {
+    case Kind::Int: return "integer";
+    case Kind::U64: return "non-negative integer";
+    case Kind::Real: return "number";
+    case Kind::Text: return "text";
+    }
+    return "?";
+}
+
+std::string prefix(const std::string& where) { return where.empty() ? "" : where + ": "; }
 
 std::string trim(const std::string& s) {
     size_t b = s.find_first_not_of(" \t\r\n"), e = s.find_last_not_of(" \t\r\n");
     return b == std::string::npos ? "" : s.substr(b, e - b + 1);
 }
 
-std::string prefix(const std::string& where) { return where.empty() ? "" : where + ": "; }
+size_t edit_distance(const std::string& a, const std::string& b) {
+    std::vector<size_t> row(b.size() + 1);
+    for (size_t j = 0; j <= b.size(); j++) row[j] = j;
+    for (size_t i = 1; i <= a.size(); i++) {
+        size_t diag = row[0];
+        row[0] = i;
+        for (size_t j = 1; j <= b.size(); j++) {
+            size_t up = row[j];
+            row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
+            diag = up;
+        }
+    }
+    return row[b.size()];
+}
+
+// The known path nearest to an unknown one: the same key (or a flat-format name) in
+// another section first, then the smallest edit distance if it is close enough.
+std::string nearest_path(const std::string& path) {
+    const std::string key = path.substr(path.find('.') == std::string::npos ? 0 : path.find('.') + 1);
+    for (const Field& f : fields())
+        if (key == f.key || key == f.member) return f.path();
+    std::string best;
+    size_t best_d = std::string::npos;
+    for (const Field& f : fields()) {
+        size_t d = edit_distance(path, f.path());
+        if (d < best_d) best_d = d, best = f.path();
+    }
+    return best_d <= std::max<size_t>(2, path.size() / 3) ? best : "";
+}
+
+std::string unknown_key(const std::string& path) {
+    std::string near = nearest_path(path);
+    return path + ": unknown key" + (near.empty() ? " (docs/configs.md lists the keys)" : "; did you mean " + near + "?");
+}
+
+const Field* find(const std::string& path) {
+    for (const Field& f : fields())
+        if (path == f.path()) return &f;
+    return nullptr;
+}
+
+// One scalar into the member; the message names what was expected.
+void assign(const Field& f, GPTConfig& c, const std::string& value, const std::string& where) {
+    void* p = f.at(c);
+    const char* s = value.c_str();
+    char* end = nullptr;
+    errno = 0;
+    auto bad = [&]() {
+        throw ConfigError(prefix(where) + f.path() + ": expected " + (f.kind == Kind::Int ? "an " : "a ") +
+                          kind_name(f.kind) + ", got '" + value + "'");
+    };
+    switch (f.kind) {
+    case Kind::Int: {
+        long long v = std::strtoll(s, &end, 10);
+        if (value.empty() || *end || errno || v < -2147483647LL || v > 2147483647LL) bad();
+        *static_cast<int*>(p) = int(v);
+        return;
+    }
+    case Kind::U64: {
+        unsigned long long v = std::strtoull(s, &end, 10);
+        if (value.empty() || value[0] == '-' || *end || errno) bad();
+        *static_cast<uint64_t*>(p) = v;
+        return;
+    }
+    case Kind::Real: {
+        double v = std::strtod(s, &end);
+        if (value.empty() || *end || errno || v != v) bad();
+        *static_cast<double*>(p) = v;
+        return;
+    }
+    case Kind::Text:
+        for (unsigned char ch : value)
+            if (ch < 0x20 || ch == 0x7f)
+                throw ConfigError(prefix(where) + f.path() + ": expected text without control characters");
+        *static_cast<std::string*>(p) = value;
+        return;
+    }
+}
+
+std::string value_text(const Field& f, const GPTConfig& cfg) {
+    GPTConfig c = cfg;
+    void* p = f.at(c);
+    std::ostringstream o;
+    o.precision(17);
+    switch (f.kind) {
+    case Kind::Int: o << *static_cast<int*>(p); break;
+    case Kind::U64: o << *static_cast<uint64_t*>(p); break;
+    case Kind::Real: o << *static_cast<double*>(p); break;
+    case Kind::Text: o << *static_cast<std::string*>(p); break;
+    }
+    return o.str();
+}
+
+std::string place(const std::string& name, const YAML::Mark& m) {
+    return name + ":" + std::to_string(m.line + 1) + ":" + std::to_string(m.column + 1);
+}
+
+const char* node_kind(const YAML::Node& n) {
+    switch (n.Type()) {
+    case YAML::NodeType::Sequence: return "a sequence";
+    case YAML::NodeType::Map: return "a mapping";
+    case YAML::NodeType::Null: return "nothing";
+    default: return "a scalar";
+    }
+}
+
+bool is_section(const std::string& s) {
+    for (const Field& f : fields())
+        if (s == f.section) return true;
+    return false;
+}
+
+// Range and name checks. fail(path, message) throws, placed at that key when the caller knows where it is.
+void check(const GPTConfig& c, const std::function<void(const char*, const std::string&)>& fail) {
+    if (c.n_layer < 1) fail("model.n_layer", "must be >= 1");
+    if (c.n_head < 1) fail("model.n_head", "must be >= 1");
+    if (c.n_embd < 1 || c.n_embd % c.n_head != 0) fail("model.n_embd", "must be a positive multiple of model.n_head");
+    if (c.block_size < 1) fail("model.block_size", "must be >= 1");
+    if (c.vocab_size < 0) fail("model.vocab_size", "must be >= 0 (0: from the tokenizer)");
+    if (c.batch_size < 1) fail("train_input.batch_size", "must be >= 1");
+    if (c.tokenizer != "char" && c.tokenizer != "bpe") fail("train_input.tokenizer", "must be char or bpe, got '" + c.tokenizer + "'");
+    if (c.corpus != "stories" && c.corpus != "addition" && c.corpus != "file")
+        fail("train_input.corpus", "must be stories, addition or file, got '" + c.corpus + "'");
+    if (c.corpus == "file" && c.data.empty()) fail("train_input.data", "corpus: file needs data: <path>");
+    if (!(c.val_fraction > 0 && c.val_fraction < 1)) fail("train_input.val_fraction", "must be in (0, 1)");
+    if (c.corpus_chars < 1000) fail("train_input.corpus_chars", "must be >= 1000");
+    if (c.addition_digits < 1 || c.addition_digits > 9) fail("train_input.addition_digits", "must be in 1..9");
+    std::string opt = c.optimizer_type;
+    std::transform(opt.begin(), opt.end(), opt.begin(), [](unsigned char ch) { return char(std::tolower(ch)); });
+    if (opt != "adamw") fail("optimizer.optimizer_type", "must be AdamW, got '" + c.optimizer_type + "'");
+    if (!(c.learning_rate >= 0)) fail("optimizer.learning_rate", "must be >= 0");
+    if (!(c.min_lr >= 0)) fail("optimizer.min_lr", "must be >= 0");
+    if (c.warmup_iters < 0) fail("optimizer.warmup_steps", "must be >= 0");
+    if (c.lr_decay_iters < 0) fail("optimizer.decay_steps", "must be >= 0");
+    if (!(c.beta1 >= 0 && c.beta1 < 1)) fail("optimizer.beta1", "must be in [0, 1)");
+    if (!(c.beta2 >= 0 && c.beta2 < 1)) fail("optimizer.beta2", "must be in [0, 1)");
+    if (!(c.adam_eps > 0)) fail("optimizer.eps", "must be > 0");
+    if (!(c.grad_clip >= 0)) fail("optimizer.max_gradient_norm", "must be >= 0");
+    if (c.grad_accum_steps < 1) fail("optimizer.grad_accum_steps", "must be >= 1");
+    if (c.max_iters < 0) fail("runconfig.max_steps", "must be >= 0");
+    if (c.eval_iters < 1) fail("runconfig.eval_steps", "must be >= 1");
+    if (c.eval_interval < 1) fail("runconfig.checkpoint_steps", "must be >= 1");
+    Mesh m;
+    if (!parse_mesh(c.mesh, &m)) fail("wafer.mesh", "expects WxH, each 1..256, got '" + c.mesh + "'");
+    if (c.mode != "fast" && c.mode != "cycle") fail("wafer.mode", "must be fast or cycle, got '" + c.mode + "'");
+    if (c.execution == "streaming") fail("wafer.execution", "streaming (weights streamed in layer by layer) is not built yet; use resident");
+    else if (c.execution != "resident") fail("wafer.execution", "must be resident, got '" + c.execution + "'");
+}
 
 }  // namespace
 
 std::vector<std::string> GPTConfig::keys() {
     std::vector<std::string> k;
-    for (const Field& f : fields()) k.push_back(f.key);
+    for (const Field& f : fields()) k.push_back(f.path());
     return k;
 }
 
-void GPTConfig::set(const std::string& key, const std::string& value, const std::string& where) {
-    for (const Field& f : fields()) {
-        if (key != f.key) continue;
-        void* p = f.at(*this);
-        const char* s = value.c_str();
-        char* end = nullptr;
-        errno = 0;
-        switch (f.kind) {
-        case Kind::Int: {
-            long long v = std::strtoll(s, &end, 10);
-            if (value.empty() || *end || errno || v < -2147483647LL || v > 2147483647LL)
-                throw ConfigError(prefix(where) + key + " expects an integer, got '" + value + "'");
-            *static_cast<int*>(p) = int(v);
-            return;
-        }
-        case Kind::U64: {
-            unsigned long long v = std::strtoull(s, &end, 10);
-            if (value.empty() || value[0] == '-' || *end || errno)
-                throw ConfigError(prefix(where) + key + " expects a non-negative integer, got '" + value + "'");
-            *static_cast<uint64_t*>(p) = v;
-            return;
-        }
-        case Kind::Real: {
-            double v = std::strtod(s, &end);
-            if (value.empty() || *end || errno || v != v)
-                throw ConfigError(prefix(where) + key + " expects a number, got '" + value + "'");
-            *static_cast<double*>(p) = v;
-            return;
-        }
-        case Kind::Text:
-            *static_cast<std::string*>(p) = value;
-            return;
-        }
-    }
-    std::string known;
-    for (const Field& f : fields()) known += std::string(known.empty() ? "" : ", ") + f.key;
-    throw ConfigError(prefix(where) + "unknown key '" + key + "' (known: " + known + ")");
+void GPTConfig::set(const std::string& path, const std::string& value, const std::string& where) {
+    const Field* f = find(path);
+    if (!f) throw ConfigError(prefix(where) + unknown_key(path));
+    assign(*f, *this, value, where);
 }
 
 void GPTConfig::validate(const std::string& where) const {
-    auto fail = [&](const std::string& m) { throw ConfigError(prefix(where) + m); };
-    if (n_layer < 1) fail("n_layer must be >= 1");
-    if (n_head < 1) fail("n_head must be >= 1");
-    if (n_embd < 1 || n_embd % n_head != 0) fail("n_embd must be a positive multiple of n_head");
-    if (block_size < 1) fail("block_size must be >= 1");
-    if (vocab_size < 0) fail("vocab_size must be >= 0 (0: from the tokenizer)");
-    if (batch_size < 1) fail("batch_size must be >= 1");
-    if (max_iters < 0) fail("max_iters must be >= 0");
-    if (!(learning_rate >= 0) || !(min_lr >= 0)) fail("learning rates must be >= 0");
-    if (warmup_iters < 0 || lr_decay_iters < 0) fail("warmup_iters and lr_decay_iters must be >= 0");
-    if (!(beta1 >= 0 && beta1 < 1) || !(beta2 >= 0 && beta2 < 1)) fail("beta1 and beta2 must be in [0, 1)");
-    if (!(adam_eps > 0)) fail("adam_eps must be > 0");
-    if (!(grad_clip >= 0)) fail("grad_clip must be >= 0");
-    if (eval_interval < 1 || eval_iters < 1) fail("eval_interval and eval_iters must be >= 1");
-    if (tokenizer != "char" && tokenizer != "bpe") fail("tokenizer must be 'char' or 'bpe', got '" + tokenizer + "'");
-    if (corpus != "stories" && corpus != "addition" && corpus != "file")
-        fail("corpus must be 'stories', 'addition' or 'file', got '" + corpus + "'");
-    if (corpus == "file" && data.empty()) fail("corpus = file needs data = <path>");
-    if (!(val_fraction > 0 && val_fraction < 1)) fail("val_fraction must be in (0, 1)");
-    if (corpus_chars < 1000) fail("corpus_chars must be >= 1000");
-    if (addition_digits < 1 || addition_digits > 9) fail("addition_digits must be in 1..9");
+    check(*this, [&](const char* path, const std::string& m) { throw ConfigError(prefix(where) + path + " " + m); });
 }
 
+// Written by hand, not with YAML::Emitter: the emitter's statics crash the WASM build at exit.
+// Text is always double-quoted (never read back as a number or null); set() refuses control
+// characters, so escaping \\ and " is all it needs.
 std::string GPTConfig::to_text() const {
-    std::ostringstream o;
-    o.precision(17);
-    GPTConfig c = *this;
+    std::string out, section;
     for (const Field& f : fields()) {
-        void* p = f.at(c);
-        o << f.key << " = ";
-        switch (f.kind) {
-        case Kind::Int: o << *static_cast<int*>(p); break;
-        case Kind::U64: o << *static_cast<uint64_t*>(p); break;
-        case Kind::Real: o << *static_cast<double*>(p); break;
-        case Kind::Text: o << *static_cast<std::string*>(p); break;
+        if (section != f.section) {
+            section = f.section;
+            out += section + ":\n";
         }
-        o << "\n";
+        std::string v = value_text(f, *this);
+        if (f.kind == Kind::Text) {
+            std::string q = "\"";
+            for (char ch : v) {
+                if (ch == '\\' || ch == '"') q += '\\';
+                q += ch;
+            }
+            v = q + "\"";
+        }
+        out += "  " + std::string(f.key) + ": " + v + "\n";
     }
-    return o.str();
+    return out;
 }
 
 GPTConfig parse_config_text(const std::string& text, const std::string& name) {
+    YAML::Node root;
+    try {
+        root = YAML::Load(text);
+    } catch (const YAML::Exception& e) {
+        throw ConfigError(place(name, e.mark) + ": " + e.msg);
+    }
+    GPTConfig c;
+    std::map<std::string, std::string> at;   // path -> where it was set, for validate's messages
+    if (root.IsNull()) {
+        c.validate(name);
+        return c;
+    }
+    if (!root.IsMap())
+        throw ConfigError(place(name, root.Mark()) + ": expected sections (model:, train_input:, optimizer:, runconfig:, "
+                          "wafer:), got " + node_kind(root));
+    std::map<std::string, int> seen_sections;
+    for (auto s = root.begin(); s != root.end(); ++s) {
+        const YAML::Node sk = s->first;   // copies: the iterator's -> is a proxy that dies here
+        const YAML::Node sv = s->second;
+        if (!sk.IsScalar()) throw ConfigError(place(name, sk.Mark()) + ": a section name must be a plain word");
+        const std::string section = sk.Scalar();
+        if (!is_section(section)) {
+            std::string guess;   // the nearest section, through the first key if it has one
+            if (sv.IsMap() && sv.size() > 0 && sv.begin()->first.IsScalar())
+                guess = nearest_path(section + "." + sv.begin()->first.Scalar());
+            std::string msg = section + ": unknown section";
+            if (!guess.empty()) msg += "; did you mean " + guess.substr(0, guess.find('.')) + "?";
+            else msg += " (model, train_input, optimizer, runconfig, wafer)";
+            throw ConfigError(place(name, sk.Mark()) + ": " + msg);
+        }
+        if (seen_sections.count(section))
+            throw ConfigError(place(name, sk.Mark()) + ": " + section + ": section given twice (first at line " +
+                              std::to_string(seen_sections[section]) + ")");
+        seen_sections[section] = sk.Mark().line + 1;
+        if (sv.IsNull()) continue;
+        if (!sv.IsMap())
+            throw ConfigError(place(name, sv.Mark()) + ": " + section + ": expected keys (key: value), got " + node_kind(sv));
+        for (auto k = sv.begin(); k != sv.end(); ++k) {
+            const YAML::Node kk = k->first;
+            const YAML::Node kv = k->second;
+            if (!kk.IsScalar()) throw ConfigError(place(name, kk.Mark()) + ": " + section + ": a key must be a plain word");
+            const std::string path = section + "." + kk.Scalar();
+            const Field* f = find(path);
+            if (!f) throw ConfigError(place(name, kk.Mark()) + ": " + unknown_key(path));
+            if (at.count(path)) throw ConfigError(place(name, kk.Mark()) + ": " + path + ": given twice (first at " + at[path] + ")");
+            const std::string where = place(name, kk.Mark());
+            if (!kv.IsScalar())
+                throw ConfigError(place(name, kv.IsNull() ? kk.Mark() : kv.Mark()) + ": " + path + ": expected " +
+                                  (f->kind == Kind::Int ? "an " : "a ") + kind_name(f->kind) + ", got " + node_kind(kv));
+            assign(*f, c, kv.Scalar(), place(name, kv.Mark()));
+            at[path] = where;
+        }
+    }
+    check(c, [&](const char* path, const std::string& m) {
+        auto it = at.find(path);
+        throw ConfigError((it != at.end() ? it->second : name) + ": " + path + " " + m);
+    });
+    return c;
+}
+
+GPTConfig load_config(const std::string& path) {
+    std::ifstream f(path, std::ios::binary);
+    if (!f) throw ConfigError(path + ": cannot open config file");
+    std::stringstream ss;
+    ss << f.rdbuf();
+    return parse_config_text(ss.str(), path);
+}
+
+GPTConfig parse_flat_config_text(const std::string& text, const std::string& name) {
     GPTConfig c;
     std::istringstream in(text);
     std::string line;
@@ -146,19 +330,46 @@ GPTConfig parse_config_text(const std::string& text, const std::string& name) {
         auto eq = line.find('=');
         if (eq == std::string::npos) throw ConfigError(where + ": expected 'key = value', got '" + line + "'");
         std::string key = trim(line.substr(0, eq)), value = trim(line.substr(eq + 1));
-        if (key.empty()) throw ConfigError(where + ": missing key before '='");
-        c.set(key, value, where);
+        const Field* f = nullptr;
+        for (const Field& x : fields())
+            if (key == x.member) f = &x;
+        if (!f) throw ConfigError(where + ": unknown key '" + key + "'");
+        assign(*f, c, value, where);
     }
     c.validate(name);
     return c;
 }
 
-GPTConfig load_config(const std::string& path) {
-    std::ifstream f(path, std::ios::binary);
-    if (!f) throw ConfigError(path + ": cannot open config file");
-    std::stringstream ss;
-    ss << f.rdbuf();
-    return parse_config_text(ss.str(), path);
+void apply_overrides(GPTConfig& cfg, const std::string& overrides, const std::string& where) {
+    std::string all = overrides;
+    std::replace(all.begin(), all.end(), '\n', ',');
+    std::istringstream in(all);
+    std::string kv;
+    while (std::getline(in, kv, ',')) {
+        if (trim(kv).empty()) continue;
+        auto eq = kv.find('=');
+        if (eq == std::string::npos) throw ConfigError(prefix(where) + "expected key=value, got '" + kv + "'");
+        cfg.set(trim(kv.substr(0, eq)), trim(kv.substr(eq + 1)), where);
+    }
+    cfg.validate(where);
+}
+
+const std::vector<ConfigKeyInfo>& config_key_table() {
+    static const std::vector<ConfigKeyInfo> t = [] {
+        std::vector<ConfigKeyInfo> rows;
+        const GPTConfig defaults;
+        for (const Field& f : fields()) rows.push_back({f.path(), kind_name(f.kind), value_text(f, defaults), f.help});
+        return rows;
+    }();
+    return t;
+}
+
+std::string config_keys_markdown() {
+    std::string s = "| key | type | default | what it sets |\n|---|---|---|---|\n";
+    for (const ConfigKeyInfo& k : config_key_table())
+        s += "| `" + k.path + "` | " + k.type + " | " + (k.fallback.empty() ? "(empty)" : "`" + k.fallback + "`") + " | " +
+             k.help + " |\n";
+    return s;
 }
 
 }  // namespace wl::gpt

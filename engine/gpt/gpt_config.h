@@ -1,9 +1,18 @@
-// gpt_config.h: the GPT reference's settings: model shape, training schedule,
-// data. Every default lives here, in the member initialisers below.
+// gpt_config.h: the GPT's settings: model shape, training input, optimiser, run,
+// and the wafer it runs on. Every default lives here, in the member initialisers.
 //
-// Files (models/*.cfg) are plain text, one `key = value` per line, `#` starts a
-// comment. Unknown keys and bad values are errors naming file:line. The same
-// keys can be set from the CLI (`--set key=value`) and are stored in checkpoints.
+// Files (models/*.yaml) are YAML params files laid out like Cerebras ModelZoo's:
+//
+//   model:       { n_layer: 3, n_head: 4, n_embd: 64, block_size: 64, vocab_size: 0 }
+//   train_input: { batch_size: 8, corpus: stories, ... }
+//   optimizer:   { optimizer_type: AdamW, learning_rate: 2e-3, grad_accum_steps: 1, ... }
+//   runconfig:   { max_steps: 1500, eval_steps: 10, checkpoint_steps: 100, seed: 1337 }
+//   wafer:       { mesh: 32x32, mode: fast, execution: resident }
+//
+// WL_CONFIG_KEYS below is the one table of keys: its path, the member it sets, its
+// type and its help. The parser, its error messages, to_text(), --set and the key
+// table in docs/configs.md (kept current by a test) all read it. Errors name
+// file:line:col; an unknown key suggests the nearest known one.
 #pragma once
 #include <cstdint>
 #include <stdexcept>
@@ -16,16 +25,56 @@ struct ConfigError : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
 
+// X(section, key, member, type, help). type: Int, U64, Real, Text.
+#define WL_CONFIG_KEYS(X)                                                                                          \
+    X(model, n_layer, n_layer, Int, "transformer blocks")                                                          \
+    X(model, n_head, n_head, Int, "attention heads per block")                                                     \
+    X(model, n_embd, n_embd, Int, "channels (a multiple of n_head)")                                               \
+    X(model, block_size, block_size, Int, "context length: the longest sequence, and the one trained on")          \
+    X(model, vocab_size, vocab_size, Int, "0: from the tokenizer")                                                 \
+    X(train_input, batch_size, batch_size, Int, "sequences per micro-batch")                                       \
+    X(train_input, tokenizer, tokenizer, Text, "char | bpe (GPT-2's files in WAFERLAB_BPE_DIR)")                   \
+    X(train_input, corpus, corpus, Text, "stories | addition | file")                                              \
+    X(train_input, data, data, Text, "the text file when corpus is file")                                          \
+    X(train_input, val_fraction, val_fraction, Real, "the last fraction of the text is validation")               \
+    X(train_input, corpus_chars, corpus_chars, Int, "size of a generated corpus")                                  \
+    X(train_input, addition_digits, addition_digits, Int, "operand digits for the addition corpus")                \
+    X(optimizer, optimizer_type, optimizer_type, Text, "AdamW (the only one)")                                     \
+    X(optimizer, learning_rate, learning_rate, Real, "peak learning rate, after the warmup")                       \
+    X(optimizer, min_lr, min_lr, Real, "the cosine decay's end")                                                   \
+    X(optimizer, warmup_steps, warmup_iters, Int, "linear warmup from 0, in optimiser steps")                      \
+    X(optimizer, decay_steps, lr_decay_iters, Int, "cosine from learning_rate to min_lr by this step, then flat")   \
+    X(optimizer, weight_decay, weight_decay, Real, "on matrices and embeddings only (as nanoGPT)")                 \
+    X(optimizer, beta1, beta1, Real, "AdamW's first-moment decay")                                                 \
+    X(optimizer, beta2, beta2, Real, "AdamW's second-moment decay")                                                \
+    X(optimizer, eps, adam_eps, Real, "AdamW's epsilon")                                                           \
+    X(optimizer, max_gradient_norm, grad_clip, Real, "clip the global L2 norm to this; 0 disables")                \
+    X(optimizer, grad_accum_steps, grad_accum_steps, Int, "micro-batches summed into each optimiser step")         \
+    X(runconfig, max_steps, max_iters, Int, "optimiser steps to train")                                            \
+    X(runconfig, eval_steps, eval_iters, Int, "batches per evaluation")                                            \
+    X(runconfig, checkpoint_steps, eval_interval, Int, "evaluate and save a checkpoint every this many steps")     \
+    X(runconfig, seed, seed, U64, "weights, batches and the generated corpus")                                     \
+    X(wafer, mesh, mesh, Text, "WxH PEs the model compiler places the GPT on")                                     \
+    X(wafer, mode, mode, Text, "fast | cycle: how the mesh is emulated")                                           \
+    X(wafer, execution, execution, Text, "resident: weights stay in the PEs' SRAM (streaming is not built yet)")
+
 struct GPTConfig {
-    // [model]
+    // model
     int n_layer = 4;
     int n_head = 4;
     int n_embd = 128;
     int block_size = 64;          // context length (max T)
     int vocab_size = 0;           // 0: taken from the tokenizer
-    // [training] nanoGPT's shakespeare_char CPU settings
+    // train_input
     int batch_size = 12;
-    int max_iters = 2000;
+    std::string tokenizer = "char";   // char | bpe
+    std::string corpus = "stories";   // stories | addition | file
+    std::string data;                 // text file when corpus = file
+    double val_fraction = 0.1;        // the last fraction of the text is validation
+    int corpus_chars = 200000;        // size of a generated corpus
+    int addition_digits = 3;          // operand digits for the addition corpus
+    // optimizer: nanoGPT's shakespeare_char CPU settings
+    std::string optimizer_type = "AdamW";
     double learning_rate = 1e-3;
     double min_lr = 1e-4;
     int warmup_iters = 100;
@@ -35,26 +84,43 @@ struct GPTConfig {
     double beta2 = 0.99;
     double adam_eps = 1e-8;
     double grad_clip = 1.0;       // global L2 norm; 0 disables
-    int eval_interval = 250;
+    int grad_accum_steps = 1;     // micro-batches of batch_size per optimiser step
+    // runconfig
+    int max_iters = 2000;
     int eval_iters = 20;
+    int eval_interval = 250;
     uint64_t seed = 1337;
-    // [data]
-    std::string tokenizer = "char";   // char | bpe
-    std::string corpus = "stories";   // stories | addition | file
-    std::string data;                 // text file when corpus = file
-    double val_fraction = 0.1;        // the last fraction of the text is validation
-    int corpus_chars = 200000;        // size of a generated corpus
-    int addition_digits = 3;          // operand digits for the addition corpus
+    // wafer
+    std::string mesh = "32x32";
+    std::string mode = "fast";
+    std::string execution = "resident";
 
-    // Set one key from text; throws ConfigError(where + message) on a bad key/value.
-    void set(const std::string& key, const std::string& value, const std::string& where = "");
-    // Shape checks (n_embd % n_head, positive sizes, ...); throws ConfigError.
+    // Set one key ("optimizer.learning_rate") from text; throws ConfigError(where + message)
+    // on an unknown key (with the nearest known one) or a value of the wrong type.
+    void set(const std::string& path, const std::string& value, const std::string& where = "");
+    // Range checks (n_embd % n_head, positive sizes, known names); throws ConfigError.
     void validate(const std::string& where = "") const;
-    std::string to_text() const;   // every key, parseable by parse_config_text
-    static std::vector<std::string> keys();
+    std::string to_text() const;   // every key, as a YAML params file that parse_config_text reads back
+    static std::vector<std::string> keys();   // "model.n_layer", ... in table order
 };
 
+// A YAML params file. Errors: "name:line:col: message".
 GPTConfig parse_config_text(const std::string& text, const std::string& name = "<config>");
 GPTConfig load_config(const std::string& path);   // throws ConfigError naming the path
+// The flat `key = value` format (member names) that checkpoints written before the YAML
+// params files embed; kept so they still load. Not for new files.
+GPTConfig parse_flat_config_text(const std::string& text, const std::string& name = "<config>");
+// "key=value" overrides, one per line or separated by commas (--set): each through set(), then validate().
+void apply_overrides(GPTConfig& cfg, const std::string& overrides, const std::string& where = "--set");
+
+// The table for readers outside the parser (docs, the app): one row per key.
+struct ConfigKeyInfo {
+    std::string path;      // "optimizer.learning_rate"
+    const char* type;      // "integer", "non-negative integer", "number", "text"
+    std::string fallback;  // the default, as to_text() writes it
+    const char* help;
+};
+const std::vector<ConfigKeyInfo>& config_key_table();
+std::string config_keys_markdown();   // the table in docs/configs.md
 
 }  // namespace wl::gpt

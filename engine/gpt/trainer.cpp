@@ -4,7 +4,6 @@
 #include "engine/gpt/checkpoint.h"
 #include "engine/gpt/tokenizer_char.h"
 
-#include <sstream>
 
 namespace wl::gpt {
 
@@ -33,7 +32,7 @@ Trainer::Trainer(const GPTConfig& c, Corpus text, const std::string& bpe_dir) : 
 void Trainer::build_data() {
     train_data = std::make_unique<DataLoader>(tokenizer->encode(corpus.train()), cfg.batch_size, cfg.block_size, cfg.seed, 0);
     val_data = std::make_unique<DataLoader>(tokenizer->encode(corpus.val()), cfg.batch_size, cfg.block_size, cfg.seed, 1);
-    inputs_.resize(size_t(cfg.batch_size) * cfg.block_size);
+    inputs_.resize(size_t(cfg.grad_accum_steps) * cfg.batch_size * cfg.block_size);
     targets_.resize(inputs_.size());
 }
 
@@ -42,16 +41,12 @@ std::unique_ptr<Trainer> Trainer::resume(const std::string& path, const std::str
     Checkpoint ck = load_checkpoint(path);
     std::unique_ptr<Trainer> t(new Trainer());
     t->cfg = ck.cfg;
-    std::istringstream in(overrides);
-    std::string line;
-    while (std::getline(in, line)) {
-        auto eq = line.find('=');
-        if (eq == std::string::npos) continue;
-        std::string k = line.substr(0, eq), v = line.substr(eq + 1);
-        for (const char* shape : {"n_layer", "n_head", "n_embd", "block_size", "vocab_size", "tokenizer"})
-            if (k == shape) throw ConfigError("cannot change " + k + " when resuming " + path);
-        t->cfg.set(k, v, "override");
-    }
+    GPTConfig before = t->cfg;
+    apply_overrides(t->cfg, overrides, "override");
+    if (t->cfg.n_layer != before.n_layer || t->cfg.n_head != before.n_head || t->cfg.n_embd != before.n_embd ||
+        t->cfg.block_size != before.block_size || t->cfg.vocab_size != before.vocab_size ||
+        t->cfg.tokenizer != before.tokenizer)
+        throw ConfigError("cannot change the model's shape (model.*) or train_input.tokenizer when resuming " + path);
     t->cfg.validate("resumed config");
     t->corpus = make_corpus(t->cfg);
     t->tokenizer = make_tokenizer(ck.tokenizer_kind, ck.tokenizer_state, bpe_dir);
@@ -62,21 +57,34 @@ std::unique_ptr<Trainer> Trainer::resume(const std::string& path, const std::str
     return t;
 }
 
+void Trainer::step_batches(int64_t s, int* inputs, int* targets) const {
+    const size_t n = size_t(cfg.batch_size) * cfg.block_size;
+    for (int k = 0; k < cfg.grad_accum_steps; k++)
+        train_data->batch(s * cfg.grad_accum_steps + k, inputs + k * n, targets + k * n);
+}
+
 float Trainer::train_step() {
-    train_data->batch(step, inputs_.data(), targets_.data());
-    model->forward(inputs_.data(), targets_.data(), cfg.batch_size, cfg.block_size);
+    // grad_accum_steps micro-batches, their gradients summed, then one update.
+    const int N = cfg.grad_accum_steps;
+    const size_t n = size_t(cfg.batch_size) * cfg.block_size;
+    step_batches(step, inputs_.data(), targets_.data());
     model->zero_grad();
-    model->backward();
+    double loss = 0;
+    for (int k = 0; k < N; k++) {
+        model->forward(inputs_.data() + k * n, targets_.data() + k * n, cfg.batch_size, cfg.block_size);
+        model->backward(N);
+        loss += model->mean_loss;
+    }
     last_grad_norm = opt.step(*model, learning_rate_at(cfg, step), cfg);
     step += 1;
-    return model->mean_loss;
+    return N == 1 ? model->mean_loss : float(loss / N);
 }
 
 float Trainer::eval_loss(Split split) {
     DataLoader& d = split == Split::Val ? *val_data : *train_data;
     double sum = 0;
     for (int k = 0; k < cfg.eval_iters; k++) {
-        d.batch(-1 - k, inputs_.data(), targets_.data());   // negative indexes: never a training batch
+        d.batch(-1 - k, inputs_.data(), targets_.data());   // negative indexes: never a training batch (one micro-batch)
         model->forward(inputs_.data(), targets_.data(), cfg.batch_size, cfg.block_size);
         sum += model->mean_loss;
     }

@@ -2,7 +2,7 @@
 // tokenizer -> model -> (batch, forward, backward, AdamW) per step, with
 // evaluation and checkpoints.
 //
-//   Trainer tr(load_config("models/gpt-nano.cfg"));   // builds everything from the config
+//   Trainer tr(load_config("models/gpt-nano.yaml"));   // builds everything from the config
 //   while (tr.step < tr.cfg.max_iters) tr.train_step();
 //   float val = tr.eval_loss(Split::Val);
 //   tr.save("run.ckpt");   Trainer::resume("run.ckpt") continues bit-identically.
@@ -28,15 +28,21 @@ public:
     // The same, on a corpus the caller built (corpus_from_text) instead of cfg's.
     Trainer(const GPTConfig& cfg, Corpus corpus, const std::string& bpe_dir = "");
     // From a checkpoint: same config and tokenizer, corpus rebuilt, model and optimizer restored.
-    // overrides (key=value lines) may change training settings (max_iters, data, ...), not the shape.
+    // overrides (key=value, by lines or commas, as --set) may change training settings
+    // (runconfig.max_steps, train_input.data, ...), not the shape.
     static std::unique_ptr<Trainer> resume(const std::string& path, const std::string& overrides = "",
                                            const std::string& bpe_dir = "");
 
-    float train_step();                 // one optimizer step on batch `step`; returns its loss
+    // One optimizer step on micro-batches step*N .. step*N+N-1 (N = grad_accum_steps), their
+    // gradients summed; returns their mean loss.
+    float train_step();
+    // Those micro-batches' tokens, (N*batch_size, block_size) each, for a trainer elsewhere (the mesh).
+    void step_batches(int64_t step, int* inputs, int* targets) const;
     float eval_loss(Split split);       // mean loss over eval_iters fixed batches (no gradient)
     void save(const std::string& path) const;
     double lr() const { return learning_rate_at(cfg, step); }
-    int64_t tokens_per_step() const { return int64_t(cfg.batch_size) * cfg.block_size; }
+    int64_t tokens_per_step() const { return int64_t(cfg.grad_accum_steps) * cfg.batch_size * cfg.block_size; }
+    int sequences_per_step() const { return cfg.grad_accum_steps * cfg.batch_size; }
 
     GPTConfig cfg;
     Corpus corpus;

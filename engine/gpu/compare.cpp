@@ -147,14 +147,15 @@ nlohmann::json compare_call(const nlohmann::json& args, const std::string& model
     try {
         if (!args.is_object()) throw std::invalid_argument("compare expects an object of arguments");
         std::string config = args.value("config", std::string("gpt-nano"));
-        const bool is_path = config.find('/') != std::string::npos || config.find(".cfg") != std::string::npos;
-        gpt::GPTConfig cfg = gpt::load_config(is_path ? config : models_dir + "/" + config + ".cfg");
+        const bool is_path = config.find('/') != std::string::npos || config.find(".yaml") != std::string::npos;
+        gpt::GPTConfig cfg = gpt::load_config(is_path ? config : models_dir + "/" + config + ".yaml");
+        gpt::apply_overrides(cfg, args.value("set", std::string()), "set");
         CompareOptions o;
         o.gpu = args.value("gpu", o.gpu);
         o.profile = args.value("profile", o.profile);
         o.batch = args.value("batch", 0);
         o.gpus = args.value("gpus", 1);
-        o.grad_accum = args.value("accum", 1);
+        o.grad_accum = args.value("accum", cfg.grad_accum_steps);
         const std::string mode = args.value("mode", std::string("train"));
         if (mode != "train" && mode != "infer") throw std::invalid_argument("mode is train or infer");
         o.with_backward = mode == "train";

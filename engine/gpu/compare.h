@@ -53,9 +53,9 @@ nlohmann::json to_json(const Comparison& c);
 std::string format_seconds(double s);   // "3.2 ms", "41 us", "131 ns", "1.5 s": three significant digits
 nlohmann::json compare_json(const gpt::GPTConfig& cfg, const CompareOptions& o);   // compare() then to_json()
 
-// The JS hook's entry: args {"config": "gpt-nano" | "path/to/file.cfg", "gpu": "a100", "profile": "tuned-bf16",
-// "batch": 0, "gpus": 1, "accum": 1, "mode": "train" | "infer", "mesh": "32x32"}; a bare name is read from
-// models_dir/<name>.cfg; "infer" also measures the forward on the mesh (kernels from models_dir/kernels).
+// The JS hook's entry: args {"config": "gpt-nano" | "path/to/file.yaml", "gpu": "a100", "profile": "tuned-bf16",
+// "batch": 0, "gpus": 1, "accum": the config's, "mode": "train" | "infer", "mesh": "32x32", "set": "key=value,..."};
+// a bare name is read from models_dir/<name>.yaml; "infer" also measures the forward on the mesh (kernels from models_dir/kernels).
 // Never throws: a bad argument returns {"error": "..."}.
 nlohmann::json compare_call(const nlohmann::json& args, const std::string& models_dir = "models");
 

@@ -61,7 +61,7 @@ std::string parse_expect(const std::string& rest, ExpectLine* e) {
     return "";
 }
 
-// "tiny.cfg steps 20 kernel crossentropy.wk [mesh 8x8]" -> t. Returns an error message or "".
+// "tiny.yaml steps 20 kernel crossentropy.wk [mesh 8x8]" -> t. Returns an error message or "".
 std::string parse_train(const std::string& rest, TrainSpec* t) {
     const char* form = "train needs the form 'train CONFIG steps N kernel FILE.wk [mesh WxH]'";
     std::istringstream in(rest);

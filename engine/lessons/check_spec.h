@@ -8,7 +8,7 @@
 //   pes 2                          exactly this many PEs run a program
 //   hint Start from the loop.      shown one at a time, in file order
 //   faster-than-gpu a100           the run's wafer time must beat the GPU model's for the same work
-//   train tiny.cfg steps 20 kernel crossentropy.wk   train the GPT on the mesh with the student's file
+//   train tiny.yaml steps 20 kernel crossentropy.wk   train the GPT on the mesh with the student's file
 //                                  as that model kernel (config read from the lesson's folder)
 //   loss below 3.4                 the training loss after those steps must be below this
 //   when-wrong ...                 (after an expect or a loss line) advice shown when it fails

@@ -71,7 +71,7 @@ TrainingCheck::TrainingCheck(const CheckSpec& spec, std::string_view source) : s
     const wl::gpt::GPTConfig& cfg = s_->tr->cfg;
     s_->start = s_->tr->eval_loss(wl::gpt::Split::Train);
     s_->mesh = std::make_unique<wl::model::MeshTrainer>(std::move(r.plan), *s_->tr->model, wl::RunMode::Fast);
-    s_->inputs.resize(size_t(cfg.batch_size) * cfg.block_size);
+    s_->inputs.resize(size_t(s_->tr->sequences_per_step()) * cfg.block_size);
     s_->targets.resize(s_->inputs.size());
     done_ = false;
 }
@@ -81,9 +81,9 @@ void TrainingCheck::step() {
     wl::gpt::Trainer& tr = *s_->tr;
     const wl::gpt::GPTConfig& cfg = tr.cfg;
     Verdict& v = s_->v;
-    tr.train_data->batch(tr.step, s_->inputs.data(), s_->targets.data());
+    tr.step_batches(tr.step, s_->inputs.data(), s_->targets.data());
     wl::model::TrainStep st;
-    if (!s_->mesh->step(s_->inputs.data(), s_->targets.data(), cfg.batch_size, cfg.block_size, tr.lr(), &st)) {
+    if (!s_->mesh->step(s_->inputs.data(), s_->targets.data(), tr.sequences_per_step(), cfg.block_size, tr.lr(), &st)) {
         v.items.push_back({CheckKind::Fault, false,
                            "Training step " + std::to_string(steps_done_ + 1) + " stopped with a fault: " + s_->mesh->error()});
         done_ = true;

@@ -15,6 +15,13 @@
 // that holds a weight), AdamW on those PEs, and the updated wte streamed from
 // the embedding's PEs to the logits' (route_tie, route_stream).
 //
+// Gradient accumulation (optimizer.grad_accum_steps N): a step on N micro-batches of B
+// sequences is step() on their N*B sequences (gpt::Trainer::step_batches lays them out). The PEs
+// already take a step's sequences one at a time and add their weight gradients into the sums in
+// SRAM, and crossentropy.wk weighs each row 1/bt with bt = N*B*T: so nothing on the mesh grows
+// with N, and the update is the reference's for N accumulated micro-batches (to the order of
+// the sums: tests/unit/gpt_grad_accum_test.cpp).
+//
 // What the host does (docs/model-compiler.md, "Training"): moves activations
 // and their gradients between ops (as MeshGPT does for the forward), feeds the
 // tokens and targets, writes each step's AdamW hyperparameters (the learning

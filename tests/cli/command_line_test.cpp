@@ -23,7 +23,7 @@ CommandLine parse(std::vector<std::string> words) {
 }  // namespace
 
 TEST(CliCommandLine, UnknownFlagIsAnErrorThatSuggestsTheNearest) {
-    CommandLine cl = parse({"train", "--config", "models/gpt-nano.cfg", "--step", "10"});
+    CommandLine cl = parse({"train", "--config", "models/gpt-nano.yaml", "--step", "10"});
     EXPECT_EQ(cl.verb, nullptr);
     EXPECT_EQ(cl.status, 2);
     EXPECT_NE(cl.err.find("waferlab-cli train: error: unknown flag --step (did you mean --steps?)"), std::string::npos) << cl.err;
@@ -39,7 +39,7 @@ TEST(CliCommandLine, BadValuesNameTheFlag) {
     EXPECT_NE(cl.err.find("--temperature"), std::string::npos) << cl.err;
     EXPECT_NE(cl.err.find("expects a number, got 'warm'"), std::string::npos) << cl.err;
 
-    cl = parse({"compare", "--config", "c.cfg", "--mode", "inference"});
+    cl = parse({"compare", "--config", "c.yaml", "--mode", "inference"});
     EXPECT_NE(cl.err.find("expects one of train|infer, got 'inference'"), std::string::npos) << cl.err;
 
     cl = parse({"run", "examples/hello.wk", "--budget"});
@@ -79,13 +79,13 @@ TEST(CliCommandLine, DocumentedCommandLinesParse) {
         {{"run", "examples/summa.wk", "--json", "--budget=1000"}, "run"},
         {{"check", "examples/hello.wk"}, "check"},
         {{"check", "--disasm", "examples/summa.wk"}, "check"},
-        {{"train", "--config", "models/gpt-micro.cfg", "--set", "learning_rate=3e-4,max_iters=500", "--steps", "5",
+        {{"train", "--config", "models/gpt-micro.yaml", "--set", "optimizer.learning_rate=3e-4,runconfig.max_steps=500", "--steps", "5",
           "--threads", "1", "--out", "x.ckpt", "--json"},
          "train"},
         {{"generate", "--llmc", "gpt2_124M.bin", "--prompt", "Once", "--tokens", "5", "--top-k", "40",
           "--temperature", "0.8", "--seed", "7"},
          "generate"},
-        {{"compare", "--config", "models/gpt2-small.cfg", "--gpu", "a100", "--batch", "8", "--mode", "infer",
+        {{"compare", "--config", "models/gpt2-small.yaml", "--gpu", "a100", "--batch", "8", "--mode", "infer",
           "--mesh", "16x16", "--csv", "o.csv"},
          "compare"},
         {{"bench", "fabric", "--json", "--mesh", "32", "--n", "64"}, "fabric"},

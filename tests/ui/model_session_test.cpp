@@ -110,7 +110,7 @@ TEST_F(ModelSessionTest, APeKnowsItsOpAndItsSramMap) {
     EXPECT_EQ(s_->op_at(31, 31), nullptr);   // the plan leaves the last rows free
     EXPECT_TRUE(s_->sram_map(31, 31).empty());
     EXPECT_NE(s_->kernel_text("matmul.wk").find("fmacs"), std::string::npos);
-    EXPECT_EQ(s_->kernel_text("../gpt-nano.cfg"), "");
+    EXPECT_EQ(s_->kernel_text("../gpt-nano.yaml"), "");
 }
 
 TEST_F(ModelSessionTest, AForwardOnTheMeshGivesTheReferencesLogitsBitForBit) {
@@ -228,4 +228,26 @@ TEST_F(ModelSessionTest, EveryOpAnimatedInCycleModeGivesTheFastRunsOutput) {
         EXPECT_LT(a.cycles(), f.ops[i].cycles * 4 + 100) << op.name;
     }
     EXPECT_EQ(s_->machine()->mode(), wl::RunMode::Fast);   // the model's own machine is untouched
+}
+
+// Compile once, run many: the second compile of the same model is a lookup; a context-length
+// change compiles again and says why; no_cache compiles again; plan_json carries it for the page.
+TEST(ModelSession, TheSecondCompileIsCachedAndAShapeChangeRecompiles) {
+    ModelSession s(kModels);
+    ASSERT_TRUE(s.compile("gpt-nano", 32, 32)) << s.error();
+    EXPECT_FALSE(s.compile_info().cached);
+    EXPECT_EQ(s.compile_info().reason, "first compile");
+    ASSERT_TRUE(s.compile("gpt-nano", 32, 32)) << s.error();
+    EXPECT_TRUE(s.compile_info().cached);
+    EXPECT_EQ(s.compile_info().summary().rfind("compiled: cached (", 0), 0u) << s.compile_info().summary();
+    EXPECT_EQ(s.plan_json()["compile"]["cached"], true);
+    ASSERT_TRUE(s.compile("gpt-nano", 32, 32, "", "model.block_size=32")) << s.error();
+    EXPECT_FALSE(s.compile_info().cached);
+    EXPECT_EQ(s.compile_info().reason, "model.block_size 64 -> 32");
+    EXPECT_EQ(s.plan()->cfg.block_size, 32);
+    ASSERT_TRUE(s.compile("gpt-nano", 32, 32, "", "model.block_size=32", /*no_cache=*/true)) << s.error();
+    EXPECT_FALSE(s.compile_info().cached);
+    EXPECT_EQ(s.compile_info().reason, "--no-cache");
+    EXPECT_TRUE(s.forward("Once")) << s.error();
+    EXPECT_EQ(s.last_forward()->identical, s.last_forward()->logits);
 }

@@ -21,10 +21,11 @@ namespace {
 const std::string kModels = std::string(WAFERLAB_SOURCE_DIR) + "/models";
 
 std::string tiny_config() {   // a GPT that trains a step in milliseconds
-    const std::string path = (std::filesystem::temp_directory_path() / "wl_train_session_tiny.cfg").string();
-    std::ofstream(path) << "n_layer = 1\nn_head = 2\nn_embd = 16\nblock_size = 16\nbatch_size = 2\n"
-                           "learning_rate = 3e-3\nwarmup_iters = 2\nlr_decay_iters = 50\neval_iters = 2\n"
-                           "corpus_chars = 6000\nseed = 7\n";
+    const std::string path = (std::filesystem::temp_directory_path() / "wl_train_session_tiny.yaml").string();
+    std::ofstream(path) << "model: {n_layer: 1, n_head: 2, n_embd: 16, block_size: 16}\n"
+                           "train_input: {batch_size: 2, corpus_chars: 6000}\n"
+                           "optimizer: {learning_rate: 3e-3, warmup_steps: 2, decay_steps: 50}\n"
+                           "runconfig: {eval_steps: 2, seed: 7}\n";
     return path;
 }
 
@@ -154,4 +155,23 @@ TEST(TrainSession, BadTextIsRefusedAndNothingIsLost) {
     run_out(t, 10.0);
     EXPECT_EQ(t.status(), TrainSession::Status::Done) << t.error();
     EXPECT_EQ(t.losses().size(), 1u);
+}
+
+// train_start's {set}: key overrides as the CLI's --set; a bad key is refused with the nearest one.
+TEST(TrainSession, SetOverridesKeysAndABadKeyIsRefused) {
+    TrainSession t(kModels);
+    TrainSettings s = settings(2);
+    s.set = "optimizer.grad_accum_steps=2,optimizer.learning_rate=1e-2";
+    ASSERT_TRUE(t.start(s)) << t.error();
+    ASSERT_NE(t.trainer(), nullptr);
+    EXPECT_EQ(t.trainer()->cfg.grad_accum_steps, 2);
+    EXPECT_EQ(t.trainer()->cfg.learning_rate, 1e-2);
+    EXPECT_EQ(t.trainer()->sequences_per_step(), 4);
+    run_out(t, 10.0);
+    ASSERT_EQ(t.status(), TrainSession::Status::Done) << t.error();
+    EXPECT_TRUE(std::isfinite(t.losses().back()));
+    TrainSession u(kModels);
+    s.set = "optimiser.learning_rate=1e-2";
+    EXPECT_FALSE(u.start(s));
+    EXPECT_EQ(u.error(), "set: optimiser.learning_rate: unknown key; did you mean optimizer.learning_rate?");
 }

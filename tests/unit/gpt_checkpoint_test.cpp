@@ -20,9 +20,10 @@ using namespace wl::gpt;
 
 GPTConfig tiny() {
     return parse_config_text(
-        "n_layer = 2\nn_head = 2\nn_embd = 16\nblock_size = 16\nbatch_size = 3\n"
-        "max_iters = 10\nwarmup_iters = 2\nlr_decay_iters = 8\neval_iters = 2\ncorpus = stories\n"
-        "corpus_chars = 4000\nseed = 9\n",
+        "model: {n_layer: 2, n_head: 2, n_embd: 16, block_size: 16}\n"
+        "train_input: {batch_size: 3, corpus: stories, corpus_chars: 4000}\n"
+        "optimizer: {warmup_steps: 2, decay_steps: 8}\n"
+        "runconfig: {max_steps: 10, eval_steps: 2, seed: 9}\n",
         "tiny");
 }
 

@@ -1,4 +1,4 @@
-// gpt_data_test.cpp: configs, corpora, the addition scorer, the data loader.
+// gpt_data_test.cpp: corpora, the addition scorer, the data loader.
 #include "engine/gpt/corpus.h"
 #include "engine/gpt/dataloader.h"
 #include "engine/gpt/gpt.h"
@@ -12,60 +12,6 @@
 namespace {
 
 using namespace wl::gpt;
-
-std::string error_of(const std::string& text) {
-    try {
-        parse_config_text(text, "test.cfg");
-    } catch (const ConfigError& e) {
-        return e.what();
-    }
-    return "";
-}
-
-TEST(GptConfig, ParsesKeysCommentsAndDefaults) {
-    GPTConfig c = parse_config_text("# comment\n n_layer = 2 # trailing\n\nlearning_rate=3e-4\ncorpus = addition\n", "x");
-    EXPECT_EQ(c.n_layer, 2);
-    EXPECT_DOUBLE_EQ(c.learning_rate, 3e-4);
-    EXPECT_EQ(c.corpus, "addition");
-    EXPECT_EQ(c.n_head, GPTConfig{}.n_head);   // untouched keys keep their defaults
-    GPTConfig back = parse_config_text(c.to_text(), "roundtrip");
-    EXPECT_EQ(back.to_text(), c.to_text());
-}
-
-TEST(GptConfig, ErrorsNameFileAndLine) {
-    EXPECT_EQ(error_of("n_layer = 2\nn_layres = 3\n").rfind("test.cfg:2: unknown key 'n_layres'", 0), 0u);
-    EXPECT_EQ(error_of("\n\nn_embd = big\n"), "test.cfg:3: n_embd expects an integer, got 'big'");
-    EXPECT_EQ(error_of("learning_rate = 1e-3x\n"), "test.cfg:1: learning_rate expects a number, got '1e-3x'");
-    EXPECT_EQ(error_of("just words\n"), "test.cfg:1: expected 'key = value', got 'just words'");
-    EXPECT_EQ(error_of("seed = -1\n"), "test.cfg:1: seed expects a non-negative integer, got '-1'");
-    EXPECT_EQ(error_of("n_embd = 130\nn_head = 4\n"), "test.cfg: n_embd must be a positive multiple of n_head");
-    EXPECT_EQ(error_of("corpus = file\n"), "test.cfg: corpus = file needs data = <path>");
-    EXPECT_EQ(error_of("tokenizer = words\n"), "test.cfg: tokenizer must be 'char' or 'bpe', got 'words'");
-    try {
-        load_config("/nonexistent/model.cfg");
-        FAIL();
-    } catch (const ConfigError& e) {
-        EXPECT_EQ(std::string(e.what()), "/nonexistent/model.cfg: cannot open config file");
-    }
-}
-
-TEST(GptConfig, ShippedModelsParse) {
-    std::string dir = std::string(WAFERLAB_SOURCE_DIR) + "/models/";
-    GPTConfig nano = load_config(dir + "gpt-nano.cfg");
-    GPTConfig micro = load_config(dir + "gpt-micro.cfg");
-    GPTConfig small = load_config(dir + "gpt2-small.cfg");
-    EXPECT_EQ(micro.n_layer, 4);
-    EXPECT_EQ(micro.n_head, 4);
-    EXPECT_EQ(micro.n_embd, 128);
-    EXPECT_EQ(micro.block_size, 64);
-    EXPECT_EQ(micro.batch_size, 12);
-    EXPECT_DOUBLE_EQ(micro.learning_rate, 1e-3);
-    nano.vocab_size = 45;
-    size_t p = count_parameters(nano);
-    EXPECT_GE(p, 100000u);
-    EXPECT_LE(p, 300000u);
-    EXPECT_EQ(count_parameters(small), 124439808u);   // GPT-2 small (unpadded vocab), as llm.c reports
-}
 
 TEST(GptCorpus, GeneratedCorporaAreSeededAndWellFormed) {
     EXPECT_EQ(generate_stories(7, 5000), generate_stories(7, 5000));

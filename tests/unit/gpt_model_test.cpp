@@ -149,9 +149,10 @@ TEST(GptSampler, GreedyTopKAndSeeds) {
 
 TEST(GptTrainer, LearnsTheAdditionCorpus) {
     GPTConfig c = parse_config_text(
-        "n_layer = 2\nn_head = 2\nn_embd = 32\nblock_size = 32\nbatch_size = 8\nlearning_rate = 1e-2\n"
-        "warmup_iters = 10\nlr_decay_iters = 150\nmax_iters = 150\neval_iters = 4\ncorpus = addition\n"
-        "addition_digits = 2\ncorpus_chars = 20000\n",
+        "model: {n_layer: 2, n_head: 2, n_embd: 32, block_size: 32}\n"
+        "train_input: {batch_size: 8, corpus: addition, addition_digits: 2, corpus_chars: 20000}\n"
+        "optimizer: {learning_rate: 1e-2, warmup_steps: 10, decay_steps: 150}\n"
+        "runconfig: {max_steps: 150, eval_steps: 4}\n",
         "tiny-add");
     Trainer t(c);
     EXPECT_EQ(t.tokenizer->vocab_size(), 13);   // 0-9 + = \n
@@ -188,8 +189,10 @@ uint64_t fnv1a(const void* p, size_t n, uint64_t h = 0xcbf29ce484222325ull) {
 uint64_t golden_run() {
     using namespace wl::gpt;
     GPTConfig c = parse_config_text(
-        "n_layer = 2\nn_head = 2\nn_embd = 24\nblock_size = 20\nbatch_size = 3\nwarmup_iters = 1\n"
-        "lr_decay_iters = 4\ncorpus = stories\ncorpus_chars = 5000\nseed = 21\n",
+        "model: {n_layer: 2, n_head: 2, n_embd: 24, block_size: 20}\n"
+        "train_input: {batch_size: 3, corpus: stories, corpus_chars: 5000}\n"
+        "optimizer: {warmup_steps: 1, decay_steps: 4}\n"
+        "runconfig: {seed: 21}\n",
         "golden");
     Trainer t(c);
     for (int i = 0; i < 4; i++) t.train_step();

@@ -285,7 +285,7 @@ TEST(GpuWafer, FitsStreamsAndScales) {
 
 TEST(GpuCompare, JsonCarriesBothMachinesOpByOp) {
     gpt::GPTConfig cfg = gpt_nano();
-    cfg.vocab_size = 0;   // as in models/gpt-nano.cfg
+    cfg.vocab_size = 0;   // as in models/gpt-nano.yaml
     CompareOptions o;
     o.gpu = "same-silicon";
     nlohmann::json j = compare_json(cfg, o);

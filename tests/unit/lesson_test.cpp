@@ -264,12 +264,12 @@ TEST(CheckSpec, ReadsTrainLossAndGpuAndNamesBadLines) {
     CheckSpec s = parse_check_spec(
         "loss below 3.4\n"
         "when-wrong look at the gradient\n"
-        "train tiny.cfg steps 20 kernel crossentropy.wk mesh 16x8\n"
+        "train tiny.yaml steps 20 kernel crossentropy.wk mesh 16x8\n"
         "hint h\n",
         &errors);
     EXPECT_TRUE(errors.empty()) << errors[0].line << ": " << errors[0].message;
     EXPECT_TRUE(s.trains());
-    EXPECT_EQ(s.train.config, "tiny.cfg");
+    EXPECT_EQ(s.train.config, "tiny.yaml");
     EXPECT_EQ(s.train.steps, 20);
     EXPECT_EQ(s.train.kernel, "crossentropy.wk");
     EXPECT_EQ(s.train.mesh_w, 16);
@@ -289,21 +289,21 @@ TEST(CheckSpec, ReadsTrainLossAndGpuAndNamesBadLines) {
     SpecError e = first_error("expect y @ (0,0): 1\nfaster-than-gpu tpu\n");
     EXPECT_EQ(e.line, 2);
     EXPECT_NE(e.message.find("a100, a100-40gb, h100, same-silicon"), std::string::npos) << e.message;
-    e = first_error("hint h\ntrain tiny.cfg steps 0 kernel gelu.wk\nloss below 3\n");
+    e = first_error("hint h\ntrain tiny.yaml steps 0 kernel gelu.wk\nloss below 3\n");
     EXPECT_EQ(e.line, 2);
     EXPECT_NE(e.message.find("steps needs a whole number"), std::string::npos) << e.message;
-    e = first_error("train tiny.cfg steps 5 kernel ../gelu.wk\nloss below 3\n");
+    e = first_error("train tiny.yaml steps 5 kernel ../gelu.wk\nloss below 3\n");
     EXPECT_NE(e.message.find("kernel needs a file name of models/kernels"), std::string::npos) << e.message;
-    e = first_error("train tiny.cfg steps 5 kernel gelu.wk\n");
+    e = first_error("train tiny.yaml steps 5 kernel gelu.wk\n");
     EXPECT_EQ(e.line, 1);
     EXPECT_NE(e.message.find("train needs a 'loss below X' line"), std::string::npos) << e.message;
     e = first_error("# c\nloss below 3\n");
     EXPECT_EQ(e.line, 2);
     EXPECT_NE(e.message.find("loss below needs a train line"), std::string::npos) << e.message;
-    e = first_error("train tiny.cfg steps 5 kernel gelu.wk\nloss under 3\n");
+    e = first_error("train tiny.yaml steps 5 kernel gelu.wk\nloss under 3\n");
     EXPECT_EQ(e.line, 2);
     EXPECT_EQ(e.message, "loss needs the form 'loss below X', X > 0");
-    e = first_error("expect y @ (0,0): 1\ntrain tiny.cfg steps 5 kernel gelu.wk\nloss below 3\n");
+    e = first_error("expect y @ (0,0): 1\ntrain tiny.yaml steps 5 kernel gelu.wk\nloss below 3\n");
     EXPECT_EQ(e.line, 2);
     EXPECT_NE(e.message.find("cannot go with it"), std::string::npos) << e.message;
     e = first_error("when-wrong too early\n");
@@ -318,12 +318,12 @@ TEST(LessonSet, ATrainLineNamesAMissingConfigAtItsLine) {
     write("lesson.md", "# X\n?\n");
     write("starter.wk", "");
     write("solution.wk", "");
-    write("check.txt", "hint h\ntrain none.cfg steps 5 kernel gelu.wk\nloss below 3\n");
+    write("check.txt", "hint h\ntrain none.yaml steps 5 kernel gelu.wk\nloss below 3\n");
     const LessonSet set = load_lessons(root);
     EXPECT_TRUE(set.lessons.empty());
     ASSERT_EQ(set.errors.size(), 1u);
     EXPECT_NE(set.errors[0].find("01-x/check.txt:2: "), std::string::npos) << set.errors[0];
-    EXPECT_NE(set.errors[0].find("none.cfg"), std::string::npos) << set.errors[0];
+    EXPECT_NE(set.errors[0].find("none.yaml"), std::string::npos) << set.errors[0];
     std::filesystem::remove_all(root);
 }
 

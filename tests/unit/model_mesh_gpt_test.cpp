@@ -93,9 +93,10 @@ TEST(MeshGpt, ExtendFromTheCacheMatchesAFullForward) {
 // past the context length (where the window slides and the cache starts again).
 TEST(MeshGpt, GreedyGenerationMatchesTheReferenceOnATrainedModel) {
     GPTConfig c = wl::gpt::parse_config_text(
-        "n_layer = 2\nn_head = 2\nn_embd = 32\nblock_size = 32\nbatch_size = 8\nlearning_rate = 1e-2\n"
-        "warmup_iters = 10\nlr_decay_iters = 80\nmax_iters = 80\neval_iters = 2\ncorpus = stories\n"
-        "corpus_chars = 20000\n",
+        "model: {n_layer: 2, n_head: 2, n_embd: 32, block_size: 32}\n"
+        "train_input: {batch_size: 8, corpus: stories, corpus_chars: 20000}\n"
+        "optimizer: {learning_rate: 1e-2, warmup_steps: 10, decay_steps: 80}\n"
+        "runconfig: {max_steps: 80, eval_steps: 2}\n",
         "tiny-stories");
     wl::gpt::Trainer t(c);
     while (t.step < c.max_iters) t.train_step();
