@@ -449,7 +449,9 @@ void App::editor_window() {
         // The diagnostics list takes what it needs below the editor, up to a third.
         const size_t n = doc_.diagnostics().size();
         const float list_h = n ? std::min(float(n) + 0.5f, 6.0f) * ImGui::GetTextLineHeightWithSpacing() : 0.0f;
-        CodeEditor::Result er = editor_.draw("##source", doc_.buffer(), doc_.spans(), doc_.markers(),
+        std::vector<EditorMarker> markers = doc_.markers();
+        if (std::optional<EditorMarker> m = fault_marker()) markers.push_back(std::move(*m));
+        CodeEditor::Result er = editor_.draw("##source", doc_.buffer(), doc_.spans(), markers,
                                              ImVec2(0, n ? -list_h - ImGui::GetStyle().ItemSpacing.y : 0.0f));
         if (er.changed) doc_.refresh();
         if (er.compile_requested) compile_and_load();
@@ -750,6 +752,12 @@ std::string App::summary() const {
     return s;
 }
 
+std::optional<EditorMarker> App::fault_marker() const {
+    const wl::lang::KernelRun* run = runner_.run();
+    if (!run || run->ok() || run->fault().loc.line <= 0 || !gate_.matches(doc_.buffer().version())) return std::nullopt;
+    return doc_.marker_at(int(run->fault().loc.line), int(run->fault().loc.col), EditorMarker::Error, run->error());
+}
+
 json App::error_json() const {
     const wl::lang::KernelRun* run = runner_.run();
     if (!run || run->ok()) return nullptr;
@@ -786,7 +794,8 @@ json App::state() const {
                                        {"char_w", editor_.geometry().char_w}, {"line_h", editor_.geometry().line_h}}},
                     {"hover_help", hovered_word_.first.empty() ? json(nullptr)
                                                                : json{{"word", hovered_word_.first}, {"text", hovered_word_.second}}},
-                    {"header", header_}}},
+                    {"header", header_},
+                    {"fault_marker", nullptr}}},
         {"inspector_term", inspector_.hovered_term().empty() ? json(nullptr) : json(inspector_.hovered_term())},
         {"inspector_terms", json::object()},
         {"compare_window", {{"term", compare_.hovered_term().empty() ? json(nullptr) : json(compare_.hovered_term())},
@@ -814,6 +823,8 @@ json App::state() const {
     };
     if (const wl::lang::KernelRun* run = runner_.run())
         for (const wl::lang::OutputLine& o : run->output()) j["output"].push_back(o.text);
+    if (std::optional<EditorMarker> m = fault_marker())
+        j["editor"]["fault_marker"] = {{"line", m->line + 1}, {"col", m->col + 1}, {"message", m->message}};
     if (auto s = canvas_.selected()) j["selected_pe"] = {{"x", s->x}, {"y", s->y}};
     else j["selected_pe"] = nullptr;
     if (auto h = canvas_.hovered()) j["hovered_pe"] = {{"x", h->x}, {"y", h->y}};

@@ -121,6 +121,7 @@ private:
     void start_tour();                           // loads hello when nothing is loaded
     void reveal_source(int line, int col);       // editor to line:col (1-based)
     nlohmann::json error_json() const;
+    std::optional<EditorMarker> fault_marker() const;   // the run's fault at its line, while the editor shows the build that ran
     std::vector<std::string> example_names() const;   // beginner first (kExampleOrder), then the rest by name
     const std::string& example_summary(const std::string& name) const;   // its opening comment's first sentence (cached)
     std::string models_dir() const { return asset_dir_ + "/models"; }

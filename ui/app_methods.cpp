@@ -24,6 +24,7 @@
 #include "ui/pe_report.h"
 
 #include <algorithm>
+#include <malloc.h>
 #include <stdexcept>
 #include <unordered_map>
 
@@ -50,6 +51,18 @@ static std::string str_arg(const json& args, const char* key) {
 
 static bool has(const json& args, const char* key) { return args.is_object() && args.contains(key) && !args[key].is_null(); }
 static bool flag(const json& args, const char* key, bool dflt) { return args.is_object() ? args.value(key, dflt) : dflt; }
+
+// What the process holds, for `make soak`'s leak check: malloc's bytes in use, and on the web the
+// WebAssembly memory (which grows and never shrinks: a high-water mark).
+static json memory_json() {
+#ifdef __EMSCRIPTEN__
+    const struct mallinfo mi = mallinfo();
+    return {{"malloc_in_use", uint64_t(unsigned(mi.uordblks))}, {"wasm_memory", uint64_t(__builtin_wasm_memory_size(0)) * 65536}};
+#else
+    const struct mallinfo2 mi = mallinfo2();
+    return {{"malloc_in_use", uint64_t(mi.uordblks)}, {"wasm_memory", nullptr}};
+#endif
+}
 
 const std::vector<App::Method>& App::methods() {
     using M = App::Method;
@@ -149,6 +162,7 @@ const std::vector<App::Method>& App::methods() {
              const wl::Mesh m = run->machine().mesh();
              return pe_json(*run, int_arg(x, "x", 0, m.w - 1), int_arg(x, "y", 0, m.h - 1), a.compiled_source());
          }},
+        {"memory", "", 0, [](App&, const json&) { return memory_json(); }},
         {"compare", "config=\"gpt-nano\" gpu=\"a100\" ...options", 0, [](App& a, const json& x) {
              json out = wl::gpu::compare_call(x, a.models_dir());   // never throws; errors come back as {"error"}
              if (flag(x, "show", false)) {

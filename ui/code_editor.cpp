@@ -227,7 +227,6 @@ CodeEditor::Result CodeEditor::draw(const char* id, TextBuffer& buf, const std::
         const int len = std::max(1, std::min(m.len, int(buf.line(m.line).size()) - m.col));
         const float x0 = origin.x + gutter + float(m.col) * cw, x1 = x0 + float(len) * cw;
         squiggle(dl, x0, x1, y + lh - 2.0f, kMarker[m.severity]);
-        dl->AddCircleFilled(ImVec2(left + cw * 0.6f, y + lh * 0.5f), cw * 0.3f, kMarker[m.severity]);
         if (hovered && io.MousePos.y >= y && io.MousePos.y < y + lh &&
             ((io.MousePos.x >= x0 - cw && io.MousePos.x <= x1 + cw) || io.MousePos.x < left + gutter))
             hover_marker = &m;
@@ -235,6 +234,10 @@ CodeEditor::Result CodeEditor::draw(const char* id, TextBuffer& buf, const std::
 
     // Gutter: line numbers, drawn last so sideways scrolling slides text under it.
     dl->AddRectFilled(ImVec2(left, origin.y + float(first) * lh), ImVec2(left + gutter - cw * 0.5f, origin.y + float(last) * lh), kBackground);
+    // The gutter's marks, over its background (before, it hid them).
+    for (const EditorMarker& m : markers)
+        if (m.line >= first && m.line < last && m.line < buf.line_count())
+            dl->AddCircleFilled(ImVec2(left + cw * 0.6f, origin.y + float(m.line) * lh + lh * 0.5f), cw * 0.3f, kMarker[m.severity]);
     for (int i = first; i < last; ++i) {
         std::string num = std::to_string(i + 1);
         num.insert(0, size_t(std::max(0, digits - int(num.size()))), ' ');

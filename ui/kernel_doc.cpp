@@ -85,18 +85,24 @@ void KernelDoc::adopt(wl::lang::CompileResult r) {
     markers_.clear();
     for (const wl::lang::Diagnostic& d : result_.diagnostics) {
         if (d.line < 1) continue;
-        EditorMarker m;
-        m.line = d.line - 1;
-        m.col = std::max(0, d.col - 1);
-        // Underline the word at the place (or one character).
-        const std::string& l = m.line < buf_.line_count() ? buf_.line(m.line) : std::string();
-        int e = m.col;
-        while (e < int(l.size()) && (std::isalnum((unsigned char)l[size_t(e)]) || l[size_t(e)] == '_')) ++e;
-        m.len = std::max(1, e - m.col);
-        m.severity = d.severity == wl::lang::Severity::Error ? EditorMarker::Error : EditorMarker::Warning;
-        m.message = d.message;
-        markers_.push_back(std::move(m));
+        markers_.push_back(marker_at(d.line, d.col, d.severity == wl::lang::Severity::Error ? EditorMarker::Error : EditorMarker::Warning,
+                                     d.message));
     }
+}
+
+EditorMarker KernelDoc::marker_at(int line, int col, EditorMarker::Severity severity, std::string message) const {
+    EditorMarker m;
+    m.line = line - 1;
+    m.col = std::max(0, col - 1);
+    // Underline the word at the place (or one character).
+    static const std::string none;
+    const std::string& l = m.line >= 0 && m.line < buf_.line_count() ? buf_.line(m.line) : none;
+    int e = m.col;
+    while (e < int(l.size()) && (std::isalnum((unsigned char)l[size_t(e)]) || l[size_t(e)] == '_')) ++e;
+    m.len = std::max(1, e - m.col);
+    m.severity = severity;
+    m.message = std::move(message);
+    return m;
 }
 
 int KernelDoc::section_at(int line) const {

@@ -38,6 +38,8 @@ public:
     int section_at(int line) const;                   // the section holding a 0-based line, or -1
     const std::vector<SyntaxSpan>& spans() const { return spans_; }
     const std::vector<EditorMarker>& markers() const { return markers_; }
+    // A marker under the word at 1-based (line, col) of the text (one character when no word starts there).
+    EditorMarker marker_at(int line, int col, EditorMarker::Severity severity, std::string message) const;
     const std::vector<wl::lang::Diagnostic>& diagnostics() const { return result_.diagnostics; }
     const wl::lang::CompileResult& result() const { return result_; }
     bool compiled() const { return compiled_version_ == buf_.version(); }   // result_ has code for this text

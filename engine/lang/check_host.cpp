@@ -5,6 +5,7 @@
 namespace wl::lang::detail {
 
 void Checker::host() {
+    if (grid_unknown_) return;   // the grid's error is reported; nothing here can be checked without it
     if (!f_.has_layout || out_.grid_w == 0) {
         if (!f_.host.empty()) d_.error(f_.host[0].line, f_.host[0].col, "a host block needs a layout with a grid");
         return;

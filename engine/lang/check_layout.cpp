@@ -3,6 +3,7 @@
 #include "engine/lang/checker.h"
 #include "engine/fabric/mesh.h"
 
+#include <algorithm>
 #include <map>
 
 namespace wl::lang::detail {
@@ -43,17 +44,21 @@ void Checker::layout() {
     for (LayoutStmt& s : f_.layout) {
         if (s.kind == LayoutKind::Grid) {
             if (have_grid) { d_.error(s.line, s.col, "the grid is already set"); continue; }
+            // A rejected grid still counts as present, so its one error is all that is said
+            // about it: a size out of range is checked on as the nearest legal size (so a route
+            // off its edge is still found); a size with no value leaves the rest unchecked.
+            have_grid = true;
             const_ctx_ = true;
             Ty a = expr(*s.w, Ty::I32), b = expr(*s.h, Ty::I32);
             const_ctx_ = false;
-            if (a == Ty::Error || b == Ty::Error) continue;
+            if (a == Ty::Error || b == Ty::Error) { grid_unknown_ = true; continue; }
             Value w = eval_const(*s.w, nullptr, 0, 0, &d_), h = eval_const(*s.h, nullptr, 0, 0, &d_);
-            if (w.ty == Ty::Error || h.ty == Ty::Error) continue;
+            if (w.ty == Ty::Error || h.ty == Ty::Error) { grid_unknown_ = true; continue; }
             if (a != Ty::I32 || b != Ty::I32 || w.i < 1 || h.i < 1 || w.i > kMaxMeshSide || h.i > kMaxMeshSide) {
                 d_.error(s.w->line, s.w->col, "a grid is 1 to 256 PEs on each side");
-                continue;
+                if (a != Ty::I32 || b != Ty::I32) { grid_unknown_ = true; continue; }
+                w.i = std::clamp<int64_t>(w.i, 1, kMaxMeshSide), h.i = std::clamp<int64_t>(h.i, 1, kMaxMeshSide);
             }
-            have_grid = true;
             out_.grid_w = int(w.i), out_.grid_h = int(h.i);
             out_.instance_of_pe.assign(size_t(w.i * h.i), -1);
             for (auto& c : out_.routes) c.assign(size_t(w.i * h.i), RouteCell{});
@@ -63,6 +68,7 @@ void Checker::layout() {
             d_.error(s.line, s.col, "'grid W x H;' must come first in the layout");
             continue;
         }
+        if (grid_unknown_) continue;
         int x0, x1, y0, y1;
         if (s.kind == LayoutKind::Place) place(s, instance_key);
         else if (s.kind == LayoutKind::Route) {
@@ -91,9 +97,9 @@ void Checker::layout() {
     if (!have_grid) d_.error(f_.layout_line, f_.layout_col, "the layout needs 'grid W x H;'");
     pop(false);
     for (ProgramDecl& p : f_.programs)
-        if (have_grid && p.sym && !p.sym->used) d_.warning(p.line, p.col, "program " + q(p.name) + " is never placed");
+        if (have_grid && !grid_unknown_ && p.sym && !p.sym->used) d_.warning(p.line, p.col, "program " + q(p.name) + " is never placed");
     for (Instance& in : out_.instances) instance_checks(in);
-    if (have_grid) route_checks();
+    if (have_grid && !grid_unknown_) route_checks();
 }
 
 void Checker::place(LayoutStmt& s, std::map<std::string, int>& keys) {

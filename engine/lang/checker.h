@@ -57,6 +57,7 @@ private:
     FnCtx fn_;
     ProgramDecl* prog_ = nullptr;
     bool const_ctx_ = false;           // evaluating a constant: every name must be constant
+    bool grid_unknown_ = false;        // the grid was rejected with no size to check the rest against
     Sym* coord_[2] = {nullptr, nullptr};
     std::vector<Sym*> colours_;
     std::vector<std::pair<Expr*, bool>> const_conds_;   // compile-time ifs around the statement being checked

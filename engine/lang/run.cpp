@@ -137,13 +137,29 @@ void KernelRun::perform(const HostAction& a) {
                     else if (s->type == wl::ElemType::I32) v = float(int32_t(words[e]));
                     else v = float(words[e]);
                     vals[e] = v;
-                    line += " " + (s->type == wl::ElemType::F32 ? fmt(v) : s->type == wl::ElemType::I32 ? std::to_string(int32_t(words[e])) : std::to_string(words[e]));
+                    if (!output_truncated_) line += " " + (s->type == wl::ElemType::F32 ? fmt(v) : s->type == wl::ElemType::I32 ? std::to_string(int32_t(words[e])) : std::to_string(words[e]));
                 }
                 values_[a.name + "@" + std::to_string(x) + "," + std::to_string(y)] = std::move(vals);
-                output_.push_back({std::move(line), a.line, a.col});
+                emit(std::move(line), a);
             }
         break;
     }
+}
+
+std::string print_truncated_notice(uint64_t limit) {
+    return "... output truncated after " + std::to_string(limit) + " bytes (a host block prints at most that much)";
+}
+
+void KernelRun::emit(std::string line, const HostAction& a) {
+    if (output_truncated_) return;
+    const uint64_t room = opt_.print_limit - output_bytes_;
+    if (line.size() > room) {
+        line.resize(size_t(room));
+        output_truncated_ = true;
+    }
+    output_bytes_ += line.size();
+    if (!line.empty()) output_.push_back({std::move(line), a.line, a.col});
+    if (output_truncated_) output_.push_back({print_truncated_notice(opt_.print_limit), a.line, a.col});
 }
 
 RunReport KernelRun::report() const {
@@ -156,6 +172,7 @@ RunReport KernelRun::report() const {
     rep.pes_loaded = pes_loaded_;
     rep.host_in_bytes = host_in_bytes_;
     rep.host_out_bytes = host_out_bytes_;
+    rep.output_truncated = output_truncated_;
     if (cr_->grid_w == 0) return rep;
     const wl::Machine& m = host_.machine();
     rep.stats = m.stats();

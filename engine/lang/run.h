@@ -25,7 +25,13 @@ struct RunOptions {
     uint64_t cycle_budget = 50'000'000;   // per 'run' statement
     wl::RunMode mode = wl::RunMode::Cycle;   // fast: functional, cycles estimated (docs/engine.md)
     wl::MachineConfig machine;            // w/h are taken from the layout's grid
+    // Bytes of text a host block's prints may emit in all; past it a line is cut at the limit and one
+    // notice line follows (print_truncated_notice). A log is for reading: megabytes would stall the app.
+    uint64_t print_limit = 1024 * 1024;
 };
+
+// The line that ends a host block's output once it reaches `limit` bytes.
+std::string print_truncated_notice(uint64_t limit);
 
 struct RunReport {
     bool ok = false;
@@ -40,6 +46,7 @@ struct RunReport {
     uint64_t link_wavelets = 0;           // wavelets that crossed a PE-to-PE link
     uint64_t host_in_bytes = 0;           // what fill copied onto the PEs: the operation's inputs
     uint64_t host_out_bytes = 0;          // what print read back: its outputs
+    bool output_truncated = false;        // print reached RunOptions::print_limit; `output` ends with the notice
     std::vector<uint64_t> busy_per_pe;    // row-major over the grid
     std::vector<uint64_t> link_out_per_pe;   // row-major, 4 per PE: wavelets sent N, S, E, W
 };
@@ -76,12 +83,14 @@ public:
     int pes_loaded() const { return pes_loaded_; }
     uint64_t host_in_bytes() const { return host_in_bytes_; }     // fill's bytes so far
     uint64_t host_out_bytes() const { return host_out_bytes_; }   // print's bytes so far
+    bool output_truncated() const { return output_truncated_; }   // print reached RunOptions::print_limit
 
     RunReport report() const;               // everything so far, as run_kernel returns it
 
 private:
     void fail(const wl::Fault& f, const HostAction* at = nullptr);   // `at`: the host statement that faulted
     void perform(const HostAction& a);      // fill, launch or print (no cycles pass)
+    void emit(std::string line, const HostAction& a);   // one print line, within RunOptions::print_limit
 
     std::shared_ptr<const CompileResult> cr_;
     RunOptions opt_;
@@ -95,6 +104,8 @@ private:
     std::map<std::string, std::vector<float>> values_;
     int pes_loaded_ = 0;
     uint64_t host_in_bytes_ = 0, host_out_bytes_ = 0;
+    uint64_t output_bytes_ = 0;             // text in output_, the notice aside
+    bool output_truncated_ = false;
 };
 
 // Loads the placements and routes, then performs the host block.

@@ -8,6 +8,11 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#ifndef __EMSCRIPTEN__
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#endif
 
 using namespace wl;
 
@@ -93,5 +98,30 @@ TEST(FabricAdversarial, AnAllocationThatFailsIsAnError) {
     ASSERT_EQ(m.fault().kind, FaultKind::HostError);
     EXPECT_NE(m.fault().message.find("a 512x512 mesh needs 4"), std::string::npos) << m.fault().message;
     EXPECT_NE(m.fault().message.find("the allocation failed"), std::string::npos) << m.fault().message;
+}
+
+// The same whatever the kernel's overcommit policy: a child process with 1 GiB of address space to
+// spare builds a 256 x 256 mesh (3 GiB of SRAM); the allocation fails and must be this error, not a crash.
+TEST(FabricAdversarial, AnAllocationPastTheAddressSpaceLimitIsAnError) {
+    size_t pages = 0;
+    std::ifstream("/proc/self/statm") >> pages;   // the address space in use now, in pages
+    ASSERT_GT(pages, 0u);
+    const rlim_t limit = rlim_t(pages) * rlim_t(::sysconf(_SC_PAGESIZE)) + (rlim_t(1) << 30);
+    pid_t pid = ::fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+        struct rlimit no_core = {0, 0}, cap = {limit, limit};
+        ::setrlimit(RLIMIT_CORE, &no_core);
+        ::setrlimit(RLIMIT_AS, &cap);
+        Machine m(MachineConfig{.w = 256, .h = 256});
+        const std::string& msg = m.fault().message;
+        const bool right = m.fault().kind == FaultKind::HostError && msg.find("a 256x256 mesh needs 3.") != std::string::npos &&
+                           msg.find("the allocation failed") != std::string::npos;
+        ::_exit(right ? 0 : 3);
+    }
+    int status = 0;
+    ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+    ASSERT_TRUE(WIFEXITED(status)) << "the child was ended by signal " << (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+    EXPECT_EQ(WEXITSTATUS(status), 0) << "the fault was not \"a 256x256 mesh needs 3... the allocation failed\"";
 }
 #endif

@@ -106,3 +106,40 @@ TEST(KernelRun, AKernelThatDoesNotCompileIsAnErrorNotACrash) {
     EXPECT_FALSE(run.ok());
     EXPECT_EQ(run.step(100), 0u);
 }
+
+// A host block's prints stop at RunOptions::print_limit: the line that crosses it is cut there, one
+// notice follows, and nothing is printed after it. What print reads is still read in full.
+TEST(KernelRun, PrintsStopAtTheLimitWithANotice) {
+    const char* src = "layout { grid 4 x 1; place p at (0..4, 0); }\n"
+                      "program p { export var a: [i32; 100]; }\n"
+                      "host { fill a at (0..4, 0) with iota(0, 1); print a at (0..4, 0); print a at (0, 0); }\n";
+    CompileResult cr = compile(src, "p.wk");
+    ASSERT_TRUE(cr.ok()) << (cr.diagnostics.empty() ? "" : cr.diagnostics[0].message);
+    RunReport whole = run_kernel(cr);
+    ASSERT_EQ(whole.output.size(), 5u);
+    EXPECT_FALSE(whole.output_truncated);
+    uint64_t all = 0;
+    for (const std::string& l : whole.output) all += l.size();
+
+    RunOptions opt;
+    opt.print_limit = whole.output[0].size() + 10;
+    RunReport cut = run_kernel(cr, opt);
+    EXPECT_TRUE(cut.ok) << cut.error;
+    EXPECT_TRUE(cut.output_truncated);
+    ASSERT_EQ(cut.output.size(), 3u);
+    EXPECT_EQ(cut.output[0], whole.output[0]);
+    EXPECT_EQ(cut.output[1], whole.output[1].substr(0, 10));
+    EXPECT_EQ(cut.output[2], print_truncated_notice(opt.print_limit));
+    EXPECT_EQ(cut.output[2], "... output truncated after " + std::to_string(opt.print_limit) + " bytes (a host block prints at most that much)");
+    EXPECT_EQ(cut.values, whole.values);
+    EXPECT_EQ(cut.host_out_bytes, whole.host_out_bytes);
+
+    opt.print_limit = all;   // exactly enough: nothing is cut
+    RunReport exact = run_kernel(cr, opt);
+    EXPECT_FALSE(exact.output_truncated);
+    EXPECT_EQ(exact.output, whole.output);
+    opt.print_limit = 0;     // nothing at all: only the notice
+    RunReport none = run_kernel(cr, opt);
+    ASSERT_EQ(none.output.size(), 1u);
+    EXPECT_EQ(none.output[0], print_truncated_notice(0));
+}

@@ -1,6 +1,7 @@
 // Persistence and files in the browser: an edit typed with the keyboard survives a reload,
 // kernel files open through the picker and by drag-and-drop, Save and Export PNG download,
-// and a corrupt saved state never stops the app from starting. Every wait is on a condition.
+// a corrupt saved state never stops the app from starting, and a reload at any moment finds the
+// last saved state whole. Every wait is on a condition, except the moments chosen for those reloads.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -162,5 +163,27 @@ test('a corrupt or foreign saved state: the app starts fresh and says why', asyn
     assert.equal(s.storage.problem, null);
     assert.deepEqual(s.notices, []);
     assert.equal(await page.evaluate(() => localStorage.getItem('waferlab/workspace.json')), null);
+  } finally { await app.close(); }
+});
+
+test('a reload at any moment after an edit finds the edit or the state saved before it, never a broken one', async () => {
+  const app = await openApp();
+  const { page } = app;
+  try {
+    let saved = (await page.evaluate(() => window.waferlab.get_source())).text;
+    // Reloads spread over the autosave's half-second delay and past it. The waits set the moment
+    // of the reload, which is what is tested; they stand in for nothing the test waits on.
+    for (const [k, ms] of [0, 150, 300, 450, 490, 510, 550, 800].entries()) {
+      const text = `// edit ${k}: reloaded after ${ms} ms\n${saved}`;
+      await page.evaluate((t) => window.waferlab.set_source('reload.wk', t), text);
+      await page.waitForTimeout(ms);
+      await reload(page);
+      const s = await state(page);
+      const got = (await page.evaluate(() => window.waferlab.get_source())).text;
+      assert.equal(s.storage.problem, null, `after ${ms} ms`);
+      assert.ok(got === text || got === saved, `after ${ms} ms: neither the edit nor the state before it:\n${got.slice(0, 120)}`);
+      saved = got;
+    }
+    assert.match(saved, /^\/\/ edit 7/, 'the last edit, reloaded well after the autosave, was not kept');
   } finally { await app.close(); }
 });
