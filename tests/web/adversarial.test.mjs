@@ -16,7 +16,8 @@ const dir = path.join(root, 'tests', 'kernels', 'adversarial');
 // `long`: it cannot end within a few frames (a loop stopped by the app's 50M-cycle watchdog), so
 // Space must find it running. The watchdog stops it at its loop's line, at whichever instruction
 // the budget ends on (the catalogue's 200,000-cycle budget names another column). It takes about
-// a minute in the page, so only loop_main is run to it; loop_task is paused, resumed and reset.
+// a minute in the page in cycle mode, so loop_main is run to it in fast mode; loop_task is paused,
+// resumed and reset.
 const FAULTS = [
   { file: 'loop_main.wk', long: true },
   { file: 'loop_task.wk', long: true, pauseOnly: true },
@@ -87,6 +88,9 @@ for (const { file, long, pauseOnly } of FAULTS) {
         assert.equal((await state()).cycle, 0);
         return;
       }
+      // The watchdog fires after 50 M cycles: a minute of cycle mode in the page, a second or two of
+      // fast mode (the same budget, the same fault). Fast mode reloads at cycle 0; run it to its end.
+      await page.evaluate(() => { window.waferlab.set_mode('fast'); window.waferlab.call('run', null); });
     }
     const s = await until((st) => !st.running && st.error !== null, `${file}'s error`);
     assert.equal(s.error.kind, want.kind, s.error.message);
@@ -111,7 +115,7 @@ for (const { file, long, pauseOnly } of FAULTS) {
     await frames(page, 3);
     assert.deepEqual((await state()).selected_pe, want.pe);
     const marked = await markerInGutter(page, want.line);
-    await page.evaluate(() => window.waferlab.reset());
+    await page.evaluate(() => { window.waferlab.reset(); window.waferlab.set_mode('cycle'); });
     await frames(page, 3);
     assert.equal((await state()).editor.fault_marker, null);
     const cleared = await markerInGutter(page, want.line);
