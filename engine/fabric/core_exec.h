@@ -520,8 +520,12 @@ struct CoreExec {
         run_memory(v);
         count_elems(v, v.n);
         if (vecr) R[in.d] = v.scalar;   // fsums: the sum
-        const uint64_t work = uint64_t(v.n) * op_per_elem(in.op);
-        return uint32_t(op_base_cycles(in.op) + (simd == 1 ? work : (work + uint64_t(simd) - 1) / uint64_t(simd)));
+        return uint32_t(op_base_cycles(in.op) + memory_work(in.op, v.n));
+    }
+    // A memory-only vector op's cycles after its issue: ceil(n * per_elem / simd) (docs/cost-model.md).
+    uint64_t memory_work(Op op, uint32_t n) const {
+        const uint64_t work = uint64_t(n) * op_per_elem(op);
+        return simd == 1 ? work : (work + uint64_t(simd) - 1) / uint64_t(simd);
     }
 
     // 1 = issued, 0 = stalled (no free microthread), -1 = fault. Out of line: the scalar loop stays small.
@@ -561,7 +565,7 @@ struct CoreExec {
             if (!mem_ok(v.dst, 0, vecr ? 0 : v.n, pc) || !mem_ok(v.a, 0, v.n, pc) || (two && !mem_ok(v.b, 0, v.n, pc))) return -1;
             run_memory(v);
             count_elems(v, v.n);
-            uint64_t work = (uint64_t(v.n) * info.per_elem + uint64_t(simd) - 1) / uint64_t(simd);
+            const uint64_t work = memory_work(v.op, v.n);
             if (async) {   // results are in memory now; completion (and its task) fires after the modelled time
                 v.done_at = now + info.base_cycles + (work ? work : 1);
                 ce.ut[slot] = v;
