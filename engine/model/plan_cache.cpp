@@ -6,31 +6,46 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <map>
 
 namespace wl::model {
 
-namespace {
-
-uint64_t hash_text(const std::string& s) {
+static uint64_t hash_text(const std::string& s) {
     Fnv1a f;
     f.add(s.data(), s.size());
     return f.value();
 }
 
+// Each kernel source's hash now, read and hashed once per plan() however many entries ask.
+class PlanCache::SourceHashes {
+public:
+    explicit SourceHashes(const KernelSource& kernels) : kernels_(kernels) {}
+    uint64_t operator()(const std::string& name) {
+        auto it = seen_.find(name);
+        return it != seen_.end() ? it->second : seen_[name] = hash_text(kernels_(name));
+    }
+
+private:
+    const KernelSource& kernels_;
+    std::map<std::string, uint64_t> seen_;
+};
+
+namespace {
+
 // The kernel files a plan compiled, each with its source's hash now.
-std::vector<std::pair<std::string, uint64_t>> kernel_hashes(const MeshPlan& p, const KernelSource& kernels) {
+std::vector<std::pair<std::string, uint64_t>> kernel_hashes(const MeshPlan& p, PlanCache::SourceHashes& hashes) {
     std::vector<std::string> names;
     for (const PlannedOp& o : p.ops) names.push_back(o.kernel);
     std::sort(names.begin(), names.end());
     names.erase(std::unique(names.begin(), names.end()), names.end());
     std::vector<std::pair<std::string, uint64_t>> out;
-    for (const std::string& n : names) out.push_back({n, hash_text(kernels(n))});
+    for (const std::string& n : names) out.push_back({n, hashes(n)});
     return out;
 }
 
-bool kernels_unchanged(const std::vector<std::pair<std::string, uint64_t>>& had, const KernelSource& kernels) {
+bool kernels_unchanged(const std::vector<std::pair<std::string, uint64_t>>& had, PlanCache::SourceHashes& now) {
     for (const auto& [name, h] : had)
-        if (hash_text(kernels(name)) != h) return false;
+        if (now(name) != h) return false;
     return true;
 }
 
@@ -42,7 +57,7 @@ std::string CompileInfo::summary() const {
     return cached ? "compiled: cached (" + std::string(ms) + ")" : "compiled in " + std::string(ms) + " (" + reason + ")";
 }
 
-std::string PlanCache::what_changed(const Entry& last, const Shape& now, const KernelSource& kernels) {
+std::string PlanCache::what_changed(const Entry& last, const Shape& now, SourceHashes& hashes) {
     std::string r;
     auto note = [&](const char* what, const std::string& a, const std::string& b) {
         if (a != b) r += (r.empty() ? "" : ", ") + std::string(what) + " " + a + " -> " + b;
@@ -58,7 +73,7 @@ std::string PlanCache::what_changed(const Entry& last, const Shape& now, const K
     note("SRAM per PE", std::to_string(s.sram_bytes), std::to_string(now.sram_bytes));
     note("planned for", s.train ? "training" : "inference", now.train ? "training" : "inference");
     for (const auto& [name, h] : last.kernels)
-        if (hash_text(kernels(name)) != h) r += (r.empty() ? "" : ", ") + name + " edited";
+        if (hashes(name) != h) r += (r.empty() ? "" : ", ") + name + " edited";
     return r;
 }
 
@@ -67,9 +82,10 @@ PlanResult PlanCache::plan(const wl::gpt::GPTConfig& cfg, int mesh_w, int mesh_h
     const auto start = std::chrono::steady_clock::now();
     const Shape shape{cfg.n_layer, cfg.n_head, cfg.n_embd, cfg.block_size, cfg.vocab_size, mesh_w, mesh_h, sram_bytes, train};
     CompileInfo got;
+    SourceHashes hashes(kernels);
     auto hit = entries_.end();
     for (auto it = entries_.begin(); it != entries_.end(); ++it)
-        if (it->shape == shape && kernels_unchanged(it->kernels, kernels)) hit = it;
+        if (it->shape == shape && kernels_unchanged(it->kernels, hashes)) hit = it;
     PlanResult r;
     if (hit != entries_.end() && !no_cache) {
         Entry e = std::move(*hit);   // to the back: the most recently used
@@ -84,13 +100,13 @@ PlanResult PlanCache::plan(const wl::gpt::GPTConfig& cfg, int mesh_w, int mesh_h
         if (no_cache) got.reason = "--no-cache";
         else if (entries_.empty()) got.reason = "first compile";
         else {
-            got.reason = what_changed(entries_.back(), shape, kernels);
+            got.reason = what_changed(entries_.back(), shape, hashes);
             if (got.reason.empty()) got.reason = "not in the cache";   // an older shape, since dropped
         }
         r = plan_model(cfg, mesh_w, mesh_h, kernels, sram_bytes, train);
         if (r.ok) {
             if (hit != entries_.end()) entries_.erase(hit);
-            Entry e{shape, kernel_hashes(r.plan, kernels), 0, r.plan};
+            Entry e{shape, kernel_hashes(r.plan, hashes), 0, r.plan};
             Fnv1a f;
             for (int v : {shape.n_layer, shape.n_head, shape.n_embd, shape.block_size, shape.vocab_size, shape.mesh_w,
                           shape.mesh_h, int(shape.sram_bytes), int(shape.train)})

@@ -44,6 +44,7 @@ public:
     size_t size() const { return entries_.size(); }
     void clear() { entries_.clear(); }
     static constexpr size_t kMaxEntries = 8;   // the oldest is dropped first
+    class SourceHashes;   // the kernels' sources, each read and hashed once per plan()
 
 private:
     struct Shape {
@@ -59,7 +60,7 @@ private:
         uint64_t key = 0;
         MeshPlan plan;
     };
-    static std::string what_changed(const Entry& last, const Shape& now, const KernelSource& kernels);
+    static std::string what_changed(const Entry& last, const Shape& now, SourceHashes& hashes);
     std::vector<Entry> entries_;   // most recently used last
 };
 
