@@ -819,7 +819,7 @@ json App::state() const {
         {"output", json::array()},
         {"speed", runner_.speed()},
         {"status", run_status()},
-        {"frame_ms", {{"emulation", tick_ms_}, {"longest_slice", runner_.last_slice_ms()}}},
+        {"frame_ms", {{"emulation", tick_ms_}, {"longest_slice", runner_.last_slice_ms()}, {"busy", busy_ms_}}},
     };
     if (const wl::lang::KernelRun* run = runner_.run())
         for (const wl::lang::OutputLine& o : run->output()) j["output"].push_back(o.text);

@@ -48,6 +48,11 @@ public:
     explicit App(const AppOptions& opt);
 
     void frame();                        // builds one ImGui frame (between NewFrame and Render)
+    // After the frame's drawing is sent to the GPU: long work (training on the mesh) runs here,
+    // overlapping the drawing, in a share sized from the last frame's main-thread time.
+    void after_draw() { model_.train_tick(busy_ms_); }
+    // The main thread's time for the last whole frame (building, drawing, after_draw, the swap).
+    void frame_busy(double ms) { busy_ms_ = ms; }
 
     // The scripting surface shared by window.waferlab, the postMessage API and the tests: method
     // name + JSON args, dispatched through methods(). Unknown methods and bad arguments return
@@ -188,6 +193,7 @@ private:
     RunGate gate_;                       // whether that run is the editor's text
     static constexpr double kSliceBudgetMs = 12.0;   // emulation time per frame
     double tick_ms_ = 0;                 // what the last frame's emulation took
+    double busy_ms_ = 0;                 // the main thread's time for the last frame (frame_busy)
     uint64_t step_n_ = 100;              // "Step N" size
     bool show_log_ = true;
     Help help_;

@@ -21,6 +21,7 @@
 #include <imgui_impl_opengl3.h>
 #include <imgui_impl_sdl.h>
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -179,6 +180,7 @@ void Platform::frame() {
         ImGui_ImplOpenGL3_CreateFontsTexture();
     }
 
+    const auto started = std::chrono::steady_clock::now();
     ImGui_ImplOpenGL3_NewFrame();
     ImGui_ImplSDL2_NewFrame();
     ImGui::NewFrame();
@@ -191,6 +193,8 @@ void Platform::frame() {
     glClear(GL_COLOR_BUFFER_BIT);
     ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
     if (app->png_capture_frame()) app->deliver_png(wlui::read_framebuffer(fw, fh));   // before the swap
+    glFlush();   // the GPU (a browser's GPU process) draws this frame while after_draw's work runs
+    app->after_draw();
 
     if (opt.frames > 0 && long(app->frames()) >= opt.frames) {
         std::printf("waferlab: %s\n", app->summary().c_str());
@@ -210,6 +214,7 @@ void Platform::frame() {
         done = true;
     }
     SDL_GL_SwapWindow(window);
+    app->frame_busy(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count());
     wlui::js_bridge_frame_done(app->frames());
 }
 

@@ -95,13 +95,21 @@ void ModelWindow::open_kernel(const wl::model::PlannedOp& op) {
     if (open_in_editor) open_in_editor(op.kernel, text);
 }
 
+// Launches of the training step while this frame's budget lasts, after the frame is drawn.
+void ModelWindow::train_tick(double busy_ms) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const double interval = std::chrono::duration<double, std::milli>(t0 - last_train_tick_).count();
+    last_train_tick_ = t0;
+    train_.tick(train_budget_.next_ms(busy_ms, interval) / 1000.0);
+    train_budget_.spent(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+}
+
 void ModelWindow::frame(MeshCanvas& canvas) {
     // Generation: one token at least, then more while this frame's budget lasts.
     const auto t0 = std::chrono::steady_clock::now();
     while (session_.step())
         if (std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count() > kStepBudgetMs) break;
     anim_.tick(ImGui::GetIO().DeltaTime, kStepBudgetMs);
-    train_.tick(kStepBudgetMs / 1000.0);   // a few launches of the step: the frame goes on
     if (training_shown()) {
         const wl::model::TrainWork* w = train_.mesh()->next_work();
         const std::string phase = w ? wl::model::train_phase_name(w->phase) : "", op = w ? w->op : "";
