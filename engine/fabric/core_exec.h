@@ -104,31 +104,44 @@ struct CoreExec {
         ce.stats.sram_bytes += uint64_t(n) * 4 * mem_operands;
     }
 
-    // Memory-only ops: the hot path. Unit strides get a plain pointer loop the compiler vectorises.
+    // Memory-only ops: the hot path. Unit strides get plain pointer loops the compiler vectorises:
+    // operands that cannot overlap are marked so, and the in-place form (dst is the first source,
+    // as in fmacs C, C, A, s) has its own loop; element k depends only on element k, so vector
+    // lanes give the same bits. Overlapping operands keep the loop in element order.
     template <Op O>
-    void memory_loop(const VecOp& v) {
-        const uint32_t n = v.n;
-        const float s = f32(v.scalar);
-        float* d = reinterpret_cast<float*>(mem + v.dst.base);
-        const float* a = reinterpret_cast<const float*>(mem + v.a.base);
-        const float* b = reinterpret_cast<const float*>(mem + v.b.base);
+    static void unit_loop(float* __restrict d, const float* __restrict a, const float* __restrict b, uint32_t n, float s) {
+        for (uint32_t k = 0; k < n; ++k) d[k] = vec_elem<O>(a[k], b[k], s);
+    }
+    template <Op O>
+    static void unit_loop_in_place(float* __restrict d, const float* __restrict b, uint32_t n, float s) {
+        for (uint32_t k = 0; k < n; ++k) d[k] = vec_elem<O>(d[k], b[k], s);
+    }
+    static bool apart(const float* x, const float* y, uint32_t n) { return x + n <= y || y + n <= x; }
+    template <Op O>
+    void memory_loop(const Dsd& dst, const Dsd& da, const Dsd& db, uint32_t n, float s) {
+        float* d = reinterpret_cast<float*>(mem + dst.base);
+        const float* a = reinterpret_cast<const float*>(mem + da.base);
         constexpr bool two = fmt_two_sources(op_fmt(O));
-        if (v.dst.stride == 1 && v.a.stride == 1 && (!two || v.b.stride == 1)) {
-            for (uint32_t k = 0; k < n; ++k) d[k] = vec_elem<O>(a[k], two ? b[k] : 0.0f, s);
+        const float* b = two ? reinterpret_cast<const float*>(mem + db.base) : a;   // one source: y is unused
+        if (dst.stride == 1 && da.stride == 1 && (!two || db.stride == 1)) {
+            const bool b_apart = !two || apart(d, b, n);
+            if (d == a && b_apart) unit_loop_in_place<O>(d, b, n, s);
+            else if (b_apart && apart(d, a, n)) unit_loop<O>(d, a, b, n, s);
+            else for (uint32_t k = 0; k < n; ++k) d[k] = vec_elem<O>(a[k], two ? b[k] : 0.0f, s);
         } else {
-            const int64_t sd = v.dst.stride, sa = v.a.stride, sb = v.b.stride;
+            const int64_t sd = dst.stride, sa = da.stride, sb = db.stride;
             for (int64_t k = 0; k < int64_t(n); ++k) d[k * sd] = vec_elem<O>(a[k * sa], two ? b[k * sb] : 0.0f, s);
         }
     }
+    // fsums: left to right from acc.
+    float memory_sum(const Dsd& da, uint32_t n, float acc) {
+        const float* a = reinterpret_cast<const float*>(mem + da.base);
+        for (int64_t k = 0; k < int64_t(n); ++k) acc = acc + a[k * da.stride];
+        return acc;
+    }
     void run_memory(VecOp& v) {
-        if (v.op == Op::FSUMS) {
-            const float* a = reinterpret_cast<const float*>(mem + v.a.base);
-            float acc = f32(v.scalar);
-            for (int64_t k = 0; k < int64_t(v.n); ++k) acc = acc + a[k * v.a.stride];
-            v.scalar = u32(acc);
-        } else {
-            vec_dispatch(v.op, [&](auto O) { memory_loop<O()>(v); });
-        }
+        if (v.op == Op::FSUMS) v.scalar = u32(memory_sum(v.a, v.n, f32(v.scalar)));
+        else vec_dispatch(v.op, [&](auto O) { memory_loop<O()>(v.dst, v.a, v.b, v.n, f32(v.scalar)); });
         v.i = v.n;
     }
 
@@ -278,7 +291,8 @@ struct CoreExec {
             if (!c) {
                 // A synchronous vector op on memory alone touches only this PE too: it runs here, not
                 // through exec() (fast mode's inner loops are mostly these). Anything else stops the run.
-                if (!op_is_vector_fmt(op_fmt(in.op)) || !(c = memory_vec(in, R))) break;
+                const MemoryVec vec = kMemoryVec.v[size_t(in.op)];
+                if (!vec || !(c = (this->*vec)(in, R))) break;
                 cost = c;
                 ++pc;
                 t += cost;
@@ -502,26 +516,43 @@ struct CoreExec {
     // A synchronous vector op whose operands are all in memory, issued as issue_vec() issues it: its
     // cost in cycles. 0 (nothing done) for anything else, or one that would fault: issue_vec() then
     // takes it. Not while a microthread runs: its completions come between instructions.
+    // One op's case, its format known at compile time: no VecOp is built, and the counters are
+    // count_elems' for all-memory operands.
+    template <Op O>
     __attribute__((noinline)) uint32_t memory_vec(const Instr& in, uint32_t* R) {
+        constexpr Fmt f = op_fmt(O);
+        constexpr bool vecr = f == Fmt::VecR, two = fmt_two_sources(f);
         if (in.e != 0 || ce.ut_busy) return 0;
-        const Fmt f = op_fmt(in.op);
-        const bool vecr = f == Fmt::VecR, two = fmt_two_sources(f);
-        VecOp v;
-        v.op = in.op;
-        v.a = ce.dsd[in.b];
-        v.n = v.a.length;
-        if (!vecr) v.dst = ce.dsd[in.a];
-        if (two) v.b = ce.dsd[in.c];
-        if (v.a.kind != DsdKind::Mem1d || (!vecr && (v.dst.kind != DsdKind::Mem1d || v.dst.length != v.n))) return 0;
-        if (two && (v.b.kind != DsdKind::Mem1d || v.b.length != v.n)) return 0;
+        const Dsd& a = ce.dsd[in.b];
+        const Dsd& dst = ce.dsd[vecr ? in.b : in.a];
+        const Dsd& b = ce.dsd[two ? in.c : in.b];
+        const uint32_t n = a.length;
+        if (a.kind != DsdKind::Mem1d || dst.kind != DsdKind::Mem1d || dst.length != n || b.kind != DsdKind::Mem1d || b.length != n) return 0;
         int64_t lo, hi;
-        if (!in_sram(v.a, 0, v.n, &lo, &hi) || (!vecr && !in_sram(v.dst, 0, v.n, &lo, &hi)) || (two && !in_sram(v.b, 0, v.n, &lo, &hi))) return 0;
-        if (f == Fmt::Vec2S || f == Fmt::Vec1S) v.scalar = R[in.d];
-        run_memory(v);
-        count_elems(v, v.n);
-        if (vecr) R[in.d] = v.scalar;   // fsums: the sum
-        return uint32_t(op_base_cycles(in.op) + memory_work(in.op, v.n));
+        if (!in_sram(a, 0, n, &lo, &hi) || (!vecr && !in_sram(dst, 0, n, &lo, &hi)) || (two && !in_sram(b, 0, n, &lo, &hi))) return 0;
+        if constexpr (vecr) R[in.d] = u32(memory_sum(a, n, 0.0f));   // fsums: the sum
+        else memory_loop<O>(dst, a, b, n, f == Fmt::Vec2S || f == Fmt::Vec1S ? f32(R[in.d]) : 0.0f);
+        ce.stats.elems += n;
+        ce.stats.flops += uint64_t(n) * vec_flops_per_elem(O);
+        ce.stats.sram_bytes += uint64_t(n) * 4 * (1 + two + !vecr);
+        return uint32_t(op_base_cycles(O) + memory_work(O, n));
     }
+    // Per op byte: its memory_vec case, or none (not a vector op).
+    using MemoryVec = uint32_t (CoreExec::*)(const Instr&, uint32_t*);
+    template <Op O>
+    static constexpr MemoryVec memory_vec_case() {
+        if constexpr (op_is_vector_fmt(op_fmt(O))) return &CoreExec::memory_vec<O>;
+        else return nullptr;
+    }
+    struct MemoryVecTable {
+        MemoryVec v[256] = {};
+        constexpr MemoryVecTable() {
+#define WL_X(name, mn, fmt, base, per, doc) v[size_t(Op::name)] = memory_vec_case<Op::name>();
+            WL_ISA(WL_X)
+#undef WL_X
+        }
+    };
+    static const MemoryVecTable kMemoryVec;   // defined below the class, where CoreExec is complete
     // A memory-only vector op's cycles after its issue: ceil(n * per_elem / simd) (docs/cost-model.md).
     uint64_t memory_work(Op op, uint32_t n) const {
         const uint64_t work = uint64_t(n) * op_per_elem(op);
@@ -591,5 +622,8 @@ struct CoreExec {
         return 1;
     }
 };
+
+template <class Port>
+constexpr typename CoreExec<Port>::MemoryVecTable CoreExec<Port>::kMemoryVec{};
 
 }  // namespace wl
