@@ -168,23 +168,30 @@ void App::mark_window(const char* name) {
     drawn_[name] = {a, ImVec2(a.x + ImGui::GetWindowWidth(), a.y + ImGui::GetWindowHeight())};
 }
 
+void App::after_draw() {
+    using Clock = std::chrono::steady_clock;
+    const auto t0 = Clock::now();
+    const double interval = std::chrono::duration<double, std::milli>(t0 - last_work_).count();
+    last_work_ = t0;
+    const double budget = work_budget_.next_ms(busy_ms_, interval);
+    runner_.tick(ImGui::GetIO().DeltaTime, budget);
+    tick_ms_ = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+    post_events();
+    model_.train_tick(std::max(0.0, budget - tick_ms_));
+    work_budget_.spent(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
+}
+
 void App::frame() {
     ++frame_;
     ++quiet_frames_;
     drawn_.clear();
     hovered_word_ = {};
     shortcuts();
-    // The emulation's share of the frame: 12 ms, so the UI keeps 60 fps on a slow machine.
-    const ImGuiIO& io = ImGui::GetIO();
-    const auto t0 = std::chrono::steady_clock::now();
     // A tour stop about the running kernel keeps it playing, from the start again when it ends.
     if (help_.wants_running() && !runner_.busy()) {
         if (runner_.done()) runner_.reset();
         if (ready_to_run()) runner_.play();
     }
-    runner_.tick(io.DeltaTime, kSliceBudgetMs);
-    tick_ms_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-    post_events();
     if (embed_) show_editor_ = embed_editor_, show_inspector_ = show_lessons_ = false;   // the frame holds only what was asked for
 
     // One full-window host window: menu bar on top, status bar at the bottom, canvas between.
@@ -776,6 +783,7 @@ json App::state() const {
     json j = {
         {"version", wl::version()},
         {"frame", frame_},
+        {"input_pending", input_pending_},
         {"mesh", {{"w", mesh().w}, {"h", mesh().h}}},
         {"view", {{"zoom", canvas_.zoom()}}},
         {"canvas", canvas_.state()},

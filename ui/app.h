@@ -5,6 +5,7 @@
 #include "ui/app_files.h"
 #include "ui/code_editor.h"
 #include "ui/flow_row.h"
+#include "ui/frame_budget.h"
 #include "ui/help.h"
 #include "ui/compare_window.h"
 #include "ui/kernel_doc.h"
@@ -19,6 +20,7 @@
 #include "ui/share_state.h"
 #include "ui/stats_window.h"
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -48,11 +50,14 @@ public:
     explicit App(const AppOptions& opt);
 
     void frame();                        // builds one ImGui frame (between NewFrame and Render)
-    // After the frame's drawing is sent to the GPU: long work (training on the mesh) runs here,
-    // overlapping the drawing, in a share sized from the last frame's main-thread time.
-    void after_draw() { model_.train_tick(busy_ms_); }
+    // After the frame's drawing is sent to the GPU: the long work (a kernel's run, training on
+    // the mesh) runs here, overlapping the drawing, in a budget measured per frame (frame_budget.h).
+    void after_draw();
     // The main thread's time for the last whole frame (building, drawing, after_draw, the swap).
     void frame_busy(double ms) { busy_ms_ = ms; }
+    // Input events wait for later frames (one key press a frame: main.cpp says why): scripts and
+    // tests read state().input_pending to know that what they typed has all been seen.
+    void input_pending(bool pending) { input_pending_ = pending; }
 
     // The scripting surface shared by window.waferlab, the postMessage API and the tests: method
     // name + JSON args, dispatched through methods(). Unknown methods and bad arguments return
@@ -191,9 +196,11 @@ private:
     bool show_editor_ = false;
     RunController runner_;               // the loaded kernel's run, in per-frame slices
     RunGate gate_;                       // whether that run is the editor's text
-    static constexpr double kSliceBudgetMs = 12.0;   // emulation time per frame
     double tick_ms_ = 0;                 // what the last frame's emulation took
     double busy_ms_ = 0;                 // the main thread's time for the last frame (frame_busy)
+    bool input_pending_ = false;         // events left for later frames (input_pending)
+    FrameBudget work_budget_;            // after_draw's share of a frame
+    std::chrono::steady_clock::time_point last_work_;   // when after_draw last began
     uint64_t step_n_ = 100;              // "Step N" size
     bool show_log_ = true;
     Help help_;

@@ -128,6 +128,13 @@ void Platform::frame() {
     auto handle = [&](const SDL_Event& ev) {
         input = input || ev.type != SDL_WINDOWEVENT;   // window events wake only by a size change (below)
         ImGui_ImplSDL2_ProcessEvent(&ev);
+        if (ev.type == SDL_KEYDOWN || ev.type == SDL_KEYUP) {
+            // The modifiers as they were at this key, not SDL_GetModState() (the backend's): that is
+            // now, and a Ctrl released after this key may already be queued behind it.
+            ImGuiIO& io = ImGui::GetIO();
+            const Uint16 m = ev.key.keysym.mod;
+            io.KeyShift = m & KMOD_SHIFT, io.KeyCtrl = m & KMOD_CTRL, io.KeyAlt = m & KMOD_ALT, io.KeySuper = m & KMOD_GUI;
+        }
         if (ev.type == SDL_QUIT) done = true;
         if (ev.type == SDL_KEYDOWN && ev.key.keysym.sym == SDLK_q && (ev.key.keysym.mod & KMOD_CTRL)) done = true;
 #ifndef __EMSCRIPTEN__
@@ -154,6 +161,7 @@ void Platform::frame() {
         }
         handle(ev);
     }
+    app->input_pending(deferred.type != 0 || SDL_HasEvents(SDL_FIRSTEVENT, SDL_LASTEVENT));
     // An idle embed draws nothing: the canvas keeps its last frame, and the browser's frame
     // callback costs only the event poll above (App::wants_frame). --frames N always draws N.
     int ww2, wh2, fw, fh;

@@ -95,14 +95,7 @@ void ModelWindow::open_kernel(const wl::model::PlannedOp& op) {
     if (open_in_editor) open_in_editor(op.kernel, text);
 }
 
-// Launches of the training step while this frame's budget lasts, after the frame is drawn.
-void ModelWindow::train_tick(double busy_ms) {
-    const auto t0 = std::chrono::steady_clock::now();
-    const double interval = std::chrono::duration<double, std::milli>(t0 - last_train_tick_).count();
-    last_train_tick_ = t0;
-    train_.tick(train_budget_.next_ms(busy_ms, interval) / 1000.0);
-    train_budget_.spent(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
-}
+void ModelWindow::train_tick(double budget_ms) { train_.tick(budget_ms / 1000.0); }
 
 void ModelWindow::frame(MeshCanvas& canvas) {
     // Generation: one token at least, then more while this frame's budget lasts.

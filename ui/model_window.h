@@ -11,16 +11,14 @@
 //   w.open_in_editor = [&](auto& file, auto& text) { ... };
 //   w.frame(canvas);                      // every frame: generation advances, the window draws when open
 //   if (w.on_canvas()) canvas.draw(w.mesh(), w.machine(), w.overlay());
-//   after drawing: w.train_tick(busy_ms);   // training's launches while the GPU draws
+//   after drawing: w.train_tick(budget_ms); // training's launches while the GPU draws
 #pragma once
-#include "ui/frame_budget.h"
 #include "ui/mesh_canvas.h"
 #include "ui/model_session.h"
 #include "ui/op_animation.h"
 #include "ui/placement_overlay.h"
 #include "ui/train_session.h"
 
-#include <chrono>
 #include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -41,10 +39,9 @@ public:
     // frame's budget lasts), then the window draws when open. `canvas` is the app's mesh canvas:
     // the window reads which PE is hovered and selected there.
     void frame(MeshCanvas& canvas);
-    // After the frame is drawn and sent to the GPU: a training run's next launches, in a budget
-    // sized from busy_ms, the main thread's time for the last frame (frame_budget.h). Run after
-    // the draw, they overlap the GPU's drawing (in a browser without a GPU, SwiftShader's).
-    void train_tick(double busy_ms);
+    // After the frame is drawn (App::after_draw): a training run's next launches, at least one,
+    // until budget_ms pass.
+    void train_tick(double budget_ms);
 
     // While true, the app's canvas shows the model's mesh and machine (an animated op's copy while
     // one plays), coloured by overlay() (nullptr: by the canvas's own mode, as during an animation).
@@ -130,8 +127,6 @@ private:
     std::map<std::string, std::pair<ImVec2, ImVec2>> drawn_;
     bool was_on_canvas_ = false, refit_ = false;   // the canvas's mesh changes: fit it, drop its selection
     TrainSession train_;
-    FrameBudget train_budget_;           // training's share of each frame (frame_budget.h)
-    std::chrono::steady_clock::time_point last_train_tick_;
     TrainSettings train_set_;
     bool train_shown_ = false;
     PeOverlay train_overlay_;
@@ -139,7 +134,7 @@ private:
     std::string train_notice_;           // the Train section's last message (saved, refused ...)
     char train_path_[512] = "gpt-nano-mesh.ckpt";   // native: where Save checkpoint writes
     char text_path_[512] = {};           // native: a text file to train on
-    static constexpr double kStepBudgetMs = 12.0;   // generation's share of a frame (training's: train_budget_)
+    static constexpr double kStepBudgetMs = 12.0;   // generation's share of a frame (training's: App::after_draw)
 };
 
 }  // namespace wlui

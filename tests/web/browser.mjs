@@ -72,10 +72,12 @@ export async function openApp(query = '', options = {}) {
   return { page: b.page, logs: b.logs, close, url, context: b.context };
 }
 
-// Waits for the app to render a few more frames, so input has been handled and drawn.
+// Waits for the app to render a few more frames, and to have taken every input event sent so far
+// (it takes one key press a frame: state().input_pending), so input has been handled and drawn.
 export async function frames(page, n = 3) {
   const start = await page.evaluate(() => window.waferlab.state().frame);
-  await page.waitForFunction((f) => window.waferlab.state().frame >= f, start + n, { timeout: 20000 });
+  await page.waitForFunction((f) => { const s = window.waferlab.state(); return s.frame >= f && !s.input_pending; },
+                             start + n, { timeout: 20000 });
 }
 
 // Decodes a PNG screenshot in the page and hands its RGBA bytes to `body(px, width, height, arg)`,

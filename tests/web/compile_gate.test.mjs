@@ -86,6 +86,7 @@ test('an edited kernel with an error refuses to run and says why in the toolbar 
   assert.equal((await state()).not_compiled, null);
   await page.mouse.click(cv.x + cv.w - 40, cv.y + cv.h - 40);
   await page.keyboard.press('F6');
+  await frames(page);   // the key reaches the app in a frame: only then is there a run to wait for
   s = await page.evaluate(() => window.waferlab.whenStopped());
   assert.equal(s.done, true);
   assert.equal(s.error, null);

@@ -22,6 +22,7 @@ test('wavelets travel on the links, in colours named as the kernel names them', 
   const moving = (st) => st.canvas.legend.some((l) => l.title === 'wavelets by colour');
   for (let i = 0; i < 40 && !moving(s); ++i) {
     await page.keyboard.press('F10');
+    await frames(page);   // the key reaches the app in a frame: only then is there a step to wait for
     await page.evaluate(() => window.waferlab.whenStopped());
     await frames(page, 3);
     s = await state();

@@ -23,6 +23,7 @@ test('a fault wraps in the log, outlines its PE in red, and the inspector names 
   const cv = s.layout.canvas;
   await page.mouse.click(cv.x + cv.w / 2, cv.y + cv.h - 30);
   await page.keyboard.press('F5');
+  await frames(page);   // the key reaches the app in a frame: only then is there a run to wait for
   s = await page.evaluate(() => window.waferlab.whenStopped());
   assert.ok(s.error, 'the run did not fault');
   assert.deepEqual(s.error.pe, { x: 3, y: 0 });
