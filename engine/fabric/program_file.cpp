@@ -6,34 +6,61 @@
 
 namespace wl {
 
-void write_program(ByteWriter& w, const Program& p) {
+namespace {
+
+bool same(const Instr& a, const Instr& b) {
+    return a.op == b.op && a.a == b.a && a.b == b.b && a.c == b.c && a.d == b.d && a.e == b.e && a.pad == b.pad && a.imm == b.imm;
+}
+bool same(const SrcLoc& a, const SrcLoc& b) { return a.file == b.file && a.line == b.line && a.col == b.col; }
+
+// v against base, as runs of (k items equal to base's at the same index, then m written out).
+template <class T, class Put>
+void put_runs(ByteWriter& w, const std::vector<T>& v, const std::vector<T>* base, Put put) {
+    size_t i = 0;
+    while (i < v.size()) {
+        size_t k = 0, m = 0;
+        while (base && i + k < v.size() && i + k < base->size() && same(v[i + k], (*base)[i + k])) k++;
+        while (i + k + m < v.size() && !(base && i + k + m < base->size() && same(v[i + k + m], (*base)[i + k + m]))) m++;
+        w.var(uint32_t(k));
+        w.var(uint32_t(m));
+        for (size_t j = i + k; j < i + k + m; j++) put(v[j]);
+        i += k + m;
+    }
+}
+
+template <class T, class Get>
+std::vector<T> get_runs(ByteReader& r, uint32_t n, const std::vector<T>* base, const char* what, Get get) {
+    std::vector<T> v;
+    v.reserve(n);
+    while (v.size() < n) {
+        const uint32_t k = r.var(what), m = r.var(what);
+        if ((k == 0 && m == 0) || k > n - v.size() || m > n - v.size() - k || (k && (!base || v.size() + k > base->size())))
+            throw ByteError(std::string("a run of ") + what + " is out of range");
+        if (k) v.insert(v.end(), base->begin() + long(v.size()), base->begin() + long(v.size() + k));
+        for (uint32_t j = 0; j < m; j++) v.push_back(get());
+    }
+    return v;
+}
+
+}  // namespace
+
+void write_program(ByteWriter& w, const Program& p, const Program* base) {
     w.str(p.name);
     w.u32(uint32_t(p.files.size()));
     for (const std::string& f : p.files) w.str(f);
-    w.reserve(w.size() + p.code.size() * 10);
     w.u32(uint32_t(p.code.size()));
-    for (const Instr& in : p.code) {   // about 9 bytes each: registers and most immediates are small
+    put_runs(w, p.code, base ? &base->code : nullptr, [&](const Instr& in) {   // about 9 bytes: small operands
         w.put(in.op);
         for (uint8_t v : {in.a, in.b, in.c, in.d, in.e}) w.u8(v);
         w.var(in.pad);
         w.svar(in.imm);
-    }
-    // Source locations in runs: an unrolled loop's instructions share one line.
-    std::vector<std::pair<uint32_t, SrcLoc>> runs;
-    for (const SrcLoc& l : p.locs) {
-        if (!runs.empty() && runs.back().second.file == l.file && runs.back().second.line == l.line &&
-            runs.back().second.col == l.col)
-            runs.back().first++;
-        else
-            runs.push_back({1, l});
-    }
-    w.u32(uint32_t(runs.size()));
-    for (const auto& [n, l] : runs) {
-        w.var(n);
+    });
+    w.u32(uint32_t(p.locs.size()));
+    put_runs(w, p.locs, base ? &base->locs : nullptr, [&](const SrcLoc& l) {
         w.svar(l.file);
         w.svar(l.line);
         w.svar(l.col);
-    }
+    });
     w.u32(uint32_t(p.functions.size()));
     for (const Function& f : p.functions) {
         w.str(f.name);
@@ -68,14 +95,17 @@ void write_program(ByteWriter& w, const Program& p) {
     w.u32(p.sram_used);
 }
 
-std::shared_ptr<const Program> read_program(ByteReader& r, uint32_t sram_bytes) {
+std::shared_ptr<const Program> read_program(ByteReader& r, uint32_t sram_bytes, const Program* base) {
     auto p = std::make_shared<Program>();
     p->name = r.str("program name");
     const std::string who = "program " + p->name + ": ";
     p->files.resize(r.count("program files", 4));
     for (std::string& f : p->files) f = r.str("program file name");
-    p->code.resize(r.count("instructions", 8));
-    for (Instr& in : p->code) {
+    // Each instruction takes at least 8 bytes unless copied from the base.
+    const uint32_t ncode = r.u32("instructions");
+    if (ncode > (base ? base->code.size() : 0) + r.left() / 8) throw ByteError(who + "more instructions than the file holds");
+    p->code = get_runs<Instr>(r, ncode, base ? &base->code : nullptr, "instructions", [&] {
+        Instr in;
         in.op = r.get<Op>("opcode");
         if (size_t(in.op) >= size_t(Op::kCount)) throw ByteError(who + "unknown opcode " + std::to_string(int(in.op)));
         in.a = r.u8("operand");
@@ -87,11 +117,11 @@ std::shared_ptr<const Program> read_program(ByteReader& r, uint32_t sram_bytes) 
         if (pad > 0xffff) throw ByteError(who + "an instruction's padding is out of range");
         in.pad = uint16_t(pad);
         in.imm = r.svar("immediate");
-    }
-    const uint32_t runs = r.count("source location runs", 4);
-    p->locs.reserve(p->code.size());
-    for (uint32_t i = 0; i < runs; i++) {
-        const uint32_t n = r.var("source location run");
+        return in;
+    });
+    const uint32_t nlocs = r.u32("source locations");
+    if (nlocs > (base ? base->locs.size() : 0) + r.left() / 3) throw ByteError(who + "more source locations than the file holds");
+    p->locs = get_runs<SrcLoc>(r, nlocs, base ? &base->locs : nullptr, "source locations", [&] {
         SrcLoc l;
         l.file = r.svar("source file");
         l.line = r.svar("source line");
@@ -99,9 +129,8 @@ std::shared_ptr<const Program> read_program(ByteReader& r, uint32_t sram_bytes) 
         if (l.file < -1 || (l.file >= 0 && size_t(l.file) >= p->files.size()))
             throw ByteError(who + "a source location names file " + std::to_string(l.file) + " of " +
                             std::to_string(p->files.size()));
-        if (n > p->code.size() - p->locs.size()) throw ByteError(who + "more source locations than instructions");
-        p->locs.insert(p->locs.end(), n, l);
-    }
+        return l;
+    });
     p->functions.resize(r.count("functions", 15));
     for (Function& f : p->functions) {
         f.name = r.str("function name");

@@ -110,8 +110,9 @@ void write_compiled(ByteWriter& w, const lang::CompileResult& c) {
         }
     }
     w.u32(uint32_t(c.placements.size()));
-    for (const lang::Placement& p : c.placements) {
-        write_program(w, *p.program);
+    for (size_t i = 0; i < c.placements.size(); i++) {
+        const lang::Placement& p = c.placements[i];
+        write_program(w, *p.program, i ? c.placements[i - 1].program.get() : nullptr);   // PEs differ in a few constants
         for (int v : {p.x, p.y, p.w, p.h}) w.i32(v);
     }
     w.u32(uint32_t(c.routes.size()));
@@ -162,13 +163,14 @@ std::shared_ptr<const lang::CompileResult> read_compiled(ByteReader& r, uint32_t
     }
     // Every placement and route inside the kernel's grid: the op's rectangle (checked by the caller).
     auto inside = [&](int x, int y, int w, int h, const char* what) {
-        if (x < 0 || y < 0 || w < 1 || h < 1 || x + w > c->grid_w || y + h > c->grid_h)
+        if (x < 0 || y < 0 || w < 1 || h < 1 || int64_t(x) + w > c->grid_w || int64_t(y) + h > c->grid_h)
             throw ByteError(std::string(what) + " of " + c->file + " lies outside its " + std::to_string(c->grid_w) + "x" +
                             std::to_string(c->grid_h) + " grid");
     };
     c->placements.resize(r.count("placements", 16));
-    for (lang::Placement& p : c->placements) {
-        p.program = read_program(r, sram_bytes);
+    for (size_t i = 0; i < c->placements.size(); i++) {
+        lang::Placement& p = c->placements[i];
+        p.program = read_program(r, sram_bytes, i ? c->placements[i - 1].program.get() : nullptr);
         p.x = r.i32("placement x");
         p.y = r.i32("placement y");
         p.w = r.i32("placement width");
@@ -361,8 +363,8 @@ std::string read_plan_file(std::string_view bytes, const wl::gpt::GPTConfig& cfg
             o.rect.y = r.i32("op y");
             o.rect.w = r.i32("op width");
             o.rect.h = r.i32("op height");
-            if (o.rect.x < 0 || o.rect.y < 0 || o.rect.w < 1 || o.rect.h < 1 || o.rect.x + o.rect.w > plan.mesh_w ||
-                o.rect.y + o.rect.h > plan.mesh_h)
+            if (o.rect.x < 0 || o.rect.y < 0 || o.rect.w < 1 || o.rect.h < 1 || int64_t(o.rect.x) + o.rect.w > plan.mesh_w ||
+                int64_t(o.rect.y) + o.rect.h > plan.mesh_h)
                 return "is corrupt (op " + o.name + " lies outside the mesh)";
             o.bytes_per_pe = r.u32("op bytes per PE");
             if (o.bytes_per_pe > plan.sram_bytes) return "is corrupt (op " + o.name + " needs more SRAM than a PE has)";

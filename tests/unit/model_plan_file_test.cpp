@@ -288,7 +288,7 @@ TEST(PlanFile, AFlippedByteBehindAValidChecksumIsRefusedOrHarmless) {
     ASSERT_TRUE(r.ok) << r.error;
     const std::string good = write_plan_file(key_of(r.plan), r.plan);
     int refused = 0, read = 0;
-    const size_t from = payload_offset(good), step = std::max<size_t>(1, (good.size() - from) / 997);
+    const size_t from = payload_offset(good), step = std::max<size_t>(1, (good.size() - from) / 499);
     for (size_t at = from; at < good.size(); at += step) {
         for (uint8_t flip : {uint8_t(0x01), uint8_t(0x80), uint8_t(0xff)}) {
             std::string bad = good;
