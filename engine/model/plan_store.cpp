@@ -5,6 +5,7 @@
 #include "engine/model/plan_file.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -114,6 +115,14 @@ std::string PlanStore::save(const PlanKey& key, const MeshPlan& plan) const {
     if (!write_file_atomically(path_of(key.shape), write_plan_file(key, plan), &error)) return error;
     const auto files = plan_files(dir_);
     for (size_t i = max_files_; i < files.size(); i++) fs::remove(files[i].second, ec);
+    // What a run killed mid-write left (atomic_file.h's temporary names); an hour old is no live writer's.
+    const auto hour_ago = fs::file_time_type::clock::now() - std::chrono::hours(1);
+    for (fs::directory_iterator it(dir_, ec), end; !ec && it != end; it.increment(ec)) {
+        std::error_code e2;
+        if (it->path().filename().string().find(".plan.tmp-") != std::string::npos &&
+            fs::last_write_time(it->path(), e2) < hour_ago && !e2)
+            fs::remove(it->path(), e2);
+    }
     return "";
 }
 

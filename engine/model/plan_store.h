@@ -36,7 +36,8 @@ public:
     // The most recently written or read file's key (what the last run compiled), to say what
     // changed since; false when the folder holds no readable file.
     bool newest_key(PlanKey* key) const;
-    // Writes the executable atomically, then drops the oldest files past max_files. "" or the error.
+    // Writes the executable atomically, then drops the oldest files past max_files and any
+    // temporary file over an hour old (a run killed mid-write). "" or the error.
     std::string save(const PlanKey& key, const MeshPlan& plan) const;
     size_t files() const;   // *.plan files in the folder
 

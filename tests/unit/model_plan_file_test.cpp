@@ -338,6 +338,23 @@ TEST(PlanStore, KeepsTheNewestFiles) {
     EXPECT_EQ(newest.shape.block_size, 32);
 }
 
+TEST(PlanStore, ASaveClearsWhatAKilledWriteLeft) {
+    TempDir dir;
+    fs::create_directories(dir.path);
+    const std::string old_tmp = (dir.path / "0123456789abcdef.plan.tmp-99-1").string(),
+                      live_tmp = (dir.path / "0123456789abcdef.plan.tmp-98-1").string(),
+                      other = (dir.path / "notes.txt").string();
+    for (const std::string& f : {old_tmp, live_tmp, other}) spit(f, "partial");
+    fs::last_write_time(old_tmp, fs::file_time_type::clock::now() - std::chrono::hours(2));
+    fs::last_write_time(other, fs::file_time_type::clock::now() - std::chrono::hours(2));
+    PlanResult r = plan_model(config(1, 2, 16, 8, 23), 8, 8, kernels(), kSram);
+    ASSERT_TRUE(r.ok) << r.error;
+    ASSERT_EQ(PlanStore(dir.str()).save(key_of(r.plan), r.plan), "");
+    EXPECT_FALSE(fs::exists(old_tmp));
+    EXPECT_TRUE(fs::exists(live_tmp)) << "another run may be writing it";
+    EXPECT_TRUE(fs::exists(other)) << "not the cache's";
+}
+
 TEST(PlanStore, AFolderThatCannotBeWrittenIsAWarningNotAFailure) {
     TempDir dir;
     fs::create_directories(dir.path);
