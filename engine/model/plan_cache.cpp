@@ -73,6 +73,7 @@ PlanResult PlanCache::plan(const wl::gpt::GPTConfig& cfg, int mesh_w, int mesh_h
             if (!dir_.empty()) got.warning = store.save(e.key, e.plan);
             keep(std::move(e));
         }
+        if (!r.ok || !got.warning.empty()) got.file.clear();   // no file holds this executable
     }
     r.plan.cfg = cfg;
     got.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

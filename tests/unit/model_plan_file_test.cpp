@@ -314,7 +314,16 @@ TEST(PlanFile, AFlippedByteBehindAValidChecksumIsRefusedOrHarmless) {
     EXPECT_GT(read, 0);
 }
 
+// The plan store is native only (plan_store.h). Under node, WASM cannot set a file's time
+// (NODERAWFS: "two hours ago" became the year 2446, measured), so the tests that age files run natively.
+#ifdef __EMSCRIPTEN__
+#define SKIP_WITHOUT_FILE_TIMES() GTEST_SKIP() << "native only: NODERAWFS sets a file's time wrongly"
+#else
+#define SKIP_WITHOUT_FILE_TIMES() (void)0
+#endif
+
 TEST(PlanStore, KeepsTheNewestFiles) {
+    SKIP_WITHOUT_FILE_TIMES();
     TempDir dir;
     PlanStore store(dir.str(), 2);
     std::vector<std::string> paths;
@@ -339,6 +348,7 @@ TEST(PlanStore, KeepsTheNewestFiles) {
 }
 
 TEST(PlanStore, ASaveClearsWhatAKilledWriteLeft) {
+    SKIP_WITHOUT_FILE_TIMES();
     TempDir dir;
     fs::create_directories(dir.path);
     const std::string old_tmp = (dir.path / "0123456789abcdef.plan.tmp-99-1").string(),
@@ -366,6 +376,7 @@ TEST(PlanStore, AFolderThatCannotBeWrittenIsAWarningNotAFailure) {
     ASSERT_TRUE(r.ok) << r.error;
     EXPECT_FALSE(info.cached);
     EXPECT_NE(info.warning.find("cannot create the cache folder"), std::string::npos) << info.warning;
+    EXPECT_EQ(info.file, "");
 }
 
 }  // namespace
