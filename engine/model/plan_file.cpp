@@ -49,7 +49,8 @@ void write_key(ByteWriter& w, const PlanKey& k) {
 PlanKey read_key(ByteReader& r) {
     PlanKey k;
     PlanShape& s = k.shape;
-    for (int* v : {&s.n_layer, &s.n_head, &s.n_embd, &s.block_size, &s.vocab_size}) *v = r.i32("the model's shape");
+    for (int* v : {&s.n_layer, &s.n_head, &s.n_embd, &s.block_size, &s.vocab_size})
+        *v = in_range(r.i32("the model's shape"), 1, 1 << 24, "a model dimension");
     s.mesh_w = in_range(r.i32("mesh width"), 1, kMaxMeshSide, "the mesh's width");
     s.mesh_h = in_range(r.i32("mesh height"), 1, kMaxMeshSide, "the mesh's height");
     s.sram_bytes = r.u32("SRAM per PE");
@@ -293,14 +294,17 @@ std::string write_plan_file(const PlanKey& key, const MeshPlan& plan) {
         p.u32(index[i]);
         p.u8(o.train_only);
     }
-    const std::string payload = p.take();
+    return plan_envelope(key.value(), p.bytes());
+}
+
+std::string plan_envelope(uint64_t key, std::string_view payload) {
     ByteWriter w;
     w.reserve(payload.size() + 64);
     w.raw(std::string_view(kMagic, sizeof kMagic));
     w.u32(kPlanFileFormat);
     w.str(version());
     w.str(source_fingerprint());
-    w.u64(key.value());
+    w.u64(key);
     w.u64(payload.size());
     w.u64(checksum(payload));
     w.raw(payload);

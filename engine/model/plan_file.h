@@ -24,6 +24,9 @@ namespace wl::model {
 constexpr uint32_t kPlanFileFormat = 1;   // bump when the layout below changes
 
 std::string write_plan_file(const PlanKey& key, const MeshPlan& plan);
+// A payload in this build's envelope (what write_plan_file does after the payload; the fuzz
+// target wraps its inputs with it to reach the payload's parser past the checksum).
+std::string plan_envelope(uint64_t key, std::string_view payload);
 
 // The file's key, for saying what changed since it was made (a cheaper read: the ops are
 // not parsed). "" when read, else why not ("is truncated (while reading ...)", "was written

@@ -34,6 +34,7 @@ struct PlanShape {
 class SourceHashes {
 public:
     explicit SourceHashes(const KernelSource& kernels) : kernels_(kernels) {}
+    explicit SourceHashes(KernelSource&&) = delete;   // it keeps a reference: not to a temporary
     uint64_t operator()(const std::string& file);
 
 private:
