@@ -7,7 +7,7 @@
 #   make app       run the native app
 #   make sanitize  the native tests under ASan + UBSan      (build/asan)
 #   make screenshot  regenerate docs/screenshot.png (SUMMA mid-run) from the native app under Xvfb
-#   make fuzz      fuzz one reader with libFuzzer + ASan/UBSan: TARGET=compile|checkpoint|config|bpe|llmc|workspace|share
+#   make fuzz      fuzz one reader with libFuzzer + ASan/UBSan: TARGET=compile|checkpoint|config|bpe|llmc|workspace|share|plan
 #                  (FUZZ_SECONDS=60; seeds in tests/fuzz/corpus/, crashes in build/fuzz/crashes/)
 #   make bench-web frame times of the web app running a 32 x 32 SUMMA, and of gpt-nano training (headless Chromium)
 #   make soak      the web app loops SUMMA with rewinds, resets and example switches for SOAK_MINUTES (30),
@@ -74,8 +74,9 @@ FUZZ_FLAGS_bpe        := -max_len=16384 -dict=tests/fuzz/json.dict
 FUZZ_FLAGS_llmc       := -max_len=65536
 FUZZ_FLAGS_workspace  := -max_len=8192 -dict=tests/fuzz/json.dict
 FUZZ_FLAGS_share      := -max_len=8192 -dict=tests/fuzz/json.dict
+FUZZ_FLAGS_plan       := -max_len=131072
 fuzz:
-	@test -f tests/fuzz/fuzz_$(TARGET).cpp || { echo "make fuzz: no target '$(TARGET)'; one of: compile checkpoint config bpe llmc workspace share"; exit 2; }
+	@test -f tests/fuzz/fuzz_$(TARGET).cpp || { echo "make fuzz: no target '$(TARGET)'; one of: compile checkpoint config bpe llmc workspace share plan"; exit 2; }
 	CC=clang-14 CXX=clang++-14 cmake -S . -B $(FUZZ) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DWAFERLAB_FUZZ=ON \
 	  -DWAFERLAB_SANITIZE=ON -DWAFERLAB_APP=OFF
 	cmake --build $(FUZZ) -j$(JOBS) --target fuzz_$(TARGET)

@@ -29,7 +29,8 @@ namespace {
 
 int bench_train(const Args& a, wl::gpt::GPT& ref, int T, int reps) {
     const int B = ref.cfg.batch_size;
-    const wl::model::MeshPlan plan = plan_for(a, ref.cfg, true);
+    wl::model::CompileInfo info;
+    const wl::model::MeshPlan plan = plan_for(a, ref.cfg, true, &info);
     std::vector<int> in(size_t(B) * T), tg(in.size());
     for (size_t i = 0; i < in.size(); i++) {
         in[i] = int((i * 7 + 3) % size_t(ref.V));
@@ -77,7 +78,8 @@ int bench_train(const Args& a, wl::gpt::GPT& ref, int T, int reps) {
                             {"ratio", mesh_s / ref_s}, {"reference_tokens_per_s", tokens / ref_s},
                             {"mesh_tokens_per_s", tokens / mesh_s}, {"cycles", st.cycles},
                             {"wafer_seconds", double(st.cycles) / wse_clock_hz()}, {"instructions", st.instructions},
-                            {"pes_used", plan.pes_used()}, {"bytes_max", plan.bytes_max()}, {"loss_identical", same}};
+                            {"pes_used", plan.pes_used()}, {"bytes_max", plan.bytes_max()}, {"loss_identical", same},
+                            {"compile", wl::model::to_json(info)}};
         for (const auto& [name, p] : by_time)
             j["by_function"].push_back({{"function", name}, {"seconds", p.seconds}, {"instructions", p.instructions}});
         std::printf("%s\n", j.dump().c_str());
@@ -92,6 +94,7 @@ int bench_train(const Args& a, wl::gpt::GPT& ref, int T, int reps) {
                 (unsigned long long)st.cycles, double(st.cycles) / wse_clock_hz() * 1e3, wse_clock_hz() / 1e9);
     std::printf("  first step's loss  %s (%.6f)\n", same ? "bit-identical to the reference" : "DIFFERS from the reference",
                 double(mesh_loss));
+    std::printf("  %s\n", info.summary().c_str());
     std::printf("  the last step's time by kernel function (wall):\n");
     for (size_t k = 0; k < by_time.size() && k < 10; ++k)
         std::printf("    %-22s %8.1f ms  %6.2f M instructions\n", by_time[k].first.c_str(), by_time[k].second.seconds * 1e3,
@@ -107,10 +110,11 @@ int bench_mesh_gpt(const Args& args) {
     wl::gpt::set_num_threads(1);   // CPU seconds of one thread on both sides
     const LoadedModel m = load_model(a);
     wl::gpt::GPT& ref = *m.model;
-    const wl::model::MeshPlan plan = plan_for(a, ref.cfg);
     const int T = int(a.get_int("t", ref.maxT)), reps = std::max(1, int(a.get_int("reps", 5)));
     if (T < 1 || T > ref.maxT) throw std::runtime_error("--t must be 1.." + std::to_string(ref.maxT));
-    if (a.has("train")) return bench_train(a, ref, T, reps);
+    if (a.has("train")) return bench_train(a, ref, T, reps);   // its own plan, for training
+    wl::model::CompileInfo info;
+    const wl::model::MeshPlan plan = plan_for(a, ref.cfg, false, &info);
     std::vector<int> ids(static_cast<size_t>(T));
     for (int t = 0; t < T; t++) ids[size_t(t)] = (t * 7 + 3) % ref.V;
 
@@ -151,7 +155,8 @@ int bench_mesh_gpt(const Args& args) {
                             {"ratio", mesh_s / ref_s}, {"cycles", cycles}, {"instructions", instrs},
                             {"instructions_per_second", double(instrs) / mesh_s}, {"flops", flops},
                             {"utilisation", util}, {"matmul_utilisation", mm_util}, {"matmul_flops", mm_flops},
-                            {"pes_used", plan.pes_used()}, {"logits", logits.size()}, {"logits_identical", same}};
+                            {"pes_used", plan.pes_used()}, {"logits", logits.size()}, {"logits_identical", same},
+                            {"compile", wl::model::to_json(info)}};
         std::printf("%s\n", j.dump().c_str());
         return 0;
     }
@@ -164,6 +169,7 @@ int bench_mesh_gpt(const Args& args) {
                 double(cycles) / wse_clock_hz() * 1e6, wse_clock_hz() / 1e9);
     std::printf("  PE utilisation     %9.1f%% over the ops' PEs, %.1f%% in the matmuls\n", 100 * util, 100 * mm_util);
     std::printf("  logits             %zu of %zu bit-identical to the reference\n", same, logits.size());
+    std::printf("  %s\n", info.summary().c_str());
     return 0;
 }
 

@@ -5,6 +5,7 @@
 #include "engine/gpt/trainer.h"
 #include "engine/gpu/wafer_estimate.h"
 #include "engine/fabric/mesh.h"
+#include "engine/model/plan_store.h"
 
 #include <stdexcept>
 
@@ -48,15 +49,22 @@ LoadedModel load_model(const Args& args) {
     return m;
 }
 
-wl::model::MeshPlan plan_for(const Args& args, const wl::gpt::GPTConfig& cfg, bool train) {
+wl::model::MeshPlan plan_for(const Args& args, const wl::gpt::GPTConfig& cfg, bool train, wl::model::CompileInfo* info) {
     wl::Mesh m;
     const std::string mesh = args.has("mesh") ? args.get("mesh") : cfg.mesh;
     if (!wl::parse_mesh(mesh, &m)) throw std::runtime_error("--mesh expects WxH, each 1..256, e.g. 32x32");
     const std::string dir = args.get("kernels", "models/kernels");
-    wl::model::PlanResult r =
-        wl::model::plan_model(cfg, m.w, m.h, wl::model::read_kernels(dir), wl::MachineConfig{}.sram_bytes, train);
+    wl::model::PlanCache cache;
+    cache.set_dir(args.has("cache-dir") ? args.get("cache-dir") : wl::model::PlanStore::default_dir());
+    wl::model::PlanResult r = cache.plan(cfg, m.w, m.h, wl::model::read_kernels(dir), wl::MachineConfig{}.sram_bytes, train,
+                                         args.has("no-cache"), info);
     if (!r.ok) throw std::runtime_error("compile-model: " + r.error);
     return std::move(r.plan);
+}
+
+void print_compile(const wl::model::CompileInfo& info, std::FILE* out) {
+    std::fprintf(out, "%s\n", info.summary().c_str());
+    if (!info.warning.empty()) std::fprintf(stderr, "waferlab-cli: warning: the compiled model was not cached: %s\n", info.warning.c_str());
 }
 
 double wse_clock_hz() { return wl::gpu::wse2().clock_hz; }

@@ -47,6 +47,14 @@ int verb_generate(const Args& args) {
     std::vector<int> ids = tok->encode(prompt);
     if (ids.empty()) throw std::runtime_error("the prompt encodes to no tokens");
     const bool json = args.has("json");
+    // Planned (or read from the compile cache) before the prompt is echoed, so the compile line
+    // on stderr does not land inside the text.
+    std::unique_ptr<wl::model::MeshGPT> mesh;
+    wl::model::CompileInfo compile_info;
+    if (args.has("on-mesh")) {
+        mesh = std::make_unique<wl::model::MeshGPT>(plan_for(args, model->cfg, false, &compile_info), *model);
+        if (!json) print_compile(compile_info, stderr);
+    }
     if (!json) {
         std::fwrite(prompt.data(), 1, prompt.size(), stdout);
         std::fflush(stdout);
@@ -60,9 +68,7 @@ int verb_generate(const Args& args) {
     const auto start = std::chrono::steady_clock::now();
     std::vector<int> all;
     uint64_t cycles = 0;
-    std::unique_ptr<wl::model::MeshGPT> mesh;
-    if (args.has("on-mesh")) {
-        mesh = std::make_unique<wl::model::MeshGPT>(plan_for(args, model->cfg), *model);
+    if (mesh) {
         auto forward = [&](const int* ctx, int T) {
             const float* l = mesh->next_logits(ctx, T);
             cycles += mesh->last_cycles();
@@ -82,6 +88,7 @@ int verb_generate(const Args& args) {
             j["cycles_per_token"] = n ? double(cycles) / n : 0.0;
             j["wafer_seconds"] = double(cycles) / wse_clock_hz();
             j["clock_hz"] = wse_clock_hz();
+            j["compile"] = wl::model::to_json(compile_info);
         }
         std::printf("%s\n", j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
     } else {

@@ -1,6 +1,8 @@
 // verb_model.cpp: the GPT on the mesh from a terminal.
 //   waferlab-cli compile-model --config models/gpt-nano.yaml [--mesh 32x32] [--train] [--json]
-//       the model compiler's stages: graph, placement, memory plan, kernels, schedule, executable
+//                              [--no-cache] [--cache-dir DIR]
+//       the model compiler's stages: graph, placement, memory plan, kernels, schedule, executable,
+//       and whether the executable came from the compile cache (compiled: cached) or why it compiled
 //   waferlab-cli forward --config F | --checkpoint F [--mesh WxH] [--prompt TEXT] [--mode fast|cycle] [--json]
 //       one forward pass on the mesh, op by op, checked against the reference
 #include "cli/model_args.h"
@@ -97,14 +99,17 @@ void print_plan(const wl::model::MeshPlan& p) {
 int verb_compile_model(const Args& args) {
     if (!args.has("config")) throw std::runtime_error("compile-model needs --config FILE (e.g. models/gpt-nano.yaml)");
     const LoadedModel m = load_model(args);
-    const wl::model::MeshPlan plan = plan_for(args, m.model->cfg, args.has("train"));
+    wl::model::CompileInfo info;
+    const wl::model::MeshPlan plan = plan_for(args, m.model->cfg, args.has("train"), &info);
     if (args.has("json")) {
         nlohmann::json j = wl::model::to_json(plan);
         j["model"] = m.source;
+        j["compile"] = wl::model::to_json(info);
         std::printf("%s\n", j.dump().c_str());
     } else {
         std::printf("%s: ", m.source.c_str());
         print_plan(plan);
+        print_compile(info, stdout);
     }
     return 0;
 }
@@ -112,7 +117,8 @@ int verb_compile_model(const Args& args) {
 int verb_forward(const Args& args) {
     const LoadedModel m = load_model(args);
     wl::gpt::GPT& ref = *m.model;
-    const wl::model::MeshPlan plan = plan_for(args, ref.cfg);
+    wl::model::CompileInfo info;
+    const wl::model::MeshPlan plan = plan_for(args, ref.cfg, false, &info);
     const wl::RunMode mode = run_mode_of(ref.cfg);
     std::vector<int> ids = m.tokenizer->encode(args.get("prompt", "Once upon a time there was a little"));
     if (ids.empty()) throw std::runtime_error("the prompt encodes to no tokens");
@@ -144,12 +150,13 @@ int verb_forward(const Args& args) {
         nlohmann::json j = {{"model", m.source}, {"T", T}, {"mode", wl::run_mode_name(mode)}, {"cycles", cycles},
                             {"wafer_seconds", wafer_s}, {"clock_hz", wse_clock_hz()}, {"mesh_seconds", mesh_s},
                             {"reference_seconds", ref_s}, {"logits", logits.size()}, {"logits_identical", same},
-                            {"max_abs_diff", max_diff}, {"ops", ops}};
+                            {"max_abs_diff", max_diff}, {"ops", ops}, {"compile", wl::model::to_json(info)}};
         std::printf("%s\n", j.dump().c_str());
         return 0;
     }
     std::printf("%s, T = %d, %s mode on a %dx%d mesh\n", m.source.c_str(), T, wl::run_mode_name(mode), plan.mesh_w,
                 plan.mesh_h);
+    print_compile(info, stdout);
     std::printf("%-14s %-18s %4s %9s %7s %9s %9s %8s\n", "tensor", "op", "PEs", "cycles", "util", "MFLOP", "hops",
                 "wall ms");
     for (const auto& r : mesh.last_run())

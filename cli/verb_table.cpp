@@ -17,6 +17,9 @@ const Flag kModelCheckpoint{"checkpoint", Value::Text, "a checkpoint written by 
 const Flag kMesh{"mesh", Value::Text, "the mesh to compile for, WxH (default: the config's wafer.mesh)"};
 const Flag kSet{"set", Value::Text, "override config keys: optimizer.learning_rate=1e-3,train_input.batch_size=4 (docs/configs.md)"};
 const Flag kKernels{"kernels", Value::Text, "the kernel folder (default models/kernels)"};
+// The compile cache (compile once, run many: docs/model-compiler.md).
+const Flag kNoCache{"no-cache", Value::Switch, "compile the model even if the compile cache holds it (and replace the cached executable)"};
+const Flag kCacheDir{"cache-dir", Value::Text, "the compile cache's folder (default $WAFERLAB_CACHE_DIR, else $XDG_CACHE_HOME/waferlab/plans or ~/.cache/waferlab/plans)"};
 
 }  // namespace
 
@@ -45,7 +48,7 @@ const std::vector<Verb>& verb_table() {
           {"resume", Value::Text, "continue from this checkpoint"},
           kSet,
           {"on-mesh", Value::Switch, "every step on the emulated mesh: forward, backward and AdamW on the PEs"},
-          kMesh, kKernels,
+          kMesh, kKernels, kNoCache, kCacheDir,
           {"mode", Value::Text, "with --on-mesh: fast (functional, cycles estimated) or cycle (default: the config's wafer.mode)", "cycle|fast"},
           kThreads, kBpeDir, kJson},
          verb_train},
@@ -58,20 +61,20 @@ const std::vector<Verb>& verb_table() {
           {"top-k", Value::Int, "sample from the k likeliest tokens; 0 for all (default 0)"},
           {"seed", Value::Int, "sampling seed (default 1337)"},
           {"on-mesh", Value::Switch, "run every forward on the emulated mesh (fast mode, KV cache in SRAM)"},
-          kMesh, kKernels, kThreads, kBpeDir, kJson},
+          kMesh, kKernels, kNoCache, kCacheDir, kThreads, kBpeDir, kJson},
          verb_generate},
         {"compile-model", "the model compiler: a GPT's graph, placement, memory plan, kernels, schedule", nullptr,
          false, nullptr,
          {kModelConfig, kSet, kMesh, kKernels,
           {"train", Value::Switch, "plan for training: gradients, AdamW's m and v, activations kept for backward"},
-          kBpeDir, kJson},
+          kNoCache, kCacheDir, kBpeDir, kJson},
          verb_compile_model},
         {"forward", "one forward pass on the emulated mesh, op by op, checked against the reference", nullptr, false,
          nullptr,
          {kModelConfig, kModelCheckpoint, kSet, kMesh, kKernels,
           {"prompt", Value::Text, "the tokens to run (default: a line of a story)"},
           {"mode", Value::Text, "fast: functional, cycles estimated; cycle: every cycle (default: the config's wafer.mode)", "cycle|fast"},
-          kBpeDir, kJson},
+          kNoCache, kCacheDir, kBpeDir, kJson},
          verb_forward},
         {"compare", "one GPT step on a modelled GPU next to the wafer's estimate", nullptr, false, nullptr,
          {{"config", Value::Text, "model config, e.g. models/gpt2-small.yaml"},
@@ -129,7 +132,7 @@ const std::vector<Verb>& verb_table() {
                {"t", Value::Int, "tokens in the forward (default: the config's block_size)"},
                {"reps", Value::Int, "repetitions, best kept (default 5)"},
                {"train", Value::Switch, "a training step (batch_size sequences, backward, AdamW) instead of a forward"},
-               kJson},
+               kNoCache, kCacheDir, kJson},
               bench_mesh_gpt},
              {"compile", "the kernel compiler on every example, best of 5, against a 50 ms budget", nullptr, false,
               nullptr,

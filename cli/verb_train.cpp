@@ -93,9 +93,10 @@ int verb_train(const Args& args) {
     // data loader, and evaluates with the reference forward on the mesh's weights (the mesh's
     // forward gives the same logits bit for bit: docs/model-compiler.md).
     std::unique_ptr<wl::model::MeshTrainer> mesh;
+    wl::model::CompileInfo compile_info;
     if (args.has("on-mesh")) {
         const wl::RunMode mode = run_mode_of(cfg);
-        mesh = std::make_unique<wl::model::MeshTrainer>(plan_for(args, cfg, true), *tr->model, mode);
+        mesh = std::make_unique<wl::model::MeshTrainer>(plan_for(args, cfg, true, &compile_info), *tr->model, mode);
         if (tr->opt.t > 0) {   // resumed: AdamW's moments into SRAM
             mesh->transfer(wl::model::MeshTrainer::State::Moment1, &tr->opt.m, true);
             mesh->transfer(wl::model::MeshTrainer::State::Moment2, &tr->opt.v, true);
@@ -105,6 +106,7 @@ int verb_train(const Args& args) {
             const auto& p = mesh->mesh().plan();
             std::fprintf(stderr, "on a %dx%d mesh (%s mode): %d PEs, at most %u bytes of SRAM per PE\n", p.mesh_w,
                          p.mesh_h, mode == wl::RunMode::Fast ? "fast" : "cycle", p.pes_used(), p.bytes_max());
+            print_compile(compile_info, stderr);
         }
     }
     // A step's grad_accum_steps micro-batches: the mesh streams their sequences through one at a
@@ -185,6 +187,7 @@ int verb_train(const Args& args) {
                               {"threads", num_threads()},
                               {"checkpoint", out},
                               {"on_mesh", mesh != nullptr}};
+    if (mesh) summary["compile"] = wl::model::to_json(compile_info);
     if (cfg.corpus == "addition") {   // exact-match accuracy on fresh problems, greedy decoding
         auto probs = addition_problems(cfg.seed + 1, 100, cfg.addition_digits);
         summary["addition_accuracy"] = addition_accuracy(probs, [&](const std::string& p) {

@@ -251,8 +251,7 @@ nlohmann::json ModelSession::plan_json() const {
     const auto& c = mesh_->plan().cfg;
     j["model"] = source_;
     j["config"] = config_;
-    j["compile"] = {{"cached", compile_info_.cached}, {"seconds", compile_info_.seconds}, {"reason", compile_info_.reason},
-                    {"key", compile_info_.key}};
+    j["compile"] = wl::model::to_json(compile_info_);
     j["shape"] = {{"n_layer", c.n_layer}, {"n_head", c.n_head}, {"n_embd", c.n_embd}, {"block_size", c.block_size},
                   {"vocab_size", c.vocab_size}, {"parameters", wl::gpt::count_parameters(c)}};
     return j;

@@ -91,6 +91,12 @@ TEST(CliCommandLine, DocumentedCommandLinesParse) {
         {{"bench", "fabric", "--json", "--mesh", "32", "--n", "64"}, "fabric"},
         {{"bench", "gpt", "--steps", "2", "--no-torch"}, "gpt"},
         {{"bench", "compile", "--reps", "1"}, "compile"},
+        // The compile cache's flags, on every verb that plans a model (docs/model-compiler.md).
+        {{"compile-model", "--config", "models/gpt-nano.yaml", "--train", "--cache-dir", "/tmp/plans"}, "compile-model"},
+        {{"forward", "--config", "models/gpt-nano.yaml", "--no-cache"}, "forward"},
+        {{"generate", "--checkpoint", "x.ckpt", "--on-mesh", "--no-cache", "--cache-dir", "/tmp/plans"}, "generate"},
+        {{"train", "--config", "models/gpt-nano.yaml", "--on-mesh", "--no-cache"}, "train"},
+        {{"bench", "mesh-gpt", "--train", "--cache-dir", "/tmp/plans", "--no-cache"}, "mesh-gpt"},
         {{"lesson", "list", "--json"}, "list"},
         {{"lesson", "check", "3"}, "check"},
     };

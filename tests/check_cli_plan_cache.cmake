@@ -1,0 +1,40 @@
+# Compile once, run many, across processes: waferlab-cli compile-model in a fresh cache folder
+# compiles the first time and reads the executable the second ("compiled: cached"); a changed
+# context recompiles and says so; --no-cache compiles; a corrupt file is refused with a reason;
+# --json carries the same facts. Run from the repository root:
+#   cmake -DCLI=build/native/cli/waferlab-cli -DDIR=/tmp/plans -P tests/check_cli_plan_cache.cmake
+file(REMOVE_RECURSE ${DIR})
+set(model compile-model --config models/gpt-nano.yaml --mesh 32x32 --cache-dir ${DIR})
+
+function(run expect)
+  execute_process(COMMAND ${CLI} ${model} ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "waferlab-cli ${ARGN} failed (${rc}): ${err}")
+  endif()
+  string(FIND "${out}" "${expect}" at)
+  if(at EQUAL -1)
+    string(REGEX MATCH "compiled(:| in) [^\n]*" line "${out}")
+    message(FATAL_ERROR "waferlab-cli ${model} ${ARGN}: expected '${expect}', got '${line}'")
+  endif()
+  set(out "${out}" PARENT_SCOPE)
+endfunction()
+
+run("(first compile)")
+file(GLOB plans ${DIR}/*.plan)
+list(LENGTH plans n)
+if(NOT n EQUAL 1)
+  message(FATAL_ERROR "expected one executable in ${DIR}, found ${n}: ${plans}")
+endif()
+run("compiled: cached (")
+run("(model.block_size 64 -> 32)" --set model.block_size=32)
+run("compiled: cached (" --set model.block_size=32)
+run("(--no-cache)" --no-cache)
+run("\"cached\":true" --json)
+string(JSON file GET "${out}" compile file)
+if(NOT file STREQUAL plans)
+  message(FATAL_ERROR "--json names ${file}, not ${plans}")
+endif()
+file(WRITE ${plans} "garbage")
+run("(cache file ${plans} is not a plan file)")
+run("compiled: cached (")
+file(REMOVE_RECURSE ${DIR})
