@@ -784,6 +784,7 @@ json App::state() const {
         {"version", wl::version()},
         {"frame", frame_},
         {"input_pending", input_pending_},
+        {"idle", embed_ && quiet_frames_ >= kWakeFrames},
         {"mesh", {{"w", mesh().w}, {"h", mesh().h}}},
         {"view", {{"zoom", canvas_.zoom()}}},
         {"canvas", canvas_.state()},

@@ -122,8 +122,10 @@ void Platform::frame() {
 #endif
     // Dear ImGui 1.86 sees keys as up/down state per frame, so a key pressed and released
     // within one frame (fast typing, scripted input) would vanish. A release of a key that
-    // went down this frame waits for the next frame, with every event after it.
+    // went down this frame waits for the next frame, with every event after it. So does a key
+    // after a click: the click may focus what the key is for (the editor), in this frame.
     bool went_down[SDL_NUM_SCANCODES] = {};
+    bool clicked = false;
     bool input = false;
     auto handle = [&](const SDL_Event& ev) {
         input = input || ev.type != SDL_WINDOWEVENT;   // window events wake only by a size change (below)
@@ -155,11 +157,13 @@ void Platform::frame() {
     }
     SDL_Event ev;
     while (SDL_PollEvent(&ev)) {
-        if (ev.type == SDL_KEYUP && went_down[ev.key.keysym.scancode]) {
+        const bool key = ev.type == SDL_KEYDOWN || ev.type == SDL_KEYUP || ev.type == SDL_TEXTINPUT;
+        if ((ev.type == SDL_KEYUP && went_down[ev.key.keysym.scancode]) || (key && clicked)) {
             deferred = ev;
             break;
         }
         handle(ev);
+        clicked = clicked || ev.type == SDL_MOUSEBUTTONDOWN || ev.type == SDL_MOUSEBUTTONUP;
     }
     app->input_pending(deferred.type != 0 || SDL_HasEvents(SDL_FIRSTEVENT, SDL_LASTEVENT));
     // An idle embed draws nothing: the canvas keeps its last frame, and the browser's frame

@@ -280,11 +280,17 @@
   };
 
   // The emulation runs in slices, one per frame, so running returns at once;
-  // whenStopped() resolves with state() when the run stops (target, end or error).
+  // whenStopped() resolves with state() when the run stops (target, end or error): stopped, with
+  // every input event sent before the call taken (a key that starts a run is seen first), in a
+  // frame drawn after the one it stopped in (the emulation runs after each frame's drawing, so
+  // that frame's layout still showed it running).
   api.whenStopped = () => new Promise((resolve) => {
+    let seen = -1;   // the frame the run was first seen stopped in
     const poll = () => {
       const s = api.state();
-      if (!s.running) resolve(s);
+      if (s.running || s.input_pending) seen = -1;
+      else if (seen < 0) seen = s.frame;
+      if (seen >= 0 && (s.frame > seen || s.idle)) resolve(s);   // an idle embed draws no more frames
       else requestAnimationFrame(poll);
     };
     poll();
