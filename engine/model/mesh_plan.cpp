@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <fstream>
 #include <set>
+#include <tuple>
 #include <sstream>
 
 namespace wl::model {
@@ -172,9 +173,30 @@ std::vector<PlannedOp> graph(const gpt::GPTConfig& cfg, int pmax, bool train) {
     return ops;
 }
 
-// Placement: rows of PEs packed left to right, top to bottom. False when the mesh is full;
-// *rows_needed is then the height this packing needs at width W.
+// Placement, the preferred way: bands of rows. The mesh is cut into vertical bands as wide as
+// the widest op; the ops go down band 0 one row each, at its left edge, then down band 1, and so
+// on. So an op's PE p sits directly above the next op's PE p, and an activation whose row slices
+// match is one hop away (plan_links). False when the bands hold too few rows.
+bool place_in_bands(std::vector<PlannedOp>& ops, int W, int H) {
+    int bw = 1;
+    for (const PlannedOp& o : ops) bw = std::max(bw, o.rect.w);
+    const int bands = W / bw;
+    if (bw > W || size_t(bands) * size_t(H) < ops.size()) return false;
+    for (size_t i = 0; i < ops.size(); i++) {
+        ops[i].rect.x = int(i / size_t(H)) * bw;
+        ops[i].rect.y = int(i % size_t(H));
+    }
+    return true;
+}
+
+// Placement where the bands do not fit: rows of PEs packed left to right, top to bottom (fewer
+// links line up). False when the mesh is full; *rows_needed is then the height this packing
+// needs at width W.
 bool place(std::vector<PlannedOp>& ops, int W, int H, std::string* why, int* rows_needed) {
+    if (place_in_bands(ops, W, H)) {
+        *rows_needed = 0;
+        return true;
+    }
     int x = 0, y = 0;
     const PlannedOp* full = nullptr;   // the first op past the last row
     for (PlannedOp& o : ops) {
@@ -196,6 +218,69 @@ bool place(std::vector<PlannedOp>& ops, int W, int H, std::string* why, int* row
     if (!full) return true;
     *why = "the mesh is full at " + full->name + ": " + std::to_string(W) + "x" + std::to_string(H) + " PEs are too few";
     return false;
+}
+
+// The kernels that take an input over a link (its symbol -> the constant that names the colour)
+// and that send their output y (send_y, constant LY): models/kernels/*.wk.
+const char* link_constant(const std::string& kernel, const std::string& symbol) {
+    if ((kernel == "matmul.wk" || kernel == "gelu.wk") && symbol == "x") return "LX";
+    if (kernel == "residual.wk" && symbol == "a") return "LA";
+    if (kernel == "residual.wk" && symbol == "b") return "LB";
+    return nullptr;
+}
+
+bool sends(const PlannedOp& o) {
+    return o.kernel == "matmul.wk" || o.kernel == "gelu.wk" || o.kernel == "residual.wk" || o.kernel == "embedding.wk";
+}
+
+// Schedule: which inputs travel over the fabric. An input is linked when its producer sits in the
+// same columns somewhere above (same x and width), both cut it into the same rows per PE (Slice::Rows,
+// no padding) and the producer has no other link: then PE p of the producer sends its rows straight
+// down its column to PE p of the consumer, on a colour of 8..17 that no other link uses on any
+// router of that column between them (the routers between pass it on). The rest stay with the
+// host: time slices (layernorm, the loss), the attention's heads, the logits, and ops that the
+// placement did not line up.
+void plan_links(std::vector<PlannedOp>& ops, std::vector<lang::RouteSetting>* routes) {
+    constexpr int kFirst = 8, kLast = 17;
+    std::set<std::tuple<int, int, int>> used;   // (x, y, colour) with a link's route
+    std::map<std::string, int> producer;
+    for (size_t i = 0; i < ops.size(); i++) producer[ops[i].name] = int(i);
+    for (PlannedOp& c : ops) {
+        for (Transfer& in : c.inputs) {
+            const char* constant = link_constant(c.kernel, in.symbol);
+            auto it = producer.find(in.tensor);
+            if (!constant || it == producer.end() || in.slice != Slice::Rows) continue;
+            PlannedOp& p = ops[size_t(it->second)];
+            const Transfer& out = p.output;
+            if (!sends(p) || p.constants.count("LY") || out.slice != Slice::Rows || out.per_pe != in.per_pe ||
+                out.rows != in.rows || out.row_offset != 0 || in.row_offset != 0 || out.per_pe * p.rect.w != out.rows ||
+                p.rect.x != c.rect.x || p.rect.w != c.rect.w || p.rect.y >= c.rect.y)
+                continue;
+            int colour = 0;
+            for (int k = kFirst; k <= kLast && !colour; k++) {
+                bool free = true;
+                for (int x = c.rect.x; x < c.rect.x + c.rect.w && free; x++)
+                    for (int y = p.rect.y; y <= c.rect.y && free; y++) free = !used.count({x, y, k});
+                if (free) colour = k;
+            }
+            if (!colour) continue;
+            for (int x = c.rect.x; x < c.rect.x + c.rect.w; x++)
+                for (int y = p.rect.y; y <= c.rect.y; y++) {
+                    used.insert({x, y, colour});
+                    const uint8_t rx = y == p.rect.y ? kR : kN, tx = y == c.rect.y ? kR : kS;
+                    routes->push_back({x, y, colour, Route::of(rx, tx)});
+                }
+            in.colour = colour;
+            in.from = it->second;
+            c.constants[constant] = colour;
+            p.constants["LY"] = colour;
+        }
+    }
+    for (PlannedOp& p : ops) {
+        p.host_out = p.name == "logits";
+        for (const PlannedOp& c : ops)
+            for (const Transfer& in : c.inputs) p.host_out |= in.tensor == p.name && in.colour == 0;
+    }
 }
 
 // The kernels' names for gradients and AdamW moments (models/kernels/*.wk, TRAIN = 1).
@@ -290,13 +375,15 @@ PlanResult plan_model(const gpt::GPTConfig& cfg, int mesh_w, int mesh_h, const K
                       std::to_string(fewest_rows) + ")";
             continue;
         }
+        std::vector<lang::RouteSetting> links;
+        if (placed) plan_links(ops, &links);
         if (!placed || !compile_and_size(ops, kernels, sram_bytes, &why)) {
             r.error = why;
             return r;
         }
         r.ok = true;
         r.error.clear();
-        r.plan = MeshPlan{cfg, mesh_w, mesh_h, sram_bytes, std::move(ops), train};
+        r.plan = MeshPlan{cfg, mesh_w, mesh_h, sram_bytes, std::move(ops), train, std::move(links)};
         return r;
     }
     return r;
@@ -305,8 +392,10 @@ PlanResult plan_model(const gpt::GPTConfig& cfg, int mesh_w, int mesh_h, const K
 nlohmann::json to_json(const MeshPlan& plan) {
     auto transfer = [](const Transfer& t) {
         const char* slice[] = {"rows", "time", "tokens"};
-        return nlohmann::json{{"tensor", t.tensor}, {"symbol", t.symbol}, {"slice", slice[int(t.slice)]},
-                              {"per_pe", t.per_pe}, {"rows", t.rows}, {"row_offset", t.row_offset}};
+        nlohmann::json j{{"tensor", t.tensor}, {"symbol", t.symbol}, {"slice", slice[int(t.slice)]},
+                         {"per_pe", t.per_pe}, {"rows", t.rows}, {"row_offset", t.row_offset}};
+        if (t.colour) j["link"] = {{"colour", t.colour}, {"from", t.from}};   // over the fabric; none: the host copies it
+        return j;
     };
     nlohmann::json ops = nlohmann::json::array();
     for (const PlannedOp& o : plan.ops) {
@@ -319,7 +408,7 @@ nlohmann::json to_json(const MeshPlan& plan) {
                        {"bytes_per_pe", o.bytes_per_pe},
                        {"memory", {{"weights", o.memory.weights}, {"gradients", o.memory.gradients}, {"adam", o.memory.adam},
                                    {"activations", o.memory.activations}, {"scratch", o.memory.scratch}}},
-                       {"inputs", in}, {"output", transfer(o.output)}});
+                       {"inputs", in}, {"output", transfer(o.output)}, {"host_out", o.host_out}});
     }
     return {{"mesh", {{"w", plan.mesh_w}, {"h", plan.mesh_h}}}, {"sram_bytes", plan.sram_bytes}, {"train", plan.train},
             {"pes_used", plan.pes_used()}, {"bytes_max", plan.bytes_max()}, {"bytes_mean", plan.bytes_mean()},

@@ -308,6 +308,7 @@ bool MeshTrainer::check_batch(const int* inputs, const int* targets, int B, int 
     cur_.targets.assign(targets, targets + size_t(B) * T);
     cur_.B = B, cur_.T = T;
     cur_.step = TrainStep{};
+    cur_.host_bytes0 = mesh_.host_bytes();
     queue_.clear();
     next_ = 0;
     runs_.clear();
@@ -480,6 +481,7 @@ bool MeshTrainer::run_slice(int units) {
             cur_.step.cycles += r.cycles;
             cur_.step.instructions += r.instructions;
         }
+        cur_.step.host_bytes = mesh_.host_bytes() - cur_.host_bytes0;
         last_ = cur_.step;
         queue_.clear();
         next_ = 0;

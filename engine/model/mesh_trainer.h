@@ -73,6 +73,7 @@ struct TrainStep {
     uint64_t cycles = 0;          // emulated, every launch of the step
     uint64_t instructions = 0;
     double seconds = 0;           // host wall time
+    uint64_t host_bytes = 0;      // activation and gradient bytes the host copied between ops (tokens, targets not counted)
 };
 
 enum class TrainPhase : uint8_t { Forward, Backward, Optimiser };
@@ -165,6 +166,7 @@ private:
         std::vector<std::vector<int>> tokens;      // each sequence's tokens, for the embedding's backward
         std::vector<std::vector<float>> dencoded;  // and its gradient
         float hp[kHpCount] = {};
+        uint64_t host_bytes0 = 0;                  // mesh_.host_bytes() when the step began
         TrainStep step;
     } cur_;
     TrainStep last_;
