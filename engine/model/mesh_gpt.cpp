@@ -156,9 +156,9 @@ void MeshGPT::get(const PlannedOp& op, const Transfer& tr, int t0, int n, Tensor
 bool MeshGPT::run_op(const PlannedOp& op, int t0, int n) {
     const auto start = std::chrono::steady_clock::now();
     const uint64_t bytes0 = host_bytes_;
-    std::vector<const PlannedOp*> senders;
+    Senders senders;
     for (const Transfer& tr : op.inputs) {
-        if (tr.colour) senders.push_back(&plan_.ops.at(size_t(tr.from)));
+        if (tr.colour) senders.push_back({tr.from, "send_y"});
         else put(op, tr, t0, n);
     }
     OpRun run;
@@ -171,8 +171,7 @@ bool MeshGPT::run_op(const PlannedOp& op, int t0, int n) {
     return true;
 }
 
-bool MeshGPT::launch(const PlannedOp& op, const char* fn, int t0, int n, OpRun* run,
-                     const std::vector<const PlannedOp*>& senders) {
+bool MeshGPT::launch(const PlannedOp& op, const char* fn, int t0, int n, OpRun* run, const Senders& senders) {
     const Transfer& in = op.inputs.front();
     for (int p = 0; p < op.rect.w; p++) {   // the window, in the PE's own steps for a Time slice
         int lo = t0, len = n;
@@ -183,7 +182,7 @@ bool MeshGPT::launch(const PlannedOp& op, const char* fn, int t0, int n, OpRun* 
     }
     const MachineStats s0 = host_.stats();
     check(host_.launch(op.rect, fn));
-    for (const PlannedOp* from : senders) check(host_.launch(from->rect, "send_y"));   // its window is its own launch's
+    for (const auto& [from, send] : senders) check(host_.launch(from, send));   // its window is its own launch's
     const RunResult r = host_.run_until_quiescent(cycle_budget);
     if (!r.ok()) {
         error_ = op.name + " (" + op.kernel + (std::string(fn) == "main" ? "" : std::string(", ") + fn) + "): " +

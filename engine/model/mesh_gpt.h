@@ -92,9 +92,9 @@ private:
     bool run_op(const PlannedOp& op, int t0, int n);
     // Sets the window (t0, tlen) on the op's PEs, launches fn, runs until quiescent; the
     // op's cycles, instructions and traffic into *run. False (and error_) on a fault.
-    // senders: ops whose send_y runs in the same launch (the links into op).
-    bool launch(const PlannedOp& op, const char* fn, int t0, int n, OpRun* run,
-                const std::vector<const PlannedOp*>& senders = {});
+    // senders: (PEs, function) launched in the same run: the links into op (send_y, send_dx).
+    using Senders = std::vector<std::pair<wl::Rect, std::string>>;
+    bool launch(const PlannedOp& op, const char* fn, int t0, int n, OpRun* run, const Senders& senders = {});
     void put(const PlannedOp& op, const Transfer& tr, int t0, int n);   // from acts_
     void get(const PlannedOp& op, const Transfer& tr, int t0, int n);   // into acts_
     void put(const PlannedOp& op, const Transfer& tr, int t0, int n, const Tensors& from);

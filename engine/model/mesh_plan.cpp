@@ -243,8 +243,32 @@ bool sends(const PlannedOp& o) {
 void plan_links(std::vector<PlannedOp>& ops, std::vector<lang::RouteSetting>* routes) {
     constexpr int kFirst = 8, kLast = 17;
     std::set<std::tuple<int, int, int>> used;   // (x, y, colour) with a link's route
+    // The lowest colour free on every router of columns x0..x0+w-1, rows y0..y1, routed along them:
+    // the top row's port top_rx to top_tx, the rows between along the column, the bottom row's.
+    auto link = [&](int x0, int w, int y0, int y1, bool down) {
+        int colour = 0;
+        for (int k = kFirst; k <= kLast && !colour; k++) {
+            bool free = true;
+            for (int x = x0; x < x0 + w && free; x++)
+                for (int y = y0; y <= y1 && free; y++) free = !used.count({x, y, k});
+            if (free) colour = k;
+        }
+        if (!colour) return 0;
+        for (int x = x0; x < x0 + w; x++)
+            for (int y = y0; y <= y1; y++) {
+                used.insert({x, y, colour});
+                const bool top = y == y0, bottom = y == y1;
+                const uint8_t rx = down ? (top ? kR : kN) : (bottom ? kR : kS);
+                const uint8_t tx = down ? (bottom ? kR : kS) : (top ? kR : kN);
+                routes->push_back({x, y, colour, Route::of(rx, tx)});
+            }
+        return colour;
+    };
     std::map<std::string, int> producer;
+    std::map<std::string, int> readers;         // tensor -> how many inputs read it
     for (size_t i = 0; i < ops.size(); i++) producer[ops[i].name] = int(i);
+    for (const PlannedOp& c : ops)
+        for (const Transfer& in : c.inputs) readers[in.tensor]++;
     for (PlannedOp& c : ops) {
         for (Transfer& in : c.inputs) {
             const char* constant = link_constant(c.kernel, in.symbol);
@@ -256,25 +280,38 @@ void plan_links(std::vector<PlannedOp>& ops, std::vector<lang::RouteSetting>* ro
                 out.rows != in.rows || out.row_offset != 0 || in.row_offset != 0 || out.per_pe * p.rect.w != out.rows ||
                 p.rect.x != c.rect.x || p.rect.w != c.rect.w || p.rect.y >= c.rect.y)
                 continue;
-            int colour = 0;
-            for (int k = kFirst; k <= kLast && !colour; k++) {
-                bool free = true;
-                for (int x = c.rect.x; x < c.rect.x + c.rect.w && free; x++)
-                    for (int y = p.rect.y; y <= c.rect.y && free; y++) free = !used.count({x, y, k});
-                if (free) colour = k;
-            }
+            const int colour = link(c.rect.x, c.rect.w, p.rect.y, c.rect.y, true);
             if (!colour) continue;
-            for (int x = c.rect.x; x < c.rect.x + c.rect.w; x++)
-                for (int y = p.rect.y; y <= c.rect.y; y++) {
-                    used.insert({x, y, colour});
-                    const uint8_t rx = y == p.rect.y ? kR : kN, tx = y == c.rect.y ? kR : kS;
-                    routes->push_back({x, y, colour, Route::of(rx, tx)});
-                }
             in.colour = colour;
-            in.from = it->second;
+            in.from = p.rect;
             c.constants[constant] = colour;
             p.constants["LY"] = colour;
+            // Training: the gradient goes back up the same columns when the consumer's backward
+            // writes it whole (dx of a matmul or GELU) and the producer's backward takes it whole
+            // as dy: the producer's only reader, and no residual between them.
+            const auto trains = [](const PlannedOp& o) { return o.constants.count("TRAIN") && o.constants.at("TRAIN") == 1; };
+            const auto grads = [](const PlannedOp& o) { return o.kernel == "matmul.wk" || o.kernel == "gelu.wk"; };
+            if (trains(c) && trains(p) && grads(c) && grads(p) && in.symbol == "x" && readers[in.tensor] == 1) {
+                const int g = link(c.rect.x, c.rect.w, p.rect.y, c.rect.y, false);
+                if (g) {
+                    in.grad_colour = g;
+                    c.constants["LDX"] = g;
+                    p.constants["LDY"] = g;
+                }
+            }
         }
+    }
+    // An op that sends no gradient still loops send_dx's colour back on its PEs (the kernel
+    // alone needs a route for it): one of 8..17 that none of its own links use.
+    for (PlannedOp& o : ops) {
+        if (o.kernel != "matmul.wk" && o.kernel != "gelu.wk") continue;
+        if (o.constants.count("LDX")) continue;
+        std::set<int> mine;
+        for (const char* k : {"LX", "LY", "LDY"})
+            if (o.constants.count(k)) mine.insert(int(o.constants.at(k)));
+        int d = kLast;
+        while (mine.count(d)) d--;
+        o.constants["LDX"] = d;
     }
     for (PlannedOp& p : ops) {
         p.host_out = p.name == "logits";
@@ -394,7 +431,8 @@ nlohmann::json to_json(const MeshPlan& plan) {
         const char* slice[] = {"rows", "time", "tokens"};
         nlohmann::json j{{"tensor", t.tensor}, {"symbol", t.symbol}, {"slice", slice[int(t.slice)]},
                          {"per_pe", t.per_pe}, {"rows", t.rows}, {"row_offset", t.row_offset}};
-        if (t.colour) j["link"] = {{"colour", t.colour}, {"from", t.from}};   // over the fabric; none: the host copies it
+        if (t.colour) j["link"] = {{"colour", t.colour}, {"from", {{"x", t.from.x}, {"y", t.from.y}, {"w", t.from.w}, {"h", t.from.h}}}};   // over the fabric; none: the host copies it
+        if (t.grad_colour) j["grad_link"] = {{"colour", t.grad_colour}};    // training: its gradient goes back up
         return j;
     };
     nlohmann::json ops = nlohmann::json::array();

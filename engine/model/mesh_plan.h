@@ -51,10 +51,13 @@ struct Transfer {                  // one activation into or out of an op
     int per_pe = 0;                // rows or time steps per PE
     int rows = 0;                  // the tensor's rows (channels)
     int row_offset = 0;            // first row of the tensor this transfer reads (q/k/v of qkv)
-    // An input's link: the producing op (index in MeshPlan::ops) sends it down the mesh on this
-    // colour (its send_y) while this op's main receives it. 0: the host copies it (d2h, h2d).
+    // An input's link: the producing op, on the PEs `from`, sends it down the mesh on this colour
+    // (its send_y) while this op's main receives it. 0: the host copies it (d2h, h2d).
     int colour = 0;
-    int from = -1;
+    wl::Rect from{0, 0, 0, 0};
+    // Training: the input's gradient goes back up the same columns on this colour (this op's
+    // send_d<symbol>, launched with the producer's backward, which takes it as dy). 0: the host.
+    int grad_colour = 0;
 };
 
 // What an op's SRAM holds on its most loaded PE, by kind (bytes).

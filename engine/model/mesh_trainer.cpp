@@ -254,13 +254,29 @@ bool MeshTrainer::loss_grad(const PlannedOp& o, const int* targets, int B, int T
     return true;
 }
 
-// One op's backward over steps [0, T): its output's gradient in as dy, its inputs' out as d<symbol>.
+std::pair<const PlannedOp*, const Transfer*> MeshTrainer::grad_link_into(const PlannedOp& o) const {
+    for (const PlannedOp& c : mesh_.plan().ops)
+        for (const Transfer& in : c.inputs)
+            if (in.grad_colour && in.from.x == o.rect.x && in.from.y == o.rect.y && in.from.w == o.rect.w) return {&c, &in};
+    return {nullptr, nullptr};
+}
+
+// One op's backward over steps [0, T): its output's gradient in as dy, its inputs' out as
+// d<symbol>. A gradient with a link (Transfer::grad_colour) goes up it instead: dy from the
+// consumer's send_d<symbol>, launched with this backward; and the host does not read it.
 bool MeshTrainer::backward_op(const PlannedOp& o, int T) {
     const int TP = mesh_.plan().cfg.block_size;
-    Transfer dy = o.output;
-    dy.tensor = grad_name(o.name);
-    dy.symbol = "dy";
-    mesh_.put(o, dy, 0, T, grads_);
+    const uint64_t bytes0 = mesh_.host_bytes();
+    MeshGPT::Senders senders;
+    const auto [below, via] = grad_link_into(o);
+    if (below) {
+        senders.push_back({below->rect, "send_d" + via->symbol});
+    } else {
+        Transfer dy = o.output;
+        dy.tensor = grad_name(o.name);
+        dy.symbol = "dy";
+        mesh_.put(o, dy, 0, T, grads_);
+    }
     if (o.kernel == "layernorm.wk") {   // dx starts as the stream's gradient from the residual that also reads x
         Transfer stream = o.inputs.front();
         stream.symbol = "dx";
@@ -273,11 +289,24 @@ bool MeshTrainer::backward_op(const PlannedOp& o, int T) {
         }
         mesh_.put(o, stream, 0, T, grads_);
     }
-    if (!launch(o, "backward", 0, T)) return false;
+    OpRun run;
+    const auto start = std::chrono::steady_clock::now();
+    if (!mesh_.launch(o, "backward", 0, T, &run, senders)) {
+        error_ = mesh_.error();
+        return false;
+    }
     for (Transfer in : o.inputs) {
+        if (in.grad_colour) {   // it goes up the link with the producer's backward
+            grads_.erase(in.tensor);
+            continue;
+        }
         in.symbol = "d" + in.symbol;
         mesh_.get(o, in, 0, T, grads_);
     }
+    run.op = o.op + ":backward";
+    run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    run.host_bytes = mesh_.host_bytes() - bytes0;
+    runs_.push_back(run);
     return true;
 }
 
@@ -551,9 +580,22 @@ void MeshTrainer::transfer(State state, std::vector<float>* buf, bool write) {
 }
 
 std::vector<float> MeshTrainer::activation_grad(const std::string& tensor, int T) const {
-    auto it = grads_.find(grad_name(tensor));
-    if (it == grads_.end()) return {};
     const int TP = mesh_.plan().cfg.block_size;
+    const std::string name = grad_name(tensor);
+    for (const PlannedOp& c : mesh_.plan().ops)   // a gradient that went up a link: out of its op's d<symbol>
+        for (const Transfer& in : c.inputs)
+            if (in.grad_colour && in.tensor == name) {
+                std::vector<float> out(size_t(T) * in.rows);
+                std::vector<float> row(static_cast<size_t>(T));
+                for (int p = 0; p < c.rect.w; p++)
+                    for (int r = 0; r < in.per_pe; r++) {
+                        check(mesh_.host().d2h(c.rect.x + p, c.rect.y, "d" + in.symbol, row.data(), size_t(T), size_t(r) * TP));
+                        for (int t = 0; t < T; t++) out[size_t(t) * in.rows + size_t(p * in.per_pe + r)] = row[size_t(t)];
+                    }
+                return out;
+            }
+    auto it = grads_.find(name);
+    if (it == grads_.end()) return {};
     const int rows = int(it->second.size() / size_t(TP));
     std::vector<float> out(size_t(T) * rows);
     for (int r = 0; r < rows; r++)

@@ -147,6 +147,8 @@ private:
     bool loss_grad(const PlannedOp& op, const int* targets, int B, int T);
     bool backward_op(const PlannedOp& op, int T);
     std::string grad_name(const std::string& tensor) const;   // through the residuals' identity backward
+    // The input whose gradient goes up a link into op's dy (its consumer's send_d<symbol>), or nullptr.
+    std::pair<const PlannedOp*, const Transfer*> grad_link_into(const PlannedOp& op) const;
     const PlannedOp& op(const std::string& name) const;
     void route_norm();
     void route_tie();

@@ -6,6 +6,7 @@
 #include "engine/model/mesh_gpt.h"
 #include "engine/model/mesh_plan.h"
 #include "engine/model/mesh_trainer.h"
+#include "engine/fabric/machine.h"
 #include "tests/unit/model_fixtures.h"
 
 #include <gtest/gtest.h>
@@ -78,11 +79,13 @@ TEST(MeshLinks, NanoForwardSendsTheLinkedActivationsAsWavelets) {
         for (const PlannedOp* o : {res2, res3, gelu, fcproj})
             for (const auto& in : o->inputs) {
                 EXPECT_GT(in.colour, 0) << o->name << "'s " << in.symbol << " (" << in.tensor << ") has no link";
-                ASSERT_GE(in.from, 0);
-                const PlannedOp& from = p.ops[size_t(in.from)];
-                EXPECT_EQ(from.name, in.tensor);
-                EXPECT_EQ(from.rect.x, o->rect.x) << "a link runs straight down a column";
-                EXPECT_LT(from.rect.y, o->rect.y);
+                const PlannedOp* from = p.find(in.tensor);
+                ASSERT_NE(from, nullptr);
+                EXPECT_EQ(in.from.x, from->rect.x);
+                EXPECT_EQ(in.from.y, from->rect.y);
+                EXPECT_EQ(from->rect.x, o->rect.x) << "a link runs straight down a column";
+                EXPECT_EQ(from->rect.w, o->rect.w);
+                EXPECT_LT(from->rect.y, o->rect.y);
             }
         // Nothing of GELU's or fcproj's crossed the host: in and out are links.
         for (const char* name : {"fch_gelu", "fcproj"}) {
@@ -141,6 +144,61 @@ TEST(MeshLinks, ExtendThroughTheLinksMatchesTheReference) {
         for (int v = 0; v < 11; v++)
             ASSERT_EQ(float_bits(step[size_t(v)]), float_bits(model.logits()[size_t(t) * 11 + v])) << "t " << t << " v " << v;
         EXPECT_EQ(m.last_host_bytes(), expected_host_bytes(r.plan, 1));
+    }
+}
+
+// Training: the MLP's gradients go back up the same columns (fcproj's dx -> GELU's dy,
+// GELU's dx -> fch's dy), and every gradient stays the reference's, bit for bit.
+TEST(MeshLinks, GradientsGoBackUpTheLinks) {
+    const GPTConfig cfg = config(1, 2, 16, 8, 11);
+    const int B = 2, T = 8;
+    GPT model(cfg);
+    model.init_weights(3);
+    const std::vector<int> in = tokens(B * T, 11, 4), tg = tokens(B * T, 11, 9);
+    model.forward(in.data(), tg.data(), B, T);
+    model.zero_grad();
+    model.backward();
+    auto r = plan_model(cfg, 4, 16, kernels(), wl::MachineConfig{}.sram_bytes, true);
+    ASSERT_TRUE(r.ok) << r.error;
+    for (const char* name : {"l0.fch_gelu", "l0.fcproj"}) {
+        const PlannedOp* o = r.plan.find(name);
+        ASSERT_NE(o, nullptr);
+        EXPECT_GT(o->inputs.front().grad_colour, 0) << name << "'s dx has no link back";
+        EXPECT_NE(o->inputs.front().grad_colour, o->inputs.front().colour);
+    }
+    for (wl::RunMode mode : {wl::RunMode::Fast, wl::RunMode::Cycle}) {
+        wl::model::MeshTrainer tr(r.plan, model, mode);
+        float loss = 0;
+        ASSERT_TRUE(tr.backward(in.data(), tg.data(), B, T, &loss)) << tr.error();
+        EXPECT_EQ(float_bits(loss), float_bits(model.mean_loss));
+        std::vector<float> g;
+        tr.read_grads(&g);
+        ASSERT_EQ(g.size(), model.grads_memory.size());
+        int differ = 0;
+        for (size_t i = 0; i < g.size(); i++) differ += float_bits(g[i]) != float_bits(model.grads_memory[i]) && !(g[i] == 0 && model.grads_memory[i] == 0);
+        EXPECT_EQ(differ, 0) << "parameter gradients";
+        // The linked gradients, read out of the PEs that wrote them, for the last sequence.
+        const struct {
+            const char* name;
+            const float* ref;
+        } acts[] = {{"l0.fch_gelu", model.grads_acts.fch_gelu + size_t(B - 1) * T * 64},
+                    {"l0.fch", model.grads_acts.fch + size_t(B - 1) * T * 64}};
+        for (const auto& a : acts) {
+            const std::vector<float> m = tr.activation_grad(a.name, T);
+            ASSERT_EQ(m.size(), size_t(T) * 64) << a.name;
+            int d = 0;
+            for (size_t i = 0; i < m.size(); i++) d += float_bits(m[i]) != float_bits(a.ref[i]);
+            EXPECT_EQ(d, 0) << "d" << a.name;
+        }
+        // GELU's backward took dy from fcproj and sent dx to fch: the host copied nothing for it.
+        int seen = 0;
+        for (const wl::model::OpRun& run : tr.last_run())
+            if (run.name == "l0.fch_gelu" && run.op == "gelu_forward:backward") {
+                seen++;
+                EXPECT_EQ(run.host_bytes, 0u);
+                EXPECT_GT(run.hops, 0u);
+            }
+        EXPECT_EQ(seen, B);
     }
 }
 
