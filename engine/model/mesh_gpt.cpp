@@ -158,7 +158,7 @@ bool MeshGPT::run_op(const PlannedOp& op, int t0, int n) {
     const uint64_t bytes0 = host_bytes_;
     Senders senders;
     for (const Transfer& tr : op.inputs) {
-        if (tr.colour) senders.push_back({tr.from, "send_y"});
+        if (tr.colour) senders.push_back({tr.from, tr.send});
         else put(op, tr, t0, n);
     }
     OpRun run;

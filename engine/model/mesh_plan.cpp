@@ -1,9 +1,11 @@
 // mesh_plan.cpp: see mesh_plan.h. Tiling rules (docs/model-compiler.md):
 // a row of at most pmax PEs per op; a matmul splits its input channels K
 // evenly (P divides K) and its output channels in ceil(OC/P) rows per PE;
-// elementwise ops split rows, layernorm splits time. Placement packs the rows
-// left to right, top to bottom, in schedule order; if the mesh is too small,
-// pmax halves (fewer, fuller PEs, down to 2) until the plan fits or SRAM runs out.
+// elementwise ops split rows, layernorm splits time. Placement puts one op per
+// row down bands of rows where they fit (so consecutive ops line up for links),
+// else packs the rows left to right, top to bottom, in schedule order; if the
+// mesh is too small, pmax halves (fewer, fuller PEs, down to 2) until the plan
+// fits or SRAM runs out.
 #include "engine/model/mesh_plan.h"
 
 #include "engine/gpt/gpt.h"
@@ -93,12 +95,12 @@ std::vector<PlannedOp> graph(const gpt::GPTConfig& cfg, int pmax, bool train) {
         return Transfer{std::move(t), std::move(sym), Slice::Rows, per_pe, nrows, off};
     };
     auto layernorm = [&](std::string name, int layer, const std::string& in, const std::string& w, const std::string& b) {
-        const int TS = ceil_div(TP, std::min(pmax, TP)), P = ceil_div(TP, TS);
+        const int P = largest_divisor_at_most(C, pmax), R = C / P;   // C is even: P >= 2
         PlannedOp& o = add(std::move(name), "layernorm_forward", layer, "layernorm.wk");
-        o.constants = {{"P", P}, {"C", C}, {"TS", TS}};
+        o.constants = {{"P", P}, {"C", C}, {"TP", TP}};
         o.rect = {0, 0, P, 1};
-        o.inputs = {Transfer{in, "x", Slice::Time, TS, C, 0}};
-        o.output = Transfer{o.name, "y", Slice::Time, TS, C, 0};
+        o.inputs = {rows(in, "x", R, C)};
+        o.output = rows(o.name, "y", R, C);
         o.weights = {{"w", w}, {"b", b}};
     };
     auto matmul = [&](std::string name, int layer, const std::string& in, int K, int OC, const std::string& w,
@@ -223,28 +225,35 @@ bool place(std::vector<PlannedOp>& ops, int W, int H, std::string* why, int* row
 // The kernels that take an input over a link (its symbol -> the constant that names the colour)
 // and that send their output y (send_y, constant LY): models/kernels/*.wk.
 const char* link_constant(const std::string& kernel, const std::string& symbol) {
-    if ((kernel == "matmul.wk" || kernel == "gelu.wk") && symbol == "x") return "LX";
+    if ((kernel == "matmul.wk" || kernel == "gelu.wk" || kernel == "layernorm.wk") && symbol == "x") return "LX";
     if (kernel == "residual.wk" && symbol == "a") return "LA";
     if (kernel == "residual.wk" && symbol == "b") return "LB";
     return nullptr;
 }
 
-bool sends(const PlannedOp& o) {
-    return o.kernel == "matmul.wk" || o.kernel == "gelu.wk" || o.kernel == "residual.wk" || o.kernel == "embedding.wk";
+// The producer's free send slot for one more linked reader: its constant and the function that
+// sends on it; nullptr when it has none left (the residual stream has two readers: two slots).
+std::pair<const char*, const char*> send_slot(const PlannedOp& o) {
+    const bool one = o.kernel == "matmul.wk" || o.kernel == "gelu.wk" || o.kernel == "layernorm.wk";
+    const bool two = o.kernel == "residual.wk" || o.kernel == "embedding.wk";
+    if ((one || two) && !o.constants.count("LY")) return {"LY", "send_y"};
+    if (two && !o.constants.count("LY2")) return {"LY2", "send_y2"};
+    return {nullptr, nullptr};
 }
 
 // Schedule: which inputs travel over the fabric. An input is linked when its producer sits in the
 // same columns somewhere above (same x and width), both cut it into the same rows per PE (Slice::Rows,
 // no padding) and the producer has no other link: then PE p of the producer sends its rows straight
 // down its column to PE p of the consumer, on a colour of 8..17 that no other link uses on any
-// router of that column between them (the routers between pass it on). The rest stay with the
-// host: time slices (layernorm, the loss), the attention's heads, the logits, and ops that the
-// placement did not line up.
+// router of that column between them (the routers between pass it on). In training the gradient
+// of such an input goes back up on a second colour where both backwards move it whole. The rest
+// stay with the host: time slices (layernorm, the loss), the attention's heads, the logits, and
+// ops that the placement did not line up (docs/model-compiler.md, "Links between ops").
 void plan_links(std::vector<PlannedOp>& ops, std::vector<lang::RouteSetting>* routes) {
     constexpr int kFirst = 8, kLast = 17;
     std::set<std::tuple<int, int, int>> used;   // (x, y, colour) with a link's route
-    // The lowest colour free on every router of columns x0..x0+w-1, rows y0..y1, routed along them:
-    // the top row's port top_rx to top_tx, the rows between along the column, the bottom row's.
+    // A link along columns x0..x0+w-1 between rows y0 (above) and y1: the lowest colour free on
+    // every router there, routed down (ramp -> south ... north -> ramp) or up; 0 when none is free.
     auto link = [&](int x0, int w, int y0, int y1, bool down) {
         int colour = 0;
         for (int k = kFirst; k <= kLast && !colour; k++) {
@@ -276,7 +285,8 @@ void plan_links(std::vector<PlannedOp>& ops, std::vector<lang::RouteSetting>* ro
             if (!constant || it == producer.end() || in.slice != Slice::Rows) continue;
             PlannedOp& p = ops[size_t(it->second)];
             const Transfer& out = p.output;
-            if (!sends(p) || p.constants.count("LY") || out.slice != Slice::Rows || out.per_pe != in.per_pe ||
+            const auto [slot, send] = send_slot(p);
+            if (!slot || out.slice != Slice::Rows || out.per_pe != in.per_pe ||
                 out.rows != in.rows || out.row_offset != 0 || in.row_offset != 0 || out.per_pe * p.rect.w != out.rows ||
                 p.rect.x != c.rect.x || p.rect.w != c.rect.w || p.rect.y >= c.rect.y)
                 continue;
@@ -284,14 +294,16 @@ void plan_links(std::vector<PlannedOp>& ops, std::vector<lang::RouteSetting>* ro
             if (!colour) continue;
             in.colour = colour;
             in.from = p.rect;
+            in.send = send;
             c.constants[constant] = colour;
-            p.constants["LY"] = colour;
+            p.constants[slot] = colour;
             // Training: the gradient goes back up the same columns when the consumer's backward
             // writes it whole (dx of a matmul or GELU) and the producer's backward takes it whole
             // as dy: the producer's only reader, and no residual between them.
             const auto trains = [](const PlannedOp& o) { return o.constants.count("TRAIN") && o.constants.at("TRAIN") == 1; };
-            const auto grads = [](const PlannedOp& o) { return o.kernel == "matmul.wk" || o.kernel == "gelu.wk"; };
-            if (trains(c) && trains(p) && grads(c) && grads(p) && in.symbol == "x" && readers[in.tensor] == 1) {
+            const auto writes_dx = [](const PlannedOp& o) { return o.kernel == "matmul.wk" || o.kernel == "gelu.wk"; };
+            const auto takes_dy = [&](const PlannedOp& o) { return writes_dx(o) || o.kernel == "layernorm.wk"; };
+            if (trains(c) && trains(p) && writes_dx(c) && takes_dy(p) && in.symbol == "x" && readers[in.tensor] == 1) {
                 const int g = link(c.rect.x, c.rect.w, p.rect.y, c.rect.y, false);
                 if (g) {
                     in.grad_colour = g;
@@ -301,17 +313,19 @@ void plan_links(std::vector<PlannedOp>& ops, std::vector<lang::RouteSetting>* ro
             }
         }
     }
-    // An op that sends no gradient still loops send_dx's colour back on its PEs (the kernel
-    // alone needs a route for it): one of 8..17 that none of its own links use.
+    // A send slot with no link (send_dx, send_y2) still loops its colour back on the op's PEs
+    // (the kernel alone needs a route for it): one of 8..17 that none of the op's links use.
     for (PlannedOp& o : ops) {
-        if (o.kernel != "matmul.wk" && o.kernel != "gelu.wk") continue;
-        if (o.constants.count("LDX")) continue;
+        const char* idle = o.kernel == "matmul.wk" || o.kernel == "gelu.wk"           ? "LDX"
+                           : o.kernel == "residual.wk" || o.kernel == "embedding.wk" ? "LY2"
+                                                                                     : nullptr;
+        if (!idle || o.constants.count(idle)) continue;
         std::set<int> mine;
-        for (const char* k : {"LX", "LY", "LDY"})
+        for (const char* k : {"LX", "LA", "LB", "LY", "LY2", "LDX", "LDY"})
             if (o.constants.count(k)) mine.insert(int(o.constants.at(k)));
         int d = kLast;
         while (mine.count(d)) d--;
-        o.constants["LDX"] = d;
+        o.constants[idle] = d;
     }
     for (PlannedOp& p : ops) {
         p.host_out = p.name == "logits";

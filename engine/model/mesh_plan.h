@@ -55,6 +55,7 @@ struct Transfer {                  // one activation into or out of an op
     // (its send_y) while this op's main receives it. 0: the host copies it (d2h, h2d).
     int colour = 0;
     wl::Rect from{0, 0, 0, 0};
+    std::string send = "";         // the producer's function that sends it: send_y, or send_y2 (a second reader)
     // Training: the input's gradient goes back up the same columns on this colour (this op's
     // send_d<symbol>, launched with the producer's backward, which takes it as dy). 0: the host.
     int grad_colour = 0;
