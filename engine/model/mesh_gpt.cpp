@@ -38,6 +38,9 @@ std::vector<WeightPiece> weight_pieces(const PlannedOp& op, int p, const std::st
     } else if (op.kernel == "embedding.wk") {   // columns p*CP.. of (rows, C)
         const int CP = int(op.constants.at("CP"));
         for (int r = 0; r < w.rows; r++) out.push_back({size_t(r) * CP, size_t(r) * w.cols + size_t(p) * CP, size_t(CP)});
+    } else if (op.kernel == "layernorm.wk") {   // w and b: its channels p*R..
+        const int R = int(op.constants.at("C") / op.constants.at("P"));
+        out.push_back({0, size_t(p) * R, size_t(R)});
     } else {                                    // the whole vector on every PE
         out.push_back({0, 0, size_t(w.rows) * w.cols});
     }

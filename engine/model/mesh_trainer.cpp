@@ -28,8 +28,8 @@ std::string state_symbol(const PlannedOp& op, const std::string& sym, MeshTraine
     *first = 0;
     if (state == MeshTrainer::State::Params) return sym;
     const char* prefix = state == MeshTrainer::State::Grads ? "d" : state == MeshTrainer::State::Moment1 ? "m" : "v";
-    if (op.kernel == "layernorm.wk") {   // w's and b's in one array, so one broadcast carries both
-        if (sym == "b") *first = size_t(op.constants.at("C"));
+    if (op.kernel == "layernorm.wk") {   // its channels' dw and db in one array (dwb)
+        if (sym == "b") *first = size_t(op.constants.at("C") / op.constants.at("P"));   // R: its channels
         return std::string(prefix) + "wb";
     }
     if (op.kernel == "embedding.wk" && state != MeshTrainer::State::Grads) return prefix + sym.substr(1);   // mte, vpe
