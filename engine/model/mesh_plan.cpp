@@ -327,6 +327,21 @@ void plan_links(std::vector<PlannedOp>& ops, std::vector<lang::RouteSetting>* ro
         while (mine.count(d)) d--;
         o.constants[idle] = d;
     }
+    // Each layernorm's chain along its row (layernorm.wk): PE p passes its running sum east on
+    // colour 1 (p even) or 2 (p odd), and the last PE sends the result back west on colour 3,
+    // each router on the way copying it to its PE. Its own colours: no link shares them.
+    for (const PlannedOp& o : ops) {
+        if (o.kernel != "layernorm.wk") continue;
+        const int x0 = o.rect.x, y = o.rect.y, P = o.rect.w;
+        for (int p = 0; p + 1 < P; p++) {
+            const int c = p % 2 == 0 ? 1 : 2;
+            routes->push_back({x0 + p, y, c, Route::of(kR, kE)});
+            routes->push_back({x0 + p + 1, y, c, Route::of(kW, kR)});
+        }
+        routes->push_back({x0 + P - 1, y, 3, Route::of(kR, kW)});
+        for (int p = P - 2; p > 0; p--) routes->push_back({x0 + p, y, 3, Route::of(kE, kR | kW)});
+        routes->push_back({x0, y, 3, Route::of(kE, kR)});
+    }
     for (PlannedOp& p : ops) {
         p.host_out = p.name == "logits";
         for (const PlannedOp& c : ops)

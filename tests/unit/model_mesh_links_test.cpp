@@ -62,7 +62,8 @@ const wl::model::OpRun* run_of(const std::vector<wl::model::OpRun>& runs, const 
 }
 
 // gpt-nano on 32x32: the ops stack in bands of rows, and in every layer the MLP's chain
-// (fch -> GELU -> fcproj -> residual) and both residual adds' inputs go over the fabric.
+// (fch -> GELU -> fcproj -> residual), both residual adds' inputs and the layernorms' inputs
+// go over the fabric.
 TEST(MeshLinks, NanoForwardSendsTheLinkedActivationsAsWavelets) {
     MeshPlan p;
     std::vector<wl::model::OpRun> runs;
@@ -97,11 +98,25 @@ TEST(MeshLinks, NanoForwardSendsTheLinkedActivationsAsWavelets) {
         }
         EXPECT_FALSE(fcproj->host_out);
     }
-    // Every link's routes: one colour of 8..17 per (PE, colour), never two links on one router.
+    // The layernorms' inputs and outputs are links too: residual -> ln -> matmul.
+    for (const char* name : {"l0.ln1", "l0.qkv", "l1.ln2", "l1.fch", "lnf"}) {
+        const PlannedOp* o = p.find(name);
+        ASSERT_NE(o, nullptr);
+        EXPECT_GT(o->inputs.front().colour, 0) << name << "'s input has no link";
+    }
+    // The routes: a link's colour of 8..17, or a layernorm's chain (1..3, on its own row); never
+    // two routes for one colour on one router.
     std::set<std::tuple<int, int, int>> seen;
     for (const auto& r : p.links) {
-        EXPECT_GE(r.colour, 8);
-        EXPECT_LE(r.colour, 17);
+        bool chain = false;
+        for (const PlannedOp& o : p.ops)
+            chain |= o.kernel == "layernorm.wk" && r.y == o.rect.y && r.x >= o.rect.x && r.x < o.rect.x + o.rect.w;
+        if (r.colour <= 3) {
+            EXPECT_TRUE(chain) << "colour " << r.colour << " routed at (" << r.x << "," << r.y << ") outside a layernorm";
+        } else {
+            EXPECT_GE(r.colour, 8);
+            EXPECT_LE(r.colour, 17);
+        }
         EXPECT_TRUE(seen.insert({r.x, r.y, r.colour}).second) << "two routes for colour " << r.colour << " at (" << r.x << "," << r.y << ")";
     }
     // The host moved exactly what the plan leaves it, and less than all of it.
