@@ -22,8 +22,10 @@
 // with N, and the update is the reference's for N accumulated micro-batches (to the order of
 // the sums: tests/unit/gpt_grad_accum_test.cpp).
 //
-// What the host does (docs/model-compiler.md, "Training"): moves activations
-// and their gradients between ops (as MeshGPT does for the forward), feeds the
+// What the host does (docs/model-compiler.md, "Training"): moves the activations
+// and gradients that have no link between ops (the planned links carry the rest as
+// wavelets: a gradient goes back up its activation's columns where both backwards
+// move it whole, Transfer::grad_colour; TrainStep::host_bytes counts it), feeds the
 // tokens and targets, writes each step's AdamW hyperparameters (the learning
 // rate and its schedule, the bias corrections, grad_clip), reads the loss and
 // the norm back out of SRAM, and sets routes: once for the norm's chains and
