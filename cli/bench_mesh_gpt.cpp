@@ -79,7 +79,7 @@ int bench_train(const Args& a, wl::gpt::GPT& ref, int T, int reps) {
                             {"mesh_tokens_per_s", tokens / mesh_s}, {"cycles", st.cycles},
                             {"wafer_seconds", double(st.cycles) / wse_clock_hz()}, {"instructions", st.instructions},
                             {"pes_used", plan.pes_used()}, {"bytes_max", plan.bytes_max()}, {"loss_identical", same},
-                            {"compile", wl::model::to_json(info)}};
+                            {"host_bytes", st.host_bytes}, {"compile", wl::model::to_json(info)}};
         for (const auto& [name, p] : by_time)
             j["by_function"].push_back({{"function", name}, {"seconds", p.seconds}, {"instructions", p.instructions}});
         std::printf("%s\n", j.dump().c_str());
@@ -92,6 +92,8 @@ int bench_train(const Args& a, wl::gpt::GPT& ref, int T, int reps) {
                 mesh_s * 1e3, tokens / mesh_s, mesh_s / ref_s, double(st.instructions) / 1e6);
     std::printf("  emulated           %10llu cycles per step (estimated) = %.1f ms at %.2f GHz\n",
                 (unsigned long long)st.cycles, double(st.cycles) / wse_clock_hz() * 1e3, wse_clock_hz() / 1e9);
+    std::printf("  between ops        %10llu bytes through the host per step (the rest as wavelets)\n",
+                (unsigned long long)st.host_bytes);
     std::printf("  first step's loss  %s (%.6f)\n", same ? "bit-identical to the reference" : "DIFFERS from the reference",
                 double(mesh_loss));
     std::printf("  %s\n", info.summary().c_str());

@@ -52,7 +52,8 @@ void print_plan(const wl::model::MeshPlan& p) {
     for (const auto& o : p.ops)
         std::printf("   %-14s %-18s %5s %10.3f\n", o.name.c_str(), o.op.c_str(),
                     o.layer < 0 ? "-" : std::to_string(o.layer).c_str(), o.flops / 1e6);
-    std::printf("\n2. placement: a row of PEs per op, packed in schedule order (E embedding, digits layers, F final)\n");
+    std::printf("\n2. placement: a row of PEs per op in schedule order, down bands of rows where they fit, else packed\n"
+                "   (E embedding, digits layers, F final)\n");
     std::printf("   %-14s %-8s %s\n", "tensor", "PEs", "at (x, y)");
     for (const auto& o : p.ops)
         std::printf("   %-14s %-8d (%d..%d, %d)\n", o.name.c_str(), o.rect.w * o.rect.h, o.rect.x, o.rect.x + o.rect.w - 1,
@@ -78,13 +79,21 @@ void print_plan(const wl::model::MeshPlan& p) {
         std::printf("   %-14s %-14s %s%s%s\n", o.name.c_str(), o.kernel.c_str(), constants_text(o).c_str(),
                     w.empty() ? "" : "; weights", w.c_str());
     }
-    std::printf("\n5. schedule: launch each op's main on its PEs in this order; the host moves activations between\n");
+    std::printf("\n5. schedule: launch each op's main on its PEs in this order; each input comes over a link\n"
+                "   (wavelets down the mesh on a colour, from the producer's send_y) or through the host\n");
+    int links = 0, inputs = 0;
     for (size_t i = 0; i < p.ops.size(); i++) {
         const auto& o = p.ops[i];
         std::string in;
-        for (const auto& t : o.inputs) in += (in.empty() ? "" : ", ") + t.tensor + "->" + t.symbol;
+        for (const auto& t : o.inputs) {
+            in += (in.empty() ? "" : ", ") + t.tensor + "->" + t.symbol +
+                  (t.colour ? " (link, colour " + std::to_string(t.colour) + ")" : t.slice == wl::model::Slice::Tokens ? "" : " (host)");
+            links += t.colour > 0;
+            inputs += t.slice != wl::model::Slice::Tokens;
+        }
         std::printf("   %2zu. %-14s  in: %s\n", i + 1, o.name.c_str(), in.c_str());
     }
+    std::printf("   %d of %d activation inputs over links (docs/model-compiler.md, \"Links between ops\")\n", links, inputs);
     std::set<const wl::lang::CompileResult*> distinct;
     size_t instrs = 0;
     for (const auto& o : p.ops)
@@ -146,11 +155,12 @@ int verb_forward(const Args& args) {
         for (const auto& r : mesh.last_run())
             ops.push_back({{"name", r.name}, {"op", r.op}, {"cycles", r.cycles}, {"instructions", r.instructions},
                            {"pes", r.pes}, {"utilisation", r.utilisation()}, {"hops", r.hops}, {"flops", r.flops},
-                           {"seconds", r.seconds}});
+                           {"seconds", r.seconds}, {"host_bytes", r.host_bytes}});
         nlohmann::json j = {{"model", m.source}, {"T", T}, {"mode", wl::run_mode_name(mode)}, {"cycles", cycles},
                             {"wafer_seconds", wafer_s}, {"clock_hz", wse_clock_hz()}, {"mesh_seconds", mesh_s},
                             {"reference_seconds", ref_s}, {"logits", logits.size()}, {"logits_identical", same},
-                            {"max_abs_diff", max_diff}, {"ops", ops}, {"compile", wl::model::to_json(info)}};
+                            {"max_abs_diff", max_diff}, {"host_bytes", mesh.last_host_bytes()}, {"ops", ops},
+                            {"compile", wl::model::to_json(info)}};
         std::printf("%s\n", j.dump().c_str());
         return 0;
     }
@@ -167,6 +177,8 @@ int verb_forward(const Args& args) {
                 (unsigned long long)cycles, mode == wl::RunMode::Fast ? " (estimated)" : "", wafer_s * 1e6,
                 wse_clock_hz() / 1e9, mesh_s * 1e3, ref_s * 1e3, mesh_s / std::max(ref_s, 1e-9));
     std::printf("logits: %zu of %zu identical to the reference, max |diff| %.3g\n", same, logits.size(), max_diff);
+    std::printf("between ops: %llu bytes of activations through the host (the rest went as wavelets)\n",
+                (unsigned long long)mesh.last_host_bytes());
     return 0;
 }
 

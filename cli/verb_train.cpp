@@ -4,7 +4,7 @@
 //                      [--on-mesh [--mesh WxH] [--kernels DIR] [--mode fast|cycle]]
 // Terminal: a progress bar with loss and tokens/s. --json: one object per evaluation
 // ({step, train_loss, val_loss, tokens_per_s, lr, elapsed_s}) and a final summary object;
-// with --on-mesh also one per step ({step, loss, grad_norm, tokens_per_s, cycles, wafer_s}).
+// with --on-mesh also one per step ({step, loss, grad_norm, tokens_per_s, cycles, wafer_s, host_bytes}).
 // The checkpoint (--out, default <config name>.ckpt) is written at every evaluation and at the end,
 // in the same format either way (the mesh's weights and AdamW moments, read back from SRAM).
 #include "cli/model_args.h"
@@ -163,7 +163,8 @@ int verb_train(const Args& args) {
                                     {"tokens_per_s", double(tr->tokens_per_step()) / st.seconds},
                                     {"step_s", st.seconds},
                                     {"cycles", st.cycles},
-                                    {"wafer_s", double(st.cycles) / wse_clock_hz()}};
+                                    {"wafer_s", double(st.cycles) / wse_clock_hz()},
+                                    {"host_bytes", st.host_bytes}};
                 std::printf("%s\n", j.dump().c_str());
                 std::fflush(stdout);
             }

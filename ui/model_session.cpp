@@ -67,7 +67,7 @@ std::vector<PlanStage> plan_stages(const wl::model::MeshPlan& p) {
     int last_row = 0;
     for (const auto& o : p.ops) last_row = std::max(last_row, o.rect.y + o.rect.h - 1);
     s[1].title = "2. placement";
-    s[1].summary = "a row of PEs per op, packed in schedule order: " + std::to_string(p.pes_used()) + " of " +
+    s[1].summary = "a row of PEs per op in schedule order, down bands of rows where they fit: " + std::to_string(p.pes_used()) + " of " +
                    std::to_string(p.mesh_w * p.mesh_h) + " PEs, rows 0.." + std::to_string(last_row);
     s[1].columns = {"tensor", "PEs", "x", "y"};
     for (const auto& o : p.ops)
@@ -96,12 +96,20 @@ std::vector<PlanStage> plan_stages(const wl::model::MeshPlan& p) {
     }
 
     s[4].title = "5. schedule";
-    s[4].summary = "launch each op's main on its PEs in this order; the host moves activations between ops";
+    int links = 0, inputs = 0;
+    for (const auto& o : p.ops)
+        for (const auto& t : o.inputs) {
+            links += t.colour > 0;
+            inputs += t.slice != wl::model::Slice::Tokens;
+        }
+    s[4].summary = "launch each op's main on its PEs in this order; " + std::to_string(links) + " of " +
+                   std::to_string(inputs) + " inputs come as wavelets over a link from the op above, the host copies the rest";
     s[4].columns = {"#", "tensor", "in (tensor -> symbol)", "out"};
     for (size_t i = 0; i < p.ops.size(); i++) {
         const auto& o = p.ops[i];
         std::vector<std::string> in;
-        for (const auto& t : o.inputs) in.push_back(t.tensor + " -> " + t.symbol);
+        for (const auto& t : o.inputs)
+            in.push_back(t.tensor + " -> " + t.symbol + (t.colour ? " (link " + std::to_string(t.colour) + ")" : ""));
         s[4].rows.push_back({std::to_string(i + 1), o.name, join(in, ", "), o.output.symbol + " -> " + o.output.tensor});
     }
 

@@ -38,6 +38,9 @@ std::vector<WeightPiece> weight_pieces(const PlannedOp& op, int p, const std::st
     } else if (op.kernel == "embedding.wk") {   // columns p*CP.. of (rows, C)
         const int CP = int(op.constants.at("CP"));
         for (int r = 0; r < w.rows; r++) out.push_back({size_t(r) * CP, size_t(r) * w.cols + size_t(p) * CP, size_t(CP)});
+    } else if (op.kernel == "layernorm.wk") {   // w and b: its channels p*R..
+        const int R = int(op.constants.at("C") / op.constants.at("P"));
+        out.push_back({0, size_t(p) * R, size_t(R)});
     } else {                                    // the whole vector on every PE
         out.push_back({0, 0, size_t(w.rows) * w.cols});
     }
@@ -61,6 +64,7 @@ MeshGPT::MeshGPT(MeshPlan plan, const gpt::GPT& model, RunMode mode)
         for (const lang::RouteSetting& r : op.compiled->routes)
             check(host_.route(op.rect.x + r.x, op.rect.y + r.y, r.colour, r.route));
     }
+    for (const lang::RouteSetting& r : plan_.links) check(host_.route(r.x, r.y, r.colour, r.route));   // over the kernels' loop-backs
     load_weights(model);
 }
 
@@ -110,13 +114,16 @@ void MeshGPT::put(const PlannedOp& op, const Transfer& tr, int t0, int n, const 
                     src = zeros.data();
                 }
                 check(host_.h2d(x, y, tr.symbol, src, size_t(n), size_t(r) * TP + t0));
+                host_bytes_ += 4 * uint64_t(n);
             }
         } else {   // Time: (rows, per_pe) on the PE
             int lo, len;
             local_window(tr, p, t0, n, &lo, &len);
-            for (int r = 0; len > 0 && r < tr.rows; r++)
+            for (int r = 0; len > 0 && r < tr.rows; r++) {
                 check(host_.h2d(x, y, tr.symbol, a.data() + size_t(r) * TP + p * tr.per_pe + lo, size_t(len),
                                 size_t(r) * tr.per_pe + lo));
+                host_bytes_ += 4 * uint64_t(len);
+            }
         }
     }
 }
@@ -130,32 +137,44 @@ void MeshGPT::get(const PlannedOp& op, const Transfer& tr, int t0, int n, Tensor
     for (int p = 0; p < op.rect.w; p++) {
         const int x = op.rect.x + p, y = op.rect.y;
         if (tr.slice == Slice::Rows) {
-            for (int r = 0; r < tr.per_pe && tr.row_offset + p * tr.per_pe + r < tr.rows; r++)   // the last PE may hold padding rows
+            for (int r = 0; r < tr.per_pe && tr.row_offset + p * tr.per_pe + r < tr.rows; r++) {   // the last PE may hold padding rows
                 check(host_.d2h(x, y, tr.symbol, a.data() + size_t(tr.row_offset + p * tr.per_pe + r) * TP + t0,
                                 size_t(n), size_t(r) * TP + t0));
+                host_bytes_ += 4 * uint64_t(n);
+            }
         } else {
             int lo, len;
             local_window(tr, p, t0, n, &lo, &len);
-            for (int r = 0; len > 0 && r < tr.rows; r++)
+            for (int r = 0; len > 0 && r < tr.rows; r++) {
                 check(host_.d2h(x, y, tr.symbol, a.data() + size_t(r) * TP + p * tr.per_pe + lo, size_t(len),
                                 size_t(r) * tr.per_pe + lo));
+                host_bytes_ += 4 * uint64_t(len);
+            }
         }
     }
 }
 
+// One op: its linked inputs come over the fabric (each producer's send_y, launched with its
+// main), the host puts the others; the host gets the output only where some consumer has no link.
 bool MeshGPT::run_op(const PlannedOp& op, int t0, int n) {
     const auto start = std::chrono::steady_clock::now();
-    for (const Transfer& tr : op.inputs) put(op, tr, t0, n);
+    const uint64_t bytes0 = host_bytes_;
+    Senders senders;
+    for (const Transfer& tr : op.inputs) {
+        if (tr.colour) senders.push_back({tr.from, tr.send});
+        else put(op, tr, t0, n);
+    }
     OpRun run;
-    if (!launch(op, "main", t0, n, &run)) return false;
-    get(op, op.output, t0, n);
+    if (!launch(op, "main", t0, n, &run, senders)) return false;
+    if (op.host_out) get(op, op.output, t0, n);
+    run.host_bytes = host_bytes_ - bytes0;
     run.flops = op.flops * n / plan_.cfg.block_size;   // op_list counts a full context (attention: roughly)
     run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     runs_.push_back(run);
     return true;
 }
 
-bool MeshGPT::launch(const PlannedOp& op, const char* fn, int t0, int n, OpRun* run) {
+bool MeshGPT::launch(const PlannedOp& op, const char* fn, int t0, int n, OpRun* run, const Senders& senders) {
     const Transfer& in = op.inputs.front();
     for (int p = 0; p < op.rect.w; p++) {   // the window, in the PE's own steps for a Time slice
         int lo = t0, len = n;
@@ -166,6 +185,7 @@ bool MeshGPT::launch(const PlannedOp& op, const char* fn, int t0, int n, OpRun* 
     }
     const MachineStats s0 = host_.stats();
     check(host_.launch(op.rect, fn));
+    for (const auto& [from, send] : senders) check(host_.launch(from, send));   // its window is its own launch's
     const RunResult r = host_.run_until_quiescent(cycle_budget);
     if (!r.ok()) {
         error_ = op.name + " (" + op.kernel + (std::string(fn) == "main" ? "" : std::string(", ") + fn) + "): " +
@@ -243,6 +263,12 @@ const float* MeshGPT::next_logits(const int* ctx, int T) {
     const bool cached = have > 0 && T == have + 1 && std::equal(tokens_.begin(), tokens_.end(), ctx);
     if (cached ? !extend(ctx[T - 1], &logits_) : !forward(ctx, T, &logits_)) throw std::runtime_error(error_);
     return logits_.data() + logits_.size() - size_t(plan_.cfg.vocab_size);
+}
+
+uint64_t MeshGPT::last_host_bytes() const {
+    uint64_t b = 0;
+    for (const OpRun& r : runs_) b += r.host_bytes;
+    return b;
 }
 
 uint64_t MeshGPT::last_cycles() const {

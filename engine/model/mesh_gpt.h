@@ -1,9 +1,11 @@
 // mesh_gpt.h: a GPT's forward pass on the emulated mesh. Loads a MeshPlan's
 // kernels on their rectangles of one machine and the model's weights into
 // their PEs' SRAM (once: they stay resident), then runs each op as a kernel
-// launch, in the plan's schedule. Between ops the host moves the activations
-// (d2h from one op's PEs, h2d into the next's); inside an op every value that
-// moves between PEs is a wavelet.
+// launch, in the plan's schedule. Inside an op every value that moves between
+// PEs is a wavelet, and so is every activation the plan links (Transfer::colour):
+// the producer's send_y is launched with the consumer's main, and the rows go
+// down the mesh. The host moves only the rest (d2h from one op's PEs, h2d into
+// the next's) and counts those bytes (OpRun::host_bytes).
 //
 // A launch computes a window of time steps: a prompt's [0, T), or one new
 // token's [T, T+1). Only the window's columns move, and the attention PEs keep
@@ -49,6 +51,7 @@ struct OpRun {                    // one op of the last forward
     int pes = 0;
     double flops = 0;             // at this forward's T
     double seconds = 0;           // host wall time
+    uint64_t host_bytes = 0;      // activation bytes the host copied for it (in and out; tokens not counted)
     // busy / (cycles x PEs). Fast mode estimates both, and its small error can take the
     // ratio a little past 1 (docs/engine.md): shown as at most 1.
     double utilisation() const { return cycles && pes ? std::min(1.0, double(busy) / (double(cycles) * pes)) : 0; }
@@ -75,6 +78,8 @@ public:
     const MeshPlan& plan() const { return plan_; }
     const std::vector<OpRun>& last_run() const { return runs_; }
     uint64_t last_cycles() const;             // the sum over the ops
+    uint64_t last_host_bytes() const;         // activation bytes through the host in the last forward/extend
+    uint64_t host_bytes() const { return host_bytes_; }   // since construction (every put and get)
     const wl::Host& host() const { return host_; }
 
     uint64_t cycle_budget = 200'000'000;      // per op launch
@@ -87,7 +92,9 @@ private:
     bool run_op(const PlannedOp& op, int t0, int n);
     // Sets the window (t0, tlen) on the op's PEs, launches fn, runs until quiescent; the
     // op's cycles, instructions and traffic into *run. False (and error_) on a fault.
-    bool launch(const PlannedOp& op, const char* fn, int t0, int n, OpRun* run);
+    // senders: (PEs, function) launched in the same run: the links into op (send_y, send_dx).
+    using Senders = std::vector<std::pair<wl::Rect, std::string>>;
+    bool launch(const PlannedOp& op, const char* fn, int t0, int n, OpRun* run, const Senders& senders = {});
     void put(const PlannedOp& op, const Transfer& tr, int t0, int n);   // from acts_
     void get(const PlannedOp& op, const Transfer& tr, int t0, int n);   // into acts_
     void put(const PlannedOp& op, const Transfer& tr, int t0, int n, const Tensors& from);
@@ -101,6 +108,7 @@ private:
     std::vector<OpRun> runs_;
     std::vector<float> logits_;   // next_logits' result
     std::string error_;
+    uint64_t host_bytes_ = 0;     // activation bytes put and got, ever
 };
 
 }  // namespace wl::model

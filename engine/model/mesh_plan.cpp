@@ -1,9 +1,11 @@
 // mesh_plan.cpp: see mesh_plan.h. Tiling rules (docs/model-compiler.md):
 // a row of at most pmax PEs per op; a matmul splits its input channels K
 // evenly (P divides K) and its output channels in ceil(OC/P) rows per PE;
-// elementwise ops split rows, layernorm splits time. Placement packs the rows
-// left to right, top to bottom, in schedule order; if the mesh is too small,
-// pmax halves (fewer, fuller PEs, down to 2) until the plan fits or SRAM runs out.
+// elementwise ops split rows, layernorm splits time. Placement puts one op per
+// row down bands of rows where they fit (so consecutive ops line up for links),
+// else packs the rows left to right, top to bottom, in schedule order; if the
+// mesh is too small, pmax halves (fewer, fuller PEs, down to 2) until the plan
+// fits or SRAM runs out.
 #include "engine/model/mesh_plan.h"
 
 #include "engine/gpt/gpt.h"
@@ -12,6 +14,7 @@
 #include <algorithm>
 #include <fstream>
 #include <set>
+#include <tuple>
 #include <sstream>
 
 namespace wl::model {
@@ -92,12 +95,12 @@ std::vector<PlannedOp> graph(const gpt::GPTConfig& cfg, int pmax, bool train) {
         return Transfer{std::move(t), std::move(sym), Slice::Rows, per_pe, nrows, off};
     };
     auto layernorm = [&](std::string name, int layer, const std::string& in, const std::string& w, const std::string& b) {
-        const int TS = ceil_div(TP, std::min(pmax, TP)), P = ceil_div(TP, TS);
+        const int P = largest_divisor_at_most(C, pmax), R = C / P;   // C is even: P >= 2
         PlannedOp& o = add(std::move(name), "layernorm_forward", layer, "layernorm.wk");
-        o.constants = {{"P", P}, {"C", C}, {"TS", TS}};
+        o.constants = {{"P", P}, {"C", C}, {"TP", TP}};
         o.rect = {0, 0, P, 1};
-        o.inputs = {Transfer{in, "x", Slice::Time, TS, C, 0}};
-        o.output = Transfer{o.name, "y", Slice::Time, TS, C, 0};
+        o.inputs = {rows(in, "x", R, C)};
+        o.output = rows(o.name, "y", R, C);
         o.weights = {{"w", w}, {"b", b}};
     };
     auto matmul = [&](std::string name, int layer, const std::string& in, int K, int OC, const std::string& w,
@@ -172,9 +175,30 @@ std::vector<PlannedOp> graph(const gpt::GPTConfig& cfg, int pmax, bool train) {
     return ops;
 }
 
-// Placement: rows of PEs packed left to right, top to bottom. False when the mesh is full;
-// *rows_needed is then the height this packing needs at width W.
+// Placement, the preferred way: bands of rows. The mesh is cut into vertical bands as wide as
+// the widest op; the ops go down band 0 one row each, at its left edge, then down band 1, and so
+// on. So an op's PE p sits directly above the next op's PE p, and an activation whose row slices
+// match is one hop away (plan_links). False when the bands hold too few rows.
+bool place_in_bands(std::vector<PlannedOp>& ops, int W, int H) {
+    int bw = 1;
+    for (const PlannedOp& o : ops) bw = std::max(bw, o.rect.w);
+    const int bands = W / bw;
+    if (bw > W || size_t(bands) * size_t(H) < ops.size()) return false;
+    for (size_t i = 0; i < ops.size(); i++) {
+        ops[i].rect.x = int(i / size_t(H)) * bw;
+        ops[i].rect.y = int(i % size_t(H));
+    }
+    return true;
+}
+
+// Placement where the bands do not fit: rows of PEs packed left to right, top to bottom (fewer
+// links line up). False when the mesh is full; *rows_needed is then the height this packing
+// needs at width W.
 bool place(std::vector<PlannedOp>& ops, int W, int H, std::string* why, int* rows_needed) {
+    if (place_in_bands(ops, W, H)) {
+        *rows_needed = 0;
+        return true;
+    }
     int x = 0, y = 0;
     const PlannedOp* full = nullptr;   // the first op past the last row
     for (PlannedOp& o : ops) {
@@ -196,6 +220,133 @@ bool place(std::vector<PlannedOp>& ops, int W, int H, std::string* why, int* row
     if (!full) return true;
     *why = "the mesh is full at " + full->name + ": " + std::to_string(W) + "x" + std::to_string(H) + " PEs are too few";
     return false;
+}
+
+// The kernels that take an input over a link (its symbol -> the constant that names the colour)
+// and that send their output y (send_y, constant LY): models/kernels/*.wk.
+const char* link_constant(const std::string& kernel, const std::string& symbol) {
+    if ((kernel == "matmul.wk" || kernel == "gelu.wk" || kernel == "layernorm.wk") && symbol == "x") return "LX";
+    if (kernel == "residual.wk" && symbol == "a") return "LA";
+    if (kernel == "residual.wk" && symbol == "b") return "LB";
+    return nullptr;
+}
+
+// The producer's free send slot for one more linked reader: its constant and the function that
+// sends on it; nullptr when it has none left (the residual stream has two readers: two slots).
+std::pair<const char*, const char*> send_slot(const PlannedOp& o) {
+    const bool one = o.kernel == "matmul.wk" || o.kernel == "gelu.wk" || o.kernel == "layernorm.wk";
+    const bool two = o.kernel == "residual.wk" || o.kernel == "embedding.wk";
+    if ((one || two) && !o.constants.count("LY")) return {"LY", "send_y"};
+    if (two && !o.constants.count("LY2")) return {"LY2", "send_y2"};
+    return {nullptr, nullptr};
+}
+
+// Schedule: which inputs travel over the fabric. An input is linked when its producer sits in the
+// same columns somewhere above (same x and width), both cut it into the same rows per PE (Slice::Rows,
+// no padding) and the producer has no other link: then PE p of the producer sends its rows straight
+// down its column to PE p of the consumer, on a colour of 8..17 that no other link uses on any
+// router of that column between them (the routers between pass it on). In training the gradient
+// of such an input goes back up on a second colour where both backwards move it whole. The rest
+// stay with the host: time slices (layernorm, the loss), the attention's heads, the logits, and
+// ops that the placement did not line up (docs/model-compiler.md, "Links between ops").
+void plan_links(std::vector<PlannedOp>& ops, std::vector<lang::RouteSetting>* routes) {
+    constexpr int kFirst = 8, kLast = 17;
+    std::set<std::tuple<int, int, int>> used;   // (x, y, colour) with a link's route
+    // A link along columns x0..x0+w-1 between rows y0 (above) and y1: the lowest colour free on
+    // every router there, routed down (ramp -> south ... north -> ramp) or up; 0 when none is free.
+    auto link = [&](int x0, int w, int y0, int y1, bool down) {
+        int colour = 0;
+        for (int k = kFirst; k <= kLast && !colour; k++) {
+            bool free = true;
+            for (int x = x0; x < x0 + w && free; x++)
+                for (int y = y0; y <= y1 && free; y++) free = !used.count({x, y, k});
+            if (free) colour = k;
+        }
+        if (!colour) return 0;
+        for (int x = x0; x < x0 + w; x++)
+            for (int y = y0; y <= y1; y++) {
+                used.insert({x, y, colour});
+                const bool top = y == y0, bottom = y == y1;
+                const uint8_t rx = down ? (top ? kR : kN) : (bottom ? kR : kS);
+                const uint8_t tx = down ? (bottom ? kR : kS) : (top ? kR : kN);
+                routes->push_back({x, y, colour, Route::of(rx, tx)});
+            }
+        return colour;
+    };
+    std::map<std::string, int> producer;
+    std::map<std::string, int> readers;         // tensor -> how many inputs read it
+    for (size_t i = 0; i < ops.size(); i++) producer[ops[i].name] = int(i);
+    for (const PlannedOp& c : ops)
+        for (const Transfer& in : c.inputs) readers[in.tensor]++;
+    for (PlannedOp& c : ops) {
+        for (Transfer& in : c.inputs) {
+            const char* constant = link_constant(c.kernel, in.symbol);
+            auto it = producer.find(in.tensor);
+            if (!constant || it == producer.end() || in.slice != Slice::Rows) continue;
+            PlannedOp& p = ops[size_t(it->second)];
+            const Transfer& out = p.output;
+            const auto [slot, send] = send_slot(p);
+            if (!slot || out.slice != Slice::Rows || out.per_pe != in.per_pe ||
+                out.rows != in.rows || out.row_offset != 0 || in.row_offset != 0 || out.per_pe * p.rect.w != out.rows ||
+                p.rect.x != c.rect.x || p.rect.w != c.rect.w || p.rect.y >= c.rect.y)
+                continue;
+            const int colour = link(c.rect.x, c.rect.w, p.rect.y, c.rect.y, true);
+            if (!colour) continue;
+            in.colour = colour;
+            in.from = p.rect;
+            in.send = send;
+            c.constants[constant] = colour;
+            p.constants[slot] = colour;
+            // Training: the gradient goes back up the same columns when the consumer's backward
+            // writes it whole (dx of a matmul or GELU) and the producer's backward takes it whole
+            // as dy: the producer's only reader, and no residual between them.
+            const auto trains = [](const PlannedOp& o) { return o.constants.count("TRAIN") && o.constants.at("TRAIN") == 1; };
+            const auto writes_dx = [](const PlannedOp& o) { return o.kernel == "matmul.wk" || o.kernel == "gelu.wk"; };
+            const auto takes_dy = [&](const PlannedOp& o) { return writes_dx(o) || o.kernel == "layernorm.wk"; };
+            if (trains(c) && trains(p) && writes_dx(c) && takes_dy(p) && in.symbol == "x" && readers[in.tensor] == 1) {
+                const int g = link(c.rect.x, c.rect.w, p.rect.y, c.rect.y, false);
+                if (g) {
+                    in.grad_colour = g;
+                    c.constants["LDX"] = g;
+                    p.constants["LDY"] = g;
+                }
+            }
+        }
+    }
+    // A send slot with no link (send_dx, send_y2) still loops its colour back on the op's PEs
+    // (the kernel alone needs a route for it): one of 8..17 that none of the op's links use.
+    for (PlannedOp& o : ops) {
+        const char* idle = o.kernel == "matmul.wk" || o.kernel == "gelu.wk"           ? "LDX"
+                           : o.kernel == "residual.wk" || o.kernel == "embedding.wk" ? "LY2"
+                                                                                     : nullptr;
+        if (!idle || o.constants.count(idle)) continue;
+        std::set<int> mine;
+        for (const char* k : {"LX", "LA", "LB", "LY", "LY2", "LDX", "LDY"})
+            if (o.constants.count(k)) mine.insert(int(o.constants.at(k)));
+        int d = kLast;
+        while (mine.count(d)) d--;
+        o.constants[idle] = d;
+    }
+    // Each layernorm's chain along its row (layernorm.wk): PE p passes its running sum east on
+    // colour 1 (p even) or 2 (p odd), and the last PE sends the result back west on colour 3,
+    // each router on the way copying it to its PE. Its own colours: no link shares them.
+    for (const PlannedOp& o : ops) {
+        if (o.kernel != "layernorm.wk") continue;
+        const int x0 = o.rect.x, y = o.rect.y, P = o.rect.w;
+        for (int p = 0; p + 1 < P; p++) {
+            const int c = p % 2 == 0 ? 1 : 2;
+            routes->push_back({x0 + p, y, c, Route::of(kR, kE)});
+            routes->push_back({x0 + p + 1, y, c, Route::of(kW, kR)});
+        }
+        routes->push_back({x0 + P - 1, y, 3, Route::of(kR, kW)});
+        for (int p = P - 2; p > 0; p--) routes->push_back({x0 + p, y, 3, Route::of(kE, kR | kW)});
+        routes->push_back({x0, y, 3, Route::of(kE, kR)});
+    }
+    for (PlannedOp& p : ops) {
+        p.host_out = p.name == "logits";
+        for (const PlannedOp& c : ops)
+            for (const Transfer& in : c.inputs) p.host_out |= in.tensor == p.name && in.colour == 0;
+    }
 }
 
 // The kernels' names for gradients and AdamW moments (models/kernels/*.wk, TRAIN = 1).
@@ -290,13 +441,15 @@ PlanResult plan_model(const gpt::GPTConfig& cfg, int mesh_w, int mesh_h, const K
                       std::to_string(fewest_rows) + ")";
             continue;
         }
+        std::vector<lang::RouteSetting> links;
+        if (placed) plan_links(ops, &links);
         if (!placed || !compile_and_size(ops, kernels, sram_bytes, &why)) {
             r.error = why;
             return r;
         }
         r.ok = true;
         r.error.clear();
-        r.plan = MeshPlan{cfg, mesh_w, mesh_h, sram_bytes, std::move(ops), train};
+        r.plan = MeshPlan{cfg, mesh_w, mesh_h, sram_bytes, std::move(ops), train, std::move(links)};
         return r;
     }
     return r;
@@ -305,8 +458,11 @@ PlanResult plan_model(const gpt::GPTConfig& cfg, int mesh_w, int mesh_h, const K
 nlohmann::json to_json(const MeshPlan& plan) {
     auto transfer = [](const Transfer& t) {
         const char* slice[] = {"rows", "time", "tokens"};
-        return nlohmann::json{{"tensor", t.tensor}, {"symbol", t.symbol}, {"slice", slice[int(t.slice)]},
-                              {"per_pe", t.per_pe}, {"rows", t.rows}, {"row_offset", t.row_offset}};
+        nlohmann::json j{{"tensor", t.tensor}, {"symbol", t.symbol}, {"slice", slice[int(t.slice)]},
+                         {"per_pe", t.per_pe}, {"rows", t.rows}, {"row_offset", t.row_offset}};
+        if (t.colour) j["link"] = {{"colour", t.colour}, {"from", {{"x", t.from.x}, {"y", t.from.y}, {"w", t.from.w}, {"h", t.from.h}}}};   // over the fabric; none: the host copies it
+        if (t.grad_colour) j["grad_link"] = {{"colour", t.grad_colour}};    // training: its gradient goes back up
+        return j;
     };
     nlohmann::json ops = nlohmann::json::array();
     for (const PlannedOp& o : plan.ops) {
@@ -319,7 +475,7 @@ nlohmann::json to_json(const MeshPlan& plan) {
                        {"bytes_per_pe", o.bytes_per_pe},
                        {"memory", {{"weights", o.memory.weights}, {"gradients", o.memory.gradients}, {"adam", o.memory.adam},
                                    {"activations", o.memory.activations}, {"scratch", o.memory.scratch}}},
-                       {"inputs", in}, {"output", transfer(o.output)}});
+                       {"inputs", in}, {"output", transfer(o.output)}, {"host_out", o.host_out}});
     }
     return {{"mesh", {{"w", plan.mesh_w}, {"h", plan.mesh_h}}}, {"sram_bytes", plan.sram_bytes}, {"train", plan.train},
             {"pes_used", plan.pes_used()}, {"bytes_max", plan.bytes_max()}, {"bytes_mean", plan.bytes_mean()},

@@ -7,8 +7,10 @@
 //   3. memory     each op's SRAM map per PE, checked against the PE's SRAM
 //   4. kernels    the WaferKernel file (models/kernels/) each op instantiates,
 //                 with its constants (sizes and tiling)
-//   5. schedule   the order of launches; activations move between ops through
-//                 the host (host_in/host_out name what moves)
+//   5. schedule   the order of launches, and how each activation reaches its
+//                 op: as wavelets over a link from the op directly above
+//                 (Transfer::colour), or through the host where no link is
+//                 planned (docs/model-compiler.md, "Links between ops")
 //   6. executable the compiled kernels, ready for MeshGPT (mesh_gpt.h) to load
 //
 // Layout convention: an activation is channel-major, one row of TP floats per
@@ -49,6 +51,14 @@ struct Transfer {                  // one activation into or out of an op
     int per_pe = 0;                // rows or time steps per PE
     int rows = 0;                  // the tensor's rows (channels)
     int row_offset = 0;            // first row of the tensor this transfer reads (q/k/v of qkv)
+    // An input's link: the producing op, on the PEs `from`, sends it down the mesh on this colour
+    // (its send_y) while this op's main receives it. 0: the host copies it (d2h, h2d).
+    int colour = 0;
+    wl::Rect from{0, 0, 0, 0};
+    std::string send = "";         // the producer's function that sends it: send_y, or send_y2 (a second reader)
+    // Training: the input's gradient goes back up the same columns on this colour (this op's
+    // send_d<symbol>, launched with the producer's backward, which takes it as dy). 0: the host.
+    int grad_colour = 0;
 };
 
 // What an op's SRAM holds on its most loaded PE, by kind (bytes).
@@ -75,6 +85,7 @@ struct PlannedOp {
     Transfer output;
     std::shared_ptr<const wl::lang::CompileResult> compiled;
     bool train_only = false;       // not part of the forward (the loss's gradient)
+    bool host_out = true;          // the host reads its output (a consumer without a link, or the logits)
 };
 
 struct MeshPlan {
@@ -83,6 +94,7 @@ struct MeshPlan {
     uint32_t sram_bytes = 0;
     std::vector<PlannedOp> ops;    // in schedule order
     bool train = false;            // planned for training: gradients, AdamW moments, the loss op
+    std::vector<wl::lang::RouteSetting> links;   // the links' routes, mesh coordinates (after the kernels')
     int pes_used() const;
     uint32_t bytes_max() const;    // over all used PEs
     double bytes_mean() const;     // over used PEs
@@ -104,7 +116,7 @@ PlanResult plan_model(const wl::gpt::GPTConfig& cfg, int mesh_w, int mesh_h, con
 
 // Every stage as data: {mesh, sram_bytes, train, pes_used, bytes_max, bytes_mean, ops: [{name, op, layer,
 // flops, kernel, constants, weights, rect, bytes_per_pe, memory: {weights, gradients, adam,
-// activations, scratch}, inputs, output}]} (the CLI's --json, the app).
+// activations, scratch}, inputs: [{..., colour, from}], output, host_out}]} (the CLI's --json, the app).
 nlohmann::json to_json(const MeshPlan& plan);
 
 }  // namespace wl::model

@@ -28,8 +28,8 @@ std::string state_symbol(const PlannedOp& op, const std::string& sym, MeshTraine
     *first = 0;
     if (state == MeshTrainer::State::Params) return sym;
     const char* prefix = state == MeshTrainer::State::Grads ? "d" : state == MeshTrainer::State::Moment1 ? "m" : "v";
-    if (op.kernel == "layernorm.wk") {   // w's and b's in one array, so one broadcast carries both
-        if (sym == "b") *first = size_t(op.constants.at("C"));
+    if (op.kernel == "layernorm.wk") {   // its channels' dw and db in one array (dwb)
+        if (sym == "b") *first = size_t(op.constants.at("C") / op.constants.at("P"));   // R: its channels
         return std::string(prefix) + "wb";
     }
     if (op.kernel == "embedding.wk" && state != MeshTrainer::State::Grads) return prefix + sym.substr(1);   // mte, vpe
@@ -254,13 +254,29 @@ bool MeshTrainer::loss_grad(const PlannedOp& o, const int* targets, int B, int T
     return true;
 }
 
-// One op's backward over steps [0, T): its output's gradient in as dy, its inputs' out as d<symbol>.
+std::pair<const PlannedOp*, const Transfer*> MeshTrainer::grad_link_into(const PlannedOp& o) const {
+    for (const PlannedOp& c : mesh_.plan().ops)
+        for (const Transfer& in : c.inputs)
+            if (in.grad_colour && in.from.x == o.rect.x && in.from.y == o.rect.y && in.from.w == o.rect.w) return {&c, &in};
+    return {nullptr, nullptr};
+}
+
+// One op's backward over steps [0, T): its output's gradient in as dy, its inputs' out as
+// d<symbol>. A gradient with a link (Transfer::grad_colour) goes up it instead: dy from the
+// consumer's send_d<symbol>, launched with this backward; and the host does not read it.
 bool MeshTrainer::backward_op(const PlannedOp& o, int T) {
     const int TP = mesh_.plan().cfg.block_size;
-    Transfer dy = o.output;
-    dy.tensor = grad_name(o.name);
-    dy.symbol = "dy";
-    mesh_.put(o, dy, 0, T, grads_);
+    const uint64_t bytes0 = mesh_.host_bytes();
+    MeshGPT::Senders senders;
+    const auto [below, via] = grad_link_into(o);
+    if (below) {
+        senders.push_back({below->rect, "send_d" + via->symbol});
+    } else {
+        Transfer dy = o.output;
+        dy.tensor = grad_name(o.name);
+        dy.symbol = "dy";
+        mesh_.put(o, dy, 0, T, grads_);
+    }
     if (o.kernel == "layernorm.wk") {   // dx starts as the stream's gradient from the residual that also reads x
         Transfer stream = o.inputs.front();
         stream.symbol = "dx";
@@ -273,11 +289,24 @@ bool MeshTrainer::backward_op(const PlannedOp& o, int T) {
         }
         mesh_.put(o, stream, 0, T, grads_);
     }
-    if (!launch(o, "backward", 0, T)) return false;
+    OpRun run;
+    const auto start = std::chrono::steady_clock::now();
+    if (!mesh_.launch(o, "backward", 0, T, &run, senders)) {
+        error_ = mesh_.error();
+        return false;
+    }
     for (Transfer in : o.inputs) {
+        if (in.grad_colour) {   // it goes up the link with the producer's backward
+            grads_.erase(in.tensor);
+            continue;
+        }
         in.symbol = "d" + in.symbol;
         mesh_.get(o, in, 0, T, grads_);
     }
+    run.op = o.op + ":backward";
+    run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    run.host_bytes = mesh_.host_bytes() - bytes0;
+    runs_.push_back(run);
     return true;
 }
 
@@ -308,6 +337,7 @@ bool MeshTrainer::check_batch(const int* inputs, const int* targets, int B, int 
     cur_.targets.assign(targets, targets + size_t(B) * T);
     cur_.B = B, cur_.T = T;
     cur_.step = TrainStep{};
+    cur_.host_bytes0 = mesh_.host_bytes();
     queue_.clear();
     next_ = 0;
     runs_.clear();
@@ -480,6 +510,7 @@ bool MeshTrainer::run_slice(int units) {
             cur_.step.cycles += r.cycles;
             cur_.step.instructions += r.instructions;
         }
+        cur_.step.host_bytes = mesh_.host_bytes() - cur_.host_bytes0;
         last_ = cur_.step;
         queue_.clear();
         next_ = 0;
@@ -549,9 +580,22 @@ void MeshTrainer::transfer(State state, std::vector<float>* buf, bool write) {
 }
 
 std::vector<float> MeshTrainer::activation_grad(const std::string& tensor, int T) const {
-    auto it = grads_.find(grad_name(tensor));
-    if (it == grads_.end()) return {};
     const int TP = mesh_.plan().cfg.block_size;
+    const std::string name = grad_name(tensor);
+    for (const PlannedOp& c : mesh_.plan().ops)   // a gradient that went up a link: out of its op's d<symbol>
+        for (const Transfer& in : c.inputs)
+            if (in.grad_colour && in.tensor == name) {
+                std::vector<float> out(size_t(T) * in.rows);
+                std::vector<float> row(static_cast<size_t>(T));
+                for (int p = 0; p < c.rect.w; p++)
+                    for (int r = 0; r < in.per_pe; r++) {
+                        check(mesh_.host().d2h(c.rect.x + p, c.rect.y, "d" + in.symbol, row.data(), size_t(T), size_t(r) * TP));
+                        for (int t = 0; t < T; t++) out[size_t(t) * in.rows + size_t(p * in.per_pe + r)] = row[size_t(t)];
+                    }
+                return out;
+            }
+    auto it = grads_.find(name);
+    if (it == grads_.end()) return {};
     const int rows = int(it->second.size() / size_t(TP));
     std::vector<float> out(size_t(T) * rows);
     for (int r = 0; r < rows; r++)

@@ -22,8 +22,10 @@
 // with N, and the update is the reference's for N accumulated micro-batches (to the order of
 // the sums: tests/unit/gpt_grad_accum_test.cpp).
 //
-// What the host does (docs/model-compiler.md, "Training"): moves activations
-// and their gradients between ops (as MeshGPT does for the forward), feeds the
+// What the host does (docs/model-compiler.md, "Training"): moves the activations
+// and gradients that have no link between ops (the planned links carry the rest as
+// wavelets: a gradient goes back up its activation's columns where both backwards
+// move it whole, Transfer::grad_colour; TrainStep::host_bytes counts it), feeds the
 // tokens and targets, writes each step's AdamW hyperparameters (the learning
 // rate and its schedule, the bias corrections, grad_clip), reads the loss and
 // the norm back out of SRAM, and sets routes: once for the norm's chains and
@@ -73,6 +75,7 @@ struct TrainStep {
     uint64_t cycles = 0;          // emulated, every launch of the step
     uint64_t instructions = 0;
     double seconds = 0;           // host wall time
+    uint64_t host_bytes = 0;      // activation and gradient bytes the host copied between ops (tokens, targets not counted)
 };
 
 enum class TrainPhase : uint8_t { Forward, Backward, Optimiser };
@@ -146,6 +149,8 @@ private:
     bool loss_grad(const PlannedOp& op, const int* targets, int B, int T);
     bool backward_op(const PlannedOp& op, int T);
     std::string grad_name(const std::string& tensor) const;   // through the residuals' identity backward
+    // The input whose gradient goes up a link into op's dy (its consumer's send_d<symbol>), or nullptr.
+    std::pair<const PlannedOp*, const Transfer*> grad_link_into(const PlannedOp& op) const;
     const PlannedOp& op(const std::string& name) const;
     void route_norm();
     void route_tie();
@@ -165,6 +170,7 @@ private:
         std::vector<std::vector<int>> tokens;      // each sequence's tokens, for the embedding's backward
         std::vector<std::vector<float>> dencoded;  // and its gradient
         float hp[kHpCount] = {};
+        uint64_t host_bytes0 = 0;                  // mesh_.host_bytes() when the step began
         TrainStep step;
     } cur_;
     TrainStep last_;

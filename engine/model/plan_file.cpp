@@ -89,6 +89,38 @@ std::string open_envelope(std::string_view bytes, std::string_view* payload, uin
     }
 }
 
+// [SECTION] routes (a kernel's, and the plan's links between ops)
+
+void write_routes(ByteWriter& w, const std::vector<lang::RouteSetting>& routes) {
+    w.u32(uint32_t(routes.size()));
+    for (const lang::RouteSetting& s : routes) {
+        for (int v : {s.x, s.y, s.colour}) w.i32(v);
+        w.u8(s.route.npos);
+        for (const SwitchPos& p : s.route.pos) {
+            w.u8(p.rx);
+            w.u8(p.tx);
+        }
+    }
+}
+
+// inside(x, y, 1, 1, what) throws for a route outside the grid it belongs to.
+template <class Inside>
+std::vector<lang::RouteSetting> read_routes(ByteReader& r, const Inside& inside) {
+    std::vector<lang::RouteSetting> routes(r.count("routes", 21));
+    for (lang::RouteSetting& s : routes) {
+        s.x = r.i32("route x");
+        s.y = r.i32("route y");
+        s.colour = in_range(r.i32("route colour"), 0, kColours - 1, "a route's colour");
+        inside(s.x, s.y, 1, 1, "a route");
+        s.route.npos = uint8_t(in_range(r.u8("switch positions"), 0, kMaxSwitchPositions, "a route's switch positions"));
+        for (SwitchPos& p : s.route.pos) {
+            p.rx = uint8_t(in_range(r.u8("route rx"), 0, 31, "a route's rx ports"));
+            p.tx = uint8_t(in_range(r.u8("route tx"), 0, 31, "a route's tx ports"));
+        }
+    }
+    return routes;
+}
+
 // [SECTION] compile results
 
 void write_compiled(ByteWriter& w, const lang::CompileResult& c) {
@@ -116,15 +148,7 @@ void write_compiled(ByteWriter& w, const lang::CompileResult& c) {
         write_program(w, *p.program, i ? c.placements[i - 1].program.get() : nullptr);   // PEs differ in a few constants
         for (int v : {p.x, p.y, p.w, p.h}) w.i32(v);
     }
-    w.u32(uint32_t(c.routes.size()));
-    for (const lang::RouteSetting& s : c.routes) {
-        for (int v : {s.x, s.y, s.colour}) w.i32(v);
-        w.u8(s.route.npos);
-        for (const SwitchPos& p : s.route.pos) {
-            w.u8(p.rx);
-            w.u8(p.tx);
-        }
-    }
+    write_routes(w, c.routes);
     w.u32(uint32_t(c.host.size()));
     for (const lang::HostAction& h : c.host) {
         w.put(h.kind);
@@ -179,18 +203,7 @@ std::shared_ptr<const lang::CompileResult> read_compiled(ByteReader& r, uint32_t
         inside(p.x, p.y, p.w, p.h, "a placement");
     }
     if (c->placements.empty()) throw ByteError("kernel " + c->file + " places no program");
-    c->routes.resize(r.count("routes", 21));
-    for (lang::RouteSetting& s : c->routes) {
-        s.x = r.i32("route x");
-        s.y = r.i32("route y");
-        s.colour = in_range(r.i32("route colour"), 0, kColours - 1, "a route's colour");
-        inside(s.x, s.y, 1, 1, "a route");
-        s.route.npos = uint8_t(in_range(r.u8("switch positions"), 0, kMaxSwitchPositions, "a route's switch positions"));
-        for (SwitchPos& p : s.route.pos) {
-            p.rx = uint8_t(in_range(r.u8("route rx"), 0, 31, "a route's rx ports"));
-            p.tx = uint8_t(in_range(r.u8("route tx"), 0, 31, "a route's tx ports"));
-        }
-    }
+    c->routes = read_routes(r, inside);
     c->host.resize(r.count("host actions", 34));
     for (lang::HostAction& h : c->host) {
         h.kind = r.get<lang::HostKind>("host action");
@@ -219,7 +232,8 @@ void write_transfer(ByteWriter& w, const Transfer& t) {
     w.str(t.tensor);
     w.str(t.symbol);
     w.put(t.slice);
-    for (int v : {t.per_pe, t.rows, t.row_offset}) w.i32(v);
+    for (int v : {t.per_pe, t.rows, t.row_offset, t.colour, t.from.x, t.from.y, t.from.w, t.from.h, t.grad_colour}) w.i32(v);
+    w.str(t.send);
 }
 
 Transfer read_transfer(ByteReader& r) {
@@ -231,14 +245,21 @@ Transfer read_transfer(ByteReader& r) {
     t.per_pe = in_range(r.i32("transfer per PE"), 0, 1 << 24, "a transfer's rows per PE");
     t.rows = in_range(r.i32("transfer rows"), 0, 1 << 24, "a transfer's rows");
     t.row_offset = in_range(r.i32("transfer row offset"), 0, 1 << 24, "a transfer's row offset");
+    t.colour = in_range(r.i32("transfer link colour"), 0, kColours - 1, "a link's colour");
+    t.from.x = in_range(r.i32("link from x"), 0, 1 << 16, "a link's producer");
+    t.from.y = in_range(r.i32("link from y"), 0, 1 << 16, "a link's producer");
+    t.from.w = in_range(r.i32("link from width"), 0, 1 << 16, "a link's producer");
+    t.from.h = in_range(r.i32("link from height"), 0, 1 << 16, "a link's producer");
+    t.grad_colour = in_range(r.i32("transfer gradient colour"), 0, kColours - 1, "a gradient link's colour");
+    t.send = r.str("link send function");
     return t;
 }
 
 // The executables' sizes, as the compiler left them: a field added to one of these types
 // breaks the build here, so that it is written and read above before any file leaves it out.
 #if defined(__GLIBCXX__) && defined(__x86_64__)
-static_assert(sizeof(PlannedOp) == 352 && sizeof(Transfer) == 80 && sizeof(MemoryUse) == 20 &&
-                  sizeof(MeshPlan) == sizeof(wl::gpt::GPTConfig) + 48,   // cfg is the caller's, not the file's
+static_assert(sizeof(PlannedOp) == 416 && sizeof(Transfer) == 144 && sizeof(MemoryUse) == 20 &&
+                  sizeof(MeshPlan) == sizeof(wl::gpt::GPTConfig) + 72,   // cfg is the caller's, not the file's
               "a MeshPlan type changed: write and read the new field in plan_file.cpp, bump kPlanFileFormat, then update these sizes");
 static_assert(sizeof(lang::CompileResult) == 168 && sizeof(lang::Placement) == 32 && sizeof(lang::RouteSetting) == 24 &&
                   sizeof(lang::HostAction) == 96 && sizeof(lang::Diagnostic) == 104,
@@ -293,7 +314,9 @@ std::string write_plan_file(const PlanKey& key, const MeshPlan& plan) {
         write_transfer(p, o.output);
         p.u32(index[i]);
         p.u8(o.train_only);
+        p.u8(o.host_out);
     }
+    write_routes(p, plan.links);
     return plan_envelope(key.value(), p.bytes());
 }
 
@@ -385,8 +408,17 @@ std::string read_plan_file(std::string_view bytes, const wl::gpt::GPTConfig& cfg
             if (o.compiled->grid_w > o.rect.w || o.compiled->grid_h > o.rect.h)
                 return "is corrupt (op " + o.name + "'s kernel grid is larger than its rectangle)";
             o.train_only = r.boolean("op train only");
+            o.host_out = r.boolean("op output to the host");
         }
         if (plan.ops.empty()) return "is corrupt (no ops)";
+        plan.links = read_routes(r, [&](int x, int y, int, int, const char* what) {
+            if (x < 0 || y < 0 || x >= plan.mesh_w || y >= plan.mesh_h) throw ByteError(std::string(what) + " of a link lies outside the mesh");
+        });
+        for (const PlannedOp& o : plan.ops)
+            for (const Transfer& t : o.inputs)
+                if (t.colour && (t.from.w < 1 || t.from.h < 1 || int64_t(t.from.x) + t.from.w > plan.mesh_w ||
+                                 int64_t(t.from.y) + t.from.h > plan.mesh_h))
+                    return "is corrupt (a link into " + o.name + " comes from outside the mesh)";
         for (const PlannedOp& o : plan.ops) {   // the key hashes every kernel the plan compiled
             bool keyed = false;
             for (const auto& [name, h] : key->kernels) keyed |= name == o.kernel;

@@ -261,7 +261,7 @@ TEST(PlanCacheOnDisk, ABadFileIsRefusedWithAReasonRecompiledAndReplaced) {
     const std::pair<std::string, std::string> cases[] = {
         {corrupt, "is corrupt (its checksum does not match)"},
         {truncated, "is truncated"},
-        {format, "was written in format 99; this build reads format 1"},
+        {format, "was written in format 99; this build reads format " + std::to_string(kPlanFileFormat)},
         {engine, "was written by engine "},
         {build, "was written by another build of the engine (its sources differ)"},
         {junk, "is not a plan file"},

@@ -1,0 +1,220 @@
+// Links between ops: activations whose producer sits directly above their consumer, with the
+// same rows per PE, travel down the mesh as wavelets instead of through the host
+// (docs/model-compiler.md, "Links between ops"). The logits and gradients must stay
+// bit-identical to the reference, and the host must not see the linked activations.
+#include "engine/gpt/gpt.h"
+#include "engine/model/mesh_gpt.h"
+#include "engine/model/mesh_plan.h"
+#include "engine/model/mesh_trainer.h"
+#include "engine/fabric/machine.h"
+#include "tests/unit/model_fixtures.h"
+
+#include <gtest/gtest.h>
+#include <set>
+
+namespace {
+
+using wl::gpt::GPT;
+using wl::gpt::GPTConfig;
+using wl::model::MeshGPT;
+using wl::model::MeshPlan;
+using wl::model::PlannedOp;
+using wl::model::plan_model;
+using namespace wl::model::testing;
+
+// The host's bytes a forward over T steps still needs, from the plan: every input without a link
+// (not the tokens), and every output some consumer (or the caller: the logits) reads through it.
+uint64_t expected_host_bytes(const MeshPlan& p, int T) {
+    uint64_t b = 0;
+    for (const PlannedOp& o : p.ops) {
+        if (o.train_only) continue;
+        for (const auto& in : o.inputs)
+            if (!in.colour && in.slice != wl::model::Slice::Tokens) b += 4ull * uint64_t(in.slice == wl::model::Slice::Rows ? o.rect.w * in.per_pe : in.rows) * uint64_t(T);
+        if (o.host_out) b += 4ull * uint64_t(o.output.rows) * uint64_t(T);
+    }
+    return b;
+}
+
+// Bits of the mesh's logits against the reference's, on a W x H mesh; *plan_out: the plan used.
+void check_forward(const GPTConfig& cfg, int W, int H, int T, wl::RunMode mode, MeshPlan* plan_out,
+                   std::vector<wl::model::OpRun>* runs, uint64_t* host_bytes) {
+    GPT model(cfg);
+    model.init_weights(5);
+    const std::vector<int> in = tokens(T, cfg.vocab_size, 3);
+    model.forward(in.data(), nullptr, 1, T);
+    auto r = plan_model(cfg, W, H, kernels());
+    ASSERT_TRUE(r.ok) << r.error;
+    MeshGPT m(r.plan, model, mode);
+    std::vector<float> logits;
+    ASSERT_TRUE(m.forward(in.data(), T, &logits)) << m.error();
+    int differ = 0;
+    for (size_t i = 0; i < logits.size(); i++) differ += float_bits(logits[i]) != float_bits(model.logits()[i]);
+    EXPECT_EQ(differ, 0) << "logits differ from the reference";
+    *plan_out = r.plan;
+    *runs = m.last_run();
+    *host_bytes = m.last_host_bytes();
+}
+
+const wl::model::OpRun* run_of(const std::vector<wl::model::OpRun>& runs, const std::string& name) {
+    for (const auto& r : runs)
+        if (r.name == name) return &r;
+    return nullptr;
+}
+
+// gpt-nano on 32x32: the ops stack in bands of rows, and in every layer the MLP's chain
+// (fch -> GELU -> fcproj -> residual), both residual adds' inputs and the layernorms' inputs
+// go over the fabric.
+TEST(MeshLinks, NanoForwardSendsTheLinkedActivationsAsWavelets) {
+    MeshPlan p;
+    std::vector<wl::model::OpRun> runs;
+    uint64_t host = 0;
+    check_forward(nano(), 32, 32, 64, wl::RunMode::Fast, &p, &runs, &host);
+    ASSERT_FALSE(runs.empty());
+    for (int l = 0; l < 3; l++) {
+        const std::string n = "l" + std::to_string(l) + ".";
+        const PlannedOp* res2 = p.find(n + "residual2");
+        const PlannedOp* res3 = p.find(n + "residual3");
+        const PlannedOp* gelu = p.find(n + "fch_gelu");
+        const PlannedOp* fcproj = p.find(n + "fcproj");
+        ASSERT_TRUE(res2 && res3 && gelu && fcproj);
+        for (const PlannedOp* o : {res2, res3, gelu, fcproj})
+            for (const auto& in : o->inputs) {
+                EXPECT_GT(in.colour, 0) << o->name << "'s " << in.symbol << " (" << in.tensor << ") has no link";
+                const PlannedOp* from = p.find(in.tensor);
+                ASSERT_NE(from, nullptr);
+                EXPECT_EQ(in.from.x, from->rect.x);
+                EXPECT_EQ(in.from.y, from->rect.y);
+                EXPECT_EQ(from->rect.x, o->rect.x) << "a link runs straight down a column";
+                EXPECT_EQ(from->rect.w, o->rect.w);
+                EXPECT_LT(from->rect.y, o->rect.y);
+            }
+        // Nothing of GELU's or fcproj's crossed the host: in and out are links.
+        for (const char* name : {"fch_gelu", "fcproj"}) {
+            const wl::model::OpRun* r = run_of(runs, n + name);
+            ASSERT_NE(r, nullptr);
+            EXPECT_EQ(r->host_bytes, 0u) << r->name;
+            EXPECT_GT(r->hops, 0u) << r->name << ": its input came as wavelets";
+            EXPECT_FALSE(p.find(n + (std::string(name) == "fch_gelu" ? "fch" : "fch_gelu"))->host_out);
+        }
+        EXPECT_FALSE(fcproj->host_out);
+    }
+    // The layernorms' inputs and outputs are links too: residual -> ln -> matmul.
+    for (const char* name : {"l0.ln1", "l0.qkv", "l1.ln2", "l1.fch", "lnf"}) {
+        const PlannedOp* o = p.find(name);
+        ASSERT_NE(o, nullptr);
+        EXPECT_GT(o->inputs.front().colour, 0) << name << "'s input has no link";
+    }
+    // The routes: a link's colour of 8..17, or a layernorm's chain (1..3, on its own row); never
+    // two routes for one colour on one router.
+    std::set<std::tuple<int, int, int>> seen;
+    for (const auto& r : p.links) {
+        bool chain = false;
+        for (const PlannedOp& o : p.ops)
+            chain |= o.kernel == "layernorm.wk" && r.y == o.rect.y && r.x >= o.rect.x && r.x < o.rect.x + o.rect.w;
+        if (r.colour <= 3) {
+            EXPECT_TRUE(chain) << "colour " << r.colour << " routed at (" << r.x << "," << r.y << ") outside a layernorm";
+        } else {
+            EXPECT_GE(r.colour, 8);
+            EXPECT_LE(r.colour, 17);
+        }
+        EXPECT_TRUE(seen.insert({r.x, r.y, r.colour}).second) << "two routes for colour " << r.colour << " at (" << r.x << "," << r.y << ")";
+    }
+    // The host moved exactly what the plan leaves it, and less than all of it.
+    EXPECT_EQ(host, expected_host_bytes(p, 64));
+    uint64_t all = 0;
+    for (const PlannedOp& o : p.ops)
+        for (const auto& in : o.inputs)
+            if (in.slice != wl::model::Slice::Tokens) all += 4ull * uint64_t(in.slice == wl::model::Slice::Rows ? o.rect.w * in.per_pe : in.rows) * 64;
+    EXPECT_LT(host, all);
+}
+
+// A small model where the bands fit: the same bits in cycle mode (the links' timing is real there).
+TEST(MeshLinks, CycleModeGivesTheReferenceBitsThroughTheLinks) {
+    const GPTConfig cfg = config(1, 2, 16, 8, 11);
+    MeshPlan p;
+    std::vector<wl::model::OpRun> runs;
+    uint64_t host = 0;
+    check_forward(cfg, 4, 16, 6, wl::RunMode::Cycle, &p, &runs, &host);
+    int linked = 0;
+    for (const PlannedOp& o : p.ops)
+        for (const auto& in : o.inputs) linked += in.colour > 0;
+    EXPECT_GE(linked, 5) << "residuals' a and b, GELU's x, fcproj's x";
+    EXPECT_EQ(host, expected_host_bytes(p, 6));
+}
+
+// Generation: one-token windows through the links, from the KV cache, match full forwards.
+TEST(MeshLinks, ExtendThroughTheLinksMatchesTheReference) {
+    const GPTConfig cfg = config(1, 2, 16, 8, 11);
+    GPT model(cfg);
+    model.init_weights(7);
+    auto r = plan_model(cfg, 4, 16, kernels());
+    ASSERT_TRUE(r.ok) << r.error;
+    MeshGPT m(r.plan, model);
+    const std::vector<int> in = tokens(8, 11, 2);
+    std::vector<float> step;
+    ASSERT_TRUE(m.forward(in.data(), 2, &step)) << m.error();
+    for (int t = 2; t < 8; t++) {
+        ASSERT_TRUE(m.extend(in[size_t(t)], &step)) << m.error();
+        model.forward(in.data(), nullptr, 1, t + 1);
+        for (int v = 0; v < 11; v++)
+            ASSERT_EQ(float_bits(step[size_t(v)]), float_bits(model.logits()[size_t(t) * 11 + v])) << "t " << t << " v " << v;
+        EXPECT_EQ(m.last_host_bytes(), expected_host_bytes(r.plan, 1));
+    }
+}
+
+// Training: the MLP's gradients go back up the same columns (fcproj's dx -> GELU's dy,
+// GELU's dx -> fch's dy), and every gradient stays the reference's, bit for bit.
+TEST(MeshLinks, GradientsGoBackUpTheLinks) {
+    const GPTConfig cfg = config(1, 2, 16, 8, 11);
+    const int B = 2, T = 8;
+    GPT model(cfg);
+    model.init_weights(3);
+    const std::vector<int> in = tokens(B * T, 11, 4), tg = tokens(B * T, 11, 9);
+    model.forward(in.data(), tg.data(), B, T);
+    model.zero_grad();
+    model.backward();
+    auto r = plan_model(cfg, 4, 16, kernels(), wl::MachineConfig{}.sram_bytes, true);
+    ASSERT_TRUE(r.ok) << r.error;
+    for (const char* name : {"l0.fch_gelu", "l0.fcproj"}) {
+        const PlannedOp* o = r.plan.find(name);
+        ASSERT_NE(o, nullptr);
+        EXPECT_GT(o->inputs.front().grad_colour, 0) << name << "'s dx has no link back";
+        EXPECT_NE(o->inputs.front().grad_colour, o->inputs.front().colour);
+    }
+    for (wl::RunMode mode : {wl::RunMode::Fast, wl::RunMode::Cycle}) {
+        wl::model::MeshTrainer tr(r.plan, model, mode);
+        float loss = 0;
+        ASSERT_TRUE(tr.backward(in.data(), tg.data(), B, T, &loss)) << tr.error();
+        EXPECT_EQ(float_bits(loss), float_bits(model.mean_loss));
+        std::vector<float> g;
+        tr.read_grads(&g);
+        ASSERT_EQ(g.size(), model.grads_memory.size());
+        int differ = 0;
+        for (size_t i = 0; i < g.size(); i++) differ += float_bits(g[i]) != float_bits(model.grads_memory[i]) && !(g[i] == 0 && model.grads_memory[i] == 0);
+        EXPECT_EQ(differ, 0) << "parameter gradients";
+        // The linked gradients, read out of the PEs that wrote them, for the last sequence.
+        const struct {
+            const char* name;
+            const float* ref;
+        } acts[] = {{"l0.fch_gelu", model.grads_acts.fch_gelu + size_t(B - 1) * T * 64},
+                    {"l0.fch", model.grads_acts.fch + size_t(B - 1) * T * 64}};
+        for (const auto& a : acts) {
+            const std::vector<float> m = tr.activation_grad(a.name, T);
+            ASSERT_EQ(m.size(), size_t(T) * 64) << a.name;
+            int d = 0;
+            for (size_t i = 0; i < m.size(); i++) d += float_bits(m[i]) != float_bits(a.ref[i]);
+            EXPECT_EQ(d, 0) << "d" << a.name;
+        }
+        // GELU's backward took dy from fcproj and sent dx to fch: the host copied nothing for it.
+        int seen = 0;
+        for (const wl::model::OpRun& run : tr.last_run())
+            if (run.name == "l0.fch_gelu" && run.op == "gelu_forward:backward") {
+                seen++;
+                EXPECT_EQ(run.host_bytes, 0u);
+                EXPECT_GT(run.hops, 0u);
+            }
+        EXPECT_EQ(seen, B);
+    }
+}
+
+}  // namespace
