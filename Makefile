@@ -6,10 +6,11 @@
 #   make web       engine, app and tests, WebAssembly       (build/web)
 #   make app       run the native app
 #   make sanitize  the native tests under ASan + UBSan      (build/asan)
+#   make test-slow tests too slow for `make test`: 200 steps of gpt-nano on the mesh against the reference
 #   make screenshot  regenerate docs/screenshot.png (SUMMA mid-run) from the native app under Xvfb
 #   make fuzz      fuzz one reader with libFuzzer + ASan/UBSan: TARGET=compile|checkpoint|config|bpe|llmc|workspace|share|plan
 #                  (FUZZ_SECONDS=60; seeds in tests/fuzz/corpus/, crashes in build/fuzz/crashes/)
-#   make bench-web frame times of the web app running a 32 x 32 SUMMA, and of gpt-nano training (headless Chromium)
+#   make bench-web frame times of the web app running a 32 x 32 SUMMA, gpt-nano training and generation (headless Chromium)
 #   make soak      the web app loops SUMMA with rewinds, resets and example switches for SOAK_MINUTES (30),
 #                  sampling the WASM and JS heaps each minute (not in CI; docs/reliability.md)
 MAKEFLAGS += --no-print-directory
@@ -27,7 +28,7 @@ TARGET ?= compile
 SOAK_MINUTES ?= 30
 export NODE_PATH := /usr/share/nodejs
 
-.PHONY: all native web docs serve app test test-native test-web test-browser sanitize fuzz soak screenshot bench-web clean
+.PHONY: all native web docs serve app test test-native test-slow test-web test-browser sanitize fuzz soak screenshot bench-web clean
 
 all: native web
 
@@ -52,7 +53,10 @@ test: test-native test-web test-browser sanitize
 	@echo "make test: all suites passed"
 
 test-native: native
-	ctest --test-dir $(NATIVE) --output-on-failure -j$(JOBS)
+	ctest --test-dir $(NATIVE) --output-on-failure -j$(JOBS) -LE slow
+
+test-slow: native
+	ctest --test-dir $(NATIVE) --output-on-failure -L slow
 
 test-web: web
 	ctest --test-dir $(WEB) --output-on-failure
@@ -63,7 +67,7 @@ test-browser: web
 sanitize:
 	cmake -S . -B $(ASAN) -DCMAKE_BUILD_TYPE=Debug -DWAFERLAB_SANITIZE=ON -DWAFERLAB_APP=OFF
 	cmake --build $(ASAN) -j$(JOBS)
-	ctest --test-dir $(ASAN) --output-on-failure -j$(JOBS)
+	ctest --test-dir $(ASAN) --output-on-failure -j$(JOBS) -LE slow
 
 # Each target: its seeds (committed, read-only) and a working corpus under build/fuzz that grows.
 FUZZ_SEEDS_compile    := examples tests/kernels/errors tests/kernels/adversarial
@@ -91,6 +95,7 @@ screenshot: native
 bench-web: web
 	node bench/app_frames.mjs
 	node bench/train_web.mjs
+	node bench/generate_web.mjs
 
 soak: web
 	node bench/soak.mjs --minutes $(SOAK_MINUTES)

@@ -1,7 +1,7 @@
 // byte_io.h: a little-endian byte buffer written field by field, and a reader that checks
 // every length against what is left before it reads, so a truncated or corrupt file becomes
 // a ByteError naming the field, never a read past the end or an allocation the size of a
-// garbage count. (The plan cache's files: engine/model/plan_file.h.)
+// garbage count. (The plan cache's files, engine/model/plan_file.h, and GPT checkpoints.)
 //
 //   ByteWriter w;  w.u32(7);  w.var(300);  w.str("gelu.wk");
 //   ByteReader r(w.bytes());  uint32_t n = r.u32("count");  std::string s = r.str("name");

@@ -2,6 +2,7 @@
 #include "engine/gpt/checkpoint.h"
 
 #include "engine/core/atomic_file.h"
+#include "engine/core/byte_io.h"
 #include "engine/core/fnv.h"
 #include "engine/gpt/adamw.h"
 #include "engine/gpt/gpt.h"
@@ -23,45 +24,13 @@ uint64_t fnv1a64(const char* p, size_t n) {
     return h.value();
 }
 
-struct Writer {
-    std::string b;
-    template <class X>
-    void put(const X& x) { b.append(reinterpret_cast<const char*>(&x), sizeof x); }
-    void str(const std::string& s) { put(uint32_t(s.size())); b += s; }
-    void floats(const std::vector<float>& v) { b.append(reinterpret_cast<const char*>(v.data()), v.size() * 4); }
-};
-
-struct Reader {
-    const std::string& b;
-    size_t pos;
-    const std::string& path;
-    void need(size_t n, const char* what) {
-        if (pos + n > b.size() || pos + n < pos)
-            throw CheckpointError(path + ": truncated checkpoint (while reading " + what + ")");
-    }
-    template <class X>
-    X get(const char* what) {
-        need(sizeof(X), what);
-        X x;
-        std::memcpy(&x, b.data() + pos, sizeof x);
-        pos += sizeof x;
-        return x;
-    }
-    std::string str(const char* what) {
-        uint32_t n = get<uint32_t>(what);
-        need(n, what);
-        std::string s = b.substr(pos, n);
-        pos += n;
-        return s;
-    }
-    std::vector<float> floats(size_t n, const char* what) {
-        if (n > (b.size() - pos) / 4) throw CheckpointError(path + ": truncated checkpoint (while reading " + what + ")");
-        std::vector<float> v(n);
-        std::memcpy(v.data(), b.data() + pos, n * 4);
-        pos += n * 4;
-        return v;
-    }
-};
+void put_floats(ByteWriter& w, const std::vector<float>& v) { w.raw({reinterpret_cast<const char*>(v.data()), v.size() * 4}); }
+std::vector<float> get_floats(ByteReader& r, size_t n, const char* what) {
+    if (n > r.left() / 4) throw ByteError(std::string("truncated (while reading ") + what + ")");
+    std::vector<float> v(n);
+    std::memcpy(v.data(), r.raw(n * 4, what).data(), n * 4);
+    return v;
+}
 
 std::string slurp(const std::string& path) {
     std::ifstream f(path, std::ios::binary);
@@ -74,32 +43,32 @@ std::string slurp(const std::string& path) {
 }  // namespace
 
 std::string checkpoint_envelope(const std::string& payload) {
-    Writer f;
-    f.b.append(kMagic, 8);
-    f.put(kVersion);
-    f.put(uint64_t(payload.size()));
-    f.b += payload;
-    f.put(fnv1a64(payload.data(), payload.size()));
-    return f.b;
+    ByteWriter f;
+    f.raw({kMagic, 8});
+    f.u32(kVersion);
+    f.u64(payload.size());
+    f.raw(payload);
+    f.u64(fnv1a64(payload.data(), payload.size()));
+    return f.take();
 }
 
 std::string checkpoint_bytes(const GPT& model, const AdamW* opt, int64_t step, const std::string& tokenizer_kind,
                              const std::string& tokenizer_state) {
-    Writer p;
+    ByteWriter p;
     p.str(model.cfg.to_text());
     p.str(tokenizer_kind);
     p.str(tokenizer_state);
     p.put(int64_t(step));
     p.put(int64_t(opt ? opt->t : 0));
-    p.put(uint64_t(model.num_parameters));
+    p.u64(model.num_parameters);
     bool has_opt = opt && opt->m.size() == model.num_parameters;
-    p.put(uint8_t(has_opt));
-    p.floats(model.params_memory);
+    p.u8(has_opt);
+    put_floats(p, model.params_memory);
     if (has_opt) {
-        p.floats(opt->m);
-        p.floats(opt->v);
+        put_floats(p, opt->m);
+        put_floats(p, opt->v);
     }
-    return checkpoint_envelope(p.b);
+    return checkpoint_envelope(p.bytes());
 }
 
 void save_checkpoint(const std::string& path, const GPT& model, const AdamW* opt, int64_t step,
@@ -112,15 +81,14 @@ void save_checkpoint(const std::string& path, const GPT& model, const AdamW* opt
 
 Checkpoint load_checkpoint(const std::string& path) { return parse_checkpoint(slurp(path), path); }
 
-Checkpoint parse_checkpoint(const std::string& b, const std::string& path) {
-    if (b.size() < 20 || std::memcmp(b.data(), kMagic, 8) != 0)
-        throw CheckpointError(path + ": not a WaferLab GPT checkpoint (bad magic)");
-    Reader h{b, 8, path};
-    uint32_t version = h.get<uint32_t>("version");
+// The envelope's magic is checked; a read past the end is a ByteError.
+static Checkpoint parse_checkpoint_checked(const std::string& b, const std::string& path) {
+    ByteReader h(std::string_view(b).substr(8));
+    uint32_t version = h.u32("version");
     if (version != kVersion)
         throw CheckpointError(path + ": checkpoint version " + std::to_string(version) + ", this build reads " +
                               std::to_string(kVersion));
-    uint64_t n = h.get<uint64_t>("payload size");
+    uint64_t n = h.u64("payload size");
     if (b.size() < 28 || n != b.size() - 28)
         throw CheckpointError(path + ": size mismatch (header says " + std::to_string(n) + " payload bytes, file has " +
                               std::to_string(b.size() < 28 ? 0 : b.size() - 28) + "): truncated or extended");
@@ -128,8 +96,7 @@ Checkpoint parse_checkpoint(const std::string& b, const std::string& path) {
     std::memcpy(&want, b.data() + 20 + n, 8);
     if (fnv1a64(b.data() + 20, n) != want) throw CheckpointError(path + ": checksum mismatch (corrupt checkpoint)");
 
-    std::string payload = b.substr(20, n);
-    Reader r{payload, 0, path};
+    ByteReader r(std::string_view(b).substr(20, n));
     Checkpoint ck;
     std::string cfg_text = r.str("config");
     try {
@@ -144,19 +111,29 @@ Checkpoint parse_checkpoint(const std::string& b, const std::string& path) {
     ck.tokenizer_state = r.str("tokenizer state");
     ck.step = r.get<int64_t>("step");
     ck.adam_t = r.get<int64_t>("adam step");
-    uint64_t P = r.get<uint64_t>("parameter count");
+    uint64_t P = r.u64("parameter count");
     if (ck.cfg.vocab_size <= 0) throw CheckpointError(path + ": embedded config has no vocab_size");
     if (P != count_parameters(ck.cfg))
         throw CheckpointError(path + ": parameter count " + std::to_string(P) + " does not match its config (" +
                               std::to_string(count_parameters(ck.cfg)) + ")");
-    uint8_t has_opt = r.get<uint8_t>("optimizer flag");
-    ck.params = r.floats(P, "parameters");
+    uint8_t has_opt = r.u8("optimizer flag");
+    ck.params = get_floats(r, P, "parameters");
     if (has_opt) {
-        ck.m = r.floats(P, "Adam m");
-        ck.v = r.floats(P, "Adam v");
+        ck.m = get_floats(r, P, "Adam m");
+        ck.v = get_floats(r, P, "Adam v");
     }
-    if (r.pos != payload.size()) throw CheckpointError(path + ": trailing bytes in payload");
+    if (r.left()) throw CheckpointError(path + ": trailing bytes in payload");
     return ck;
+}
+
+Checkpoint parse_checkpoint(const std::string& b, const std::string& path) {
+    if (b.size() < 20 || std::memcmp(b.data(), kMagic, 8) != 0)
+        throw CheckpointError(path + ": not a WaferLab GPT checkpoint (bad magic)");
+    try {
+        return parse_checkpoint_checked(b, path);
+    } catch (const ByteError& e) {
+        throw CheckpointError(path + ": " + e.what() + " in the checkpoint");
+    }
 }
 
 std::unique_ptr<GPT> model_from_checkpoint(const Checkpoint& ck, AdamW* opt) {
