@@ -5,6 +5,7 @@
 #include "engine/gpt/checkpoint.h"
 #include "engine/gpt/tokenizer_char.h"
 #include "engine/gpu/wafer_estimate.h"
+#include "engine/model/fit_advice.h"
 #include "engine/model/mesh_plan.h"
 
 #include <algorithm>
@@ -77,6 +78,8 @@ bool TrainSession::start(const TrainSettings& s) {
         }
         wl::model::PlanResult r = wl::model::plan_model(tr->cfg, s.mesh_w, s.mesh_h, wl::model::read_kernels(dir_ + "/kernels"),
                                                         wl::MachineConfig{}.sram_bytes, /*train=*/true);
+        if (r.too_big) r.error += wl::model::fit_advice(tr->cfg, s.mesh_w, s.mesh_h, wl::model::read_kernels(dir_ + "/kernels"),
+                                                        wl::MachineConfig{}.sram_bytes, true);
         if (!r.ok) throw std::runtime_error(r.error);
         auto mesh = std::make_unique<wl::model::MeshTrainer>(std::move(r.plan), *tr->model);
         // Everything worked: the new run replaces the old one.

@@ -439,12 +439,14 @@ PlanResult plan_model(const gpt::GPTConfig& cfg, int mesh_w, int mesh_h, const K
             if (!fewest_rows || rows < fewest_rows) fewest_rows = rows;
             r.error = why + " (placing its " + std::to_string(ops.size()) + " ops needs " + std::to_string(mesh_w) + "x" +
                       std::to_string(fewest_rows) + ")";
+            r.too_big = true;
             continue;
         }
         std::vector<lang::RouteSetting> links;
         if (placed) plan_links(ops, &links);
         if (!placed || !compile_and_size(ops, kernels, sram_bytes, &why)) {
             r.error = why;
+            r.too_big = why.find(" available") != std::string::npos;   // compile_and_size's SRAM refusal
             return r;
         }
         r.ok = true;

@@ -104,6 +104,7 @@ struct MeshPlan {
 struct PlanResult {
     bool ok = false;
     std::string error;             // names the op, the PE and the bytes, or the kernel's file:line:col
+    bool too_big = false;          // it failed for want of SRAM or of rows: fit_advice.h says what fits
     MeshPlan plan;
 };
 

@@ -1,6 +1,7 @@
 // plan_cache.cpp: see plan_cache.h.
 #include "engine/model/plan_cache.h"
 
+#include "engine/model/fit_advice.h"
 #include "engine/model/plan_store.h"
 
 #include <chrono>
@@ -66,6 +67,7 @@ PlanResult PlanCache::plan(const wl::gpt::GPTConfig& cfg, int mesh_w, int mesh_h
         else got.reason = "first compile";
         if (got.reason.empty()) got.reason = "not in the cache";   // an older shape, since dropped
         r = plan_model(cfg, mesh_w, mesh_h, kernels, sram_bytes, train);
+        if (r.too_big) r.error += fit_advice(cfg, mesh_w, mesh_h, kernels, sram_bytes, train);
         if (r.ok) {
             if (hit != entries_.end()) entries_.erase(hit);
             Entry e{PlanKey::of(shape, r.plan, hashes), r.plan};

@@ -1,0 +1,55 @@
+// model_fit_advice_test.cpp: a model that does not fit gets advice that was tried: each
+// suggested --set makes it fit, and the batch remedies that change nothing here are not offered.
+#include "engine/model/fit_advice.h"
+#include "engine/model/plan_cache.h"
+#include "tests/unit/model_fixtures.h"
+
+#include <gtest/gtest.h>
+
+namespace {
+
+using namespace wl::model;
+using namespace wl::model::testing;
+
+const uint32_t kSram = wl::MachineConfig{}.sram_bytes;
+
+TEST(FitAdvice, TooSmallAMeshSuggestsTheSmallestLargerOneThatFits) {
+    PlanResult r = plan_model(nano(), 16, 16, kernels(), kSram, /*train=*/true);
+    ASSERT_FALSE(r.ok);
+    EXPECT_TRUE(r.too_big) << r.error;
+    const std::string advice = fit_advice(nano(), 16, 16, kernels(), kSram, true);
+    EXPECT_NE(advice.find("It fits with --set wafer.mesh=32x32 (a larger mesh; the CLI's --mesh 32x32)"), std::string::npos)
+        << advice;
+    EXPECT_TRUE(plan_model(nano(), 32, 32, kernels(), kSram, true).ok);   // what it says is so
+    EXPECT_NE(advice.find("change nothing a PE holds here"), std::string::npos) << advice;
+    EXPECT_EQ(advice.find("--set train_input.batch_size"), std::string::npos) << advice;
+}
+
+TEST(FitAdvice, TooLongAContextSuggestsTheLongestThatFits) {
+    wl::gpt::GPTConfig cfg = nano();
+    cfg.block_size = 256;
+    ASSERT_TRUE(plan_model(cfg, 32, 32, kernels(), kSram, true).too_big);
+    const std::string advice = fit_advice(cfg, 32, 32, kernels(), kSram, true);
+    EXPECT_NE(advice.find("--set model.block_size=64 (a shorter context)"), std::string::npos) << advice;
+    cfg.block_size = 128;
+    EXPECT_FALSE(plan_model(cfg, 32, 32, kernels(), kSram, true).ok);   // 64 is the longest that fits
+    cfg.block_size = 64;
+    EXPECT_TRUE(plan_model(cfg, 32, 32, kernels(), kSram, true).ok);
+}
+
+TEST(FitAdvice, ThePlanCacheAppendsItToTheError) {
+    PlanCache cache;
+    CompileInfo info;
+    PlanResult r = cache.plan(nano(), 16, 16, kernels(), kSram, true, false, &info);
+    ASSERT_FALSE(r.ok);
+    EXPECT_NE(r.error.find("l0.qkv needs"), std::string::npos) << r.error;   // the place, as before
+    EXPECT_NE(r.error.find("49,152 available. It fits with --set wafer.mesh=32x32"), std::string::npos) << r.error;
+}
+
+TEST(FitAdvice, AKernelErrorIsNotTooBig) {
+    PlanResult r = plan_model(nano(), 32, 32, [](const std::string&) { return std::string("not a kernel"); }, kSram, true);
+    ASSERT_FALSE(r.ok);
+    EXPECT_FALSE(r.too_big) << r.error;
+}
+
+}  // namespace
