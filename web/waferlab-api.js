@@ -229,6 +229,19 @@
       // from the app inside an <iframe>: a press gives it the focus, and nothing before one does.
       const canvas = el('canvas');
       if (canvas) canvas.addEventListener('pointerdown', () => { if (document.activeElement !== canvas) canvas.focus({ preventScroll: true }); }, true);
+      // Chromium delivers mouse moves once a frame but a press at once, and SDL takes a press's
+      // position from the last move: a press right after the mouse jumped would land where it
+      // was. A move to the press's own position goes to SDL first (capture phase: before its
+      // handlers on the canvas and the document).
+      if (canvas) {
+        const moveFirst = (e) => {
+          if (!e.isTrusted) return;
+          canvas.dispatchEvent(new MouseEvent('mousemove', { clientX: e.clientX, clientY: e.clientY, screenX: e.screenX,
+                                                             screenY: e.screenY, buttons: e.buttons }));
+        };
+        canvas.addEventListener('mousedown', moveFirst, true);
+        window.addEventListener('mouseup', moveFirst, true);
+      }
       window.addEventListener('pagehide', () => { if (api.ready) { try { api.call('flush_state'); } catch (e) { /* nothing to add */ } } });
     },
 
