@@ -10,7 +10,7 @@
 #   make screenshot  regenerate docs/screenshot.png (SUMMA mid-run) from the native app under Xvfb
 #   make fuzz      fuzz one reader with libFuzzer + ASan/UBSan: TARGET=compile|checkpoint|config|bpe|llmc|workspace|share|plan
 #                  (FUZZ_SECONDS=60; seeds in tests/fuzz/corpus/, crashes in build/fuzz/crashes/)
-#   make bench-web frame times of the web app running a 32 x 32 SUMMA, gpt-nano training and generation (headless Chromium)
+#   make bench-web frame times of the web app running a 32 x 32 SUMMA, a 64 x 64 one, gpt-nano training and generation (headless Chromium)
 #   make soak      the web app loops SUMMA with rewinds, resets and example switches for SOAK_MINUTES (30),
 #                  sampling the WASM and JS heaps each minute (not in CI; docs/reliability.md)
 MAKEFLAGS += --no-print-directory
@@ -96,6 +96,7 @@ bench-web: web
 	node bench/app_frames.mjs
 	node bench/train_web.mjs
 	node bench/generate_web.mjs
+	node bench/summa_web.mjs
 
 soak: web
 	node bench/soak.mjs --minutes $(SOAK_MINUTES)
