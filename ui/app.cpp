@@ -171,7 +171,8 @@ void App::mark_window(const char* name) {
 void App::after_draw() {
     using Clock = std::chrono::steady_clock;
     const auto t0 = Clock::now();
-    const double interval = std::chrono::duration<double, std::milli>(t0 - last_work_).count();
+    const bool first = last_work_ == Clock::time_point{};   // no interval to measure yet
+    const double interval = first ? 0.0 : std::chrono::duration<double, std::milli>(t0 - last_work_).count();
     last_work_ = t0;
     const double budget = work_budget_.next_ms(busy_ms_, interval);
     runner_.tick(ImGui::GetIO().DeltaTime, budget);
