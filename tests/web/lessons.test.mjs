@@ -10,7 +10,14 @@ const source = (page) => page.evaluate(() => window.waferlab.get_source().text);
 
 // Clicks a control of the Lessons panel where state().layout says it was drawn.
 async function press(page, name) {
-  const s = await state(page);
+  let s = await state(page);
+  // Where the button is once the panel stops moving (a verdict or a hint changes its layout, and
+  // Dear ImGui sizes a window from the frame before).
+  for (let prev = null; JSON.stringify(prev) !== JSON.stringify(s.layout[name]);) {
+    prev = s.layout[name];
+    await frames(page, 1);
+    s = await state(page);
+  }
   assert.ok(s.layout[name], `${name} is on screen: ${Object.keys(s.layout).join(' ')}`);
   await clickAt(page, centreOf(s.layout[name]));
   await frames(page);
