@@ -44,7 +44,10 @@ test('an edit typed into the editor, the font size and the layout survive a relo
     await page.mouse.up();
     await frames(page);
     await page.evaluate(() => window.waferlab.set_font_scale(1.25));
-    await until(page, (pos) => window.waferlab.state().persisted && (localStorage.getItem('waferlab/imgui.ini') || '').includes(pos), moved);
+    // Saved: the position in the layout, and the font in the workspace (`persisted` alone may still
+    // be the last save's, until the next frame sees the new font).
+    await until(page, (pos) => window.waferlab.state().persisted && (localStorage.getItem('waferlab/imgui.ini') || '').includes(pos) &&
+                               JSON.parse(localStorage.getItem('waferlab/workspace.json') || '{}').font_scale === 1.25, moved);
 
     await reload(page);   // the same URL: ?example=hello must not replace the edit
     const s = await state(page);
