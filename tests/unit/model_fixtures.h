@@ -6,6 +6,8 @@
 
 #include <cstdint>
 #include <cstring>
+#include <map>
+#include <string>
 #include <vector>
 
 namespace wl::model::testing {
@@ -39,5 +41,18 @@ inline std::vector<int> tokens(int n, int V, uint32_t seed) {
     for (int i = 0; i < n; i++) t[size_t(i)] = int((seed + 7919u * uint32_t(i) * uint32_t(i + 3)) % uint32_t(V));
     return t;
 }
+
+// The kernels, through a counter: how many times the compiler (or the plan cache's hashing) read each file.
+struct CountingKernels {
+    std::map<std::string, std::string> edits;   // file -> replacement source
+    int reads = 0;
+    KernelSource source() {
+        return [this](const std::string& f) {
+            reads++;
+            auto it = edits.find(f);
+            return it != edits.end() ? it->second : kernels()(f);
+        };
+    }
+};
 
 }  // namespace wl::model::testing

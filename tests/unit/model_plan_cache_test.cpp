@@ -15,19 +15,6 @@ namespace {
 using namespace wl::model;
 using namespace wl::model::testing;
 
-// The kernels, through a counter: how many times the compiler read each file.
-struct CountingKernels {
-    std::map<std::string, std::string> edits;   // file -> replacement source
-    int reads = 0;
-    KernelSource source() {
-        return [this](const std::string& f) {
-            reads++;
-            auto it = edits.find(f);
-            return it != edits.end() ? it->second : kernels()(f);
-        };
-    }
-};
-
 const uint32_t kSram = wl::MachineConfig{}.sram_bytes;
 
 TEST(PlanCache, SecondCompileIsAHitThatGivesTheSameExecutable) {

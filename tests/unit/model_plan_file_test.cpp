@@ -64,19 +64,6 @@ void spit(const std::string& path, const std::string& bytes) {
     std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
 }
 
-// The kernels, through a counter: how many times the compiler (or the cache's hashing) read a file.
-struct CountingKernels {
-    std::map<std::string, std::string> edits;   // file -> replacement source
-    int reads = 0;
-    KernelSource source() {
-        return [this](const std::string& f) {
-            reads++;
-            auto it = edits.find(f);
-            return it != edits.end() ? it->second : kernels()(f);
-        };
-    }
-};
-
 // Written, read back and written again: the same bytes, so every field the file holds survived;
 // ops that shared a compiled kernel still share one, and the plan's JSON is the same.
 void expect_round_trip(const MeshPlan& plan) {
