@@ -250,8 +250,6 @@ const Program* Machine::program_at(int x, int y) const {
     return p < 0 ? nullptr : progs_[p].prog.get();
 }
 
-std::string validate_program(const Program& p, uint32_t sram_bytes, int32_t* bad_pc);   // program.cpp
-
 Fault Machine::load(std::shared_ptr<const Program> p, Rect r) {
     Fault f;
     if (fault_) return fault_;

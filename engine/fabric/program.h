@@ -95,4 +95,9 @@ struct LoadedProgram {
     uint32_t consumed_colours = 0;    // colours a data/control task or a recv/fabin may read
 };
 
+// The validator Machine::load runs (program.cpp): every operand, task binding, symbol and initial
+// datum checked against the program's own tables and an SRAM of sram_bytes. "" when sound, else
+// why (*bad_pc: the instruction at fault, or -1).
+std::string validate_program(const Program& p, uint32_t sram_bytes, int32_t* bad_pc);
+
 }  // namespace wl

@@ -11,10 +11,6 @@
 
 namespace wl {
 
-// The validator Machine::load runs (program.cpp): every operand, task binding, symbol and initial
-// datum checked against the program's own tables and an SRAM of sram_bytes. "" when sound, else
-// why (*bad_pc: the instruction at fault, or -1).
-std::string validate_program(const Program& p, uint32_t sram_bytes, int32_t* bad_pc);
 
 // base: a program the reader will have too (the previous PE's, in a kernel whose PEs differ in a
 // few constants): code and source locations equal to base's at the same index are written as a
