@@ -19,6 +19,7 @@ void RunController::load(std::shared_ptr<const wl::lang::CompileResult> cr) {
     run_->step(0);                           // the fills and launches before the first `run`
     snap_every_ = opt_.first_snapshot_every;
     snaps_.assign(1, *run_);
+    copied_ = 0;
     spare_.clear();
     sample_every_ = opt_.sample_every;
     samples_.clear();
@@ -86,6 +87,13 @@ void RunController::rewind_to(uint64_t c) {
 
 void RunController::take_snapshot() {
     if (run_->cycle() <= snaps_.back().cycle()) return;
+    // One that cannot fit beside cycle 0's would be dropped at once, after its copy (a 64 x 64 mesh's
+    // arena is 192 MiB: a second's stall in a browser). Rewinds replay from cycle 0 instead.
+    if (snaps_.front().machine().snapshot_bytes() + run_->machine().snapshot_bytes() > opt_.snapshot_budget_bytes) {
+        snap_every_ = kNoSnapshots;
+        return;
+    }
+    copied_++;
     if (spare_.empty()) snaps_.push_back(*run_);
     else {
         snaps_.push_back(std::move(spare_.back()));
@@ -159,7 +167,8 @@ uint64_t RunController::tick(double dt_s, double budget_ms) {
             // Snapshots may cost at most a tenth of the emulation: a costly one spaces the next further out.
             const Clock::time_point q = Clock::now();
             take_snapshot();
-            if (ms_since(q) > 0.1 * double(snap_every_) * step_ms_ / double(std::max<uint64_t>(step_cycles_, 1))) snap_every_ *= 2;
+            if (ms_since(q) > 0.1 * double(snap_every_) * step_ms_ / double(std::max<uint64_t>(step_cycles_, 1)) && snap_every_ < kNoSnapshots)
+                snap_every_ *= 2;
         }
     }
     const uint64_t ran = cycle() - from;

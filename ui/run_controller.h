@@ -89,6 +89,7 @@ public:
     bool extent_is_end() const { return end_known_; }                // ...and it is where the run stops
     const std::vector<ActivitySample>& timeline() const { return samples_; }
     size_t snapshots() const { return snaps_.size(); }
+    size_t snapshots_copied() const { return copied_; }   // since load, beyond cycle 0's: each one a copy of the machine
     uint64_t snapshot_every() const { return snap_every_; }
     double last_slice_ms() const { return last_slice_ms_; }  // the longest single slice of the last tick
 
@@ -103,7 +104,9 @@ private:
     std::optional<wl::lang::KernelRun> run_;
     std::vector<wl::lang::KernelRun> snaps_;  // ascending cycles; snaps_[0] is cycle 0
     std::vector<wl::lang::KernelRun> spare_;  // dropped snapshots, reused by the next ones
+    static constexpr uint64_t kNoSnapshots = uint64_t(1) << 40;   // a spacing no run reaches
     uint64_t snap_every_ = 64;
+    size_t copied_ = 0;
     std::vector<ActivitySample> samples_;
     uint64_t sample_every_ = 8;
     uint64_t extent_ = 0;

@@ -126,6 +126,28 @@ TEST(RunController, RewindReplaysToTheSameBits) {
     EXPECT_EQ(finish(rc), reference(cr).checksum);
 }
 
+TEST(RunController, TakesNoSnapshotThatCannotFitBesideCycleZero) {
+    // Room for cycle 0's and half of another: none is copied, and rewinds replay from the start.
+    auto cr = example("cannon.wk");
+    wl::lang::RunOptions ro;
+    ro.machine.trace_capacity = RunControllerOptions{}.trace_capacity;
+    wl::lang::KernelRun probe(cr, ro);
+    const size_t per_snap = probe.machine().snapshot_bytes();
+    RunController rc({.snapshot_budget_bytes = per_snap + per_snap / 2, .first_snapshot_every = 8});
+    rc.load(cr);
+    rc.step(100);
+    finish(rc);
+    const uint64_t at100 = rc.run()->machine().checksum();
+    rc.run_to_end();
+    finish(rc);
+    EXPECT_EQ(rc.snapshots(), 1u);
+    EXPECT_EQ(rc.snapshots_copied(), 0u);
+    EXPECT_GT(rc.snapshot_every(), rc.cycle());          // none is due again in this run
+    rc.rewind_to(100);
+    finish(rc);
+    EXPECT_EQ(rc.run()->machine().checksum(), at100);
+}
+
 TEST(RunController, SnapshotsThinOutWithinTheirBudget) {
     // A budget of five snapshots of cannon.wk's machine (4 x 4 PEs).
     auto cr = example("cannon.wk");
