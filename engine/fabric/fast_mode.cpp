@@ -454,7 +454,7 @@ bool FastMode::route_block(Machine& m, int i, int c, const FastWavelet* w, size_
     }
     for (const auto& [pe, delay] : p.ramps) {
         FastQueue& q = ceq_[size_t(pe) * kColours + size_t(c)];
-        for (size_t k = 0; k < n; ++k) q.push(FastWavelet{w[k].data, 0, w[k].at + delay});
+        q.push_each(n, [&](size_t k) { return FastWavelet{w[k].data, 0, w[k].at + delay}; });
         pe_queued_[size_t(pe)] += uint32_t(n);
         queued_total_ += n;
         if (pe != running_) schedule(pe, std::min(m.cores_[size_t(pe)].ready_at, w[0].at + delay));

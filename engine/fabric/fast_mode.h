@@ -49,6 +49,14 @@ public:
         v_[(head_ + n_++) & (v_.size() - 1)] = w;
     }
     template <class F>
+    void push_each(size_t n, F&& make) {   // n more at the back: make(k) for k = 0 .. n-1, in order
+        while (v_.size() - n_ < n) grow();
+        const size_t mask = v_.size() - 1;
+        size_t at = head_ + n_;
+        for (size_t k = 0; k < n; ++k) v_[(at + k) & mask] = make(k);
+        n_ += n;
+    }
+    template <class F>
     void pop_each(size_t n, F&& f) {   // the first n, in order
         const size_t mask = v_.size() - 1;
         for (size_t k = 0; k < n; ++k) f(v_[(head_ + k) & mask]);
