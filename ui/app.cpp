@@ -709,8 +709,8 @@ void App::log_window() {
         const wl::lang::KernelRun* run = runner_.run();
         if (!run) ImGui::TextDisabled("Load an example (Examples menu) or compile a kernel (Ctrl+Enter), then Run (F5).");
         else {
-            ImGui::TextDisabled("%s: %d PEs loaded, cycle %llu", run->kernel().placements.empty() ? "kernel" : doc_.name().c_str(),
-                                run->pes_loaded(), (unsigned long long)run->cycle());
+            ImGui::TextDisabled("%s: %d PE%s loaded, cycle %llu", run->kernel().placements.empty() ? "kernel" : doc_.name().c_str(),
+                                run->pes_loaded(), run->pes_loaded() == 1 ? "" : "s", (unsigned long long)run->cycle());
             // Every line wraps at the window's edge, so nothing is cut off; a click shows where it came from.
             for (size_t i = 0; i < run->output().size(); ++i) {
                 const wl::lang::OutputLine& o = run->output()[i];
