@@ -454,7 +454,8 @@ bool FastMode::route_block(Machine& m, int i, int c, const FastWavelet* w, size_
     }
     for (const auto& [pe, delay] : p.ramps) {
         FastQueue& q = ceq_[size_t(pe) * kColours + size_t(c)];
-        q.push_each(n, [&](size_t k) { return FastWavelet{w[k].data, 0, w[k].at + delay}; });
+        const uint32_t d = delay;   // clang 14 (the WASM build's) cannot capture a structured binding
+        q.push_each(n, [&](size_t k) { return FastWavelet{w[k].data, 0, w[k].at + d}; });
         pe_queued_[size_t(pe)] += uint32_t(n);
         queued_total_ += n;
         if (pe != running_) schedule(pe, std::min(m.cores_[size_t(pe)].ready_at, w[0].at + delay));
