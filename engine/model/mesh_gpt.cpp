@@ -161,8 +161,11 @@ bool MeshGPT::run_op(const PlannedOp& op, int t0, int n) {
     const uint64_t bytes0 = host_bytes_;
     Senders senders;
     for (const Transfer& tr : op.inputs) {
-        if (tr.colour) senders.push_back({tr.from, tr.send});
-        else put(op, tr, t0, n);
+        if (!tr.colour) put(op, tr, t0, n);
+        else if (std::none_of(senders.begin(), senders.end(), [&](const auto& s) {   // a relay brings q, k, v in one send
+                     return s.first.x == tr.from.x && s.first.y == tr.from.y && s.second == tr.send;
+                 }))
+            senders.push_back({tr.from, tr.send});
     }
     OpRun run;
     if (!launch(op, "main", t0, n, &run, senders)) return false;
