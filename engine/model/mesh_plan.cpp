@@ -374,7 +374,7 @@ void plan_relays(std::vector<PlannedOp>& ops, std::vector<lang::RouteSetting>* r
     };
     // From PE 0 of the row `from` along column x0 to the row `to`, then east along to's width w,
     // every router there copying to its PE: the lowest colour free on all of them; 0 if none.
-    auto exit = [&](int x0, int from, int to, int w) {
+    auto exit_route = [&](int x0, int from, int to, int w) {
         const int dir = to > from ? 1 : -1;
         for (int c = kFirst; c <= kLast; c++) {
             bool free = true;
@@ -415,7 +415,7 @@ void plan_relays(std::vector<PlannedOp>& ops, std::vector<lang::RouteSetting>* r
         for (const PlannedOp& o : ops)   // its only reader: one send slot
             for (const Transfer& in : o.inputs) fits &= &o == &c || in.tensor != p.name;
         if (!fits) continue;
-        const int colour = exit(c.rect.x, p.rect.y, c.rect.y, c.rect.w);
+        const int colour = exit_route(c.rect.x, p.rect.y, c.rect.y, c.rect.w);
         if (!colour) continue;
         chain(p);
         p.constants["LY"] = colour;
@@ -432,7 +432,7 @@ void plan_relays(std::vector<PlannedOp>& ops, std::vector<lang::RouteSetting>* r
         }
         // Training: the gradient back up, the consumer's row west to its PE 0, up to the producer's row.
         if (!trains(c) || !trains(p)) continue;
-        const int g = exit(c.rect.x, c.rect.y, p.rect.y, p.rect.w);
+        const int g = exit_route(c.rect.x, c.rect.y, p.rect.y, p.rect.w);
         if (!g) continue;
         chain(c);
         c.constants["LDX"] = g;
@@ -500,6 +500,16 @@ bool compile_and_size(std::vector<PlannedOp>& ops, const KernelSource& kernels, 
 }
 
 }  // namespace
+
+std::vector<std::pair<wl::Rect, std::string>> link_senders(const PlannedOp& op) {
+    std::vector<std::pair<wl::Rect, std::string>> out;
+    for (const Transfer& in : op.inputs)
+        if (in.colour && std::none_of(out.begin(), out.end(), [&](const auto& s) {
+                return s.first.x == in.from.x && s.first.y == in.from.y && s.second == in.send;
+            }))
+            out.push_back({in.from, in.send});
+    return out;
+}
 
 PlanResult plan_model(const gpt::GPTConfig& cfg, int mesh_w, int mesh_h, const KernelSource& kernels,
                       uint32_t sram_bytes, bool train) {

@@ -108,6 +108,10 @@ struct PlanResult {
     MeshPlan plan;
 };
 
+// The sends that bring an op's linked inputs, each (producer's PEs, function) once: a relay
+// brings several inputs in one (the attention's q, k and v). Launched with the op's main.
+std::vector<std::pair<wl::Rect, std::string>> link_senders(const PlannedOp& op);
+
 // cfg.vocab_size must be set. Never throws for a model that does not fit: ok is false.
 // train: every op also gets its backward's and AdamW's arrays (TRAIN = 1 in its kernel: the
 // gradients, the moments, the activations kept for backward), and the loss's gradient is an op
