@@ -36,8 +36,8 @@ bool OpAnimation::start(const wl::Machine& model, const wl::model::PlannedOp& op
     if (!f) {
         m.trace().set_capacity(kTraceEvents);
         f = host->launch(op.rect, "main");
-        for (const wl::model::Transfer& in : op.inputs)   // its links: the producers send again, from their SRAM
-            if (!f && in.colour) f = host->launch(in.from, in.send);
+        for (const auto& [from, send] : wl::model::link_senders(op))   // its links: the producers send again, from their SRAM
+            if (!f) f = host->launch(from, send);
     }
     if (f) {
         *why = op.name + ": " + f.to_string();

@@ -159,13 +159,10 @@ void MeshGPT::get(const PlannedOp& op, const Transfer& tr, int t0, int n, Tensor
 bool MeshGPT::run_op(const PlannedOp& op, int t0, int n) {
     const auto start = std::chrono::steady_clock::now();
     const uint64_t bytes0 = host_bytes_;
-    Senders senders;
-    for (const Transfer& tr : op.inputs) {
-        if (tr.colour) senders.push_back({tr.from, tr.send});
-        else put(op, tr, t0, n);
-    }
+    for (const Transfer& tr : op.inputs)
+        if (!tr.colour) put(op, tr, t0, n);
     OpRun run;
-    if (!launch(op, "main", t0, n, &run, senders)) return false;
+    if (!launch(op, "main", t0, n, &run, link_senders(op))) return false;
     if (op.host_out) get(op, op.output, t0, n);
     run.host_bytes = host_bytes_ - bytes0;
     run.flops = op.flops * n / plan_.cfg.block_size;   // op_list counts a full context (attention: roughly)

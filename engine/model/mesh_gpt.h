@@ -4,7 +4,8 @@
 // launch, in the plan's schedule. Inside an op every value that moves between
 // PEs is a wavelet, and so is every activation the plan links (Transfer::colour):
 // the producer's send_y is launched with the consumer's main, and the rows go
-// down the mesh. The host moves only the rest (d2h from one op's PEs, h2d into
+// down the mesh (a relay's along the producer's row first: the attention's
+// heads). The host moves only the rest (d2h from one op's PEs, h2d into
 // the next's) and counts those bytes (OpRun::host_bytes).
 //
 // A launch computes a window of time steps: a prompt's [0, T), or one new

@@ -241,6 +241,8 @@ std::pair<const char*, const char*> send_slot(const PlannedOp& o) {
     return {nullptr, nullptr};
 }
 
+void plan_relays(std::vector<PlannedOp>& ops, std::vector<lang::RouteSetting>* routes);
+
 // Schedule: which inputs travel over the fabric. An input is linked when its producer sits in the
 // same columns somewhere above (same x and width), both cut it into the same rows per PE (Slice::Rows,
 // no padding) and the producer has no other link: then PE p of the producer sends its rows straight
@@ -342,10 +344,100 @@ void plan_links(std::vector<PlannedOp>& ops, std::vector<lang::RouteSetting>* ro
         for (int p = P - 2; p > 0; p--) routes->push_back({x0 + p, y, 3, Route::of(kE, kR | kW)});
         routes->push_back({x0, y, 3, Route::of(kE, kR)});
     }
+    plan_relays(ops, routes);   // what the rows per PE do not line up: the attention's heads
     for (PlannedOp& p : ops) {
         p.host_out = p.name == "logits";
         for (const PlannedOp& c : ops)
             for (const Transfer& in : c.inputs) p.host_out |= in.tensor == p.name && in.colour == 0;
+    }
+}
+
+// Relays: an input whose producer sits in the same columns above but cuts the rows otherwise
+// (qkv's rows per PE into the attention's heads, the heads' y into attproj's rows) still goes
+// over the fabric. The producer's PEs pass the rows west along their row, in row order, to its
+// PE 0 (the kernels' colours 3 and 4 alternating), which sends them down its column on a colour
+// of 8..17 to the consumer's row, where each router gives its PE a copy and passes it east;
+// each PE keeps its rows. In training the gradient goes back the same way, up, on a second
+// colour (the consumer's send_dx or send_dqkv, the producer's dy). The colours are free of
+// every route and loop-back on those routers (docs/model-compiler.md, "Relays").
+void plan_relays(std::vector<PlannedOp>& ops, std::vector<lang::RouteSetting>* routes) {
+    constexpr int kFirst = 8, kLast = 17, kChain[2] = {3, 4};   // the kernels' rl0, rl1
+    std::set<std::tuple<int, int, int>> used;   // (x, y, colour): routed, or an op's own colour
+    for (const lang::RouteSetting& r : *routes) used.insert({r.x, r.y, r.colour});
+    for (const PlannedOp& o : ops)
+        for (const auto& [k, v] : o.constants)
+            if (k.size() >= 2 && k[0] == 'L' && v >= kFirst && v <= kLast)
+                for (int x = o.rect.x; x < o.rect.x + o.rect.w; x++) used.insert({x, o.rect.y, int(v)});
+    auto route = [&](int x, int y, int c, uint8_t rx, uint8_t tx) {
+        used.insert({x, y, c});
+        routes->push_back({x, y, c, Route::of(rx, tx)});
+    };
+    // From PE 0 of the row `from` along column x0 to the row `to`, then east along to's width w,
+    // every router there copying to its PE: the lowest colour free on all of them; 0 if none.
+    auto exit_route = [&](int x0, int from, int to, int w) {
+        const int dir = to > from ? 1 : -1;
+        for (int c = kFirst; c <= kLast; c++) {
+            bool free = true;
+            for (int y = from; y != to + dir && free; y += dir) free = !used.count({x0, y, c});
+            for (int x = x0 + 1; x < x0 + w && free; x++) free = !used.count({x, to, c});
+            if (!free) continue;
+            const uint8_t out = dir > 0 ? kS : kN, in = dir > 0 ? kN : kS;
+            route(x0, from, c, kR, out);
+            for (int y = from + dir; y != to; y += dir) route(x0, y, c, in, out);
+            for (int x = x0; x < x0 + w; x++) route(x, to, c, x == x0 ? in : kW, x + 1 < x0 + w ? kR | kE : kR);
+            return c;
+        }
+        return 0;
+    };
+    std::set<std::pair<int, int>> chained;   // rows (x0, y) whose chain is routed
+    auto chain = [&](const PlannedOp& o) {   // PE p sends west on kChain[p % 2]
+        if (!chained.insert({o.rect.x, o.rect.y}).second) return;
+        for (int p = 1; p < o.rect.w; p++) {
+            route(o.rect.x + p, o.rect.y, kChain[p % 2], kR, kW);
+            route(o.rect.x + p - 1, o.rect.y, kChain[p % 2], kE, kR);
+        }
+    };
+    std::map<std::string, int> producer;
+    for (size_t i = 0; i < ops.size(); i++) producer[ops[i].name] = int(i);
+    const auto relays = [](const PlannedOp& o) { return o.kernel == "matmul.wk" || o.kernel == "attention.wk"; };
+    const auto trains = [](const PlannedOp& o) { return o.constants.count("TRAIN") && o.constants.at("TRAIN") == 1; };
+    for (PlannedOp& c : ops) {
+        if (!relays(c) || c.inputs.empty()) continue;
+        // Every input from one producer, host-copied so far, whole rows of its output.
+        auto it = producer.find(c.inputs.front().tensor);
+        if (it == producer.end()) continue;
+        PlannedOp& p = ops[size_t(it->second)];
+        bool fits = relays(p) && !p.constants.count("LY") && p.output.slice == Slice::Rows && p.output.row_offset == 0 &&
+                    p.rect.x == c.rect.x && p.rect.y < c.rect.y && (c.kernel == "attention.wk" || c.inputs.size() == 1);
+        for (const Transfer& in : c.inputs)
+            fits &= in.tensor == p.name && !in.colour && in.slice == Slice::Rows && in.rows == p.output.rows &&
+                    in.row_offset + in.per_pe * c.rect.w <= p.output.rows;
+        for (const PlannedOp& o : ops)   // its only reader: one send slot
+            for (const Transfer& in : o.inputs) fits &= &o == &c || in.tensor != p.name;
+        if (!fits) continue;
+        const int colour = exit_route(c.rect.x, p.rect.y, c.rect.y, c.rect.w);
+        if (!colour) continue;
+        chain(p);
+        p.constants["LY"] = colour;
+        if (p.kernel == "matmul.wk") {
+            p.constants["RY"] = 1;
+            p.constants["OC"] = p.output.rows;
+        }
+        c.constants[c.kernel == "attention.wk" ? "LQ" : "LX"] = colour;
+        if (c.kernel == "matmul.wk") c.constants["RX"] = 1;
+        for (Transfer& in : c.inputs) {
+            in.colour = colour;
+            in.from = p.rect;
+            in.send = "send_y";
+        }
+        // Training: the gradient back up, the consumer's row west to its PE 0, up to the producer's row.
+        if (!trains(c) || !trains(p)) continue;
+        const int g = exit_route(c.rect.x, c.rect.y, p.rect.y, p.rect.w);
+        if (!g) continue;
+        chain(c);
+        c.constants["LDX"] = g;
+        p.constants["LDY"] = g;
+        for (Transfer& in : c.inputs) in.grad_colour = g;
     }
 }
 
@@ -408,6 +500,16 @@ bool compile_and_size(std::vector<PlannedOp>& ops, const KernelSource& kernels, 
 }
 
 }  // namespace
+
+std::vector<std::pair<wl::Rect, std::string>> link_senders(const PlannedOp& op) {
+    std::vector<std::pair<wl::Rect, std::string>> out;
+    for (const Transfer& in : op.inputs)
+        if (in.colour && std::none_of(out.begin(), out.end(), [&](const auto& s) {
+                return s.first.x == in.from.x && s.first.y == in.from.y && s.second == in.send;
+            }))
+            out.push_back({in.from, in.send});
+    return out;
+}
 
 PlanResult plan_model(const gpt::GPTConfig& cfg, int mesh_w, int mesh_h, const KernelSource& kernels,
                       uint32_t sram_bytes, bool train) {

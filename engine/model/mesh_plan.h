@@ -52,12 +52,14 @@ struct Transfer {                  // one activation into or out of an op
     int rows = 0;                  // the tensor's rows (channels)
     int row_offset = 0;            // first row of the tensor this transfer reads (q/k/v of qkv)
     // An input's link: the producing op, on the PEs `from`, sends it down the mesh on this colour
-    // (its send_y) while this op's main receives it. 0: the host copies it (d2h, h2d).
+    // (its send_y; a relay's goes along its row first and to every PE of this op's row) while
+    // this op's main receives it. 0: the host copies it (d2h, h2d).
     int colour = 0;
     wl::Rect from{0, 0, 0, 0};
     std::string send = "";         // the producer's function that sends it: send_y, or send_y2 (a second reader)
     // Training: the input's gradient goes back up the same columns on this colour (this op's
-    // send_d<symbol>, launched with the producer's backward, which takes it as dy). 0: the host.
+    // send_d<symbol>, or the attention's send_dqkv, launched with the producer's backward, which
+    // takes it as dy). 0: the host.
     int grad_colour = 0;
 };
 
@@ -107,6 +109,10 @@ struct PlanResult {
     bool too_big = false;          // it failed for want of SRAM or of rows: fit_advice.h says what fits
     MeshPlan plan;
 };
+
+// The sends that bring an op's linked inputs, each (producer's PEs, function) once: a relay
+// brings several inputs in one (the attention's q, k and v). Launched with the op's main.
+std::vector<std::pair<wl::Rect, std::string>> link_senders(const PlannedOp& op);
 
 // cfg.vocab_size must be set. Never throws for a model that does not fit: ok is false.
 // train: every op also gets its backward's and AdamW's arrays (TRAIN = 1 in its kernel: the

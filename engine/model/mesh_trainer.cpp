@@ -22,6 +22,12 @@ void check(const Fault& f) {   // host calls fail only on a plan/kernel mismatch
 bool trains(const PlannedOp& op) { return op.constants.count("TRAIN") && op.constants.at("TRAIN") == 1; }
 bool tied(const PlannedOp& op) { return op.constants.count("TIED") && op.constants.at("TIED") == 1; }
 
+// The consumer's function that sends a linked input's gradient up: send_d<symbol>; the
+// attention's relay sends dq, dk and dv in one (attention.wk's send_dqkv).
+std::string grad_send(const PlannedOp& consumer, const Transfer& in) {
+    return consumer.kernel == "attention.wk" ? "send_dqkv" : "send_d" + in.symbol;
+}
+
 // The symbol that holds a weight's gradient or AdamW moment (kernels' names), and where in it
 // the weight's part starts.
 std::string state_symbol(const PlannedOp& op, const std::string& sym, MeshTrainer::State state, size_t* first) {
@@ -270,7 +276,7 @@ bool MeshTrainer::backward_op(const PlannedOp& o, int T) {
     MeshGPT::Senders senders;
     const auto [below, via] = grad_link_into(o);
     if (below) {
-        senders.push_back({below->rect, "send_d" + via->symbol});
+        senders.push_back({below->rect, grad_send(*below, *via)});
     } else {
         Transfer dy = o.output;
         dy.tensor = grad_name(o.name);
@@ -582,18 +588,21 @@ void MeshTrainer::transfer(State state, std::vector<float>* buf, bool write) {
 std::vector<float> MeshTrainer::activation_grad(const std::string& tensor, int T) const {
     const int TP = mesh_.plan().cfg.block_size;
     const std::string name = grad_name(tensor);
-    for (const PlannedOp& c : mesh_.plan().ops)   // a gradient that went up a link: out of its op's d<symbol>
-        for (const Transfer& in : c.inputs)
-            if (in.grad_colour && in.tensor == name) {
-                std::vector<float> out(size_t(T) * in.rows);
-                std::vector<float> row(static_cast<size_t>(T));
-                for (int p = 0; p < c.rect.w; p++)
-                    for (int r = 0; r < in.per_pe; r++) {
-                        check(mesh_.host().d2h(c.rect.x + p, c.rect.y, "d" + in.symbol, row.data(), size_t(T), size_t(r) * TP));
-                        for (int t = 0; t < T; t++) out[size_t(t) * in.rows + size_t(p * in.per_pe + r)] = row[size_t(t)];
-                    }
-                return out;
-            }
+    for (const PlannedOp& c : mesh_.plan().ops) {   // a gradient that went up a link: out of its op's d<symbol>
+        std::vector<float> out;
+        std::vector<float> row(static_cast<size_t>(T));
+        for (const Transfer& in : c.inputs) {   // a relay's: several inputs (dq, dk, dv), each its rows
+            if (!in.grad_colour || in.tensor != name) continue;
+            out.resize(size_t(T) * in.rows);
+            for (int p = 0; p < c.rect.w; p++)
+                for (int r = 0; r < in.per_pe; r++) {
+                    check(mesh_.host().d2h(c.rect.x + p, c.rect.y, "d" + in.symbol, row.data(), size_t(T), size_t(r) * TP));
+                    const size_t at = size_t(in.row_offset + p * in.per_pe + r);
+                    for (int t = 0; t < T; t++) out[size_t(t) * in.rows + at] = row[size_t(t)];
+                }
+        }
+        if (!out.empty()) return out;
+    }
     auto it = grads_.find(name);
     if (it == grads_.end()) return {};
     const int rows = int(it->second.size() / size_t(TP));

@@ -55,6 +55,8 @@ void check_forward(const GPTConfig& cfg, int W, int H, int T, wl::RunMode mode, 
     *host_bytes = m.last_host_bytes();
 }
 
+std::string in_of(const MeshPlan& p, const std::string& op) { return p.find(op)->inputs.front().tensor; }
+
 const wl::model::OpRun* run_of(const std::vector<wl::model::OpRun>& runs, const std::string& name) {
     for (const auto& r : runs)
         if (r.name == name) return &r;
@@ -62,8 +64,9 @@ const wl::model::OpRun* run_of(const std::vector<wl::model::OpRun>& runs, const 
 }
 
 // gpt-nano on 32x32: the ops stack in bands of rows, and in every layer the MLP's chain
-// (fch -> GELU -> fcproj -> residual), both residual adds' inputs and the layernorms' inputs
-// go over the fabric.
+// (fch -> GELU -> fcproj -> residual), both residual adds' inputs, the layernorms' inputs and
+// the attention's inputs and output (relays: tests/unit/model_mesh_relays_test.cpp) go over
+// the fabric.
 TEST(MeshLinks, NanoForwardSendsTheLinkedActivationsAsWavelets) {
     MeshPlan p;
     std::vector<wl::model::OpRun> runs;
@@ -88,13 +91,15 @@ TEST(MeshLinks, NanoForwardSendsTheLinkedActivationsAsWavelets) {
                 EXPECT_EQ(from->rect.w, o->rect.w);
                 EXPECT_LT(from->rect.y, o->rect.y);
             }
-        // Nothing of GELU's or fcproj's crossed the host: in and out are links.
-        for (const char* name : {"fch_gelu", "fcproj"}) {
+        for (const char* name : {"atty", "attproj"})
+            for (const auto& in : p.find(n + name)->inputs) EXPECT_GT(in.colour, 0) << n << name << "'s " << in.symbol << " has no link";
+        // Nothing of GELU's, fcproj's or the attention's crossed the host: in and out are links.
+        for (const char* name : {"fch_gelu", "fcproj", "atty"}) {
             const wl::model::OpRun* r = run_of(runs, n + name);
             ASSERT_NE(r, nullptr);
             EXPECT_EQ(r->host_bytes, 0u) << r->name;
             EXPECT_GT(r->hops, 0u) << r->name << ": its input came as wavelets";
-            EXPECT_FALSE(p.find(n + (std::string(name) == "fch_gelu" ? "fch" : "fch_gelu"))->host_out);
+            EXPECT_FALSE(p.find(in_of(p, n + name))->host_out);
         }
         EXPECT_FALSE(fcproj->host_out);
     }
@@ -104,15 +109,20 @@ TEST(MeshLinks, NanoForwardSendsTheLinkedActivationsAsWavelets) {
         ASSERT_NE(o, nullptr);
         EXPECT_GT(o->inputs.front().colour, 0) << name << "'s input has no link";
     }
-    // The routes: a link's colour of 8..17, or a layernorm's chain (1..3, on its own row); never
-    // two routes for one colour on one router.
+    // The routes: a link's colour of 8..17, a layernorm's chain (1..3, on its own row) or a
+    // relay's (3 and 4, on a matmul's or the attention's row); never two routes for one colour
+    // on one router.
     std::set<std::tuple<int, int, int>> seen;
     for (const auto& r : p.links) {
-        bool chain = false;
-        for (const PlannedOp& o : p.ops)
-            chain |= o.kernel == "layernorm.wk" && r.y == o.rect.y && r.x >= o.rect.x && r.x < o.rect.x + o.rect.w;
-        if (r.colour <= 3) {
-            EXPECT_TRUE(chain) << "colour " << r.colour << " routed at (" << r.x << "," << r.y << ") outside a layernorm";
+        bool chain = false, relay = false;
+        for (const PlannedOp& o : p.ops) {
+            const bool here = r.y == o.rect.y && r.x >= o.rect.x && r.x < o.rect.x + o.rect.w;
+            chain |= here && o.kernel == "layernorm.wk";
+            relay |= here && (o.kernel == "matmul.wk" || o.kernel == "attention.wk");
+        }
+        if (r.colour <= 4) {
+            EXPECT_TRUE((r.colour <= 3 && chain) || (r.colour >= 3 && relay))
+                << "colour " << r.colour << " routed at (" << r.x << "," << r.y << ") outside a layernorm's or a relay's row";
         } else {
             EXPECT_GE(r.colour, 8);
             EXPECT_LE(r.colour, 17);
