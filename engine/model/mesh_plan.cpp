@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <functional>
 #include <set>
 #include <tuple>
 #include <sstream>
@@ -172,6 +173,7 @@ std::vector<PlannedOp> graph(const gpt::GPTConfig& cfg, int pmax, bool train) {
     for (PlannedOp& o : ops)
         if (o.kernel != "residual.wk" && o.kernel != "crossentropy.wk") o.constants["TRAIN"] = 1;
     ops[ops.size() - 2].constants["TIED"] = 1;   // the logits
+    ops[ops.size() - 3].constants["DX0"] = 1;    // lnf: nothing else reads its input, so its dx starts at zero
     return ops;
 }
 
@@ -239,6 +241,56 @@ std::pair<const char*, const char*> send_slot(const PlannedOp& o) {
     if ((one || two) && !o.constants.count("LY")) return {"LY", "send_y"};
     if (two && !o.constants.count("LY2")) return {"LY2", "send_y2"};
     return {nullptr, nullptr};
+}
+
+// Training: the residual stream's gradient as links. A residual's backward is the identity, so
+// the gradient of its output, which the layernorm that reads the output computes (its dx, the
+// stream's part added there), is both inputs' gradient: that layernorm sends its dx up its columns
+// twice, to the matmul that made the second input (its dy: send_dx on LDX, the matmul's LDY) and to
+// the layernorm that reads the first input, the stream (its dx starts as it: send_dx2 on LDX2,
+// that layernorm's LDS). Each goes where the placement lines the two up with the same rows per PE
+// (as plan_links' links); the residual's input then records the colour (Transfer::grad_colour), and
+// the host neither reads that dx nor writes those inputs. link: plan_links' allocator, upward.
+using LinkAllocator = std::function<int(int x0, int w, int y0, int y1, bool down)>;
+void plan_stream_grads(std::vector<PlannedOp>& ops, const LinkAllocator& link) {
+    const auto trains = [](const PlannedOp& o) { return o.constants.count("TRAIN") && o.constants.at("TRAIN") == 1; };
+    const auto layernorm_of = [&](const std::string& tensor) -> PlannedOp* {   // the layernorm that reads tensor
+        for (PlannedOp& o : ops)
+            if (o.kernel == "layernorm.wk" && o.inputs.front().tensor == tensor && trains(o)) return &o;
+        return nullptr;
+    };
+    // to's rows per PE lined up with from's, directly above it in the same columns
+    const auto above = [](const PlannedOp& from, const PlannedOp& to, const Transfer& rows) {
+        return to.rect.x == from.rect.x && to.rect.w == from.rect.w && to.rect.y < from.rect.y &&
+               rows.slice == Slice::Rows && rows.row_offset == 0 && rows.per_pe == from.inputs.front().per_pe &&
+               rows.per_pe * to.rect.w == rows.rows;
+    };
+    for (PlannedOp& r : ops) {
+        if (r.kernel != "residual.wk" || r.inputs.size() != 2) continue;
+        PlannedOp* ln = layernorm_of(r.name);   // computes r's gradient
+        if (!ln) continue;
+        const Rect& at = ln->rect;
+        PlannedOp* mm = nullptr;                // the second input's matmul, read by r alone
+        int readers = 0;
+        for (PlannedOp& o : ops) {
+            if (o.name == r.inputs[1].tensor) mm = &o;
+            for (const Transfer& in : o.inputs) readers += in.tensor == r.inputs[1].tensor;
+        }
+        if (mm && mm->kernel == "matmul.wk" && trains(*mm) && readers == 1 && !mm->constants.count("LDY") &&
+            above(*ln, *mm, mm->output))
+            if (const int g = link(at.x, at.w, mm->rect.y, at.y, false)) {
+                r.inputs[1].grad_colour = g;
+                mm->constants["LDY"] = g;
+                ln->constants["LDX"] = g;
+            }
+        PlannedOp* up = layernorm_of(r.inputs[0].tensor);   // the stream's other reader
+        if (up && !up->constants.count("LDS") && above(*ln, *up, up->inputs.front()))
+            if (const int g = link(at.x, at.w, up->rect.y, at.y, false)) {
+                r.inputs[0].grad_colour = g;
+                up->constants["LDS"] = g;
+                ln->constants["LDX2"] = g;
+            }
+    }
 }
 
 // Schedule: which inputs travel over the fabric. An input is linked when its producer sits in the
@@ -313,19 +365,24 @@ void plan_links(std::vector<PlannedOp>& ops, std::vector<lang::RouteSetting>* ro
             }
         }
     }
-    // A send slot with no link (send_dx, send_y2) still loops its colour back on the op's PEs
-    // (the kernel alone needs a route for it): one of 8..17 that none of the op's links use.
+    plan_stream_grads(ops, link);
+    // A send slot with no link (send_dx, send_dx2, send_y2) still loops its colour back on the op's
+    // PEs (the kernel alone needs a route for it): one of 8..17 that none of the op's links use.
     for (PlannedOp& o : ops) {
-        const char* idle = o.kernel == "matmul.wk" || o.kernel == "gelu.wk"           ? "LDX"
-                           : o.kernel == "residual.wk" || o.kernel == "embedding.wk" ? "LY2"
-                                                                                     : nullptr;
-        if (!idle || o.constants.count(idle)) continue;
+        std::vector<const char*> idle;
+        if (o.kernel == "matmul.wk" || o.kernel == "gelu.wk") idle = {"LDX"};
+        if (o.kernel == "residual.wk" || o.kernel == "embedding.wk") idle = {"LY2"};
+        if (o.kernel == "layernorm.wk") idle = {"LDX", "LDX2"};
         std::set<int> mine;
-        for (const char* k : {"LX", "LA", "LB", "LY", "LY2", "LDX", "LDY"})
+        for (const char* k : {"LX", "LA", "LB", "LY", "LY2", "LDX", "LDX2", "LDY", "LDS"})
             if (o.constants.count(k)) mine.insert(int(o.constants.at(k)));
-        int d = kLast;
-        while (mine.count(d)) d--;
-        o.constants[idle] = d;
+        for (const char* k : idle) {
+            if (o.constants.count(k)) continue;
+            int d = kLast;
+            while (mine.count(d)) d--;
+            o.constants[k] = d;
+            mine.insert(d);
+        }
     }
     // Each layernorm's chain along its row (layernorm.wk): PE p passes its running sum east on
     // colour 1 (p even) or 2 (p odd), and the last PE sends the result back west on colour 3,

@@ -58,6 +58,9 @@ struct Transfer {                  // one activation into or out of an op
     std::string send = "";         // the producer's function that sends it: send_y, or send_y2 (a second reader)
     // Training: the input's gradient goes back up the same columns on this colour (this op's
     // send_d<symbol>, launched with the producer's backward, which takes it as dy). 0: the host.
+    // A residual's inputs (its backward is the identity): the layernorm that reads its output
+    // sends that gradient up, to the second input's matmul (dy) and the first input's other
+    // reader, a layernorm (dx); mesh_plan.cpp's plan_stream_grads.
     int grad_colour = 0;
 };
 

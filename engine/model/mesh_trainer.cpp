@@ -36,6 +36,37 @@ std::string state_symbol(const PlannedOp& op, const std::string& sym, MeshTraine
     return prefix + sym;   // matmul: dw, mb ...; embedding: dwte, dwpe
 }
 
+// [SECTION] the residual stream's gradient on the fabric (plan_stream_grads, mesh_plan.cpp): the
+// layernorm that reads a residual's output computes its gradient (dx) and sends it up, to the
+// matmul that made the residual's second input (send_dx, into its dy) and to the layernorm that
+// reads its first input (send_dx2, into its dx); the residual's input records the colour.
+
+const PlannedOp* layernorm_reading(const MeshPlan& plan, const std::string& tensor) {
+    for (const PlannedOp& o : plan.ops)
+        if (o.kernel == "layernorm.wk" && o.inputs.front().tensor == tensor) return &o;
+    return nullptr;
+}
+
+// The layernorm that sends op's dy (op a matmul) or its dx's first value (op a layernorm) over
+// such a link, and the function that sends it; {nullptr, nullptr}: the host moves it.
+std::pair<const PlannedOp*, const char*> stream_grad_into(const MeshPlan& plan, const PlannedOp& op) {
+    for (const PlannedOp& r : plan.ops) {
+        if (r.kernel != "residual.wk" || r.inputs.size() != 2) continue;
+        if (op.kernel == "matmul.wk" && r.inputs[1].tensor == op.name && r.inputs[1].grad_colour)
+            return {layernorm_reading(plan, r.name), "send_dx"};
+        if (op.kernel == "layernorm.wk" && r.inputs[0].tensor == op.inputs.front().tensor && r.inputs[0].grad_colour)
+            return {layernorm_reading(plan, r.name), "send_dx2"};
+    }
+    return {nullptr, nullptr};
+}
+
+// Whether both readers of layernorm ln's dx take it over the fabric, so the host need not read it.
+bool stream_grad_kept(const MeshPlan& plan, const PlannedOp& ln) {
+    if (ln.kernel != "layernorm.wk") return false;
+    const PlannedOp* r = plan.find(ln.inputs.front().tensor);
+    return r && r->kernel == "residual.wk" && r->inputs.size() == 2 && r->inputs[0].grad_colour && r->inputs[1].grad_colour;
+}
+
 }  // namespace
 
 MeshTrainer::MeshTrainer(MeshPlan plan, const gpt::GPT& model, RunMode mode) : mesh_(std::move(plan), model, mode) {
@@ -257,36 +288,36 @@ bool MeshTrainer::loss_grad(const PlannedOp& o, const int* targets, int B, int T
 std::pair<const PlannedOp*, const Transfer*> MeshTrainer::grad_link_into(const PlannedOp& o) const {
     for (const PlannedOp& c : mesh_.plan().ops)
         for (const Transfer& in : c.inputs)
-            if (in.grad_colour && in.from.x == o.rect.x && in.from.y == o.rect.y && in.from.w == o.rect.w) return {&c, &in};
+            if (in.grad_colour && trains(c) && in.from.x == o.rect.x && in.from.y == o.rect.y && in.from.w == o.rect.w) return {&c, &in};
     return {nullptr, nullptr};
 }
 
 // One op's backward over steps [0, T): its output's gradient in as dy, its inputs' out as
 // d<symbol>. A gradient with a link (Transfer::grad_colour) goes up it instead: dy from the
-// consumer's send_d<symbol>, launched with this backward; and the host does not read it.
+// consumer's send_d<symbol>, launched with this backward; and the host does not read it. The
+// residual stream's gradient likewise comes from the layernorm below (stream_grad_into).
 bool MeshTrainer::backward_op(const PlannedOp& o, int T) {
-    const int TP = mesh_.plan().cfg.block_size;
     const uint64_t bytes0 = mesh_.host_bytes();
     MeshGPT::Senders senders;
     const auto [below, via] = grad_link_into(o);
-    if (below) {
-        senders.push_back({below->rect, "send_d" + via->symbol});
-    } else {
+    const auto [stream_from, stream_send] = stream_grad_into(mesh_.plan(), o);
+    if (below) senders.push_back({below->rect, "send_d" + via->symbol});
+    if (stream_from) senders.push_back({stream_from->rect, stream_send});
+    if (!below && !(stream_from && o.kernel == "matmul.wk")) {
         Transfer dy = o.output;
         dy.tensor = grad_name(o.name);
         dy.symbol = "dy";
         mesh_.put(o, dy, 0, T, grads_);
     }
-    if (o.kernel == "layernorm.wk") {   // dx starts as the stream's gradient from the residual that also reads x
+    // A layernorm's dx starts as the stream's gradient, from the residual that also reads x:
+    // over a link, or through the host; the last layernorm's starts at zero on its PEs (DX0).
+    if (o.kernel == "layernorm.wk" && !stream_from && !o.constants.count("DX0")) {
         Transfer stream = o.inputs.front();
         stream.symbol = "dx";
         stream.tensor.clear();
         for (const PlannedOp& r : mesh_.plan().ops)
             if (r.kernel == "residual.wk" && r.inputs.front().tensor == o.inputs.front().tensor) stream.tensor = r.name;
-        if (stream.tensor.empty()) {   // the last layernorm: nothing else reads its input
-            stream.tensor = "zeros";
-            grads_["zeros"].assign(size_t(stream.rows) * TP, 0.0f);
-        }
+        if (stream.tensor.empty()) throw std::logic_error("mesh_trainer: " + o.name + "'s input has no residual reader and no DX0");
         mesh_.put(o, stream, 0, T, grads_);
     }
     OpRun run;
@@ -296,7 +327,7 @@ bool MeshTrainer::backward_op(const PlannedOp& o, int T) {
         return false;
     }
     for (Transfer in : o.inputs) {
-        if (in.grad_colour) {   // it goes up the link with the producer's backward
+        if (in.grad_colour || stream_grad_kept(mesh_.plan(), o)) {   // it goes up a link when its reader runs
             grads_.erase(in.tensor);
             continue;
         }
@@ -584,7 +615,7 @@ std::vector<float> MeshTrainer::activation_grad(const std::string& tensor, int T
     const std::string name = grad_name(tensor);
     for (const PlannedOp& c : mesh_.plan().ops)   // a gradient that went up a link: out of its op's d<symbol>
         for (const Transfer& in : c.inputs)
-            if (in.grad_colour && in.tensor == name) {
+            if (in.tensor == name && ((in.grad_colour && trains(c)) || stream_grad_kept(mesh_.plan(), c))) {
                 std::vector<float> out(size_t(T) * in.rows);
                 std::vector<float> row(static_cast<size_t>(T));
                 for (int p = 0; p < c.rect.w; p++)
