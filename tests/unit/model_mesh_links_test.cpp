@@ -235,9 +235,24 @@ TEST(MeshLinks, TheResidualStreamsGradientGoesUpTheLinks) {
     auto r = plan_model(cfg, 4, 24, kernels(), wl::MachineConfig{}.sram_bytes, true);
     ASSERT_TRUE(r.ok) << r.error;
     const MeshPlan& p = r.plan;
-    for (const PlannedOp& o : p.ops) {
-        if (o.kernel != "residual.wk") continue;
-        for (const auto& x : o.inputs) EXPECT_GT(x.grad_colour, 0) << o.name << "'s " << x.symbol << ": its gradient has no link";
+    // Every residual's inputs get their gradient over the fabric, here and in gpt-nano on 32x32
+    // (whose columns carry the most links at once): 12 stream links there, besides the MLP's 12.
+    const auto stream_links = [](const MeshPlan& plan) {
+        int n = 0;
+        for (const PlannedOp& o : plan.ops) {
+            if (o.kernel != "residual.wk") continue;
+            for (const auto& x : o.inputs) {
+                EXPECT_GT(x.grad_colour, 0) << o.name << "'s " << x.symbol << ": its gradient has no link";
+                n += x.grad_colour > 0;
+            }
+        }
+        return n;
+    };
+    EXPECT_EQ(stream_links(p), 8);
+    {
+        auto nano_plan = plan_model(nano(), 32, 32, kernels(), wl::MachineConfig{}.sram_bytes, true);
+        ASSERT_TRUE(nano_plan.ok) << nano_plan.error;
+        EXPECT_EQ(stream_links(nano_plan.plan), 12);
     }
     // The ops whose gradients in and out are all links now: the layernorms but the first (its dx is
     // the embedding's dy, which runs after the tie's stream) and lnf (its dy is the logits', across
