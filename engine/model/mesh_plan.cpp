@@ -159,15 +159,17 @@ std::vector<PlannedOp> graph(const gpt::GPTConfig& cfg, int pmax, bool train) {
     layernorm("lnf", -1, layer_name(cfg.n_layer - 1, "residual3"), "lnfw", "lnfb");
     matmul("logits", -1, "lnf", C, V, "wte", "");
     if (!train) return ops;
-    // Training: the loss's gradient on its own row, split by time as a layernorm; every op
-    // with a backward gets its training arrays; the logits' w is the embedding's wte (tied).
+    // Training: the loss's gradient on its own row, cut as the logits (NC vocabulary rows per PE,
+    // so they can be a link); every op with a backward gets its training arrays; the logits' w is
+    // the embedding's wte (tied).
     {
-        const int TS = ceil_div(TP, std::min(pmax, TP)), P = ceil_div(TP, TS);
+        const std::map<std::string, double> lg = ops.back().constants;
+        const int P = int(lg.at("P")), NC = int(lg.at("NC"));
         PlannedOp& o = add("dlogits", "crossentropy_softmax_backward", -1, "crossentropy.wk");
-        o.constants = {{"P", P}, {"V", V}, {"TS", TS}};
+        o.constants = {{"P", P}, {"V", V}, {"NC", NC}, {"TP", TP}};
         o.rect = {0, 0, P, 1};
-        o.inputs = {Transfer{"logits", "x", Slice::Time, TS, V, 0}};
-        o.output = Transfer{"dlogits", "dx", Slice::Time, TS, V, 0};
+        o.inputs = {rows("logits", "x", NC, V)};
+        o.output = rows("dlogits", "dx", NC, V);
         o.train_only = true;
     }
     for (PlannedOp& o : ops)
@@ -230,6 +232,7 @@ const char* link_constant(const std::string& kernel, const std::string& symbol) 
     if ((kernel == "matmul.wk" || kernel == "gelu.wk" || kernel == "layernorm.wk") && symbol == "x") return "LX";
     if (kernel == "residual.wk" && symbol == "a") return "LA";
     if (kernel == "residual.wk" && symbol == "b") return "LB";
+    if (kernel == "crossentropy.wk" && symbol == "x") return "LX";
     return nullptr;
 }
 
@@ -338,8 +341,10 @@ void plan_links(std::vector<PlannedOp>& ops, std::vector<lang::RouteSetting>* ro
             PlannedOp& p = ops[size_t(it->second)];
             const Transfer& out = p.output;
             const auto [slot, send] = send_slot(p);
+            // padding rows past the tensor's end: only a reader that skips them (the loss)
+            const bool padded = out.per_pe * p.rect.w != out.rows && c.kernel != "crossentropy.wk";
             if (!slot || out.slice != Slice::Rows || out.per_pe != in.per_pe ||
-                out.rows != in.rows || out.row_offset != 0 || in.row_offset != 0 || out.per_pe * p.rect.w != out.rows ||
+                out.rows != in.rows || out.row_offset != 0 || in.row_offset != 0 || padded ||
                 p.rect.x != c.rect.x || p.rect.w != c.rect.w || p.rect.y >= c.rect.y)
                 continue;
             const int colour = link(c.rect.x, c.rect.w, p.rect.y, c.rect.y, true);
@@ -352,8 +357,12 @@ void plan_links(std::vector<PlannedOp>& ops, std::vector<lang::RouteSetting>* ro
             // Training: the gradient goes back up the same columns when the consumer's backward
             // writes it whole (dx of a matmul or GELU) and the producer's backward takes it whole
             // as dy: the producer's only reader, and no residual between them.
-            const auto trains = [](const PlannedOp& o) { return o.constants.count("TRAIN") && o.constants.at("TRAIN") == 1; };
-            const auto writes_dx = [](const PlannedOp& o) { return o.kernel == "matmul.wk" || o.kernel == "gelu.wk"; };
+            const auto trains = [](const PlannedOp& o) {
+                return o.train_only || (o.constants.count("TRAIN") && o.constants.at("TRAIN") == 1);
+            };
+            const auto writes_dx = [](const PlannedOp& o) {
+                return o.kernel == "matmul.wk" || o.kernel == "gelu.wk" || o.kernel == "crossentropy.wk";
+            };
             const auto takes_dy = [&](const PlannedOp& o) { return writes_dx(o) || o.kernel == "layernorm.wk"; };
             if (trains(c) && trains(p) && writes_dx(c) && takes_dy(p) && in.symbol == "x" && readers[in.tensor] == 1) {
                 const int g = link(c.rect.x, c.rect.w, p.rect.y, c.rect.y, false);
@@ -370,7 +379,7 @@ void plan_links(std::vector<PlannedOp>& ops, std::vector<lang::RouteSetting>* ro
     // PEs (the kernel alone needs a route for it): one of 8..17 that none of the op's links use.
     for (PlannedOp& o : ops) {
         std::vector<const char*> idle;
-        if (o.kernel == "matmul.wk" || o.kernel == "gelu.wk") idle = {"LDX"};
+        if (o.kernel == "matmul.wk" || o.kernel == "gelu.wk" || o.kernel == "crossentropy.wk") idle = {"LDX"};
         if (o.kernel == "residual.wk" || o.kernel == "embedding.wk") idle = {"LY2"};
         if (o.kernel == "layernorm.wk") idle = {"LDX", "LDX2"};
         std::set<int> mine;
@@ -384,11 +393,12 @@ void plan_links(std::vector<PlannedOp>& ops, std::vector<lang::RouteSetting>* ro
             mine.insert(d);
         }
     }
-    // Each layernorm's chain along its row (layernorm.wk): PE p passes its running sum east on
-    // colour 1 (p even) or 2 (p odd), and the last PE sends the result back west on colour 3,
-    // each router on the way copying it to its PE. Its own colours: no link shares them.
+    // Each layernorm's chain along its row (layernorm.wk; the loss's, crossentropy.wk, is the
+    // same): PE p passes its running sum east on colour 1 (p even) or 2 (p odd), and the last PE
+    // sends the result back west on colour 3, each router on the way copying it to its PE. Its
+    // own colours: no link shares them.
     for (const PlannedOp& o : ops) {
-        if (o.kernel != "layernorm.wk") continue;
+        if (o.kernel != "layernorm.wk" && o.kernel != "crossentropy.wk") continue;
         const int x0 = o.rect.x, y = o.rect.y, P = o.rect.w;
         for (int p = 0; p + 1 < P; p++) {
             const int c = p % 2 == 0 ? 1 : 2;

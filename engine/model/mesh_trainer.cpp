@@ -20,6 +20,7 @@ void check(const Fault& f) {   // host calls fail only on a plan/kernel mismatch
 }
 
 bool trains(const PlannedOp& op) { return op.constants.count("TRAIN") && op.constants.at("TRAIN") == 1; }
+bool has_backward(const PlannedOp& op) { return trains(op) || op.train_only; }   // the loss's op: its gradient
 bool tied(const PlannedOp& op) { return op.constants.count("TIED") && op.constants.at("TIED") == 1; }
 
 // The symbol that holds a weight's gradient or AdamW moment (kernels' names), and where in it
@@ -263,32 +264,44 @@ bool MeshTrainer::launch(const PlannedOp& o, const char* fn, int t0, int n) {
     return true;
 }
 
-// crossentropy.wk on the logits of the last forward: dlogits into grads_["logits"]; the
+// crossentropy.wk on the logits of the last forward (over their link, or from the host):
+// dlogits into grads_["logits"], or kept for the logits' backward to take up its link; the
 // sequence's -log p[target] added on the PEs to the step's running sum (lsum, loss).
 bool MeshTrainer::loss_grad(const PlannedOp& o, const int* targets, int B, int T) {
-    mesh_.put(o, o.inputs.front(), 0, T);
     const Transfer& in = o.inputs.front();
+    const uint64_t bytes0 = mesh_.host_bytes();
+    MeshGPT::Senders senders;
+    if (in.colour) senders.push_back({in.from, in.send});
+    else mesh_.put(o, in, 0, T);
     const uint32_t bt = uint32_t(B * T);
+    const std::vector<uint32_t> tgt(targets, targets + T);   // every PE: its rows may hold any step's target
     for (int p = 0; p < o.rect.w; p++) {
         const int x = o.rect.x + p, y = o.rect.y;
-        const int lo = 0, hi = std::clamp(T - p * in.per_pe, 0, in.per_pe);
-        if (hi > lo) {
-            std::vector<uint32_t> tgt(targets + p * in.per_pe, targets + p * in.per_pe + hi);
-            check(mesh_.host_.h2d_u32(x, y, "tgt", tgt.data(), tgt.size()));
-        }
+        check(mesh_.host_.h2d_u32(x, y, "tgt", tgt.data(), tgt.size()));
         check(mesh_.host_.h2d_u32(x, y, "bt", &bt, 1));
     }
-    if (!launch(o, "main", 0, T)) return false;
-    Transfer out = o.output;
-    out.tensor = "logits";
-    mesh_.get(o, out, 0, T, grads_);
+    OpRun run;
+    const auto start = std::chrono::steady_clock::now();
+    if (!mesh_.launch(o, "main", 0, T, &run, senders)) {
+        error_ = mesh_.error();
+        return false;
+    }
+    if (!in.grad_colour) {
+        Transfer out = o.output;
+        out.tensor = "logits";
+        mesh_.get(o, out, 0, T, grads_);
+    }
+    run.op = o.op + ":main";
+    run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    run.host_bytes = mesh_.host_bytes() - bytes0;
+    runs_.push_back(run);
     return true;
 }
 
 std::pair<const PlannedOp*, const Transfer*> MeshTrainer::grad_link_into(const PlannedOp& o) const {
     for (const PlannedOp& c : mesh_.plan().ops)
         for (const Transfer& in : c.inputs)
-            if (in.grad_colour && trains(c) && in.from.x == o.rect.x && in.from.y == o.rect.y && in.from.w == o.rect.w) return {&c, &in};
+            if (in.grad_colour && has_backward(c) && in.from.x == o.rect.x && in.from.y == o.rect.y && in.from.w == o.rect.w) return {&c, &in};
     return {nullptr, nullptr};
 }
 
@@ -401,13 +414,15 @@ void MeshTrainer::queue_backward() {
         bool first = true;
         for (const PlannedOp& o : ops) {
             if (o.train_only) continue;
-            add(TrainPhase::Forward, o.name, b, [this, &o, b, first] {
+            // The logits: only the loss reads them; the host need not, when it takes them over a link.
+            const bool read_out = !(o.name == "logits" && ce->inputs.front().colour);
+            add(TrainPhase::Forward, o.name, b, [this, &o, b, first, read_out] {
                 const int T = cur_.T;
                 if (first) {   // MeshGPT::forward, one op per unit
                     mesh_.tokens_.assign(cur_.inputs.begin() + size_t(b) * T, cur_.inputs.begin() + size_t(b + 1) * T);
                     mesh_.runs_.clear();
                 }
-                if (!mesh_.run_op(o, 0, T)) {
+                if (!mesh_.run_op(o, 0, T, read_out)) {
                     error_ = mesh_.error();
                     return false;
                 }
@@ -615,11 +630,11 @@ std::vector<float> MeshTrainer::activation_grad(const std::string& tensor, int T
     const std::string name = grad_name(tensor);
     for (const PlannedOp& c : mesh_.plan().ops)   // a gradient that went up a link: out of its op's d<symbol>
         for (const Transfer& in : c.inputs)
-            if (in.tensor == name && ((in.grad_colour && trains(c)) || stream_grad_kept(mesh_.plan(), c))) {
+            if (in.tensor == name && ((in.grad_colour && has_backward(c)) || stream_grad_kept(mesh_.plan(), c))) {
                 std::vector<float> out(size_t(T) * in.rows);
                 std::vector<float> row(static_cast<size_t>(T));
                 for (int p = 0; p < c.rect.w; p++)
-                    for (int r = 0; r < in.per_pe; r++) {
+                    for (int r = 0; r < in.per_pe && p * in.per_pe + r < in.rows; r++) {   // not the padding rows
                         check(mesh_.host().d2h(c.rect.x + p, c.rect.y, "d" + in.symbol, row.data(), size_t(T), size_t(r) * TP));
                         for (int t = 0; t < T; t++) out[size_t(t) * in.rows + size_t(p * in.per_pe + r)] = row[size_t(t)];
                     }
