@@ -246,6 +246,9 @@ std::pair<const char*, const char*> send_slot(const PlannedOp& o) {
     return {nullptr, nullptr};
 }
 
+// Training: an op with a backward (TRAIN = 1), or the loss's op (its main is the gradient).
+bool has_backward(const PlannedOp& o) { return o.train_only || (o.constants.count("TRAIN") && o.constants.at("TRAIN") == 1); }
+
 // Training: the residual stream's gradient as links. A residual's backward is the identity, so
 // the gradient of its output, which the layernorm that reads the output computes (its dx, the
 // stream's part added there), is both inputs' gradient: that layernorm sends its dx up its columns
@@ -256,10 +259,9 @@ std::pair<const char*, const char*> send_slot(const PlannedOp& o) {
 // the host neither reads that dx nor writes those inputs. link: plan_links' allocator, upward.
 using LinkAllocator = std::function<int(int x0, int w, int y0, int y1, bool down)>;
 void plan_stream_grads(std::vector<PlannedOp>& ops, const LinkAllocator& link) {
-    const auto trains = [](const PlannedOp& o) { return o.constants.count("TRAIN") && o.constants.at("TRAIN") == 1; };
     const auto layernorm_of = [&](const std::string& tensor) -> PlannedOp* {   // the layernorm that reads tensor
         for (PlannedOp& o : ops)
-            if (o.kernel == "layernorm.wk" && o.inputs.front().tensor == tensor && trains(o)) return &o;
+            if (o.kernel == "layernorm.wk" && o.inputs.front().tensor == tensor && has_backward(o)) return &o;
         return nullptr;
     };
     // to's rows per PE lined up with from's, directly above it in the same columns
@@ -279,7 +281,7 @@ void plan_stream_grads(std::vector<PlannedOp>& ops, const LinkAllocator& link) {
             if (o.name == r.inputs[1].tensor) mm = &o;
             for (const Transfer& in : o.inputs) readers += in.tensor == r.inputs[1].tensor;
         }
-        if (mm && mm->kernel == "matmul.wk" && trains(*mm) && readers == 1 && !mm->constants.count("LDY") &&
+        if (mm && mm->kernel == "matmul.wk" && has_backward(*mm) && readers == 1 && !mm->constants.count("LDY") &&
             above(*ln, *mm, mm->output))
             if (const int g = link(at.x, at.w, mm->rect.y, at.y, false)) {
                 r.inputs[1].grad_colour = g;
@@ -355,16 +357,13 @@ void plan_links(std::vector<PlannedOp>& ops, std::vector<lang::RouteSetting>* ro
             c.constants[constant] = colour;
             p.constants[slot] = colour;
             // Training: the gradient goes back up the same columns when the consumer's backward
-            // writes it whole (dx of a matmul or GELU) and the producer's backward takes it whole
+            // writes it whole (dx of a matmul, GELU or the loss) and the producer's backward takes it whole
             // as dy: the producer's only reader, and no residual between them.
-            const auto trains = [](const PlannedOp& o) {
-                return o.train_only || (o.constants.count("TRAIN") && o.constants.at("TRAIN") == 1);
-            };
             const auto writes_dx = [](const PlannedOp& o) {
                 return o.kernel == "matmul.wk" || o.kernel == "gelu.wk" || o.kernel == "crossentropy.wk";
             };
             const auto takes_dy = [&](const PlannedOp& o) { return writes_dx(o) || o.kernel == "layernorm.wk"; };
-            if (trains(c) && trains(p) && writes_dx(c) && takes_dy(p) && in.symbol == "x" && readers[in.tensor] == 1) {
+            if (has_backward(c) && has_backward(p) && writes_dx(c) && takes_dy(p) && in.symbol == "x" && readers[in.tensor] == 1) {
                 const int g = link(c.rect.x, c.rect.w, p.rect.y, c.rect.y, false);
                 if (g) {
                     in.grad_colour = g;
