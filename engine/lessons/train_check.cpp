@@ -64,7 +64,7 @@ TrainingCheck::TrainingCheck(const CheckSpec& spec, std::string_view source) : s
     if (!r.ok) {
         v.items.push_back({CheckKind::Compile, false,
                            "The model compiler could not use your kernel as " + t.kernel + ": " + r.error +
-                               "\nKeep the exported names and the constants it sets (P, TS, V, ...) as they are."});
+                               "\nKeep the exported names and the constants it sets (P, V, NC, ...) as they are."});
         return;
     }
     v.pes = r.plan.pes_used();

@@ -156,14 +156,14 @@ void MeshGPT::get(const PlannedOp& op, const Transfer& tr, int t0, int n, Tensor
 
 // One op: its linked inputs come over the fabric (each producer's send_y, launched with its
 // main), the host puts the others; the host gets the output only where some consumer has no link.
-bool MeshGPT::run_op(const PlannedOp& op, int t0, int n) {
+bool MeshGPT::run_op(const PlannedOp& op, int t0, int n, bool read_out) {
     const auto start = std::chrono::steady_clock::now();
     const uint64_t bytes0 = host_bytes_;
     for (const Transfer& tr : op.inputs)
         if (!tr.colour) put(op, tr, t0, n);
     OpRun run;
     if (!launch(op, "main", t0, n, &run, link_senders(op))) return false;
-    if (op.host_out) get(op, op.output, t0, n);
+    if (op.host_out && read_out) get(op, op.output, t0, n);
     run.host_bytes = host_bytes_ - bytes0;
     run.flops = op.flops * n / plan_.cfg.block_size;   // op_list counts a full context (attention: roughly)
     run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -90,7 +90,7 @@ private:
     using Tensors = std::map<std::string, std::vector<float>>;   // tensor -> (rows, TP), channel-major
 
     bool run(int t0, int n, std::vector<float>* logits);   // every forward op over steps [t0, t0+n)
-    bool run_op(const PlannedOp& op, int t0, int n);
+    bool run_op(const PlannedOp& op, int t0, int n, bool read_out = true);   // read_out false: not even the logits
     // Sets the window (t0, tlen) on the op's PEs, launches fn, runs until quiescent; the
     // op's cycles, instructions and traffic into *run. False (and error_) on a fault.
     // senders: (PEs, function) launched in the same run: the links into op (send_y, send_dx).

@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <functional>
 #include <set>
 #include <tuple>
 #include <sstream>
@@ -158,20 +159,23 @@ std::vector<PlannedOp> graph(const gpt::GPTConfig& cfg, int pmax, bool train) {
     layernorm("lnf", -1, layer_name(cfg.n_layer - 1, "residual3"), "lnfw", "lnfb");
     matmul("logits", -1, "lnf", C, V, "wte", "");
     if (!train) return ops;
-    // Training: the loss's gradient on its own row, split by time as a layernorm; every op
-    // with a backward gets its training arrays; the logits' w is the embedding's wte (tied).
+    // Training: the loss's gradient on its own row, cut as the logits (NC vocabulary rows per PE,
+    // so they can be a link); every op with a backward gets its training arrays; the logits' w is
+    // the embedding's wte (tied).
     {
-        const int TS = ceil_div(TP, std::min(pmax, TP)), P = ceil_div(TP, TS);
+        const std::map<std::string, double> lg = ops.back().constants;
+        const int P = int(lg.at("P")), NC = int(lg.at("NC"));
         PlannedOp& o = add("dlogits", "crossentropy_softmax_backward", -1, "crossentropy.wk");
-        o.constants = {{"P", P}, {"V", V}, {"TS", TS}};
+        o.constants = {{"P", P}, {"V", V}, {"NC", NC}, {"TP", TP}};
         o.rect = {0, 0, P, 1};
-        o.inputs = {Transfer{"logits", "x", Slice::Time, TS, V, 0}};
-        o.output = Transfer{"dlogits", "dx", Slice::Time, TS, V, 0};
+        o.inputs = {rows("logits", "x", NC, V)};
+        o.output = rows("dlogits", "dx", NC, V);
         o.train_only = true;
     }
     for (PlannedOp& o : ops)
         if (o.kernel != "residual.wk" && o.kernel != "crossentropy.wk") o.constants["TRAIN"] = 1;
     ops[ops.size() - 2].constants["TIED"] = 1;   // the logits
+    ops[ops.size() - 3].constants["DX0"] = 1;    // lnf: nothing else reads its input, so its dx starts at zero
     return ops;
 }
 
@@ -228,6 +232,7 @@ const char* link_constant(const std::string& kernel, const std::string& symbol) 
     if ((kernel == "matmul.wk" || kernel == "gelu.wk" || kernel == "layernorm.wk") && symbol == "x") return "LX";
     if (kernel == "residual.wk" && symbol == "a") return "LA";
     if (kernel == "residual.wk" && symbol == "b") return "LB";
+    if (kernel == "crossentropy.wk" && symbol == "x") return "LX";
     return nullptr;
 }
 
@@ -242,6 +247,56 @@ std::pair<const char*, const char*> send_slot(const PlannedOp& o) {
 }
 
 void plan_relays(std::vector<PlannedOp>& ops, std::vector<lang::RouteSetting>* routes);
+
+
+// Training: the residual stream's gradient as links. A residual's backward is the identity, so
+// the gradient of its output, which the layernorm that reads the output computes (its dx, the
+// stream's part added there), is both inputs' gradient: that layernorm sends its dx up its columns
+// twice, to the matmul that made the second input (its dy: send_dx on LDX, the matmul's LDY) and to
+// the layernorm that reads the first input, the stream (its dx starts as it: send_dx2 on LDX2,
+// that layernorm's LDS). Each goes where the placement lines the two up with the same rows per PE
+// (as plan_links' links); the residual's input then records the colour (Transfer::grad_colour), and
+// the host neither reads that dx nor writes those inputs. link: plan_links' allocator, upward.
+using LinkAllocator = std::function<int(int x0, int w, int y0, int y1, bool down)>;
+void plan_stream_grads(std::vector<PlannedOp>& ops, const LinkAllocator& link) {
+    const auto layernorm_of = [&](const std::string& tensor) -> PlannedOp* {   // the layernorm that reads tensor
+        for (PlannedOp& o : ops)
+            if (o.kernel == "layernorm.wk" && o.inputs.front().tensor == tensor && has_backward(o)) return &o;
+        return nullptr;
+    };
+    // to's rows per PE lined up with from's, directly above it in the same columns
+    const auto above = [](const PlannedOp& from, const PlannedOp& to, const Transfer& rows) {
+        return to.rect.x == from.rect.x && to.rect.w == from.rect.w && to.rect.y < from.rect.y &&
+               rows.slice == Slice::Rows && rows.row_offset == 0 && rows.per_pe == from.inputs.front().per_pe &&
+               rows.per_pe * to.rect.w == rows.rows;
+    };
+    for (PlannedOp& r : ops) {
+        if (r.kernel != "residual.wk" || r.inputs.size() != 2) continue;
+        PlannedOp* ln = layernorm_of(r.name);   // computes r's gradient
+        if (!ln) continue;
+        const Rect& at = ln->rect;
+        PlannedOp* mm = nullptr;                // the second input's matmul, read by r alone
+        int readers = 0;
+        for (PlannedOp& o : ops) {
+            if (o.name == r.inputs[1].tensor) mm = &o;
+            for (const Transfer& in : o.inputs) readers += in.tensor == r.inputs[1].tensor;
+        }
+        if (mm && mm->kernel == "matmul.wk" && has_backward(*mm) && readers == 1 && !mm->constants.count("LDY") &&
+            above(*ln, *mm, mm->output))
+            if (const int g = link(at.x, at.w, mm->rect.y, at.y, false)) {
+                r.inputs[1].grad_colour = g;
+                mm->constants["LDY"] = g;
+                ln->constants["LDX"] = g;
+            }
+        PlannedOp* up = layernorm_of(r.inputs[0].tensor);   // the stream's other reader
+        if (up && !up->constants.count("LDS") && above(*ln, *up, up->inputs.front()))
+            if (const int g = link(at.x, at.w, up->rect.y, at.y, false)) {
+                r.inputs[0].grad_colour = g;
+                up->constants["LDS"] = g;
+                ln->constants["LDX2"] = g;
+            }
+    }
+}
 
 // Schedule: which inputs travel over the fabric. An input is linked when its producer sits in the
 // same columns somewhere above (same x and width), both cut it into the same rows per PE (Slice::Rows,
@@ -288,8 +343,10 @@ void plan_links(std::vector<PlannedOp>& ops, std::vector<lang::RouteSetting>* ro
             PlannedOp& p = ops[size_t(it->second)];
             const Transfer& out = p.output;
             const auto [slot, send] = send_slot(p);
+            // padding rows past the tensor's end: only a reader that skips them (the loss)
+            const bool padded = out.per_pe * p.rect.w != out.rows && c.kernel != "crossentropy.wk";
             if (!slot || out.slice != Slice::Rows || out.per_pe != in.per_pe ||
-                out.rows != in.rows || out.row_offset != 0 || in.row_offset != 0 || out.per_pe * p.rect.w != out.rows ||
+                out.rows != in.rows || out.row_offset != 0 || in.row_offset != 0 || padded ||
                 p.rect.x != c.rect.x || p.rect.w != c.rect.w || p.rect.y >= c.rect.y)
                 continue;
             const int colour = link(c.rect.x, c.rect.w, p.rect.y, c.rect.y, true);
@@ -300,12 +357,13 @@ void plan_links(std::vector<PlannedOp>& ops, std::vector<lang::RouteSetting>* ro
             c.constants[constant] = colour;
             p.constants[slot] = colour;
             // Training: the gradient goes back up the same columns when the consumer's backward
-            // writes it whole (dx of a matmul or GELU) and the producer's backward takes it whole
+            // writes it whole (dx of a matmul, GELU or the loss) and the producer's backward takes it whole
             // as dy: the producer's only reader, and no residual between them.
-            const auto trains = [](const PlannedOp& o) { return o.constants.count("TRAIN") && o.constants.at("TRAIN") == 1; };
-            const auto writes_dx = [](const PlannedOp& o) { return o.kernel == "matmul.wk" || o.kernel == "gelu.wk"; };
+            const auto writes_dx = [](const PlannedOp& o) {
+                return o.kernel == "matmul.wk" || o.kernel == "gelu.wk" || o.kernel == "crossentropy.wk";
+            };
             const auto takes_dy = [&](const PlannedOp& o) { return writes_dx(o) || o.kernel == "layernorm.wk"; };
-            if (trains(c) && trains(p) && writes_dx(c) && takes_dy(p) && in.symbol == "x" && readers[in.tensor] == 1) {
+            if (has_backward(c) && has_backward(p) && writes_dx(c) && takes_dy(p) && in.symbol == "x" && readers[in.tensor] == 1) {
                 const int g = link(c.rect.x, c.rect.w, p.rect.y, c.rect.y, false);
                 if (g) {
                     in.grad_colour = g;
@@ -315,25 +373,31 @@ void plan_links(std::vector<PlannedOp>& ops, std::vector<lang::RouteSetting>* ro
             }
         }
     }
-    // A send slot with no link (send_dx, send_y2) still loops its colour back on the op's PEs
-    // (the kernel alone needs a route for it): one of 8..17 that none of the op's links use.
+    plan_stream_grads(ops, link);
+    // A send slot with no link (send_dx, send_dx2, send_y2) still loops its colour back on the op's
+    // PEs (the kernel alone needs a route for it): one of 8..17 that none of the op's links use.
     for (PlannedOp& o : ops) {
-        const char* idle = o.kernel == "matmul.wk" || o.kernel == "gelu.wk"           ? "LDX"
-                           : o.kernel == "residual.wk" || o.kernel == "embedding.wk" ? "LY2"
-                                                                                     : nullptr;
-        if (!idle || o.constants.count(idle)) continue;
+        std::vector<const char*> idle;
+        if (o.kernel == "matmul.wk" || o.kernel == "gelu.wk" || o.kernel == "crossentropy.wk") idle = {"LDX"};
+        if (o.kernel == "residual.wk" || o.kernel == "embedding.wk") idle = {"LY2"};
+        if (o.kernel == "layernorm.wk") idle = {"LDX", "LDX2"};
         std::set<int> mine;
-        for (const char* k : {"LX", "LA", "LB", "LY", "LY2", "LDX", "LDY"})
+        for (const char* k : {"LX", "LA", "LB", "LY", "LY2", "LDX", "LDX2", "LDY", "LDS"})
             if (o.constants.count(k)) mine.insert(int(o.constants.at(k)));
-        int d = kLast;
-        while (mine.count(d)) d--;
-        o.constants[idle] = d;
+        for (const char* k : idle) {
+            if (o.constants.count(k)) continue;
+            int d = kLast;
+            while (mine.count(d)) d--;
+            o.constants[k] = d;
+            mine.insert(d);
+        }
     }
-    // Each layernorm's chain along its row (layernorm.wk): PE p passes its running sum east on
-    // colour 1 (p even) or 2 (p odd), and the last PE sends the result back west on colour 3,
-    // each router on the way copying it to its PE. Its own colours: no link shares them.
+    // Each layernorm's chain along its row (layernorm.wk; the loss's, crossentropy.wk, is the
+    // same): PE p passes its running sum east on colour 1 (p even) or 2 (p odd), and the last PE
+    // sends the result back west on colour 3, each router on the way copying it to its PE. Its
+    // own colours: no link shares them.
     for (const PlannedOp& o : ops) {
-        if (o.kernel != "layernorm.wk") continue;
+        if (o.kernel != "layernorm.wk" && o.kernel != "crossentropy.wk") continue;
         const int x0 = o.rect.x, y = o.rect.y, P = o.rect.w;
         for (int p = 0; p + 1 < P; p++) {
             const int c = p % 2 == 0 ? 1 : 2;
@@ -400,7 +464,6 @@ void plan_relays(std::vector<PlannedOp>& ops, std::vector<lang::RouteSetting>* r
     std::map<std::string, int> producer;
     for (size_t i = 0; i < ops.size(); i++) producer[ops[i].name] = int(i);
     const auto relays = [](const PlannedOp& o) { return o.kernel == "matmul.wk" || o.kernel == "attention.wk"; };
-    const auto trains = [](const PlannedOp& o) { return o.constants.count("TRAIN") && o.constants.at("TRAIN") == 1; };
     for (PlannedOp& c : ops) {
         if (!relays(c) || c.inputs.empty()) continue;
         // Every input from one producer, host-copied so far, whole rows of its output.
@@ -431,7 +494,7 @@ void plan_relays(std::vector<PlannedOp>& ops, std::vector<lang::RouteSetting>* r
             in.send = "send_y";
         }
         // Training: the gradient back up, the consumer's row west to its PE 0, up to the producer's row.
-        if (!trains(c) || !trains(p)) continue;
+        if (!has_backward(c) || !has_backward(p)) continue;
         const int g = exit_route(c.rect.x, c.rect.y, p.rect.y, p.rect.w);
         if (!g) continue;
         chain(c);
@@ -500,6 +563,8 @@ bool compile_and_size(std::vector<PlannedOp>& ops, const KernelSource& kernels, 
 }
 
 }  // namespace
+
+bool has_backward(const PlannedOp& o) { return o.train_only || (o.constants.count("TRAIN") && o.constants.at("TRAIN") == 1); }
 
 std::vector<std::pair<wl::Rect, std::string>> link_senders(const PlannedOp& op) {
     std::vector<std::pair<wl::Rect, std::string>> out;

@@ -60,6 +60,9 @@ struct Transfer {                  // one activation into or out of an op
     // Training: the input's gradient goes back up the same columns on this colour (this op's
     // send_d<symbol>, or the attention's send_dqkv, launched with the producer's backward, which
     // takes it as dy). 0: the host.
+    // A residual's inputs (its backward is the identity): the layernorm that reads its output
+    // sends that gradient up, to the second input's matmul (dy) and the first input's other
+    // reader, a layernorm (dx); mesh_plan.cpp's plan_stream_grads.
     int grad_colour = 0;
 };
 
@@ -89,6 +92,9 @@ struct PlannedOp {
     bool train_only = false;       // not part of the forward (the loss's gradient)
     bool host_out = true;          // the host reads its output (a consumer without a link, or the logits)
 };
+
+// Training: an op with a backward (TRAIN = 1), or the loss's op (its main is the gradient).
+bool has_backward(const PlannedOp& o);
 
 struct MeshPlan {
     wl::gpt::GPTConfig cfg;

@@ -42,6 +42,37 @@ std::string state_symbol(const PlannedOp& op, const std::string& sym, MeshTraine
     return prefix + sym;   // matmul: dw, mb ...; embedding: dwte, dwpe
 }
 
+// [SECTION] the residual stream's gradient on the fabric (plan_stream_grads, mesh_plan.cpp): the
+// layernorm that reads a residual's output computes its gradient (dx) and sends it up, to the
+// matmul that made the residual's second input (send_dx, into its dy) and to the layernorm that
+// reads its first input (send_dx2, into its dx); the residual's input records the colour.
+
+const PlannedOp* layernorm_reading(const MeshPlan& plan, const std::string& tensor) {
+    for (const PlannedOp& o : plan.ops)
+        if (o.kernel == "layernorm.wk" && o.inputs.front().tensor == tensor) return &o;
+    return nullptr;
+}
+
+// The layernorm that sends op's dy (op a matmul) or its dx's first value (op a layernorm) over
+// such a link, and the function that sends it; {nullptr, nullptr}: the host moves it.
+std::pair<const PlannedOp*, const char*> stream_grad_into(const MeshPlan& plan, const PlannedOp& op) {
+    for (const PlannedOp& r : plan.ops) {
+        if (r.kernel != "residual.wk" || r.inputs.size() != 2) continue;
+        if (op.kernel == "matmul.wk" && r.inputs[1].tensor == op.name && r.inputs[1].grad_colour)
+            return {layernorm_reading(plan, r.name), "send_dx"};
+        if (op.kernel == "layernorm.wk" && r.inputs[0].tensor == op.inputs.front().tensor && r.inputs[0].grad_colour)
+            return {layernorm_reading(plan, r.name), "send_dx2"};
+    }
+    return {nullptr, nullptr};
+}
+
+// Whether both readers of layernorm ln's dx take it over the fabric, so the host need not read it.
+bool stream_grad_kept(const MeshPlan& plan, const PlannedOp& ln) {
+    if (ln.kernel != "layernorm.wk") return false;
+    const PlannedOp* r = plan.find(ln.inputs.front().tensor);
+    return r && r->kernel == "residual.wk" && r->inputs.size() == 2 && r->inputs[0].grad_colour && r->inputs[1].grad_colour;
+}
+
 }  // namespace
 
 MeshTrainer::MeshTrainer(MeshPlan plan, const gpt::GPT& model, RunMode mode) : mesh_(std::move(plan), model, mode) {
@@ -238,61 +269,73 @@ bool MeshTrainer::launch(const PlannedOp& o, const char* fn, int t0, int n) {
     return true;
 }
 
-// crossentropy.wk on the logits of the last forward: dlogits into grads_["logits"]; the
+// crossentropy.wk on the logits of the last forward (over their link, or from the host):
+// dlogits into grads_["logits"], or kept for the logits' backward to take up its link; the
 // sequence's -log p[target] added on the PEs to the step's running sum (lsum, loss).
 bool MeshTrainer::loss_grad(const PlannedOp& o, const int* targets, int B, int T) {
-    mesh_.put(o, o.inputs.front(), 0, T);
     const Transfer& in = o.inputs.front();
+    const uint64_t bytes0 = mesh_.host_bytes();
+    MeshGPT::Senders senders;
+    if (in.colour) senders.push_back({in.from, in.send});
+    else mesh_.put(o, in, 0, T);
     const uint32_t bt = uint32_t(B * T);
+    const std::vector<uint32_t> tgt(targets, targets + T);   // every PE: its rows may hold any step's target
     for (int p = 0; p < o.rect.w; p++) {
         const int x = o.rect.x + p, y = o.rect.y;
-        const int lo = 0, hi = std::clamp(T - p * in.per_pe, 0, in.per_pe);
-        if (hi > lo) {
-            std::vector<uint32_t> tgt(targets + p * in.per_pe, targets + p * in.per_pe + hi);
-            check(mesh_.host_.h2d_u32(x, y, "tgt", tgt.data(), tgt.size()));
-        }
+        check(mesh_.host_.h2d_u32(x, y, "tgt", tgt.data(), tgt.size()));
         check(mesh_.host_.h2d_u32(x, y, "bt", &bt, 1));
     }
-    if (!launch(o, "main", 0, T)) return false;
-    Transfer out = o.output;
-    out.tensor = "logits";
-    mesh_.get(o, out, 0, T, grads_);
+    OpRun run;
+    const auto start = std::chrono::steady_clock::now();
+    if (!mesh_.launch(o, "main", 0, T, &run, senders)) {
+        error_ = mesh_.error();
+        return false;
+    }
+    if (!in.grad_colour) {
+        Transfer out = o.output;
+        out.tensor = "logits";
+        mesh_.get(o, out, 0, T, grads_);
+    }
+    run.op = o.op + ":main";
+    run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    run.host_bytes = mesh_.host_bytes() - bytes0;
+    runs_.push_back(run);
     return true;
 }
 
 std::pair<const PlannedOp*, const Transfer*> MeshTrainer::grad_link_into(const PlannedOp& o) const {
     for (const PlannedOp& c : mesh_.plan().ops)
         for (const Transfer& in : c.inputs)
-            if (in.grad_colour && in.from.x == o.rect.x && in.from.y == o.rect.y && in.from.w == o.rect.w) return {&c, &in};
+            if (in.grad_colour && has_backward(c) && in.from.x == o.rect.x && in.from.y == o.rect.y && in.from.w == o.rect.w) return {&c, &in};
     return {nullptr, nullptr};
 }
 
 // One op's backward over steps [0, T): its output's gradient in as dy, its inputs' out as
 // d<symbol>. A gradient with a link (Transfer::grad_colour) goes up it instead: dy from the
-// consumer's send_d<symbol>, launched with this backward; and the host does not read it.
+// consumer's send_d<symbol>, launched with this backward; and the host does not read it. The
+// residual stream's gradient likewise comes from the layernorm below (stream_grad_into).
 bool MeshTrainer::backward_op(const PlannedOp& o, int T) {
-    const int TP = mesh_.plan().cfg.block_size;
     const uint64_t bytes0 = mesh_.host_bytes();
     MeshGPT::Senders senders;
     const auto [below, via] = grad_link_into(o);
-    if (below) {
-        senders.push_back({below->rect, grad_send(*below, *via)});
-    } else {
+    const auto [stream_from, stream_send] = stream_grad_into(mesh_.plan(), o);
+    if (below) senders.push_back({below->rect, grad_send(*below, *via)});
+    if (stream_from) senders.push_back({stream_from->rect, stream_send});
+    if (!below && !(stream_from && o.kernel == "matmul.wk")) {
         Transfer dy = o.output;
         dy.tensor = grad_name(o.name);
         dy.symbol = "dy";
         mesh_.put(o, dy, 0, T, grads_);
     }
-    if (o.kernel == "layernorm.wk") {   // dx starts as the stream's gradient from the residual that also reads x
+    // A layernorm's dx starts as the stream's gradient, from the residual that also reads x:
+    // over a link, or through the host; the last layernorm's starts at zero on its PEs (DX0).
+    if (o.kernel == "layernorm.wk" && !stream_from && !o.constants.count("DX0")) {
         Transfer stream = o.inputs.front();
         stream.symbol = "dx";
         stream.tensor.clear();
         for (const PlannedOp& r : mesh_.plan().ops)
             if (r.kernel == "residual.wk" && r.inputs.front().tensor == o.inputs.front().tensor) stream.tensor = r.name;
-        if (stream.tensor.empty()) {   // the last layernorm: nothing else reads its input
-            stream.tensor = "zeros";
-            grads_["zeros"].assign(size_t(stream.rows) * TP, 0.0f);
-        }
+        if (stream.tensor.empty()) throw std::logic_error("mesh_trainer: " + o.name + "'s input has no residual reader and no DX0");
         mesh_.put(o, stream, 0, T, grads_);
     }
     OpRun run;
@@ -302,7 +345,7 @@ bool MeshTrainer::backward_op(const PlannedOp& o, int T) {
         return false;
     }
     for (Transfer in : o.inputs) {
-        if (in.grad_colour) {   // it goes up the link with the producer's backward
+        if (in.grad_colour || stream_grad_kept(mesh_.plan(), o)) {   // it goes up a link when its reader runs
             grads_.erase(in.tensor);
             continue;
         }
@@ -376,13 +419,15 @@ void MeshTrainer::queue_backward() {
         bool first = true;
         for (const PlannedOp& o : ops) {
             if (o.train_only) continue;
-            add(TrainPhase::Forward, o.name, b, [this, &o, b, first] {
+            // The logits: only the loss reads them; the host need not, when it takes them over a link.
+            const bool read_out = !(o.name == "logits" && ce->inputs.front().colour);
+            add(TrainPhase::Forward, o.name, b, [this, &o, b, first, read_out] {
                 const int T = cur_.T;
                 if (first) {   // MeshGPT::forward, one op per unit
                     mesh_.tokens_.assign(cur_.inputs.begin() + size_t(b) * T, cur_.inputs.begin() + size_t(b + 1) * T);
                     mesh_.runs_.clear();
                 }
-                if (!mesh_.run_op(o, 0, T)) {
+                if (!mesh_.run_op(o, 0, T, read_out)) {
                     error_ = mesh_.error();
                     return false;
                 }
@@ -592,10 +637,10 @@ std::vector<float> MeshTrainer::activation_grad(const std::string& tensor, int T
         std::vector<float> out;
         std::vector<float> row(static_cast<size_t>(T));
         for (const Transfer& in : c.inputs) {   // a relay's: several inputs (dq, dk, dv), each its rows
-            if (!in.grad_colour || in.tensor != name) continue;
+            if (in.tensor != name || !((in.grad_colour && has_backward(c)) || stream_grad_kept(mesh_.plan(), c))) continue;
             out.resize(size_t(T) * in.rows);
             for (int p = 0; p < c.rect.w; p++)
-                for (int r = 0; r < in.per_pe; r++) {
+                for (int r = 0; r < in.per_pe && in.row_offset + p * in.per_pe + r < in.rows; r++) {   // not the padding rows
                     check(mesh_.host().d2h(c.rect.x + p, c.rect.y, "d" + in.symbol, row.data(), size_t(T), size_t(r) * TP));
                     const size_t at = size_t(in.row_offset + p * in.per_pe + r);
                     for (int t = 0; t < T; t++) out[size_t(t) * in.rows + at] = row[size_t(t)];

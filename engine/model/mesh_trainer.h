@@ -25,7 +25,8 @@
 // What the host does (docs/model-compiler.md, "Training"): moves the activations
 // and gradients that have no link between ops (the planned links carry the rest as
 // wavelets: a gradient goes back up its activation's columns where both backwards
-// move it whole, Transfer::grad_colour; TrainStep::host_bytes counts it), feeds the
+// move it whole, and the residual stream's gradient from the layernorm that computes it
+// to its two readers, Transfer::grad_colour; TrainStep::host_bytes counts the rest), feeds the
 // tokens and targets, writes each step's AdamW hyperparameters (the learning
 // rate and its schedule, the bias corrections, grad_clip), reads the loss and
 // the norm back out of SRAM, and sets routes: once for the norm's chains and

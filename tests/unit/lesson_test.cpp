@@ -238,7 +238,7 @@ TEST(LessonCheck, ATrainingKernelThatBreaksThePlanOrAStep) {
         return src;
     };
     // Fits at the file's own constants, not at the plan's (V = 45): only the model compiler sees it.
-    const Verdict big = check_kernel(train->spec, replaced("var zero: [f32; TS];", "var zero: [f32; select(V == 64, TS, 20000)];"), "mine.wk");
+    const Verdict big = check_kernel(train->spec, replaced("var zero: [f32; TP];", "var zero: [f32; select(V == 64, TP, 20000)];"), "mine.wk");
     EXPECT_TRUE(big.compiled);
     EXPECT_FALSE(big.passed);
     ASSERT_EQ(big.items.size(), 1u);
@@ -246,14 +246,14 @@ TEST(LessonCheck, ATrainingKernelThatBreaksThePlanOrAStep) {
     EXPECT_NE(big.items[0].message.find("The model compiler could not use your kernel as " + train->spec.train.kernel),
               std::string::npos) << big.items[0].message;
     EXPECT_NE(big.items[0].message.find("49,152 available"), std::string::npos) << big.items[0].message;
-    // Without the exported dx the trainer has nowhere to read the gradient from: step 1 faults.
-    const Verdict nodx = check_kernel(train->spec, replaced("dx", "dz"), "mine.wk");
+    // Without send_dx the logits' backward has nowhere to take the gradient from: step 1 faults.
+    const Verdict nodx = check_kernel(train->spec, replaced("send_dx", "send_dz"), "mine.wk");
     EXPECT_FALSE(nodx.passed);
     EXPECT_FALSE(nodx.ran);
     ASSERT_EQ(nodx.items.size(), 1u);
     EXPECT_EQ(nodx.items[0].kind, CheckKind::Fault);
     EXPECT_NE(nodx.items[0].message.find("Training step 1 stopped with a fault"), std::string::npos) << nodx.items[0].message;
-    EXPECT_NE(nodx.items[0].message.find("no symbol 'dx'"), std::string::npos) << nodx.items[0].message;
+    EXPECT_NE(nodx.items[0].message.find("no function 'send_dx'"), std::string::npos) << nodx.items[0].message;
     const Verdict bad = check_kernel(train->spec, "program p { fn f() { let x: i32 = 1.5; } }\n", "mine.wk");
     EXPECT_FALSE(bad.compiled);
     EXPECT_NE(bad.items[0].message.find("mine.wk:1:"), std::string::npos) << bad.items[0].message;

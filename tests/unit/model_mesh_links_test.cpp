@@ -10,6 +10,7 @@
 #include "tests/unit/model_fixtures.h"
 
 #include <gtest/gtest.h>
+#include <map>
 #include <set>
 
 namespace {
@@ -224,6 +225,94 @@ TEST(MeshLinks, GradientsGoBackUpTheLinks) {
                 EXPECT_GT(run.hops, 0u);
             }
         EXPECT_EQ(seen, B);
+    }
+}
+
+// Training: the residual stream's gradient goes up the links too. The layernorm that reads a
+// residual's output computes its gradient (dx) and sends it to the matmul that made the
+// residual's second input (its dy) and to the layernorm that reads the first (the residual's
+// identity backward, on the fabric); lnf's dx starts at zero on its PEs. And the logits go into
+// the loss (crossentropy.wk, cut by vocabulary rows as the logits) and dlogits back up. Two
+// layers, so that a layer's first layernorm sends to the layer before. Same bits, fast and
+// cycle mode.
+TEST(MeshLinks, TheResidualStreamsGradientGoesUpTheLinks) {
+    const GPTConfig cfg = config(2, 2, 16, 8, 11);
+    const int B = 2, T = 8, C = 16;
+    GPT model(cfg);
+    model.init_weights(3);
+    const std::vector<int> in = tokens(B * T, 11, 4), tg = tokens(B * T, 11, 9);
+    model.forward(in.data(), tg.data(), B, T);
+    model.zero_grad();
+    model.backward();
+    auto r = plan_model(cfg, 4, 24, kernels(), wl::MachineConfig{}.sram_bytes, true);
+    ASSERT_TRUE(r.ok) << r.error;
+    const MeshPlan& p = r.plan;
+    // Every residual's inputs get their gradient over the fabric, here and in gpt-nano on 32x32
+    // (whose columns carry the most links at once): 12 stream links there, besides the MLP's 12.
+    const auto stream_links = [](const MeshPlan& plan) {
+        int n = 0;
+        for (const PlannedOp& o : plan.ops) {
+            if (o.kernel != "residual.wk") continue;
+            for (const auto& x : o.inputs) {
+                EXPECT_GT(x.grad_colour, 0) << o.name << "'s " << x.symbol << ": its gradient has no link";
+                n += x.grad_colour > 0;
+            }
+        }
+        return n;
+    };
+    EXPECT_EQ(stream_links(p), 8);
+    {
+        auto nano_plan = plan_model(nano(), 32, 32, kernels(), wl::MachineConfig{}.sram_bytes, true);
+        ASSERT_TRUE(nano_plan.ok) << nano_plan.error;
+        EXPECT_EQ(stream_links(nano_plan.plan), 12);
+    }
+    const PlannedOp* loss = p.find("dlogits");
+    ASSERT_NE(loss, nullptr);
+    EXPECT_GT(loss->inputs.front().colour, 0) << "the logits into the loss";
+    EXPECT_GT(loss->inputs.front().grad_colour, 0) << "dlogits back up";
+    // The ops whose activations and gradients in and out are all links now, forward and backward:
+    // the layernorms but the first (its dx is the embedding's dy, which runs after the tie's
+    // stream), fcproj (dy from the layernorm below, dx up to GELU), the logits and the loss.
+    const std::vector<std::string> linked = {"l0.ln2", "l1.ln1", "l1.ln2", "lnf", "l0.fcproj", "l1.fcproj", "logits", "dlogits"};
+    const auto& ga = model.grads_acts;
+    const auto ref = [&](const float* base, int l, int rows) { return base + (size_t(l) * B + (B - 1)) * size_t(T) * rows; };
+    const struct {
+        std::string name;
+        const float* ref;
+        int rows;
+    } acts[] = {{"l1.residual3", ref(ga.residual3, 1, C), C}, {"l1.residual2", ref(ga.residual2, 1, C), C},
+                {"l0.residual3", ref(ga.residual3, 0, C), C}, {"l0.residual2", ref(ga.residual2, 0, C), C},
+                {"l0.attproj", ref(ga.attproj, 0, C), C},     {"encoded", ref(ga.encoded, 0, C), C},
+                {"logits", ref(ga.logits, 0, 11), 11},        {"lnf", ref(ga.lnf, 0, C), C}};
+    for (wl::RunMode mode : {wl::RunMode::Fast, wl::RunMode::Cycle}) {
+        wl::model::MeshTrainer tr(r.plan, model, mode);
+        float loss = 0;
+        ASSERT_TRUE(tr.backward(in.data(), tg.data(), B, T, &loss)) << tr.error();
+        EXPECT_EQ(float_bits(loss), float_bits(model.mean_loss));
+        std::vector<float> g;
+        tr.read_grads(&g);
+        ASSERT_EQ(g.size(), model.grads_memory.size());
+        int differ = 0;
+        for (size_t i = 0; i < g.size(); i++) differ += float_bits(g[i]) != float_bits(model.grads_memory[i]) && !(g[i] == 0 && model.grads_memory[i] == 0);
+        EXPECT_EQ(differ, 0) << "parameter gradients";
+        // The stream's gradient and dlogits, out of the SRAM of the ops that wrote them (the host
+        // never held them).
+        for (const auto& a : acts) {
+            const std::vector<float> m = tr.activation_grad(a.name, T);
+            ASSERT_EQ(m.size(), size_t(T) * a.rows) << a.name;
+            int d = 0;
+            for (size_t i = 0; i < m.size(); i++) d += float_bits(m[i]) != float_bits(a.ref[i]);
+            EXPECT_EQ(d, 0) << "d" << a.name;
+        }
+        std::map<std::string, int> seen;
+        for (const wl::model::OpRun& run : tr.last_run())
+            for (const std::string& name : linked)   // its forward (or the loss's main) and backward
+                if (run.name == name && run.op.find(":zero") == std::string::npos && run.op.find(":transpose") == std::string::npos) {
+                    seen[name]++;
+                    EXPECT_EQ(run.host_bytes, 0u) << name << " (" << run.op << "): its inputs or outputs crossed the host";
+                    EXPECT_GT(run.hops, 0u) << name << " (" << run.op << ")";
+                }
+        for (const std::string& name : linked) EXPECT_EQ(seen[name], name == "dlogits" ? B : 2 * B) << name << ": a forward and a backward per sequence";
     }
 }
 

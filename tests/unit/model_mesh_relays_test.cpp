@@ -37,11 +37,15 @@ void expect_relayed(const MeshPlan& p, bool grads) {
         EXPECT_EQ(in.colour, atty->inputs.front().colour) << "q, k and v come on one relay";
         EXPECT_EQ(in.from.x, qkv->rect.x);
         EXPECT_EQ(in.from.y, qkv->rect.y);
-        if (grads) EXPECT_GT(in.grad_colour, 0) << "d" << in.symbol << " crosses the host";
+        if (grads) {
+            EXPECT_GT(in.grad_colour, 0) << "d" << in.symbol << " crosses the host";
+        }
     }
     EXPECT_GT(proj->inputs.front().colour, 0) << "attproj's x (the attention's y) crosses the host";
     EXPECT_EQ(proj->inputs.front().from.y, atty->rect.y);
-    if (grads) EXPECT_GT(proj->inputs.front().grad_colour, 0) << "attproj's dx crosses the host";
+    if (grads) {
+        EXPECT_GT(proj->inputs.front().grad_colour, 0) << "attproj's dx crosses the host";
+    }
     EXPECT_FALSE(qkv->host_out);
     EXPECT_FALSE(atty->host_out);
 }
