@@ -1,8 +1,12 @@
 // model_fixtures.h: small GPT shapes, token sequences and bit views shared by the
 // tests of the GPT on the mesh (inference and training).
 #pragma once
+#include "engine/gpt/gpt.h"
 #include "engine/gpt/gpt_config.h"
 #include "engine/model/mesh_plan.h"
+#include "engine/model/mesh_trainer.h"
+
+#include <gtest/gtest.h>
 
 #include <cstdint>
 #include <cstring>
@@ -54,5 +58,21 @@ struct CountingKernels {
         };
     }
 };
+
+// One backward of B sequences of T tokens on the mesh, against model's (already run on the same
+// tokens): the loss and every parameter's gradient, bit for bit (a zero of either sign is a zero).
+// Call it through ASSERT_NO_FATAL_FAILURE.
+inline void expect_backward_bits(MeshTrainer& tr, const gpt::GPT& model, const std::vector<int>& in, const std::vector<int>& tg, int B, int T) {
+    float loss = 0;
+    ASSERT_TRUE(tr.backward(in.data(), tg.data(), B, T, &loss)) << tr.error();
+    EXPECT_EQ(float_bits(loss), float_bits(model.mean_loss));
+    std::vector<float> g;
+    tr.read_grads(&g);
+    ASSERT_EQ(g.size(), model.grads_memory.size());
+    int differ = 0;
+    for (size_t i = 0; i < g.size(); i++)
+        differ += float_bits(g[i]) != float_bits(model.grads_memory[i]) && !(g[i] == 0 && model.grads_memory[i] == 0);
+    EXPECT_EQ(differ, 0) << "parameter gradients";
+}
 
 }  // namespace wl::model::testing

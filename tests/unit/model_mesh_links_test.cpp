@@ -194,15 +194,7 @@ TEST(MeshLinks, GradientsGoBackUpTheLinks) {
     }
     for (wl::RunMode mode : {wl::RunMode::Fast, wl::RunMode::Cycle}) {
         wl::model::MeshTrainer tr(r.plan, model, mode);
-        float loss = 0;
-        ASSERT_TRUE(tr.backward(in.data(), tg.data(), B, T, &loss)) << tr.error();
-        EXPECT_EQ(float_bits(loss), float_bits(model.mean_loss));
-        std::vector<float> g;
-        tr.read_grads(&g);
-        ASSERT_EQ(g.size(), model.grads_memory.size());
-        int differ = 0;
-        for (size_t i = 0; i < g.size(); i++) differ += float_bits(g[i]) != float_bits(model.grads_memory[i]) && !(g[i] == 0 && model.grads_memory[i] == 0);
-        EXPECT_EQ(differ, 0) << "parameter gradients";
+        ASSERT_NO_FATAL_FAILURE(expect_backward_bits(tr, model, in, tg, B, T));
         // The linked gradients, read out of the PEs that wrote them, for the last sequence.
         const struct {
             const char* name;
@@ -286,15 +278,7 @@ TEST(MeshLinks, TheResidualStreamsGradientGoesUpTheLinks) {
                 {"logits", ref(ga.logits, 0, 11), 11},        {"lnf", ref(ga.lnf, 0, C), C}};
     for (wl::RunMode mode : {wl::RunMode::Fast, wl::RunMode::Cycle}) {
         wl::model::MeshTrainer tr(r.plan, model, mode);
-        float loss = 0;
-        ASSERT_TRUE(tr.backward(in.data(), tg.data(), B, T, &loss)) << tr.error();
-        EXPECT_EQ(float_bits(loss), float_bits(model.mean_loss));
-        std::vector<float> g;
-        tr.read_grads(&g);
-        ASSERT_EQ(g.size(), model.grads_memory.size());
-        int differ = 0;
-        for (size_t i = 0; i < g.size(); i++) differ += float_bits(g[i]) != float_bits(model.grads_memory[i]) && !(g[i] == 0 && model.grads_memory[i] == 0);
-        EXPECT_EQ(differ, 0) << "parameter gradients";
+        ASSERT_NO_FATAL_FAILURE(expect_backward_bits(tr, model, in, tg, B, T));
         // The stream's gradient and dlogits, out of the SRAM of the ops that wrote them (the host
         // never held them).
         for (const auto& a : acts) {
