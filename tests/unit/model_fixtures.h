@@ -75,4 +75,14 @@ inline void expect_backward_bits(MeshTrainer& tr, const gpt::GPT& model, const s
     EXPECT_EQ(differ, 0) << "parameter gradients";
 }
 
+// A gradient of an activation over T steps, read out of the SRAM of the op that wrote it on the
+// mesh, against the reference's (rows per step), bit for bit.
+inline void expect_activation_grad_bits(const MeshTrainer& tr, const std::string& name, int T, const float* ref, int rows) {
+    const std::vector<float> m = tr.activation_grad(name, T);
+    ASSERT_EQ(m.size(), size_t(T) * size_t(rows)) << name;
+    int differ = 0;
+    for (size_t i = 0; i < m.size(); i++) differ += float_bits(m[i]) != float_bits(ref[i]);
+    EXPECT_EQ(differ, 0) << "d" << name;
+}
+
 }  // namespace wl::model::testing

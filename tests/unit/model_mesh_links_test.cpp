@@ -201,13 +201,7 @@ TEST(MeshLinks, GradientsGoBackUpTheLinks) {
             const float* ref;
         } acts[] = {{"l0.fch_gelu", model.grads_acts.fch_gelu + size_t(B - 1) * T * 64},
                     {"l0.fch", model.grads_acts.fch + size_t(B - 1) * T * 64}};
-        for (const auto& a : acts) {
-            const std::vector<float> m = tr.activation_grad(a.name, T);
-            ASSERT_EQ(m.size(), size_t(T) * 64) << a.name;
-            int d = 0;
-            for (size_t i = 0; i < m.size(); i++) d += float_bits(m[i]) != float_bits(a.ref[i]);
-            EXPECT_EQ(d, 0) << "d" << a.name;
-        }
+        for (const auto& a : acts) ASSERT_NO_FATAL_FAILURE(expect_activation_grad_bits(tr, a.name, T, a.ref, 64));
         // GELU's backward took dy from fcproj and sent dx to fch: the host copied nothing for it.
         int seen = 0;
         for (const wl::model::OpRun& run : tr.last_run())
@@ -281,13 +275,7 @@ TEST(MeshLinks, TheResidualStreamsGradientGoesUpTheLinks) {
         ASSERT_NO_FATAL_FAILURE(expect_backward_bits(tr, model, in, tg, B, T));
         // The stream's gradient and dlogits, out of the SRAM of the ops that wrote them (the host
         // never held them).
-        for (const auto& a : acts) {
-            const std::vector<float> m = tr.activation_grad(a.name, T);
-            ASSERT_EQ(m.size(), size_t(T) * a.rows) << a.name;
-            int d = 0;
-            for (size_t i = 0; i < m.size(); i++) d += float_bits(m[i]) != float_bits(a.ref[i]);
-            EXPECT_EQ(d, 0) << "d" << a.name;
-        }
+        for (const auto& a : acts) ASSERT_NO_FATAL_FAILURE(expect_activation_grad_bits(tr, a.name, T, a.ref, a.rows));
         std::map<std::string, int> seen;
         for (const wl::model::OpRun& run : tr.last_run())
             for (const std::string& name : linked)   // its forward (or the loss's main) and backward
