@@ -8,6 +8,7 @@
 #include "ui/style.h"
 
 #include <imgui.h>
+#include <nlohmann/json.hpp>
 
 namespace wlui {
 

@@ -10,6 +10,7 @@
 #include "ui/markdown.h"
 
 #include <imgui.h>
+#include <nlohmann/json.hpp>
 #include <stdexcept>
 
 namespace wlui {

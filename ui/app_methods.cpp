@@ -25,6 +25,7 @@
 
 #include <algorithm>
 #include <malloc.h>
+#include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <unordered_map>
 

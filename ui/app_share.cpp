@@ -5,6 +5,7 @@
 #include "ui/storage.h"
 
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <stdexcept>
 

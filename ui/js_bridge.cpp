@@ -4,6 +4,7 @@
 
 #ifdef __EMSCRIPTEN__
 #include <emscripten.h>
+#include <nlohmann/json.hpp>
 #include <string>
 
 namespace wlui {

@@ -3,6 +3,7 @@
 #include "engine/lang/lexer.h"
 
 #include <algorithm>
+#include <nlohmann/json.hpp>
 
 namespace wlui {
 

@@ -7,7 +7,7 @@
 #include "ui/code_editor.h"
 #include "ui/text_buffer.h"
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <vector>
 

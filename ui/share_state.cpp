@@ -2,6 +2,8 @@
 
 #include "ui/canvas_model.h"
 
+#include <nlohmann/json.hpp>
+
 namespace wlui {
 
 using nlohmann::json;

@@ -2,6 +2,7 @@
 #include "engine/gpu/kernel_compare.h"
 
 #include <cstdio>
+#include <nlohmann/json.hpp>
 
 #include "engine/gpu/compare.h"
 

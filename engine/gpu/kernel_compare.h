@@ -16,7 +16,7 @@
 #include <cstdint>
 #include <string>
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 
 #include "engine/gpu/gpu_model.h"
 #include "engine/gpu/wafer_estimate.h"

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <nlohmann/json.hpp>
 
 #include "engine/fabric/isa.h"
 #include "engine/gpu/gpu_model.h"

@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <fstream>
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <tuple>
 #include <sstream>

@@ -25,7 +25,7 @@
 #include "engine/lang/compile.h"
 
 #include <functional>
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 #include <map>
 #include <memory>
 #include <string>

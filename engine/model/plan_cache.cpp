@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <nlohmann/json.hpp>
 
 namespace wl::model {
 

@@ -3,6 +3,7 @@
 #include "ui/share_state.h"
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 using namespace wlui;
 using nlohmann::json;
