@@ -149,6 +149,8 @@ private:
     bool launch(const PlannedOp& op, const char* fn, int t0, int n);
     bool loss_grad(const PlannedOp& op, const int* targets, int B, int T);
     bool backward_op(const PlannedOp& op, int T);
+    bool keep_dy(int b);             // the embedding's dy for sequence b, kept until its backward
+    int stash_slots() const;         // the sequences whose dy the embedding's stash takes over its link (0: none)
     std::string grad_name(const std::string& tensor) const;   // through the residuals' identity backward
     // The input whose gradient goes up a link into op's dy (its consumer's send_d<symbol>), or nullptr.
     std::pair<const PlannedOp*, const Transfer*> grad_link_into(const PlannedOp& op) const;
