@@ -9,7 +9,8 @@
 // reverse order; each op adds its weight gradients into running sums on its
 // PEs, so B sequences give the reference's sums over B*T rows. Then the tied
 // wte's gradient (the logits' part, streamed row by row over the fabric to the
-// embedding's PEs, first, then the embedding's, as engine/gpt),
+// embedding's PEs, first, then the embedding's, as engine/gpt: each sequence's
+// dy waited for it in a stash in the embedding's SRAM, keep_dy),
 // the global norm (a sum of squares over the fabric; at its end the square root
 // and the clipping coefficient, which goes back over the fabric to every PE
 // that holds a weight), AdamW on those PEs, and the updated wte streamed from
