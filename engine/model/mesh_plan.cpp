@@ -449,7 +449,8 @@ void plan_links(std::vector<PlannedOp>& ops, std::vector<lang::RouteSetting>* ro
 // PE 0 (the kernels' colours 3 and 4 alternating), which sends them down its column on a colour
 // of 8..17 to the consumer's row, where each router gives its PE a copy and passes it east;
 // each PE keeps its rows. In training the gradient goes back the same way, up, on a second
-// colour (the consumer's send_dx or send_dqkv, the producer's dy). The colours are free of
+// colour (the consumer's send_dx or send_dqkv, the producer's dy). The band's turn (lnf into
+// the logits in the next band) is a relay too, an L around the corner. The colours are free of
 // every route and loop-back on those routers (docs/model-compiler.md, "Relays").
 void plan_relays(std::vector<PlannedOp>& ops, std::vector<lang::RouteSetting>* routes) {
     constexpr int kFirst = 8, kLast = 17, kChain[2] = {3, 4};   // the kernels' rl0, rl1
@@ -498,7 +499,7 @@ void plan_relays(std::vector<PlannedOp>& ops, std::vector<lang::RouteSetting>* r
         Cells cells;
         const int dir = to > from ? 1 : -1;
         for (int y = from; y != to; y += dir) cells.push_back({x0, y});
-        for (int x = x0; x < x0 + w; x++) cells.push_back({x0 + (x - x0), to});
+        for (int x = x0; x < x0 + w; x++) cells.push_back({x, to});
         return path_route(cells, size_t(w));
     };
     // The band's turn (an L): from (sx, sy) along row sy to column cx, along cx to row ty, then
