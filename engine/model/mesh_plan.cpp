@@ -299,6 +299,32 @@ void plan_stream_grads(std::vector<PlannedOp>& ops, const LinkAllocator& link) {
     }
 }
 
+// Training: the embedding's dy, the gradient of its output, is the dx of the layernorm that reads
+// it (the stream's gradient added there, as for every layernorm). Where that layernorm sits below
+// the embedding with the same channels per PE, its dx goes up its columns as a link (its send_dx on
+// LDX, idle otherwise: the embedding is no residual) into the embedding's stash (keep_dy on LDY,
+// one slot per sequence: embedding.wk), which holds it until the tie's stream has given dwte the
+// logits' part (the reference's order). The stash's size (NB) is set by size_stash.
+void plan_embedding_grad(std::vector<PlannedOp>& ops, const LinkAllocator& link) {
+    PlannedOp* emb = nullptr;
+    for (PlannedOp& o : ops)
+        if (o.kernel == "embedding.wk" && has_backward(o)) emb = &o;
+    if (!emb) return;
+    PlannedOp* ln = nullptr;
+    for (PlannedOp& o : ops)
+        if (o.kernel == "layernorm.wk" && o.inputs.front().tensor == emb->name && has_backward(o)) ln = &o;
+    if (!ln) return;
+    Transfer& x = ln->inputs.front();
+    if (!x.colour || ln->rect.x != emb->rect.x || ln->rect.w != emb->rect.w || ln->rect.y <= emb->rect.y ||
+        x.per_pe != emb->output.per_pe || x.slice != Slice::Rows || ln->constants.count("LDX"))
+        return;
+    if (const int g = link(emb->rect.x, emb->rect.w, emb->rect.y, ln->rect.y, false)) {
+        x.grad_colour = g;
+        ln->constants["LDX"] = g;
+        emb->constants["LDY"] = g;
+    }
+}
+
 // Schedule: which inputs travel over the fabric. An input is linked when its producer sits in the
 // same columns somewhere above (same x and width), both cut it into the same rows per PE (Slice::Rows,
 // no padding) and the producer has no other link: then PE p of the producer sends its rows straight
@@ -375,6 +401,7 @@ void plan_links(std::vector<PlannedOp>& ops, std::vector<lang::RouteSetting>* ro
         }
     }
     plan_stream_grads(ops, link);
+    plan_embedding_grad(ops, link);
     // A send slot with no link (send_dx, send_dx2, send_y2) still loops its colour back on the op's
     // PEs (the kernel alone needs a route for it): one of 8..17 that none of the op's links use.
     for (PlannedOp& o : ops) {
@@ -423,7 +450,8 @@ void plan_links(std::vector<PlannedOp>& ops, std::vector<lang::RouteSetting>* ro
 // PE 0 (the kernels' colours 3 and 4 alternating), which sends them down its column on a colour
 // of 8..17 to the consumer's row, where each router gives its PE a copy and passes it east;
 // each PE keeps its rows. In training the gradient goes back the same way, up, on a second
-// colour (the consumer's send_dx or send_dqkv, the producer's dy). The colours are free of
+// colour (the consumer's send_dx or send_dqkv, the producer's dy). The band's turn (lnf into
+// the logits in the next band) is a relay too, an L around the corner. The colours are free of
 // every route and loop-back on those routers (docs/model-compiler.md, "Relays").
 void plan_relays(std::vector<PlannedOp>& ops, std::vector<lang::RouteSetting>* routes) {
     constexpr int kFirst = 8, kLast = 17, kChain[2] = {3, 4};   // the kernels' rl0, rl1
@@ -437,22 +465,55 @@ void plan_relays(std::vector<PlannedOp>& ops, std::vector<lang::RouteSetting>* r
         used.insert({x, y, c});
         routes->push_back({x, y, c, Route::of(rx, tx)});
     };
-    // From PE 0 of the row `from` along column x0 to the row `to`, then east along to's width w,
-    // every router there copying to its PE: the lowest colour free on all of them; 0 if none.
-    auto exit_route = [&](int x0, int from, int to, int w) {
-        const int dir = to > from ? 1 : -1;
+    // A colour newly given to an op (its LY, LDX ...): its kernel loops it back on every PE of the
+    // row that does not send on it, so no later route may take it there.
+    auto own = [&](PlannedOp& o, const char* constant, int c) {
+        o.constants[constant] = c;
+        for (int x = o.rect.x; x < o.rect.x + o.rect.w; x++) used.insert({x, o.rect.y, c});
+    };
+    // One sender to one row of receivers: the cells of the path in order, the sender's first;
+    // each router passes the wavelet from the cell before to the cell after, and the last `copy`
+    // cells (the receivers' row) also give their PE a copy. The lowest colour of 8..17 free on
+    // every cell; 0 if none.
+    using Cells = std::vector<std::pair<int, int>>;
+    auto path_route = [&](const Cells& cells, size_t copy) {
+        const auto dir = [](std::pair<int, int> a, std::pair<int, int> b) -> uint8_t {   // the port of a towards b
+            return b.first > a.first ? kE : b.first < a.first ? kW : b.second > a.second ? kS : kN;
+        };
         for (int c = kFirst; c <= kLast; c++) {
             bool free = true;
-            for (int y = from; y != to + dir && free; y += dir) free = !used.count({x0, y, c});
-            for (int x = x0 + 1; x < x0 + w && free; x++) free = !used.count({x, to, c});
+            for (size_t i = 0; i < cells.size() && free; i++) free = !used.count({cells[i].first, cells[i].second, c});
             if (!free) continue;
-            const uint8_t out = dir > 0 ? kS : kN, in = dir > 0 ? kN : kS;
-            route(x0, from, c, kR, out);
-            for (int y = from + dir; y != to; y += dir) route(x0, y, c, in, out);
-            for (int x = x0; x < x0 + w; x++) route(x, to, c, x == x0 ? in : kW, x + 1 < x0 + w ? kR | kE : kR);
+            for (size_t i = 0; i < cells.size(); i++) {
+                const uint8_t rx = i == 0 ? kR : dir(cells[i], cells[i - 1]);
+                uint8_t tx = i + 1 < cells.size() ? dir(cells[i], cells[i + 1]) : 0;
+                if (i + copy >= cells.size()) tx |= kR;
+                route(cells[i].first, cells[i].second, c, rx, tx);
+            }
             return c;
         }
         return 0;
+    };
+    // From PE 0 of the row `from` along column x0 to the row `to`, then east along to's width w,
+    // every router there copying to its PE.
+    auto exit_route = [&](int x0, int from, int to, int w) {
+        Cells cells;
+        const int dir = to > from ? 1 : -1;
+        for (int y = from; y != to; y += dir) cells.push_back({x0, y});
+        for (int x = x0; x < x0 + w; x++) cells.push_back({x, to});
+        return path_route(cells, size_t(w));
+    };
+    // The band's turn (an L): from (sx, sy) along row sy to column cx, along cx to row ty, then
+    // along ty over the receivers' columns rx0 .. rx0+w-1 (entered at the end nearer cx),
+    // every router there copying to its PE.
+    auto turn_route = [&](int sx, int sy, int cx, int ty, int rx0, int w) {
+        Cells cells;
+        for (int x = sx; x != cx; x += cx > sx ? 1 : -1) cells.push_back({x, sy});
+        for (int y = sy; y != ty; y += ty > sy ? 1 : -1) cells.push_back({cx, y});
+        const bool east = cx <= rx0;   // the receivers lie east of the corner: copy eastward
+        for (int x = cx; x != (east ? rx0 : rx0 + w - 1); x += east ? 1 : -1) cells.push_back({x, ty});
+        for (int k = 0; k < w; k++) cells.push_back({east ? rx0 + k : rx0 + w - 1 - k, ty});
+        return path_route(cells, size_t(w));
     };
     std::set<std::pair<int, int>> chained;   // rows (x0, y) whose chain is routed
     auto chain = [&](const PlannedOp& o) {   // PE p sends west on kChain[p % 2]
@@ -465,6 +526,12 @@ void plan_relays(std::vector<PlannedOp>& ops, std::vector<lang::RouteSetting>* r
     std::map<std::string, int> producer;
     for (size_t i = 0; i < ops.size(); i++) producer[ops[i].name] = int(i);
     const auto relays = [](const PlannedOp& o) { return o.kernel == "matmul.wk" || o.kernel == "attention.wk"; };
+    const auto only_reader = [&](const PlannedOp& p, const PlannedOp& c) {   // one send slot
+        bool only = true;
+        for (const PlannedOp& o : ops)
+            for (const Transfer& in : o.inputs) only &= &o == &c || in.tensor != p.name;
+        return only;
+    };
     for (PlannedOp& c : ops) {
         if (!relays(c) || c.inputs.empty()) continue;
         // Every input from one producer, host-copied so far, whole rows of its output.
@@ -476,9 +543,7 @@ void plan_relays(std::vector<PlannedOp>& ops, std::vector<lang::RouteSetting>* r
         for (const Transfer& in : c.inputs)
             fits &= in.tensor == p.name && !in.colour && in.slice == Slice::Rows && in.rows == p.output.rows &&
                     in.row_offset + in.per_pe * c.rect.w <= p.output.rows;
-        for (const PlannedOp& o : ops)   // its only reader: one send slot
-            for (const Transfer& in : o.inputs) fits &= &o == &c || in.tensor != p.name;
-        if (!fits) continue;
+        if (!fits || !only_reader(p, c)) continue;
         const int colour = exit_route(c.rect.x, p.rect.y, c.rect.y, c.rect.w);
         if (!colour) continue;
         chain(p);
@@ -502,6 +567,41 @@ void plan_relays(std::vector<PlannedOp>& ops, std::vector<lang::RouteSetting>* r
         c.constants["LDX"] = g;
         p.constants["LDY"] = g;
         for (Transfer& in : c.inputs) in.grad_colour = g;
+    }
+    // The band's turn: a layernorm whose matmul sits in the next band (lnf -> logits, where the
+    // bands turn after lnf) cannot go down a column. Its rows go east along its row (layernorm.wk's
+    // chain colours, each PE passing on the rows from the west, then its own: RY = 1), out of its
+    // last PE east to the matmul's first column, along that column to the matmul's row, and along
+    // it, every PE a copy (matmul.wk's RX = 1 keeps its rows). The gradient goes back the same
+    // way: the matmul's relay west to its PE 0 (send_dx), along its first column to the
+    // layernorm's row and west along it, every PE a copy (the layernorm's dy: LDY with RY = 1).
+    for (PlannedOp& c : ops) {
+        if (c.kernel != "matmul.wk" || c.inputs.size() != 1) continue;
+        Transfer& in = c.inputs.front();
+        auto it = producer.find(in.tensor);
+        if (it == producer.end() || in.colour || in.slice != Slice::Rows || in.row_offset) continue;
+        PlannedOp& p = ops[size_t(it->second)];
+        const int ex = p.rect.x + p.rect.w - 1;   // the layernorm's last PE, which sends
+        if (p.kernel != "layernorm.wk" || p.constants.count("LY") || p.output.slice != Slice::Rows ||
+            p.output.rows != in.rows || p.output.per_pe * p.rect.w != p.output.rows || c.rect.x <= ex ||
+            !only_reader(p, c))
+            continue;
+        const int colour = turn_route(ex, p.rect.y, c.rect.x, c.rect.y, c.rect.x, c.rect.w);
+        if (!colour) continue;
+        own(p, "LY", colour);
+        p.constants["RY"] = 1;
+        own(c, "LX", colour);
+        c.constants["RX"] = 1;
+        in.colour = colour;
+        in.from = p.rect;
+        in.send = "send_y";
+        if (!has_backward(c) || !has_backward(p)) continue;
+        const int g = turn_route(c.rect.x, c.rect.y, c.rect.x, p.rect.y, p.rect.x, p.rect.w);
+        if (!g) continue;
+        chain(c);
+        own(c, "LDX", g);
+        own(p, "LDY", g);
+        in.grad_colour = g;
     }
 }
 
@@ -563,6 +663,50 @@ bool compile_and_size(std::vector<PlannedOp>& ops, const KernelSource& kernels, 
     return true;
 }
 
+// The embedding's stash of dy (plan_embedding_grad): a slot per sequence of a step, as many as
+// its PEs' SRAM has room for beside everything else it holds, at most kMaxStash; the step's
+// sequences past them take the host's way. Measured: compiled with one slot, then with the slots
+// the rest would hold, fewer while the compiler's layout does not fit. Where not even one slot
+// fits, the link goes (its routes too) and the host moves dy as before.
+constexpr int kMaxStash = 32;
+void size_stash(std::vector<PlannedOp>& ops, const KernelSource& kernels, uint32_t sram,
+                std::vector<lang::RouteSetting>* routes) {
+    for (PlannedOp& o : ops) {
+        if (o.kernel != "embedding.wk" || !o.constants.count("LDY")) continue;
+        const auto bytes = [&](int nb) -> uint32_t {   // the most loaded PE's, or past sram if it does not compile
+            lang::CompileOptions opt;
+            opt.sram_bytes = 1u << 30;
+            opt.optimise = true;
+            opt.constants = o.constants;
+            opt.constants["NB"] = nb;
+            const lang::CompileResult r = lang::compile(kernels(o.kernel), o.kernel, opt);
+            uint32_t used = r.ok() ? 0 : sram + 1;
+            for (const lang::Placement& p : r.placements) used = std::max(used, p.program->sram_used);
+            return used;
+        };
+        const uint32_t one = bytes(1), slot = 4u * uint32_t(o.constants.at("CP") * o.constants.at("TP"));
+        if (one > sram) {
+            const int g = int(o.constants.at("LDY"));
+            o.constants.erase("LDY");
+            int y1 = o.rect.y;   // the layernorm's row, the link's other end
+            for (PlannedOp& ln : ops)
+                for (Transfer& in : ln.inputs)
+                    if (in.tensor == o.name && in.grad_colour == g) {
+                        in.grad_colour = 0;   // its LDX stays, idle
+                        y1 = ln.rect.y;
+                    }
+            routes->erase(std::remove_if(routes->begin(), routes->end(), [&](const lang::RouteSetting& r) {
+                              return r.colour == g && r.x >= o.rect.x && r.x < o.rect.x + o.rect.w && r.y >= o.rect.y && r.y <= y1;
+                          }),
+                          routes->end());
+            continue;
+        }
+        int nb = int(std::min<uint32_t>(1 + (sram - one) / slot, kMaxStash));
+        while (nb > 1 && bytes(nb) > sram) nb--;
+        o.constants["NB"] = nb;
+    }
+}
+
 }  // namespace
 
 bool has_backward(const PlannedOp& o) { return o.train_only || (o.constants.count("TRAIN") && o.constants.at("TRAIN") == 1); }
@@ -612,6 +756,7 @@ PlanResult plan_model(const gpt::GPTConfig& cfg, int mesh_w, int mesh_h, const K
         }
         std::vector<lang::RouteSetting> links;
         if (placed) plan_links(ops, &links);
+        if (placed && train) size_stash(ops, kernels, sram_bytes, &links);
         if (!placed || !compile_and_size(ops, kernels, sram_bytes, &why)) {
             r.error = why;
             r.too_big = why.find(" available") != std::string::npos;   // compile_and_size's SRAM refusal

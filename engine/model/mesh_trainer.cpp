@@ -359,6 +359,46 @@ bool MeshTrainer::backward_op(const PlannedOp& o, int T) {
     return true;
 }
 
+int MeshTrainer::stash_slots() const {
+    const PlannedOp& emb = op("encoded");
+    return emb.constants.count("LDY") ? int(emb.constants.at("NB")) : 0;
+}
+
+// The embedding's dy for sequence b: the first layernorm's dx, up its link into the embedding's
+// stash (slot b: its send_dx with the embedding's keep_dy), or, with no link or past the stash's
+// slots, through the host, for the embedding's backward after the tie's stream.
+bool MeshTrainer::keep_dy(int b) {
+    const PlannedOp& emb = op("encoded");
+    const auto [ln, x] = grad_link_into(emb);
+    cur_.dencoded.emplace_back();
+    if (!ln) {   // backward_op read it
+        cur_.dencoded.back() = grads_.at("encoded");
+        return true;
+    }
+    const int T = cur_.T;
+    if (b >= stash_slots()) {
+        Transfer dx = *x;
+        dx.symbol = "dx";
+        mesh_.get(*ln, dx, 0, T, grads_);
+        cur_.dencoded.back() = grads_.at("encoded");
+        return true;
+    }
+    for (int p = 0; p < emb.rect.w; p++) {
+        const uint32_t slot = uint32_t(b);
+        check(mesh_.host_.h2d_u32(emb.rect.x + p, emb.rect.y, "slot", &slot, 1));
+    }
+    OpRun run;
+    const auto start = std::chrono::steady_clock::now();
+    if (!mesh_.launch(emb, "keep_dy", 0, T, &run, {{ln->rect, "send_dx"}})) {
+        error_ = mesh_.error();
+        return false;
+    }
+    run.op = emb.op + ":keep_dy";
+    run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    runs_.push_back(run);
+    return true;
+}
+
 const char* train_phase_name(TrainPhase p) {
     return p == TrainPhase::Forward ? "forward" : p == TrainPhase::Backward ? "backward" : "optimiser";
 }
@@ -444,10 +484,9 @@ void MeshTrainer::queue_backward() {
             const PlannedOp& o = *it;
             add(TrainPhase::Backward, o.name, b, [this, &o] { return backward_op(o, cur_.T); });
         }
-        add(TrainPhase::Backward, op("encoded").name, b, [this] {   // what the embedding's backward needs later
+        add(TrainPhase::Backward, op("encoded").name, b, [this, b] {   // what the embedding's backward needs later
             cur_.tokens.push_back(mesh_.tokens_);
-            cur_.dencoded.push_back(grads_.at("encoded"));
-            return true;
+            return keep_dy(b);
         });
     }
     const PlannedOp& emb = op("encoded");
@@ -461,10 +500,14 @@ void MeshTrainer::queue_backward() {
             const int T = cur_.T;
             mesh_.tokens_ = cur_.tokens[size_t(b)];
             mesh_.put(emb, emb.inputs.front(), 0, T);
-            Tensors g{{"encoded", cur_.dencoded[size_t(b)]}};
-            Transfer dy = emb.output;
-            dy.symbol = "dy";
-            mesh_.put(emb, dy, 0, T, g);
+            const uint32_t slot = uint32_t(std::min(b, stash_slots()));   // the stash's slot, or past it: dy from the host
+            for (int p = 0; p < emb.rect.w; p++) check(mesh_.host_.h2d_u32(emb.rect.x + p, emb.rect.y, "slot", &slot, 1));
+            if (slot == uint32_t(stash_slots())) {
+                Tensors g{{"encoded", cur_.dencoded[size_t(b)]}};
+                Transfer dy = emb.output;
+                dy.symbol = "dy";
+                mesh_.put(emb, dy, 0, T, g);
+            }
             if (!launch(emb, "backward", 0, T)) return false;
             // Summed and divided on the PEs (crossentropy.wk); every PE of its row holds it.
             if (b == cur_.B - 1) check(mesh_.host_.d2h(ce->rect.x, ce->rect.y, "loss", &cur_.step.loss, 1));

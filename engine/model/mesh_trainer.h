@@ -9,7 +9,8 @@
 // reverse order; each op adds its weight gradients into running sums on its
 // PEs, so B sequences give the reference's sums over B*T rows. Then the tied
 // wte's gradient (the logits' part, streamed row by row over the fabric to the
-// embedding's PEs, first, then the embedding's, as engine/gpt),
+// embedding's PEs, first, then the embedding's, as engine/gpt: each sequence's
+// dy waited for it in a stash in the embedding's SRAM, keep_dy),
 // the global norm (a sum of squares over the fabric; at its end the square root
 // and the clipping coefficient, which goes back over the fabric to every PE
 // that holds a weight), AdamW on those PEs, and the updated wte streamed from
@@ -149,6 +150,8 @@ private:
     bool launch(const PlannedOp& op, const char* fn, int t0, int n);
     bool loss_grad(const PlannedOp& op, const int* targets, int B, int T);
     bool backward_op(const PlannedOp& op, int T);
+    bool keep_dy(int b);             // the embedding's dy for sequence b, kept until its backward
+    int stash_slots() const;         // the sequences whose dy the embedding's stash takes over its link (0: none)
     std::string grad_name(const std::string& tensor) const;   // through the residuals' identity backward
     // The input whose gradient goes up a link into op's dy (its consumer's send_d<symbol>), or nullptr.
     std::pair<const PlannedOp*, const Transfer*> grad_link_into(const PlannedOp& op) const;

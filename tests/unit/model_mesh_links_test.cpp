@@ -288,4 +288,77 @@ TEST(MeshLinks, TheResidualStreamsGradientGoesUpTheLinks) {
     }
 }
 
+// Training: the embedding's dy (the first layernorm's dx) goes up its link too, into a stash in
+// the embedding's SRAM, a slot per sequence: the embedding's backward adds it only after the tie's
+// stream has given dwte the logits' part, the reference's order. On 4 x 16 every activation and
+// gradient of a step then crosses the fabric: the host moves no byte of them. A batch longer than
+// the stash sends the rest through the host, with the same bits.
+TEST(MeshLinks, TheEmbeddingsDyWaitsInItsStash) {
+    const GPTConfig cfg = config(1, 2, 16, 8, 11);
+    const int C = cfg.n_embd;
+    auto r = plan_model(cfg, 4, 16, kernels(), wl::MachineConfig{}.sram_bytes, true);
+    ASSERT_TRUE(r.ok) << r.error;
+    const PlannedOp* emb = r.plan.find("encoded");
+    const PlannedOp* ln1 = r.plan.find("l0.ln1");
+    ASSERT_TRUE(emb && ln1);
+    EXPECT_GT(ln1->inputs.front().grad_colour, 0) << "the embedding's dy crosses the host";
+    EXPECT_EQ(emb->constants.at("LDY"), ln1->inputs.front().grad_colour);
+    const int slots = int(emb->constants.at("NB"));
+    EXPECT_GE(slots, 8) << "the stash holds a batch of 8";
+    EXPECT_LE(emb->bytes_per_pe, r.plan.sram_bytes);
+    for (const int B : {2, slots + 2}) {
+        const int T = B > 2 ? 4 : 8;
+        GPT model(cfg);
+        model.init_weights(3);
+        const std::vector<int> in = tokens(B * T, 11, 4), tg = tokens(B * T, 11, 9);
+        model.forward(in.data(), tg.data(), B, T);
+        model.zero_grad();
+        model.backward();
+        for (wl::RunMode mode : {wl::RunMode::Fast, wl::RunMode::Cycle}) {
+            if (B > 2 && mode == wl::RunMode::Cycle) continue;   // the long batch: fast mode is enough
+            wl::model::MeshTrainer tr(r.plan, model, mode);
+            const uint64_t host0 = tr.mesh().host_bytes();
+            ASSERT_NO_FATAL_FAILURE(expect_backward_bits(tr, model, in, tg, B, T));
+            ASSERT_NO_FATAL_FAILURE(expect_activation_grad_bits(tr, "encoded", T, model.grads_acts.encoded + size_t(B - 1) * T * C, C));
+            // past the stash: l0.ln1's dx out and the embedding's dy in, per sequence
+            EXPECT_EQ(tr.mesh().host_bytes() - host0, uint64_t(B - std::min(B, slots)) * 2 * 4 * C * T) << "B " << B;
+        }
+    }
+}
+
+// Where not even one slot of the stash fits beside what the embedding's PEs hold (here an
+// embedding.wk that wants 80 KB more with the link), the plan keeps the host's way for its dy:
+// no link, no route left behind, and the same bits.
+TEST(MeshLinks, AStashThatDoesNotFitLeavesTheHostsWay) {
+    const GPTConfig cfg = config(1, 2, 16, 8, 11);
+    const int B = 2, T = 8, C = cfg.n_embd;
+    CountingKernels k;
+    std::string emb = kernels()("embedding.wk");
+    const std::string at = "    export var slot: i32;";
+    ASSERT_NE(emb.find(at), std::string::npos);
+    emb.replace(emb.find(at), at.size(), at + "\n    var pad: [f32; select(LDY > 0, 20000, 1)];");
+    k.edits["embedding.wk"] = emb;
+    auto r = plan_model(cfg, 4, 16, k.source(), wl::MachineConfig{}.sram_bytes, true);
+    ASSERT_TRUE(r.ok) << r.error;
+    const PlannedOp* e = r.plan.find("encoded");
+    const PlannedOp* ln1 = r.plan.find("l0.ln1");
+    ASSERT_TRUE(e && ln1);
+    EXPECT_EQ(e->constants.count("LDY"), 0u);
+    EXPECT_EQ(ln1->inputs.front().grad_colour, 0);
+    const int idle = int(ln1->constants.at("LDX"));
+    for (const auto& route : r.plan.links)
+        EXPECT_FALSE(route.colour == idle && route.x < e->rect.x + e->rect.w && route.y >= e->rect.y && route.y <= ln1->rect.y)
+            << "the link's route stayed at (" << route.x << "," << route.y << ")";
+    GPT model(cfg);
+    model.init_weights(3);
+    const std::vector<int> in = tokens(B * T, 11, 4), tg = tokens(B * T, 11, 9);
+    model.forward(in.data(), tg.data(), B, T);
+    model.zero_grad();
+    model.backward();
+    wl::model::MeshTrainer tr(r.plan, model);
+    const uint64_t host0 = tr.mesh().host_bytes();
+    ASSERT_NO_FATAL_FAILURE(expect_backward_bits(tr, model, in, tg, B, T));
+    EXPECT_EQ(tr.mesh().host_bytes() - host0, uint64_t(B) * 2 * 4 * C * T);
+}
+
 }  // namespace
