@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -83,6 +84,20 @@ inline void expect_activation_grad_bits(const MeshTrainer& tr, const std::string
     int differ = 0;
     for (size_t i = 0; i < m.size(); i++) differ += float_bits(m[i]) != float_bits(ref[i]);
     EXPECT_EQ(differ, 0) << "d" << name;
+}
+
+// The launches of op `name` that `which` picks (by their kernel function, OpRun::op) moved no
+// byte through the host and some over the fabric; `count` of them ran.
+inline void expect_fabric_only(const std::vector<OpRun>& runs, const std::string& name,
+                               const std::function<bool(const std::string& op)>& which, int count) {
+    int seen = 0;
+    for (const OpRun& run : runs)
+        if (run.name == name && which(run.op)) {
+            seen++;
+            EXPECT_EQ(run.host_bytes, 0u) << name << " (" << run.op << "): its inputs or outputs crossed the host";
+            EXPECT_GT(run.hops, 0u) << name << " (" << run.op << ")";
+        }
+    EXPECT_EQ(seen, count) << name << ": launches";
 }
 
 }  // namespace wl::model::testing

@@ -121,14 +121,8 @@ TEST(MeshRelays, GradientsGoBackThroughTheRelays) {
         // The attention's and qkv's backwards took dy over the fabric and sent their inputs'
         // gradients on: the host copied nothing for them.
         for (const char* name : {"l0.atty", "l0.qkv"}) {
-            int seen = 0;
-            for (const OpRun& run : tr.last_run())
-                if (run.name == name && run.op == r.plan.find(name)->op + ":backward") {
-                    seen++;
-                    EXPECT_EQ(run.host_bytes, 0u) << name;
-                    EXPECT_GT(run.hops, 0u) << name;
-                }
-            EXPECT_EQ(seen, B) << name;
+            const std::string backward = r.plan.find(name)->op + ":backward";
+            expect_fabric_only(tr.last_run(), name, [&](const std::string& op) { return op == backward; }, B);
         }
     }
 }
@@ -212,15 +206,9 @@ TEST(MeshRelays, DlnfComesBackAcrossTheBandsTurn) {
         wl::model::MeshTrainer tr(r.plan, model, mode);
         ASSERT_NO_FATAL_FAILURE(expect_backward_bits(tr, model, in, tg, B, T));
         ASSERT_NO_FATAL_FAILURE(expect_activation_grad_bits(tr, "lnf", T, model.grads_acts.lnf + size_t(B - 1) * T * C, C));
-        for (const char* name : {"lnf", "logits"}) {
-            int seen = 0;
-            for (const OpRun& run : tr.last_run())
-                if (run.name == name && (run.op == r.plan.find(name)->op + ":backward" || run.op == r.plan.find(name)->op)) {
-                    seen++;
-                    EXPECT_EQ(run.host_bytes, 0u) << name << " (" << run.op << ")";
-                    EXPECT_GT(run.hops, 0u) << name << " (" << run.op << ")";
-                }
-            EXPECT_EQ(seen, 2 * B) << name << ": a forward and a backward per sequence";
+        for (const char* name : {"lnf", "logits"}) {   // a forward and a backward per sequence
+            const std::string forward = r.plan.find(name)->op;
+            expect_fabric_only(tr.last_run(), name, [&](const std::string& op) { return op == forward || op == forward + ":backward"; }, 2 * B);
         }
     }
 }
