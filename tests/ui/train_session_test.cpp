@@ -75,6 +75,8 @@ TEST(TrainSession, TrainsInSlicesAndTheLossIsTheSameWhateverTheFrameBudget) {
     ASSERT_EQ(a.val_losses().size(), 3u);
     EXPECT_EQ(a.val_losses()[0].step, 0);
     EXPECT_EQ(a.val_losses()[2].step, 4);
+    ASSERT_EQ(b.val_losses().size(), 3u);
+    for (size_t i = 0; i < 3; i++) EXPECT_EQ(bits(a.val_losses()[i].loss), bits(b.val_losses()[i].loss)) << "evaluation " << i;
     EXPECT_EQ(a.sample().step, 4);
     EXPECT_EQ(a.sample().text, b.sample().text);
     EXPECT_FALSE(a.sample().text.empty());
