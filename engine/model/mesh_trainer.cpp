@@ -605,7 +605,7 @@ void MeshTrainer::queue_sample(int n) {
             if (!o.train_only) last = &o;
         for (const PlannedOp& o : mesh_.plan().ops) {
             if (o.train_only) continue;
-            add({TrainPhase::Forward, o.name, -1, i}, [this, &o, first, cached, t0, w, is_last = &o == last] {
+            add({TrainPhase::Forward, o.name, -1, i}, [this, &o, first, cached, t0, w, TP, is_last = &o == last] {
                 const std::vector<int>& ids = samp_.tokens;
                 if (first) {
                     if (cached) mesh_.tokens_.push_back(ids.back());
@@ -619,7 +619,7 @@ void MeshTrainer::queue_sample(int n) {
                 }
                 runs_.push_back(mesh_.runs_.back());
                 if (!is_last) return true;
-                const int V = mesh_.plan().cfg.vocab_size, TP = mesh_.plan().cfg.block_size, t = t0 + w - 1;
+                const int V = mesh_.plan().cfg.vocab_size, t = t0 + w - 1;
                 const std::vector<float>& y = mesh_.acts_.at("logits");   // (V, TP)
                 std::vector<float> logits(static_cast<size_t>(V));
                 for (int v = 0; v < V; v++) logits[size_t(v)] = y[size_t(v) * TP + t];

@@ -158,7 +158,8 @@ public:
     void transfer(State state, std::vector<float>* buf, bool write);
     void set_updates(int64_t t) { t_ = t; }   // AdamW's step count, when resuming
     // The gradient of one activation of the last sequence, (T, rows) as engine/gpt's grads_acts
-    // ("l0.ln1", "encoded", "logits" ...); empty when there is none.
+    // ("l0.ln1", "encoded", "logits" ...); empty when there is none. Read it before an evaluation:
+    // the loss's main leaves that evaluation's dlogits in the loss's SRAM.
     std::vector<float> activation_grad(const std::string& tensor, int T) const;
 
     // Every launch of the last job (a step's since its backward(): forwards, backwards, the norm,
