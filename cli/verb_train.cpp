@@ -7,6 +7,8 @@
 // with --on-mesh also one per step ({step, loss, grad_norm, tokens_per_s, cycles, wafer_s, host_bytes}).
 // The checkpoint (--out, default <config name>.ckpt) is written at every evaluation and at the end,
 // in the same format either way (the mesh's weights and AdamW moments, read back from SRAM).
+// With --on-mesh the train and validation losses are the mesh's too (the forward and the loss on
+// the PEs, the reference's numbers bit for bit on the same weights).
 #include "cli/model_args.h"
 #include "cli/verbs.h"
 
@@ -89,9 +91,9 @@ int verb_train(const Args& args) {
                      num_threads(), gemm_isa());
     }
 
-    // --on-mesh: every step on the emulated mesh (engine/model/mesh_trainer.h). The host keeps the
-    // data loader, and evaluates with the reference forward on the mesh's weights (the mesh's
-    // forward gives the same logits bit for bit: docs/model-compiler.md).
+    // --on-mesh: every step, every evaluation batch (the forward and the loss) and the addition
+    // check's greedy decoding on the emulated mesh (engine/model/mesh_trainer.h). The host keeps
+    // the data loader, the schedule and the checkpoint (the weights and moments read back).
     std::unique_ptr<wl::model::MeshTrainer> mesh;
     wl::model::CompileInfo compile_info;
     if (args.has("on-mesh")) {
@@ -124,10 +126,15 @@ int verb_train(const Args& args) {
     int64_t trained_tokens = 0;
     float last_loss = 0, train_loss = 0, val_loss = 0;
     const auto t_start = Clock::now();
+    auto on_mesh = [&](const int* in, const int* tg, int B, int T) {   // one evaluation batch's mean loss
+        float loss = 0;
+        if (!mesh->eval_loss(in, tg, B, T, &loss))
+            throw std::runtime_error("evaluate on the mesh, step " + std::to_string(tr->step) + ": " + mesh->error());
+        return loss;
+    };
     auto evaluate = [&]() {
-        sync_from_mesh();
-        train_loss = tr->eval_loss(Split::Train);
-        val_loss = tr->eval_loss(Split::Val);
+        train_loss = mesh ? tr->eval_loss(Split::Train, on_mesh) : tr->eval_loss(Split::Train);
+        val_loss = mesh ? tr->eval_loss(Split::Val, on_mesh) : tr->eval_loss(Split::Val);
         double tps = train_s > 0 ? double(trained_tokens) / train_s : 0.0;
         double elapsed = std::chrono::duration<double>(Clock::now() - t_start).count();
         if (json) {
@@ -140,6 +147,7 @@ int verb_train(const Args& args) {
             std::fprintf(stderr, "step %lld: train loss %.4f, val loss %.4f, %.0f tok/s\n", (long long)tr->step,
                          train_loss, val_loss, tps);
         }
+        sync_from_mesh();   // the checkpoint's weights and moments
         tr->save(out);
     };
 
@@ -192,7 +200,11 @@ int verb_train(const Args& args) {
     if (cfg.corpus == "addition") {   // exact-match accuracy on fresh problems, greedy decoding
         auto probs = addition_problems(cfg.seed + 1, 100, cfg.addition_digits);
         summary["addition_accuracy"] = addition_accuracy(probs, [&](const std::string& p) {
-            auto ids = generate(*tr->model, tr->tokenizer->encode(p), cfg.addition_digits + 2, SampleOptions{0.0f, 0, 1});
+            const SampleOptions greedy{0.0f, 0, 1};
+            std::vector<int> ids;
+            if (!mesh) ids = generate(*tr->model, tr->tokenizer->encode(p), cfg.addition_digits + 2, greedy);
+            else if (!mesh->sample(tr->tokenizer->encode(p), cfg.addition_digits + 2, greedy, &ids))
+                throw std::runtime_error("sample on the mesh: " + mesh->error());
             return tr->tokenizer->decode(std::vector<int>(ids.begin() + long(p.size()), ids.end()));
         });
     }

@@ -686,8 +686,8 @@ void ModelWindow::draw_train() {
     const TrainSession& t = train_;
     if (!t.has_run())
         ImGui::TextWrapped("Trains the config above on the emulated mesh above: every forward, backward and AdamW launch runs on "
-                           "the PEs (models/kernels/, TRAIN = 1), a few per frame. The host feeds the batches, evaluates the "
-                           "validation loss and samples text with the reference forward on the mesh's weights.");
+                           "the PEs (models/kernels/, TRAIN = 1), a few per frame, and so do the validation loss and the samples "
+                           "(the same plan's forward). The host only feeds the batches.");
     const float field = ImGui::GetFontSize() * 5;
     int steps = int(train_set_.steps);
     ImGui::SetNextItemWidth(field);
@@ -784,7 +784,7 @@ void ModelWindow::draw_train() {
     ImGui::Text("corpus: %zu bytes, vocabulary %d", t.corpus().bytes, t.corpus().vocab);
     draw_loss_plot();
     if (t.sample().step >= 0) {
-        ImGui::TextDisabled("sample at step %lld (the reference forward on the mesh's weights, temperature %.1f):",
+        ImGui::TextDisabled("sample at step %lld (on the mesh, temperature %.1f):",
                             (long long)t.sample().step, double(t.settings().temperature));
         ImGui::BeginChild("##train_sample", ImVec2(0, ImGui::GetTextLineHeightWithSpacing() * 4), true);
         ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));

@@ -98,16 +98,12 @@ bool TrainSession::start(const TrainSettings& s) {
         mesh_seconds_ = run_seconds_ = 0;
         last_tick_.reset();
         sample_ = sample_next_ = {};
-        sampling_ = false;
         eval_next_ = 0;   // the loss before training, and a sample of the untrained model
         eval_sum_ = 0;
         const std::string val = tr_->corpus.val();
         sample_next_.prompt = val.substr(0, std::min<size_t>(val.size(), 16));
         sample_next_.step = 0;
-        sample_ids_ = tr_->tokenizer->encode(sample_next_.prompt);
-        sample_prompt_ = int(sample_ids_.size());
-        sampling_ = s.sample_tokens > 0 && !sample_ids_.empty();
-        rng_ = wl::gpt::Rng(tr_->cfg.seed);
+        sampling_ = s.sample_tokens > 0;
         status_ = Status::Running;
         error_.clear();
         return true;
@@ -153,64 +149,83 @@ void TrainSession::finish_step() {
     losses_.push_back(last_.loss);
     mesh_seconds_ += last_.seconds;
     const int64_t done = tr_->step - first_step_;
-    const bool eval = done % set_.eval_every == 0 || tr_->step == target_;
-    const bool sample = set_.sample_tokens > 0 && (done % set_.sample_every == 0 || tr_->step == target_);
-    if (!eval && !sample) return;
-    sync_model();   // both run the reference forward on the mesh's weights
-    if (eval) eval_next_ = 0, eval_sum_ = 0;
-    if (sample) {
+    if (done % set_.eval_every == 0 || tr_->step == target_) eval_next_ = 0, eval_sum_ = 0;
+    if (set_.sample_tokens > 0 && (done % set_.sample_every == 0 || tr_->step == target_)) {
         sample_next_.step = tr_->step;
-        sample_ids_ = tr_->tokenizer->encode(sample_next_.prompt);
-        sampling_ = !sample_ids_.empty();
-        rng_ = wl::gpt::Rng(tr_->cfg.seed);
+        sampling_ = true;
     }
 }
 
-// One unit of what is due, in this order: the evaluation, the sample, the step.
-bool TrainSession::unit() {
-    wl::gpt::GPT& model = *tr_->model;
-    if (eval_next_ >= 0) {   // Trainer::eval_loss, a batch per unit
-        tr_->val_data->batch(-1 - eval_next_, inputs_.data(), targets_.data());
-        model.forward(inputs_.data(), targets_.data(), tr_->cfg.batch_size, tr_->cfg.block_size);
-        eval_sum_ += model.mean_loss;
-        if (++eval_next_ == tr_->cfg.eval_iters) {
-            val_.push_back({tr_->step, float(eval_sum_ / tr_->cfg.eval_iters)});
-            eval_next_ = -1;
-        }
-        return true;
-    }
-    if (sampling_) {   // gpt::generate's loop body, a token per unit
-        const int T = std::min<int>(int(sample_ids_.size()), model.maxT);
-        model.forward(sample_ids_.data() + sample_ids_.size() - T, nullptr, 1, T);
-        sample_ids_.push_back(wl::gpt::sample_token(model.logits() + size_t(T - 1) * model.V, model.V, set_.temperature, 0, rng_));
-        if (int(sample_ids_.size()) - sample_prompt_ >= set_.sample_tokens) {
-            sample_next_.text = tr_->tokenizer->decode(std::vector<int>(sample_ids_.begin() + sample_prompt_, sample_ids_.end()));
-            sample_ = sample_next_;
-            sampling_ = false;
-        }
-        return true;
-    }
-    if (status_ == Status::Pausing && !mesh_->stepping()) {
-        status_ = Status::Paused;
+// Queues the next job that is due on the mesh, in this order: an evaluation batch (Trainer::
+// eval_loss's, on the mesh), the sample, the step. False when nothing is due (done) or on a failure.
+bool TrainSession::begin_next_job() {
+    if (eval_next_ >= 0) {
+        tr_->eval_batch(wl::gpt::Split::Val, eval_next_, inputs_.data(), targets_.data());
+        if (mesh_->begin_eval(inputs_.data(), targets_.data(), tr_->cfg.batch_size, tr_->cfg.block_size)) return true;
+        fail("validation loss at step " + std::to_string(tr_->step) + ": " + mesh_->error());
         return false;
     }
-    if (mesh_->stepping()) {
-        if (!mesh_->run_slice(1)) {
-            fail("step " + std::to_string(tr_->step + 1) + ": " + mesh_->error());
-            return false;
+    if (sampling_) {
+        const std::vector<int> prompt = tr_->tokenizer->encode(sample_next_.prompt);
+        const wl::gpt::SampleOptions opt{set_.temperature, 0, tr_->cfg.seed};
+        if (!prompt.empty() && mesh_->begin_sample(prompt, set_.sample_tokens, opt)) return true;
+        if (prompt.empty()) {   // nothing to start from: no sample
+            sampling_ = false;
+            return begin_next_job();
         }
-        if (!mesh_->stepping()) finish_step();
-        if (status_ == Status::Pausing && !mesh_->stepping()) {
-            status_ = Status::Paused;   // the step boundary; what finish_step scheduled runs after resume
-            return false;
-        }
-        return true;
+        fail("sample at step " + std::to_string(tr_->step) + ": " + mesh_->error());
+        return false;
     }
     if (tr_->step >= target_) {
         status_ = Status::Done;
         return false;
     }
     return begin_next_step();
+}
+
+// A job's units all ran: its result into the session.
+void TrainSession::finish_job(wl::model::MeshJob job) {
+    if (job == wl::model::MeshJob::Step) {
+        finish_step();
+    } else if (job == wl::model::MeshJob::Eval) {
+        eval_sum_ += mesh_->last_eval();
+        if (++eval_next_ == tr_->cfg.eval_iters) {   // Trainer::eval_loss's mean
+            val_.push_back({tr_->step, float(eval_sum_ / tr_->cfg.eval_iters)});
+            eval_next_ = -1;
+        }
+    } else {
+        const std::vector<int>& ids = mesh_->sampled();
+        const size_t prompt = ids.size() - size_t(set_.sample_tokens);
+        sample_next_.text = tr_->tokenizer->decode(std::vector<int>(ids.begin() + long(prompt), ids.end()));
+        sample_ = sample_next_;
+        sampling_ = false;
+    }
+}
+
+// One unit: the next op launch of the job on the mesh (a step, an evaluation batch, a sample),
+// or, between jobs, the next job queued. False when nothing is due, paused, or on a failure.
+bool TrainSession::unit() {
+    if (mesh_->busy()) {
+        const wl::model::MeshJob job = mesh_->job();
+        if (!mesh_->run_slice(1)) {
+            const std::string what = job == wl::model::MeshJob::Step ? "step " + std::to_string(tr_->step + 1)
+                                     : job == wl::model::MeshJob::Eval ? "validation loss at step " + std::to_string(tr_->step)
+                                                                        : "sample at step " + std::to_string(tr_->step);
+            fail(what + ": " + mesh_->error());
+            return false;
+        }
+        if (!mesh_->busy()) finish_job(job);
+        if (status_ == Status::Pausing && !mesh_->stepping()) {
+            status_ = Status::Paused;   // the step boundary; what finish_step scheduled runs after resume
+            return false;
+        }
+        return true;
+    }
+    if (status_ == Status::Pausing) {
+        status_ = Status::Paused;
+        return false;
+    }
+    return begin_next_job();
 }
 
 void TrainSession::tick(double budget_s) {
@@ -258,17 +273,19 @@ bool TrainSession::checkpoint(std::string* bytes) {
 std::string TrainSession::activity() const {
     if (!tr_) return "";
     char b[160];
-    if (eval_next_ >= 0) {
-        std::snprintf(b, sizeof b, "validation loss: batch %d of %d (the reference forward on the mesh's weights)", eval_next_ + 1,
-                      tr_->cfg.eval_iters);
+    const wl::model::TrainWork* w = mesh_->next_work();
+    const std::string what = w ? std::string(wl::model::train_phase_name(w->phase)) + " " + w->op : "";
+    if (w && mesh_->job() == wl::model::MeshJob::Eval) {
+        std::snprintf(b, sizeof b, "evaluating on the mesh: batch %d/%d, sequence %d/%d, %s", eval_next_ + 1, tr_->cfg.eval_iters,
+                      std::max(w->sequence, 0) + 1, tr_->cfg.batch_size, what.c_str());
         return b;
     }
-    if (sampling_) {
-        std::snprintf(b, sizeof b, "sampling: token %d of %d", int(sample_ids_.size()) - sample_prompt_ + 1, set_.sample_tokens);
+    if (w && mesh_->job() == wl::model::MeshJob::Sample) {
+        std::snprintf(b, sizeof b, "sampling on the mesh: token %d/%d, %s", w->token + 1, set_.sample_tokens, what.c_str());
         return b;
     }
-    if (const wl::model::TrainWork* w = mesh_->next_work()) {
-        std::string s = std::string(wl::model::train_phase_name(w->phase)) + " " + w->op;
+    if (w) {
+        std::string s = what;
         if (w->sequence >= 0) s += ", sequence " + std::to_string(w->sequence + 1) + " of " + std::to_string(tr_->sequences_per_step());
         return s;
     }
@@ -308,7 +325,7 @@ nlohmann::json TrainSession::to_json() const {
             {"op", w ? json(w->op) : json(nullptr)},
             {"progress", mesh_ && mesh_->work_total() ? double(mesh_->work_done()) / double(mesh_->work_total()) : 0.0},
             {"sample", sample_.step >= 0 ? json{{"step", sample_.step}, {"prompt", utf8(sample_.prompt)}, {"text", utf8(sample_.text)},
-                                                {"by", "reference forward on the mesh's weights"}}
+                                                {"by", "the mesh (the training plan's forward)"}}
                                          : json(nullptr)},
             {"error", error_.empty() ? json(nullptr) : json(error_)}};
 }

@@ -1,8 +1,8 @@
 // train_session.h: the Model window's Train section, without ImGui — a GPT trained on
 // the emulated mesh (engine/model/mesh_trainer.h), a few launches per frame so the page
 // never freezes. The host keeps what the CLI's `train --on-mesh` keeps: the data loader,
-// the learning-rate schedule, the validation loss and the samples (the reference forward
-// on the mesh's weights, whose logits equal the mesh's bit for bit: docs/model-compiler.md).
+// the learning-rate schedule and the data loader; the validation loss and the samples run on
+// the mesh too (MeshTrainer::begin_eval, begin_sample), an op launch a unit like the step's.
 // The window (model_window.cpp) draws this; the JS hook and tests/ui drive it directly.
 //
 //   TrainSession t("models");
@@ -12,7 +12,6 @@
 //   every frame: t.tick(0.012);                  // slices of the step until ~12 ms pass
 //   t.pause(); t.resume();  t.save("run.ckpt");  // the reference's checkpoint format
 #pragma once
-#include "engine/gpt/rng.h"
 #include "engine/gpt/sampler.h"
 #include "engine/gpt/trainer.h"
 #include "engine/model/mesh_trainer.h"
@@ -78,7 +77,7 @@ public:
     bool start(const TrainSettings& s);
     void pause();                       // at the next unit boundary (a launch); resume() goes on from there
     bool resume();
-    // Runs work (step units, evaluation batches, sample tokens) until budget_s passes, at least one unit.
+    // Runs units (an op launch of a step, an evaluation batch or a sample) until budget_s passes, at least one.
     void tick(double budget_s);
     bool running() const { return status_ == Status::Running || status_ == Status::Pausing; }
     Status status() const { return status_; }
@@ -99,7 +98,8 @@ public:
     const std::vector<float>& losses() const { return losses_; }         // per step, the batch's loss
     const std::vector<EvalPoint>& val_losses() const { return val_; }
     const TrainSample& sample() const { return sample_; }
-    // What runs now: "forward l1.fch, sequence 3 of 8", "evaluating (4 of 10)", "sampling" ...
+    // What runs now: "forward l1.fch, sequence 3 of 8", "evaluating on the mesh: batch 3/10, ...",
+    // "sampling on the mesh: token 5/64, forward l0.attn" ...
     std::string activity() const;
     double steps_per_s() const;         // steps / wall time while running (this run)
     double tokens_per_s() const;        // the same in tokens (B * T per step)
@@ -109,9 +109,11 @@ public:
 
 private:
     bool begin_next_step();
+    bool begin_next_job();
     void finish_step();
+    void finish_job(wl::model::MeshJob job);
     bool unit();                        // one unit of whatever is due; false when nothing is
-    void sync_model();                  // the mesh's weights and moments into tr_'s model and optimiser
+    void sync_model();                  // the mesh's weights and moments into tr_'s model and optimiser (a checkpoint)
     void fail(const std::string& why);
 
     std::string dir_;
@@ -131,14 +133,11 @@ private:
     wl::model::TrainStep last_;
     double mesh_seconds_ = 0, run_seconds_ = 0;
     std::optional<std::chrono::steady_clock::time_point> last_tick_;
-    // evaluation: eval_iters batches of the validation split, one per unit
-    int eval_next_ = -1;                // -1: none due
+    // evaluation: eval_iters batches of the validation split, a job on the mesh each
+    int eval_next_ = -1;                // the batch due or running; -1: none
     double eval_sum_ = 0;
-    // sampling: one token per unit
-    bool sampling_ = false;
-    std::vector<int> sample_ids_;
-    int sample_prompt_ = 0;
-    wl::gpt::Rng rng_;
+    // sampling: one job on the mesh (a forward a token)
+    bool sampling_ = false;             // due or running
     TrainSample sample_, sample_next_;
 };
 

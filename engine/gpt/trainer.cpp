@@ -80,15 +80,25 @@ float Trainer::train_step() {
     return N == 1 ? model->mean_loss : float(loss / N);
 }
 
-float Trainer::eval_loss(Split split) {
-    DataLoader& d = split == Split::Val ? *val_data : *train_data;
+void Trainer::eval_batch(Split split, int k, int* inputs, int* targets) const {
+    // negative indexes: never a training batch (one micro-batch)
+    (split == Split::Val ? *val_data : *train_data).batch(-1 - k, inputs, targets);
+}
+
+float Trainer::eval_loss(Split split, const BatchLoss& batch_loss) {
     double sum = 0;
     for (int k = 0; k < cfg.eval_iters; k++) {
-        d.batch(-1 - k, inputs_.data(), targets_.data());   // negative indexes: never a training batch (one micro-batch)
-        model->forward(inputs_.data(), targets_.data(), cfg.batch_size, cfg.block_size);
-        sum += model->mean_loss;
+        eval_batch(split, k, inputs_.data(), targets_.data());
+        sum += batch_loss(inputs_.data(), targets_.data(), cfg.batch_size, cfg.block_size);
     }
     return float(sum / cfg.eval_iters);
+}
+
+float Trainer::eval_loss(Split split) {
+    return eval_loss(split, [this](const int* in, const int* tg, int B, int T) {
+        model->forward(in, tg, B, T);
+        return model->mean_loss;
+    });
 }
 
 void Trainer::save(const std::string& path) const {

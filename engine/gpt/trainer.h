@@ -7,6 +7,7 @@
 //   float val = tr.eval_loss(Split::Val);
 //   tr.save("run.ckpt");   Trainer::resume("run.ckpt") continues bit-identically.
 #pragma once
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -39,6 +40,11 @@ public:
     // Those micro-batches' tokens, (N*batch_size, block_size) each, for a trainer elsewhere (the mesh).
     void step_batches(int64_t step, int* inputs, int* targets) const;
     float eval_loss(Split split);       // mean loss over eval_iters fixed batches (no gradient)
+    // The same mean with another forward (the mesh's): batch_loss gives one batch's mean loss.
+    using BatchLoss = std::function<float(const int* inputs, const int* targets, int B, int T)>;
+    float eval_loss(Split split, const BatchLoss& batch_loss);
+    // eval_loss's batch k (0 .. eval_iters-1) of a split, (batch_size, block_size) each.
+    void eval_batch(Split split, int k, int* inputs, int* targets) const;
     void save(const std::string& path) const;
     double lr() const { return learning_rate_at(cfg, step); }
     int64_t tokens_per_step() const { return int64_t(cfg.grad_accum_steps) * cfg.batch_size * cfg.block_size; }

@@ -271,8 +271,9 @@ bool MeshTrainer::launch(const PlannedOp& o, const char* fn, int t0, int n) {
 
 // crossentropy.wk on the logits of the last forward (over their link, or from the host):
 // dlogits into grads_["logits"], or kept for the logits' backward to take up its link; the
-// sequence's -log p[target] added on the PEs to the step's running sum (lsum, loss).
-bool MeshTrainer::loss_grad(const PlannedOp& o, const int* targets, int B, int T) {
+// sequence's -log p[target] added on the PEs to the step's running sum (lsum, loss). An
+// evaluation (keep_grad false) reads no dlogits: the next step's loss overwrites them.
+bool MeshTrainer::loss_grad(const PlannedOp& o, const int* targets, int B, int T, bool keep_grad) {
     const Transfer& in = o.inputs.front();
     const uint64_t bytes0 = mesh_.host_bytes();
     MeshGPT::Senders senders;
@@ -291,7 +292,7 @@ bool MeshTrainer::loss_grad(const PlannedOp& o, const int* targets, int B, int T
         error_ = mesh_.error();
         return false;
     }
-    if (!in.grad_colour) {
+    if (keep_grad && !in.grad_colour) {
         Transfer out = o.output;
         out.tensor = "logits";
         mesh_.get(o, out, 0, T, grads_);
@@ -403,34 +404,77 @@ const char* train_phase_name(TrainPhase p) {
     return p == TrainPhase::Forward ? "forward" : p == TrainPhase::Backward ? "backward" : "optimiser";
 }
 
-bool MeshTrainer::check_batch(const int* inputs, const int* targets, int B, int T) {
+const char* mesh_job_name(MeshJob j) {
+    return j == MeshJob::Step ? "step" : j == MeshJob::Eval ? "evaluation" : "sampling";
+}
+
+bool MeshTrainer::check_idle(const char* what) {
     error_.clear();
-    if (stepping()) {
-        error_ = "train on the mesh: a step is still in progress (run_slice until stepping() is false)";
-        return false;
-    }
+    if (!busy()) return true;
+    error_ = std::string(what) + ": a " + mesh_job_name(job_) + " is still in progress (run_slice until busy() is false)";
+    return false;
+}
+
+bool MeshTrainer::check_batch(const char* what, const int* inputs, const int* targets, int B, int T) {
+    if (!check_idle(what)) return false;
     const int V = mesh_.plan().cfg.vocab_size;
     if (B < 1 || T < 1 || T > mesh_.plan().cfg.block_size) {
-        error_ = "train on the mesh: need B >= 1 and 1 <= T <= block_size (" +
+        error_ = std::string(what) + ": need B >= 1 and 1 <= T <= block_size (" +
                  std::to_string(mesh_.plan().cfg.block_size) + "), got B=" + std::to_string(B) + " T=" + std::to_string(T);
         return false;
     }
     for (int i = 0; i < B * T; i++)   // all checked before anything runs: a bad batch changes nothing
-        for (const auto& [what, ids] : {std::pair<const char*, const int*>{"token", inputs}, {"target", targets}})
+        for (const auto& [kind, ids] : {std::pair<const char*, const int*>{"token", inputs}, {"target", targets}})
             if (ids[i] < 0 || ids[i] >= V) {
-                error_ = std::string("train on the mesh: ") + what + " " + std::to_string(ids[i]) + " at position " +
+                error_ = std::string(what) + ": " + kind + " " + std::to_string(ids[i]) + " at position " +
                          std::to_string(i) + " is outside [0, " + std::to_string(V) + ")";
                 return false;
             }
     cur_.inputs.assign(inputs, inputs + size_t(B) * T);
     cur_.targets.assign(targets, targets + size_t(B) * T);
     cur_.B = B, cur_.T = T;
+    return true;
+}
+
+void MeshTrainer::begin_job(MeshJob job) {
+    job_ = job;
     cur_.step = TrainStep{};
     cur_.host_bytes0 = mesh_.host_bytes();
     queue_.clear();
     next_ = 0;
     runs_.clear();
-    return true;
+}
+
+void MeshTrainer::add(TrainWork what, std::function<bool()> run) { queue_.push_back({std::move(what), std::move(run)}); }
+
+const PlannedOp& MeshTrainer::loss_op() const {
+    for (const PlannedOp& o : mesh_.plan().ops)
+        if (o.train_only) return o;
+    throw std::logic_error("mesh_trainer: the plan has no loss op (crossentropy.wk)");
+}
+
+// Sequence b of cur_'s batch through the forward, an op a unit (MeshGPT::forward's launches).
+// read_logits false: the loss takes them over their link, the host need not read them.
+void MeshTrainer::queue_forward(int b, bool read_logits) {
+    bool first = true;
+    for (const PlannedOp& o : mesh_.plan().ops) {
+        if (o.train_only) continue;
+        const bool read_out = read_logits || o.name != "logits";
+        add({TrainPhase::Forward, o.name, b}, [this, &o, b, first, read_out] {
+            const int T = cur_.T;
+            if (first) {
+                mesh_.tokens_.assign(cur_.inputs.begin() + size_t(b) * T, cur_.inputs.begin() + size_t(b + 1) * T);
+                mesh_.runs_.clear();
+            }
+            if (!mesh_.run_op(o, 0, T, read_out)) {
+                error_ = mesh_.error();
+                return false;
+            }
+            runs_.push_back(mesh_.runs_.back());
+            return true;
+        });
+        first = false;
+    }
 }
 
 // Each sequence: the forward op by op (MeshGPT::forward's launches), the loss's gradient, the
@@ -442,40 +486,17 @@ void MeshTrainer::queue_backward() {
     cur_.tokens.clear();
     cur_.dencoded.clear();
     const auto& ops = mesh_.plan().ops;
-    auto add = [&](TrainPhase ph, const std::string& op, int seq, std::function<bool()> f) {
-        queue_.push_back({{ph, op, seq}, std::move(f)});
-    };
-    const PlannedOp* ce = nullptr;   // the loss's op
+    auto add = [&](TrainPhase ph, const std::string& op, int seq, std::function<bool()> f) { this->add({ph, op, seq}, std::move(f)); };
+    const PlannedOp* ce = &loss_op();
     for (const PlannedOp& o : ops) {
-        if (o.train_only) ce = &o;
         if (!trains(o)) continue;
         if (!o.weights.empty()) add(TrainPhase::Backward, o.name, -1, [this, &o] { return launch(o, "zero_grad", 0, 0); });
         // the matmuls' dx needs W's columns: once per step, as the weights change once
         if (o.kernel == "matmul.wk") add(TrainPhase::Backward, o.name, -1, [this, &o] { return launch(o, "transpose_w", 0, 0); });
     }
-    if (!ce) throw std::logic_error("mesh_trainer: the plan has no loss op (crossentropy.wk)");
     add(TrainPhase::Backward, ce->name, -1, [this, ce] { return launch(*ce, "zero_loss", 0, 0); });
     for (int b = 0; b < B; b++) {
-        bool first = true;
-        for (const PlannedOp& o : ops) {
-            if (o.train_only) continue;
-            // The logits: only the loss reads them; the host need not, when it takes them over a link.
-            const bool read_out = !(o.name == "logits" && ce->inputs.front().colour);
-            add(TrainPhase::Forward, o.name, b, [this, &o, b, first, read_out] {
-                const int T = cur_.T;
-                if (first) {   // MeshGPT::forward, one op per unit
-                    mesh_.tokens_.assign(cur_.inputs.begin() + size_t(b) * T, cur_.inputs.begin() + size_t(b + 1) * T);
-                    mesh_.runs_.clear();
-                }
-                if (!mesh_.run_op(o, 0, T, read_out)) {
-                    error_ = mesh_.error();
-                    return false;
-                }
-                runs_.push_back(mesh_.runs_.back());
-                return true;
-            });
-            first = false;
-        }
+        queue_forward(b, !ce->inputs.front().colour);
         add(TrainPhase::Backward, ce->name, b, [this, ce, b] {
             return loss_grad(*ce, cur_.targets.data() + size_t(b) * cur_.T, cur_.B, cur_.T);
         });
@@ -574,15 +595,115 @@ void MeshTrainer::queue_update() {
 }
 
 bool MeshTrainer::begin_step(const int* inputs, const int* targets, int B, int T, double lr) {
-    if (!check_batch(inputs, targets, B, T)) return false;
+    if (!check_batch("train on the mesh", inputs, targets, B, T)) return false;
+    begin_job(MeshJob::Step);
     cur_.lr = lr;
     queue_backward();
     queue_update();
     return true;
 }
 
+// Each sequence's forward, then the loss's op on its logits (its main alone: the loss, and the
+// dlogits that no one reads); the loss summed on the PEs over the batch, in the reference's order.
+void MeshTrainer::queue_eval() {
+    const PlannedOp& ce = loss_op();
+    add({TrainPhase::Forward, ce.name, -1}, [this, &ce] { return launch(ce, "zero_loss", 0, 0); });
+    for (int b = 0; b < cur_.B; b++) {
+        queue_forward(b, !ce.inputs.front().colour);
+        add({TrainPhase::Forward, ce.name, b}, [this, &ce, b] {
+            if (!loss_grad(ce, cur_.targets.data() + size_t(b) * cur_.T, cur_.B, cur_.T, /*keep_grad=*/false)) return false;
+            if (b == cur_.B - 1) check(mesh_.host_.d2h(ce.rect.x, ce.rect.y, "loss", &cur_.eval_loss, 1));
+            return true;
+        });
+    }
+}
+
+bool MeshTrainer::begin_eval(const int* inputs, const int* targets, int B, int T) {
+    if (!check_batch("evaluate on the mesh", inputs, targets, B, T)) return false;
+    begin_job(MeshJob::Eval);
+    queue_eval();
+    return true;
+}
+
+bool MeshTrainer::eval_loss(const int* inputs, const int* targets, int B, int T, float* loss) {
+    if (!begin_eval(inputs, targets, B, T) || !run_all()) return false;
+    *loss = last_eval_;
+    return true;
+}
+
+// gpt::generate's loop, a forward per new token (MeshGPT::next_logits' choice of window): the
+// whole context when the cache cannot serve it (the first token, or a context past block_size:
+// the last block_size tokens again), else the one new time step from the cache. The forward's
+// last op also draws the token from its logits (gpt::sample_token, the sampler's seeded Rng).
+void MeshTrainer::queue_sample(int n) {
+    const int TP = mesh_.plan().cfg.block_size;
+    const int prompt = int(samp_.tokens.size());
+    for (int i = 0; i < n; i++) {
+        const int len = prompt + i;   // the context this token sees, before the window slides
+        const bool cached = i > 0 && len <= TP;
+        const int t0 = cached ? len - 1 : 0, w = cached ? 1 : std::min(len, TP);
+        bool first = true;
+        const PlannedOp* last = nullptr;
+        for (const PlannedOp& o : mesh_.plan().ops)
+            if (!o.train_only) last = &o;
+        for (const PlannedOp& o : mesh_.plan().ops) {
+            if (o.train_only) continue;
+            add({TrainPhase::Forward, o.name, -1, i}, [this, &o, first, cached, t0, w, TP, is_last = &o == last] {
+                const std::vector<int>& ids = samp_.tokens;
+                if (first) {
+                    if (cached) mesh_.tokens_.push_back(ids.back());
+                    else mesh_.tokens_.assign(ids.end() - w, ids.end());
+                    mesh_.runs_.clear();
+                }
+                if (!mesh_.run_op(o, t0, w)) {
+                    mesh_.tokens_.clear();   // the cache is not whole
+                    error_ = mesh_.error();
+                    return false;
+                }
+                runs_.push_back(mesh_.runs_.back());
+                if (!is_last) return true;
+                const int V = mesh_.plan().cfg.vocab_size, t = t0 + w - 1;
+                const std::vector<float>& y = mesh_.acts_.at("logits");   // (V, TP)
+                std::vector<float> logits(static_cast<size_t>(V));
+                for (int v = 0; v < V; v++) logits[size_t(v)] = y[size_t(v) * TP + t];
+                samp_.tokens.push_back(gpt::sample_token(logits.data(), V, samp_.opt.temperature, samp_.opt.top_k, samp_.rng));
+                return true;
+            });
+            first = false;
+        }
+    }
+}
+
+bool MeshTrainer::begin_sample(const std::vector<int>& prompt, int n, const gpt::SampleOptions& opt) {
+    if (!check_idle("sample on the mesh")) return false;
+    const int V = mesh_.plan().cfg.vocab_size;
+    if (prompt.empty() || n < 0) {
+        error_ = "sample on the mesh: need a prompt of at least one token and n >= 0";
+        return false;
+    }
+    for (size_t i = 0; i < prompt.size(); i++)
+        if (prompt[i] < 0 || prompt[i] >= V) {
+            error_ = "sample on the mesh: token " + std::to_string(prompt[i]) + " at position " + std::to_string(i) +
+                     " is outside [0, " + std::to_string(V) + ")";
+            return false;
+        }
+    begin_job(MeshJob::Sample);
+    samp_.tokens = prompt;
+    samp_.opt = opt;
+    samp_.rng = gpt::Rng(opt.seed);
+    mesh_.tokens_.clear();   // the cache holds a training sequence's keys: the prompt starts it again
+    queue_sample(n);
+    return true;
+}
+
+bool MeshTrainer::sample(const std::vector<int>& prompt, int n, const gpt::SampleOptions& opt, std::vector<int>* out) {
+    if (!begin_sample(prompt, n, opt) || !run_all()) return false;
+    *out = samp_.tokens;
+    return true;
+}
+
 bool MeshTrainer::run_slice(int units) {
-    for (int i = 0; i < units && stepping(); i++) {
+    for (int i = 0; i < units && busy(); i++) {
         const auto start = std::chrono::steady_clock::now();
         bool ok = false;
         try {
@@ -598,14 +719,18 @@ bool MeshTrainer::run_slice(int units) {
         }
         next_++;
     }
-    if (!queue_.empty() && !stepping()) {   // done: the totals over every launch since the batch began
-        cur_.step.cycles = cur_.step.instructions = 0;
-        for (const OpRun& r : runs_) {
-            cur_.step.cycles += r.cycles;
-            cur_.step.instructions += r.instructions;
+    if (!queue_.empty() && !busy()) {   // done: a step's totals over every launch since the batch began
+        if (job_ == MeshJob::Step) {
+            cur_.step.cycles = cur_.step.instructions = 0;
+            for (const OpRun& r : runs_) {
+                cur_.step.cycles += r.cycles;
+                cur_.step.instructions += r.instructions;
+            }
+            cur_.step.host_bytes = mesh_.host_bytes() - cur_.host_bytes0;
+            last_ = cur_.step;
+        } else if (job_ == MeshJob::Eval) {
+            last_eval_ = cur_.eval_loss;
         }
-        cur_.step.host_bytes = mesh_.host_bytes() - cur_.host_bytes0;
-        last_ = cur_.step;
         queue_.clear();
         next_ = 0;
     }
@@ -622,7 +747,8 @@ float MeshTrainer::clip_at(int x, int y) const {
 bool MeshTrainer::run_all() { return run_slice(int(queue_.size() - next_)); }
 
 bool MeshTrainer::backward(const int* inputs, const int* targets, int B, int T, float* loss) {
-    if (!check_batch(inputs, targets, B, T)) return false;
+    if (!check_batch("train on the mesh", inputs, targets, B, T)) return false;
+    begin_job(MeshJob::Step);
     queue_backward();
     if (!run_all()) return false;
     *loss = cur_.step.loss;
@@ -630,11 +756,8 @@ bool MeshTrainer::backward(const int* inputs, const int* targets, int B, int T, 
 }
 
 bool MeshTrainer::update(double lr, float* grad_norm) {
-    error_.clear();
-    if (stepping()) {
-        error_ = "train on the mesh: a step is still in progress (run_slice until stepping() is false)";
-        return false;
-    }
+    if (!check_idle("train on the mesh")) return false;
+    job_ = MeshJob::Step;
     cur_.lr = lr;
     queue_update();   // appends its launches to backward's
     if (!run_all()) return false;

@@ -46,7 +46,21 @@
 // Same bits however it is sliced (tests/unit/model_mesh_train_slice_test.cpp).
 //   tr.begin_step(inputs, targets, B, T, lr);
 //   while (tr.stepping()) { tr.run_slice(1); redraw(tr.next_work()); }   // tr.last_step(): the result
+//
+// Evaluation and sampling run on the same PEs, with the training plan's kernels: only the data
+// loader (and the sampler's draw from the logits, as `generate --on-mesh`) stays on the host.
+// - eval_loss: a batch's mean loss by the forward and the loss's op alone (crossentropy.wk's main:
+//   its loss sum is zeroed first and read out of SRAM at the end). No backward runs and no gradient
+//   sum is touched; the dlogits it leaves in the loss's SRAM are overwritten by the next step's loss
+//   before that step's backward reads them. Its loss is gpt::GPT::forward's mean_loss, bit for bit.
+// - sample: gpt::generate's loop with the mesh's logits: the prompt's forward, then one time step
+//   at a time from the KV cache (the attention's PEs keep every earlier step's keys and values, as
+//   MeshGPT::extend), the last block_size tokens again once the context is full.
+// Both come as units too (begin_eval, begin_sample; then run_slice while busy()), one op launch
+// each, the same bits however they are sliced.
 #pragma once
+#include "engine/gpt/rng.h"
+#include "engine/gpt/sampler.h"
 #include "engine/model/mesh_gpt.h"
 
 #include <cstdint>
@@ -83,10 +97,15 @@ struct TrainStep {
 enum class TrainPhase : uint8_t { Forward, Backward, Optimiser };
 const char* train_phase_name(TrainPhase p);   // "forward", "backward", "optimiser"
 
-struct TrainWork {                // one unit of a step: what it runs, for a progress display
+// What the queued units make: an optimiser step, one evaluation batch's loss, or sampled tokens.
+enum class MeshJob : uint8_t { Step, Eval, Sample };
+const char* mesh_job_name(MeshJob j);         // "step", "evaluation", "sampling"
+
+struct TrainWork {                // one unit of a job: what it runs, for a progress display
     TrainPhase phase = TrainPhase::Forward;
     std::string op;               // the plan's op name ("l0.qkv"), or "grad_norm"
     int sequence = -1;            // 0..B-1 in the forward/backward of one sequence; -1: the whole batch
+    int token = -1;               // sampling: 0..n-1, the new token this forward makes
 };
 
 class MeshTrainer {
@@ -108,15 +127,28 @@ public:
     std::pair<int, int> norm_origin() const { return norm_origin_; }
 
     // The sliced step (see the header comment). begin_step: false (error()) on bad input or while
-    // a step is still queued; nothing has run then. run_slice: false on a fault (error()); the
-    // rest of the step is dropped and the weights may be half updated, as with step().
+    // a job is still queued; nothing has run then. run_slice: false on a fault (error()); the
+    // rest of the job is dropped and the weights may be half updated, as with step().
     bool begin_step(const int* inputs, const int* targets, int B, int T, double lr);
     bool run_slice(int units = 1);
-    bool stepping() const { return next_ < queue_.size(); }
-    const TrainWork* next_work() const { return stepping() ? &queue_[next_].what : nullptr; }
+    bool busy() const { return next_ < queue_.size(); }            // a job's units are queued
+    MeshJob job() const { return job_; }                           // the queued (or last) job
+    bool stepping() const { return busy() && job_ == MeshJob::Step; }
+    const TrainWork* next_work() const { return busy() ? &queue_[next_].what : nullptr; }
     size_t work_done() const { return next_; }
     size_t work_total() const { return queue_.size(); }
     const TrainStep& last_step() const { return last_; }   // the last step that finished
+
+    // Evaluation (header comment): the mean loss over B sequences (B, T), as gpt::Trainer::eval_loss
+    // takes of each batch. False (error()) on bad input, while a job is queued, or on a fault.
+    bool eval_loss(const int* inputs, const int* targets, int B, int T, float* loss);
+    bool begin_eval(const int* inputs, const int* targets, int B, int T);   // then run_slice while busy()
+    float last_eval() const { return last_eval_; }   // the last evaluation that finished
+    // Sampling (header comment): n tokens after prompt (not empty), as gpt::generate with opt and the
+    // mesh's forward; *out is prompt + n tokens. False (error()) on bad input, a queued job or a fault.
+    bool sample(const std::vector<int>& prompt, int n, const wl::gpt::SampleOptions& opt, std::vector<int>* out);
+    bool begin_sample(const std::vector<int>& prompt, int n, const wl::gpt::SampleOptions& opt);
+    const std::vector<int>& sampled() const { return samp_.tokens; }   // the prompt and the tokens so far
 
     // The mesh's weights / gradients in gpt::GPT's params_memory layout (num_parameters).
     void read_params(std::vector<float>* out);
@@ -127,10 +159,12 @@ public:
     void transfer(State state, std::vector<float>* buf, bool write);
     void set_updates(int64_t t) { t_ = t; }   // AdamW's step count, when resuming
     // The gradient of one activation of the last sequence, (T, rows) as engine/gpt's grads_acts
-    // ("l0.ln1", "encoded", "logits" ...); empty when there is none.
+    // ("l0.ln1", "encoded", "logits" ...); empty when there is none. Read it before an evaluation:
+    // the loss's main leaves that evaluation's dlogits in the loss's SRAM.
     std::vector<float> activation_grad(const std::string& tensor, int T) const;
 
-    // Every launch since the last backward() (or step()): forwards, backwards, the norm, AdamW.
+    // Every launch of the last job (a step's since its backward(): forwards, backwards, the norm,
+    // AdamW; an evaluation's or a sample's forwards).
     const std::vector<OpRun>& last_run() const { return runs_; }
     const std::string& error() const { return error_; }
     MeshGPT& mesh() { return mesh_; }
@@ -143,12 +177,20 @@ private:
         TrainWork what;
         std::function<bool()> run;   // false: error_ says why
     };
-    bool check_batch(const int* inputs, const int* targets, int B, int T);
+    bool check_idle(const char* what);
+    bool check_batch(const char* what, const int* inputs, const int* targets, int B, int T);
+    void begin_job(MeshJob job);
+    void add(TrainWork what, std::function<bool()> run);   // a unit at the queue's end
+    void queue_forward(int b, bool read_logits);   // sequence b of cur_'s batch, an op a unit
     void queue_backward();           // from cur_'s batch: zero_grad, B forwards and backwards, the tied wte, the loss
+    void queue_eval();               // from cur_'s batch: zero_loss, then B forwards and losses
+    void queue_sample(int n);        // n tokens after samp_.tokens: a forward each
     void queue_update();             // the norm, AdamW on every weight-holding op, the tie
     bool run_all();
     bool launch(const PlannedOp& op, const char* fn, int t0, int n);
-    bool loss_grad(const PlannedOp& op, const int* targets, int B, int T);
+    // keep_grad false: the loss only (an evaluation), the host reads no dlogits.
+    bool loss_grad(const PlannedOp& op, const int* targets, int B, int T, bool keep_grad = true);
+    const PlannedOp& loss_op() const;
     bool backward_op(const PlannedOp& op, int T);
     bool keep_dy(int b);             // the embedding's dy for sequence b, kept until its backward
     int stash_slots() const;         // the sequences whose dy the embedding's stash takes over its link (0: none)
@@ -165,8 +207,9 @@ private:
     MeshGPT mesh_;
     Tensors grads_;                // gradient of each activation (rows, TP), channel-major
     std::vector<OpRun> runs_;
-    std::vector<Unit> queue_;      // the step (or half step) in progress
+    std::vector<Unit> queue_;      // the job (a step, half a step, an evaluation, a sample) in progress
     size_t next_ = 0;              // its next unit
+    MeshJob job_ = MeshJob::Step;
     struct Current {               // what the queued units share
         std::vector<int> inputs, targets;
         int B = 0, T = 0;
@@ -176,8 +219,15 @@ private:
         float hp[kHpCount] = {};
         uint64_t host_bytes0 = 0;                  // mesh_.host_bytes() when the step began
         TrainStep step;
+        float eval_loss = 0;
     } cur_;
+    struct Sampling {              // what a sample's units share
+        std::vector<int> tokens;   // the prompt and the tokens so far
+        wl::gpt::SampleOptions opt;
+        wl::gpt::Rng rng;
+    } samp_;
     TrainStep last_;
+    float last_eval_ = 0;
     std::string error_;
     int64_t t_ = 0;                // AdamW updates done
     std::pair<int, int> norm_origin_{-1, -1};   // the PE where grad_norm's sum ends

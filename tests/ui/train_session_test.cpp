@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <set>
 
 using wlui::TrainSession;
 using wlui::TrainSettings;
@@ -75,6 +76,8 @@ TEST(TrainSession, TrainsInSlicesAndTheLossIsTheSameWhateverTheFrameBudget) {
     ASSERT_EQ(a.val_losses().size(), 3u);
     EXPECT_EQ(a.val_losses()[0].step, 0);
     EXPECT_EQ(a.val_losses()[2].step, 4);
+    ASSERT_EQ(b.val_losses().size(), 3u);
+    for (size_t i = 0; i < 3; i++) EXPECT_EQ(bits(a.val_losses()[i].loss), bits(b.val_losses()[i].loss)) << "evaluation " << i;
     EXPECT_EQ(a.sample().step, 4);
     EXPECT_EQ(a.sample().text, b.sample().text);
     EXPECT_FALSE(a.sample().text.empty());
@@ -85,6 +88,35 @@ TEST(TrainSession, TrainsInSlicesAndTheLossIsTheSameWhateverTheFrameBudget) {
     EXPECT_EQ(j["losses"].size(), 4u);
     EXPECT_EQ(j["corpus"]["name"], "stories");
     EXPECT_GT(j["corpus"]["vocab"].get<int>(), 10);
+}
+
+// The validation loss and the sample come from the mesh, and are the reference's on the mesh's
+// weights: Trainer::eval_loss and gpt::generate on the checkpoint's model, bit for bit. What the
+// activity says while they run.
+TEST(TrainSession, EvaluationAndSampleOnTheMeshAreTheReferences) {
+    TrainSession t(kModels);
+    ASSERT_TRUE(t.start(settings(2))) << t.error();
+    std::set<std::string> said;
+    for (int i = 0; i < 200000 && t.running(); i++) {
+        const std::string a = t.activity();
+        said.insert(a.substr(0, a.find(':')));
+        if (a.rfind("evaluating on the mesh: batch 2/2, sequence 2/2, forward ", 0) == 0) said.insert("batch 2/2");
+        if (a.rfind("sampling on the mesh: token 8/8, forward ", 0) == 0) said.insert("token 8/8");
+        t.tick(0);
+    }
+    ASSERT_EQ(t.status(), TrainSession::Status::Done) << t.error();
+    for (const char* s : {"evaluating on the mesh", "sampling on the mesh", "batch 2/2", "token 8/8"})
+        EXPECT_TRUE(said.count(s)) << s;
+    const std::string path = (std::filesystem::temp_directory_path() / "wl_train_session_eval.ckpt").string();
+    ASSERT_TRUE(t.save(path)) << t.error();
+    const auto ref = wl::gpt::Trainer::resume(path);
+    std::filesystem::remove(path);
+    ASSERT_EQ(t.val_losses().back().step, 2);
+    EXPECT_EQ(bits(t.val_losses().back().loss), bits(ref->eval_loss(wl::gpt::Split::Val)));
+    const std::vector<int> prompt = ref->tokenizer->encode(t.sample().prompt);
+    const std::vector<int> ids = wl::gpt::generate(*ref->model, prompt, 8, {t.settings().temperature, 0, ref->cfg.seed});
+    EXPECT_EQ(t.sample().step, 2);
+    EXPECT_EQ(t.sample().text, ref->tokenizer->decode(std::vector<int>(ids.begin() + long(prompt.size()), ids.end())));
 }
 
 TEST(TrainSession, PauseStopsAtAStepBoundaryAndTheCheckpointLoads) {
