@@ -144,6 +144,7 @@ bool App::write_workspace() {
                     storage::write(kLayoutKey, std::string(ini, n), &err);
     if (ok) {
         files_.autosave.written();
+        files_.seen_sig = workspace_sig();   // what was written: a frame after this sees no change to save
         files_.stored = true;
         files_.cleared = false;
         if (files_.write_failed) files_.problem.clear();
