@@ -86,6 +86,24 @@ inline void expect_activation_grad_bits(const MeshTrainer& tr, const std::string
     EXPECT_EQ(differ, 0) << "d" << name;
 }
 
+// A trainer's weights and AdamW moments as bits, to compare two runs whole.
+struct TrainerBits {
+    std::vector<uint32_t> params, m, v;
+    bool operator==(const TrainerBits& o) const { return params == o.params && m == o.m && v == o.v; }
+};
+inline std::vector<uint32_t> bits(const std::vector<float>& f) {
+    std::vector<uint32_t> b(f.size());
+    for (size_t i = 0; i < f.size(); i++) b[i] = float_bits(f[i]);
+    return b;
+}
+inline TrainerBits state_of(MeshTrainer& t) {
+    std::vector<float> p, m, v;
+    t.read_params(&p);
+    t.transfer(MeshTrainer::State::Moment1, &m, false);
+    t.transfer(MeshTrainer::State::Moment2, &v, false);
+    return {bits(p), bits(m), bits(v)};
+}
+
 // The launches of op `name` that `which` picks (by their kernel function, OpRun::op) moved no
 // byte through the host and some over the fabric; `count` of them ran.
 inline void expect_fabric_only(const std::vector<OpRun>& runs, const std::string& name,

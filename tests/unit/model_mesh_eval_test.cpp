@@ -22,25 +22,6 @@ using wl::model::MeshTrainer;
 using wl::model::TrainPhase;
 using namespace wl::model::testing;
 
-std::vector<uint32_t> bits(const std::vector<float>& f) {
-    std::vector<uint32_t> b(f.size());
-    for (size_t i = 0; i < f.size(); i++) b[i] = float_bits(f[i]);
-    return b;
-}
-
-struct State {
-    std::vector<uint32_t> params, m, v;
-    bool operator==(const State& o) const { return params == o.params && m == o.m && v == o.v; }
-};
-
-State state_of(MeshTrainer& t) {
-    std::vector<float> p, m, v;
-    t.read_params(&p);
-    t.transfer(MeshTrainer::State::Moment1, &m, false);
-    t.transfer(MeshTrainer::State::Moment2, &v, false);
-    return {bits(p), bits(m), bits(v)};
-}
-
 // The reference model with the weights the mesh holds now.
 std::unique_ptr<GPT> reference_of(MeshTrainer& t, const GPTConfig& cfg) {
     auto m = std::make_unique<GPT>(cfg);

@@ -19,24 +19,6 @@ using wl::model::MeshTrainer;
 using wl::model::TrainPhase;
 using namespace wl::model::testing;
 
-struct State {
-    std::vector<uint32_t> params, m, v;
-};
-
-std::vector<uint32_t> bits(const std::vector<float>& f) {
-    std::vector<uint32_t> b(f.size());
-    for (size_t i = 0; i < f.size(); i++) b[i] = float_bits(f[i]);
-    return b;
-}
-
-State state_of(MeshTrainer& t) {
-    std::vector<float> p, m, v;
-    t.read_params(&p);
-    t.transfer(MeshTrainer::State::Moment1, &m, false);
-    t.transfer(MeshTrainer::State::Moment2, &v, false);
-    return {bits(p), bits(m), bits(v)};
-}
-
 TEST(MeshTrainSlice, SlicedStepsGiveTheUnslicedBits) {
     GPTConfig cfg = config(2, 2, 32, 16, 23);
     cfg.warmup_iters = 1;
@@ -83,7 +65,7 @@ TEST(MeshTrainSlice, SlicedStepsGiveTheUnslicedBits) {
             EXPECT_EQ(t->last_step().cycles, ref.cycles);
             EXPECT_EQ(t->updates(), whole.updates());
         }
-        const State w = state_of(whole), a = state_of(one), b = state_of(seven);
+        const TrainerBits w = state_of(whole), a = state_of(one), b = state_of(seven);
         EXPECT_TRUE(a.params == w.params && a.m == w.m && a.v == w.v) << "step " << s;
         EXPECT_TRUE(b.params == w.params && b.m == w.m && b.v == w.v) << "step " << s;
     }
