@@ -76,6 +76,24 @@ inline void expect_backward_bits(MeshTrainer& tr, const gpt::GPT& model, const s
     EXPECT_EQ(differ, 0) << "parameter gradients";
 }
 
+// The reference after one forward and backward of B sequences of T tokens (fixed weights and
+// tokens): what a mesh training step is checked against.
+struct ReferenceStep {
+    gpt::GPT model;
+    std::vector<int> in, tg;
+    ReferenceStep(const gpt::GPTConfig& cfg, int B, int T)
+        : model(cfg), in(tokens(B * T, cfg.vocab_size, 4)), tg(tokens(B * T, cfg.vocab_size, 9)) {
+        model.init_weights(3);
+        model.forward(in.data(), tg.data(), B, T);
+        model.zero_grad();
+        model.backward();
+    }
+};
+
+inline void expect_backward_bits(MeshTrainer& tr, const ReferenceStep& ref, int B, int T) {
+    expect_backward_bits(tr, ref.model, ref.in, ref.tg, B, T);
+}
+
 // A gradient of an activation over T steps, read out of the SRAM of the op that wrote it on the
 // mesh, against the reference's (rows per step), bit for bit.
 inline void expect_activation_grad_bits(const MeshTrainer& tr, const std::string& name, int T, const float* ref, int rows) {

@@ -178,12 +178,8 @@ TEST(MeshLinks, ExtendThroughTheLinksMatchesTheReference) {
 TEST(MeshLinks, GradientsGoBackUpTheLinks) {
     const GPTConfig cfg = config(1, 2, 16, 8, 11);
     const int B = 2, T = 8;
-    GPT model(cfg);
-    model.init_weights(3);
-    const std::vector<int> in = tokens(B * T, 11, 4), tg = tokens(B * T, 11, 9);
-    model.forward(in.data(), tg.data(), B, T);
-    model.zero_grad();
-    model.backward();
+    ReferenceStep ref(cfg, B, T);
+    GPT& model = ref.model;
     auto r = plan_model(cfg, 4, 16, kernels(), wl::MachineConfig{}.sram_bytes, true);
     ASSERT_TRUE(r.ok) << r.error;
     for (const char* name : {"l0.fch_gelu", "l0.fcproj"}) {
@@ -194,7 +190,7 @@ TEST(MeshLinks, GradientsGoBackUpTheLinks) {
     }
     for (wl::RunMode mode : {wl::RunMode::Fast, wl::RunMode::Cycle}) {
         wl::model::MeshTrainer tr(r.plan, model, mode);
-        ASSERT_NO_FATAL_FAILURE(expect_backward_bits(tr, model, in, tg, B, T));
+        ASSERT_NO_FATAL_FAILURE(expect_backward_bits(tr, ref, B, T));
         // The linked gradients, read out of the PEs that wrote them, for the last sequence.
         const struct {
             const char* name;
@@ -217,12 +213,8 @@ TEST(MeshLinks, GradientsGoBackUpTheLinks) {
 TEST(MeshLinks, TheResidualStreamsGradientGoesUpTheLinks) {
     const GPTConfig cfg = config(2, 2, 16, 8, 11);
     const int B = 2, T = 8, C = 16;
-    GPT model(cfg);
-    model.init_weights(3);
-    const std::vector<int> in = tokens(B * T, 11, 4), tg = tokens(B * T, 11, 9);
-    model.forward(in.data(), tg.data(), B, T);
-    model.zero_grad();
-    model.backward();
+    ReferenceStep ref(cfg, B, T);
+    GPT& model = ref.model;
     auto r = plan_model(cfg, 4, 24, kernels(), wl::MachineConfig{}.sram_bytes, true);
     ASSERT_TRUE(r.ok) << r.error;
     const MeshPlan& p = r.plan;
@@ -254,18 +246,18 @@ TEST(MeshLinks, TheResidualStreamsGradientGoesUpTheLinks) {
     // stream), fcproj (dy from the layernorm below, dx up to GELU), the logits and the loss.
     const std::vector<std::string> linked = {"l0.ln2", "l1.ln1", "l1.ln2", "lnf", "l0.fcproj", "l1.fcproj", "logits", "dlogits"};
     const auto& ga = model.grads_acts;
-    const auto ref = [&](const float* base, int l, int rows) { return base + (size_t(l) * B + (B - 1)) * size_t(T) * rows; };
+    const auto last = [&](const float* base, int l, int rows) { return base + (size_t(l) * B + (B - 1)) * size_t(T) * rows; };
     const struct {
         std::string name;
         const float* ref;
         int rows;
-    } acts[] = {{"l1.residual3", ref(ga.residual3, 1, C), C}, {"l1.residual2", ref(ga.residual2, 1, C), C},
-                {"l0.residual3", ref(ga.residual3, 0, C), C}, {"l0.residual2", ref(ga.residual2, 0, C), C},
-                {"l0.attproj", ref(ga.attproj, 0, C), C},     {"encoded", ref(ga.encoded, 0, C), C},
-                {"logits", ref(ga.logits, 0, 11), 11},        {"lnf", ref(ga.lnf, 0, C), C}};
+    } acts[] = {{"l1.residual3", last(ga.residual3, 1, C), C}, {"l1.residual2", last(ga.residual2, 1, C), C},
+                {"l0.residual3", last(ga.residual3, 0, C), C}, {"l0.residual2", last(ga.residual2, 0, C), C},
+                {"l0.attproj", last(ga.attproj, 0, C), C},     {"encoded", last(ga.encoded, 0, C), C},
+                {"logits", last(ga.logits, 0, 11), 11},        {"lnf", last(ga.lnf, 0, C), C}};
     for (wl::RunMode mode : {wl::RunMode::Fast, wl::RunMode::Cycle}) {
         wl::model::MeshTrainer tr(r.plan, model, mode);
-        ASSERT_NO_FATAL_FAILURE(expect_backward_bits(tr, model, in, tg, B, T));
+        ASSERT_NO_FATAL_FAILURE(expect_backward_bits(tr, ref, B, T));
         // The stream's gradient and dlogits, out of the SRAM of the ops that wrote them (the host
         // never held them).
         for (const auto& a : acts) ASSERT_NO_FATAL_FAILURE(expect_activation_grad_bits(tr, a.name, T, a.ref, a.rows));
@@ -296,17 +288,13 @@ TEST(MeshLinks, TheEmbeddingsDyWaitsInItsStash) {
     EXPECT_LE(emb->bytes_per_pe, r.plan.sram_bytes);
     for (const int B : {2, slots + 2}) {
         const int T = B > 2 ? 4 : 8;
-        GPT model(cfg);
-        model.init_weights(3);
-        const std::vector<int> in = tokens(B * T, 11, 4), tg = tokens(B * T, 11, 9);
-        model.forward(in.data(), tg.data(), B, T);
-        model.zero_grad();
-        model.backward();
+        ReferenceStep ref(cfg, B, T);
+        GPT& model = ref.model;
         for (wl::RunMode mode : {wl::RunMode::Fast, wl::RunMode::Cycle}) {
             if (B > 2 && mode == wl::RunMode::Cycle) continue;   // the long batch: fast mode is enough
             wl::model::MeshTrainer tr(r.plan, model, mode);
             const uint64_t host0 = tr.mesh().host_bytes();
-            ASSERT_NO_FATAL_FAILURE(expect_backward_bits(tr, model, in, tg, B, T));
+            ASSERT_NO_FATAL_FAILURE(expect_backward_bits(tr, ref, B, T));
             ASSERT_NO_FATAL_FAILURE(expect_activation_grad_bits(tr, "encoded", T, model.grads_acts.encoded + size_t(B - 1) * T * C, C));
             // past the stash: l0.ln1's dx out and the embedding's dy in, per sequence
             EXPECT_EQ(tr.mesh().host_bytes() - host0, uint64_t(B - std::min(B, slots)) * 2 * 4 * C * T) << "B " << B;
@@ -337,15 +325,11 @@ TEST(MeshLinks, AStashThatDoesNotFitLeavesTheHostsWay) {
     for (const auto& route : r.plan.links)
         EXPECT_FALSE(route.colour == idle && route.x < e->rect.x + e->rect.w && route.y >= e->rect.y && route.y <= ln1->rect.y)
             << "the link's route stayed at (" << route.x << "," << route.y << ")";
-    GPT model(cfg);
-    model.init_weights(3);
-    const std::vector<int> in = tokens(B * T, 11, 4), tg = tokens(B * T, 11, 9);
-    model.forward(in.data(), tg.data(), B, T);
-    model.zero_grad();
-    model.backward();
+    ReferenceStep ref(cfg, B, T);
+    GPT& model = ref.model;
     wl::model::MeshTrainer tr(r.plan, model);
     const uint64_t host0 = tr.mesh().host_bytes();
-    ASSERT_NO_FATAL_FAILURE(expect_backward_bits(tr, model, in, tg, B, T));
+    ASSERT_NO_FATAL_FAILURE(expect_backward_bits(tr, ref, B, T));
     EXPECT_EQ(tr.mesh().host_bytes() - host0, uint64_t(B) * 2 * 4 * C * T);
 }
 

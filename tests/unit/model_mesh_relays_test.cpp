@@ -99,18 +99,14 @@ TEST(MeshRelays, AttentionTakesQkvAndGivesYOverTheFabric) {
 TEST(MeshRelays, GradientsGoBackThroughTheRelays) {
     const GPTConfig cfg = small();
     const int B = 2, T = 8, C = cfg.n_embd;
-    GPT model(cfg);
-    model.init_weights(3);
-    const std::vector<int> in = tokens(B * T, cfg.vocab_size, 4), tg = tokens(B * T, cfg.vocab_size, 9);
-    model.forward(in.data(), tg.data(), B, T);
-    model.zero_grad();
-    model.backward();
+    ReferenceStep ref(cfg, B, T);
+    GPT& model = ref.model;
     auto r = plan_model(cfg, 4, 16, kernels(), wl::MachineConfig{}.sram_bytes, true);
     ASSERT_TRUE(r.ok) << r.error;
     expect_relayed(r.plan, true);
     for (wl::RunMode mode : {wl::RunMode::Fast, wl::RunMode::Cycle}) {
         wl::model::MeshTrainer tr(r.plan, model, mode);
-        ASSERT_NO_FATAL_FAILURE(expect_backward_bits(tr, model, in, tg, B, T));
+        ASSERT_NO_FATAL_FAILURE(expect_backward_bits(tr, ref, B, T));
         const struct {
             const char* name;
             const float* ref;
@@ -193,18 +189,14 @@ TEST(MeshRelays, LnfReachesTheLogitsAcrossTheBandsTurn) {
 TEST(MeshRelays, DlnfComesBackAcrossTheBandsTurn) {
     const GPTConfig cfg = small();
     const int B = 2, T = 8, C = cfg.n_embd;
-    GPT model(cfg);
-    model.init_weights(3);
-    const std::vector<int> in = tokens(B * T, cfg.vocab_size, 4), tg = tokens(B * T, cfg.vocab_size, 9);
-    model.forward(in.data(), tg.data(), B, T);
-    model.zero_grad();
-    model.backward();
+    ReferenceStep ref(cfg, B, T);
+    GPT& model = ref.model;
     auto r = plan_model(cfg, 16, 12, kernels(), wl::MachineConfig{}.sram_bytes, true);
     ASSERT_TRUE(r.ok) << r.error;
     ASSERT_NO_FATAL_FAILURE(expect_turned(r.plan, true));
     for (wl::RunMode mode : {wl::RunMode::Fast, wl::RunMode::Cycle}) {
         wl::model::MeshTrainer tr(r.plan, model, mode);
-        ASSERT_NO_FATAL_FAILURE(expect_backward_bits(tr, model, in, tg, B, T));
+        ASSERT_NO_FATAL_FAILURE(expect_backward_bits(tr, ref, B, T));
         ASSERT_NO_FATAL_FAILURE(expect_activation_grad_bits(tr, "lnf", T, model.grads_acts.lnf + size_t(B - 1) * T * C, C));
         for (const char* name : {"lnf", "logits"}) {   // a forward and a backward per sequence
             const std::string forward = r.plan.find(name)->op;
