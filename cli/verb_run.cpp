@@ -39,8 +39,9 @@ static int run_or_check(const Args& args, bool check_only) {
         return 1;
     }
     if (check_only) {
-        // One image per program: PEs whose parameters differ get their own image, the same code
-        // with other constants, so the first placement stands for the rest.
+        // One listing per program: PEs whose parameters differ share one image (their values in
+        // ldp constants) or, where a parameter changes the code, get their own; the first placement
+        // stands for the rest.
         std::set<std::string> shown;
         if (args.has("disasm"))
             for (const wl::lang::Placement& p : cr.placements)

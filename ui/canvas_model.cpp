@@ -306,7 +306,9 @@ std::vector<std::string> PeView::tooltip(const wl::Machine& m, int x, int y) con
         return out;
     }
     const wl::Core& c = m.core(x, y);
-    out.push_back("program " + p->name);
+    std::string prog_line = "program " + p->name;   // a shared image: this PE's `place ... with` values follow
+    for (int k = 0; k < p->nconsts; ++k) prog_line += (k ? ", " : ", constants ") + std::to_string(c.konst[k]);
+    out.push_back(prog_line);
     out.push_back("task    " + (c.state == wl::ThreadState::Idle ? std::string("none") : task_label(p, c.task)));
     out.push_back("thread  " + thread_state_text(c));
     std::snprintf(line, sizeof line, "SRAM    %s of %s in symbols", format_bytes(p->sram_used).c_str(),

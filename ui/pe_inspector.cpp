@@ -96,7 +96,10 @@ std::optional<wl::SrcLoc> PeInspector::draw(bool* open, const wl::lang::KernelRu
     const ThreadView t = thread_view(m, x, y, source);
     const bool stalled = m.core(x, y).state == wl::ThreadState::Stalled;
     ImGui::PushTextWrapPos(0.0f);
-    ImGui::TextColored(kDim, "%s", prog ? ("program " + prog->name).c_str() : "no program here");   // names carry their parameters
+    std::string prog_line = prog ? "program " + prog->name : "no program here";   // names carry their parameters, unless shared:
+    for (int k = 0; prog && k < prog->nconsts; ++k)                                   // then the PE's own values follow
+        prog_line += (k ? ", " : ", constants ") + std::to_string(m.core(x, y).konst[k]);
+    ImGui::TextColored(kDim, "%s", prog_line.c_str());
     term_help("program");
     ImGui::TextColored(t.faulted ? kBad : !t.has_pc ? kDim : stalled ? kWarn : kGood, "%s", t.state.c_str());
     ImGui::PopTextWrapPos();

@@ -237,6 +237,8 @@ json pe_json(const wl::lang::KernelRun& run, int x, int y, std::string_view sour
     const auto& names = run.kernel().colour_names;
     auto colour_name = [&](int c) { return c >= 0 && size_t(c) < names.size() ? json(names[c]) : json(nullptr); };
     json j = {{"pe", {{"x", x}, {"y", y}}}, {"cycle", m.now()}, {"program", p ? json(p->name) : json(nullptr)}};
+    j["constants"] = json::array();   // a shared image's per-PE values (its ldp slots), in slot order
+    for (int k = 0; p && k < p->nconsts; ++k) j["constants"].push_back(m.core(x, y).konst[k]);
 
     j["symbols"] = json::array();
     if (p)

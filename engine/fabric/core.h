@@ -46,6 +46,7 @@ struct Frame {
 
 struct Core {
     uint32_t reg[kRegs];
+    uint32_t konst[kPeConsts];        // this PE's constants (ldp), from Machine::load
     Dsd dsd[kDsdRegs];
     Frame frame[kMaxDepth];
     VecOp vop;                        // the main thread's fabric op

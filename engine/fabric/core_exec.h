@@ -310,6 +310,7 @@ struct CoreExec {
             switch (in.op) {
             case Op::NOP: break;
             case Op::LI: R[in.a] = uint32_t(in.imm); break;
+            case Op::LDP: R[in.a] = ce.konst[in.imm]; break;   // imm < nconsts: checked on load
             case Op::MOV: R[in.a] = R[in.b]; break;
             case Op::IADD: R[in.a] = R[in.b] + R[in.c]; break;
             case Op::ISUB: R[in.a] = R[in.b] - R[in.c]; break;

@@ -25,6 +25,10 @@ public:
     const Machine& machine() const { return m_; }
 
     Fault load(const Program& p, Rect r);
+    // The same image for several loads (PEs that share code share host cache lines too); consts: Machine::load.
+    Fault load(std::shared_ptr<const Program> p, Rect r, const std::vector<uint32_t>& consts = {}) {
+        return m_.load(std::move(p), r, consts);
+    }
     Fault route(int x, int y, int colour, const Route& r) { return m_.set_route(x, y, colour, r); }
     Fault route(Rect r, int colour, const Route& route);
 

@@ -93,6 +93,7 @@ enum class Fmt : uint8_t {
     X(BLOCK,   "block",   Task,   1, 0,  "block task T: it will not be picked (data stays queued)") \
     X(UNBLOCK, "unblock", Task,   1, 0,  "unblock task T") \
     X(PEID,    "peid",    RI,     1, 0,  "rA = this PE's x (imm 0), y (1) in its rectangle, rect width (2), height (3)") \
+    X(LDP,     "ldp",     RI,     1, 0,  "rA = this PE's constant imm (a `place ... with` value: PEs that differ only in these share one program)") \
     X(SEND,    "send",    Colour, 1, 0,  "send rA as one data wavelet on colour C (stalls while the ramp queue is full)") \
     X(SENDC,   "sendc",   Colour, 1, 0,  "send rA as a control wavelet on C: each router it crosses advances C's switch position") \
     X(RECV,    "recv",    Colour, 1, 0,  "rA = next wavelet on colour C (stalls while none is queued)") \

@@ -250,7 +250,7 @@ const Program* Machine::program_at(int x, int y) const {
     return p < 0 ? nullptr : progs_[p].prog.get();
 }
 
-Fault Machine::load(std::shared_ptr<const Program> p, Rect r) {
+Fault Machine::load(std::shared_ptr<const Program> p, Rect r, const std::vector<uint32_t>& consts) {
     Fault f;
     if (fault_) return fault_;
     if (!p || r.w < 1 || r.h < 1 || !mesh().contains(r.x, r.y) || !mesh().contains(r.x + r.w - 1, r.y + r.h - 1)) {
@@ -270,26 +270,47 @@ Fault Machine::load(std::shared_ptr<const Program> p, Rect r) {
         f.message = p->name + ": " + err;
         return f;
     }
+    if (consts.size() != p->nconsts) {
+        f.kind = FaultKind::HostError;
+        f.x = r.x, f.y = r.y;
+        f.message = "load: " + p->name + " reads " + std::to_string(int(p->nconsts)) + " per-PE constants; " +
+                    std::to_string(consts.size()) + " given";
+        return f;
+    }
+    // One entry per image: PEs that share a program share its entry (and the cache lines of its code).
+    for (size_t k = 0; k < progs_.size(); ++k)
+        if (progs_[k].prog == p) {
+            place(int(k), r, consts);
+            return f;
+        }
     LoadedProgram lp;
     lp.prog = p;
     std::fill(std::begin(lp.task_of_colour), std::end(lp.task_of_colour), int8_t(-1));
     std::fill(std::begin(lp.ctrl_task_of_colour), std::end(lp.ctrl_task_of_colour), int8_t(-1));
-    uint32_t blocked = 0;
     for (const TaskBinding& t : p->tasks) {
         if (t.kind == TaskKind::Data) lp.task_of_colour[t.colour] = int8_t(t.id);
         if (t.kind == TaskKind::Control) lp.ctrl_task_of_colour[t.colour] = int8_t(t.id);
         if (t.kind != TaskKind::Local) lp.consumed_colours |= 1u << t.colour;
-        if (t.blocked) blocked |= 1u << t.id;
     }
     for (const Instr& in : p->code)
         if (in.op == Op::RECV || in.op == Op::DFABIN) lp.consumed_colours |= 1u << in.imm;
-    int pi = int(progs_.size());
     progs_.push_back(std::move(lp));
+    place(int(progs_.size()) - 1, r, consts);
+    return f;
+}
+
+void Machine::place(int pi, Rect r, const std::vector<uint32_t>& consts) {
+    const Program* p = progs_[size_t(pi)].prog.get();
+    uint32_t blocked = 0;
+    for (const TaskBinding& t : p->tasks)
+        if (t.blocked) blocked |= 1u << t.id;
     for (int y = r.y; y < r.y + r.h; ++y)
         for (int x = r.x; x < r.x + r.w; ++x) {
             int i = idx(x, y);
             Core& c = cores_[i];
             c.prog = pi;
+            std::fill(std::begin(c.konst), std::end(c.konst), 0u);
+            std::copy(consts.begin(), consts.end(), c.konst);
             c.rx = uint16_t(x - r.x), c.ry = uint16_t(y - r.y), c.rw = uint16_t(r.w), c.rh = uint16_t(r.h);
             c.tasks_active = 0;
             c.tasks_blocked = blocked;
@@ -299,7 +320,6 @@ Fault Machine::load(std::shared_ptr<const Program> p, Rect r) {
                 c.sram_used = std::max<uint32_t>(c.sram_used, d.offset + uint32_t(d.words.size() * 4));
             }
         }
-    return f;
 }
 
 // [SECTION] host-side memory, launch, inject

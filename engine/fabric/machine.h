@@ -77,7 +77,9 @@ public:
 
     // [SECTION] layout
     Fault set_route(int x, int y, int colour, const Route& r);
-    Fault load(std::shared_ptr<const Program> p, Rect r);   // validates, places, writes initial data
+    // Validates, places, writes initial data. consts: each PE's constants for the program's ldp
+    // (p->nconsts of them; the same for the whole rectangle).
+    Fault load(std::shared_ptr<const Program> p, Rect r, const std::vector<uint32_t>& consts = {});
     const Program* program_at(int x, int y) const;
 
     // [SECTION] memory and launch (host side; no cycles pass)
@@ -132,6 +134,7 @@ private:
     bool check_deadlock();   // false (and fault_ set) when stuck
     void place_at_instruction(Fault& f, int pe) const;
     void copy_state(const Machine& o);             // everything but the SRAM arena
+    void place(int prog, Rect r, const std::vector<uint32_t>& consts);   // load()'s part per PE
 
     MachineConfig cfg_;
     uint64_t now_ = 0;

@@ -85,6 +85,7 @@ std::string validate_program(const Program& p, uint32_t sram_bytes, int32_t* bad
     *bad_pc = -1;
     if (p.locs.size() != p.code.size()) return "every instruction needs a source location";
     if (p.functions.empty()) return "no functions";
+    if (p.nconsts > kPeConsts) return "reads " + std::to_string(p.nconsts) + " per-PE constants; at most " + std::to_string(kPeConsts);
     std::vector<int> owner(p.code.size(), -1);
     for (size_t k = 0; k < p.functions.size(); ++k) {
         const Function& f = p.functions[k];
@@ -109,7 +110,11 @@ std::string validate_program(const Program& p, uint32_t sram_bytes, int32_t* bad
         std::string m = std::string(o.mnemonic) + ": ";
         switch (o.fmt) {
         case Fmt::None: break;
-        case Fmt::R: case Fmt::RI: if (!reg(in.a)) return m + "register out of range"; break;
+        case Fmt::R: case Fmt::RI:
+            if (!reg(in.a)) return m + "register out of range";
+            if (in.op == Op::LDP && (in.imm < 0 || in.imm >= int32_t(p.nconsts)))
+                return m + "constant " + std::to_string(in.imm) + " of " + std::to_string(int(p.nconsts));
+            break;
         case Fmt::RR: if (!reg(in.a) || !reg(in.b)) return m + "register out of range"; break;
         case Fmt::RRR: if (!reg(in.a) || !reg(in.b) || !reg(in.c)) return m + "register out of range"; break;
         case Fmt::RRI: case Fmt::Load: case Fmt::Store: if (!reg(in.a) || !reg(in.b)) return m + "register out of range"; break;

@@ -4,7 +4,9 @@
 // A Program is code (Instr + a parallel SrcLoc per instruction), functions
 // (entry pc, register count, exported or not), a symbol table (name -> SRAM
 // byte offset, element type, length), task bindings and initial SRAM data.
-// It is immutable once loaded; every PE of a rectangle shares one copy.
+// It is immutable once loaded; every PE of a rectangle shares one copy, and PEs whose
+// programs differ only in `place ... with` values share one too (their values are per-PE
+// constants that `ldp` reads: engine/lang/shared_images.h).
 #pragma once
 #include "engine/fabric/isa.h"
 
@@ -22,6 +24,7 @@ constexpr int kMaxFrameRegs = 32;     // one function's registers
 constexpr int kMaxDepth = 8;          // call depth per PE
 constexpr int kDsdRegs = 8;           // d0..d7
 constexpr uint8_t kNoReg = 255;
+constexpr int kPeConsts = 16;         // per-PE constants an image may read with ldp (Core::konst)
 
 struct SrcLoc {
     int32_t file = -1;                // index into Program::files; -1 = unknown
@@ -79,6 +82,7 @@ struct Program {
     std::vector<TaskBinding> tasks;
     std::vector<InitData> init;
     uint32_t sram_used = 0;           // bytes the symbols need
+    uint8_t nconsts = 0;              // per-PE constants its ldp instructions read: Machine::load takes this many values
 
     const Symbol* symbol(const std::string& n) const;
     int function_index(const std::string& n) const;   // -1 if absent

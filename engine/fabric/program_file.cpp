@@ -93,6 +93,7 @@ void write_program(ByteWriter& w, const Program& p, const Program* base) {
         for (uint32_t v : d.words) w.u32(v);
     }
     w.u32(p.sram_used);
+    w.u8(p.nconsts);
 }
 
 std::shared_ptr<const Program> read_program(ByteReader& r, uint32_t sram_bytes, const Program* base) {
@@ -167,6 +168,7 @@ std::shared_ptr<const Program> read_program(ByteReader& r, uint32_t sram_bytes, 
     p->sram_used = r.u32("program SRAM use");
     if (p->sram_used > sram_bytes)
         throw ByteError(who + "uses " + std::to_string(p->sram_used) + " bytes of SRAM; the PE has " + std::to_string(sram_bytes));
+    p->nconsts = r.u8("per-PE constants");
     int32_t pc = -1;
     const std::string bad = validate_program(*p, sram_bytes, &pc);
     if (!bad.empty()) throw ByteError(who + bad + (pc >= 0 ? " at pc " + std::to_string(pc) : ""));

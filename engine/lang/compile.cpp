@@ -5,6 +5,7 @@
 #include "engine/lang/lexer.h"
 #include "engine/lang/parser.h"
 #include "engine/lang/sema.h"
+#include "engine/lang/shared_images.h"
 
 #include <algorithm>
 #include <set>
@@ -47,15 +48,25 @@ CompileResult compile(std::string_view source, std::string_view file, const Comp
     check(ast, diags, opt, &checked);
     r.grid_w = checked.grid_w, r.grid_h = checked.grid_h;
     if (diags.errors() == 0 && opt.codegen && checked.grid_w > 0) {
+        std::vector<std::shared_ptr<wl::Program>> progs;
+        std::vector<int> family;
+        std::vector<std::string> family_name;
         for (Instance& in : checked.instances) {
-            std::shared_ptr<const wl::Program> prog = generate(ast, checked, in, std::string(file), diags, opt.optimise);
+            progs.push_back(generate(ast, checked, in, std::string(file), diags, opt.optimise));
+            family.push_back(opt.share_images ? in.program : int(family.size()));   // not sharing: each its own family
+            family_name.push_back(ast.programs[size_t(in.program)].name);
+        }
+        const std::vector<ImageUse> uses = share_images(progs, family, family_name);
+        for (size_t k = 0; k < checked.instances.size(); ++k) {
+            const Instance& in = checked.instances[k];
+            const ImageUse& u = uses[k];
             // one rectangle when the instance covers one exactly, else one PE at a time
             int x0 = 1 << 30, y0 = 1 << 30, x1 = -1, y1 = -1;
             for (auto [x, y] : in.pes) x0 = std::min(x0, x), y0 = std::min(y0, y), x1 = std::max(x1, x), y1 = std::max(y1, y);
             if (size_t(x1 - x0 + 1) * size_t(y1 - y0 + 1) == in.pes.size()) {
-                r.placements.push_back(Placement{prog, x0, y0, x1 - x0 + 1, y1 - y0 + 1});
+                r.placements.push_back(Placement{u.program, x0, y0, x1 - x0 + 1, y1 - y0 + 1, u.consts});
             } else {
-                for (auto [x, y] : in.pes) r.placements.push_back(Placement{prog, x, y, 1, 1});
+                for (auto [x, y] : in.pes) r.placements.push_back(Placement{u.program, x, y, 1, 1, u.consts});
             }
         }
         for (int c = 0; c < kColours && size_t(c) < checked.routes.size(); ++c)

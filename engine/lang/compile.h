@@ -2,7 +2,7 @@
 //
 //   wl::lang::CompileResult r = wl::lang::compile(source, "hello.wk");
 //   if (!r.ok()) for (auto& d : r.diagnostics) show(d);       // data, never printed here
-//   else for (auto& p : r.placements) host.machine().load(p.program, p.rect);
+//   else for (auto& p : r.placements) host.machine().load(p.program, {p.x, p.y, p.w, p.h}, p.consts);
 //
 // WaferKernel (.wk) files hold a layout (grid, placements, routes), programs
 // (PE code) and an optional host block (what `waferlab-cli run` does).
@@ -31,13 +31,17 @@ struct CompileOptions {
     // Values for top-level constants, by name, replacing the file's (`const P = 8;` -> P = 16):
     // how C++ sizes a kernel without rewriting its text. A name with no such constant is an error.
     std::map<std::string, double> constants;
+    // true: PEs whose programs differ only in `place ... with` values share one image, the values
+    // loaded per PE (shared_images.h); the same results and cycles. false: one image per instance.
+    bool share_images = true;
 };
 
 // One program image on one rectangle of PEs (a 1x1 rectangle when a program's
-// parameters differ from PE to PE).
+// parameters differ from PE to PE: then placements share one image, with their own consts).
 struct Placement {
     std::shared_ptr<const wl::Program> program;
     int x = 0, y = 0, w = 1, h = 1;
+    std::vector<uint32_t> consts;      // the rectangle's per-PE constants (program->nconsts): Machine::load
 };
 
 struct RouteSetting {                  // Machine::set_route(x, y, colour, route)

@@ -45,7 +45,7 @@ KernelRun::KernelRun(std::shared_ptr<const CompileResult> cr, const RunOptions& 
         return;
     }
     for (const Placement& p : cr_->placements) {
-        if (wl::Fault f = host_.machine().load(p.program, wl::Rect{p.x, p.y, p.w, p.h})) {
+        if (wl::Fault f = host_.machine().load(p.program, wl::Rect{p.x, p.y, p.w, p.h}, p.consts)) {
             fail(f);
             return;
         }

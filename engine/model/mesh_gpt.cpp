@@ -60,7 +60,7 @@ MeshGPT::MeshGPT(MeshPlan plan, const gpt::GPT& model, RunMode mode)
     host_.machine().set_mode(mode);
     for (const PlannedOp& op : plan_.ops) {
         for (const lang::Placement& p : op.compiled->placements)
-            check(host_.load(*p.program, {op.rect.x + p.x, op.rect.y + p.y, p.w, p.h}));
+            check(host_.load(p.program, {op.rect.x + p.x, op.rect.y + p.y, p.w, p.h}, p.consts));
         for (const lang::RouteSetting& r : op.compiled->routes)
             check(host_.route(op.rect.x + r.x, op.rect.y + r.y, r.colour, r.route));
     }

@@ -11,6 +11,7 @@
 #include "engine/fabric/program_file.h"
 
 #include <cstring>
+#include <unordered_map>
 
 namespace wl::model {
 
@@ -143,10 +144,15 @@ void write_compiled(ByteWriter& w, const lang::CompileResult& c) {
         }
     }
     w.u32(uint32_t(c.placements.size()));
+    std::unordered_map<const Program*, uint32_t> first_use;   // an image placed again is written once
     for (size_t i = 0; i < c.placements.size(); i++) {
         const lang::Placement& p = c.placements[i];
-        write_program(w, *p.program, i ? c.placements[i - 1].program.get() : nullptr);   // PEs differ in a few constants
+        auto seen = first_use.emplace(p.program.get(), uint32_t(i));
+        w.u32(seen.second ? 0 : seen.first->second + 1);   // 0: written here, else 1 + the placement that holds it
+        if (seen.second) write_program(w, *p.program, i ? c.placements[i - 1].program.get() : nullptr);   // PEs differ in a few constants
         for (int v : {p.x, p.y, p.w, p.h}) w.i32(v);
+        w.u32(uint32_t(p.consts.size()));
+        for (uint32_t v : p.consts) w.u32(v);
     }
     write_routes(w, c.routes);
     w.u32(uint32_t(c.host.size()));
@@ -195,12 +201,20 @@ std::shared_ptr<const lang::CompileResult> read_compiled(ByteReader& r, uint32_t
     c->placements.resize(r.count("placements", 16));
     for (size_t i = 0; i < c->placements.size(); i++) {
         lang::Placement& p = c->placements[i];
-        p.program = read_program(r, sram_bytes, i ? c->placements[i - 1].program.get() : nullptr);
+        const uint32_t same = r.u32("placement's image");
+        if (same > i) throw ByteError("placement " + std::to_string(i) + " of " + c->file + " shares the image of placement " +
+                                      std::to_string(same - 1) + ", which is not before it");
+        p.program = same ? c->placements[same - 1].program : read_program(r, sram_bytes, i ? c->placements[i - 1].program.get() : nullptr);
         p.x = r.i32("placement x");
         p.y = r.i32("placement y");
         p.w = r.i32("placement width");
         p.h = r.i32("placement height");
         inside(p.x, p.y, p.w, p.h, "a placement");
+        p.consts.resize(r.count("per-PE constants", 4));
+        for (uint32_t& v : p.consts) v = r.u32("per-PE constant");
+        if (p.consts.size() != p.program->nconsts)
+            throw ByteError("placement " + std::to_string(i) + " of " + c->file + " gives " + std::to_string(p.consts.size()) +
+                            " per-PE constants; its program reads " + std::to_string(int(p.program->nconsts)));
     }
     if (c->placements.empty()) throw ByteError("kernel " + c->file + " places no program");
     c->routes = read_routes(r, inside);
@@ -261,7 +275,7 @@ Transfer read_transfer(ByteReader& r) {
 static_assert(sizeof(PlannedOp) == 416 && sizeof(Transfer) == 144 && sizeof(MemoryUse) == 20 &&
                   sizeof(MeshPlan) == sizeof(wl::gpt::GPTConfig) + 72,   // cfg is the caller's, not the file's
               "a MeshPlan type changed: write and read the new field in plan_file.cpp, bump kPlanFileFormat, then update these sizes");
-static_assert(sizeof(lang::CompileResult) == 168 && sizeof(lang::Placement) == 32 && sizeof(lang::RouteSetting) == 24 &&
+static_assert(sizeof(lang::CompileResult) == 168 && sizeof(lang::Placement) == 56 && sizeof(lang::RouteSetting) == 24 &&
                   sizeof(lang::HostAction) == 96 && sizeof(lang::Diagnostic) == 104,
               "a CompileResult type changed: write and read the new field in plan_file.cpp, bump kPlanFileFormat, then update these sizes");
 static_assert(sizeof(Program) == 208 && sizeof(Function) == 48 && sizeof(Symbol) == 48 && sizeof(TaskBinding) == 8 &&

@@ -221,3 +221,13 @@ TEST(PeReport, DescribesDsds) {
     wl::Dsd fab{wl::DsdKind::FabIn, 5, 1, 0, 8};
     EXPECT_EQ(describe_dsd(fab, &p), "fabin colour 5 (8)");
 }
+
+// SUMMA's PEs share one program image; each PE's `place ... with` values are its constants.
+TEST(PeReport, ASharedImageShowsThePesConstants) {
+    const std::string src = read_example("summa.wk");
+    wl::lang::KernelRun run(compiled(src, "summa.wk"));
+    ASSERT_TRUE(run.ok());
+    const nlohmann::json j = pe_json(run, 3, 5, src);
+    EXPECT_EQ(j["program"], "summa");
+    EXPECT_EQ(j["constants"], nlohmann::json::array({3, 5}));   // mx, my
+}

@@ -86,8 +86,23 @@ void expect_round_trip(const MeshPlan& plan) {
         const auto& a = plan.ops[i].compiled->placements;
         const auto& b = back.ops[i].compiled->placements;
         ASSERT_EQ(a.size(), b.size());
-        for (size_t p = 0; p < a.size(); p++) EXPECT_EQ(a[p].program->disassemble(), b[p].program->disassemble());
+        for (size_t p = 0; p < a.size(); p++) {
+            EXPECT_EQ(a[p].program->disassemble(), b[p].program->disassemble());
+            EXPECT_EQ(a[p].consts, b[p].consts);
+            for (size_t q = 0; q < p; q++)   // a shared image reads back shared (written once)
+                EXPECT_EQ(a[p].program == a[q].program, b[p].program == b[q].program) << plan.ops[i].name;
+        }
     }
+}
+
+// Images distinct across the plan's kernels.
+size_t images(const MeshPlan& plan) {
+    std::set<const wl::Program*> s;
+    size_t placements = 0;
+    for (const PlannedOp& op : plan.ops)
+        for (const wl::lang::Placement& p : op.compiled->placements) s.insert(p.program.get()), placements++;
+    EXPECT_LT(s.size(), placements) << "the kernels' PEs share images";
+    return s.size();
 }
 
 TEST(PlanFile, NanoForInferenceAndTrainingReadsBackToTheSamePlan) {
@@ -95,6 +110,7 @@ TEST(PlanFile, NanoForInferenceAndTrainingReadsBackToTheSamePlan) {
         PlanResult r = plan_model(nano(), 32, 32, kernels(), kSram, train);
         ASSERT_TRUE(r.ok) << r.error;
         SCOPED_TRACE(train ? "training" : "inference");
+        images(r.plan);
         expect_round_trip(r.plan);
     }
 }
