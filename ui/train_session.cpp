@@ -339,6 +339,15 @@ bool TrainSession::unit() {
     return begin_next_job();
 }
 
+// The next unit, by what it runs: the job, the phase and the op of the next launch (the same
+// op's launch costs about the same each time), the start's stage, or the next job's beginning.
+std::string TrainSession::unit_key() const {
+    if (starting_) return "start " + std::to_string(int(starting_->stage));
+    const wl::model::TrainWork* w = mesh_ ? mesh_->next_work() : nullptr;
+    if (!w) return "next job";
+    return std::string(wl::model::mesh_job_name(mesh_->job())) + " " + wl::model::train_phase_name(w->phase) + " " + w->op;
+}
+
 void TrainSession::tick(double budget_s) {
     const bool active = running();
     const auto now = Clock::now();
@@ -348,8 +357,18 @@ void TrainSession::tick(double budget_s) {
     }
     if (last_tick_ && !starting_) run_seconds_ += std::chrono::duration<double>(now - *last_tick_).count();
     last_tick_ = now;
+    // Units until the budget is spent, at least one; a unit that the last run of its kind says
+    // would take the frame past its budget waits for the next frame (the frame-rate floor).
     try {
-        while (unit() && std::chrono::duration<double>(Clock::now() - now).count() < budget_s) {
+        for (bool first = true;; first = false) {
+            const std::string key = unit_key();
+            const auto cost = unit_seconds_.find(key);
+            const double spent = std::chrono::duration<double>(Clock::now() - now).count();
+            if (!first && spent + (cost == unit_seconds_.end() ? 0.0 : cost->second) > budget_s) break;
+            const auto u0 = Clock::now();
+            const bool more = unit();
+            unit_seconds_[key] = std::chrono::duration<double>(Clock::now() - u0).count();
+            if (!more) break;
         }
     } catch (const std::exception& e) {
         fail(e.what());

@@ -25,6 +25,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <nlohmann/json_fwd.hpp>
 #include <optional>
@@ -93,7 +94,8 @@ public:
     void pause();                       // at the next unit boundary (a launch); resume() goes on from there
     bool resume();
     // Runs units (a unit of the start, an op launch of a step, an evaluation batch or a sample)
-    // until budget_s passes, at least one.
+    // within budget_s, at least one: a unit whose kind took the frame past the budget the last
+    // time it ran (unit_key's cost) waits for the next tick.
     void tick(double budget_s);
     bool running() const { return status_ == Status::Running || status_ == Status::Pausing || status_ == Status::Starting; }
     size_t start_units() const { return start_units_; }   // units the last (or current) start has run
@@ -139,6 +141,7 @@ private:
     void finish_step();
     void finish_job(wl::model::MeshJob job);
     bool unit();                        // one unit of whatever is due; false when nothing is
+    std::string unit_key() const;       // the next unit's kind, for its cost (tick)
     void sync_model();                  // the mesh's weights and moments into tr_'s model and optimiser (a checkpoint)
     void fail(const std::string& why);
 
@@ -164,6 +167,7 @@ private:
     wl::model::TrainStep last_;
     double mesh_seconds_ = 0, run_seconds_ = 0;
     std::optional<std::chrono::steady_clock::time_point> last_tick_;
+    std::map<std::string, double> unit_seconds_;   // the last run of each kind of unit (unit_key): tick's forecast
     // evaluation: eval_iters batches of the validation split, a job on the mesh each
     int eval_next_ = -1;                // the batch due or running; -1: none
     double eval_sum_ = 0;
