@@ -7,6 +7,7 @@
 #include "engine/gpu/wafer_estimate.h"
 #include "engine/model/fit_advice.h"
 #include "engine/model/mesh_plan.h"
+#include "ui/frame_budget.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -357,14 +358,16 @@ void TrainSession::tick(double budget_s) {
     }
     if (last_tick_ && !starting_) run_seconds_ += std::chrono::duration<double>(now - *last_tick_).count();
     last_tick_ = now;
-    // Units until the budget is spent, at least one; a unit that the last run of its kind says
-    // would take the frame past its budget waits for the next frame (the frame-rate floor).
+    // Units while the budget lasts, at least one. A unit may end past the budget (by less than
+    // itself), but not by more than the margin between the budget's frame period and the frame-rate
+    // floor (frame_budget.h): one that the last run of its kind says would, waits for the next frame.
+    const double slack = (FrameBudget::kFloorMs - FrameBudget::kPeriodMs) / 1000;
     try {
         for (bool first = true;; first = false) {
             const std::string key = unit_key();
             const auto cost = unit_seconds_.find(key);
             const double spent = std::chrono::duration<double>(Clock::now() - now).count();
-            if (!first && spent + (cost == unit_seconds_.end() ? 0.0 : cost->second) > budget_s) break;
+            if (!first && (spent >= budget_s || spent + (cost == unit_seconds_.end() ? 0.0 : cost->second) > budget_s + slack)) break;
             const auto u0 = Clock::now();
             const bool more = unit();
             unit_seconds_[key] = std::chrono::duration<double>(Clock::now() - u0).count();

@@ -94,8 +94,8 @@ public:
     void pause();                       // at the next unit boundary (a launch); resume() goes on from there
     bool resume();
     // Runs units (a unit of the start, an op launch of a step, an evaluation batch or a sample)
-    // within budget_s, at least one: a unit whose kind took the frame past the budget the last
-    // time it ran (unit_key's cost) waits for the next tick.
+    // while budget_s lasts, at least one; a unit whose kind, the last time it ran (unit_key's
+    // cost), would end past the budget by more than FrameBudget's margin waits for the next tick.
     void tick(double budget_s);
     bool running() const { return status_ == Status::Running || status_ == Status::Pausing || status_ == Status::Starting; }
     size_t start_units() const { return start_units_; }   // units the last (or current) start has run
