@@ -9,7 +9,9 @@
 // is reported, and reports the wall time from pressing Train to that evaluation (issue 13's
 // figure: below 2.2 within 5 minutes), giving up after --minutes, and its five longest frames: the
 // step, train_state().activity before and after (the unit of work that began the frame, and where
-// it stopped), and the app's own time in the frame (state().frame_ms.busy: drawing and work).
+// it stopped), and the app's own time in the frame (state().frame_ms.busy: drawing and work); and
+// the start apart (train_start returns at once; the plan, the kernels' compile and the mesh's
+// loading are built a unit a frame while the status is 'starting'): its time, frames and longest frame.
 import { openApp } from '../tests/web/browser.mjs';
 
 const args = process.argv.slice(2);
@@ -23,11 +25,11 @@ try {
     const w = window.waferlab;
     const t0 = performance.now(), f0 = w.state().frame;
     w.train_start({ config: 'gpt-nano', mesh: '32x32', steps: 100000, eval_every: evalEvery, sample_every: 1000000 });
-    const startMs = performance.now() - t0;   // train_start plans and compiles in the call: the page waits
+    const callMs = performance.now() - t0;   // the call itself: the settings and the config (the rest is built in frames)
     const frame = () => new Promise((r) => requestAnimationFrame(r));
     // Frames from the first one after the call: that one's timestamp can be the frame's begin time
-    // from before the call returned, so an interval measured from here would hold the compile.
-    let worst = 0, prev = await frame(), hit = null;
+    // from before the call returned, so an interval measured from here would hold the call.
+    let worst = 0, prev = await frame(), hit = null, startMs = null, startFrames = 0, startWorst = 0;
     // The five longest frames: the step, train_state().activity before the frame (its first unit
     // of work) and after, and the app's own time for the frame (busy, the work included).
     // probe_ms: this loop's own time after the frame before (its state() calls fall in the next frame).
@@ -36,6 +38,11 @@ try {
       const now = await frame();
       const p0 = performance.now();
       const t = w.train_state();
+      if (startMs === null) {   // the start, built a unit a frame: its time and its frames
+        startFrames++;
+        startWorst = Math.max(startWorst, now - prev);
+        if (t.status !== 'starting') startMs = performance.now() - t0;
+      }
       if (now - prev > 100) over100++;
       if (longest.length < 5 || now - prev > longest[4].ms) {
         longest.push({ ms: now - prev, step: t.step, before, after: t.activity, busy_ms: w.state().frame_ms.busy, probe_ms: probe });
@@ -50,7 +57,8 @@ try {
     }
     const secs = (performance.now() - t0) / 1000, t = w.train_state();
     w.train_pause();
-    return { until_val: untilVal, reached: !!hit, seconds: secs, train_start_ms: startMs, at_step: hit ? hit.step : null, steps: t.step,
+    return { until_val: untilVal, reached: !!hit, seconds: secs, train_start_call_ms: callMs, train_start_ms: startMs,
+             start_frames: startFrames, start_longest_frame_ms: startWorst, at_step: hit ? hit.step : null, steps: t.step,
              steps_per_s: t.step / secs, frames_per_s: (w.state().frame - f0) / secs, longest_frame_ms: worst,
              longest_frames: longest, frames_over_100ms: over100, mesh_tokens_per_s: t.mesh_tokens_per_s, val_losses: t.val_losses };
   }, { untilVal, evalEvery, minutes }) : await app.page.evaluate(async (steps) => {
@@ -77,7 +85,8 @@ try {
     ` (${result.steps_per_s.toFixed(3)} steps/s, ${result.frames_per_s.toFixed(1)} frames/s, longest frame ${result.longest_frame_ms.toFixed(0)} ms` +
     ` at step ${result.longest_frames[0]?.step}, from '${result.longest_frames[0]?.before}' to '${result.longest_frames[0]?.after}'` +
     ` (the app's own time in it ${result.longest_frames[0]?.busy_ms.toFixed(0)} ms), ${result.frames_over_100ms} frames over 100 ms;` +
-    ` train_start (planning and compiling) ${result.train_start_ms.toFixed(0)} ms; ` +
+    ` the start (planning, compiling, loading; the call itself ${result.train_start_call_ms.toFixed(0)} ms) ${result.train_start_ms?.toFixed(0)} ms` +
+    ` in ${result.start_frames} frames, the longest ${result.start_longest_frame_ms.toFixed(0)} ms; ` +
     `the emulator alone ${result.mesh_tokens_per_s.toFixed(0)} tokens/s); validation: ` +
     result.val_losses.map((v) => `${v.step}: ${v.loss.toFixed(3)}`).join(', '));
   else console.log(`gpt-nano on a 32x32 mesh in headless Chromium: ${result.steps} steps in ${result.seconds.toFixed(1)} s = ` +

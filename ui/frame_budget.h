@@ -22,6 +22,8 @@ namespace wlui {
 class FrameBudget {
 public:
     static constexpr double kPeriodMs = 1000.0 / 12;   // the longest frame the work may cause
+    static constexpr double kFloorMs = 1000.0 / 10;    // issue 13's floor (10 frames/s): a unit of work may end past
+                                                       // the budget, never past this (TrainSession::tick's forecast)
     static constexpr double kShare = 6;                 // with time to spare, work 6 parts to 1 of drawing
     static constexpr double kMinMs = 12, kMaxMs = 70;
 

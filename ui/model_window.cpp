@@ -104,6 +104,11 @@ void ModelWindow::frame(MeshCanvas& canvas) {
     while (session_.step())
         if (std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count() > kStepBudgetMs) break;
     anim_.tick(ImGui::GetIO().DeltaTime, kStepBudgetMs);
+    if (train_.run_id() != train_run_seen_) {   // a start finished: its mesh replaces the last run's on the canvas
+        train_run_seen_ = train_.run_id();
+        train_overlay_key_.clear();
+        refit_ = true;
+    }
     if (training_shown()) {
         const wl::model::TrainWork* w = train_.mesh()->next_work();
         const std::string phase = w ? wl::model::train_phase_name(w->phase) : "", op = w ? w->op : "";
@@ -301,6 +306,10 @@ const std::vector<ModelWindow::Method>& ModelWindow::methods() {
              s.set = str_arg(a, "set", "");
              w.open = true;
              if (!w.start_training()) throw std::runtime_error(w.train_.error());
+             return w.train_.to_json();
+         }},
+        {"train_cancel", "", false, [](ModelWindow& w, const json&) {   // drops the start being built; the run before it carries on
+             if (!w.train_.cancel_start()) throw std::invalid_argument("no start to cancel");
              return w.train_.to_json();
          }},
         {"train_pause", "", false, [](ModelWindow& w, const json&) {   // at the step boundary: state().status goes pausing, then paused
@@ -740,6 +749,12 @@ void ModelWindow::draw_train() {
         ImGui::SetTooltip("a new run of %s on a %dx%d mesh; a run that is going on is replaced only if the new one starts",
                           config_.c_str(), mesh_w_, mesh_h_);
     ImGui::SameLine();
+    if (t.starting()) {
+        if (ImGui::Button("Cancel")) train_.cancel_start();
+        mark("train_cancel");
+        if (ImGui::IsItemHovered()) ImGui::SetTooltip("stop building this start; the run before it, if any, carries on");
+        ImGui::SameLine();
+    }
     ImGui::BeginDisabled(!busy && t.status() != TrainSession::Status::Paused);
     if (busy ? ImGui::Button("Pause") : ImGui::Button("Resume")) busy ? train_.pause() : (void)train_.resume();
     ImGui::EndDisabled();
@@ -762,6 +777,12 @@ void ModelWindow::draw_train() {
         ImGui::SetNextItemWidth(ImGui::GetFontSize() * 10);
         ImGui::InputText("##ckpt_out", train_path_, sizeof train_path_);
     }
+    if (t.starting()) {   // the start is built a unit a frame: how far, in words and counts
+        ImGui::ProgressBar(float(t.start_progress()), ImVec2(ImGui::GetFontSize() * 8, 0), "");
+        ImGui::SameLine();
+        ImGui::TextUnformatted(t.activity().c_str());
+        mark("train_progress");
+    }
     if (!t.error().empty()) ImGui::TextColored(kErrorText, "%s", t.error().c_str());
     if (!train_notice_.empty() && train_notice_ != t.error()) ImGui::TextDisabled("%s", train_notice_.c_str());
     if (!t.has_run()) return;
@@ -773,7 +794,7 @@ void ModelWindow::draw_train() {
     const wl::model::MeshTrainer& m = *t.mesh();
     ImGui::ProgressBar(m.work_total() ? float(m.work_done()) / float(m.work_total()) : 0.0f, ImVec2(ImGui::GetFontSize() * 8, 0), "");
     ImGui::SameLine();
-    ImGui::TextUnformatted(t.activity().empty() ? "between steps" : t.activity().c_str());
+    ImGui::TextUnformatted(t.starting() ? "waits while the new start is built" : t.activity().empty() ? "between steps" : t.activity().c_str());
     ImGui::Text("%.2f steps/s, %.0f tokens/s (wall, this tab); the emulator alone %.0f tokens/s", t.steps_per_s(), t.tokens_per_s(),
                 t.mesh_tokens_per_s());
     if (!t.losses().empty()) {

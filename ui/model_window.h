@@ -129,6 +129,7 @@ private:
     TrainSession train_;
     TrainSettings train_set_;
     bool train_shown_ = false;
+    uint64_t train_run_seen_ = 0;      // train_.run_id() the canvas shows
     PeOverlay train_overlay_;
     std::string train_overlay_key_;      // the op and phase it was built for
     std::string train_notice_;           // the Train section's last message (saved, refused ...)

@@ -7,9 +7,11 @@
 #include "engine/gpu/wafer_estimate.h"
 #include "engine/model/fit_advice.h"
 #include "engine/model/mesh_plan.h"
+#include "ui/frame_budget.h"
 
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <nlohmann/json.hpp>
 
 namespace wlui {
@@ -23,7 +25,7 @@ static nlohmann::json utf8(const std::string& s) {
 }
 
 const char* TrainSession::status_name(Status s) {
-    static const char* kNames[] = {"idle", "running", "pausing", "paused", "done", "failed"};
+    static const char* kNames[] = {"idle", "running", "pausing", "paused", "done", "failed", "starting"};
     return kNames[int(s)];
 }
 
@@ -44,7 +46,39 @@ std::string check_train_text(const std::string& name, const std::string& text) {
     return "";
 }
 
-TrainSession::TrainSession(std::string models_dir) : dir_(std::move(models_dir)) {}
+// What a start builds aside, in this order, a unit a tick: the corpus, the model (the trainer,
+// its tokenizer and data), plan_model's steps, the mesh's loading.
+struct TrainSession::Starting {
+    enum class Stage { Corpus, Model, Plan, Warm, Load };
+    TrainSettings s;
+    wl::gpt::GPTConfig cfg;
+    std::optional<std::string> text;   // the user's text when the start was asked for
+    std::string text_name;
+    Stage stage = Stage::Corpus;
+    std::optional<wl::gpt::Corpus> corpus;
+    std::unique_ptr<wl::gpt::Trainer> tr;
+    std::optional<wl::model::PlanBuilder> plan;
+    std::optional<wl::model::MeshPlan> planned;   // between the plan and the mesh's loading
+    std::unique_ptr<uint8_t[]> warm;   // the heap's pages the machine will take, touched a slice a unit
+    size_t warm_bytes = 0, warm_done = 0;
+    std::unique_ptr<wl::model::MeshTrainer> mesh;
+};
+
+// WebAssembly's memory costs a page fault the first time a page is touched: 0.25-0.47 s for 48 MiB
+// under node here, and 0.9 s in the page (the DevTools sampler: memset in the Machine's calloc of
+// a 32x32 mesh's SRAM, in one unit). So before the machine is made, a block of its size is taken
+// from the heap, touched a slice a unit and given back; the machine's calloc then reuses those
+// pages (dlmalloc's top chunk), already faulted in. Natively glibc maps such a block afresh and
+// unmaps it on free, so the touching would be lost: it is on in WebAssembly only (set_warm_heap).
+#ifdef __EMSCRIPTEN__
+constexpr bool kWarmDefault = true;
+#else
+constexpr bool kWarmDefault = false;
+#endif
+constexpr size_t kWarmSlice = 1u << 20;   // bytes touched a unit
+
+TrainSession::TrainSession(std::string models_dir) : dir_(std::move(models_dir)), warm_heap_(kWarmDefault) {}
+TrainSession::~TrainSession() = default;
 
 bool TrainSession::set_text(const std::string& name, const std::string& text) {
     const std::string why = check_train_text(name, text);
@@ -69,42 +103,17 @@ bool TrainSession::start(const TrainSettings& s) {
         wl::gpt::GPTConfig cfg = wl::gpt::load_config(is_path ? s.config : dir_ + "/" + s.config + ".yaml");
         wl::gpt::apply_overrides(cfg, s.set, "set");
         cfg.max_iters = int(s.steps);   // as the CLI's --steps; the schedule's other keys stay the config's
-        std::unique_ptr<wl::gpt::Trainer> tr;
-        if (text_) {
-            cfg.corpus = "file";
-            cfg.data = text_name_;
-            tr = std::make_unique<wl::gpt::Trainer>(cfg, wl::gpt::corpus_from_text(text_name_, *text_, cfg));
-        } else {
-            tr = std::make_unique<wl::gpt::Trainer>(cfg);
-        }
-        wl::model::PlanResult r = wl::model::plan_model(tr->cfg, s.mesh_w, s.mesh_h, wl::model::read_kernels(dir_ + "/kernels"),
-                                                        wl::MachineConfig{}.sram_bytes, /*train=*/true);
-        if (r.too_big) r.error += wl::model::fit_advice(tr->cfg, s.mesh_w, s.mesh_h, wl::model::read_kernels(dir_ + "/kernels"),
-                                                        wl::MachineConfig{}.sram_bytes, true);
-        if (!r.ok) throw std::runtime_error(r.error);
-        auto mesh = std::make_unique<wl::model::MeshTrainer>(std::move(r.plan), *tr->model);
-        // Everything worked: the new run replaces the old one.
-        mesh_ = std::move(mesh);
-        tr_ = std::move(tr);
-        set_ = s;
-        corpus_ = CorpusInfo{tr_->corpus.name, tr_->corpus.text.size(), tr_->tokenizer->vocab_size()};
-        first_step_ = tr_->step;
-        target_ = tr_->step + s.steps;
-        inputs_.assign(size_t(tr_->sequences_per_step()) * tr_->cfg.block_size, 0);
-        targets_.assign(inputs_.size(), 0);
-        losses_.clear();
-        val_.clear();
-        last_ = {};
-        mesh_seconds_ = run_seconds_ = 0;
-        last_tick_.reset();
-        sample_ = sample_next_ = {};
-        eval_next_ = 0;   // the loss before training, and a sample of the untrained model
-        eval_sum_ = 0;
-        const std::string val = tr_->corpus.val();
-        sample_next_.prompt = val.substr(0, std::min<size_t>(val.size(), 16));
-        sample_next_.step = 0;
-        sampling_ = s.sample_tokens > 0;
-        status_ = Status::Running;
+        if (text_) cfg.corpus = "file", cfg.data = text_name_;
+        cfg.validate("config");         // as the trainer will, before its corpus is built
+        auto st = std::make_unique<Starting>();
+        st->s = s;
+        st->cfg = cfg;
+        st->text = text_;
+        st->text_name = text_name_;
+        if (!starting_) before_ = status_;   // a start asked for during a start replaces it
+        starting_ = std::move(st);
+        start_units_ = 0;
+        status_ = Status::Starting;
         error_.clear();
         return true;
     } catch (const std::exception& e) {
@@ -113,13 +122,115 @@ bool TrainSession::start(const TrainSettings& s) {
     }
 }
 
+// One unit of the start. Everything is built in starting_, aside: the current run is not touched
+// until commit(). A failure ends the start: error(), and the status goes back to the run's.
+bool TrainSession::start_unit() {
+    Starting& st = *starting_;
+    start_units_++;
+    try {
+        switch (st.stage) {
+        case Starting::Stage::Corpus:
+            st.corpus = st.text ? wl::gpt::corpus_from_text(st.text_name, *st.text, st.cfg) : wl::gpt::make_corpus(st.cfg);
+            st.stage = Starting::Stage::Model;
+            return true;
+        case Starting::Stage::Model:
+            st.tr = std::make_unique<wl::gpt::Trainer>(st.cfg, std::move(*st.corpus));
+            st.corpus.reset();
+            st.plan.emplace(st.tr->cfg, st.s.mesh_w, st.s.mesh_h, wl::model::read_kernels(dir_ + "/kernels"),
+                            wl::MachineConfig{}.sram_bytes, /*train=*/true);
+            st.stage = Starting::Stage::Plan;
+            return true;
+        case Starting::Stage::Plan: {
+            if (st.plan->step()) return true;
+            wl::model::PlanResult r = st.plan->take();
+            st.plan.reset();
+            if (r.too_big) r.error += wl::model::fit_advice(st.tr->cfg, st.s.mesh_w, st.s.mesh_h, wl::model::read_kernels(dir_ + "/kernels"),
+                                                            wl::MachineConfig{}.sram_bytes, true);
+            if (!r.ok) throw std::runtime_error(r.error);
+            const wl::MachineConfig mc{r.plan.mesh_w, r.plan.mesh_h, r.plan.sram_bytes};
+            st.planned = std::move(r.plan);
+            st.warm_bytes = warm_heap_ ? size_t(mc.w) * size_t(mc.h) * (mc.sram_bytes + wl::Machine::state_bytes_per_pe()) : 0;
+            if (st.warm_bytes) st.warm.reset(new uint8_t[st.warm_bytes]);   // not touched yet
+            st.stage = Starting::Stage::Warm;
+            return true;
+        }
+        case Starting::Stage::Warm:
+            if (st.warm_done < st.warm_bytes) {
+                const size_t n = std::min(kWarmSlice, st.warm_bytes - st.warm_done);
+                std::memset(st.warm.get() + st.warm_done, 0, n);
+                st.warm_done += n;
+                return true;
+            }
+            st.warm.reset();
+            st.mesh = std::make_unique<wl::model::MeshTrainer>(std::move(*st.planned), wl::RunMode::Fast, wl::model::MeshGPT::InSteps{});
+            st.planned.reset();
+            st.stage = Starting::Stage::Load;
+            return true;
+        case Starting::Stage::Load:
+            if (st.mesh->load_step(*st.tr->model)) return true;
+            commit(st);
+            starting_.reset();
+            return true;
+        }
+    } catch (const std::exception& e) {
+        starting_.reset();
+        status_ = before_;
+        error_ = e.what();
+    }
+    return false;
+}
+
+// Everything worked: the new run replaces the old one.
+void TrainSession::commit(Starting& st) {
+    mesh_ = std::move(st.mesh);
+    tr_ = std::move(st.tr);
+    set_ = st.s;
+    corpus_ = CorpusInfo{tr_->corpus.name, tr_->corpus.text.size(), tr_->tokenizer->vocab_size()};
+    first_step_ = tr_->step;
+    target_ = tr_->step + set_.steps;
+    inputs_.assign(size_t(tr_->sequences_per_step()) * tr_->cfg.block_size, 0);
+    targets_.assign(inputs_.size(), 0);
+    losses_.clear();
+    val_.clear();
+    last_ = {};
+    mesh_seconds_ = run_seconds_ = 0;
+    last_tick_.reset();
+    sample_ = sample_next_ = {};
+    eval_next_ = 0;   // the loss before training, and a sample of the untrained model
+    eval_sum_ = 0;
+    const std::string val = tr_->corpus.val();
+    sample_next_.prompt = val.substr(0, std::min<size_t>(val.size(), 16));
+    sample_next_.step = 0;
+    sampling_ = set_.sample_tokens > 0;
+    status_ = Status::Running;
+    error_.clear();
+    run_id_++;
+}
+
+bool TrainSession::cancel_start() {
+    if (!starting_) return false;
+    starting_.reset();
+    status_ = before_;
+    return true;
+}
+
+double TrainSession::start_progress() const {
+    if (!starting_) return 0;
+    const Starting& st = *starting_;
+    if (st.stage == Starting::Stage::Plan) return st.plan->progress();
+    if (st.stage == Starting::Stage::Warm) return st.warm_bytes ? double(st.warm_done) / double(st.warm_bytes) : 1.0;
+    if (st.stage == Starting::Stage::Load) return double(st.mesh->load_done()) / double(st.mesh->load_total());
+    return 0;
+}
+
 void TrainSession::pause() {
     if (status_ == Status::Running) status_ = mesh_->stepping() ? Status::Pausing : Status::Paused;
+    if (status_ == Status::Starting) status_ = Status::Paused;   // between two of the start's units
 }
 
 bool TrainSession::resume() {
     if (status_ != Status::Paused && status_ != Status::Pausing) return false;
-    status_ = Status::Running;
+    status_ = starting_ ? Status::Starting : Status::Running;
     return true;
 }
 
@@ -205,6 +316,7 @@ void TrainSession::finish_job(wl::model::MeshJob job) {
 // One unit: the next op launch of the job on the mesh (a step, an evaluation batch, a sample),
 // or, between jobs, the next job queued. False when nothing is due, paused, or on a failure.
 bool TrainSession::unit() {
+    if (starting_) return start_unit();   // once started, the run's units follow in the same tick
     if (mesh_->busy()) {
         const wl::model::MeshJob job = mesh_->job();
         if (!mesh_->run_slice(1)) {
@@ -228,17 +340,38 @@ bool TrainSession::unit() {
     return begin_next_job();
 }
 
+// The next unit, by what it runs: the job, the phase and the op of the next launch (the same
+// op's launch costs about the same each time), the start's stage, or the next job's beginning.
+std::string TrainSession::unit_key() const {
+    if (starting_) return "start " + std::to_string(int(starting_->stage));
+    const wl::model::TrainWork* w = mesh_ ? mesh_->next_work() : nullptr;
+    if (!w) return "next job";
+    return std::string(wl::model::mesh_job_name(mesh_->job())) + " " + wl::model::train_phase_name(w->phase) + " " + w->op;
+}
+
 void TrainSession::tick(double budget_s) {
-    const bool active = status_ == Status::Running || status_ == Status::Pausing;
+    const bool active = running();
     const auto now = Clock::now();
     if (!active) {
         last_tick_.reset();
         return;
     }
-    if (last_tick_) run_seconds_ += std::chrono::duration<double>(now - *last_tick_).count();
+    if (last_tick_ && !starting_) run_seconds_ += std::chrono::duration<double>(now - *last_tick_).count();
     last_tick_ = now;
+    // Units while the budget lasts, at least one. A unit may end past the budget (by less than
+    // itself), but not by more than the margin between the budget's frame period and the frame-rate
+    // floor (frame_budget.h): one that the last run of its kind says would, waits for the next frame.
+    const double slack = (FrameBudget::kFloorMs - FrameBudget::kPeriodMs) / 1000;
     try {
-        while (unit() && std::chrono::duration<double>(Clock::now() - now).count() < budget_s) {
+        for (bool first = true;; first = false) {
+            const std::string key = unit_key();
+            const auto cost = unit_seconds_.find(key);
+            const double spent = std::chrono::duration<double>(Clock::now() - now).count();
+            if (!first && (spent >= budget_s || spent + (cost == unit_seconds_.end() ? 0.0 : cost->second) > budget_s + slack)) break;
+            const auto u0 = Clock::now();
+            const bool more = unit();
+            unit_seconds_[key] = std::chrono::duration<double>(Clock::now() - u0).count();
+            if (!more) break;
         }
     } catch (const std::exception& e) {
         fail(e.what());
@@ -271,6 +404,20 @@ bool TrainSession::checkpoint(std::string* bytes) {
 // [SECTION] what it shows
 
 std::string TrainSession::activity() const {
+    if (starting_) {
+        const Starting& st = *starting_;
+        switch (st.stage) {
+        case Starting::Stage::Corpus: return "starting: preparing the corpus (" + (st.text ? st.text_name : st.cfg.corpus) + ")";
+        case Starting::Stage::Model: return "starting: initialising the model (" + st.s.config + ")";
+        case Starting::Stage::Plan: return "starting: " + st.plan->activity();
+        case Starting::Stage::Warm:
+            return "starting: reserving memory for the mesh: " + std::to_string(st.warm_done >> 20) + " of " +
+                   std::to_string((st.warm_bytes + (1u << 20) - 1) >> 20) + " MiB";
+        case Starting::Stage::Load:
+            return "starting: loading the mesh (programs, routes, weights): " + std::to_string(st.mesh->load_done()) + " of " +
+                   std::to_string(st.mesh->load_total());
+        }
+    }
     if (!tr_) return "";
     char b[160];
     const wl::model::TrainWork* w = mesh_->next_work();
@@ -323,7 +470,7 @@ nlohmann::json TrainSession::to_json() const {
             {"activity", activity()},
             {"phase", w ? json(wl::model::train_phase_name(w->phase)) : json(nullptr)},
             {"op", w ? json(w->op) : json(nullptr)},
-            {"progress", mesh_ && mesh_->work_total() ? double(mesh_->work_done()) / double(mesh_->work_total()) : 0.0},
+            {"progress", starting_ ? start_progress() : mesh_ && mesh_->work_total() ? double(mesh_->work_done()) / double(mesh_->work_total()) : 0.0},
             {"sample", sample_.step >= 0 ? json{{"step", sample_.step}, {"prompt", utf8(sample_.prompt)}, {"text", utf8(sample_.text)},
                                                 {"by", "the mesh (the training plan's forward)"}}
                                          : json(nullptr)},

@@ -8,8 +8,15 @@
 //   TrainSession t("models");
 //   t.set_text("notes.txt", text);              // optional: false + error() on binary/empty/huge, nothing lost
 //   TrainSettings s;  s.steps = 200;
-//   if (!t.start(s)) show(t.error());            // the current run, if any, carries on
-//   every frame: t.tick(0.012);                  // slices of the step until ~12 ms pass
+//   if (!t.start(s)) show(t.error());            // a bad setting or config: the current run, if any, carries on
+//   every frame: t.tick(0.012);                  // the start's units, then slices of the step, until ~12 ms pass
+//
+// A start is built aside in units too (starting(): the corpus, the model, then plan_model's
+// steps and the mesh's loading, wl::model::PlanBuilder and MeshTrainer::load_step), so pressing
+// Train never freezes the page; activity() says how far it is ("compiling kernels: 3 of 17
+// (matmul.wk for l0.qkv), program 5 of 16"). Only once all of it works does it replace the
+// current run, which waits meanwhile; a start that fails (error()) or is cancelled leaves that
+// run as it was. The same bits however the start is sliced.
 //   t.pause(); t.resume();  t.save("run.ckpt");  // the reference's checkpoint format
 #pragma once
 #include "engine/gpt/sampler.h"
@@ -18,6 +25,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <nlohmann/json_fwd.hpp>
 #include <optional>
@@ -61,10 +69,13 @@ std::string check_train_text(const std::string& name, const std::string& text);
 class TrainSession {
 public:
     // Pausing: asked to pause, the step in progress finishes in slices first (the step boundary).
-    enum class Status { Idle, Running, Pausing, Paused, Done, Failed };
-    static const char* status_name(Status s);   // "idle", "running", "pausing", "paused", "done", "failed"
+    // Starting: a start is being built (the run before it, if any, waits); paused during a start,
+    // resume() goes on with it.
+    enum class Status { Idle, Running, Pausing, Paused, Done, Failed, Starting };
+    static const char* status_name(Status s);   // "idle", "running", "pausing", "paused", "done", "failed", "starting"
 
     explicit TrainSession(std::string models_dir = "models");
+    ~TrainSession();
 
     // Text for the next start (the current run is not touched). False, with error(), when
     // check_train_text refuses it; the text loaded before stays.
@@ -72,14 +83,27 @@ public:
     void clear_text() { text_.reset(); }
     const std::optional<CorpusInfo>& text_info() const { return text_info_; }
 
-    // Builds the trainer, its corpus and the mesh plan aside; only when all of it works does it
-    // replace the current run. False with error() otherwise (the current run carries on).
+    // Checks the settings and reads the config now: false with error() when either is bad (the
+    // current run carries on). Then the trainer, its corpus, the mesh plan and the loaded mesh are
+    // built aside, in tick()'s units (status Starting); only when all of it works does the new run
+    // replace the current one. A start that fails there sets error() and the status goes back to
+    // the current run's (Idle when there is none), which is as it was.
     bool start(const TrainSettings& s);
+    bool starting() const { return starting_ != nullptr; }   // a start is being built (or paused in it)
+    bool cancel_start();                // drops the start being built: the run before it carries on; false when none
     void pause();                       // at the next unit boundary (a launch); resume() goes on from there
     bool resume();
-    // Runs units (an op launch of a step, an evaluation batch or a sample) until budget_s passes, at least one.
+    // Runs units (a unit of the start, an op launch of a step, an evaluation batch or a sample)
+    // while budget_s lasts, at least one; a unit whose kind, the last time it ran (unit_key's
+    // cost), would end past the budget by more than FrameBudget's margin waits for the next tick.
     void tick(double budget_s);
-    bool running() const { return status_ == Status::Running || status_ == Status::Pausing; }
+    bool running() const { return status_ == Status::Running || status_ == Status::Pausing || status_ == Status::Starting; }
+    size_t start_units() const { return start_units_; }   // units the last (or current) start has run
+    double start_progress() const;      // 0..1 of the start's current stage (see activity()); 0 when none
+    uint64_t run_id() const { return run_id_; }           // changes when a start replaces the run
+    // Whether a start touches the mesh's memory in slices before making the machine (on in
+    // WebAssembly, where a page's first touch is slow; train_session.cpp says why).
+    void set_warm_heap(bool on) { warm_heap_ = on; }
     Status status() const { return status_; }
 
     // A checkpoint in the reference's format (gpt::Trainer::save): the mesh's weights and moments.
@@ -99,7 +123,8 @@ public:
     const std::vector<EvalPoint>& val_losses() const { return val_; }
     const TrainSample& sample() const { return sample_; }
     // What runs now: "forward l1.fch, sequence 3 of 8", "evaluating on the mesh: batch 3/10, ...",
-    // "sampling on the mesh: token 5/64, forward l0.attn" ...
+    // "sampling on the mesh: token 5/64, forward l0.attn", and while starting "starting: compiling
+    // kernels: 3 of 17 (matmul.wk for l0.qkv), program 5 of 16", "starting: loading the mesh: 40 of 70" ...
     std::string activity() const;
     double steps_per_s() const;         // steps / wall time while running (this run)
     double tokens_per_s() const;        // the same in tokens (B * T per step)
@@ -108,11 +133,15 @@ public:
     nlohmann::json to_json() const;     // train_state() in the JS hook (docs/js-api.md)
 
 private:
+    struct Starting;                    // train_session.cpp: what a start builds, and how far it is
+    bool start_unit();                  // one unit of the start; false when it finished (or failed)
+    void commit(Starting& st);          // the built run replaces the current one
     bool begin_next_step();
     bool begin_next_job();
     void finish_step();
     void finish_job(wl::model::MeshJob job);
     bool unit();                        // one unit of whatever is due; false when nothing is
+    std::string unit_key() const;       // the next unit's kind, for its cost (tick)
     void sync_model();                  // the mesh's weights and moments into tr_'s model and optimiser (a checkpoint)
     void fail(const std::string& why);
 
@@ -125,6 +154,11 @@ private:
     std::unique_ptr<wl::model::MeshTrainer> mesh_;
     CorpusInfo corpus_;
     Status status_ = Status::Idle;
+    std::unique_ptr<Starting> starting_;
+    Status before_ = Status::Idle;      // the run's status when the start began: back to it if the start fails
+    size_t start_units_ = 0;
+    bool warm_heap_;
+    uint64_t run_id_ = 0;
     std::string error_;
     int64_t first_step_ = 0, target_ = 0;
     std::vector<int> inputs_, targets_;
@@ -133,6 +167,7 @@ private:
     wl::model::TrainStep last_;
     double mesh_seconds_ = 0, run_seconds_ = 0;
     std::optional<std::chrono::steady_clock::time_point> last_tick_;
+    std::map<std::string, double> unit_seconds_;   // the last run of each kind of unit (unit_key): tick's forecast
     // evaluation: eval_iters batches of the validation split, a job on the mesh each
     int eval_next_ = -1;                // the batch due or running; -1: none
     double eval_sum_ = 0;

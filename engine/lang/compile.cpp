@@ -37,28 +37,63 @@ static void override_constants(File& ast, const std::map<std::string, double>& v
     }
 }
 
-CompileResult compile(std::string_view source, std::string_view file, const CompileOptions& opt) {
+struct Compilation::State {
+    std::string source;                // the tokens are views into it
+    CompileOptions opt;
     CompileResult r;
-    r.file = std::string(file);
-    Diagnostics diags{std::string(file)};
-    std::vector<Token> toks = lex(source, diags);
-    File ast = parse(toks, diags);
-    override_constants(ast, opt.constants, diags);
+    Diagnostics diags;
+    File ast;
     Checked checked;
-    check(ast, diags, opt, &checked);
-    r.grid_w = checked.grid_w, r.grid_h = checked.grid_h;
-    if (diags.errors() == 0 && opt.codegen && checked.grid_w > 0) {
-        std::vector<std::shared_ptr<wl::Program>> progs;
-        std::vector<int> family;
-        std::vector<std::string> family_name;
-        for (Instance& in : checked.instances) {
-            progs.push_back(generate(ast, checked, in, std::string(file), diags, opt.optimise));
-            family.push_back(opt.share_images ? in.program : int(family.size()));   // not sharing: each its own family
-            family_name.push_back(ast.programs[size_t(in.program)].name);
-        }
-        const std::vector<ImageUse> uses = share_images(progs, family, family_name);
-        for (size_t k = 0; k < checked.instances.size(); ++k) {
-            const Instance& in = checked.instances[k];
+    bool front_done = false, finished = false;
+    bool gen = false;                  // the front end found no error: the programs and tables are made
+    size_t next = 0;                   // the next instance to generate
+    std::vector<std::shared_ptr<wl::Program>> progs;   // one per instance generated; shared at the end
+    std::vector<int> family;                           // share_images' families and names
+    std::vector<std::string> family_name;
+};
+
+Compilation::Compilation(std::string_view source, std::string_view file, const CompileOptions& opt) : s_(std::make_unique<State>()) {
+    s_->source = std::string(source);
+    s_->opt = opt;
+    s_->r.file = std::string(file);
+    s_->diags = Diagnostics{std::string(file)};
+}
+Compilation::Compilation(Compilation&&) noexcept = default;
+Compilation& Compilation::operator=(Compilation&&) noexcept = default;
+Compilation::~Compilation() = default;
+
+bool Compilation::done() const { return s_->finished; }
+size_t Compilation::programs_done() const { return s_->next; }
+size_t Compilation::programs_total() const { return s_->checked.instances.size(); }
+
+bool Compilation::step() {
+    State& s = *s_;
+    if (s.finished) return false;
+    if (!s.front_done) {
+        s.front_done = true;
+        std::vector<Token> toks = lex(s.source, s.diags);
+        s.ast = parse(toks, s.diags);
+        override_constants(s.ast, s.opt.constants, s.diags);
+        check(s.ast, s.diags, s.opt, &s.checked);
+        s.r.grid_w = s.checked.grid_w, s.r.grid_h = s.checked.grid_h;
+        s.gen = s.diags.errors() == 0 && s.opt.codegen && s.checked.grid_w > 0;
+        if (!s.gen) s.checked.instances.clear();   // nothing to generate
+        return true;
+    }
+    if (s.next < s.checked.instances.size()) {
+        Instance& in = s.checked.instances[s.next++];
+        s.progs.push_back(generate(s.ast, s.checked, in, s.r.file, s.diags, s.opt.optimise));
+        s.family.push_back(s.opt.share_images ? in.program : int(s.family.size()));   // not sharing: each its own family
+        s.family_name.push_back(s.ast.programs[size_t(in.program)].name);
+        return true;
+    }
+    // The tables, once every instance is generated.
+    s.finished = true;
+    CompileResult& r = s.r;
+    if (s.gen) {
+        const std::vector<ImageUse> uses = share_images(s.progs, s.family, s.family_name);
+        for (size_t k = 0; k < s.checked.instances.size(); ++k) {
+            const Instance& in = s.checked.instances[k];
             const ImageUse& u = uses[k];
             // one rectangle when the instance covers one exactly, else one PE at a time
             int x0 = 1 << 30, y0 = 1 << 30, x1 = -1, y1 = -1;
@@ -69,29 +104,39 @@ CompileResult compile(std::string_view source, std::string_view file, const Comp
                 for (auto [x, y] : in.pes) r.placements.push_back(Placement{u.program, x, y, 1, 1, u.consts});
             }
         }
-        for (int c = 0; c < kColours && size_t(c) < checked.routes.size(); ++c)
-            for (int k = 0; k < checked.grid_w * checked.grid_h; ++k) {
-                const RouteCell& rc = checked.routes[size_t(c)][size_t(k)];
-                if (rc.set) r.routes.push_back(RouteSetting{k % checked.grid_w, k / checked.grid_w, c, wl::Route::of(rc.rx, rc.tx)});
+        for (int c = 0; c < kColours && size_t(c) < s.checked.routes.size(); ++c)
+            for (int k = 0; k < s.checked.grid_w * s.checked.grid_h; ++k) {
+                const RouteCell& rc = s.checked.routes[size_t(c)][size_t(k)];
+                if (rc.set) r.routes.push_back(RouteSetting{k % s.checked.grid_w, k / s.checked.grid_w, c, wl::Route::of(rc.rx, rc.tx)});
             }
-        r.host = checked.host;
-        r.colour_names = checked.colour_names;
+        r.host = s.checked.host;
+        r.colour_names = s.checked.colour_names;
     }
-    r.errors = diags.errors();
+    r.errors = s.diags.errors();
     // One report per (place, message): per-PE instances can repeat a problem.
     std::set<std::tuple<int, int, std::string>> seen;
-    std::vector<Diagnostic> all = diags.take();
+    std::vector<Diagnostic> all = s.diags.take();
     std::stable_sort(all.begin(), all.end(), [](const Diagnostic& a, const Diagnostic& b) { return a.line != b.line ? a.line < b.line : a.col < b.col; });
     for (Diagnostic& d : all)
         if (seen.insert({d.line, d.col, d.message}).second) r.diagnostics.push_back(std::move(d));
-    if (diags.truncated()) {
+    if (s.diags.truncated()) {
         Diagnostic more;
-        more.file = std::string(file);
+        more.file = r.file;
         more.severity = Severity::Error;
         more.message = "too many problems; stopped reporting after " + std::to_string(Diagnostics::kMaxReported);
         r.diagnostics.push_back(std::move(more));
     }
-    return r;
+    return false;
+}
+
+CompileResult Compilation::take() {
+    while (step()) {
+    }
+    return std::move(s_->r);
+}
+
+CompileResult compile(std::string_view source, std::string_view file, const CompileOptions& opt) {
+    return Compilation(source, file, opt).take();
 }
 
 }  // namespace wl::lang

@@ -73,4 +73,28 @@ struct CompileResult {
 
 CompileResult compile(std::string_view source, std::string_view file, const CompileOptions& opt = {});
 
+// The same compile in steps, for a UI that must draw between them: the first step is the front
+// end (lex, parse, check), then each step generates one program instance. compile() is this run
+// to its end, so the result is the same however it is stepped.
+//
+//   Compilation c(source, "matmul.wk", opt);
+//   while (c.step()) redraw(c.programs_done(), c.programs_total());
+//   CompileResult r = c.take();
+class Compilation {
+public:
+    Compilation(std::string_view source, std::string_view file, const CompileOptions& opt = {});
+    Compilation(Compilation&&) noexcept;
+    Compilation& operator=(Compilation&&) noexcept;
+    ~Compilation();
+    bool step();                       // one unit; false once done() (then nothing runs)
+    bool done() const;
+    size_t programs_done() const;      // program instances generated
+    size_t programs_total() const;     // 0 until the front end has run
+    CompileResult take();              // once done()
+
+private:
+    struct State;
+    std::unique_ptr<State> s_;         // the AST and the checker's tables point into each other: kept in place
+};
+
 }  // namespace wl::lang

@@ -55,29 +55,46 @@ void check(const Fault& f) {   // host calls fail only on a plan/kernel mismatch
 
 }  // namespace
 
-MeshGPT::MeshGPT(MeshPlan plan, const gpt::GPT& model, RunMode mode)
+MeshGPT::MeshGPT(MeshPlan plan, const gpt::GPT& model, RunMode mode) : MeshGPT(std::move(plan), mode, InSteps{}) {
+    while (load_step(model)) {
+    }
+}
+
+MeshGPT::MeshGPT(MeshPlan plan, RunMode mode, InSteps)
     : plan_(std::move(plan)), host_(MachineConfig{plan_.mesh_w, plan_.mesh_h, plan_.sram_bytes}) {
     host_.machine().set_mode(mode);
-    for (const PlannedOp& op : plan_.ops) {
+}
+
+bool MeshGPT::load_step(const gpt::GPT& model) {
+    const size_t n = plan_.ops.size();
+    if (loaded()) return false;
+    const size_t i = load_next_++;
+    if (i < n) {   // the plan's programs are shared by the ops that compiled the same kernel: loaded, not copied
+        const PlannedOp& op = plan_.ops[i];
         for (const lang::Placement& p : op.compiled->placements)
             check(host_.load(p.program, {op.rect.x + p.x, op.rect.y + p.y, p.w, p.h}, p.consts));
         for (const lang::RouteSetting& r : op.compiled->routes)
             check(host_.route(op.rect.x + r.x, op.rect.y + r.y, r.colour, r.route));
+    } else if (i == n) {
+        for (const lang::RouteSetting& r : plan_.links) check(host_.route(r.x, r.y, r.colour, r.route));   // over the kernels' loop-backs
+    } else {
+        load_weights(model, plan_.ops[i - n - 1]);
     }
-    for (const lang::RouteSetting& r : plan_.links) check(host_.route(r.x, r.y, r.colour, r.route));   // over the kernels' loop-backs
-    load_weights(model);
+    return !loaded();
 }
 
 // Each kernel's weights, cut the way its file says (models/kernels/*.wk; weight_pieces).
 void MeshGPT::load_weights(const gpt::GPT& model) {
-    for (const PlannedOp& op : plan_.ops) {
-        for (int p = 0; p < op.rect.w; p++) {
-            for (const auto& [sym, name] : op.weights) {
-                const ParamSlice w = param_slice(model.cfg, name, op.layer);
-                for (const WeightPiece& piece : weight_pieces(op, p, sym, w))
-                    check(host_.h2d(op.rect.x + p, op.rect.y, sym, model.params_memory.data() + w.offset + piece.model,
-                                    piece.n, piece.pe));
-            }
+    for (const PlannedOp& op : plan_.ops) load_weights(model, op);
+}
+
+void MeshGPT::load_weights(const gpt::GPT& model, const PlannedOp& op) {
+    for (int p = 0; p < op.rect.w; p++) {
+        for (const auto& [sym, name] : op.weights) {
+            const ParamSlice w = param_slice(model.cfg, name, op.layer);
+            for (const WeightPiece& piece : weight_pieces(op, p, sym, w))
+                check(host_.h2d(op.rect.x + p, op.rect.y, sym, model.params_memory.data() + w.offset + piece.model,
+                                piece.n, piece.pe));
         }
     }
 }
@@ -226,6 +243,10 @@ bool MeshGPT::valid_token(int token, int position) {
 
 bool MeshGPT::forward(const int* tokens, int T, std::vector<float>* logits) {
     error_.clear();
+    if (!loaded()) {
+        error_ = "forward on the mesh: the mesh is still loading (load_step until loaded())";
+        return false;
+    }
     tokens_.clear();
     const int TP = plan_.cfg.block_size;
     if (T < 1 || T > TP) {
@@ -242,6 +263,10 @@ bool MeshGPT::forward(const int* tokens, int T, std::vector<float>* logits) {
 
 bool MeshGPT::extend(int token, std::vector<float>* logits) {
     error_.clear();
+    if (!loaded()) {
+        error_ = "extend on the mesh: the mesh is still loading (load_step until loaded())";
+        return false;
+    }
     const int T = context();
     if (!valid_token(token, T)) return false;
     if (T < 1 || T >= plan_.cfg.block_size) {

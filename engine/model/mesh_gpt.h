@@ -62,6 +62,15 @@ class MeshGPT {
 public:
     // The model's config must be the plan's. Weights are copied in now.
     MeshGPT(MeshPlan plan, const wl::gpt::GPT& model, wl::RunMode mode = wl::RunMode::Fast);
+    // The same, loaded in steps (a UI draws between them): each load_step(model) loads one op's
+    // programs and routes, then the links' routes, then one op's weights; false once loaded().
+    // The first constructor is this run to its end. Nothing runs on the mesh before loaded().
+    struct InSteps {};
+    MeshGPT(MeshPlan plan, wl::RunMode mode, InSteps);
+    bool load_step(const wl::gpt::GPT& model);
+    bool loaded() const { return load_next_ > 2 * plan_.ops.size(); }
+    size_t load_done() const { return load_next_; }
+    size_t load_total() const { return 2 * plan_.ops.size() + 1; }
 
     // logits (T, V) for tokens[0..T), 1 <= T <= block_size. False (and error()) on a fault or bad input.
     bool forward(const int* tokens, int T, std::vector<float>* logits);
@@ -75,6 +84,7 @@ public:
 
     // Copies the weights in again (after training changed them).
     void load_weights(const wl::gpt::GPT& model);
+    void load_weights(const wl::gpt::GPT& model, const PlannedOp& op);   // one op's
 
     const MeshPlan& plan() const { return plan_; }
     const std::vector<OpRun>& last_run() const { return runs_; }
@@ -110,6 +120,7 @@ private:
     std::vector<float> logits_;   // next_logits' result
     std::string error_;
     uint64_t host_bytes_ = 0;     // activation bytes put and got, ever
+    size_t load_next_ = 0;        // load_step's next: op i's programs (i < n), the links (n), op i's weights (n + 1 + i)
 };
 
 }  // namespace wl::model

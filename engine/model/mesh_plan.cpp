@@ -623,88 +623,44 @@ MemoryUse memory_use(const PlannedOp& o, const Program& prog) {
     return m;
 }
 
-// Kernels and memory: compile each distinct (kernel, constants) once; check each PE's SRAM.
-bool compile_and_size(std::vector<PlannedOp>& ops, const KernelSource& kernels, uint32_t sram, std::string* why) {
-    std::map<std::string, std::shared_ptr<const lang::CompileResult>> cache;
-    for (PlannedOp& o : ops) {
-        std::string key = o.kernel;
-        for (const auto& [k, v] : o.constants) key += " " + k + "=" + std::to_string(v);
-        auto& cr = cache[key];
-        if (!cr) {
-            const std::string src = kernels(o.kernel);
-            if (src.empty()) {
-                *why = "kernel " + o.kernel + " not found (for " + o.name + ")";
-                return false;
-            }
-            lang::CompileOptions opt;
-            opt.sram_bytes = 1u << 30;   // sized here, so the error names the op
-            opt.optimise = true;         // the model's kernels run many times: fewer instructions
-            opt.constants = o.constants;
-            auto r = std::make_shared<lang::CompileResult>(lang::compile(src, o.kernel, opt));
-            if (!r->ok()) {
-                *why = o.name + ": " + lang::format_diagnostic(r->diagnostics.front());
-                return false;
-            }
-            cr = r;
-        }
-        o.compiled = cr;
-        o.bytes_per_pe = 0;
-        for (const lang::Placement& p : cr->placements) {
-            const uint32_t b = p.program->sram_used;
-            if (b > sram) {
-                *why = o.name + " needs " + thousands(b) + " bytes on PE (" + std::to_string(o.rect.x + p.x) + "," +
-                       std::to_string(o.rect.y + p.y) + "); " + thousands(sram) + " available";
-                return false;
-            }
-            if (b >= o.bytes_per_pe) o.memory = memory_use(o, *p.program);
-            o.bytes_per_pe = std::max(o.bytes_per_pe, b);
-        }
-    }
-    return true;
+// A kernel's compile options in the plan: sized here (so the error names the op), optimised (the
+// model's kernels run many times: fewer instructions).
+lang::CompileOptions plan_options(const std::map<std::string, double>& constants) {
+    lang::CompileOptions opt;
+    opt.sram_bytes = 1u << 30;
+    opt.optimise = true;
+    opt.constants = constants;
+    return opt;
+}
+
+// Each distinct (kernel, constants) compiles once.
+std::string compile_key(const PlannedOp& o) {
+    std::string key = o.kernel;
+    for (const auto& [k, v] : o.constants) key += " " + k + "=" + std::to_string(v);
+    return key;
 }
 
 // The embedding's stash of dy (plan_embedding_grad): a slot per sequence of a step, as many as
 // its PEs' SRAM has room for beside everything else it holds, at most kMaxStash; the step's
 // sequences past them take the host's way. Measured: compiled with one slot, then with the slots
-// the rest would hold, fewer while the compiler's layout does not fit. Where not even one slot
-// fits, the link goes (its routes too) and the host moves dy as before.
+// the rest would hold, fewer while the compiler's layout does not fit (PlanBuilder's stash steps).
+// Where not even one slot fits, the link goes (its routes too) and the host moves dy as before.
 constexpr int kMaxStash = 32;
-void size_stash(std::vector<PlannedOp>& ops, const KernelSource& kernels, uint32_t sram,
-                std::vector<lang::RouteSetting>* routes) {
-    for (PlannedOp& o : ops) {
-        if (o.kernel != "embedding.wk" || !o.constants.count("LDY")) continue;
-        const auto bytes = [&](int nb) -> uint32_t {   // the most loaded PE's, or past sram if it does not compile
-            lang::CompileOptions opt;
-            opt.sram_bytes = 1u << 30;
-            opt.optimise = true;
-            opt.constants = o.constants;
-            opt.constants["NB"] = nb;
-            const lang::CompileResult r = lang::compile(kernels(o.kernel), o.kernel, opt);
-            uint32_t used = r.ok() ? 0 : sram + 1;
-            for (const lang::Placement& p : r.placements) used = std::max(used, p.program->sram_used);
-            return used;
-        };
-        const uint32_t one = bytes(1), slot = 4u * uint32_t(o.constants.at("CP") * o.constants.at("TP"));
-        if (one > sram) {
-            const int g = int(o.constants.at("LDY"));
-            o.constants.erase("LDY");
-            int y1 = o.rect.y;   // the layernorm's row, the link's other end
-            for (PlannedOp& ln : ops)
-                for (Transfer& in : ln.inputs)
-                    if (in.tensor == o.name && in.grad_colour == g) {
-                        in.grad_colour = 0;   // its LDX stays, idle
-                        y1 = ln.rect.y;
-                    }
-            routes->erase(std::remove_if(routes->begin(), routes->end(), [&](const lang::RouteSetting& r) {
-                              return r.colour == g && r.x >= o.rect.x && r.x < o.rect.x + o.rect.w && r.y >= o.rect.y && r.y <= y1;
-                          }),
-                          routes->end());
-            continue;
-        }
-        int nb = int(std::min<uint32_t>(1 + (sram - one) / slot, kMaxStash));
-        while (nb > 1 && bytes(nb) > sram) nb--;
-        o.constants["NB"] = nb;
-    }
+
+void drop_stash_link(std::vector<PlannedOp>& ops, PlannedOp& o, std::vector<lang::RouteSetting>* routes) {
+    const int g = int(o.constants.at("LDY"));
+    o.constants.erase("LDY");
+    int y1 = o.rect.y;   // the layernorm's row, the link's other end
+    for (PlannedOp& ln : ops)
+        for (Transfer& in : ln.inputs)
+            if (in.tensor == o.name && in.grad_colour == g) {
+                in.grad_colour = 0;   // its LDX stays, idle
+                y1 = ln.rect.y;
+            }
+    routes->erase(std::remove_if(routes->begin(), routes->end(), [&](const lang::RouteSetting& r) {
+                      return r.colour == g && r.x >= o.rect.x && r.x < o.rect.x + o.rect.w && r.y >= o.rect.y && r.y <= y1;
+                  }),
+                  routes->end());
 }
 
 }  // namespace
@@ -721,53 +677,211 @@ std::vector<std::pair<wl::Rect, std::string>> link_senders(const PlannedOp& op) 
     return out;
 }
 
-PlanResult plan_model(const gpt::GPTConfig& cfg, int mesh_w, int mesh_h, const KernelSource& kernels,
-                      uint32_t sram_bytes, bool train) {
-    PlanResult r;
-    if (cfg.vocab_size <= 0) {
-        r.error = "the model's vocab_size is not set (it comes from the tokenizer)";
-        return r;
-    }
-    if (mesh_w < 1 || mesh_h < 1 || mesh_w > kMaxMeshSide || mesh_h > kMaxMeshSide) {
-        r.error = "mesh " + std::to_string(mesh_w) + "x" + std::to_string(mesh_h) + " is outside 1x1..256x256";
-        return r;
-    }
-    // Rows of at least 2 PEs: the matmul's broadcast needs an east and a west end.
-    if (mesh_w < 2) {
-        r.error = "the mesh is " + std::to_string(mesh_w) + " PE wide; the model compiler needs rows of at least 2";
-        return r;
-    }
-    if (cfg.n_embd % 2) {
-        r.error = "n_embd = " + std::to_string(cfg.n_embd) + " is odd; the mesh's matmul splits its inputs over at least 2 PEs";
-        return r;
-    }
-    int fewest_rows = 0;   // over the row widths tried, the fewest rows any packing needs
-    for (int pmax = mesh_w; pmax >= 2; pmax /= 2) {
-        std::vector<PlannedOp> ops = graph(cfg, pmax, train);
+// [SECTION] PlanBuilder: plan_model in steps
+
+PlanBuilder::PlanBuilder(const gpt::GPTConfig& cfg, int mesh_w, int mesh_h, KernelSource kernels, uint32_t sram_bytes, bool train)
+    : cfg_(cfg), w_(mesh_w), h_(mesh_h), sram_(sram_bytes), train_(train), kernels_(std::move(kernels)), pmax_(mesh_w) {
+    std::string& e = r_.error;
+    if (cfg.vocab_size <= 0) e = "the model's vocab_size is not set (it comes from the tokenizer)";
+    else if (mesh_w < 1 || mesh_h < 1 || mesh_w > kMaxMeshSide || mesh_h > kMaxMeshSide)
+        e = "mesh " + std::to_string(mesh_w) + "x" + std::to_string(mesh_h) + " is outside 1x1..256x256";
+    else if (mesh_w < 2)   // rows of at least 2 PEs: the matmul's broadcast needs an east and a west end
+        e = "the mesh is " + std::to_string(mesh_w) + " PE wide; the model compiler needs rows of at least 2";
+    else if (cfg.n_embd % 2)
+        e = "n_embd = " + std::to_string(cfg.n_embd) + " is odd; the mesh's matmul splits its inputs over at least 2 PEs";
+    if (!e.empty()) stage_ = Stage::Done;
+}
+
+void PlanBuilder::fail(const std::string& why) {
+    r_.ok = false;
+    r_.error = why;
+    r_.too_big = why.find(" available") != std::string::npos;   // the SRAM refusal
+    stage_ = Stage::Done;
+    job_.reset();
+}
+
+void PlanBuilder::begin_job(const std::string& kernel, const std::map<std::string, double>& constants) {
+    job_.emplace(kernels_(kernel), kernel, plan_options(constants));
+}
+
+// The most loaded PE's bytes of a finished stash compile, or past the SRAM if it failed.
+static uint32_t stash_bytes(const lang::CompileResult& r, uint32_t sram) {
+    uint32_t used = r.ok() ? 0 : sram + 1;
+    for (const lang::Placement& p : r.placements) used = std::max(used, p.program->sram_used);
+    return used;
+}
+
+bool PlanBuilder::step() {
+    if (stage_ == Stage::Done) return false;
+    if (job_ && job_->step()) return true;   // a program instance of the compile in progress
+    switch (stage_) {
+    case Stage::Place: {   // one width of rows a step: pmax halves until the ops fit
+        std::vector<PlannedOp> ops = graph(cfg_, pmax_, train_);
         std::string why;
         int rows = 0;
-        const bool placed = place(ops, mesh_w, mesh_h, &why, &rows);
-        if (!placed && rows > mesh_h) {   // narrower rows may fit
-            if (!fewest_rows || rows < fewest_rows) fewest_rows = rows;
-            r.error = why + " (placing its " + std::to_string(ops.size()) + " ops needs " + std::to_string(mesh_w) + "x" +
-                      std::to_string(fewest_rows) + ")";
-            r.too_big = true;
-            continue;
+        const bool placed = place(ops, w_, h_, &why, &rows);
+        if (!placed && rows > h_) {   // narrower rows may fit
+            if (!fewest_rows_ || rows < fewest_rows_) fewest_rows_ = rows;
+            r_.error = why + " (placing its " + std::to_string(ops.size()) + " ops needs " + std::to_string(w_) + "x" +
+                       std::to_string(fewest_rows_) + ")";
+            r_.too_big = true;
+            pmax_ /= 2;
+            if (pmax_ < 2) stage_ = Stage::Done;
+            return stage_ != Stage::Done;
         }
-        std::vector<lang::RouteSetting> links;
-        if (placed) plan_links(ops, &links);
-        if (placed && train) size_stash(ops, kernels, sram_bytes, &links);
-        if (!placed || !compile_and_size(ops, kernels, sram_bytes, &why)) {
-            r.error = why;
-            r.too_big = why.find(" available") != std::string::npos;   // compile_and_size's SRAM refusal
-            return r;
+        if (!placed) {
+            fail(why);
+            return false;
         }
-        r.ok = true;
-        r.error.clear();
-        r.plan = MeshPlan{cfg, mesh_w, mesh_h, sram_bytes, std::move(ops), train, std::move(links)};
-        return r;
+        ops_ = std::move(ops);
+        plan_links(ops_, &links_);
+        for (size_t i = 0; i < ops_.size(); i++)
+            if (train_ && ops_[i].kernel == "embedding.wk" && ops_[i].constants.count("LDY")) stash_.push_back(i);
+        stage_ = Stage::Stash;
+        return true;
     }
-    return r;
+    case Stage::Stash: {   // per embedding with a stash: compile with NB = 1, then with nb slots, nb-- while too big
+        if (stash_next_ >= stash_.size()) {
+            std::set<std::string> keys;
+            for (const PlannedOp& o : ops_) keys.insert(compile_key(o));
+            kernels_total_ = keys.size();
+            stage_ = Stage::Compile;
+            return true;
+        }
+        PlannedOp& o = ops_[stash_[stash_next_]];
+        if (!job_) {   // the next stash's first compile
+            std::map<std::string, double> c = o.constants;
+            c["NB"] = 1;
+            stash_nb_ = 1;
+            stash_measured_ = false;
+            begin_job(o.kernel, c);
+            return true;
+        }
+        const uint32_t used = stash_bytes(job_->take(), sram_);
+        job_.reset();
+        if (!stash_measured_) {   // the NB = 1 compile
+            stash_measured_ = true;
+            const uint32_t slot = 4u * uint32_t(o.constants.at("CP") * o.constants.at("TP"));
+            if (used > sram_) {
+                drop_stash_link(ops_, o, &links_);
+                stash_next_++;
+                return true;
+            }
+            stash_nb_ = int(std::min<uint32_t>(1 + (sram_ - used) / slot, kMaxStash));
+        } else if (used > sram_) {
+            stash_nb_--;
+        } else {   // nb fits
+            o.constants["NB"] = stash_nb_;
+            stash_next_++;
+            return true;
+        }
+        if (stash_nb_ <= 1) {
+            o.constants["NB"] = stash_nb_;
+            stash_next_++;
+            return true;
+        }
+        std::map<std::string, double> c = o.constants;
+        c["NB"] = stash_nb_;
+        begin_job(o.kernel, c);
+        return true;
+    }
+    case Stage::Compile: {   // each op in order: its kernel's compile (once per key), then its SRAM check
+        if (op_next_ >= ops_.size()) {
+            r_.ok = true;
+            r_.error.clear();
+            r_.too_big = false;
+            r_.plan = MeshPlan{cfg_, w_, h_, sram_, std::move(ops_), train_, std::move(links_)};
+            stage_ = Stage::Done;
+            return false;
+        }
+        PlannedOp& o = ops_[op_next_];
+        const std::string key = compile_key(o);
+        auto it = compiled_.find(key);
+        if (it == compiled_.end() && !job_) {
+            const std::string src = kernels_(o.kernel);
+            if (src.empty()) {
+                fail("kernel " + o.kernel + " not found (for " + o.name + ")");
+                return false;
+            }
+            job_.emplace(src, o.kernel, plan_options(o.constants));
+            return true;
+        }
+        if (it == compiled_.end()) {   // its compile just finished
+            auto cr = std::make_shared<lang::CompileResult>(job_->take());
+            job_.reset();
+            if (!cr->ok()) {
+                fail(o.name + ": " + lang::format_diagnostic(cr->diagnostics.front()));
+                return false;
+            }
+            it = compiled_.emplace(key, cr).first;
+            kernels_done_++;
+        }
+        const std::shared_ptr<const lang::CompileResult>& cr = it->second;
+        o.compiled = cr;
+        o.bytes_per_pe = 0;
+        for (const lang::Placement& p : cr->placements) {
+            const uint32_t b = p.program->sram_used;
+            if (b > sram_) {
+                fail(o.name + " needs " + thousands(b) + " bytes on PE (" + std::to_string(o.rect.x + p.x) + "," +
+                     std::to_string(o.rect.y + p.y) + "); " + thousands(sram_) + " available");
+                return false;
+            }
+            if (b >= o.bytes_per_pe) o.memory = memory_use(o, *p.program);
+            o.bytes_per_pe = std::max(o.bytes_per_pe, b);
+        }
+        op_next_++;
+        return true;
+    }
+    case Stage::Done:
+        break;
+    }
+    return false;
+}
+
+double PlanBuilder::progress() const {
+    if (stage_ == Stage::Done) return 1;
+    if (stage_ != Stage::Compile || !kernels_total_) return 0;
+    double part = 0;
+    if (job_ && job_->programs_total()) part = double(job_->programs_done()) / double(job_->programs_total());
+    return std::min(1.0, (double(kernels_done_) + part) / double(kernels_total_));
+}
+
+std::string PlanBuilder::activity() const {
+    const auto programs = [&] {
+        return job_ && job_->programs_total() ? ", program " + std::to_string(job_->programs_done()) + " of " +
+                                                    std::to_string(job_->programs_total())
+                                              : std::string(", parsing and checking");
+    };
+    switch (stage_) {
+    case Stage::Place:
+        return "placing the ops (rows of at most " + std::to_string(pmax_) + " PEs)";
+    case Stage::Stash:
+        if (stash_next_ < stash_.size() && job_)
+            return "sizing the embedding's stash: compiling " + ops_[stash_[stash_next_]].kernel + " with " +
+                   std::to_string(stash_nb_) + (stash_nb_ == 1 ? " slot" : " slots") + programs();
+        return "sizing the embedding's stash";
+    case Stage::Compile: {
+        if (op_next_ >= ops_.size()) return "compiling kernels: done";
+        const PlannedOp& o = ops_[op_next_];
+        std::string s = "compiling kernels: " + std::to_string(std::min(kernels_done_ + 1, kernels_total_)) + " of " +
+                        std::to_string(kernels_total_) + " (" + o.kernel + " for " + o.name + ")";
+        return job_ ? s + programs() : s;
+    }
+    case Stage::Done:
+        break;
+    }
+    return "";
+}
+
+PlanResult PlanBuilder::take() {
+    while (step()) {
+    }
+    return std::move(r_);
+}
+
+PlanResult plan_model(const gpt::GPTConfig& cfg, int mesh_w, int mesh_h, const KernelSource& kernels,
+                      uint32_t sram_bytes, bool train) {
+    return PlanBuilder(cfg, mesh_w, mesh_h, kernels, sram_bytes, train).take();
 }
 
 nlohmann::json to_json(const MeshPlan& plan) {

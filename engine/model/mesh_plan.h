@@ -28,6 +28,7 @@
 #include <nlohmann/json_fwd.hpp>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -126,6 +127,47 @@ std::vector<std::pair<wl::Rect, std::string>> link_senders(const PlannedOp& op);
 // of its own; the memory plan then counts all of it (docs/model-compiler.md, "Training").
 PlanResult plan_model(const wl::gpt::GPTConfig& cfg, int mesh_w, int mesh_h, const KernelSource& kernels,
                       uint32_t sram_bytes = wl::MachineConfig{}.sram_bytes, bool train = false);
+
+// plan_model in steps, for a UI that must draw between them (the app's Train): placing the ops
+// at one row width is a step, and every kernel compile goes a program instance a step
+// (lang::Compilation). plan_model is this run to its end: the same plan however it is stepped.
+//
+//   PlanBuilder b(cfg, 32, 32, read_kernels("models/kernels"), sram, /*train=*/true);
+//   while (b.step()) show(b.activity(), b.progress());   // "compiling kernels: 3 of 17 (matmul.wk for l0.qkv), program 5 of 16"
+//   PlanResult r = b.take();
+class PlanBuilder {
+public:
+    PlanBuilder(const wl::gpt::GPTConfig& cfg, int mesh_w, int mesh_h, KernelSource kernels,
+                uint32_t sram_bytes = wl::MachineConfig{}.sram_bytes, bool train = false);
+    bool step();                       // one unit; false once done() (nothing runs then)
+    bool done() const { return stage_ == Stage::Done; }
+    std::string activity() const;      // what the next step does, in words; "" when done
+    double progress() const;           // 0..1: the kernels compiled (0 while placing)
+    PlanResult take();                 // runs what is left, then the result (once)
+
+private:
+    enum class Stage : uint8_t { Place, Stash, Compile, Done };
+    void fail(const std::string& why);
+    void begin_job(const std::string& kernel, const std::map<std::string, double>& constants);
+
+    wl::gpt::GPTConfig cfg_;
+    int w_, h_;
+    uint32_t sram_;
+    bool train_;
+    KernelSource kernels_;
+    Stage stage_ = Stage::Place;
+    PlanResult r_;
+    int pmax_, fewest_rows_ = 0;       // the row width tried; over those tried, the fewest rows any packing needs
+    std::vector<PlannedOp> ops_;
+    std::vector<wl::lang::RouteSetting> links_;
+    std::vector<size_t> stash_;        // the ops whose stash is sized
+    size_t stash_next_ = 0;
+    int stash_nb_ = 0;                 // the slots tried
+    bool stash_measured_ = false;      // the compile with one slot has run
+    std::map<std::string, std::shared_ptr<const wl::lang::CompileResult>> compiled_;   // by compile key
+    size_t op_next_ = 0, kernels_done_ = 0, kernels_total_ = 0;
+    std::optional<wl::lang::Compilation> job_;   // the compile in progress
+};
 
 // Every stage as data: {mesh, sram_bytes, train, pes_used, bytes_max, bytes_mean, ops: [{name, op, layer,
 // flops, kernel, constants, weights, rect, bytes_per_pe, memory: {weights, gradients, adam,

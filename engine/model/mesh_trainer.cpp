@@ -75,10 +75,22 @@ bool stream_grad_kept(const MeshPlan& plan, const PlannedOp& ln) {
 
 }  // namespace
 
-MeshTrainer::MeshTrainer(MeshPlan plan, const gpt::GPT& model, RunMode mode) : mesh_(std::move(plan), model, mode) {
+MeshTrainer::MeshTrainer(MeshPlan plan, const gpt::GPT& model, RunMode mode) : MeshTrainer(std::move(plan), mode, MeshGPT::InSteps{}) {
+    while (load_step(model)) {
+    }
+}
+
+MeshTrainer::MeshTrainer(MeshPlan plan, RunMode mode, MeshGPT::InSteps) : mesh_(std::move(plan), mode, MeshGPT::InSteps{}) {
     if (!mesh_.plan().train) throw std::invalid_argument("MeshTrainer: the plan was not made for training (plan_model's train)");
+}
+
+bool MeshTrainer::load_step(const gpt::GPT& model) {
+    if (routed_) return false;
+    if (mesh_.load_step(model)) return true;
     route_norm();
     route_tie();
+    routed_ = true;
+    return false;
 }
 
 // The global norm's chains (the kernels' grad_norm): in each mesh row, the PEs that hold weights
@@ -410,6 +422,10 @@ const char* mesh_job_name(MeshJob j) {
 
 bool MeshTrainer::check_idle(const char* what) {
     error_.clear();
+    if (!routed_) {
+        error_ = std::string(what) + ": the mesh is still loading (load_step until loaded())";
+        return false;
+    }
     if (!busy()) return true;
     error_ = std::string(what) + ": a " + mesh_job_name(job_) + " is still in progress (run_slice until busy() is false)";
     return false;

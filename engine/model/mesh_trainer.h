@@ -112,6 +112,14 @@ class MeshTrainer {
 public:
     // plan.train must be true; model's config must be the plan's. Weights are copied in now.
     MeshTrainer(MeshPlan plan, const wl::gpt::GPT& model, wl::RunMode mode = wl::RunMode::Fast);
+    // The same, loaded in steps (the app's Train draws between them): MeshGPT::load_step's, then
+    // the norm's and the tie's routes; false once loaded(). The first constructor is this run to
+    // its end (the same machine, bit for bit). Every job refuses until loaded().
+    MeshTrainer(MeshPlan plan, wl::RunMode mode, MeshGPT::InSteps);
+    bool load_step(const wl::gpt::GPT& model);
+    bool loaded() const { return routed_; }
+    size_t load_done() const { return mesh_.load_done() + routed_; }
+    size_t load_total() const { return mesh_.load_total() + 1; }
 
     // inputs and targets (B, T), 1 <= T <= block_size. One optimiser step at learning rate lr.
     // False (and error()) on a fault or bad input; the weights may then be half updated.
@@ -231,6 +239,7 @@ private:
     std::string error_;
     int64_t t_ = 0;                // AdamW updates done
     std::pair<int, int> norm_origin_{-1, -1};   // the PE where grad_norm's sum ends
+    bool routed_ = false;          // the norm's and the tie's routes are set: loaded
 };
 
 }  // namespace wl::model

@@ -1,10 +1,12 @@
 // train_session_test.cpp: the Model window's Train section, driven as the window and the
 // JS hook do, on a small GPT (a config written here) so it runs in seconds: start, frames of
 // work, pause at a step boundary, resume, the loss history, samples, a checkpoint the
-// reference loads; the user's text refused when empty, binary or too big, with nothing lost.
+// reference loads; the user's text refused when empty, binary or too big, with nothing lost;
+// the start itself built in units (plan, compile, load) with the bits of an unsliced one.
 #include "ui/train_session.h"
 
 #include "engine/gpt/checkpoint.h"
+#include "engine/model/mesh_plan.h"
 
 #include <gtest/gtest.h>
 
@@ -14,6 +16,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <sstream>
 
 using wlui::TrainSession;
 using wlui::TrainSettings;
@@ -45,6 +48,11 @@ TrainSettings settings(int steps) {
 // Frames until the session stops running (or a bound: a hang fails, not loops).
 void run_out(TrainSession& t, double budget) {
     for (int i = 0; i < 200000 && t.running(); i++) t.tick(budget);
+}
+
+// Ticks until the start is built (or has failed); a budget of 0 is one unit a tick.
+void started(TrainSession& t, double budget = 0) {
+    for (int i = 0; i < 200000 && t.starting() && t.status() == TrainSession::Status::Starting; i++) t.tick(budget);
 }
 
 uint32_t bits(float f) {
@@ -155,6 +163,7 @@ TEST(TrainSession, PauseStopsAtAStepBoundaryAndTheCheckpointLoads) {
 TEST(TrainSession, BadTextIsRefusedAndNothingIsLost) {
     TrainSession t(kModels);
     ASSERT_TRUE(t.start(settings(2))) << t.error();
+    started(t);
     t.tick(0.001);
     std::string good;
     for (int i = 0; i < 40; i++) good += "the cat sat on the mat. the dog ran far away.\n";
@@ -174,7 +183,9 @@ TEST(TrainSession, BadTextIsRefusedAndNothingIsLost) {
     TrainSettings too_small = settings(2);   // a start that fails keeps the run
     too_small.mesh_w = too_small.mesh_h = 2;
     const int64_t step = t.step();
-    EXPECT_FALSE(t.start(too_small));
+    ASSERT_TRUE(t.start(too_small)) << t.error();   // the plan is made in the start's units: it fails there
+    started(t);
+    EXPECT_FALSE(t.starting());
     EXPECT_FALSE(t.error().empty());
     EXPECT_EQ(t.status(), TrainSession::Status::Running);
     EXPECT_EQ(t.corpus().name, "stories");
@@ -183,6 +194,7 @@ TEST(TrainSession, BadTextIsRefusedAndNothingIsLost) {
     EXPECT_GE(t.step(), step);
 
     ASSERT_TRUE(t.start(settings(1))) << t.error();   // the user's text now
+    started(t);
     EXPECT_EQ(t.corpus().name, "cats.txt");
     EXPECT_EQ(t.corpus().vocab, t.text_info()->vocab);
     run_out(t, 10.0);
@@ -196,6 +208,7 @@ TEST(TrainSession, SetOverridesKeysAndABadKeyIsRefused) {
     TrainSettings s = settings(2);
     s.set = "optimizer.grad_accum_steps=2,optimizer.learning_rate=1e-2";
     ASSERT_TRUE(t.start(s)) << t.error();
+    started(t);
     ASSERT_NE(t.trainer(), nullptr);
     EXPECT_EQ(t.trainer()->cfg.grad_accum_steps, 2);
     EXPECT_EQ(t.trainer()->cfg.learning_rate, 1e-2);
@@ -207,4 +220,168 @@ TEST(TrainSession, SetOverridesKeysAndABadKeyIsRefused) {
     s.set = "optimiser.learning_rate=1e-2";
     EXPECT_FALSE(u.start(s));
     EXPECT_EQ(u.error(), "set: optimiser.learning_rate: unknown key; did you mean optimizer.learning_rate?");
+}
+
+// The start is built in units (the corpus, the model, plan_model's steps: a placement, then each
+// kernel a program instance at a time; then the mesh loaded an op at a time), one a tick at a
+// budget of 0, each saying what it does; the run it builds is the one the unsliced engine calls
+// build (plan_model, then MeshTrainer's constructor): the same SRAM on every PE, and then the
+// same losses, validation losses and weights, bit for bit, as a start built in a single tick.
+TEST(TrainSession, StartIsBuiltInUnitsWithTheUnslicedBits) {
+    TrainSession a(kModels), b(kModels);
+    a.set_warm_heap(true);    // the WebAssembly build's way (the heap's pages touched in slices first)
+    b.set_warm_heap(false);
+    ASSERT_TRUE(a.start(settings(3))) << a.error();
+    EXPECT_EQ(a.status(), TrainSession::Status::Starting);
+    EXPECT_TRUE(a.running());
+    EXPECT_FALSE(a.has_run());   // nothing replaced yet
+    std::set<std::string> said;
+    size_t units = 0, compile_units = 0;
+    double progress = 0;
+    std::string last_kernel;
+    while (a.starting()) {
+        const std::string act = a.activity();
+        ASSERT_EQ(act.rfind("starting: ", 0), 0u) << act;
+        said.insert(act.substr(10, act.find_first_of(":(", 10) - 10));
+        if (act.find("compiling kernels: ") != std::string::npos && act.find(", program ") != std::string::npos) {
+            compile_units++;
+            const std::string kernel = act.substr(0, act.find(')'));
+            if (kernel == last_kernel) {
+                EXPECT_GE(a.start_progress(), progress) << act;   // it only grows while the kernels compile
+            }
+            last_kernel = kernel;
+            progress = a.start_progress();
+        }
+        EXPECT_GE(a.start_progress(), 0.0);
+        EXPECT_LE(a.start_progress(), 1.0);
+        a.tick(0);
+        EXPECT_EQ(a.start_units(), ++units) << "one unit a tick at a budget of 0";
+        ASSERT_LT(units, 100000u);
+    }
+    ASSERT_EQ(a.status(), TrainSession::Status::Running) << a.error();
+    EXPECT_EQ(a.step(), 0);   // the tick that finished the start ran nothing of the run
+    for (const char* s : {"preparing the corpus ", "initialising the model ", "placing the ops ", "compiling kernels",
+                          "reserving memory for the mesh", "loading the mesh "})
+        EXPECT_TRUE(said.count(s)) << s;
+    // Units as small as a program instance: many more than the kernels (each compiled whole before).
+    EXPECT_GT(compile_units, 40u);
+
+    // The unsliced engine path, on the same config and seed.
+    wl::gpt::GPTConfig cfg = wl::gpt::load_config(tiny_config());
+    cfg.max_iters = 3;
+    wl::gpt::Trainer ref(cfg);
+    wl::model::PlanResult r = wl::model::plan_model(ref.cfg, 16, 16, wl::model::read_kernels(kModels + "/kernels"),
+                                                    wl::MachineConfig{}.sram_bytes, true);
+    ASSERT_TRUE(r.ok) << r.error;
+    wl::model::MeshTrainer whole(std::move(r.plan), *ref.model);
+    const wl::Machine& ma = a.mesh()->mesh().host().machine();
+    const wl::Machine& mw = whole.mesh().host().machine();
+    const size_t S = ma.config().sram_bytes;
+    for (int y = 0; y < 16; y++)
+        for (int x = 0; x < 16; x++) ASSERT_EQ(std::memcmp(ma.sram(x, y), mw.sram(x, y), S), 0) << "PE " << x << "," << y;
+
+    b.start(settings(3));
+    b.tick(1e9);   // the start, and all of the run, in one tick
+    run_out(a, 0.002);
+    run_out(b, 10.0);
+    ASSERT_EQ(a.status(), TrainSession::Status::Done) << a.error();
+    ASSERT_EQ(b.status(), TrainSession::Status::Done) << b.error();
+    EXPECT_LT(b.start_units(), units);   // no memory to touch first
+    ASSERT_EQ(a.losses().size(), 3u);
+    ASSERT_EQ(b.losses().size(), 3u);
+    for (size_t i = 0; i < 3; i++) EXPECT_EQ(bits(a.losses()[i]), bits(b.losses()[i])) << "step " << i + 1;
+    ASSERT_EQ(a.val_losses().size(), b.val_losses().size());
+    for (size_t i = 0; i < a.val_losses().size(); i++) EXPECT_EQ(bits(a.val_losses()[i].loss), bits(b.val_losses()[i].loss));
+    std::vector<float> pa, pb;
+    const_cast<wl::model::MeshTrainer*>(a.mesh())->read_params(&pa);
+    const_cast<wl::model::MeshTrainer*>(b.mesh())->read_params(&pb);
+    ASSERT_EQ(pa.size(), pb.size());
+    EXPECT_EQ(std::memcmp(pa.data(), pb.data(), 4 * pa.size()), 0);
+}
+
+// Pause during a start holds it between two units; resume goes on; the run then trains. A start
+// asked for while a run goes on leaves that run as it was meanwhile, and a cancelled one too.
+TEST(TrainSession, PauseAndCancelDuringAStart) {
+    TrainSession t(kModels);
+    ASSERT_TRUE(t.start(settings(2))) << t.error();
+    while (t.activity().find("compiling kernels") == std::string::npos && t.starting()) t.tick(0);
+    ASSERT_TRUE(t.starting());
+    t.pause();
+    EXPECT_EQ(t.status(), TrainSession::Status::Paused);
+    EXPECT_FALSE(t.running());
+    const size_t units = t.start_units();
+    const std::string where = t.activity();
+    for (int i = 0; i < 5; i++) t.tick(1.0);   // paused: the start does not move
+    EXPECT_EQ(t.start_units(), units);
+    EXPECT_EQ(t.activity(), where);
+    EXPECT_EQ(t.to_json()["status"], "paused");
+    ASSERT_TRUE(t.resume());
+    EXPECT_EQ(t.status(), TrainSession::Status::Starting);
+    started(t);
+    ASSERT_EQ(t.status(), TrainSession::Status::Running) << t.error();
+
+    while (t.step() < 1) t.tick(0);   // a run going on, mid-way
+    t.tick(0);
+    const int64_t step = t.step();
+    const std::string doing = t.activity();
+    const size_t losses = t.losses().size();
+    ASSERT_TRUE(t.start(settings(2))) << t.error();
+    for (int i = 0; i < 30; i++) t.tick(0);   // some of the new start's units
+    EXPECT_TRUE(t.starting());
+    EXPECT_EQ(t.step(), step);
+    EXPECT_EQ(t.losses().size(), losses);
+    EXPECT_TRUE(t.cancel_start());
+    EXPECT_FALSE(t.cancel_start());
+    EXPECT_EQ(t.status(), TrainSession::Status::Running);
+    EXPECT_EQ(t.activity(), doing);   // where it was
+    run_out(t, 10.0);
+    EXPECT_EQ(t.status(), TrainSession::Status::Done) << t.error();
+    EXPECT_EQ(t.step(), 2);
+}
+
+// A config that fails during the start (here a kernel that does not compile, found only when the
+// plan compiles it) is a clear error naming the op and the kernel's line; the session keeps
+// working: the run before it carries on, and the next good start trains.
+TEST(TrainSession, ABadStartIsAClearErrorAndTheSessionGoesOn) {
+    const std::filesystem::path dir = std::filesystem::temp_directory_path() / "wl_train_session_bad_models";
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir / "kernels");
+    for (const auto& e : std::filesystem::directory_iterator(kModels + "/kernels"))
+        std::filesystem::copy_file(e.path(), dir / "kernels" / e.path().filename());
+    {
+        std::ifstream in(kModels + "/kernels/gelu.wk");
+        std::stringstream ss;
+        ss << in.rdbuf();
+        std::ofstream(dir / "kernels" / "gelu.wk") << ss.str() << "\nthis is not a kernel;\n";
+    }
+    TrainSession bad(dir.string());
+    ASSERT_TRUE(bad.start(settings(1))) << bad.error();
+    started(bad);
+    EXPECT_FALSE(bad.starting());
+    EXPECT_EQ(bad.status(), TrainSession::Status::Idle);   // there was no run: idle again, with the error
+    EXPECT_FALSE(bad.has_run());
+    EXPECT_NE(bad.error().find("gelu.wk:"), std::string::npos) << bad.error();
+    EXPECT_NE(bad.error().find("fch_gelu"), std::string::npos) << bad.error();
+    EXPECT_EQ(bad.to_json()["status"], "idle");
+
+    TrainSession t(kModels);
+    ASSERT_TRUE(t.start(settings(2))) << t.error();
+    started(t);
+    t.tick(0);
+    TrainSettings missing = settings(2);   // refused at once: no such config
+    missing.config = "no-such-config";
+    EXPECT_FALSE(t.start(missing));
+    EXPECT_NE(t.error().find("no-such-config"), std::string::npos) << t.error();
+    EXPECT_EQ(t.status(), TrainSession::Status::Running);
+    TrainSettings odd = settings(2);   // refused in a unit: n_embd odd
+    odd.set = "model.n_embd=15";
+    if (t.start(odd)) {
+        started(t);
+        EXPECT_NE(t.error().find("odd"), std::string::npos) << t.error();
+    }
+    EXPECT_FALSE(t.starting());
+    EXPECT_EQ(t.status(), TrainSession::Status::Running);
+    run_out(t, 10.0);
+    EXPECT_EQ(t.status(), TrainSession::Status::Done) << t.error();
+    std::filesystem::remove_all(dir);
 }

@@ -1,5 +1,6 @@
 // Training gpt-nano on the emulated mesh in the browser (the Model window's Train): Start with
-// a click, a couple of steps while frames keep being drawn, Pause at a step boundary, the loss
+// a click, the start built over frames with a progress line (and held by Pause), a couple of
+// steps while frames keep being drawn, Pause at a step boundary, the loss
 // history finite and reported step by step; a text file to train on, refused when binary or
 // empty with the run untouched; the checkpoint as a download. Every wait is on state.
 import { test, before, after } from 'node:test';
@@ -21,6 +22,24 @@ test('Start with a click trains on the mesh while frames go on; Pause stops at a
   let s = await state(page);
   assert.ok(s.model.layout.train_start, 'no Start training button');
   await clickAt(page, centreOf(s.model.layout.train_start));
+  // The start (the plan, the kernels' compile, the mesh's loading) is built a unit a frame: it says
+  // how far it is, and Pause holds it between two units. Caught and paused in one frame callback.
+  const held = await page.evaluate(() => new Promise((ok) => {
+    const f = () => {
+      const w = window.waferlab;
+      if (/^starting: compiling kernels/.test(w.train_state().activity)) ok(w.train_pause());
+      else requestAnimationFrame(f);
+    };
+    f();
+  }));
+  assert.equal(held.status, 'paused');
+  assert.match(held.activity, /^starting: compiling kernels: \d+ of \d+ \(\w+\.wk for [\w.]+\)/);
+  assert.ok(held.progress >= 0 && held.progress <= 1, `progress ${held.progress}`);
+  await frames(page, 5);
+  s = await state(page);
+  assert.ok(s.model.layout.train_progress, 'the start\'s progress line is drawn');
+  assert.equal((await train(page)).activity, held.activity, 'paused: the start holds');
+  await page.evaluate(() => window.waferlab.train_resume());
   await until(page, () => window.waferlab.train_state().status === 'running', null, 60000);
   await frames(page, 2);
   s = await state(page);
@@ -89,6 +108,9 @@ test('a text file to train on: binary and empty ones are refused and the run is 
 
   // The next run trains on it; the JS hook drives it like a lesson would.
   t = await page.evaluate(() => window.waferlab.train_start({ steps: 1, eval_every: 1, sample_every: 1, sample_tokens: 8 }));
+  assert.equal(t.status, 'starting');
+  await until(page, () => window.waferlab.train_state().status !== 'starting');
+  t = await train(page);
   assert.equal(t.corpus.name, 'cats.txt');
   assert.equal(t.corpus.vocab, 18);
   await until(page, () => window.waferlab.train_state().status === 'done');
