@@ -96,7 +96,27 @@ void ModelWindow::open_kernel(const wl::model::PlannedOp& op) {
     if (open_in_editor) open_in_editor(op.kernel, text);
 }
 
-void ModelWindow::train_tick(double budget_ms) { train_.tick(budget_ms / 1000.0); }
+// The overlay follows the units just run: the canvas is drawn from it before the next frame's
+// frame(), so built there it would show the op one tick late.
+void ModelWindow::train_tick(double budget_ms) {
+    train_.tick(budget_ms / 1000.0);
+    sync_train_overlay();
+}
+
+void ModelWindow::sync_train_overlay() {
+    if (train_.run_id() != train_run_seen_) {   // a start finished: its mesh replaces the last run's on the canvas
+        train_run_seen_ = train_.run_id();
+        train_overlay_key_.clear();
+        refit_ = true;
+    }
+    if (!training_shown()) return;
+    const wl::model::TrainWork* w = train_.mesh()->next_work();
+    const std::string phase = w ? wl::model::train_phase_name(w->phase) : "", op = w ? w->op : "";
+    if (phase + "|" + op != train_overlay_key_ || train_overlay_.mesh.size() == 0) {
+        train_overlay_ = training_overlay(train_.mesh()->mesh().plan(), op, phase);
+        train_overlay_key_ = phase + "|" + op;
+    }
+}
 
 void ModelWindow::frame(MeshCanvas& canvas) {
     // Generation: one token at least, then more while this frame's budget lasts.
@@ -104,19 +124,7 @@ void ModelWindow::frame(MeshCanvas& canvas) {
     while (session_.step())
         if (std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count() > kStepBudgetMs) break;
     anim_.tick(ImGui::GetIO().DeltaTime, kStepBudgetMs);
-    if (train_.run_id() != train_run_seen_) {   // a start finished: its mesh replaces the last run's on the canvas
-        train_run_seen_ = train_.run_id();
-        train_overlay_key_.clear();
-        refit_ = true;
-    }
-    if (training_shown()) {
-        const wl::model::TrainWork* w = train_.mesh()->next_work();
-        const std::string phase = w ? wl::model::train_phase_name(w->phase) : "", op = w ? w->op : "";
-        if (phase + "|" + op != train_overlay_key_ || train_overlay_.mesh.size() == 0) {
-            train_overlay_ = training_overlay(train_.mesh()->mesh().plan(), op, phase);
-            train_overlay_key_ = phase + "|" + op;
-        }
-    }
+    sync_train_overlay();   // also here: a pause or a hook call between frames changes what runs next
     if (on_canvas() != was_on_canvas_ || (refit_ && on_canvas())) {
         canvas.select(std::nullopt);
         canvas.fit();

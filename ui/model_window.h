@@ -86,6 +86,7 @@ public:
     const ModelSession& session() const { return session_; }
 
 private:
+    void sync_train_overlay();           // the training overlay for the op that runs next (train_tick, frame)
     bool compile();                      // the pickers' config and mesh
     bool forward(const std::string& prompt);
     bool generate(const std::string& prompt, int tokens, const wl::gpt::SampleOptions& opt);
