@@ -830,7 +830,8 @@ json App::state() const {
         {"output", json::array()},
         {"speed", runner_.speed()},
         {"status", run_status()},
-        {"frame_ms", {{"emulation", tick_ms_}, {"longest_slice", runner_.last_slice_ms()}, {"busy", busy_ms_}}},
+        {"frame_ms", {{"emulation", tick_ms_}, {"longest_slice", runner_.last_slice_ms()}, {"busy", busy_ms_},
+                      {"draw", work_budget_.draw_ms()}, {"wait", work_budget_.wait_ms()}, {"budget", work_budget_.budget_ms()}}},
     };
     if (const wl::lang::KernelRun* run = runner_.run())
         for (const wl::lang::OutputLine& o : run->output()) j["output"].push_back(o.text);

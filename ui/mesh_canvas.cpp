@@ -234,20 +234,25 @@ void MeshCanvas::draw_pes(const Frame& f, const wl::Machine* m) {
             }
         }
     } else {
+        // Corners are rounded only where the rounding shows: a rounded rect is about ten times the
+        // vertices of a square one, and a software GPU (SwiftShader, in a browser without one) pays
+        // per triangle. Links are axis-aligned rects, not antialiased lines, for the same reason.
         const bool full = f.detail == Detail::Full;
-        const float pe = f.cell * 0.72f, r = full ? pe * 0.12f : 0.0f;
+        auto rounding = [](float r) { return r >= 2.5f ? r : 0.0f; };
+        const float pe = f.cell * 0.72f, r = full ? rounding(pe * 0.12f) : 0.0f;
         const float link_w = std::clamp(f.cell * 0.05f, 1.0f, 6.0f), router = std::min(pe * 0.22f, 24.0f);
+        const vec2 link_x(0, link_w * 0.5f), link_y(link_w * 0.5f, 0);
         const bool coords = full && pe >= ImGui::CalcTextSize("00,00").x * 2.2f;
         coords_ = coords;
         for (int y = f.y0; y < f.y1; ++y)
             for (int x = f.x0; x < f.x1; ++x) {
                 const vec2 c = f.centre(x, y);
                 if (full) {   // links to the east and south neighbours, in the gaps
-                    if (x + 1 < f.mesh.w) dl->AddLine(im(c + vec2(pe * 0.5f, 0)), im(c + vec2(f.cell - pe * 0.5f, 0)), kLink, link_w);
-                    if (y + 1 < f.mesh.h) dl->AddLine(im(c + vec2(0, pe * 0.5f)), im(c + vec2(0, f.cell - pe * 0.5f)), kLink, link_w);
+                    if (x + 1 < f.mesh.w) dl->AddRectFilled(im(c + vec2(pe * 0.5f, 0) - link_x), im(c + vec2(f.cell - pe * 0.5f, 0) + link_x), kLink);
+                    if (y + 1 < f.mesh.h) dl->AddRectFilled(im(c + vec2(0, pe * 0.5f) - link_y), im(c + vec2(0, f.cell - pe * 0.5f) + link_y), kLink);
                 }
                 dl->AddRectFilled(im(c - pe * 0.5f), im(c + pe * 0.5f), colour(x, y), r);
-                if (full) dl->AddRectFilled(im(c - router * 0.5f), im(c + router * 0.5f), kRouter, router * 0.2f);
+                if (full) dl->AddRectFilled(im(c - router * 0.5f), im(c + router * 0.5f), kRouter, rounding(router * 0.2f));
                 if (coords) {   // where there is room, each PE says where it is
                     char xy[16];
                     std::snprintf(xy, sizeof xy, "%d,%d", x, y);
