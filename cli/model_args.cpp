@@ -7,6 +7,7 @@
 #include "engine/fabric/mesh.h"
 #include "engine/model/plan_store.h"
 
+#include <filesystem>
 #include <stdexcept>
 
 namespace wlcli {
@@ -49,11 +50,23 @@ LoadedModel load_model(const Args& args) {
     return m;
 }
 
+std::string kernels_dir(const Args& args) {
+    namespace fs = std::filesystem;
+    std::string dir = "models/kernels";
+    if (args.has("kernels")) dir = args.get("kernels");
+    else if (args.has("config") && fs::is_directory(fs::path(args.get("config")).parent_path() / "kernels"))
+        dir = (fs::path(args.get("config")).parent_path() / "kernels").string();
+    if (!fs::is_directory(dir))
+        throw std::runtime_error("the kernel folder " + dir + " is not there (--kernels DIR names it; by default it is " +
+                                 "the kernels/ folder beside --config, else models/kernels from the repository's root)");
+    return dir;
+}
+
 wl::model::MeshPlan plan_for(const Args& args, const wl::gpt::GPTConfig& cfg, bool train, wl::model::CompileInfo* info) {
     wl::Mesh m;
     const std::string mesh = args.has("mesh") ? args.get("mesh") : cfg.mesh;
     if (!wl::parse_mesh(mesh, &m)) throw std::runtime_error("--mesh expects WxH, each 1..256, e.g. 32x32");
-    const std::string dir = args.get("kernels", "models/kernels");
+    const std::string dir = kernels_dir(args);
     wl::model::PlanCache cache;
     cache.set_dir(args.has("cache-dir") ? args.get("cache-dir") : wl::model::PlanStore::default_dir());
     wl::model::PlanResult r = cache.plan(cfg, m.w, m.h, wl::model::read_kernels(dir), wl::MachineConfig{}.sram_bytes, train,

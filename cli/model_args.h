@@ -1,7 +1,7 @@
 // model_args.h: what the GPT verbs share: the config (--config FILE.yaml with --set
 // key=value overrides), the model (--checkpoint, or --config with its seeded initial
 // weights), its tokenizer, and the plan for the config's wafer.mesh (--mesh WxH
-// overrides it) from the kernels in --kernels (default models/kernels), through the compile
+// overrides it) from the kernels in --kernels (kernels_dir), through the compile
 // cache (--no-cache, --cache-dir).
 #pragma once
 #include "cli/args.h"
@@ -35,6 +35,9 @@ LoadedModel load_model(const Args& args);             // throws with a message n
 // Through the compile cache (compile once, run many: engine/model/plan_cache.h), kept on disk in
 // --cache-dir (default PlanStore::default_dir()) between runs; --no-cache compiles anyway.
 // *info: whether it was cached, the time, and why it compiled.
+// --kernels, else the kernels/ folder beside --config (models/kernels for models/*.yaml, from any
+// working directory), else models/kernels. Throws, naming the folder, when it is not there.
+std::string kernels_dir(const Args& args);
 wl::model::MeshPlan plan_for(const Args& args, const wl::gpt::GPTConfig& cfg, bool train, wl::model::CompileInfo* info);
 // "compiled: cached (0.4 ms)" or "compiled in 85 ms (first compile)" on `out`; a cache folder
 // that could not be written, as a warning on stderr.

@@ -4,6 +4,7 @@
 //       [--batch B] [--gpus N] [--accum N] [--profile reference-fp32|pytorch-bf16|tuned-bf16|flash1-bf16]
 //       [--mode train|infer] [--mesh WxH] [--kernels DIR] [--json] [--csv FILE]
 //   --mode infer also runs the forward on the emulated mesh when the model fits it: the "emulated" column.
+#include "cli/model_args.h"
 #include "cli/verbs.h"
 #include "engine/gpt/gpt_config.h"
 #include "engine/gpu/compare.h"
@@ -57,7 +58,7 @@ int verb_compare(const Args& args) {
     o.grad_accum = int(args.get_int("accum", cfg.grad_accum_steps));
     const std::string mode = args.get("mode", "train");
     o.with_backward = mode == "train";
-    if (!o.with_backward) o.kernels_dir = args.get("kernels", "models/kernels");
+    if (!o.with_backward) o.kernels_dir = kernels_dir(args);
     if (args.has("mesh")) {
         wl::Mesh m;
         if (!wl::parse_mesh(args.get("mesh"), &m)) throw std::runtime_error("--mesh expects WxH, each 1..256, e.g. 16x16");

@@ -16,7 +16,7 @@ const Flag kModelConfig{"config", Value::Text, "model config, e.g. models/gpt-na
 const Flag kModelCheckpoint{"checkpoint", Value::Text, "a checkpoint written by train (instead of --config)"};
 const Flag kMesh{"mesh", Value::Text, "the mesh to compile for, WxH (default: the config's wafer.mesh)"};
 const Flag kSet{"set", Value::Text, "override config keys: optimizer.learning_rate=1e-3,train_input.batch_size=4 (docs/configs.md)"};
-const Flag kKernels{"kernels", Value::Text, "the kernel folder (default models/kernels)"};
+const Flag kKernels{"kernels", Value::Text, "the kernel folder (default: kernels/ beside --config, else models/kernels)"};
 // The compile cache (compile once, run many: docs/model-compiler.md).
 const Flag kNoCache{"no-cache", Value::Switch, "compile the model even if the compile cache holds it (and replace the cached executable)"};
 const Flag kCacheDir{"cache-dir", Value::Text, "the compile cache's folder (default $WAFERLAB_CACHE_DIR, else $XDG_CACHE_HOME/waferlab/plans or ~/.cache/waferlab/plans)"};
