@@ -49,7 +49,7 @@ std::string check_train_text(const std::string& name, const std::string& text) {
 // What a start builds aside, in this order, a unit a tick: the corpus, the model (the trainer,
 // its tokenizer and data), plan_model's steps, the mesh's loading.
 struct TrainSession::Starting {
-    enum class Stage { Corpus, Model, Plan, Warm, Load };
+    enum class Stage { Corpus, Model, Plan, Advice, Warm, Load };
     TrainSettings s;
     wl::gpt::GPTConfig cfg;
     std::optional<std::string> text;   // the user's text when the start was asked for
@@ -58,6 +58,8 @@ struct TrainSession::Starting {
     std::optional<wl::gpt::Corpus> corpus;
     std::unique_ptr<wl::gpt::Trainer> tr;
     std::optional<wl::model::PlanBuilder> plan;
+    std::string too_big;                          // a plan that did not fit: its error, while the advice is tried
+    std::optional<wl::model::FitAdvisor> advice;
     std::optional<wl::model::MeshPlan> planned;   // between the plan and the mesh's loading
     std::unique_ptr<uint8_t[]> warm;   // the heap's pages the machine will take, touched a slice a unit
     size_t warm_bytes = 0, warm_done = 0;
@@ -144,8 +146,13 @@ bool TrainSession::start_unit() {
             if (st.plan->step()) return true;
             wl::model::PlanResult r = st.plan->take();
             st.plan.reset();
-            if (r.too_big) r.error += wl::model::fit_advice(st.tr->cfg, st.s.mesh_w, st.s.mesh_h, wl::model::read_kernels(dir_ + "/kernels"),
-                                                            wl::MachineConfig{}.sram_bytes, true);
+            if (r.too_big) {   // what would fit is tried in units too: a plan a remedy
+                st.too_big = r.error;
+                st.advice.emplace(st.tr->cfg, st.s.mesh_w, st.s.mesh_h, wl::model::read_kernels(dir_ + "/kernels"),
+                                  wl::MachineConfig{}.sram_bytes, true);
+                st.stage = Starting::Stage::Advice;
+                return true;
+            }
             if (!r.ok) throw std::runtime_error(r.error);
             const wl::MachineConfig mc{r.plan.mesh_w, r.plan.mesh_h, r.plan.sram_bytes};
             st.planned = std::move(r.plan);
@@ -154,6 +161,9 @@ bool TrainSession::start_unit() {
             st.stage = Starting::Stage::Warm;
             return true;
         }
+        case Starting::Stage::Advice:
+            if (st.advice->step()) return true;
+            throw std::runtime_error(st.too_big + st.advice->take());
         case Starting::Stage::Warm:
             if (st.warm_done < st.warm_bytes) {
                 const size_t n = std::min(kWarmSlice, st.warm_bytes - st.warm_done);
@@ -410,6 +420,7 @@ std::string TrainSession::activity() const {
         case Starting::Stage::Corpus: return "starting: preparing the corpus (" + (st.text ? st.text_name : st.cfg.corpus) + ")";
         case Starting::Stage::Model: return "starting: initialising the model (" + st.s.config + ")";
         case Starting::Stage::Plan: return "starting: " + st.plan->activity();
+        case Starting::Stage::Advice: return "starting: it does not fit; " + st.advice->activity();
         case Starting::Stage::Warm:
             return "starting: reserving memory for the mesh: " + std::to_string(st.warm_done >> 20) + " of " +
                    std::to_string((st.warm_bytes + (1u << 20) - 1) >> 20) + " MiB";

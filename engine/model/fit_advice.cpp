@@ -3,34 +3,71 @@
 
 namespace wl::model {
 
-std::string fit_advice(const gpt::GPTConfig& cfg, int mesh_w, int mesh_h, const KernelSource& kernels,
-                       uint32_t sram_bytes, bool train) {
-    std::string fits;
-    auto suggest = [&](const std::string& set, const std::string& what) {
-        fits += (fits.empty() ? "" : ", or ") + ("--set " + set + " (" + what + ")");
-    };
-    // A larger mesh: both sides doubled until one fits (more PEs an op, so less on each).
-    for (int k = 2; mesh_w * k <= 256 && mesh_h * k <= 256; k *= 2) {
-        if (plan_model(cfg, mesh_w * k, mesh_h * k, kernels, sram_bytes, train).ok) {
-            const std::string m = std::to_string(mesh_w * k) + "x" + std::to_string(mesh_h * k);
-            suggest("wafer.mesh=" + m, "a larger mesh; the CLI's --mesh " + m);
-            break;
-        }
+FitAdvisor::FitAdvisor(const gpt::GPTConfig& cfg, int mesh_w, int mesh_h, KernelSource kernels, uint32_t sram_bytes, bool train)
+    : cfg_(cfg), w_(mesh_w), h_(mesh_h), kernels_(std::move(kernels)), sram_(sram_bytes), train_(train), t_(cfg.block_size / 2) {
+    begin();
+}
+
+// A larger mesh: both sides doubled until one fits (more PEs an op, so less on each), up to
+// 256x256. Then a shorter context, halved down to 8: activations and attention's keys and values
+// shrink with it. The first of each that fits is suggested.
+void FitAdvisor::begin() {
+    plan_.reset();
+    if (trying_ == Trying::Mesh && (w_ * k_ > 256 || h_ * k_ > 256)) trying_ = Trying::Context;
+    if (trying_ == Trying::Context && t_ < 8) trying_ = Trying::Done;
+    if (trying_ == Trying::Mesh) plan_.emplace(cfg_, w_ * k_, h_ * k_, kernels_, sram_, train_);
+    if (trying_ == Trying::Context) {
+        gpt::GPTConfig c = cfg_;
+        c.block_size = t_;
+        plan_.emplace(c, w_, h_, kernels_, sram_, train_);
     }
-    // A shorter context: activations and attention's keys and values shrink with it.
-    for (int t = cfg.block_size / 2; t >= 8; t /= 2) {
-        gpt::GPTConfig c = cfg;
-        c.block_size = t;
-        if (plan_model(c, mesh_w, mesh_h, kernels, sram_bytes, train).ok) {
-            suggest("model.block_size=" + std::to_string(t), "a shorter context");
-            break;
-        }
+}
+
+void FitAdvisor::suggest(const std::string& set, const std::string& what) {
+    fits_ += (fits_.empty() ? "" : ", or ") + ("--set " + set + " (" + what + ")");
+}
+
+bool FitAdvisor::step() {
+    if (trying_ == Trying::Done) return false;
+    if (plan_->step()) return true;
+    const bool ok = plan_->take().ok;
+    if (trying_ == Trying::Mesh) {
+        const std::string m = std::to_string(w_ * k_) + "x" + std::to_string(h_ * k_);
+        if (ok) suggest("wafer.mesh=" + m, "a larger mesh; the CLI's --mesh " + m);
+        k_ *= 2;
+        if (ok) trying_ = Trying::Context;
+    } else {
+        if (ok) suggest("model.block_size=" + std::to_string(t_), "a shorter context");
+        t_ /= 2;
+        if (ok) trying_ = Trying::Done;
     }
-    std::string out = fits.empty() ? ". Neither a mesh up to 256x256 nor a shorter context makes it fit"
-                                   : ". It fits with " + fits;
+    begin();
+    return trying_ != Trying::Done;
+}
+
+std::string FitAdvisor::activity() const {
+    switch (trying_) {
+    case Trying::Mesh:
+        return "what would fit: planning on a " + std::to_string(w_ * k_) + "x" + std::to_string(h_ * k_) + " mesh: " + plan_->activity();
+    case Trying::Context: return "what would fit: planning with a context of " + std::to_string(t_) + ": " + plan_->activity();
+    case Trying::Done: break;
+    }
+    return "";
+}
+
+std::string FitAdvisor::take() {
+    while (step()) {
+    }
+    const std::string out = fits_.empty() ? ". Neither a mesh up to 256x256 nor a shorter context makes it fit"
+                                          : ". It fits with " + fits_;
     return out + ". (train_input.batch_size and optimizer.grad_accum_steps, the usual first remedies, change nothing a "
                  "PE holds here: the mesh takes a batch's sequences one at a time. wafer.execution: streaming is not "
                  "built yet.)";
+}
+
+std::string fit_advice(const gpt::GPTConfig& cfg, int mesh_w, int mesh_h, const KernelSource& kernels, uint32_t sram_bytes,
+                       bool train) {
+    return FitAdvisor(cfg, mesh_w, mesh_h, kernels, sram_bytes, train).take();
 }
 
 }  // namespace wl::model

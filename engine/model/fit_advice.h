@@ -10,14 +10,45 @@
 //   PlanResult r = plan_model(cfg, 16, 16, kernels, sram, true);
 //   if (r.too_big) r.error += fit_advice(cfg, 16, 16, kernels, sram, true);
 //   // "...; 49,152 available. It fits with --set wafer.mesh=32x32, or --set model.block_size=16; ..."
+//
+// Each remedy is a whole plan, so the advice takes as long as several: FitAdvisor tries them in
+// steps (a PlanBuilder's), for a UI that draws between them; fit_advice is it run to its end.
+//
+//   FitAdvisor a(cfg, 16, 16, kernels, sram, true);
+//   while (a.step()) show(a.activity());   // "what would fit: planning on a 64x64 mesh: compiling kernels: ..."
+//   r.error += a.take();
 #pragma once
 #include "engine/model/mesh_plan.h"
 
+#include <optional>
 #include <string>
 
 namespace wl::model {
 
-// Sentences to append to a too_big plan's error (they start with ". "); "" if nothing tried fits.
+class FitAdvisor {
+public:
+    FitAdvisor(const wl::gpt::GPTConfig& cfg, int mesh_w, int mesh_h, KernelSource kernels, uint32_t sram_bytes, bool train);
+    bool step();                  // one unit of the plan being tried; false once done
+    std::string activity() const; // the remedy being tried and its plan's step, in words; "" when done
+    std::string take();           // runs what is left; the sentences (they start with ". ")
+
+private:
+    enum class Trying : uint8_t { Mesh, Context, Done };
+    void begin();                 // the next remedy's plan, or Done
+    void suggest(const std::string& set, const std::string& what);
+
+    wl::gpt::GPTConfig cfg_;
+    int w_, h_;
+    KernelSource kernels_;
+    uint32_t sram_;
+    bool train_;
+    Trying trying_ = Trying::Mesh;
+    int k_ = 2, t_ = 0;           // the mesh's scale, the context tried
+    std::optional<PlanBuilder> plan_;
+    std::string fits_;
+};
+
+// FitAdvisor run to its end: the sentences to append to a too_big plan's error.
 std::string fit_advice(const wl::gpt::GPTConfig& cfg, int mesh_w, int mesh_h, const KernelSource& kernels,
                        uint32_t sram_bytes, bool train);
 
