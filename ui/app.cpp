@@ -234,7 +234,7 @@ void App::frame() {
         canvas_.set_free_area(glm::vec2(free.x, free.y), glm::vec2(free.right(), free.bottom()));
         drawn_["free_area"] = {ImVec2(free.x, free.y), ImVec2(free.right(), free.bottom())};
     }
-    if (model_.on_canvas()) canvas_.draw(mesh(), model_.machine(), model_.overlay());
+    if (model_.on_canvas()) canvas_.draw(mesh(), model_.machine(), model_.canvas_overlay());
     else canvas_.draw(mesh(), runner_.run() ? &runner_.run()->machine() : nullptr);
     if (const auto dot = canvas_.wavelet()) {   // the tour's spotlight follows a wavelet in flight
         const float r = std::max(28.0f, canvas_.cell() * 0.45f);

@@ -96,35 +96,38 @@ void ModelWindow::open_kernel(const wl::model::PlannedOp& op) {
     if (open_in_editor) open_in_editor(op.kernel, text);
 }
 
-// The overlay follows the units just run: the canvas is drawn from it before the next frame's
-// frame(), so built there it would show the op one tick late.
-void ModelWindow::train_tick(double budget_ms) {
-    train_.tick(budget_ms / 1000.0);
-    sync_train_overlay();
-}
+void ModelWindow::train_tick(double budget_ms) { train_.tick(budget_ms / 1000.0); }
 
-void ModelWindow::sync_train_overlay() {
+// Built as the canvas is drawn, from what runs next: built after the units instead (or in
+// frame(), which follows the canvas), it showed the op one tick late beside the panel's text.
+const PeOverlay* ModelWindow::canvas_overlay() {
     if (train_.run_id() != train_run_seen_) {   // a start finished: its mesh replaces the last run's on the canvas
         train_run_seen_ = train_.run_id();
         train_overlay_key_.clear();
         refit_ = true;
     }
-    if (!training_shown()) return;
-    const wl::model::TrainWork* w = train_.mesh()->next_work();
-    const std::string phase = w ? wl::model::train_phase_name(w->phase) : "", op = w ? w->op : "";
-    if (phase + "|" + op != train_overlay_key_ || train_overlay_.mesh.size() == 0) {
-        train_overlay_ = training_overlay(train_.mesh()->mesh().plan(), op, phase);
-        train_overlay_key_ = phase + "|" + op;
+    shown_canvas_.clear();
+    if (training_shown()) {
+        const wl::model::TrainWork* w = train_.mesh()->next_work();
+        const std::string phase = w ? wl::model::train_phase_name(w->phase) : "", op = w ? w->op : "";
+        if (phase + " " + op != train_overlay_key_ || train_overlay_.mesh.size() == 0) {
+            train_overlay_ = training_overlay(train_.mesh()->mesh().plan(), op, phase);
+            train_overlay_key_ = phase + " " + op;
+        }
+        if (!colour_) return nullptr;
+        shown_canvas_ = w ? train_overlay_key_ : "";
+        return &train_overlay_;
     }
+    return colour_ && session_.compiled() && !anim_.active() ? &overlay_ : nullptr;
 }
 
 void ModelWindow::frame(MeshCanvas& canvas) {
+    shown_panel_.clear();   // draw_train sets it if it draws the training's activity
     // Generation: one token at least, then more while this frame's budget lasts.
     const auto t0 = std::chrono::steady_clock::now();
     while (session_.step())
         if (std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count() > kStepBudgetMs) break;
     anim_.tick(ImGui::GetIO().DeltaTime, kStepBudgetMs);
-    sync_train_overlay();   // also here: a pause or a hook call between frames changes what runs next
     if (on_canvas() != was_on_canvas_ || (refit_ && on_canvas())) {
         canvas.select(std::nullopt);
         canvas.fit();
@@ -381,7 +384,8 @@ json ModelWindow::state() const {
             {"hovered", pe(hovered_)},
             {"selected", pe(selected_)},
             {"generation", {{"running", g.running()}, {"made", g.made()}, {"tokens", g.wanted}}},
-            {"train", {{"status", TrainSession::status_name(train_.status())}, {"step", train_.step()}, {"on_canvas", training_shown() && on_canvas()}}},
+            {"train", {{"status", TrainSession::status_name(train_.status())}, {"step", train_.step()}, {"on_canvas", training_shown() && on_canvas()},
+                       {"shown", {{"canvas", on_canvas() ? shown_canvas_ : ""}, {"panel", shown_panel_}}}}},
             {"animation", anim_.active() ? json{{"op", anim_.op()},
                                                 {"cycles", anim_.cycles()},
                                                 {"speed", anim_.speed()},
@@ -802,7 +806,8 @@ void ModelWindow::draw_train() {
     const wl::model::MeshTrainer& m = *t.mesh();
     ImGui::ProgressBar(m.work_total() ? float(m.work_done()) / float(m.work_total()) : 0.0f, ImVec2(ImGui::GetFontSize() * 8, 0), "");
     ImGui::SameLine();
-    ImGui::TextUnformatted(t.starting() ? "waits while the new start is built" : t.activity().empty() ? "between steps" : t.activity().c_str());
+    shown_panel_ = t.starting() ? "waits while the new start is built" : t.activity().empty() ? "between steps" : t.activity();
+    ImGui::TextUnformatted(shown_panel_.c_str());
     ImGui::Text("%.2f steps/s, %.0f tokens/s (wall, this tab); the emulator alone %.0f tokens/s", t.steps_per_s(), t.tokens_per_s(),
                 t.mesh_tokens_per_s());
     if (!t.losses().empty()) {

@@ -10,7 +10,7 @@
 //   ModelWindow w("models");
 //   w.open_in_editor = [&](auto& file, auto& text) { ... };
 //   w.frame(canvas);                      // every frame: generation advances, the window draws when open
-//   if (w.on_canvas()) canvas.draw(w.mesh(), w.machine(), w.overlay());
+//   if (w.on_canvas()) canvas.draw(w.mesh(), w.machine(), w.canvas_overlay());
 //   after drawing: w.train_tick(budget_ms); // training's launches while the GPU draws
 #pragma once
 #include "ui/mesh_canvas.h"
@@ -44,7 +44,7 @@ public:
     void train_tick(double budget_ms);
 
     // While true, the app's canvas shows the model's mesh and machine (an animated op's copy while
-    // one plays), coloured by overlay() (nullptr: by the canvas's own mode, as during an animation).
+    // one plays), coloured by canvas_overlay() (nullptr: by the canvas's own mode, as during an animation).
     // While a training run is shown (from its start until the next compile), the canvas shows its mesh.
     bool on_canvas() const { return open && show_on_canvas_ && (session_.compiled() || training_shown()); }
     // Something moves without input: training, a generation making tokens, or an op animating.
@@ -54,10 +54,9 @@ public:
         if (training_shown()) return &train_.mesh()->mesh().host().machine();
         return anim_.active() ? anim_.machine() : session_.machine();
     }
-    const PeOverlay* overlay() const {
-        if (training_shown()) return colour_ ? &train_overlay_ : nullptr;
-        return colour_ && session_.compiled() && !anim_.active() ? &overlay_ : nullptr;
-    }
+    // Called as the canvas is drawn: a training run's overlay is brought up to the op that runs
+    // next, the one the panel names in the same frame (whatever ran since: units, hook calls).
+    const PeOverlay* canvas_overlay();
 
     // A text file to train on (a drop or the picker): false, with the reason in train_error(), when
     // it is refused (empty, binary, too big); the run goes on either way. Opens the window.
@@ -86,7 +85,6 @@ public:
     const ModelSession& session() const { return session_; }
 
 private:
-    void sync_train_overlay();           // the training overlay for the op that runs next (train_tick, frame)
     bool compile();                      // the pickers' config and mesh
     bool forward(const std::string& prompt);
     bool generate(const std::string& prompt, int tokens, const wl::gpt::SampleOptions& opt);
@@ -133,6 +131,7 @@ private:
     uint64_t train_run_seen_ = 0;      // train_.run_id() the canvas shows
     PeOverlay train_overlay_;
     std::string train_overlay_key_;      // the op and phase it was built for
+    std::string shown_canvas_, shown_panel_;   // the training op the canvas lit and the panel named, last frame (state())
     std::string train_notice_;           // the Train section's last message (saved, refused ...)
     char train_path_[512] = "gpt-nano-mesh.ckpt";   // native: where Save checkpoint writes
     char text_path_[512] = {};           // native: a text file to train on

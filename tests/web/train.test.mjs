@@ -50,6 +50,23 @@ test('Start with a click trains on the mesh while frames go on; Pause stops at a
   const f0 = s.frame, step0 = (await train(page)).step;
   await until(page, (f) => window.waferlab.state().frame >= f + 20, f0, 60000);
   const mid = await train(page);
+  // Frame by frame, the canvas lights the op the panel names (it once lagged a tick behind it).
+  const shown = await page.evaluate(() => new Promise((ok) => {
+    const out = [];
+    const f = () => {
+      out.push(window.waferlab.state().model.train.shown);
+      if (out.length < 40) requestAnimationFrame(f);
+      else ok(out);
+    };
+    f();
+  }));
+  const lit = new Set();
+  for (const { canvas, panel } of shown) {
+    if (!canvas) continue;   // between jobs: nothing lit
+    lit.add(canvas);
+    assert.ok(panel === canvas || panel.startsWith(`${canvas}, `) || panel.endsWith(`, ${canvas}`), `the canvas lit '${canvas}', the panel said '${panel}'`);
+  }
+  assert.ok(lit.size >= 3, `40 frames lit ${[...lit].join('; ')}`);
   assert.ok(mid.step <= step0 + 1, `20 frames went by while at most one step finished (${step0} -> ${mid.step})`);
   assert.ok(['forward', 'backward', 'optimiser', null].includes(mid.phase), mid.phase);
 
