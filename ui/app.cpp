@@ -125,6 +125,12 @@ void App::compile_and_load() {
     }
 }
 
+void App::set_optimise(bool on) {
+    if (on == doc_.optimise()) return;
+    doc_.set_optimise(on);
+    if (runner_.loaded() && gate_.matches(doc_.buffer().version())) compile_and_load();   // not an edited text's errors
+}
+
 void App::reveal_source(int line, int col) {
     show_editor_ = true;
     editor_.reveal({std::max(0, line - 1), std::max(0, col - 1)});
@@ -361,6 +367,10 @@ void App::menu_bar() {
     lessons_menu();
     if (ImGui::BeginMenu("Run")) {
         if (ImGui::MenuItem("Compile and load", "Ctrl+Enter")) compile_and_load();
+        if (ImGui::MenuItem("Optimised code", nullptr, doc_.optimise())) set_optimise(!doc_.optimise());
+        if (ImGui::IsItemHovered())
+            ImGui::SetTooltip("the optimising code generator: immediate operands, folded address arithmetic, loops tested at\n"
+                              "the bottom. The same results in fewer instructions and cycles; the lessons count plain code's.");
         ImGui::Separator();
         const bool can = not_compiled().empty() && (!gate_.matches(doc_.buffer().version()) || !runner_.done());
         if (ImGui::MenuItem("Run", "F5", false, can)) function_key(5, false);
@@ -823,6 +833,7 @@ json App::state() const {
         {"loaded", runner_.loaded()},
         {"cycle", runner_.cycle()},
         {"run_mode", wl::run_mode_name(runner_.run_mode())},
+        {"optimise", doc_.optimise()},
         {"extent", {{"cycle", runner_.extent()}, {"end", runner_.extent_is_end()}}},
         {"running", runner_.busy()},
         {"done", runner_.done()},

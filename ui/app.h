@@ -125,6 +125,7 @@ private:
     void log_window();
     nlohmann::json run_method(const nlohmann::json& args);   // run(cycles) and step(cycles)
     void compile_and_load();                     // compile the editor's kernel; on success it is what runs
+    void set_optimise(bool on);                  // the optimising code generator; a loaded kernel is rebuilt, at cycle 0
     bool ready_to_run();                         // before a forward control: compile an edited kernel; false if it has errors
     std::string not_compiled() const;            // "not compiled: 1 error at 44:13" while the editor's text cannot run, else ""
     std::string run_status() const;              // what the toolbar says: "running", "ready: press F5 ...", a refusal

@@ -66,6 +66,7 @@ void App::start(const std::string& requested_example) {
         files_.font_scale = saved->font_scale;
         lessons_.set_done(saved->lessons_done);   // progress, whatever opens
         runner_.set_run_mode(saved->run_mode);    // before anything loads
+        doc_.set_optimise(saved->optimise);
     }
     if (plan.open == StartPlan::Open::Saved) {
         restore(*saved);
@@ -120,6 +121,7 @@ Workspace App::workspace() const {
     ws.path = files_.path;
     ws.font_scale = files_.font_scale;
     ws.run_mode = runner_.run_mode();
+    ws.optimise = doc_.optimise();
     ws.lessons_done = lessons_.done_list();
     ws.lesson = show_lessons_ ? lessons_.current_number() : 0;
     return ws;
@@ -128,8 +130,8 @@ Workspace App::workspace() const {
 // Changes whenever what workspace() returns may have changed, without copying the text.
 std::string App::workspace_sig() const {
     char buf[96];
-    std::snprintf(buf, sizeof buf, "%llu|%d|%.3f|%d|", (unsigned long long)doc_.buffer().version(), int(doc_.buffer().modified()),
-                  double(files_.font_scale), int(runner_.run_mode()));
+    std::snprintf(buf, sizeof buf, "%llu|%d|%.3f|%d|%d|", (unsigned long long)doc_.buffer().version(), int(doc_.buffer().modified()),
+                  double(files_.font_scale), int(runner_.run_mode()), int(doc_.optimise()));
     std::string lessons = std::to_string(show_lessons_ ? lessons_.current_number() : 0);
     for (int n : lessons_.done_list()) lessons += ',' + std::to_string(n);
     return buf + doc_.name() + '|' + example_ + '|' + files_.path + '|' + lessons;

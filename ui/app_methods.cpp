@@ -157,6 +157,12 @@ const std::vector<App::Method>& App::methods() {
              a.runner_.set_run_mode(m);
              return a.state();
          }},
+        {"set_optimise", "on", 0, [](App& a, const json& x) {   // rebuilds a loaded kernel at cycle 0
+             const json on = x.is_object() && x.contains("on") ? x["on"] : json(nullptr);
+             if (!on.is_boolean()) throw std::invalid_argument("'on' must be true or false");
+             a.set_optimise(on.get<bool>());
+             return a.state();
+         }},
         {"inspect", "x y", 0, [](App& a, const json& x) {
              const wl::lang::KernelRun* run = a.runner_.run();
              if (!run) throw std::invalid_argument("no kernel is loaded: load_example() or compile() first");

@@ -24,6 +24,7 @@ SharedState App::share_state() const {
     s.colouring = mode_name(canvas_.settings().mode);
     if (auto p = canvas_.selected()) s.pe = std::pair{p->x, p->y};
     s.run_mode = runner_.run_mode();
+    s.optimise = doc_.optimise();
     return s;
 }
 
@@ -57,6 +58,7 @@ void App::open_share(const SharedState& s) {
     runner_.unload();   // nothing of the previous kernel stays loaded, even if the link's does not compile
     gate_.unloaded();
     runner_.set_run_mode(s.run_mode);
+    doc_.set_optimise(s.optimise);   // before restore() compiles the link's kernel
     canvas_.select(std::nullopt);
     show_lessons_ = false;
     restore(ws);

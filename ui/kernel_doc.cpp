@@ -75,10 +75,18 @@ void KernelDoc::refresh() {
 const wl::lang::CompileResult& KernelDoc::compile() {
     refresh();
     if (!compiled()) {
-        adopt(wl::lang::compile(buf_.text(), name_));
+        wl::lang::CompileOptions opt;
+        opt.optimise = optimise_;
+        adopt(wl::lang::compile(buf_.text(), name_, opt));
         compiled_version_ = buf_.version();
     }
     return result_;
+}
+
+void KernelDoc::set_optimise(bool on) {
+    if (on == optimise_) return;
+    optimise_ = on;
+    compiled_version_ = ~0ull;   // the code changes, the text does not
 }
 
 void KernelDoc::adopt(wl::lang::CompileResult r) {

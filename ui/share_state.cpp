@@ -21,7 +21,8 @@ json shared_state_to_json(const SharedState& s) {
             {"cycle", s.cycle},
             {"colouring", s.colouring},
             {"pe", s.pe ? json{{"x", s.pe->first}, {"y", s.pe->second}} : json(nullptr)},
-            {"run_mode", wl::run_mode_name(s.run_mode)}};
+            {"run_mode", wl::run_mode_name(s.run_mode)},
+            {"optimise", s.optimise}};
 }
 
 // A plain name: letters, digits, '_', '-', '.', no path and nothing a notice could be tricked by.
@@ -83,6 +84,10 @@ std::optional<SharedState> shared_state_from_json(const json& j, std::string* pr
     }
     if (j.contains("run_mode") && (!j["run_mode"].is_string() || !wl::run_mode_from_name(j["run_mode"].get<std::string>(), &s.run_mode)))
         return fail("its run mode is not \"cycle\" or \"fast\"");
+    if (j.contains("optimise")) {
+        if (!j["optimise"].is_boolean()) return fail("its optimise is not true or false");
+        s.optimise = j["optimise"].get<bool>();
+    }
     return s;
 }
 

@@ -5,7 +5,7 @@
 //
 //   {"format": "waferlab-share", "version": 1, "file": "gemv.wk", "text": "...", "example": "gemv",
 //    "lesson": 0, "mesh": {"w": 4, "h": 2}, "cycle": 40, "colouring": "activity",
-//    "pe": {"x": 1, "y": 0}, "run_mode": "cycle"}
+//    "pe": {"x": 1, "y": 0}, "run_mode": "cycle", "optimise": false}
 #pragma once
 #include "engine/fabric/machine.h"
 
@@ -30,6 +30,7 @@ struct SharedState {
     std::string colouring = "activity";   // the canvas's colouring mode (canvas_model.h names)
     std::optional<std::pair<int, int>> pe;   // the selected PE
     wl::RunMode run_mode = wl::RunMode::Cycle;
+    bool optimise = false;   // the optimising code generator: its cycles differ, so the link's cycle needs it
 
     bool operator==(const SharedState&) const = default;
 };

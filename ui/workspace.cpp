@@ -13,7 +13,8 @@ std::string workspace_to_json(const Workspace& ws) {
     json j = {{"format", kFormat},    {"version", Workspace::kVersion}, {"file", ws.file},
               {"text", ws.text},      {"example", ws.example},          {"modified", ws.modified},
               {"path", ws.path},      {"font_scale", ws.font_scale},    {"lessons_done", ws.lessons_done},
-              {"lesson", ws.lesson},  {"run_mode", wl::run_mode_name(ws.run_mode)}};
+              {"lesson", ws.lesson},  {"run_mode", wl::run_mode_name(ws.run_mode)},
+              {"optimise", ws.optimise}};
     return j.dump(1);
 }
 
@@ -53,6 +54,7 @@ std::optional<Workspace> workspace_from_json(std::string_view text, std::string*
     }
     if (j.contains("run_mode") && j["run_mode"].is_string())   // a mode this build does not know: cycle, the default
         wl::run_mode_from_name(j["run_mode"].get<std::string>(), &ws.run_mode);
+    if (j.contains("optimise") && j["optimise"].is_boolean()) ws.optimise = j["optimise"].get<bool>();
     if (j.contains("lessons_done") && j["lessons_done"].is_array())   // progress: keep what reads, drop the rest
         for (const json& n : j["lessons_done"])
             if (n.is_number_integer()) ws.lessons_done.push_back(n.get<int>());

@@ -4,7 +4,7 @@
 //
 //   {"format": "waferlab-workspace", "version": 1, "file": "gemv.wk", "text": "...",
 //    "example": "gemv", "modified": true, "path": "", "font_scale": 1.25, "lessons_done": [1, 2], "lesson": 3,
-//    "run_mode": "fast"}
+//    "run_mode": "fast", "optimise": false}
 //
 // The window layout is Dear ImGui's own imgui.ini text, stored beside it, not in it,
 // so a damaged layout never costs the user their kernel (and the reverse).
@@ -29,6 +29,7 @@ struct Workspace {
     std::string path;                   // native: the file on disk that Save writes; "" on the web
     float font_scale = 1.0f;            // View > Font size
     wl::RunMode run_mode = wl::RunMode::Cycle;   // the toolbar's Cycle / Fast switch
+    bool optimise = false;              // Run > Optimised code
     std::vector<int> lessons_done;      // lessons whose check has passed
     int lesson = 0;                     // the lesson open in the Lessons panel; 0: the panel is closed
 

@@ -19,6 +19,7 @@ static SharedState sample() {
     s.colouring = "sram";
     s.pe = std::pair{1, 0};
     s.run_mode = wl::RunMode::Fast;
+    s.optimise = true;
     return s;
 }
 
@@ -61,6 +62,7 @@ TEST(SharedState, RefusesWhatItCannotUse) {
         {with("pe", {{"x", 1}}), "not a place on a mesh"},
         {with("pe", {{"x", -1}, {"y", 0}}), "not a place on a mesh"},
         {with("run_mode", "turbo"), "run mode"},
+        {with("optimise", "yes"), "optimise is not true or false"},
     };
     for (const auto& [j, why] : bad) {
         std::string problem;

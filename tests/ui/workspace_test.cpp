@@ -24,6 +24,7 @@ TEST(Workspace, RoundTripsThroughJson) {
     ws.font_scale = 1.5f;
     ws.lessons_done = {1, 2, 5};
     ws.run_mode = wl::RunMode::Fast;
+    ws.optimise = true;
     ws.lesson = 3;
     std::string problem;
     auto back = workspace_from_json(workspace_to_json(ws), &problem);
@@ -62,6 +63,7 @@ TEST(Workspace, FillsDefaultsAndClampsSettings) {
     EXPECT_EQ(ws->font_scale, Workspace::kMaxFontScale);
     EXPECT_TRUE(ws->lessons_done.empty());
     EXPECT_EQ(ws->run_mode, wl::RunMode::Cycle);
+    EXPECT_FALSE(ws->optimise);   // plain code unless saved otherwise
     // A run mode this build does not know starts in cycle mode, the default, rather than refusing the kernel.
     ws = workspace_from_json(R"({"format": "waferlab-workspace", "version": 1, "run_mode": "turbo", "text": "k"})", &problem);
     ASSERT_TRUE(ws) << problem;

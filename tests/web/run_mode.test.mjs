@@ -103,3 +103,24 @@ test('the chosen mode survives a reload', async () => {
   assert.equal(s.cycle, 0);
   await setMode('cycle');
 });
+
+test('set_optimise(true) rebuilds the kernel with the optimising code generator: the same output in fewer cycles, remembered', async () => {
+  const { page } = app;
+  const plain = await cycleModeRun();
+  let s = await page.evaluate(() => window.waferlab.set_optimise(true));
+  assert.equal(s.optimise, true);
+  assert.equal(s.cycle, 0, 'a rebuilt kernel starts at cycle 0');
+  const opt = await run();
+  assert.equal(opt.done, true);
+  assert.equal(opt.error, null);
+  assert.deepEqual(opt.output, plain.output, 'optimised code printed something else');
+  assert.ok(opt.cycle < plain.cycle, `optimised ${opt.cycle} cycles, plain ${plain.cycle}`);
+  assert.match(await errorOf((v) => window.waferlab.set_optimise(v), 'yes'), /^set_optimise: 'on' must be true or false$/);
+  assert.equal((await state()).optimise, true, 'a refused value changes nothing');
+  await page.evaluate(() => window.waferlab.save_state());
+  await page.reload();
+  await page.waitForFunction(() => window.waferlab && window.waferlab.ready === true, null, { timeout: 60000 });
+  assert.equal((await state()).optimise, true, 'remembered across a reload');
+  s = await page.evaluate(() => window.waferlab.set_optimise(false));
+  assert.equal(s.optimise, false);
+});
