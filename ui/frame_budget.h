@@ -5,7 +5,8 @@
 //   draw = the main thread's time for the frame, less the work     (ImGui, the GL calls)
 //   wait = the interval between frames, less the main thread's time (the GPU, the display's beat)
 //   free = the interval between frames, less draw                  (what the work may fill)
-//   budget = min(period - draw - wait, max(kShare * draw, free)), clamped to [kMinMs, kMaxMs]
+//   beside = period - draw - wait                                  (the work beside the wait, in the period)
+//   budget = min(beside >= kMinMs ? beside : period - draw, max(kShare * draw, free)), clamped to [kMinMs, kMaxMs]
 //
 // With a fast GPU the interval is the main thread's own time: the budget settles at kShare * draw,
 // so the page keeps a high frame rate and the work gets kShare / (kShare + 1) of the time. Without
@@ -15,7 +16,9 @@
 // browser starts frames on the display's beat (16.7 ms at 60 Hz), so a frame whose main thread
 // ends just past a beat waits for the next, and SwiftShader's drawing may not overlap the work.
 // Measured in headless Chromium (gpt-nano training): without it, frames took 101 ms on average
-// against an 83 ms period, 27 ms of it waiting.
+// against an 83 ms period, 27 ms of it waiting. A wait that alone fills the period (SwiftShader
+// starved of CPU on a loaded machine: 115-145 ms with 2-7 ms of drawing) cannot be met by
+// shrinking the work, so then the work fills the frame as before rather than starve at kMinMs.
 //
 //   FrameBudget b;
 //   every frame, after drawing: work(b.next_ms(last_frame_busy_ms, interval_ms)); b.spent(work_ms);
@@ -42,7 +45,9 @@ public:
         }
         last_work_ms_ = -1;
         if (draw_ms_ < 0) return budget_ms_ = kMinMs;   // nothing measured yet
-        return budget_ms_ = std::clamp(std::min(kPeriodMs - draw_ms_ - std::max(0.0, wait_ms_), std::max(kShare * draw_ms_, free_ms_)), kMinMs, kMaxMs);
+        const double beside = kPeriodMs - draw_ms_ - std::max(0.0, wait_ms_);
+        const double cap = beside >= kMinMs ? beside : kPeriodMs - draw_ms_;
+        return budget_ms_ = std::clamp(std::min(cap, std::max(kShare * draw_ms_, free_ms_)), kMinMs, kMaxMs);
     }
     // What the work took this frame.
     void spent(double work_ms) { last_work_ms_ = work_ms; }
