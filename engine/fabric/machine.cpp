@@ -14,6 +14,7 @@
 #include "engine/fabric/pe_status.h"
 
 #include "engine/core/fnv.h"
+#include "engine/core/zeroed_alloc.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -54,7 +55,7 @@ Machine::Machine(const MachineConfig& cfg) : cfg_(cfg), trace_(cfg.trace_capacit
     if (bad.empty() && cfg_.memory_limit && need > cfg_.memory_limit)
         bad = mesh_text + "; this build allows " + byte_size(cfg_.memory_limit);
     if (bad.empty()) {
-        sram_.reset(static_cast<uint8_t*>(std::calloc(size_t(pes), cfg_.sram_bytes)));
+        sram_.reset(static_cast<uint8_t*>(zeroed_alloc(size_t(pes), cfg_.sram_bytes)));
         if (!sram_) bad = mesh_text + ", and the allocation failed";
     }
     if (!bad.empty()) {
@@ -95,11 +96,11 @@ Machine::Machine(const MachineConfig& cfg) : cfg_(cfg), trace_(cfg.trace_capacit
 
 // Snapshots copy each PE's SRAM up to its sram_used mark: a kernel that uses
 // 320 bytes of its 48 KiB costs 320 bytes, not 48 KiB, per PE. The rest of a
-// fresh arena is calloc's untouched zero pages.
+// fresh arena is zeroed_alloc's untouched zero pages.
 Machine::Machine(const Machine& o) {
     copy_state(o);
     if (!o.sram_) return;
-    sram_.reset(static_cast<uint8_t*>(std::calloc(routers_.size(), cfg_.sram_bytes)));
+    sram_.reset(static_cast<uint8_t*>(zeroed_alloc(routers_.size(), cfg_.sram_bytes)));
     if (!sram_) {
         fault_.kind = FaultKind::HostError;
         fault_.message = "snapshot: cannot allocate SRAM";

@@ -1,0 +1,30 @@
+// zeroed_alloc.cpp: see zeroed_alloc.h.
+#include "engine/core/zeroed_alloc.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+
+#ifdef __EMSCRIPTEN__
+#include <unistd.h>   // sbrk(0): the heap's break
+#endif
+
+namespace wl {
+
+void* zeroed_alloc(size_t count, size_t size) {
+#ifdef __EMSCRIPTEN__
+    if (size && count > SIZE_MAX / size) return nullptr;
+    const size_t bytes = count * size;
+    const uintptr_t brk = reinterpret_cast<uintptr_t>(sbrk(0));
+    void* p = std::malloc(bytes);
+    if (!p) return nullptr;
+    const uintptr_t a = reinterpret_cast<uintptr_t>(p);
+    std::memset(p, 0, std::min(a + bytes, std::max(a, brk)) - a);   // [a, brk): memory that was handed out before
+    return p;
+#else
+    return std::calloc(count, size);
+#endif
+}
+
+}  // namespace wl
