@@ -1,5 +1,5 @@
 // bench_sparsity.cpp: `waferlab-cli bench sparsity [--config models/gpt-nano.yaml] [--mesh WxH]
-//                      [--sparsity-mask magnitude|random] [--sparsity-seed N] [--op l0.fch] [--json]`
+//                      [--sparsity-mask magnitude|random] [--sparsity-seed N] [--op l0.fch] [--mode cycle|fast] [--json]`
 //   The GPT's forward on the emulated mesh with its linear layers pruned to densities 1, 0.5,
 //   0.25 and 0.1 (engine/model/sparsity.h; matmul.wk's SPARSE = 1), beside the dense plan
 //   (SPARSE = 0) on the same initial weights: emulated cycles and wavelets for one matmul (--op),

@@ -146,6 +146,7 @@ const std::vector<Verb>& verb_table() {
               {{"config", Value::Text, "model config (default models/gpt-nano.yaml)"},
                kSet, kMesh, kKernels, kSparsityMask, kSparsitySeed,
                {"op", Value::Text, "the matmul to show on its own (default l0.fch)"},
+               {"mode", Value::Text, "cycle: every cycle, exact; fast: cycles estimated (default: the config's wafer.mode)", "cycle|fast"},
                kJson},
               bench_sparsity},
              {"compile", "the kernel compiler on every example, best of 5, against a 50 ms budget", nullptr, false,

@@ -105,6 +105,7 @@ TEST(CliCommandLine, DocumentedCommandLinesParse) {
         {{"forward", "--config", "models/gpt-nano.yaml", "--sparsity", "0.75"}, "forward"},
         {{"generate", "--checkpoint", "x.ckpt", "--on-mesh", "--sparsity", "0.5", "--sparsity-mask", "magnitude"}, "generate"},
         {{"bench", "sparsity", "--json"}, "sparsity"},
+        {{"bench", "sparsity", "--mode", "cycle", "--sparsity-mask", "random"}, "sparsity"},
         {{"lesson", "list", "--json"}, "list"},
         {{"lesson", "check", "3"}, "check"},
     };
