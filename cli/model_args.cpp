@@ -89,6 +89,8 @@ wl::model::MeshPlan plan_for(const Args& args, const wl::gpt::GPTConfig& cfg, bo
 }
 
 bool prune_from(const Args& args, wl::gpt::GPT* model, wl::model::PruneStats* stats) {
+    if (!args.has("sparsity") && (args.has("sparsity-mask") || args.has("sparsity-seed")))
+        throw std::runtime_error("--sparsity-mask and --sparsity-seed choose how --sparsity prunes: give --sparsity S too");
     const double s = args.get_double("sparsity", 0);
     if (!(s >= 0 && s <= wl::model::kMaxSparsity))
         throw std::runtime_error("--sparsity expects a fraction of the weights to zero, 0..0.95 (got " + args.get("sparsity") + ")");

@@ -39,6 +39,9 @@ int verb_generate(const Args& args) {
     }
     wl::model::PruneStats pruned;
     const bool sparse = prune_from(args, model.get(), &pruned);   // the mesh's and the reference's weights alike
+    if (sparse && !args.has("json"))
+        std::fprintf(stderr, "pruned (--sparsity %s): %zu of %zu linear-layer weights kept (density %.3f)\n",
+                     args.get("sparsity").c_str(), pruned.kept, pruned.weights, pruned.density());
     SampleOptions opt;
     opt.temperature = float(args.get_double("temperature", 1.0));
     opt.top_k = int(args.get_int("top-k", 0));
