@@ -100,9 +100,9 @@ void MeshGPT::load_weights(const gpt::GPT& model, const PlannedOp& op) {
                                              " non-zeros on one PE; the plan has room for " +
                                              std::to_string(int(op.constants.at("NZ"))) + " (plan it for these weights)");
                 const int x = op.rect.x + p, y = op.rect.y;
-                if (!r.wv.empty()) check(host_.h2d(x, y, "wv", r.wv.data(), r.wv.size()));
-                if (!r.wk.empty()) check(host_.h2d_u32(x, y, "wk", r.wk.data(), r.wk.size()));
-                check(host_.h2d_u32(x, y, "wr", r.wr.data(), r.wr.size()));
+                if (!r.wv.empty()) check(host_.h2d(x, y, kSparseValues, r.wv.data(), r.wv.size()));
+                if (!r.wk.empty()) check(host_.h2d_u32(x, y, kSparseIndices, r.wk.data(), r.wk.size()));
+                check(host_.h2d_u32(x, y, kSparseRowEnds, r.wr.data(), r.wr.size()));
                 continue;
             }
             const ParamSlice w = param_slice(model.cfg, name, op.layer);

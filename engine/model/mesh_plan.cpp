@@ -7,6 +7,7 @@
 // mesh is too small, pmax halves (fewer, fuller PEs, down to 2) until the plan
 // fits or SRAM runs out.
 #include "engine/model/mesh_plan.h"
+#include "engine/model/sparsity.h"
 
 #include "engine/gpt/gpt.h"
 #include "engine/fabric/mesh.h"
@@ -609,7 +610,7 @@ void plan_relays(std::vector<PlannedOp>& ops, std::vector<lang::RouteSetting>* r
 MemoryUse memory_use(const PlannedOp& o, const Program& prog) {
     static const std::set<std::string> grads = {"dw", "db", "dwb", "dwte", "dwpe"};
     static const std::set<std::string> adam = {"mw", "vw", "mb", "vb", "mwb", "vwb", "mte", "vte", "mpe", "vpe"};
-    static const std::set<std::string> sparse = {"wv", "wk", "wr"};   // a SPARSE = 1 matmul's w (CSR)
+    static const std::set<std::string> sparse = {kSparseValues, kSparseIndices, kSparseRowEnds};   // a SPARSE = 1 matmul's w (CSR)
     const bool is_sparse = o.constants.count("SPARSE") && o.constants.at("SPARSE") == 1;
     MemoryUse m;
     for (const Symbol& s : prog.symbols) {

@@ -53,6 +53,10 @@ struct SparseRows {
     std::vector<uint32_t> wk;    // their input channel k
     std::vector<uint32_t> wr;    // NC row ends
 };
+// Their symbols in matmul.wk (the planner counts them as the op's weights).
+inline constexpr const char* kSparseValues = "wv";
+inline constexpr const char* kSparseIndices = "wk";
+inline constexpr const char* kSparseRowEnds = "wr";
 // op: a matmul.wk op (its P, K, NC); params: the model's params_memory.
 SparseRows sparse_rows(const PlannedOp& op, int p, const wl::gpt::GPT& model);
 
