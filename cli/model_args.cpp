@@ -7,6 +7,7 @@
 #include "engine/fabric/mesh.h"
 #include "engine/model/plan_store.h"
 
+#include <chrono>
 #include <filesystem>
 #include <stdexcept>
 
@@ -62,17 +63,44 @@ std::string kernels_dir(const Args& args) {
     return dir;
 }
 
-wl::model::MeshPlan plan_for(const Args& args, const wl::gpt::GPTConfig& cfg, bool train, wl::model::CompileInfo* info) {
+wl::model::MeshPlan plan_for(const Args& args, const wl::gpt::GPTConfig& cfg, bool train, wl::model::CompileInfo* info,
+                             const wl::gpt::GPT* sparse) {
     wl::Mesh m;
     const std::string mesh = args.has("mesh") ? args.get("mesh") : cfg.mesh;
     if (!wl::parse_mesh(mesh, &m)) throw std::runtime_error("--mesh expects WxH, each 1..256, e.g. 32x32");
     const std::string dir = kernels_dir(args);
+    if (sparse) {
+        const auto t0 = std::chrono::steady_clock::now();
+        wl::model::PlanBuilder b(cfg, m.w, m.h, wl::model::read_kernels(dir), wl::MachineConfig{}.sram_bytes, train);
+        b.set_sparse(wl::model::sparse_nonzeros(*sparse));
+        wl::model::PlanResult r = b.take();
+        if (!r.ok) throw std::runtime_error("compile-model: " + r.error);
+        *info = {};
+        info->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        info->reason = "sparse weights: sized for these non-zeros, not cached";
+        return std::move(r.plan);
+    }
     wl::model::PlanCache cache;
     cache.set_dir(args.has("cache-dir") ? args.get("cache-dir") : wl::model::PlanStore::default_dir());
     wl::model::PlanResult r = cache.plan(cfg, m.w, m.h, wl::model::read_kernels(dir), wl::MachineConfig{}.sram_bytes, train,
                                          args.has("no-cache"), info);
     if (!r.ok) throw std::runtime_error("compile-model: " + r.error);
     return std::move(r.plan);
+}
+
+bool prune_from(const Args& args, wl::gpt::GPT* model, wl::model::PruneStats* stats) {
+    if (!args.has("sparsity") && (args.has("sparsity-mask") || args.has("sparsity-seed")))
+        throw std::runtime_error("--sparsity-mask and --sparsity-seed choose how --sparsity prunes: give --sparsity S too");
+    const double s = args.get_double("sparsity", 0);
+    if (!(s >= 0 && s <= wl::model::kMaxSparsity))
+        throw std::runtime_error("--sparsity expects a fraction of the weights to zero, 0..0.95 (got " + args.get("sparsity") + ")");
+    wl::model::MaskKind kind = wl::model::MaskKind::Magnitude;
+    if (args.has("sparsity-mask") && !wl::model::mask_kind_from_name(args.get("sparsity-mask"), &kind))
+        throw std::runtime_error("--sparsity-mask expects magnitude or random");
+    if (s == 0) return false;
+    const uint64_t seed = uint64_t(args.get_int("sparsity-seed", (long long)model->cfg.seed));
+    *stats = wl::model::prune_linear_weights(*model, s, kind, seed);
+    return true;
 }
 
 void print_compile(const wl::model::CompileInfo& info, std::FILE* out) {

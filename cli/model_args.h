@@ -9,6 +9,7 @@
 #include "engine/gpt/tokenizer.h"
 #include "engine/model/mesh_plan.h"
 #include "engine/model/plan_cache.h"
+#include "engine/model/sparsity.h"
 #include "engine/fabric/machine.h"
 
 #include <cstdio>
@@ -38,7 +39,15 @@ LoadedModel load_model(const Args& args);             // throws with a message n
 // --kernels, else the kernels/ folder beside --config (models/kernels for models/*.yaml, from any
 // working directory), else models/kernels. Throws, naming the folder, when it is not there.
 std::string kernels_dir(const Args& args);
-wl::model::MeshPlan plan_for(const Args& args, const wl::gpt::GPTConfig& cfg, bool train, wl::model::CompileInfo* info);
+// sparse: a model pruned by prune_from (its weights decide the sparse matmuls' sizes), planned
+// with SPARSE = 1 there; such a plan depends on the weights, so it is compiled, not cached.
+wl::model::MeshPlan plan_for(const Args& args, const wl::gpt::GPTConfig& cfg, bool train, wl::model::CompileInfo* info,
+                             const wl::gpt::GPT* sparse = nullptr);
+
+// --sparsity S (0..0.95), --sparsity-mask magnitude|random, --sparsity-seed N (default the model's
+// seed): prunes the model's linear weights in place (engine/model/sparsity.h). False, and nothing
+// done, without --sparsity or with S = 0. Throws outside 0..0.95.
+bool prune_from(const Args& args, wl::gpt::GPT* model, wl::model::PruneStats* stats);
 // "compiled: cached (0.4 ms)" or "compiled in 85 ms (first compile)" on `out`; a cache folder
 // that could not be written, as a warning on stderr.
 void print_compile(const wl::model::CompileInfo& info, std::FILE* out);

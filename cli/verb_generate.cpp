@@ -3,6 +3,7 @@
 //   waferlab-cli generate --checkpoint F --prompt TEXT [--tokens N] [--temperature T] [--top-k K]
 //                         [--seed S] [--threads N] [--bpe-dir DIR] [--json]
 //                         [--on-mesh [--mesh WxH] [--kernels DIR]]   every forward on the emulated mesh
+//                         [--sparsity S [--sparsity-mask magnitude|random]]   prune the linear layers first
 #include "cli/model_args.h"
 #include "cli/verbs.h"
 
@@ -36,6 +37,11 @@ int verb_generate(const Args& args) {
         tok = make_tokenizer(ck.tokenizer_kind, ck.tokenizer_state, args.get("bpe-dir"));
         model = model_from_checkpoint(ck);
     }
+    wl::model::PruneStats pruned;
+    const bool sparse = prune_from(args, model.get(), &pruned);   // the mesh's and the reference's weights alike
+    if (sparse && !args.has("json"))
+        std::fprintf(stderr, "pruned (--sparsity %s): %zu of %zu linear-layer weights kept (density %.3f)\n",
+                     args.get("sparsity").c_str(), pruned.kept, pruned.weights, pruned.density());
     SampleOptions opt;
     opt.temperature = float(args.get_double("temperature", 1.0));
     opt.top_k = int(args.get_int("top-k", 0));
@@ -52,7 +58,7 @@ int verb_generate(const Args& args) {
     std::unique_ptr<wl::model::MeshGPT> mesh;
     wl::model::CompileInfo compile_info;
     if (args.has("on-mesh")) {
-        mesh = std::make_unique<wl::model::MeshGPT>(plan_for(args, model->cfg, false, &compile_info), *model);
+        mesh = std::make_unique<wl::model::MeshGPT>(plan_for(args, model->cfg, false, &compile_info, sparse ? model.get() : nullptr), *model);
         if (!json) print_compile(compile_info, stderr);
     }
     if (!json) {
@@ -90,6 +96,7 @@ int verb_generate(const Args& args) {
             j["clock_hz"] = wse_clock_hz();
             j["compile"] = wl::model::to_json(compile_info);
         }
+        if (sparse) j["density"] = pruned.density();
         std::printf("%s\n", j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
     } else {
         std::printf("\n");

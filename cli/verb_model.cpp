@@ -1,6 +1,6 @@
 // verb_model.cpp: the GPT on the mesh from a terminal.
 //   waferlab-cli compile-model --config models/gpt-nano.yaml [--mesh 32x32] [--train] [--json]
-//                              [--no-cache] [--cache-dir DIR]
+//                              [--no-cache] [--cache-dir DIR] [--sparsity S [--sparsity-mask magnitude|random]]
 //       the model compiler's stages: graph, placement, memory plan, kernels, schedule, executable,
 //       and whether the executable came from the compile cache (compiled: cached) or why it compiled
 //   waferlab-cli forward --config F | --checkpoint F [--mesh WxH] [--prompt TEXT] [--mode fast|cycle] [--json]
@@ -103,20 +103,34 @@ void print_plan(const wl::model::MeshPlan& p) {
                 distinct.size(), instrs, p.pes_used());
 }
 
+nlohmann::json sparsity_json(const Args& args, const wl::model::PruneStats& s) {
+    return {{"sparsity", args.get_double("sparsity", 0)}, {"mask", args.get("sparsity-mask", "magnitude")},
+            {"weights", s.weights}, {"kept", s.kept}, {"density", s.density()}};
+}
+
+void print_sparsity(const Args& args, const wl::model::PruneStats& s) {
+    std::printf("pruned (--sparsity %s, %s mask): %zu of %zu linear-layer weights kept (density %.3f); their matmuls keep only those\n",
+                args.get("sparsity").c_str(), args.get("sparsity-mask", "magnitude").c_str(), s.kept, s.weights, s.density());
+}
+
 }  // namespace
 
 int verb_compile_model(const Args& args) {
     if (!args.has("config")) throw std::runtime_error("compile-model needs --config FILE (e.g. models/gpt-nano.yaml)");
     const LoadedModel m = load_model(args);
     wl::model::CompileInfo info;
-    const wl::model::MeshPlan plan = plan_for(args, m.model->cfg, args.has("train"), &info);
+    wl::model::PruneStats pruned;
+    const bool sparse = prune_from(args, m.model.get(), &pruned);
+    const wl::model::MeshPlan plan = plan_for(args, m.model->cfg, args.has("train"), &info, sparse ? m.model.get() : nullptr);
     if (args.has("json")) {
         nlohmann::json j = wl::model::to_json(plan);
         j["model"] = m.source;
         j["compile"] = wl::model::to_json(info);
+        if (sparse) j["sparsity"] = sparsity_json(args, pruned);
         std::printf("%s\n", j.dump().c_str());
     } else {
         std::printf("%s: ", m.source.c_str());
+        if (sparse) print_sparsity(args, pruned);
         print_plan(plan);
         print_compile(info, stdout);
     }
@@ -127,7 +141,9 @@ int verb_forward(const Args& args) {
     const LoadedModel m = load_model(args);
     wl::gpt::GPT& ref = *m.model;
     wl::model::CompileInfo info;
-    const wl::model::MeshPlan plan = plan_for(args, ref.cfg, false, &info);
+    wl::model::PruneStats pruned;
+    const bool sparse = prune_from(args, &ref, &pruned);   // the reference runs the same pruned weights
+    const wl::model::MeshPlan plan = plan_for(args, ref.cfg, false, &info, sparse ? &ref : nullptr);
     const wl::RunMode mode = run_mode_of(ref.cfg);
     std::vector<int> ids = m.tokenizer->encode(args.get("prompt", "Once upon a time there was a little"));
     if (ids.empty()) throw std::runtime_error("the prompt encodes to no tokens");
@@ -161,11 +177,13 @@ int verb_forward(const Args& args) {
                             {"reference_seconds", ref_s}, {"logits", logits.size()}, {"logits_identical", same},
                             {"max_abs_diff", max_diff}, {"host_bytes", mesh.last_host_bytes()}, {"ops", ops},
                             {"compile", wl::model::to_json(info)}};
+        if (sparse) j["sparsity"] = sparsity_json(args, pruned);
         std::printf("%s\n", j.dump().c_str());
         return 0;
     }
     std::printf("%s, T = %d, %s mode on a %dx%d mesh\n", m.source.c_str(), T, wl::run_mode_name(mode), plan.mesh_w,
                 plan.mesh_h);
+    if (sparse) print_sparsity(args, pruned);
     print_compile(info, stdout);
     std::printf("%-14s %-18s %4s %9s %7s %9s %9s %8s\n", "tensor", "op", "PEs", "cycles", "util", "MFLOP", "hops",
                 "wall ms");

@@ -19,6 +19,10 @@ const Flag kSet{"set", Value::Text, "override config keys: optimizer.learning_ra
 const Flag kKernels{"kernels", Value::Text, "the kernel folder (default: kernels/ beside --config, else models/kernels)"};
 // The compile cache (compile once, run many: docs/model-compiler.md).
 const Flag kNoCache{"no-cache", Value::Switch, "compile the model even if the compile cache holds it (and replace the cached executable)"};
+// Unstructured sparsity (engine/model/sparsity.h; docs/model-compiler.md, "Sparsity"): inference.
+const Flag kSparsity{"sparsity", Value::Number, "zero this fraction (0..0.95) of every linear layer's weights; the mesh's matmuls skip them"};
+const Flag kSparsityMask{"sparsity-mask", Value::Text, "which weights --sparsity zeroes: the smallest |w|, or a seeded random choice (default magnitude)", "magnitude|random"};
+const Flag kSparsitySeed{"sparsity-seed", Value::Int, "the random mask's seed (default: the model's runconfig.seed)"};
 const Flag kCacheDir{"cache-dir", Value::Text, "the compile cache's folder (default $WAFERLAB_CACHE_DIR, else $XDG_CACHE_HOME/waferlab/plans or ~/.cache/waferlab/plans)"};
 
 }  // namespace
@@ -61,12 +65,14 @@ const std::vector<Verb>& verb_table() {
           {"top-k", Value::Int, "sample from the k likeliest tokens; 0 for all (default 0)"},
           {"seed", Value::Int, "sampling seed (default 1337)"},
           {"on-mesh", Value::Switch, "run every forward on the emulated mesh (fast mode, KV cache in SRAM)"},
+          kSparsity, kSparsityMask, kSparsitySeed,
           kMesh, kKernels, kNoCache, kCacheDir, kThreads, kBpeDir, kJson},
          verb_generate},
         {"compile-model", "the model compiler: a GPT's graph, placement, memory plan, kernels, schedule", nullptr,
          false, nullptr,
          {kModelConfig, kSet, kMesh, kKernels,
           {"train", Value::Switch, "plan for training: gradients, AdamW's m and v, activations kept for backward"},
+          kSparsity, kSparsityMask, kSparsitySeed,
           kNoCache, kCacheDir, kBpeDir, kJson},
          verb_compile_model},
         {"forward", "one forward pass on the emulated mesh, op by op, checked against the reference", nullptr, false,
@@ -74,6 +80,7 @@ const std::vector<Verb>& verb_table() {
          {kModelConfig, kModelCheckpoint, kSet, kMesh, kKernels,
           {"prompt", Value::Text, "the tokens to run (default: a line of a story)"},
           {"mode", Value::Text, "fast: functional, cycles estimated; cycle: every cycle (default: the config's wafer.mode)", "cycle|fast"},
+          kSparsity, kSparsityMask, kSparsitySeed,
           kNoCache, kCacheDir, kBpeDir, kJson},
          verb_forward},
         {"compare", "one GPT step on a modelled GPU next to the wafer's estimate", nullptr, false, nullptr,
@@ -134,6 +141,14 @@ const std::vector<Verb>& verb_table() {
                {"train", Value::Switch, "a training step (batch_size sequences, backward, AdamW) instead of a forward"},
                kNoCache, kCacheDir, kJson},
               bench_mesh_gpt},
+             {"sparsity", "one gpt-nano matmul and a whole forward on the mesh at densities 1, 0.5, 0.25, 0.1: cycles and wavelets vs the ideal",
+              nullptr, false, nullptr,
+              {{"config", Value::Text, "model config (default models/gpt-nano.yaml)"},
+               kSet, kMesh, kKernels, kSparsityMask, kSparsitySeed,
+               {"op", Value::Text, "the matmul to show on its own (default l0.fch)"},
+               {"mode", Value::Text, "cycle: every cycle, exact; fast: cycles estimated (default: the config's wafer.mode)", "cycle|fast"},
+               kJson},
+              bench_sparsity},
              {"compile", "the kernel compiler on every example, best of 5, against a 50 ms budget", nullptr, false,
               nullptr,
               {{"dir", Value::Text, "the kernels to compile (default examples)"},

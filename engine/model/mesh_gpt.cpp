@@ -2,6 +2,7 @@
 #include "engine/model/mesh_gpt.h"
 
 #include "engine/fabric/fault.h"
+#include "engine/model/sparsity.h"
 
 #include <algorithm>
 #include <chrono>
@@ -89,8 +90,21 @@ void MeshGPT::load_weights(const gpt::GPT& model) {
 }
 
 void MeshGPT::load_weights(const gpt::GPT& model, const PlannedOp& op) {
+    const bool sparse = op.constants.count("SPARSE") && op.constants.at("SPARSE") == 1;
     for (int p = 0; p < op.rect.w; p++) {
         for (const auto& [sym, name] : op.weights) {
+            if (sparse && sym == "w") {   // its non-zeros instead (sparsity.h); the planner sized them
+                const SparseRows r = sparse_rows(op, p, model);
+                if (r.wv.size() > size_t(op.constants.at("NZ")))
+                    throw std::runtime_error(op.name + ": the weights have " + std::to_string(r.wv.size()) +
+                                             " non-zeros on one PE; the plan has room for " +
+                                             std::to_string(int(op.constants.at("NZ"))) + " (plan it for these weights)");
+                const int x = op.rect.x + p, y = op.rect.y;
+                if (!r.wv.empty()) check(host_.h2d(x, y, kSparseValues, r.wv.data(), r.wv.size()));
+                if (!r.wk.empty()) check(host_.h2d_u32(x, y, kSparseIndices, r.wk.data(), r.wk.size()));
+                check(host_.h2d_u32(x, y, kSparseRowEnds, r.wr.data(), r.wr.size()));
+                continue;
+            }
             const ParamSlice w = param_slice(model.cfg, name, op.layer);
             for (const WeightPiece& piece : weight_pieces(op, p, sym, w))
                 check(host_.h2d(op.rect.x + p, op.rect.y, sym, model.params_memory.data() + w.offset + piece.model,
@@ -213,6 +227,8 @@ bool MeshGPT::launch(const PlannedOp& op, const char* fn, int t0, int n, OpRun* 
     run->instructions = s1.instrs - s0.instrs;
     run->busy = s1.busy - s0.busy;
     run->hops = s1.hops - s0.hops;
+    run->wavelets = s1.sent - s0.sent;
+    run->vector_flops = s1.flops - s0.flops;
     run->pes = op.rect.w * op.rect.h;
     return true;
 }

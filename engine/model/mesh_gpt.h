@@ -49,6 +49,8 @@ struct OpRun {                    // one op of the last forward
     uint64_t instructions = 0;
     uint64_t busy = 0;            // busy PE-cycles
     uint64_t hops = 0;            // wavelet hops between routers
+    uint64_t wavelets = 0;        // wavelets its PEs' CEs sent (each counted once, however far it went)
+    uint64_t vector_flops = 0;    // FP operations its vector ops did (an fmacs element: 2; scalar ops not counted)
     int pes = 0;
     double flops = 0;             // at this forward's T
     double seconds = 0;           // host wall time

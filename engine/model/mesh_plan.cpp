@@ -7,6 +7,7 @@
 // mesh is too small, pmax halves (fewer, fuller PEs, down to 2) until the plan
 // fits or SRAM runs out.
 #include "engine/model/mesh_plan.h"
+#include "engine/model/sparsity.h"
 
 #include "engine/gpt/gpt.h"
 #include "engine/fabric/mesh.h"
@@ -609,10 +610,12 @@ void plan_relays(std::vector<PlannedOp>& ops, std::vector<lang::RouteSetting>* r
 MemoryUse memory_use(const PlannedOp& o, const Program& prog) {
     static const std::set<std::string> grads = {"dw", "db", "dwb", "dwte", "dwpe"};
     static const std::set<std::string> adam = {"mw", "vw", "mb", "vb", "mwb", "vwb", "mte", "vte", "mpe", "vpe"};
+    static const std::set<std::string> sparse = {kSparseValues, kSparseIndices, kSparseRowEnds};   // a SPARSE = 1 matmul's w (CSR)
+    const bool is_sparse = o.constants.count("SPARSE") && o.constants.at("SPARSE") == 1;
     MemoryUse m;
     for (const Symbol& s : prog.symbols) {
         const uint32_t bytes = 4 * s.length;
-        bool weight = false;
+        bool weight = is_sparse && sparse.count(s.name);
         for (const auto& [sym, param] : o.weights) weight |= sym == s.name;
         if (weight) m.weights += bytes;
         else if (grads.count(s.name)) m.gradients += bytes;
@@ -735,6 +738,17 @@ bool PlanBuilder::step() {
         }
         ops_ = std::move(ops);
         plan_links(ops_, &links_);
+        if (nonzeros_)
+            for (PlannedOp& o : ops_) {
+                const int nz = o.kernel == "matmul.wk" ? nonzeros_(o) : -1;
+                if (nz < 0) continue;
+                if (train_) {
+                    fail(o.name + ": sparse weights are planned for inference only (training with a fixed mask is not done yet)");
+                    return false;
+                }
+                o.constants["SPARSE"] = 1;
+                o.constants["NZ"] = std::max(nz, 1);
+            }
         for (size_t i = 0; i < ops_.size(); i++)
             if (train_ && ops_[i].kernel == "embedding.wk" && ops_[i].constants.count("LDY")) stash_.push_back(i);
         stage_ = Stage::Stash;

@@ -42,6 +42,9 @@ TEST(CliCommandLine, BadValuesNameTheFlag) {
     cl = parse({"compare", "--config", "c.yaml", "--mode", "inference"});
     EXPECT_NE(cl.err.find("expects one of train|infer, got 'inference'"), std::string::npos) << cl.err;
 
+    cl = parse({"forward", "--config", "c.yaml", "--sparsity", "0.5", "--sparsity-mask", "smallest"});
+    EXPECT_NE(cl.err.find("expects one of magnitude|random, got 'smallest'"), std::string::npos) << cl.err;
+
     cl = parse({"run", "examples/hello.wk", "--budget"});
     EXPECT_EQ(cl.status, 2);
     EXPECT_NE(cl.err.find("--budget"), std::string::npos) << cl.err;
@@ -97,6 +100,12 @@ TEST(CliCommandLine, DocumentedCommandLinesParse) {
         {{"generate", "--checkpoint", "x.ckpt", "--on-mesh", "--no-cache", "--cache-dir", "/tmp/plans"}, "generate"},
         {{"train", "--config", "models/gpt-nano.yaml", "--on-mesh", "--no-cache"}, "train"},
         {{"bench", "mesh-gpt", "--train", "--cache-dir", "/tmp/plans", "--no-cache"}, "mesh-gpt"},
+        // Sparsity (docs/model-compiler.md, "Sparsity"; docs/performance.md, "Sparsity").
+        {{"compile-model", "--config", "models/gpt-nano.yaml", "--sparsity", "0.9", "--sparsity-mask", "random", "--sparsity-seed", "3"}, "compile-model"},
+        {{"forward", "--config", "models/gpt-nano.yaml", "--sparsity", "0.75"}, "forward"},
+        {{"generate", "--checkpoint", "x.ckpt", "--on-mesh", "--sparsity", "0.5", "--sparsity-mask", "magnitude"}, "generate"},
+        {{"bench", "sparsity", "--json"}, "sparsity"},
+        {{"bench", "sparsity", "--mode", "cycle", "--sparsity-mask", "random"}, "sparsity"},
         {{"lesson", "list", "--json"}, "list"},
         {{"lesson", "check", "3"}, "check"},
     };

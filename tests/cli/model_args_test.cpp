@@ -23,3 +23,40 @@ TEST(CliModelArgs, KernelsComeFromBesideTheConfigFromAnyFolder) {
     }
     std::filesystem::current_path(was);
 }
+
+// --sparsity prunes the model in place; bad values and orphan mask flags are errors that name the flag.
+TEST(CliModelArgs, SparsityPrunesOrSaysWhatIsWrong) {
+    wl::gpt::GPTConfig cfg;
+    cfg.n_layer = 1;
+    cfg.n_head = 2;
+    cfg.n_embd = 16;
+    cfg.block_size = 8;
+    cfg.vocab_size = 11;
+    wl::gpt::GPT model(cfg);
+    model.init_weights(1);
+    wl::model::PruneStats s;
+    Args a;
+    EXPECT_FALSE(prune_from(a, &model, &s));   // no flag: nothing pruned
+    a.options["sparsity"] = "0";
+    EXPECT_FALSE(prune_from(a, &model, &s));
+    auto error = [&](const Args& bad) -> std::string {
+        try {
+            prune_from(bad, &model, &s);
+        } catch (const std::exception& e) {
+            return e.what();
+        }
+        return "";
+    };
+    a.options["sparsity"] = "0.99";
+    EXPECT_NE(error(a).find("--sparsity expects a fraction"), std::string::npos) << error(a);
+    a.options["sparsity"] = "0.5";
+    a.options["sparsity-mask"] = "smallest";
+    EXPECT_NE(error(a).find("--sparsity-mask expects magnitude or random"), std::string::npos) << error(a);
+    Args orphan;
+    orphan.options["sparsity-mask"] = "random";
+    EXPECT_NE(error(orphan).find("give --sparsity S too"), std::string::npos) << error(orphan);
+    a.options["sparsity-mask"] = "random";
+    ASSERT_TRUE(prune_from(a, &model, &s));
+    EXPECT_EQ(s.weights, size_t(16 * 48 + 16 * 16 + 16 * 64 + 64 * 16));
+    EXPECT_EQ(s.kept, s.weights / 2);
+}

@@ -1,0 +1,67 @@
+// sparsity.h: unstructured weight sparsity for the mesh's forward pass (issue 17, inference).
+//
+// Host side: prune_mask() picks which weights of one matrix stay (the largest |w|, or a seeded
+// random choice), at density 1 - S; prune_linear_weights() zeroes the rest in every block's four
+// linear layers (qkvw, attprojw, fcw, fcprojw: a mask per matrix per layer; the logits keep wte
+// dense, as it is also the embedding).
+// Planner side: sparse_nonzeros() tells PlanBuilder how many non-zeros each matmul's fullest PE
+// holds (its kernel's NZ), and sparse_rows() is what PE p of a SPARSE = 1 matmul keeps in place
+// of its dense w (models/kernels/matmul.wk, "Sparsity"; docs/model-compiler.md, "Sparsity").
+// Deterministic everywhere: magnitude ties go to the lower index, random masks use gpt::Rng.
+//
+//   PruneStats s = prune_linear_weights(model, 0.75, MaskKind::Magnitude, cfg.seed);
+//   PlanBuilder b(cfg, 32, 32, read_kernels("models/kernels"));
+//   b.set_sparse(sparse_nonzeros(model));      // SPARSE = 1 on the pruned matmuls
+//   MeshGPT mesh(b.take().plan, model);        // loads wv, wk, wr (sparse_rows) for them
+#pragma once
+#include "engine/gpt/gpt.h"
+#include "engine/model/mesh_plan.h"
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace wl::model {
+
+enum class MaskKind : uint8_t { Magnitude, Random };
+bool mask_kind_from_name(const std::string& name, MaskKind* kind);   // "magnitude", "random"
+const char* mask_kind_name(MaskKind kind);
+
+// keep[i] = 1 for the weights of w[0..n) that stay: round(density * n) of them, 0 <= density <= 1.
+// Magnitude: the largest |w| (ties: the lower index). Random: a uniform choice from Rng(seed).
+std::vector<uint8_t> prune_mask(const float* w, size_t n, double density, MaskKind kind, uint64_t seed);
+
+// The weight matrices prune_linear_weights() prunes (GPT parameter names).
+const std::vector<std::string>& pruned_parameters();
+
+struct PruneStats {
+    size_t weights = 0;   // in the pruned matrices
+    size_t kept = 0;      // of them, left as they were (the rest are now 0)
+    double density() const { return weights ? double(kept) / double(weights) : 1; }
+};
+
+// Zeroes a fraction `sparsity` (0..0.95) of every pruned matrix, each layer's on its own, with a
+// seed per (seed, layer, matrix). Throws std::invalid_argument outside 0..0.95.
+PruneStats prune_linear_weights(wl::gpt::GPT& model, double sparsity, MaskKind kind, uint64_t seed);
+constexpr double kMaxSparsity = 0.95;
+
+// What PE p of a SPARSE = 1 matmul holds instead of w: its rows' non-zeros as CSR, row by row,
+// k ascending; wr[j] is where row j's end (it starts where row j-1's end, row 0 at 0).
+struct SparseRows {
+    std::vector<float> wv;       // values
+    std::vector<uint32_t> wk;    // their input channel k
+    std::vector<uint32_t> wr;    // NC row ends
+};
+// Their symbols in matmul.wk (the planner counts them as the op's weights).
+inline constexpr const char* kSparseValues = "wv";
+inline constexpr const char* kSparseIndices = "wk";
+inline constexpr const char* kSparseRowEnds = "wr";
+// op: a matmul.wk op (its P, K, NC); params: the model's params_memory.
+SparseRows sparse_rows(const PlannedOp& op, int p, const wl::gpt::GPT& model);
+
+// For PlanBuilder::set_sparse: a matmul whose w is one of pruned_parameters() gets its fullest
+// PE's non-zero count (counted in the model's weights at the op's cut); any other op -1 (dense).
+std::function<int(const PlannedOp&)> sparse_nonzeros(const wl::gpt::GPT& model);
+
+}  // namespace wl::model
