@@ -23,7 +23,9 @@
 #include "engine/fabric/trace.h"
 #include "engine/fabric/vector_ops.h"
 
+#include <algorithm>
 #include <climits>
+#include <cstddef>
 #include <cmath>
 #include <cstring>
 #include <string>
@@ -118,16 +120,21 @@ struct CoreExec {
     }
     static bool apart(const float* x, const float* y, uint32_t n) { return x + n <= y || y + n <= x; }
     template <Op O>
+    static void unit_memory_loop(float* d, const float* a, const float* b, uint32_t n, float s) {
+        constexpr bool two = fmt_two_sources(op_fmt(O));
+        const bool b_apart = !two || apart(d, b, n);
+        if (d == a && b_apart) unit_loop_in_place<O>(d, b, n, s);
+        else if (b_apart && apart(d, a, n)) unit_loop<O>(d, a, b, n, s);
+        else for (uint32_t k = 0; k < n; ++k) d[k] = vec_elem<O>(a[k], two ? b[k] : 0.0f, s);
+    }
+    template <Op O>
     void memory_loop(const Dsd& dst, const Dsd& da, const Dsd& db, uint32_t n, float s) {
         float* d = reinterpret_cast<float*>(mem + dst.base);
         const float* a = reinterpret_cast<const float*>(mem + da.base);
         constexpr bool two = fmt_two_sources(op_fmt(O));
         const float* b = two ? reinterpret_cast<const float*>(mem + db.base) : a;   // one source: y is unused
         if (dst.stride == 1 && da.stride == 1 && (!two || db.stride == 1)) {
-            const bool b_apart = !two || apart(d, b, n);
-            if (d == a && b_apart) unit_loop_in_place<O>(d, b, n, s);
-            else if (b_apart && apart(d, a, n)) unit_loop<O>(d, a, b, n, s);
-            else for (uint32_t k = 0; k < n; ++k) d[k] = vec_elem<O>(a[k], two ? b[k] : 0.0f, s);
+            unit_memory_loop<O>(d, a, b, n, s);
         } else {
             const int64_t sd = dst.stride, sa = da.stride, sb = db.stride;
             for (int64_t k = 0; k < int64_t(n); ++k) d[k * sd] = vec_elem<O>(a[k * sa], two ? b[k * sb] : 0.0f, s);
@@ -263,44 +270,42 @@ struct CoreExec {
     static constexpr PlainCost kPlainCost{};
     static_assert(sizeof(Op) == 1, "kPlainCost covers every byte");
     static bool plain(Op op) { return kPlainCost.v[size_t(op)] != 0; }
+    // Per op byte: its base cost in cycles (0 for a byte that is no op), read before the op is known to be plain.
+    struct BaseCost {
+        uint8_t v[256];
+        constexpr BaseCost() : v() {
+            for (size_t k = 0; k < size_t(Op::kCount); ++k) v[k] = op_base_cycles(Op(k));
+        }
+    };
+    static constexpr BaseCost kBaseCost{};
 
     // Issues plain instructions from pc, starting at cycle `now`, while they are plain and the next
-    // would issue before `stop` (now + 1: one instruction). The pc, the time, the function's bounds
-    // and the memory live in locals meanwhile (fast mode runs whole loops here; a store through R
-    // could alias a member, so members would be reloaded each instruction). Returns how many
-    // issued; a fault stops it.
+    // would issue before `stop` (now + 1: one instruction). The pc, the time and the memory live in
+    // locals meanwhile (fast mode runs whole loops here; a store through R could alias a member, so
+    // members would be reloaded each instruction). Returns how many issued; a fault stops it.
+    //
+    // The pc is checked against its function once, on entry: validate_program guarantees that every
+    // branch target lies in the branch's function and that every function ends with ret or jmp, so
+    // plain instructions cannot leave it (ret is not plain; the last jmp goes back in).
     __attribute__((always_inline)) uint32_t run_plain(uint64_t stop) {
+        const uint64_t t0 = now;
+        if (t0 >= stop) return 0;
         const Program& P = *lp->prog;
-        const Function& F = P.functions[ce.fn];
-        const uint32_t entry = F.entry, len = F.end - F.entry;
+        uint32_t pc = ce.pc;
+        {
+            const Function& F = P.functions[ce.fn];
+            if (pc - F.entry >= F.end - F.entry) return ran_off(F);
+        }
         const Instr* const code = P.code.data();
         uint32_t* const R = ce.reg + ce.base;
         uint8_t* const M = mem;
         const uint32_t sram = sram_bytes;
-        uint32_t pc = ce.pc, count = 0;
-        const uint64_t t0 = now;
-        uint64_t t = now, cost = 1;
-        while (t < stop) {
-            if (pc - entry >= len) {
-                now = t;   // a fault's cycle is its instruction's
-                ran_off(F);
-                break;
-            }
+        uint32_t count = 0;
+        uint64_t t = t0, cost = 1;   // cost: the last issued instruction's
+        for (;;) {
             const Instr& in = code[pc];
-            uint32_t c = kPlainCost.v[size_t(in.op)];
-            if (!c) {
-                // A synchronous vector op on memory alone touches only this PE too: it runs here, not
-                // through exec() (fast mode's inner loops are mostly these). Anything else stops the run.
-                const MemoryVec vec = kMemoryVec.v[size_t(in.op)];
-                if (!vec || !(c = (this->*vec)(in, R))) break;
-                cost = c;
-                ++pc;
-                t += cost;
-                ++count;
-                continue;
-            }
             uint32_t next = pc + 1;
-            cost = c;
+            uint32_t c = kBaseCost.v[size_t(in.op)];
             // Operands as floats or signed ints, read where a case needs them (eager reads spill registers).
 #define fb f32(R[in.b])
 #define fc f32(R[in.c])
@@ -349,19 +354,17 @@ struct CoreExec {
             case Op::FTOI:
                 R[in.a] = fb != fb ? 0u : fb >= 2147483648.0f ? uint32_t(INT_MAX) : fb < -2147483648.0f ? uint32_t(INT_MIN) : uint32_t(int32_t(fb));
                 break;
-            case Op::LD:
+            case Op::LD: {
+                const uint32_t addr = R[in.b] + uint32_t(in.imm);
+                if ((addr & 3) || uint64_t(addr) + 4 > sram) goto bad_addr;
+                std::memcpy(&R[in.a], M + addr, 4);
+                break;
+            }
             case Op::ST: {
                 const uint32_t addr = R[in.b] + uint32_t(in.imm);
-                if ((addr & 3) || uint64_t(addr) + 4 > sram) {
-                    now = t;
-                    bad_address(in.op, addr, pc);
-                    goto out;
-                }
-                if (in.op == Op::LD) std::memcpy(&R[in.a], M + addr, 4);
-                else {
-                    std::memcpy(M + addr, &R[in.a], 4);
-                    if (addr + 4 > ce.sram_used) ce.sram_used = addr + 4;
-                }
+                if ((addr & 3) || uint64_t(addr) + 4 > sram) goto bad_addr;
+                std::memcpy(M + addr, &R[in.a], 4);
+                if (addr + 4 > ce.sram_used) ce.sram_used = addr + 4;
                 break;
             }
             case Op::JMP: next = uint32_t(in.imm); break;
@@ -374,10 +377,17 @@ struct CoreExec {
             case Op::DFABOUT: ce.dsd[in.a] = Dsd{DsdKind::FabOut, uint8_t(in.imm), 1, 0, R[in.b]}; break;
             case Op::DSETLEN: ce.dsd[in.a].length = R[in.b]; break;
             case Op::DADDR: ce.dsd[in.a].base += R[in.b]; break;
-            default:
-                now = t;
-                unknown_op(pc);
-                goto out;
+            // A synchronous vector op on memory alone touches only this PE too: it runs here, not
+            // through exec() (fast mode's inner loops are mostly these; fmacs most of all, so its
+            // case is inlined). One that cannot run here (0) stops the run, and exec() takes it.
+            case Op::FMACS:
+                if (!(c = memory_vec_inline<Op::FMACS>(in, R))) goto out;
+                break;
+            default: {
+                const MemoryVec vec = kMemoryVec.v[size_t(in.op)];
+                if (!vec || !(c = (this->*vec)(in, R))) goto out;   // not plain (nor a vector op): exec() takes it
+                break;
+            }
             }
 #undef fb
 #undef fc
@@ -385,9 +395,15 @@ struct CoreExec {
 #undef ic
 #undef F3
             pc = next;
-            t += cost;
+            cost = c;
+            t += c;
             ++count;
+            if (t >= stop) break;
         }
+        goto out;
+    bad_addr:
+        now = t;   // a fault's cycle is its instruction's
+        bad_address(code[pc].op, R[code[pc].b] + uint32_t(code[pc].imm), pc);
     out:
         if (count) {
             ce.pc = pc;
@@ -536,6 +552,38 @@ struct CoreExec {
         ce.stats.elems += n;
         ce.stats.flops += uint64_t(n) * vec_flops_per_elem(O);
         ce.stats.sram_bytes += uint64_t(n) * 4 * (1 + two + !vecr);
+        return uint32_t(op_base_cycles(O) + memory_work(O, n));
+    }
+    // memory_vec's common case, inlined into the interpreter loop: a synchronous element-wise op with
+    // unit-stride mem1d operands of one length n > 0, word-aligned and inside SRAM, tested once per
+    // operand (not per element, nor through the general span arithmetic). Anything else goes to
+    // memory_vec, which decides. The same loops, counters and cost as memory_vec.
+    static bool unit_mem1d(const Dsd& d) {   // kind Mem1d and stride 1, in one compare (colour ignored)
+        static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ && offsetof(Dsd, kind) == 0 && offsetof(Dsd, stride) == 2,
+                      "unit_mem1d reads kind and stride as one word");
+        uint32_t h;
+        std::memcpy(&h, &d, 4);
+        return (h & 0xffff00ffu) == (uint32_t(DsdKind::Mem1d) | 1u << 16);
+    }
+    template <Op O>
+    __attribute__((always_inline)) uint32_t memory_vec_inline(const Instr& in, uint32_t* R) {
+        constexpr Fmt f = op_fmt(O);
+        static_assert(fmt_elementwise(f), "the inline case is for element-wise ops");
+        constexpr bool two = fmt_two_sources(f);
+        const Dsd& a = ce.dsd[in.b];
+        const Dsd& dst = ce.dsd[in.a];
+        const Dsd& b = ce.dsd[two ? in.c : in.b];
+        const uint32_t n = a.length;
+        if ((in.e | ce.ut_busy) || !unit_mem1d(a) || !unit_mem1d(dst) || !unit_mem1d(b) || dst.length != n || b.length != n || n == 0)
+            return memory_vec<O>(in, R);
+        const uint32_t top = std::max(std::max(a.base, dst.base), b.base);
+        if (((a.base | dst.base | b.base) & 3) || uint64_t(top) + uint64_t(n) * 4 > sram_bytes) return memory_vec<O>(in, R);
+        if (top + n * 4 > ce.sram_used) ce.sram_used = top + n * 4;   // as in_sram: the highest operand's end
+        unit_memory_loop<O>(reinterpret_cast<float*>(mem + dst.base), reinterpret_cast<const float*>(mem + a.base),
+                            reinterpret_cast<const float*>(mem + b.base), n, f == Fmt::Vec2S || f == Fmt::Vec1S ? f32(R[in.d]) : 0.0f);
+        ce.stats.elems += n;
+        ce.stats.flops += uint64_t(n) * vec_flops_per_elem(O);
+        ce.stats.sram_bytes += uint64_t(n) * 4 * (2 + two);
         return uint32_t(op_base_cycles(O) + memory_work(O, n));
     }
     // Per op byte: its memory_vec case, or none (not a vector op).
