@@ -120,7 +120,7 @@ struct CoreExec {
     }
     static bool apart(const float* x, const float* y, uint32_t n) { return x + n <= y || y + n <= x; }
     template <Op O>
-    static void unit_memory_loop(float* d, const float* a, const float* b, uint32_t n, float s) {
+    __attribute__((always_inline)) static void unit_memory_loop(float* d, const float* a, const float* b, uint32_t n, float s) {
         constexpr bool two = fmt_two_sources(op_fmt(O));
         const bool b_apart = !two || apart(d, b, n);
         if (d == a && b_apart) unit_loop_in_place<O>(d, b, n, s);
@@ -270,146 +270,172 @@ struct CoreExec {
     static constexpr PlainCost kPlainCost{};
     static_assert(sizeof(Op) == 1, "kPlainCost covers every byte");
     static bool plain(Op op) { return kPlainCost.v[size_t(op)] != 0; }
-    // Per op byte: its base cost in cycles (0 for a byte that is no op), read before the op is known to be plain.
-    struct BaseCost {
-        uint8_t v[256];
-        constexpr BaseCost() : v() {
-            for (size_t k = 0; k < size_t(Op::kCount); ++k) v[k] = op_base_cycles(Op(k));
-        }
-    };
-    static constexpr BaseCost kBaseCost{};
 
     // Issues plain instructions from pc, starting at cycle `now`, while they are plain and the next
-    // would issue before `stop` (now + 1: one instruction). The pc, the time and the memory live in
-    // locals meanwhile (fast mode runs whole loops here; a store through R could alias a member, so
-    // members would be reloaded each instruction). Returns how many issued; a fault stops it.
+    // would issue before `stop` (now + 1: one instruction). Returns how many issued; a fault stops it.
     //
-    // The pc is checked against its function once, on entry: validate_program guarantees that every
-    // branch target lies in the branch's function and that every function ends with ret or jmp, so
-    // plain instructions cannot leave it (ret is not plain; the last jmp goes back in).
-    __attribute__((always_inline)) uint32_t run_plain(uint64_t stop) {
+    // Fast mode runs whole loops here, so it is a threaded interpreter: one label per op (the
+    // table is WL_ISA's order, so an op without a label here is a compile error), and each handler
+    // ends with its own bookkeeping and jump to the next handler (no return to a central switch,
+    // no range test). The pc, the time and the memory live in locals meanwhile (a store through R
+    // could alias a member, so members would be reloaded each instruction). The pc is checked
+    // against its function once, on entry: validate_program guarantees that every branch target
+    // lies in the branch's function and that every function ends with ret or jmp, so plain
+    // instructions cannot leave it (ret is not plain; the last jmp goes back in). Out of line:
+    // GCC does not inline a function with computed gotos.
+    __attribute__((noinline)) uint32_t run_plain(uint64_t stop) {
         const uint64_t t0 = now;
         if (t0 >= stop) return 0;
         const Program& P = *lp->prog;
-        uint32_t pc = ce.pc;
         {
             const Function& F = P.functions[ce.fn];
-            if (pc - F.entry >= F.end - F.entry) return ran_off(F);
+            if (ce.pc - F.entry >= F.end - F.entry) return ran_off(F);
         }
+        static const void* const kOpLabels[] = {
+#define WL_X(name, mn, fmt, base, per, doc) &&L_##name,
+            WL_ISA(WL_X)
+#undef WL_X
+            &&L_stop,
+        };
+        // Per op byte, so the dispatch needs no range test: a byte that is no op stops the run
+        // (validate_program rejects it; exec() reports it).
+        struct Labels { const void* v[256]; };
+        static const Labels kLabels = [] {
+            Labels l;
+            for (size_t k = 0; k < 256; ++k) l.v[k] = kOpLabels[k < size_t(Op::kCount) ? k : size_t(Op::kCount)];
+            return l;
+        }();
+        Core& C = ce;
         const Instr* const code = P.code.data();
-        uint32_t* const R = ce.reg + ce.base;
+        const Instr* ip = code + C.pc;
+        uint32_t* const R = C.reg + C.base;
         uint8_t* const M = mem;
         const uint32_t sram = sram_bytes;
-        uint32_t count = 0;
-        uint64_t t = t0, cost = 1;   // cost: the last issued instruction's
-        for (;;) {
-            const Instr& in = code[pc];
-            uint32_t next = pc + 1;
-            uint32_t c = kBaseCost.v[size_t(in.op)];
-            // Operands as floats or signed ints, read where a case needs them (eager reads spill registers).
+        uint32_t count = 0, cost = 1;   // cost: the last issued instruction's
+        uint64_t t = t0;
+        // WL_OP(name) opens op name's handler, with its instruction `in`, the next pc `nx` and its cost;
+        // WL_NEXT issues it and goes on to the next.
+#define WL_DISPATCH goto* kLabels.v[size_t(ip->op)]
+#define WL_OP(name)                                  \
+    L_##name : {                                     \
+        [[maybe_unused]] const Instr& in = *ip;      \
+        [[maybe_unused]] const Instr* nx = ip + 1;   \
+        constexpr uint32_t kCost = op_base_cycles(Op::name);
+#define WL_ISSUE(c)         \
+    cost = (c);             \
+    t += cost;              \
+    ip = nx;                \
+    ++count;                \
+    if (t >= stop) goto done; \
+    WL_DISPATCH;
+#define WL_NEXT WL_ISSUE(kCost) }
+        // Operands as floats or signed ints, read where a handler needs them (eager reads spill registers).
 #define fb f32(R[in.b])
 #define fc f32(R[in.c])
 #define ib int32_t(R[in.b])
 #define ic int32_t(R[in.c])
 #define F3(v) (R[in.a] = u32(v))
-            switch (in.op) {
-            case Op::NOP: break;
-            case Op::LI: R[in.a] = uint32_t(in.imm); break;
-            case Op::LDP: R[in.a] = ce.konst[in.imm]; break;   // imm < nconsts: checked on load
-            case Op::MOV: R[in.a] = R[in.b]; break;
-            case Op::IADD: R[in.a] = R[in.b] + R[in.c]; break;
-            case Op::ISUB: R[in.a] = R[in.b] - R[in.c]; break;
-            case Op::IMUL: R[in.a] = R[in.b] * R[in.c]; break;
-            case Op::IDIV: R[in.a] = ic == 0 ? 0u : (ib == INT_MIN && ic == -1) ? uint32_t(INT_MIN) : uint32_t(ib / ic); break;
-            case Op::IREM: R[in.a] = ic == 0 ? uint32_t(ib) : (ib == INT_MIN && ic == -1) ? 0u : uint32_t(ib % ic); break;
-            case Op::IAND: R[in.a] = R[in.b] & R[in.c]; break;
-            case Op::IOR: R[in.a] = R[in.b] | R[in.c]; break;
-            case Op::IXOR: R[in.a] = R[in.b] ^ R[in.c]; break;
-            case Op::ISHL: R[in.a] = R[in.b] << (R[in.c] & 31); break;
-            case Op::ISHR: R[in.a] = uint32_t(ib >> (R[in.c] & 31)); break;
-            case Op::IADDI: R[in.a] = R[in.b] + uint32_t(in.imm); break;
-            case Op::ISHLI: R[in.a] = R[in.b] << (uint32_t(in.imm) & 31); break;
-            case Op::IMULI: R[in.a] = R[in.b] * uint32_t(in.imm); break;
-            case Op::ILT: R[in.a] = ib < ic; break;
-            case Op::ILE: R[in.a] = ib <= ic; break;
-            case Op::IEQ: R[in.a] = R[in.b] == R[in.c]; break;
-            case Op::INE: R[in.a] = R[in.b] != R[in.c]; break;
-            case Op::FADD: F3(fb + fc); break;
-            case Op::FSUB: F3(fb - fc); break;
-            case Op::FMUL: F3(fb * fc); break;
-            case Op::FDIV: F3(fb / fc); break;
-            case Op::FMIN: F3((fb < fc || fc != fc) ? fb : fc); break;
-            case Op::FMAX: F3(vec_elem<Op::FMAXS>(fb, fc, 0)); break;
-            case Op::FLT: R[in.a] = fb < fc; break;
-            case Op::FLE: R[in.a] = fb <= fc; break;
-            case Op::FEQ: R[in.a] = fb == fc; break;
-            case Op::FNEG: R[in.a] = R[in.b] ^ 0x80000000u; break;
-            case Op::FABS: R[in.a] = R[in.b] & 0x7fffffffu; break;
-            case Op::FSQRT: F3(float(std::sqrt(double(fb)))); break;
-            case Op::FEXP: F3(math::expf(fb)); break;
-            case Op::FRSQRT: F3(math::rsqrtf(fb)); break;
-            case Op::FTANH: F3(math::tanhf(fb)); break;
-            case Op::FLOG: F3(math::logf(fb)); break;
-            case Op::ITOF: F3(float(ib)); break;
-            case Op::FTOI:
-                R[in.a] = fb != fb ? 0u : fb >= 2147483648.0f ? uint32_t(INT_MAX) : fb < -2147483648.0f ? uint32_t(INT_MIN) : uint32_t(int32_t(fb));
-                break;
-            case Op::LD: {
-                const uint32_t addr = R[in.b] + uint32_t(in.imm);
-                if ((addr & 3) || uint64_t(addr) + 4 > sram) goto bad_addr;
-                std::memcpy(&R[in.a], M + addr, 4);
-                break;
-            }
-            case Op::ST: {
-                const uint32_t addr = R[in.b] + uint32_t(in.imm);
-                if ((addr & 3) || uint64_t(addr) + 4 > sram) goto bad_addr;
-                std::memcpy(M + addr, &R[in.a], 4);
-                if (addr + 4 > ce.sram_used) ce.sram_used = addr + 4;
-                break;
-            }
-            case Op::JMP: next = uint32_t(in.imm); break;
-            case Op::BNZ: if (R[in.a]) next = uint32_t(in.imm); break;
-            case Op::BZ: if (!R[in.a]) next = uint32_t(in.imm); break;
-            case Op::BLT: if (int32_t(R[in.a]) < int32_t(R[in.b])) next = uint32_t(in.imm); break;
-            case Op::PEID: R[in.a] = in.imm == 0 ? ce.rx : in.imm == 1 ? ce.ry : in.imm == 2 ? ce.rw : ce.rh; break;
-            case Op::DMEM: ce.dsd[in.a] = Dsd{DsdKind::Mem1d, 0, int16_t(in.imm), R[in.b], R[in.c]}; break;
-            case Op::DFABIN: ce.dsd[in.a] = Dsd{DsdKind::FabIn, uint8_t(in.imm), 1, 0, R[in.b]}; break;
-            case Op::DFABOUT: ce.dsd[in.a] = Dsd{DsdKind::FabOut, uint8_t(in.imm), 1, 0, R[in.b]}; break;
-            case Op::DSETLEN: ce.dsd[in.a].length = R[in.b]; break;
-            case Op::DADDR: ce.dsd[in.a].base += R[in.b]; break;
-            // A synchronous vector op on memory alone touches only this PE too: it runs here, not
-            // through exec() (fast mode's inner loops are mostly these; fmacs most of all, so its
-            // case is inlined). One that cannot run here (0) stops the run, and exec() takes it.
-            case Op::FMACS:
-                if (!(c = memory_vec_inline<Op::FMACS>(in, R))) goto out;
-                break;
-            default: {
-                const MemoryVec vec = kMemoryVec.v[size_t(in.op)];
-                if (!vec || !(c = (this->*vec)(in, R))) goto out;   // not plain (nor a vector op): exec() takes it
-                break;
-            }
-            }
+        WL_DISPATCH;
+        WL_OP(NOP) WL_NEXT
+        WL_OP(LI) R[in.a] = uint32_t(in.imm); WL_NEXT
+        WL_OP(LDP) R[in.a] = C.konst[in.imm]; WL_NEXT   // imm < nconsts: checked on load
+        WL_OP(MOV) R[in.a] = R[in.b]; WL_NEXT
+        WL_OP(IADD) R[in.a] = R[in.b] + R[in.c]; WL_NEXT
+        WL_OP(ISUB) R[in.a] = R[in.b] - R[in.c]; WL_NEXT
+        WL_OP(IMUL) R[in.a] = R[in.b] * R[in.c]; WL_NEXT
+        WL_OP(IDIV) R[in.a] = ic == 0 ? 0u : (ib == INT_MIN && ic == -1) ? uint32_t(INT_MIN) : uint32_t(ib / ic); WL_NEXT
+        WL_OP(IREM) R[in.a] = ic == 0 ? uint32_t(ib) : (ib == INT_MIN && ic == -1) ? 0u : uint32_t(ib % ic); WL_NEXT
+        WL_OP(IAND) R[in.a] = R[in.b] & R[in.c]; WL_NEXT
+        WL_OP(IOR) R[in.a] = R[in.b] | R[in.c]; WL_NEXT
+        WL_OP(IXOR) R[in.a] = R[in.b] ^ R[in.c]; WL_NEXT
+        WL_OP(ISHL) R[in.a] = R[in.b] << (R[in.c] & 31); WL_NEXT
+        WL_OP(ISHR) R[in.a] = uint32_t(ib >> (R[in.c] & 31)); WL_NEXT
+        WL_OP(IADDI) R[in.a] = R[in.b] + uint32_t(in.imm); WL_NEXT
+        WL_OP(ISHLI) R[in.a] = R[in.b] << (uint32_t(in.imm) & 31); WL_NEXT
+        WL_OP(IMULI) R[in.a] = R[in.b] * uint32_t(in.imm); WL_NEXT
+        WL_OP(ILT) R[in.a] = ib < ic; WL_NEXT
+        WL_OP(ILE) R[in.a] = ib <= ic; WL_NEXT
+        WL_OP(IEQ) R[in.a] = R[in.b] == R[in.c]; WL_NEXT
+        WL_OP(INE) R[in.a] = R[in.b] != R[in.c]; WL_NEXT
+        WL_OP(FADD) F3(fb + fc); WL_NEXT
+        WL_OP(FSUB) F3(fb - fc); WL_NEXT
+        WL_OP(FMUL) F3(fb * fc); WL_NEXT
+        WL_OP(FDIV) F3(fb / fc); WL_NEXT
+        WL_OP(FMIN) F3((fb < fc || fc != fc) ? fb : fc); WL_NEXT
+        WL_OP(FMAX) F3(vec_elem<Op::FMAXS>(fb, fc, 0)); WL_NEXT
+        WL_OP(FLT) R[in.a] = fb < fc; WL_NEXT
+        WL_OP(FLE) R[in.a] = fb <= fc; WL_NEXT
+        WL_OP(FEQ) R[in.a] = fb == fc; WL_NEXT
+        WL_OP(FNEG) R[in.a] = R[in.b] ^ 0x80000000u; WL_NEXT
+        WL_OP(FABS) R[in.a] = R[in.b] & 0x7fffffffu; WL_NEXT
+        WL_OP(FSQRT) F3(float(std::sqrt(double(fb)))); WL_NEXT
+        WL_OP(FEXP) F3(math::expf(fb)); WL_NEXT
+        WL_OP(FRSQRT) F3(math::rsqrtf(fb)); WL_NEXT
+        WL_OP(FTANH) F3(math::tanhf(fb)); WL_NEXT
+        WL_OP(FLOG) F3(math::logf(fb)); WL_NEXT
+        WL_OP(ITOF) F3(float(ib)); WL_NEXT
+        WL_OP(FTOI)
+            R[in.a] = fb != fb ? 0u : fb >= 2147483648.0f ? uint32_t(INT_MAX) : fb < -2147483648.0f ? uint32_t(INT_MIN) : uint32_t(int32_t(fb));
+        WL_NEXT
+        WL_OP(LD) {
+            const uint32_t addr = R[in.b] + uint32_t(in.imm);
+            if ((addr & 3) || uint64_t(addr) + 4 > sram) goto bad_addr;
+            std::memcpy(&R[in.a], M + addr, 4);
+        }
+        WL_NEXT
+        WL_OP(ST) {
+            const uint32_t addr = R[in.b] + uint32_t(in.imm);
+            if ((addr & 3) || uint64_t(addr) + 4 > sram) goto bad_addr;
+            std::memcpy(M + addr, &R[in.a], 4);
+            if (addr + 4 > C.sram_used) C.sram_used = addr + 4;
+        }
+        WL_NEXT
+        WL_OP(JMP) nx = code + in.imm; WL_NEXT
+        WL_OP(BNZ) if (R[in.a]) nx = code + in.imm; WL_NEXT
+        WL_OP(BZ) if (!R[in.a]) nx = code + in.imm; WL_NEXT
+        WL_OP(BLT) if (int32_t(R[in.a]) < int32_t(R[in.b])) nx = code + in.imm; WL_NEXT
+        WL_OP(PEID) R[in.a] = in.imm == 0 ? C.rx : in.imm == 1 ? C.ry : in.imm == 2 ? C.rw : C.rh; WL_NEXT
+        WL_OP(DMEM) C.dsd[in.a] = Dsd{DsdKind::Mem1d, 0, int16_t(in.imm), R[in.b], R[in.c]}; WL_NEXT
+        WL_OP(DFABIN) C.dsd[in.a] = Dsd{DsdKind::FabIn, uint8_t(in.imm), 1, 0, R[in.b]}; WL_NEXT
+        WL_OP(DFABOUT) C.dsd[in.a] = Dsd{DsdKind::FabOut, uint8_t(in.imm), 1, 0, R[in.b]}; WL_NEXT
+        WL_OP(DSETLEN) C.dsd[in.a].length = R[in.b]; WL_NEXT
+        WL_OP(DADDR) C.dsd[in.a].base += R[in.b]; WL_NEXT
 #undef fb
 #undef fc
 #undef ib
 #undef ic
 #undef F3
-            pc = next;
-            cost = c;
-            t += c;
-            ++count;
-            if (t >= stop) break;
+        // A synchronous vector op on memory alone touches only this PE too: it runs here, not through
+        // exec() (fast mode's inner loops are mostly these; fmacs most of all, so it has its own case).
+        // One that cannot run here (0) stops the run, and exec() takes it.
+        L_FMACS : {
+            const Instr* nx = ip + 1;
+            const uint32_t k = memory_vec_unit<Op::FMACS>(*ip, R);
+            if (!k) goto done;
+            WL_ISSUE(k)
         }
-        goto out;
+        L_FADDS: L_FSUBS: L_FMULS: L_FMAXS: L_FMOVS: L_FNEGS: L_FSCALES: L_FSHIFTS: L_FEXPS: L_FRSQRTS: L_FTANHS: L_FLOGS: L_FSUMS: {
+            const Instr* nx = ip + 1;
+            const uint32_t k = (this->*kMemoryVec.v[size_t(ip->op)])(*ip, R);
+            if (!k) goto done;
+            WL_ISSUE(k)
+        }
+        // Calls, task control and the fabric: exec() takes them.
+        L_CALL: L_RET: L_ACTIVATE: L_BLOCK: L_UNBLOCK: L_SEND: L_SENDC: L_RECV: L_stop:
+            goto done;
+#undef WL_DISPATCH
+#undef WL_OP
+#undef WL_ISSUE
+#undef WL_NEXT
     bad_addr:
         now = t;   // a fault's cycle is its instruction's
-        bad_address(code[pc].op, R[code[pc].b] + uint32_t(code[pc].imm), pc);
-    out:
+        bad_address(ip->op, R[ip->b] + uint32_t(ip->imm), uint32_t(ip - code));
+    done:
         if (count) {
-            ce.pc = pc;
-            ce.ready_at = t;
-            ce.stats.instrs += count;
-            ce.stats.busy += t - t0;
+            C.pc = uint32_t(ip - code);
+            C.ready_at = t;
+            C.stats.instrs += count;
+            C.stats.busy += t - t0;
             if (cost > 1) port.timer(t);   // cycle mode: wake when the last one's cost has passed
         }
         return count;
@@ -554,33 +580,37 @@ struct CoreExec {
         ce.stats.sram_bytes += uint64_t(n) * 4 * (1 + two + !vecr);
         return uint32_t(op_base_cycles(O) + memory_work(O, n));
     }
-    // memory_vec's common case, inlined into the interpreter loop: a synchronous element-wise op with
-    // unit-stride mem1d operands of one length n > 0, word-aligned and inside SRAM, tested once per
-    // operand (not per element, nor through the general span arithmetic). Anything else goes to
+    // memory_vec's common case, first: a synchronous element-wise op with unit-stride mem1d operands
+    // of one length n > 0, word-aligned and inside SRAM, tested once per operand (not per element,
+    // nor through the general span arithmetic), with few branches. Anything else goes to
     // memory_vec, which decides. The same loops, counters and cost as memory_vec.
-    static bool unit_mem1d(const Dsd& d) {   // kind Mem1d and stride 1, in one compare (colour ignored)
+    static uint32_t dsd_head(const Dsd& d) {   // kind, colour and stride as one word
         static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ && offsetof(Dsd, kind) == 0 && offsetof(Dsd, stride) == 2,
-                      "unit_mem1d reads kind and stride as one word");
+                      "dsd_head reads kind and stride as one word");
         uint32_t h;
         std::memcpy(&h, &d, 4);
-        return (h & 0xffff00ffu) == (uint32_t(DsdKind::Mem1d) | 1u << 16);
+        return h;
     }
+    static constexpr uint32_t kHeadMask = 0xffff00ffu, kUnitMem1d = uint32_t(DsdKind::Mem1d) | 1u << 16;   // colour ignored
     template <Op O>
-    __attribute__((always_inline)) uint32_t memory_vec_inline(const Instr& in, uint32_t* R) {
+    __attribute__((noinline)) uint32_t memory_vec_unit(const Instr& in, uint32_t* R) {
         constexpr Fmt f = op_fmt(O);
-        static_assert(fmt_elementwise(f), "the inline case is for element-wise ops");
+        static_assert(fmt_elementwise(f), "the unit case is for element-wise ops");
         constexpr bool two = fmt_two_sources(f);
+        if (in.e | ce.ut_busy) return memory_vec<O>(in, R);
         const Dsd& a = ce.dsd[in.b];
         const Dsd& dst = ce.dsd[in.a];
         const Dsd& b = ce.dsd[two ? in.c : in.b];
-        const uint32_t n = a.length;
-        if ((in.e | ce.ut_busy) || !unit_mem1d(a) || !unit_mem1d(dst) || !unit_mem1d(b) || dst.length != n || b.length != n || n == 0)
+        if (((dsd_head(a) & kHeadMask) ^ kUnitMem1d) | ((dsd_head(dst) & kHeadMask) ^ kUnitMem1d) | ((dsd_head(b) & kHeadMask) ^ kUnitMem1d))
             return memory_vec<O>(in, R);
-        const uint32_t top = std::max(std::max(a.base, dst.base), b.base);
-        if (((a.base | dst.base | b.base) & 3) || uint64_t(top) + uint64_t(n) * 4 > sram_bytes) return memory_vec<O>(in, R);
+        const uint32_t n = a.length;
+        if (((dst.length ^ n) | (b.length ^ n)) || n == 0) return memory_vec<O>(in, R);
+        const uint32_t ab = a.base, db = dst.base, bb = b.base;
+        const uint32_t top = std::max(std::max(ab, db), bb);
+        if (((ab | db | bb) & 3) || uint64_t(top) + uint64_t(n) * 4 > sram_bytes) return memory_vec<O>(in, R);
         if (top + n * 4 > ce.sram_used) ce.sram_used = top + n * 4;   // as in_sram: the highest operand's end
-        unit_memory_loop<O>(reinterpret_cast<float*>(mem + dst.base), reinterpret_cast<const float*>(mem + a.base),
-                            reinterpret_cast<const float*>(mem + b.base), n, f == Fmt::Vec2S || f == Fmt::Vec1S ? f32(R[in.d]) : 0.0f);
+        unit_memory_loop<O>(reinterpret_cast<float*>(mem + db), reinterpret_cast<const float*>(mem + ab),
+                            reinterpret_cast<const float*>(mem + bb), n, f == Fmt::Vec2S || f == Fmt::Vec1S ? f32(R[in.d]) : 0.0f);
         ce.stats.elems += n;
         ce.stats.flops += uint64_t(n) * vec_flops_per_elem(O);
         ce.stats.sram_bytes += uint64_t(n) * 4 * (2 + two);
