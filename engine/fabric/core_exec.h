@@ -291,20 +291,20 @@ struct CoreExec {
             const Function& F = P.functions[ce.fn];
             if (ce.pc - F.entry >= F.end - F.entry) return ran_off(F);
         }
-        static const void* const kOpLabels[] = {
+        // One label per op byte, so the dispatch needs no range test: WL_ISA's ops in order, then 256
+        // more that stop the run (a byte that is no op: validate_program rejects it, exec() reports it).
+#define WL_STOP4 &&L_stop, &&L_stop, &&L_stop, &&L_stop,
+#define WL_STOP64 WL_STOP4 WL_STOP4 WL_STOP4 WL_STOP4 WL_STOP4 WL_STOP4 WL_STOP4 WL_STOP4 \
+    WL_STOP4 WL_STOP4 WL_STOP4 WL_STOP4 WL_STOP4 WL_STOP4 WL_STOP4 WL_STOP4
+        static const void* const kLabels[] = {
 #define WL_X(name, mn, fmt, base, per, doc) &&L_##name,
             WL_ISA(WL_X)
 #undef WL_X
-            &&L_stop,
+            WL_STOP64 WL_STOP64 WL_STOP64 WL_STOP64
         };
-        // Per op byte, so the dispatch needs no range test: a byte that is no op stops the run
-        // (validate_program rejects it; exec() reports it).
-        struct Labels { const void* v[256]; };
-        static const Labels kLabels = [] {
-            Labels l;
-            for (size_t k = 0; k < 256; ++k) l.v[k] = kOpLabels[k < size_t(Op::kCount) ? k : size_t(Op::kCount)];
-            return l;
-        }();
+        static_assert(sizeof kLabels / sizeof kLabels[0] >= 256, "every op byte has a label");
+#undef WL_STOP4
+#undef WL_STOP64
         Core& C = ce;
         const Instr* const code = P.code.data();
         const Instr* ip = code + C.pc;
@@ -315,7 +315,7 @@ struct CoreExec {
         uint64_t t = t0;
         // WL_OP(name) opens op name's handler, with its instruction `in`, the next pc `nx` and its cost;
         // WL_NEXT issues it and goes on to the next.
-#define WL_DISPATCH goto* kLabels.v[size_t(ip->op)]
+#define WL_DISPATCH goto* kLabels[size_t(ip->op)]
 #define WL_OP(name)                                  \
     L_##name : {                                     \
         [[maybe_unused]] const Instr& in = *ip;      \
