@@ -271,6 +271,111 @@ struct CoreExec {
     static_assert(sizeof(Op) == 1, "kPlainCost covers every byte");
     static bool plain(Op op) { return kPlainCost.v[size_t(op)] != 0; }
 
+    // What each plain instruction does, once: X(name, effect). The effect reads its instruction `in`,
+    // the frame's registers R, the core C, the SRAM M of `sram` bytes; a branch sets the next
+    // instruction `nx` (a pointer into `code`); a load or store outside SRAM goes to `bad_addr`.
+    // Fast mode's threaded loop (run_plain) and cycle mode's one-instruction step (step_plain)
+    // expand it. Operands as floats or signed ints are read where an effect needs them.
+#define fb f32(R[in.b])
+#define fc f32(R[in.c])
+#define ib int32_t(R[in.b])
+#define ic int32_t(R[in.c])
+#define F3(v) (R[in.a] = u32(v))
+#define WL_PLAIN_OPS(X)                                                                                                   \
+    X(NOP, )                                                                                                              \
+    X(LI, R[in.a] = uint32_t(in.imm);)                                                                                    \
+    X(LDP, R[in.a] = C.konst[in.imm];) /* imm < nconsts: checked on load */                                              \
+    X(MOV, R[in.a] = R[in.b];)                                                                                            \
+    X(IADD, R[in.a] = R[in.b] + R[in.c];)                                                                                 \
+    X(ISUB, R[in.a] = R[in.b] - R[in.c];)                                                                                 \
+    X(IMUL, R[in.a] = R[in.b] * R[in.c];)                                                                                 \
+    X(IDIV, R[in.a] = ic == 0 ? 0u : (ib == INT_MIN && ic == -1) ? uint32_t(INT_MIN) : uint32_t(ib / ic);)                \
+    X(IREM, R[in.a] = ic == 0 ? uint32_t(ib) : (ib == INT_MIN && ic == -1) ? 0u : uint32_t(ib % ic);)                     \
+    X(IAND, R[in.a] = R[in.b] & R[in.c];)                                                                                 \
+    X(IOR, R[in.a] = R[in.b] | R[in.c];)                                                                                  \
+    X(IXOR, R[in.a] = R[in.b] ^ R[in.c];)                                                                                 \
+    X(ISHL, R[in.a] = R[in.b] << (R[in.c] & 31);)                                                                         \
+    X(ISHR, R[in.a] = uint32_t(ib >> (R[in.c] & 31));)                                                                    \
+    X(IADDI, R[in.a] = R[in.b] + uint32_t(in.imm);)                                                                       \
+    X(ISHLI, R[in.a] = R[in.b] << (uint32_t(in.imm) & 31);)                                                               \
+    X(IMULI, R[in.a] = R[in.b] * uint32_t(in.imm);)                                                                       \
+    X(ILT, R[in.a] = ib < ic;)                                                                                            \
+    X(ILE, R[in.a] = ib <= ic;)                                                                                           \
+    X(IEQ, R[in.a] = R[in.b] == R[in.c];)                                                                                 \
+    X(INE, R[in.a] = R[in.b] != R[in.c];)                                                                                 \
+    X(FADD, F3(fb + fc);)                                                                                                 \
+    X(FSUB, F3(fb - fc);)                                                                                                 \
+    X(FMUL, F3(fb * fc);)                                                                                                 \
+    X(FDIV, F3(fb / fc);)                                                                                                 \
+    X(FMIN, F3((fb < fc || fc != fc) ? fb : fc);)                                                                         \
+    X(FMAX, F3(vec_elem<Op::FMAXS>(fb, fc, 0));)                                                                          \
+    X(FLT, R[in.a] = fb < fc;)                                                                                            \
+    X(FLE, R[in.a] = fb <= fc;)                                                                                           \
+    X(FEQ, R[in.a] = fb == fc;)                                                                                           \
+    X(FNEG, R[in.a] = R[in.b] ^ 0x80000000u;)                                                                             \
+    X(FABS, R[in.a] = R[in.b] & 0x7fffffffu;)                                                                             \
+    X(FSQRT, F3(float(std::sqrt(double(fb))));)                                                                           \
+    X(FEXP, F3(math::expf(fb));)                                                                                          \
+    X(FRSQRT, F3(math::rsqrtf(fb));)                                                                                      \
+    X(FTANH, F3(math::tanhf(fb));)                                                                                        \
+    X(FLOG, F3(math::logf(fb));)                                                                                          \
+    X(ITOF, F3(float(ib));)                                                                                               \
+    X(FTOI, R[in.a] = fb != fb ? 0u : fb >= 2147483648.0f ? uint32_t(INT_MAX) : fb < -2147483648.0f ? uint32_t(INT_MIN)   \
+                                                                                      : uint32_t(int32_t(fb));)           \
+    X(LD, {                                                                                                               \
+        const uint32_t addr = R[in.b] + uint32_t(in.imm);                                                                 \
+        if ((addr & 3) || uint64_t(addr) + 4 > sram) goto bad_addr;                                                       \
+        std::memcpy(&R[in.a], M + addr, 4);                                                                               \
+    })                                                                                                                    \
+    X(ST, {                                                                                                               \
+        const uint32_t addr = R[in.b] + uint32_t(in.imm);                                                                 \
+        if ((addr & 3) || uint64_t(addr) + 4 > sram) goto bad_addr;                                                       \
+        std::memcpy(M + addr, &R[in.a], 4);                                                                               \
+        if (addr + 4 > C.sram_used) C.sram_used = addr + 4;                                                               \
+    })                                                                                                                    \
+    X(JMP, nx = code + in.imm;)                                                                                           \
+    X(BNZ, if (R[in.a]) nx = code + in.imm;)                                                                              \
+    X(BZ, if (!R[in.a]) nx = code + in.imm;)                                                                              \
+    X(BLT, if (int32_t(R[in.a]) < int32_t(R[in.b])) nx = code + in.imm;)                                                  \
+    X(PEID, R[in.a] = in.imm == 0 ? C.rx : in.imm == 1 ? C.ry : in.imm == 2 ? C.rw : C.rh;)                               \
+    X(DMEM, C.dsd[in.a] = Dsd{DsdKind::Mem1d, 0, int16_t(in.imm), R[in.b], R[in.c]};)                                     \
+    X(DFABIN, C.dsd[in.a] = Dsd{DsdKind::FabIn, uint8_t(in.imm), 1, 0, R[in.b]};)                                         \
+    X(DFABOUT, C.dsd[in.a] = Dsd{DsdKind::FabOut, uint8_t(in.imm), 1, 0, R[in.b]};)                                       \
+    X(DSETLEN, C.dsd[in.a].length = R[in.b];)                                                                             \
+    X(DADDR, C.dsd[in.a].base += R[in.b];)
+
+    // Cycle mode's step issues one plain instruction here, at `now`, as run_plain(now + 1) would,
+    // through a switch over the same effects (a call into the threaded loop per instruction cost
+    // cycle mode 6-8%). exec() has checked the pc. True if it issued; false on a fault.
+    __attribute__((always_inline)) bool step_plain(const Instr& in) {
+        Core& C = ce;
+        const Instr* const code = lp->prog->code.data();
+        const Instr* nx = &in + 1;
+        uint32_t* const R = C.reg + C.base;
+        uint8_t* const M = mem;
+        const uint32_t sram = sram_bytes;
+        uint32_t cost;
+        switch (in.op) {
+#define WL_X(name, ...)                   \
+    case Op::name:                        \
+        cost = op_base_cycles(Op::name);  \
+        __VA_ARGS__                       \
+        break;
+            WL_PLAIN_OPS(WL_X)
+#undef WL_X
+        default: return unknown_op(uint32_t(&in - code));
+        }
+        C.pc = uint32_t(nx - code);
+        C.ready_at = now + cost;
+        C.stats.instrs++;
+        C.stats.busy += cost;
+        if (cost > 1) port.timer(C.ready_at);   // wake when its cost has passed
+        return true;
+    bad_addr:
+        bad_address(in.op, R[in.b] + uint32_t(in.imm), uint32_t(&in - code));
+        return false;
+    }
+
     // Issues plain instructions from pc, starting at cycle `now`, while they are plain and the next
     // would issue before `stop` (now + 1: one instruction). Returns how many issued; a fault stops it.
     //
@@ -329,82 +434,10 @@ struct CoreExec {
     if (t >= stop) goto done; \
     WL_DISPATCH;
 #define WL_NEXT WL_ISSUE(kCost) }
-        // Operands as floats or signed ints, read where a handler needs them (eager reads spill registers).
-#define fb f32(R[in.b])
-#define fc f32(R[in.c])
-#define ib int32_t(R[in.b])
-#define ic int32_t(R[in.c])
-#define F3(v) (R[in.a] = u32(v))
         WL_DISPATCH;
-        WL_OP(NOP) WL_NEXT
-        WL_OP(LI) R[in.a] = uint32_t(in.imm); WL_NEXT
-        WL_OP(LDP) R[in.a] = C.konst[in.imm]; WL_NEXT   // imm < nconsts: checked on load
-        WL_OP(MOV) R[in.a] = R[in.b]; WL_NEXT
-        WL_OP(IADD) R[in.a] = R[in.b] + R[in.c]; WL_NEXT
-        WL_OP(ISUB) R[in.a] = R[in.b] - R[in.c]; WL_NEXT
-        WL_OP(IMUL) R[in.a] = R[in.b] * R[in.c]; WL_NEXT
-        WL_OP(IDIV) R[in.a] = ic == 0 ? 0u : (ib == INT_MIN && ic == -1) ? uint32_t(INT_MIN) : uint32_t(ib / ic); WL_NEXT
-        WL_OP(IREM) R[in.a] = ic == 0 ? uint32_t(ib) : (ib == INT_MIN && ic == -1) ? 0u : uint32_t(ib % ic); WL_NEXT
-        WL_OP(IAND) R[in.a] = R[in.b] & R[in.c]; WL_NEXT
-        WL_OP(IOR) R[in.a] = R[in.b] | R[in.c]; WL_NEXT
-        WL_OP(IXOR) R[in.a] = R[in.b] ^ R[in.c]; WL_NEXT
-        WL_OP(ISHL) R[in.a] = R[in.b] << (R[in.c] & 31); WL_NEXT
-        WL_OP(ISHR) R[in.a] = uint32_t(ib >> (R[in.c] & 31)); WL_NEXT
-        WL_OP(IADDI) R[in.a] = R[in.b] + uint32_t(in.imm); WL_NEXT
-        WL_OP(ISHLI) R[in.a] = R[in.b] << (uint32_t(in.imm) & 31); WL_NEXT
-        WL_OP(IMULI) R[in.a] = R[in.b] * uint32_t(in.imm); WL_NEXT
-        WL_OP(ILT) R[in.a] = ib < ic; WL_NEXT
-        WL_OP(ILE) R[in.a] = ib <= ic; WL_NEXT
-        WL_OP(IEQ) R[in.a] = R[in.b] == R[in.c]; WL_NEXT
-        WL_OP(INE) R[in.a] = R[in.b] != R[in.c]; WL_NEXT
-        WL_OP(FADD) F3(fb + fc); WL_NEXT
-        WL_OP(FSUB) F3(fb - fc); WL_NEXT
-        WL_OP(FMUL) F3(fb * fc); WL_NEXT
-        WL_OP(FDIV) F3(fb / fc); WL_NEXT
-        WL_OP(FMIN) F3((fb < fc || fc != fc) ? fb : fc); WL_NEXT
-        WL_OP(FMAX) F3(vec_elem<Op::FMAXS>(fb, fc, 0)); WL_NEXT
-        WL_OP(FLT) R[in.a] = fb < fc; WL_NEXT
-        WL_OP(FLE) R[in.a] = fb <= fc; WL_NEXT
-        WL_OP(FEQ) R[in.a] = fb == fc; WL_NEXT
-        WL_OP(FNEG) R[in.a] = R[in.b] ^ 0x80000000u; WL_NEXT
-        WL_OP(FABS) R[in.a] = R[in.b] & 0x7fffffffu; WL_NEXT
-        WL_OP(FSQRT) F3(float(std::sqrt(double(fb)))); WL_NEXT
-        WL_OP(FEXP) F3(math::expf(fb)); WL_NEXT
-        WL_OP(FRSQRT) F3(math::rsqrtf(fb)); WL_NEXT
-        WL_OP(FTANH) F3(math::tanhf(fb)); WL_NEXT
-        WL_OP(FLOG) F3(math::logf(fb)); WL_NEXT
-        WL_OP(ITOF) F3(float(ib)); WL_NEXT
-        WL_OP(FTOI)
-            R[in.a] = fb != fb ? 0u : fb >= 2147483648.0f ? uint32_t(INT_MAX) : fb < -2147483648.0f ? uint32_t(INT_MIN) : uint32_t(int32_t(fb));
-        WL_NEXT
-        WL_OP(LD) {
-            const uint32_t addr = R[in.b] + uint32_t(in.imm);
-            if ((addr & 3) || uint64_t(addr) + 4 > sram) goto bad_addr;
-            std::memcpy(&R[in.a], M + addr, 4);
-        }
-        WL_NEXT
-        WL_OP(ST) {
-            const uint32_t addr = R[in.b] + uint32_t(in.imm);
-            if ((addr & 3) || uint64_t(addr) + 4 > sram) goto bad_addr;
-            std::memcpy(M + addr, &R[in.a], 4);
-            if (addr + 4 > C.sram_used) C.sram_used = addr + 4;
-        }
-        WL_NEXT
-        WL_OP(JMP) nx = code + in.imm; WL_NEXT
-        WL_OP(BNZ) if (R[in.a]) nx = code + in.imm; WL_NEXT
-        WL_OP(BZ) if (!R[in.a]) nx = code + in.imm; WL_NEXT
-        WL_OP(BLT) if (int32_t(R[in.a]) < int32_t(R[in.b])) nx = code + in.imm; WL_NEXT
-        WL_OP(PEID) R[in.a] = in.imm == 0 ? C.rx : in.imm == 1 ? C.ry : in.imm == 2 ? C.rw : C.rh; WL_NEXT
-        WL_OP(DMEM) C.dsd[in.a] = Dsd{DsdKind::Mem1d, 0, int16_t(in.imm), R[in.b], R[in.c]}; WL_NEXT
-        WL_OP(DFABIN) C.dsd[in.a] = Dsd{DsdKind::FabIn, uint8_t(in.imm), 1, 0, R[in.b]}; WL_NEXT
-        WL_OP(DFABOUT) C.dsd[in.a] = Dsd{DsdKind::FabOut, uint8_t(in.imm), 1, 0, R[in.b]}; WL_NEXT
-        WL_OP(DSETLEN) C.dsd[in.a].length = R[in.b]; WL_NEXT
-        WL_OP(DADDR) C.dsd[in.a].base += R[in.b]; WL_NEXT
-#undef fb
-#undef fc
-#undef ib
-#undef ic
-#undef F3
+#define WL_X(name, ...) WL_OP(name) __VA_ARGS__ WL_NEXT
+        WL_PLAIN_OPS(WL_X)
+#undef WL_X
         // A synchronous vector op on memory alone touches only this PE too: it runs here, not through
         // exec() (fast mode's inner loops are mostly these; fmacs most of all, so it has its own case).
         // One that cannot run here (0) stops the run, and exec() takes it.
@@ -427,6 +460,12 @@ struct CoreExec {
 #undef WL_OP
 #undef WL_ISSUE
 #undef WL_NEXT
+#undef WL_PLAIN_OPS
+#undef fb
+#undef fc
+#undef ib
+#undef ic
+#undef F3
     bad_addr:
         now = t;   // a fault's cycle is its instruction's
         bad_address(ip->op, R[ip->b] + uint32_t(ip->imm), uint32_t(ip - code));
@@ -450,7 +489,7 @@ struct CoreExec {
         const uint32_t pc = ce.pc;
         if (pc >= F.end || pc < F.entry) return ran_off(F);
         const Instr& in = P.code[pc];
-        if (plain(in.op)) return run_plain(now + 1) == 1;
+        if (plain(in.op)) return step_plain(in);
         uint32_t* R = ce.reg + ce.base;
         uint32_t next = pc + 1;
         uint64_t cost = op_base_cycles(in.op);
