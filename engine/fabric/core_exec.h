@@ -16,7 +16,7 @@
 // future times, and the interpreter waits for them (a stall that ends).
 // What differs between the modes (one instruction per cycle, or a PE run until
 // it blocks; fabric vector ops a chunk per cycle, or whole) is in core.cpp and
-// fast_fabric.cpp; what an instruction means is here, once.
+// fast_mode.cpp; what an instruction means is here, once.
 #pragma once
 #include "engine/fabric/core.h"
 #include "engine/fabric/fault.h"
@@ -377,7 +377,7 @@ struct CoreExec {
     }
 
     // Issues plain instructions from pc, starting at cycle `now`, while they are plain and the next
-    // would issue before `stop` (now + 1: one instruction). Returns how many issued; a fault stops it.
+    // would issue before `stop` (fast mode: the run-ahead limit). Returns how many issued; a fault stops it.
     //
     // Fast mode runs whole loops here, so it is a threaded interpreter: one label per op (the
     // table is WL_ISA's order, so an op without a label here is a compile error), and each handler
