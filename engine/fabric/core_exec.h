@@ -16,14 +16,16 @@
 // future times, and the interpreter waits for them (a stall that ends).
 // What differs between the modes (one instruction per cycle, or a PE run until
 // it blocks; fabric vector ops a chunk per cycle, or whole) is in core.cpp and
-// fast_fabric.cpp; what an instruction means is here, once.
+// fast_mode.cpp; what an instruction means is here, once.
 #pragma once
 #include "engine/fabric/core.h"
 #include "engine/fabric/fault.h"
 #include "engine/fabric/trace.h"
 #include "engine/fabric/vector_ops.h"
 
+#include <algorithm>
 #include <climits>
+#include <cstddef>
 #include <cmath>
 #include <cstring>
 #include <string>
@@ -118,16 +120,21 @@ struct CoreExec {
     }
     static bool apart(const float* x, const float* y, uint32_t n) { return x + n <= y || y + n <= x; }
     template <Op O>
+    __attribute__((always_inline)) static void unit_memory_loop(float* d, const float* a, const float* b, uint32_t n, float s) {
+        constexpr bool two = fmt_two_sources(op_fmt(O));
+        const bool b_apart = !two || apart(d, b, n);
+        if (d == a && b_apart) unit_loop_in_place<O>(d, b, n, s);
+        else if (b_apart && apart(d, a, n)) unit_loop<O>(d, a, b, n, s);
+        else for (uint32_t k = 0; k < n; ++k) d[k] = vec_elem<O>(a[k], two ? b[k] : 0.0f, s);
+    }
+    template <Op O>
     void memory_loop(const Dsd& dst, const Dsd& da, const Dsd& db, uint32_t n, float s) {
         float* d = reinterpret_cast<float*>(mem + dst.base);
         const float* a = reinterpret_cast<const float*>(mem + da.base);
         constexpr bool two = fmt_two_sources(op_fmt(O));
         const float* b = two ? reinterpret_cast<const float*>(mem + db.base) : a;   // one source: y is unused
         if (dst.stride == 1 && da.stride == 1 && (!two || db.stride == 1)) {
-            const bool b_apart = !two || apart(d, b, n);
-            if (d == a && b_apart) unit_loop_in_place<O>(d, b, n, s);
-            else if (b_apart && apart(d, a, n)) unit_loop<O>(d, a, b, n, s);
-            else for (uint32_t k = 0; k < n; ++k) d[k] = vec_elem<O>(a[k], two ? b[k] : 0.0f, s);
+            unit_memory_loop<O>(d, a, b, n, s);
         } else {
             const int64_t sd = dst.stride, sa = da.stride, sb = db.stride;
             for (int64_t k = 0; k < int64_t(n); ++k) d[k * sd] = vec_elem<O>(a[k * sa], two ? b[k * sb] : 0.0f, s);
@@ -264,136 +271,210 @@ struct CoreExec {
     static_assert(sizeof(Op) == 1, "kPlainCost covers every byte");
     static bool plain(Op op) { return kPlainCost.v[size_t(op)] != 0; }
 
-    // Issues plain instructions from pc, starting at cycle `now`, while they are plain and the next
-    // would issue before `stop` (now + 1: one instruction). The pc, the time, the function's bounds
-    // and the memory live in locals meanwhile (fast mode runs whole loops here; a store through R
-    // could alias a member, so members would be reloaded each instruction). Returns how many
-    // issued; a fault stops it.
-    __attribute__((always_inline)) uint32_t run_plain(uint64_t stop) {
-        const Program& P = *lp->prog;
-        const Function& F = P.functions[ce.fn];
-        const uint32_t entry = F.entry, len = F.end - F.entry;
-        const Instr* const code = P.code.data();
-        uint32_t* const R = ce.reg + ce.base;
-        uint8_t* const M = mem;
-        const uint32_t sram = sram_bytes;
-        uint32_t pc = ce.pc, count = 0;
-        const uint64_t t0 = now;
-        uint64_t t = now, cost = 1;
-        while (t < stop) {
-            if (pc - entry >= len) {
-                now = t;   // a fault's cycle is its instruction's
-                ran_off(F);
-                break;
-            }
-            const Instr& in = code[pc];
-            uint32_t c = kPlainCost.v[size_t(in.op)];
-            if (!c) {
-                // A synchronous vector op on memory alone touches only this PE too: it runs here, not
-                // through exec() (fast mode's inner loops are mostly these). Anything else stops the run.
-                const MemoryVec vec = kMemoryVec.v[size_t(in.op)];
-                if (!vec || !(c = (this->*vec)(in, R))) break;
-                cost = c;
-                ++pc;
-                t += cost;
-                ++count;
-                continue;
-            }
-            uint32_t next = pc + 1;
-            cost = c;
-            // Operands as floats or signed ints, read where a case needs them (eager reads spill registers).
+    // What each plain instruction does, once: X(name, effect). The effect reads its instruction `in`,
+    // the frame's registers R, the core C, the SRAM M of `sram` bytes; a branch sets the next
+    // instruction `nx` (a pointer into `code`); a load or store outside SRAM goes to `bad_addr`.
+    // Fast mode's threaded loop (run_plain) and cycle mode's one-instruction step (step_plain)
+    // expand it. Operands as floats or signed ints are read where an effect needs them.
 #define fb f32(R[in.b])
 #define fc f32(R[in.c])
 #define ib int32_t(R[in.b])
 #define ic int32_t(R[in.c])
 #define F3(v) (R[in.a] = u32(v))
-            switch (in.op) {
-            case Op::NOP: break;
-            case Op::LI: R[in.a] = uint32_t(in.imm); break;
-            case Op::LDP: R[in.a] = ce.konst[in.imm]; break;   // imm < nconsts: checked on load
-            case Op::MOV: R[in.a] = R[in.b]; break;
-            case Op::IADD: R[in.a] = R[in.b] + R[in.c]; break;
-            case Op::ISUB: R[in.a] = R[in.b] - R[in.c]; break;
-            case Op::IMUL: R[in.a] = R[in.b] * R[in.c]; break;
-            case Op::IDIV: R[in.a] = ic == 0 ? 0u : (ib == INT_MIN && ic == -1) ? uint32_t(INT_MIN) : uint32_t(ib / ic); break;
-            case Op::IREM: R[in.a] = ic == 0 ? uint32_t(ib) : (ib == INT_MIN && ic == -1) ? 0u : uint32_t(ib % ic); break;
-            case Op::IAND: R[in.a] = R[in.b] & R[in.c]; break;
-            case Op::IOR: R[in.a] = R[in.b] | R[in.c]; break;
-            case Op::IXOR: R[in.a] = R[in.b] ^ R[in.c]; break;
-            case Op::ISHL: R[in.a] = R[in.b] << (R[in.c] & 31); break;
-            case Op::ISHR: R[in.a] = uint32_t(ib >> (R[in.c] & 31)); break;
-            case Op::IADDI: R[in.a] = R[in.b] + uint32_t(in.imm); break;
-            case Op::ISHLI: R[in.a] = R[in.b] << (uint32_t(in.imm) & 31); break;
-            case Op::IMULI: R[in.a] = R[in.b] * uint32_t(in.imm); break;
-            case Op::ILT: R[in.a] = ib < ic; break;
-            case Op::ILE: R[in.a] = ib <= ic; break;
-            case Op::IEQ: R[in.a] = R[in.b] == R[in.c]; break;
-            case Op::INE: R[in.a] = R[in.b] != R[in.c]; break;
-            case Op::FADD: F3(fb + fc); break;
-            case Op::FSUB: F3(fb - fc); break;
-            case Op::FMUL: F3(fb * fc); break;
-            case Op::FDIV: F3(fb / fc); break;
-            case Op::FMIN: F3((fb < fc || fc != fc) ? fb : fc); break;
-            case Op::FMAX: F3(vec_elem<Op::FMAXS>(fb, fc, 0)); break;
-            case Op::FLT: R[in.a] = fb < fc; break;
-            case Op::FLE: R[in.a] = fb <= fc; break;
-            case Op::FEQ: R[in.a] = fb == fc; break;
-            case Op::FNEG: R[in.a] = R[in.b] ^ 0x80000000u; break;
-            case Op::FABS: R[in.a] = R[in.b] & 0x7fffffffu; break;
-            case Op::FSQRT: F3(float(std::sqrt(double(fb)))); break;
-            case Op::FEXP: F3(math::expf(fb)); break;
-            case Op::FRSQRT: F3(math::rsqrtf(fb)); break;
-            case Op::FTANH: F3(math::tanhf(fb)); break;
-            case Op::FLOG: F3(math::logf(fb)); break;
-            case Op::ITOF: F3(float(ib)); break;
-            case Op::FTOI:
-                R[in.a] = fb != fb ? 0u : fb >= 2147483648.0f ? uint32_t(INT_MAX) : fb < -2147483648.0f ? uint32_t(INT_MIN) : uint32_t(int32_t(fb));
-                break;
-            case Op::LD:
-            case Op::ST: {
-                const uint32_t addr = R[in.b] + uint32_t(in.imm);
-                if ((addr & 3) || uint64_t(addr) + 4 > sram) {
-                    now = t;
-                    bad_address(in.op, addr, pc);
-                    goto out;
-                }
-                if (in.op == Op::LD) std::memcpy(&R[in.a], M + addr, 4);
-                else {
-                    std::memcpy(M + addr, &R[in.a], 4);
-                    if (addr + 4 > ce.sram_used) ce.sram_used = addr + 4;
-                }
-                break;
-            }
-            case Op::JMP: next = uint32_t(in.imm); break;
-            case Op::BNZ: if (R[in.a]) next = uint32_t(in.imm); break;
-            case Op::BZ: if (!R[in.a]) next = uint32_t(in.imm); break;
-            case Op::BLT: if (int32_t(R[in.a]) < int32_t(R[in.b])) next = uint32_t(in.imm); break;
-            case Op::PEID: R[in.a] = in.imm == 0 ? ce.rx : in.imm == 1 ? ce.ry : in.imm == 2 ? ce.rw : ce.rh; break;
-            case Op::DMEM: ce.dsd[in.a] = Dsd{DsdKind::Mem1d, 0, int16_t(in.imm), R[in.b], R[in.c]}; break;
-            case Op::DFABIN: ce.dsd[in.a] = Dsd{DsdKind::FabIn, uint8_t(in.imm), 1, 0, R[in.b]}; break;
-            case Op::DFABOUT: ce.dsd[in.a] = Dsd{DsdKind::FabOut, uint8_t(in.imm), 1, 0, R[in.b]}; break;
-            case Op::DSETLEN: ce.dsd[in.a].length = R[in.b]; break;
-            case Op::DADDR: ce.dsd[in.a].base += R[in.b]; break;
-            default:
-                now = t;
-                unknown_op(pc);
-                goto out;
-            }
+#define WL_PLAIN_OPS(X)                                                                                                   \
+    X(NOP, )                                                                                                              \
+    X(LI, R[in.a] = uint32_t(in.imm);)                                                                                    \
+    X(LDP, R[in.a] = C.konst[in.imm];) /* imm < nconsts: checked on load */                                              \
+    X(MOV, R[in.a] = R[in.b];)                                                                                            \
+    X(IADD, R[in.a] = R[in.b] + R[in.c];)                                                                                 \
+    X(ISUB, R[in.a] = R[in.b] - R[in.c];)                                                                                 \
+    X(IMUL, R[in.a] = R[in.b] * R[in.c];)                                                                                 \
+    X(IDIV, R[in.a] = ic == 0 ? 0u : (ib == INT_MIN && ic == -1) ? uint32_t(INT_MIN) : uint32_t(ib / ic);)                \
+    X(IREM, R[in.a] = ic == 0 ? uint32_t(ib) : (ib == INT_MIN && ic == -1) ? 0u : uint32_t(ib % ic);)                     \
+    X(IAND, R[in.a] = R[in.b] & R[in.c];)                                                                                 \
+    X(IOR, R[in.a] = R[in.b] | R[in.c];)                                                                                  \
+    X(IXOR, R[in.a] = R[in.b] ^ R[in.c];)                                                                                 \
+    X(ISHL, R[in.a] = R[in.b] << (R[in.c] & 31);)                                                                         \
+    X(ISHR, R[in.a] = uint32_t(ib >> (R[in.c] & 31));)                                                                    \
+    X(IADDI, R[in.a] = R[in.b] + uint32_t(in.imm);)                                                                       \
+    X(ISHLI, R[in.a] = R[in.b] << (uint32_t(in.imm) & 31);)                                                               \
+    X(IMULI, R[in.a] = R[in.b] * uint32_t(in.imm);)                                                                       \
+    X(ILT, R[in.a] = ib < ic;)                                                                                            \
+    X(ILE, R[in.a] = ib <= ic;)                                                                                           \
+    X(IEQ, R[in.a] = R[in.b] == R[in.c];)                                                                                 \
+    X(INE, R[in.a] = R[in.b] != R[in.c];)                                                                                 \
+    X(FADD, F3(fb + fc);)                                                                                                 \
+    X(FSUB, F3(fb - fc);)                                                                                                 \
+    X(FMUL, F3(fb * fc);)                                                                                                 \
+    X(FDIV, F3(fb / fc);)                                                                                                 \
+    X(FMIN, F3((fb < fc || fc != fc) ? fb : fc);)                                                                         \
+    X(FMAX, F3(vec_elem<Op::FMAXS>(fb, fc, 0));)                                                                          \
+    X(FLT, R[in.a] = fb < fc;)                                                                                            \
+    X(FLE, R[in.a] = fb <= fc;)                                                                                           \
+    X(FEQ, R[in.a] = fb == fc;)                                                                                           \
+    X(FNEG, R[in.a] = R[in.b] ^ 0x80000000u;)                                                                             \
+    X(FABS, R[in.a] = R[in.b] & 0x7fffffffu;)                                                                             \
+    X(FSQRT, F3(float(std::sqrt(double(fb))));)                                                                           \
+    X(FEXP, F3(math::expf(fb));)                                                                                          \
+    X(FRSQRT, F3(math::rsqrtf(fb));)                                                                                      \
+    X(FTANH, F3(math::tanhf(fb));)                                                                                        \
+    X(FLOG, F3(math::logf(fb));)                                                                                          \
+    X(ITOF, F3(float(ib));)                                                                                               \
+    X(FTOI, R[in.a] = fb != fb ? 0u : fb >= 2147483648.0f ? uint32_t(INT_MAX) : fb < -2147483648.0f ? uint32_t(INT_MIN)   \
+                                                                                      : uint32_t(int32_t(fb));)           \
+    X(LD, {                                                                                                               \
+        const uint32_t addr = R[in.b] + uint32_t(in.imm);                                                                 \
+        if ((addr & 3) || uint64_t(addr) + 4 > sram) goto bad_addr;                                                       \
+        std::memcpy(&R[in.a], M + addr, 4);                                                                               \
+    })                                                                                                                    \
+    X(ST, {                                                                                                               \
+        const uint32_t addr = R[in.b] + uint32_t(in.imm);                                                                 \
+        if ((addr & 3) || uint64_t(addr) + 4 > sram) goto bad_addr;                                                       \
+        std::memcpy(M + addr, &R[in.a], 4);                                                                               \
+        if (addr + 4 > C.sram_used) C.sram_used = addr + 4;                                                               \
+    })                                                                                                                    \
+    X(JMP, nx = code + in.imm;)                                                                                           \
+    X(BNZ, if (R[in.a]) nx = code + in.imm;)                                                                              \
+    X(BZ, if (!R[in.a]) nx = code + in.imm;)                                                                              \
+    X(BLT, if (int32_t(R[in.a]) < int32_t(R[in.b])) nx = code + in.imm;)                                                  \
+    X(PEID, R[in.a] = in.imm == 0 ? C.rx : in.imm == 1 ? C.ry : in.imm == 2 ? C.rw : C.rh;)                               \
+    X(DMEM, C.dsd[in.a] = Dsd{DsdKind::Mem1d, 0, int16_t(in.imm), R[in.b], R[in.c]};)                                     \
+    X(DFABIN, C.dsd[in.a] = Dsd{DsdKind::FabIn, uint8_t(in.imm), 1, 0, R[in.b]};)                                         \
+    X(DFABOUT, C.dsd[in.a] = Dsd{DsdKind::FabOut, uint8_t(in.imm), 1, 0, R[in.b]};)                                       \
+    X(DSETLEN, C.dsd[in.a].length = R[in.b];)                                                                             \
+    X(DADDR, C.dsd[in.a].base += R[in.b];)
+
+    // Cycle mode's step issues one plain instruction here, at `now`, as run_plain(now + 1) would,
+    // through a switch over the same effects (a call into the threaded loop per instruction cost
+    // cycle mode 6-8%). exec() has checked the pc. True if it issued; false on a fault.
+    __attribute__((always_inline)) bool step_plain(const Instr& in) {
+        Core& C = ce;
+        const Instr* const code = lp->prog->code.data();
+        const Instr* nx = &in + 1;
+        uint32_t* const R = C.reg + C.base;
+        uint8_t* const M = mem;
+        const uint32_t sram = sram_bytes;
+        uint32_t cost;
+        switch (in.op) {
+#define WL_X(name, ...)                   \
+    case Op::name:                        \
+        cost = op_base_cycles(Op::name);  \
+        __VA_ARGS__                       \
+        break;
+            WL_PLAIN_OPS(WL_X)
+#undef WL_X
+        default: return unknown_op(uint32_t(&in - code));
+        }
+        C.pc = uint32_t(nx - code);
+        C.ready_at = now + cost;
+        C.stats.instrs++;
+        C.stats.busy += cost;
+        if (cost > 1) port.timer(C.ready_at);   // wake when its cost has passed
+        return true;
+    bad_addr:
+        bad_address(in.op, R[in.b] + uint32_t(in.imm), uint32_t(&in - code));
+        return false;
+    }
+
+    // Issues plain instructions from pc, starting at cycle `now`, while they are plain and the next
+    // would issue before `stop` (fast mode: the run-ahead limit). Returns how many issued; a fault stops it.
+    //
+    // Fast mode runs whole loops here, so it is a threaded interpreter: one label per op (the
+    // table is WL_ISA's order, so an op without a label here is a compile error), and each handler
+    // ends with its own bookkeeping and jump to the next handler (no return to a central switch,
+    // no range test). The pc, the time and the memory live in locals meanwhile (a store through R
+    // could alias a member, so members would be reloaded each instruction). The pc is checked
+    // against its function once, on entry: validate_program guarantees that every branch target
+    // lies in the branch's function and that every function ends with ret or jmp, so plain
+    // instructions cannot leave it (ret is not plain; the last jmp goes back in). Out of line:
+    // GCC does not inline a function with computed gotos.
+    __attribute__((noinline)) uint32_t run_plain(uint64_t stop) {
+        const uint64_t t0 = now;
+        if (t0 >= stop) return 0;
+        const Program& P = *lp->prog;
+        {
+            const Function& F = P.functions[ce.fn];
+            if (ce.pc - F.entry >= F.end - F.entry) return ran_off(F);
+        }
+        // One label per op byte, so the dispatch needs no range test: WL_ISA's ops in order, then 256
+        // more that stop the run (a byte that is no op: validate_program rejects it, exec() reports it).
+#define WL_STOP4 &&L_stop, &&L_stop, &&L_stop, &&L_stop,
+#define WL_STOP64 WL_STOP4 WL_STOP4 WL_STOP4 WL_STOP4 WL_STOP4 WL_STOP4 WL_STOP4 WL_STOP4 \
+    WL_STOP4 WL_STOP4 WL_STOP4 WL_STOP4 WL_STOP4 WL_STOP4 WL_STOP4 WL_STOP4
+        static const void* const kLabels[] = {
+#define WL_X(name, mn, fmt, base, per, doc) &&L_##name,
+            WL_ISA(WL_X)
+#undef WL_X
+            WL_STOP64 WL_STOP64 WL_STOP64 WL_STOP64
+        };
+        static_assert(sizeof kLabels / sizeof kLabels[0] >= 256, "every op byte has a label");
+#undef WL_STOP4
+#undef WL_STOP64
+        Core& C = ce;
+        const Instr* const code = P.code.data();
+        const Instr* ip = code + C.pc;
+        uint32_t* const R = C.reg + C.base;
+        uint8_t* const M = mem;
+        const uint32_t sram = sram_bytes;
+        uint32_t count = 0, cost = 1;   // cost: the last issued instruction's
+        uint64_t t = t0;
+        // WL_OP(name) opens op name's handler, with its instruction `in`, the next pc `nx` and its cost;
+        // WL_NEXT issues it and goes on to the next.
+#define WL_DISPATCH goto* kLabels[size_t(ip->op)]
+#define WL_OP(name)                                  \
+    L_##name : {                                     \
+        [[maybe_unused]] const Instr& in = *ip;      \
+        [[maybe_unused]] const Instr* nx = ip + 1;   \
+        constexpr uint32_t kCost = op_base_cycles(Op::name);
+#define WL_ISSUE(c)         \
+    cost = (c);             \
+    t += cost;              \
+    ip = nx;                \
+    ++count;                \
+    if (t >= stop) goto done; \
+    WL_DISPATCH;
+#define WL_NEXT WL_ISSUE(kCost) }
+        WL_DISPATCH;
+#define WL_X(name, ...) WL_OP(name) __VA_ARGS__ WL_NEXT
+        WL_PLAIN_OPS(WL_X)
+#undef WL_X
+        // A synchronous vector op on memory alone touches only this PE too: it runs here, not through
+        // exec() (fast mode's inner loops are mostly these; fmacs most of all, so it has its own case).
+        // One that cannot run here (0) stops the run, and exec() takes it.
+        L_FMACS : {
+            const Instr* nx = ip + 1;
+            const uint32_t k = memory_vec_unit<Op::FMACS>(*ip, R);
+            if (!k) goto done;
+            WL_ISSUE(k)
+        }
+        L_FADDS: L_FSUBS: L_FMULS: L_FMAXS: L_FMOVS: L_FNEGS: L_FSCALES: L_FSHIFTS: L_FEXPS: L_FRSQRTS: L_FTANHS: L_FLOGS: L_FSUMS: {
+            const Instr* nx = ip + 1;
+            const uint32_t k = (this->*kMemoryVec.v[size_t(ip->op)])(*ip, R);
+            if (!k) goto done;
+            WL_ISSUE(k)
+        }
+        // Calls, task control and the fabric: exec() takes them.
+        L_CALL: L_RET: L_ACTIVATE: L_BLOCK: L_UNBLOCK: L_SEND: L_SENDC: L_RECV: L_stop:
+            goto done;
+#undef WL_DISPATCH
+#undef WL_OP
+#undef WL_ISSUE
+#undef WL_NEXT
+#undef WL_PLAIN_OPS
 #undef fb
 #undef fc
 #undef ib
 #undef ic
 #undef F3
-            pc = next;
-            t += cost;
-            ++count;
-        }
-    out:
+    bad_addr:
+        now = t;   // a fault's cycle is its instruction's
+        bad_address(ip->op, R[ip->b] + uint32_t(ip->imm), uint32_t(ip - code));
+    done:
         if (count) {
-            ce.pc = pc;
-            ce.ready_at = t;
-            ce.stats.instrs += count;
-            ce.stats.busy += t - t0;
+            C.pc = uint32_t(ip - code);
+            C.ready_at = t;
+            C.stats.instrs += count;
+            C.stats.busy += t - t0;
             if (cost > 1) port.timer(t);   // cycle mode: wake when the last one's cost has passed
         }
         return count;
@@ -408,7 +489,7 @@ struct CoreExec {
         const uint32_t pc = ce.pc;
         if (pc >= F.end || pc < F.entry) return ran_off(F);
         const Instr& in = P.code[pc];
-        if (plain(in.op)) return run_plain(now + 1) == 1;
+        if (plain(in.op)) return step_plain(in);
         uint32_t* R = ce.reg + ce.base;
         uint32_t next = pc + 1;
         uint64_t cost = op_base_cycles(in.op);
@@ -536,6 +617,42 @@ struct CoreExec {
         ce.stats.elems += n;
         ce.stats.flops += uint64_t(n) * vec_flops_per_elem(O);
         ce.stats.sram_bytes += uint64_t(n) * 4 * (1 + two + !vecr);
+        return uint32_t(op_base_cycles(O) + memory_work(O, n));
+    }
+    // memory_vec's common case, first: a synchronous element-wise op with unit-stride mem1d operands
+    // of one length n > 0, word-aligned and inside SRAM, tested once per operand (not per element,
+    // nor through the general span arithmetic), with few branches. Anything else goes to
+    // memory_vec, which decides. The same loops, counters and cost as memory_vec.
+    static uint32_t dsd_head(const Dsd& d) {   // kind, colour and stride as one word
+        static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ && offsetof(Dsd, kind) == 0 && offsetof(Dsd, stride) == 2,
+                      "dsd_head reads kind and stride as one word");
+        uint32_t h;
+        std::memcpy(&h, &d, 4);
+        return h;
+    }
+    static constexpr uint32_t kHeadMask = 0xffff00ffu, kUnitMem1d = uint32_t(DsdKind::Mem1d) | 1u << 16;   // colour ignored
+    template <Op O>
+    __attribute__((noinline)) uint32_t memory_vec_unit(const Instr& in, uint32_t* R) {
+        constexpr Fmt f = op_fmt(O);
+        static_assert(fmt_elementwise(f), "the unit case is for element-wise ops");
+        constexpr bool two = fmt_two_sources(f);
+        if (in.e | ce.ut_busy) return memory_vec<O>(in, R);
+        const Dsd& a = ce.dsd[in.b];
+        const Dsd& dst = ce.dsd[in.a];
+        const Dsd& b = ce.dsd[two ? in.c : in.b];
+        if (((dsd_head(a) & kHeadMask) ^ kUnitMem1d) | ((dsd_head(dst) & kHeadMask) ^ kUnitMem1d) | ((dsd_head(b) & kHeadMask) ^ kUnitMem1d))
+            return memory_vec<O>(in, R);
+        const uint32_t n = a.length;
+        if (((dst.length ^ n) | (b.length ^ n)) || n == 0) return memory_vec<O>(in, R);
+        const uint32_t ab = a.base, db = dst.base, bb = b.base;
+        const uint32_t top = std::max(std::max(ab, db), bb);
+        if (((ab | db | bb) & 3) || uint64_t(top) + uint64_t(n) * 4 > sram_bytes) return memory_vec<O>(in, R);
+        if (top + n * 4 > ce.sram_used) ce.sram_used = top + n * 4;   // as in_sram: the highest operand's end
+        unit_memory_loop<O>(reinterpret_cast<float*>(mem + db), reinterpret_cast<const float*>(mem + ab),
+                            reinterpret_cast<const float*>(mem + bb), n, f == Fmt::Vec2S || f == Fmt::Vec1S ? f32(R[in.d]) : 0.0f);
+        ce.stats.elems += n;
+        ce.stats.flops += uint64_t(n) * vec_flops_per_elem(O);
+        ce.stats.sram_bytes += uint64_t(n) * 4 * (2 + two);
         return uint32_t(op_base_cycles(O) + memory_work(O, n));
     }
     // Per op byte: its memory_vec case, or none (not a vector op).

@@ -11,6 +11,7 @@
 #include "engine/fabric/core_exec.h"
 
 #include <algorithm>
+#include <cstring>
 #include <functional>
 
 namespace wl {
@@ -108,10 +109,12 @@ struct FastCore : CoreExec<FastPort> {
             return f32(w.data);
         };
         if (v.op == Op::FMOVS && ina >= 0 && !out && n) {   // the common receive into memory: one pass
-            uint32_t k = v.i;
+            uint8_t* at = mem + v.dst.base + int64_t(v.i) * v.dst.stride * 4;   // in locals: a store could alias v
+            const int64_t step = int64_t(v.dst.stride) * 4;
             port.f.take_each(port.i, ina, n, [&](const FastWavelet& w) {
                 if (w.at > t) t = w.at;
-                store(v.dst, k++, f32(w.data));
+                std::memcpy(at, &w.data, 4);
+                at += step;
             });
             ce.stats.received += n;
             st.last[slot] = t;

@@ -23,6 +23,7 @@
 #pragma once
 #include "engine/fabric/machine.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <unordered_map>
@@ -48,19 +49,25 @@ public:
         if (n_ == v_.size()) grow();
         v_[(head_ + n_++) & (v_.size() - 1)] = w;
     }
+    // Block moves walk the ring as its two contiguous runs (no wrap per element: loops the compiler vectorises).
     template <class F>
     void push_each(size_t n, F&& make) {   // n more at the back: make(k) for k = 0 .. n-1, in order
         while (v_.size() - n_ < n) grow();
-        const size_t mask = v_.size() - 1;
-        size_t at = head_ + n_;
-        for (size_t k = 0; k < n; ++k) v_[(at + k) & mask] = make(k);
+        const size_t at = (head_ + n_) & (v_.size() - 1), first = std::min(n, v_.size() - at);
+        FastWavelet* const p = v_.data();
+        FastWavelet* const q = p + at;
+        for (size_t k = 0; k < first; ++k) q[k] = make(k);
+        for (size_t k = first; k < n; ++k) p[k - first] = make(k);
         n_ += n;
     }
     template <class F>
     void pop_each(size_t n, F&& f) {   // the first n, in order
-        const size_t mask = v_.size() - 1;
-        for (size_t k = 0; k < n; ++k) f(v_[(head_ + k) & mask]);
-        head_ = (head_ + n) & mask;
+        const size_t first = std::min(n, v_.size() - head_);
+        const FastWavelet* const p = v_.data();
+        const FastWavelet* const q = p + head_;   // a local: f's stores could alias the members
+        for (size_t k = 0; k < first; ++k) f(q[k]);
+        for (size_t k = first; k < n; ++k) f(p[k - first]);
+        head_ = (head_ + n) & (v_.size() - 1);
         n_ -= n;
     }
     FastWavelet pop() {
