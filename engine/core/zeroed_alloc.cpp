@@ -13,8 +13,8 @@
 namespace wl {
 
 void* zeroed_alloc(size_t count, size_t size) {
+    if (size && count > SIZE_MAX / size) return nullptr;   // refused here: a sanitiser's calloc aborts instead
 #ifdef __EMSCRIPTEN__
-    if (size && count > SIZE_MAX / size) return nullptr;
     const size_t bytes = count * size;
     const uintptr_t brk = reinterpret_cast<uintptr_t>(sbrk(0));
     void* p = std::malloc(bytes);
