@@ -57,6 +57,7 @@ struct TrainSession::Starting {
     Stage stage = Stage::Corpus;
     std::optional<wl::gpt::Corpus> corpus;
     std::unique_ptr<wl::gpt::Trainer> tr;
+    wl::model::KernelSource kernels;              // models/kernels, for the plan and the advice
     std::optional<wl::model::PlanBuilder> plan;
     std::string too_big;                          // a plan that did not fit: its error, while the advice is tried
     std::optional<wl::model::FitAdvisor> advice;
@@ -138,8 +139,8 @@ bool TrainSession::start_unit() {
         case Starting::Stage::Model:
             st.tr = std::make_unique<wl::gpt::Trainer>(st.cfg, std::move(*st.corpus));
             st.corpus.reset();
-            st.plan.emplace(st.tr->cfg, st.s.mesh_w, st.s.mesh_h, wl::model::read_kernels(dir_ + "/kernels"),
-                            wl::MachineConfig{}.sram_bytes, /*train=*/true);
+            st.kernels = wl::model::read_kernels(dir_ + "/kernels");
+            st.plan.emplace(st.tr->cfg, st.s.mesh_w, st.s.mesh_h, st.kernels, wl::MachineConfig{}.sram_bytes, /*train=*/true);
             st.stage = Starting::Stage::Plan;
             return true;
         case Starting::Stage::Plan: {
@@ -148,8 +149,7 @@ bool TrainSession::start_unit() {
             st.plan.reset();
             if (r.too_big) {   // what would fit is tried in units too: a plan a remedy
                 st.too_big = r.error;
-                st.advice.emplace(st.tr->cfg, st.s.mesh_w, st.s.mesh_h, wl::model::read_kernels(dir_ + "/kernels"),
-                                  wl::MachineConfig{}.sram_bytes, true);
+                st.advice.emplace(st.tr->cfg, st.s.mesh_w, st.s.mesh_h, st.kernels, wl::MachineConfig{}.sram_bytes, true);
                 st.stage = Starting::Stage::Advice;
                 return true;
             }

@@ -90,7 +90,7 @@ void MeshGPT::load_weights(const gpt::GPT& model) {
 }
 
 void MeshGPT::load_weights(const gpt::GPT& model, const PlannedOp& op) {
-    const bool sparse = op.constants.count("SPARSE") && op.constants.at("SPARSE") == 1;
+    const bool sparse = sparse_matmul(op);
     for (int p = 0; p < op.rect.w; p++) {
         for (const auto& [sym, name] : op.weights) {
             if (sparse && sym == "w") {   // its non-zeros instead (sparsity.h); the planner sized them

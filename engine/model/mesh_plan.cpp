@@ -611,7 +611,7 @@ MemoryUse memory_use(const PlannedOp& o, const Program& prog) {
     static const std::set<std::string> grads = {"dw", "db", "dwb", "dwte", "dwpe"};
     static const std::set<std::string> adam = {"mw", "vw", "mb", "vb", "mwb", "vwb", "mte", "vte", "mpe", "vpe"};
     static const std::set<std::string> sparse = {kSparseValues, kSparseIndices, kSparseRowEnds};   // a SPARSE = 1 matmul's w (CSR)
-    const bool is_sparse = o.constants.count("SPARSE") && o.constants.at("SPARSE") == 1;
+    const bool is_sparse = sparse_matmul(o);
     MemoryUse m;
     for (const Symbol& s : prog.symbols) {
         const uint32_t bytes = 4 * s.length;

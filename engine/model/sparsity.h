@@ -57,6 +57,11 @@ struct SparseRows {
 inline constexpr const char* kSparseValues = "wv";
 inline constexpr const char* kSparseIndices = "wk";
 inline constexpr const char* kSparseRowEnds = "wr";
+// A matmul planned SPARSE = 1 (PlanBuilder::set_sparse): its w is these three arrays.
+inline bool sparse_matmul(const PlannedOp& op) {
+    const auto it = op.constants.find("SPARSE");
+    return it != op.constants.end() && it->second == 1;
+}
 // op: a matmul.wk op (its P, K, NC); params: the model's params_memory.
 SparseRows sparse_rows(const PlannedOp& op, int p, const wl::gpt::GPT& model);
 
