@@ -46,7 +46,7 @@ int bench_compile(const Args& args) {
         }
         worst = std::max(worst, best);
         rows.push_back({{"file", p.filename().string()}, {"ok", r.ok()}, {"ms", best}, {"lines", std::count(src.begin(), src.end(), '\n')},
-                        {"program_images", r.placements.size()}});
+                        {"program_images", r.images()}});
     }
     const nlohmann::json j = {{"bench", "compile"}, {"reps", reps}, {"budget_ms", 50}, {"worst_ms", worst},
                               {"worst_vs_budget", worst / 50.0}, {"files", rows}};
@@ -54,8 +54,8 @@ int bench_compile(const Args& args) {
         std::printf("%s\n", j.dump().c_str());
     } else {
         for (const auto& r : rows)
-            std::printf("%-16s %7.2f ms  %s  (%d program images)\n", r["file"].get<std::string>().c_str(), r["ms"].get<double>(),
-                        r["ok"].get<bool>() ? "ok" : "ERRORS", int(r["program_images"]));
+            std::printf("%-16s %7.2f ms  %s  (%d program image%s)\n", r["file"].get<std::string>().c_str(), r["ms"].get<double>(),
+                        r["ok"].get<bool>() ? "ok" : "ERRORS", int(r["program_images"]), int(r["program_images"]) == 1 ? "" : "s");
         std::printf("worst %.2f ms = %.2f of the 50 ms budget (best of %d)\n", worst, worst / 50.0, reps);
     }
     return 0;

@@ -13,6 +13,12 @@
 
 namespace wl::lang {
 
+size_t CompileResult::images() const {
+    std::set<const wl::Program*> distinct;
+    for (const Placement& p : placements) distinct.insert(p.program.get());
+    return distinct.size();
+}
+
 // The caller's constant values replace the initialisers of the file's top-level constants.
 static void override_constants(File& ast, const std::map<std::string, double>& values, Diagnostics& diags) {
     for (const auto& [name, v] : values) {

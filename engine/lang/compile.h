@@ -69,6 +69,7 @@ struct CompileResult {
     std::vector<RouteSetting> routes;
     std::vector<HostAction> host;
     std::vector<std::string> colour_names; // colour_names[c], "" if unnamed
+    size_t images() const;                 // distinct program images: placements share them (shared_images.h)
 };
 
 CompileResult compile(std::string_view source, std::string_view file, const CompileOptions& opt = {});

@@ -11,18 +11,11 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <set>
 
 using namespace wl;
 using namespace wl::lang;
 
 namespace {
-
-size_t images(const CompileResult& cr) {
-    std::set<const Program*> s;
-    for (const Placement& p : cr.placements) s.insert(p.program.get());
-    return s.size();
-}
 
 struct Outcome {
     RunReport rep;
@@ -52,8 +45,8 @@ TEST(LangSharedImages, SummaPesShareOneImageWithTheSameBitsAndCycles) {
         SCOPED_TRACE(optimise ? "optimised" : "plain");
         const CompileResult shared = compile_summa(5, 3, optimise, true), own = compile_summa(5, 3, optimise, false);
         ASSERT_TRUE(shared.ok() && own.ok());
-        EXPECT_EQ(images(own), 25u);
-        EXPECT_EQ(images(shared), 1u);
+        EXPECT_EQ(own.images(), 25u);
+        EXPECT_EQ(shared.images(), 1u);
         ASSERT_EQ(shared.placements.size(), 25u);
         // The image reads mx and my (each once per compare in the source, one slot per distinct column of values).
         EXPECT_EQ(shared.placements[0].program->nconsts, 2);
@@ -91,7 +84,7 @@ host {
 )";
     CompileResult cr = compile(src, "apart.wk");
     ASSERT_TRUE(cr.ok()) << (cr.diagnostics.empty() ? "" : format_diagnostic(cr.diagnostics[0]));
-    EXPECT_EQ(images(cr), 2u);   // (0,0) alone; (1..3, 0) share, k in a constant
+    EXPECT_EQ(cr.images(), 2u);   // (0,0) alone; (1..3, 0) share, k in a constant
     EXPECT_EQ(cr.placements[1].program, cr.placements[3].program);
     EXPECT_NE(cr.placements[0].program, cr.placements[1].program);
     const RunReport r = run(cr, RunMode::Cycle).rep;
