@@ -447,8 +447,8 @@ void App::editor_window() {
         if (!r.ok()) {
             ImGui::TextColored(kErrorText, "%d error%s", r.errors, r.errors == 1 ? "" : "s");
         } else if (doc_.compiled()) {
-            ImGui::TextColored(kGoodText, "compiled: %zu program image%s on a %d x %d grid",
-                               r.placements.size(), r.placements.size() == 1 ? "" : "s", r.grid_w, r.grid_h);
+            ImGui::TextColored(kGoodText, "compiled: %zu program image%s on a %d x %d grid", r.images(), r.images() == 1 ? "" : "s",
+                               r.grid_w, r.grid_h);
         } else {
             ImGui::TextDisabled("no errors");
         }
@@ -731,9 +731,7 @@ void App::log_window() {
             }
             if (!run->ok()) {
                 const wl::Fault& f = run->fault();
-                ImGui::PushStyleColor(ImGuiCol_Text, kErrorText);
-                ImGui::TextWrapped("%s", run->error().c_str());
-                ImGui::PopStyleColor();
+                wrapped_text(kErrorText, run->error().c_str());
                 mark_item("log_error");
                 if (ImGui::IsItemClicked()) {
                     if (f.loc.line > 0) reveal_source(int(f.loc.line), int(f.loc.col));

@@ -343,7 +343,7 @@ void App::files_frame() {
         if (ImGui::IsWindowAppearing()) ImGui::SetKeyboardFocusHere();
         ImGui::SetNextItemWidth(ImGui::GetFontSize() * 32.0f);
         bool go = ImGui::InputText("##path", files_.path_buf, sizeof files_.path_buf, ImGuiInputTextFlags_EnterReturnsTrue);
-        if (!files_.path_error.empty()) ImGui::TextColored(kErrorText, "%s", files_.path_error.c_str());
+        if (!files_.path_error.empty()) wrapped_text(kErrorText, files_.path_error.c_str());
         go |= ImGui::Button(files_.ask == FileState::Ask::Open ? "Open" : "Save");
         ImGui::SameLine();
         const bool cancel = ImGui::Button("Cancel") || ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape));

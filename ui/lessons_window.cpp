@@ -72,7 +72,7 @@ LessonsWindow::Request LessonsWindow::draw(bool* open, LessonModel& m, bool stal
     mark("lesson_picker");
     ImGui::SameLine();
     ImGui::TextDisabled("%s", count);
-    for (const std::string& e : m.errors()) ImGui::TextColored(kErrorText, "%s", e.c_str());
+    for (const std::string& e : m.errors()) wrapped_text(kErrorText, e.c_str());
 
     if (!l) {
         ImGui::TextWrapped("Each lesson explains one idea of the wafer, gives you a kernel that does not work yet, and "

@@ -422,7 +422,7 @@ void ModelWindow::draw() {
             draw_generation();
         }
     } catch (const std::exception& e) {
-        ImGui::TextColored(kErrorText, "%s", e.what());
+        wrapped_text(kErrorText, e.what());
     }
     ImGui::End();
 }
@@ -461,7 +461,7 @@ void ModelWindow::draw_settings() {
     if (ImGui::Button("Compile")) compile();
     mark("compile_button");
     if (!session_.error().empty()) {
-        ImGui::TextColored(kErrorText, "%s", session_.error().c_str());
+        wrapped_text(kErrorText, session_.error().c_str());
         if (session_.compiled())
             ImGui::TextDisabled("still loaded: the last compile that worked (%dx%d)", session_.plan()->mesh_w, session_.plan()->mesh_h);
     }
@@ -623,7 +623,7 @@ void ModelWindow::draw_forward() {
 }
 
 void ModelWindow::draw_animation() {
-    if (!anim_error_.empty()) ImGui::TextColored(kErrorText, "%s", anim_error_.c_str());
+    if (!anim_error_.empty()) wrapped_text(kErrorText, anim_error_.c_str());
     if (!anim_.active()) {
         ImGui::TextDisabled("animate: any op again in cycle mode, its wavelets on the canvas (a button per row below)");
         return;
@@ -636,7 +636,7 @@ void ModelWindow::draw_animation() {
     ImGui::Text("%s in cycle mode: cycle %llu (fast mode estimated %llu)", anim_.op().c_str(), (unsigned long long)anim_.cycles(),
                 (unsigned long long)fast);
     mark("animation");
-    if (!anim_.error().empty()) ImGui::TextColored(kErrorText, "%s", anim_.error().c_str());
+    if (!anim_.error().empty()) wrapped_text(kErrorText, anim_.error().c_str());
     else if (anim_.matches_fast())
         ImGui::TextColored(*anim_.matches_fast() ? kGoodText : kWarnText, "finished: its output is %s the fast run's",
                            *anim_.matches_fast() ? "bit for bit" : "NOT");
@@ -690,7 +690,7 @@ void ModelWindow::draw_generation() {
     if (g.running()) ImGui::SetScrollHereY(1.0f);
     ImGui::EndChild();
     mark("generated_text");
-    if (!g.error.empty()) ImGui::TextColored(kErrorText, "%s", g.error.c_str());
+    if (!g.error.empty()) wrapped_text(kErrorText, g.error.c_str());
     ImGui::Text("%d of %d tokens%s", g.made(), g.wanted, g.running() ? "..." : "");
     if (g.made()) {
         ImGui::TextWrapped("%.0f cycles per token (estimated) = %s per token at %.2f GHz; wall %s, %.1f tokens/s",
@@ -795,7 +795,7 @@ void ModelWindow::draw_train() {
         ImGui::TextUnformatted(t.activity().c_str());
         mark("train_progress");
     }
-    if (!t.error().empty()) ImGui::TextColored(kErrorText, "%s", t.error().c_str());
+    if (!t.error().empty()) wrapped_text(kErrorText, t.error().c_str());
     if (!train_notice_.empty() && train_notice_ != t.error()) ImGui::TextDisabled("%s", train_notice_.c_str());
     if (!t.has_run()) return;
 

@@ -25,4 +25,11 @@ inline const ImVec4 kGoodText(0.55f, 0.85f, 0.55f, 1.0f);    // compiled, finish
 inline const ImVec4 kWarnText(0.95f, 0.75f, 0.3f, 1.0f);     // warnings, stalls
 inline constexpr ImU32 kErrorOutline = IM_COL32(255, 70, 70, 255);   // the faulted PE on the canvas
 
+// A message in a colour, wrapped at the window's edge: an error's advice is often past the first line.
+inline void wrapped_text(const ImVec4& colour, const char* text) {
+    ImGui::PushStyleColor(ImGuiCol_Text, colour);
+    ImGui::TextWrapped("%s", text);
+    ImGui::PopStyleColor();
+}
+
 }  // namespace wlui
