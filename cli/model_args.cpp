@@ -17,6 +17,7 @@ void apply_cli_overrides(const Args& args, wl::gpt::GPTConfig* cfg) {
     std::string sets = args.get("set");
     if (args.has("mesh")) sets += ",wafer.mesh=" + args.get("mesh");
     if (args.has("mode")) sets += ",wafer.mode=" + args.get("mode");
+    if (args.has("execution")) sets += ",wafer.execution=" + args.get("execution");
     wl::gpt::apply_overrides(*cfg, sets, "command line");
 }
 

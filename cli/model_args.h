@@ -25,9 +25,9 @@ struct LoadedModel {
 };
 
 // --config's params file, then --set's overrides ("optimizer.learning_rate=1e-3,train_input.batch_size=4")
-// and --mesh/--mode (wafer.mesh, wafer.mode) where the verb has them. Throws ConfigError, placed.
+// and --mesh/--mode/--execution (wafer.mesh, wafer.mode, wafer.execution) where the verb has them. Throws ConfigError, placed.
 wl::gpt::GPTConfig config_from(const Args& args);
-// --set, --mesh and --mode onto a config that came from elsewhere (a checkpoint).
+// --set, --mesh, --mode and --execution onto a config that came from elsewhere (a checkpoint).
 void apply_cli_overrides(const Args& args, wl::gpt::GPTConfig* cfg);
 wl::RunMode run_mode_of(const wl::gpt::GPTConfig& cfg);   // wafer.mode
 

@@ -47,7 +47,8 @@ void print_plan(const wl::model::MeshPlan& p) {
     std::printf("%d layers, %d heads, %d channels, context %d, vocabulary %d (%.3gM parameters) on a %dx%d mesh\n\n",
                 c.n_layer, c.n_head, c.n_embd, c.block_size, c.vocab_size,
                 double(wl::gpt::count_parameters(c)) / 1e6, p.mesh_w, p.mesh_h);
-    std::printf("1. graph: %zu ops, one forward at T = %d (op_list)\n", p.ops.size(), c.block_size);
+    std::printf("1. graph: %zu ops, one forward at T = %d (op_list)%s\n", p.ops.size(), c.block_size,
+                p.streaming ? "; streaming: the l0 ops serve every layer in turn (docs/weight-streaming.md)" : "");
     std::printf("   %-14s %-18s %5s %10s\n", "tensor", "op", "layer", "MFLOP");
     for (const auto& o : p.ops)
         std::printf("   %-14s %-18s %5s %10.3f\n", o.name.c_str(), o.op.c_str(),
@@ -87,7 +88,9 @@ void print_plan(const wl::model::MeshPlan& p) {
         std::string in;
         for (const auto& t : o.inputs) {
             in += (in.empty() ? "" : ", ") + t.tensor + "->" + t.symbol +
-                  (t.colour ? " (link, colour " + std::to_string(t.colour) + ")" : t.slice == wl::model::Slice::Tokens ? "" : " (host)");
+                  (t.colour ? " (link, colour " + std::to_string(t.colour) + ")"
+                   : t.between_layers ? " (host, between layers)"
+                   : t.slice == wl::model::Slice::Tokens ? "" : " (host)");
             links += t.colour > 0;
             inputs += t.slice != wl::model::Slice::Tokens;
         }
@@ -99,8 +102,10 @@ void print_plan(const wl::model::MeshPlan& p) {
     for (const auto& o : p.ops)
         if (distinct.insert(o.compiled.get()).second)
             for (const auto& pl : o.compiled->placements) instrs += pl.program->code.size();
-    std::printf("\n6. executable: %zu compiled kernels (%zu instructions in all), %d PEs loaded, weights resident\n",
-                distinct.size(), instrs, p.pes_used());
+    std::printf("\n6. executable: %zu compiled kernels (%zu instructions in all), %d PEs loaded, %s\n", distinct.size(),
+                instrs, p.pes_used(),
+                p.streaming ? "each layer's weights streamed in over the edge before it runs; the others resident"
+                            : "weights resident");
 }
 
 nlohmann::json sparsity_json(const Args& args, const wl::model::PruneStats& s) {
@@ -171,11 +176,13 @@ int verb_forward(const Args& args) {
         for (const auto& r : mesh.last_run())
             ops.push_back({{"name", r.name}, {"op", r.op}, {"cycles", r.cycles}, {"instructions", r.instructions},
                            {"pes", r.pes}, {"utilisation", r.utilisation()}, {"hops", r.hops}, {"flops", r.flops},
-                           {"seconds", r.seconds}, {"host_bytes", r.host_bytes}});
+                           {"seconds", r.seconds}, {"host_bytes", r.host_bytes}, {"stream_bytes", r.stream_bytes}});
         nlohmann::json j = {{"model", m.source}, {"T", T}, {"mode", wl::run_mode_name(mode)}, {"cycles", cycles},
                             {"wafer_seconds", wafer_s}, {"clock_hz", wse_clock_hz()}, {"mesh_seconds", mesh_s},
                             {"reference_seconds", ref_s}, {"logits", logits.size()}, {"logits_identical", same},
-                            {"max_abs_diff", max_diff}, {"host_bytes", mesh.last_host_bytes()}, {"ops", ops},
+                            {"max_abs_diff", max_diff}, {"host_bytes", mesh.last_host_bytes()},
+                            {"execution", plan.streaming ? "streaming" : "resident"},
+                            {"stream_bytes", mesh.last_stream_bytes()}, {"stream_cycles", mesh.last_stream_cycles()}, {"ops", ops},
                             {"compile", wl::model::to_json(info)}};
         if (sparse) j["sparsity"] = sparsity_json(args, pruned);
         std::printf("%s\n", j.dump().c_str());
@@ -197,6 +204,11 @@ int verb_forward(const Args& args) {
     std::printf("logits: %zu of %zu identical to the reference, max |diff| %.3g\n", same, logits.size(), max_diff);
     std::printf("between ops: %llu bytes of activations through the host (the rest went as wavelets)\n",
                 (unsigned long long)mesh.last_host_bytes());
+    if (plan.streaming)
+        std::printf("weights streamed in: %llu bytes over the edge links, %llu of the %llu cycles (%.1f%%); "
+                    "docs/weight-streaming.md\n",
+                    (unsigned long long)mesh.last_stream_bytes(), (unsigned long long)mesh.last_stream_cycles(),
+                    (unsigned long long)cycles, 100.0 * double(mesh.last_stream_cycles()) / double(std::max<uint64_t>(cycles, 1)));
     return 0;
 }
 

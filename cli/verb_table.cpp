@@ -15,6 +15,10 @@ const Flag kBpeDir{"bpe-dir", Value::Text, "directory with GPT-2's encoder.json 
 const Flag kModelConfig{"config", Value::Text, "model config, e.g. models/gpt-nano.yaml (initial weights from its seed)"};
 const Flag kModelCheckpoint{"checkpoint", Value::Text, "a checkpoint written by train (instead of --config)"};
 const Flag kMesh{"mesh", Value::Text, "the mesh to compile for, WxH (default: the config's wafer.mesh)"};
+const Flag kExecution{"execution", Value::Text,
+                      "resident: every layer's weights stay in SRAM; streaming: one layer's ops serve every layer, its "
+                      "weights streamed in (inference; default: the config's wafer.execution)",
+                      "resident|streaming"};
 const Flag kSet{"set", Value::Text, "override config keys: optimizer.learning_rate=1e-3,train_input.batch_size=4 (docs/configs.md)"};
 const Flag kKernels{"kernels", Value::Text, "the kernel folder (default: kernels/ beside --config, else models/kernels)"};
 // The compile cache (compile once, run many: docs/model-compiler.md).
@@ -66,18 +70,18 @@ const std::vector<Verb>& verb_table() {
           {"seed", Value::Int, "sampling seed (default 1337)"},
           {"on-mesh", Value::Switch, "run every forward on the emulated mesh (fast mode, KV cache in SRAM)"},
           kSparsity, kSparsityMask, kSparsitySeed,
-          kMesh, kKernels, kNoCache, kCacheDir, kThreads, kBpeDir, kJson},
+          kMesh, kExecution, kKernels, kNoCache, kCacheDir, kThreads, kBpeDir, kJson},
          verb_generate},
         {"compile-model", "the model compiler: a GPT's graph, placement, memory plan, kernels, schedule", nullptr,
          false, nullptr,
-         {kModelConfig, kSet, kMesh, kKernels,
+         {kModelConfig, kSet, kMesh, kExecution, kKernels,
           {"train", Value::Switch, "plan for training: gradients, AdamW's m and v, activations kept for backward"},
           kSparsity, kSparsityMask, kSparsitySeed,
           kNoCache, kCacheDir, kBpeDir, kJson},
          verb_compile_model},
         {"forward", "one forward pass on the emulated mesh, op by op, checked against the reference", nullptr, false,
          nullptr,
-         {kModelConfig, kModelCheckpoint, kSet, kMesh, kKernels,
+         {kModelConfig, kModelCheckpoint, kSet, kMesh, kExecution, kKernels,
           {"prompt", Value::Text, "the tokens to run (default: a line of a story)"},
           {"mode", Value::Text, "fast: functional, cycles estimated; cycle: every cycle (default: the config's wafer.mode)", "cycle|fast"},
           kSparsity, kSparsityMask, kSparsitySeed,

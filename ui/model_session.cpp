@@ -110,7 +110,8 @@ std::vector<PlanStage> plan_stages(const wl::model::MeshPlan& p) {
         const auto& o = p.ops[i];
         std::vector<std::string> in;
         for (const auto& t : o.inputs)
-            in.push_back(t.tensor + " -> " + t.symbol + (t.colour ? " (link " + std::to_string(t.colour) + ")" : ""));
+            in.push_back(t.tensor + " -> " + t.symbol + (t.colour ? " (link " + std::to_string(t.colour) + ")"
+                                                         : t.between_layers ? " (host, between layers)" : ""));
         s[4].rows.push_back({std::to_string(i + 1), o.name, join(in, ", "), o.output.symbol + " -> " + o.output.tensor});
     }
 
@@ -133,7 +134,10 @@ std::vector<PlanStage> plan_stages(const wl::model::MeshPlan& p) {
         s[5].rows.push_back({o.kernel, constants_text(o), "1", std::to_string(instrs)});
     }
     s[5].summary = std::to_string(seen.size()) + " compiled kernels (" + std::to_string(instrs_all) +
-                   " instructions in all), " + std::to_string(p.pes_used()) + " PEs loaded, weights resident";
+                   " instructions in all), " + std::to_string(p.pes_used()) + " PEs loaded, " +
+                   (p.streaming ? "one layer's ops serve all " + std::to_string(p.cfg.n_layer) +
+                                      " layers, each layer's weights streamed in over the mesh's edge"
+                                : std::string("weights resident"));
     return s;
 }
 
@@ -146,7 +150,7 @@ nlohmann::json to_json(const ForwardReport& f) {
     for (const auto& r : f.ops)
         ops.push_back({{"name", r.name}, {"op", r.op}, {"cycles", r.cycles}, {"instructions", r.instructions},
                        {"pes", r.pes}, {"utilisation", r.utilisation()}, {"hops", r.hops}, {"flops", r.flops},
-                       {"seconds", r.seconds}});
+                       {"seconds", r.seconds}, {"stream_bytes", r.stream_bytes}});
     return {{"prompt", f.prompt}, {"T", f.T}, {"cycles", f.cycles}, {"clock_hz", wse_clock_hz()},
             {"wafer_seconds", double(f.cycles) / wse_clock_hz()}, {"mesh_seconds", f.mesh_seconds},
             {"reference_seconds", f.reference_seconds}, {"logits", f.logits}, {"logits_identical", f.identical},

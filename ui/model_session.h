@@ -94,6 +94,7 @@ public:
     const std::string& config_name() const { return config_; }
     nlohmann::json plan_json() const;             // to_json(plan) plus the model's source; null before a compile
     const wl::Machine* machine() const { return mesh_ ? &mesh_->host().machine() : nullptr; }
+    const wl::model::MeshGPT* mesh() const { return mesh_.get(); }
 
     // The op placed on PE (x, y) (nullptr: none), and that PE's SRAM map from the op's compiled program.
     const wl::model::PlannedOp* op_at(int x, int y) const;

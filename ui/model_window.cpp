@@ -10,6 +10,7 @@
 #include "engine/gpu/compare.h"
 #include "ui/style.h"
 #include "engine/fabric/mesh.h"
+#include "engine/model/weight_stream.h"
 
 #include <imgui.h>
 
@@ -54,7 +55,8 @@ ModelWindow::ModelWindow(const std::string& models_dir) : session_(models_dir) {
 bool ModelWindow::compile() {
     const bool no_cache = no_cache_;
     no_cache_ = false;   // one compile only
-    if (!session_.compile(config_, mesh_w_, mesh_h_, checkpoint_, set_, no_cache)) return false;   // the last good plan stays shown
+    const std::string set = set_ + (streaming_ ? ",wafer.execution=streaming" : "");
+    if (!session_.compile(config_, mesh_w_, mesh_h_, checkpoint_, set, no_cache)) return false;   // the last good plan stays shown
     anim_.stop();
     if (train_shown_) train_.pause();   // the canvas goes back to the compiled model: the run waits
     train_shown_ = false;
@@ -81,12 +83,42 @@ bool ModelWindow::generate(const std::string& prompt, int tokens, const wl::gpt:
     return session_.start_generation(prompt, tokens, opt);
 }
 
-void ModelWindow::animate(const wl::model::PlannedOp& op) {
-    if (!session_.last_forward()) throw std::invalid_argument("run a forward first: the animation replays an op of it");
+// Streaming leaves the last layer's weights and inputs on the layer's PEs, so of the layer's runs
+// only the last layer's can run again from what the mesh holds.
+std::string ModelWindow::replay_refusal(const std::string& run) const {
+    const wl::model::MeshPlan* p = session_.plan();
+    if (!session_.last_forward() || !p) return "run a forward first: the animation replays an op of it";
+    if (!p->streaming) return p->find(run) ? "" : "no op named '" + run + "' in the plan";
+    const int last = p->cfg.n_layer - 1;
+    const size_t dot = run.find('.');
+    if (p->find(run) && p->find(run)->layer < 0) return "";
+    if (run.size() < 2 || run[0] != 'l' || dot == std::string::npos) return "no op named '" + run + "' in the plan";
+    const std::string layer = run.substr(1, dot - 1), rest = run.substr(dot + 1);
+    if (rest != "weights" && !p->find("l0." + rest)) return "no op named '" + run + "' in the plan";
+    if (layer != std::to_string(last))
+        return "streaming: the mesh now holds layer " + std::to_string(last) + "'s weights and inputs, so only its runs (l" +
+               std::to_string(last) + ".*) and the ops outside the layer can run again";
+    return "";
+}
+
+void ModelWindow::animate(const std::string& run) {
+    if (const std::string why = replay_refusal(run); !why.empty()) throw std::invalid_argument(why);
     session_.stop_generation();
     const double speed = anim_.speed();
     anim_error_.clear();
-    if (!anim_.start(*session_.machine(), op, &anim_error_)) throw std::runtime_error(anim_error_);
+    const wl::model::MeshPlan& p = *session_.plan();
+    const wl::model::MeshGPT& mesh = *session_.mesh();
+    bool ok;
+    if (p.streaming && run.size() > 8 && run.compare(run.size() - 8, 8, ".weights") == 0) {
+        const int l = p.cfg.n_layer - 1;
+        ok = anim_.start(*session_.machine(), run, [&](wl::Host& h) { return mesh.feed_layer(l, h); }, mesh.streamed_weights(),
+                         &anim_error_);
+    } else {
+        const wl::model::PlannedOp* op = p.find(run);
+        if (!op) op = p.find("l0." + run.substr(run.find('.') + 1));   // streaming: the layer's op, as the last layer
+        ok = anim_.start(*session_.machine(), wl::model::layer_instance(*op, p.cfg.n_layer - 1, p.cfg.n_layer), &anim_error_);
+    }
+    if (!ok) throw std::runtime_error(anim_error_);
     anim_.set_speed(speed);
 }
 
@@ -224,6 +256,10 @@ const std::vector<ModelWindow::Method>& ModelWindow::methods() {
              if (ck.size() >= sizeof w.checkpoint_) throw std::invalid_argument("'checkpoint' is too long");
              std::snprintf(w.checkpoint_, sizeof w.checkpoint_, "%s", ck.c_str());
              w.set_ = str_arg(a, "set", "");
+             const std::string execution = str_arg(a, "execution", w.streaming_ ? "streaming" : "resident");
+             if (execution != "resident" && execution != "streaming")
+                 throw std::invalid_argument("'execution' must be resident or streaming, got '" + execution + "'");
+             w.streaming_ = execution == "streaming";
              w.no_cache_ = flag_arg(a, "no_cache");
              if (flag_arg(a, "show")) w.open = true;
              if (!w.compile()) throw std::runtime_error(w.session_.error());
@@ -293,12 +329,7 @@ const std::vector<ModelWindow::Method>& ModelWindow::methods() {
              if (flag_arg(a, "stop")) {
                  w.anim_.stop();
              } else {
-                 if (a.is_object() && a.contains("op")) {
-                     const std::string name = str_arg(a, "op", "");
-                     const wl::model::PlannedOp* op = w.session_.plan()->find(name);
-                     if (!op) throw std::invalid_argument("no op named '" + name + "' in the plan");
-                     w.animate(*op);
-                 }
+                 if (a.is_object() && a.contains("op")) w.animate(str_arg(a, "op", ""));
                  if (!w.anim_.active()) throw std::invalid_argument("no op is animating: pass 'op'");
                  if (a.is_object() && a.contains("speed")) w.anim_.set_speed(num_arg(a, "speed", 0, 1, 1e7));
                  if (flag_arg(a, "to_end")) w.anim_.to_end();
@@ -375,6 +406,7 @@ json ModelWindow::state() const {
             {"configs", configs_},
             {"config", config_},
             {"mesh", mesh_text(mesh_w_, mesh_h_)},
+            {"execution", streaming_ ? "streaming" : "resident"},   // the weights combo: the next compile's
             {"compiled", session_.compiled()},
             {"compiled_mesh", session_.compiled() ? json(mesh_text(session_.plan()->mesh_w, session_.plan()->mesh_h)) : json(nullptr)},
             {"model", session_.model_source()},
@@ -451,6 +483,15 @@ void ModelWindow::draw_settings() {
     }
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("the emulated mesh the model is compiled for (each PE has 48 KiB of SRAM)");
     mark("mesh");
+    ImGui::SameLine();
+    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 7);
+    static constexpr const char* kExecution[] = {"resident", "streaming"};
+    int e = streaming_ ? 1 : 0;
+    if (ImGui::Combo("weights", &e, kExecution, 2)) streaming_ = e == 1;
+    if (ImGui::IsItemHovered())
+        ImGui::SetTooltip("resident: every layer on its own PEs, its weights in their SRAM.\nstreaming: one layer's ops serve "
+                          "every layer, each layer's weights streamed in over the mesh's edge (docs/weight-streaming.md)");
+    mark("execution");
 #ifndef __EMSCRIPTEN__
     ImGui::SameLine();
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 10);
@@ -588,6 +629,15 @@ void ModelWindow::draw_forward() {
     ImGui::TextColored(f->identical == f->logits ? kGoodText : kWarnText, "logits: %zu of %zu bit-identical to the reference (max |diff| %.3g)",
                        f->identical, f->logits, f->max_abs_diff);
     mark("logits_check");
+    uint64_t stream_bytes = 0, stream_cycles = 0;
+    for (const wl::model::OpRun& r : f->ops)
+        if (r.stream_bytes) stream_bytes += r.stream_bytes, stream_cycles += r.cycles;
+    if (stream_bytes)
+        ImGui::TextWrapped("weights streamed in over the mesh's edge: %llu bytes, %llu of the %llu cycles (%.0f%%): a layer "
+                           "waits for its largest op's weights at %.3f bytes a cycle per edge link (docs/weight-streaming.md)",
+                           (unsigned long long)stream_bytes, (unsigned long long)stream_cycles, (unsigned long long)f->cycles,
+                           100.0 * double(stream_cycles) / double(std::max<uint64_t>(f->cycles, 1)),
+                           wl::model::EdgeLink::wse2().bytes_per_cycle);
     draw_animation();
     if (ImGui::BeginTable("##ops", 8, ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit |
                                           ImGuiTableFlags_ScrollY,
@@ -614,8 +664,13 @@ void ModelWindow::draw_forward() {
             ImGui::Text("%llu", (unsigned long long)r.hops);
             ImGui::TableNextColumn();
             ImGui::PushID(int(i));
-            if (ImGui::SmallButton("animate")) animate(session_.plan()->ops[i]);
-            if (ImGui::IsItemHovered()) ImGui::SetTooltip("run %s again in cycle mode and watch its wavelets on the canvas", r.name.c_str());
+            const std::string refusal = replay_refusal(r.name);
+            ImGui::BeginDisabled(!refusal.empty());
+            if (ImGui::SmallButton("animate")) animate(r.name);
+            ImGui::EndDisabled();
+            if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+                ImGui::SetTooltip("%s", refusal.empty() ? ("run " + r.name + " again in cycle mode and watch its wavelets on the canvas").c_str()
+                                                        : refusal.c_str());
             ImGui::PopID();
         }
         ImGui::EndTable();

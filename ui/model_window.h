@@ -89,7 +89,11 @@ private:
     bool forward(const std::string& prompt);
     bool generate(const std::string& prompt, int tokens, const wl::gpt::SampleOptions& opt);
     void open_kernel(const wl::model::PlannedOp& op);
-    void animate(const wl::model::PlannedOp& op);   // needs a forward first
+    // A run of the last forward (its OpRun name: "l0.qkv"; streaming: "l2.qkv", "l2.weights") again in
+    // cycle mode, on the canvas. Throws when there is no forward, or the run cannot be replayed:
+    // streaming leaves the last layer on the mesh, so only its runs and the ops outside the layer.
+    void animate(const std::string& run);
+    std::string replay_refusal(const std::string& run) const;   // why animate(run) would throw; "" when it would not
     void rebuild_overlay();
     void need_compiled() const;          // throws "no model is compiled" unless one is
     void draw();
@@ -111,6 +115,7 @@ private:
     std::string config_ = "gpt-nano";
     std::string set_;                    // model_compile's {set}: key overrides, as --set
     bool no_cache_ = false;              // model_compile's {no_cache}: the next compile skips the cache
+    bool streaming_ = false;             // the weights combo, model_compile's {execution}: wafer.execution
     int mesh_w_ = 32, mesh_h_ = 32;
     char checkpoint_[512] = {};
     char prompt_[512] = "Once upon a time there was a little";

@@ -27,6 +27,17 @@ std::vector<uint8_t> symbol_bytes(const wl::Machine& m, int x, int y, const std:
 }  // namespace
 
 bool OpAnimation::start(const wl::Machine& model, const wl::model::PlannedOp& op, std::string* why) {
+    const Launch launch = [&op](wl::Host& h) {
+        wl::Fault f = h.launch(op.rect, "main");
+        for (const auto& [from, send] : wl::model::link_senders(op))   // its links: the producers send again, from their SRAM
+            if (!f) f = h.launch(from, send);
+        return f;
+    };
+    return start(model, op.name, launch, {{op.rect, op.output.symbol}}, why);
+}
+
+bool OpAnimation::start(const wl::Machine& model, const std::string& name, const Launch& launch,
+                        const std::vector<std::pair<wl::Rect, std::string>>& outputs, std::string* why) {
     stop();
     *this = OpAnimation{};
     auto host = std::make_unique<wl::Host>(model.config());
@@ -35,20 +46,18 @@ bool OpAnimation::start(const wl::Machine& model, const wl::model::PlannedOp& op
     wl::Fault f = m.set_mode(wl::RunMode::Cycle);
     if (!f) {
         m.trace().set_capacity(kTraceEvents);
-        f = host->launch(op.rect, "main");
-        for (const auto& [from, send] : wl::model::link_senders(op))   // its links: the producers send again, from their SRAM
-            if (!f) f = host->launch(from, send);
+        f = launch(*host);
     }
     if (f) {
-        *why = op.name + ": " + f.to_string();
+        *why = name + ": " + f.to_string();
         return false;
     }
     host_ = std::move(host);
-    rect_ = op.rect;
-    op_ = op.name;
-    out_symbol_ = op.output.symbol;
-    for (int y = rect_.y; y < rect_.y + rect_.h; ++y)
-        for (int x = rect_.x; x < rect_.x + rect_.w; ++x) fast_out_.push_back(symbol_bytes(model, x, y, out_symbol_));
+    op_ = name;
+    outputs_ = outputs;
+    for (const auto& [r, symbol] : outputs_)
+        for (int y = r.y; y < r.y + r.h; ++y)
+            for (int x = r.x; x < r.x + r.w; ++x) fast_out_.push_back(symbol_bytes(model, x, y, symbol));
     start_ = m.now();
     return true;
 }
@@ -74,11 +83,12 @@ void OpAnimation::tick(double dt_s, double budget_ms) {
     }
     if (to_end_) owed_ = 0;
     if (!done_ || !error_.empty()) return;
-    // The output symbol on each PE of the op, against the fast run's.
+    // The outputs on each of their PEs, against the fast run's.
     bool same = true;
     size_t i = 0;
-    for (int y = rect_.y; y < rect_.y + rect_.h; ++y)
-        for (int x = rect_.x; x < rect_.x + rect_.w; ++x) same = same && symbol_bytes(m, x, y, out_symbol_) == fast_out_[i++];
+    for (const auto& [r, symbol] : outputs_)
+        for (int y = r.y; y < r.y + r.h; ++y)
+            for (int x = r.x; x < r.x + r.w; ++x) same = same && symbol_bytes(m, x, y, symbol) == fast_out_[i++];
     matches_ = same;
 }
 

@@ -4,6 +4,8 @@
 // cycle mode with a trace, the op's main is launched again on its PEs, and tick()
 // steps it a slice per frame. When it ends, its output is compared with the fast
 // run's, word for word: the two modes must agree (docs/engine.md).
+// Streaming execution: a layer's weight stream (MeshGPT::feed_layer) replays the same way:
+// the edge links feed the copy again and the ops' load_w keep their parts; its outputs are w.
 //
 //   OpAnimation a;
 //   if (!a.start(*session.machine(), *plan.find("l0.qkv"), &why)) show(why);
@@ -14,6 +16,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -25,6 +28,10 @@ class OpAnimation {
 public:
     // Copies `model` (quiescent, after a forward) and launches op's main on the copy.
     bool start(const wl::Machine& model, const wl::model::PlannedOp& op, std::string* why);
+    // Any replay: `launch` starts it on the copy; `outputs` (PEs, symbol) are compared with the model's at the end.
+    using Launch = std::function<wl::Fault(wl::Host&)>;
+    bool start(const wl::Machine& model, const std::string& name, const Launch& launch,
+               const std::vector<std::pair<wl::Rect, std::string>>& outputs, std::string* why);
     void stop() { host_.reset(); }
     bool active() const { return host_ != nullptr; }
     const wl::Machine* machine() const { return host_ ? &host_->machine() : nullptr; }
@@ -44,9 +51,9 @@ public:
 
 private:
     std::unique_ptr<wl::Host> host_;
-    wl::Rect rect_;
-    std::string op_, out_symbol_;
-    std::vector<std::vector<uint8_t>> fast_out_;   // per PE of rect_, row-major: the output the fast run left
+    std::string op_;
+    std::vector<std::pair<wl::Rect, std::string>> outputs_;
+    std::vector<std::vector<uint8_t>> fast_out_;   // per output, per PE of its rect, row-major: what the fast run left
     uint64_t start_ = 0;
     double speed_ = 2000, owed_ = 0;       // cycles per second; cycles not yet run
     bool to_end_ = false, done_ = false;

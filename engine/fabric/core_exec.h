@@ -32,8 +32,6 @@
 
 namespace wl {
 
-constexpr uint64_t kNever = ~uint64_t(0);
-
 inline float f32(uint32_t u) { float f; std::memcpy(&f, &u, 4); return f; }
 inline uint32_t u32(float f) { uint32_t u; std::memcpy(&u, &f, 4); return u; }
 

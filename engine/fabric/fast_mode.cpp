@@ -558,6 +558,12 @@ void FastMode::absorb(Machine& m) {
                     route(m, i, p, c, FastWavelet{w, ctrl ? 1u : 0u, now});
                 }
     }
+    // Edge links: every word at once, each stamped with the cycle its link brings it in.
+    for (EdgeFeed& f : m.feeds_) {
+        m.routers_[size_t(f.pe)].stats.in[f.port] += uint32_t(f.words.size() - f.next);   // as cycle mode counts each push
+        for (; !f.done(); ++f.next) route(m, f.pe, f.port, f.colour, FastWavelet{f.words[f.next], 0, std::max(now, f.due(f.next))});
+    }
+    m.feeds_.clear();
 }
 
 RunResult FastMode::advance(Machine& m, uint64_t max_cycles, bool stop_when_quiet) {

@@ -17,6 +17,7 @@
 #include "engine/core/zeroed_alloc.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -158,6 +159,7 @@ void Machine::copy_state(const Machine& o) {
     trace_ = o.trace_;
     mode_ = o.mode_;
     fast_ = o.fast_ ? std::make_unique<FastMode>(*o.fast_) : nullptr;
+    feeds_ = o.feeds_;
 }
 
 size_t Machine::snapshot_bytes() const {
@@ -385,6 +387,50 @@ Fault Machine::inject(int x, int y, int port, int colour, uint32_t data, bool ct
     return {};
 }
 
+uint64_t EdgeFeed::due(size_t k) const { return start + uint64_t(std::ceil(double(k + 1) * cycles_per_wavelet)); }
+
+Fault Machine::feed(int x, int y, int port, int colour, std::vector<uint32_t> words, double cycles_per_wavelet) {
+    if (!mesh().contains(x, y)) return host_error(x, y, "feed: PE outside the mesh");
+    if (port < 0 || port >= kRamp || colour < 0 || colour >= kColours) return host_error(x, y, "feed: bad port or colour");
+    const bool edge = (port == kWest && x == 0) || (port == kEast && x == cfg_.w - 1) || (port == kNorth && y == 0) ||
+                      (port == kSouth && y == cfg_.h - 1);
+    if (!edge) return host_error(x, y, "feed: the port does not face off the mesh (an edge link enters at the edge)");
+    if (!(cycles_per_wavelet >= 1)) return host_error(x, y, "feed: at most one wavelet a cycle");
+    const int i = idx(x, y);
+    if (!(routers_[size_t(i)].rx_any[colour] >> port & 1)) {
+        Fault f = host_error(x, y, "feed: no route on this colour accepts the port");
+        f.kind = FaultKind::NoRoute;
+        f.colour = colour;
+        return f;
+    }
+    if (words.empty()) return {};
+    feeds_.push_back({i, uint8_t(port), uint8_t(colour), std::move(words), 0, now_, cycles_per_wavelet});
+    return {};
+}
+
+bool Machine::feeding() const { return !feeds_.empty(); }
+
+uint64_t Machine::next_feed() const {
+    uint64_t t = kNever;
+    for (const EdgeFeed& f : feeds_) t = std::min(t, f.due(f.next));
+    return t;
+}
+
+void Machine::feed_phase() {
+    for (EdgeFeed& f : feeds_) {
+        if (f.done() || f.due(f.next) > now_) continue;
+        Router& r = routers_[size_t(f.pe)];
+        r.refresh(now_);
+        if (!r.space(f.port, f.colour, cfg_.router_queue_depth)) continue;   // waits for room
+        r.push(f.port, f.colour, f.words[f.next++], false);
+        r.pushed[f.port] &= ~(1u << f.colour);   // from outside the cycle: visible at once
+        r.stats.in[f.port]++;
+        wake_router(f.pe, now_);
+        progress_++;
+    }
+    feeds_.erase(std::remove_if(feeds_.begin(), feeds_.end(), [](const EdgeFeed& f) { return f.done(); }), feeds_.end());
+}
+
 // [SECTION] the cycle loop
 
 void Machine::wake_router(int i, uint64_t cycle) {
@@ -450,13 +496,13 @@ RunResult Machine::run_loop(uint64_t cycles, bool stop_when_quiet) {
     if (fault_) return finish(RunStatus::Faulted);
     while (true) {
         if (rnow_.empty() && cnow_.empty()) {
-            if (timers_.empty()) {
+            if (timers_.empty() && feeds_.empty()) {
                 // Nothing will ever happen again: done, or deadlocked.
                 if (!check_deadlock()) return finish(RunStatus::Faulted);
                 if (!stop_when_quiet) now_ = std::max(now_, end);
                 return finish(RunStatus::Quiescent);
             }
-            uint64_t t = timers_.front().at;
+            uint64_t t = std::min(timers_.empty() ? kNever : timers_.front().at, next_feed());
             if (t >= end) {
                 now_ = end;
                 return finish(RunStatus::CyclesDone);
@@ -471,6 +517,7 @@ RunResult Machine::run_loop(uint64_t cycles, bool stop_when_quiet) {
             wake_core(pe, now_);
         }
         progress_ = 0;
+        if (!feeds_.empty()) feed_phase();
         rr_colour_ = unsigned(now_ % kColours);
         rr_port_ = unsigned(now_ % kPorts);
         route_phase();                                                     // phase 1: route
@@ -481,7 +528,9 @@ RunResult Machine::run_loop(uint64_t cycles, bool stop_when_quiet) {
         std::swap(cnow_, cnext_);
         ++now_;
         if (fault_) return finish(RunStatus::Faulted);
-        if (progress_ == 0 && timers_.empty() && !check_deadlock()) return finish(RunStatus::Faulted);
+        // no progress, no timer, and no edge link waiting for its next word's time (one that waits for room is stuck too)
+        if (progress_ == 0 && timers_.empty() && (feeds_.empty() || next_feed() < now_) && !check_deadlock())
+            return finish(RunStatus::Faulted);
     }
 }
 
@@ -522,7 +571,8 @@ bool Machine::check_deadlock() {
 }
 
 bool Machine::quiescent() const {
-    return rnow_.empty() && cnow_.empty() && timers_.empty() && (!fast_ || fast_->empty()) && stuck(false).empty();
+    return rnow_.empty() && cnow_.empty() && timers_.empty() && feeds_.empty() && (!fast_ || fast_->empty()) &&
+           stuck(false).empty();
 }
 
 // [SECTION] router step

@@ -54,6 +54,20 @@ bool run_mode_from_name(const std::string& s, RunMode* out);
 
 class FastMode;
 
+// An edge link: wavelets from outside the mesh (an external store) into a router port on the mesh's
+// edge, word k visible at start + ceil((k + 1) * cycles_per_wavelet): the link's bandwidth. Cycle
+// mode never pushes into a full queue (the word waits); fast mode routes them all at once, stamped.
+struct EdgeFeed {
+    int pe = 0;
+    uint8_t port = 0, colour = 0;
+    std::vector<uint32_t> words;
+    size_t next = 0;                  // the first word not yet in the mesh
+    uint64_t start = 0;
+    double cycles_per_wavelet = 1;
+    uint64_t due(size_t k) const;     // when word k may enter
+    bool done() const { return next >= words.size(); }
+};
+
 struct RunResult {
     RunStatus status = RunStatus::Quiescent;
     uint64_t cycles = 0;          // cycles this call advanced
@@ -89,6 +103,10 @@ public:
     Fault read(int x, int y, uint32_t offset, void* dst, size_t bytes) const;
     Fault launch(int x, int y, int fn);            // run function fn when the CE is next free
     Fault inject(int x, int y, int port, int colour, uint32_t data, bool ctrl = false);   // a wavelet arriving at a router port from outside
+    // An edge link (EdgeFeed) from now: port must face off the mesh (W at x = 0, ...) and the colour's
+    // route there must take it; cycles_per_wavelet >= 1. The words are data wavelets.
+    Fault feed(int x, int y, int port, int colour, std::vector<uint32_t> words, double cycles_per_wavelet);
+    bool feeding() const;                          // an edge link still has words to send
 
     // [SECTION] running
     RunMode mode() const { return mode_; }
@@ -135,6 +153,8 @@ private:
     void place_at_instruction(Fault& f, int pe) const;
     void copy_state(const Machine& o);             // everything but the SRAM arena
     void place(int prog, Rect r, const std::vector<uint32_t>& consts);   // load()'s part per PE
+    void feed_phase();                             // cycle mode: the edge links' words due now, where there is room
+    uint64_t next_feed() const;                    // when an edge link's next word is due (kNever: none)
 
     MachineConfig cfg_;
     uint64_t now_ = 0;
@@ -165,6 +185,7 @@ private:
     Trace trace_;
     RunMode mode_ = RunMode::Cycle;
     std::unique_ptr<FastMode> fast_;               // fast mode's queues and schedule, while in fast mode
+    std::vector<EdgeFeed> feeds_;                  // edge links with words still to send
 };
 
 }  // namespace wl

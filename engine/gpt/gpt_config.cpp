@@ -201,8 +201,8 @@ void check(const GPTConfig& c, const std::function<void(const char*, const std::
     Mesh m;
     if (!parse_mesh(c.mesh, &m)) fail("wafer.mesh", "expects WxH, each 1..256, got '" + c.mesh + "'");
     if (c.mode != "fast" && c.mode != "cycle") fail("wafer.mode", "must be fast or cycle, got '" + c.mode + "'");
-    if (c.execution == "streaming") fail("wafer.execution", "streaming (weights streamed in layer by layer) is not built yet; use resident");
-    else if (c.execution != "resident") fail("wafer.execution", "must be resident, got '" + c.execution + "'");
+    if (c.execution != "resident" && c.execution != "streaming")
+        fail("wafer.execution", "must be resident or streaming, got '" + c.execution + "'");
 }
 
 }  // namespace

@@ -8,11 +8,17 @@ FitAdvisor::FitAdvisor(const gpt::GPTConfig& cfg, int mesh_w, int mesh_h, Kernel
     begin();
 }
 
-// A larger mesh: both sides doubled until one fits (more PEs an op, so less on each), up to
+// Weight streaming first, where it applies (inference, not streaming already). Then a larger mesh: both sides doubled until one fits (more PEs an op, so less on each), up to
 // 256x256. Then a shorter context, halved down to 8: activations and attention's keys and values
 // shrink with it. The first of each that fits is suggested.
 void FitAdvisor::begin() {
     plan_.reset();
+    if (trying_ == Trying::Streaming && (train_ || cfg_.execution == "streaming")) trying_ = Trying::Mesh;
+    if (trying_ == Trying::Streaming) {
+        gpt::GPTConfig c = cfg_;
+        c.execution = "streaming";
+        plan_.emplace(c, w_, h_, kernels_, sram_, train_);
+    }
     if (trying_ == Trying::Mesh && (w_ * k_ > 256 || h_ * k_ > 256)) trying_ = Trying::Context;
     if (trying_ == Trying::Context && t_ < 8) trying_ = Trying::Done;
     if (trying_ == Trying::Mesh) plan_.emplace(cfg_, w_ * k_, h_ * k_, kernels_, sram_, train_);
@@ -31,7 +37,10 @@ bool FitAdvisor::step() {
     if (trying_ == Trying::Done) return false;
     if (plan_->step()) return true;
     const bool ok = plan_->take().ok;
-    if (trying_ == Trying::Mesh) {
+    if (trying_ == Trying::Streaming) {
+        if (ok) suggest("wafer.execution=streaming", "weights streamed in layer by layer; docs/weight-streaming.md");
+        trying_ = Trying::Mesh;
+    } else if (trying_ == Trying::Mesh) {
         const std::string m = std::to_string(w_ * k_) + "x" + std::to_string(h_ * k_);
         if (ok) suggest("wafer.mesh=" + m, "a larger mesh; the CLI's --mesh " + m);
         k_ *= 2;
@@ -47,6 +56,7 @@ bool FitAdvisor::step() {
 
 std::string FitAdvisor::activity() const {
     switch (trying_) {
+    case Trying::Streaming: return "what would fit: planning with weights streamed in: " + plan_->activity();
     case Trying::Mesh:
         return "what would fit: planning on a " + std::to_string(w_ * k_) + "x" + std::to_string(h_ * k_) + " mesh: " + plan_->activity();
     case Trying::Context: return "what would fit: planning with a context of " + std::to_string(t_) + ": " + plan_->activity();
@@ -61,8 +71,8 @@ std::string FitAdvisor::take() {
     const std::string out = fits_.empty() ? ". Neither a mesh up to 256x256 nor a shorter context makes it fit"
                                           : ". It fits with " + fits_;
     return out + ". (train_input.batch_size and optimizer.grad_accum_steps, the usual first remedies, change nothing a "
-                 "PE holds here: the mesh takes a batch's sequences one at a time. wafer.execution: streaming is not "
-                 "built yet.)";
+                 "PE holds here: the mesh takes a batch's sequences one at a time." +
+           std::string(train_ ? " wafer.execution: streaming runs inference only so far.)" : ")");
 }
 
 std::string fit_advice(const gpt::GPTConfig& cfg, int mesh_w, int mesh_h, const KernelSource& kernels, uint32_t sram_bytes,

@@ -4,8 +4,9 @@
 // troubleshooting; docs/configs.md): a smaller batch_size, then gradient accumulation, then
 // weight streaming. On this emulator a batch's sequences go through the same executable one at
 // a time, so the first two change nothing a PE holds: the advice says so, rather than suggest
-// them. What does change it is tried by planning: a larger mesh, then a shorter context. Only
-// remedies that fit are suggested, each as a key the user can --set.
+// them. What does change it is tried by planning: weight streaming (inference: one layer's ops
+// serve every layer), a larger mesh, then a shorter context. Only remedies that fit are
+// suggested, each as a key the user can --set.
 //
 //   PlanResult r = plan_model(cfg, 16, 16, kernels, sram, true);
 //   if (r.too_big) r.error += fit_advice(cfg, 16, 16, kernels, sram, true);
@@ -33,7 +34,7 @@ public:
     std::string take();           // runs what is left; the sentences (they start with ". ")
 
 private:
-    enum class Trying : uint8_t { Mesh, Context, Done };
+    enum class Trying : uint8_t { Streaming, Mesh, Context, Done };
     void begin();                 // the next remedy's plan, or Done
     void suggest(const std::string& set, const std::string& what);
 
@@ -42,7 +43,7 @@ private:
     KernelSource kernels_;
     uint32_t sram_;
     bool train_;
-    Trying trying_ = Trying::Mesh;
+    Trying trying_ = Trying::Streaming;
     int k_ = 2, t_ = 0;           // the mesh's scale, the context tried
     std::optional<PlanBuilder> plan_;
     std::string fits_;

@@ -3,9 +3,11 @@
 
 #include "engine/fabric/fault.h"
 #include "engine/model/sparsity.h"
+#include "engine/model/weight_stream.h"
 
 #include <algorithm>
 #include <chrono>
+#include <cstring>
 #include <stdexcept>
 
 namespace wl::model {
@@ -78,6 +80,7 @@ bool MeshGPT::load_step(const gpt::GPT& model) {
             check(host_.route(op.rect.x + r.x, op.rect.y + r.y, r.colour, r.route));
     } else if (i == n) {
         for (const lang::RouteSetting& r : plan_.links) check(host_.route(r.x, r.y, r.colour, r.route));   // over the kernels' loop-backs
+        if (plan_.streaming) store_ = model.params_memory;
     } else {
         load_weights(model, plan_.ops[i - n - 1]);
     }
@@ -86,10 +89,12 @@ bool MeshGPT::load_step(const gpt::GPT& model) {
 
 // Each kernel's weights, cut the way its file says (models/kernels/*.wk; weight_pieces).
 void MeshGPT::load_weights(const gpt::GPT& model) {
+    if (plan_.streaming) store_ = model.params_memory;
     for (const PlannedOp& op : plan_.ops) load_weights(model, op);
 }
 
 void MeshGPT::load_weights(const gpt::GPT& model, const PlannedOp& op) {
+    if (plan_.streaming && op.layer >= 0) return;   // a layer's weights stream in when it runs (stream_in)
     const bool sparse = sparse_matmul(op);
     for (int p = 0; p < op.rect.w; p++) {
         for (const auto& [sym, name] : op.weights) {
@@ -111,6 +116,69 @@ void MeshGPT::load_weights(const gpt::GPT& model, const PlannedOp& op) {
                                 piece.n, piece.pe));
         }
     }
+}
+
+// Streaming: layer l's weights from the store, as wavelets: each of the layer's ops takes its own over
+// the edge link of its row (the plan's LW; Machine::feed at the link's rate, weight_stream.h), every
+// PE's in turn, and its load_w keeps its part. The ops stream side by side; the layer waits for the last.
+wl::Fault MeshGPT::feed_layer(int l, wl::Host& h, uint64_t* bytes) const {
+    for (const PlannedOp& slot : plan_.ops) {
+        if (slot.layer < 0 || slot.weights.empty()) continue;
+        const PlannedOp op = layer_instance(slot, l, plan_.cfg.n_layer);
+        const Program& prog = *op.compiled->placements.front().program;
+        std::vector<uint32_t> words;   // PE 0's w, b, then PE 1's ...: load_w's order
+        for (int p = 0; p < op.rect.w; p++)
+            for (const auto& [sym, name] : op.weights) {
+                const Symbol* s = prog.symbol(sym);
+                if (!s) throw std::logic_error(op.name + ": its kernel has no symbol " + sym);
+                std::vector<float> part(s->length, 0.0f);   // the last PE's padding rows stay zero
+                const ParamSlice w = param_slice(plan_.cfg, name, op.layer);
+                for (const WeightPiece& piece : weight_pieces(op, p, sym, w))
+                    std::copy_n(store_.data() + w.offset + piece.model, piece.n, part.begin() + long(piece.pe));
+                for (float f : part) {
+                    uint32_t u;
+                    std::memcpy(&u, &f, 4);
+                    words.push_back(u);
+                }
+            }
+        if (bytes) *bytes += 4 * uint64_t(words.size());
+        if (Fault f = h.machine().feed(0, op.rect.y, kWest, int(op.constants.at("LW")), std::move(words),
+                                       EdgeLink::wse2().cycles_per_wavelet()))
+            return f;
+        if (Fault f = h.launch(op.rect, "load_w")) return f;
+    }
+    return {};
+}
+
+std::vector<std::pair<wl::Rect, std::string>> MeshGPT::streamed_weights() const {
+    std::vector<std::pair<wl::Rect, std::string>> out;
+    for (const PlannedOp& op : plan_.ops)
+        if (plan_.streaming && op.layer >= 0)
+            for (const auto& w : op.weights) out.push_back({op.rect, w.first});
+    return out;
+}
+
+bool MeshGPT::stream_in(int l) {
+    const auto start = std::chrono::steady_clock::now();
+    OpRun run;
+    run.name = "l" + std::to_string(l) + ".weights";
+    run.op = "weight_stream";
+    for (const PlannedOp& op : plan_.ops) run.pes += op.layer >= 0 && !op.weights.empty() ? op.rect.w : 0;
+    const MachineStats s0 = host_.stats();
+    check(feed_layer(l, host_, &run.stream_bytes));
+    const RunResult r = host_.run_until_quiescent(cycle_budget);
+    if (!r.ok()) {
+        error_ = run.name + " (the layer's weights over the edge links): " + r.fault.to_string();
+        return false;
+    }
+    const MachineStats s1 = host_.stats();
+    run.cycles = s1.cycles - s0.cycles;
+    run.instructions = s1.instrs - s0.instrs;
+    run.busy = s1.busy - s0.busy;
+    run.hops = s1.hops - s0.hops;
+    run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    runs_.push_back(run);
+    return true;
 }
 
 namespace {
@@ -233,11 +301,37 @@ bool MeshGPT::launch(const PlannedOp& op, const char* fn, int t0, int n, OpRun* 
     return true;
 }
 
+// Resident: the ops in schedule order. Streaming: the ops before the layer, then the layer's ops
+// once per layer, each time after its weights stream in, then the rest (lnf reads the last layer).
+bool MeshGPT::run_forward_ops(int t0, int n) {
+    const int layers = plan_.cfg.n_layer;
+    for (size_t i = 0; i < plan_.ops.size(); i++) {
+        const PlannedOp& op = plan_.ops[i];
+        if (op.train_only) continue;
+        if (!plan_.streaming) {
+            if (!run_op(op, t0, n)) return false;
+            continue;
+        }
+        if (op.layer < 0) {
+            if (!run_op(layer_instance(op, 0, layers), t0, n)) return false;
+            continue;
+        }
+        size_t end = i;   // the layer's ops: i .. end-1
+        while (end < plan_.ops.size() && plan_.ops[end].layer >= 0) end++;
+        for (int l = 0; l < layers; l++) {
+            if (!stream_in(l)) return false;
+            for (size_t k = i; k < end; k++)
+                if (!run_op(layer_instance(plan_.ops[k], l, layers), t0, n)) return false;
+        }
+        i = end - 1;
+    }
+    return true;
+}
+
 bool MeshGPT::run(int t0, int n, std::vector<float>* logits) {
     runs_.clear();
     try {
-        for (const PlannedOp& op : plan_.ops)
-            if (!op.train_only && !run_op(op, t0, n)) return false;
+        if (!run_forward_ops(t0, n)) return false;
     } catch (const std::exception& e) {
         error_ = e.what();
         return false;
@@ -283,6 +377,11 @@ bool MeshGPT::extend(int token, std::vector<float>* logits) {
         error_ = "extend on the mesh: the mesh is still loading (load_step until loaded())";
         return false;
     }
+    if (plan_.streaming) {
+        error_ = "extend on the mesh: streaming execution has no KV cache (the attention's PEs hold one layer's keys "
+                 "and values at a time); run forward on the whole context";
+        return false;
+    }
     const int T = context();
     if (!valid_token(token, T)) return false;
     if (T < 1 || T >= plan_.cfg.block_size) {
@@ -298,7 +397,7 @@ bool MeshGPT::extend(int token, std::vector<float>* logits) {
 
 const float* MeshGPT::next_logits(const int* ctx, int T) {
     const int have = context();
-    const bool cached = have > 0 && T == have + 1 && std::equal(tokens_.begin(), tokens_.end(), ctx);
+    const bool cached = !plan_.streaming && have > 0 && T == have + 1 && std::equal(tokens_.begin(), tokens_.end(), ctx);
     if (cached ? !extend(ctx[T - 1], &logits_) : !forward(ctx, T, &logits_)) throw std::runtime_error(error_);
     return logits_.data() + logits_.size() - size_t(plan_.cfg.vocab_size);
 }
@@ -307,6 +406,19 @@ uint64_t MeshGPT::last_host_bytes() const {
     uint64_t b = 0;
     for (const OpRun& r : runs_) b += r.host_bytes;
     return b;
+}
+
+uint64_t MeshGPT::last_stream_bytes() const {
+    uint64_t b = 0;
+    for (const OpRun& r : runs_) b += r.stream_bytes;
+    return b;
+}
+
+uint64_t MeshGPT::last_stream_cycles() const {
+    uint64_t c = 0;
+    for (const OpRun& r : runs_)
+        if (r.stream_bytes) c += r.cycles;
+    return c;
 }
 
 uint64_t MeshGPT::last_cycles() const {

@@ -12,6 +12,14 @@
 // token's [T, T+1). Only the window's columns move, and the attention PEs keep
 // every earlier step's keys and values in SRAM: the KV cache.
 //
+// Streaming execution (MeshPlan::streaming; docs/weight-streaming.md): the plan's one layer of
+// ops runs every layer in turn. Before layer l, its weights stream in from the store (here,
+// MeshGPT's copy of the parameters: MemoryX) as wavelets over each op's edge link (Machine::feed
+// at weight_stream.h's rate; the ops' load_w), an OpRun "l<l>.weights" of its own; the residual
+// stream between layers goes through the host.
+// The attention's PEs then hold one layer's keys and values, so there is no KV cache: every
+// token is a full forward.
+//
 //   MeshGPT mesh(plan, model);                  // fast mode by default
 //   std::vector<float> logits;                  // (T, V)
 //   if (!mesh.forward(tokens, T, &logits)) report(mesh.error());
@@ -55,6 +63,7 @@ struct OpRun {                    // one op of the last forward
     double flops = 0;             // at this forward's T
     double seconds = 0;           // host wall time
     uint64_t host_bytes = 0;      // activation bytes the host copied for it (in and out; tokens not counted)
+    uint64_t stream_bytes = 0;    // streaming: weight bytes it brought in from the store over the edge
     // busy / (cycles x PEs). Fast mode estimates both, and its small error can take the
     // ratio a little past 1 (docs/engine.md): shown as at most 1.
     double utilisation() const { return cycles && pes ? std::min(1.0, double(busy) / (double(cycles) * pes)) : 0; }
@@ -77,6 +86,7 @@ public:
     // logits (T, V) for tokens[0..T), 1 <= T <= block_size. False (and error()) on a fault or bad input.
     bool forward(const int* tokens, int T, std::vector<float>* logits);
     // One more token after the last forward/extend (context() < block_size): its logits (V).
+    // Not in streaming execution (no KV cache there): an error.
     bool extend(int token, std::vector<float>* logits);
     int context() const { return int(tokens_.size()); }   // tokens the cache holds
     // For the sampler (gpt::generate): the last step's logits (V) for this context, by extend()
@@ -84,14 +94,20 @@ public:
     const float* next_logits(const int* context, int T);
     const std::string& error() const { return error_; }
 
-    // Copies the weights in again (after training changed them).
+    // Copies the weights in again (after training changed them); streaming: into the store.
     void load_weights(const wl::gpt::GPT& model);
     void load_weights(const wl::gpt::GPT& model, const PlannedOp& op);   // one op's
 
     const MeshPlan& plan() const { return plan_; }
+    // Streaming: layer l's weights fed to h's edge links and its ops' load_w launched (stream_in runs
+    // it on this mesh; the app replays it on a copy in cycle mode). *bytes += what the links carry.
+    wl::Fault feed_layer(int l, wl::Host& h, uint64_t* bytes = nullptr) const;
+    std::vector<std::pair<wl::Rect, std::string>> streamed_weights() const;   // (PEs, symbol) a stream writes
     const std::vector<OpRun>& last_run() const { return runs_; }
     uint64_t last_cycles() const;             // the sum over the ops
     uint64_t last_host_bytes() const;         // activation bytes through the host in the last forward/extend
+    uint64_t last_stream_bytes() const;       // streaming: weight bytes streamed in during the last forward
+    uint64_t last_stream_cycles() const;      // ... and the cycles that took (in last_cycles())
     uint64_t host_bytes() const { return host_bytes_; }   // since construction (every put and get)
     const wl::Host& host() const { return host_; }
 
@@ -102,6 +118,8 @@ private:
     using Tensors = std::map<std::string, std::vector<float>>;   // tensor -> (rows, TP), channel-major
 
     bool run(int t0, int n, std::vector<float>* logits);   // every forward op over steps [t0, t0+n)
+    bool run_forward_ops(int t0, int n);                    // run()'s ops, in order (streaming: layer by layer)
+    bool stream_in(int layer);                              // streaming: the layer's weights from the store
     bool run_op(const PlannedOp& op, int t0, int n, bool read_out = true);   // read_out false: not even the logits
     // Sets the window (t0, tlen) on the op's PEs, launches fn, runs until quiescent; the
     // op's cycles, instructions and traffic into *run. False (and error_) on a fault.
@@ -117,6 +135,7 @@ private:
     MeshPlan plan_;
     wl::Host host_;
     Tensors acts_;
+    std::vector<float> store_;    // streaming: the weights off the wafer (params_memory's layout)
     std::vector<int> tokens_;
     std::vector<OpRun> runs_;
     std::vector<float> logits_;   // next_logits' result

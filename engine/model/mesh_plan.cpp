@@ -367,7 +367,7 @@ void plan_links(std::vector<PlannedOp>& ops, std::vector<lang::RouteSetting>* ro
         for (Transfer& in : c.inputs) {
             const char* constant = link_constant(c.kernel, in.symbol);
             auto it = producer.find(in.tensor);
-            if (!constant || it == producer.end() || in.slice != Slice::Rows) continue;
+            if (!constant || it == producer.end() || in.slice != Slice::Rows || in.between_layers) continue;
             PlannedOp& p = ops[size_t(it->second)];
             const Transfer& out = p.output;
             const auto [slot, send] = send_slot(p);
@@ -542,7 +542,7 @@ void plan_relays(std::vector<PlannedOp>& ops, std::vector<lang::RouteSetting>* r
         bool fits = relays(p) && !p.constants.count("LY") && p.output.slice == Slice::Rows && p.output.row_offset == 0 &&
                     p.rect.x == c.rect.x && p.rect.y < c.rect.y && (c.kernel == "attention.wk" || c.inputs.size() == 1);
         for (const Transfer& in : c.inputs)
-            fits &= in.tensor == p.name && !in.colour && in.slice == Slice::Rows && in.rows == p.output.rows &&
+            fits &= in.tensor == p.name && !in.colour && !in.between_layers && in.slice == Slice::Rows && in.rows == p.output.rows &&
                     in.row_offset + in.per_pe * c.rect.w <= p.output.rows;
         if (!fits || !only_reader(p, c)) continue;
         const int colour = exit_route(c.rect.x, p.rect.y, c.rect.y, c.rect.w);
@@ -603,6 +603,36 @@ void plan_relays(std::vector<PlannedOp>& ops, std::vector<lang::RouteSetting>* r
         own(c, "LDX", g);
         own(p, "LDY", g);
         in.grad_colour = g;
+    }
+}
+
+// Streaming: the edge links. Each of the layer's weight-holding ops (matmul.wk, layernorm.wk) takes
+// its weights over the link of its own row, entering the mesh's west edge: a colour of 8..17 free
+// on every router from the edge to the op's last PE (those before the op pass it east, the op's
+// give their PE a copy and pass it on), set as the op's LW (its load_w() takes them; MeshGPT
+// feeds the link). Each op gets a row of its own, so the layer's ops stream side by side.
+void plan_edge_links(std::vector<PlannedOp>& ops, std::vector<lang::RouteSetting>* routes) {
+    constexpr int kFirst = 8, kLast = 17;
+    std::set<std::tuple<int, int, int>> used;   // (x, y, colour): routed, or an op's own colour
+    for (const lang::RouteSetting& r : *routes) used.insert({r.x, r.y, r.colour});
+    for (const PlannedOp& o : ops)
+        for (const auto& [k, v] : o.constants)
+            if (k.size() >= 2 && k[0] == 'L' && v >= kFirst && v <= kLast)
+                for (int x = o.rect.x; x < o.rect.x + o.rect.w; x++) used.insert({x, o.rect.y, int(v)});
+    for (PlannedOp& o : ops) {
+        if (o.layer < 0 || o.weights.empty()) continue;
+        const int y = o.rect.y, end = o.rect.x + o.rect.w;
+        for (int c = kFirst; c <= kLast && !o.constants.count("LW"); c++) {
+            bool free = true;
+            for (int x = 0; x < end && free; x++) free = !used.count({x, y, c});
+            if (!free) continue;
+            for (int x = 0; x < end; x++) {
+                used.insert({x, y, c});
+                const uint8_t tx = x < o.rect.x ? kE : x + 1 < end ? uint8_t(kR | kE) : kR;
+                routes->push_back({x, y, c, Route::of(kW, tx)});
+            }
+            o.constants["LW"] = c;
+        }
     }
 }
 
@@ -668,6 +698,42 @@ void drop_stash_link(std::vector<PlannedOp>& ops, PlannedOp& o, std::vector<lang
 
 }  // namespace
 
+// Streaming: the graph of one layer (the slot every layer runs on)...
+static gpt::GPTConfig one_layer(gpt::GPTConfig cfg) {
+    cfg.n_layer = 1;
+    return cfg;
+}
+
+// ... whose stream inputs (the embedding's into the layer, the layer's last residual into lnf) come
+// from another layer when there are several: the host's, never a link.
+static void mark_between_layers(std::vector<PlannedOp>& ops) {
+    for (PlannedOp& o : ops)
+        for (Transfer& in : o.inputs)
+            if ((o.layer >= 0 && in.tensor == "encoded") || (o.layer < 0 && in.tensor == layer_name(0, "residual3")))
+                in.between_layers = true;
+}
+
+PlannedOp layer_instance(const PlannedOp& op, int l, int layers) {
+    PlannedOp o = op;
+    const std::string prefix = layer_name(0, "");
+    auto rename = [&](Transfer& t, int layer) {
+        if (t.tensor.compare(0, prefix.size(), prefix) == 0) t.tensor = layer_name(layer, t.tensor.c_str() + prefix.size());
+    };
+    if (op.layer < 0) {   // lnf: the last layer's stream
+        for (Transfer& in : o.inputs)
+            if (in.between_layers) rename(in, layers - 1);
+        return o;
+    }
+    o.layer = l;
+    o.name = layer_name(l, op.name.c_str() + prefix.size());
+    for (Transfer& in : o.inputs) {
+        if (in.between_layers && l > 0) in.tensor = layer_name(l - 1, "residual3");
+        else rename(in, l);
+    }
+    rename(o.output, l);
+    return o;
+}
+
 bool has_backward(const PlannedOp& o) { return o.train_only || (o.constants.count("TRAIN") && o.constants.at("TRAIN") == 1); }
 
 std::vector<std::pair<wl::Rect, std::string>> link_senders(const PlannedOp& op) {
@@ -719,7 +785,13 @@ bool PlanBuilder::step() {
     if (job_ && job_->step()) return true;   // a program instance of the compile in progress
     switch (stage_) {
     case Stage::Place: {   // one width of rows a step: pmax halves until the ops fit
-        std::vector<PlannedOp> ops = graph(cfg_, pmax_, train_);
+        if (streaming() && train_) {
+            fail("streaming execution runs inference only so far (training streams weights in a later step): "
+                 "train with wafer.execution: resident");
+            return false;
+        }
+        std::vector<PlannedOp> ops = graph(streaming() ? one_layer(cfg_) : cfg_, pmax_, train_);
+        if (streaming()) mark_between_layers(ops);
         std::string why;
         int rows = 0;
         const bool placed = place(ops, w_, h_, &why, &rows);
@@ -738,6 +810,20 @@ bool PlanBuilder::step() {
         }
         ops_ = std::move(ops);
         plan_links(ops_, &links_);
+        if (streaming()) {
+            plan_edge_links(ops_, &links_);
+            for (const PlannedOp& o : ops_)
+                if (o.layer >= 0 && !o.weights.empty() && !o.constants.count("LW")) {
+                    fail(o.name + ": no colour of 8..17 is free along row " + std::to_string(o.rect.y) +
+                         " from the mesh's edge for its weights' edge link");
+                    return false;
+                }
+        }
+        if (nonzeros_ && streaming()) {
+            fail("sparse weights with streaming execution are not built yet (only the non-zeros would stream): "
+                 "use wafer.execution: resident with --sparsity");
+            return false;
+        }
         if (nonzeros_)
             for (PlannedOp& o : ops_) {
                 const int nz = o.kernel == "matmul.wk" ? nonzeros_(o) : -1;
@@ -804,7 +890,7 @@ bool PlanBuilder::step() {
             r_.ok = true;
             r_.error.clear();
             r_.too_big = false;
-            r_.plan = MeshPlan{cfg_, w_, h_, sram_, std::move(ops_), train_, std::move(links_)};
+            r_.plan = MeshPlan{cfg_, w_, h_, sram_, std::move(ops_), train_, std::move(links_), streaming()};
             stage_ = Stage::Done;
             return false;
         }
@@ -905,6 +991,7 @@ nlohmann::json to_json(const MeshPlan& plan) {
                          {"per_pe", t.per_pe}, {"rows", t.rows}, {"row_offset", t.row_offset}};
         if (t.colour) j["link"] = {{"colour", t.colour}, {"from", {{"x", t.from.x}, {"y", t.from.y}, {"w", t.from.w}, {"h", t.from.h}}}};   // over the fabric; none: the host copies it
         if (t.grad_colour) j["grad_link"] = {{"colour", t.grad_colour}};    // training: its gradient goes back up
+        if (t.between_layers) j["between_layers"] = true;                   // streaming: the host carries it
         return j;
     };
     nlohmann::json ops = nlohmann::json::array();
@@ -921,6 +1008,7 @@ nlohmann::json to_json(const MeshPlan& plan) {
                        {"inputs", in}, {"output", transfer(o.output)}, {"host_out", o.host_out}});
     }
     return {{"mesh", {{"w", plan.mesh_w}, {"h", plan.mesh_h}}}, {"sram_bytes", plan.sram_bytes}, {"train", plan.train},
+            {"execution", plan.streaming ? "streaming" : "resident"},
             {"pes_used", plan.pes_used()}, {"bytes_max", plan.bytes_max()}, {"bytes_mean", plan.bytes_mean()},
             {"ops", ops}};
 }

@@ -65,6 +65,10 @@ struct Transfer {                  // one activation into or out of an op
     // sends that gradient up, to the second input's matmul (dy) and the first input's other
     // reader, a layernorm (dx); mesh_plan.cpp's plan_stream_grads.
     int grad_colour = 0;
+    // Streaming execution: the residual stream from one layer into the next (one layer's ops serve
+    // every layer, so the stream's producer is the same layer's last op): never linked; the host
+    // carries it (docs/weight-streaming.md).
+    bool between_layers = false;
 };
 
 // What an op's SRAM holds on its most loaded PE, by kind (bytes).
@@ -104,6 +108,10 @@ struct MeshPlan {
     std::vector<PlannedOp> ops;    // in schedule order
     bool train = false;            // planned for training: gradients, AdamW moments, the loss op
     std::vector<wl::lang::RouteSetting> links;   // the links' routes, mesh coordinates (after the kernels')
+    // Streaming execution (cfg.execution "streaming"; docs/weight-streaming.md): the ops are one
+    // layer's, l0.*, and serve every layer of cfg in turn, its weights streamed in before each
+    // (layer_instance); the embedding, lnf and the logits stay resident.
+    bool streaming = false;
     int pes_used() const;
     uint32_t bytes_max() const;    // over all used PEs
     double bytes_mean() const;     // over used PEs
@@ -116,6 +124,11 @@ struct PlanResult {
     bool too_big = false;          // it failed for want of SRAM or of rows: fit_advice.h says what fits
     MeshPlan plan;
 };
+
+// Streaming: what a layer op of the plan (layer 0) is when it runs layer l of `layers`: its layer,
+// its tensors' names (l0.* -> l<l>.*), and its stream input, which for l > 0 is the layer before's
+// residual3. lnf (layer -1) reads the last layer's residual3. Other ops come back as they are.
+PlannedOp layer_instance(const PlannedOp& op, int l, int layers);
 
 // The sends that bring an op's linked inputs, each (producer's PEs, function) once: a relay
 // brings several inputs in one (the attention's q, k and v). Launched with the op's main.
@@ -151,6 +164,7 @@ public:
 
 private:
     enum class Stage : uint8_t { Place, Stash, Compile, Done };
+    bool streaming() const { return cfg_.execution == "streaming"; }   // MeshPlan::streaming
     void fail(const std::string& why);
     void begin_job(const std::string& kernel, const std::map<std::string, double>& constants);
 

@@ -40,6 +40,7 @@ void write_key(ByteWriter& w, const PlanKey& k) {
     for (int v : {s.n_layer, s.n_head, s.n_embd, s.block_size, s.vocab_size, s.mesh_w, s.mesh_h}) w.i32(v);
     w.u32(s.sram_bytes);
     w.u8(s.train);
+    w.u8(s.streaming);
     w.u32(uint32_t(k.kernels.size()));
     for (const auto& [name, h] : k.kernels) {
         w.str(name);
@@ -56,6 +57,7 @@ PlanKey read_key(ByteReader& r) {
     s.mesh_h = in_range(r.i32("mesh height"), 1, kMaxMeshSide, "the mesh's height");
     s.sram_bytes = r.u32("SRAM per PE");
     s.train = r.boolean("planned for training");
+    s.streaming = r.boolean("streaming execution");
     k.kernels.resize(r.count("kernel files", 12));
     for (auto& [name, h] : k.kernels) {
         name = r.str("kernel file name");
@@ -248,6 +250,7 @@ void write_transfer(ByteWriter& w, const Transfer& t) {
     w.put(t.slice);
     for (int v : {t.per_pe, t.rows, t.row_offset, t.colour, t.from.x, t.from.y, t.from.w, t.from.h, t.grad_colour}) w.i32(v);
     w.str(t.send);
+    w.u8(t.between_layers);
 }
 
 Transfer read_transfer(ByteReader& r) {
@@ -266,6 +269,7 @@ Transfer read_transfer(ByteReader& r) {
     t.from.h = in_range(r.i32("link from height"), 0, 1 << 16, "a link's producer");
     t.grad_colour = in_range(r.i32("transfer gradient colour"), 0, kColours - 1, "a gradient link's colour");
     t.send = r.str("link send function");
+    t.between_layers = r.boolean("transfer between layers");
     return t;
 }
 
@@ -273,7 +277,7 @@ Transfer read_transfer(ByteReader& r) {
 // breaks the build here, so that it is written and read above before any file leaves it out.
 #if defined(__GLIBCXX__) && defined(__x86_64__)
 static_assert(sizeof(PlannedOp) == 416 && sizeof(Transfer) == 144 && sizeof(MemoryUse) == 20 &&
-                  sizeof(MeshPlan) == sizeof(wl::gpt::GPTConfig) + 72,   // cfg is the caller's, not the file's
+                  sizeof(MeshPlan) == sizeof(wl::gpt::GPTConfig) + 80,   // cfg is the caller's, not the file's
               "a MeshPlan type changed: write and read the new field in plan_file.cpp, bump kPlanFileFormat, then update these sizes");
 static_assert(sizeof(lang::CompileResult) == 168 && sizeof(lang::Placement) == 56 && sizeof(lang::RouteSetting) == 24 &&
                   sizeof(lang::HostAction) == 96 && sizeof(lang::Diagnostic) == 104,
@@ -379,6 +383,7 @@ std::string read_plan_file(std::string_view bytes, const wl::gpt::GPTConfig& cfg
         plan.mesh_h = r.i32("mesh height");
         plan.sram_bytes = r.u32("SRAM per PE");
         plan.train = r.boolean("planned for training");
+        plan.streaming = s.streaming;
         if (plan.mesh_w != s.mesh_w || plan.mesh_h != s.mesh_h || plan.sram_bytes != s.sram_bytes || plan.train != s.train)
             return "is corrupt (its plan is not for its key's mesh)";
         std::vector<std::shared_ptr<const lang::CompileResult>> compiled(r.count("compile results", 32));

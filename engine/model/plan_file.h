@@ -21,7 +21,7 @@
 
 namespace wl::model {
 
-constexpr uint32_t kPlanFileFormat = 3;   // bump when the layout below changes (3: shared program images, per-PE constants)
+constexpr uint32_t kPlanFileFormat = 4;   // bump when the layout below changes (3: shared program images, per-PE constants; 4: streaming)
 
 std::string write_plan_file(const PlanKey& key, const MeshPlan& plan);
 // A payload in this build's envelope (what write_plan_file does after the payload; the fuzz

@@ -8,11 +8,13 @@
 namespace wl::model {
 
 PlanShape PlanShape::of(const wl::gpt::GPTConfig& cfg, int mesh_w, int mesh_h, uint32_t sram_bytes, bool train) {
-    return {cfg.n_layer, cfg.n_head, cfg.n_embd, cfg.block_size, cfg.vocab_size, mesh_w, mesh_h, sram_bytes, train};
+    return {cfg.n_layer, cfg.n_head, cfg.n_embd, cfg.block_size, cfg.vocab_size, mesh_w, mesh_h, sram_bytes, train,
+            cfg.execution == "streaming"};
 }
 
 static void add_shape(Fnv1a& f, const PlanShape& s) {
-    for (int v : {s.n_layer, s.n_head, s.n_embd, s.block_size, s.vocab_size, s.mesh_w, s.mesh_h, int(s.sram_bytes), int(s.train)})
+    for (int v : {s.n_layer, s.n_head, s.n_embd, s.block_size, s.vocab_size, s.mesh_w, s.mesh_h, int(s.sram_bytes), int(s.train),
+                  int(s.streaming)})
         f.add(&v, sizeof v);
 }
 
@@ -72,6 +74,7 @@ std::string PlanKey::what_changed(const PlanShape& now, SourceHashes& hashes) co
          std::to_string(now.mesh_w) + "x" + std::to_string(now.mesh_h));
     note("SRAM per PE", std::to_string(s.sram_bytes), std::to_string(now.sram_bytes));
     note("planned for", s.train ? "training" : "inference", now.train ? "training" : "inference");
+    note("wafer.execution", s.streaming ? "streaming" : "resident", now.streaming ? "streaming" : "resident");
     for (const auto& [name, h] : kernels)
         if (hashes(name) != h) r += (r.empty() ? "" : ", ") + name + " edited";
     return r;

@@ -1,6 +1,6 @@
 // plan_key.h: what a compiled model executable (a MeshPlan) depends on, so that a cache can
 // tell when it may reuse one and say why it may not: the model's shape (model.*), the mesh,
-// the SRAM per PE, inference or training (the PlanShape), and the source of every kernel file
+// the SRAM per PE, inference or training, resident or streaming (the PlanShape), and the source of every kernel file
 // the plan compiled (their hashes). The key is FNV-1a over all of it.
 //
 // Not in the key: the optimiser's settings, the seed, the data and the batch size. The mesh
@@ -25,6 +25,7 @@ struct PlanShape {
     int mesh_w = 0, mesh_h = 0;
     uint32_t sram_bytes = 0;
     bool train = false;
+    bool streaming = false;   // wafer.execution: streaming (one layer's ops serve every layer)
     static PlanShape of(const wl::gpt::GPTConfig& cfg, int mesh_w, int mesh_h, uint32_t sram_bytes, bool train);
     bool operator==(const PlanShape&) const = default;
     uint64_t hash() const;   // FNV-1a of the fields: names the shape's file in a cache folder

@@ -231,6 +231,39 @@ TEST_F(ModelSessionTest, EveryOpAnimatedInCycleModeGivesTheFastRunsOutput) {
     EXPECT_EQ(s_->machine()->mode(), wl::RunMode::Fast);   // the model's own machine is untouched
 }
 
+// Streaming execution: the last layer's weight stream (the edge links feeding its ops' load_w) and its
+// ops replay in cycle mode from what the forward left on the mesh, to the fast run's bits.
+TEST(ModelSession, AStreamedLayerAndItsOpsReplayInCycleMode) {
+    ModelSession s(kModels);
+    ASSERT_TRUE(s.compile("gpt-nano", 16, 16, "", "wafer.execution=streaming,model.n_layer=2,model.n_embd=32,model.n_head=2"))
+        << s.error();
+    ASSERT_TRUE(s.plan()->streaming);
+    ASSERT_TRUE(s.forward("Once upon")) << s.error();
+    const wlui::ForwardReport f = *s.last_forward();
+    uint64_t streamed = 0;
+    for (const auto& r : f.ops)
+        if (r.name == "l1.weights") streamed = r.cycles;
+    ASSERT_GT(streamed, 0u) << "the forward streams layer 1's weights";
+    wlui::OpAnimation a;
+    std::string why;
+    ASSERT_TRUE(a.start(*s.machine(), "l1.weights", [&](wl::Host& h) { return s.mesh()->feed_layer(1, h); },
+                        s.mesh()->streamed_weights(), &why))
+        << why;
+    a.to_end();
+    for (int n = 0; n < 1000 && !a.done(); n++) a.tick(0.016, 1000);
+    ASSERT_TRUE(a.done());
+    EXPECT_EQ(a.error(), "");
+    EXPECT_EQ(a.matches_fast(), std::optional<bool>(true)) << "the same weights land in every load_w";
+    EXPECT_GT(a.machine()->trace().total(), 0u);
+    EXPECT_NEAR(double(a.cycles()), double(streamed), 0.01 * double(streamed)) << "cycle mode beside fast mode's stream";
+    const wl::model::PlannedOp* fch = s.plan()->find("l0.fch");
+    ASSERT_NE(fch, nullptr);
+    ASSERT_TRUE(a.start(*s.machine(), wl::model::layer_instance(*fch, 1, 2), &why)) << why;
+    a.to_end();
+    for (int n = 0; n < 1000 && !a.done(); n++) a.tick(0.016, 1000);
+    EXPECT_EQ(a.matches_fast(), std::optional<bool>(true)) << "l1.fch from layer 1's weights and inputs";
+}
+
 // Compile once, run many: the second compile of the same model is a lookup; a context-length
 // change compiles again and says why; no_cache compiles again; plan_json carries it for the page.
 TEST(ModelSession, TheSecondCompileIsCachedAndAShapeChangeRecompiles) {

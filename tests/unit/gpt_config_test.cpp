@@ -155,8 +155,8 @@ TEST(GptConfig, SetOverridesAnyKey) {
     EXPECT_EQ(err("learning_rate=1e-3"), "--set: learning_rate: unknown key; did you mean optimizer.learning_rate?");
     EXPECT_EQ(err("optimizer.learning_rate"), "--set: expected key=value, got 'optimizer.learning_rate'");
     EXPECT_EQ(err("model.n_layer=x"), "--set: model.n_layer: expected an integer, got 'x'");
-    EXPECT_EQ(err("wafer.execution=streaming"),
-              "--set: wafer.execution streaming (weights streamed in layer by layer) is not built yet; use resident");
+    EXPECT_EQ(err("wafer.execution=streaming"), "");
+    EXPECT_EQ(err("wafer.execution=pipelined"), "--set: wafer.execution must be resident or streaming, got 'pipelined'");
 }
 
 // The key table in docs/configs.md is generated from WL_CONFIG_KEYS; this keeps the doc current.

@@ -23,6 +23,19 @@ TEST(FitAdvice, TooSmallAMeshSuggestsTheSmallestLargerOneThatFits) {
     EXPECT_TRUE(plan_model(nano(), 32, 32, kernels(), kSram, true).ok);   // what it says is so
     EXPECT_NE(advice.find("change nothing a PE holds here"), std::string::npos) << advice;
     EXPECT_EQ(advice.find("--set train_input.batch_size"), std::string::npos) << advice;
+    EXPECT_EQ(advice.find("--set wafer.execution"), std::string::npos) << "training does not stream yet: " << advice;
+    EXPECT_NE(advice.find("wafer.execution: streaming runs inference only so far"), std::string::npos) << advice;
+}
+
+TEST(FitAdvice, InferenceTriesWeightStreamingFirst) {
+    wl::gpt::GPTConfig cfg = nano();
+    cfg.n_layer = 8;   // eight layers' ops do not fit 16x16 at once; one layer's do
+    ASSERT_TRUE(plan_model(cfg, 16, 16, kernels(), kSram, false).too_big);
+    const std::string advice = fit_advice(cfg, 16, 16, kernels(), kSram, false);
+    EXPECT_EQ(advice.find(". It fits with --set wafer.execution=streaming (weights streamed in layer by layer"), 0u) << advice;
+    EXPECT_EQ(advice.find("inference only"), std::string::npos) << advice;
+    cfg.execution = "streaming";
+    EXPECT_TRUE(plan_model(cfg, 16, 16, kernels(), kSram, false).ok);   // what it says is so
 }
 
 TEST(FitAdvice, TooLongAContextSuggestsTheLongestThatFits) {

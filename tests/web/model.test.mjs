@@ -175,3 +175,27 @@ test('an op animated in cycle mode moves wavelets on the canvas and ends with th
   await call(page, 'model_animate', { stop: true });
   assert.equal((await state(page)).model.animation, null);
 });
+
+test('weight streaming: one layer on the mesh, each layer\'s weights in over the edge links, replayed on the canvas', async () => {
+  const { page } = app;
+  const plan = await call(page, 'model_compile', 'gpt-nano', '32x32', { execution: 'streaming', show: true });
+  assert.equal(plan.execution, 'streaming');
+  assert.equal(plan.ops.filter((o) => o.layer > 0).length, 0, 'one layer of ops serves the three');
+  const f = await call(page, 'model_forward', 'Once');
+  assert.equal(f.logits_identical, f.logits, 'the reference\'s logits, bit for bit');
+  const streams = f.ops.filter((o) => o.op === 'weight_stream');
+  assert.deepEqual(streams.map((o) => o.name), ['l0.weights', 'l1.weights', 'l2.weights']);
+  assert.ok(streams.every((o) => o.stream_bytes > 0 && o.cycles > 0));
+  assert.match(await error(page, 'model_animate', { op: 'l0.qkv' }), /holds layer 2's weights/);
+  await call(page, 'canvas', { wavelets: true });
+  await call(page, 'model_animate', { op: 'l2.weights', speed: 100000 });
+  await page.waitForFunction(() => window.waferlab.state().canvas.dots > 0, null, { timeout: 40000 });
+  await shot(page, 'model_weight_stream.png');
+  await call(page, 'model_animate', { to_end: true });
+  await page.waitForFunction(() => window.waferlab.state().model.animation.done, null, { timeout: 120000 });
+  const a = (await state(page)).model.animation;
+  assert.equal(a.error, null);
+  assert.equal(a.matches_fast, true, 'every load_w kept the weights the fast run did');
+  await call(page, 'model_animate', { stop: true });
+  await call(page, 'model_compile', 'gpt-nano', '32x32', { execution: 'resident' });   // as the other tests expect
+});

@@ -1,0 +1,20 @@
+// weight_stream.cpp: see weight_stream.h.
+#include "engine/model/weight_stream.h"
+
+#include "engine/gpu/wafer_estimate.h"
+
+#include <cmath>
+
+namespace wl::model {
+
+EdgeLink EdgeLink::wse2() {
+    const gpu::WaferSpec w = gpu::wse2();
+    const double edge_pes = 2.0 * (w.w + w.h);
+    return {w.io_bytes_per_s / edge_pes / w.clock_hz};
+}
+
+uint64_t EdgeLink::cycles(uint64_t bytes) const {
+    return bytes ? uint64_t(std::ceil(double(bytes) / bytes_per_cycle)) : 0;
+}
+
+}  // namespace wl::model
