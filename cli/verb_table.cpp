@@ -148,7 +148,7 @@ const std::vector<Verb>& verb_table() {
               {{"config", Value::Text, "model config (default models/gpt-nano.yaml)"},
                kSet, kMesh, kKernels, kSparsityMask, kSparsitySeed,
                {"op", Value::Text, "the matmul to show on its own (default l0.fch)"},
-               {"steps", Value::Int, "training steps at each density, mask fixed (default 10)"},
+               {"steps", Value::Int, "training steps at each density, mask fixed (default 20)"},
                {"mode", Value::Text, "cycle: every cycle, exact; fast: cycles estimated (default: the config's wafer.mode)", "cycle|fast"},
                kJson},
               bench_sparsity},
