@@ -248,6 +248,7 @@ bool MeshTrainer::stream(const char* name, const PlannedOp& from, const char* fr
     run.instructions = s1.instrs - s0.instrs;
     run.busy = s1.busy - s0.busy;
     run.hops = s1.hops - s0.hops;
+    run.wavelets = s1.sent - s0.sent;
     run.pes = from.rect.w * from.rect.h + to.rect.w * to.rect.h;
     run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     runs_.push_back(run);
@@ -593,6 +594,7 @@ void MeshTrainer::queue_update() {
         run.instructions = s1.instrs - s0.instrs;
         run.busy = s1.busy - s0.busy;
         run.hops = s1.hops - s0.hops;
+        run.wavelets = s1.sent - s0.sent;
         run.pes = int(mesh_.plan().pes_used());
         run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         runs_.push_back(run);
