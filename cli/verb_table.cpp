@@ -23,7 +23,8 @@ const Flag kSet{"set", Value::Text, "override config keys: optimizer.learning_ra
 const Flag kKernels{"kernels", Value::Text, "the kernel folder (default: kernels/ beside --config, else models/kernels)"};
 // The compile cache (compile once, run many: docs/model-compiler.md).
 const Flag kNoCache{"no-cache", Value::Switch, "compile the model even if the compile cache holds it (and replace the cached executable)"};
-// Unstructured sparsity (engine/model/sparsity.h; docs/model-compiler.md, "Sparsity"): inference.
+// Unstructured sparsity (engine/model/sparsity.h; docs/model-compiler.md, "Sparsity"): inference,
+// and training with the mask fixed.
 const Flag kSparsity{"sparsity", Value::Number, "zero this fraction (0..0.95) of every linear layer's weights; the mesh's matmuls skip them"};
 const Flag kSparsityMask{"sparsity-mask", Value::Text, "which weights --sparsity zeroes: the smallest |w|, or a seeded random choice (default magnitude)", "magnitude|random"};
 const Flag kSparsitySeed{"sparsity-seed", Value::Int, "the random mask's seed (default: the model's runconfig.seed)"};
@@ -58,6 +59,7 @@ const std::vector<Verb>& verb_table() {
           {"on-mesh", Value::Switch, "every step on the emulated mesh: forward, backward and AdamW on the PEs"},
           kMesh, kKernels, kNoCache, kCacheDir,
           {"mode", Value::Text, "with --on-mesh: fast (functional, cycles estimated) or cycle (default: the config's wafer.mode)", "cycle|fast"},
+          kSparsity, kSparsityMask, kSparsitySeed,
           kThreads, kBpeDir, kJson},
          verb_train},
         {"generate", "sample text from a checkpoint or from llm.c GPT-2 weights", nullptr, false, nullptr,
@@ -145,11 +147,12 @@ const std::vector<Verb>& verb_table() {
                {"train", Value::Switch, "a training step (batch_size sequences, backward, AdamW) instead of a forward"},
                kNoCache, kCacheDir, kJson},
               bench_mesh_gpt},
-             {"sparsity", "one gpt-nano matmul and a whole forward on the mesh at densities 1, 0.5, 0.25, 0.1: cycles and wavelets vs the ideal",
+             {"sparsity", "one gpt-nano matmul, a whole forward and a training step on the mesh at densities 1, 0.5, 0.25, 0.1: cycles and wavelets vs the ideal, and the loss after N steps",
               nullptr, false, nullptr,
               {{"config", Value::Text, "model config (default models/gpt-nano.yaml)"},
                kSet, kMesh, kKernels, kSparsityMask, kSparsitySeed,
                {"op", Value::Text, "the matmul to show on its own (default l0.fch)"},
+               {"steps", Value::Int, "training steps at each density, mask fixed (default 20)"},
                {"mode", Value::Text, "cycle: every cycle, exact; fast: cycles estimated (default: the config's wafer.mode)", "cycle|fast"},
                kJson},
               bench_sparsity},

@@ -2,6 +2,7 @@
 //   waferlab-cli train --config models/gpt-micro.yaml [--data FILE | --corpus NAME] [--steps N]
 //                      [--json] [--out CKPT] [--resume CKPT] [--threads N] [--set k=v,k=v] [--bpe-dir DIR]
 //                      [--on-mesh [--mesh WxH] [--kernels DIR] [--mode fast|cycle]]
+//                      [--sparsity S [--sparsity-mask magnitude|random] [--sparsity-seed N]]
 // Terminal: a progress bar with loss and tokens/s. --json: one object per evaluation
 // ({step, train_loss, val_loss, tokens_per_s, lr, elapsed_s}) and a final summary object;
 // with --on-mesh also one per step ({step, loss, grad_norm, tokens_per_s, cycles, wafer_s, host_bytes}).
@@ -9,6 +10,10 @@
 // in the same format either way (the mesh's weights and AdamW moments, read back from SRAM).
 // With --on-mesh the train and validation losses are the mesh's too (the forward and the loss on
 // the PEs, the reference's numbers bit for bit on the same weights).
+// --sparsity S prunes the linear layers once, from the initial (or resumed) weights, and trains
+// with that mask fixed (engine/model/sparsity.h): on the mesh only the non-zeros are held and
+// updated; the reference (without --on-mesh) zeroes the masked gradients. --json lines carry
+// "density" then.
 #include "cli/model_args.h"
 #include "cli/verbs.h"
 
@@ -82,6 +87,14 @@ int verb_train(const Args& args) {
     }
     const GPTConfig& cfg = tr->cfg;
     const std::string out = args.get("out", name + ".ckpt");
+    // The fixed mask, from the weights as they are now; a resumed optimiser's moments of the
+    // masked weights go to zero with them (a dense checkpoint's may not be).
+    wl::model::PruneStats pruned;
+    const bool sparse = prune_from(args, tr->model.get(), &pruned);
+    if (sparse) {
+        tr->model->mask_out(tr->opt.m.data());
+        tr->model->mask_out(tr->opt.v.data());
+    }
     const int64_t total = cfg.max_iters;
 
     if (!json) {
@@ -89,6 +102,10 @@ int verb_train(const Args& args) {
                      "%d thread(s), %s kernels\n", name.c_str(), tr->model->num_parameters, cfg.n_layer, cfg.n_head,
                      cfg.n_embd, cfg.block_size, cfg.vocab_size, tr->corpus.name.c_str(), tr->corpus.text.size(),
                      num_threads(), gemm_isa());
+        if (sparse)
+            std::fprintf(stderr, "pruned (--sparsity %s, %s mask), fixed while training: %zu of %zu linear-layer weights kept (density %.3f)\n",
+                         args.get("sparsity").c_str(), args.get("sparsity-mask", "magnitude").c_str(), pruned.kept,
+                         pruned.weights, pruned.density());
     }
 
     // --on-mesh: every step, every evaluation batch (the forward and the loss) and the addition
@@ -98,7 +115,8 @@ int verb_train(const Args& args) {
     wl::model::CompileInfo compile_info;
     if (args.has("on-mesh")) {
         const wl::RunMode mode = run_mode_of(cfg);
-        mesh = std::make_unique<wl::model::MeshTrainer>(plan_for(args, cfg, true, &compile_info), *tr->model, mode);
+        mesh = std::make_unique<wl::model::MeshTrainer>(plan_for(args, cfg, true, &compile_info, sparse ? tr->model.get() : nullptr),
+                                                       *tr->model, mode);
         if (tr->opt.t > 0) {   // resumed: AdamW's moments into SRAM
             mesh->transfer(wl::model::MeshTrainer::State::Moment1, &tr->opt.m, true);
             mesh->transfer(wl::model::MeshTrainer::State::Moment2, &tr->opt.v, true);
@@ -140,6 +158,7 @@ int verb_train(const Args& args) {
         if (json) {
             nlohmann::json j = {{"step", tr->step}, {"train_loss", train_loss}, {"val_loss", val_loss},
                                 {"tokens_per_s", tps}, {"lr", tr->lr()}, {"elapsed_s", elapsed}};
+            if (sparse) j["density"] = pruned.density();
             std::printf("%s\n", j.dump().c_str());
             std::fflush(stdout);
         } else {
@@ -173,6 +192,7 @@ int verb_train(const Args& args) {
                                     {"cycles", st.cycles},
                                     {"wafer_s", double(st.cycles) / wse_clock_hz()},
                                     {"host_bytes", st.host_bytes}};
+                if (sparse) j["density"] = pruned.density();
                 std::printf("%s\n", j.dump().c_str());
                 std::fflush(stdout);
             }
@@ -197,6 +217,7 @@ int verb_train(const Args& args) {
                               {"checkpoint", out},
                               {"on_mesh", mesh != nullptr}};
     if (mesh) summary["compile"] = wl::model::to_json(compile_info);
+    if (sparse) summary["density"] = pruned.density();
     if (cfg.corpus == "addition") {   // exact-match accuracy on fresh problems, greedy decoding
         auto probs = addition_problems(cfg.seed + 1, 100, cfg.addition_digits);
         summary["addition_accuracy"] = addition_accuracy(probs, [&](const std::string& p) {

@@ -334,6 +334,12 @@ void GPT::backward(int micro_batches) {
     }
     if (on_op) on_op("encoder_backward");
     encoder_backward(g.wte, g.wpe, ga.encoded, inputs_.data(), B, T, C);
+    mask_out(grads_memory.data());
+}
+
+void GPT::mask_out(float* state) const {
+    for (size_t i = 0; i < mask.size(); i++)
+        if (!mask[i]) state[i] = 0.0f;
 }
 
 // [SECTION] op list: mirrors forward() and backward() above, op for op.

@@ -17,6 +17,7 @@
 //   AdamW (adamw.h) updates model.params from model.grads.
 #pragma once
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
@@ -110,13 +111,19 @@ public:
     // Needs a forward with targets; adds into grads. micro_batches N: the gradient of the mean
     // loss over N such forwards (each row's loss weighs 1/(N*B*T)), so N backwards after one
     // zero_grad() give one batch N times larger's gradient (gradient accumulation).
+    // Masked parameters (mask below) end with a zero gradient.
     void backward(int micro_batches = 1);
+    // Zeroes state[i] (num_parameters floats: gradients, AdamW moments) wherever mask[i] is 0.
+    void mask_out(float* state) const;
 
     GPTConfig cfg;
     int L, NH, C, V, maxT;
     size_t num_parameters = 0;
     std::vector<float> params_memory;   // (num_parameters)
     std::vector<float> grads_memory;    // (num_parameters), allocated by the first zero_grad()/backward()
+    // Empty, or (num_parameters): 0 = held at zero. A fixed sparsity mask (engine/model/sparsity.h
+    // sets it when it prunes): backward() zeroes those gradients, so AdamW leaves them at zero.
+    std::vector<uint8_t> mask;
     ParameterTensors params{}, grads{};   // grads' pointers are null until then
 
     int B = 0, T = 0;                // shape of the last forward

@@ -108,6 +108,16 @@ void MeshGPT::load_weights(const gpt::GPT& model, const PlannedOp& op) {
                 if (!r.wv.empty()) check(host_.h2d(x, y, kSparseValues, r.wv.data(), r.wv.size()));
                 if (!r.wk.empty()) check(host_.h2d_u32(x, y, kSparseIndices, r.wk.data(), r.wk.size()));
                 check(host_.h2d_u32(x, y, kSparseRowEnds, r.wr.data(), r.wr.size()));
+                if (op.constants.count("NZT")) {   // training: the fixed index of its transposed columns
+                    const SparseColumns c = sparse_columns(op, p, model);
+                    if (c.wtk.size() > size_t(op.constants.at("NZT")))
+                        throw std::runtime_error(op.name + ": the weights have " + std::to_string(c.wtk.size()) +
+                                                 " non-zeros in one PE's columns; the plan has room for " +
+                                                 std::to_string(int(op.constants.at("NZT"))) + " (plan it for these weights)");
+                    if (!c.wtk.empty()) check(host_.h2d_u32(x, y, kSparseColKeys, c.wtk.data(), c.wtk.size()));
+                    if (!c.wts.empty()) check(host_.h2d_u32(x, y, kSparseColSources, c.wts.data(), c.wts.size()));
+                    check(host_.h2d_u32(x, y, kSparseColRowEnds, c.wtr.data(), c.wtr.size()));
+                }
                 continue;
             }
             const ParamSlice w = param_slice(model.cfg, name, op.layer);

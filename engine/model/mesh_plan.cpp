@@ -640,7 +640,11 @@ void plan_edge_links(std::vector<PlannedOp>& ops, std::vector<lang::RouteSetting
 MemoryUse memory_use(const PlannedOp& o, const Program& prog) {
     static const std::set<std::string> grads = {"dw", "db", "dwb", "dwte", "dwpe"};
     static const std::set<std::string> adam = {"mw", "vw", "mb", "vb", "mwb", "vwb", "mte", "vte", "mpe", "vpe"};
-    static const std::set<std::string> sparse = {kSparseValues, kSparseIndices, kSparseRowEnds};   // a SPARSE = 1 matmul's w (CSR)
+    // A SPARSE = 1 matmul's w (CSR), and training's fixed index of its transposed columns (sparsity.h);
+    // its non-zeros' gradients and moments (a dense matmul's are one element each: scratch)
+    static const std::set<std::string> sparse = {kSparseValues, kSparseIndices, kSparseRowEnds, kSparseColKeys,
+                                                 kSparseColSources, kSparseColRowEnds};
+    static const std::set<std::string> sparse_grads = {"dwv"}, sparse_adam = {"mwv", "vwv"};
     const bool is_sparse = sparse_matmul(o);
     MemoryUse m;
     for (const Symbol& s : prog.symbols) {
@@ -648,8 +652,8 @@ MemoryUse memory_use(const PlannedOp& o, const Program& prog) {
         bool weight = is_sparse && sparse.count(s.name);
         for (const auto& [sym, param] : o.weights) weight |= sym == s.name;
         if (weight) m.weights += bytes;
-        else if (grads.count(s.name)) m.gradients += bytes;
-        else if (adam.count(s.name)) m.adam += bytes;
+        else if (grads.count(s.name) || (is_sparse && sparse_grads.count(s.name))) m.gradients += bytes;
+        else if (adam.count(s.name) || (is_sparse && sparse_adam.count(s.name))) m.adam += bytes;
         else if (s.exported && s.length > 1 && s.name != "hp") m.activations += bytes;
         else m.scratch += bytes;
     }
@@ -826,14 +830,11 @@ bool PlanBuilder::step() {
         }
         if (nonzeros_)
             for (PlannedOp& o : ops_) {
-                const int nz = o.kernel == "matmul.wk" ? nonzeros_(o) : -1;
-                if (nz < 0) continue;
-                if (train_) {
-                    fail(o.name + ": sparse weights are planned for inference only (training with a fixed mask is not done yet)");
-                    return false;
-                }
+                const SparseCounts nz = o.kernel == "matmul.wk" ? nonzeros_(o) : SparseCounts{};
+                if (nz.rows < 0) continue;
                 o.constants["SPARSE"] = 1;
-                o.constants["NZ"] = std::max(nz, 1);
+                o.constants["NZ"] = std::max(nz.rows, 1);
+                if (train_) o.constants["NZT"] = std::max(nz.columns, 1);   // transpose_w's columns
             }
         for (size_t i = 0; i < ops_.size(); i++)
             if (train_ && ops_[i].kernel == "embedding.wk" && ops_[i].constants.count("LDY")) stash_.push_back(i);

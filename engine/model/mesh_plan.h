@@ -157,10 +157,15 @@ public:
     std::string activity() const;      // what the next step does, in words; "" when done
     double progress() const;           // 0..1: the kernels compiled (0 while placing)
     PlanResult take();                 // runs what is left, then the result (once)
-    // Sparsity (sparsity.h, sparse_nonzeros): before the first step. A matmul with nonzeros(op) >= 0
-    // is planned SPARSE = 1 with NZ = that count (at least 1): only its non-zeros in SRAM; -1 keeps
-    // it dense. Inference only: a training plan with a sparse op fails.
-    void set_sparse(std::function<int(const PlannedOp&)> nonzeros) { nonzeros_ = std::move(nonzeros); }
+    // Sparsity (sparsity.h, sparse_nonzeros): before the first step. A matmul with
+    // nonzeros(op).rows >= 0 is planned SPARSE = 1 with NZ = that count (at least 1): only its
+    // non-zeros in SRAM; -1 keeps it dense. A training plan also sizes the transposed columns
+    // with NZT = .columns (matmul.wk's transpose_w).
+    struct SparseCounts {
+        int rows = -1;      // NZ: the most non-zeros any PE's rows hold (sparse_rows)
+        int columns = 0;    // NZT: the most any PE's block of columns holds (sparse_columns)
+    };
+    void set_sparse(std::function<SparseCounts(const PlannedOp&)> nonzeros) { nonzeros_ = std::move(nonzeros); }
 
 private:
     enum class Stage : uint8_t { Place, Stash, Compile, Done };
@@ -173,7 +178,7 @@ private:
     uint32_t sram_;
     bool train_;
     KernelSource kernels_;
-    std::function<int(const PlannedOp&)> nonzeros_;   // set_sparse
+    std::function<SparseCounts(const PlannedOp&)> nonzeros_;   // set_sparse
     Stage stage_ = Stage::Place;
     PlanResult r_;
     int pmax_, fewest_rows_ = 0;       // the row width tried; over those tried, the fewest rows any packing needs

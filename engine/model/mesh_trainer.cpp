@@ -3,6 +3,7 @@
 
 #include "engine/core/wl_math.h"
 #include "engine/gpt/adamw.h"
+#include "engine/model/sparsity.h"
 
 #include <algorithm>
 #include <array>
@@ -247,6 +248,7 @@ bool MeshTrainer::stream(const char* name, const PlannedOp& from, const char* fr
     run.instructions = s1.instrs - s0.instrs;
     run.busy = s1.busy - s0.busy;
     run.hops = s1.hops - s0.hops;
+    run.wavelets = s1.sent - s0.sent;
     run.pes = from.rect.w * from.rect.h + to.rect.w * to.rect.h;
     run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     runs_.push_back(run);
@@ -592,6 +594,7 @@ void MeshTrainer::queue_update() {
         run.instructions = s1.instrs - s0.instrs;
         run.busy = s1.busy - s0.busy;
         run.hops = s1.hops - s0.hops;
+        run.wavelets = s1.sent - s0.sent;
         run.pes = int(mesh_.plan().pes_used());
         run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         runs_.push_back(run);
@@ -800,6 +803,10 @@ void MeshTrainer::transfer(State state, std::vector<float>* buf, bool write) {
             // The tied wte: the embedding holds the weights, the summed gradient and the moments.
             if (tied(o) && sym == "w" && !(write && state == State::Params)) continue;
             const ParamSlice w = param_slice(mesh_.plan().cfg, name, o.layer);
+            if (sym == "w" && sparse_matmul(o)) {
+                transfer_sparse(o, w, state, buf, write);
+                continue;
+            }
             size_t first = 0;
             const std::string ss = state_symbol(o, sym, state, &first);
             for (int p = 0; p < o.rect.w; p++)
@@ -810,6 +817,33 @@ void MeshTrainer::transfer(State state, std::vector<float>* buf, bool write) {
                                 : mesh_.host_.d2h(x, y, ss, data, piece.n, first + piece.pe));
                 }
         }
+}
+
+// A SPARSE = 1 matmul's w: its non-zeros' state (wv, dwv, mwv, vwv) by the CSR index the PE holds
+// (wk, wr: sparsity.h's sparse_rows). Reading leaves the masked weights' entries 0; writing takes
+// only the non-zeros' (a masked weight has no place on the PE).
+void MeshTrainer::transfer_sparse(const PlannedOp& o, const ParamSlice& w, State state, std::vector<float>* buf, bool write) {
+    static const char* const kSymbols[] = {kSparseValues, "dwv", "mwv", "vwv"};   // by State
+    const std::string ss = kSymbols[int(state)];
+    const size_t NC = size_t(o.constants.at("NC")), NZ = size_t(o.constants.at("NZ"));
+    std::vector<uint32_t> wr(NC), wk(NZ);
+    std::vector<float> v(NZ);
+    for (int p = 0; p < o.rect.w; p++) {
+        const int x = o.rect.x + p, y = o.rect.y;
+        check(mesh_.host_.d2h_u32(x, y, kSparseRowEnds, wr.data(), NC));
+        check(mesh_.host_.d2h_u32(x, y, kSparseIndices, wk.data(), NZ));
+        if (!write) check(mesh_.host_.d2h(x, y, ss, v.data(), NZ));
+        else std::fill(v.begin(), v.end(), 0.0f);   // the padding past the PE's non-zeros stays 0
+        const std::vector<WeightPiece> rows = weight_pieces(o, p, "w", w);
+        size_t i = 0;
+        for (size_t j = 0; j < rows.size(); j++)
+            for (; i < wr[j]; i++) {
+                float& model = (*buf)[w.offset + rows[j].model + wk[i]];
+                if (write) v[i] = model;
+                else model = v[i];
+            }
+        if (write) check(mesh_.host_.h2d(x, y, ss, v.data(), NZ));
+    }
 }
 
 std::vector<float> MeshTrainer::activation_grad(const std::string& tensor, int T) const {

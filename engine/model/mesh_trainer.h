@@ -206,6 +206,7 @@ private:
     // The input whose gradient goes up a link into op's dy (its consumer's send_d<symbol>), or nullptr.
     std::pair<const PlannedOp*, const Transfer*> grad_link_into(const PlannedOp& op) const;
     const PlannedOp& op(const std::string& name) const;
+    void transfer_sparse(const PlannedOp& o, const ParamSlice& w, State state, std::vector<float>* buf, bool write);
     void route_norm();
     void route_tie();
     void route_stream(int colour, std::pair<int, int> from, const PlannedOp& to);

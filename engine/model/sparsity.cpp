@@ -49,6 +49,7 @@ PruneStats prune_linear_weights(gpt::GPT& model, double sparsity, MaskKind kind,
     if (!(sparsity >= 0 && sparsity <= kMaxSparsity))
         throw std::invalid_argument("sparsity must be in 0..0.95 (the fraction of each weight matrix set to zero)");
     PruneStats s;
+    model.mask.assign(model.num_parameters, 1);
     const std::vector<std::string>& names = pruned_parameters();
     for (int l = 0; l < model.cfg.n_layer; l++)
         for (size_t m = 0; m < names.size(); m++) {
@@ -59,6 +60,7 @@ PruneStats prune_linear_weights(gpt::GPT& model, double sparsity, MaskKind kind,
             const std::vector<uint8_t> mask = prune_mask(w, n, 1.0 - sparsity, kind, mseed);
             for (size_t i = 0; i < n; i++) {
                 if (!mask[i]) w[i] = 0.0f;
+                model.mask[sl.offset + i] = mask[i];
                 s.kept += mask[i];
             }
             s.weights += n;
@@ -66,21 +68,33 @@ PruneStats prune_linear_weights(gpt::GPT& model, double sparsity, MaskKind kind,
     return s;
 }
 
-SparseRows sparse_rows(const PlannedOp& op, int p, const gpt::GPT& model) {
-    const int K = int(op.constants.at("K")), NC = int(op.constants.at("NC"));
+namespace {
+
+// Whether the weight at params_memory[i] is one of the non-zeros the sparse layout keeps.
+bool kept(const gpt::GPT& model, size_t i) {
+    return model.mask.empty() ? model.params_memory[i] != 0.0f : model.mask[i] != 0;   // -0 too: it would add only a zero
+}
+
+ParamSlice weight_slice(const PlannedOp& op, const gpt::GPT& model) {
     std::string param;
     for (const auto& [sym, name] : op.weights)
         if (sym == "w") param = name;
-    const ParamSlice sl = param_slice(model.cfg, param, op.layer);
+    return param_slice(model.cfg, param, op.layer);
+}
+
+}  // namespace
+
+SparseRows sparse_rows(const PlannedOp& op, int p, const gpt::GPT& model) {
+    const int K = int(op.constants.at("K")), NC = int(op.constants.at("NC"));
+    const ParamSlice sl = weight_slice(op, model);
     const std::vector<WeightPiece> rows = weight_pieces(op, p, "w", sl);   // row j of the PE: rows[j], K floats
-    const float* w = model.params_memory.data() + sl.offset;
     SparseRows r;
     r.wr.assign(size_t(NC), 0);
     for (size_t j = 0; j < size_t(NC); j++) {   // the last PE's rows past the matrix: none
         for (int k = 0; j < rows.size() && k < K; k++) {
-            const float v = w[rows[j].model + size_t(k)];
-            if (v == 0.0f) continue;   // -0 too: it would add only a zero
-            r.wv.push_back(v);
+            const size_t i = sl.offset + rows[j].model + size_t(k);
+            if (!kept(model, i)) continue;
+            r.wv.push_back(model.params_memory[i]);
             r.wk.push_back(uint32_t(k));
         }
         r.wr[j] = uint32_t(r.wv.size());
@@ -88,16 +102,43 @@ SparseRows sparse_rows(const PlannedOp& op, int p, const gpt::GPT& model) {
     return r;
 }
 
-std::function<int(const PlannedOp&)> sparse_nonzeros(const gpt::GPT& model) {
+SparseColumns sparse_columns(const PlannedOp& op, int p, const gpt::GPT& model) {
+    const int P = int(op.constants.at("P")), K = int(op.constants.at("K")), NC = int(op.constants.at("NC"));
+    const int KP = K / P;
+    const ParamSlice sl = weight_slice(op, model);
+    SparseColumns c;
+    for (int q = 0; q < P; q++) {   // PE q's rows, in its wv's order
+        const std::vector<WeightPiece> rows = weight_pieces(op, q, "w", sl);
+        uint32_t at = 0;   // the next non-zero's place in PE q's wv
+        for (size_t j = 0; j < size_t(NC); j++) {
+            for (int k = 0; j < rows.size() && k < K; k++) {
+                if (!kept(model, sl.offset + rows[j].model + size_t(k))) continue;
+                if (k / KP == p) {
+                    c.wtk.push_back(uint32_t(k - p * KP));
+                    c.wts.push_back(at);
+                }
+                at++;
+            }
+            c.wtr.push_back(uint32_t(c.wtk.size()));
+        }
+    }
+    return c;
+}
+
+std::function<SparseCounts(const PlannedOp&)> sparse_nonzeros(const gpt::GPT& model) {
     return [&model](const PlannedOp& op) {
-        if (op.kernel != "matmul.wk") return -1;
+        SparseCounts c;
+        if (op.kernel != "matmul.wk") return c;
         const std::vector<std::string>& names = pruned_parameters();
         bool pruned = false;
         for (const auto& [sym, name] : op.weights) pruned |= sym == "w" && std::count(names.begin(), names.end(), name);
-        if (!pruned) return -1;
-        size_t most = 0;
-        for (int p = 0; p < op.rect.w; p++) most = std::max(most, sparse_rows(op, p, model).wv.size());
-        return int(most);
+        if (!pruned) return c;
+        c.rows = 0;
+        for (int p = 0; p < op.rect.w; p++) {
+            c.rows = std::max(c.rows, int(sparse_rows(op, p, model).wv.size()));
+            c.columns = std::max(c.columns, int(sparse_columns(op, p, model).wtk.size()));
+        }
+        return c;
     };
 }
 

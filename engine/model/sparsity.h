@@ -1,9 +1,11 @@
-// sparsity.h: unstructured weight sparsity for the mesh's forward pass (issue 17, inference).
+// sparsity.h: unstructured weight sparsity on the mesh (issue 17): inference, and training with the mask fixed.
 //
 // Host side: prune_mask() picks which weights of one matrix stay (the largest |w|, or a seeded
 // random choice), at density 1 - S; prune_linear_weights() zeroes the rest in every block's four
 // linear layers (qkvw, attprojw, fcw, fcprojw: a mask per matrix per layer; the logits keep wte
-// dense, as it is also the embedding).
+// dense, as it is also the embedding) and records the mask in the model (gpt::GPT::mask): training
+// holds it fixed, the reference's by zeroing those gradients, the mesh's by keeping only the
+// non-zeros' gradients and moments (matmul.wk, SPARSE = 1 with TRAIN = 1).
 // Planner side: sparse_nonzeros() tells PlanBuilder how many non-zeros each matmul's fullest PE
 // holds (its kernel's NZ), and sparse_rows() is what PE p of a SPARSE = 1 matmul keeps in place
 // of its dense w (models/kernels/matmul.wk, "Sparsity"; docs/model-compiler.md, "Sparsity").
@@ -42,12 +44,14 @@ struct PruneStats {
 };
 
 // Zeroes a fraction `sparsity` (0..0.95) of every pruned matrix, each layer's on its own, with a
-// seed per (seed, layer, matrix). Throws std::invalid_argument outside 0..0.95.
+// seed per (seed, layer, matrix), and sets model.mask (1 everywhere else). Throws
+// std::invalid_argument outside 0..0.95.
 PruneStats prune_linear_weights(wl::gpt::GPT& model, double sparsity, MaskKind kind, uint64_t seed);
 constexpr double kMaxSparsity = 0.95;
 
 // What PE p of a SPARSE = 1 matmul holds instead of w: its rows' non-zeros as CSR, row by row,
-// k ascending; wr[j] is where row j's end (it starts where row j-1's end, row 0 at 0).
+// k ascending; wr[j] is where row j's end (it starts where row j-1's end, row 0 at 0). The
+// non-zeros are the weights model.mask keeps, or without a mask those that are not 0.
 struct SparseRows {
     std::vector<float> wv;       // values
     std::vector<uint32_t> wk;    // their input channel k
@@ -65,8 +69,24 @@ inline bool sparse_matmul(const PlannedOp& op) {
 // op: a matmul.wk op (its P, K, NC); params: the model's params_memory.
 SparseRows sparse_rows(const PlannedOp& op, int p, const wl::gpt::GPT& model);
 
+// Training (TRAIN = 1): dx on PE p needs W's columns p*KP .. p*KP+KP-1 of every row j of the op
+// (OC rows, all PEs'). transpose_w() gathers their non-zeros from each PE's wv in turn; where they
+// come from is fixed by the mask, so the host loads it once: entry i (row j ascending, then kk)
+// is wv[wts[i]] of PE j / NC, for input row kk = wtk[i] of the PE; wtr[j] is where row j's end.
+struct SparseColumns {
+    std::vector<uint32_t> wtk;   // the PE's input row kk (0..KP-1)
+    std::vector<uint32_t> wts;   // where in the sending PE's wv
+    std::vector<uint32_t> wtr;   // OC row ends
+};
+inline constexpr const char* kSparseColKeys = "wtk";
+inline constexpr const char* kSparseColSources = "wts";
+inline constexpr const char* kSparseColRowEnds = "wtr";
+SparseColumns sparse_columns(const PlannedOp& op, int p, const wl::gpt::GPT& model);
+
 // For PlanBuilder::set_sparse: a matmul whose w is one of pruned_parameters() gets its fullest
-// PE's non-zero count (counted in the model's weights at the op's cut); any other op -1 (dense).
-std::function<int(const PlannedOp&)> sparse_nonzeros(const wl::gpt::GPT& model);
+// PE's non-zero counts (in the model's weights at the op's cut; NZ and, training, NZT); any other
+// op rows = -1 (dense).
+using SparseCounts = PlanBuilder::SparseCounts;
+std::function<SparseCounts(const PlannedOp&)> sparse_nonzeros(const wl::gpt::GPT& model);
 
 }  // namespace wl::model

@@ -105,7 +105,11 @@ TEST(CliCommandLine, DocumentedCommandLinesParse) {
         {{"forward", "--config", "models/gpt-nano.yaml", "--sparsity", "0.75"}, "forward"},
         {{"generate", "--checkpoint", "x.ckpt", "--on-mesh", "--sparsity", "0.5", "--sparsity-mask", "magnitude"}, "generate"},
         {{"bench", "sparsity", "--json"}, "sparsity"},
-        {{"bench", "sparsity", "--mode", "cycle", "--sparsity-mask", "random"}, "sparsity"},
+        {{"bench", "sparsity", "--mode", "cycle", "--sparsity-mask", "random", "--steps", "5"}, "sparsity"},
+        {{"train", "--config", "models/gpt-nano.yaml", "--on-mesh", "--sparsity", "0.75", "--sparsity-mask", "random",
+          "--sparsity-seed", "3", "--json"},
+         "train"},
+        {{"train", "--resume", "x.ckpt", "--sparsity", "0.5"}, "train"},
         {{"lesson", "list", "--json"}, "list"},
         {{"lesson", "check", "3"}, "check"},
     };

@@ -59,4 +59,13 @@ TEST(CliModelArgs, SparsityPrunesOrSaysWhatIsWrong) {
     ASSERT_TRUE(prune_from(a, &model, &s));
     EXPECT_EQ(s.weights, size_t(16 * 48 + 16 * 16 + 16 * 64 + 64 * 16));
     EXPECT_EQ(s.kept, s.weights / 2);
+    // The mask is the model's, for training to hold fixed: its zeros are the pruned weights.
+    ASSERT_EQ(model.mask.size(), model.num_parameters);
+    size_t masked = 0;
+    for (size_t i = 0; i < model.num_parameters; i++)
+        if (!model.mask[i]) {
+            masked++;
+            EXPECT_EQ(model.params_memory[i], 0.0f);
+        }
+    EXPECT_EQ(masked, s.weights - s.kept);
 }

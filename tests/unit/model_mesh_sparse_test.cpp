@@ -196,13 +196,4 @@ TEST(MeshSparse, RandomMasksAreDeterministicBySeedAndHaveTheDensity) {
     EXPECT_THROW(prune_linear_weights(m1, 0.96, MaskKind::Random, 9), std::invalid_argument);
 }
 
-TEST(MeshSparse, TrainingPlansRefuseSparseWeights) {
-    GPT model(config(1, 2, 32, 16, 23));
-    model.init_weights(1);
-    prune_linear_weights(model, 0.5, MaskKind::Magnitude, 1);
-    const PlanResult r = plan_sparse(model, 16, true);
-    EXPECT_FALSE(r.ok);
-    EXPECT_NE(r.error.find("inference only"), std::string::npos) << r.error;
-}
-
 }  // namespace
