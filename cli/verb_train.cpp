@@ -108,10 +108,8 @@ int verb_train(const Args& args) {
         if (wafers < 1 || wafers > wl::model::SwarmX::kMaxWafers)
             throw std::runtime_error("train: --wafers " + std::to_string(wafers) + " is outside 1.." +
                                      std::to_string(wl::model::SwarmX::kMaxWafers));
-        if (tr->sequences_per_step() % wafers != 0)
-            throw std::runtime_error("train: a step's B = " + std::to_string(tr->sequences_per_step()) +
-                                     " sequences (batch_size x grad_accum_steps) does not split over N = " +
-                                     std::to_string(wafers) + " wafers (B must be a multiple of N)");
+        const std::string split = wl::model::SwarmX::split_error(tr->sequences_per_step(), wafers);
+        if (!split.empty()) throw std::runtime_error("train: " + split + "; a step's B is batch_size x grad_accum_steps");
         const wl::RunMode mode = run_mode_of(cfg);
         swarm = std::make_unique<wl::model::SwarmX>(plan_for(args, cfg, true, &compile_info), *tr->model, wafers, mode);
         mesh = &swarm->wafer(0);

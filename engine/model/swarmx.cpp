@@ -38,6 +38,12 @@ SwarmX::SwarmX(const MeshPlan& plan, const gpt::GPT& model, int wafers, RunMode 
     for (int k = 0; k < wafers; k++) wafers_.push_back(std::make_unique<MeshTrainer>(plan, model, mode));
 }
 
+std::string SwarmX::split_error(int B, int wafers) {
+    if (B >= wafers && B % wafers == 0) return "";
+    return "swarmx: a batch of B = " + std::to_string(B) + " sequences does not split over N = " + std::to_string(wafers) +
+           " wafers (B must be a multiple of N)";
+}
+
 uint64_t SwarmX::gradient_bytes() const { return uint64_t(gpt::count_parameters(wafer(0).mesh().plan().cfg)) * sizeof(float); }
 
 void SwarmX::write_all(MeshTrainer::State state, std::vector<float>* buf) {
@@ -49,13 +55,9 @@ void SwarmX::set_updates(int64_t t) {
 }
 
 bool SwarmX::step(const int* inputs, const int* targets, int B, int T, double lr, SwarmXStep* out) {
-    error_.clear();
     const int N = wafers();
-    if (B < N || B % N != 0) {
-        error_ = "swarmx: a batch of B = " + std::to_string(B) + " sequences does not split over N = " + std::to_string(N) +
-                 " wafers (B must be a multiple of N)";
-        return false;
-    }
+    error_ = split_error(B, N);
+    if (!error_.empty()) return false;
     const auto start = std::chrono::steady_clock::now();
     const int b = B / N;
     SwarmXStep s;

@@ -74,6 +74,10 @@ public:
     // weights come out different.
     bool step(const int* inputs, const int* targets, int B, int T, double lr, SwarmXStep* out);
 
+    // Why a batch of B sequences does not split over `wafers` (B a multiple of it, at least one
+    // each), naming B and N; empty when it does. step() refuses such a batch with it.
+    static std::string split_error(int B, int wafers);
+
     int wafers() const { return int(wafers_.size()); }
     MeshTrainer& wafer(int i) { return *wafers_.at(size_t(i)); }
     const MeshTrainer& wafer(int i) const { return *wafers_.at(size_t(i)); }

@@ -187,6 +187,8 @@ TEST(SwarmX, ABatchThatDoesNotSplitSaysBAndNAndRunsNothing) {
         EXPECT_NE(sx.error().find("B = " + std::to_string(B)), std::string::npos) << sx.error();
         EXPECT_NE(sx.error().find("N = 2"), std::string::npos) << sx.error();
     }
+    EXPECT_EQ(SwarmX::split_error(4, 2), "");
+    EXPECT_EQ(SwarmX::split_error(4, 4), "");
     EXPECT_EQ(sx.wafer(0).updates(), 0);
     EXPECT_EQ(sx.wafer(1).updates(), 0);
     std::vector<float> p;
