@@ -1,11 +1,14 @@
 // verb_train.cpp: `waferlab-cli train` — train the reference GPT from a config, or on the mesh.
 //   waferlab-cli train --config models/gpt-micro.yaml [--data FILE | --corpus NAME] [--steps N]
 //                      [--json] [--out CKPT] [--resume CKPT] [--threads N] [--set k=v,k=v] [--bpe-dir DIR]
-//                      [--on-mesh [--mesh WxH] [--kernels DIR] [--mode fast|cycle]]
+//                      [--on-mesh [--wafers N] [--mesh WxH] [--kernels DIR] [--mode fast|cycle]]
 //                      [--sparsity S [--sparsity-mask magnitude|random] [--sparsity-seed N]]
 // Terminal: a progress bar with loss and tokens/s. --json: one object per evaluation
 // ({step, train_loss, val_loss, tokens_per_s, lr, elapsed_s}) and a final summary object;
-// with --on-mesh also one per step ({step, loss, grad_norm, tokens_per_s, cycles, wafer_s, host_bytes}).
+// with --on-mesh also one per step ({step, loss, grad_norm, tokens_per_s, cycles, wafer_s, host_bytes, wafers,
+// compute_cycles, swarmx_bytes, swarmx_cycles}). --wafers N: N emulated wafers, each on its shard of
+// the step's batch, their gradients summed by SwarmX (engine/model/swarmx.h); cycles is the slowest
+// wafer's plus SwarmX's, and evaluation, sampling and the checkpoint use wafer 0 (all hold the same weights).
 // The checkpoint (--out, default <config name>.ckpt) is written at every evaluation and at the end,
 // in the same format either way (the mesh's weights and AdamW moments, read back from SRAM).
 // With --on-mesh the train and validation losses are the mesh's too (the forward and the loss on
@@ -23,6 +26,7 @@
 #include "engine/gpt/sampler.h"
 #include "engine/gpt/trainer.h"
 #include "engine/model/mesh_trainer.h"
+#include "engine/model/swarmx.h"
 
 #include <nlohmann/json.hpp>
 #include <unistd.h>
@@ -111,21 +115,35 @@ int verb_train(const Args& args) {
     // --on-mesh: every step, every evaluation batch (the forward and the loss) and the addition
     // check's greedy decoding on the emulated mesh (engine/model/mesh_trainer.h). The host keeps
     // the data loader, the schedule and the checkpoint (the weights and moments read back).
-    std::unique_ptr<wl::model::MeshTrainer> mesh;
+    // --wafers N: N such meshes, data parallel (engine/model/swarmx.h); mesh is wafer 0.
+    std::unique_ptr<wl::model::SwarmX> swarm;
+    wl::model::MeshTrainer* mesh = nullptr;
     wl::model::CompileInfo compile_info;
+    const int wafers = int(args.get_int("wafers", 1));
+    if (args.has("wafers") && !args.has("on-mesh")) throw std::runtime_error("train: --wafers needs --on-mesh");
     if (args.has("on-mesh")) {
+        if (wafers < 1 || wafers > wl::model::SwarmX::kMaxWafers)
+            throw std::runtime_error("train: --wafers " + std::to_string(wafers) + " is outside 1.." +
+                                     std::to_string(wl::model::SwarmX::kMaxWafers));
+        const std::string split = wl::model::SwarmX::split_error(tr->sequences_per_step(), wafers);
+        if (!split.empty()) throw std::runtime_error("train: " + split + "; a step's B is batch_size x grad_accum_steps");
         const wl::RunMode mode = run_mode_of(cfg);
-        mesh = std::make_unique<wl::model::MeshTrainer>(plan_for(args, cfg, true, &compile_info, sparse ? tr->model.get() : nullptr),
-                                                       *tr->model, mode);
+        swarm = std::make_unique<wl::model::SwarmX>(plan_for(args, cfg, true, &compile_info, sparse ? tr->model.get() : nullptr),
+                                                    *tr->model, wafers, mode);
+        mesh = &swarm->wafer(0);
         if (tr->opt.t > 0) {   // resumed: AdamW's moments into SRAM
-            mesh->transfer(wl::model::MeshTrainer::State::Moment1, &tr->opt.m, true);
-            mesh->transfer(wl::model::MeshTrainer::State::Moment2, &tr->opt.v, true);
-            mesh->set_updates(tr->opt.t);
+            swarm->write_all(wl::model::MeshTrainer::State::Moment1, &tr->opt.m);
+            swarm->write_all(wl::model::MeshTrainer::State::Moment2, &tr->opt.v);
+            swarm->set_updates(tr->opt.t);
         }
         if (!json) {
             const auto& p = mesh->mesh().plan();
             std::fprintf(stderr, "on a %dx%d mesh (%s mode): %d PEs, at most %u bytes of SRAM per PE\n", p.mesh_w,
                          p.mesh_h, mode == wl::RunMode::Fast ? "fast" : "cycle", p.pes_used(), p.bytes_max());
+            if (wafers > 1)
+                std::fprintf(stderr, "%d wafers, data parallel: each takes %d of a step's %d sequences; SwarmX sums "
+                             "their gradients (%.0f GB/s links)\n", wafers, tr->sequences_per_step() / wafers,
+                             tr->sequences_per_step(), swarm->links().bytes_per_s / 1e9);
             print_compile(compile_info, stderr);
         }
     }
@@ -175,9 +193,9 @@ int verb_train(const Args& args) {
         auto t0 = Clock::now();
         if (mesh) {
             tr->step_batches(tr->step, inputs.data(), targets.data());
-            wl::model::TrainStep st;
-            if (!mesh->step(inputs.data(), targets.data(), tr->sequences_per_step(), cfg.block_size, tr->lr(), &st))
-                throw std::runtime_error("train on the mesh, step " + std::to_string(tr->step) + ": " + mesh->error());
+            wl::model::SwarmXStep st;
+            if (!swarm->step(inputs.data(), targets.data(), tr->sequences_per_step(), cfg.block_size, tr->lr(), &st))
+                throw std::runtime_error("train on the mesh, step " + std::to_string(tr->step) + ": " + swarm->error());
             tr->step += 1;
             tr->last_grad_norm = st.grad_norm;
             last_loss = st.loss;
@@ -191,7 +209,11 @@ int verb_train(const Args& args) {
                                     {"step_s", st.seconds},
                                     {"cycles", st.cycles},
                                     {"wafer_s", double(st.cycles) / wse_clock_hz()},
-                                    {"host_bytes", st.host_bytes}};
+                                    {"host_bytes", st.host_bytes},
+                                    {"wafers", st.wafers},
+                                    {"compute_cycles", st.compute_cycles},
+                                    {"swarmx_bytes", st.swarmx_bytes},
+                                    {"swarmx_cycles", st.swarmx_cycles}};
                 if (sparse) j["density"] = pruned.density();
                 std::printf("%s\n", j.dump().c_str());
                 std::fflush(stdout);
@@ -216,7 +238,10 @@ int verb_train(const Args& args) {
                               {"threads", num_threads()},
                               {"checkpoint", out},
                               {"on_mesh", mesh != nullptr}};
-    if (mesh) summary["compile"] = wl::model::to_json(compile_info);
+    if (mesh) {
+        summary["compile"] = wl::model::to_json(compile_info);
+        summary["wafers"] = wafers;
+    }
     if (sparse) summary["density"] = pruned.density();
     if (cfg.corpus == "addition") {   // exact-match accuracy on fresh problems, greedy decoding
         auto probs = addition_problems(cfg.seed + 1, 100, cfg.addition_digits);

@@ -50,5 +50,6 @@ int bench_compile(const Args& args);   // bench_compile.cpp
 int bench_fast(const Args& args);      // bench_fast.cpp: fast mode vs cycle mode vs plain C++
 int bench_mesh_gpt(const Args& args);  // bench_mesh_gpt.cpp: the GPT forward on the mesh vs the reference
 int bench_sparsity(const Args& args);  // bench_sparsity.cpp: cycles and wavelets of the mesh forward against weight density
+int bench_swarmx(const Args& args);    // bench_swarmx.cpp: a data-parallel training step on 1, 2 and 4 wafers
 
 }  // namespace wlcli

@@ -14,9 +14,10 @@ namespace wl::gpu {
 
 namespace {
 const char* kBriefWafer = "WaferLab BRIEF.md hardware table (Cerebras SDK docs, vendor figures)";
-const char* kIo =
-    "a CS system \"provides 1.2 Tbps I/O to and from the chip\" (Argonne ALCF, SC24 Cerebras tutorial, "
-    "github.com/argonne-lcf/AIaccelerators-SC24-tutorial): 150 GB/s, taken as each way";
+const char* kIoSource =
+    "Argonne ALCF SC24 tutorial (github.com/argonne-lcf/AIaccelerators-SC24-tutorial, Cerebras/README.MD): each CS "
+    "system \"provides 1.2 Tbps I/O to and from the chip\"; taken as 1.2 Tb/s = 150 GB/s each way (also SwarmX's "
+    "link per wafer, engine/model/swarmx.h, and weight streaming's edge links, engine/model/weight_stream.h)";
 
 double per_elem(Op op) { return op_info(op).per_elem; }
 double base_cycles(Op op) { return op_info(op).base_cycles; }
@@ -51,7 +52,7 @@ WaferSpec wse2() {
     s.sources = {{"grid", "757 x 996 (850,000 cores on the wafer)", kBriefWafer},
                  {"SRAM", "48 KiB per PE (40 GB on the wafer)", kBriefWafer},
                  {"clock", "1.1 GHz", "Hot Chips 34 (BRIEF.md)"},
-                 {"I/O for weight streaming", "150 GB/s (1.2 Tb/s)", kIo}};
+                 {"I/O for weight streaming", "150 GB/s (1.2 Tb/s)", kIoSource}};
     return s;
 }
 

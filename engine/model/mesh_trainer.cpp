@@ -287,13 +287,13 @@ bool MeshTrainer::launch(const PlannedOp& o, const char* fn, int t0, int n) {
 // dlogits into grads_["logits"], or kept for the logits' backward to take up its link; the
 // sequence's -log p[target] added on the PEs to the step's running sum (lsum, loss). An
 // evaluation (keep_grad false) reads no dlogits: the next step's loss overwrites them.
-bool MeshTrainer::loss_grad(const PlannedOp& o, const int* targets, int B, int T, bool keep_grad) {
+bool MeshTrainer::loss_grad(const PlannedOp& o, const int* targets, int bt_rows, int T, bool keep_grad) {
     const Transfer& in = o.inputs.front();
     const uint64_t bytes0 = mesh_.host_bytes();
     MeshGPT::Senders senders;
     if (in.colour) senders.push_back({in.from, in.send});
     else mesh_.put(o, in, 0, T);
-    const uint32_t bt = uint32_t(B * T);
+    const uint32_t bt = uint32_t(bt_rows);
     const std::vector<uint32_t> tgt(targets, targets + T);   // every PE: its rows may hold any step's target
     for (int p = 0; p < o.rect.w; p++) {
         const int x = o.rect.x + p, y = o.rect.y;
@@ -451,6 +451,7 @@ bool MeshTrainer::check_batch(const char* what, const int* inputs, const int* ta
     cur_.inputs.assign(inputs, inputs + size_t(B) * T);
     cur_.targets.assign(targets, targets + size_t(B) * T);
     cur_.B = B, cur_.T = T;
+    cur_.bt = B * T;
     return true;
 }
 
@@ -516,7 +517,7 @@ void MeshTrainer::queue_backward() {
     for (int b = 0; b < B; b++) {
         queue_forward(b, !ce->inputs.front().colour);
         add(TrainPhase::Backward, ce->name, b, [this, ce, b] {
-            return loss_grad(*ce, cur_.targets.data() + size_t(b) * cur_.T, cur_.B, cur_.T);
+            return loss_grad(*ce, cur_.targets.data() + size_t(b) * cur_.T, cur_.bt, cur_.T);
         });
         for (auto it = ops.rbegin(); it != ops.rend(); ++it) {
             if (!trains(*it) || it->kernel == "embedding.wk") continue;
@@ -630,7 +631,7 @@ void MeshTrainer::queue_eval() {
     for (int b = 0; b < cur_.B; b++) {
         queue_forward(b, !ce.inputs.front().colour);
         add({TrainPhase::Forward, ce.name, b}, [this, &ce, b] {
-            if (!loss_grad(ce, cur_.targets.data() + size_t(b) * cur_.T, cur_.B, cur_.T, /*keep_grad=*/false)) return false;
+            if (!loss_grad(ce, cur_.targets.data() + size_t(b) * cur_.T, cur_.bt, cur_.T, /*keep_grad=*/false)) return false;
             if (b == cur_.B - 1) check(mesh_.host_.d2h(ce.rect.x, ce.rect.y, "loss", &cur_.eval_loss, 1));
             return true;
         });
@@ -756,6 +757,13 @@ bool MeshTrainer::run_slice(int units) {
     return true;
 }
 
+float MeshTrainer::loss_sum() const {
+    const PlannedOp& ce = loss_op();
+    float s = 0;
+    check(mesh_.host_.d2h(ce.rect.x, ce.rect.y, "lsum", &s, 1));
+    return s;
+}
+
 // The clipping coefficient AdamW used in the last update(), as the PE at (x, y) holds it (hp[kHpClip]).
 float MeshTrainer::clip_at(int x, int y) const {
     float hp[kHpCount];
@@ -765,8 +773,14 @@ float MeshTrainer::clip_at(int x, int y) const {
 
 bool MeshTrainer::run_all() { return run_slice(int(queue_.size() - next_)); }
 
-bool MeshTrainer::backward(const int* inputs, const int* targets, int B, int T, float* loss) {
+bool MeshTrainer::backward(const int* inputs, const int* targets, int B, int T, float* loss, int loss_rows) {
     if (!check_batch("train on the mesh", inputs, targets, B, T)) return false;
+    if (loss_rows != 0 && loss_rows < B * T) {
+        error_ = "train on the mesh: the loss's rows (" + std::to_string(loss_rows) + ") are fewer than the batch's B*T = " +
+                 std::to_string(B * T);
+        return false;
+    }
+    if (loss_rows) cur_.bt = loss_rows;
     begin_job(MeshJob::Step);
     queue_backward();
     if (!run_all()) return false;

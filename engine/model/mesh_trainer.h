@@ -126,9 +126,14 @@ public:
     bool step(const int* inputs, const int* targets, int B, int T, double lr, TrainStep* out);
     // The first half of step(): zeroes the gradients, then forward and backward for the B
     // sequences; gradients stay on the PEs (read_grads). *loss as TrainStep::loss.
-    bool backward(const int* inputs, const int* targets, int B, int T, float* loss);
+    // loss_rows: the rows the loss is the mean over (0: B*T). A data-parallel shard of a larger
+    // batch passes the whole batch's B*T, so the shards' gradients add up to the batch's (swarmx.h).
+    bool backward(const int* inputs, const int* targets, int B, int T, float* loss, int loss_rows = 0);
     // The second half: global norm, clipping, AdamW on the PEs, the tied wte streamed across.
     bool update(double lr, float* grad_norm);
+    // The loss's running sum over the last step's or evaluation's rows, before the division
+    // (crossentropy.wk's lsum): what data-parallel shards add up.
+    float loss_sum() const;
     // The clipping coefficient the last update() used, as the PE at (x, y) holds it (one that holds weights).
     float clip_at(int x, int y) const;
     // The PE where the global norm's sum ends and the clipping coefficient is computed.
@@ -197,7 +202,8 @@ private:
     bool run_all();
     bool launch(const PlannedOp& op, const char* fn, int t0, int n);
     // keep_grad false: the loss only (an evaluation), the host reads no dlogits.
-    bool loss_grad(const PlannedOp& op, const int* targets, int B, int T, bool keep_grad = true);
+    // bt: the rows the loss is the mean over.
+    bool loss_grad(const PlannedOp& op, const int* targets, int bt, int T, bool keep_grad = true);
     const PlannedOp& loss_op() const;
     bool backward_op(const PlannedOp& op, int T);
     bool keep_dy(int b);             // the embedding's dy for sequence b, kept until its backward
@@ -222,6 +228,7 @@ private:
     struct Current {               // what the queued units share
         std::vector<int> inputs, targets;
         int B = 0, T = 0;
+        int bt = 0;                                // the rows the loss is the mean over (B*T, or a shard's whole batch)
         double lr = 0;
         std::vector<std::vector<int>> tokens;      // each sequence's tokens, for the embedding's backward
         std::vector<std::vector<float>> dencoded;  // and its gradient

@@ -1,0 +1,98 @@
+// swarmx.h: data parallelism over N emulated wafers, as Cerebras' SwarmX does it: "broadcasts
+// weights (from MemoryX to the cluster) and reduces (sums) gradients (in the other direction)"
+// (docs.cerebras.net, "How Cerebras works"). Here the weights stay resident in each wafer's SRAM
+// and AdamW runs on each wafer's PEs; weight streaming (MemoryX) will reuse the links' cost model.
+//
+// N wafers (1..kMaxWafers), each a MeshTrainer on its own Machine with the same plan and the same
+// starting weights. A step on B sequences (B a multiple of N):
+//   1. wafer k takes sequences k*B/N .. (k+1)*B/N - 1 through forward and backward, its loss
+//      weighted by the whole batch (1/(B*T), MeshTrainer::backward's loss_rows), so the wafers'
+//      gradient sums add up to the whole batch's;
+//   2. SwarmX reduces: the wafers' gradients summed in a fixed order (wafer 0, 1, ...), and the
+//      sum broadcast back into every wafer's gradient arrays;
+//   3. every wafer runs the norm, the clipping and AdamW on its own PEs: the same inputs, so the
+//      same weights on every wafer (step() checks it, bit for bit, and fails if not).
+// The step's loss is the shards' loss sums (crossentropy.wk's lsum) added in wafer order, over B*T:
+// the reference's one fp32 sum, except that each shard's sum starts from zero (docs/weight-streaming.md).
+//
+// Time: each wafer's emulated cycles as MeshTrainer counts them; the step's compute is the slowest
+// wafer's (they run in parallel on real hardware). SwarmX's reduce and broadcast are modelled, not
+// emulated: the gradient's bytes over links of a stated bandwidth (SwarmXLinks), up and down a tree
+// of depth ceil(log2 N); the step's total is compute + SwarmX (no overlap modelled).
+//
+//   SwarmX sx(plan, model, 2);                        // two wafers, the same weights
+//   SwarmXStep s;
+//   if (!sx.step(inputs, targets, B, T, lr, &s)) report(sx.error());
+//   sx.wafer(0).read_params(&model.params_memory);    // every wafer holds the same
+#pragma once
+#include "engine/model/mesh_trainer.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace wl::model {
+
+// The links between the wafers and SwarmX, the one place for their parameters. cs_links(): each
+// wafer's link is one CS system's I/O, "1.2 Tbps I/O to and from the chip" (Argonne ALCF SC24
+// tutorial, Cerebras section), 150 GB/s each way (gpu::wse2().io_bytes_per_s), timed at the clock
+// the rest of the product converts cycles at (gpu::WaferSpec::clock_hz).
+struct SwarmXLinks {
+    double bytes_per_s = 0;   // one wafer's link, each way
+    double clock_hz = 0;      // the emulated cycles' clock
+    int depth(int wafers) const;   // levels of the tree: ceil(log2 wafers), 0 for one wafer
+    // Cycles to move `bytes` from every wafer up the tree (a reduce), or to every wafer down it (a
+    // broadcast): each level a link's full transfer, level after level (store and forward).
+    uint64_t cycles(uint64_t bytes, int wafers) const;
+};
+SwarmXLinks cs_links();
+
+struct SwarmXStep {
+    float loss = 0;                // the whole batch's mean (see the header comment)
+    float grad_norm = 0;           // before clipping; every wafer computes the same
+    int wafers = 1;
+    uint64_t compute_cycles = 0;   // the slowest wafer's: forward, backward, norm, AdamW
+    uint64_t swarmx_bytes = 0;     // over the wafers' links: each wafer's gradient up, the sum back down (0 for one wafer)
+    uint64_t swarmx_cycles = 0;    // the reduce and the broadcast (SwarmXLinks::cycles)
+    uint64_t cycles = 0;           // the step's: compute + SwarmX
+    uint64_t instructions = 0;     // every wafer's
+    uint64_t host_bytes = 0;       // every wafer's (TrainStep::host_bytes)
+    double seconds = 0;            // host wall time: every wafer, one after another, and the reduction
+};
+
+class SwarmX {
+public:
+    // Each wafer in this process is a whole Machine; four covers the issue's 2-4 and keeps memory in check.
+    static constexpr int kMaxWafers = 4;
+    // plan.train must be true; model's config the plan's. Throws std::invalid_argument outside 1..kMaxWafers.
+    SwarmX(const MeshPlan& plan, const wl::gpt::GPT& model, int wafers, wl::RunMode mode = wl::RunMode::Fast,
+           const SwarmXLinks& links = cs_links());
+
+    // One data-parallel optimiser step on B sequences (B, T) at learning rate lr. False (error())
+    // when B is not a multiple of the wafers (nothing runs then), on a fault, or if the wafers'
+    // weights come out different.
+    bool step(const int* inputs, const int* targets, int B, int T, double lr, SwarmXStep* out);
+
+    // Why a batch of B sequences does not split over `wafers` (B a multiple of it, at least one
+    // each), naming B and N; empty when it does. step() refuses such a batch with it.
+    static std::string split_error(int B, int wafers);
+
+    int wafers() const { return int(wafers_.size()); }
+    MeshTrainer& wafer(int i) { return *wafers_.at(size_t(i)); }
+    const MeshTrainer& wafer(int i) const { return *wafers_.at(size_t(i)); }
+    const SwarmXLinks& links() const { return links_; }
+    const std::string& error() const { return error_; }
+    // Per-parameter state into every wafer (resuming: AdamW's moments), and AdamW's step count.
+    void write_all(MeshTrainer::State state, std::vector<float>* buf);
+    void set_updates(int64_t t);
+    uint64_t gradient_bytes() const;   // one wafer's gradient: num_parameters fp32
+
+private:
+    std::vector<std::unique_ptr<MeshTrainer>> wafers_;
+    SwarmXLinks links_;
+    std::vector<float> sum_, grads_, params0_, params_;   // the reduction's and the check's buffers
+    std::string error_;
+};
+
+}  // namespace wl::model
