@@ -199,7 +199,7 @@ TEST(MeshStreaming, TrainingAndSparsityAreRefusedClearly) {
     EXPECT_FALSE(r.ok);
     EXPECT_NE(r.error.find("inference only"), std::string::npos) << r.error;
     PlanBuilder b(streaming(nano()), 32, 32, kernels());
-    b.set_sparse([](const PlannedOp&) { return 10; });
+    b.set_sparse([](const PlannedOp&) { return PlanBuilder::SparseCounts{10, 10}; });
     PlanResult s = b.take();
     EXPECT_FALSE(s.ok);
     EXPECT_NE(s.error.find("sparse weights with streaming"), std::string::npos) << s.error;
