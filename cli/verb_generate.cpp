@@ -37,6 +37,7 @@ int verb_generate(const Args& args) {
         tok = make_tokenizer(ck.tokenizer_kind, ck.tokenizer_state, args.get("bpe-dir"));
         model = model_from_checkpoint(ck);
     }
+    apply_cli_overrides(args, &model->cfg);   // --mesh, --execution
     wl::model::PruneStats pruned;
     const bool sparse = prune_from(args, model.get(), &pruned);   // the mesh's and the reference's weights alike
     if (sparse && !args.has("json"))

@@ -69,3 +69,24 @@ TEST(CliModelArgs, SparsityPrunesOrSaysWhatIsWrong) {
         }
     EXPECT_EQ(masked, s.weights - s.kept);
 }
+
+// --execution sets wafer.execution on a config from a file or from a checkpoint (generate's), and
+// says what it accepts.
+TEST(CliModelArgs, ExecutionSetsTheConfigsWaferExecution) {
+    Args a;
+    a.options["config"] = WAFERLAB_SOURCE_DIR "/models/gpt-nano.yaml";
+    EXPECT_EQ(config_from(a).execution, "resident");
+    a.options["execution"] = "streaming";
+    EXPECT_EQ(config_from(a).execution, "streaming");
+    wl::gpt::GPTConfig from_checkpoint;
+    apply_cli_overrides(a, &from_checkpoint);
+    EXPECT_EQ(from_checkpoint.execution, "streaming");
+    a.options["execution"] = "pipelined";
+    try {
+        config_from(a);
+        ADD_FAILURE() << "--execution pipelined was accepted";
+    } catch (const std::exception& e) {
+        EXPECT_NE(std::string(e.what()).find("wafer.execution must be resident or streaming, got 'pipelined'"), std::string::npos)
+            << e.what();
+    }
+}
