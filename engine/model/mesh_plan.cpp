@@ -326,6 +326,21 @@ void plan_embedding_grad(std::vector<PlannedOp>& ops, const LinkAllocator& link)
     }
 }
 
+// The colours links, relays and edge links take (the kernels keep 1-7 and 18-23 for themselves).
+constexpr int kFirst = 8, kLast = 17;
+
+// (x, y, colour) of every router a route already takes, and of every PE whose op's kernel owns the
+// colour (its LX, LY, LDX ...: it loops it back on its own PEs), so no new route may take it there.
+std::set<std::tuple<int, int, int>> used_cells(const std::vector<PlannedOp>& ops, const std::vector<lang::RouteSetting>& routes) {
+    std::set<std::tuple<int, int, int>> used;
+    for (const lang::RouteSetting& r : routes) used.insert({r.x, r.y, r.colour});
+    for (const PlannedOp& o : ops)
+        for (const auto& [k, v] : o.constants)
+            if (k.size() >= 2 && k[0] == 'L' && v >= kFirst && v <= kLast)
+                for (int x = o.rect.x; x < o.rect.x + o.rect.w; x++) used.insert({x, o.rect.y, int(v)});
+    return used;
+}
+
 // Schedule: which inputs travel over the fabric. An input is linked when its producer sits in the
 // same columns somewhere above (same x and width), both cut it into the same rows per PE (Slice::Rows,
 // no padding) and the producer has no other link: then PE p of the producer sends its rows straight
@@ -335,7 +350,6 @@ void plan_embedding_grad(std::vector<PlannedOp>& ops, const LinkAllocator& link)
 // stay with the host: time slices (layernorm, the loss), the attention's heads, the logits, and
 // ops that the placement did not line up (docs/model-compiler.md, "Links between ops").
 void plan_links(std::vector<PlannedOp>& ops, std::vector<lang::RouteSetting>* routes) {
-    constexpr int kFirst = 8, kLast = 17;
     std::set<std::tuple<int, int, int>> used;   // (x, y, colour) with a link's route
     // A link along columns x0..x0+w-1 between rows y0 (above) and y1: the lowest colour free on
     // every router there, routed down (ramp -> south ... north -> ramp) or up; 0 when none is free.
@@ -455,13 +469,8 @@ void plan_links(std::vector<PlannedOp>& ops, std::vector<lang::RouteSetting>* ro
 // the logits in the next band) is a relay too, an L around the corner. The colours are free of
 // every route and loop-back on those routers (docs/model-compiler.md, "Relays").
 void plan_relays(std::vector<PlannedOp>& ops, std::vector<lang::RouteSetting>* routes) {
-    constexpr int kFirst = 8, kLast = 17, kChain[2] = {3, 4};   // the kernels' rl0, rl1
-    std::set<std::tuple<int, int, int>> used;   // (x, y, colour): routed, or an op's own colour
-    for (const lang::RouteSetting& r : *routes) used.insert({r.x, r.y, r.colour});
-    for (const PlannedOp& o : ops)
-        for (const auto& [k, v] : o.constants)
-            if (k.size() >= 2 && k[0] == 'L' && v >= kFirst && v <= kLast)
-                for (int x = o.rect.x; x < o.rect.x + o.rect.w; x++) used.insert({x, o.rect.y, int(v)});
+    constexpr int kChain[2] = {3, 4};   // the kernels' rl0, rl1
+    std::set<std::tuple<int, int, int>> used = used_cells(ops, *routes);
     auto route = [&](int x, int y, int c, uint8_t rx, uint8_t tx) {
         used.insert({x, y, c});
         routes->push_back({x, y, c, Route::of(rx, tx)});
@@ -612,13 +621,7 @@ void plan_relays(std::vector<PlannedOp>& ops, std::vector<lang::RouteSetting>* r
 // give their PE a copy and pass it on), set as the op's LW (its load_w() takes them; MeshGPT
 // feeds the link). Each op gets a row of its own, so the layer's ops stream side by side.
 void plan_edge_links(std::vector<PlannedOp>& ops, std::vector<lang::RouteSetting>* routes) {
-    constexpr int kFirst = 8, kLast = 17;
-    std::set<std::tuple<int, int, int>> used;   // (x, y, colour): routed, or an op's own colour
-    for (const lang::RouteSetting& r : *routes) used.insert({r.x, r.y, r.colour});
-    for (const PlannedOp& o : ops)
-        for (const auto& [k, v] : o.constants)
-            if (k.size() >= 2 && k[0] == 'L' && v >= kFirst && v <= kLast)
-                for (int x = o.rect.x; x < o.rect.x + o.rect.w; x++) used.insert({x, o.rect.y, int(v)});
+    std::set<std::tuple<int, int, int>> used = used_cells(ops, *routes);
     for (PlannedOp& o : ops) {
         if (o.layer < 0 || o.weights.empty()) continue;
         const int y = o.rect.y, end = o.rect.x + o.rect.w;
@@ -700,22 +703,22 @@ void drop_stash_link(std::vector<PlannedOp>& ops, PlannedOp& o, std::vector<lang
                   routes->end());
 }
 
-}  // namespace
-
 // Streaming: the graph of one layer (the slot every layer runs on)...
-static gpt::GPTConfig one_layer(gpt::GPTConfig cfg) {
+gpt::GPTConfig one_layer(gpt::GPTConfig cfg) {
     cfg.n_layer = 1;
     return cfg;
 }
 
 // ... whose stream inputs (the embedding's into the layer, the layer's last residual into lnf) come
 // from another layer when there are several: the host's, never a link.
-static void mark_between_layers(std::vector<PlannedOp>& ops) {
+void mark_between_layers(std::vector<PlannedOp>& ops) {
     for (PlannedOp& o : ops)
         for (Transfer& in : o.inputs)
             if ((o.layer >= 0 && in.tensor == "encoded") || (o.layer < 0 && in.tensor == layer_name(0, "residual3")))
                 in.between_layers = true;
 }
+
+}  // namespace
 
 PlannedOp layer_instance(const PlannedOp& op, int l, int layers) {
     PlannedOp o = op;
