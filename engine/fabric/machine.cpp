@@ -380,11 +380,16 @@ Fault Machine::inject(int x, int y, int port, int colour, uint32_t data, bool ct
         f.colour = colour;
         return f;
     }
+    push_from_outside(i, port, colour, data, ctrl);
+    return {};
+}
+
+void Machine::push_from_outside(int i, int port, int colour, uint32_t data, bool ctrl) {
+    Router& r = routers_[size_t(i)];
     r.push(port, colour, data, ctrl);
     r.pushed[port] &= ~(1u << colour);   // from outside the cycle: visible at once
     r.stats.in[port]++;
     wake_router(i, now_);
-    return {};
 }
 
 uint64_t EdgeFeed::due(size_t k) const { return start + uint64_t(std::ceil(double(k + 1) * cycles_per_wavelet)); }
@@ -422,10 +427,7 @@ void Machine::feed_phase() {
         Router& r = routers_[size_t(f.pe)];
         r.refresh(now_);
         if (!r.space(f.port, f.colour, cfg_.router_queue_depth)) continue;   // waits for room
-        r.push(f.port, f.colour, f.words[f.next++], false);
-        r.pushed[f.port] &= ~(1u << f.colour);   // from outside the cycle: visible at once
-        r.stats.in[f.port]++;
-        wake_router(f.pe, now_);
+        push_from_outside(f.pe, f.port, f.colour, f.words[f.next++], false);
         progress_++;
     }
     feeds_.erase(std::remove_if(feeds_.begin(), feeds_.end(), [](const EdgeFeed& f) { return f.done(); }), feeds_.end());

@@ -153,6 +153,7 @@ private:
     void place_at_instruction(Fault& f, int pe) const;
     void copy_state(const Machine& o);             // everything but the SRAM arena
     void place(int prog, Rect r, const std::vector<uint32_t>& consts);   // load()'s part per PE
+    void push_from_outside(int i, int port, int colour, uint32_t data, bool ctrl);   // inject's and feed's: visible at once
     void feed_phase();                             // cycle mode: the edge links' words due now, where there is room
     uint64_t next_feed() const;                    // when an edge link's next word is due (kNever: none)
 
