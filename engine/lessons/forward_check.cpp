@@ -69,6 +69,7 @@ void check_forward(const CheckSpec& spec, std::string_view source, Verdict* v) {
     std::vector<int> inputs(size_t(tr->sequences_per_step()) * size_t(T)), targets(inputs.size());
     tr->step_batches(0, inputs.data(), targets.data());   // the prompt: the first training sequence
     wl::model::MeshGPT mesh(std::move(r.plan), model, wl::RunMode::Fast);
+    mesh.cycle_budget = watchdog_cycles(spec);   // a kernel that never ends stops in a fraction of a second
     std::vector<float> logits;
     if (!mesh.forward(inputs.data(), T, &logits)) {
         v->items.push_back({CheckKind::Fault, false, "The forward stopped with a fault: " + mesh.error()});

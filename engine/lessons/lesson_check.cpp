@@ -127,7 +127,8 @@ std::string grouped(uint64_t n) {
 }
 
 uint64_t watchdog_cycles(const CheckSpec& spec) {
-    return spec.cycle_budget ? std::max<uint64_t>(20 * spec.cycle_budget, 100'000) : 2'000'000;
+    const uint64_t budget = spec.cycle_budget ? spec.cycle_budget : spec.forward.cycles_below;
+    return budget ? std::max<uint64_t>(20 * budget, 100'000) : 2'000'000;
 }
 
 KernelCheck::~KernelCheck() = default;

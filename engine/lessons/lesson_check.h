@@ -43,8 +43,9 @@ struct Verdict {
 // 16384 -> "16,384": the numbers in a verdict's words.
 std::string grouped(uint64_t n);
 
-// The run's own cycle limit: past it the run stops with a watchdog fault. A budget leaves
-// room to see by how much a kernel misses it; with none, a generous fixed limit.
+// The run's own cycle limit: past it the run stops with a watchdog fault. A budget (or a
+// forward's `cycles below`) leaves room to see by how much a kernel misses it; with none, a
+// generous fixed limit. A forward check applies it to each op's launch.
 uint64_t watchdog_cycles(const CheckSpec& spec);
 
 Verdict check_kernel(const CheckSpec& spec, std::string_view source, std::string_view file);

@@ -422,6 +422,16 @@ TEST(LessonCheck, AForwardKernelThatBreaksThePlanOrTheLogits) {
     EXPECT_NE(twice.items[0].message.find("of 720 logits (16 tokens x 45 vocabulary entries) differ from the reference's; "
                                            "the first at token 0, vocabulary entry "),
               std::string::npos) << twice.items[0].message;
+    // A cursor that never moves: the launch stops at the watchdog, 20 times the bound, not after 200 M cycles.
+    const Verdict stuck = check_kernel(
+        fwd->spec, replaced("mem(xb, k * TP + xq, n), wv[i]);\n                        i += 1;", "mem(xb, k * TP + xq, n), wv[i]);"),
+        "mine.wk");
+    EXPECT_FALSE(stuck.ran);
+    ASSERT_EQ(stuck.items.size(), 1u);
+    EXPECT_EQ(stuck.items[0].kind, CheckKind::Fault);
+    EXPECT_NE(stuck.items[0].message.find("The forward stopped with a fault"), std::string::npos) << stuck.items[0].message;
+    EXPECT_NE(stuck.items[0].message.find("a budget of " + std::to_string(20 * fwd->spec.forward.cycles_below) + " cycles"),
+              std::string::npos) << stuck.items[0].message;
     // Fits at the file's own constants, not at the plan's: only the model compiler sees it.
     const Verdict big = check_kernel(fwd->spec, replaced("var zero: [f32; TP];", "var zero: [f32; select(K == 64, TP, 20000)];"), "mine.wk");
     EXPECT_TRUE(big.compiled);
