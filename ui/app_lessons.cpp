@@ -19,7 +19,7 @@ using nlohmann::json;
 
 // [SECTION] opening a lesson and filling the editor
 
-// "there is no lesson 99: the lessons are 1 to 14"
+// "there is no lesson 99: the lessons are 1 to 16"
 static std::string no_lesson(const LessonModel& m, int number) {
     if (m.lessons().empty())
         return "no lessons were found" + (m.errors().empty() ? std::string() : " (" + m.errors().front() + ")");

@@ -113,8 +113,10 @@ void LessonsWindow::footer(LessonModel& m, bool stale, Request& req) {
     ImGui::PopStyleColor(2);
     mark("lesson_check");
     if (ImGui::IsItemHovered())
-        ImGui::SetTooltip(l.spec.trains() ? "Train the lesson's GPT on the mesh with the editor's kernel, and check the loss it reaches"
-                                          : "Compile and run the editor's kernel, and check what it prints, its cycles and its PEs");
+        ImGui::SetTooltip(l.spec.trains()     ? "Train the lesson's GPT on the mesh with the editor's kernel, and check the loss it reaches"
+                          : l.spec.forwards() ? "Run the lesson's GPT forward on the mesh with the editor's kernel, and check its logits "
+                                                "against the reference's (and its cycles)"
+                                              : "Compile and run the editor's kernel, and check what it prints, its cycles and its PEs");
     const int hints = int(l.spec.hints.size());
     char hint[48];
     std::snprintf(hint, sizeof hint, "Hint (%d of %d)###hint", std::min(m.hints_shown() + 1, hints), hints);

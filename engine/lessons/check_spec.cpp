@@ -3,6 +3,7 @@
 
 #include "engine/fabric/mesh.h"
 #include "engine/gpu/gpu_preset.h"
+#include "engine/model/sparsity.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -89,6 +90,40 @@ std::string parse_train(const std::string& rest, TrainSpec* t) {
     return "";
 }
 
+// "tiny.yaml kernel matmul.wk [mesh 8x8] [execution streaming] [sparsity 0.75]" -> f. An error message or "".
+std::string parse_forward(const std::string& rest, ForwardSpec* f) {
+    const char* form = "forward needs the form 'forward CONFIG kernel FILE.wk [mesh WxH] [execution resident|streaming] [sparsity S]'";
+    std::istringstream in(rest);
+    std::string key, val;
+    if (!(in >> f->config) || f->config == "kernel") return form;
+    while (in >> key) {
+        if (!(in >> val)) return form;
+        double v = 0;
+        if (key == "kernel") {
+            if (val.size() < 4 || val.compare(val.size() - 3, 3, ".wk") != 0 || val.find('/') != std::string::npos)
+                return "forward: kernel needs a file name of models/kernels, as in matmul.wk";
+            f->kernel = val;
+        } else if (key == "mesh") {
+            wl::Mesh m;
+            if (!wl::parse_mesh(val, &m)) return "forward: mesh needs WxH, as in 32x32";
+            f->mesh_w = m.w, f->mesh_h = m.h;
+        } else if (key == "execution") {
+            if (val != "resident" && val != "streaming") return "forward: execution is resident or streaming";
+            f->execution = val;
+        } else if (key == "sparsity") {
+            if (!parse_number(val, &v) || v <= 0 || v > wl::model::kMaxSparsity)
+                return "forward: sparsity needs a fraction above 0, at most " + std::to_string(wl::model::kMaxSparsity).substr(0, 4);
+            f->sparsity = v;
+        } else {
+            return "forward: unknown word '" + key + "' (" + form + ")";
+        }
+    }
+    if (f->kernel.empty()) return form;
+    if (f->sparsity > 0 && f->execution == "streaming")
+        return "forward: sparsity with execution streaming: the planner streams dense weights only";
+    return "";
+}
+
 }  // namespace
 
 std::string value_key(const std::string& symbol, int x, int y) {
@@ -103,7 +138,7 @@ CheckSpec parse_check_spec(std::string_view text, std::vector<SpecError>* errors
     auto fail = [&](std::string msg) {
         if (errors) errors->push_back({n, std::move(msg)});
     };
-    enum class Advised { None, Expect, Loss } advised = Advised::None;   // what a when-wrong line advises on
+    enum class Advised { None, Expect, Loss, Logits, Cycles } advised = Advised::None;   // what a when-wrong line advises on
     while (std::getline(in, raw)) {
         ++n;
         const std::string line = trim(raw);
@@ -114,8 +149,10 @@ CheckSpec parse_check_spec(std::string_view text, std::vector<SpecError>* errors
         if (word == "hint" || word == "when-wrong") {
             if (rest.empty()) { fail(word + " needs text"); continue; }
             if (word == "hint") spec.hints.push_back(rest);
-            else if (advised == Advised::None) fail("when-wrong must follow an expect or a loss line");
+            else if (advised == Advised::None) fail("when-wrong must follow an expect, a loss, a logits or a cycles below line");
             else if (advised == Advised::Expect) spec.expects.back().when_wrong = rest;
+            else if (advised == Advised::Logits) spec.forward.logits_when_wrong = rest;
+            else if (advised == Advised::Cycles) spec.forward.cycles_when_wrong = rest;
             else spec.train.when_wrong = rest;
             continue;
         }
@@ -130,6 +167,10 @@ CheckSpec parse_check_spec(std::string_view text, std::vector<SpecError>* errors
         } else if (word == "tolerance") {
             if (!parse_number(arg, &v) || v < 0) fail("tolerance needs a number >= 0");
             else spec.tolerance = v;
+        } else if (word == "cycles" && arg.compare(0, 5, "below") == 0) {   // a forward's: cycles below N
+            const std::string num = trim(arg.substr(5));
+            if (!parse_number(num, &v) || v < 1 || v != double(uint64_t(v))) fail("cycles below needs a whole number >= 1");
+            else spec.forward.cycles_below = uint64_t(v), spec.forward.cycles_line = n, advised = Advised::Cycles;
         } else if (word == "cycles") {
             if (!parse_number(arg, &v) || v < 1 || v != double(uint64_t(v))) fail("cycles needs a whole number >= 1");
             else spec.cycle_budget = uint64_t(v);
@@ -146,6 +187,21 @@ CheckSpec parse_check_spec(std::string_view text, std::vector<SpecError>* errors
                 t.loss_below = spec.train.loss_below, t.loss_line = spec.train.loss_line, t.when_wrong = spec.train.when_wrong;
                 spec.train = t;
             }
+        } else if (word == "forward") {
+            ForwardSpec f;
+            f.line = n;
+            const std::string err = parse_forward(arg, &f);
+            if (!err.empty()) fail(err);
+            else if (spec.forwards()) fail("forward: only one forward line (the first is line " + std::to_string(spec.forward.line) + ")");
+            else {
+                f.logits_match = spec.forward.logits_match, f.logits_line = spec.forward.logits_line;
+                f.cycles_below = spec.forward.cycles_below, f.cycles_line = spec.forward.cycles_line;
+                f.logits_when_wrong = spec.forward.logits_when_wrong, f.cycles_when_wrong = spec.forward.cycles_when_wrong;
+                spec.forward = f;
+            }
+        } else if (word == "logits") {
+            if (arg != "match") fail("logits needs the form 'logits match'");
+            else spec.forward.logits_match = true, spec.forward.logits_line = n, advised = Advised::Logits;
         } else if (word == "loss") {
             const size_t sp2 = arg.find_first_of(" \t");
             if (arg.substr(0, sp2) != "below" || sp2 == std::string::npos || !parse_number(trim(arg.substr(sp2)), &v) || v <= 0)
@@ -162,7 +218,7 @@ CheckSpec parse_check_spec(std::string_view text, std::vector<SpecError>* errors
             }
         } else {
             fail("unknown directive '" + word + "' (expect, when-wrong, tolerance, cycles, pes, hint, train, loss, "
-                 "faster-than-gpu)");
+                 "faster-than-gpu, forward, logits)");
         }
     }
     // The pairs that only mean something together, named at the line that is there.
@@ -176,6 +232,19 @@ CheckSpec parse_check_spec(std::string_view text, std::vector<SpecError>* errors
     if (spec.trains() && (!spec.expects.empty() || spec.cycle_budget || spec.pes || !spec.faster_than_gpu.empty())) {
         n = spec.train.line;
         fail("train checks a model kernel, which has no host block: expect, cycles, pes and faster-than-gpu cannot go with it");
+    }
+    const ForwardSpec& f = spec.forward;
+    if ((f.logits_line || f.cycles_line) && !spec.forwards()) {
+        n = f.logits_line ? f.logits_line : f.cycles_line;
+        fail(std::string(f.logits_line ? "logits match" : "cycles below") + " needs a forward line: which forward should it check?");
+    } else if (spec.forwards() && !f.logits_match) {
+        n = f.line;
+        fail("forward needs a 'logits match' line: a fast kernel must still be right");
+    }
+    if (spec.forwards() && (spec.trains() || !spec.expects.empty() || spec.cycle_budget || spec.pes || !spec.faster_than_gpu.empty())) {
+        n = f.line;
+        fail("forward checks a model kernel, which has no host block: train, expect, cycles, pes and faster-than-gpu cannot go "
+             "with it (its own bound is 'cycles below N')");
     }
     return spec;
 }

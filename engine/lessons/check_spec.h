@@ -11,7 +11,11 @@
 //   train tiny.yaml steps 20 kernel crossentropy.wk   train the GPT on the mesh with the student's file
 //                                  as that model kernel (config read from the lesson's folder)
 //   loss below 3.4                 the training loss after those steps must be below this
-//   when-wrong ...                 (after an expect or a loss line) advice shown when it fails
+//   forward tiny.yaml kernel matmul.wk [mesh WxH] [execution streaming] [sparsity 0.75]
+//                                  one forward of the GPT on the mesh with the student's file as that kernel
+//   logits match                   its logits must equal the reference's on the same weights, bit for bit
+//   cycles below 30000             its emulated cycles must be fewer than this
+//   when-wrong ...                 (after an expect, a loss, a logits or a cycles below line) advice shown when it fails
 //
 // A run that faults never passes. Bad directives are errors naming file:line.
 #pragma once
@@ -43,6 +47,22 @@ struct TrainSpec {
     int line = 0, loss_line = 0;   // in check.txt
 };
 
+// forward CONFIG kernel FILE [mesh WxH] [execution resident|streaming] [sparsity S]: like train, the
+// student's file is a model kernel; the check plans the GPT of CONFIG for inference with it (its linear
+// layers pruned to sparsity S and planned sparse when S > 0), runs one forward of a prompt on the mesh
+// and asks for `logits match` and, optionally, `cycles below N` (forward_check.h).
+struct ForwardSpec {
+    std::string config;            // relative to the lesson's folder
+    std::string kernel;            // the model kernel the student's file stands in for
+    int mesh_w = 32, mesh_h = 32;
+    std::string execution;         // "resident" or "streaming"; "" keeps the config's
+    double sparsity = 0;           // 0: dense
+    bool logits_match = false;     // from `logits match`
+    uint64_t cycles_below = 0;     // from `cycles below N`; 0: no bound
+    std::string logits_when_wrong, cycles_when_wrong;
+    int line = 0, logits_line = 0, cycles_line = 0;   // in check.txt
+};
+
 struct CheckSpec {
     std::string dir;               // the lesson's folder (load_lessons sets it): train's files are read from it
     std::vector<ExpectLine> expects;
@@ -54,6 +74,8 @@ struct CheckSpec {
     int gpu_line = 0;
     bool trains() const { return train.steps > 0; }
     TrainSpec train;               // steps == 0: no training
+    bool forwards() const { return !forward.kernel.empty(); }
+    ForwardSpec forward;           // kernel "": no forward
 };
 
 struct SpecError {

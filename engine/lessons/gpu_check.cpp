@@ -10,13 +10,6 @@ namespace wl::lessons {
 
 namespace {
 
-// 16384 -> "16,384"
-std::string grouped(uint64_t n) {
-    std::string s = std::to_string(n);
-    for (int at = int(s.size()) - 3; at > 0; at -= 3) s.insert(size_t(at), ",");
-    return s;
-}
-
 const char* bound_words(wl::gpu::Bound b) {
     switch (b) {
         case wl::gpu::Bound::Launch: return "launch-bound: starting the kernel costs more than running it";

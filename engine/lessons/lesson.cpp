@@ -1,6 +1,7 @@
 // lesson.cpp: finds and reads the lesson folders (layout in lesson.h).
 #include "engine/lessons/lesson.h"
 
+#include "engine/lessons/forward_check.h"
 #include "engine/lessons/train_check.h"
 
 #include <algorithm>
@@ -85,8 +86,11 @@ LessonSet load_lessons(const std::string& root) {
         if (errs.empty() && l.spec.trains())
             if (const std::string why = train_files_error(l.spec); !why.empty())
                 set.errors.push_back(spec_path + ":" + std::to_string(l.spec.train.line) + ": " + why);
-        if (l.spec.expects.empty() && !l.spec.trains() && errs.empty())
-            set.errors.push_back(spec_path + ": no expect or train line: the check would pass anything that runs");
+        if (errs.empty() && l.spec.forwards())
+            if (const std::string why = forward_files_error(l.spec); !why.empty())
+                set.errors.push_back(spec_path + ":" + std::to_string(l.spec.forward.line) + ": " + why);
+        if (l.spec.expects.empty() && !l.spec.trains() && !l.spec.forwards() && errs.empty())
+            set.errors.push_back(spec_path + ": no expect, train or forward line: the check would pass anything that runs");
         if (const Lesson* twin = set.find(l.number))
             set.errors.push_back(l.dir + ": lesson " + std::to_string(l.number) + " again (also " + twin->dir + ")");
         if (set.errors.size() > errors_before) continue;

@@ -2,6 +2,7 @@
 #include "engine/lessons/lesson_check.h"
 
 #include "engine/lessons/gpu_check.h"
+#include "engine/lessons/forward_check.h"
 #include "engine/lessons/train_check.h"
 
 #include "engine/lang/compile.h"
@@ -119,8 +120,15 @@ std::string Verdict::summary() const {
     return "Not yet: " + std::to_string(failed) + " of " + std::to_string(items.size()) + " checks failed.";
 }
 
+std::string grouped(uint64_t n) {
+    std::string s = std::to_string(n);
+    for (int at = int(s.size()) - 3; at > 0; at -= 3) s.insert(size_t(at), ",");
+    return s;
+}
+
 uint64_t watchdog_cycles(const CheckSpec& spec) {
-    return spec.cycle_budget ? std::max<uint64_t>(20 * spec.cycle_budget, 100'000) : 2'000'000;
+    const uint64_t budget = spec.cycle_budget ? spec.cycle_budget : spec.forward.cycles_below;
+    return budget ? std::max<uint64_t>(20 * budget, 100'000) : 2'000'000;
 }
 
 KernelCheck::~KernelCheck() = default;
@@ -166,6 +174,12 @@ KernelCheck::KernelCheck(const CheckSpec& spec, std::string_view source, std::st
             train_->finish(&v);
             v.passed = false;
         }
+        return;
+    }
+    if (spec.forwards()) {   // a model kernel too: one forward of the GPT is the run
+        check_forward(spec, source, &v);
+        v.passed = v.ran;
+        for (const CheckItem& i : v.items) v.passed = v.passed && i.ok;
         return;
     }
     wl::lang::RunOptions opt;

@@ -3,7 +3,8 @@
 //   "y @ (3,0) should be 2 4 6 8; you got 2 4 6 0 — the last value never arrived or was
 //    never written (it is still 0): look at the route at (3,0)"
 // The kernel is compiled (wl::lang::compile) and run in cycle mode (wl::lang::run_kernel)
-// on the default machine; a `train` check instead trains the GPT with it (train_check.h), and
+// on the default machine; a `train` check instead trains the GPT with it (train_check.h), a
+// `forward` check runs one forward of the GPT with it (forward_check.h), and
 // `faster-than-gpu` compares the run with the GPU model (gpu_check.h). The app, the CLI and the
 // tests all call check_kernel.
 #pragma once
@@ -39,8 +40,12 @@ struct Verdict {
     std::string summary() const;    // "Passed: ..." or "Not yet: 2 of 4 checks failed"
 };
 
-// The run's own cycle limit: past it the run stops with a watchdog fault. A budget leaves
-// room to see by how much a kernel misses it; with none, a generous fixed limit.
+// 16384 -> "16,384": the numbers in a verdict's words.
+std::string grouped(uint64_t n);
+
+// The run's own cycle limit: past it the run stops with a watchdog fault. A budget (or a
+// forward's `cycles below`) leaves room to see by how much a kernel misses it; with none, a
+// generous fixed limit. A forward check applies it to each op's launch.
 uint64_t watchdog_cycles(const CheckSpec& spec);
 
 Verdict check_kernel(const CheckSpec& spec, std::string_view source, std::string_view file);

@@ -90,6 +90,20 @@ TEST(Lessons, EverySolutionPassesAndEveryStarterFails) {
             EXPECT_GT(start.loss, l.spec.train.loss_below + 0.1) << start.loss;
             EXPECT_LT(sol.loss, sol.loss_start);
         }
+        // A forward lesson's starter runs: it fails on the logits (a wrong kernel) or, with a
+        // cycle bound, only on the cycles (a right but slow one), with room on both sides of the
+        // line; the text gives the solution's cycles as the verdict prints them.
+        if (l.spec.forwards()) {
+            const ForwardSpec& f = l.spec.forward;
+            EXPECT_TRUE(start.ran);
+            const CheckKind reason = f.cycles_below ? CheckKind::Cycles : CheckKind::Values;
+            for (const CheckItem& i : start.items) EXPECT_EQ(i.ok, i.kind != reason) << check_kind_name(i.kind) << ": " << i.message;
+            if (f.cycles_below) {
+                EXPECT_LT(sol.cycles * 11 / 10, f.cycles_below) << sol.cycles;
+                EXPECT_GT(start.cycles * 10 / 11, f.cycles_below) << start.cycles;
+            }
+            EXPECT_TRUE(bold_total(l.text, sol.cycles)) << "lesson.md should give the solution's **" << sol.cycles << " cycles**";
+        }
         if (!l.spec.faster_than_gpu.empty()) {
             EXPECT_LT(sol.wafer_s, sol.gpu_s);
             EXPECT_GT(start.wafer_s, start.gpu_s);
@@ -307,7 +321,145 @@ TEST(CheckSpec, ReadsTrainLossAndGpuAndNamesBadLines) {
     EXPECT_EQ(e.line, 2);
     EXPECT_NE(e.message.find("cannot go with it"), std::string::npos) << e.message;
     e = first_error("when-wrong too early\n");
-    EXPECT_EQ(e.message, "when-wrong must follow an expect or a loss line");
+    EXPECT_EQ(e.message, "when-wrong must follow an expect, a loss, a logits or a cycles below line");
+}
+
+TEST(CheckSpec, ReadsForwardLogitsAndCyclesAndNamesBadLines) {
+    std::vector<SpecError> errors;
+    CheckSpec s = parse_check_spec(
+        "hint h\n"
+        "forward tiny.yaml kernel matmul.wk mesh 8x8 sparsity 0.75   # a comment\n"
+        "logits match\n"
+        "when-wrong look at the sum\n"
+        "cycles below 350000\n"
+        "when-wrong skip the zeros\n",
+        &errors);
+    EXPECT_TRUE(errors.empty()) << errors[0].line << ": " << errors[0].message;
+    ASSERT_TRUE(s.forwards());
+    EXPECT_FALSE(s.trains());
+    EXPECT_EQ(s.forward.config, "tiny.yaml");
+    EXPECT_EQ(s.forward.kernel, "matmul.wk");
+    EXPECT_EQ(s.forward.mesh_w, 8);
+    EXPECT_EQ(s.forward.mesh_h, 8);
+    EXPECT_DOUBLE_EQ(s.forward.sparsity, 0.75);
+    EXPECT_EQ(s.forward.execution, "");
+    EXPECT_TRUE(s.forward.logits_match);
+    EXPECT_EQ(s.forward.cycles_below, 350000u);
+    EXPECT_EQ(s.cycle_budget, 0u) << "cycles below is the forward's bound, not a host block's budget";
+    EXPECT_EQ(s.forward.logits_when_wrong, "look at the sum");
+    EXPECT_EQ(s.forward.cycles_when_wrong, "skip the zeros");
+    EXPECT_EQ(s.forward.line, 2);
+    s = parse_check_spec("logits match\nforward t.yaml kernel matmul.wk execution streaming\n", &errors);
+    EXPECT_TRUE(errors.empty());
+    EXPECT_EQ(s.forward.execution, "streaming");
+    EXPECT_TRUE(s.forward.logits_match) << "the order of the lines does not matter";
+
+    auto first_error = [](const std::string& text) {
+        std::vector<SpecError> e;
+        parse_check_spec(text, &e);
+        return e.empty() ? SpecError{0, "none"} : e[0];
+    };
+    SpecError e = first_error("hint h\nforward tiny.yaml matmul.wk\nlogits match\n");
+    EXPECT_EQ(e.line, 2);
+    EXPECT_NE(e.message.find("forward needs the form"), std::string::npos) << e.message;
+    e = first_error("forward tiny.yaml kernel ../matmul.wk\nlogits match\n");
+    EXPECT_EQ(e.line, 1);
+    EXPECT_NE(e.message.find("kernel needs a file name of models/kernels"), std::string::npos) << e.message;
+    e = first_error("# c\nforward tiny.yaml kernel matmul.wk sparsity 1.5\nlogits match\n");
+    EXPECT_EQ(e.line, 2);
+    EXPECT_NE(e.message.find("sparsity needs a fraction above 0, at most 0.95"), std::string::npos) << e.message;
+    e = first_error("forward tiny.yaml kernel matmul.wk execution pipelined\nlogits match\n");
+    EXPECT_EQ(e.message, "forward: execution is resident or streaming");
+    e = first_error("forward tiny.yaml kernel matmul.wk execution streaming sparsity 0.5\nlogits match\n");
+    EXPECT_NE(e.message.find("streams dense weights only"), std::string::npos) << e.message;
+    e = first_error("forward tiny.yaml kernel matmul.wk\nlogits match\nforward b.yaml kernel gelu.wk\n");
+    EXPECT_EQ(e.line, 3);
+    EXPECT_NE(e.message.find("only one forward line (the first is line 1)"), std::string::npos) << e.message;
+    e = first_error("hint h\nforward tiny.yaml kernel matmul.wk\ncycles below 100\n");
+    EXPECT_EQ(e.line, 2);
+    EXPECT_NE(e.message.find("forward needs a 'logits match' line"), std::string::npos) << e.message;
+    e = first_error("hint h\n\nlogits match\n");
+    EXPECT_EQ(e.line, 3);
+    EXPECT_NE(e.message.find("logits match needs a forward line"), std::string::npos) << e.message;
+    e = first_error("cycles below 100\n");
+    EXPECT_EQ(e.line, 1);
+    EXPECT_NE(e.message.find("cycles below needs a forward line"), std::string::npos) << e.message;
+    e = first_error("forward tiny.yaml kernel matmul.wk\nlogits equal\n");
+    EXPECT_EQ(e.line, 2);
+    EXPECT_EQ(e.message, "logits needs the form 'logits match'");
+    e = first_error("forward tiny.yaml kernel matmul.wk\nlogits match\ncycles below many\n");
+    EXPECT_EQ(e.line, 3);
+    EXPECT_EQ(e.message, "cycles below needs a whole number >= 1");
+    e = first_error("forward tiny.yaml kernel matmul.wk\nlogits match\ncycles 100\n");
+    EXPECT_EQ(e.line, 1);
+    EXPECT_NE(e.message.find("its own bound is 'cycles below N'"), std::string::npos) << e.message;
+    e = first_error("train t.yaml steps 5 kernel gelu.wk\nloss below 3\nforward t.yaml kernel matmul.wk\nlogits match\n");
+    EXPECT_EQ(e.line, 3);
+    EXPECT_NE(e.message.find("cannot go with it"), std::string::npos) << e.message;
+}
+
+// A forward lesson's verdicts, in numbers: a kernel the planner refuses, and wrong logits named by token and entry.
+TEST(LessonCheck, AForwardKernelThatBreaksThePlanOrTheLogits) {
+    const LessonSet set = load_lessons(kLessons);
+    const Lesson* fwd = nullptr;
+    for (const Lesson& l : set.lessons)
+        if (l.spec.forwards() && l.spec.forward.cycles_below) fwd = &l;
+    ASSERT_NE(fwd, nullptr);
+    auto replaced = [&](const std::string& from, const std::string& to) {
+        std::string src = fwd->solution;
+        const size_t at = src.find(from);
+        EXPECT_NE(at, std::string::npos) << from;
+        if (at != std::string::npos) src.replace(at, from.size(), to);
+        return src;
+    };
+    // Every sparse weight counted twice: every logit moves.
+    const Verdict twice = check_kernel(fwd->spec, replaced("mem(xb, k * TP + xq, n), wv[i]);", "mem(xb, k * TP + xq, n), 2.0 * wv[i]);"), "mine.wk");
+    EXPECT_TRUE(twice.ran);
+    EXPECT_FALSE(twice.passed);
+    ASSERT_GE(twice.items.size(), 1u);
+    EXPECT_EQ(twice.items[0].kind, CheckKind::Values);
+    EXPECT_FALSE(twice.items[0].ok);
+    EXPECT_NE(twice.items[0].message.find("of 720 logits (16 tokens x 45 vocabulary entries) differ from the reference's; "
+                                           "the first at token 0, vocabulary entry "),
+              std::string::npos) << twice.items[0].message;
+    // A cursor that never moves: the launch stops at the watchdog, 20 times the bound, not after 200 M cycles.
+    const Verdict stuck = check_kernel(
+        fwd->spec, replaced("mem(xb, k * TP + xq, n), wv[i]);\n                        i += 1;", "mem(xb, k * TP + xq, n), wv[i]);"),
+        "mine.wk");
+    EXPECT_FALSE(stuck.ran);
+    ASSERT_EQ(stuck.items.size(), 1u);
+    EXPECT_EQ(stuck.items[0].kind, CheckKind::Fault);
+    EXPECT_NE(stuck.items[0].message.find("The forward stopped with a fault"), std::string::npos) << stuck.items[0].message;
+    EXPECT_NE(stuck.items[0].message.find("a budget of " + std::to_string(20 * fwd->spec.forward.cycles_below) + " cycles"),
+              std::string::npos) << stuck.items[0].message;
+    // Fits at the file's own constants, not at the plan's: only the model compiler sees it.
+    const Verdict big = check_kernel(fwd->spec, replaced("var zero: [f32; TP];", "var zero: [f32; select(K == 64, TP, 20000)];"), "mine.wk");
+    EXPECT_TRUE(big.compiled);
+    EXPECT_FALSE(big.ran);
+    ASSERT_EQ(big.items.size(), 1u);
+    EXPECT_EQ(big.items[0].kind, CheckKind::Compile);
+    EXPECT_NE(big.items[0].message.find("The model compiler could not use your kernel as matmul.wk"), std::string::npos)
+        << big.items[0].message;
+    const Verdict bad = check_kernel(fwd->spec, "program p { fn f() { let x: i32 = 1.5; } }\n", "mine.wk");
+    EXPECT_FALSE(bad.compiled);
+    EXPECT_NE(bad.items[0].message.find("mine.wk:1:"), std::string::npos) << bad.items[0].message;
+}
+
+TEST(LessonSet, AForwardLineNamesAMissingKernelAtItsLine) {
+    const std::string root = ::testing::TempDir() + "/wl_lessons_forward";
+    const std::string dir = root + "/01-x";
+    std::filesystem::create_directories(dir);
+    auto write = [&](const std::string& name, const std::string& text) { std::ofstream(dir + "/" + name) << text; };
+    write("lesson.md", "# X\n?\n");
+    write("starter.wk", "");
+    write("solution.wk", "");
+    write("check.txt", "hint h\n# c\nforward none.yaml kernel matmul.wk\nlogits match\n");
+    const LessonSet set = load_lessons(root);
+    EXPECT_TRUE(set.lessons.empty());
+    ASSERT_EQ(set.errors.size(), 1u);
+    EXPECT_NE(set.errors[0].find("01-x/check.txt:3: "), std::string::npos) << set.errors[0];
+    EXPECT_NE(set.errors[0].find("none.yaml"), std::string::npos) << set.errors[0];
+    std::filesystem::remove_all(root);
 }
 
 TEST(LessonSet, ATrainLineNamesAMissingConfigAtItsLine) {
