@@ -108,8 +108,9 @@ int verb_compare(const Args& args) {
                     g.allreduce.link.c_str(), si(g.allreduce.bytes, "B").c_str(), wl::gpu::format_seconds(g.allreduce.seconds).c_str(),
                     wl::gpu::format_seconds(g.step_s).c_str(), si(g.tokens_per_s, "").c_str());
     std::printf("GPU memory: %s\n", g.mem.verdict.c_str());
-    std::printf("wafer step: %s  (%.1f%% of its %s fp32 peak); %s\n", wl::gpu::format_seconds(w.step_s).c_str(), 100 * w.utilisation,
-                si(w.wafer.peak_flops(), "FLOP/s").c_str(), w.verdict.c_str());
+    std::printf("wafer step: %s  (%.1f%% of its %s fp32 peak%s); %s\n", wl::gpu::format_seconds(w.step_s).c_str(),
+                100 * w.utilisation, si(w.wafer.peak_flops(), "FLOP/s").c_str(),
+                w.density < 1 ? ", counting the dense model's FLOPs" : "", w.verdict.c_str());
     std::printf("ratio GPU/wafer: %.3g (%s)\n", c.ratio, c.ratio > 1 ? "the wafer is faster" : "the GPU is faster");
     if (em.ran)
         std::printf("emulated: the forward MEASURED on the %dx%d mesh (%d PEs, fast mode): %llu cycles = %s for B=%d "

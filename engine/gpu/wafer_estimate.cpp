@@ -194,10 +194,10 @@ WaferEstimate estimate_wafer(const gpt::GPTConfig& cfg, const WaferSpec& w, int 
                       mb(e.sram_needed).c_str(), mb(have).c_str());
     else if (e.weight_streaming && e.activations_fit)
         std::snprintf(b, sizeof b,
-                      "weight streaming%s: each layer's weights (%s in all%s) stream in over the wafer's %s/s I/O "
-                      "once per micro-batch of %d sequences; activations stay on the wafer",
-                      e.fits_sram ? " (asked; it would also fit resident)" : "", mb(4 * P).c_str(),
-                      with_backward ? ", and their gradients out" : "", mb(w.io_bytes_per_s).c_str(), B);
+                      "weight streaming%s: each layer's matmul weights stream in%s over the wafer's %s/s I/O once "
+                      "per micro-batch of %d sequences; activations stay on the wafer",
+                      e.fits_sram ? " (asked; it would also fit resident)" : "",
+                      with_backward ? " (and their gradients out)" : "", mb(w.io_bytes_per_s).c_str(), B);
     else if (e.fits_sram)
         std::snprintf(b, sizeof b, "fits in SRAM: %s of %s; weights stay on the wafer", mb(e.sram_needed).c_str(),
                       mb(have).c_str());
