@@ -111,4 +111,22 @@ TEST(GpuCompareCase, JsonAndJsHookCarryTheCase) {
     EXPECT_DOUBLE_EQ(d["case"]["density"].get<double>(), 1.0);
 }
 
+// The emulated column runs the asked execution: streamed, each layer's weights come in first.
+TEST(GpuCompareCase, TheEmulatedColumnMeasuresTheStreamedForward) {
+    const std::string models = std::string(WAFERLAB_SOURCE_DIR) + "/models";
+    nlohmann::json j = compare_call(
+        {{"config", "gpt-nano"}, {"mode", "infer"}, {"batch", 1}, {"mesh", "32x32"}, {"execution", "streaming"}}, models);
+    ASSERT_FALSE(j.contains("error")) << j.dump();
+    const auto& e = j["emulated"];
+    ASSERT_TRUE(e["ran"].get<bool>()) << e.dump();
+    for (const char* l : {"l0.weights", "l1.weights", "l2.weights"}) {
+        ASSERT_TRUE(e["op_cycles"].contains(l)) << l;
+        EXPECT_GT(e["op_cycles"][l].get<uint64_t>(), 0u);
+    }
+    // Pruned weights are not what the emulated column runs: it says so rather than measure dense ones.
+    nlohmann::json sp = compare_call({{"config", "gpt-nano"}, {"mode", "infer"}, {"mesh", "32x32"}, {"sparsity", 0.5}}, models);
+    EXPECT_FALSE(sp["emulated"]["ran"].get<bool>());
+    EXPECT_NE(sp["emulated"]["why_not"].get<std::string>().find("bench sparsity"), std::string::npos);
+}
+
 }  // namespace
