@@ -124,6 +124,10 @@ int verb_compare(const Args& args) {
                     si(p.tokens_per_s, "").c_str(), p.verdict.c_str());
     std::printf("\n%s\n%s\n%s\n", c.gpu_sentence.c_str(), c.wafer_sentence.c_str(), c.case_sentence.c_str());
     std::printf("%s (%s).\n", wl::gpu::kGpuSparsityNote, wl::gpu::kGpuSparsitySource);
+    if (c.gpu_2to4_s > 0)
+        std::printf("GPU with the linear layers pruned 2:4 instead (their GEMMs' math halved; bytes and launches as "
+                    "dense): %s against %s dense.\n",
+                    wl::gpu::format_seconds(c.gpu_2to4_s).c_str(), wl::gpu::format_seconds(c.gpu.compute_s).c_str());
     return 0;
 }
 

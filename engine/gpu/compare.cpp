@@ -132,6 +132,20 @@ Comparison compare(const gpt::GPTConfig& cfg_in, const CompareOptions& o) {
     so.grad_accum = o.grad_accum;
     so.gpus = o.gpus;
     c.gpu = model_step(c.cfg, g, p, so);
+    if (!o.with_backward) {   // NVIDIA's sparse tensor cores: 2:4 doubles the GEMM's math (kGpuSparsitySource)
+        const std::vector<gpt::OpInfo> ops = gpt::op_list(c.cfg, B, T, false);
+        double delta = 0;
+        bool any = false;
+        for (size_t i = 0; i < ops.size() && i < c.gpu.ops.size(); i++) {
+            const GpuOpTime& t = c.gpu.ops[i];
+            if (ops[i].op != "matmul_forward" || !pruned_gemm(ops[i].tensor) || !t.ex.tensor_core) continue;
+            Executed half = t.ex;
+            half.flops /= 2;
+            delta += time_op(ops[i], half, g, p).time_s - t.time_s;
+            any = true;
+        }
+        if (any) c.gpu_2to4_s = c.gpu.compute_s + c.gpu.opt.grad_accum * delta;
+    }
     if (!(o.sparsity >= 0 && o.sparsity <= 0.95)) throw std::invalid_argument("sparsity is 0 .. 0.95");
     const WaferCase wc{o.execution, 1 - o.sparsity};
     c.wafer = estimate_wafer(c.cfg, em, B, T, o.with_backward, o.grad_accum, wc);
@@ -192,6 +206,7 @@ nlohmann::json to_json(const Comparison& c) {
               {"wafer_sparse_factor", sparse_matmul_factor(c.wafer.density, c.wafer.T)},
               {"gpu_sparsity", kGpuSparsityNote},
               {"gpu_sparsity_source", kGpuSparsitySource},
+              {"gpu_2to4_step_s", c.gpu_2to4_s > 0 ? nlohmann::json(c.gpu_2to4_s) : nlohmann::json(nullptr)},
               {"sentence", c.case_sentence}}}};
 }
 

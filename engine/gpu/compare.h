@@ -53,6 +53,9 @@ struct Comparison {
     std::vector<WaferEstimate> projections;   // WSE-2, WSE-3
     model::MeasuredForward emulated;          // measured on the mesh (ran = false: why_not says why)
     double ratio = 0;            // GPU step time / wafer step time (> 1: the wafer is faster)
+    // Inference on tensor cores: the GPU's step if the blocks' linear layers were pruned 2:4 instead
+    // (their GEMMs' math halved; bytes and launches as dense). 0: not applicable (training, no tensor cores).
+    double gpu_2to4_s = 0;
     std::string gpu_sentence;    // what bounds the GPU here, in plain words
     std::string wafer_sentence;  // why the wafer differs
     std::string case_sentence;   // the case in plain words: what streams at what bandwidth, the sparsity model

@@ -111,6 +111,25 @@ TEST(GpuCompareCase, JsonAndJsHookCarryTheCase) {
     EXPECT_DOUBLE_EQ(d["case"]["density"].get<double>(), 1.0);
 }
 
+// The GPU's own sparse case: 2:4 halves its pruned GEMMs' math (inference on tensor cores), so it
+// gains where the GEMMs are compute-bound and not where launches set the pace.
+TEST(GpuCompareCase, TwoToFourHalvesTheGpusGemmMathOnly) {
+    CompareOptions o;
+    o.with_backward = false;
+    o.batch = 8;
+    const Comparison big = compare(shape(12, 12, 768, 1024, 50257), o);
+    ASSERT_GT(big.gpu_2to4_s, 0);
+    EXPECT_LT(big.gpu_2to4_s, big.gpu.compute_s);
+    double gemm = 0;   // at most the pruned GEMMs' compute time halved
+    for (const GpuOpTime& t : big.gpu.ops)
+        if (t.op == "matmul_forward" && pruned_gemm(t.tensor)) gemm += t.compute_s;
+    EXPECT_GE(big.gpu_2to4_s, big.gpu.compute_s - gemm / 2 - 1e-12);
+    const Comparison tiny = compare(nano(), o);   // launch-bound: nothing to gain
+    EXPECT_NEAR(tiny.gpu_2to4_s, tiny.gpu.compute_s, 1e-3 * tiny.gpu.compute_s);
+    o.with_backward = true;
+    EXPECT_EQ(compare(nano(), o).gpu_2to4_s, 0.0);   // training: not claimed
+}
+
 // The emulated column runs the asked execution: streamed, each layer's weights come in first.
 TEST(GpuCompareCase, TheEmulatedColumnMeasuresTheStreamedForward) {
     const std::string models = std::string(WAFERLAB_SOURCE_DIR) + "/models";
