@@ -214,6 +214,9 @@ void CompareWindow::draw_gpt() {
     draw_totals();
     ImGui::TextWrapped("%s", cmp_.case_sentence.c_str());
     if (sparsity_ <= 0) ImGui::TextWrapped("%s.", wl::gpu::kGpuSparsityNote);
+    if (cmp_.gpu_2to4_s > 0)
+        ImGui::TextWrapped("GPU with the linear layers pruned 2:4 instead: %s against %s dense (their GEMMs' math halved).",
+                           wl::gpu::format_seconds(cmp_.gpu_2to4_s).c_str(), wl::gpu::format_seconds(cmp_.gpu.compute_s).c_str());
     ImGui::Separator();
     draw_bars();
     ImGui::Separator();
