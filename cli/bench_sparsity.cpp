@@ -1,6 +1,6 @@
 // bench_sparsity.cpp: `waferlab-cli bench sparsity [--config models/gpt-nano.yaml] [--mesh WxH]
 //                      [--sparsity-mask magnitude|random] [--sparsity-seed N] [--op l0.fch] [--mode cycle|fast]
-//                      [--steps N] [--json]`
+//                      [--steps N] [--plot FILE.svg] [--json]`
 //   The GPT's forward on the emulated mesh with its linear layers pruned to densities 1, 0.5,
 //   0.25 and 0.1 (engine/model/sparsity.h; matmul.wk's SPARSE = 1), beside the dense plan
 //   (SPARSE = 0) on the same initial weights: emulated cycles and wavelets for one matmul (--op),
@@ -13,7 +13,10 @@
 //   initial weights and batches: the first step's emulated cycles and wavelets (forward, backward,
 //   norm, AdamW), its ideal, the last step's loss and the validation loss after N steps (the
 //   reference's evaluation on the weights read back). docs/performance.md, "Sparsity".
+//   --plot FILE.svg also draws the matmul's, the forward's and the training step's cycles against
+//   density beside the dense and ideal lines (cli/sparsity_plot.h; docs/img/sparsity.svg).
 #include "cli/model_args.h"
+#include "cli/sparsity_plot.h"
 #include "cli/verbs.h"
 
 #include "engine/gpt/trainer.h"
@@ -25,6 +28,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <fstream>
 #include <memory>
 #include <vector>
 
@@ -192,6 +196,29 @@ int bench_sparsity(const Args& args) {
         train.back().density = density;
     }
     const TrainPoint& tdense = train.front();
+
+    if (a.has("plot")) {
+        SparsityPlot plot;
+        plot.title = "Emulated cycles against weight density (" + m.source + ")";
+        plot.note = std::to_string(dense_plan.mesh_w) + "x" + std::to_string(dense_plan.mesh_h) + " mesh, " +
+                    wl::run_mode_name(mode) + " mode, " + wl::model::mask_kind_name(kind) + " mask (seed " +
+                    std::to_string(seed) + "): waferlab-cli bench sparsity";
+        SparsitySeries op{"one matmul, " + op_name + ", T = " + std::to_string(T), double(dense.op.cycles), {}};
+        SparsitySeries fwd{"the whole forward, T = " + std::to_string(T), double(dense.forward.cycles), {}};
+        for (size_t i = 1; i < points.size(); i++) {
+            op.points.push_back({points[i].density, double(points[i].op.cycles)});
+            fwd.points.push_back({points[i].density, double(points[i].forward.cycles)});
+        }
+        SparsitySeries step{"a training step, " + std::to_string(tr.sequences_per_step()) + " x " +
+                                std::to_string(tr.cfg.block_size) + " tokens",
+                            double(tdense.step.cycles), {}};
+        for (size_t i = 1; i < train.size(); i++)
+            if (train[i].error.empty()) step.points.push_back({train[i].density, double(train[i].step.cycles)});
+        plot.series = {op, fwd, step};
+        std::ofstream f(a.get("plot"), std::ios::binary);
+        f << sparsity_svg(plot);
+        if (!f) throw std::runtime_error("--plot: cannot write " + a.get("plot"));
+    }
 
     if (a.has("json")) {
         auto fig = [](const Figures& f, const Figures& d, double density) {

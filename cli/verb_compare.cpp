@@ -2,7 +2,8 @@
 // to the same op list on the wafer (analytical estimate), op by op, then totals.
 //   waferlab-cli compare --config models/gpt2-small.yaml --gpu a100|a100-40gb|h100|same-silicon
 //       [--batch B] [--gpus N] [--accum N] [--profile reference-fp32|pytorch-bf16|tuned-bf16|flash1-bf16]
-//       [--mode train|infer] [--mesh WxH] [--kernels DIR] [--json] [--csv FILE]
+//       [--mode train|infer] [--mesh WxH] [--kernels DIR] [--execution resident|streaming] [--sparsity S]
+//       [--json] [--csv FILE]
 //   --mode infer also runs the forward on the emulated mesh when the model fits it: the "emulated" column.
 #include "cli/model_args.h"
 #include "cli/verbs.h"
@@ -65,6 +66,10 @@ int verb_compare(const Args& args) {
         o.mesh.w = m.w;
         o.mesh.h = m.h;
     }
+    if (args.has("execution") && !wl::gpu::execution_from_name(args.get("execution"), &o.execution))
+        throw std::runtime_error("--execution expects resident or streaming");
+    o.sparsity = args.get_double("sparsity", 0);
+    if (!(o.sparsity >= 0 && o.sparsity <= 0.95)) throw std::runtime_error("--sparsity expects 0 .. 0.95");
     if (o.batch < 0 || o.gpus < 1 || o.grad_accum < 1) throw std::runtime_error("--batch, --gpus, --accum must be >= 1");
     const wl::gpu::Comparison c = wl::gpu::compare(cfg, o);
     if (args.has("csv")) write_csv(args.get("csv"), c);
@@ -103,8 +108,9 @@ int verb_compare(const Args& args) {
                     g.allreduce.link.c_str(), si(g.allreduce.bytes, "B").c_str(), wl::gpu::format_seconds(g.allreduce.seconds).c_str(),
                     wl::gpu::format_seconds(g.step_s).c_str(), si(g.tokens_per_s, "").c_str());
     std::printf("GPU memory: %s\n", g.mem.verdict.c_str());
-    std::printf("wafer step: %s  (%.1f%% of its %s fp32 peak); %s\n", wl::gpu::format_seconds(w.step_s).c_str(), 100 * w.utilisation,
-                si(w.wafer.peak_flops(), "FLOP/s").c_str(), w.verdict.c_str());
+    std::printf("wafer step: %s  (%.1f%% of its %s fp32 peak%s); %s\n", wl::gpu::format_seconds(w.step_s).c_str(),
+                100 * w.utilisation, si(w.wafer.peak_flops(), "FLOP/s").c_str(),
+                w.density < 1 ? ", counting the dense model's FLOPs" : "", w.verdict.c_str());
     std::printf("ratio GPU/wafer: %.3g (%s)\n", c.ratio, c.ratio > 1 ? "the wafer is faster" : "the GPU is faster");
     if (em.ran)
         std::printf("emulated: the forward MEASURED on the %dx%d mesh (%d PEs, fast mode): %llu cycles = %s for B=%d "
@@ -116,7 +122,12 @@ int verb_compare(const Args& args) {
     for (const auto& p : c.projections)
         std::printf("projection %-5s %s per step (%s tokens/s): %s\n", p.wafer.id.c_str(), wl::gpu::format_seconds(p.step_s).c_str(),
                     si(p.tokens_per_s, "").c_str(), p.verdict.c_str());
-    std::printf("\n%s\n%s\n", c.gpu_sentence.c_str(), c.wafer_sentence.c_str());
+    std::printf("\n%s\n%s\n%s\n", c.gpu_sentence.c_str(), c.wafer_sentence.c_str(), c.case_sentence.c_str());
+    std::printf("%s (%s).\n", wl::gpu::kGpuSparsityNote, wl::gpu::kGpuSparsitySource);
+    if (c.gpu_2to4_s > 0)
+        std::printf("GPU with the linear layers pruned 2:4 instead (their GEMMs' math halved; bytes and launches as "
+                    "dense): %s against %s dense.\n",
+                    wl::gpu::format_seconds(c.gpu_2to4_s).c_str(), wl::gpu::format_seconds(c.gpu.compute_s).c_str());
     return 0;
 }
 

@@ -73,6 +73,12 @@ void CompareWindow::set_inference(bool infer, const std::string& mesh) {
     dirty_ = true;
 }
 
+void CompareWindow::set_case(wl::gpu::Execution execution, double sparsity) {
+    execution_ = execution;
+    sparsity_ = float(std::clamp(sparsity, 0.0, 0.95));
+    dirty_ = true;
+}
+
 void CompareWindow::recompute() {
     dirty_ = false;
     try {
@@ -83,6 +89,8 @@ void CompareWindow::recompute() {
         o.batch = batch_;
         o.gpus = gpus_;
         o.with_backward = !infer_;
+        o.execution = execution_;
+        o.sparsity = sparsity_;
         if (infer_) {   // a forward pass is also compiled onto the mesh and measured there
             o.mesh.w = mesh_w_;
             o.mesh.h = mesh_h_;
@@ -181,7 +189,21 @@ void CompareWindow::draw_gpt() {
         }
         term_help("mesh");
     }
+    {
+        const wl::gpu::Execution cases[] = {wl::gpu::Execution::ByFit, wl::gpu::Execution::Resident,
+                                            wl::gpu::Execution::Streaming};
+        if (ImGui::BeginCombo("wafer weights", wl::gpu::execution_name(execution_))) {
+            for (wl::gpu::Execution e : cases)
+                if (ImGui::Selectable(wl::gpu::execution_name(e), e == execution_)) execution_ = e, dirty_ = true;
+            ImGui::EndCombo();
+        }
+        term_help("wafer weights");
+        ImGui::SameLine();
+        dirty_ |= ImGui::SliderFloat("sparsity", &sparsity_, 0.0f, 0.95f, "%.2f");
+        term_help("sparsity");
+    }
     ImGui::PopItemWidth();
+    sparsity_ = std::clamp(sparsity_, 0.0f, 0.95f);
     batch_ = std::max(0, batch_);
     gpus_ = std::clamp(gpus_, 1, 4096);
     if (dirty_) recompute();
@@ -190,6 +212,11 @@ void CompareWindow::draw_gpt() {
         return;
     }
     draw_totals();
+    ImGui::TextWrapped("%s", cmp_.case_sentence.c_str());
+    if (sparsity_ <= 0) ImGui::TextWrapped("%s.", wl::gpu::kGpuSparsityNote);
+    if (cmp_.gpu_2to4_s > 0)
+        ImGui::TextWrapped("GPU with the linear layers pruned 2:4 instead: %s against %s dense (their GEMMs' math halved).",
+                           wl::gpu::format_seconds(cmp_.gpu_2to4_s).c_str(), wl::gpu::format_seconds(cmp_.gpu.compute_s).c_str());
     ImGui::Separator();
     draw_bars();
     ImGui::Separator();

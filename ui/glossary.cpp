@@ -46,6 +46,12 @@ const char* glossary(std::string_view term) {
         {"batch (0: config)", "sequences per micro-batch on each GPU; 0 takes the batch size from the model's config file"},
         {"GPUs", "how many GPUs share the step (data parallel); the gradients are then all-reduced between them"},
         {"inference", "on: a forward pass only; off: a training step (forward, backward and the optimiser)"},
+        {"wafer weights", "by fit: streamed only when they do not fit SRAM; resident: every weight in the PEs' SRAM; "
+                          "streaming: each layer's weights come in over the wafer's I/O once per micro-batch "
+                          "(docs/weight-streaming.md)"},
+        {"sparsity", "the fraction of the blocks' linear weights that are zero: the wafer's matmuls skip them; the "
+                     "GPU's dense kernels do not, and only 2:4 structured sparsity doubles its tensor-core math "
+                     "(docs/gpu-model.md)"},
         {"log scale", "on: bar lengths on a log axis over six decades, so small ops stay visible; off: lengths proportional to time"},
         {"compute-bound", "the op's time is set by arithmetic: FLOPs / (peak FLOP/s x efficiency) is its largest term"},
         {"memory-bound", "the op's time is set by moving data: bytes / (memory bandwidth x efficiency) is its largest term"},

@@ -17,7 +17,8 @@ inline constexpr const char* kInspectorTerms[] = {
 
 // Every term the Wafer vs GPU window labels.
 inline constexpr const char* kCompareTerms[] = {"model", "GPU", "profile", "batch (0: config)", "GPUs", "inference", "log scale",
-                                                "compute-bound", "memory-bound", "launch-bound", "roofline", "% of peak", "mesh", "emulated"};
+                                                "compute-bound", "memory-bound", "launch-bound", "roofline", "% of peak", "mesh", "emulated",
+                                                "wafer weights", "sparsity"};
 
 // The run mode's words: the toolbar's Cycle / Fast switch and the "estimated" label on fast mode's cycle figures.
 inline constexpr const char* kRunModeTerms[] = {"cycle mode", "fast mode", "estimated"};

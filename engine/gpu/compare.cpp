@@ -10,6 +10,16 @@
 
 namespace wl::gpu {
 
+const char* const kGpuSparsityNote =
+    "GPU: dense kernels gain nothing from unstructured sparsity (the zeros are multiplied like any other "
+    "weight); 2:4 structured sparsity (two non-zeros in every four weights) doubles tensor-core math on A100 and "
+    "H100";
+const char* const kGpuSparsitySource =
+    "NVIDIA, \"NVIDIA Ampere Architecture In-Depth\" (developer.nvidia.com blog, 2020): fine-grained structured "
+    "sparsity \"doubles compute throughput\"; Mishra et al., \"Accelerating Sparse Deep Neural Networks\" "
+    "(NVIDIA, arXiv:2104.08378): Sparse Tensor Cores' 2:4 pattern \"leads to twice the math throughput of dense "
+    "matrix units\"";
+
 GpuPreset gpu_by_id(const std::string& id, const WaferSpec& emulated) {
     if (id == "a100") return a100_sxm_80gb();
     if (id == "a100-40gb") return a100_sxm_40gb();
@@ -66,7 +76,7 @@ static std::string wafer_sentence(const WaferEstimate& e, const GpuStep& g) {
         "SRAM ports (2 reads + 1 write per cycle) set the pace",
         "moving activations between PEs over the mesh links sets the pace: the communication wall moves onto "
         "the wafer",
-        "the weights do not fit in SRAM and stream in from off-wafer memory: the memory wall returns at the "
+        "the weights stream in from off-wafer memory over the wafer's I/O: the memory wall returns at the "
         "wafer's edge",
         "the ops are so small that filling and draining the mesh (W + H hops) dominates"};
     char b[640];
@@ -76,6 +86,30 @@ static std::string wafer_sentence(const WaferEstimate& e, const GpuStep& g) {
                   e.wafer.name.c_str(), e.kind.c_str(), format_seconds(e.step_s).c_str(), format_seconds(g.step_s).c_str(),
                   why[top], e.verdict.c_str());
     return b;
+}
+
+static std::string case_sentence(const WaferEstimate& e, double sparsity) {
+    char b[900];
+    std::string s;
+    if (e.weight_streaming)
+        std::snprintf(b, sizeof b,
+                      "Streaming: every matmul's weights (%.3g MB a micro-batch%s) come in over the wafer's I/O at "
+                      "%.3g GB/s, once per micro-batch of %d x %d tokens; each op's stream overlaps its compute, "
+                      "so the stream sets the pace where it is longer (%s of stream a micro-batch).",
+                      e.stream_bytes / 1e6, e.with_backward ? ", weight gradients out included" : "",
+                      e.wafer.io_bytes_per_s / 1e9, e.B, e.T, format_seconds(e.stream_s).c_str());
+    else
+        std::snprintf(b, sizeof b, "Resident: every weight stays in the PEs' SRAM; nothing streams.");
+    s = b;
+    if (sparsity > 0) {
+        std::snprintf(b, sizeof b,
+                      " Sparsity %.2f: the wafer's qkv, attproj, fch and fcproj matmuls hold and multiply only the "
+                      "non-zeros, compute x %.3f (density %.2f x (20 + T) / (10 + T), matmul.wk's instructions per "
+                      "non-zero against per dense weight, T = %d), their activations' wavelets unchanged. %s.",
+                      sparsity, sparse_matmul_factor(e.density, e.T), e.density, e.T, kGpuSparsityNote);
+        s += b;
+    }
+    return s;
 }
 
 Comparison compare(const gpt::GPTConfig& cfg_in, const CompareOptions& o) {
@@ -98,16 +132,38 @@ Comparison compare(const gpt::GPTConfig& cfg_in, const CompareOptions& o) {
     so.grad_accum = o.grad_accum;
     so.gpus = o.gpus;
     c.gpu = model_step(c.cfg, g, p, so);
-    c.wafer = estimate_wafer(c.cfg, em, B, T, o.with_backward, o.grad_accum);
+    if (!o.with_backward) {   // NVIDIA's sparse tensor cores: 2:4 doubles the GEMM's math (kGpuSparsitySource)
+        const std::vector<gpt::OpInfo> ops = gpt::op_list(c.cfg, B, T, false);
+        double delta = 0;
+        bool any = false;
+        for (size_t i = 0; i < ops.size() && i < c.gpu.ops.size(); i++) {
+            const GpuOpTime& t = c.gpu.ops[i];
+            if (ops[i].op != "matmul_forward" || !pruned_gemm(ops[i].tensor) || !t.ex.tensor_core) continue;
+            Executed half = t.ex;
+            half.flops /= 2;
+            delta += time_op(ops[i], half, g, p).time_s - t.time_s;
+            any = true;
+        }
+        if (any) c.gpu_2to4_s = c.gpu.compute_s + c.gpu.opt.grad_accum * delta;
+    }
+    if (!(o.sparsity >= 0 && o.sparsity <= 0.95)) throw std::invalid_argument("sparsity is 0 .. 0.95");
+    const WaferCase wc{o.execution, 1 - o.sparsity};
+    c.wafer = estimate_wafer(c.cfg, em, B, T, o.with_backward, o.grad_accum, wc);
     for (const WaferSpec& w : {wse2(), wse3()})
-        c.projections.push_back(estimate_wafer(c.cfg, w, B, T, o.with_backward, o.grad_accum));
+        c.projections.push_back(estimate_wafer(c.cfg, w, B, T, o.with_backward, o.grad_accum, wc));
     // Per-replica comparison: one GPU's step against one wafer's step on the same micro-batch.
     c.ratio = c.gpu.compute_s / c.wafer.step_s;
     if (o.with_backward) c.emulated.why_not = "training does not run on the mesh yet: the emulated column is for one forward";
     else if (o.kernels_dir.empty()) c.emulated.why_not = "not asked for";
-    else c.emulated = model::measure_forward(c.cfg, o.mesh.w, o.mesh.h, B, T, model::read_kernels(o.kernels_dir), o.clock_hz);
+    else if (o.sparsity > 0) c.emulated.why_not = "the emulated column runs dense weights: `bench sparsity` measures pruned ones";
+    else {
+        gpt::GPTConfig run = c.cfg;   // the measured forward runs the asked execution (the planner's own check)
+        if (o.execution != Execution::ByFit) run.execution = execution_name(o.execution);
+        c.emulated = model::measure_forward(run, o.mesh.w, o.mesh.h, B, T, model::read_kernels(o.kernels_dir), o.clock_hz);
+    }
     c.gpu_sentence = gpu_sentence(c.gpu);
     c.wafer_sentence = wafer_sentence(c.wafer, c.gpu);
+    c.case_sentence = case_sentence(c.wafer, o.sparsity);
     return c;
 }
 
@@ -139,7 +195,19 @@ nlohmann::json to_json(const Comparison& c) {
             {"ratio_gpu_over_wafer", c.ratio},
             {"emulated", emulated_json(c.emulated)},
             {"gpu_sentence", c.gpu_sentence},
-            {"wafer_sentence", c.wafer_sentence}};
+            {"wafer_sentence", c.wafer_sentence},
+            {"case",
+             {{"execution", execution_name(c.wafer.execution)},
+              {"weight_streaming", c.wafer.weight_streaming},
+              {"io_bytes_per_s", c.wafer.wafer.io_bytes_per_s},
+              {"stream_bytes_per_micro_batch", c.wafer.stream_bytes},
+              {"stream_s_per_micro_batch", c.wafer.stream_s},
+              {"density", c.wafer.density},
+              {"wafer_sparse_factor", sparse_matmul_factor(c.wafer.density, c.wafer.T)},
+              {"gpu_sparsity", kGpuSparsityNote},
+              {"gpu_sparsity_source", kGpuSparsitySource},
+              {"gpu_2to4_step_s", c.gpu_2to4_s > 0 ? nlohmann::json(c.gpu_2to4_s) : nlohmann::json(nullptr)},
+              {"sentence", c.case_sentence}}}};
 }
 
 nlohmann::json compare_json(const gpt::GPTConfig& cfg, const CompareOptions& o) { return to_json(compare(cfg, o)); }
@@ -161,6 +229,9 @@ nlohmann::json compare_call(const nlohmann::json& args, const std::string& model
         if (mode != "train" && mode != "infer") throw std::invalid_argument("mode is train or infer");
         o.with_backward = mode == "train";
         if (!o.with_backward) o.kernels_dir = models_dir + "/kernels";
+        if (args.contains("execution") && !execution_from_name(args.value("execution", std::string()), &o.execution))
+            throw std::invalid_argument("execution is resident or streaming");
+        o.sparsity = args.value("sparsity", 0.0);
         if (args.contains("mesh")) {
             Mesh m;
             if (!parse_mesh(args.value("mesh", std::string()), &m))

@@ -32,7 +32,16 @@ struct CompareOptions {
     // One forward (with_backward false) is also run on the emulated mesh when this names the
     // kernel folder (models/kernels) and the model fits the mesh: the measured "emulated" column.
     std::string kernels_dir;
+    // The case: resident or streaming weights (ByFit: stream only when they do not fit SRAM), and
+    // unstructured sparsity S of the blocks' linear layers (the wafer's matmuls skip zeros; the GPU's
+    // dense kernels do not).
+    Execution execution = Execution::ByFit;
+    double sparsity = 0;                   // 0 .. 0.95
 };
+
+// What the GPU makes of sparsity, with its sources: one text for the CLI, the window and --json.
+extern const char* const kGpuSparsityNote;
+extern const char* const kGpuSparsitySource;
 
 GpuPreset gpu_by_id(const std::string& id, const WaferSpec& emulated);   // throws std::invalid_argument
 
@@ -44,8 +53,12 @@ struct Comparison {
     std::vector<WaferEstimate> projections;   // WSE-2, WSE-3
     model::MeasuredForward emulated;          // measured on the mesh (ran = false: why_not says why)
     double ratio = 0;            // GPU step time / wafer step time (> 1: the wafer is faster)
+    // Inference on tensor cores: the GPU's step if the blocks' linear layers were pruned 2:4 instead
+    // (their GEMMs' math halved; bytes and launches as dense). 0: not applicable (training, no tensor cores).
+    double gpu_2to4_s = 0;
     std::string gpu_sentence;    // what bounds the GPU here, in plain words
     std::string wafer_sentence;  // why the wafer differs
+    std::string case_sentence;   // the case in plain words: what streams at what bandwidth, the sparsity model
 };
 
 Comparison compare(const gpt::GPTConfig& cfg, const CompareOptions& o);
@@ -54,7 +67,8 @@ std::string format_seconds(double s);   // "3.2 ms", "41 us", "131 ns", "1.5 s":
 nlohmann::json compare_json(const gpt::GPTConfig& cfg, const CompareOptions& o);   // compare() then to_json()
 
 // The JS hook's entry: args {"config": "gpt-nano" | "path/to/file.yaml", "gpu": "a100", "profile": "tuned-bf16",
-// "batch": 0, "gpus": 1, "accum": the config's, "mode": "train" | "infer", "mesh": "32x32", "set": "key=value,..."};
+// "batch": 0, "gpus": 1, "accum": the config's, "mode": "train" | "infer", "mesh": "32x32", "set": "key=value,...",
+// "execution": "resident" | "streaming" (default: by fit), "sparsity": 0 .. 0.95};
 // a bare name is read from models_dir/<name>.yaml; "infer" also measures the forward on the mesh (kernels from models_dir/kernels).
 // Never throws: a bad argument returns {"error": "..."}.
 nlohmann::json compare_call(const nlohmann::json& args, const std::string& models_dir = "models");

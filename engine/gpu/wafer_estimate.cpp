@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <string>
 #include <nlohmann/json.hpp>
 
 #include "engine/fabric/isa.h"
@@ -31,14 +32,16 @@ WaferSpec emulated_wafer(const MachineConfig& mc, double clock_hz) {
     s.clock_hz = clock_hz;
     s.simd_fp32 = mc.simd_fp32;
     s.sram_bytes_per_pe = mc.sram_bytes;
-    s.io_bytes_per_s = 2.0 * (mc.w + mc.h) * 4.0 * clock_hz;
+    const WaferSpec cs = wse2();   // each edge PE gets the CS-2's per-edge-PE share (model::EdgeLink::wse2)
+    s.io_bytes_per_s = cs.io_bytes_per_s * double(mc.w + mc.h) / double(cs.w + cs.h);
     char b[128];
     std::snprintf(b, sizeof b, "emulated mesh %d x %d PEs, %d fp32 lane(s), %.2f GHz", s.w, s.h, s.simd_fp32,
                   clock_hz / 1e9);
     s.name = b;
     s.sources = {{"mesh, SRAM, SIMD", "MachineConfig", "engine/fabric/machine.h defaults"},
                  {"clock", "1.1 GHz", "Hot Chips 34 (BRIEF.md); the SDK examples use 0.85 GHz"},
-                 {"I/O", "mesh edge: 2 (W+H) links x 4 B/cycle", "one 32-bit wavelet per link per cycle (BRIEF.md)"}};
+                 {"I/O for weight streaming", "2 (W+H) edge PEs x the CS-2's 150 GB/s / 3,506 edge PEs",
+                  "a CS-2 edge PE's share of its I/O, as weight streaming's edge links (docs/weight-streaming.md)"}};
     return s;
 }
 
@@ -67,6 +70,32 @@ WaferSpec wse3() {
     return s;
 }
 
+const char* execution_name(Execution e) {
+    return e == Execution::Resident ? "resident" : e == Execution::Streaming ? "streaming" : "by fit";
+}
+
+bool execution_from_name(const std::string& s, Execution* out) {
+    if (s == "resident") *out = Execution::Resident;
+    else if (s == "streaming") *out = Execution::Streaming;
+    else return false;
+    return true;
+}
+
+// matmul.wk's gemm path (docs/model-compiler.md, "What costs what"): a dense weight costs 10
+// instructions + T elements (one fmacs), a non-zero 20 + T (the index walk), a zero nothing.
+double sparse_matmul_factor(double density, int T) { return density * (20.0 + T) / (10.0 + T); }
+
+bool pruned_gemm(const std::string& tensor) {
+    auto ends = [&](const char* x) {
+        const size_t n = std::char_traits<char>::length(x);
+        return tensor.size() >= n && tensor.compare(tensor.size() - n, n, x) == 0;
+    };
+    // Forward ops are named after their output, backward ones after the gradient they produce.
+    for (const char* x : {".qkv", ".attproj", ".fch", ".fcproj", ".dln1", ".datty", ".dln2", ".dfch_gelu"})
+        if (ends(x)) return true;
+    return false;
+}
+
 // [SECTION] per-op cycles
 
 namespace {
@@ -74,7 +103,8 @@ struct Cyc {
     double compute = 0, sram = 0, fabric = 0, stream = 0, latency = 0;
 };
 
-Cyc op_cycles(const gpt::OpInfo& op, const gpt::GPTConfig& cfg, const WaferSpec& w, int B, int T, bool streaming) {
+Cyc op_cycles(const gpt::OpInfo& op, const gpt::GPTConfig& cfg, const WaferSpec& w, int B, int T, bool streaming,
+              double density, double* stream_bytes) {
     const double P = double(w.pes()), S = w.simd_fp32, BT = double(B) * T, C = cfg.n_embd, NH = cfg.n_head,
                  hs = C / NH, V = cfg.vocab_size;
     const double pairs = double(B) * NH * T * (T + 1) / 2.0;
@@ -93,10 +123,17 @@ Cyc op_cycles(const gpt::OpInfo& op, const gpt::GPTConfig& cfg, const WaferSpec&
         const double fm = base_cycles(Op::FMACS) + std::ceil(oc_t * per_elem(Op::FMACS) / S);
         c.compute = count * g.N * ic_t * fm;
         c.sram = count * g.N * ic_t * oc_t;   // each fmac element reads 2 words and writes 1: one port-cycle
-        c.fabric = count * g.N * std::max(ic_t, oc_t);
+        c.fabric = count * g.N * std::max(ic_t, oc_t);   // activations are dense: the same at any density
+        if (density < 1 && pruned_gemm(op.tensor)) {
+            const double f = sparse_matmul_factor(density, T);
+            c.compute *= f;
+            c.sram *= f;
+        }
         if (streaming) {
-            const double wbytes = 4 * g.IC * g.OC * (n == "matmul_backward" ? 2 : 1);   // weights in, grads out
+            // Weights in, grads out; dense weights (sparse ones do not stream yet, as in the emulator).
+            const double wbytes = 4 * g.IC * g.OC * (n == "matmul_backward" ? 2 : 1);
             c.stream = wbytes / w.io_bytes_per_s * w.clock_hz;
+            *stream_bytes += wbytes;
         }
     } else if (n == "attention_forward" || n == "attention_backward") {
         const bool fwd = n == "attention_forward";
@@ -122,8 +159,10 @@ Cyc op_cycles(const gpt::OpInfo& op, const gpt::GPTConfig& cfg, const WaferSpec&
 }  // namespace
 
 WaferEstimate estimate_wafer(const gpt::GPTConfig& cfg, const WaferSpec& w, int B, int T, bool with_backward,
-                             int grad_accum) {
+                             int grad_accum, const WaferCase& wc) {
     WaferEstimate e;
+    e.execution = wc.execution;
+    e.density = wc.density;
     e.wafer = w;
     e.B = B;
     e.T = T;
@@ -138,7 +177,7 @@ WaferEstimate estimate_wafer(const gpt::GPTConfig& cfg, const WaferSpec& w, int 
     e.sram_needed = e.sram_weights + e.sram_activations;
     const double have = w.sram_bytes();
     e.fits_sram = e.sram_needed <= have;
-    e.weight_streaming = !e.fits_sram;
+    e.weight_streaming = wc.execution == Execution::Streaming || (wc.execution == Execution::ByFit && !e.fits_sram);
     // Streaming keeps activations plus double-buffered weights of the largest layer on the wafer.
     const double layer_w = 4 * 2 * std::max(12 * C * C, C * V);
     e.activations_fit = e.sram_activations + (e.weight_streaming ? layer_w : 0) <= have;
@@ -149,7 +188,17 @@ WaferEstimate estimate_wafer(const gpt::GPTConfig& cfg, const WaferSpec& w, int 
         return std::string(t);
     };
     char b[320];
-    if (e.fits_sram)
+    if (!e.fits_sram && wc.execution == Execution::Resident)
+        std::snprintf(b, sizeof b,
+                      "resident asked, but it needs %s of %s SRAM: it does not fit (the time assumes it did)",
+                      mb(e.sram_needed).c_str(), mb(have).c_str());
+    else if (e.weight_streaming && e.activations_fit)
+        std::snprintf(b, sizeof b,
+                      "weight streaming%s: each layer's matmul weights stream in%s over the wafer's %s/s I/O once "
+                      "per micro-batch of %d sequences; activations stay on the wafer",
+                      e.fits_sram ? " (asked; it would also fit resident)" : "",
+                      with_backward ? " (and their gradients out)" : "", mb(w.io_bytes_per_s).c_str(), B);
+    else if (e.fits_sram)
         std::snprintf(b, sizeof b, "fits in SRAM: %s of %s; weights stay on the wafer", mb(e.sram_needed).c_str(),
                       mb(have).c_str());
     else if (e.activations_fit)
@@ -166,7 +215,8 @@ WaferEstimate estimate_wafer(const gpt::GPTConfig& cfg, const WaferSpec& w, int 
 
     double ref_micro = 0, ref_opt = 0;
     for (const gpt::OpInfo& op : gpt::op_list(cfg, B, T, with_backward)) {
-        Cyc c = op_cycles(op, cfg, w, B, T, e.weight_streaming);
+        Cyc c = op_cycles(op, cfg, w, B, T, e.weight_streaming, wc.density, &e.stream_bytes);
+        e.stream_s += c.stream / w.clock_hz;
         WaferOpTime t;
         t.op = op.op;
         t.tensor = op.tensor;
@@ -250,6 +300,10 @@ nlohmann::json to_json(const WaferEstimate& e) {
             {"fits_sram", e.fits_sram},
             {"weight_streaming", e.weight_streaming},
             {"activations_fit", e.activations_fit},
+            {"execution", execution_name(e.execution)},
+            {"density", e.density},
+            {"stream_bytes", e.stream_bytes},
+            {"stream_s", e.stream_s},
             {"verdict", e.verdict}};
 }
 

@@ -11,7 +11,11 @@
 //             GEMM: weight-stationary tiles, x broadcast along rows, partial sums
 //             reduced down columns; attention: K and V streamed past each PE;
 //   stream  = weights in (and weight gradients out) through the wafer's I/O when
-//             parameters + AdamW state do not fit in SRAM (weight streaming);
+//             parameters + AdamW state do not fit in SRAM, or when streaming execution
+//             is asked for (WaferCase): bytes / io_bytes_per_s, once per micro-batch;
+//   sparse  = the blocks' linear layers at density d (WaferCase::density): compute and
+//             SRAM x d (20 + T) / (10 + T), matmul.wk's instructions per non-zero against
+//             per dense weight (1.14 d at T = 64, as measured); the fabric term unchanged;
 //   time    = max(compute, sram, fabric, stream) + (W + H) cycles of fill/drain.
 // Assumptions, each written down in docs/gpu-model.md.
 #pragma once
@@ -40,11 +44,25 @@ struct WaferSpec {
     double sram_bytes() const { return double(pes()) * sram_bytes_per_pe; }
 };
 
-// The emulated mesh (MachineConfig), at the given clock. Its I/O is the mesh edge:
-// 2 (W + H) links of 4 bytes per cycle.
+// The emulated mesh (MachineConfig), at the given clock. Its I/O is a CS-2 edge PE's share of
+// the CS-2's I/O (model::EdgeLink::wse2, what weight streaming's edge links carry) times the
+// mesh's 2 (W + H) edge PEs.
 WaferSpec emulated_wafer(const MachineConfig& mc = {}, double clock_hz = WaferSpec{}.clock_hz);
 WaferSpec wse2();   // 757 x 996 user grid (BRIEF.md)
 WaferSpec wse3();   // 762 x 1172
+
+enum class Execution { ByFit, Resident, Streaming };
+const char* execution_name(Execution e);                       // "by fit", "resident", "streaming"
+bool execution_from_name(const std::string& s, Execution* out);   // "resident" | "streaming"
+
+// Which case of the same model the estimate is for.
+struct WaferCase {
+    Execution execution = Execution::ByFit;   // ByFit: stream only when the weights do not fit SRAM
+    double density = 1;                       // of the blocks' qkv, attproj, fch, fcproj weights (1: dense)
+};
+// Compute (and SRAM) of a pruned matmul against the dense one at T tokens a sequence: d (20 + T) / (10 + T).
+double sparse_matmul_factor(double density, int T);
+bool pruned_gemm(const std::string& tensor);   // a block's qkv, attproj, fch or fcproj (forward or backward)
 
 struct WaferOpTime {
     std::string op, tensor;
@@ -70,11 +88,15 @@ struct WaferEstimate {
     bool fits_sram = true;         // everything resident
     bool weight_streaming = false; // weights live off-wafer and stream in per layer
     bool activations_fit = true;
+    Execution execution = Execution::ByFit;   // as asked
+    double density = 1;
+    double stream_bytes = 0;       // per micro-batch: weights in (and gradients out)
+    double stream_s = 0;           // the stream terms' sum per micro-batch (each overlaps its op's compute)
     std::string verdict;
 };
 
 WaferEstimate estimate_wafer(const gpt::GPTConfig& cfg, const WaferSpec& w, int B, int T, bool with_backward,
-                             int grad_accum = 1);
+                             int grad_accum = 1, const WaferCase& wc = {});
 nlohmann::json to_json(const WaferSpec& w);
 nlohmann::json to_json(const WaferEstimate& e);
 
