@@ -31,11 +31,8 @@ int bench_train(const Args& a, wl::gpt::GPT& ref, int T, int reps) {
     const int B = ref.cfg.batch_size;
     wl::model::CompileInfo info;
     const wl::model::MeshPlan plan = plan_for(a, ref.cfg, true, &info);
-    std::vector<int> in(size_t(B) * T), tg(in.size());
-    for (size_t i = 0; i < in.size(); i++) {
-        in[i] = int((i * 7 + 3) % size_t(ref.V));
-        tg[i] = int((i * 7 + 10) % size_t(ref.V));
-    }
+    std::vector<int> in, tg;
+    bench_batch(B, T, ref.V, &in, &tg);
     wl::model::MeshTrainer mesh(plan, ref, wl::RunMode::Fast);   // before the reference's steps change ref
     wl::gpt::AdamW opt(ref.num_parameters);
     const double lr = wl::gpt::learning_rate_at(ref.cfg, 0);

@@ -32,11 +32,8 @@ int bench_swarmx(const Args& args) {
     if (T < 1 || T > ref.maxT) throw std::runtime_error("--t must be 1.." + std::to_string(ref.maxT));
     wl::model::CompileInfo info;
     const wl::model::MeshPlan plan = plan_for(a, ref.cfg, true, &info);
-    std::vector<int> in(size_t(B) * T), tg(in.size());
-    for (size_t i = 0; i < in.size(); i++) {
-        in[i] = int((i * 7 + 3) % size_t(ref.V));
-        tg[i] = int((i * 7 + 10) % size_t(ref.V));
-    }
+    std::vector<int> in, tg;
+    bench_batch(B, T, ref.V, &in, &tg);
     const double lr = wl::gpt::learning_rate_at(ref.cfg, 0);
     struct Row {
         int wafers = 0;

@@ -111,4 +111,13 @@ void print_compile(const wl::model::CompileInfo& info, std::FILE* out) {
 
 double wse_clock_hz() { return wl::gpu::wse2().clock_hz; }
 
+void bench_batch(int B, int T, int V, std::vector<int>* inputs, std::vector<int>* targets) {
+    inputs->resize(size_t(B) * size_t(T));
+    targets->resize(inputs->size());
+    for (size_t i = 0; i < inputs->size(); i++) {
+        (*inputs)[i] = int((i * 7 + 3) % size_t(V));
+        (*targets)[i] = int((i * 7 + 10) % size_t(V));
+    }
+}
+
 }  // namespace wlcli

@@ -15,6 +15,7 @@
 #include <cstdio>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace wlcli {
 
@@ -52,5 +53,8 @@ bool prune_from(const Args& args, wl::gpt::GPT* model, wl::model::PruneStats* st
 // that could not be written, as a warning on stderr.
 void print_compile(const wl::model::CompileInfo& info, std::FILE* out);
 double wse_clock_hz();                                 // the clock emulated cycles are timed at
+// The benchmarks' training batch: B sequences of T tokens spread over the vocabulary V, and their
+// targets, the same every run (bench mesh-gpt --train, bench swarmx).
+void bench_batch(int B, int T, int V, std::vector<int>* inputs, std::vector<int>* targets);
 
 }  // namespace wlcli
