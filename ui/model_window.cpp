@@ -115,8 +115,13 @@ void ModelWindow::animate(const std::string& run) {
                          &anim_error_);
     } else {
         const wl::model::PlannedOp* op = p.find(run);
-        if (!op) op = p.find("l0." + run.substr(run.find('.') + 1));   // streaming: the layer's op, as the last layer
-        ok = anim_.start(*session_.machine(), wl::model::layer_instance(*op, p.cfg.n_layer - 1, p.cfg.n_layer), &anim_error_);
+        if (!p.streaming) {
+            ok = anim_.start(*session_.machine(), *op, &anim_error_);
+        } else {   // the plan's op (l0.* for the layer's) as the run it was: the last layer's, or one outside the layer
+            if (!op) op = p.find("l0." + run.substr(run.find('.') + 1));
+            const int l = op->layer < 0 ? 0 : p.cfg.n_layer - 1;
+            ok = anim_.start(*session_.machine(), wl::model::layer_instance(*op, l, p.cfg.n_layer), &anim_error_);
+        }
     }
     if (!ok) throw std::runtime_error(anim_error_);
     anim_.set_speed(speed);
