@@ -8,9 +8,10 @@ FitAdvisor::FitAdvisor(const gpt::GPTConfig& cfg, int mesh_w, int mesh_h, Kernel
     begin();
 }
 
-// Weight streaming first, where it applies (inference, not streaming already). Then a larger mesh: both sides doubled until one fits (more PEs an op, so less on each), up to
-// 256x256. Then a shorter context, halved down to 8: activations and attention's keys and values
-// shrink with it. The first of each that fits is suggested.
+// Weight streaming first, where it applies (inference, not streaming already): one layer's ops on
+// the mesh. Then a larger mesh: both sides doubled until one fits (more PEs an op, so less on
+// each), up to 256x256. Then a shorter context, halved down to 8: activations and attention's keys
+// and values shrink with it. The first of each that fits is suggested.
 void FitAdvisor::begin() {
     plan_.reset();
     if (trying_ == Trying::Streaming && (train_ || cfg_.execution == "streaming")) trying_ = Trying::Mesh;
