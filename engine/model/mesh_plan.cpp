@@ -6,6 +6,15 @@
 // else packs the rows left to right, top to bottom, in schedule order; if the
 // mesh is too small, pmax halves (fewer, fuller PEs, down to 2) until the plan
 // fits or SRAM runs out.
+//
+// Index of this file:
+// [SECTION] graph          the ops of one forward (and training's), their kernels and constants
+// [SECTION] placement      bands of rows, else rows packed
+// [SECTION] schedule       links, the gradients' links, relays, the layernorm chains, edge links
+// [SECTION] memory         each op's SRAM by kind, the compile options, the embedding's stash
+// [SECTION] streaming      one layer's graph, and what its ops are as each layer
+// [SECTION] PlanBuilder    plan_model in steps
+// [SECTION] JSON           to_json
 #include "engine/model/mesh_plan.h"
 #include "engine/model/sparsity.h"
 
@@ -77,6 +86,8 @@ int largest_divisor_at_most(int n, int cap) {
 int ceil_div(int a, int b) { return (a + b - 1) / b; }
 
 std::string layer_name(int l, const char* s) { return "l" + std::to_string(l) + "." + s; }
+
+// [SECTION] graph
 
 // Graph and kernels: every op of one forward with its kernel, constants, transfers and weights.
 std::vector<PlannedOp> graph(const gpt::GPTConfig& cfg, int pmax, bool train) {
@@ -181,6 +192,8 @@ std::vector<PlannedOp> graph(const gpt::GPTConfig& cfg, int pmax, bool train) {
     return ops;
 }
 
+// [SECTION] placement
+
 // Placement, the preferred way: bands of rows. The mesh is cut into vertical bands as wide as
 // the widest op; the ops go down band 0 one row each, at its left edge, then down band 1, and so
 // on. So an op's PE p sits directly above the next op's PE p, and an activation whose row slices
@@ -227,6 +240,8 @@ bool place(std::vector<PlannedOp>& ops, int W, int H, std::string* why, int* row
     *why = "the mesh is full at " + full->name + ": " + std::to_string(W) + "x" + std::to_string(H) + " PEs are too few";
     return false;
 }
+
+// [SECTION] schedule
 
 // The kernels that take an input over a link (its symbol -> the constant that names the colour)
 // and that send their output y (send_y, constant LY): models/kernels/*.wk.
@@ -639,6 +654,8 @@ void plan_edge_links(std::vector<PlannedOp>& ops, std::vector<lang::RouteSetting
     }
 }
 
+// [SECTION] memory
+
 // The kernels' names for gradients and AdamW moments (models/kernels/*.wk, TRAIN = 1).
 MemoryUse memory_use(const PlannedOp& o, const Program& prog) {
     static const std::set<std::string> grads = {"dw", "db", "dwb", "dwte", "dwpe"};
@@ -702,6 +719,8 @@ void drop_stash_link(std::vector<PlannedOp>& ops, PlannedOp& o, std::vector<lang
                   }),
                   routes->end());
 }
+
+// [SECTION] streaming
 
 // Streaming: the graph of one layer (the slot every layer runs on)...
 gpt::GPTConfig one_layer(gpt::GPTConfig cfg) {
@@ -987,6 +1006,8 @@ PlanResult plan_model(const gpt::GPTConfig& cfg, int mesh_w, int mesh_h, const K
                       uint32_t sram_bytes, bool train) {
     return PlanBuilder(cfg, mesh_w, mesh_h, kernels, sram_bytes, train).take();
 }
+
+// [SECTION] JSON
 
 nlohmann::json to_json(const MeshPlan& plan) {
     auto transfer = [](const Transfer& t) {
