@@ -345,6 +345,7 @@ void FastMode::route(Machine& m, int i0, int port0, int colour, FastWavelet w0) 
         rec = &recording_;
         rec->visits.clear();
         rec->ramps.clear();
+        rec->drains.clear();
         rec->ok = true;
     }
     // Depth-first, so a path's hops keep their order. The stack is a member: routing allocates nothing.
@@ -400,6 +401,12 @@ void FastMode::route(Machine& m, int i0, int port0, int colour, FastWavelet w0) 
                 deliver(m, h.i, c, FastWavelet{h.w.data, h.w.ctrl, h.w.at + 1});
                 continue;
             }
+            if ((m.drain_colours_ >> c & 1) && m.off_mesh(h.i, d)) {   // out of the mesh, to the host
+                EdgeDrain* e = m.find_drain(h.i, d, c);
+                if (rec) rec->drains.push_back({int(e - m.drains_.data()), uint32_t(h.w.at - w0.at)});
+                leave(m, *e, h.w);
+                continue;
+            }
             const int j = h.i + m.step_[d], op = opposite(Port(d));
             if (!(m.routers_[size_t(j)].rx_any[c] >> op & 1)) {
                 m.raise(FaultKind::NoRoute, j, c, m.cores_[size_t(j)].task, -1,
@@ -433,6 +440,7 @@ bool FastMode::replay(Machine& m, const Path& p, int c, const FastWavelet& w) {
         r.stats.out_colour[c]++;
     }
     for (const auto& [pe, delay] : p.ramps) deliver(m, pe, c, FastWavelet{w.data, 0, w.at + delay});
+    for (const auto& [k, delay] : p.drains) leave(m, m.drains_[size_t(k)], FastWavelet{w.data, 0, w.at + delay});
     return true;
 }
 
@@ -463,6 +471,8 @@ bool FastMode::route_block(Machine& m, int i, int c, const FastWavelet* w, size_
         queued_total_ += n;
         if (pe != running_) schedule(pe, std::min(m.cores_[size_t(pe)].ready_at, w[0].at + delay));
     }
+    for (const auto& [k, delay] : p.drains)
+        for (size_t e = 0; e < n; ++e) leave(m, m.drains_[size_t(k)], FastWavelet{w[e].data, 0, w[e].at + delay});
     return true;
 }
 
@@ -490,6 +500,14 @@ void FastMode::deliver(Machine& m, int i, int c, FastWavelet w) {
     ++pe_queued_[size_t(i)];
     ++queued_total_;
     if (i != running_) schedule(i, std::min(m.cores_[size_t(i)].ready_at, w.at));
+}
+
+// A wavelet at an off-mesh port at w.at enters the link when it is free. The run's clock estimate
+// covers its crossing, so a long stream out costs its cycles as in cycle mode.
+void FastMode::leave(Machine&, EdgeDrain& d, const FastWavelet& w) {
+    d.leave(d.leave_at(w.at), w.data, w.ctrl);
+    end_time_ = std::max(end_time_, d.busy_until());
+    ran_ = true;
 }
 
 // [SECTION] the scheduler

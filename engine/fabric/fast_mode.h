@@ -133,12 +133,14 @@ private:
     struct Path {                          // where a data wavelet from one (router, port, colour) goes
         std::vector<std::pair<int, uint8_t>> visits;    // routers in route()'s order, with their tx ports
         std::vector<std::pair<int, uint32_t>> ramps;    // CEs it reaches, and the cycles it takes
+        std::vector<std::pair<int, uint32_t>> drains;   // outbound links it leaves by (Machine::drains_ index), and the cycles to them
         bool ok = true;                    // no switch with several positions, nothing held
     };
     bool replay(Machine& m, const Path& p, int colour, const FastWavelet& w);
     bool route_block(Machine& m, int i, int colour, const FastWavelet* w, size_t n);
     std::vector<FastWavelet> block_;       // a fabric op's outgoing wavelets, sent together
     void deliver(Machine& m, int i, int colour, FastWavelet w);
+    void leave(Machine& m, EdgeDrain& d, const FastWavelet& w);   // out through an outbound edge link, at its rate
     FastWavelet take(int pe, int colour);  // the head of a CE queue, off the counts
     template <class F>
     void take_each(int pe, int colour, uint32_t n, F&& f) {   // its first n, in order, off the counts

@@ -160,6 +160,7 @@ void Machine::copy_state(const Machine& o) {
     mode_ = o.mode_;
     fast_ = o.fast_ ? std::make_unique<FastMode>(*o.fast_) : nullptr;
     feeds_ = o.feeds_;
+    drains_ = o.drains_, drain_colours_ = o.drain_colours_;
 }
 
 size_t Machine::snapshot_bytes() const {
@@ -207,10 +208,9 @@ Fault Machine::set_route(int x, int y, int colour, const Route& r) {
         SwitchPos sp = r.pos[k];
         if ((sp.rx | sp.tx) & ~0x1f) return bad("port mask has bits beyond N,S,E,W,RAMP");
         if (sp.rx && !sp.tx) return bad("switch position " + std::to_string(k) + " receives but sends nowhere");
-        int nb[4][2] = {{0, -1}, {0, 1}, {1, 0}, {-1, 0}};
         for (int p = 0; p < 4; ++p)
-            if ((sp.tx >> p & 1) && !mesh().contains(x + nb[p][0], y + nb[p][1]))
-                return bad(std::string("tx ") + port_name(p) + " leads off the mesh");
+            if ((sp.tx >> p & 1) && off_mesh(idx(x, y), p) && !find_drain(idx(x, y), p, colour))
+                return bad(std::string("tx ") + port_name(p) + " leads off the mesh");   // the traffic goldens hash this text
     }
     if (fast_) fast_->forget_paths();   // its recorded paths may cross this router
     Router& rt = routers_[idx(x, y)];
@@ -238,7 +238,8 @@ void Machine::set_fast(int i, int c) {
     Router& r = routers_[i];
     const uint32_t rx = r.cur_sw[c].rx, tx = r.cur_sw[c].tx;
     uint32_t f = 0;
-    if (rx && !(rx & (rx - 1)) && tx && !(tx & (tx - 1)) && tx != kR) {
+    // A port off the mesh (an outbound edge link) has no neighbour queue: route_general's.
+    if (rx && !(rx & (rx - 1)) && tx && !(tx & (tx - 1)) && tx != kR && !off_mesh(i, __builtin_ctz(tx))) {
         const int p = __builtin_ctz(rx), d = __builtin_ctz(tx), op = opposite(Port(d));
         constexpr uint32_t kQ = sizeof(PortQueue);
         if (routers_[i + step_[d]].rx_any[c] >> op & 1)
@@ -433,6 +434,85 @@ void Machine::feed_phase() {
     feeds_.erase(std::remove_if(feeds_.begin(), feeds_.end(), [](const EdgeFeed& f) { return f.done(); }), feeds_.end());
 }
 
+bool Machine::off_mesh(int i, int port) const {
+    switch (port) {
+    case kNorth: return i < cfg_.w;
+    case kSouth: return i >= (cfg_.h - 1) * cfg_.w;
+    case kEast: return i % cfg_.w == cfg_.w - 1;
+    case kWest: return i % cfg_.w == 0;
+    default: return false;
+    }
+}
+
+void EdgeDrain::leave(uint64_t t, uint32_t data, bool ctrl) {
+    // A word that waited for its slot keeps the fractional schedule; one after an idle spell starts it anew.
+    free = (t == uint64_t(std::ceil(free)) ? free : double(t)) + cycles_per_wavelet;
+    last = t;
+    ++left;
+    if (!ctrl) words.push_back(data);
+}
+
+EdgeDrain* Machine::find_drain(int i, int port, int colour) {
+    for (EdgeDrain& d : drains_)
+        if (d.pe == i && d.port == port && d.colour == colour) return &d;
+    return nullptr;
+}
+
+const EdgeDrain* Machine::drain_at(int x, int y, int port, int colour) const {
+    if (!mesh().contains(x, y)) return nullptr;
+    return const_cast<Machine*>(this)->find_drain(idx(x, y), port, colour);
+}
+
+Fault Machine::drain(int x, int y, int port, int colour, double cycles_per_wavelet) {
+    if (!mesh().contains(x, y)) return host_error(x, y, "drain: PE outside the mesh");
+    if (port < 0 || port >= kRamp || colour < 0 || colour >= kColours) return host_error(x, y, "drain: bad port or colour");
+    const int i = idx(x, y);
+    if (!off_mesh(i, port)) return host_error(x, y, "drain: the port does not face off the mesh (an edge link leaves at the edge)");
+    if (!(cycles_per_wavelet >= 1) || !std::isfinite(cycles_per_wavelet)) return host_error(x, y, "drain: at most one wavelet a cycle");
+    if (find_drain(i, port, colour)) return host_error(x, y, "drain: a link is already open on this port and colour");
+    EdgeDrain d;
+    d.pe = i, d.port = uint8_t(port), d.colour = uint8_t(colour);
+    d.cycles_per_wavelet = cycles_per_wavelet;
+    d.free = double(now_);
+    drains_.push_back(std::move(d));
+    drain_colours_ |= 1u << colour;
+    return {};
+}
+
+std::vector<uint32_t> Machine::take_drained(int x, int y, int port, int colour) {
+    EdgeDrain* d = mesh().contains(x, y) ? find_drain(idx(x, y), port, colour) : nullptr;
+    std::vector<uint32_t> out;
+    if (d) out.swap(d->words);
+    return out;
+}
+
+Fault Machine::close_drain(int x, int y, int port, int colour) {
+    if (!mesh().contains(x, y)) return host_error(x, y, "close_drain: PE outside the mesh");
+    const int i = idx(x, y);
+    EdgeDrain* d = find_drain(i, port, colour);
+    if (!d) return host_error(x, y, "close_drain: no edge link is open on this port and colour");
+    const Router& r = routers_[size_t(i)];
+    for (int k = 0; k < r.npos[colour]; ++k)
+        if (r.sw[colour][k].tx >> port & 1) {
+            Fault f = host_error(x, y, std::string("close_drain: colour ") + std::to_string(colour) + "'s route still sends tx " + port_name(port) +
+                                           " (switch position " + std::to_string(k) + "); set another route first");
+            f.colour = colour;
+            return f;
+        }
+    drains_.erase(drains_.begin() + (d - drains_.data()));
+    drain_colours_ = 0;
+    for (const EdgeDrain& o : drains_) drain_colours_ |= 1u << o.colour;
+    if (fast_) fast_->forget_paths();   // a recorded path may name the link by its place in drains_
+    return {};
+}
+
+uint64_t Machine::next_drain() const {
+    uint64_t t = kNever;
+    for (const EdgeDrain& d : drains_)
+        if (d.busy_until() >= now_) t = std::min(t, d.busy_until());
+    return t;
+}
+
 // [SECTION] the cycle loop
 
 void Machine::wake_router(int i, uint64_t cycle) {
@@ -498,13 +578,14 @@ RunResult Machine::run_loop(uint64_t cycles, bool stop_when_quiet) {
     if (fault_) return finish(RunStatus::Faulted);
     while (true) {
         if (rnow_.empty() && cnow_.empty()) {
-            if (timers_.empty() && feeds_.empty()) {
+            const uint64_t crossed = drains_.empty() ? kNever : next_drain();
+            if (timers_.empty() && feeds_.empty() && crossed == kNever) {
                 // Nothing will ever happen again: done, or deadlocked.
                 if (!check_deadlock()) return finish(RunStatus::Faulted);
                 if (!stop_when_quiet) now_ = std::max(now_, end);
                 return finish(RunStatus::Quiescent);
             }
-            uint64_t t = std::min(timers_.empty() ? kNever : timers_.front().at, next_feed());
+            uint64_t t = std::min({timers_.empty() ? kNever : timers_.front().at, next_feed(), crossed});
             if (t >= end) {
                 now_ = end;
                 return finish(RunStatus::CyclesDone);
@@ -531,7 +612,9 @@ RunResult Machine::run_loop(uint64_t cycles, bool stop_when_quiet) {
         ++now_;
         if (fault_) return finish(RunStatus::Faulted);
         // no progress, no timer, and no edge link waiting for its next word's time (one that waits for room is stuck too)
-        if (progress_ == 0 && timers_.empty() && (feeds_.empty() || next_feed() < now_) && !check_deadlock())
+        // nor an outbound one that was busy (a wavelet waiting for it goes when it frees)
+        if (progress_ == 0 && timers_.empty() && (feeds_.empty() || next_feed() < now_) && (drains_.empty() || next_drain() == kNever) &&
+            !check_deadlock())
             return finish(RunStatus::Faulted);
     }
 }
@@ -573,7 +656,7 @@ bool Machine::check_deadlock() {
 }
 
 bool Machine::quiescent() const {
-    return rnow_.empty() && cnow_.empty() && timers_.empty() && feeds_.empty() && (!fast_ || fast_->empty()) &&
+    return rnow_.empty() && cnow_.empty() && timers_.empty() && feeds_.empty() && next_drain() == kNever && (!fast_ || fast_->empty()) &&
            stuck(false).empty();
 }
 
@@ -729,6 +812,7 @@ __attribute__((noinline)) void Machine::route_general(int i) {
         for (uint32_t m = tx; m && ok; m &= m - 1) {
             int d = __builtin_ctz(m);
             if (d == kRamp) ok = r.ce_space(c, cfg_.ce_queue_depth);
+            else if ((drain_colours_ >> c & 1) && off_mesh(i, d)) ok = find_drain(i, d, c)->leave_at(now) == now;   // the link is free
             else {
                 Router& n = routers_[i + step_[d]];
                 n.refresh(now);
@@ -756,6 +840,8 @@ __attribute__((noinline)) void Machine::route_general(int i) {
                 r.ce_push(c, w, ctrl);
                 wake_core(i, now + 1);
                 if (trace_.on()) trace_.add({now, uint16_t(i % cfg_.w), uint16_t(i / cfg_.w), TraceKind::Deliver, uint8_t(c), 0, 0, -1, w});
+            } else if ((drain_colours_ >> c & 1) && off_mesh(i, d)) {   // out of the mesh, to the host
+                find_drain(i, d, c)->leave(now, w, ctrl);
             } else {
                 const int j = i + step_[d];
                 Router& n = routers_[j];

@@ -16,6 +16,8 @@
 #include "engine/fabric/stats.h"
 #include "engine/fabric/trace.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -68,6 +70,25 @@ struct EdgeFeed {
     bool done() const { return next >= words.size(); }
 };
 
+// An outbound edge link: wavelets a route sends out of a port that faces off the mesh cross it into a
+// buffer the host takes (the store receiving gradients), one every cycles_per_wavelet cycles. A
+// wavelet enters the link at max(its arrival, ceil(free)) and has crossed it cycles_per_wavelet
+// later, when the next may enter: so n words take n * cycles_per_wavelet, as EdgeFeed's do coming
+// in. free moves on from the slot a word used (fractional when it waited for it, its entry cycle
+// after an idle spell), so a saturated link averages its rate as EdgeFeed::due does.
+struct EdgeDrain {
+    int pe = 0;
+    uint8_t port = 0, colour = 0;
+    double cycles_per_wavelet = 1;
+    double free = 0;                  // when the next wavelet may enter: the last one has crossed
+    uint64_t last = 0;                // when the last wavelet entered (valid once left > 0)
+    uint64_t left = 0;                // wavelets that entered so far, control ones included
+    std::vector<uint32_t> words;      // data words not yet taken, in the order they entered
+    uint64_t leave_at(uint64_t arrival) const { return std::max(arrival, busy_until()); }
+    uint64_t busy_until() const { return uint64_t(std::ceil(free)); }
+    void leave(uint64_t t, uint32_t data, bool ctrl);   // one wavelet enters at cycle t (t >= leave_at)
+};
+
 struct RunResult {
     RunStatus status = RunStatus::Quiescent;
     uint64_t cycles = 0;          // cycles this call advanced
@@ -107,6 +128,15 @@ public:
     // route there must take it; cycles_per_wavelet >= 1. The words are data wavelets.
     Fault feed(int x, int y, int port, int colour, std::vector<uint32_t> words, double cycles_per_wavelet);
     bool feeding() const;                          // an edge link still has words to send
+    // An outbound edge link (EdgeDrain): wavelets a route sends out of port (which must face off the
+    // mesh) on colour leave the mesh, at most one every cycles_per_wavelet cycles (>= 1), into a buffer
+    // the host takes. Stays open until closed. Opening one lets set_route send tx to that port on that
+    // colour at that PE (otherwise "tx W leads off the mesh"). Control wavelets use the link but are
+    // not kept (the store receives data).
+    Fault drain(int x, int y, int port, int colour, double cycles_per_wavelet);
+    std::vector<uint32_t> take_drained(int x, int y, int port, int colour);   // the words so far, in order; clears them
+    Fault close_drain(int x, int y, int port, int colour);   // HostError if a route still sends there
+    const EdgeDrain* drain_at(int x, int y, int port, int colour) const;   // nullptr: none open
 
     // [SECTION] running
     RunMode mode() const { return mode_; }
@@ -156,6 +186,10 @@ private:
     void push_from_outside(int i, int port, int colour, uint32_t data, bool ctrl);   // inject's and feed's: visible at once
     void feed_phase();                             // cycle mode: the edge links' words due now, where there is room
     uint64_t next_feed() const;                    // when an edge link's next word is due (kNever: none)
+    bool off_mesh(int i, int port) const;          // port (N..W) of PE i faces off the mesh
+    EdgeDrain* find_drain(int i, int port, int colour);
+    uint64_t next_drain() const;                   // when a busy outbound link has carried its last word (kNever: none busy);
+                                                   // a wait on it is not a deadlock, and the clock runs on until then
 
     MachineConfig cfg_;
     uint64_t now_ = 0;
@@ -187,6 +221,8 @@ private:
     RunMode mode_ = RunMode::Cycle;
     std::unique_ptr<FastMode> fast_;               // fast mode's queues and schedule, while in fast mode
     std::vector<EdgeFeed> feeds_;                  // edge links with words still to send
+    std::vector<EdgeDrain> drains_;                // outbound edge links, open until closed
+    uint32_t drain_colours_ = 0;                   // colour bits with an open drain: route_general's cheap test
 };
 
 }  // namespace wl
