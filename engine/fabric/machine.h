@@ -135,7 +135,7 @@ public:
     // not kept (the store receives data).
     Fault drain(int x, int y, int port, int colour, double cycles_per_wavelet);
     std::vector<uint32_t> take_drained(int x, int y, int port, int colour);   // the words so far, in order; clears them
-    Fault close_drain(int x, int y, int port, int colour);   // HostError if a route still sends there
+    Fault close_drain(int x, int y, int port, int colour);   // HostError if a route still sends there; words not taken go with it
     const EdgeDrain* drain_at(int x, int y, int port, int colour) const;   // nullptr: none open
 
     // [SECTION] running
