@@ -17,7 +17,7 @@ const Flag kModelCheckpoint{"checkpoint", Value::Text, "a checkpoint written by 
 const Flag kMesh{"mesh", Value::Text, "the mesh to compile for, WxH (default: the config's wafer.mesh)"};
 const Flag kExecution{"execution", Value::Text,
                       "resident: every layer's weights stay in SRAM; streaming: one layer's ops serve every layer, its "
-                      "weights streamed in (inference; default: the config's wafer.execution)",
+                      "weights streamed in from the store, gradients streamed out (default: the config's wafer.execution)",
                       "resident|streaming"};
 const Flag kSet{"set", Value::Text, "override config keys: optimizer.learning_rate=1e-3,train_input.batch_size=4 (docs/configs.md)"};
 const Flag kKernels{"kernels", Value::Text, "the kernel folder (default: kernels/ beside --config, else models/kernels)"};
@@ -58,7 +58,7 @@ const std::vector<Verb>& verb_table() {
           kSet,
           {"on-mesh", Value::Switch, "every step on the emulated mesh: forward, backward and AdamW on the PEs"},
           {"wafers", Value::Int, "with --on-mesh: data-parallel wafers, 1-4, each on its shard of the batch; SwarmX sums their gradients (default 1)"},
-          kMesh, kKernels, kNoCache, kCacheDir,
+          kMesh, kExecution, kKernels, kNoCache, kCacheDir,
           {"mode", Value::Text, "with --on-mesh: fast (functional, cycles estimated) or cycle (default: the config's wafer.mode)", "cycle|fast"},
           kSparsity, kSparsityMask, kSparsitySeed,
           kThreads, kBpeDir, kJson},

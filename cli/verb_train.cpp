@@ -1,14 +1,15 @@
 // verb_train.cpp: `waferlab-cli train` — train the reference GPT from a config, or on the mesh.
 //   waferlab-cli train --config models/gpt-micro.yaml [--data FILE | --corpus NAME] [--steps N]
 //                      [--json] [--out CKPT] [--resume CKPT] [--threads N] [--set k=v,k=v] [--bpe-dir DIR]
-//                      [--on-mesh [--wafers N] [--mesh WxH] [--kernels DIR] [--mode fast|cycle]]
+//                      [--on-mesh [--wafers N] [--mesh WxH] [--execution resident|streaming] [--kernels DIR] [--mode fast|cycle]]
 //                      [--sparsity S [--sparsity-mask magnitude|random] [--sparsity-seed N]]
 // Terminal: a progress bar with loss and tokens/s. --json: one object per evaluation
 // ({step, train_loss, val_loss, tokens_per_s, lr, elapsed_s}) and a final summary object;
 // with --on-mesh also one per step ({step, loss, grad_norm, tokens_per_s, cycles, wafer_s, host_bytes, wafers,
-// compute_cycles, swarmx_bytes, swarmx_cycles}). --wafers N: N emulated wafers, each on its shard of
-// the step's batch, their gradients summed by SwarmX (engine/model/swarmx.h); cycles is the slowest
-// wafer's plus SwarmX's, and evaluation, sampling and the checkpoint use wafer 0 (all hold the same weights).
+// compute_cycles, swarmx_bytes, swarmx_cycles}; with --execution streaming also stream_bytes, stream_cycles).
+// --wafers N: N emulated wafers, each on its shard of the step's batch, their gradients summed by
+// SwarmX (engine/model/swarmx.h); cycles is the slowest wafer's plus SwarmX's, and evaluation,
+// sampling and the checkpoint use wafer 0 (all hold the same weights).
 // The checkpoint (--out, default <config name>.ckpt) is written at every evaluation and at the end,
 // in the same format either way (the mesh's weights and AdamW moments, read back from SRAM).
 // With --on-mesh the train and validation losses are the mesh's too (the forward and the loss on
@@ -79,6 +80,7 @@ int verb_train(const Args& args) {
         std::string o = overrides_from(args) + args.get("set");
         if (args.has("mesh")) o += "\nwafer.mesh=" + args.get("mesh");
         if (args.has("mode")) o += "\nwafer.mode=" + args.get("mode");
+        if (args.has("execution")) o += "\nwafer.execution=" + args.get("execution");
         tr = Trainer::resume(args.get("resume"), o, bpe_dir);
         name = base_name(args.get("resume"));
     } else {
@@ -140,6 +142,9 @@ int verb_train(const Args& args) {
             const auto& p = mesh->mesh().plan();
             std::fprintf(stderr, "on a %dx%d mesh (%s mode): %d PEs, at most %u bytes of SRAM per PE\n", p.mesh_w,
                          p.mesh_h, mode == wl::RunMode::Fast ? "fast" : "cycle", p.pes_used(), p.bytes_max());
+            if (p.streaming)
+                std::fprintf(stderr, "weight streaming: one layer's ops serve all %d layers; each layer's weights stream in "
+                             "from the store and its gradients out, and AdamW on them runs in the store\n", cfg.n_layer);
             if (wafers > 1)
                 std::fprintf(stderr, "%d wafers, data parallel: each takes %d of a step's %d sequences; SwarmX sums "
                              "their gradients (%.0f GB/s links)\n", wafers, tr->sequences_per_step() / wafers,
@@ -215,6 +220,10 @@ int verb_train(const Args& args) {
                                     {"swarmx_bytes", st.swarmx_bytes},
                                     {"swarmx_cycles", st.swarmx_cycles}};
                 if (sparse) j["density"] = pruned.density();
+                if (mesh->mesh().plan().streaming) {
+                    j["stream_bytes"] = st.stream_bytes;
+                    j["stream_cycles"] = st.stream_cycles;
+                }
                 std::printf("%s\n", j.dump().c_str());
                 std::fflush(stdout);
             }

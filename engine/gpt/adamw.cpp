@@ -27,6 +27,42 @@ float grad_norm(const GPT& model) {
     return float(std::sqrt(total));
 }
 
+AdamWStep AdamWStep::at(const GPTConfig& cfg, double lr, int64_t t) {
+    AdamWStep s;
+    const double bc1 = 1.0 - wl::math::powi_d(cfg.beta1, t), bc2 = 1.0 - wl::math::powi_d(cfg.beta2, t);
+    s.b1 = float(cfg.beta1);
+    s.one_minus_b1 = 1.0f - s.b1;
+    s.b2 = float(cfg.beta2);
+    s.one_minus_b2 = 1.0f - s.b2;
+    s.eps = float(cfg.adam_eps);
+    s.step_size = float(lr / bc1);
+    s.bc2_sqrt = float(std::sqrt(bc2));
+    s.decay = float(1.0 - lr * cfg.weight_decay);
+    return s;
+}
+
+void AdamWStep::set_clip(const GPTConfig& cfg, float norm) {
+    clip = 1.0f;
+    if (cfg.grad_clip > 0) {
+        float coef = float(cfg.grad_clip) / (norm + 1e-6f);   // as torch.nn.utils.clip_grad_norm_
+        if (coef < 1.0f) clip = coef;
+    }
+}
+
+void adamw_update(const AdamWStep& s, bool decay, float* p, float* g, float* m, float* v, size_t n) {
+    parallel_for(int(n), 4096, [&](int i0, int i1) {
+        for (int i = i0; i < i1; i++) {
+            float grad = s.clip == 1.0f ? g[i] : g[i] * s.clip;
+            if (s.clip != 1.0f) g[i] = grad;   // clip in place, as PyTorch
+            m[i] = s.b1 * m[i] + s.one_minus_b1 * grad;
+            v[i] = s.b2 * v[i] + s.one_minus_b2 * (grad * grad);
+            float param = decay ? p[i] * s.decay : p[i];
+            float denom = std::sqrt(v[i]) / s.bc2_sqrt + s.eps;
+            p[i] = param - s.step_size * (m[i] / denom);
+        }
+    });
+}
+
 float AdamW::step(GPT& model, double lr, const GPTConfig& cfg) {
     const size_t n = model.num_parameters;
     if (model.grads_memory.size() != n) throw std::logic_error("AdamW::step: no gradients (run backward first)");
@@ -34,39 +70,14 @@ float AdamW::step(GPT& model, double lr, const GPTConfig& cfg) {
         m.assign(n, 0.0f);
         v.assign(n, 0.0f);
     }
-    float norm = grad_norm(model);
-    float clip = 1.0f;
-    if (cfg.grad_clip > 0) {
-        float coef = float(cfg.grad_clip) / (norm + 1e-6f);   // as torch.nn.utils.clip_grad_norm_
-        if (coef < 1.0f) clip = coef;
-    }
+    const float norm = grad_norm(model);
     t += 1;
-    const float b1 = float(cfg.beta1), b2 = float(cfg.beta2), eps = float(cfg.adam_eps);
-    const float wd = float(cfg.weight_decay);
-    const double bc1 = 1.0 - wl::math::powi_d(cfg.beta1, t), bc2 = 1.0 - wl::math::powi_d(cfg.beta2, t);
-    const float step_size = float(lr / bc1);
-    const float bc2_sqrt = float(std::sqrt(bc2));
-    const float decay = float(1.0 - lr * cfg.weight_decay);
-
-    auto infos = param_infos(model.cfg);
+    AdamWStep s = AdamWStep::at(cfg, lr, t);
+    s.set_clip(cfg, norm);
     size_t off = 0;
-    for (const ParamInfo& info : infos) {
-        float* p = model.params_memory.data() + off;
-        float* g = model.grads_memory.data() + off;
-        float* mm = m.data() + off;
-        float* vv = v.data() + off;
-        bool dec = info.decay && wd != 0.0f;
-        parallel_for(int(info.count), 4096, [&](int i0, int i1) {
-            for (int i = i0; i < i1; i++) {
-                float grad = clip == 1.0f ? g[i] : g[i] * clip;
-                if (clip != 1.0f) g[i] = grad;   // clip in place, as PyTorch
-                mm[i] = b1 * mm[i] + (1.0f - b1) * grad;
-                vv[i] = b2 * vv[i] + (1.0f - b2) * (grad * grad);
-                float param = dec ? p[i] * decay : p[i];
-                float denom = std::sqrt(vv[i]) / bc2_sqrt + eps;
-                p[i] = param - step_size * (mm[i] / denom);
-            }
-        });
+    for (const ParamInfo& info : param_infos(model.cfg)) {
+        adamw_update(s, info.decay && float(cfg.weight_decay) != 0.0f, model.params_memory.data() + off, model.grads_memory.data() + off,
+                     m.data() + off, v.data() + off, info.count);
         off += info.count;
     }
     return norm;

@@ -17,6 +17,22 @@ namespace wl::gpt {
 // nanoGPT's get_lr: linear warmup, cosine decay to min_lr at lr_decay_iters, then min_lr. step counts from 0.
 double learning_rate_at(const GPTConfig& cfg, int64_t step);
 
+// One update's constants, from the config, the learning rate and the step t (1, 2, ...), in the
+// reference's precision: the floats the mesh's kernels take (mesh_trainer.h's AdamHp) are these.
+struct AdamWStep {
+    float b1 = 0, one_minus_b1 = 0, b2 = 0, one_minus_b2 = 0, eps = 0;
+    float step_size = 0;   // lr / (1 - b1^t)
+    float bc2_sqrt = 0;    // sqrt(1 - b2^t)
+    float decay = 1;       // 1 - lr * weight_decay
+    float clip = 1;        // the clipping coefficient: 1, or grad_clip / (norm + 1e-6) when that is less
+    static AdamWStep at(const GPTConfig& cfg, double lr, int64_t t);
+    void set_clip(const GPTConfig& cfg, float norm);
+};
+
+// n parameters p updated in place from their gradients g (clipped in place, as PyTorch) and
+// moments m, v; decay: the tensor takes weight decay (info.decay).
+void adamw_update(const AdamWStep& s, bool decay, float* p, float* g, float* m, float* v, size_t n);
+
 struct AdamW {
     std::vector<float> m, v;   // (num_parameters) each
     int64_t t = 0;             // updates done

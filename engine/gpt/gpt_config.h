@@ -56,7 +56,7 @@ struct ConfigError : std::runtime_error {
     X(runconfig, seed, seed, U64, "weights, batches and the generated corpus")                                     \
     X(wafer, mesh, mesh, Text, "WxH PEs the model compiler places the GPT on")                                     \
     X(wafer, mode, mode, Text, "fast | cycle: how the mesh is emulated")                                           \
-    X(wafer, execution, execution, Text, "resident: weights stay in the PEs' SRAM; streaming: one layer's ops serve every layer, weights streamed in (inference so far)")
+    X(wafer, execution, execution, Text, "resident: weights stay in the PEs' SRAM; streaming: one layer's ops serve every layer, weights streamed in (and, training, gradients out)")
 
 struct GPTConfig {
     // model

@@ -8,13 +8,12 @@ FitAdvisor::FitAdvisor(const gpt::GPTConfig& cfg, int mesh_w, int mesh_h, Kernel
     begin();
 }
 
-// Weight streaming first, where it applies (inference, not streaming already): one layer's ops on
-// the mesh. Then a larger mesh: both sides doubled until one fits (more PEs an op, so less on
+// Weight streaming first, where it applies (not streaming already): one layer's ops on the mesh. Then a larger mesh: both sides doubled until one fits (more PEs an op, so less on
 // each), up to 256x256. Then a shorter context, halved down to 8: activations and attention's keys
 // and values shrink with it. The first of each that fits is suggested.
 void FitAdvisor::begin() {
     plan_.reset();
-    if (trying_ == Trying::Streaming && (train_ || cfg_.execution == "streaming")) trying_ = Trying::Mesh;
+    if (trying_ == Trying::Streaming && cfg_.execution == "streaming") trying_ = Trying::Mesh;
     if (trying_ == Trying::Streaming) {
         gpt::GPTConfig c = cfg_;
         c.execution = "streaming";
@@ -72,8 +71,7 @@ std::string FitAdvisor::take() {
     const std::string out = fits_.empty() ? ". Neither a mesh up to 256x256 nor a shorter context makes it fit"
                                           : ". It fits with " + fits_;
     return out + ". (train_input.batch_size and optimizer.grad_accum_steps, the usual first remedies, change nothing a "
-                 "PE holds here: the mesh takes a batch's sequences one at a time." +
-           std::string(train_ ? " wafer.execution: streaming runs inference only so far.)" : ")");
+                 "PE holds here: the mesh takes a batch's sequences one at a time.)";
 }
 
 std::string fit_advice(const gpt::GPTConfig& cfg, int mesh_w, int mesh_h, const KernelSource& kernels, uint32_t sram_bytes,

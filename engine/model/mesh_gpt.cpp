@@ -12,14 +12,18 @@
 
 namespace wl::model {
 
+bool layer_param(const gpt::GPTConfig& cfg, const gpt::ParamInfo& info) {
+    const std::string name = info.name;
+    return info.shape.size() >= 2 && info.shape[0] == cfg.n_layer && name != "wte" && name != "wpe";
+}
+
 ParamSlice param_slice(const gpt::GPTConfig& cfg, const std::string& name, int layer) {
     size_t base = 0;
     for (const gpt::ParamInfo& info : gpt::param_infos(cfg)) {
         if (info.name == name) {
             std::vector<int> shape = info.shape;
             size_t count = info.count;
-            const bool per_layer = layer >= 0 && shape.size() >= 2 && shape[0] == cfg.n_layer && name != "wte" && name != "wpe";
-            if (per_layer) {
+            if (layer >= 0 && layer_param(cfg, info)) {
                 count /= size_t(cfg.n_layer);
                 base += size_t(layer) * count;
                 shape.erase(shape.begin());
@@ -48,6 +52,15 @@ std::vector<WeightPiece> weight_pieces(const PlannedOp& op, int p, const std::st
         out.push_back({0, 0, size_t(w.rows) * w.cols});
     }
     return out;
+}
+
+void OpRun::count(const MachineStats& s0, const MachineStats& s1) {
+    cycles = s1.cycles - s0.cycles;
+    instructions = s1.instrs - s0.instrs;
+    busy = s1.busy - s0.busy;
+    hops = s1.hops - s0.hops;
+    wavelets = s1.sent - s0.sent;
+    vector_flops = s1.flops - s0.flops;
 }
 
 namespace {
@@ -81,6 +94,11 @@ bool MeshGPT::load_step(const gpt::GPT& model) {
     } else if (i == n) {
         for (const lang::RouteSetting& r : plan_.links) check(host_.route(r.x, r.y, r.colour, r.route));   // over the kernels' loop-backs
         if (plan_.streaming) store_ = model.params_memory;
+        if (plan_.streaming && plan_.train)   // the store's end of each edge link, for the gradients
+            for (const PlannedOp& op : plan_.ops)
+                if (op.layer >= 0 && !op.weights.empty())
+                    check(host_.machine().drain(0, op.rect.y, kWest, int(op.constants.at("LW")),
+                                                EdgeLink::wse2().cycles_per_wavelet()));
     } else {
         load_weights(model, plan_.ops[i - n - 1]);
     }
@@ -168,8 +186,72 @@ std::vector<std::pair<wl::Rect, std::string>> MeshGPT::streamed_weights() const 
     return out;
 }
 
+void MeshGPT::point_edge_links(bool out) {
+    if (links_out_ == out) return;
+    for (const PlannedOp& op : plan_.ops)
+        if (op.layer >= 0 && !op.weights.empty())
+            for (const lang::RouteSetting& r : edge_link_routes(op, out)) check(host_.route(r.x, r.y, r.colour, r.route));
+    links_out_ = out;
+}
+
+// The gradients leave as the weights came: each op's PE 0 first, its dw then db (send_g), over
+// its row's link, now pointing west and off the mesh. The store asks the PEs in turn (a launch
+// and a run each: the link carries one PE's words at a time, in order), the rows side by side.
+bool MeshGPT::stream_out(int l, std::vector<float>* grads) {
+    const auto start = std::chrono::steady_clock::now();
+    OpRun run;
+    run.name = "l" + std::to_string(l) + ".grads";
+    run.op = "gradient_stream";
+    std::vector<PlannedOp> ops;
+    int widest = 0;
+    for (const PlannedOp& op : plan_.ops)
+        if (op.layer >= 0 && !op.weights.empty()) {
+            ops.push_back(layer_instance(op, l, plan_.cfg.n_layer));
+            widest = std::max(widest, op.rect.w);
+            run.pes += op.rect.w;
+        }
+    point_edge_links(true);
+    const MachineStats s0 = host_.stats();
+    for (int p = 0; p < widest; p++) {
+        for (const PlannedOp& op : ops)
+            if (p < op.rect.w) check(host_.launch({op.rect.x + p, op.rect.y, 1, 1}, "send_g"));
+        const RunResult r = host_.run_until_quiescent(cycle_budget);
+        if (!r.ok()) {
+            error_ = run.name + " (the layer's gradients over the edge links): " + r.fault.to_string();
+            return false;
+        }
+    }
+    for (const PlannedOp& op : ops) {   // into the store, in load_w's order
+        const std::vector<uint32_t> words = host_.machine().take_drained(0, op.rect.y, kWest, int(op.constants.at("LW")));
+        const Program& prog = *op.compiled->placements.front().program;
+        size_t at = 0;
+        for (int p = 0; p < op.rect.w; p++)
+            for (const auto& [sym, name] : op.weights) {
+                const size_t n = prog.symbol(sym)->length;
+                if (at + n > words.size()) throw std::logic_error(op.name + ": its gradient stream is short");
+                const ParamSlice w = param_slice(plan_.cfg, name, op.layer);
+                for (const WeightPiece& piece : weight_pieces(op, p, sym, w))
+                    for (size_t i = 0; i < piece.n; i++) {
+                        float g;
+                        std::memcpy(&g, &words[at + piece.pe + i], 4);
+                        (*grads)[w.offset + piece.model + i] += g;
+                    }
+                at += n;
+            }
+        if (at != words.size()) throw std::logic_error(op.name + ": its gradient stream has " + std::to_string(words.size()) +
+                                                       " words, not " + std::to_string(at));
+        run.stream_bytes += 4 * uint64_t(words.size());
+    }
+    const MachineStats s1 = host_.stats();
+    run.count(s0, s1);
+    run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    runs_.push_back(run);
+    return true;
+}
+
 bool MeshGPT::stream_in(int l) {
     const auto start = std::chrono::steady_clock::now();
+    point_edge_links(false);
     OpRun run;
     run.name = "l" + std::to_string(l) + ".weights";
     run.op = "weight_stream";
@@ -182,10 +264,7 @@ bool MeshGPT::stream_in(int l) {
         return false;
     }
     const MachineStats s1 = host_.stats();
-    run.cycles = s1.cycles - s0.cycles;
-    run.instructions = s1.instrs - s0.instrs;
-    run.busy = s1.busy - s0.busy;
-    run.hops = s1.hops - s0.hops;
+    run.count(s0, s1);
     run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     runs_.push_back(run);
     return true;
@@ -301,12 +380,7 @@ bool MeshGPT::launch(const PlannedOp& op, const char* fn, int t0, int n, OpRun* 
     const MachineStats s1 = host_.stats();
     run->name = op.name;
     run->op = op.op;
-    run->cycles = s1.cycles - s0.cycles;
-    run->instructions = s1.instrs - s0.instrs;
-    run->busy = s1.busy - s0.busy;
-    run->hops = s1.hops - s0.hops;
-    run->wavelets = s1.sent - s0.sent;
-    run->vector_flops = s1.flops - s0.flops;
+    run->count(s0, s1);
     run->pes = op.rect.w * op.rect.h;
     return true;
 }

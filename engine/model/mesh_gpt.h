@@ -16,7 +16,8 @@
 // ops runs every layer in turn. Before layer l, its weights stream in from the store (here,
 // MeshGPT's copy of the parameters: MemoryX) as wavelets over each op's edge link (Machine::feed
 // at weight_stream.h's rate; the ops' load_w), an OpRun "l<l>.weights" of its own; the residual
-// stream between layers goes through the host.
+// stream between layers goes through the host. Training (MeshTrainer) also streams each layer's
+// gradients back out to the store (stream_out).
 // The attention's PEs then hold one layer's keys and values, so there is no KV cache: every
 // token is a full forward.
 //
@@ -43,6 +44,8 @@ struct ParamSlice {
     int rows = 0, cols = 0;       // the slice as a matrix (vectors: 1 row)
 };
 ParamSlice param_slice(const wl::gpt::GPTConfig& cfg, const std::string& name, int layer);
+// A tensor with one slice per layer (l0 ... of qkvw, ln1w ...): not wte, wpe, lnfw, lnfb.
+bool layer_param(const wl::gpt::GPTConfig& cfg, const wl::gpt::ParamInfo& info);
 
 // Where PE p of an op keeps its part of a weight: n floats at element pe of the kernel's
 // symbol are n floats at element model of the slice. The one statement of each kernel's cut.
@@ -63,7 +66,8 @@ struct OpRun {                    // one op of the last forward
     double flops = 0;             // at this forward's T
     double seconds = 0;           // host wall time
     uint64_t host_bytes = 0;      // activation bytes the host copied for it (in and out; tokens not counted)
-    uint64_t stream_bytes = 0;    // streaming: weight bytes it brought in from the store over the edge
+    uint64_t stream_bytes = 0;    // streaming: weight bytes it brought in from the store over the edge (or gradients out)
+    void count(const wl::MachineStats& before, const wl::MachineStats& after);   // the machine's counts between the two
     // busy / (cycles x PEs). Fast mode estimates both, and its small error can take the
     // ratio a little past 1 (docs/engine.md): shown as at most 1.
     double utilisation() const { return cycles && pes ? std::min(1.0, double(busy) / (double(cycles) * pes)) : 0; }
@@ -103,6 +107,10 @@ public:
     // it on this mesh; the app replays it on a copy in cycle mode). *bytes += what the links carry.
     wl::Fault feed_layer(int l, wl::Host& h, uint64_t* bytes = nullptr) const;
     std::vector<std::pair<wl::Rect, std::string>> streamed_weights() const;   // (PEs, symbol) a stream writes
+    // Streaming training: layer l's weight gradients out over the same edge links, turned around
+    // (edge_link_routes), each op's PEs in turn (send_g) into the store's drain; added into *grads
+    // (params_memory's layout). An OpRun "l<l>.grads" of its own. False (and error()) on a fault.
+    bool stream_out(int layer, std::vector<float>* grads);
     const std::vector<OpRun>& last_run() const { return runs_; }
     uint64_t last_cycles() const;             // the sum over the ops
     uint64_t last_host_bytes() const;         // activation bytes through the host in the last forward/extend
@@ -120,6 +128,7 @@ private:
     bool run(int t0, int n, std::vector<float>* logits);   // every forward op over steps [t0, t0+n)
     bool run_forward_ops(int t0, int n);                    // run()'s ops, in order (streaming: layer by layer)
     bool stream_in(int layer);                              // streaming: the layer's weights from the store
+    void point_edge_links(bool out);                        // streaming: the edge links' routes in or out
     bool run_op(const PlannedOp& op, int t0, int n, bool read_out = true);   // read_out false: not even the logits
     // Sets the window (t0, tlen) on the op's PEs, launches fn, runs until quiescent; the
     // op's cycles, instructions and traffic into *run. False (and error_) on a fault.
@@ -136,6 +145,7 @@ private:
     wl::Host host_;
     Tensors acts_;
     std::vector<float> store_;    // streaming: the weights off the wafer (params_memory's layout)
+    bool links_out_ = false;      // streaming training: the edge links point out (stream_out's way)
     std::vector<int> tokens_;
     std::vector<OpRun> runs_;
     std::vector<float> logits_;   // next_logits' result

@@ -290,7 +290,7 @@ void plan_stream_grads(std::vector<PlannedOp>& ops, const LinkAllocator& link) {
     for (PlannedOp& r : ops) {
         if (r.kernel != "residual.wk" || r.inputs.size() != 2) continue;
         PlannedOp* ln = layernorm_of(r.name);   // computes r's gradient
-        if (!ln) continue;
+        if (!ln || ln->inputs.front().between_layers) continue;   // streaming: another layer's, on the same PEs
         const Rect& at = ln->rect;
         PlannedOp* mm = nullptr;                // the second input's matmul, read by r alone
         int readers = 0;
@@ -630,6 +630,22 @@ void plan_relays(std::vector<PlannedOp>& ops, std::vector<lang::RouteSetting>* r
     }
 }
 
+}  // namespace
+
+std::vector<lang::RouteSetting> edge_link_routes(const PlannedOp& o, bool out) {
+    std::vector<lang::RouteSetting> routes;
+    const int c = int(o.constants.at("LW")), y = o.rect.y, end = o.rect.x + o.rect.w;
+    for (int x = 0; x < end; x++) {
+        const bool before = x < o.rect.x, last = x + 1 == end;
+        const Route r = out ? Route::of(before ? kE : last ? kR : uint8_t(kR | kE), kW)
+                            : Route::of(kW, before ? kE : last ? kR : uint8_t(kR | kE));
+        routes.push_back({x, y, c, r});
+    }
+    return routes;
+}
+
+namespace {
+
 // Streaming: the edge links. Each of the layer's weight-holding ops (matmul.wk, layernorm.wk) takes
 // its weights over the link of its own row, entering the mesh's west edge: a colour of 8..17 free
 // on every router from the edge to the op's last PE (those before the op pass it east, the op's
@@ -644,12 +660,9 @@ void plan_edge_links(std::vector<PlannedOp>& ops, std::vector<lang::RouteSetting
             bool free = true;
             for (int x = 0; x < end && free; x++) free = !used.count({x, y, c});
             if (!free) continue;
-            for (int x = 0; x < end; x++) {
-                used.insert({x, y, c});
-                const uint8_t tx = x < o.rect.x ? kE : x + 1 < end ? uint8_t(kR | kE) : kR;
-                routes->push_back({x, y, c, Route::of(kW, tx)});
-            }
+            for (int x = 0; x < end; x++) used.insert({x, y, c});
             o.constants["LW"] = c;
+            for (const lang::RouteSetting& r : edge_link_routes(o, false)) routes->push_back(r);
         }
     }
 }
@@ -811,11 +824,6 @@ bool PlanBuilder::step() {
     if (job_ && job_->step()) return true;   // a program instance of the compile in progress
     switch (stage_) {
     case Stage::Place: {   // one width of rows a step: pmax halves until the ops fit
-        if (streaming() && train_) {
-            fail("streaming execution runs inference only so far (training streams weights in a later step): "
-                 "train with wafer.execution: resident");
-            return false;
-        }
         std::vector<PlannedOp> ops = graph(streaming() ? one_layer(cfg_) : cfg_, pmax_, train_);
         if (streaming()) mark_between_layers(ops);
         std::string why;
@@ -932,8 +940,10 @@ bool PlanBuilder::step() {
         if (it == compiled_.end()) {   // its compile just finished
             auto cr = std::make_shared<lang::CompileResult>(job_->take());
             job_.reset();
-            if (!cr->ok()) {
-                fail(o.name + ": " + lang::format_diagnostic(cr->diagnostics.front()));
+            if (!cr->ok()) {   // the first error (warnings may come before it)
+                const auto e = std::find_if(cr->diagnostics.begin(), cr->diagnostics.end(),
+                                            [](const lang::Diagnostic& d) { return d.severity == lang::Severity::Error; });
+                fail(o.name + ": " + lang::format_diagnostic(e != cr->diagnostics.end() ? *e : cr->diagnostics.front()));
                 return false;
             }
             it = compiled_.emplace(key, cr).first;

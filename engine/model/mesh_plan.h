@@ -130,6 +130,11 @@ struct PlanResult {
 // residual3. lnf (layer -1) reads the last layer's residual3. Other ops come back as they are.
 PlannedOp layer_instance(const PlannedOp& op, int l, int layers);
 
+// Streaming: the routes of a layer op's edge link (its LW, along its row from the west edge): in,
+// as planned (the store's words east, each of the op's PEs taking a copy), or out (training: the
+// op's PEs send west, one at a time, off the mesh to the store).
+std::vector<wl::lang::RouteSetting> edge_link_routes(const PlannedOp& op, bool out);
+
 // The sends that bring an op's linked inputs, each (producer's PEs, function) once: a relay
 // brings several inputs in one (the attention's q, k and v). Launched with the op's main.
 std::vector<std::pair<wl::Rect, std::string>> link_senders(const PlannedOp& op);

@@ -48,30 +48,48 @@ std::string state_symbol(const PlannedOp& op, const std::string& sym, MeshTraine
 // matmul that made the residual's second input (send_dx, into its dy) and to the layernorm that
 // reads its first input (send_dx2, into its dx); the residual's input records the colour.
 
-const PlannedOp* layernorm_reading(const MeshPlan& plan, const std::string& tensor) {
-    for (const PlannedOp& o : plan.ops)
+using Ops = std::vector<PlannedOp>;
+
+const PlannedOp* layernorm_reading(const Ops& ops, const std::string& tensor) {
+    for (const PlannedOp& o : ops)
         if (o.kernel == "layernorm.wk" && o.inputs.front().tensor == tensor) return &o;
     return nullptr;
 }
 
 // The layernorm that sends op's dy (op a matmul) or its dx's first value (op a layernorm) over
 // such a link, and the function that sends it; {nullptr, nullptr}: the host moves it.
-std::pair<const PlannedOp*, const char*> stream_grad_into(const MeshPlan& plan, const PlannedOp& op) {
-    for (const PlannedOp& r : plan.ops) {
+std::pair<const PlannedOp*, const char*> stream_grad_into(const Ops& ops, const PlannedOp& op) {
+    for (const PlannedOp& r : ops) {
         if (r.kernel != "residual.wk" || r.inputs.size() != 2) continue;
         if (op.kernel == "matmul.wk" && r.inputs[1].tensor == op.name && r.inputs[1].grad_colour)
-            return {layernorm_reading(plan, r.name), "send_dx"};
+            return {layernorm_reading(ops, r.name), "send_dx"};
         if (op.kernel == "layernorm.wk" && r.inputs[0].tensor == op.inputs.front().tensor && r.inputs[0].grad_colour)
-            return {layernorm_reading(plan, r.name), "send_dx2"};
+            return {layernorm_reading(ops, r.name), "send_dx2"};
     }
     return {nullptr, nullptr};
 }
 
 // Whether both readers of layernorm ln's dx take it over the fabric, so the host need not read it.
-bool stream_grad_kept(const MeshPlan& plan, const PlannedOp& ln) {
+bool stream_grad_kept(const Ops& ops, const PlannedOp& ln) {
     if (ln.kernel != "layernorm.wk") return false;
-    const PlannedOp* r = plan.find(ln.inputs.front().tensor);
+    const PlannedOp* r = nullptr;
+    for (const PlannedOp& o : ops)
+        if (o.name == ln.inputs.front().tensor) r = &o;
     return r && r->kernel == "residual.wk" && r->inputs.size() == 2 && r->inputs[0].grad_colour && r->inputs[1].grad_colour;
+}
+
+// The ops a step runs, in schedule order: the plan's; streaming, each layer's instance of the
+// plan's layer ops (layer_instance: their tensors named for their layer) between the others.
+Ops unrolled(const MeshPlan& plan) {
+    if (!plan.streaming) return plan.ops;
+    Ops out;
+    size_t first = 0, end = 0;   // the layer's ops: [first, end)
+    while (first < plan.ops.size() && plan.ops[first].layer < 0) out.push_back(plan.ops[first++]);
+    for (end = first; end < plan.ops.size() && plan.ops[end].layer >= 0;) end++;
+    for (int l = 0; l < plan.cfg.n_layer; l++)
+        for (size_t i = first; i < end; i++) out.push_back(layer_instance(plan.ops[i], l, plan.cfg.n_layer));
+    for (size_t i = end; i < plan.ops.size(); i++) out.push_back(layer_instance(plan.ops[i], 0, plan.cfg.n_layer));
+    return out;
 }
 
 }  // namespace
@@ -81,8 +99,19 @@ MeshTrainer::MeshTrainer(MeshPlan plan, const gpt::GPT& model, RunMode mode) : M
     }
 }
 
-MeshTrainer::MeshTrainer(MeshPlan plan, RunMode mode, MeshGPT::InSteps) : mesh_(std::move(plan), mode, MeshGPT::InSteps{}) {
+MeshTrainer::MeshTrainer(MeshPlan plan, RunMode mode, MeshGPT::InSteps)
+    : mesh_(std::move(plan), mode, MeshGPT::InSteps{}), ops_(unrolled(mesh_.plan())) {
     if (!mesh_.plan().train) throw std::invalid_argument("MeshTrainer: the plan was not made for training (plan_model's train)");
+    if (mesh_.plan().streaming) {
+        const size_t n = gpt::count_parameters(mesh_.plan().cfg);
+        store_grads_.assign(n, 0.0f);
+        store_m_.assign(n, 0.0f);
+        store_v_.assign(n, 0.0f);
+    }
+}
+
+bool MeshTrainer::holds_weights(const PlannedOp& o) const {
+    return trains(o) && !o.weights.empty() && !(mesh_.plan().streaming && o.layer >= 0);
 }
 
 bool MeshTrainer::load_step(const gpt::GPT& model) {
@@ -106,7 +135,7 @@ void MeshTrainer::route_norm() {
     constexpr int kCr = 18, kCc = 19;                     // cr, cc
     std::map<int, std::vector<int>> rows;                 // y -> x of each weight-holding PE, ascending
     for (const PlannedOp& o : mesh_.plan().ops)
-        if (trains(o) && !o.weights.empty())
+        if (holds_weights(o))
             for (int p = 0; p < o.rect.w; p++) rows[o.rect.y].push_back(o.rect.x + p);
     std::map<std::pair<int, int>, std::array<uint32_t, 7>> gn;   // (x, y) -> grad_norm's gn
     auto route = [&](int x, int y, int c, uint8_t rx, uint8_t tx) { check(mesh_.host_.route(x, y, c, Route::of(rx, tx))); };
@@ -244,11 +273,7 @@ bool MeshTrainer::stream(const char* name, const PlannedOp& from, const char* fr
     OpRun run;
     run.name = name;
     run.op = name;
-    run.cycles = s1.cycles - s0.cycles;
-    run.instructions = s1.instrs - s0.instrs;
-    run.busy = s1.busy - s0.busy;
-    run.hops = s1.hops - s0.hops;
-    run.wavelets = s1.sent - s0.sent;
+    run.count(s0, s1);
     run.pes = from.rect.w * from.rect.h + to.rect.w * to.rect.h;
     run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     runs_.push_back(run);
@@ -256,16 +281,16 @@ bool MeshTrainer::stream(const char* name, const PlannedOp& from, const char* fr
 }
 
 const PlannedOp& MeshTrainer::op(const std::string& name) const {
-    const PlannedOp* o = mesh_.plan().find(name);
-    if (!o) throw std::logic_error("mesh_trainer: no op " + name);
-    return *o;
+    for (const PlannedOp& o : ops_)
+        if (o.name == name) return o;
+    throw std::logic_error("mesh_trainer: no op " + name);
 }
 
 // A residual's backward is the identity for both inputs: the gradient of its second input
 // (attproj, fcproj) is its output's; its first input (the stream) is added by the layernorm
 // that reads the stream (layernorm.wk's dx).
 std::string MeshTrainer::grad_name(const std::string& tensor) const {
-    for (const PlannedOp& o : mesh_.plan().ops)
+    for (const PlannedOp& o : ops_)
         if (o.kernel == "residual.wk" && o.inputs.size() == 2 && o.inputs[1].tensor == tensor) return grad_name(o.name);
     return tensor;
 }
@@ -319,9 +344,9 @@ bool MeshTrainer::loss_grad(const PlannedOp& o, const int* targets, int bt_rows,
 }
 
 std::pair<const PlannedOp*, const Transfer*> MeshTrainer::grad_link_into(const PlannedOp& o) const {
-    for (const PlannedOp& c : mesh_.plan().ops)
+    for (const PlannedOp& c : ops_)   // by name: streaming's layers share the PEs
         for (const Transfer& in : c.inputs)
-            if (in.grad_colour && has_backward(c) && in.from.x == o.rect.x && in.from.y == o.rect.y && in.from.w == o.rect.w) return {&c, &in};
+            if (in.grad_colour && has_backward(c) && in.tensor == o.name) return {&c, &in};
     return {nullptr, nullptr};
 }
 
@@ -333,7 +358,7 @@ bool MeshTrainer::backward_op(const PlannedOp& o, int T) {
     const uint64_t bytes0 = mesh_.host_bytes();
     MeshGPT::Senders senders;
     const auto [below, via] = grad_link_into(o);
-    const auto [stream_from, stream_send] = stream_grad_into(mesh_.plan(), o);
+    const auto [stream_from, stream_send] = stream_grad_into(ops_, o);
     if (below) senders.push_back({below->rect, grad_send(*below, *via)});
     if (stream_from) senders.push_back({stream_from->rect, stream_send});
     if (!below && !(stream_from && o.kernel == "matmul.wk")) {
@@ -348,7 +373,7 @@ bool MeshTrainer::backward_op(const PlannedOp& o, int T) {
         Transfer stream = o.inputs.front();
         stream.symbol = "dx";
         stream.tensor.clear();
-        for (const PlannedOp& r : mesh_.plan().ops)
+        for (const PlannedOp& r : ops_)
             if (r.kernel == "residual.wk" && r.inputs.front().tensor == o.inputs.front().tensor) stream.tensor = r.name;
         if (stream.tensor.empty()) throw std::logic_error("mesh_trainer: " + o.name + "'s input has no residual reader and no DX0");
         mesh_.put(o, stream, 0, T, grads_);
@@ -360,7 +385,7 @@ bool MeshTrainer::backward_op(const PlannedOp& o, int T) {
         return false;
     }
     for (Transfer in : o.inputs) {
-        if (in.grad_colour || stream_grad_kept(mesh_.plan(), o)) {   // it goes up a link when its reader runs
+        if (in.grad_colour || stream_grad_kept(ops_, o)) {   // it goes up a link when its reader runs
             grads_.erase(in.tensor);
             continue;
         }
@@ -467,33 +492,99 @@ void MeshTrainer::begin_job(MeshJob job) {
 void MeshTrainer::add(TrainWork what, std::function<bool()> run) { queue_.push_back({std::move(what), std::move(run)}); }
 
 const PlannedOp& MeshTrainer::loss_op() const {
-    for (const PlannedOp& o : mesh_.plan().ops)
+    for (const PlannedOp& o : ops_)
         if (o.train_only) return o;
     throw std::logic_error("mesh_trainer: the plan has no loss op (crossentropy.wk)");
 }
 
-// Sequence b of cur_'s batch through the forward, an op a unit (MeshGPT::forward's launches).
+// One forward over the window [t0, t0+n), an op a unit (MeshGPT::forward's launches); streaming:
+// each layer's weights stream in first (a unit). before: at the first unit; after: at the last op's.
 // read_logits false: the loss takes them over their link, the host need not read them.
-void MeshTrainer::queue_forward(int b, bool read_logits) {
-    bool first = true;
-    for (const PlannedOp& o : mesh_.plan().ops) {
+void MeshTrainer::queue_forward(TrainWork what, int t0, int n, bool read_logits, std::function<void()> before,
+                                std::function<bool()> after) {
+    const PlannedOp* last = nullptr;
+    for (const PlannedOp& o : ops_)
+        if (!o.train_only) last = &o;
+    int layer = -1;
+    for (const PlannedOp& o : ops_) {
         if (o.train_only) continue;
+        if (mesh_.plan().streaming && o.layer > layer) {
+            layer = o.layer;
+            what.op = "l" + std::to_string(layer) + ".weights";
+            add(what, [this, layer] { return stream_in(layer); });
+        }
+        what.op = o.name;
         const bool read_out = read_logits || o.name != "logits";
-        add({TrainPhase::Forward, o.name, b}, [this, &o, b, first, read_out] {
-            const int T = cur_.T;
-            if (first) {
-                mesh_.tokens_.assign(cur_.inputs.begin() + size_t(b) * T, cur_.inputs.begin() + size_t(b + 1) * T);
-                mesh_.runs_.clear();
-            }
-            if (!mesh_.run_op(o, 0, T, read_out)) {
+        add(what, [this, &o, t0, n, read_out, before = &o == &ops_.front() ? before : nullptr, after = &o == last ? after : nullptr] {
+            if (before) before();
+            if (!mesh_.run_op(o, t0, n, read_out)) {
+                mesh_.tokens_.clear();   // the cache is not whole
                 error_ = mesh_.error();
                 return false;
             }
             runs_.push_back(mesh_.runs_.back());
-            return true;
+            return !after || after();
         });
-        first = false;
     }
+}
+
+// Sequence b of cur_'s batch through the forward.
+void MeshTrainer::queue_forward(int b, bool read_logits) {
+    queue_forward({TrainPhase::Forward, "", b}, 0, cur_.T, read_logits, [this, b] {
+        const int T = cur_.T;
+        mesh_.tokens_.assign(cur_.inputs.begin() + size_t(b) * T, cur_.inputs.begin() + size_t(b + 1) * T);
+        mesh_.runs_.clear();
+    });
+}
+
+bool MeshTrainer::stream_in(int layer) {
+    if (!mesh_.stream_in(layer)) {
+        error_ = mesh_.error();
+        return false;
+    }
+    runs_.push_back(mesh_.runs_.back());
+    return true;
+}
+
+// Streaming: layer l's backward, after the forward of its sequence. The layer's PEs hold the last
+// layer's weights and activations; any other layer's weights stream in again and its forward runs
+// again from the residual stream the host kept (activation recomputation, as checkpointing does),
+// then its gradients start from zero, its ops' backward runs, and the gradients stream out to the
+// store, which adds them up over the step's sequences.
+void MeshTrainer::queue_layer_backward(int l, int b) {
+    const int L = mesh_.plan().cfg.n_layer;
+    std::vector<const PlannedOp*> layer;
+    for (const PlannedOp& o : ops_)
+        if (o.layer == l) layer.push_back(&o);
+    const std::string name = "l" + std::to_string(l);
+    if (l < L - 1) {
+        add({TrainPhase::Backward, name + ".weights", b}, [this, l] { return stream_in(l); });
+        for (const PlannedOp* o : layer)
+            if (!o->train_only)
+                add({TrainPhase::Backward, o->name, b}, [this, o] {
+                    if (!mesh_.run_op(*o, 0, cur_.T)) {
+                        error_ = mesh_.error();
+                        return false;
+                    }
+                    runs_.push_back(mesh_.runs_.back());
+                    return true;
+                });
+    }
+    for (const PlannedOp* o : layer) {
+        if (!trains(*o)) continue;
+        if (!o->weights.empty()) add({TrainPhase::Backward, o->name, b}, [this, o] { return launch(*o, "zero_grad", 0, 0); });
+        if (o->kernel == "matmul.wk") add({TrainPhase::Backward, o->name, b}, [this, o] { return launch(*o, "transpose_w", 0, 0); });
+    }
+    for (auto it = layer.rbegin(); it != layer.rend(); ++it)
+        if (trains(**it)) add({TrainPhase::Backward, (*it)->name, b}, [this, o = *it] { return backward_op(*o, cur_.T); });
+    add({TrainPhase::Backward, name + ".grads", b}, [this, l] {
+        if (!mesh_.stream_out(l, &store_grads_)) {
+            error_ = mesh_.error();
+            return false;
+        }
+        runs_.push_back(mesh_.runs_.back());
+        return true;
+    });
 }
 
 // Each sequence: the forward op by op (MeshGPT::forward's launches), the loss's gradient, the
@@ -504,11 +595,13 @@ void MeshTrainer::queue_backward() {
     const int B = cur_.B;
     cur_.tokens.clear();
     cur_.dencoded.clear();
-    const auto& ops = mesh_.plan().ops;
+    const auto& ops = ops_;
     auto add = [&](TrainPhase ph, const std::string& op, int seq, std::function<bool()> f) { this->add({ph, op, seq}, std::move(f)); };
     const PlannedOp* ce = &loss_op();
+    const bool streaming = mesh_.plan().streaming;
+    if (streaming) std::fill(store_grads_.begin(), store_grads_.end(), 0.0f);
     for (const PlannedOp& o : ops) {
-        if (!trains(o)) continue;
+        if (!trains(o) || (streaming && o.layer >= 0)) continue;   // streaming: a layer's, per sequence
         if (!o.weights.empty()) add(TrainPhase::Backward, o.name, -1, [this, &o] { return launch(o, "zero_grad", 0, 0); });
         // the matmuls' dx needs W's columns: once per step, as the weights change once
         if (o.kernel == "matmul.wk") add(TrainPhase::Backward, o.name, -1, [this, &o] { return launch(o, "transpose_w", 0, 0); });
@@ -520,8 +613,12 @@ void MeshTrainer::queue_backward() {
             return loss_grad(*ce, cur_.targets.data() + size_t(b) * cur_.T, cur_.bt, cur_.T);
         });
         for (auto it = ops.rbegin(); it != ops.rend(); ++it) {
-            if (!trains(*it) || it->kernel == "embedding.wk") continue;
             const PlannedOp& o = *it;
+            if (streaming && o.layer >= 0) {   // a layer's ops all at once, at its last op
+                if (it == ops.rbegin() || std::prev(it)->layer != o.layer) queue_layer_backward(o.layer, b);
+                continue;
+            }
+            if (!trains(o) || o.kernel == "embedding.wk") continue;
             add(TrainPhase::Backward, o.name, b, [this, &o] { return backward_op(o, cur_.T); });
         }
         add(TrainPhase::Backward, op("encoded").name, b, [this, b] {   // what the embedding's backward needs later
@@ -560,28 +657,30 @@ void MeshTrainer::queue_update() {
         const gpt::GPTConfig& cfg = mesh_.plan().cfg;
         // This step's hyperparameters; the clipping coefficient (hp[kHpClip]) grad_norm computes.
         t_ += 1;
-        const double lr = cur_.lr;
-        const double bc1 = 1.0 - wl::math::powi_d(cfg.beta1, t_), bc2 = 1.0 - wl::math::powi_d(cfg.beta2, t_);
+        cur_.adam = gpt::AdamWStep::at(cfg, cur_.lr, t_);
+        const gpt::AdamWStep& a = cur_.adam;
         float* hp = cur_.hp;
-        hp[kHpBeta1] = float(cfg.beta1);
-        hp[kHpOneMinusBeta1] = 1.0f - float(cfg.beta1);
-        hp[kHpBeta2] = float(cfg.beta2);
-        hp[kHpOneMinusBeta2] = 1.0f - float(cfg.beta2);
-        hp[kHpEps] = float(cfg.adam_eps);
-        hp[kHpStepSize] = float(lr / bc1);
-        hp[kHpBc2Sqrt] = float(std::sqrt(bc2));
-        hp[kHpDecay] = float(1.0 - lr * cfg.weight_decay);
+        hp[kHpBeta1] = a.b1;
+        hp[kHpOneMinusBeta1] = a.one_minus_b1;
+        hp[kHpBeta2] = a.b2;
+        hp[kHpOneMinusBeta2] = a.one_minus_b2;
+        hp[kHpEps] = a.eps;
+        hp[kHpStepSize] = a.step_size;
+        hp[kHpBc2Sqrt] = a.bc2_sqrt;
+        hp[kHpDecay] = a.decay;
         hp[kHpClip] = 1.0f;
-        hp[kHpGradClip] = cfg.grad_clip > 0 ? float(cfg.grad_clip) : -1.0f;
+        // Streaming: the wafer's sum is part of the norm; the store finishes it (below).
+        const bool streaming = mesh_.plan().streaming;
+        hp[kHpGradClip] = cfg.grad_clip > 0 && !streaming ? float(cfg.grad_clip) : -1.0f;
         for (const PlannedOp& o : mesh_.plan().ops)
-            if (trains(o) && !o.weights.empty())
+            if (holds_weights(o))
                 for (int p = 0; p < o.rect.w; p++) check(mesh_.host_.h2d(o.rect.x + p, o.rect.y, "hp", hp, kHpCount));
         // The sum of squares over the fabric (route_norm's chains), fp32 (the reference sums in
         // double); at its end the norm and the clipping coefficient, which comes back over the fabric.
         const MachineStats s0 = mesh_.host_.stats();
         const auto start = std::chrono::steady_clock::now();
         for (const PlannedOp& o : mesh_.plan().ops)
-            if (trains(o) && !o.weights.empty()) check(mesh_.host_.launch(o.rect, "grad_norm"));
+            if (holds_weights(o)) check(mesh_.host_.launch(o.rect, "grad_norm"));
         const RunResult r = mesh_.host_.run_until_quiescent(mesh_.cycle_budget);
         if (!r.ok()) {
             error_ = "grad_norm: " + r.fault.to_string();
@@ -591,27 +690,54 @@ void MeshTrainer::queue_update() {
         OpRun run;
         run.name = "grad_norm";
         run.op = "grad_norm";
-        run.cycles = s1.cycles - s0.cycles;
-        run.instructions = s1.instrs - s0.instrs;
-        run.busy = s1.busy - s0.busy;
-        run.hops = s1.hops - s0.hops;
-        run.wavelets = s1.sent - s0.sent;
+        run.count(s0, s1);
         run.pes = int(mesh_.plan().pes_used());
         run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         runs_.push_back(run);
         check(mesh_.host_.d2h(norm_origin_.first, norm_origin_.second, "gnorm", &cur_.step.grad_norm, 1));
+        if (streaming) finish_norm();
         return true;
     }});
     for (const PlannedOp& o : mesh_.plan().ops) {
-        if (!trains(o) || o.weights.empty()) continue;
+        if (!holds_weights(o)) continue;
         queue_.push_back({{TrainPhase::Optimiser, o.name, -1}, [this, &o] { return launch(o, "adamw", 0, 0); }});
     }
+    if (mesh_.plan().streaming)
+        queue_.push_back({{TrainPhase::Optimiser, "store", -1}, [this] {   // AdamW on the layers' weights, in the store
+            const gpt::GPTConfig& cfg = mesh_.plan().cfg;
+            for (const gpt::ParamInfo& info : gpt::param_infos(cfg)) {
+                if (!layer_param(cfg, info)) continue;
+                const size_t at = param_slice(cfg, info.name, -1).offset;
+                gpt::adamw_update(cur_.adam, info.decay && float(cfg.weight_decay) != 0.0f, mesh_.store_.data() + at,
+                                  store_grads_.data() + at, store_m_.data() + at, store_v_.data() + at, info.count);
+            }
+            return true;
+        }});
     queue_.push_back({{TrainPhase::Optimiser, op("encoded").name, -1}, [this] {   // the updated wte to the logits' PEs
         const PlannedOp& emb = op("encoded");
         const PlannedOp& lg = op("logits");
         route_stream(kTieColour, {emb.rect.x + emb.rect.w - 1, emb.rect.y}, lg);
         return stream("tie_weights", emb, "tie_send", lg, "tie_recv");
     }});
+}
+
+// Streaming: the wafer's sum of squares (gsq at the chain's end) plus the store's, over the layers'
+// gradients in index order, fp32 as the chains; the store's coefficient back into the wafer's hp.
+void MeshTrainer::finish_norm() {
+    const gpt::GPTConfig& cfg = mesh_.plan().cfg;
+    float sq = 0;
+    check(mesh_.host_.d2h(norm_origin_.first, norm_origin_.second, "gsq", &sq, 1));
+    for (const gpt::ParamInfo& info : gpt::param_infos(cfg)) {
+        if (!layer_param(cfg, info)) continue;
+        const float* g = store_grads_.data() + param_slice(cfg, info.name, -1).offset;
+        for (size_t i = 0; i < info.count; i++) sq += g[i] * g[i];
+    }
+    cur_.step.grad_norm = std::sqrt(sq);
+    cur_.adam.set_clip(cfg, cur_.step.grad_norm);
+    cur_.hp[kHpClip] = cur_.adam.clip;
+    for (const PlannedOp& o : mesh_.plan().ops)
+        if (holds_weights(o))
+            for (int p = 0; p < o.rect.w; p++) check(mesh_.host_.h2d(o.rect.x + p, o.rect.y, "hp", cur_.hp, kHpCount));
 }
 
 bool MeshTrainer::begin_step(const int* inputs, const int* targets, int B, int T, double lr) {
@@ -660,37 +786,23 @@ void MeshTrainer::queue_sample(int n) {
     const int prompt = int(samp_.tokens.size());
     for (int i = 0; i < n; i++) {
         const int len = prompt + i;   // the context this token sees, before the window slides
-        const bool cached = i > 0 && len <= TP;
+        const bool cached = i > 0 && len <= TP && !mesh_.plan().streaming;   // streaming keeps no KV cache
         const int t0 = cached ? len - 1 : 0, w = cached ? 1 : std::min(len, TP);
-        bool first = true;
-        const PlannedOp* last = nullptr;
-        for (const PlannedOp& o : mesh_.plan().ops)
-            if (!o.train_only) last = &o;
-        for (const PlannedOp& o : mesh_.plan().ops) {
-            if (o.train_only) continue;
-            add({TrainPhase::Forward, o.name, -1, i}, [this, &o, first, cached, t0, w, TP, is_last = &o == last] {
-                const std::vector<int>& ids = samp_.tokens;
-                if (first) {
-                    if (cached) mesh_.tokens_.push_back(ids.back());
-                    else mesh_.tokens_.assign(ids.end() - w, ids.end());
-                    mesh_.runs_.clear();
-                }
-                if (!mesh_.run_op(o, t0, w)) {
-                    mesh_.tokens_.clear();   // the cache is not whole
-                    error_ = mesh_.error();
-                    return false;
-                }
-                runs_.push_back(mesh_.runs_.back());
-                if (!is_last) return true;
-                const int V = mesh_.plan().cfg.vocab_size, t = t0 + w - 1;
-                const std::vector<float>& y = mesh_.acts_.at("logits");   // (V, TP)
-                std::vector<float> logits(static_cast<size_t>(V));
-                for (int v = 0; v < V; v++) logits[size_t(v)] = y[size_t(v) * TP + t];
-                samp_.tokens.push_back(gpt::sample_token(logits.data(), V, samp_.opt.temperature, samp_.opt.top_k, samp_.rng));
-                return true;
-            });
-            first = false;
-        }
+        queue_forward({TrainPhase::Forward, "", -1, i}, t0, w, true,
+                      [this, cached, w] {
+                          const std::vector<int>& ids = samp_.tokens;
+                          if (cached) mesh_.tokens_.push_back(ids.back());
+                          else mesh_.tokens_.assign(ids.end() - w, ids.end());
+                          mesh_.runs_.clear();
+                      },
+                      [this, t0, w, TP] {
+                          const int V = mesh_.plan().cfg.vocab_size, t = t0 + w - 1;
+                          const std::vector<float>& y = mesh_.acts_.at("logits");   // (V, TP)
+                          std::vector<float> logits(static_cast<size_t>(V));
+                          for (int v = 0; v < V; v++) logits[size_t(v)] = y[size_t(v) * TP + t];
+                          samp_.tokens.push_back(gpt::sample_token(logits.data(), V, samp_.opt.temperature, samp_.opt.top_k, samp_.rng));
+                          return true;
+                      });
     }
 }
 
@@ -741,10 +853,12 @@ bool MeshTrainer::run_slice(int units) {
     }
     if (!queue_.empty() && !busy()) {   // done: a step's totals over every launch since the batch began
         if (job_ == MeshJob::Step) {
-            cur_.step.cycles = cur_.step.instructions = 0;
+            cur_.step.cycles = cur_.step.instructions = cur_.step.stream_bytes = cur_.step.stream_cycles = 0;
             for (const OpRun& r : runs_) {
                 cur_.step.cycles += r.cycles;
                 cur_.step.instructions += r.instructions;
+                cur_.step.stream_bytes += r.stream_bytes;
+                if (r.stream_bytes) cur_.step.stream_cycles += r.cycles;
             }
             cur_.step.host_bytes = mesh_.host_bytes() - cur_.host_bytes0;
             last_ = cur_.step;
@@ -812,8 +926,20 @@ void MeshTrainer::transfer(State state, std::vector<float>* buf, bool write) {
     if (!write) buf->assign(n, 0.0f);
     else if (buf->size() != n) throw std::invalid_argument("MeshTrainer: state of " + std::to_string(buf->size()) +
                                                            " floats for " + std::to_string(n) + " parameters");
+    if (mesh_.plan().streaming) {   // the layers' state is the store's
+        std::vector<float>* store[] = {&mesh_.store_, &store_grads_, &store_m_, &store_v_};   // by State
+        std::vector<float>& st = *store[int(state)];
+        const gpt::GPTConfig& cfg = mesh_.plan().cfg;
+        for (const gpt::ParamInfo& info : gpt::param_infos(cfg)) {
+            if (!layer_param(cfg, info)) continue;
+            const size_t at = param_slice(cfg, info.name, -1).offset;
+            if (write) std::copy_n(buf->data() + at, info.count, st.data() + at);
+            else std::copy_n(st.data() + at, info.count, buf->data() + at);
+        }
+    }
     for (const PlannedOp& o : mesh_.plan().ops)
         for (const auto& [sym, name] : o.weights) {
+            if (mesh_.plan().streaming && o.layer >= 0) continue;
             // The tied wte: the embedding holds the weights, the summed gradient and the moments.
             if (tied(o) && sym == "w" && !(write && state == State::Params)) continue;
             const ParamSlice w = param_slice(mesh_.plan().cfg, name, o.layer);
@@ -863,11 +989,11 @@ void MeshTrainer::transfer_sparse(const PlannedOp& o, const ParamSlice& w, State
 std::vector<float> MeshTrainer::activation_grad(const std::string& tensor, int T) const {
     const int TP = mesh_.plan().cfg.block_size;
     const std::string name = grad_name(tensor);
-    for (const PlannedOp& c : mesh_.plan().ops) {   // a gradient that went up a link: out of its op's d<symbol>
+    for (const PlannedOp& c : ops_) {   // a gradient that went up a link: out of its op's d<symbol>
         std::vector<float> out;
         std::vector<float> row(static_cast<size_t>(T));
         for (const Transfer& in : c.inputs) {   // a relay's: several inputs (dq, dk, dv), each its rows
-            if (in.tensor != name || !((in.grad_colour && has_backward(c)) || stream_grad_kept(mesh_.plan(), c))) continue;
+            if (in.tensor != name || !((in.grad_colour && has_backward(c)) || stream_grad_kept(ops_, c))) continue;
             out.resize(size_t(T) * in.rows);
             for (int p = 0; p < c.rect.w; p++)
                 for (int r = 0; r < in.per_pe && in.row_offset + p * in.per_pe + r < in.rows; r++) {   // not the padding rows

@@ -16,6 +16,15 @@
 // that holds a weight), AdamW on those PEs, and the updated wte streamed from
 // the embedding's PEs to the logits' (route_tie, route_stream).
 //
+// Streaming execution (MeshPlan::streaming; docs/weight-streaming.md, "Training"): the plan's one
+// layer of ops serves every layer. A sequence's forward streams each layer's weights in before its
+// ops; its backward takes the layers in reverse, each (but the last, still on the PEs) streamed in
+// again and its forward recomputed from the residual stream the host kept, then its backward, and
+// its gradients streamed out over the same edge links (MeshGPT::stream_out) into the store, which
+// adds them up over the step's sequences. The update: the wafer's sum of squares plus the store's
+// make the norm; AdamW runs on the PEs for the resident ops and in the store (adamw_update) for the
+// layers. ops_ lists every layer's instances (layer_instance), so links and names resolve per layer.
+//
 // Gradient accumulation (optimizer.grad_accum_steps N): a step on N micro-batches of B
 // sequences is step() on their N*B sequences (gpt::Trainer::step_batches lays them out). The PEs
 // already take a step's sequences one at a time and add their weight gradients into the sums in
@@ -59,6 +68,7 @@
 // Both come as units too (begin_eval, begin_sample; then run_slice while busy()), one op launch
 // each, the same bits however they are sliced.
 #pragma once
+#include "engine/gpt/adamw.h"
 #include "engine/gpt/rng.h"
 #include "engine/gpt/sampler.h"
 #include "engine/model/mesh_gpt.h"
@@ -92,6 +102,8 @@ struct TrainStep {
     uint64_t instructions = 0;
     double seconds = 0;           // host wall time
     uint64_t host_bytes = 0;      // activation and gradient bytes the host copied between ops (tokens, targets not counted)
+    uint64_t stream_bytes = 0;    // streaming: weight bytes in and gradient bytes out over the edge links
+    uint64_t stream_cycles = 0;   // ... and the cycles those streams took (in cycles)
 };
 
 enum class TrainPhase : uint8_t { Forward, Backward, Optimiser };
@@ -194,7 +206,10 @@ private:
     bool check_batch(const char* what, const int* inputs, const int* targets, int B, int T);
     void begin_job(MeshJob job);
     void add(TrainWork what, std::function<bool()> run);   // a unit at the queue's end
+    void queue_forward(TrainWork what, int t0, int n, bool read_logits, std::function<void()> before,
+                       std::function<bool()> after = nullptr);   // one forward's units (mesh_trainer.cpp)
     void queue_forward(int b, bool read_logits);   // sequence b of cur_'s batch, an op a unit
+    void queue_layer_backward(int l, int b);       // streaming: layer l's backward for sequence b, its gradients out
     void queue_backward();           // from cur_'s batch: zero_grad, B forwards and backwards, the tied wte, the loss
     void queue_eval();               // from cur_'s batch: zero_loss, then B forwards and losses
     void queue_sample(int n);        // n tokens after samp_.tokens: a forward each
@@ -213,6 +228,9 @@ private:
     std::pair<const PlannedOp*, const Transfer*> grad_link_into(const PlannedOp& op) const;
     const PlannedOp& op(const std::string& name) const;
     void transfer_sparse(const PlannedOp& o, const ParamSlice& w, State state, std::vector<float>* buf, bool write);
+    bool stream_in(int layer);       // streaming: MeshGPT's, its OpRun kept
+    bool holds_weights(const PlannedOp& o) const;   // its weights, gradients and AdamW live on its PEs (not the store's)
+    void finish_norm();              // streaming: the store's part of the norm, and the clipping coefficient
     void route_norm();
     void route_tie();
     void route_stream(int colour, std::pair<int, int> from, const PlannedOp& to);
@@ -220,6 +238,10 @@ private:
     static constexpr int kTieColour = 5;   // the kernels' tw
 
     MeshGPT mesh_;
+    std::vector<PlannedOp> ops_;   // the plan's ops, as a step runs them (streaming: every layer's instances)
+    // Streaming: the store's training state (params_memory's layout; the weights are mesh_'s store_):
+    // the step's gradients, added up as they stream out, and AdamW's moments (the layers' parts used).
+    std::vector<float> store_grads_, store_m_, store_v_;
     Tensors grads_;                // gradient of each activation (rows, TP), channel-major
     std::vector<OpRun> runs_;
     std::vector<Unit> queue_;      // the job (a step, half a step, an evaluation, a sample) in progress
@@ -233,6 +255,7 @@ private:
         std::vector<std::vector<int>> tokens;      // each sequence's tokens, for the embedding's backward
         std::vector<std::vector<float>> dencoded;  // and its gradient
         float hp[kHpCount] = {};
+        wl::gpt::AdamWStep adam;                   // this step's constants (the store's AdamW takes them too)
         uint64_t host_bytes0 = 0;                  // mesh_.host_bytes() when the step began
         TrainStep step;
         float eval_loss = 0;

@@ -107,6 +107,8 @@ bool SwarmX::step(const int* inputs, const int* targets, int B, int T, double lr
         s.compute_cycles = std::max(s.compute_cycles, st.cycles);
         s.instructions += st.instructions;
         s.host_bytes += st.host_bytes;
+        s.stream_bytes += st.stream_bytes;
+        s.stream_cycles = std::max(s.stream_cycles, st.stream_cycles);
     }
     // Every wafer holds the same weights: checked, not assumed.
     if (N > 1) {

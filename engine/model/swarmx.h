@@ -58,6 +58,8 @@ struct SwarmXStep {
     uint64_t cycles = 0;           // the step's: compute + SwarmX
     uint64_t instructions = 0;     // every wafer's
     uint64_t host_bytes = 0;       // every wafer's (TrainStep::host_bytes)
+    uint64_t stream_bytes = 0;     // streaming: every wafer's weights in and gradients out (TrainStep::stream_bytes)
+    uint64_t stream_cycles = 0;    // ... the slowest wafer's cycles for them (in compute_cycles)
     double seconds = 0;            // host wall time: every wafer, one after another, and the reduction
 };
 

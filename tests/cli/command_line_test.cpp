@@ -110,6 +110,8 @@ TEST(CliCommandLine, DocumentedCommandLinesParse) {
           "--sparsity-seed", "3", "--json"},
          "train"},
         {{"train", "--resume", "x.ckpt", "--sparsity", "0.5"}, "train"},
+        {{"train", "--config", "models/gpt-micro.yaml", "--on-mesh", "--execution", "streaming", "--steps", "2"}, "train"},
+        {{"train", "--resume", "x.ckpt", "--on-mesh", "--execution", "streaming"}, "train"},
         {{"lesson", "list", "--json"}, "list"},
         {{"lesson", "check", "3"}, "check"},
     };

@@ -18,13 +18,26 @@ TEST(FitAdvice, TooSmallAMeshSuggestsTheSmallestLargerOneThatFits) {
     ASSERT_FALSE(r.ok);
     EXPECT_TRUE(r.too_big) << r.error;
     const std::string advice = fit_advice(nano(), 16, 16, kernels(), kSram, true);
-    EXPECT_NE(advice.find("It fits with --set wafer.mesh=32x32 (a larger mesh; the CLI's --mesh 32x32)"), std::string::npos)
+    EXPECT_NE(advice.find("--set wafer.mesh=32x32 (a larger mesh; the CLI's --mesh 32x32)"), std::string::npos)
         << advice;
     EXPECT_TRUE(plan_model(nano(), 32, 32, kernels(), kSram, true).ok);   // what it says is so
     EXPECT_NE(advice.find("change nothing a PE holds here"), std::string::npos) << advice;
     EXPECT_EQ(advice.find("--set train_input.batch_size"), std::string::npos) << advice;
-    EXPECT_EQ(advice.find("--set wafer.execution"), std::string::npos) << "training does not stream yet: " << advice;
-    EXPECT_NE(advice.find("wafer.execution: streaming runs inference only so far"), std::string::npos) << advice;
+    // Streaming is tried first, and suggested exactly when it fits.
+    wl::gpt::GPTConfig streamed = nano();
+    streamed.execution = "streaming";
+    EXPECT_EQ(advice.find("--set wafer.execution=streaming") != std::string::npos,
+              plan_model(streamed, 16, 16, kernels(), kSram, true).ok) << advice;
+}
+
+// gpt-micro (4 layers, C = 128) with a context of 32 trains on 32x32 only streamed (issue 17's case).
+TEST(FitAdvice, TrainingTriesWeightStreamingFirst) {
+    wl::gpt::GPTConfig cfg = config(4, 4, 128, 32, 65);
+    ASSERT_TRUE(plan_model(cfg, 32, 32, kernels(), kSram, true).too_big);
+    const std::string advice = fit_advice(cfg, 32, 32, kernels(), kSram, true);
+    EXPECT_EQ(advice.find(". It fits with --set wafer.execution=streaming (weights streamed in layer by layer"), 0u) << advice;
+    cfg.execution = "streaming";
+    EXPECT_TRUE(plan_model(cfg, 32, 32, kernels(), kSram, true).ok);   // what it says is so
 }
 
 TEST(FitAdvice, InferenceTriesWeightStreamingFirst) {
@@ -56,7 +69,7 @@ TEST(FitAdvice, ThePlanCacheAppendsItToTheError) {
     PlanResult r = cache.plan(nano(), 16, 16, kernels(), kSram, true, false, &info);
     ASSERT_FALSE(r.ok);
     EXPECT_NE(r.error.find("l0.qkv needs"), std::string::npos) << r.error;   // the place, as before
-    EXPECT_NE(r.error.find("49,152 available. It fits with --set wafer.mesh=32x32"), std::string::npos) << r.error;
+    EXPECT_NE(r.error.find("49,152 available. It fits with --set wafer.execution=streaming"), std::string::npos) << r.error;
 }
 
 TEST(FitAdvice, AKernelErrorIsNotTooBig) {

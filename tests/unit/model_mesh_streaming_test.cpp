@@ -194,10 +194,8 @@ TEST(MeshStreaming, FitsWhereResidentDoesNot) {
     EXPECT_EQ(bits_differ(logits, model.logits()), 0);
 }
 
-TEST(MeshStreaming, TrainingAndSparsityAreRefusedClearly) {
-    PlanResult r = plan_model(streaming(nano()), 32, 32, kernels(), wl::MachineConfig{}.sram_bytes, /*train=*/true);
-    EXPECT_FALSE(r.ok);
-    EXPECT_NE(r.error.find("inference only"), std::string::npos) << r.error;
+// Training streams too (model_mesh_streaming_train_test.cpp); sparse weights do not yet.
+TEST(MeshStreaming, SparsityIsRefusedClearly) {
     PlanBuilder b(streaming(nano()), 32, 32, kernels());
     b.set_sparse([](const PlannedOp&) { return PlanBuilder::SparseCounts{10, 10}; });
     PlanResult s = b.take();

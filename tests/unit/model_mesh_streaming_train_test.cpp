@@ -1,0 +1,147 @@
+// Training in streaming execution (docs/weight-streaming.md, "Training"): one layer's ops serve
+// every layer; each layer's weights stream in from the store, its gradients stream out to it over
+// the same edge links, and AdamW on them runs in the store. Against the reference (engine/gpt):
+// - one sequence a step: the loss and every parameter's gradient bit for bit (the store's sum of
+//   one sequence's gradients is that sequence's), and without clipping the weights after steps too;
+// - several sequences: the store adds each sequence's gradients as they arrive, where the reference
+//   (and resident training) adds every row into one running sum, so the sums differ in the last
+//   bits; the part-2 tolerances hold (model_mesh_train_test.cpp: 1e-4 for the losses).
+#include "engine/gpt/adamw.h"
+#include "engine/gpt/gpt.h"
+#include "engine/model/mesh_plan.h"
+#include "engine/model/mesh_trainer.h"
+#include "tests/unit/model_fixtures.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+namespace {
+
+using wl::gpt::GPT;
+using wl::gpt::GPTConfig;
+using namespace wl::model;
+using namespace wl::model::testing;
+
+GPTConfig streaming(GPTConfig c) {
+    c.execution = "streaming";
+    return c;
+}
+
+struct Compared {
+    int grads_differ = 0;          // parameters whose gradient's bits differ from the reference's (first step)
+    double grads_worst = 0;        // their largest difference, relative to the tensor's largest gradient
+    int params_differ = 0;         // after the last step
+    double params_worst = 0;       // relative to the tensor's largest weight
+    float worst_loss = 0;          // relative, over the steps
+    uint64_t stream_bytes = 0, stream_cycles = 0, cycles = 0;   // the last step's
+};
+
+// Per tensor: how many elements differ in their bits, and the largest difference over the tensor's largest value.
+void compare(const GPTConfig& cfg, const std::vector<float>& mesh, const std::vector<float>& ref, int* differ, double* worst) {
+    size_t off = 0;
+    for (const wl::gpt::ParamInfo& info : wl::gpt::param_infos(cfg)) {
+        double scale = 0, d = 0;
+        for (size_t i = off; i < off + info.count; i++) {
+            *differ += float_bits(mesh[i]) != float_bits(ref[i]) && !(mesh[i] == 0 && ref[i] == 0);
+            scale = std::max(scale, std::fabs(double(ref[i])));
+            d = std::max(d, std::fabs(double(mesh[i]) - ref[i]));
+        }
+        if (scale > 0) *worst = std::max(*worst, d / scale);
+        off += info.count;
+    }
+}
+
+// `steps` steps of B sequences on the mesh, streaming, and on the reference, on the same batches.
+Compared train_both(const GPTConfig& cfg, int mesh, int B, int T, int steps, wl::RunMode mode = wl::RunMode::Fast) {
+    Compared out;
+    GPT model(cfg);
+    model.init_weights(7);
+    const PlanResult r = plan_model(streaming(cfg), mesh, mesh, kernels(), wl::MachineConfig{}.sram_bytes, /*train=*/true);
+    EXPECT_TRUE(r.ok) << r.error;
+    if (!r.ok) return out;
+    EXPECT_TRUE(r.plan.streaming && r.plan.train);
+    MeshTrainer tr(r.plan, model, mode);
+    wl::gpt::AdamW opt(model.num_parameters);
+    for (int s = 0; s < steps; s++) {
+        const std::vector<int> in = tokens(B * T, cfg.vocab_size, uint32_t(3 + 31 * s)),
+                               tg = tokens(B * T, cfg.vocab_size, uint32_t(8 + 31 * s));
+        const double lr = wl::gpt::learning_rate_at(cfg, s);
+        model.forward(in.data(), tg.data(), B, T);
+        model.zero_grad();
+        model.backward();
+        float loss = 0, norm = 0;
+        EXPECT_TRUE(tr.backward(in.data(), tg.data(), B, T, &loss)) << tr.error();
+        if (s == 0) {
+            std::vector<float> g;
+            tr.read_grads(&g);
+            compare(cfg, g, model.grads_memory, &out.grads_differ, &out.grads_worst);
+        }
+        opt.step(model, lr, cfg);
+        EXPECT_TRUE(tr.update(lr, &norm)) << tr.error();
+        out.worst_loss = std::max(out.worst_loss, std::fabs(loss - model.mean_loss) / model.mean_loss);
+        const TrainStep& st = tr.last_step();
+        out.stream_bytes = st.stream_bytes;
+        out.stream_cycles = st.stream_cycles;
+        out.cycles = st.cycles;
+    }
+    std::vector<float> p;
+    tr.read_params(&p);
+    compare(cfg, p, model.params_memory, &out.params_differ, &out.params_worst);
+    return out;
+}
+
+// Every layer's weights of a step: in once for its forward and, but for the last layer, again for
+// its backward; its gradients out once per sequence.
+uint64_t expected_stream_bytes(const GPTConfig& cfg, int B) {
+    uint64_t layer = 0;
+    for (const wl::gpt::ParamInfo& info : wl::gpt::param_infos(cfg))
+        if (layer_param(cfg, info)) layer += 4 * info.count / uint64_t(cfg.n_layer);
+    return uint64_t(B) * layer * (cfg.n_layer + (cfg.n_layer - 1) + cfg.n_layer);
+}
+
+TEST(MeshStreamingTrain, OneSequenceIsTheReferenceBitForBit) {
+    GPTConfig cfg = config(2, 2, 32, 16, 23);
+    cfg.grad_clip = 0;   // the norm decides nothing: the update is the reference's bits
+    cfg.warmup_iters = 2;
+    const Compared c = train_both(cfg, 16, 1, 16, 3);
+    EXPECT_EQ(c.grads_differ, 0) << "worst relative difference " << c.grads_worst;
+    EXPECT_EQ(c.worst_loss, 0.0f);
+    EXPECT_EQ(c.params_differ, 0) << "worst relative difference " << c.params_worst;
+}
+
+// The wavelets' bytes are the padded parameters (the last PE's padding rows travel too), so at
+// least the parameters' bytes, and the streams take most of a step at the edge links' rate.
+TEST(MeshStreamingTrain, SeveralSequencesTrackTheReferenceAndStreamEveryLayer) {
+    GPTConfig cfg = nano();
+    cfg.warmup_iters = 2;
+    const Compared c = train_both(cfg, 32, 2, 32, 2);
+    EXPECT_LE(c.grads_worst, 1e-5) << c.grads_differ << " gradients differ in their bits";
+    EXPECT_LE(c.worst_loss, 1e-4f);
+    EXPECT_LE(c.params_worst, 1e-3);
+    EXPECT_GE(c.stream_bytes, expected_stream_bytes(cfg, 2));
+    EXPECT_LE(c.stream_bytes, expected_stream_bytes(cfg, 2) * 11 / 10);
+    EXPECT_GT(c.stream_cycles, c.cycles / 2) << "at one edge PE's share of the I/O, the streams dominate";
+}
+
+TEST(MeshStreamingTrain, CycleModeGivesTheSameBits) {
+    GPTConfig cfg = config(2, 2, 16, 8, 11);
+    cfg.grad_clip = 0;
+    const Compared fast = train_both(cfg, 8, 1, 8, 1), cycle = train_both(cfg, 8, 1, 8, 1, wl::RunMode::Cycle);
+    EXPECT_EQ(fast.params_differ, 0);
+    EXPECT_EQ(cycle.params_differ, 0);
+    EXPECT_NEAR(double(cycle.stream_cycles), double(fast.stream_cycles), 0.01 * double(cycle.stream_cycles));
+}
+
+// The case: gpt-micro's shape (4 layers, C = 128; a context of 32) does not train on the
+// browser's 32x32 mesh resident, and trains there streamed.
+TEST(MeshStreamingTrain, AModelThatDoesNotFitResidentTrainsStreamed) {
+    const GPTConfig cfg = config(4, 4, 128, 32, 65);
+    const PlanResult resident = plan_model(cfg, 32, 32, kernels(), wl::MachineConfig{}.sram_bytes, true);
+    EXPECT_TRUE(resident.too_big) << resident.error;
+    const Compared c = train_both(cfg, 32, 1, 32, 2);
+    EXPECT_LE(c.worst_loss, 1e-4f);
+    EXPECT_LE(c.params_worst, 1e-3);
+}
+
+}  // namespace
