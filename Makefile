@@ -59,10 +59,12 @@ test-slow: native
 	ctest --test-dir $(NATIVE) --output-on-failure -L slow
 
 test-web: web
-	ctest --test-dir $(WEB) --output-on-failure
+	ctest --test-dir $(WEB) --output-on-failure -j$(JOBS)
 
+# node --test runs nproc - 1 files at a time: one on two cores, where a file's node and Chromium
+# use well under both. $(JOBS) at once instead (node 20.10 or later; docs/testing.md).
 test-browser: web
-	node --test tests/web/
+	node --test --test-concurrency=$(JOBS) tests/web/
 
 sanitize:
 	cmake -S . -B $(ASAN) -DCMAKE_BUILD_TYPE=Debug -DWAFERLAB_SANITIZE=ON -DWAFERLAB_APP=OFF

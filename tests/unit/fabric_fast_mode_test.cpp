@@ -4,7 +4,8 @@
 // each, natively and in WASM). Faults keep their kind, PE and file:line:col.
 // A kernel whose outcome depends on timing says so with a line
 //   // fast mode: <why>
-// and is then only required to end with a result or a placed fault.
+// and is then only required to end with a result or a placed fault. A kernel's
+// `// budget: N` line is its cycle budget here too.
 #include "engine/fabric/fast_mode.h"
 #include "engine/fabric/machine.h"
 #include "engine/lang/compile.h"
@@ -27,6 +28,7 @@ using namespace wl::lang;
 
 namespace {
 
+using wl::testing::kernel_budget;
 using wl::testing::kernel_files;
 using wl::testing::slurp;
 
@@ -86,7 +88,10 @@ TEST(FastMode, EveryKernelMatchesCycleMode) {
         CompileResult cr = compile(src, p.filename().string());
         if (!cr.ok() || cr.grid_w == 0 || cr.host.empty()) continue;
         const bool timing_dependent = src.find("// fast mode:") != std::string::npos;
-        ModeRun c = run_mode(cr, RunMode::Cycle), f = run_mode(cr, RunMode::Fast);
+        // A kernel's own budget (the catalogue's endless loops: 200,000 cycles) is enough to reach
+        // its watchdog fault in both modes; 5M more cycles of the same loop proved nothing more.
+        const uint64_t budget = kernel_budget(src, 5'000'000);
+        ModeRun c = run_mode(cr, RunMode::Cycle, budget), f = run_mode(cr, RunMode::Fast, budget);
         if (timing_dependent) {   // the outcome may differ; it must still be a result or a placed fault
             EXPECT_TRUE(f.rep.ok || f.rep.fault) << f.rep.error;
             continue;

@@ -1,6 +1,7 @@
 // kernel_files.h: the kernels the suites run over, and a file's text.
 #pragma once
 #include <algorithm>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -14,6 +15,13 @@ inline std::string slurp(const std::filesystem::path& p) {
     std::stringstream ss;
     ss << in.rdbuf();
     return ss.str();
+}
+
+// The cycle budget a kernel asks for with a line `// budget: 200000`, else `fallback`.
+// The catalogue's endless loops state one so every runner stops them as soon as the test needs.
+inline uint64_t kernel_budget(const std::string& src, uint64_t fallback) {
+    const size_t b = src.find("// budget: ");
+    return b == std::string::npos ? fallback : std::stoull(src.substr(b + 11));
 }
 
 // Every .wk file under examples/ and tests/kernels/, sorted.

@@ -53,10 +53,10 @@ struct Expectations {
 
 Expectations read_expectations(const std::string& src) {
     Expectations e;
+    e.budget = wl::testing::kernel_budget(src, e.budget);
     std::istringstream in(src);
     std::string line;
     while (std::getline(in, line)) {
-        if (size_t b = line.find("// budget: "); b != std::string::npos) e.budget = std::stoull(line.substr(b + 11));
         size_t k = line.find("// expect");
         if (k == std::string::npos) continue;
         std::string rest = line.substr(k + 9);

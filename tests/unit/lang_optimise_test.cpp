@@ -31,7 +31,7 @@ Ran run(const std::string& src, const std::string& name, bool optimise) {
     Ran r;
     if (!cr.ok() || cr.grid_w == 0 || cr.host.empty()) return r;
     RunOptions ro;
-    ro.cycle_budget = 5'000'000;
+    ro.cycle_budget = wl::testing::kernel_budget(src, 5'000'000);   // the endless loops' own 200,000
     ro.mode = RunMode::Fast;   // the same bits as cycle mode (fabric_fast_mode_test), in a fraction of the time
     r.run = std::make_unique<KernelRun>(std::make_shared<const CompileResult>(std::move(cr)), ro);
     r.run->finish();
