@@ -93,7 +93,10 @@ bool MeshGPT::load_step(const gpt::GPT& model) {
             check(host_.route(op.rect.x + r.x, op.rect.y + r.y, r.colour, r.route));
     } else if (i == n) {
         for (const lang::RouteSetting& r : plan_.links) check(host_.route(r.x, r.y, r.colour, r.route));   // over the kernels' loop-backs
-        if (plan_.streaming) store_ = model.params_memory;
+        if (plan_.streaming) {
+            store_ = model.params_memory;
+            store_mask_ = model.mask;
+        }
         if (plan_.streaming && plan_.train)   // the store's end of each edge link, for the gradients
             for (const PlannedOp& op : plan_.ops)
                 if (op.layer >= 0 && !op.weights.empty())
@@ -107,7 +110,10 @@ bool MeshGPT::load_step(const gpt::GPT& model) {
 
 // Each kernel's weights, cut the way its file says (models/kernels/*.wk; weight_pieces).
 void MeshGPT::load_weights(const gpt::GPT& model) {
-    if (plan_.streaming) store_ = model.params_memory;
+    if (plan_.streaming) {
+        store_ = model.params_memory;
+        store_mask_ = model.mask;
+    }
     for (const PlannedOp& op : plan_.ops) load_weights(model, op);
 }
 
@@ -155,19 +161,33 @@ wl::Fault MeshGPT::feed_layer(int l, wl::Host& h, uint64_t* bytes) const {
         const PlannedOp op = layer_instance(slot, l, plan_.cfg.n_layer);
         const Program& prog = *op.compiled->placements.front().program;
         std::vector<uint32_t> words;   // PE 0's w, b, then PE 1's ...: load_w's order
+        auto put = [&words](const auto& v, size_t n) {   // v's words, padded with zeros to n
+            for (size_t i = 0; i < n; i++) {
+                uint32_t u = 0;
+                if (i < v.size()) std::memcpy(&u, &v[i], 4);
+                words.push_back(u);
+            }
+        };
         for (int p = 0; p < op.rect.w; p++)
             for (const auto& [sym, name] : op.weights) {
+                if (sym == "w" && sparse_matmul(op)) {   // only the non-zeros and their indices (sparsity.h)
+                    const SparseRows r = sparse_rows(op, p, plan_.cfg, store_.data(), store_mask_);
+                    const size_t NZ = size_t(op.constants.at("NZ"));
+                    if (r.wv.size() > NZ)
+                        throw std::runtime_error(op.name + ": the weights have " + std::to_string(r.wv.size()) +
+                                                 " non-zeros on one PE; the plan has room for " + std::to_string(NZ));
+                    put(r.wv, NZ);
+                    put(r.wk, NZ);
+                    put(r.wr, r.wr.size());
+                    continue;
+                }
                 const Symbol* s = prog.symbol(sym);
                 if (!s) throw std::logic_error(op.name + ": its kernel has no symbol " + sym);
                 std::vector<float> part(s->length, 0.0f);   // the last PE's padding rows stay zero
                 const ParamSlice w = param_slice(plan_.cfg, name, op.layer);
                 for (const WeightPiece& piece : weight_pieces(op, p, sym, w))
                     std::copy_n(store_.data() + w.offset + piece.model, piece.n, part.begin() + long(piece.pe));
-                for (float f : part) {
-                    uint32_t u;
-                    std::memcpy(&u, &f, 4);
-                    words.push_back(u);
-                }
+                put(part, part.size());
             }
         if (bytes) *bytes += 4 * uint64_t(words.size());
         if (Fault f = h.machine().feed(0, op.rect.y, kWest, int(op.constants.at("LW")), std::move(words),

@@ -145,6 +145,7 @@ private:
     wl::Host host_;
     Tensors acts_;
     std::vector<float> store_;    // streaming: the weights off the wafer (params_memory's layout)
+    std::vector<uint8_t> store_mask_;   // ... and their sparsity mask (gpt::GPT::mask; empty: dense)
     bool links_out_ = false;      // streaming training: the edge links point out (stream_out's way)
     std::vector<int> tokens_;
     std::vector<OpRun> runs_;

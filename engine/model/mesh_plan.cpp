@@ -853,14 +853,19 @@ bool PlanBuilder::step() {
                     return false;
                 }
         }
-        if (nonzeros_ && streaming()) {
-            fail("sparse weights with streaming execution are not built yet (only the non-zeros would stream): "
-                 "use wafer.execution: resident with --sparsity");
+        if (nonzeros_ && streaming() && train_) {
+            fail("training sparse weights with streaming execution is not built yet (their gradients would stream "
+                 "out as the non-zeros' alone): train with wafer.execution: resident with --sparsity");
             return false;
         }
         if (nonzeros_)
             for (PlannedOp& o : ops_) {
-                const SparseCounts nz = o.kernel == "matmul.wk" ? nonzeros_(o) : SparseCounts{};
+                SparseCounts nz = o.kernel == "matmul.wk" ? nonzeros_(o) : SparseCounts{};
+                for (int l = 1; streaming() && o.layer >= 0 && l < cfg_.n_layer; l++) {   // the PEs serve every layer
+                    const SparseCounts c = nonzeros_(layer_instance(o, l, cfg_.n_layer));
+                    nz.rows = std::max(nz.rows, c.rows);
+                    nz.columns = std::max(nz.columns, c.columns);
+                }
                 if (nz.rows < 0) continue;
                 o.constants["SPARSE"] = 1;
                 o.constants["NZ"] = std::max(nz.rows, 1);

@@ -70,31 +70,38 @@ PruneStats prune_linear_weights(gpt::GPT& model, double sparsity, MaskKind kind,
 
 namespace {
 
-// Whether the weight at params_memory[i] is one of the non-zeros the sparse layout keeps.
-bool kept(const gpt::GPT& model, size_t i) {
-    return model.mask.empty() ? model.params_memory[i] != 0.0f : model.mask[i] != 0;   // -0 too: it would add only a zero
+// Whether the weight at params[i] is one of the non-zeros the sparse layout keeps.
+bool kept(const float* params, const std::vector<uint8_t>& mask, size_t i) {
+    return mask.empty() ? params[i] != 0.0f : mask[i] != 0;   // -0 too: it would add only a zero
 }
+bool kept(const gpt::GPT& model, size_t i) { return kept(model.params_memory.data(), model.mask, i); }
 
-ParamSlice weight_slice(const PlannedOp& op, const gpt::GPT& model) {
+ParamSlice weight_slice(const PlannedOp& op, const gpt::GPTConfig& cfg) {
     std::string param;
     for (const auto& [sym, name] : op.weights)
         if (sym == "w") param = name;
-    return param_slice(model.cfg, param, op.layer);
+    return param_slice(cfg, param, op.layer);
 }
+ParamSlice weight_slice(const PlannedOp& op, const gpt::GPT& model) { return weight_slice(op, model.cfg); }
 
 }  // namespace
 
 SparseRows sparse_rows(const PlannedOp& op, int p, const gpt::GPT& model) {
+    return sparse_rows(op, p, model.cfg, model.params_memory.data(), model.mask);
+}
+
+SparseRows sparse_rows(const PlannedOp& op, int p, const gpt::GPTConfig& cfg, const float* params,
+                       const std::vector<uint8_t>& mask) {
     const int K = int(op.constants.at("K")), NC = int(op.constants.at("NC"));
-    const ParamSlice sl = weight_slice(op, model);
+    const ParamSlice sl = weight_slice(op, cfg);
     const std::vector<WeightPiece> rows = weight_pieces(op, p, "w", sl);   // row j of the PE: rows[j], K floats
     SparseRows r;
     r.wr.assign(size_t(NC), 0);
     for (size_t j = 0; j < size_t(NC); j++) {   // the last PE's rows past the matrix: none
         for (int k = 0; j < rows.size() && k < K; k++) {
             const size_t i = sl.offset + rows[j].model + size_t(k);
-            if (!kept(model, i)) continue;
-            r.wv.push_back(model.params_memory[i]);
+            if (!kept(params, mask, i)) continue;
+            r.wv.push_back(params[i]);
             r.wk.push_back(uint32_t(k));
         }
         r.wr[j] = uint32_t(r.wv.size());

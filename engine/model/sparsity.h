@@ -68,6 +68,9 @@ inline bool sparse_matmul(const PlannedOp& op) {
 }
 // op: a matmul.wk op (its P, K, NC); params: the model's params_memory.
 SparseRows sparse_rows(const PlannedOp& op, int p, const wl::gpt::GPT& model);
+// The same from weights and a mask held elsewhere (streaming: the store's; mask empty: the non-zeros).
+SparseRows sparse_rows(const PlannedOp& op, int p, const wl::gpt::GPTConfig& cfg, const float* params,
+                       const std::vector<uint8_t>& mask);
 
 // Training (TRAIN = 1): dx on PE p needs W's columns p*KP .. p*KP+KP-1 of every row j of the op
 // (OC rows, all PEs'). transpose_w() gathers their non-zeros from each PE's wv in turn; where they

@@ -8,6 +8,7 @@
 #include "engine/model/mesh_plan.h"
 #include "engine/model/plan_file.h"
 #include "engine/model/plan_key.h"
+#include "engine/model/sparsity.h"
 #include "engine/model/weight_stream.h"
 #include "tests/unit/model_fixtures.h"
 
@@ -194,13 +195,44 @@ TEST(MeshStreaming, FitsWhereResidentDoesNot) {
     EXPECT_EQ(bits_differ(logits, model.logits()), 0);
 }
 
-// Training streams too (model_mesh_streaming_train_test.cpp); sparse weights do not yet.
-TEST(MeshStreaming, SparsityIsRefusedClearly) {
-    PlanBuilder b(streaming(nano()), 32, 32, kernels());
+// Pruned weights stream as their non-zeros and indices alone (matmul.wk's load_w, SPARSE = 1):
+// the reference's logits on the pruned weights, for a fraction of the dense stream's bytes.
+TEST(MeshStreaming, SparseWeightsStreamOnlyTheirNonZeros) {
+    const GPTConfig cfg = nano();
+    const std::vector<int> in = tokens(24, cfg.vocab_size, 4);
+    uint64_t bytes[2] = {};
+    for (int sparse = 0; sparse < 2; sparse++) {
+        GPT model(cfg);
+        model.init_weights(5);
+        PlanBuilder b(streaming(cfg), 32, 32, kernels());
+        if (sparse) {
+            prune_linear_weights(model, 0.75, MaskKind::Random, 8);
+            b.set_sparse(sparse_nonzeros(model));
+        }
+        PlanResult r = b.take();
+        ASSERT_TRUE(r.ok) << r.error;
+        MeshGPT m(r.plan, model);
+        std::vector<float> logits;
+        ASSERT_TRUE(m.forward(in.data(), 24, &logits)) << m.error();
+        model.forward(in.data(), nullptr, 1, 24);
+        int differ = 0;   // a zero of either sign is a zero
+        for (size_t i = 0; i < logits.size(); i++) differ += !(logits[i] == model.logits()[i]);
+        EXPECT_EQ(differ, 0) << (sparse ? "sparse" : "dense");
+        bytes[sparse] = m.last_stream_bytes();
+    }
+    // A quarter of the matmuls' weights kept: values and indices are half the dense words (the
+    // matmuls' weights are nearly all of them), plus the row ends, the biases, the layernorms and
+    // each PE's padding to the fullest PE's count (a random mask: 0.63 of the dense bytes here).
+    EXPECT_LT(bytes[1], bytes[0] * 7 / 10) << bytes[1] << " of " << bytes[0] << " bytes";
+    EXPECT_GT(bytes[1], bytes[0] / 2);
+}
+
+TEST(MeshStreaming, SparseTrainingIsRefusedClearly) {
+    PlanBuilder b(streaming(nano()), 32, 32, kernels(), wl::MachineConfig{}.sram_bytes, /*train=*/true);
     b.set_sparse([](const PlannedOp&) { return PlanBuilder::SparseCounts{10, 10}; });
     PlanResult s = b.take();
     EXPECT_FALSE(s.ok);
-    EXPECT_NE(s.error.find("sparse weights with streaming"), std::string::npos) << s.error;
+    EXPECT_NE(s.error.find("training sparse weights with streaming"), std::string::npos) << s.error;
 }
 
 // The compile cache tells the two executions apart, and a plan file keeps what streaming needs.
