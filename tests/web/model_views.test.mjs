@@ -19,8 +19,10 @@ const until = (page, fn, arg, timeout = 600000) => page.waitForFunction(fn, arg,
 const shot = async (page, name) => {
   const w = (await state(page)).layout.model;
   await page.mouse.move(w.x + w.w / 2, w.y + w.h / 2);
-  await page.mouse.wheel(0, 5000);
-  await frames(page, 5);
+  for (let i = 0; i < 12; i++) {   // ImGui scrolls a few lines a wheel event
+    await page.mouse.wheel(0, 500);
+    await frames(page, 2);
+  }
   fs.mkdirSync(outDir, { recursive: true });
   fs.writeFileSync(path.join(outDir, name), await page.locator('#canvas').screenshot());
 };
