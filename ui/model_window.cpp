@@ -144,7 +144,8 @@ void ModelWindow::open_kernel(const wl::model::PlannedOp& op) {
 // The compiled model's config and mesh, in words: what a sweep or a comparison was started on.
 static std::string model_words(const ModelSession& s) {
     const wl::model::MeshPlan& p = *s.plan();
-    return s.config_name() + " on " + std::to_string(p.mesh_w) + "x" + std::to_string(p.mesh_h);
+    return s.config_name() + " (" + std::to_string(p.cfg.n_layer) + " layers) on " + std::to_string(p.mesh_w) + "x" +
+           std::to_string(p.mesh_h);
 }
 
 void ModelWindow::start_sweep() {
@@ -1149,8 +1150,9 @@ void ModelWindow::draw_density() {
     const wl::gpt::GPT& m = *session_.model();
     ImGui::TextWrapped("Prunes every block's qkv, attproj, fch and fcproj weights (the smallest go first) to density 1, 0.5, "
                        "0.25 and 0.1 and runs each on this mesh beside the dense plan, resident: a forward of %d tokens and "
-                       "one training step of %d x %d tokens. Fast mode: the cycles are estimated. Ideal: density x the "
-                       "dense plan's cycles. waferlab-cli bench sparsity measures the same.",
+                       "one training step on a fixed batch of %d x %d tokens. Fast mode: the cycles are estimated. Ideal: "
+                       "density x the dense plan's cycles. waferlab-cli bench sparsity measures the same (its step on the "
+                       "corpus's first batch).",
                        m.maxT, wl::gpt::sequences_per_step(m.cfg), m.maxT);
     if (sweeping()) {
         if (ImGui::Button("Cancel sweep")) sweep_cancelled_ = true;
