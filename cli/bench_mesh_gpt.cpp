@@ -14,6 +14,7 @@
 #include "engine/gpt/parallel.h"
 #include "engine/gpt/adamw.h"
 #include "engine/model/mesh_gpt.h"
+#include "engine/model/mesh_measure.h"
 #include "engine/model/mesh_trainer.h"
 
 #include <nlohmann/json.hpp>
@@ -32,7 +33,7 @@ int bench_train(const Args& a, wl::gpt::GPT& ref, int T, int reps) {
     wl::model::CompileInfo info;
     const wl::model::MeshPlan plan = plan_for(a, ref.cfg, true, &info);
     std::vector<int> in, tg;
-    bench_batch(B, T, ref.V, &in, &tg);
+    wl::model::bench_batch(B, T, ref.V, &in, &tg);
     wl::model::MeshTrainer mesh(plan, ref, wl::RunMode::Fast);   // before the reference's steps change ref
     wl::gpt::AdamW opt(ref.num_parameters);
     const double lr = wl::gpt::learning_rate_at(ref.cfg, 0);
@@ -114,8 +115,7 @@ int bench_mesh_gpt(const Args& args) {
     if (a.has("train")) return bench_train(a, ref, T, reps);   // its own plan, for training
     wl::model::CompileInfo info;
     const wl::model::MeshPlan plan = plan_for(a, ref.cfg, false, &info);
-    std::vector<int> ids(static_cast<size_t>(T));
-    for (int t = 0; t < T; t++) ids[size_t(t)] = (t * 7 + 3) % ref.V;
+    const std::vector<int> ids = wl::model::bench_tokens(T, ref.V);
 
     double ref_s = 1e30, mesh_s = 1e30;
     for (int r = 0; r < reps; r++) {

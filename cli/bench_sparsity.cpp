@@ -13,14 +13,18 @@
 //   initial weights and batches: the first step's emulated cycles and wavelets (forward, backward,
 //   norm, AdamW), its ideal, the last step's loss and the validation loss after N steps (the
 //   reference's evaluation on the weights read back). docs/performance.md, "Sparsity".
+//   The measuring is engine/model/density_sweep.h's (the app's Model window runs it too); this
+//   file adds the N steps' losses, the tables, the JSON and the plot.
 //   --plot FILE.svg also draws the matmul's, the forward's and the training step's cycles against
 //   density beside the dense and ideal lines (cli/sparsity_plot.h; docs/img/sparsity.svg).
 #include "cli/model_args.h"
 #include "cli/sparsity_plot.h"
 #include "cli/verbs.h"
 
+#include "engine/fabric/mesh.h"
 #include "engine/gpt/trainer.h"
-#include "engine/model/mesh_gpt.h"
+#include "engine/model/density_sweep.h"
+#include "engine/model/mesh_measure.h"
 #include "engine/model/mesh_trainer.h"
 #include "engine/model/sparsity.h"
 
@@ -36,9 +40,7 @@ namespace wlcli {
 
 namespace {
 
-struct Figures {                 // one run's emulated cost
-    uint64_t cycles = 0, wavelets = 0;
-};
+using Figures = wl::model::RunFigures;
 
 struct Point {
     std::string label;           // "dense" or "sparse"
@@ -47,8 +49,6 @@ struct Point {
     uint32_t op_weight_bytes = 0;   // --op's weights on its most loaded PE
     int logits_differ = 0;       // against the reference on the same weights (as floats)
 };
-
-bool pruned_matmul(const wl::model::PlannedOp& o);
 
 struct TrainPoint {
     std::string label;           // "dense" or "sparse"
@@ -60,88 +60,23 @@ struct TrainPoint {
     std::string error;           // the plan does not fit (the sparse layout at density 1 is larger than dense)
 };
 
-// N steps on the mesh from the trainer's model as it is (pruned or not; its mask fixed), with the
-// trainer's batches; the model ends with the weights read back.
-TrainPoint measure_training(const Args& a, wl::gpt::Trainer& tr, bool sparse, int steps, wl::RunMode mode) {
-    TrainPoint pt;
+// N steps in fast mode on the mesh from the trainer's model as it is (pruned or not; its mask
+// fixed), with the trainer's batches (the first is the sweep's step: the same bits in either
+// mode); the model ends with the weights read back. The losses after them into *pt.
+void train_losses(const Args& a, wl::gpt::Trainer& tr, bool sparse, int steps, TrainPoint* pt) {
     wl::model::CompileInfo info;
-    wl::model::MeshPlan plan;
-    try {
-        plan = plan_for(a, tr.cfg, true, &info, sparse ? tr.model.get() : nullptr);
-    } catch (const std::runtime_error& e) {
-        pt.error = e.what();
-        return pt;
-    }
+    const wl::model::MeshPlan plan = plan_for(a, tr.cfg, true, &info, sparse ? tr.model.get() : nullptr);
     std::vector<int> in(size_t(tr.sequences_per_step()) * tr.cfg.block_size), tg(in.size());
-    auto step = [&](wl::model::MeshTrainer& mesh, int s) {
+    wl::model::MeshTrainer mesh(plan, *tr.model, wl::RunMode::Fast);
+    for (int s = 0; s < steps; s++) {
         tr.step_batches(s, in.data(), tg.data());
         wl::model::TrainStep st;
         if (!mesh.step(in.data(), tg.data(), tr.sequences_per_step(), tr.cfg.block_size, wl::gpt::learning_rate_at(tr.cfg, s), &st))
             throw std::runtime_error("train on the mesh: " + mesh.error());
-        pt.loss = st.loss;
-        return st;
-    };
-    // The first step in the asked mode, for its cycles; the losses are the same bits in either
-    // mode, so the N steps run in fast mode (the same trainer when that is the asked mode).
-    wl::model::MeshTrainer timed(plan, *tr.model, mode);
-    pt.step.cycles = step(timed, 0).cycles;
-    for (const wl::model::OpRun& r : timed.last_run()) {
-        pt.step.wavelets += r.wavelets;
-        const wl::model::PlannedOp* o = plan.find(r.name);
-        if (o && o->kernel == "matmul.wk" && pruned_matmul(*o)) {
-            pt.matmuls.cycles += r.cycles;
-            pt.matmuls.wavelets += r.wavelets;
-        }
+        pt->loss = st.loss;
     }
-    std::unique_ptr<wl::model::MeshTrainer> fast;
-    if (mode != wl::RunMode::Fast) {
-        fast = std::make_unique<wl::model::MeshTrainer>(plan, *tr.model, wl::RunMode::Fast);
-        step(*fast, 0);
-    }
-    wl::model::MeshTrainer& mesh = fast ? *fast : timed;
-    for (int s = 1; s < steps; s++) step(mesh, s);
     mesh.read_params(&tr.model->params_memory);
-    pt.val_loss = tr.eval_loss(wl::gpt::Split::Val);
-    return pt;
-}
-
-bool pruned_matmul(const wl::model::PlannedOp& o) {
-    const auto& names = wl::model::pruned_parameters();
-    for (const auto& [sym, p] : o.weights)
-        if (sym == "w" && std::count(names.begin(), names.end(), p)) return true;
-    return false;
-}
-
-Point measure(const wl::model::MeshPlan& plan, wl::gpt::GPT& ref, const std::string& op_name, const std::vector<int>& ids,
-              wl::RunMode mode) {
-    Point pt;
-    const int T = int(ids.size());
-    const wl::model::PlannedOp* op = plan.find(op_name);
-    if (!op || op->kernel != "matmul.wk") throw std::runtime_error("--op " + op_name + " is not a matmul of this model");
-    pt.op_weight_bytes = op->memory.weights;
-    wl::model::MeshGPT mesh(plan, ref, mode);
-    std::vector<float> logits;
-    if (!mesh.forward(ids.data(), T, &logits)) throw std::runtime_error(mesh.error());
-    ref.forward(ids.data(), nullptr, 1, T);
-    for (size_t i = 0; i < logits.size(); i++) pt.logits_differ += !(logits[i] == ref.logits()[i]);
-    for (const wl::model::OpRun& r : mesh.last_run()) {
-        pt.forward.cycles += r.cycles;
-        pt.forward.wavelets += r.wavelets;
-        const wl::model::PlannedOp* o = plan.find(r.name);
-        if (o && r.op == "matmul_forward" && pruned_matmul(*o)) {
-            pt.matmuls.cycles += r.cycles;
-            pt.matmuls.wavelets += r.wavelets;
-        }
-        if (r.name == op_name) pt.op = {r.cycles, r.wavelets};
-    }
-    // One generation step: the last token from the cache of the ones before it.
-    if (!mesh.forward(ids.data(), T - 1, &logits) || !mesh.extend(ids.back(), &logits))
-        throw std::runtime_error(mesh.error());
-    for (const wl::model::OpRun& r : mesh.last_run()) {
-        pt.step.cycles += r.cycles;
-        pt.step.wavelets += r.wavelets;
-    }
-    return pt;
+    pt->val_loss = tr.eval_loss(wl::gpt::Split::Val);
 }
 
 }  // namespace
@@ -153,54 +88,63 @@ int bench_sparsity(const Args& args) {
     wl::model::MaskKind kind = wl::model::MaskKind::Magnitude;
     if (a.has("sparsity-mask") && !wl::model::mask_kind_from_name(a.get("sparsity-mask"), &kind))
         throw std::runtime_error("--sparsity-mask expects magnitude or random");
+    const int steps = int(a.get_int("steps", 20));
+    if (steps < 1) throw std::runtime_error("--steps expects at least 1 training step");
     const LoadedModel m = load_model(a);
     wl::gpt::GPT& ref = *m.model;
     const uint64_t seed = uint64_t(a.get_int("sparsity-seed", (long long)ref.cfg.seed));
     const wl::RunMode mode = run_mode_of(ref.cfg);
     const int T = ref.maxT;
-    std::vector<int> ids(size_t(T), 0);
-    for (int t = 0; t < T; t++) ids[size_t(t)] = (t * 7 + 3) % ref.V;
     const std::vector<float> initial = ref.params_memory;
 
-    wl::model::CompileInfo info;
-    const wl::model::MeshPlan dense_plan = plan_for(a, ref.cfg, false, &info);
-    std::vector<Point> points;
-    points.push_back(measure(dense_plan, ref, op_name, ids, mode));
-    points.back().label = "dense";
-    for (double d : {1.0, 0.5, 0.25, 0.1}) {
-        ref.params_memory = initial;
-        const wl::model::PruneStats s = wl::model::prune_linear_weights(ref, 1 - d, kind, seed);
-        wl::model::CompileInfo sinfo;
-        const wl::model::MeshPlan plan = plan_for(a, ref.cfg, false, &sinfo, &ref);
-        points.push_back(measure(plan, ref, op_name, ids, mode));
-        points.back().label = "sparse";
-        points.back().density = s.density();
-    }
-    ref.params_memory = initial;
-    ref.mask.clear();
-    const Point& dense = points.front();
-
-    // Training: the same initial weights (the config's seed), N steps at each density.
-    const int steps = int(a.get_int("steps", 20));
-    if (steps < 1) throw std::runtime_error("--steps expects at least 1 training step");
+    // The sweep (engine/model/density_sweep.h): the forward at each density, and the first
+    // training step on the trainer's first batch, from the model's weights.
     wl::gpt::Trainer tr(ref.cfg, a.get("bpe-dir"));
-    const std::vector<float> tr_initial = tr.model->params_memory;
-    std::vector<TrainPoint> train;
-    for (double d : {0.0, 1.0, 0.5, 0.25, 0.1}) {   // 0: the dense plan
-        tr.model->params_memory = tr_initial;
-        tr.model->mask.clear();
-        double density = 1;
-        if (d > 0) density = wl::model::prune_linear_weights(*tr.model, 1 - d, kind, seed).density();
-        train.push_back(measure_training(a, tr, d > 0, steps, mode));
-        train.back().label = d > 0 ? "sparse" : "dense";
-        train.back().density = density;
+    if (tr.model->params_memory.size() != initial.size())
+        throw std::runtime_error("bench sparsity: the model's weights do not fit the config's trainer (another vocabulary?)");
+    tr.model->params_memory = initial;
+    const wl::Mesh mesh = mesh_of(a, ref.cfg);
+    wl::model::DensitySweepSettings set;
+    set.mesh_w = mesh.w, set.mesh_h = mesh.h;
+    set.op = op_name;
+    set.mask = kind;
+    set.seed = seed;
+    set.mode = mode;
+    set.tokens = wl::model::bench_tokens(T, ref.V);
+    set.B = tr.sequences_per_step();
+    set.T = tr.cfg.block_size;
+    set.inputs.resize(size_t(set.B) * size_t(set.T));
+    set.targets.resize(set.inputs.size());
+    tr.step_batches(0, set.inputs.data(), set.targets.data());
+    set.lr = wl::gpt::learning_rate_at(tr.cfg, 0);
+    wl::model::DensitySweep sweep(ref, wl::model::read_kernels(kernels_dir(a)), set);
+    while (sweep.step()) {
     }
+    if (!sweep.error().empty()) throw std::runtime_error("bench sparsity: " + sweep.error());
+
+    std::vector<Point> points;
+    std::vector<TrainPoint> train;
+    for (const wl::model::DensityPoint& p : sweep.points()) {
+        const char* label = p.sparse ? "sparse" : "dense";
+        points.push_back({label, p.density, p.op, p.matmuls, p.forward, p.generation, p.op_weight_bytes, p.logits_differ});
+        TrainPoint t{label, p.density, p.train_step, p.train_matmuls, 0, 0, ""};
+        if (!p.trained) {
+            t.error = "compile-model: " + p.train_error;
+        } else {   // the losses after N steps from the same initial weights and batches
+            tr.model->params_memory = initial;
+            tr.model->mask.clear();
+            if (p.sparse) wl::model::prune_linear_weights(*tr.model, 1 - wl::model::sweep_densities()[points.size() - 2], kind, seed);
+            train_losses(a, tr, p.sparse, steps, &t);
+        }
+        train.push_back(t);
+    }
+    const Point& dense = points.front();
     const TrainPoint& tdense = train.front();
 
     if (a.has("plot")) {
         SparsityPlot plot;
         plot.title = "Emulated cycles against weight density (" + m.source + ")";
-        plot.note = std::to_string(dense_plan.mesh_w) + "x" + std::to_string(dense_plan.mesh_h) + " mesh, " +
+        plot.note = std::to_string(mesh.w) + "x" + std::to_string(mesh.h) + " mesh, " +
                     wl::run_mode_name(mode) + " mode, " + wl::model::mask_kind_name(kind) + " mask (seed " +
                     std::to_string(seed) + "): waferlab-cli bench sparsity";
         SparsitySeries op{"one matmul, " + op_name + ", T = " + std::to_string(T), double(dense.op.cycles), {}};
@@ -240,7 +184,7 @@ int bench_sparsity(const Args& args) {
                                                              {"matmuls", fig(p.matmuls, tdense.matmuls, p.density)},
                                                              {"loss", p.loss}, {"val_loss", p.val_loss}}
                                             : nlohmann::json{{"plan", p.label}, {"density", p.density}, {"error", p.error}});
-        nlohmann::json j = {{"model", m.source}, {"mesh", {{"w", dense_plan.mesh_w}, {"h", dense_plan.mesh_h}}},
+        nlohmann::json j = {{"model", m.source}, {"mesh", {{"w", mesh.w}, {"h", mesh.h}}},
                             {"T", T}, {"mode", wl::run_mode_name(mode)}, {"mask", wl::model::mask_kind_name(kind)},
                             {"seed", seed}, {"op", op_name}, {"points", rows},
                             {"training", {{"steps", steps}, {"batch", tr.sequences_per_step()}, {"points", trows}}}};
@@ -248,7 +192,7 @@ int bench_sparsity(const Args& args) {
         return 0;
     }
     std::printf("bench sparsity: %s, T = %d, %dx%d mesh, %s mode (cycles%s), %s mask (seed %llu)\n", m.source.c_str(), T,
-                dense_plan.mesh_w, dense_plan.mesh_h, wl::run_mode_name(mode), mode == wl::RunMode::Fast ? " estimated" : "",
+                mesh.w, mesh.h, wl::run_mode_name(mode), mode == wl::RunMode::Fast ? " estimated" : "",
                 wl::model::mask_kind_name(kind), (unsigned long long)seed);
     std::printf("pruned: every block's qkv, attproj, fch and fcproj weights; the logits (wte) stay dense.\n"
                 "ideal = density x the dense plan's cycles. wavelets: sent by the CEs during the launches.\n\n");

@@ -12,6 +12,7 @@
 
 #include "engine/gpt/adamw.h"
 #include "engine/gpt/parallel.h"
+#include "engine/model/mesh_measure.h"
 #include "engine/model/swarmx.h"
 
 #include <nlohmann/json.hpp>
@@ -33,7 +34,7 @@ int bench_swarmx(const Args& args) {
     wl::model::CompileInfo info;
     const wl::model::MeshPlan plan = plan_for(a, ref.cfg, true, &info);
     std::vector<int> in, tg;
-    bench_batch(B, T, ref.V, &in, &tg);
+    wl::model::bench_batch(B, T, ref.V, &in, &tg);
     const double lr = wl::gpt::learning_rate_at(ref.cfg, 0);
     struct Row {
         int wafers = 0;

@@ -64,11 +64,16 @@ std::string kernels_dir(const Args& args) {
     return dir;
 }
 
-wl::model::MeshPlan plan_for(const Args& args, const wl::gpt::GPTConfig& cfg, bool train, wl::model::CompileInfo* info,
-                             const wl::gpt::GPT* sparse) {
+wl::Mesh mesh_of(const Args& args, const wl::gpt::GPTConfig& cfg) {
     wl::Mesh m;
     const std::string mesh = args.has("mesh") ? args.get("mesh") : cfg.mesh;
     if (!wl::parse_mesh(mesh, &m)) throw std::runtime_error("--mesh expects WxH, each 1..256, e.g. 32x32");
+    return m;
+}
+
+wl::model::MeshPlan plan_for(const Args& args, const wl::gpt::GPTConfig& cfg, bool train, wl::model::CompileInfo* info,
+                             const wl::gpt::GPT* sparse) {
+    const wl::Mesh m = mesh_of(args, cfg);
     const std::string dir = kernels_dir(args);
     if (sparse) {
         const auto t0 = std::chrono::steady_clock::now();
@@ -110,14 +115,5 @@ void print_compile(const wl::model::CompileInfo& info, std::FILE* out) {
 }
 
 double wse_clock_hz() { return wl::gpu::wse2().clock_hz; }
-
-void bench_batch(int B, int T, int V, std::vector<int>* inputs, std::vector<int>* targets) {
-    inputs->resize(size_t(B) * size_t(T));
-    targets->resize(inputs->size());
-    for (size_t i = 0; i < inputs->size(); i++) {
-        (*inputs)[i] = int((i * 7 + 3) % size_t(V));
-        (*targets)[i] = int((i * 7 + 10) % size_t(V));
-    }
-}
 
 }  // namespace wlcli

@@ -11,6 +11,7 @@
 #include "engine/model/plan_cache.h"
 #include "engine/model/sparsity.h"
 #include "engine/fabric/machine.h"
+#include "engine/fabric/mesh.h"
 
 #include <cstdio>
 #include <memory>
@@ -40,6 +41,8 @@ LoadedModel load_model(const Args& args);             // throws with a message n
 // --kernels, else the kernels/ folder beside --config (models/kernels for models/*.yaml, from any
 // working directory), else models/kernels. Throws, naming the folder, when it is not there.
 std::string kernels_dir(const Args& args);
+// --mesh WxH, else the config's wafer.mesh. Throws on a malformed one.
+wl::Mesh mesh_of(const Args& args, const wl::gpt::GPTConfig& cfg);
 // sparse: a model pruned by prune_from (its weights decide the sparse matmuls' sizes), planned
 // with SPARSE = 1 there; such a plan depends on the weights, so it is compiled, not cached.
 wl::model::MeshPlan plan_for(const Args& args, const wl::gpt::GPTConfig& cfg, bool train, wl::model::CompileInfo* info,
@@ -53,8 +56,5 @@ bool prune_from(const Args& args, wl::gpt::GPT* model, wl::model::PruneStats* st
 // that could not be written, as a warning on stderr.
 void print_compile(const wl::model::CompileInfo& info, std::FILE* out);
 double wse_clock_hz();                                 // the clock emulated cycles are timed at
-// The benchmarks' training batch: B sequences of T tokens spread over the vocabulary V, and their
-// targets, the same every run (bench mesh-gpt --train, bench swarmx).
-void bench_batch(int B, int T, int V, std::vector<int>* inputs, std::vector<int>* targets);
 
 }  // namespace wlcli

@@ -54,4 +54,8 @@ Box free_area(const Box& canvas, const std::vector<Box>& covers) {
     return best;
 }
 
+float lesson_text_height(float avail, float controls, float min_text, float spacing) {
+    return std::max(std::min(min_text, avail), avail - controls - spacing);
+}
+
 }  // namespace wlui

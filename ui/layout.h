@@ -35,4 +35,10 @@ struct Layout {
 // The largest box inside `canvas` that overlaps none of `covers` (the whole canvas if none do).
 Box free_area(const Box& canvas, const std::vector<Box>& covers);
 
+// The Lessons panel's split: the lesson's text above (it scrolls), its controls below (buttons,
+// the verdict, the hints). The controls get all of their height (`controls`, as drawn last frame)
+// while the text keeps at least `min_text`; past that the text keeps min_text and the controls
+// scroll in the rest. The text's height, out of `avail` (`spacing` between the two).
+float lesson_text_height(float avail, float controls, float min_text, float spacing);
+
 }  // namespace wlui

@@ -1,6 +1,7 @@
 // lessons_window.cpp: the Lessons window (lessons_window.h).
 #include "ui/lessons_window.h"
 
+#include "ui/layout.h"
 #include "ui/markdown_view.h"
 #include "ui/style.h"
 
@@ -85,10 +86,13 @@ LessonsWindow::Request LessonsWindow::draw(bool* open, LessonModel& m, bool stal
         return req;
     }
 
-    // The text takes what the controls below leave (as tall as they were last frame, up to 60%).
+    // The text takes what the controls below leave (as tall as they were last frame), down to four
+    // lines (at 1280x720, lesson 15's starter verdict then fits whole). Capped at 60% of the panel, a verdict of a few wrapped lines ran past the controls'
+    // bottom edge, which cut its last visible line through the descenders: `load_w()` read as
+    // `load w()` (lesson 15's starter check).
     const float avail = ImGui::GetContentRegionAvail().y;
-    const float controls = std::min(footer_h_, avail * 0.6f);
-    ImGui::BeginChild("##text", ImVec2(0, std::max(avail * 0.4f, avail - controls - ImGui::GetStyle().ItemSpacing.y)));
+    const float min_text = std::min(avail * 0.4f, 4 * ImGui::GetTextLineHeightWithSpacing());
+    ImGui::BeginChild("##text", ImVec2(0, lesson_text_height(avail, footer_h_, min_text, ImGui::GetStyle().ItemSpacing.y)));
     draw_markdown(text(*l));
     ImGui::EndChild();
     mark("lesson_text");

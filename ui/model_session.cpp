@@ -199,7 +199,7 @@ bool ModelSession::compile(const std::string& config, int w, int h, const std::s
     try {
         const bool is_path = config.find('/') != std::string::npos || config.find(".yaml") != std::string::npos;
         const std::string path = is_path ? config : dir_ + "/" + config + ".yaml";
-        const auto kernels = wl::model::read_kernels(dir_ + "/kernels");
+        const auto kernels = this->kernels();
         std::unique_ptr<wl::gpt::GPT> model;
         std::unique_ptr<wl::gpt::Tokenizer> tokenizer;
         std::string source;
@@ -289,9 +289,11 @@ std::vector<SramEntry> ModelSession::sram_map(int x, int y) const {
     return out;
 }
 
+wl::model::KernelSource ModelSession::kernels() const { return wl::model::read_kernels(dir_ + "/kernels"); }
+
 std::string ModelSession::kernel_text(const std::string& kernel) const {
     if (kernel.find('/') != std::string::npos) return "";   // a name in kernels/, never a path
-    return wl::model::read_kernels(dir_ + "/kernels")(kernel);
+    return kernels()(kernel);
 }
 
 // [SECTION] forward and generation

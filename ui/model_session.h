@@ -115,6 +115,10 @@ public:
     std::vector<int> reference_tokens() const;
 
     const wl::gpt::Tokenizer* tokenizer() const { return tokenizer_.get(); }
+    // The loaded model's weights (the reference's), and models_dir/kernels: what the Model window's
+    // density sweep and resident/streaming comparison start from. nullptr before a compile.
+    const wl::gpt::GPT* model() const { return model_.get(); }
+    wl::model::KernelSource kernels() const;
 
 private:
     bool encode(const std::string& prompt, std::vector<int>* ids);   // false (error_) on text it cannot encode

@@ -6,6 +6,11 @@
 // (op_animation.h). The state is a ModelSession (model_session.h); this file
 // draws it and answers the JS hook's model_* methods. Train trains the GPT on the
 // mesh a few launches per frame (a TrainSession, train_session.h; train_* methods).
+// Density sweeps the compiled model's weights to densities 1, 0.5, 0.25 and 0.1 and shows
+// cycles and wavelets for one matmul and a training step beside dense and the ideal
+// (engine/model/density_sweep.h; model_density); Resident vs streaming runs one forward both
+// ways on the compiled mesh (engine/model/execution_compare.h; model_execution). Both run a
+// unit at a time in frame(), with a progress bar and a cancel.
 //
 //   ModelWindow w("models");
 //   w.open_in_editor = [&](auto& file, auto& text) { ... };
@@ -19,8 +24,12 @@
 #include "ui/placement_overlay.h"
 #include "ui/train_session.h"
 
+#include "engine/model/density_sweep.h"
+#include "engine/model/execution_compare.h"
+
 #include <functional>
 #include <map>
+#include <memory>
 #include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
@@ -48,7 +57,10 @@ public:
     // While a training run is shown (from its start until the next compile), the canvas shows its mesh.
     bool on_canvas() const { return open && show_on_canvas_ && (session_.compiled() || training_shown()); }
     // Something moves without input: training, a generation making tokens, or an op animating.
-    bool busy() const { return train_.running() || session_.generation().running() || (anim_.active() && !anim_.done()); }
+    bool busy() const {
+        return train_.running() || session_.generation().running() || (anim_.active() && !anim_.done()) || sweeping() ||
+               comparing();
+    }
     wl::Mesh mesh() const { return machine() ? machine()->mesh() : wl::Mesh{}; }
     const wl::Machine* machine() const {
         if (training_shown()) return &train_.mesh()->mesh().host().machine();
@@ -109,6 +121,17 @@ private:
     bool start_training();               // the Train section's settings
     void save_checkpoint();              // native: to train_path_; web: a download
     void mark(const char* name);         // the last item's rectangle, for state().model.layout
+    // Density and Resident vs streaming: started on the compiled model, a unit at a time in frame().
+    void start_sweep();
+    void start_compare();
+    bool sweeping() const { return sweep_ && !sweep_->done() && sweep_->error().empty() && !sweep_cancelled_; }
+    bool comparing() const { return compare_ && !compare_->done() && !compare_cancelled_; }
+    void tick_jobs(double budget_ms);    // the sweep's and the comparison's next units, until budget_ms pass
+    nlohmann::json sweep_json() const;   // model_density()
+    nlohmann::json compare_json() const; // model_execution()
+    void draw_density();
+    void draw_density_plots();
+    void draw_compare();
 
     ModelSession session_;
     std::vector<std::string> configs_;
@@ -130,6 +153,12 @@ private:
     std::string anim_error_;
     std::map<std::string, std::pair<ImVec2, ImVec2>> drawn_;
     bool was_on_canvas_ = false, refit_ = false;   // the canvas's mesh changes: fit it, drop its selection
+    std::unique_ptr<wl::model::DensitySweep> sweep_;
+    bool sweep_cancelled_ = false, sweep_open_ = false;   // sweep_open_: the hook started one: open its section
+    std::string sweep_model_;            // the model and mesh it was started on, in words
+    std::unique_ptr<wl::model::ExecutionCompare> compare_;
+    bool compare_cancelled_ = false, compare_open_ = false;
+    std::string compare_model_;
     TrainSession train_;
     TrainSettings train_set_;
     bool train_shown_ = false;

@@ -21,6 +21,9 @@ namespace wl::gpt {
 
 enum class Split { Train, Val };
 
+// The sequences an optimiser step takes: grad_accum_steps micro-batches of batch_size.
+inline int sequences_per_step(const GPTConfig& cfg) { return cfg.grad_accum_steps * cfg.batch_size; }
+
 class Trainer {
 public:
     // Builds the corpus (make_corpus), the tokenizer (char: from the corpus; bpe: GPT-2's files in
@@ -48,7 +51,7 @@ public:
     void save(const std::string& path) const;
     double lr() const { return learning_rate_at(cfg, step); }
     int64_t tokens_per_step() const { return int64_t(cfg.grad_accum_steps) * cfg.batch_size * cfg.block_size; }
-    int sequences_per_step() const { return cfg.grad_accum_steps * cfg.batch_size; }
+    int sequences_per_step() const { return wl::gpt::sequences_per_step(cfg); }
 
     GPTConfig cfg;
     Corpus corpus;

@@ -8,6 +8,18 @@
 
 namespace wl::model {
 
+std::vector<int> bench_tokens(int n, int V) {
+    std::vector<int> t(size_t(n > 0 ? n : 0));
+    for (size_t i = 0; i < t.size(); i++) t[i] = int((i * 7 + 3) % size_t(V));
+    return t;
+}
+
+void bench_batch(int B, int T, int V, std::vector<int>* inputs, std::vector<int>* targets) {
+    *inputs = bench_tokens(B * T, V);
+    targets->resize(inputs->size());
+    for (size_t i = 0; i < targets->size(); i++) (*targets)[i] = int((i * 7 + 10) % size_t(V));
+}
+
 MeasuredForward measure_forward(const gpt::GPTConfig& cfg, int mesh_w, int mesh_h, int B, int T,
                                 const KernelSource& kernels, double clock_hz) {
     MeasuredForward m;
@@ -24,8 +36,7 @@ MeasuredForward measure_forward(const gpt::GPTConfig& cfg, int mesh_w, int mesh_
     gpt::GPT model(cfg);
     model.init_weights(cfg.seed);
     MeshGPT mesh(std::move(plan.plan), model);
-    std::vector<int> tokens(static_cast<size_t>(T));
-    for (int t = 0; t < T; t++) tokens[size_t(t)] = (t * 7 + 3) % cfg.vocab_size;
+    const std::vector<int> tokens = bench_tokens(T, cfg.vocab_size);
     std::vector<float> logits;
     const auto start = std::chrono::steady_clock::now();
     if (!mesh.forward(tokens.data(), T, &logits)) {

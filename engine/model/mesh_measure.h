@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <vector>
 
 namespace wl::model {
 
@@ -23,6 +24,13 @@ struct MeasuredForward {
     double wall_s = 0;                      // host time of the one emulated forward
     std::map<std::string, uint64_t> op_cycles;   // by op_list tensor name, all B sequences
 };
+
+// The benchmarks' tokens: n of them spread over the vocabulary V, the same every run (the
+// forwards that bench mesh-gpt, bench sparsity and the app's density sweep time).
+std::vector<int> bench_tokens(int n, int V);
+// The benchmarks' training batch: B sequences of T tokens (bench_tokens(B * T, V)) and their
+// targets, the same every run (bench mesh-gpt --train, bench swarmx, the density sweep's step).
+void bench_batch(int B, int T, int V, std::vector<int>* inputs, std::vector<int>* targets);
 
 MeasuredForward measure_forward(const wl::gpt::GPTConfig& cfg, int mesh_w, int mesh_h, int B, int T,
                                 const KernelSource& kernels, double clock_hz);

@@ -69,3 +69,20 @@ TEST(Layout, EmbedKeepsTheEditorBesideOrBelowTheMesh) {
     EXPECT_FLOAT_EQ(narrow.editor.y, 240);
     EXPECT_FLOAT_EQ(free_area({0, 40, 320, 400}, {narrow.editor}).h, 200);   // the mesh keeps the top half
 }
+
+// The Lessons panel: a verdict of several wrapped lines gets all of its height while the lesson's
+// text keeps a few lines (capped at 60% of the panel, lesson 15's starter verdict was cut through
+// its last visible line: `load_w()` read as `load w()`); past that the text keeps its minimum.
+TEST(Layout, LessonControlsGetTheirHeightWhileTheTextKeepsAFewLines) {
+    const float avail = 300, spacing = 6, min_text = 90;
+    // Buttons (two rows) and a verdict of seven lines: 200 of the 300, more than the old 60%.
+    const float text = lesson_text_height(avail, 200, min_text, spacing);
+    EXPECT_EQ(text + spacing + 200, avail) << "the controls are whole";
+    EXPECT_GE(text, min_text);
+    // No verdict yet: the text takes the rest.
+    EXPECT_EQ(lesson_text_height(avail, 60, min_text, spacing), avail - 60 - spacing);
+    // Controls taller than the panel allows: the text keeps its few lines, the controls scroll.
+    EXPECT_EQ(lesson_text_height(avail, 400, min_text, spacing), min_text);
+    // A panel smaller than the minimum: the text takes it all (nothing negative).
+    EXPECT_EQ(lesson_text_height(80, 400, min_text, spacing), 80);
+}
