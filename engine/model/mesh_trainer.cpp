@@ -721,18 +721,20 @@ void MeshTrainer::queue_update() {
     }});
 }
 
-// Streaming: the wafer's sum of squares (gsq at the chain's end) plus the store's, over the layers'
-// gradients in index order, fp32 as the chains; the store's coefficient back into the wafer's hp.
+// Streaming: the wafer's sum of squares (gsq at the chain's end, fp32) plus the store's over the
+// layers' gradients (in double, in index order, as the reference sums: one long fp32 sum would lose
+// digits a PE's short ones do not); the store's coefficient back into the wafer's hp.
 void MeshTrainer::finish_norm() {
     const gpt::GPTConfig& cfg = mesh_.plan().cfg;
-    float sq = 0;
-    check(mesh_.host_.d2h(norm_origin_.first, norm_origin_.second, "gsq", &sq, 1));
+    float wafer = 0;
+    check(mesh_.host_.d2h(norm_origin_.first, norm_origin_.second, "gsq", &wafer, 1));
+    double sq = 0;
     for (const gpt::ParamInfo& info : gpt::param_infos(cfg)) {
         if (!layer_param(cfg, info)) continue;
         const float* g = store_grads_.data() + param_slice(cfg, info.name, -1).offset;
-        for (size_t i = 0; i < info.count; i++) sq += g[i] * g[i];
+        for (size_t i = 0; i < info.count; i++) sq += double(g[i]) * g[i];
     }
-    cur_.step.grad_norm = std::sqrt(sq);
+    cur_.step.grad_norm = float(std::sqrt(sq + wafer));
     cur_.adam.set_clip(cfg, cur_.step.grad_norm);
     cur_.hp[kHpClip] = cur_.adam.clip;
     for (const PlannedOp& o : mesh_.plan().ops)

@@ -34,6 +34,7 @@ struct Compared {
     int params_differ = 0;         // after the last step
     double params_worst = 0;       // relative to the tensor's largest weight
     float worst_loss = 0;          // relative, over the steps
+    float worst_norm = 0;          // the gradient norm's, relative
     uint64_t stream_bytes = 0, stream_cycles = 0, cycles = 0;   // the last step's
 };
 
@@ -77,8 +78,9 @@ Compared train_both(const GPTConfig& cfg, int mesh, int B, int T, int steps, wl:
             tr.read_grads(&g);
             compare(cfg, g, model.grads_memory, &out.grads_differ, &out.grads_worst);
         }
-        opt.step(model, lr, cfg);
+        const float ref_norm = opt.step(model, lr, cfg);
         EXPECT_TRUE(tr.update(lr, &norm)) << tr.error();
+        out.worst_norm = std::max(out.worst_norm, std::fabs(norm - ref_norm) / ref_norm);
         out.worst_loss = std::max(out.worst_loss, std::fabs(loss - model.mean_loss) / model.mean_loss);
         const TrainStep& st = tr.last_step();
         out.stream_bytes = st.stream_bytes;
@@ -118,6 +120,7 @@ TEST(MeshStreamingTrain, SeveralSequencesTrackTheReferenceAndStreamEveryLayer) {
     const Compared c = train_both(cfg, 32, 2, 32, 2);
     EXPECT_LE(c.grads_worst, 1e-5) << c.grads_differ << " gradients differ in their bits";
     EXPECT_LE(c.worst_loss, 1e-4f);
+    EXPECT_LE(c.worst_norm, 1e-5f) << "the wafer's sum and the store's make the reference's norm";
     EXPECT_LE(c.params_worst, 1e-3);
     EXPECT_GE(c.stream_bytes, expected_stream_bytes(cfg, 2));
     EXPECT_LE(c.stream_bytes, expected_stream_bytes(cfg, 2) * 11 / 10);
@@ -141,6 +144,7 @@ TEST(MeshStreamingTrain, AModelThatDoesNotFitResidentTrainsStreamed) {
     EXPECT_TRUE(resident.too_big) << resident.error;
     const Compared c = train_both(cfg, 32, 1, 32, 2);
     EXPECT_LE(c.worst_loss, 1e-4f);
+    EXPECT_LE(c.worst_norm, 1e-5f);
     EXPECT_LE(c.params_worst, 1e-3);
 }
 
