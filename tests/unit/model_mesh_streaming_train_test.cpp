@@ -127,6 +127,37 @@ TEST(MeshStreamingTrain, SeveralSequencesTrackTheReferenceAndStreamEveryLayer) {
     EXPECT_GT(c.stream_cycles, c.cycles / 2) << "at one edge PE's share of the I/O, the streams dominate";
 }
 
+// The test: on a model that fits both ways, streaming and resident training give the same
+// losses (the first step's bit for bit: the same weights and kernels; later ones within the store's
+// last-bit sums) and the same weights after the steps, to the part-2 tolerances.
+TEST(MeshStreamingTrain, StreamingAndResidentGiveTheSameLosses) {
+    GPTConfig cfg = config(2, 2, 32, 16, 23);
+    cfg.warmup_iters = 1;
+    GPT model(cfg);
+    model.init_weights(9);
+    std::vector<std::vector<float>> loss(2), weights(2);
+    for (int streamed = 0; streamed < 2; streamed++) {
+        const GPTConfig c = streamed ? streaming(cfg) : cfg;
+        const PlanResult r = plan_model(c, 16, 16, kernels(), wl::MachineConfig{}.sram_bytes, /*train=*/true);
+        ASSERT_TRUE(r.ok) << r.error;
+        ASSERT_EQ(r.plan.streaming, streamed == 1);
+        MeshTrainer tr(r.plan, model);
+        for (int s = 0; s < 3; s++) {
+            const std::vector<int> in = tokens(2 * 16, cfg.vocab_size, uint32_t(5 + s)), tg = tokens(2 * 16, cfg.vocab_size, uint32_t(9 + s));
+            TrainStep st;
+            ASSERT_TRUE(tr.step(in.data(), tg.data(), 2, 16, wl::gpt::learning_rate_at(cfg, s), &st)) << tr.error();
+            loss[size_t(streamed)].push_back(st.loss);
+        }
+        tr.read_params(&weights[size_t(streamed)]);
+    }
+    EXPECT_EQ(float_bits(loss[1][0]), float_bits(loss[0][0]));
+    for (int s = 1; s < 3; s++) EXPECT_NEAR(loss[1][size_t(s)], loss[0][size_t(s)], 1e-4 * loss[0][size_t(s)]) << "step " << s;
+    int differ = 0;
+    double worst = 0;
+    compare(cfg, weights[1], weights[0], &differ, &worst);
+    EXPECT_LE(worst, 1e-3) << differ << " weights differ";
+}
+
 TEST(MeshStreamingTrain, CycleModeGivesTheSameBits) {
     GPTConfig cfg = config(2, 2, 16, 8, 11);
     cfg.grad_clip = 0;
