@@ -40,6 +40,11 @@ inline gpt::GPTConfig config(int layers, int heads, int embd, int block, int voc
 
 inline gpt::GPTConfig nano() { return config(3, 4, 64, 64, 65); }   // models/gpt-nano.cfg with a 65-character vocabulary
 
+inline gpt::GPTConfig streaming(gpt::GPTConfig c) {   // the same model, its weights streamed (docs/weight-streaming.md)
+    c.execution = "streaming";
+    return c;
+}
+
 // n tokens in [0, V), spread over the vocabulary, fixed by the seed.
 inline std::vector<int> tokens(int n, int V, uint32_t seed) {
     std::vector<int> t(static_cast<size_t>(n));

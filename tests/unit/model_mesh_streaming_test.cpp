@@ -23,11 +23,6 @@ using wl::gpt::GPTConfig;
 using namespace wl::model;
 using namespace wl::model::testing;
 
-GPTConfig streaming(GPTConfig c) {
-    c.execution = "streaming";
-    return c;
-}
-
 int bits_differ(const std::vector<float>& mesh, const float* ref) {
     int n = 0;
     for (size_t i = 0; i < mesh.size(); i++) n += float_bits(mesh[i]) != float_bits(ref[i]);

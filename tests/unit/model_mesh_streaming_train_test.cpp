@@ -23,11 +23,6 @@ using wl::gpt::GPTConfig;
 using namespace wl::model;
 using namespace wl::model::testing;
 
-GPTConfig streaming(GPTConfig c) {
-    c.execution = "streaming";
-    return c;
-}
-
 struct Compared {
     int grads_differ = 0;          // parameters whose gradient's bits differ from the reference's (first step)
     double grads_worst = 0;        // their largest difference, relative to the tensor's largest gradient
