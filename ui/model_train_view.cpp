@@ -1,0 +1,249 @@
+// model_train_view.cpp: the Model window's Train section: starting a run, the text it trains on,
+// the checkpoint, and the section's drawing (the TrainSession's state: progress, losses, samples).
+#include "ui/model_window.h"
+
+#include "engine/gpu/compare.h"
+#include "ui/style.h"
+
+#include <imgui.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+
+namespace wlui {
+
+using wl::gpu::format_seconds;
+
+namespace {
+#ifdef __EMSCRIPTEN__
+constexpr bool kWebBuild = true;   // a checkpoint downloads; natively it is written to a path
+#else
+constexpr bool kWebBuild = false;
+#endif
+}  // namespace
+
+bool ModelWindow::start_training() {
+    train_set_.config = config_;
+    train_set_.mesh_w = mesh_w_, train_set_.mesh_h = mesh_h_;
+    if (!train_.start(train_set_)) return false;   // the current run carries on
+    anim_.stop();
+    session_.stop_generation();
+    train_shown_ = true;
+    train_notice_.clear();
+    train_overlay_key_.clear();
+    refit_ = true;
+    return true;
+}
+
+bool ModelWindow::train_text(const std::string& name, const std::string& text) {
+    open = true;
+    if (!train_.set_text(name, text)) {
+        train_notice_ = train_.error();
+        return false;
+    }
+    const CorpusInfo& c = *train_.text_info();
+    train_notice_ = "loaded " + c.name + " (" + std::to_string(c.bytes) + " bytes, vocabulary " + std::to_string(c.vocab) +
+                    "): Start trains on it";
+    return true;
+}
+
+void ModelWindow::save_checkpoint() {
+    std::string bytes;
+    if (!train_.checkpoint(&bytes)) throw std::runtime_error(train_.error());
+    if (kWebBuild) {
+        const std::string name = train_set_.config.substr(train_set_.config.find_last_of('/') + 1) + "-mesh-step" +
+                                 std::to_string(train_.step()) + ".ckpt";
+        if (download) download(name, bytes);
+        train_notice_ = "downloaded " + name + " (" + std::to_string(bytes.size()) + " bytes)";
+    } else {
+        if (!train_.save(train_path_)) throw std::runtime_error(train_.error());
+        train_notice_ = std::string("saved ") + train_path_ + " (step " + std::to_string(train_.step()) + ")";
+    }
+}
+
+void ModelWindow::draw_train() {
+    const bool shown = ImGui::CollapsingHeader("Train", ImGuiTreeNodeFlags_DefaultOpen);
+    mark("train_header");
+    if (!shown) return;
+    const TrainSession& t = train_;
+    if (!t.has_run())
+        ImGui::TextWrapped("Trains the config above on the emulated mesh above: every forward, backward and AdamW launch runs on "
+                           "the PEs (models/kernels/, TRAIN = 1), a few per frame, and so do the validation loss and the samples "
+                           "(the same plan's forward). The host only feeds the batches.");
+    const float field = ImGui::GetFontSize() * 5;
+    int steps = int(train_set_.steps);
+    ImGui::SetNextItemWidth(field);
+    if (ImGui::InputInt("steps", &steps, 0)) train_set_.steps = std::clamp(steps, 1, 10000000);
+    ImGui::SameLine();
+    ImGui::SetNextItemWidth(field);
+    ImGui::InputInt("eval every", &train_set_.eval_every, 0);
+    train_set_.eval_every = std::max(1, train_set_.eval_every);
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("the validation loss every N steps (eval_iters batches of the held-out text)");
+    ImGui::SameLine();
+    ImGui::SetNextItemWidth(field);
+    ImGui::InputInt("sample every", &train_set_.sample_every, 0);
+    train_set_.sample_every = std::max(1, train_set_.sample_every);
+
+    // The data: the config's corpus, or the user's text.
+    if (const auto& txt = t.text_info()) {
+        ImGui::Text("data: %s, %zu bytes, vocabulary %d", txt->name.c_str(), txt->bytes, txt->vocab);
+        ImGui::SameLine();
+        if (ImGui::SmallButton("use the config's corpus")) train_.clear_text();
+    } else {
+        ImGui::TextDisabled("data: the config's corpus (e.g. generated stories)");
+    }
+    mark("train_data");
+    if (kWebBuild) {
+        ImGui::SameLine();
+        if (ImGui::SmallButton("Pick text file...") && pick_text_file) pick_text_file();
+        mark("train_pick");
+        if (ImGui::IsItemHovered()) ImGui::SetTooltip("train on your own text: pick a .txt file, or drop one onto the page (at most %zu MiB)",
+                                                      kMaxTrainTextBytes >> 20);
+    } else {
+        ImGui::SetNextItemWidth(ImGui::GetFontSize() * 14);
+        ImGui::InputTextWithHint("##textpath", "a text file to train on (or drop one)", text_path_, sizeof text_path_);
+        ImGui::SameLine();
+        if (ImGui::SmallButton("Load text") && text_path_[0]) {
+            std::ifstream in(text_path_, std::ios::binary);
+            if (!in) train_notice_ = std::string("could not open ") + text_path_;
+            else {
+                std::stringstream ss;
+                ss << in.rdbuf();
+                train_text(std::filesystem::path(text_path_).filename().string(), ss.str());
+            }
+        }
+    }
+
+    // Start, pause, resume, save.
+    const bool busy = t.running();
+    if (ImGui::Button(t.has_run() ? "Start again" : "Start training")) start_training();
+    mark("train_start");
+    if (ImGui::IsItemHovered())
+        ImGui::SetTooltip("a new run of %s on a %dx%d mesh; a run that is going on is replaced only if the new one starts",
+                          config_.c_str(), mesh_w_, mesh_h_);
+    ImGui::SameLine();
+    if (t.starting()) {
+        if (ImGui::Button("Cancel")) train_.cancel_start();
+        mark("train_cancel");
+        if (ImGui::IsItemHovered()) ImGui::SetTooltip("stop building this start; the run before it, if any, carries on");
+        ImGui::SameLine();
+    }
+    ImGui::BeginDisabled(!busy && t.status() != TrainSession::Status::Paused);
+    if (busy ? ImGui::Button("Pause") : ImGui::Button("Resume")) busy ? train_.pause() : (void)train_.resume();
+    ImGui::EndDisabled();
+    mark("train_pause");
+    ImGui::SameLine();
+    ImGui::BeginDisabled(!t.has_run() || (t.mesh() && t.mesh()->stepping()));
+    if (ImGui::Button(kWebBuild ? "Download checkpoint" : "Save checkpoint")) {
+        try {
+            save_checkpoint();
+        } catch (const std::exception& e) {
+            train_notice_ = e.what();   // stays shown, unlike a throw out of draw()
+        }
+    }
+    ImGui::EndDisabled();
+    mark("train_save");
+    if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+        ImGui::SetTooltip("the reference's checkpoint format (waferlab-cli generate --checkpoint reads it); at a step boundary: pause first");
+    if (!kWebBuild) {
+        ImGui::SameLine();
+        ImGui::SetNextItemWidth(ImGui::GetFontSize() * 10);
+        ImGui::InputText("##ckpt_out", train_path_, sizeof train_path_);
+    }
+    if (t.starting()) {   // the start is built a unit a frame: how far, in words and counts
+        ImGui::ProgressBar(float(t.start_progress()), ImVec2(ImGui::GetFontSize() * 8, 0), "");
+        ImGui::SameLine();
+        ImGui::TextUnformatted(t.activity().c_str());
+        mark("train_progress");
+    }
+    if (!t.error().empty()) wrapped_text(kErrorText, t.error().c_str());
+    if (!train_notice_.empty() && train_notice_ != t.error()) ImGui::TextDisabled("%s", train_notice_.c_str());
+    if (!t.has_run()) return;
+
+    ImGui::Text("%s: step %lld of %lld  (%s on %s, %s)", TrainSession::status_name(t.status()), (long long)t.step(),
+                (long long)t.target_step(), t.settings().config.c_str(),
+                (std::to_string(t.settings().mesh_w) + "x" + std::to_string(t.settings().mesh_h)).c_str(), t.corpus().name.c_str());
+    mark("train_status");
+    const wl::model::MeshTrainer& m = *t.mesh();
+    ImGui::ProgressBar(m.work_total() ? float(m.work_done()) / float(m.work_total()) : 0.0f, ImVec2(ImGui::GetFontSize() * 8, 0), "");
+    ImGui::SameLine();
+    shown_panel_ = t.starting() ? "waits while the new start is built" : t.activity().empty() ? "between steps" : t.activity();
+    ImGui::TextUnformatted(shown_panel_.c_str());
+    ImGui::Text("%.2f steps/s, %.0f tokens/s (wall, this tab); the emulator alone %.0f tokens/s", t.steps_per_s(), t.tokens_per_s(),
+                t.mesh_tokens_per_s());
+    if (!t.losses().empty()) {
+        const wl::model::TrainStep& s = t.last_step();
+        ImGui::Text("last step: loss %.4f, grad norm %.3f, %llu cycles = %s of wafer time", s.loss, s.grad_norm,
+                    (unsigned long long)s.cycles, format_seconds(double(s.cycles) / wse_clock_hz()).c_str());
+    }
+    ImGui::Text("corpus: %zu bytes, vocabulary %d", t.corpus().bytes, t.corpus().vocab);
+    draw_loss_plot();
+    if (t.sample().step >= 0) {
+        ImGui::TextDisabled("sample at step %lld (on the mesh, temperature %.1f):",
+                            (long long)t.sample().step, double(t.settings().temperature));
+        ImGui::BeginChild("##train_sample", ImVec2(0, ImGui::GetTextLineHeightWithSpacing() * 4), true);
+        ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+        ImGui::TextWrapped("%s", t.sample().prompt.c_str());
+        ImGui::PopStyleColor();
+        ImGui::TextWrapped("%s", t.sample().text.c_str());
+        ImGui::EndChild();
+        mark("train_sample");
+    }
+}
+
+// The loss per step (train: the batch's, blue) and the validation loss (orange dots), on one
+// pair of axes with their values written at the ends.
+void ModelWindow::draw_loss_plot() {
+    const std::vector<float>& tl = train_.losses();
+    const std::vector<EvalPoint>& vl = train_.val_losses();
+    if (tl.empty() && vl.empty()) return;
+    float lo = 1e30f, hi = -1e30f;
+    for (float v : tl) lo = std::min(lo, v), hi = std::max(hi, v);
+    for (const EvalPoint& p : vl) lo = std::min(lo, p.loss), hi = std::max(hi, p.loss);
+    if (hi - lo < 1e-3f) hi = lo + 1e-3f;
+    const int64_t last = std::max<int64_t>(train_.step(), 1);
+    const float label_w = ImGui::CalcTextSize("00.00").x + 6;
+    const ImVec2 at = ImGui::GetCursorScreenPos();
+    const ImVec2 size(std::max(200.0f, ImGui::GetContentRegionAvail().x), ImGui::GetFontSize() * 9);
+    ImGui::InvisibleButton("##loss_plot", size);
+    mark("train_plot");
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    const ImVec2 p0(at.x + label_w, at.y + 4), p1(at.x + size.x - 4, at.y + size.y - ImGui::GetFontSize() - 4);
+    dl->AddRectFilled(p0, p1, IM_COL32(24, 28, 36, 255));
+    dl->AddRect(p0, p1, IM_COL32(90, 96, 110, 255));
+    auto px = [&](double step) { return p0.x + float(step / double(last)) * (p1.x - p0.x); };
+    auto py = [&](float loss) { return p1.y - (loss - lo) / (hi - lo) * (p1.y - p0.y); };
+    char b[32];
+    const ImU32 axis = IM_COL32(170, 176, 190, 255);
+    std::snprintf(b, sizeof b, "%.2f", double(hi));
+    dl->AddText(ImVec2(at.x, p0.y - 2), axis, b);
+    std::snprintf(b, sizeof b, "%.2f", double(lo));
+    dl->AddText(ImVec2(at.x, p1.y - ImGui::GetFontSize()), axis, b);
+    dl->AddText(ImVec2(p0.x, p1.y + 2), axis, "step 0");
+    std::snprintf(b, sizeof b, "%lld", (long long)last);
+    dl->AddText(ImVec2(p1.x - ImGui::CalcTextSize(b).x, p1.y + 2), axis, b);
+    const ImU32 train_c = IM_COL32(90, 170, 255, 255), val_c = IM_COL32(255, 150, 60, 255);
+    for (size_t i = 1; i < tl.size(); i++)   // tl[i] is the loss of step i + 1
+        dl->AddLine(ImVec2(px(double(i)), py(tl[i - 1])), ImVec2(px(double(i + 1)), py(tl[i])), train_c, 1.5f);
+    if (tl.size() == 1) dl->AddCircleFilled(ImVec2(px(1), py(tl[0])), 2.5f, train_c);
+    for (size_t i = 0; i < vl.size(); i++) {
+        const ImVec2 c(px(double(vl[i].step)), py(vl[i].loss));
+        if (i) dl->AddLine(ImVec2(px(double(vl[i - 1].step)), py(vl[i - 1].loss)), c, val_c, 1.0f);
+        dl->AddCircleFilled(c, 3.0f, val_c);
+    }
+    const char* legend = "train (batch)   validation";
+    const float lx = p1.x - ImGui::CalcTextSize(legend).x - 24;
+    dl->AddText(ImVec2(lx, p0.y + 2), train_c, "train (batch)");
+    dl->AddText(ImVec2(lx + ImGui::CalcTextSize("train (batch)   ").x, p0.y + 2), val_c, "validation");
+    if (ImGui::IsItemHovered()) {
+        ImGui::SetTooltip("loss (cross-entropy, nats) per step; last train %.4f%s", tl.empty() ? 0.0 : double(tl.back()),
+                          vl.empty() ? "" : (", validation " + std::to_string(vl.back().loss) + " at step " + std::to_string(vl.back().step)).c_str());
+    }
+}
+
+}  // namespace wlui
