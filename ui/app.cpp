@@ -185,7 +185,7 @@ void App::after_draw() {
     runner_.tick(ImGui::GetIO().DeltaTime, budget);
     tick_ms_ = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
     post_events();
-    model_.train_tick(std::max(0.0, budget - tick_ms_));
+    model_.work_tick(std::max(0.0, budget - tick_ms_));
     work_budget_.spent(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
 }
 

@@ -177,7 +177,11 @@ void ModelWindow::tick_jobs(double budget_ms) {
     } while ((sweeping() || comparing()) && left());
 }
 
-void ModelWindow::train_tick(double budget_ms) { train_.tick(budget_ms / 1000.0); }
+void ModelWindow::work_tick(double budget_ms) {
+    const auto t0 = std::chrono::steady_clock::now();
+    train_.tick(budget_ms / 1000.0);
+    tick_jobs(budget_ms - std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+}
 
 // Built as the canvas is drawn, from what runs next: built after the units instead (or in
 // frame(), which follows the canvas), it showed the op one tick late beside the panel's text.
@@ -209,7 +213,6 @@ void ModelWindow::frame(MeshCanvas& canvas) {
     while (session_.step())
         if (std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count() > kStepBudgetMs) break;
     anim_.tick(ImGui::GetIO().DeltaTime, kStepBudgetMs);
-    tick_jobs(kStepBudgetMs);
     if (on_canvas() != was_on_canvas_ || (refit_ && on_canvas())) {
         canvas.select(std::nullopt);
         canvas.fit();

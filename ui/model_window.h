@@ -10,13 +10,13 @@
 // cycles and wavelets for one matmul and a training step beside dense and the ideal
 // (engine/model/density_sweep.h; model_density); Resident vs streaming runs one forward both
 // ways on the compiled mesh (engine/model/execution_compare.h; model_execution). Both run a
-// unit at a time in frame(), with a progress bar and a cancel.
+// unit at a time after the drawing, in the frame's measured budget, with a progress bar and a cancel.
 //
 //   ModelWindow w("models");
 //   w.open_in_editor = [&](auto& file, auto& text) { ... };
 //   w.frame(canvas);                      // every frame: generation advances, the window draws when open
 //   if (w.on_canvas()) canvas.draw(w.mesh(), w.machine(), w.canvas_overlay());
-//   after drawing: w.train_tick(budget_ms); // training's launches while the GPU draws
+//   after drawing: w.work_tick(budget_ms);  // training's launches, the sweep's units, while the GPU draws
 #pragma once
 #include "ui/mesh_canvas.h"
 #include "ui/model_session.h"
@@ -49,8 +49,8 @@ public:
     // the window reads which PE is hovered and selected there.
     void frame(MeshCanvas& canvas);
     // After the frame is drawn (App::after_draw): a training run's next launches, at least one,
-    // until budget_ms pass.
-    void train_tick(double budget_ms);
+    // then the density sweep's and the comparison's units, until budget_ms pass.
+    void work_tick(double budget_ms);
 
     // While true, the app's canvas shows the model's mesh and machine (an animated op's copy while
     // one plays), coloured by canvas_overlay() (nullptr: by the canvas's own mode, as during an animation).

@@ -1,6 +1,6 @@
-// The Model window's two views of issue 17 in the browser: Density (gpt-nano's weights swept to
-// densities 1, 0.5, 0.25 and 0.1 beside the dense plan: one matmul and a training step, cycles and
-// wavelets against the ideal) and Resident vs streaming (one forward both ways). Each runs in units
+// The Model window's two views of issue 17 in the browser: Density (gpt-nano's weights, at a quarter
+// of its context and batch, swept to densities 1, 0.5, 0.25 and 0.1 beside the dense plan: one
+// matmul and a training step, cycles and wavelets against the ideal) and Resident vs streaming (one forward both ways). Each runs in units
 // between frames, so frames go on while it works, and a cancel stops it; the figures are the
 // engine's, checked here for what must hold. Screenshots of both in tests/web/out/.
 import { test, before, after } from 'node:test';
@@ -29,7 +29,8 @@ const shot = async (page, name) => {
 
 test('Density: the sweep runs between frames, cancels, and gives cycles and wavelets against the ideal', async () => {
   const { page } = app;
-  await call(page, 'model_compile', 'gpt-nano', '32x32', { show: true });
+  // gpt-nano at a quarter of its context and batch: the same plans, a quarter of the work.
+  await call(page, 'model_compile', 'gpt-nano', '32x32', { show: true, set: 'model.block_size=16,train_input.batch_size=2' });
   // A cancel stops it where it is; frames went on meanwhile.
   let d = await call(page, 'model_density', { start: true });
   assert.equal(d.running, true);
@@ -58,8 +59,8 @@ test('Density: the sweep runs between frames, cancels, and gives cycles and wave
   assert.ok(seen >= 3, `frames were drawn in ${seen} of the seconds the sweep took`);
   assert.deepEqual(d.points.map((x) => x.plan), ['dense', 'sparse', 'sparse', 'sparse', 'sparse']);
   assert.equal(d.op, 'l0.fch');
-  assert.equal(d.T, 64);
-  assert.equal(d.B, 8);
+  assert.equal(d.T, 16);
+  assert.equal(d.B, 2);
   const [dense, ...sparse] = d.points;
   assert.ok(dense.op.cycles > 0 && dense.op.wavelets > 0 && dense.train_step.cycles > dense.op.cycles);
   for (const x of d.points) {
@@ -67,10 +68,8 @@ test('Density: the sweep runs between frames, cancels, and gives cycles and wave
     assert.ok(Math.abs(x.op.ideal_cycles - x.density * dense.op.cycles) < 1, 'ideal = density x dense');
   }
   for (const [i, want] of [1, 0.5, 0.25, 0.1].entries()) assert.ok(Math.abs(sparse[i].density - want) < 0.01);
-  // gpt-nano's sparse training layout at density 1 does not fit 32x32 (docs/performance.md): said.
-  assert.equal(sparse[0].train_step, null);
-  assert.match(sparse[0].train_error, /bytes/);
-  for (const x of sparse.slice(1)) assert.ok(x.train_step.cycles > 0, `density ${x.density} trained`);
+  // (At T = 64, gpt-nano's sparse training layout at density 1 does not fit 32x32, and the view says so: docs/performance.md.)
+  for (const x of sparse) assert.ok(x.train_step.cycles > 0 && x.train_error === null, `density ${x.density} trained`);
   assert.ok(sparse[3].op.cycles < dense.op.cycles && sparse[3].train_step.cycles < dense.train_step.cycles,
     'density 0.1 is cheaper than dense for the matmul and the step');
   assert.ok(sparse[3].op.cycles > sparse[3].op.ideal_cycles, 'but not as cheap as the ideal');
