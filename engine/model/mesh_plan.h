@@ -63,7 +63,7 @@ struct Transfer {                  // one activation into or out of an op
     // takes it as dy). 0: the host.
     // A residual's inputs (its backward is the identity): the layernorm that reads its output
     // sends that gradient up, to the second input's matmul (dy) and the first input's other
-    // reader, a layernorm (dx); mesh_plan.cpp's plan_stream_grads.
+    // reader, a layernorm (dx); plan_links.cpp's plan_stream_grads.
     int grad_colour = 0;
     // Streaming execution: the residual stream from one layer into the next (one layer's ops serve
     // every layer, so the stream's producer is the same layer's last op): never linked; the host

@@ -43,7 +43,7 @@ std::string state_symbol(const PlannedOp& op, const std::string& sym, MeshTraine
     return prefix + sym;   // matmul: dw, mb ...; embedding: dwte, dwpe
 }
 
-// [SECTION] the residual stream's gradient on the fabric (plan_stream_grads, mesh_plan.cpp): the
+// [SECTION] the residual stream's gradient on the fabric (plan_stream_grads, plan_links.cpp): the
 // layernorm that reads a residual's output computes its gradient (dx) and sends it up, to the
 // matmul that made the residual's second input (send_dx, into its dy) and to the layernorm that
 // reads its first input (send_dx2, into its dx); the residual's input records the colour.
