@@ -7,6 +7,7 @@
 
 #include "engine/gpt/checkpoint.h"
 #include "engine/model/mesh_plan.h"
+#include "ui/placement_overlay.h"
 
 #include <gtest/gtest.h>
 
@@ -437,8 +438,19 @@ TEST(TrainSession, StreamingTrainsInSlicesAndSplitsTheStepsTime) {
         ref.step = step;
         ASSERT_TRUE(mesh.step(in.data(), tg.data(), ref.sequences_per_step(), ref.cfg.block_size, ref.lr(), &st)) << mesh.error();
         EXPECT_EQ(bits(st.loss), bits(t.losses()[size_t(step)])) << "step " << step + 1;
-        if (step == 1) EXPECT_EQ(st.stream_cycles, last["stream_cycles"].get<uint64_t>());
+        if (step == 1) {
+            EXPECT_EQ(st.stream_cycles, last["stream_cycles"].get<uint64_t>());
+        }
     }
+    // The canvas: layer 1's units light the plan's one layer of ops (l0.*), its streams the weight holders.
+    const wl::model::MeshPlan& plan = t.mesh()->mesh().plan();
+    const wl::model::PlannedOp* qkv = plan.find("l0.qkv");
+    ASSERT_NE(qkv, nullptr);
+    const size_t at = size_t(qkv->rect.y) * size_t(plan.mesh_w) + size_t(qkv->rect.x);
+    const wlui::PeOverlay none = wlui::training_overlay(plan, "", "backward");
+    EXPECT_NE(wlui::training_overlay(plan, "l1.qkv", "backward").colour[at], none.colour[at]);
+    EXPECT_NE(wlui::training_overlay(plan, "l1.grads", "backward").colour[at], none.colour[at]);
+    EXPECT_EQ(wlui::training_overlay(plan, "l1.fch", "backward").colour[at], none.colour[at]);
 }
 
 // Wafers (SwarmX): a panel's figures per wafer, the loss the one-wafer run's within the order of
