@@ -506,7 +506,9 @@ std::string TrainSession::activity() const {
             return "SwarmX: the " + std::to_string(N) + " wafers' gradients summed, the sum broadcast back";
         if (sw.stage == wl::model::SwarmXStage::Check) return "SwarmX: checking every wafer holds the same weights";
         const std::string who = N > 1 ? "wafer " + std::to_string(sw.wafer + 1) + " of " + std::to_string(N) + ": " : "";
-        if (!sw.work) return who + (sw.stage == wl::model::SwarmXStage::Shard ? "its shard of the batch" : "its update");
+        if (!sw.work)   // its part is queued by its first unit
+            return who + (sw.stage == wl::model::SwarmXStage::Shard ? (N > 1 ? "its shard of the batch next" : "the step next")
+                                                                    : (N > 1 ? "its update next" : "the update next"));
         std::string s = who + work_text(*sw.work);
         if (sw.work->sequence >= 0)
             s += ", sequence " + std::to_string(sw.work->sequence + 1) + " of " + std::to_string(tr_->sequences_per_step() / N);
@@ -524,12 +526,7 @@ std::string TrainSession::activity() const {
         std::snprintf(b, sizeof b, "sampling on the mesh: token %d/%d, %s", w->token + 1, set_.sample_tokens, what.c_str());
         return b;
     }
-    if (w) {
-        std::string s = what;
-        if (w->sequence >= 0) s += ", sequence " + std::to_string(w->sequence + 1) + " of " + std::to_string(tr_->sequences_per_step());
-        return s;
-    }
-    return "";
+    return what;   // a step's units are the SwarmX's, above
 }
 
 double TrainSession::steps_per_s() const { return run_seconds_ > 0 ? double(losses_.size()) / run_seconds_ : 0.0; }
