@@ -97,6 +97,7 @@ bool SwarmX::begin_step(const int* inputs, const int* targets, int B, int T, dou
     cur_.wafers = wafers();
     cur_.shards.assign(size_t(wafers()), SwarmXShard{});
     lsum_ = 0;
+    units_ = 0;
     stage_ = SwarmXStage::Shard;
     k_ = 0;
     queued_ = false;
@@ -113,6 +114,7 @@ bool SwarmX::run_slice(int units) {
     for (int i = 0; i < units && stepping(); i++) {
         const auto start = std::chrono::steady_clock::now();
         const bool ok = unit();
+        units_++;
         cur_.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         if (!ok) return false;
     }
@@ -209,6 +211,7 @@ bool SwarmX::unit() {
         }
         cur_.cycles = cur_.compute_cycles + cur_.swarmx_cycles;
         last_ = cur_;
+        last_units_ = units_ + 1;   // with this one
         stage_ = SwarmXStage::Idle;
         return true;
     }
@@ -227,6 +230,7 @@ SwarmXWork SwarmX::next_work() const {
 
 double SwarmX::progress() const {
     if (!stepping()) return 0;
+    if (last_units_) return std::min(1.0, double(units_) / double(last_units_));
     // Parts: each wafer's shard, the reduction (N > 1), each wafer's update, the check (N > 1).
     const int N = wafers();
     const double parts = 2.0 * N + (N > 1 ? 2 : 0);

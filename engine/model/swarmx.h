@@ -113,7 +113,9 @@ public:
     bool run_slice(int units = 1);
     bool stepping() const { return stage_ != SwarmXStage::Idle; }
     SwarmXWork next_work() const;
-    double progress() const;       // 0..1 of the step in progress: each wafer's shard and update by its launches
+    // 0..1 of the step in progress: its units over the last step's (the same batch shape gives the
+    // same units); the first step, by parts (each wafer's shard and update, the reduction, the check).
+    double progress() const;
     const SwarmXStep& last_step() const { return last_; }   // the last step that finished
 
     // Why a batch of B sequences does not split over `wafers` (B a multiple of it, at least one
@@ -147,6 +149,7 @@ private:
     int B_ = 0, T_ = 0;
     double lr_ = 0;
     float lsum_ = 0;
+    size_t units_ = 0, last_units_ = 0;   // units this step has run; the last step's (0: none yet)
     SwarmXStep cur_, last_;
 };
 

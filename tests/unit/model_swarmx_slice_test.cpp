@@ -78,6 +78,7 @@ void sliced_against_by_hand(const GPTConfig& cfg, int mesh, int N, int B, int T)
                 ASSERT_TRUE(seven.run_slice(7)) << seven.error();
             }
         }
+        EXPECT_GT(progress, s == 0 ? 0.5 : 0.9);   // the last unit's; from the second step, units over the first's
         EXPECT_EQ(one.progress(), 0.0);   // idle
         std::set<std::pair<SwarmXStage, int>> want;
         for (int k = 0; k < N; k++) want.insert({SwarmXStage::Shard, k}), want.insert({SwarmXStage::Update, k});
