@@ -249,12 +249,18 @@ void ModelWindow::draw_step_time() {
 void ModelWindow::draw_wafer_panels() {
     const TrainSession& t = train_;
     const int N = t.swarm()->wafers();
-    const auto& busy = t.wafer_busy();
-    const wl::model::SwarmXStep& s = t.last_step();
     if (N < 2 && !t.streaming()) return;   // one resident wafer: the canvas shows it
+    const wl::model::SwarmXStep& s = t.last_step();
+    // Mid-step the heatmaps fill in as the wafers work, on the last step's scale (or their own, if larger).
+    std::vector<std::vector<uint64_t>> busy;
     uint64_t most = 1;
-    for (const auto& w : busy)
+    for (const auto& w : t.wafer_busy())
         for (uint64_t b : w) most = std::max(most, b);
+    for (int k = 0; k < N; k++) {
+        busy.push_back(t.wafer_busy_now(k));
+        for (uint64_t b : busy.back()) most = std::max(most, b);
+    }
+    const wl::model::SwarmXWork now = t.stepping() ? t.swarm()->next_work() : wl::model::SwarmXWork{};
     const int mw = t.settings().mesh_w, mh = t.settings().mesh_h;
     const float cell = std::max(1.0f, std::floor(ImGui::GetFontSize() * 7 / float(std::max(mw, mh))));
     const float panel_w = std::max(cell * float(mw), ImGui::CalcTextSize("loss share 0.0000").x) + ImGui::GetStyle().WindowPadding.x * 2;
@@ -262,7 +268,8 @@ void ModelWindow::draw_wafer_panels() {
     for (int k = 0; k < N; k++) {
         if (k) ImGui::SameLine();
         ImGui::BeginChild(("##wafer" + std::to_string(k)).c_str(), ImVec2(panel_w, panel_h), true, ImGuiWindowFlags_NoScrollbar);
-        ImGui::Text("wafer %d", k);
+        if (now.wafer == k) ImGui::TextColored(ImVec4(1.0f, 0.75f, 0.35f, 1.0f), "wafer %d: %s", k, wl::model::swarmx_stage_name(now.stage));
+        else ImGui::Text("wafer %d", k);
         const bool have = size_t(k) < s.shards.size();
         if (have) {
             const wl::model::SwarmXShard& sh = s.shards[size_t(k)];
@@ -287,7 +294,7 @@ void ModelWindow::draw_wafer_panels() {
         mark(("train_wafer_" + std::to_string(k)).c_str());
         if (ImGui::IsItemHovered())
             ImGui::SetTooltip("wafer %d: its shard of the step's batch (%d sequences); the heatmap: busy cycles per PE in the last "
-                              "step, one scale for every wafer (brightest %s)", k, t.trainer()->sequences_per_step() / N,
+                              "step (mid-step: so far), one scale for every wafer (brightest %s)", k, t.trainer()->sequences_per_step() / N,
                               short_count(double(most)).c_str());
     }
 }

@@ -287,6 +287,14 @@ static std::vector<uint64_t> busy_of(const wl::model::MeshTrainer& t) {
     return out;
 }
 
+std::vector<uint64_t> TrainSession::wafer_busy_now(int wafer) const {
+    const size_t k = size_t(wafer);
+    if (!stepping() || k >= busy0_.size()) return k < busy_.size() ? busy_[k] : std::vector<uint64_t>{};
+    std::vector<uint64_t> b = busy_of(swarm_->wafer(wafer));
+    for (size_t i = 0; i < b.size(); i++) b[i] -= busy0_[k][i];
+    return b;
+}
+
 bool TrainSession::begin_next_step() {
     tr_->step_batches(tr_->step, inputs_.data(), targets_.data());   // grad_accum_steps micro-batches
     if (swarm_->begin_step(inputs_.data(), targets_.data(), tr_->sequences_per_step(), tr_->cfg.block_size, tr_->lr())) {

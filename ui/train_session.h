@@ -129,6 +129,8 @@ public:
     // Each wafer's busy cycles per PE in the last step (Machine's CoreStats::busy, row-major, the
     // mesh's w*h), what its panel's heatmap shows; empty before the first step.
     const std::vector<std::vector<uint64_t>>& wafer_busy() const { return busy_; }
+    // The same for the step in progress so far (mid-step), else the last step's; empty before a step.
+    std::vector<uint64_t> wafer_busy_now(int wafer) const;
     const wl::gpt::Trainer* trainer() const { return tr_.get(); }
     const TrainSettings& settings() const { return set_; }
     const CorpusInfo& corpus() const { return corpus_; }

@@ -463,11 +463,15 @@ TEST(TrainSession, WafersTrainDataParallelAndShowEachWafer) {
     s.wafers = 2;
     ASSERT_TRUE(two.start(s)) << two.error();
     std::set<std::string> said;
+    uint64_t mid_step = 0;   // wafer 1's busy cycles so far, while it runs its shard
     for (int i = 0; i < 400000 && two.running(); i++) {
         const std::string a = two.activity();
         said.insert(a.substr(0, a.find(':')));
+        if (two.stepping() && two.swarm()->next_work().wafer == 1 && two.losses().empty())
+            for (uint64_t b : two.wafer_busy_now(1)) mid_step = std::max(mid_step, b);
         two.tick(0);
     }
+    EXPECT_GT(mid_step, 0u) << "the heatmap fills in mid-step";
     run_out(one, 10.0);
     ASSERT_EQ(two.status(), TrainSession::Status::Done) << two.error();
     ASSERT_EQ(one.status(), TrainSession::Status::Done) << one.error();
