@@ -47,6 +47,15 @@ double nice_ceil(double v) {
     return 10 * p;
 }
 
+std::string short_count(double v) {
+    char b[32];
+    if (v >= 1e9) std::snprintf(b, sizeof b, "%.2fG", v / 1e9);
+    else if (v >= 1e6) std::snprintf(b, sizeof b, "%.2fM", v / 1e6);
+    else if (v >= 1e3) std::snprintf(b, sizeof b, "%.1fk", v / 1e3);
+    else std::snprintf(b, sizeof b, "%.0f", v);
+    return b;
+}
+
 std::string format_bytes(double bytes) {
     char s[32];
     if (bytes < 1024) std::snprintf(s, sizeof s, "%.0f B", bytes);

@@ -37,6 +37,7 @@ inline constexpr Rgba kLaunch{150, 160, 176, 255};    // task mode: a host-launc
 
 double nice_ceil(double v);              // the next 1, 2 or 5 x 10^k at or above v (> 0); legend ranges
 std::string format_bytes(double bytes);  // "320 B", "1.5 KiB", "48 KiB"
+std::string short_count(double v);       // 1234567 -> "1.23M", 12345 -> "12.3k": an axis label, a cycle count
 
 // [SECTION] settings
 

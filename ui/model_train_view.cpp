@@ -3,6 +3,7 @@
 #include "ui/model_window.h"
 
 #include "engine/gpu/compare.h"
+#include "ui/canvas_model.h"
 #include "ui/style.h"
 
 #include <imgui.h>
@@ -89,6 +90,30 @@ void ModelWindow::draw_train() {
     ImGui::InputInt("sample every", &train_set_.sample_every, 0);
     train_set_.sample_every = std::max(1, train_set_.sample_every);
 
+    // How the weights are held, and over how many wafers (the next start's).
+    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 7);
+    if (ImGui::BeginCombo("weights##train", train_set_.execution.empty() ? "config's" : train_set_.execution.c_str())) {
+        for (const char* e : {"resident", "streaming"})
+            if (ImGui::Selectable(e, train_set_.execution == e)) train_set_.execution = e;
+        ImGui::EndCombo();
+    }
+    mark("train_execution");
+    if (ImGui::IsItemHovered())
+        ImGui::SetTooltip("resident: every layer on its own PEs, its weights, gradients and moments in their SRAM.\nstreaming: one "
+                          "layer's ops serve every layer; each layer's weights stream in and its gradients out over the mesh's "
+                          "edge, AdamW on them in the store (docs/weight-streaming.md).\nconfig's: the config's wafer.execution");
+    ImGui::SameLine();
+    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 4);
+    static constexpr const char* kWafers[] = {"1", "2", "3", "4"};
+    static_assert(std::size(kWafers) == size_t(wl::model::SwarmX::kMaxWafers));
+    int wi = std::clamp(train_set_.wafers, 1, wl::model::SwarmX::kMaxWafers) - 1;
+    if (ImGui::Combo("wafers", &wi, kWafers, int(std::size(kWafers)))) train_set_.wafers = wi + 1;
+    mark("train_wafers");
+    if (ImGui::IsItemHovered())
+        ImGui::SetTooltip("data parallel: each wafer (a whole emulated mesh) takes its shard of a step's batch; SwarmX sums their "
+                          "gradients and broadcasts the sum back, and every wafer runs the same AdamW (engine/model/swarmx.h). "
+                          "The batch (batch_size x grad_accum_steps) must split over them.");
+
     // The data: the config's corpus, or the user's text.
     if (const auto& txt = t.text_info()) {
         ImGui::Text("data: %s, %zu bytes, vocabulary %d", txt->name.c_str(), txt->bytes, txt->vocab);
@@ -138,7 +163,7 @@ void ModelWindow::draw_train() {
     ImGui::EndDisabled();
     mark("train_pause");
     ImGui::SameLine();
-    ImGui::BeginDisabled(!t.has_run() || (t.mesh() && t.mesh()->stepping()));
+    ImGui::BeginDisabled(!t.has_run() || t.stepping());
     if (ImGui::Button(kWebBuild ? "Download checkpoint" : "Save checkpoint")) {
         try {
             save_checkpoint();
@@ -165,23 +190,22 @@ void ModelWindow::draw_train() {
     if (!train_notice_.empty() && train_notice_ != t.error()) ImGui::TextDisabled("%s", train_notice_.c_str());
     if (!t.has_run()) return;
 
-    ImGui::Text("%s: step %lld of %lld  (%s on %s, %s)", TrainSession::status_name(t.status()), (long long)t.step(),
+    const int wafers = t.swarm()->wafers();
+    ImGui::Text("%s: step %lld of %lld  (%s on %s%s, weights %s, %s)", TrainSession::status_name(t.status()), (long long)t.step(),
                 (long long)t.target_step(), t.settings().config.c_str(),
-                (std::to_string(t.settings().mesh_w) + "x" + std::to_string(t.settings().mesh_h)).c_str(), t.corpus().name.c_str());
+                (std::to_string(t.settings().mesh_w) + "x" + std::to_string(t.settings().mesh_h)).c_str(),
+                wafers > 1 ? (" x " + std::to_string(wafers) + " wafers").c_str() : "", t.streaming() ? "streamed" : "resident",
+                t.corpus().name.c_str());
     mark("train_status");
-    const wl::model::MeshTrainer& m = *t.mesh();
-    ImGui::ProgressBar(m.work_total() ? float(m.work_done()) / float(m.work_total()) : 0.0f, ImVec2(ImGui::GetFontSize() * 8, 0), "");
+    ImGui::ProgressBar(float(t.job_progress()), ImVec2(ImGui::GetFontSize() * 8, 0), "");
     ImGui::SameLine();
     shown_panel_ = t.starting() ? "waits while the new start is built" : t.activity().empty() ? "between steps" : t.activity();
     ImGui::TextUnformatted(shown_panel_.c_str());
     ImGui::Text("%.2f steps/s, %.0f tokens/s (wall, this tab); the emulator alone %.0f tokens/s", t.steps_per_s(), t.tokens_per_s(),
                 t.mesh_tokens_per_s());
-    if (!t.losses().empty()) {
-        const wl::model::TrainStep& s = t.last_step();
-        ImGui::Text("last step: loss %.4f, grad norm %.3f, %llu cycles = %s of wafer time", s.loss, s.grad_norm,
-                    (unsigned long long)s.cycles, format_seconds(double(s.cycles) / wse_clock_hz()).c_str());
-    }
+    draw_step_time();
     ImGui::Text("corpus: %zu bytes, vocabulary %d", t.corpus().bytes, t.corpus().vocab);
+    draw_wafer_panels();
     draw_loss_plot();
     if (t.sample().step >= 0) {
         ImGui::TextDisabled("sample at step %lld (on the mesh, temperature %.1f):",
@@ -193,6 +217,85 @@ void ModelWindow::draw_train() {
         ImGui::TextWrapped("%s", t.sample().text.c_str());
         ImGui::EndChild();
         mark("train_sample");
+    }
+}
+
+// The last step's emulated time, split: compute (the slowest wafer's launches), of which the weight
+// streams (TrainStep::stream_cycles: weights in, gradients out over the edge links), and SwarmX's
+// modelled reduce and broadcast.
+void ModelWindow::draw_step_time() {
+    const TrainSession& t = train_;
+    if (t.losses().empty()) return;
+    const wl::model::SwarmXStep& s = t.last_step();
+    const double hz = wse_clock_hz();
+    auto cyc = [hz](uint64_t c) { return std::to_string(c) + " cycles (" + format_seconds(double(c) / hz) + ")"; };
+    ImGui::Text("last step: loss %.4f, grad norm %.3f, %s of wafer time", s.loss, s.grad_norm, cyc(s.cycles).c_str());
+    mark("train_last");
+    const uint64_t compute = s.compute_cycles - std::min(s.compute_cycles, s.stream_cycles);
+    ImGui::Text("  compute %s", cyc(compute).c_str());
+    if (t.streaming())
+        ImGui::Text("  streaming %s: %s of weights in and gradients out", cyc(s.stream_cycles).c_str(), format_bytes(double(s.stream_bytes)).c_str());
+    if (s.wafers > 1)
+        ImGui::Text("  SwarmX %s: %s reduced and broadcast", cyc(s.swarmx_cycles).c_str(), format_bytes(double(s.swarmx_bytes)).c_str());
+    mark("train_time");
+    if (ImGui::IsItemHovered())
+        ImGui::SetTooltip("emulated cycles at the WSE clock. compute: the slowest wafer's launches less their streams; streaming: "
+                          "the layers' weights in and gradients out over the edge links; SwarmX: the gradients' reduce and "
+                          "broadcast between wafers, modelled at the links' bandwidth (no overlap modelled)");
+}
+
+// One panel per wafer, side by side: its shard's share of the loss, its cycles, and its mesh's busy
+// cycles per PE in the last step (CoreStats::busy), as a heatmap on one scale for every wafer.
+void ModelWindow::draw_wafer_panels() {
+    const TrainSession& t = train_;
+    const int N = t.swarm()->wafers();
+    if (N < 2 && !t.streaming()) return;   // one resident wafer: the canvas shows it
+    const wl::model::SwarmXStep& s = t.last_step();
+    // Mid-step the heatmaps fill in as the wafers work, on the last step's scale (or their own, if larger).
+    std::vector<std::vector<uint64_t>> busy;
+    uint64_t most = 1;
+    for (const auto& w : t.wafer_busy())
+        for (uint64_t b : w) most = std::max(most, b);
+    for (int k = 0; k < N; k++) {
+        busy.push_back(t.wafer_busy_now(k));
+        for (uint64_t b : busy.back()) most = std::max(most, b);
+    }
+    const wl::model::SwarmXWork now = t.stepping() ? t.swarm()->next_work() : wl::model::SwarmXWork{};
+    const int mw = t.settings().mesh_w, mh = t.settings().mesh_h;
+    const float cell = std::max(1.0f, std::floor(ImGui::GetFontSize() * 7 / float(std::max(mw, mh))));
+    const float panel_w = std::max(cell * float(mw), ImGui::CalcTextSize("loss share 0.0000").x) + ImGui::GetStyle().WindowPadding.x * 2;
+    const float panel_h = cell * float(mh) + ImGui::GetTextLineHeightWithSpacing() * (t.streaming() ? 4.2f : 3.2f) + 8;
+    for (int k = 0; k < N; k++) {
+        if (k) ImGui::SameLine();
+        ImGui::BeginChild(("##wafer" + std::to_string(k)).c_str(), ImVec2(panel_w, panel_h), true, ImGuiWindowFlags_NoScrollbar);
+        if (now.wafer == k) ImGui::TextColored(ImVec4(1.0f, 0.75f, 0.35f, 1.0f), "wafer %d: %s", k, wl::model::swarmx_stage_name(now.stage));
+        else ImGui::Text("wafer %d", k);
+        const bool have = size_t(k) < s.shards.size();
+        if (have) {
+            const wl::model::SwarmXShard& sh = s.shards[size_t(k)];
+            ImGui::Text("loss share %.4f", sh.loss);
+            ImGui::Text("%s cycles", short_count(double(sh.cycles)).c_str());
+            if (t.streaming()) ImGui::Text("%s streaming", short_count(double(sh.stream_cycles)).c_str());
+        } else {
+            ImGui::TextDisabled("no step yet");
+        }
+        const ImVec2 at = ImGui::GetCursorScreenPos();
+        ImDrawList* dl = ImGui::GetWindowDrawList();
+        for (int y = 0; y < mh; y++)
+            for (int x = 0; x < mw; x++) {
+                const size_t i = size_t(y) * size_t(mw) + size_t(x);
+                const float v = size_t(k) < busy.size() && i < busy[size_t(k)].size() ? float(double(busy[size_t(k)][i]) / double(most)) : 0.0f;
+                const Rgba c = heat(v);
+                const ImVec2 a(at.x + float(x) * cell, at.y + float(y) * cell);
+                dl->AddRectFilled(a, ImVec2(a.x + cell, a.y + cell), IM_COL32(c.r, c.g, c.b, 255));
+            }
+        ImGui::Dummy(ImVec2(cell * float(mw), cell * float(mh)));
+        ImGui::EndChild();
+        mark(("train_wafer_" + std::to_string(k)).c_str());
+        if (ImGui::IsItemHovered())
+            ImGui::SetTooltip("wafer %d: its shard of the step's batch (%d sequences); the heatmap: busy cycles per PE in the last "
+                              "step (mid-step: so far), one scale for every wafer (brightest %s)", k, t.trainer()->sequences_per_step() / N,
+                              short_count(double(most)).c_str());
     }
 }
 

@@ -8,6 +8,7 @@
 #include "ui/model_window.h"
 
 #include "engine/gpu/compare.h"
+#include "ui/canvas_model.h"
 #include "ui/style.h"
 
 #include <imgui.h>
@@ -24,16 +25,6 @@ using wl::gpu::format_seconds;
 // [SECTION] density
 
 namespace {
-
-// 1234567 -> "1.23M": an axis label.
-std::string short_count(double v) {
-    char b[32];
-    if (v >= 1e9) std::snprintf(b, sizeof b, "%.2fG", v / 1e9);
-    else if (v >= 1e6) std::snprintf(b, sizeof b, "%.2fM", v / 1e6);
-    else if (v >= 1e3) std::snprintf(b, sizeof b, "%.1fk", v / 1e3);
-    else std::snprintf(b, sizeof b, "%.0f", v);
-    return b;
-}
 
 const ImU32 kSparseCol = IM_COL32(235, 90, 80, 255), kDenseCol = IM_COL32(110, 170, 255, 255), kIdealCol = IM_COL32(120, 200, 120, 255);
 

@@ -374,7 +374,7 @@ const std::vector<ModelWindow::Method>& ModelWindow::methods() {
              }
              return w.compare_json();
          }},
-        {"train_start", "{options}", false, [](ModelWindow& w, const json& a) {   // {config, mesh, steps, eval_every, sample_every, sample_tokens, temperature, set}
+        {"train_start", "{options}", false, [](ModelWindow& w, const json& a) {   // {config, mesh, steps, eval_every, sample_every, sample_tokens, temperature, set, execution, wafers}
              w.config_ = str_arg(a, "config", w.config_);
              parse_mesh(str_arg(a, "mesh", mesh_text(w.mesh_w_, w.mesh_h_)), &w.mesh_w_, &w.mesh_h_);
              TrainSettings& s = w.train_set_;
@@ -384,6 +384,11 @@ const std::vector<ModelWindow::Method>& ModelWindow::methods() {
              s.sample_tokens = int(num_arg(a, "sample_tokens", s.sample_tokens, 0, 10000));
              s.temperature = float(num_arg(a, "temperature", s.temperature, 0, 100));
              s.set = str_arg(a, "set", "");
+             const std::string execution = str_arg(a, "execution", s.execution);   // the Train section's weights combo
+             if (!execution.empty() && execution != "resident" && execution != "streaming")
+                 throw std::invalid_argument("'execution' must be resident or streaming, got '" + execution + "'");
+             s.execution = execution;
+             s.wafers = int(num_arg(a, "wafers", s.wafers, 1, wl::model::SwarmX::kMaxWafers));
              w.open = true;
              if (!w.start_training()) throw std::runtime_error(w.train_.error());
              return w.train_.to_json();

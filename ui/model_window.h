@@ -117,6 +117,8 @@ private:
     void draw_generation();
     void draw_train();
     void draw_loss_plot();
+    void draw_step_time();               // the last step's time: compute, streaming, SwarmX
+    void draw_wafer_panels();            // a panel per wafer: its loss share, cycles, busy heatmap
     bool training_shown() const { return train_shown_ && train_.has_run(); }
     bool start_training();               // the Train section's settings
     void save_checkpoint();              // native: to train_path_; web: a download

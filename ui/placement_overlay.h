@@ -20,7 +20,8 @@ PeOverlay placement_overlay(const wl::model::MeshPlan& plan, PlacementColour by)
 
 // During training: the PEs of the op that runs now in the colour of its phase ("forward",
 // "backward", "optimiser"; op "grad_norm": every weight-holding op's PEs), the other placed
-// PEs dim. op "" lights nothing.
+// PEs dim. op "" lights nothing. A streaming plan's layer ops light for every layer's instance
+// ("l2.qkv": l0.qkv's PEs), and "l<k>.weights" / "l<k>.grads" (the layer's streams) its weight-holding ops.
 PeOverlay training_overlay(const wl::model::MeshPlan& plan, const std::string& op, const std::string& phase);
 
 }  // namespace wlui

@@ -61,10 +61,10 @@ struct TrainSession::Starting {
     std::optional<wl::model::PlanBuilder> plan;
     std::string too_big;                          // a plan that did not fit: its error, while the advice is tried
     std::optional<wl::model::FitAdvisor> advice;
-    std::optional<wl::model::MeshPlan> planned;   // between the plan and the mesh's loading
+    std::optional<wl::model::MeshPlan> planned;   // between the plan and the last wafer's loading
     std::unique_ptr<uint8_t[]> warm;   // the heap's pages the machine will take, touched a slice a unit
     size_t warm_bytes = 0, warm_done = 0;
-    std::unique_ptr<wl::model::MeshTrainer> mesh;
+    std::vector<std::unique_ptr<wl::model::MeshTrainer>> meshes;   // the wafers made so far; the last one loading
 };
 
 // WebAssembly's memory costs a page fault the first time a page is touched: 0.25-0.47 s for 48 MiB
@@ -102,12 +102,20 @@ bool TrainSession::start(const TrainSettings& s) {
     try {
         if (s.steps < 1 || s.eval_every < 1 || s.sample_every < 1 || s.sample_tokens < 0)
             throw std::invalid_argument("steps, eval_every and sample_every must be >= 1");
+        if (!s.execution.empty() && s.execution != "resident" && s.execution != "streaming")
+            throw std::invalid_argument("execution must be resident or streaming, got '" + s.execution + "'");
+        if (s.wafers < 1 || s.wafers > wl::model::SwarmX::kMaxWafers)
+            throw std::invalid_argument("wafers must be 1 to " + std::to_string(wl::model::SwarmX::kMaxWafers) + ", got " +
+                                        std::to_string(s.wafers));
         const bool is_path = s.config.find('/') != std::string::npos || s.config.find(".yaml") != std::string::npos;
         wl::gpt::GPTConfig cfg = wl::gpt::load_config(is_path ? s.config : dir_ + "/" + s.config + ".yaml");
         wl::gpt::apply_overrides(cfg, s.set, "set");
+        if (!s.execution.empty()) cfg.execution = s.execution;
         cfg.max_iters = int(s.steps);   // as the CLI's --steps; the schedule's other keys stay the config's
         if (text_) cfg.corpus = "file", cfg.data = text_name_;
         cfg.validate("config");         // as the trainer will, before its corpus is built
+        const std::string split = wl::model::SwarmX::split_error(wl::gpt::sequences_per_step(cfg), s.wafers);
+        if (!split.empty()) throw std::invalid_argument(split + "; a step's B is batch_size x grad_accum_steps");
         auto st = std::make_unique<Starting>();
         st->s = s;
         st->cfg = cfg;
@@ -157,6 +165,7 @@ bool TrainSession::start_unit() {
             const wl::MachineConfig mc{r.plan.mesh_w, r.plan.mesh_h, r.plan.sram_bytes};
             st.planned = std::move(r.plan);
             st.warm_bytes = warm_heap_ ? size_t(mc.w) * size_t(mc.h) * (mc.sram_bytes + wl::Machine::state_bytes_per_pe()) : 0;
+            st.warm_done = 0;
             if (st.warm_bytes) st.warm.reset(new uint8_t[st.warm_bytes]);   // not touched yet
             st.stage = Starting::Stage::Warm;
             return true;
@@ -172,12 +181,22 @@ bool TrainSession::start_unit() {
                 return true;
             }
             st.warm.reset();
-            st.mesh = std::make_unique<wl::model::MeshTrainer>(std::move(*st.planned), wl::RunMode::Fast, wl::model::MeshGPT::InSteps{});
-            st.planned.reset();
+            if (int(st.meshes.size()) + 1 < st.s.wafers)   // every wafer the same plan: a copy for all but the last
+                st.meshes.push_back(std::make_unique<wl::model::MeshTrainer>(*st.planned, wl::RunMode::Fast, wl::model::MeshGPT::InSteps{}));
+            else {
+                st.meshes.push_back(std::make_unique<wl::model::MeshTrainer>(std::move(*st.planned), wl::RunMode::Fast, wl::model::MeshGPT::InSteps{}));
+                st.planned.reset();
+            }
             st.stage = Starting::Stage::Load;
             return true;
         case Starting::Stage::Load:
-            if (st.mesh->load_step(*st.tr->model)) return true;
+            if (st.meshes.back()->load_step(*st.tr->model)) return true;
+            if (int(st.meshes.size()) < st.s.wafers) {   // the next wafer: its heap warmed, made, loaded
+                st.warm_done = 0;
+                if (st.warm_bytes) st.warm.reset(new uint8_t[st.warm_bytes]);
+                st.stage = Starting::Stage::Warm;
+                return true;
+            }
             commit(st);
             starting_.reset();
             return true;
@@ -192,7 +211,8 @@ bool TrainSession::start_unit() {
 
 // Everything worked: the new run replaces the old one.
 void TrainSession::commit(Starting& st) {
-    mesh_ = std::move(st.mesh);
+    swarm_ = std::make_unique<wl::model::SwarmX>(std::move(st.meshes));
+    mesh_ = &swarm_->wafer(0);
     tr_ = std::move(st.tr);
     set_ = st.s;
     corpus_ = CorpusInfo{tr_->corpus.name, tr_->corpus.text.size(), tr_->tokenizer->vocab_size()};
@@ -203,6 +223,7 @@ void TrainSession::commit(Starting& st) {
     losses_.clear();
     val_.clear();
     last_ = {};
+    busy_.clear();
     mesh_seconds_ = run_seconds_ = 0;
     last_tick_.reset();
     sample_ = sample_next_ = {};
@@ -229,12 +250,12 @@ double TrainSession::start_progress() const {
     const Starting& st = *starting_;
     if (st.stage == Starting::Stage::Plan) return st.plan->progress();
     if (st.stage == Starting::Stage::Warm) return st.warm_bytes ? double(st.warm_done) / double(st.warm_bytes) : 1.0;
-    if (st.stage == Starting::Stage::Load) return double(st.mesh->load_done()) / double(st.mesh->load_total());
+    if (st.stage == Starting::Stage::Load) return double(st.meshes.back()->load_done()) / double(st.meshes.back()->load_total());
     return 0;
 }
 
 void TrainSession::pause() {
-    if (status_ == Status::Running) status_ = mesh_->stepping() ? Status::Pausing : Status::Paused;
+    if (status_ == Status::Running) status_ = stepping() ? Status::Pausing : Status::Paused;
     if (status_ == Status::Starting) status_ = Status::Paused;   // between two of the start's units
 }
 
@@ -256,15 +277,42 @@ void TrainSession::sync_model() {
     tr_->opt.t = mesh_->updates();
 }
 
+// A wafer's busy cycles per PE so far (CoreStats::busy, row-major).
+static std::vector<uint64_t> busy_of(const wl::model::MeshTrainer& t) {
+    const wl::Machine& m = t.mesh().host().machine();
+    const wl::Mesh mesh = m.mesh();
+    std::vector<uint64_t> out(size_t(mesh.w) * size_t(mesh.h));
+    for (int y = 0; y < mesh.h; y++)
+        for (int x = 0; x < mesh.w; x++) out[size_t(y) * size_t(mesh.w) + size_t(x)] = m.core(x, y).stats.busy;
+    return out;
+}
+
+std::vector<uint64_t> TrainSession::wafer_busy_now(int wafer) const {
+    const size_t k = size_t(wafer);
+    if (!stepping() || k >= busy0_.size()) return k < busy_.size() ? busy_[k] : std::vector<uint64_t>{};
+    std::vector<uint64_t> b = busy_of(swarm_->wafer(wafer));
+    for (size_t i = 0; i < b.size(); i++) b[i] -= busy0_[k][i];
+    return b;
+}
+
 bool TrainSession::begin_next_step() {
     tr_->step_batches(tr_->step, inputs_.data(), targets_.data());   // grad_accum_steps micro-batches
-    if (mesh_->begin_step(inputs_.data(), targets_.data(), tr_->sequences_per_step(), tr_->cfg.block_size, tr_->lr())) return true;
-    fail("step " + std::to_string(tr_->step + 1) + ": " + mesh_->error());
+    if (swarm_->begin_step(inputs_.data(), targets_.data(), tr_->sequences_per_step(), tr_->cfg.block_size, tr_->lr())) {
+        busy0_.clear();
+        for (int k = 0; k < swarm_->wafers(); k++) busy0_.push_back(busy_of(swarm_->wafer(k)));
+        return true;
+    }
+    fail("step " + std::to_string(tr_->step + 1) + ": " + swarm_->error());
     return false;
 }
 
 void TrainSession::finish_step() {
-    last_ = mesh_->last_step();
+    last_ = swarm_->last_step();
+    busy_.assign(size_t(swarm_->wafers()), {});
+    for (int k = 0; k < swarm_->wafers(); k++) {
+        busy_[size_t(k)] = busy_of(swarm_->wafer(k));
+        for (size_t i = 0; i < busy_[size_t(k)].size(); i++) busy_[size_t(k)][i] -= busy0_[size_t(k)][i];
+    }
     tr_->step += 1;
     tr_->last_grad_norm = last_.grad_norm;
     losses_.push_back(last_.loss);
@@ -327,7 +375,19 @@ void TrainSession::finish_job(wl::model::MeshJob job) {
 // or, between jobs, the next job queued. False when nothing is due, paused, or on a failure.
 bool TrainSession::unit() {
     if (starting_) return start_unit();   // once started, the run's units follow in the same tick
-    if (mesh_->busy()) {
+    if (swarm_->stepping()) {   // a step: its wafers' shards, SwarmX's reduction, their updates
+        if (!swarm_->run_slice(1)) {
+            fail("step " + std::to_string(tr_->step + 1) + ": " + swarm_->error());
+            return false;
+        }
+        if (!swarm_->stepping()) finish_step();
+        if (status_ == Status::Pausing && !swarm_->stepping()) {
+            status_ = Status::Paused;   // the step boundary; what finish_step scheduled runs after resume
+            return false;
+        }
+        return true;
+    }
+    if (mesh_->busy()) {   // an evaluation batch or a sample, on wafer 0
         const wl::model::MeshJob job = mesh_->job();
         if (!mesh_->run_slice(1)) {
             const std::string what = job == wl::model::MeshJob::Step ? "step " + std::to_string(tr_->step + 1)
@@ -337,8 +397,8 @@ bool TrainSession::unit() {
             return false;
         }
         if (!mesh_->busy()) finish_job(job);
-        if (status_ == Status::Pausing && !mesh_->stepping()) {
-            status_ = Status::Paused;   // the step boundary; what finish_step scheduled runs after resume
+        if (status_ == Status::Pausing) {
+            status_ = Status::Paused;   // between two launches of an evaluation or a sample
             return false;
         }
         return true;
@@ -354,6 +414,12 @@ bool TrainSession::unit() {
 // op's launch costs about the same each time), the start's stage, or the next job's beginning.
 std::string TrainSession::unit_key() const {
     if (starting_) return "start " + std::to_string(int(starting_->stage));
+    if (stepping()) {   // the same launch costs about the same on every wafer
+        const wl::model::SwarmXWork sw = swarm_->next_work();
+        const wl::model::TrainWork* w = sw.work;
+        return std::string("step ") + wl::model::swarmx_stage_name(sw.stage) +
+               (w ? std::string(" ") + wl::model::train_phase_name(w->phase) + " " + w->op : std::string());
+    }
     const wl::model::TrainWork* w = mesh_ ? mesh_->next_work() : nullptr;
     if (!w) return "next job";
     return std::string(wl::model::mesh_job_name(mesh_->job())) + " " + wl::model::train_phase_name(w->phase) + " " + w->op;
@@ -402,7 +468,7 @@ bool TrainSession::checkpoint(std::string* bytes) {
         error_ = "nothing to save: start training first";
         return false;
     }
-    if (mesh_->stepping()) {
+    if (stepping()) {
         error_ = "the checkpoint is taken at a step boundary: pause first (training is mid-step)";
         return false;
     }
@@ -413,26 +479,52 @@ bool TrainSession::checkpoint(std::string* bytes) {
 
 // [SECTION] what it shows
 
+// What a unit does, in words: "forward l0.qkv", or for a streamed layer's unit "l1 backward, gradients out".
+static std::string work_text(const wl::model::TrainWork& w) {
+    const std::string phase = wl::model::train_phase_name(w.phase);
+    if (!w.streaming) return phase + " " + w.op;
+    std::string s = "l" + std::to_string(w.layer) + " " + phase + ", " + w.streaming;
+    if (w.op.find(".weights") == std::string::npos && w.op.find(".grads") == std::string::npos) s += " (" + w.op + ")";
+    return s;
+}
+
 std::string TrainSession::activity() const {
     if (starting_) {
         const Starting& st = *starting_;
+        const int n = st.s.wafers;   // "the mesh", or with several wafers "wafer 2 of 4's mesh"
+        auto wafer = [n](size_t k) { return n == 1 ? std::string("the ") : "wafer " + std::to_string(k + 1) + " of " + std::to_string(n) + "'s "; };
         switch (st.stage) {
         case Starting::Stage::Corpus: return "starting: preparing the corpus (" + (st.text ? st.text_name : st.cfg.corpus) + ")";
         case Starting::Stage::Model: return "starting: initialising the model (" + st.s.config + ")";
         case Starting::Stage::Plan: return "starting: " + st.plan->activity();
         case Starting::Stage::Advice: return "starting: it does not fit; " + st.advice->activity();
         case Starting::Stage::Warm:
-            return "starting: reserving memory for the mesh: " + std::to_string(st.warm_done >> 20) + " of " +
-                   std::to_string((st.warm_bytes + (1u << 20) - 1) >> 20) + " MiB";
+            return "starting: reserving memory for " + wafer(st.meshes.size()) + "mesh: " + std::to_string(st.warm_done >> 20) +
+                   " of " + std::to_string((st.warm_bytes + (1u << 20) - 1) >> 20) + " MiB";
         case Starting::Stage::Load:
-            return "starting: loading the mesh (programs, routes, weights): " + std::to_string(st.mesh->load_done()) + " of " +
-                   std::to_string(st.mesh->load_total());
+            return "starting: loading " + wafer(st.meshes.size() - 1) + "mesh (programs, routes, weights): " +
+                   std::to_string(st.meshes.back()->load_done()) + " of " + std::to_string(st.meshes.back()->load_total());
         }
     }
     if (!tr_) return "";
+    if (stepping()) {   // wafer k's shard or update, or SwarmX's reduction between them
+        const wl::model::SwarmXWork sw = swarm_->next_work();
+        const int N = swarm_->wafers();
+        if (sw.stage == wl::model::SwarmXStage::Reduce)
+            return "SwarmX: the " + std::to_string(N) + " wafers' gradients summed, the sum broadcast back";
+        if (sw.stage == wl::model::SwarmXStage::Check) return "SwarmX: checking every wafer holds the same weights";
+        const std::string who = N > 1 ? "wafer " + std::to_string(sw.wafer + 1) + " of " + std::to_string(N) + ": " : "";
+        if (!sw.work)   // its part is queued by its first unit
+            return who + (sw.stage == wl::model::SwarmXStage::Shard ? (N > 1 ? "its shard of the batch next" : "the step next")
+                                                                    : (N > 1 ? "its update next" : "the update next"));
+        std::string s = who + work_text(*sw.work);
+        if (sw.work->sequence >= 0)
+            s += ", sequence " + std::to_string(sw.work->sequence + 1) + " of " + std::to_string(tr_->sequences_per_step() / N);
+        return s;
+    }
     char b[160];
     const wl::model::TrainWork* w = mesh_->next_work();
-    const std::string what = w ? std::string(wl::model::train_phase_name(w->phase)) + " " + w->op : "";
+    const std::string what = w ? work_text(*w) : "";
     if (w && mesh_->job() == wl::model::MeshJob::Eval) {
         std::snprintf(b, sizeof b, "evaluating on the mesh: batch %d/%d, sequence %d/%d, %s", eval_next_ + 1, tr_->cfg.eval_iters,
                       std::max(w->sequence, 0) + 1, tr_->cfg.batch_size, what.c_str());
@@ -442,12 +534,7 @@ std::string TrainSession::activity() const {
         std::snprintf(b, sizeof b, "sampling on the mesh: token %d/%d, %s", w->token + 1, set_.sample_tokens, what.c_str());
         return b;
     }
-    if (w) {
-        std::string s = what;
-        if (w->sequence >= 0) s += ", sequence " + std::to_string(w->sequence + 1) + " of " + std::to_string(tr_->sequences_per_step());
-        return s;
-    }
-    return "";
+    return what;   // a step's units are the SwarmX's, above
 }
 
 double TrainSession::steps_per_s() const { return run_seconds_ > 0 ? double(losses_.size()) / run_seconds_ : 0.0; }
@@ -456,12 +543,47 @@ double TrainSession::mesh_tokens_per_s() const {
     return tr_ && mesh_seconds_ > 0 ? double(losses_.size()) * double(tr_->tokens_per_step()) / mesh_seconds_ : 0.0;
 }
 
+const wl::model::TrainWork* TrainSession::next_work() const {
+    if (stepping()) return swarm_->next_work().work;
+    return mesh_ ? mesh_->next_work() : nullptr;
+}
+
+double TrainSession::job_progress() const {
+    if (stepping()) return swarm_->progress();
+    return mesh_ && mesh_->work_total() ? double(mesh_->work_done()) / double(mesh_->work_total()) : 0.0;
+}
+
+// The last step: its time split into compute (of which streaming) and SwarmX's, and each wafer's part.
+nlohmann::json TrainSession::last_json() const {
+    using nlohmann::json;
+    const double clock = wl::gpu::wse2().clock_hz;
+    json wafers = json::array();
+    for (size_t k = 0; k < last_.shards.size(); k++) {
+        const wl::model::SwarmXShard& sh = last_.shards[k];
+        uint64_t active = 0, busy = 0, most = 0;
+        if (k < busy_.size())
+            for (uint64_t b : busy_[k]) active += b > 0, busy += b, most = std::max(most, b);
+        wafers.push_back({{"loss", sh.loss}, {"cycles", sh.cycles}, {"stream_cycles", sh.stream_cycles}, {"stream_bytes", sh.stream_bytes},
+                          {"pes_active", active}, {"busy_cycles", busy}, {"busy_max", most}});
+    }
+    return {{"loss", last_.loss},
+            {"grad_norm", last_.grad_norm},
+            {"cycles", last_.cycles},
+            {"wafer_s", double(last_.cycles) / clock},
+            {"seconds", last_.seconds},
+            {"compute_cycles", last_.compute_cycles},
+            {"stream_cycles", last_.stream_cycles},
+            {"stream_bytes", last_.stream_bytes},
+            {"swarmx_cycles", last_.swarmx_cycles},
+            {"swarmx_bytes", last_.swarmx_bytes},
+            {"wafers", wafers}};
+}
+
 nlohmann::json TrainSession::to_json() const {
     using nlohmann::json;
     json val = json::array();
     for (const EvalPoint& p : val_) val.push_back({{"step", p.step}, {"loss", p.loss}});
-    const wl::model::TrainWork* w = mesh_ ? mesh_->next_work() : nullptr;
-    const double clock = wl::gpu::wse2().clock_hz;
+    const wl::model::TrainWork* w = next_work();
     auto corpus = [](const CorpusInfo& c) { return json{{"name", utf8(c.name)}, {"bytes", c.bytes}, {"vocab", c.vocab}}; };
     return {{"status", status_name(status_)},
             {"step", step()},
@@ -475,13 +597,13 @@ nlohmann::json TrainSession::to_json() const {
             {"steps_per_s", steps_per_s()},
             {"tokens_per_s", tokens_per_s()},
             {"mesh_tokens_per_s", mesh_tokens_per_s()},
-            {"last", losses_.empty() ? json(nullptr)
-                                     : json{{"loss", last_.loss}, {"grad_norm", last_.grad_norm}, {"cycles", last_.cycles},
-                                            {"wafer_s", double(last_.cycles) / clock}, {"seconds", last_.seconds}}},
+            {"execution", tr_ ? json(streaming() ? "streaming" : "resident") : json(nullptr)},
+            {"wafers", tr_ ? json(swarm_->wafers()) : json(nullptr)},
+            {"last", losses_.empty() ? json(nullptr) : last_json()},
             {"activity", activity()},
             {"phase", w ? json(wl::model::train_phase_name(w->phase)) : json(nullptr)},
             {"op", w ? json(w->op) : json(nullptr)},
-            {"progress", starting_ ? start_progress() : mesh_ && mesh_->work_total() ? double(mesh_->work_done()) / double(mesh_->work_total()) : 0.0},
+            {"progress", starting_ ? start_progress() : job_progress()},
             {"sample", sample_.step >= 0 ? json{{"step", sample_.step}, {"prompt", utf8(sample_.prompt)}, {"text", utf8(sample_.text)},
                                                 {"by", "the mesh (the training plan's forward)"}}
                                          : json(nullptr)},

@@ -18,10 +18,16 @@
 // current run, which waits meanwhile; a start that fails (error()) or is cancelled leaves that
 // run as it was. The same bits however the start is sliced.
 //   t.pause(); t.resume();  t.save("run.ckpt");  // the reference's checkpoint format
+//
+// Weight streaming (settings' execution, docs/weight-streaming.md) and data parallelism over wafers
+// (settings' wafers, engine/model/swarmx.h): a run is always a SwarmX of N wafers (one by default,
+// which gives the plain MeshTrainer's bits), each loaded in units at the start, its step sliced
+// (SwarmX::run_slice); the validation loss and the samples run on wafer 0, as the CLI's.
 #pragma once
 #include "engine/gpt/sampler.h"
 #include "engine/gpt/trainer.h"
 #include "engine/model/mesh_trainer.h"
+#include "engine/model/swarmx.h"
 
 #include <chrono>
 #include <cstdint>
@@ -45,6 +51,8 @@ struct TrainSettings {
     int sample_tokens = 64;
     float temperature = 0.8f;
     std::string set;                    // key overrides, as the CLI's --set ("optimizer.learning_rate=1e-3,...")
+    std::string execution;              // "resident" or "streaming" (over set's wafer.execution); "": the config's
+    int wafers = 1;                     // data-parallel wafers, 1..SwarmX::kMaxWafers: a step's batch must split over them
 };
 
 struct CorpusInfo {                     // what a run trains on
@@ -100,6 +108,7 @@ public:
     bool running() const { return status_ == Status::Running || status_ == Status::Pausing || status_ == Status::Starting; }
     size_t start_units() const { return start_units_; }   // units the last (or current) start has run
     double start_progress() const;      // 0..1 of the start's current stage (see activity()); 0 when none
+    double job_progress() const;        // 0..1 of the job on the mesh (a step, an evaluation batch, a sample); 0 when none
     uint64_t run_id() const { return run_id_; }           // changes when a start replaces the run
     // Whether a start touches the mesh's memory in slices before making the machine (on in
     // WebAssembly, where a page's first touch is slow; train_session.cpp says why).
@@ -113,7 +122,15 @@ public:
 
     const std::string& error() const { return error_; }
     bool has_run() const { return tr_ != nullptr; }
-    const wl::model::MeshTrainer* mesh() const { return mesh_.get(); }
+    const wl::model::MeshTrainer* mesh() const { return mesh_; }   // wafer 0 (evaluation and samples run there)
+    const wl::model::SwarmX* swarm() const { return swarm_.get(); }
+    bool stepping() const { return swarm_ && swarm_->stepping(); }   // mid-step (the step boundary is not reached)
+    bool streaming() const { return mesh_ && mesh_->mesh().plan().streaming; }
+    // Each wafer's busy cycles per PE in the last step (Machine's CoreStats::busy, row-major, the
+    // mesh's w*h), what its panel's heatmap shows; empty before the first step.
+    const std::vector<std::vector<uint64_t>>& wafer_busy() const { return busy_; }
+    // The same for the step in progress so far (mid-step), else the last step's; empty before a step.
+    std::vector<uint64_t> wafer_busy_now(int wafer) const;
     const wl::gpt::Trainer* trainer() const { return tr_.get(); }
     const TrainSettings& settings() const { return set_; }
     const CorpusInfo& corpus() const { return corpus_; }
@@ -129,7 +146,7 @@ public:
     double steps_per_s() const;         // steps / wall time while running (this run)
     double tokens_per_s() const;        // the same in tokens (B * T per step)
     double mesh_tokens_per_s() const;   // tokens over the emulator's own time in the steps
-    const wl::model::TrainStep& last_step() const { return last_; }
+    const wl::model::SwarmXStep& last_step() const { return last_; }   // one wafer: the plain MeshTrainer's step
     nlohmann::json to_json() const;     // train_state() in the JS hook (docs/js-api.md)
 
 private:
@@ -144,6 +161,8 @@ private:
     std::string unit_key() const;       // the next unit's kind, for its cost (tick)
     void sync_model();                  // the mesh's weights and moments into tr_'s model and optimiser (a checkpoint)
     void fail(const std::string& why);
+    const wl::model::TrainWork* next_work() const;   // the next launch of the job in progress (a step's: its wafer's)
+    nlohmann::json last_json() const;                  // to_json()'s "last"
 
     std::string dir_;
     TrainSettings set_;
@@ -151,7 +170,8 @@ private:
     std::string text_name_;
     std::optional<CorpusInfo> text_info_;
     std::unique_ptr<wl::gpt::Trainer> tr_;
-    std::unique_ptr<wl::model::MeshTrainer> mesh_;
+    std::unique_ptr<wl::model::SwarmX> swarm_;
+    wl::model::MeshTrainer* mesh_ = nullptr;   // swarm_'s wafer 0
     CorpusInfo corpus_;
     Status status_ = Status::Idle;
     std::unique_ptr<Starting> starting_;
@@ -164,7 +184,8 @@ private:
     std::vector<int> inputs_, targets_;
     std::vector<float> losses_;
     std::vector<EvalPoint> val_;
-    wl::model::TrainStep last_;
+    wl::model::SwarmXStep last_;
+    std::vector<std::vector<uint64_t>> busy_, busy0_;   // per wafer, per PE: the last step's; at its beginning (cumulative)
     double mesh_seconds_ = 0, run_seconds_ = 0;
     std::optional<std::chrono::steady_clock::time_point> last_tick_;
     std::map<std::string, double> unit_seconds_;   // the last run of each kind of unit (unit_key): tick's forecast

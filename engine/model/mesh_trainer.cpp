@@ -510,8 +510,11 @@ void MeshTrainer::queue_forward(TrainWork what, int t0, int n, bool read_logits,
         if (o.train_only) continue;
         if (mesh_.plan().streaming && o.layer > layer) {
             layer = o.layer;
-            what.op = "l" + std::to_string(layer) + ".weights";
-            add(what, [this, layer] { return stream_in(layer); });
+            TrainWork in = what;
+            in.op = "l" + std::to_string(layer) + ".weights";
+            in.layer = layer;
+            in.streaming = "weights in";
+            add(in, [this, layer] { return stream_in(layer); });
         }
         what.op = o.name;
         const bool read_out = read_logits || o.name != "logits";
@@ -558,10 +561,10 @@ void MeshTrainer::queue_layer_backward(int l, int b) {
         if (o.layer == l) layer.push_back(&o);
     const std::string name = "l" + std::to_string(l);
     if (l < L - 1) {
-        add({TrainPhase::Backward, name + ".weights", b}, [this, l] { return stream_in(l); });
+        add({TrainPhase::Backward, name + ".weights", b, -1, l, "weights in again"}, [this, l] { return stream_in(l); });
         for (const PlannedOp* o : layer)
             if (!o->train_only)
-                add({TrainPhase::Backward, o->name, b}, [this, o] {
+                add({TrainPhase::Backward, o->name, b, -1, l, "forward recomputed"}, [this, o] {
                     if (!mesh_.run_op(*o, 0, cur_.T)) {
                         error_ = mesh_.error();
                         return false;
@@ -577,7 +580,7 @@ void MeshTrainer::queue_layer_backward(int l, int b) {
     }
     for (auto it = layer.rbegin(); it != layer.rend(); ++it)
         if (trains(**it)) add({TrainPhase::Backward, (*it)->name, b}, [this, o = *it] { return backward_op(*o, cur_.T); });
-    add({TrainPhase::Backward, name + ".grads", b}, [this, l] {
+    add({TrainPhase::Backward, name + ".grads", b, -1, l, "gradients out"}, [this, l] {
         if (!mesh_.stream_out(l, &store_grads_)) {
             error_ = mesh_.error();
             return false;
@@ -889,7 +892,7 @@ float MeshTrainer::clip_at(int x, int y) const {
 
 bool MeshTrainer::run_all() { return run_slice(int(queue_.size() - next_)); }
 
-bool MeshTrainer::backward(const int* inputs, const int* targets, int B, int T, float* loss, int loss_rows) {
+bool MeshTrainer::begin_backward(const int* inputs, const int* targets, int B, int T, int loss_rows) {
     if (!check_batch("train on the mesh", inputs, targets, B, T)) return false;
     if (loss_rows != 0 && loss_rows < B * T) {
         error_ = "train on the mesh: the loss's rows (" + std::to_string(loss_rows) + ") are fewer than the batch's B*T = " +
@@ -899,17 +902,25 @@ bool MeshTrainer::backward(const int* inputs, const int* targets, int B, int T, 
     if (loss_rows) cur_.bt = loss_rows;
     begin_job(MeshJob::Step);
     queue_backward();
-    if (!run_all()) return false;
+    return true;
+}
+
+bool MeshTrainer::backward(const int* inputs, const int* targets, int B, int T, float* loss, int loss_rows) {
+    if (!begin_backward(inputs, targets, B, T, loss_rows) || !run_all()) return false;
     *loss = cur_.step.loss;
     return true;
 }
 
-bool MeshTrainer::update(double lr, float* grad_norm) {
+bool MeshTrainer::begin_update(double lr) {
     if (!check_idle("train on the mesh")) return false;
     job_ = MeshJob::Step;
     cur_.lr = lr;
     queue_update();   // appends its launches to backward's
-    if (!run_all()) return false;
+    return true;
+}
+
+bool MeshTrainer::update(double lr, float* grad_norm) {
+    if (!begin_update(lr) || !run_all()) return false;
     *grad_norm = cur_.step.grad_norm;
     return true;
 }

@@ -118,6 +118,10 @@ struct TrainWork {                // one unit of a job: what it runs, for a prog
     std::string op;               // the plan's op name ("l0.qkv"), or "grad_norm"
     int sequence = -1;            // 0..B-1 in the forward/backward of one sequence; -1: the whole batch
     int token = -1;               // sampling: 0..n-1, the new token this forward makes
+    // Streaming: a unit that moves or recomputes layer `layer` as a whole says what it does:
+    // "weights in", "weights in again" (backward), "forward recomputed" (backward), "gradients out".
+    int layer = -1;
+    const char* streaming = nullptr;
 };
 
 class MeshTrainer {
@@ -143,6 +147,10 @@ public:
     bool backward(const int* inputs, const int* targets, int B, int T, float* loss, int loss_rows = 0);
     // The second half: global norm, clipping, AdamW on the PEs, the tied wte streamed across.
     bool update(double lr, float* grad_norm);
+    // The two halves sliced (SwarmX's sliced step): queued as begin_step queues them, then
+    // run_slice while busy(); backward's loss is then last_step().loss. False (error()) as above.
+    bool begin_backward(const int* inputs, const int* targets, int B, int T, int loss_rows = 0);
+    bool begin_update(double lr);
     // The loss's running sum over the last step's or evaluation's rows, before the division
     // (crossentropy.wk's lsum): what data-parallel shards add up.
     float loss_sum() const;

@@ -33,9 +33,30 @@ SwarmX::SwarmX(const MeshPlan& plan, const gpt::GPT& model, int wafers, RunMode 
     if (wafers < 1 || wafers > kMaxWafers)
         throw std::invalid_argument("swarmx: " + std::to_string(wafers) + " wafers; 1 to " + std::to_string(kMaxWafers) +
                                     " run in one process");
-    if (links.bytes_per_s <= 0 || links.clock_hz <= 0)
-        throw std::invalid_argument("swarmx: the links need a bandwidth and a clock above zero");
+    check_links();
     for (int k = 0; k < wafers; k++) wafers_.push_back(std::make_unique<MeshTrainer>(plan, model, mode));
+}
+
+SwarmX::SwarmX(std::vector<std::unique_ptr<MeshTrainer>> wafers, const SwarmXLinks& links)
+    : wafers_(std::move(wafers)), links_(links) {
+    const int n = int(wafers_.size());
+    if (n < 1 || n > kMaxWafers)
+        throw std::invalid_argument("swarmx: " + std::to_string(n) + " wafers; 1 to " + std::to_string(kMaxWafers) +
+                                    " run in one process");
+    check_links();
+    for (int k = 0; k < n; k++)
+        if (!wafers_[size_t(k)] || !wafers_[size_t(k)]->loaded())
+            throw std::invalid_argument("swarmx: wafer " + std::to_string(k) + " is not loaded (MeshTrainer::load_step until loaded())");
+}
+
+void SwarmX::check_links() const {
+    if (links_.bytes_per_s <= 0 || links_.clock_hz <= 0)
+        throw std::invalid_argument("swarmx: the links need a bandwidth and a clock above zero");
+}
+
+const char* swarmx_stage_name(SwarmXStage s) {
+    static const char* kNames[] = {"idle", "shard", "reduce", "update", "check"};
+    return kNames[int(s)];
 }
 
 std::string SwarmX::split_error(int B, int wafers) {
@@ -55,30 +76,85 @@ void SwarmX::set_updates(int64_t t) {
 }
 
 bool SwarmX::step(const int* inputs, const int* targets, int B, int T, double lr, SwarmXStep* out) {
-    const int N = wafers();
-    error_ = split_error(B, N);
-    if (!error_.empty()) return false;
-    const auto start = std::chrono::steady_clock::now();
-    const int b = B / N;
-    SwarmXStep s;
-    s.wafers = N;
-    // 1. Each wafer's shard, its loss weighted by the whole batch (1/(B*T)).
-    float lsum = 0;
-    for (int k = 0; k < N; k++) {
-        float shard_loss = 0;
-        const size_t at = size_t(k) * b * T;
-        if (!wafers_[size_t(k)]->backward(inputs + at, targets + at, b, T, &shard_loss, B * T)) {
-            error_ = "swarmx: wafer " + std::to_string(k) + ": " + wafers_[size_t(k)]->error();
-            return false;
-        }
-        // The shards' loss sums in wafer order (the reference's sum runs over the sequences in order).
-        lsum = k == 0 ? wafers_[0]->loss_sum() : lsum + wafers_[size_t(k)]->loss_sum();
+    if (!begin_step(inputs, targets, B, T, lr)) return false;
+    while (stepping())
+        if (!run_slice(1 << 20)) return false;
+    *out = last_;
+    return true;
+}
+
+bool SwarmX::begin_step(const int* inputs, const int* targets, int B, int T, double lr) {
+    if (stepping()) {
+        error_ = "swarmx: a step is still in progress (run_slice until stepping() is false)";
+        return false;
     }
-    s.loss = lsum / float(B * T);   // crossentropy.wk's division
-    // 2. The reduce and the broadcast. Floating-point addition is not associative: summing in a
-    // fixed order (wafer 0, then 1, ...), not in the order the wafers finish, makes the sum, and
-    // every weight after it, the same bits on every run and every platform.
-    if (N > 1) {
+    error_ = split_error(B, wafers());
+    if (!error_.empty()) return false;
+    inputs_.assign(inputs, inputs + size_t(B) * size_t(std::max(T, 0)));
+    targets_.assign(targets, targets + inputs_.size());
+    B_ = B, T_ = T, lr_ = lr;
+    cur_ = SwarmXStep{};
+    cur_.wafers = wafers();
+    cur_.shards.assign(size_t(wafers()), SwarmXShard{});
+    lsum_ = 0;
+    units_ = 0;
+    stage_ = SwarmXStage::Shard;
+    k_ = 0;
+    queued_ = false;
+    return true;
+}
+
+bool SwarmX::fail(int wafer, const std::string& why) {
+    error_ = "swarmx: " + (wafer >= 0 ? "wafer " + std::to_string(wafer) + ": " : std::string()) + why;
+    stage_ = SwarmXStage::Idle;
+    return false;
+}
+
+bool SwarmX::run_slice(int units) {
+    for (int i = 0; i < units && stepping(); i++) {
+        const auto start = std::chrono::steady_clock::now();
+        const bool ok = unit();
+        units_++;
+        cur_.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        if (!ok) return false;
+    }
+    return true;
+}
+
+// One unit, in step()'s order:
+//   1. Shard: each wafer's shard, its loss weighted by the whole batch (1/(B*T)), a launch a unit.
+//   2. Reduce: the gradients summed and the sum broadcast back (one unit).
+//   3. Update: the norm, the clipping and AdamW on every wafer's PEs, from the same gradients.
+//   4. Check: every wafer holds the same weights (one unit).
+bool SwarmX::unit() {
+    const int N = wafers();
+    MeshTrainer* w = k_ < N ? wafers_[size_t(k_)].get() : nullptr;
+    switch (stage_) {
+    case SwarmXStage::Idle: return true;
+    case SwarmXStage::Shard: {
+        const int b = B_ / N;
+        if (!queued_) {
+            const size_t at = size_t(k_) * size_t(b) * size_t(T_);
+            if (!w->begin_backward(inputs_.data() + at, targets_.data() + at, b, T_, B_ * T_)) return fail(k_, w->error());
+            queued_ = true;
+        }
+        if (!w->run_slice(1)) return fail(k_, w->error());
+        if (w->busy()) return true;
+        // The shards' loss sums in wafer order (the reference's sum runs over the sequences in order).
+        const float shard = w->loss_sum();
+        lsum_ = k_ == 0 ? shard : lsum_ + shard;
+        cur_.shards[size_t(k_)].loss = shard / float(B_ * T_);
+        queued_ = false;
+        if (++k_ < N) return true;
+        cur_.loss = lsum_ / float(B_ * T_);   // crossentropy.wk's division
+        k_ = 0;
+        stage_ = N > 1 ? SwarmXStage::Reduce : SwarmXStage::Update;
+        return true;
+    }
+    case SwarmXStage::Reduce: {
+        // Floating-point addition is not associative: summing in a fixed order (wafer 0, then 1, ...),
+        // not in the order the wafers finish, makes the sum, and every weight after it, the same bits
+        // on every run and every platform.
         wafers_[0]->read_grads(&sum_);
         for (int k = 1; k < N; k++) {
             wafers_[size_t(k)]->read_grads(&grads_);
@@ -86,47 +162,86 @@ bool SwarmX::step(const int* inputs, const int* targets, int B, int T, double lr
         }
         write_all(MeshTrainer::State::Grads, &sum_);
         const uint64_t G = gradient_bytes();
-        s.swarmx_bytes = 2 * uint64_t(N) * G;
-        s.swarmx_cycles = links_.cycles(G, N) + links_.cycles(G, N);   // up the tree, then down it
+        cur_.swarmx_bytes = 2 * uint64_t(N) * G;
+        cur_.swarmx_cycles = links_.cycles(G, N) + links_.cycles(G, N);   // up the tree, then down it
+        stage_ = SwarmXStage::Update;
+        return true;
     }
-    // 3. The norm, the clipping and AdamW on every wafer's PEs, from the same gradients.
-    for (int k = 0; k < N; k++) {
-        MeshTrainer& w = *wafers_[size_t(k)];
-        float norm = 0;
-        if (!w.update(lr, &norm)) {
-            error_ = "swarmx: wafer " + std::to_string(k) + ": " + w.error();
-            return false;
+    case SwarmXStage::Update: {
+        if (!queued_) {
+            if (!w->begin_update(lr_)) return fail(k_, w->error());
+            queued_ = true;
         }
-        const TrainStep& st = w.last_step();
-        if (k == 0) s.grad_norm = norm;
-        else if (std::memcmp(&norm, &s.grad_norm, sizeof norm) != 0) {
-            error_ = "swarmx: wafer " + std::to_string(k) + "'s gradient norm " + std::to_string(norm) +
-                     " differs from wafer 0's " + std::to_string(s.grad_norm);
-            return false;
-        }
-        s.compute_cycles = std::max(s.compute_cycles, st.cycles);
-        s.instructions += st.instructions;
-        s.host_bytes += st.host_bytes;
-        s.stream_bytes += st.stream_bytes;
-        s.stream_cycles = std::max(s.stream_cycles, st.stream_cycles);
+        if (!w->run_slice(1)) return fail(k_, w->error());
+        if (w->busy()) return true;
+        queued_ = false;
+        const TrainStep& st = w->last_step();
+        const float norm = st.grad_norm;
+        if (k_ == 0) cur_.grad_norm = norm;
+        else if (std::memcmp(&norm, &cur_.grad_norm, sizeof norm) != 0)
+            return fail(-1, "wafer " + std::to_string(k_) + "'s gradient norm " + std::to_string(norm) + " differs from wafer 0's " +
+                                std::to_string(cur_.grad_norm));
+        SwarmXShard& sh = cur_.shards[size_t(k_)];
+        sh.cycles = st.cycles;
+        sh.stream_bytes = st.stream_bytes;
+        sh.stream_cycles = st.stream_cycles;
+        cur_.compute_cycles = std::max(cur_.compute_cycles, st.cycles);
+        cur_.instructions += st.instructions;
+        cur_.host_bytes += st.host_bytes;
+        cur_.stream_bytes += st.stream_bytes;
+        cur_.stream_cycles = std::max(cur_.stream_cycles, st.stream_cycles);
+        if (++k_ < N) return true;
+        k_ = 0;
+        stage_ = SwarmXStage::Check;
+        if (N > 1) return true;
+        [[fallthrough]];
     }
-    // Every wafer holds the same weights: checked, not assumed.
-    if (N > 1) {
-        wafers_[0]->read_params(&params0_);
-        for (int k = 1; k < N; k++) {
-            wafers_[size_t(k)]->read_params(&params_);
-            if (std::memcmp(params_.data(), params0_.data(), params0_.size() * sizeof(float)) == 0) continue;
-            size_t i = 0;
-            while (std::memcmp(&params_[i], &params0_[i], sizeof(float)) == 0) i++;
-            error_ = "swarmx: after the update wafer " + std::to_string(k) + "'s weights differ from wafer 0's (first at parameter " +
-                     std::to_string(i) + ")";
-            return false;
+    case SwarmXStage::Check:
+        // Every wafer holds the same weights: checked, not assumed.
+        if (N > 1) {
+            wafers_[0]->read_params(&params0_);
+            for (int k = 1; k < N; k++) {
+                wafers_[size_t(k)]->read_params(&params_);
+                if (std::memcmp(params_.data(), params0_.data(), params0_.size() * sizeof(float)) == 0) continue;
+                size_t i = 0;
+                while (std::memcmp(&params_[i], &params0_[i], sizeof(float)) == 0) i++;
+                return fail(-1, "after the update wafer " + std::to_string(k) + "'s weights differ from wafer 0's (first at parameter " +
+                                    std::to_string(i) + ")");
+            }
         }
+        cur_.cycles = cur_.compute_cycles + cur_.swarmx_cycles;
+        last_ = cur_;
+        last_units_ = units_ + 1;   // with this one
+        stage_ = SwarmXStage::Idle;
+        return true;
     }
-    s.cycles = s.compute_cycles + s.swarmx_cycles;
-    s.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    *out = s;
     return true;
+}
+
+SwarmXWork SwarmX::next_work() const {
+    SwarmXWork w;
+    w.stage = stage_;
+    if (stage_ == SwarmXStage::Shard || stage_ == SwarmXStage::Update) {
+        w.wafer = k_;
+        w.work = queued_ ? wafers_[size_t(k_)]->next_work() : nullptr;
+    }
+    return w;
+}
+
+double SwarmX::progress() const {
+    if (!stepping()) return 0;
+    if (last_units_) return std::min(1.0, double(units_) / double(last_units_));
+    // Parts: each wafer's shard, the reduction (N > 1), each wafer's update, the check (N > 1).
+    const int N = wafers();
+    const double parts = 2.0 * N + (N > 1 ? 2 : 0);
+    const MeshTrainer& w = *wafers_[size_t(std::min(k_, N - 1))];
+    const double in_part = queued_ && w.work_total() ? double(w.work_done()) / double(w.work_total()) : 0.0;
+    double done = 0;
+    if (stage_ == SwarmXStage::Shard) done = k_ + in_part;
+    else if (stage_ == SwarmXStage::Reduce) done = N;
+    else if (stage_ == SwarmXStage::Update) done = N + (N > 1) + k_ + in_part;
+    else done = parts - 1;
+    return done / parts;
 }
 
 }  // namespace wl::model

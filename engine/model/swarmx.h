@@ -24,6 +24,14 @@
 //   SwarmXStep s;
 //   if (!sx.step(inputs, targets, B, T, lr, &s)) report(sx.error());
 //   sx.wafer(0).read_params(&model.params_memory);    // every wafer holds the same
+//
+// The step in slices, for the app's Train (a frame between them): begin_step checks the batch and
+// queues nothing yet; each run_slice unit is one unit of the step in the order step() runs them:
+// wafer 0's shard a MeshTrainer unit (one op launch) at a time, then wafer 1's ..., the reduction
+// (one unit), each wafer's update a unit at a time, the check (one unit). step() is begin_step and
+// run_slice to the end: the same bits however it is sliced (tests/unit/model_swarmx_slice_test.cpp).
+//   sx.begin_step(inputs, targets, B, T, lr);
+//   while (sx.stepping()) { sx.run_slice(1); redraw(sx.next_work()); }   // sx.last_step(): the result
 #pragma once
 #include "engine/model/mesh_trainer.h"
 
@@ -48,6 +56,13 @@ struct SwarmXLinks {
 };
 SwarmXLinks cs_links();
 
+struct SwarmXShard {               // one wafer's part of a step
+    float loss = 0;                // its shard's loss sum over the whole batch's B*T: its share of the step's mean loss
+    uint64_t cycles = 0;           // its emulated cycles: the shard's forward and backward, the norm, AdamW
+    uint64_t stream_bytes = 0;     // streaming: its weights in and gradients out
+    uint64_t stream_cycles = 0;    // ... and their cycles (in cycles)
+};
+
 struct SwarmXStep {
     float loss = 0;                // the whole batch's mean (see the header comment)
     float grad_norm = 0;           // before clipping; every wafer computes the same
@@ -61,6 +76,18 @@ struct SwarmXStep {
     uint64_t stream_bytes = 0;     // streaming: every wafer's weights in and gradients out (TrainStep::stream_bytes)
     uint64_t stream_cycles = 0;    // ... the slowest wafer's cycles for them (in compute_cycles)
     double seconds = 0;            // host wall time: every wafer, one after another, and the reduction
+    std::vector<SwarmXShard> shards;   // by wafer
+};
+
+// Where a sliced step is: a wafer's shard (forward and backward), the reduce and broadcast, a
+// wafer's update (norm, clipping, AdamW), or the check that every wafer holds the same weights.
+enum class SwarmXStage : uint8_t { Idle, Shard, Reduce, Update, Check };
+const char* swarmx_stage_name(SwarmXStage s);   // "idle", "shard", "reduce", "update", "check"
+
+struct SwarmXWork {                // the next unit of a sliced step, for a progress display
+    SwarmXStage stage = SwarmXStage::Idle;
+    int wafer = -1;                // the wafer it runs on (Shard, Update); -1: all of them
+    const TrainWork* work = nullptr;   // that wafer's next launch; nullptr before its part is queued, or Reduce / Check
 };
 
 class SwarmX {
@@ -70,11 +97,26 @@ public:
     // plan.train must be true; model's config the plan's. Throws std::invalid_argument outside 1..kMaxWafers.
     SwarmX(const MeshPlan& plan, const wl::gpt::GPT& model, int wafers, wl::RunMode mode = wl::RunMode::Fast,
            const SwarmXLinks& links = cs_links());
+    // Wafers already made and loaded (the app loads each in steps, MeshTrainer's InSteps): the same
+    // plan and starting weights on each, as the caller made them. Throws as above, or if one is not loaded().
+    explicit SwarmX(std::vector<std::unique_ptr<MeshTrainer>> wafers, const SwarmXLinks& links = cs_links());
 
     // One data-parallel optimiser step on B sequences (B, T) at learning rate lr. False (error())
     // when B is not a multiple of the wafers (nothing runs then), on a fault, or if the wafers'
     // weights come out different.
     bool step(const int* inputs, const int* targets, int B, int T, double lr, SwarmXStep* out);
+
+    // The sliced step (header comment). begin_step: false (error()) on a batch that does not split,
+    // or while a step is in progress; nothing has run then. run_slice: false on a fault, or weights
+    // that differ (error()); the rest of the step is dropped, the weights may be half updated.
+    bool begin_step(const int* inputs, const int* targets, int B, int T, double lr);
+    bool run_slice(int units = 1);
+    bool stepping() const { return stage_ != SwarmXStage::Idle; }
+    SwarmXWork next_work() const;
+    // 0..1 of the step in progress: its units over the last step's (the same batch shape gives the
+    // same units); the first step, by parts (each wafer's shard and update, the reduction, the check).
+    double progress() const;
+    const SwarmXStep& last_step() const { return last_; }   // the last step that finished
 
     // Why a batch of B sequences does not split over `wafers` (B a multiple of it, at least one
     // each), naming B and N; empty when it does. step() refuses such a batch with it.
@@ -91,10 +133,24 @@ public:
     uint64_t gradient_bytes() const;   // one wafer's gradient: num_parameters fp32
 
 private:
+    void check_links() const;
+    bool unit();                   // the next unit of the sliced step; false on a failure (error_)
+    bool fail(int wafer, const std::string& why);   // error_, and the step dropped
+
     std::vector<std::unique_ptr<MeshTrainer>> wafers_;
     SwarmXLinks links_;
     std::vector<float> sum_, grads_, params0_, params_;   // the reduction's and the check's buffers
     std::string error_;
+    // The sliced step: where it is, and what its units share.
+    SwarmXStage stage_ = SwarmXStage::Idle;
+    int k_ = 0;                    // the wafer of the current Shard or Update
+    bool queued_ = false;          // wafer k_'s part is queued on it
+    std::vector<int> inputs_, targets_;
+    int B_ = 0, T_ = 0;
+    double lr_ = 0;
+    float lsum_ = 0;
+    size_t units_ = 0, last_units_ = 0;   // units this step has run; the last step's (0: none yet)
+    SwarmXStep cur_, last_;
 };
 
 }  // namespace wl::model

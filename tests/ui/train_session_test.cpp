@@ -7,6 +7,7 @@
 
 #include "engine/gpt/checkpoint.h"
 #include "engine/model/mesh_plan.h"
+#include "ui/placement_overlay.h"
 
 #include <gtest/gtest.h>
 
@@ -130,7 +131,7 @@ TEST(TrainSession, EvaluationAndSampleOnTheMeshAreTheReferences) {
 TEST(TrainSession, PauseStopsAtAStepBoundaryAndTheCheckpointLoads) {
     TrainSession t(kModels);
     ASSERT_TRUE(t.start(settings(3))) << t.error();
-    while (t.step() == 0 || !t.mesh()->stepping()) t.tick(0);   // inside step 2
+    while (t.step() == 0 || !t.stepping()) t.tick(0);   // inside step 2
     std::string bytes;
     EXPECT_FALSE(t.checkpoint(&bytes));   // mid-step: refused, said why
     EXPECT_NE(t.error().find("step boundary"), std::string::npos) << t.error();
@@ -139,7 +140,7 @@ TEST(TrainSession, PauseStopsAtAStepBoundaryAndTheCheckpointLoads) {
     run_out(t, 0);
     EXPECT_EQ(t.status(), TrainSession::Status::Paused);
     EXPECT_EQ(t.step(), 2);
-    EXPECT_FALSE(t.mesh()->stepping());
+    EXPECT_FALSE(t.stepping());
     for (int i = 0; i < 5; i++) t.tick(1.0);   // paused: nothing moves
     EXPECT_EQ(t.step(), 2);
 
@@ -389,4 +390,120 @@ TEST(TrainSession, ABadStartIsAClearErrorAndTheSessionGoesOn) {
     run_out(t, 10.0);
     EXPECT_EQ(t.status(), TrainSession::Status::Done) << t.error();
     std::filesystem::remove_all(dir);
+}
+
+// Weight streaming (settings' execution): each step's time split into compute and the streams, the
+// streamed layers' units said in words, and the loss the same bits as the unsliced MeshTrainer::step
+// on the same batches (the session's step is the sliced one, over a frame budget of one unit).
+TEST(TrainSession, StreamingTrainsInSlicesAndSplitsTheStepsTime) {
+    TrainSession t(kModels);
+    TrainSettings s = settings(2);
+    s.set = "model.n_layer=2";
+    s.execution = "streaming";
+    s.sample_tokens = 0;
+    ASSERT_TRUE(t.start(s)) << t.error();
+    std::set<std::string> said;
+    for (int i = 0; i < 400000 && t.running(); i++) {
+        const std::string a = t.activity();
+        if (a.rfind("l1 backward, gradients out", 0) == 0) said.insert("l1 backward, gradients out");
+        if (a.rfind("l0 forward, weights in", 0) == 0) said.insert("l0 forward, weights in");
+        t.tick(0);
+    }
+    ASSERT_EQ(t.status(), TrainSession::Status::Done) << t.error();
+    EXPECT_EQ(said.size(), 2u);
+    EXPECT_TRUE(t.streaming());
+    const auto j = t.to_json();
+    EXPECT_EQ(j["execution"], "streaming");
+    EXPECT_EQ(j["wafers"], 1);
+    const auto& last = j["last"];
+    EXPECT_GT(last["stream_cycles"].get<uint64_t>(), 0u);
+    EXPECT_GT(last["stream_bytes"].get<uint64_t>(), 0u);
+    EXPECT_LT(last["stream_cycles"].get<uint64_t>(), last["compute_cycles"].get<uint64_t>());
+    EXPECT_EQ(last["cycles"], last["compute_cycles"]);   // one wafer: no SwarmX time
+    EXPECT_EQ(last["swarmx_bytes"], 0);
+
+    // The same two steps unsliced, from the same start: the trainer's weights and batches.
+    wl::gpt::GPTConfig cfg = wl::gpt::load_config(s.config);
+    wl::gpt::apply_overrides(cfg, s.set, "set");
+    cfg.execution = "streaming";
+    cfg.max_iters = 2;
+    wl::gpt::Trainer ref(cfg);
+    auto r = wl::model::plan_model(ref.cfg, 16, 16, wl::model::read_kernels(kModels + "/kernels"), wl::MachineConfig{}.sram_bytes, true);
+    ASSERT_TRUE(r.ok) << r.error;
+    wl::model::MeshTrainer mesh(r.plan, *ref.model);
+    std::vector<int> in(size_t(ref.sequences_per_step()) * ref.cfg.block_size), tg(in.size());
+    for (int step = 0; step < 2; step++) {
+        ref.step_batches(step, in.data(), tg.data());
+        wl::model::TrainStep st;
+        ref.step = step;
+        ASSERT_TRUE(mesh.step(in.data(), tg.data(), ref.sequences_per_step(), ref.cfg.block_size, ref.lr(), &st)) << mesh.error();
+        EXPECT_EQ(bits(st.loss), bits(t.losses()[size_t(step)])) << "step " << step + 1;
+        if (step == 1) {
+            EXPECT_EQ(st.stream_cycles, last["stream_cycles"].get<uint64_t>());
+        }
+    }
+    // The canvas: layer 1's units light the plan's one layer of ops (l0.*), its streams the weight holders.
+    const wl::model::MeshPlan& plan = t.mesh()->mesh().plan();
+    const wl::model::PlannedOp* qkv = plan.find("l0.qkv");
+    ASSERT_NE(qkv, nullptr);
+    const size_t at = size_t(qkv->rect.y) * size_t(plan.mesh_w) + size_t(qkv->rect.x);
+    const wlui::PeOverlay none = wlui::training_overlay(plan, "", "backward");
+    EXPECT_NE(wlui::training_overlay(plan, "l1.qkv", "backward").colour[at], none.colour[at]);
+    EXPECT_NE(wlui::training_overlay(plan, "l1.grads", "backward").colour[at], none.colour[at]);
+    EXPECT_EQ(wlui::training_overlay(plan, "l1.fch", "backward").colour[at], none.colour[at]);
+}
+
+// Wafers (SwarmX): a panel's figures per wafer, the loss the one-wafer run's within the order of
+// the sums (engine tests: model_swarmx_test.cpp), and a batch that does not split refused at once.
+TEST(TrainSession, WafersTrainDataParallelAndShowEachWafer) {
+    TrainSession one(kModels), two(kModels);
+    TrainSettings s = settings(2);
+    s.sample_tokens = 0;
+    ASSERT_TRUE(one.start(s)) << one.error();
+    s.wafers = 2;
+    ASSERT_TRUE(two.start(s)) << two.error();
+    std::set<std::string> said;
+    uint64_t mid_step = 0;   // wafer 1's busy cycles so far, while it runs its shard
+    for (int i = 0; i < 400000 && two.running(); i++) {
+        const std::string a = two.activity();
+        said.insert(a.substr(0, a.find(':')));
+        if (two.stepping() && two.swarm()->next_work().wafer == 1 && two.losses().empty())
+            for (uint64_t b : two.wafer_busy_now(1)) mid_step = std::max(mid_step, b);
+        two.tick(0);
+    }
+    EXPECT_GT(mid_step, 0u) << "the heatmap fills in mid-step";
+    run_out(one, 10.0);
+    ASSERT_EQ(two.status(), TrainSession::Status::Done) << two.error();
+    ASSERT_EQ(one.status(), TrainSession::Status::Done) << one.error();
+    for (const char* w : {"wafer 1 of 2", "wafer 2 of 2", "SwarmX"}) EXPECT_TRUE(said.count(w)) << w;
+    for (size_t i = 0; i < 2; i++) EXPECT_NEAR(two.losses()[i], one.losses()[i], 1e-5 * one.losses()[i]) << "step " << i + 1;
+    const auto j = two.to_json();
+    EXPECT_EQ(j["wafers"], 2);
+    const auto& last = j["last"];
+    ASSERT_EQ(last["wafers"].size(), 2u);
+    float shares = 0;
+    for (const auto& w : last["wafers"]) {
+        shares += w["loss"].get<float>();
+        EXPECT_GT(w["cycles"].get<uint64_t>(), 0u);
+        EXPECT_GT(w["pes_active"].get<uint64_t>(), 10u);
+        EXPECT_LE(w["cycles"].get<uint64_t>(), last["compute_cycles"].get<uint64_t>());
+    }
+    EXPECT_NEAR(shares, last["loss"].get<float>(), 1e-5);
+    EXPECT_GT(last["swarmx_bytes"].get<uint64_t>(), 0u);
+    EXPECT_EQ(last["cycles"].get<uint64_t>(), last["compute_cycles"].get<uint64_t>() + last["swarmx_cycles"].get<uint64_t>());
+    ASSERT_EQ(two.wafer_busy().size(), 2u);
+    EXPECT_EQ(two.wafer_busy()[0].size(), 16u * 16u);
+
+    TrainSettings odd = s;   // batch_size 2 over 3 wafers
+    odd.wafers = 3;
+    EXPECT_FALSE(two.start(odd));
+    EXPECT_NE(two.error().find(wl::model::SwarmX::split_error(2, 3)), std::string::npos) << two.error();
+    odd.wafers = 5;
+    EXPECT_FALSE(two.start(odd));
+    EXPECT_NE(two.error().find("wafers must be 1 to 4"), std::string::npos) << two.error();
+    odd.wafers = 1;
+    odd.execution = "swapped";
+    EXPECT_FALSE(two.start(odd));
+    EXPECT_NE(two.error().find("resident or streaming"), std::string::npos) << two.error();
+    EXPECT_EQ(two.status(), TrainSession::Status::Done);   // the run is as it was
 }

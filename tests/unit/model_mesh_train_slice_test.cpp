@@ -71,6 +71,46 @@ TEST(MeshTrainSlice, SlicedStepsGiveTheUnslicedBits) {
     }
 }
 
+// Streaming (docs/weight-streaming.md, "Training"): the sliced step against step(), bit for bit,
+// and the units that move a layer as a whole say so (the app's progress line reads them).
+TEST(MeshTrainSlice, SlicedStreamingStepsGiveTheUnslicedBits) {
+    GPTConfig cfg = streaming(config(2, 2, 16, 8, 11));
+    cfg.warmup_iters = 1;
+    GPT model(cfg);
+    model.init_weights(6);
+    auto r = wl::model::plan_model(cfg, 16, 16, kernels(), wl::MachineConfig{}.sram_bytes, true);
+    ASSERT_TRUE(r.ok) << r.error;
+    ASSERT_TRUE(r.plan.streaming);
+    const int B = 2, T = 8;
+    MeshTrainer whole(r.plan, model), one(r.plan, model);
+    for (int s = 0; s < 2; s++) {
+        const std::vector<int> in = tokens(B * T, cfg.vocab_size, uint32_t(30 + s)),
+                               tg = tokens(B * T, cfg.vocab_size, uint32_t(40 + s));
+        const double lr = 1e-3 * (s + 1);
+        wl::model::TrainStep ref;
+        ASSERT_TRUE(whole.step(in.data(), tg.data(), B, T, lr, &ref)) << whole.error();
+        ASSERT_TRUE(one.begin_step(in.data(), tg.data(), B, T, lr)) << one.error();
+        std::set<std::string> said;   // "l1 backward, gradients out" ...
+        while (one.stepping()) {
+            const wl::model::TrainWork& w = *one.next_work();
+            if (w.streaming) said.insert("l" + std::to_string(w.layer) + " " + wl::model::train_phase_name(w.phase) + ", " + w.streaming);
+            ASSERT_TRUE(one.run_slice(1)) << one.error();
+        }
+        EXPECT_EQ(said, (std::set<std::string>{"l0 forward, weights in", "l1 forward, weights in", "l0 backward, weights in again",
+                                               "l0 backward, forward recomputed", "l0 backward, gradients out",
+                                               "l1 backward, gradients out"}));
+        EXPECT_EQ(float_bits(one.last_step().loss), float_bits(ref.loss)) << "step " << s;
+        EXPECT_EQ(float_bits(one.last_step().grad_norm), float_bits(ref.grad_norm)) << "step " << s;
+        EXPECT_EQ(one.last_step().cycles, ref.cycles);
+        EXPECT_EQ(one.last_step().stream_bytes, ref.stream_bytes);
+        EXPECT_EQ(one.last_step().stream_cycles, ref.stream_cycles);
+        EXPECT_GT(ref.stream_bytes, 0u);
+        EXPECT_GT(ref.stream_cycles, 0u);
+        EXPECT_LT(ref.stream_cycles, ref.cycles);
+        EXPECT_TRUE(state_of(one) == state_of(whole)) << "step " << s;
+    }
+}
+
 TEST(MeshTrainSlice, BadBatchQueuesNothing) {
     GPTConfig cfg = config(1, 2, 16, 8, 11);
     GPT model(cfg);

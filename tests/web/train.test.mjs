@@ -2,11 +2,13 @@
 // a click, the start built over frames with a progress line (and held by Pause), a couple of
 // steps while frames keep being drawn, Pause at a step boundary, the loss
 // history finite and reported step by step; a text file to train on, refused when binary or
-// empty with the run untouched; the checkpoint as a download. Every wait is on state.
+// empty with the run untouched; the checkpoint as a download; a streamed step's time split into
+// compute and streaming, and two wafers side by side with the one-wafer loss. Every wait is on state.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import { openApp, frames, state, centreOf, clickAt } from './browser.mjs';
+import path from 'node:path';
+import { openApp, frames, state, centreOf, clickAt, outDir } from './browser.mjs';
 
 let app;
 before(async () => { app = await openApp(); });
@@ -136,4 +138,69 @@ test('a text file to train on: binary and empty ones are refused and the run is 
   assert.ok(Number.isFinite(t.losses[0]));
   assert.equal(t.val_losses.length, 2);
   assert.equal(t.sample.step, 1);
+});
+
+// A small model (two layers, 16 tokens, two sequences a step, one evaluation batch) so each start
+// and step takes a moment: one step streamed, then one step on one wafer and on two.
+const small = { steps: 1, eval_every: 1, sample_every: 1, sample_tokens: 0, mesh: '32x32',
+  set: 'model.n_layer=2,model.block_size=16,train_input.batch_size=2,runconfig.eval_steps=1' };
+// Starts a run and collects, frame by frame, what its progress line said until it is done.
+const runToEnd = (page, opts) => page.evaluate((o) => new Promise((ok, fail) => {
+  const w = window.waferlab;
+  try { w.train_start(o); } catch (e) { fail(e); return; }
+  const said = new Set();
+  const f = () => {
+    const t = w.train_state();
+    if (t.status === 'running') said.add(t.activity);
+    if (t.status === 'done' || t.status === 'failed' || (t.status === 'idle' && t.error)) ok({ t, said: [...said] });
+    else requestAnimationFrame(f);
+  };
+  f();
+}), opts);
+const shot = async (page, name) => {
+  await page.mouse.move(1, 1);   // no tooltip over it
+  await frames(page, 2);
+  const s = await state(page);
+  const r = s.model.layout.train_execution, p = s.model.layout.train_plot;
+  fs.mkdirSync(outDir, { recursive: true });
+  const png = await page.screenshot({ clip: { x: Math.max(0, r.x - 8), y: r.y - 4, width: Math.max(r.w, p.x + p.w - r.x) + 16, height: p.y - r.y + 8 } });
+  fs.writeFileSync(path.join(outDir, name), png);
+  return s;
+};
+
+test('streamed weights: the step\'s time split into compute and streaming, the streamed layers named', async () => {
+  const { page } = app;
+  const { t, said } = await runToEnd(page, { ...small, execution: 'streaming', wafers: 1 });
+  assert.equal(t.status, 'done', t.error);
+  assert.equal(t.execution, 'streaming');
+  assert.equal(t.wafers, 1);
+  assert.ok(t.last.stream_cycles > 0 && t.last.stream_bytes > 0, JSON.stringify(t.last));
+  assert.ok(t.last.stream_cycles < t.last.compute_cycles);
+  assert.equal(t.last.cycles, t.last.compute_cycles, 'one wafer: no SwarmX time');
+  assert.ok(said.some((a) => /^l\d (forward|backward), (weights in|gradients out)/.test(a)), said.slice(0, 20).join(' | '));
+  const s = await shot(page, 'train_streaming.png');
+  assert.ok(s.model.layout.train_time, 'the time split is drawn');
+  assert.ok(s.model.layout.train_wafer_0, 'the wafer\'s panel');
+});
+
+test('two wafers: two panels side by side, the one-wafer loss, a batch that does not split refused', async () => {
+  const { page } = app;
+  const one = (await runToEnd(page, { ...small, execution: 'resident', wafers: 1 })).t;
+  assert.equal(one.status, 'done', one.error);
+  const { t, said } = await runToEnd(page, { ...small, execution: 'resident', wafers: 2 });
+  assert.equal(t.status, 'done', t.error);
+  assert.equal(t.wafers, 2);
+  assert.ok(Math.abs(t.losses[0] - one.losses[0]) <= 1e-5 * one.losses[0], `${t.losses[0]} vs ${one.losses[0]} on one wafer`);
+  assert.equal(t.last.wafers.length, 2);
+  for (const w of t.last.wafers) assert.ok(w.cycles > 0 && w.pes_active > 0, JSON.stringify(w));
+  assert.ok(t.last.swarmx_bytes > 0 && t.last.cycles === t.last.compute_cycles + t.last.swarmx_cycles);
+  assert.ok(said.some((a) => a.startsWith('wafer 2 of 2: ')), said.slice(0, 20).join(' | '));
+  const s = await shot(page, 'train_wafers.png');
+  const [a, b] = [s.model.layout.train_wafer_0, s.model.layout.train_wafer_1];
+  assert.ok(a && b && !s.model.layout.train_wafer_2, 'two panels');
+  assert.ok(b.x >= a.x + a.w && Math.abs(b.y - a.y) < 2, 'side by side');
+  const refused = await page.evaluate((o) => { try { window.waferlab.train_start(o); return null; } catch (e) { return String(e.message || e); } },
+    { ...small, wafers: 3 });
+  assert.match(refused, /does not split over N = 3 wafers/);
+  assert.equal((await train(page)).status, 'done', 'the run is as it was');
 });
