@@ -3,6 +3,8 @@
 
 #include "engine/fabric/router.h"
 
+#include <stdexcept>
+
 namespace wl {
 
 const char* fault_kind_name(FaultKind k) {
@@ -50,6 +52,10 @@ Fault host_error(int x, int y, std::string message) {
     f.x = x, f.y = y;
     f.message = std::move(message);
     return f;
+}
+
+void throw_if(const Fault& f) {
+    if (f) throw std::runtime_error(f.to_string());
 }
 
 }  // namespace wl

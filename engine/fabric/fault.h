@@ -49,4 +49,8 @@ struct Fault {
 // A HostError on PE (x, y): a bad host call (unknown symbol, out of range, no program).
 Fault host_error(int x, int y, std::string message);
 
+// For host code whose calls can fail only on a bug (the model's plan and its kernels disagree):
+// a fault becomes std::runtime_error with its text.
+void throw_if(const Fault& f);
+
 }  // namespace wl

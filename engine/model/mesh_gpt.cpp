@@ -63,14 +63,6 @@ void OpRun::count(const MachineStats& s0, const MachineStats& s1) {
     vector_flops = s1.flops - s0.flops;
 }
 
-namespace {
-
-void check(const Fault& f) {   // host calls fail only on a plan/kernel mismatch
-    if (f) throw std::runtime_error(f.to_string());
-}
-
-}  // namespace
-
 MeshGPT::MeshGPT(MeshPlan plan, const gpt::GPT& model, RunMode mode) : MeshGPT(std::move(plan), mode, InSteps{}) {
     while (load_step(model)) {
     }
@@ -88,11 +80,11 @@ bool MeshGPT::load_step(const gpt::GPT& model) {
     if (i < n) {   // the plan's programs are shared by the ops that compiled the same kernel: loaded, not copied
         const PlannedOp& op = plan_.ops[i];
         for (const lang::Placement& p : op.compiled->placements)
-            check(host_.load(p.program, {op.rect.x + p.x, op.rect.y + p.y, p.w, p.h}, p.consts));
+            throw_if(host_.load(p.program, {op.rect.x + p.x, op.rect.y + p.y, p.w, p.h}, p.consts));
         for (const lang::RouteSetting& r : op.compiled->routes)
-            check(host_.route(op.rect.x + r.x, op.rect.y + r.y, r.colour, r.route));
+            throw_if(host_.route(op.rect.x + r.x, op.rect.y + r.y, r.colour, r.route));
     } else if (i == n) {
-        for (const lang::RouteSetting& r : plan_.links) check(host_.route(r.x, r.y, r.colour, r.route));   // over the kernels' loop-backs
+        for (const lang::RouteSetting& r : plan_.links) throw_if(host_.route(r.x, r.y, r.colour, r.route));   // over the kernels' loop-backs
         if (plan_.streaming) {
             store_ = model.params_memory;
             store_mask_ = model.mask;
@@ -100,7 +92,7 @@ bool MeshGPT::load_step(const gpt::GPT& model) {
         if (plan_.streaming && plan_.train)   // the store's end of each edge link, for the gradients
             for (const PlannedOp& op : plan_.ops)
                 if (op.layer >= 0 && !op.weights.empty())
-                    check(host_.machine().drain(0, op.rect.y, kWest, int(op.constants.at("LW")),
+                    throw_if(host_.machine().drain(0, op.rect.y, kWest, int(op.constants.at("LW")),
                                                 EdgeLink::wse2().cycles_per_wavelet()));
     } else {
         load_weights(model, plan_.ops[i - n - 1]);
@@ -129,24 +121,24 @@ void MeshGPT::load_weights(const gpt::GPT& model, const PlannedOp& op) {
                                              " non-zeros on one PE; the plan has room for " +
                                              std::to_string(int(op.constants.at("NZ"))) + " (plan it for these weights)");
                 const int x = op.rect.x + p, y = op.rect.y;
-                if (!r.wv.empty()) check(host_.h2d(x, y, kSparseValues, r.wv.data(), r.wv.size()));
-                if (!r.wk.empty()) check(host_.h2d_u32(x, y, kSparseIndices, r.wk.data(), r.wk.size()));
-                check(host_.h2d_u32(x, y, kSparseRowEnds, r.wr.data(), r.wr.size()));
+                if (!r.wv.empty()) throw_if(host_.h2d(x, y, kSparseValues, r.wv.data(), r.wv.size()));
+                if (!r.wk.empty()) throw_if(host_.h2d_u32(x, y, kSparseIndices, r.wk.data(), r.wk.size()));
+                throw_if(host_.h2d_u32(x, y, kSparseRowEnds, r.wr.data(), r.wr.size()));
                 if (op.constants.count("NZT")) {   // training: the fixed index of its transposed columns
                     const SparseColumns c = sparse_columns(op, p, model);
                     if (c.wtk.size() > size_t(op.constants.at("NZT")))
                         throw std::runtime_error(op.name + ": the weights have " + std::to_string(c.wtk.size()) +
                                                  " non-zeros in one PE's columns; the plan has room for " +
                                                  std::to_string(int(op.constants.at("NZT"))) + " (plan it for these weights)");
-                    if (!c.wtk.empty()) check(host_.h2d_u32(x, y, kSparseColKeys, c.wtk.data(), c.wtk.size()));
-                    if (!c.wts.empty()) check(host_.h2d_u32(x, y, kSparseColSources, c.wts.data(), c.wts.size()));
-                    check(host_.h2d_u32(x, y, kSparseColRowEnds, c.wtr.data(), c.wtr.size()));
+                    if (!c.wtk.empty()) throw_if(host_.h2d_u32(x, y, kSparseColKeys, c.wtk.data(), c.wtk.size()));
+                    if (!c.wts.empty()) throw_if(host_.h2d_u32(x, y, kSparseColSources, c.wts.data(), c.wts.size()));
+                    throw_if(host_.h2d_u32(x, y, kSparseColRowEnds, c.wtr.data(), c.wtr.size()));
                 }
                 continue;
             }
             const ParamSlice w = param_slice(model.cfg, name, op.layer);
             for (const WeightPiece& piece : weight_pieces(op, p, sym, w))
-                check(host_.h2d(op.rect.x + p, op.rect.y, sym, model.params_memory.data() + w.offset + piece.model,
+                throw_if(host_.h2d(op.rect.x + p, op.rect.y, sym, model.params_memory.data() + w.offset + piece.model,
                                 piece.n, piece.pe));
         }
     }
@@ -210,7 +202,7 @@ void MeshGPT::point_edge_links(bool out) {
     if (links_out_ == out) return;
     for (const PlannedOp& op : plan_.ops)
         if (op.layer >= 0 && !op.weights.empty())
-            for (const lang::RouteSetting& r : edge_link_routes(op, out)) check(host_.route(r.x, r.y, r.colour, r.route));
+            for (const lang::RouteSetting& r : edge_link_routes(op, out)) throw_if(host_.route(r.x, r.y, r.colour, r.route));
     links_out_ = out;
 }
 
@@ -234,7 +226,7 @@ bool MeshGPT::stream_out(int l, std::vector<float>* grads) {
     const MachineStats s0 = host_.stats();
     for (int p = 0; p < widest; p++) {
         for (const PlannedOp& op : ops)
-            if (p < op.rect.w) check(host_.launch({op.rect.x + p, op.rect.y, 1, 1}, "send_g"));
+            if (p < op.rect.w) throw_if(host_.launch({op.rect.x + p, op.rect.y, 1, 1}, "send_g"));
         const RunResult r = host_.run_until_quiescent(cycle_budget);
         if (!r.ok()) {
             error_ = run.name + " (the layer's gradients over the edge links): " + r.fault.to_string();
@@ -277,7 +269,7 @@ bool MeshGPT::stream_in(int l) {
     run.op = "weight_stream";
     for (const PlannedOp& op : plan_.ops) run.pes += op.layer >= 0 && !op.weights.empty() ? op.rect.w : 0;
     const MachineStats s0 = host_.stats();
-    check(feed_layer(l, host_, &run.stream_bytes));
+    throw_if(feed_layer(l, host_, &run.stream_bytes));
     const RunResult r = host_.run_until_quiescent(cycle_budget);
     if (!r.ok()) {
         error_ = run.name + " (the layer's weights over the edge links): " + r.fault.to_string();
@@ -309,7 +301,7 @@ void MeshGPT::put(const PlannedOp& op, const Transfer& tr, int t0, int n, const 
         const int x = op.rect.x + p, y = op.rect.y;
         if (tr.slice == Slice::Tokens) {
             std::vector<uint32_t> tok(tokens_.begin() + t0, tokens_.begin() + t0 + n);
-            check(host_.h2d_u32(x, y, tr.symbol, tok.data(), tok.size(), size_t(t0)));
+            throw_if(host_.h2d_u32(x, y, tr.symbol, tok.data(), tok.size(), size_t(t0)));
             continue;
         }
         const std::vector<float>& a = from.at(tr.tensor);
@@ -321,14 +313,14 @@ void MeshGPT::put(const PlannedOp& op, const Transfer& tr, int t0, int n, const 
                     zeros.assign(size_t(n), 0.0f);
                     src = zeros.data();
                 }
-                check(host_.h2d(x, y, tr.symbol, src, size_t(n), size_t(r) * TP + t0));
+                throw_if(host_.h2d(x, y, tr.symbol, src, size_t(n), size_t(r) * TP + t0));
                 host_bytes_ += 4 * uint64_t(n);
             }
         } else {   // Time: (rows, per_pe) on the PE
             int lo, len;
             local_window(tr, p, t0, n, &lo, &len);
             for (int r = 0; len > 0 && r < tr.rows; r++) {
-                check(host_.h2d(x, y, tr.symbol, a.data() + size_t(r) * TP + p * tr.per_pe + lo, size_t(len),
+                throw_if(host_.h2d(x, y, tr.symbol, a.data() + size_t(r) * TP + p * tr.per_pe + lo, size_t(len),
                                 size_t(r) * tr.per_pe + lo));
                 host_bytes_ += 4 * uint64_t(len);
             }
@@ -346,7 +338,7 @@ void MeshGPT::get(const PlannedOp& op, const Transfer& tr, int t0, int n, Tensor
         const int x = op.rect.x + p, y = op.rect.y;
         if (tr.slice == Slice::Rows) {
             for (int r = 0; r < tr.per_pe && tr.row_offset + p * tr.per_pe + r < tr.rows; r++) {   // the last PE may hold padding rows
-                check(host_.d2h(x, y, tr.symbol, a.data() + size_t(tr.row_offset + p * tr.per_pe + r) * TP + t0,
+                throw_if(host_.d2h(x, y, tr.symbol, a.data() + size_t(tr.row_offset + p * tr.per_pe + r) * TP + t0,
                                 size_t(n), size_t(r) * TP + t0));
                 host_bytes_ += 4 * uint64_t(n);
             }
@@ -354,7 +346,7 @@ void MeshGPT::get(const PlannedOp& op, const Transfer& tr, int t0, int n, Tensor
             int lo, len;
             local_window(tr, p, t0, n, &lo, &len);
             for (int r = 0; len > 0 && r < tr.rows; r++) {
-                check(host_.d2h(x, y, tr.symbol, a.data() + size_t(r) * TP + p * tr.per_pe + lo, size_t(len),
+                throw_if(host_.d2h(x, y, tr.symbol, a.data() + size_t(r) * TP + p * tr.per_pe + lo, size_t(len),
                                 size_t(r) * tr.per_pe + lo));
                 host_bytes_ += 4 * uint64_t(len);
             }
@@ -385,12 +377,12 @@ bool MeshGPT::launch(const PlannedOp& op, const char* fn, int t0, int n, OpRun* 
         int lo = t0, len = n;
         if (in.slice == Slice::Time) local_window(in, p, t0, n, &lo, &len);
         const uint32_t v[2] = {uint32_t(lo), uint32_t(len)};
-        check(host_.h2d_u32(op.rect.x + p, op.rect.y, "t0", &v[0], 1));
-        check(host_.h2d_u32(op.rect.x + p, op.rect.y, "tlen", &v[1], 1));
+        throw_if(host_.h2d_u32(op.rect.x + p, op.rect.y, "t0", &v[0], 1));
+        throw_if(host_.h2d_u32(op.rect.x + p, op.rect.y, "tlen", &v[1], 1));
     }
     const MachineStats s0 = host_.stats();
-    check(host_.launch(op.rect, fn));
-    for (const auto& [from, send] : senders) check(host_.launch(from, send));   // its window is its own launch's
+    throw_if(host_.launch(op.rect, fn));
+    for (const auto& [from, send] : senders) throw_if(host_.launch(from, send));   // its window is its own launch's
     const RunResult r = host_.run_until_quiescent(cycle_budget);
     if (!r.ok()) {
         error_ = op.name + " (" + op.kernel + (std::string(fn) == "main" ? "" : std::string(", ") + fn) + "): " +

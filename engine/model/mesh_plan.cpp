@@ -346,7 +346,7 @@ PlannedOp layer_instance(const PlannedOp& op, int l, int layers) {
     return o;
 }
 
-bool has_backward(const PlannedOp& o) { return o.train_only || (o.constants.count("TRAIN") && o.constants.at("TRAIN") == 1); }
+bool has_backward(const PlannedOp& o) { return o.train_only || o.on("TRAIN"); }
 
 std::vector<std::pair<wl::Rect, std::string>> link_senders(const PlannedOp& op) {
     std::vector<std::pair<wl::Rect, std::string>> out;

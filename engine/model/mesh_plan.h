@@ -96,6 +96,13 @@ struct PlannedOp {
     std::shared_ptr<const wl::lang::CompileResult> compiled;
     bool train_only = false;       // not part of the forward (the loss's gradient)
     bool host_out = true;          // the host reads its output (a consumer without a link, or the logits)
+
+    // A kernel switch set to 1: "TRAIN" (the op's backward and AdamW are compiled in), "TIED" (its
+    // weights are the embedding's).
+    bool on(const char* constant) const {
+        const auto it = constants.find(constant);
+        return it != constants.end() && it->second == 1;
+    }
 };
 
 // Training: an op with a backward (TRAIN = 1), or the loss's op (its main is the gradient).

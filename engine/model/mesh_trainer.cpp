@@ -1,27 +1,18 @@
-// mesh_trainer.cpp: see mesh_trainer.h.
+// mesh_trainer.cpp: see mesh_trainer.h. Loading, the fabric's routes for training, the launches
+// and the state's transfers; the queues of units that make a step are mesh_train_queue.cpp.
 #include "engine/model/mesh_trainer.h"
 
-#include "engine/core/wl_math.h"
-#include "engine/gpt/adamw.h"
 #include "engine/model/sparsity.h"
 
 #include <algorithm>
 #include <array>
 #include <chrono>
-#include <cmath>
 #include <map>
 #include <stdexcept>
 
 namespace wl::model {
 
 namespace {
-
-void check(const Fault& f) {   // host calls fail only on a plan/kernel mismatch
-    if (f) throw std::runtime_error(f.to_string());
-}
-
-bool trains(const PlannedOp& op) { return op.constants.count("TRAIN") && op.constants.at("TRAIN") == 1; }
-bool tied(const PlannedOp& op) { return op.constants.count("TIED") && op.constants.at("TIED") == 1; }
 
 // The consumer's function that sends a linked input's gradient up: send_d<symbol>; the
 // attention's relay sends dq, dk and dv in one (attention.wk's send_dqkv).
@@ -111,7 +102,7 @@ MeshTrainer::MeshTrainer(MeshPlan plan, RunMode mode, MeshGPT::InSteps)
 }
 
 bool MeshTrainer::holds_weights(const PlannedOp& o) const {
-    return trains(o) && !o.weights.empty() && !(mesh_.plan().streaming && o.layer >= 0);
+    return o.on("TRAIN") && !o.weights.empty() && !(mesh_.plan().streaming && o.layer >= 0);
 }
 
 bool MeshTrainer::load_step(const gpt::GPT& model) {
@@ -138,7 +129,7 @@ void MeshTrainer::route_norm() {
         if (holds_weights(o))
             for (int p = 0; p < o.rect.w; p++) rows[o.rect.y].push_back(o.rect.x + p);
     std::map<std::pair<int, int>, std::array<uint32_t, 7>> gn;   // (x, y) -> grad_norm's gn
-    auto route = [&](int x, int y, int c, uint8_t rx, uint8_t tx) { check(mesh_.host_.route(x, y, c, Route::of(rx, tx))); };
+    auto route = [&](int x, int y, int c, uint8_t rx, uint8_t tx) { throw_if(mesh_.host_.route(x, y, c, Route::of(rx, tx))); };
     std::map<std::pair<int, int>, std::pair<uint8_t, uint8_t>> cc;   // the heads' multicast: (x, y) -> rx, tx
     std::vector<std::pair<int, int>> heads;   // (x, y) of each row's westmost, rows ascending
     for (auto& [y, xs] : rows) {
@@ -205,7 +196,7 @@ void MeshTrainer::route_norm() {
         }
     }
     for (const auto& [xy, ports] : cc) route(xy.first, xy.second, kCc, ports.first, ports.second);
-    for (const auto& [xy, flags] : gn) check(mesh_.host_.h2d_u32(xy.first, xy.second, "gn", flags.data(), flags.size()));
+    for (const auto& [xy, flags] : gn) throw_if(mesh_.host_.h2d_u32(xy.first, xy.second, "gn", flags.data(), flags.size()));
     norm_origin_ = heads.empty() ? std::pair<int, int>{-1, -1} : heads.front();
 }
 
@@ -213,7 +204,7 @@ void MeshTrainer::route_norm() {
 // multicast: each router there copies the wavelet to its PE and on). Along from's mesh row to
 // to's first column, then up or down to to's row, then along it; on one row, straight along it.
 void MeshTrainer::route_stream(int c, std::pair<int, int> from, const PlannedOp& to) {
-    auto route = [&](int x, int y, uint8_t rx, uint8_t tx) { check(mesh_.host_.route(x, y, c, Route::of(rx, tx))); };
+    auto route = [&](int x, int y, uint8_t rx, uint8_t tx) { throw_if(mesh_.host_.route(x, y, c, Route::of(rx, tx))); };
     const int x0 = to.rect.x, x1 = to.rect.x + to.rect.w - 1, ty = to.rect.y;
     auto [x, y] = from;
     uint8_t in = kR;
@@ -235,19 +226,19 @@ void MeshTrainer::route_stream(int c, std::pair<int, int> from, const PlannedOp&
 void MeshTrainer::route_tie() {
     const PlannedOp& emb = op("encoded");
     const PlannedOp& lg = op("logits");
-    if (!tied(lg)) return;
+    if (!lg.on("TIED")) return;
     const int V = mesh_.plan().cfg.vocab_size;
     auto relay = [&](const PlannedOp& o, const int (&colours)[2], auto&& tie_of) {
         for (int p = 0; p < o.rect.w; p++) {
             const int x = o.rect.x + p, y = o.rect.y;
             if (p + 1 < o.rect.w) {
-                check(mesh_.host_.route(x, y, colours[p % 2], Route::of(kR, kE)));
-                check(mesh_.host_.route(x + 1, y, colours[p % 2], Route::of(kW, kR)));
+                throw_if(mesh_.host_.route(x, y, colours[p % 2], Route::of(kR, kE)));
+                throw_if(mesh_.host_.route(x + 1, y, colours[p % 2], Route::of(kW, kR)));
             }
             std::vector<uint32_t> t = tie_of(p);
             t[0] = p == 0 ? 0 : uint32_t((p - 1) % 2 + 1);
             t[1] = p + 1 < o.rect.w ? uint32_t(p % 2 + 1) : 3;
-            check(mesh_.host_.h2d_u32(x, y, "tie", t.data(), t.size()));
+            throw_if(mesh_.host_.h2d_u32(x, y, "tie", t.data(), t.size()));
         }
     };
     relay(emb, {3, 4}, [](int) { return std::vector<uint32_t>(2); });   // the kernels' ta0, ta1
@@ -262,8 +253,8 @@ void MeshTrainer::route_tie() {
 bool MeshTrainer::stream(const char* name, const PlannedOp& from, const char* from_fn, const PlannedOp& to, const char* to_fn) {
     const MachineStats s0 = mesh_.host_.stats();
     const auto start = std::chrono::steady_clock::now();
-    check(mesh_.host_.launch(to.rect, to_fn));
-    check(mesh_.host_.launch(from.rect, from_fn));
+    throw_if(mesh_.host_.launch(to.rect, to_fn));
+    throw_if(mesh_.host_.launch(from.rect, from_fn));
     const RunResult r = mesh_.host_.run_until_quiescent(mesh_.cycle_budget);
     if (!r.ok()) {
         error_ = std::string(name) + ": " + r.fault.to_string();
@@ -322,8 +313,8 @@ bool MeshTrainer::loss_grad(const PlannedOp& o, const int* targets, int bt_rows,
     const std::vector<uint32_t> tgt(targets, targets + T);   // every PE: its rows may hold any step's target
     for (int p = 0; p < o.rect.w; p++) {
         const int x = o.rect.x + p, y = o.rect.y;
-        check(mesh_.host_.h2d_u32(x, y, "tgt", tgt.data(), tgt.size()));
-        check(mesh_.host_.h2d_u32(x, y, "bt", &bt, 1));
+        throw_if(mesh_.host_.h2d_u32(x, y, "tgt", tgt.data(), tgt.size()));
+        throw_if(mesh_.host_.h2d_u32(x, y, "bt", &bt, 1));
     }
     OpRun run;
     const auto start = std::chrono::steady_clock::now();
@@ -425,7 +416,7 @@ bool MeshTrainer::keep_dy(int b) {
     }
     for (int p = 0; p < emb.rect.w; p++) {
         const uint32_t slot = uint32_t(b);
-        check(mesh_.host_.h2d_u32(emb.rect.x + p, emb.rect.y, "slot", &slot, 1));
+        throw_if(mesh_.host_.h2d_u32(emb.rect.x + p, emb.rect.y, "slot", &slot, 1));
     }
     OpRun run;
     const auto start = std::chrono::steady_clock::now();
@@ -436,498 +427,6 @@ bool MeshTrainer::keep_dy(int b) {
     run.op = emb.op + ":keep_dy";
     run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     runs_.push_back(run);
-    return true;
-}
-
-const char* train_phase_name(TrainPhase p) {
-    return p == TrainPhase::Forward ? "forward" : p == TrainPhase::Backward ? "backward" : "optimiser";
-}
-
-const char* mesh_job_name(MeshJob j) {
-    return j == MeshJob::Step ? "step" : j == MeshJob::Eval ? "evaluation" : "sampling";
-}
-
-bool MeshTrainer::check_idle(const char* what) {
-    error_.clear();
-    if (!routed_) {
-        error_ = std::string(what) + ": the mesh is still loading (load_step until loaded())";
-        return false;
-    }
-    if (!busy()) return true;
-    error_ = std::string(what) + ": a " + mesh_job_name(job_) + " is still in progress (run_slice until busy() is false)";
-    return false;
-}
-
-bool MeshTrainer::check_batch(const char* what, const int* inputs, const int* targets, int B, int T) {
-    if (!check_idle(what)) return false;
-    const int V = mesh_.plan().cfg.vocab_size;
-    if (B < 1 || T < 1 || T > mesh_.plan().cfg.block_size) {
-        error_ = std::string(what) + ": need B >= 1 and 1 <= T <= block_size (" +
-                 std::to_string(mesh_.plan().cfg.block_size) + "), got B=" + std::to_string(B) + " T=" + std::to_string(T);
-        return false;
-    }
-    for (int i = 0; i < B * T; i++)   // all checked before anything runs: a bad batch changes nothing
-        for (const auto& [kind, ids] : {std::pair<const char*, const int*>{"token", inputs}, {"target", targets}})
-            if (ids[i] < 0 || ids[i] >= V) {
-                error_ = std::string(what) + ": " + kind + " " + std::to_string(ids[i]) + " at position " +
-                         std::to_string(i) + " is outside [0, " + std::to_string(V) + ")";
-                return false;
-            }
-    cur_.inputs.assign(inputs, inputs + size_t(B) * T);
-    cur_.targets.assign(targets, targets + size_t(B) * T);
-    cur_.B = B, cur_.T = T;
-    cur_.bt = B * T;
-    return true;
-}
-
-void MeshTrainer::begin_job(MeshJob job) {
-    job_ = job;
-    cur_.step = TrainStep{};
-    cur_.host_bytes0 = mesh_.host_bytes();
-    queue_.clear();
-    next_ = 0;
-    runs_.clear();
-}
-
-void MeshTrainer::add(TrainWork what, std::function<bool()> run) { queue_.push_back({std::move(what), std::move(run)}); }
-
-const PlannedOp& MeshTrainer::loss_op() const {
-    for (const PlannedOp& o : ops_)
-        if (o.train_only) return o;
-    throw std::logic_error("mesh_trainer: the plan has no loss op (crossentropy.wk)");
-}
-
-// One forward over the window [t0, t0+n), an op a unit (MeshGPT::forward's launches); streaming:
-// each layer's weights stream in first (a unit). before: at the first unit; after: at the last op's.
-// read_logits false: the loss takes them over their link, the host need not read them.
-void MeshTrainer::queue_forward(TrainWork what, int t0, int n, bool read_logits, std::function<void()> before,
-                                std::function<bool()> after) {
-    const PlannedOp* last = nullptr;
-    for (const PlannedOp& o : ops_)
-        if (!o.train_only) last = &o;
-    int layer = -1;
-    for (const PlannedOp& o : ops_) {
-        if (o.train_only) continue;
-        if (mesh_.plan().streaming && o.layer > layer) {
-            layer = o.layer;
-            TrainWork in = what;
-            in.op = "l" + std::to_string(layer) + ".weights";
-            in.layer = layer;
-            in.streaming = "weights in";
-            add(in, [this, layer] { return stream_in(layer); });
-        }
-        what.op = o.name;
-        const bool read_out = read_logits || o.name != "logits";
-        add(what, [this, &o, t0, n, read_out, before = &o == &ops_.front() ? before : nullptr, after = &o == last ? after : nullptr] {
-            if (before) before();
-            if (!mesh_.run_op(o, t0, n, read_out)) {
-                mesh_.tokens_.clear();   // the cache is not whole
-                error_ = mesh_.error();
-                return false;
-            }
-            runs_.push_back(mesh_.runs_.back());
-            return !after || after();
-        });
-    }
-}
-
-// Sequence b of cur_'s batch through the forward.
-void MeshTrainer::queue_forward(int b, bool read_logits) {
-    queue_forward({TrainPhase::Forward, "", b}, 0, cur_.T, read_logits, [this, b] {
-        const int T = cur_.T;
-        mesh_.tokens_.assign(cur_.inputs.begin() + size_t(b) * T, cur_.inputs.begin() + size_t(b + 1) * T);
-        mesh_.runs_.clear();
-    });
-}
-
-bool MeshTrainer::stream_in(int layer) {
-    if (!mesh_.stream_in(layer)) {
-        error_ = mesh_.error();
-        return false;
-    }
-    runs_.push_back(mesh_.runs_.back());
-    return true;
-}
-
-// Streaming: layer l's backward, after the forward of its sequence. The layer's PEs hold the last
-// layer's weights and activations; any other layer's weights stream in again and its forward runs
-// again from the residual stream the host kept (activation recomputation, as checkpointing does),
-// then its gradients start from zero, its ops' backward runs, and the gradients stream out to the
-// store, which adds them up over the step's sequences.
-void MeshTrainer::queue_layer_backward(int l, int b) {
-    const int L = mesh_.plan().cfg.n_layer;
-    std::vector<const PlannedOp*> layer;
-    for (const PlannedOp& o : ops_)
-        if (o.layer == l) layer.push_back(&o);
-    const std::string name = "l" + std::to_string(l);
-    if (l < L - 1) {
-        add({TrainPhase::Backward, name + ".weights", b, -1, l, "weights in again"}, [this, l] { return stream_in(l); });
-        for (const PlannedOp* o : layer)
-            if (!o->train_only)
-                add({TrainPhase::Backward, o->name, b, -1, l, "forward recomputed"}, [this, o] {
-                    if (!mesh_.run_op(*o, 0, cur_.T)) {
-                        error_ = mesh_.error();
-                        return false;
-                    }
-                    runs_.push_back(mesh_.runs_.back());
-                    return true;
-                });
-    }
-    for (const PlannedOp* o : layer) {
-        if (!trains(*o)) continue;
-        if (!o->weights.empty()) add({TrainPhase::Backward, o->name, b}, [this, o] { return launch(*o, "zero_grad", 0, 0); });
-        if (o->kernel == "matmul.wk") add({TrainPhase::Backward, o->name, b}, [this, o] { return launch(*o, "transpose_w", 0, 0); });
-    }
-    for (auto it = layer.rbegin(); it != layer.rend(); ++it)
-        if (trains(**it)) add({TrainPhase::Backward, (*it)->name, b}, [this, o = *it] { return backward_op(*o, cur_.T); });
-    add({TrainPhase::Backward, name + ".grads", b, -1, l, "gradients out"}, [this, l] {
-        if (!mesh_.stream_out(l, &store_grads_)) {
-            error_ = mesh_.error();
-            return false;
-        }
-        runs_.push_back(mesh_.runs_.back());
-        return true;
-    });
-}
-
-// Each sequence: the forward op by op (MeshGPT::forward's launches), the loss's gradient, the
-// backward ops in reverse. Then wte's gradient: the logits' part (summed over every sequence on
-// the logits' PEs) first, then the embedding's, sequence by sequence, as engine/gpt's backward
-// adds them; the loss is the crossentropy op's (summed and divided on its PEs).
-void MeshTrainer::queue_backward() {
-    const int B = cur_.B;
-    cur_.tokens.clear();
-    cur_.dencoded.clear();
-    const auto& ops = ops_;
-    auto add = [&](TrainPhase ph, const std::string& op, int seq, std::function<bool()> f) { this->add({ph, op, seq}, std::move(f)); };
-    const PlannedOp* ce = &loss_op();
-    const bool streaming = mesh_.plan().streaming;
-    if (streaming) std::fill(store_grads_.begin(), store_grads_.end(), 0.0f);
-    for (const PlannedOp& o : ops) {
-        if (!trains(o) || (streaming && o.layer >= 0)) continue;   // streaming: a layer's, per sequence
-        if (!o.weights.empty()) add(TrainPhase::Backward, o.name, -1, [this, &o] { return launch(o, "zero_grad", 0, 0); });
-        // the matmuls' dx needs W's columns: once per step, as the weights change once
-        if (o.kernel == "matmul.wk") add(TrainPhase::Backward, o.name, -1, [this, &o] { return launch(o, "transpose_w", 0, 0); });
-    }
-    add(TrainPhase::Backward, ce->name, -1, [this, ce] { return launch(*ce, "zero_loss", 0, 0); });
-    for (int b = 0; b < B; b++) {
-        queue_forward(b, !ce->inputs.front().colour);
-        add(TrainPhase::Backward, ce->name, b, [this, ce, b] {
-            return loss_grad(*ce, cur_.targets.data() + size_t(b) * cur_.T, cur_.bt, cur_.T);
-        });
-        for (auto it = ops.rbegin(); it != ops.rend(); ++it) {
-            const PlannedOp& o = *it;
-            if (streaming && o.layer >= 0) {   // a layer's ops all at once, at its last op
-                if (it == ops.rbegin() || std::prev(it)->layer != o.layer) queue_layer_backward(o.layer, b);
-                continue;
-            }
-            if (!trains(o) || o.kernel == "embedding.wk") continue;
-            add(TrainPhase::Backward, o.name, b, [this, &o] { return backward_op(o, cur_.T); });
-        }
-        add(TrainPhase::Backward, op("encoded").name, b, [this, b] {   // what the embedding's backward needs later
-            cur_.tokens.push_back(mesh_.tokens_);
-            return keep_dy(b);
-        });
-    }
-    const PlannedOp& emb = op("encoded");
-    const PlannedOp& lg = op("logits");
-    add(TrainPhase::Backward, lg.name, -1, [this, &emb, &lg] {   // the logits' part of dwte, over the fabric
-        route_stream(kTieColour, {lg.rect.x + lg.rect.w - 1, lg.rect.y}, emb);
-        return stream("tie_grad", lg, "tie_send", emb, "tie_recv");
-    });
-    for (int b = 0; b < B; b++)
-        add(TrainPhase::Backward, emb.name, b, [this, &emb, ce, b] {
-            const int T = cur_.T;
-            mesh_.tokens_ = cur_.tokens[size_t(b)];
-            mesh_.put(emb, emb.inputs.front(), 0, T);
-            const uint32_t slot = uint32_t(std::min(b, stash_slots()));   // the stash's slot, or past it: dy from the host
-            for (int p = 0; p < emb.rect.w; p++) check(mesh_.host_.h2d_u32(emb.rect.x + p, emb.rect.y, "slot", &slot, 1));
-            if (slot == uint32_t(stash_slots())) {
-                Tensors g{{"encoded", cur_.dencoded[size_t(b)]}};
-                Transfer dy = emb.output;
-                dy.symbol = "dy";
-                mesh_.put(emb, dy, 0, T, g);
-            }
-            if (!launch(emb, "backward", 0, T)) return false;
-            // Summed and divided on the PEs (crossentropy.wk); every PE of its row holds it.
-            if (b == cur_.B - 1) check(mesh_.host_.d2h(ce->rect.x, ce->rect.y, "loss", &cur_.step.loss, 1));
-            return true;
-        });
-}
-
-void MeshTrainer::queue_update() {
-    queue_.push_back({{TrainPhase::Optimiser, "grad_norm", -1}, [this] {
-        const gpt::GPTConfig& cfg = mesh_.plan().cfg;
-        // This step's hyperparameters; the clipping coefficient (hp[kHpClip]) grad_norm computes.
-        t_ += 1;
-        cur_.adam = gpt::AdamWStep::at(cfg, cur_.lr, t_);
-        const gpt::AdamWStep& a = cur_.adam;
-        float* hp = cur_.hp;
-        hp[kHpBeta1] = a.b1;
-        hp[kHpOneMinusBeta1] = a.one_minus_b1;
-        hp[kHpBeta2] = a.b2;
-        hp[kHpOneMinusBeta2] = a.one_minus_b2;
-        hp[kHpEps] = a.eps;
-        hp[kHpStepSize] = a.step_size;
-        hp[kHpBc2Sqrt] = a.bc2_sqrt;
-        hp[kHpDecay] = a.decay;
-        hp[kHpClip] = 1.0f;
-        // Streaming: the wafer's sum is part of the norm; the store finishes it (below).
-        const bool streaming = mesh_.plan().streaming;
-        hp[kHpGradClip] = cfg.grad_clip > 0 && !streaming ? float(cfg.grad_clip) : -1.0f;
-        for (const PlannedOp& o : mesh_.plan().ops)
-            if (holds_weights(o))
-                for (int p = 0; p < o.rect.w; p++) check(mesh_.host_.h2d(o.rect.x + p, o.rect.y, "hp", hp, kHpCount));
-        // The sum of squares over the fabric (route_norm's chains), fp32 (the reference sums in
-        // double); at its end the norm and the clipping coefficient, which comes back over the fabric.
-        const MachineStats s0 = mesh_.host_.stats();
-        const auto start = std::chrono::steady_clock::now();
-        for (const PlannedOp& o : mesh_.plan().ops)
-            if (holds_weights(o)) check(mesh_.host_.launch(o.rect, "grad_norm"));
-        const RunResult r = mesh_.host_.run_until_quiescent(mesh_.cycle_budget);
-        if (!r.ok()) {
-            error_ = "grad_norm: " + r.fault.to_string();
-            return false;
-        }
-        const MachineStats s1 = mesh_.host_.stats();
-        OpRun run;
-        run.name = "grad_norm";
-        run.op = "grad_norm";
-        run.count(s0, s1);
-        run.pes = int(mesh_.plan().pes_used());
-        run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        runs_.push_back(run);
-        check(mesh_.host_.d2h(norm_origin_.first, norm_origin_.second, "gnorm", &cur_.step.grad_norm, 1));
-        if (streaming) finish_norm();
-        return true;
-    }});
-    for (const PlannedOp& o : mesh_.plan().ops) {
-        if (!holds_weights(o)) continue;
-        queue_.push_back({{TrainPhase::Optimiser, o.name, -1}, [this, &o] { return launch(o, "adamw", 0, 0); }});
-    }
-    if (mesh_.plan().streaming)
-        queue_.push_back({{TrainPhase::Optimiser, "store", -1}, [this] {   // AdamW on the layers' weights, in the store
-            const gpt::GPTConfig& cfg = mesh_.plan().cfg;
-            for (const gpt::ParamInfo& info : gpt::param_infos(cfg)) {
-                if (!layer_param(cfg, info)) continue;
-                const size_t at = param_slice(cfg, info.name, -1).offset;
-                gpt::adamw_update(cur_.adam, info.decay && float(cfg.weight_decay) != 0.0f, mesh_.store_.data() + at,
-                                  store_grads_.data() + at, store_m_.data() + at, store_v_.data() + at, info.count);
-            }
-            return true;
-        }});
-    queue_.push_back({{TrainPhase::Optimiser, op("encoded").name, -1}, [this] {   // the updated wte to the logits' PEs
-        const PlannedOp& emb = op("encoded");
-        const PlannedOp& lg = op("logits");
-        route_stream(kTieColour, {emb.rect.x + emb.rect.w - 1, emb.rect.y}, lg);
-        return stream("tie_weights", emb, "tie_send", lg, "tie_recv");
-    }});
-}
-
-// Streaming: the wafer's sum of squares (gsq at the chain's end, fp32) plus the store's over the
-// layers' gradients (in double, in index order, as the reference sums: one long fp32 sum would lose
-// digits a PE's short ones do not); the store's coefficient back into the wafer's hp.
-void MeshTrainer::finish_norm() {
-    const gpt::GPTConfig& cfg = mesh_.plan().cfg;
-    float wafer = 0;
-    check(mesh_.host_.d2h(norm_origin_.first, norm_origin_.second, "gsq", &wafer, 1));
-    double sq = 0;
-    for (const gpt::ParamInfo& info : gpt::param_infos(cfg)) {
-        if (!layer_param(cfg, info)) continue;
-        const float* g = store_grads_.data() + param_slice(cfg, info.name, -1).offset;
-        for (size_t i = 0; i < info.count; i++) sq += double(g[i]) * g[i];
-    }
-    cur_.step.grad_norm = float(std::sqrt(sq + wafer));
-    cur_.adam.set_clip(cfg, cur_.step.grad_norm);
-    cur_.hp[kHpClip] = cur_.adam.clip;
-    for (const PlannedOp& o : mesh_.plan().ops)
-        if (holds_weights(o))
-            for (int p = 0; p < o.rect.w; p++) check(mesh_.host_.h2d(o.rect.x + p, o.rect.y, "hp", cur_.hp, kHpCount));
-}
-
-bool MeshTrainer::begin_step(const int* inputs, const int* targets, int B, int T, double lr) {
-    if (!check_batch("train on the mesh", inputs, targets, B, T)) return false;
-    begin_job(MeshJob::Step);
-    cur_.lr = lr;
-    queue_backward();
-    queue_update();
-    return true;
-}
-
-// Each sequence's forward, then the loss's op on its logits (its main alone: the loss, and the
-// dlogits that no one reads); the loss summed on the PEs over the batch, in the reference's order.
-void MeshTrainer::queue_eval() {
-    const PlannedOp& ce = loss_op();
-    add({TrainPhase::Forward, ce.name, -1}, [this, &ce] { return launch(ce, "zero_loss", 0, 0); });
-    for (int b = 0; b < cur_.B; b++) {
-        queue_forward(b, !ce.inputs.front().colour);
-        add({TrainPhase::Forward, ce.name, b}, [this, &ce, b] {
-            if (!loss_grad(ce, cur_.targets.data() + size_t(b) * cur_.T, cur_.bt, cur_.T, /*keep_grad=*/false)) return false;
-            if (b == cur_.B - 1) check(mesh_.host_.d2h(ce.rect.x, ce.rect.y, "loss", &cur_.eval_loss, 1));
-            return true;
-        });
-    }
-}
-
-bool MeshTrainer::begin_eval(const int* inputs, const int* targets, int B, int T) {
-    if (!check_batch("evaluate on the mesh", inputs, targets, B, T)) return false;
-    begin_job(MeshJob::Eval);
-    queue_eval();
-    return true;
-}
-
-bool MeshTrainer::eval_loss(const int* inputs, const int* targets, int B, int T, float* loss) {
-    if (!begin_eval(inputs, targets, B, T) || !run_all()) return false;
-    *loss = last_eval_;
-    return true;
-}
-
-// gpt::generate's loop, a forward per new token (MeshGPT::next_logits' choice of window): the
-// whole context when the cache cannot serve it (the first token, or a context past block_size:
-// the last block_size tokens again), else the one new time step from the cache. The forward's
-// last op also draws the token from its logits (gpt::sample_token, the sampler's seeded Rng).
-void MeshTrainer::queue_sample(int n) {
-    const int TP = mesh_.plan().cfg.block_size;
-    const int prompt = int(samp_.tokens.size());
-    for (int i = 0; i < n; i++) {
-        const int len = prompt + i;   // the context this token sees, before the window slides
-        const bool cached = i > 0 && len <= TP && !mesh_.plan().streaming;   // streaming keeps no KV cache
-        const int t0 = cached ? len - 1 : 0, w = cached ? 1 : std::min(len, TP);
-        queue_forward({TrainPhase::Forward, "", -1, i}, t0, w, true,
-                      [this, cached, w] {
-                          const std::vector<int>& ids = samp_.tokens;
-                          if (cached) mesh_.tokens_.push_back(ids.back());
-                          else mesh_.tokens_.assign(ids.end() - w, ids.end());
-                          mesh_.runs_.clear();
-                      },
-                      [this, t0, w, TP] {
-                          const int V = mesh_.plan().cfg.vocab_size, t = t0 + w - 1;
-                          const std::vector<float>& y = mesh_.acts_.at("logits");   // (V, TP)
-                          std::vector<float> logits(static_cast<size_t>(V));
-                          for (int v = 0; v < V; v++) logits[size_t(v)] = y[size_t(v) * TP + t];
-                          samp_.tokens.push_back(gpt::sample_token(logits.data(), V, samp_.opt.temperature, samp_.opt.top_k, samp_.rng));
-                          return true;
-                      });
-    }
-}
-
-bool MeshTrainer::begin_sample(const std::vector<int>& prompt, int n, const gpt::SampleOptions& opt) {
-    if (!check_idle("sample on the mesh")) return false;
-    const int V = mesh_.plan().cfg.vocab_size;
-    if (prompt.empty() || n < 0) {
-        error_ = "sample on the mesh: need a prompt of at least one token and n >= 0";
-        return false;
-    }
-    for (size_t i = 0; i < prompt.size(); i++)
-        if (prompt[i] < 0 || prompt[i] >= V) {
-            error_ = "sample on the mesh: token " + std::to_string(prompt[i]) + " at position " + std::to_string(i) +
-                     " is outside [0, " + std::to_string(V) + ")";
-            return false;
-        }
-    begin_job(MeshJob::Sample);
-    samp_.tokens = prompt;
-    samp_.opt = opt;
-    samp_.rng = gpt::Rng(opt.seed);
-    mesh_.tokens_.clear();   // the cache holds a training sequence's keys: the prompt starts it again
-    queue_sample(n);
-    return true;
-}
-
-bool MeshTrainer::sample(const std::vector<int>& prompt, int n, const gpt::SampleOptions& opt, std::vector<int>* out) {
-    if (!begin_sample(prompt, n, opt) || !run_all()) return false;
-    *out = samp_.tokens;
-    return true;
-}
-
-bool MeshTrainer::run_slice(int units) {
-    for (int i = 0; i < units && busy(); i++) {
-        const auto start = std::chrono::steady_clock::now();
-        bool ok = false;
-        try {
-            ok = queue_[next_].run();
-        } catch (const std::exception& e) {
-            error_ = e.what();
-        }
-        cur_.step.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        if (!ok) {
-            queue_.clear();
-            next_ = 0;
-            return false;
-        }
-        next_++;
-    }
-    if (!queue_.empty() && !busy()) {   // done: a step's totals over every launch since the batch began
-        if (job_ == MeshJob::Step) {
-            cur_.step.cycles = cur_.step.instructions = cur_.step.stream_bytes = cur_.step.stream_cycles = 0;
-            for (const OpRun& r : runs_) {
-                cur_.step.cycles += r.cycles;
-                cur_.step.instructions += r.instructions;
-                cur_.step.stream_bytes += r.stream_bytes;
-                if (r.stream_bytes) cur_.step.stream_cycles += r.cycles;
-            }
-            cur_.step.host_bytes = mesh_.host_bytes() - cur_.host_bytes0;
-            last_ = cur_.step;
-        } else if (job_ == MeshJob::Eval) {
-            last_eval_ = cur_.eval_loss;
-        }
-        queue_.clear();
-        next_ = 0;
-    }
-    return true;
-}
-
-float MeshTrainer::loss_sum() const {
-    const PlannedOp& ce = loss_op();
-    float s = 0;
-    check(mesh_.host_.d2h(ce.rect.x, ce.rect.y, "lsum", &s, 1));
-    return s;
-}
-
-// The clipping coefficient AdamW used in the last update(), as the PE at (x, y) holds it (hp[kHpClip]).
-float MeshTrainer::clip_at(int x, int y) const {
-    float hp[kHpCount];
-    check(mesh_.host_.d2h(x, y, "hp", hp, kHpCount));
-    return hp[kHpClip];
-}
-
-bool MeshTrainer::run_all() { return run_slice(int(queue_.size() - next_)); }
-
-bool MeshTrainer::begin_backward(const int* inputs, const int* targets, int B, int T, int loss_rows) {
-    if (!check_batch("train on the mesh", inputs, targets, B, T)) return false;
-    if (loss_rows != 0 && loss_rows < B * T) {
-        error_ = "train on the mesh: the loss's rows (" + std::to_string(loss_rows) + ") are fewer than the batch's B*T = " +
-                 std::to_string(B * T);
-        return false;
-    }
-    if (loss_rows) cur_.bt = loss_rows;
-    begin_job(MeshJob::Step);
-    queue_backward();
-    return true;
-}
-
-bool MeshTrainer::backward(const int* inputs, const int* targets, int B, int T, float* loss, int loss_rows) {
-    if (!begin_backward(inputs, targets, B, T, loss_rows) || !run_all()) return false;
-    *loss = cur_.step.loss;
-    return true;
-}
-
-bool MeshTrainer::begin_update(double lr) {
-    if (!check_idle("train on the mesh")) return false;
-    job_ = MeshJob::Step;
-    cur_.lr = lr;
-    queue_update();   // appends its launches to backward's
-    return true;
-}
-
-bool MeshTrainer::update(double lr, float* grad_norm) {
-    if (!begin_update(lr) || !run_all()) return false;
-    *grad_norm = cur_.step.grad_norm;
-    return true;
-}
-
-bool MeshTrainer::step(const int* inputs, const int* targets, int B, int T, double lr, TrainStep* out) {
-    if (!begin_step(inputs, targets, B, T, lr) || !run_all()) return false;
-    *out = last_;
     return true;
 }
 
@@ -954,7 +453,7 @@ void MeshTrainer::transfer(State state, std::vector<float>* buf, bool write) {
         for (const auto& [sym, name] : o.weights) {
             if (mesh_.plan().streaming && o.layer >= 0) continue;
             // The tied wte: the embedding holds the weights, the summed gradient and the moments.
-            if (tied(o) && sym == "w" && !(write && state == State::Params)) continue;
+            if (o.on("TIED") && sym == "w" && !(write && state == State::Params)) continue;
             const ParamSlice w = param_slice(mesh_.plan().cfg, name, o.layer);
             if (sym == "w" && sparse_matmul(o)) {
                 transfer_sparse(o, w, state, buf, write);
@@ -966,7 +465,7 @@ void MeshTrainer::transfer(State state, std::vector<float>* buf, bool write) {
                 for (const WeightPiece& piece : weight_pieces(o, p, sym, w)) {
                     float* data = buf->data() + w.offset + piece.model;
                     const int x = o.rect.x + p, y = o.rect.y;
-                    check(write ? mesh_.host_.h2d(x, y, ss, data, piece.n, first + piece.pe)
+                    throw_if(write ? mesh_.host_.h2d(x, y, ss, data, piece.n, first + piece.pe)
                                 : mesh_.host_.d2h(x, y, ss, data, piece.n, first + piece.pe));
                 }
         }
@@ -983,9 +482,9 @@ void MeshTrainer::transfer_sparse(const PlannedOp& o, const ParamSlice& w, State
     std::vector<float> v(NZ);
     for (int p = 0; p < o.rect.w; p++) {
         const int x = o.rect.x + p, y = o.rect.y;
-        check(mesh_.host_.d2h_u32(x, y, kSparseRowEnds, wr.data(), NC));
-        check(mesh_.host_.d2h_u32(x, y, kSparseIndices, wk.data(), NZ));
-        if (!write) check(mesh_.host_.d2h(x, y, ss, v.data(), NZ));
+        throw_if(mesh_.host_.d2h_u32(x, y, kSparseRowEnds, wr.data(), NC));
+        throw_if(mesh_.host_.d2h_u32(x, y, kSparseIndices, wk.data(), NZ));
+        if (!write) throw_if(mesh_.host_.d2h(x, y, ss, v.data(), NZ));
         else std::fill(v.begin(), v.end(), 0.0f);   // the padding past the PE's non-zeros stays 0
         const std::vector<WeightPiece> rows = weight_pieces(o, p, "w", w);
         size_t i = 0;
@@ -995,7 +494,7 @@ void MeshTrainer::transfer_sparse(const PlannedOp& o, const ParamSlice& w, State
                 if (write) v[i] = model;
                 else model = v[i];
             }
-        if (write) check(mesh_.host_.h2d(x, y, ss, v.data(), NZ));
+        if (write) throw_if(mesh_.host_.h2d(x, y, ss, v.data(), NZ));
     }
 }
 
@@ -1010,7 +509,7 @@ std::vector<float> MeshTrainer::activation_grad(const std::string& tensor, int T
             out.resize(size_t(T) * in.rows);
             for (int p = 0; p < c.rect.w; p++)
                 for (int r = 0; r < in.per_pe && in.row_offset + p * in.per_pe + r < in.rows; r++) {   // not the padding rows
-                    check(mesh_.host().d2h(c.rect.x + p, c.rect.y, "d" + in.symbol, row.data(), size_t(T), size_t(r) * TP));
+                    throw_if(mesh_.host().d2h(c.rect.x + p, c.rect.y, "d" + in.symbol, row.data(), size_t(T), size_t(r) * TP));
                     const size_t at = size_t(in.row_offset + p * in.per_pe + r);
                     for (int t = 0; t < T; t++) out[size_t(t) * in.rows + at] = row[size_t(t)];
                 }
