@@ -20,6 +20,7 @@
 #pragma once
 #include "engine/fabric/core.h"
 #include "engine/fabric/fault.h"
+#include "engine/fabric/fmacs_loop.h"
 #include "engine/fabric/trace.h"
 #include "engine/fabric/vector_ops.h"
 
@@ -374,6 +375,110 @@ struct CoreExec {
         return false;
     }
 
+    // [SECTION] fast mode's fmacs loop (fmacs_loop.h)
+
+    // d[k] = d[k] + y[k] * s for n a multiple of 4, four lanes at a time: a multiply, then an add,
+    // each rounded, per element (vec_elem<FMACS>'s formula; -ffp-contract=off keeps them apart),
+    // so the bits are the scalar loop's. d and y do not overlap.
+    __attribute__((always_inline)) static void fmacs_in_place4(float* __restrict d, const float* __restrict y, uint32_t n, float s) {
+        typedef float F4 __attribute__((vector_size(16)));
+        const F4 sv = {s, s, s, s};
+        for (uint32_t k = 0; k < n; k += 4) {
+            F4 dv, yv;
+            std::memcpy(&dv, d + k, 16);
+            std::memcpy(&yv, y + k, 16);
+            dv = dv + yv * sv;
+            std::memcpy(d + k, &dv, 16);
+        }
+    }
+    struct LoopRun {
+        const Instr* ip;
+        uint64_t t;
+        uint32_t count, cost;
+    };
+    // Runs the fmacs loop whose fmacs is at ip (lp->fmacs_loop names its closing blt) from cycle t, with
+    // run_plain's count and last cost, whole iterations while each ends before stop, and returns where
+    // the interpreter goes on: the fmacs (its operands not the unit case, or the next iteration would
+    // reach stop; the interpreter then decides, and faults, as it would have), the ld when its address
+    // is outside SRAM, or the instruction after the loop. Each instruction has its interpreter effect
+    // and cost, in order, on the live registers and DSDs; what is saved is the dispatch, the
+    // per-instruction bookkeeping and the fmacs operand decoding.
+    __attribute__((noinline)) LoopRun run_fmacs_loop(const Instr* const fm, uint64_t t, uint32_t count, uint32_t cost, uint64_t stop,
+                                                     uint32_t* const R) {
+        const Instr* const code = lp->prog->code.data();
+        const Instr& br = code[lp->fmacs_loop[size_t(fm - code)]];
+        const Instr* const ld = code + br.imm == fm ? nullptr : fm - 1;   // find_fmacs_loops: the ld before, or none
+        Core& C = ce;
+        // The operands: unit-stride mem1d DSDs of one length n > 0, as unit_case wants. The loop's own
+        // instructions (iaddi, daddr, ld) cannot change a DSD's kind, stride or length, only its base.
+        if (fm->e | C.ut_busy) return {fm, t, count, cost};
+        const Dsd& a = C.dsd[fm->b];
+        const Dsd& dst = C.dsd[fm->a];
+        const Dsd& b = C.dsd[fm->c];
+        if (((dsd_head(a) & kHeadMask) ^ kUnitMem1d) | ((dsd_head(dst) & kHeadMask) ^ kUnitMem1d) | ((dsd_head(b) & kHeadMask) ^ kUnitMem1d))
+            return {fm, t, count, cost};
+        const uint32_t n = a.length;
+        if (((dst.length ^ n) | (b.length ^ n)) || n == 0) return {fm, t, count, cost};
+        // The instructions after the fmacs: iaddi (registers, in order) and daddr (a step fixed for the loop).
+        struct Step { uint8_t a, b; uint32_t imm; };
+        Step add[kMaxFmacsLoopPost], dstep[kMaxFmacsLoopPost];
+        int nadd = 0, nd = 0;
+        uint32_t post_cycles = 0;
+        for (const Instr* p = fm + 1; p != &br; ++p) {
+            if (p->op == Op::IADDI) add[nadd++] = Step{p->a, p->b, uint32_t(p->imm)};
+            else dstep[nd++] = Step{p->a, 0, R[p->b]};
+            post_cycles += kPlainCost.v[size_t(p->op)];
+        }
+        const uint32_t npost = uint32_t(nadd + nd);
+        constexpr uint32_t kBranch = op_base_cycles(Op::BLT), kLoad = op_base_cycles(Op::LD);
+        const uint32_t f_cost = uint32_t(op_base_cycles(Op::FMACS) + memory_work(Op::FMACS, n));
+        // An iteration, from the fmacs: its cycles and instructions; the last one's may stop after the blt.
+        const uint32_t part_cycles = f_cost + post_cycles + kBranch, part_instrs = npost + 2;
+        const uint32_t iter_cycles = part_cycles + (ld ? kLoad : 0), iter_instrs = part_instrs + (ld ? 1 : 0);
+        // Iteration i runs whole only if it ends before stop, as the interpreter's test after each
+        // instruction would have it: t + (i + 1) * iter_cycles < stop (t < stop here).
+        const uint64_t max_iters = (stop - t - 1) / iter_cycles;
+        uint64_t iters = 0;      // whole iterations
+        bool part = false;       // and then one that stopped after its blt
+        const Instr* at = fm;    // where the interpreter goes on
+        for (; iters < max_iters; ++iters) {
+            const uint32_t ab = a.base, db = dst.base, bb = b.base;
+            const uint32_t top = std::max(std::max(ab, db), bb);
+            if (((ab | db | bb) & 3) || uint64_t(top) + uint64_t(n) * 4 > sram_bytes) break;   // the interpreter faults
+            if (top + n * 4 > C.sram_used) C.sram_used = top + n * 4;
+            float* const d = reinterpret_cast<float*>(mem + db);
+            const float* const x = reinterpret_cast<const float*>(mem + ab);
+            const float* const y = reinterpret_cast<const float*>(mem + bb);
+            const float s = f32(R[fm->d]);
+            if (d == x && n == 16 && apart(d, y, 16)) fmacs_in_place4(d, y, 16, s);   // C += A s, SUMMA's tile
+            else if (d == x && (n & 3) == 0 && apart(d, y, n)) fmacs_in_place4(d, y, n, s);
+            else unit_memory_loop<Op::FMACS>(d, x, y, n, s);
+            for (int k = 0; k < nadd; ++k) R[add[k].a] = R[add[k].b] + add[k].imm;
+            for (int k = 0; k < nd; ++k) C.dsd[dstep[k].a].base += dstep[k].imm;
+            if (!(int32_t(R[br.a]) < int32_t(R[br.b]))) {
+                at = &br + 1, part = true;
+                break;
+            }
+            if (ld) {
+                const uint32_t addr = R[ld->b] + uint32_t(ld->imm);
+                if ((addr & 3) || uint64_t(addr) + 4 > sram_bytes) {   // the interpreter issues it and faults
+                    at = ld, part = true;
+                    break;
+                }
+                std::memcpy(&R[ld->a], mem + addr, 4);
+            }
+        }
+        const uint64_t fmacs_done = iters + part;
+        if (fmacs_done == 0) return {fm, t, count, cost};
+        t += iters * iter_cycles + (part ? part_cycles : 0);
+        count += uint32_t(iters * iter_instrs + (part ? part_instrs : 0));
+        cost = part || !ld ? kBranch : kLoad;
+        C.stats.elems += fmacs_done * n;
+        C.stats.flops += fmacs_done * n * vec_flops_per_elem(Op::FMACS);
+        C.stats.sram_bytes += fmacs_done * n * 4 * 3;
+        return {at, t, count, cost};
+    }
+
     // Issues plain instructions from pc, starting at cycle `now`, while they are plain and the next
     // would issue before `stop` (fast mode: the run-ahead limit). Returns how many issued; a fault stops it.
     //
@@ -415,6 +520,7 @@ struct CoreExec {
         uint8_t* const M = mem;
         const uint32_t sram = sram_bytes;
         uint32_t count = 0, cost = 1;   // cost: the last issued instruction's
+        const uint32_t* const loop_end = lp->fmacs_loop.empty() ? nullptr : lp->fmacs_loop.data();   // fmacs_loop.h
         uint64_t t = t0;
         // WL_OP(name) opens op name's handler, with its instruction `in`, the next pc `nx` and its cost;
         // WL_NEXT issues it and goes on to the next.
@@ -440,6 +546,14 @@ struct CoreExec {
         // exec() (fast mode's inner loops are mostly these; fmacs most of all, so it has its own case).
         // One that cannot run here (0) stops the run, and exec() takes it.
         L_FMACS : {
+            if (loop_end && loop_end[ip - code]) {   // an fmacs loop: whole iterations at once
+                const LoopRun r = run_fmacs_loop(ip, t, count, cost, stop, R);
+                t = r.t, count = r.count, cost = r.cost;
+                if (r.ip != ip) {   // it ended before stop: go on without the stop test
+                    ip = r.ip;
+                    WL_DISPATCH;
+                }
+            }
             const Instr* nx = ip + 1;
             const uint32_t k = memory_vec_unit<Op::FMACS>(*ip, R);
             if (!k) goto done;
@@ -619,8 +733,8 @@ struct CoreExec {
     }
     // memory_vec's common case, first: a synchronous element-wise op with unit-stride mem1d operands
     // of one length n > 0, word-aligned and inside SRAM, tested once per operand (not per element,
-    // nor through the general span arithmetic), with few branches. Anything else goes to
-    // memory_vec, which decides. The same loops, counters and cost as memory_vec.
+    // nor through the general span arithmetic), with few branches. Anything else (unit_case: 0,
+    // nothing done) goes to memory_vec, which decides. The same loops, counters and cost as memory_vec.
     static uint32_t dsd_head(const Dsd& d) {   // kind, colour and stride as one word
         static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ && offsetof(Dsd, kind) == 0 && offsetof(Dsd, stride) == 2,
                       "dsd_head reads kind and stride as one word");
@@ -630,21 +744,21 @@ struct CoreExec {
     }
     static constexpr uint32_t kHeadMask = 0xffff00ffu, kUnitMem1d = uint32_t(DsdKind::Mem1d) | 1u << 16;   // colour ignored
     template <Op O>
-    __attribute__((noinline)) uint32_t memory_vec_unit(const Instr& in, uint32_t* R) {
+    __attribute__((always_inline)) uint32_t unit_case(const Instr& in, uint32_t* R) {
         constexpr Fmt f = op_fmt(O);
         static_assert(fmt_elementwise(f), "the unit case is for element-wise ops");
         constexpr bool two = fmt_two_sources(f);
-        if (in.e | ce.ut_busy) return memory_vec<O>(in, R);
+        if (in.e | ce.ut_busy) return 0;
         const Dsd& a = ce.dsd[in.b];
         const Dsd& dst = ce.dsd[in.a];
         const Dsd& b = ce.dsd[two ? in.c : in.b];
         if (((dsd_head(a) & kHeadMask) ^ kUnitMem1d) | ((dsd_head(dst) & kHeadMask) ^ kUnitMem1d) | ((dsd_head(b) & kHeadMask) ^ kUnitMem1d))
-            return memory_vec<O>(in, R);
+            return 0;
         const uint32_t n = a.length;
-        if (((dst.length ^ n) | (b.length ^ n)) || n == 0) return memory_vec<O>(in, R);
+        if (((dst.length ^ n) | (b.length ^ n)) || n == 0) return 0;
         const uint32_t ab = a.base, db = dst.base, bb = b.base;
         const uint32_t top = std::max(std::max(ab, db), bb);
-        if (((ab | db | bb) & 3) || uint64_t(top) + uint64_t(n) * 4 > sram_bytes) return memory_vec<O>(in, R);
+        if (((ab | db | bb) & 3) || uint64_t(top) + uint64_t(n) * 4 > sram_bytes) return 0;
         if (top + n * 4 > ce.sram_used) ce.sram_used = top + n * 4;   // as in_sram: the highest operand's end
         unit_memory_loop<O>(reinterpret_cast<float*>(mem + db), reinterpret_cast<const float*>(mem + ab),
                             reinterpret_cast<const float*>(mem + bb), n, f == Fmt::Vec2S || f == Fmt::Vec1S ? f32(R[in.d]) : 0.0f);
@@ -652,6 +766,11 @@ struct CoreExec {
         ce.stats.flops += uint64_t(n) * vec_flops_per_elem(O);
         ce.stats.sram_bytes += uint64_t(n) * 4 * (2 + two);
         return uint32_t(op_base_cycles(O) + memory_work(O, n));
+    }
+    template <Op O>
+    __attribute__((noinline)) uint32_t memory_vec_unit(const Instr& in, uint32_t* R) {
+        const uint32_t k = unit_case<O>(in, R);
+        return k ? k : memory_vec<O>(in, R);
     }
     // Per op byte: its memory_vec case, or none (not a vector op).
     using MemoryVec = uint32_t (CoreExec::*)(const Instr&, uint32_t*);
