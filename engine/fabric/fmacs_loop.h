@@ -5,7 +5,7 @@
 //
 //   head:  [ld rs, [rp + imm]]           ld    r8, [r6 + 4096]     (optional; the branch target)
 //          fmacs dD, dA, dB, rs          fmacs d3, d3, d4, r8      (synchronous)
-//          iaddi / daddr, up to 8        iaddi r6, r6, 4 / daddr d4, r7 / iaddi r4, r4, 1
+//          iaddi / daddr, up to 4        iaddi r6, r6, 4 / daddr d4, r7 / iaddi r4, r4, 1
 //          blt ra, rb, @head             blt   r4, r5, @head
 //
 // where no daddr reads a register the loop writes (its step is fixed for the loop). The macro-op
@@ -22,7 +22,7 @@
 
 namespace wl {
 
-constexpr uint32_t kMaxFmacsLoopPost = 8;   // iaddi and daddr instructions after the fmacs
+constexpr uint32_t kMaxFmacsLoopPost = 4;   // iaddi and daddr instructions after the fmacs (SUMMA has 3)
 
 // Per pc of p.code: for an fmacs that heads such a loop, the pc of its closing blt; 0 for every other pc.
 // Empty when the program has none.
