@@ -391,6 +391,88 @@ struct CoreExec {
             std::memcpy(d + k, &dv, 16);
         }
     }
+    // One fmacs of unit-stride operands inside SRAM: d = x + y s.
+    __attribute__((always_inline)) static void fmacs_tile(float* d, const float* x, const float* y, uint32_t n, float s) {
+        if (d == x && n == 16 && apart(d, y, 16)) fmacs_in_place4(d, y, 16, s);   // C += A s, SUMMA's tile: unrolled
+        else if (d == x && (n & 3) == 0 && apart(d, y, n)) fmacs_in_place4(d, y, n, s);
+        else unit_memory_loop<Op::FMACS>(d, x, y, n, s);
+    }
+    struct Step {   // an iaddi (a = b + imm) or a daddr (dsd a, base += imm)
+        uint8_t a, b;
+        uint32_t imm;
+    };
+    // run_fmacs_loop's common case, with the loop's state in locals: every iaddi adds to its own
+    // register (one each), and the registers the loop reads (the blt's, the ld's address, the fmacs
+    // scalar) are advanced by those iaddi or fixed, so each is a value and a step; the fmacs bases
+    // likewise. Runs up to max_iters iterations as run_fmacs_loop's loop would (the same tests, in
+    // the same places), writes the registers and bases back, and says how far it got in *iters,
+    // *part and *at. False, with nothing done, when the loop is not of this case.
+    __attribute__((always_inline)) bool affine_loop(const Instr* fm, const Instr& br, const Instr* ld, const Step* add, int nadd,
+                                                    const Step* dstep, int nd, uint32_t n, uint64_t max_iters, uint32_t* const R,
+                                                    uint64_t* iters_out, bool* part_out, const Instr** at_out) {
+        uint64_t added = 0;   // registers with an iaddi
+        for (int k = 0; k < nadd; ++k) {
+            if (add[k].a != add[k].b || (added >> (add[k].a & 63) & 1)) return false;
+            added |= 1ull << (add[k].a & 63);
+        }
+        auto inc = [&](uint8_t r) {   // what the iaddi add to r each iteration
+            uint32_t c = 0;
+            for (int k = 0; k < nadd; ++k) c += add[k].a == r ? add[k].imm : 0;
+            return c;
+        };
+        const uint8_t ri = br.a, rn = br.b, rs = fm->d;
+        if ((added >> (rn & 63) & 1) || (added >> (rs & 63) & 1)) return false;
+        uint8_t rp = 0;
+        if (ld) {
+            rp = ld->b;
+            if (ld->a != rs || rs == rp || rs == ri || rs == rn) return false;
+        }
+        Core& C = ce;
+        uint32_t sa = 0, sd = 0, sb = 0;   // the fmacs bases' steps
+        for (int k = 0; k < nd; ++k) {
+            sa += dstep[k].a == fm->b ? dstep[k].imm : 0;
+            sd += dstep[k].a == fm->a ? dstep[k].imm : 0;
+            sb += dstep[k].a == fm->c ? dstep[k].imm : 0;
+        }
+        uint32_t ab = C.dsd[fm->b].base, db = C.dsd[fm->a].base, bb = C.dsd[fm->c].base;
+        uint32_t vi = R[ri], vp = ld ? R[rp] : 0, sbits = R[rs];
+        const uint32_t ci = inc(ri), cp = ld ? inc(rp) : 0, vn = R[rn], limm = ld ? uint32_t(ld->imm) : 0;
+        uint32_t used = C.sram_used;
+        uint64_t iters = 0;
+        bool part = false;
+        const Instr* at = fm;
+        for (; iters < max_iters; ++iters) {
+            const uint32_t top = std::max(std::max(ab, db), bb);
+            if (((ab | db | bb) & 3) || uint64_t(top) + uint64_t(n) * 4 > sram_bytes) break;   // the interpreter faults
+            if (top + n * 4 > used) used = top + n * 4;
+            float* const d = reinterpret_cast<float*>(mem + db);
+            const float* const x = reinterpret_cast<const float*>(mem + ab);
+            const float* const y = reinterpret_cast<const float*>(mem + bb);
+            fmacs_tile(d, x, y, n, f32(sbits));
+            ab += sa, db += sd, bb += sb, vi += ci, vp += cp;
+            if (!(int32_t(vi) < int32_t(vn))) {
+                at = &br + 1, part = true;
+                break;
+            }
+            if (ld) {
+                const uint32_t addr = vp + limm;   // vp is vi when rp is ri: the same start and step
+                if ((addr & 3) || uint64_t(addr) + 4 > sram_bytes) {   // the interpreter issues it and faults
+                    at = ld, part = true;
+                    break;
+                }
+                std::memcpy(&sbits, mem + addr, 4);
+            }
+        }
+        // Write back what the iterations did: every iaddi and daddr ran once per fmacs (mod 2^32, as
+        // the additions one by one), and the last ld's value.
+        const uint32_t runs = uint32_t(iters + part);
+        for (int k = 0; k < nadd; ++k) R[add[k].a] += add[k].imm * runs;
+        for (int k = 0; k < nd; ++k) C.dsd[dstep[k].a].base += dstep[k].imm * runs;
+        if (ld && iters) R[rs] = sbits;
+        C.sram_used = used;
+        *iters_out = iters, *part_out = part, *at_out = at;
+        return true;
+    }
     struct LoopRun {
         const Instr* ip;
         uint64_t t;
@@ -420,7 +502,6 @@ struct CoreExec {
         const uint32_t n = a.length;
         if (((dst.length ^ n) | (b.length ^ n)) || n == 0) return {fm, t, count, cost};
         // The instructions after the fmacs: iaddi (registers, in order) and daddr (a step fixed for the loop).
-        struct Step { uint8_t a, b; uint32_t imm; };
         Step add[kMaxFmacsLoopPost], dstep[kMaxFmacsLoopPost];
         int nadd = 0, nd = 0;
         uint32_t post_cycles = 0;
@@ -441,31 +522,32 @@ struct CoreExec {
         uint64_t iters = 0;      // whole iterations
         bool part = false;       // and then one that stopped after its blt
         const Instr* at = fm;    // where the interpreter goes on
-        for (; iters < max_iters; ++iters) {
-            const uint32_t ab = a.base, db = dst.base, bb = b.base;
-            const uint32_t top = std::max(std::max(ab, db), bb);
-            if (((ab | db | bb) & 3) || uint64_t(top) + uint64_t(n) * 4 > sram_bytes) break;   // the interpreter faults
-            if (top + n * 4 > C.sram_used) C.sram_used = top + n * 4;
-            float* const d = reinterpret_cast<float*>(mem + db);
-            const float* const x = reinterpret_cast<const float*>(mem + ab);
-            const float* const y = reinterpret_cast<const float*>(mem + bb);
-            const float s = f32(R[fm->d]);
-            if (d == x && n == 16 && apart(d, y, 16)) fmacs_in_place4(d, y, 16, s);   // C += A s, SUMMA's tile
-            else if (d == x && (n & 3) == 0 && apart(d, y, n)) fmacs_in_place4(d, y, n, s);
-            else unit_memory_loop<Op::FMACS>(d, x, y, n, s);
-            for (int k = 0; k < nadd; ++k) R[add[k].a] = R[add[k].b] + add[k].imm;
-            for (int k = 0; k < nd; ++k) C.dsd[dstep[k].a].base += dstep[k].imm;
-            if (!(int32_t(R[br.a]) < int32_t(R[br.b]))) {
-                at = &br + 1, part = true;
-                break;
-            }
-            if (ld) {
-                const uint32_t addr = R[ld->b] + uint32_t(ld->imm);
-                if ((addr & 3) || uint64_t(addr) + 4 > sram_bytes) {   // the interpreter issues it and faults
-                    at = ld, part = true;
+        // The common case in locals; else each instruction on the live registers and DSDs.
+        if (!affine_loop(fm, br, ld, add, nadd, dstep, nd, n, max_iters, R, &iters, &part, &at)) {
+            for (; iters < max_iters; ++iters) {
+                const uint32_t ab = a.base, db = dst.base, bb = b.base;
+                const uint32_t top = std::max(std::max(ab, db), bb);
+                if (((ab | db | bb) & 3) || uint64_t(top) + uint64_t(n) * 4 > sram_bytes) break;   // the interpreter faults
+                if (top + n * 4 > C.sram_used) C.sram_used = top + n * 4;
+                float* const d = reinterpret_cast<float*>(mem + db);
+                const float* const x = reinterpret_cast<const float*>(mem + ab);
+                const float* const y = reinterpret_cast<const float*>(mem + bb);
+                const float s = f32(R[fm->d]);
+                fmacs_tile(d, x, y, n, s);
+                for (int k = 0; k < nadd; ++k) R[add[k].a] = R[add[k].b] + add[k].imm;
+                for (int k = 0; k < nd; ++k) C.dsd[dstep[k].a].base += dstep[k].imm;
+                if (!(int32_t(R[br.a]) < int32_t(R[br.b]))) {
+                    at = &br + 1, part = true;
                     break;
                 }
-                std::memcpy(&R[ld->a], mem + addr, 4);
+                if (ld) {
+                    const uint32_t addr = R[ld->b] + uint32_t(ld->imm);
+                    if ((addr & 3) || uint64_t(addr) + 4 > sram_bytes) {   // the interpreter issues it and faults
+                        at = ld, part = true;
+                        break;
+                    }
+                    std::memcpy(&R[ld->a], mem + addr, 4);
+                }
             }
         }
         const uint64_t fmacs_done = iters + part;
