@@ -491,16 +491,14 @@ struct CoreExec {
         const Instr& br = code[lp->fmacs_loop[size_t(fm - code)]];
         const Instr* const ld = code + br.imm == fm ? nullptr : fm - 1;   // find_fmacs_loops: the ld before, or none
         Core& C = ce;
-        // The operands: unit-stride mem1d DSDs of one length n > 0, as unit_case wants. The loop's own
+        // The operands: unit-stride mem1d DSDs of one length n > 0, as memory_vec_unit wants. The loop's own
         // instructions (iaddi, daddr, ld) cannot change a DSD's kind, stride or length, only its base.
         if (fm->e | C.ut_busy) return {fm, t, count, cost};
         const Dsd& a = C.dsd[fm->b];
         const Dsd& dst = C.dsd[fm->a];
         const Dsd& b = C.dsd[fm->c];
-        if (((dsd_head(a) & kHeadMask) ^ kUnitMem1d) | ((dsd_head(dst) & kHeadMask) ^ kUnitMem1d) | ((dsd_head(b) & kHeadMask) ^ kUnitMem1d))
-            return {fm, t, count, cost};
+        if (!unit_operands(a, dst, b)) return {fm, t, count, cost};
         const uint32_t n = a.length;
-        if (((dst.length ^ n) | (b.length ^ n)) || n == 0) return {fm, t, count, cost};
         // The instructions after the fmacs: iaddi (registers, in order) and daddr (a step fixed for the loop).
         Step add[kMaxFmacsLoopPost], dstep[kMaxFmacsLoopPost];
         int nadd = 0, nd = 0;
@@ -815,8 +813,8 @@ struct CoreExec {
     }
     // memory_vec's common case, first: a synchronous element-wise op with unit-stride mem1d operands
     // of one length n > 0, word-aligned and inside SRAM, tested once per operand (not per element,
-    // nor through the general span arithmetic), with few branches. Anything else (unit_case: 0,
-    // nothing done) goes to memory_vec, which decides. The same loops, counters and cost as memory_vec.
+    // nor through the general span arithmetic), with few branches. Anything else goes to
+    // memory_vec, which decides. The same loops, counters and cost as memory_vec.
     static uint32_t dsd_head(const Dsd& d) {   // kind, colour and stride as one word
         static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ && offsetof(Dsd, kind) == 0 && offsetof(Dsd, stride) == 2,
                       "dsd_head reads kind and stride as one word");
@@ -825,22 +823,26 @@ struct CoreExec {
         return h;
     }
     static constexpr uint32_t kHeadMask = 0xffff00ffu, kUnitMem1d = uint32_t(DsdKind::Mem1d) | 1u << 16;   // colour ignored
+    // Unit-stride mem1d operands of one length n > 0 (their bases not tested).
+    __attribute__((always_inline)) static bool unit_operands(const Dsd& a, const Dsd& dst, const Dsd& b) {
+        if (((dsd_head(a) & kHeadMask) ^ kUnitMem1d) | ((dsd_head(dst) & kHeadMask) ^ kUnitMem1d) | ((dsd_head(b) & kHeadMask) ^ kUnitMem1d))
+            return false;
+        return !((dst.length ^ a.length) | (b.length ^ a.length)) && a.length != 0;
+    }
     template <Op O>
-    __attribute__((always_inline)) uint32_t unit_case(const Instr& in, uint32_t* R) {
+    __attribute__((noinline)) uint32_t memory_vec_unit(const Instr& in, uint32_t* R) {
         constexpr Fmt f = op_fmt(O);
         static_assert(fmt_elementwise(f), "the unit case is for element-wise ops");
         constexpr bool two = fmt_two_sources(f);
-        if (in.e | ce.ut_busy) return 0;
+        if (in.e | ce.ut_busy) return memory_vec<O>(in, R);
         const Dsd& a = ce.dsd[in.b];
         const Dsd& dst = ce.dsd[in.a];
         const Dsd& b = ce.dsd[two ? in.c : in.b];
-        if (((dsd_head(a) & kHeadMask) ^ kUnitMem1d) | ((dsd_head(dst) & kHeadMask) ^ kUnitMem1d) | ((dsd_head(b) & kHeadMask) ^ kUnitMem1d))
-            return 0;
+        if (!unit_operands(a, dst, b)) return memory_vec<O>(in, R);
         const uint32_t n = a.length;
-        if (((dst.length ^ n) | (b.length ^ n)) || n == 0) return 0;
         const uint32_t ab = a.base, db = dst.base, bb = b.base;
         const uint32_t top = std::max(std::max(ab, db), bb);
-        if (((ab | db | bb) & 3) || uint64_t(top) + uint64_t(n) * 4 > sram_bytes) return 0;
+        if (((ab | db | bb) & 3) || uint64_t(top) + uint64_t(n) * 4 > sram_bytes) return memory_vec<O>(in, R);
         if (top + n * 4 > ce.sram_used) ce.sram_used = top + n * 4;   // as in_sram: the highest operand's end
         unit_memory_loop<O>(reinterpret_cast<float*>(mem + db), reinterpret_cast<const float*>(mem + ab),
                             reinterpret_cast<const float*>(mem + bb), n, f == Fmt::Vec2S || f == Fmt::Vec1S ? f32(R[in.d]) : 0.0f);
@@ -848,11 +850,6 @@ struct CoreExec {
         ce.stats.flops += uint64_t(n) * vec_flops_per_elem(O);
         ce.stats.sram_bytes += uint64_t(n) * 4 * (2 + two);
         return uint32_t(op_base_cycles(O) + memory_work(O, n));
-    }
-    template <Op O>
-    __attribute__((noinline)) uint32_t memory_vec_unit(const Instr& in, uint32_t* R) {
-        const uint32_t k = unit_case<O>(in, R);
-        return k ? k : memory_vec<O>(in, R);
     }
     // Per op byte: its memory_vec case, or none (not a vector op).
     using MemoryVec = uint32_t (CoreExec::*)(const Instr&, uint32_t*);
