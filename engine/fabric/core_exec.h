@@ -20,6 +20,7 @@
 #pragma once
 #include "engine/fabric/core.h"
 #include "engine/fabric/fault.h"
+#include "engine/fabric/fmacs_loop.h"
 #include "engine/fabric/trace.h"
 #include "engine/fabric/vector_ops.h"
 
@@ -374,6 +375,190 @@ struct CoreExec {
         return false;
     }
 
+    // [SECTION] fast mode's fmacs loop (fmacs_loop.h)
+
+    // d[k] = d[k] + y[k] * s for n a multiple of 4, four lanes at a time: a multiply, then an add,
+    // each rounded, per element (vec_elem<FMACS>'s formula; -ffp-contract=off keeps them apart),
+    // so the bits are the scalar loop's. d and y do not overlap.
+    __attribute__((always_inline)) static void fmacs_in_place4(float* __restrict d, const float* __restrict y, uint32_t n, float s) {
+        typedef float F4 __attribute__((vector_size(16)));
+        const F4 sv = {s, s, s, s};
+        for (uint32_t k = 0; k < n; k += 4) {
+            F4 dv, yv;
+            std::memcpy(&dv, d + k, 16);
+            std::memcpy(&yv, y + k, 16);
+            dv = dv + yv * sv;
+            std::memcpy(d + k, &dv, 16);
+        }
+    }
+    // One fmacs of unit-stride operands inside SRAM: d = x + y s.
+    __attribute__((always_inline)) static void fmacs_tile(float* d, const float* x, const float* y, uint32_t n, float s) {
+        if (d == x && n == 16 && apart(d, y, 16)) fmacs_in_place4(d, y, 16, s);   // C += A s, SUMMA's tile: unrolled
+        else if (d == x && (n & 3) == 0 && apart(d, y, n)) fmacs_in_place4(d, y, n, s);
+        else unit_memory_loop<Op::FMACS>(d, x, y, n, s);
+    }
+    struct Step {   // an iaddi (a = b + imm) or a daddr (dsd a, base += imm)
+        uint8_t a, b;
+        uint32_t imm;
+    };
+    // run_fmacs_loop's common case, with the loop's state in locals: every iaddi adds to its own
+    // register (one each), and the registers the loop reads (the blt's, the ld's address, the fmacs
+    // scalar) are advanced by those iaddi or fixed, so each is a value and a step; the fmacs bases
+    // likewise. Runs up to max_iters iterations as run_fmacs_loop's loop would (the same tests, in
+    // the same places), writes the registers and bases back, and says how far it got in *iters,
+    // *part and *at. False, with nothing done, when the loop is not of this case.
+    __attribute__((always_inline)) bool affine_loop(const Instr* fm, const Instr& br, const Instr* ld, const Step* add, int nadd,
+                                                    const Step* dstep, int nd, uint32_t n, uint64_t max_iters, uint32_t* const R,
+                                                    uint64_t* iters_out, bool* part_out, const Instr** at_out) {
+        uint64_t added = 0;   // registers with an iaddi
+        for (int k = 0; k < nadd; ++k) {
+            if (add[k].a != add[k].b || (added >> (add[k].a & 63) & 1)) return false;
+            added |= 1ull << (add[k].a & 63);
+        }
+        auto inc = [&](uint8_t r) {   // what the iaddi add to r each iteration
+            uint32_t c = 0;
+            for (int k = 0; k < nadd; ++k) c += add[k].a == r ? add[k].imm : 0;
+            return c;
+        };
+        const uint8_t ri = br.a, rn = br.b, rs = fm->d;
+        if ((added >> (rn & 63) & 1) || (added >> (rs & 63) & 1)) return false;
+        uint8_t rp = 0;
+        if (ld) {
+            rp = ld->b;
+            if (ld->a != rs || rs == rp || rs == ri || rs == rn) return false;
+        }
+        Core& C = ce;
+        uint32_t sa = 0, sd = 0, sb = 0;   // the fmacs bases' steps
+        for (int k = 0; k < nd; ++k) {
+            sa += dstep[k].a == fm->b ? dstep[k].imm : 0;
+            sd += dstep[k].a == fm->a ? dstep[k].imm : 0;
+            sb += dstep[k].a == fm->c ? dstep[k].imm : 0;
+        }
+        uint32_t ab = C.dsd[fm->b].base, db = C.dsd[fm->a].base, bb = C.dsd[fm->c].base;
+        uint32_t vi = R[ri], vp = ld ? R[rp] : 0, sbits = R[rs];
+        const uint32_t ci = inc(ri), cp = ld ? inc(rp) : 0, vn = R[rn], limm = ld ? uint32_t(ld->imm) : 0;
+        uint32_t used = C.sram_used;
+        uint64_t iters = 0;
+        bool part = false;
+        const Instr* at = fm;
+        for (; iters < max_iters; ++iters) {
+            const uint32_t top = std::max(std::max(ab, db), bb);
+            if (((ab | db | bb) & 3) || uint64_t(top) + uint64_t(n) * 4 > sram_bytes) break;   // the interpreter faults
+            if (top + n * 4 > used) used = top + n * 4;
+            float* const d = reinterpret_cast<float*>(mem + db);
+            const float* const x = reinterpret_cast<const float*>(mem + ab);
+            const float* const y = reinterpret_cast<const float*>(mem + bb);
+            fmacs_tile(d, x, y, n, f32(sbits));
+            ab += sa, db += sd, bb += sb, vi += ci, vp += cp;
+            if (!(int32_t(vi) < int32_t(vn))) {
+                at = &br + 1, part = true;
+                break;
+            }
+            if (ld) {
+                const uint32_t addr = vp + limm;   // vp is vi when rp is ri: the same start and step
+                if ((addr & 3) || uint64_t(addr) + 4 > sram_bytes) {   // the interpreter issues it and faults
+                    at = ld, part = true;
+                    break;
+                }
+                std::memcpy(&sbits, mem + addr, 4);
+            }
+        }
+        // Write back what the iterations did: every iaddi and daddr ran once per fmacs (mod 2^32, as
+        // the additions one by one), and the last ld's value.
+        const uint32_t runs = uint32_t(iters + part);
+        for (int k = 0; k < nadd; ++k) R[add[k].a] += add[k].imm * runs;
+        for (int k = 0; k < nd; ++k) C.dsd[dstep[k].a].base += dstep[k].imm * runs;
+        if (ld && iters) R[rs] = sbits;
+        C.sram_used = used;
+        *iters_out = iters, *part_out = part, *at_out = at;
+        return true;
+    }
+    struct LoopRun {
+        const Instr* ip;
+        uint64_t t;
+        uint32_t count, cost;
+    };
+    // Runs the fmacs loop whose fmacs is at ip (lp->fmacs_loop names its closing blt) from cycle t, with
+    // run_plain's count and last cost, whole iterations while each ends before stop, and returns where
+    // the interpreter goes on: the fmacs (its operands not the unit case, or the next iteration would
+    // reach stop; the interpreter then decides, and faults, as it would have), the ld when its address
+    // is outside SRAM, or the instruction after the loop. Each instruction has its interpreter effect
+    // and cost, in order, on the live registers and DSDs; what is saved is the dispatch, the
+    // per-instruction bookkeeping and the fmacs operand decoding.
+    __attribute__((noinline)) LoopRun run_fmacs_loop(const Instr* const fm, uint64_t t, uint32_t count, uint32_t cost, uint64_t stop,
+                                                     uint32_t* const R) {
+        const Instr* const code = lp->prog->code.data();
+        const Instr& br = code[lp->fmacs_loop[size_t(fm - code)]];
+        const Instr* const ld = code + br.imm == fm ? nullptr : fm - 1;   // find_fmacs_loops: the ld before, or none
+        Core& C = ce;
+        // The operands: unit-stride mem1d DSDs of one length n > 0, as memory_vec_unit wants. The loop's own
+        // instructions (iaddi, daddr, ld) cannot change a DSD's kind, stride or length, only its base.
+        if (fm->e | C.ut_busy) return {fm, t, count, cost};
+        const Dsd& a = C.dsd[fm->b];
+        const Dsd& dst = C.dsd[fm->a];
+        const Dsd& b = C.dsd[fm->c];
+        if (!unit_operands(a, dst, b)) return {fm, t, count, cost};
+        const uint32_t n = a.length;
+        // The instructions after the fmacs: iaddi (registers, in order) and daddr (a step fixed for the loop).
+        Step add[kMaxFmacsLoopPost], dstep[kMaxFmacsLoopPost];
+        int nadd = 0, nd = 0;
+        uint32_t post_cycles = 0;
+        for (const Instr* p = fm + 1; p != &br; ++p) {
+            if (p->op == Op::IADDI) add[nadd++] = Step{p->a, p->b, uint32_t(p->imm)};
+            else dstep[nd++] = Step{p->a, 0, R[p->b]};
+            post_cycles += kPlainCost.v[size_t(p->op)];
+        }
+        const uint32_t npost = uint32_t(nadd + nd);
+        constexpr uint32_t kBranch = op_base_cycles(Op::BLT), kLoad = op_base_cycles(Op::LD);
+        const uint32_t f_cost = uint32_t(op_base_cycles(Op::FMACS) + memory_work(Op::FMACS, n));
+        // An iteration, from the fmacs: its cycles and instructions; the last one's may stop after the blt.
+        const uint32_t part_cycles = f_cost + post_cycles + kBranch, part_instrs = npost + 2;
+        const uint32_t iter_cycles = part_cycles + (ld ? kLoad : 0), iter_instrs = part_instrs + (ld ? 1 : 0);
+        // Iteration i runs whole only if it ends before stop, as the interpreter's test after each
+        // instruction would have it: t + (i + 1) * iter_cycles < stop (t < stop here).
+        const uint64_t max_iters = (stop - t - 1) / iter_cycles;
+        uint64_t iters = 0;      // whole iterations
+        bool part = false;       // and then one that stopped after its blt
+        const Instr* at = fm;    // where the interpreter goes on
+        // The common case in locals; else each instruction on the live registers and DSDs.
+        if (!affine_loop(fm, br, ld, add, nadd, dstep, nd, n, max_iters, R, &iters, &part, &at)) {
+            for (; iters < max_iters; ++iters) {
+                const uint32_t ab = a.base, db = dst.base, bb = b.base;
+                const uint32_t top = std::max(std::max(ab, db), bb);
+                if (((ab | db | bb) & 3) || uint64_t(top) + uint64_t(n) * 4 > sram_bytes) break;   // the interpreter faults
+                if (top + n * 4 > C.sram_used) C.sram_used = top + n * 4;
+                float* const d = reinterpret_cast<float*>(mem + db);
+                const float* const x = reinterpret_cast<const float*>(mem + ab);
+                const float* const y = reinterpret_cast<const float*>(mem + bb);
+                const float s = f32(R[fm->d]);
+                fmacs_tile(d, x, y, n, s);
+                for (int k = 0; k < nadd; ++k) R[add[k].a] = R[add[k].b] + add[k].imm;
+                for (int k = 0; k < nd; ++k) C.dsd[dstep[k].a].base += dstep[k].imm;
+                if (!(int32_t(R[br.a]) < int32_t(R[br.b]))) {
+                    at = &br + 1, part = true;
+                    break;
+                }
+                if (ld) {
+                    const uint32_t addr = R[ld->b] + uint32_t(ld->imm);
+                    if ((addr & 3) || uint64_t(addr) + 4 > sram_bytes) {   // the interpreter issues it and faults
+                        at = ld, part = true;
+                        break;
+                    }
+                    std::memcpy(&R[ld->a], mem + addr, 4);
+                }
+            }
+        }
+        const uint64_t fmacs_done = iters + part;
+        if (fmacs_done == 0) return {fm, t, count, cost};
+        t += iters * iter_cycles + (part ? part_cycles : 0);
+        count += uint32_t(iters * iter_instrs + (part ? part_instrs : 0));
+        cost = part || !ld ? kBranch : kLoad;
+        C.stats.elems += fmacs_done * n;
+        C.stats.flops += fmacs_done * n * vec_flops_per_elem(Op::FMACS);
+        C.stats.sram_bytes += fmacs_done * n * 4 * 3;
+        return {at, t, count, cost};
+    }
+
     // Issues plain instructions from pc, starting at cycle `now`, while they are plain and the next
     // would issue before `stop` (fast mode: the run-ahead limit). Returns how many issued; a fault stops it.
     //
@@ -415,6 +600,7 @@ struct CoreExec {
         uint8_t* const M = mem;
         const uint32_t sram = sram_bytes;
         uint32_t count = 0, cost = 1;   // cost: the last issued instruction's
+        const uint32_t* const loop_end = lp->fmacs_loop.empty() ? nullptr : lp->fmacs_loop.data();   // fmacs_loop.h
         uint64_t t = t0;
         // WL_OP(name) opens op name's handler, with its instruction `in`, the next pc `nx` and its cost;
         // WL_NEXT issues it and goes on to the next.
@@ -440,6 +626,14 @@ struct CoreExec {
         // exec() (fast mode's inner loops are mostly these; fmacs most of all, so it has its own case).
         // One that cannot run here (0) stops the run, and exec() takes it.
         L_FMACS : {
+            if (loop_end && loop_end[ip - code]) {   // an fmacs loop: whole iterations at once
+                const LoopRun r = run_fmacs_loop(ip, t, count, cost, stop, R);
+                t = r.t, count = r.count, cost = r.cost;
+                if (r.ip != ip) {   // it ended before stop: go on without the stop test
+                    ip = r.ip;
+                    WL_DISPATCH;
+                }
+            }
             const Instr* nx = ip + 1;
             const uint32_t k = memory_vec_unit<Op::FMACS>(*ip, R);
             if (!k) goto done;
@@ -629,6 +823,12 @@ struct CoreExec {
         return h;
     }
     static constexpr uint32_t kHeadMask = 0xffff00ffu, kUnitMem1d = uint32_t(DsdKind::Mem1d) | 1u << 16;   // colour ignored
+    // Unit-stride mem1d operands of one length n > 0 (their bases not tested).
+    __attribute__((always_inline)) static bool unit_operands(const Dsd& a, const Dsd& dst, const Dsd& b) {
+        if (((dsd_head(a) & kHeadMask) ^ kUnitMem1d) | ((dsd_head(dst) & kHeadMask) ^ kUnitMem1d) | ((dsd_head(b) & kHeadMask) ^ kUnitMem1d))
+            return false;
+        return !((dst.length ^ a.length) | (b.length ^ a.length)) && a.length != 0;
+    }
     template <Op O>
     __attribute__((noinline)) uint32_t memory_vec_unit(const Instr& in, uint32_t* R) {
         constexpr Fmt f = op_fmt(O);
@@ -638,10 +838,8 @@ struct CoreExec {
         const Dsd& a = ce.dsd[in.b];
         const Dsd& dst = ce.dsd[in.a];
         const Dsd& b = ce.dsd[two ? in.c : in.b];
-        if (((dsd_head(a) & kHeadMask) ^ kUnitMem1d) | ((dsd_head(dst) & kHeadMask) ^ kUnitMem1d) | ((dsd_head(b) & kHeadMask) ^ kUnitMem1d))
-            return memory_vec<O>(in, R);
+        if (!unit_operands(a, dst, b)) return memory_vec<O>(in, R);
         const uint32_t n = a.length;
-        if (((dst.length ^ n) | (b.length ^ n)) || n == 0) return memory_vec<O>(in, R);
         const uint32_t ab = a.base, db = dst.base, bb = b.base;
         const uint32_t top = std::max(std::max(ab, db), bb);
         if (((ab | db | bb) & 3) || uint64_t(top) + uint64_t(n) * 4 > sram_bytes) return memory_vec<O>(in, R);
