@@ -377,8 +377,7 @@ struct CoreExec {
 
     // [SECTION] fast mode's fmacs loop (fmacs_loop.h)
 
-    // d[k] = d[k] + y[k] * s for n a multiple of 4, four lanes at a time: a multiply, then an add,
-    // each rounded, per element (vec_elem<FMACS>'s formula; -ffp-contract=off keeps them apart),
+    // d[k] = d[k] + y[k] * s for n a multiple of 4, four lanes at a time (fmacs_elem on vectors),
     // so the bits are the scalar loop's. d and y do not overlap.
     __attribute__((always_inline)) static void fmacs_in_place4(float* __restrict d, const float* __restrict y, uint32_t n, float s) {
         typedef float F4 __attribute__((vector_size(16)));
@@ -387,7 +386,7 @@ struct CoreExec {
             F4 dv, yv;
             std::memcpy(&dv, d + k, 16);
             std::memcpy(&yv, y + k, 16);
-            dv = dv + yv * sv;
+            dv = fmacs_elem(dv, yv, sv);
             std::memcpy(d + k, &dv, 16);
         }
     }

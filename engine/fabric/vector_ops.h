@@ -12,11 +12,16 @@
 
 namespace wl {
 
+// FMACS's element, also on GCC vectors of floats (fast mode's fmacs loop): a multiply, then an
+// add, each rounded (-ffp-contract=off keeps them apart).
+template <class T>
+inline T fmacs_elem(T x, T y, T s) { return x + y * s; }
+
 // Element ops: the Vec1, Vec2, Vec1S and Vec2S rows of WL_ISA. x = dB[i], y = dC[i], s = rD.
 template <Op O>
 inline float vec_elem(float x, float y, float s) {
     (void)y, (void)s;
-    if constexpr (O == Op::FMACS) return x + y * s;
+    if constexpr (O == Op::FMACS) return fmacs_elem(x, y, s);
     else if constexpr (O == Op::FADDS) return x + y;
     else if constexpr (O == Op::FSUBS) return x - y;
     else if constexpr (O == Op::FMULS) return x * y;
