@@ -181,9 +181,7 @@ void ModelWindow::draw_train() {
         ImGui::InputText("##ckpt_out", train_path_, sizeof train_path_);
     }
     if (t.starting()) {   // the start is built a unit a frame: how far, in words and counts
-        ImGui::ProgressBar(float(t.start_progress()), ImVec2(ImGui::GetFontSize() * 8, 0), "");
-        ImGui::SameLine();
-        ImGui::TextUnformatted(t.activity().c_str());
+        progress_line(t.start_progress(), t.activity().c_str());
         mark("train_progress");
     }
     if (!t.error().empty()) wrapped_text(kErrorText, t.error().c_str());
@@ -197,10 +195,8 @@ void ModelWindow::draw_train() {
                 wafers > 1 ? (" x " + std::to_string(wafers) + " wafers").c_str() : "", t.streaming() ? "streamed" : "resident",
                 t.corpus().name.c_str());
     mark("train_status");
-    ImGui::ProgressBar(float(t.job_progress()), ImVec2(ImGui::GetFontSize() * 8, 0), "");
-    ImGui::SameLine();
     shown_panel_ = t.starting() ? "waits while the new start is built" : t.activity().empty() ? "between steps" : t.activity();
-    ImGui::TextUnformatted(shown_panel_.c_str());
+    progress_line(t.job_progress(), shown_panel_.c_str());
     ImGui::Text("%.2f steps/s, %.0f tokens/s (wall, this tab); the emulator alone %.0f tokens/s", t.steps_per_s(), t.tokens_per_s(),
                 t.mesh_tokens_per_s());
     draw_step_time();

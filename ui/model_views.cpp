@@ -106,9 +106,7 @@ void ModelWindow::draw_density() {
     const wl::model::DensitySweep& sw = *sweep_;
     if (sweeping()) {
         ImGui::SameLine();
-        ImGui::ProgressBar(float(sw.progress()), ImVec2(ImGui::GetFontSize() * 8, 0), "");
-        ImGui::SameLine();
-        ImGui::TextUnformatted(sw.activity().c_str());
+        progress_line(sw.progress(), sw.activity().c_str());
         mark("density_progress");
     } else if (sweep_cancelled_) {
         ImGui::SameLine();
@@ -230,9 +228,7 @@ void ModelWindow::draw_compare() {
     const wl::model::ExecutionCompare& c = *compare_;
     if (comparing()) {
         ImGui::SameLine();
-        ImGui::ProgressBar(float(c.progress()), ImVec2(ImGui::GetFontSize() * 8, 0), "");
-        ImGui::SameLine();
-        ImGui::TextUnformatted(c.activity().c_str());
+        progress_line(c.progress(), c.activity().c_str());
         mark("compare_progress");
     } else if (compare_cancelled_) {
         ImGui::SameLine();

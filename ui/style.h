@@ -32,4 +32,11 @@ inline void wrapped_text(const ImVec4& colour, const char* text) {
     ImGui::PopStyleColor();
 }
 
+// Long work's progress, the same in every window: a short bar, then what it is doing now.
+inline void progress_line(double fraction, const char* activity) {
+    ImGui::ProgressBar(float(fraction), ImVec2(ImGui::GetFontSize() * 8, 0), "");
+    ImGui::SameLine();
+    ImGui::TextUnformatted(activity);
+}
+
 }  // namespace wlui

@@ -168,16 +168,18 @@ const shot = async (page, name) => {
   return s;
 };
 
-test('streamed weights: the step\'s time split into compute and streaming, the streamed layers named', async () => {
+// The progress line's names for the streamed units ("l0 forward, weights in") are checked unit by
+// unit in tests/ui/train_session_test.cpp: sampled once a frame here, a one-unit stream is seen only
+// by chance (a frame runs many units), so this test does not ask for it.
+test('streamed weights: the step\'s time split into compute and streaming', async () => {
   const { page } = app;
-  const { t, said } = await runToEnd(page, { ...small, execution: 'streaming', wafers: 1 });
+  const { t } = await runToEnd(page, { ...small, execution: 'streaming', wafers: 1 });
   assert.equal(t.status, 'done', t.error);
   assert.equal(t.execution, 'streaming');
   assert.equal(t.wafers, 1);
   assert.ok(t.last.stream_cycles > 0 && t.last.stream_bytes > 0, JSON.stringify(t.last));
   assert.ok(t.last.stream_cycles < t.last.compute_cycles);
   assert.equal(t.last.cycles, t.last.compute_cycles, 'one wafer: no SwarmX time');
-  assert.ok(said.some((a) => /^l\d (forward|backward), (weights in|gradients out)/.test(a)), said.slice(0, 20).join(' | '));
   const s = await shot(page, 'train_streaming.png');
   assert.ok(s.model.layout.train_time, 'the time split is drawn');
   assert.ok(s.model.layout.train_wafer_0, 'the wafer\'s panel');
