@@ -377,10 +377,10 @@ struct CoreExec {
 
     // [SECTION] fast mode's fmacs loop (fmacs_loop.h)
 
+    typedef float F4 __attribute__((vector_size(16)));
     // d[k] = d[k] + y[k] * s for n a multiple of 4, four lanes at a time (fmacs_elem on vectors),
     // so the bits are the scalar loop's. d and y do not overlap.
     __attribute__((always_inline)) static void fmacs_in_place4(float* __restrict d, const float* __restrict y, uint32_t n, float s) {
-        typedef float F4 __attribute__((vector_size(16)));
         const F4 sv = {s, s, s, s};
         for (uint32_t k = 0; k < n; k += 4) {
             F4 dv, yv;
@@ -396,65 +396,104 @@ struct CoreExec {
         else if (d == x && (n & 3) == 0 && apart(d, y, n)) fmacs_in_place4(d, y, n, s);
         else unit_memory_loop<Op::FMACS>(d, x, y, n, s);
     }
-    struct Step {   // an iaddi (a = b + imm) or a daddr (dsd a, base += imm)
-        uint8_t a, b;
-        uint32_t imm;
-    };
-    // run_fmacs_loop's common case, with the loop's state in locals: every iaddi adds to its own
-    // register (one each), and the registers the loop reads (the blt's, the ld's address, the fmacs
-    // scalar) are advanced by those iaddi or fixed, so each is a value and a step; the fmacs bases
-    // likewise. Runs up to max_iters iterations as run_fmacs_loop's loop would (the same tests, in
-    // the same places), writes the registers and bases back, and says how far it got in *iters,
-    // *part and *at. False, with nothing done, when the loop is not of this case.
-    __attribute__((always_inline)) bool affine_loop(const Instr* fm, const Instr& br, const Instr* ld, const Step* add, int nadd,
-                                                    const Step* dstep, int nd, uint32_t n, uint64_t max_iters, uint32_t* const R,
-                                                    uint64_t* iters_out, bool* part_out, const Instr** at_out) {
-        uint64_t added = 0;   // registers with an iaddi
-        for (int k = 0; k < nadd; ++k) {
-            if (add[k].a != add[k].b || (added >> (add[k].a & 63) & 1)) return false;
-            added |= 1ull << (add[k].a & 63);
-        }
-        auto inc = [&](uint8_t r) {   // what the iaddi add to r each iteration
-            uint32_t c = 0;
-            for (int k = 0; k < nadd; ++k) c += add[k].a == r ? add[k].imm : 0;
-            return c;
-        };
-        const uint8_t ri = br.a, rn = br.b, rs = fm->d;
-        if ((added >> (rn & 63) & 1) || (added >> (rs & 63) & 1)) return false;
-        uint8_t rp = 0;
-        if (ld) {
-            rp = ld->b;
-            if (ld->a != rs || rs == rp || rs == ri || rs == rn) return false;
-        }
+    // How many of base, base + step, base + 2 step, ... (uint32 steps, as the interpreter adds them)
+    // from the first are word-aligned with `bytes` inside SRAM: UINT64_MAX when all are. Such addresses
+    // never wrap, so they are base + k step in plain integers.
+    uint64_t runs_in_sram(uint32_t base, uint32_t step, uint32_t bytes) const {
+        if (((base | step) & 3) || bytes > sram_bytes || base > sram_bytes - bytes) return 0;
+        const int64_t last = int64_t(sram_bytes - bytes), s = int32_t(step);
+        if (s == 0) return UINT64_MAX;
+        return uint64_t(s > 0 ? (last - int64_t(base)) / s : int64_t(base) / -s) + 1;
+    }
+    // The lowest and highest of base + k step for k < runs (runs > 0, all inside SRAM).
+    static int64_t lowest(uint32_t base, uint32_t step, uint64_t runs) { return std::min<int64_t>(base, base + int64_t(runs - 1) * int32_t(step)); }
+    static int64_t highest(uint32_t base, uint32_t step, uint64_t runs) { return std::max<int64_t>(base, base + int64_t(runs - 1) * int32_t(step)); }
+
+    // run_fmacs_loop's affine case (fmacs_loop.h), with the loop's state in locals: each register it
+    // reads and each fmacs base is a value and a step. Runs up to max_iters iterations as the
+    // interpreter would, writes the registers and bases back, and says how far it got in *iters,
+    // *part and *at. First, the iterations whose every address is known to lie in SRAM run with no
+    // test but the branch's; when the tile is 16 floats that stay put (C += A s, SUMMA's) and nothing
+    // else the loop reads overlaps it, the tile stays in registers across them. The rest, if the
+    // loop goes on, test each address as the interpreter would, and stop where it would fault.
+    __attribute__((always_inline)) void affine_loop(const FmacsLoop& L, const Instr* fm, const Instr& br, const Instr* ld, uint32_t n,
+                                                    uint64_t max_iters, uint32_t* const R, uint64_t* iters_out, bool* part_out,
+                                                    const Instr** at_out) {
         Core& C = ce;
         uint32_t sa = 0, sd = 0, sb = 0;   // the fmacs bases' steps
-        for (int k = 0; k < nd; ++k) {
-            sa += dstep[k].a == fm->b ? dstep[k].imm : 0;
-            sd += dstep[k].a == fm->a ? dstep[k].imm : 0;
-            sb += dstep[k].a == fm->c ? dstep[k].imm : 0;
+        for (int k = 0; k < L.nstep; ++k) {
+            const uint32_t s = R[L.step[k].b];
+            sa += L.step[k].a == fm->b ? s : 0;
+            sd += L.step[k].a == fm->a ? s : 0;
+            sb += L.step[k].a == fm->c ? s : 0;
         }
-        uint32_t ab = C.dsd[fm->b].base, db = C.dsd[fm->a].base, bb = C.dsd[fm->c].base;
-        uint32_t vi = R[ri], vp = ld ? R[rp] : 0, sbits = R[rs];
-        const uint32_t ci = inc(ri), cp = ld ? inc(rp) : 0, vn = R[rn], limm = ld ? uint32_t(ld->imm) : 0;
-        uint32_t used = C.sram_used;
+        const uint32_t ab0 = C.dsd[fm->b].base, db0 = C.dsd[fm->a].base, bb0 = C.dsd[fm->c].base;
+        uint32_t ab = ab0, db = db0, bb = bb0;
+        uint32_t vi = R[br.a], vp = ld ? R[ld->b] : 0, sbits = R[fm->d];
+        const uint32_t ci = L.counter_step, cp = L.address_step, vn = R[br.b], limm = ld ? uint32_t(ld->imm) : 0;
         uint64_t iters = 0;
         bool part = false;
         const Instr* at = fm;
-        for (; iters < max_iters; ++iters) {
+        // The iterations known safe: the ld of iteration k reads vp + (k + 1) cp + imm.
+        const uint32_t tile = n * 4, first_load = vp + cp + limm;
+        uint64_t safe = std::min({max_iters, runs_in_sram(ab, sa, tile), runs_in_sram(db, sd, tile), runs_in_sram(bb, sb, tile)});
+        if (ld) safe = std::min(safe, runs_in_sram(first_load, cp, 4));
+        // The loop's trip count when the counter counts up to its bound (else no more than safe).
+        const int64_t left = int64_t(int32_t(vn)) - int32_t(vi);
+        if (int32_t(ci) > 0 && left > 0) safe = std::min<uint64_t>(safe, uint64_t((left + int32_t(ci) - 1) / int32_t(ci)));
+        if (safe) {
+            auto outside_tile = [&](int64_t lo, int64_t hi) { return hi <= int64_t(db) || lo >= int64_t(db) + tile; };
+            const bool in_registers = n == 16 && ab == db && sa == 0 && sd == 0 &&
+                                      outside_tile(lowest(bb, sb, safe), highest(bb, sb, safe) + tile) &&
+                                      (!ld || outside_tile(lowest(first_load, cp, safe), highest(first_load, cp, safe) + 4));
+            if (in_registers) {
+                F4 c0, c1, c2, c3;
+                uint8_t* const d = mem + db;
+                std::memcpy(&c0, d, 16), std::memcpy(&c1, d + 16, 16), std::memcpy(&c2, d + 32, 16), std::memcpy(&c3, d + 48, 16);
+                for (; iters < safe; ++iters) {
+                    const float s = f32(sbits);
+                    const F4 sv = {s, s, s, s};
+                    const uint8_t* const y = mem + bb;
+                    F4 y0, y1, y2, y3;
+                    std::memcpy(&y0, y, 16), std::memcpy(&y1, y + 16, 16), std::memcpy(&y2, y + 32, 16), std::memcpy(&y3, y + 48, 16);
+                    c0 = fmacs_elem(c0, y0, sv), c1 = fmacs_elem(c1, y1, sv), c2 = fmacs_elem(c2, y2, sv), c3 = fmacs_elem(c3, y3, sv);
+                    bb += sb, vi += ci, vp += cp;
+                    if (!(int32_t(vi) < int32_t(vn))) {
+                        at = &br + 1, part = true;
+                        break;
+                    }
+                    if (ld) std::memcpy(&sbits, mem + vp + limm, 4);
+                }
+                std::memcpy(d, &c0, 16), std::memcpy(d + 16, &c1, 16), std::memcpy(d + 32, &c2, 16), std::memcpy(d + 48, &c3, 16);
+            } else {
+                for (; iters < safe; ++iters) {
+                    fmacs_tile(reinterpret_cast<float*>(mem + db), reinterpret_cast<const float*>(mem + ab),
+                               reinterpret_cast<const float*>(mem + bb), n, f32(sbits));
+                    ab += sa, db += sd, bb += sb, vi += ci, vp += cp;
+                    if (!(int32_t(vi) < int32_t(vn))) {
+                        at = &br + 1, part = true;
+                        break;
+                    }
+                    if (ld) std::memcpy(&sbits, mem + vp + limm, 4);
+                }
+            }
+            const uint64_t ran = iters + part;   // fmacs done: the highest operand's end, as in_sram keeps it
+            const int64_t top = std::max({highest(ab0, sa, ran), highest(db0, sd, ran), highest(bb0, sb, ran)}) + tile;
+            if (top > int64_t(C.sram_used)) C.sram_used = uint32_t(top);
+        }
+        for (; !part && iters < max_iters; ++iters) {   // each address tested
             const uint32_t top = std::max(std::max(ab, db), bb);
-            if (((ab | db | bb) & 3) || uint64_t(top) + uint64_t(n) * 4 > sram_bytes) break;   // the interpreter faults
-            if (top + n * 4 > used) used = top + n * 4;
-            float* const d = reinterpret_cast<float*>(mem + db);
-            const float* const x = reinterpret_cast<const float*>(mem + ab);
-            const float* const y = reinterpret_cast<const float*>(mem + bb);
-            fmacs_tile(d, x, y, n, f32(sbits));
+            if (((ab | db | bb) & 3) || uint64_t(top) + tile > sram_bytes) break;   // the interpreter faults
+            if (top + tile > C.sram_used) C.sram_used = top + tile;
+            fmacs_tile(reinterpret_cast<float*>(mem + db), reinterpret_cast<const float*>(mem + ab), reinterpret_cast<const float*>(mem + bb), n,
+                       f32(sbits));
             ab += sa, db += sd, bb += sb, vi += ci, vp += cp;
             if (!(int32_t(vi) < int32_t(vn))) {
                 at = &br + 1, part = true;
                 break;
             }
             if (ld) {
-                const uint32_t addr = vp + limm;   // vp is vi when rp is ri: the same start and step
+                const uint32_t addr = vp + limm;   // vp is vi when the ld's register is the counter: the same start and step
                 if ((addr & 3) || uint64_t(addr) + 4 > sram_bytes) {   // the interpreter issues it and faults
                     at = ld, part = true;
                     break;
@@ -465,30 +504,28 @@ struct CoreExec {
         // Write back what the iterations did: every iaddi and daddr ran once per fmacs (mod 2^32, as
         // the additions one by one), and the last ld's value.
         const uint32_t runs = uint32_t(iters + part);
-        for (int k = 0; k < nadd; ++k) R[add[k].a] += add[k].imm * runs;
-        for (int k = 0; k < nd; ++k) C.dsd[dstep[k].a].base += dstep[k].imm * runs;
-        if (ld && iters) R[rs] = sbits;
-        C.sram_used = used;
+        for (int k = 0; k < L.nadd; ++k) R[L.add[k].a] += L.add[k].imm * runs;
+        for (int k = 0; k < L.nstep; ++k) C.dsd[L.step[k].a].base += R[L.step[k].b] * runs;
+        if (ld && iters) R[fm->d] = sbits;
         *iters_out = iters, *part_out = part, *at_out = at;
-        return true;
     }
     struct LoopRun {
         const Instr* ip;
         uint64_t t;
         uint32_t count, cost;
     };
-    // Runs the fmacs loop whose fmacs is at ip (lp->fmacs_loop names its closing blt) from cycle t, with
-    // run_plain's count and last cost, whole iterations while each ends before stop, and returns where
-    // the interpreter goes on: the fmacs (its operands not the unit case, or the next iteration would
-    // reach stop; the interpreter then decides, and faults, as it would have), the ld when its address
-    // is outside SRAM, or the instruction after the loop. Each instruction has its interpreter effect
-    // and cost, in order, on the live registers and DSDs; what is saved is the dispatch, the
-    // per-instruction bookkeeping and the fmacs operand decoding.
-    __attribute__((noinline)) LoopRun run_fmacs_loop(const Instr* const fm, uint64_t t, uint32_t count, uint32_t cost, uint64_t stop,
-                                                     uint32_t* const R) {
+    // Runs the fmacs loop whose fmacs is at ip from cycle t, with run_plain's count and last cost,
+    // whole iterations while each ends before stop, and returns where the interpreter goes on: the
+    // fmacs (its operands not the unit case, or the next iteration would reach stop; the interpreter
+    // then decides, and faults, as it would have), the ld when its address is outside SRAM, or the
+    // instruction after the loop. Each instruction has its interpreter effect and cost, in order, on
+    // the live registers and DSDs; what is saved is the dispatch, the per-instruction bookkeeping and
+    // the fmacs operand decoding.
+    __attribute__((noinline)) LoopRun run_fmacs_loop(const FmacsLoop& L, const Instr* const fm, uint64_t t, uint32_t count, uint32_t cost,
+                                                     uint64_t stop, uint32_t* const R) {
         const Instr* const code = lp->prog->code.data();
-        const Instr& br = code[lp->fmacs_loop[size_t(fm - code)]];
-        const Instr* const ld = code + br.imm == fm ? nullptr : fm - 1;   // find_fmacs_loops: the ld before, or none
+        const Instr& br = code[L.blt];
+        const Instr* const ld = L.ld >= 0 ? code + L.ld : nullptr;
         Core& C = ce;
         // The operands: unit-stride mem1d DSDs of one length n > 0, as memory_vec_unit wants. The loop's own
         // instructions (iaddi, daddr, ld) cannot change a DSD's kind, stride or length, only its base.
@@ -498,20 +535,10 @@ struct CoreExec {
         const Dsd& b = C.dsd[fm->c];
         if (!unit_operands(a, dst, b)) return {fm, t, count, cost};
         const uint32_t n = a.length;
-        // The instructions after the fmacs: iaddi (registers, in order) and daddr (a step fixed for the loop).
-        Step add[kMaxFmacsLoopPost], dstep[kMaxFmacsLoopPost];
-        int nadd = 0, nd = 0;
-        uint32_t post_cycles = 0;
-        for (const Instr* p = fm + 1; p != &br; ++p) {
-            if (p->op == Op::IADDI) add[nadd++] = Step{p->a, p->b, uint32_t(p->imm)};
-            else dstep[nd++] = Step{p->a, 0, R[p->b]};
-            post_cycles += kPlainCost.v[size_t(p->op)];
-        }
-        const uint32_t npost = uint32_t(nadd + nd);
         constexpr uint32_t kBranch = op_base_cycles(Op::BLT), kLoad = op_base_cycles(Op::LD);
         const uint32_t f_cost = uint32_t(op_base_cycles(Op::FMACS) + memory_work(Op::FMACS, n));
         // An iteration, from the fmacs: its cycles and instructions; the last one's may stop after the blt.
-        const uint32_t part_cycles = f_cost + post_cycles + kBranch, part_instrs = npost + 2;
+        const uint32_t part_cycles = f_cost + L.post_cycles + kBranch, part_instrs = uint32_t(L.nadd + L.nstep) + 2;
         const uint32_t iter_cycles = part_cycles + (ld ? kLoad : 0), iter_instrs = part_instrs + (ld ? 1 : 0);
         // Iteration i runs whole only if it ends before stop, as the interpreter's test after each
         // instruction would have it: t + (i + 1) * iter_cycles < stop (t < stop here).
@@ -519,20 +546,18 @@ struct CoreExec {
         uint64_t iters = 0;      // whole iterations
         bool part = false;       // and then one that stopped after its blt
         const Instr* at = fm;    // where the interpreter goes on
-        // The common case in locals; else each instruction on the live registers and DSDs.
-        if (!affine_loop(fm, br, ld, add, nadd, dstep, nd, n, max_iters, R, &iters, &part, &at)) {
+        if (L.affine) {
+            affine_loop(L, fm, br, ld, n, max_iters, R, &iters, &part, &at);
+        } else {   // each instruction on the live registers and DSDs
             for (; iters < max_iters; ++iters) {
                 const uint32_t ab = a.base, db = dst.base, bb = b.base;
                 const uint32_t top = std::max(std::max(ab, db), bb);
                 if (((ab | db | bb) & 3) || uint64_t(top) + uint64_t(n) * 4 > sram_bytes) break;   // the interpreter faults
                 if (top + n * 4 > C.sram_used) C.sram_used = top + n * 4;
-                float* const d = reinterpret_cast<float*>(mem + db);
-                const float* const x = reinterpret_cast<const float*>(mem + ab);
-                const float* const y = reinterpret_cast<const float*>(mem + bb);
-                const float s = f32(R[fm->d]);
-                fmacs_tile(d, x, y, n, s);
-                for (int k = 0; k < nadd; ++k) R[add[k].a] = R[add[k].b] + add[k].imm;
-                for (int k = 0; k < nd; ++k) C.dsd[dstep[k].a].base += dstep[k].imm;
+                fmacs_tile(reinterpret_cast<float*>(mem + db), reinterpret_cast<const float*>(mem + ab), reinterpret_cast<const float*>(mem + bb),
+                           n, f32(R[fm->d]));
+                for (int k = 0; k < L.nadd; ++k) R[L.add[k].a] = R[L.add[k].b] + L.add[k].imm;
+                for (int k = 0; k < L.nstep; ++k) C.dsd[L.step[k].a].base += R[L.step[k].b];
                 if (!(int32_t(R[br.a]) < int32_t(R[br.b]))) {
                     at = &br + 1, part = true;
                     break;
@@ -599,7 +624,7 @@ struct CoreExec {
         uint8_t* const M = mem;
         const uint32_t sram = sram_bytes;
         uint32_t count = 0, cost = 1;   // cost: the last issued instruction's
-        const uint32_t* const loop_end = lp->fmacs_loop.empty() ? nullptr : lp->fmacs_loop.data();   // fmacs_loop.h
+        const FmacsLoops& loops = lp->fmacs_loops;   // fmacs_loop.h
         uint64_t t = t0;
         // WL_OP(name) opens op name's handler, with its instruction `in`, the next pc `nx` and its cost;
         // WL_NEXT issues it and goes on to the next.
@@ -625,8 +650,8 @@ struct CoreExec {
         // exec() (fast mode's inner loops are mostly these; fmacs most of all, so it has its own case).
         // One that cannot run here (0) stops the run, and exec() takes it.
         L_FMACS : {
-            if (loop_end && loop_end[ip - code]) {   // an fmacs loop: whole iterations at once
-                const LoopRun r = run_fmacs_loop(ip, t, count, cost, stop, R);
+            if (const FmacsLoop* L = loops.find(uint32_t(ip - code))) {   // an fmacs loop: whole iterations at once
+                const LoopRun r = run_fmacs_loop(*L, ip, t, count, cost, stop, R);
                 t = r.t, count = r.count, cost = r.cost;
                 if (r.ip != ip) {   // it ended before stop: go on without the stop test
                     ip = r.ip;

@@ -8,6 +8,7 @@
 // programs differ only in `place ... with` values share one too (their values are per-PE
 // constants that `ldp` reads: engine/lang/shared_images.h).
 #pragma once
+#include "engine/fabric/fmacs_loop.h"
 #include "engine/fabric/isa.h"
 
 #include <cstdint>
@@ -97,7 +98,7 @@ struct LoadedProgram {
     int8_t task_of_colour[kColours];  // data task per colour, -1 none
     int8_t ctrl_task_of_colour[kColours];
     uint32_t consumed_colours = 0;    // colours a data/control task or a recv/fabin may read
-    std::vector<uint32_t> fmacs_loop;  // per pc: fmacs_loop.h's find_fmacs_loops (fast mode's macro-op)
+    FmacsLoops fmacs_loops;           // fmacs_loop.h: fast mode's macro-op
 };
 
 // The validator Machine::load runs (program.cpp): every operand, task binding, symbol and initial

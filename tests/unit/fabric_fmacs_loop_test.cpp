@@ -107,6 +107,15 @@ TEST(FastModeFmacsLoop, MatchesCycleModeOnEveryPath) {
         {"overlapping operands", kernel(7, "fmacs(mem(C, 0, 8), mem(C, 0, 8), mem(C, l + 1, 8), x[l]);"), true, false},
         {"fmacs leaves SRAM in iteration 4", kernel(9, "fmacs(mem(C, 0, 4), mem(C, 0, 4), mem(A, l * 3000, 4), x[l]);"), true, true},
         {"ld leaves SRAM in iteration 3", kernel(9, "fmacs(mem(C, 0, 4), mem(C, 0, 4), mem(A, l * 4, 4), x[l * 5000]);"), true, true},
+        // A tile of 16 that stays put is held in registers across the iterations whose addresses are
+        // known to be in SRAM, unless something else the loop reads overlaps it.
+        {"tile 16, the scalar read from the tile", kernel(9, "fmacs(mem(C, 0, 16), mem(C, 0, 16), mem(A, l * 16, 16), C[l + 3]);"), true, false},
+        {"tile 16, a source that meets the tile later (a negative step)",
+         kernel(4, "fmacs(mem(C, 0, 16), mem(C, 0, 16), mem(C, 16 - l * 4, 16), x[l]);"), true, false},
+        {"tile 16, into another array", kernel(5, "fmacs(mem(D, 0, 16), mem(C, 0, 16), mem(A, l * 16, 16), x[l]);"), true, false},
+        {"tile 16 that moves", kernel(2, "fmacs(mem(C, l * 16, 16), mem(C, l * 16, 16), mem(A, l * 16, 16), x[l]);"), true, false},
+        {"tile 16, fmacs leaves SRAM in iteration 4", kernel(9, "fmacs(mem(C, 0, 16), mem(C, 0, 16), mem(A, l * 3000, 16), x[l]);"), true, true},
+        {"tile 16, ld leaves SRAM in iteration 3", kernel(9, "fmacs(mem(C, 0, 16), mem(C, 0, 16), mem(A, l * 16, 16), x[l * 5000]);"), true, true},
     };
     for (const Case& k : cases) {
         for (bool optimise : {false, true}) {
@@ -173,7 +182,20 @@ TEST(FastModeFmacsLoop, FindsOnlyLoopsOfItsShape) {
         in(Op::BLT, 4, 5, 0, 0, 9),      // 12: back past the fmacs: not the shape
         in(Op::RET, kNoReg, 0, 0, 0, 0),
     };
-    const std::vector<uint32_t> at = find_fmacs_loops(p);
-    ASSERT_EQ(at.size(), p.code.size());
-    for (uint32_t pc = 0; pc < at.size(); ++pc) EXPECT_EQ(at[pc], pc == 1 ? 5u : 0u) << "pc " << pc;
+    const FmacsLoops loops = find_fmacs_loops(p);
+    ASSERT_EQ(loops.at.size(), p.code.size());
+    for (uint32_t pc = 0; pc < p.code.size(); ++pc) {
+        const FmacsLoop* L = loops.find(pc);
+        EXPECT_EQ(L ? L->blt : 0u, pc == 1 ? 5u : 0u) << "pc " << pc;
+    }
+    // Decoded once: the ld at the head, the steps, and (each iaddi adding to its own register) the
+    // counter's and the ld address's steps.
+    const FmacsLoop& L = *loops.find(1);
+    EXPECT_EQ(L.ld, 0);
+    EXPECT_EQ(L.nadd, 2);
+    EXPECT_EQ(L.nstep, 1);
+    EXPECT_EQ(L.post_cycles, 3u * op_base_cycles(Op::IADDI));
+    EXPECT_TRUE(L.affine);
+    EXPECT_EQ(L.counter_step, 1u);
+    EXPECT_EQ(L.address_step, 4u);
 }
