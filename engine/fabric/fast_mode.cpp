@@ -26,7 +26,7 @@ struct FastPort {
     const uint64_t* clock = nullptr;       // the driver's clock, for fault cycles
 
     FastQueue& q(int c) { return f.ceq_[size_t(i) * kColours + size_t(c)]; }
-    uint64_t recv_at(int c) { return q(c).empty() ? kNever : q(c).front().at; }
+    uint64_t recv_at(int c) { return q(c).empty() ? kNever : q(c).front_at(); }
     bool head_ctrl(int c) { return q(c).front().ctrl; }
     uint32_t pop(int c) { return f.take(i, c).data; }
     uint64_t ramp_at(int) const { return f.pe_[size_t(i)].ramp_free; }   // the interpreter waits for the later of this and now
@@ -53,14 +53,14 @@ struct FastPort {
     // A fabric op's wavelets from this CE, in order (stamps nondecreasing): one pass along the
     // recorded path when there is one, else one send() each (which records it, or faults). The
     // first send() of a block records the path that the rest then follow.
-    void send_block(int c, const FastWavelet* w, size_t n) {
+    void send_block(int c, const uint32_t* data, const uint64_t* at, size_t n) {
         for (size_t k = 0; k < n && !m.fault_; ++k) {
-            if (k && f.route_block(m, i, c, w + k, n - k)) {
+            if (k && f.route_block(m, i, c, data + k, at + k, n - k)) {
                 m.routers_[size_t(i)].stats.in[kRamp] += n - k;
-                f.pe_[size_t(i)].ramp_free = w[n - 1].at;
+                f.pe_[size_t(i)].ramp_free = at[n - 1];
                 return;
             }
-            send(c, w[k].data, false, w[k].at - 1);
+            send(c, data[k], false, at[k] - 1);
         }
     }
     void timer(uint64_t) {}                 // the driver runs on; it needs no wake-ups
@@ -100,7 +100,8 @@ struct FastCore : CoreExec<FastPort> {
             if (out && !ramp_route_ok(v.dst.colour, v.pc)) return false;
         }
         uint64_t t = st.next[slot];
-        std::vector<FastWavelet>& block = port.f.block_;   // this chunk's output wavelets
+        std::vector<uint32_t>& block = port.f.block_data_;   // this chunk's output wavelets
+        std::vector<uint64_t>& block_at = port.f.block_at_;
         auto get = [&](const Dsd& d, uint32_t k) -> float {
             if (d.kind != DsdKind::FabIn) return load(d, k);
             const FastWavelet w = port.f.take(port.i, d.colour);
@@ -109,15 +110,18 @@ struct FastCore : CoreExec<FastPort> {
             return f32(w.data);
         };
         if (v.op == Op::FMOVS && ina >= 0 && !out && n) {   // the common receive into memory: one pass
-            uint8_t* at = mem + v.dst.base + int64_t(v.i) * v.dst.stride * 4;   // in locals: a store could alias v
-            const int64_t step = int64_t(v.dst.stride) * 4;
-            port.f.take_each(port.i, ina, n, [&](const FastWavelet& w) {
-                if (w.at > t) t = w.at;
-                std::memcpy(at, &w.data, 4);
-                at += step;
-            });
+            t = port.f.take_into(port.i, ina, n, mem + v.dst.base + int64_t(v.i) * v.dst.stride * 4, int64_t(v.dst.stride) * 4, t);
             ce.stats.received += n;
             st.last[slot] = t;
+        } else if (v.op == Op::FMOVS && ina < 0 && out && n) {   // the common send from memory: one pass
+            // One wavelet up the ramp per cycle: after the first, each goes the cycle after the last.
+            const uint64_t t0 = std::max(t, st.ramp_free);
+            block.resize(n);
+            block_at.resize(n);
+            for (uint32_t k = 0; k < n; ++k) block[k] = u32(load(v.a, v.i + k)), block_at[k] = t0 + 1 + k;
+            ce.stats.sent += n;
+            st.last[slot] = t0 + n - 1;
+            t = st.ramp_free = t0 + n;
         } else {
             for (uint32_t k = v.i, e = v.i + n; k < e; ++k) {
                 const float x = get(v.a, k);
@@ -131,7 +135,8 @@ struct FastCore : CoreExec<FastPort> {
                 if (out) {
                     if (st.ramp_free > t) t = st.ramp_free;
                     st.ramp_free = t + 1;   // one wavelet up the ramp per cycle
-                    block.push_back(FastWavelet{u32(r), 0, t + 1});
+                    block.push_back(u32(r));
+                    block_at.push_back(t + 1);
                     ce.stats.sent++;
                     st.last[slot] = t++;
                 } else {
@@ -141,8 +146,9 @@ struct FastCore : CoreExec<FastPort> {
             }
         }
         if (out) {
-            port.send_block(v.dst.colour, block.data(), block.size());
+            port.send_block(v.dst.colour, block.data(), block_at.data(), block.size());
             block.clear();
+            block_at.clear();
         }
         st.next[slot] = t;
         v.i += n;
@@ -202,14 +208,14 @@ struct FastCore : CoreExec<FastPort> {
             int t = task_of(c);
             if (t < 0 || (ce.tasks_blocked >> t & 1)) continue;
             cols |= 1u << c;
-            T = std::min(T, std::max(now, port.q(c).front().at));
+            T = std::min(T, std::max(now, port.q(c).front_at()));
         }
         if (T == kNever) return kNever;
         int best = local ? __builtin_ctz(local) : kMaxTasks, best_colour = -1;
         for (uint32_t m = cols; m; m &= m - 1) {
             int c = __builtin_ctz(m);
             int t = task_of(c);
-            if (port.q(c).front().at <= T && t < best) best = t, best_colour = c;
+            if (port.q(c).front_at() <= T && t < best) best = t, best_colour = c;
         }
         *task = best, *colour = best_colour;
         return T;
@@ -448,7 +454,7 @@ bool FastMode::replay(Machine& m, const Path& p, int c, const FastWavelet& w) {
 // order, stamps and counters as one route() each. False (nothing done) when there is no such
 // path, or when a CE on it can no longer take the colour or its queue would flood: route() then
 // takes them one by one and raises the fault.
-bool FastMode::route_block(Machine& m, int i, int c, const FastWavelet* w, size_t n) {
+bool FastMode::route_block(Machine& m, int i, int c, const uint32_t* data, const uint64_t* at, size_t n) {
     if (!held_.empty()) return false;
     auto it = paths_.find(held_key(i, kRamp, c));
     if (it == paths_.end()) return false;
@@ -464,15 +470,13 @@ bool FastMode::route_block(Machine& m, int i, int c, const FastWavelet* w, size_
         rt.stats.out_colour[c] += n;
     }
     for (const auto& [pe, delay] : p.ramps) {
-        FastQueue& q = ceq_[size_t(pe) * kColours + size_t(c)];
-        const uint32_t d = delay;   // clang 14 (the WASM build's) cannot capture a structured binding
-        q.push_each(n, [&](size_t k) { return FastWavelet{w[k].data, 0, w[k].at + d}; });
+        ceq_[size_t(pe) * kColours + size_t(c)].push_block(data, at, n, delay);
         pe_queued_[size_t(pe)] += uint32_t(n);
         queued_total_ += n;
-        if (pe != running_) schedule(pe, std::min(m.cores_[size_t(pe)].ready_at, w[0].at + delay));
+        if (pe != running_) schedule(pe, std::min(m.cores_[size_t(pe)].ready_at, at[0] + delay));
     }
     for (const auto& [k, delay] : p.drains)
-        for (size_t e = 0; e < n; ++e) leave(m, m.drains_[size_t(k)], FastWavelet{w[e].data, 0, w[e].at + delay});
+        for (size_t e = 0; e < n; ++e) leave(m, m.drains_[size_t(k)], FastWavelet{data[e], 0, at[e] + delay});
     return true;
 }
 

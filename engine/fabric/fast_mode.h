@@ -25,6 +25,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <map>
 #include <unordered_map>
 #include <string>
@@ -39,52 +40,78 @@ struct FastWavelet {
 };
 
 // A FIFO on a ring that doubles when full: its storage is the most it ever held
-// at once, however many wavelets pass through it.
+// at once, however many wavelets pass through it. Data, stamps and control bits
+// lie in three arrays, so a block of data moves as a copy and its stamps as one
+// loop the compiler vectorises.
 class FastQueue {
 public:
     bool empty() const { return n_ == 0; }
     size_t size() const { return n_; }
-    const FastWavelet& front() const { return v_[head_]; }
+    FastWavelet front() const { return FastWavelet{data_[head_], ctrl_[head_], at_[head_]}; }
+    uint64_t front_at() const { return at_[head_]; }
     void push(const FastWavelet& w) {
-        if (n_ == v_.size()) grow();
-        v_[(head_ + n_++) & (v_.size() - 1)] = w;
-    }
-    // Block moves walk the ring as its two contiguous runs (no wrap per element: loops the compiler vectorises).
-    template <class F>
-    void push_each(size_t n, F&& make) {   // n more at the back: make(k) for k = 0 .. n-1, in order
-        while (v_.size() - n_ < n) grow();
-        const size_t at = (head_ + n_) & (v_.size() - 1), first = std::min(n, v_.size() - at);
-        FastWavelet* const p = v_.data();
-        FastWavelet* const q = p + at;
-        for (size_t k = 0; k < first; ++k) q[k] = make(k);
-        for (size_t k = first; k < n; ++k) p[k - first] = make(k);
-        n_ += n;
-    }
-    template <class F>
-    void pop_each(size_t n, F&& f) {   // the first n, in order
-        const size_t first = std::min(n, v_.size() - head_);
-        const FastWavelet* const p = v_.data();
-        const FastWavelet* const q = p + head_;   // a local: f's stores could alias the members
-        for (size_t k = 0; k < first; ++k) f(q[k]);
-        for (size_t k = first; k < n; ++k) f(p[k - first]);
-        head_ = (head_ + n) & (v_.size() - 1);
-        n_ -= n;
+        if (n_ == cap()) grow();
+        const size_t k = (head_ + n_++) & (cap() - 1);
+        data_[k] = w.data, at_[k] = w.at, ctrl_[k] = uint8_t(w.ctrl);
     }
     FastWavelet pop() {
-        FastWavelet w = v_[head_];
-        head_ = (head_ + 1) & (v_.size() - 1);
+        const FastWavelet w = front();
+        head_ = (head_ + 1) & (cap() - 1);
         --n_;
         return w;
     }
+    // n data wavelets at the back, stamped at[k] + delay. Block moves walk the ring as its two
+    // contiguous runs (no wrap per element).
+    void push_block(const uint32_t* data, const uint64_t* at, size_t n, uint64_t delay) {
+        while (cap() - n_ < n) grow();
+        const size_t back = (head_ + n_) & (cap() - 1), first = std::min(n, cap() - back);
+        put(back, data, at, first, delay);
+        put(0, data + first, at + first, n - first, delay);
+        n_ += n;
+    }
+    // The first n, all data, into memory from `to`, `step` bytes apart. Returns the latest of t and their stamps.
+    uint64_t pop_into(size_t n, uint8_t* to, int64_t step, uint64_t t) {
+        const size_t first = std::min(n, cap() - head_);
+        t = get(head_, first, to, step, t);
+        t = get(0, n - first, to + int64_t(first) * step, step, t);
+        head_ = (head_ + n) & (cap() - 1);
+        n_ -= n;
+        return t;
+    }
 
 private:
+    size_t cap() const { return data_.size(); }   // 0 or a power of two
+    void put(size_t at, const uint32_t* data, const uint64_t* stamps, size_t n, uint64_t delay) {
+        std::memcpy(data_.data() + at, data, n * 4);
+        uint64_t* const a = at_.data() + at;   // a local: the stores could alias the members
+        for (size_t k = 0; k < n; ++k) a[k] = stamps[k] + delay;
+        std::memset(ctrl_.data() + at, 0, n);
+    }
+    uint64_t get(size_t at, size_t n, uint8_t* to, int64_t step, uint64_t t) const {
+        if (step == 4) {
+            std::memcpy(to, data_.data() + at, n * 4);
+        } else {
+            for (size_t k = 0; k < n; ++k) std::memcpy(to + int64_t(k) * step, &data_[at + k], 4);
+        }
+        const uint64_t* const a = at_.data() + at;
+        for (size_t k = 0; k < n; ++k) t = std::max(t, a[k]);
+        return t;
+    }
     void grow() {
-        std::vector<FastWavelet> v(v_.empty() ? 16 : v_.size() * 2);
-        for (size_t k = 0; k < n_; ++k) v[k] = v_[(head_ + k) & (v_.size() - 1)];
-        v_.swap(v);
+        const size_t c = cap(), nc = c ? c * 2 : 16;
+        std::vector<uint32_t> d(nc);
+        std::vector<uint64_t> a(nc);
+        std::vector<uint8_t> k(nc);
+        for (size_t e = 0; e < n_; ++e) {
+            const size_t from = (head_ + e) & (c - 1);
+            d[e] = data_[from], a[e] = at_[from], k[e] = ctrl_[from];
+        }
+        data_.swap(d), at_.swap(a), ctrl_.swap(k);
         head_ = 0;
     }
-    std::vector<FastWavelet> v_;   // size 0 or a power of two
+    std::vector<uint32_t> data_;
+    std::vector<uint64_t> at_;
+    std::vector<uint8_t> ctrl_;
     size_t head_ = 0, n_ = 0;
 };
 
@@ -137,16 +164,17 @@ private:
         bool ok = true;                    // no switch with several positions, nothing held
     };
     bool replay(Machine& m, const Path& p, int colour, const FastWavelet& w);
-    bool route_block(Machine& m, int i, int colour, const FastWavelet* w, size_t n);
-    std::vector<FastWavelet> block_;       // a fabric op's outgoing wavelets, sent together
+    bool route_block(Machine& m, int i, int colour, const uint32_t* data, const uint64_t* at, size_t n);
+    std::vector<uint32_t> block_data_;     // a fabric op's outgoing data wavelets, sent together
+    std::vector<uint64_t> block_at_;       // ... and the cycles they enter the router
     void deliver(Machine& m, int i, int colour, FastWavelet w);
     void leave(Machine& m, EdgeDrain& d, const FastWavelet& w);   // out through an outbound edge link, at its rate
     FastWavelet take(int pe, int colour);  // the head of a CE queue, off the counts
-    template <class F>
-    void take_each(int pe, int colour, uint32_t n, F&& f) {   // its first n, in order, off the counts
-        ceq_[size_t(pe) * kColours + size_t(colour)].pop_each(n, f);
+    // Its first n (data) into memory, off the counts (FastQueue::pop_into).
+    uint64_t take_into(int pe, int colour, uint32_t n, uint8_t* to, int64_t step, uint64_t t) {
         pe_queued_[size_t(pe)] -= n;
         queued_total_ -= n;
+        return ceq_[size_t(pe) * kColours + size_t(colour)].pop_into(n, to, step, t);
     }
     void release_held(Machine& m, int i, int colour, uint64_t at);
 

@@ -18,6 +18,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <deque>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -285,23 +286,56 @@ program receiver {
     EXPECT_EQ(y2, (std::vector<float>{1, 2, 3, 4}));
 }
 
-// The CE queues are rings that double when full: order survives wrapping and growing.
+// The CE queues are rings that double when full: order, stamps and control bits survive
+// wrapping and growing, one at a time and in blocks (data, stamps and control lie apart).
 TEST(FastMode, QueueKeepsOrderAcrossWrapAndGrowth) {
     FastQueue q;
-    uint32_t in = 0, out = 0;
+    std::deque<FastWavelet> model;
+    uint32_t in = 0;
     for (int round = 0; round < 200; ++round) {
-        for (int k = 0; k < round % 37 + 1; ++k) q.push(FastWavelet{in, 0, in}), ++in;   // grows past 16, 32, 64 ...
-        const size_t take = std::min<size_t>(q.size(), size_t(round % 23 + 1));
-        if (round % 2) {
-            q.pop_each(take, [&](const FastWavelet& w) { EXPECT_EQ(w.data, out++); });
+        const int n = round % 37 + 1;   // grows past 16, 32, 64 ...
+        if (round % 3 == 0) {
+            std::vector<uint32_t> data;
+            std::vector<uint64_t> at;
+            for (int k = 0; k < n; ++k, ++in) data.push_back(in), at.push_back(uint64_t(in) * 3);
+            q.push_block(data.data(), at.data(), data.size(), 7);
+            for (int k = 0; k < n; ++k) model.push_back(FastWavelet{data[size_t(k)], 0, at[size_t(k)] + 7});
         } else {
-            for (size_t k = 0; k < take; ++k) EXPECT_EQ(q.pop().data, out++);
+            for (int k = 0; k < n; ++k, ++in) {
+                const FastWavelet w{in, in % 5 == 0 ? 1u : 0u, uint64_t(in) * 3};
+                q.push(w), model.push_back(w);
+            }
         }
-        ASSERT_EQ(q.size(), size_t(in - out));
+        const size_t take = std::min<size_t>(q.size(), size_t(round % 23 + 1));
+        if (round % 2) {   // into memory, every other word: the data in order, the latest stamp
+            std::vector<uint32_t> mem(2 * take + 1, 0xdeadbeef);
+            const uint64_t t = q.pop_into(take, reinterpret_cast<uint8_t*>(mem.data()), 8, 1);
+            uint64_t latest = 1;
+            for (size_t k = 0; k < take; ++k) {
+                EXPECT_EQ(mem[2 * k], model.front().data);
+                EXPECT_EQ(mem[2 * k + 1], 0xdeadbeefu) << "a stride leaves the words between alone";
+                latest = std::max(latest, model.front().at);
+                model.pop_front();
+            }
+            EXPECT_EQ(t, latest);
+        } else {
+            for (size_t k = 0; k < take; ++k) {
+                const FastWavelet w = q.pop();
+                EXPECT_EQ(w.data, model.front().data);
+                EXPECT_EQ(w.ctrl, model.front().ctrl);
+                EXPECT_EQ(w.at, model.front().at);
+                model.pop_front();
+            }
+        }
+        ASSERT_EQ(q.size(), model.size());
         if (!q.empty()) {
-            EXPECT_EQ(q.front().data, out);
+            EXPECT_EQ(q.front().data, model.front().data);
+            EXPECT_EQ(q.front_at(), model.front().at);
         }
     }
-    while (!q.empty()) EXPECT_EQ(q.pop().data, out++);
-    EXPECT_EQ(in, out);
+    while (!q.empty()) {
+        EXPECT_EQ(q.pop().data, model.front().data);
+        model.pop_front();
+    }
+    EXPECT_TRUE(model.empty());
 }
