@@ -147,6 +147,10 @@ public:
     double tokens_per_s() const;        // the same in tokens (B * T per step)
     double mesh_tokens_per_s() const;   // tokens over the emulator's own time in the steps
     const wl::model::SwarmXStep& last_step() const { return last_; }   // one wafer: the plain MeshTrainer's step
+    // What the last step ran, each kind of unit once in the order first run: "forward", "l0 forward,
+    // weights in" (a streamed layer's), with wafers "wafer 2 of 2: backward" and "SwarmX: ...".
+    // Kept whole however the step was sliced (a once-a-frame look at activity() may miss a unit).
+    const std::vector<std::string>& last_units() const { return last_units_; }
     nlohmann::json to_json() const;     // train_state() in the JS hook (docs/js-api.md)
 
 private:
@@ -185,6 +189,7 @@ private:
     std::vector<float> losses_;
     std::vector<EvalPoint> val_;
     wl::model::SwarmXStep last_;
+    std::vector<std::string> last_units_, step_units_;   // last_units(); the step in progress's so far
     std::vector<std::vector<uint64_t>> busy_, busy0_;   // per wafer, per PE: the last step's; at its beginning (cumulative)
     double mesh_seconds_ = 0, run_seconds_ = 0;
     std::optional<std::chrono::steady_clock::time_point> last_tick_;

@@ -11,6 +11,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
@@ -413,6 +414,20 @@ TEST(TrainSession, StreamingTrainsInSlicesAndSplitsTheStepsTime) {
     EXPECT_EQ(said.size(), 2u);
     EXPECT_TRUE(t.streaming());
     const auto j = t.to_json();
+    // The step's units, each kind once in the order first run (the backward's zero_grad and
+    // transpose_w come first), the streamed layers' in their words: layer 1's weights stay in for its
+    // backward, layer 0's come in again and its forward is recomputed. The same list whether the step
+    // ran a unit a tick (here) or whole in one tick (below).
+    EXPECT_EQ(t.last_units(), (std::vector<std::string>{"backward", "forward", "l0 forward, weights in", "l1 forward, weights in",
+                                                        "l1 backward, gradients out", "l0 backward, weights in again",
+                                                        "l0 backward, forward recomputed", "l0 backward, gradients out", "optimiser"}))
+        << j["last"]["units"].dump();
+    EXPECT_EQ(j["last"]["units"].size(), t.last_units().size());
+    TrainSession whole(kModels);
+    ASSERT_TRUE(whole.start(s)) << whole.error();
+    run_out(whole, 10.0);
+    ASSERT_EQ(whole.status(), TrainSession::Status::Done) << whole.error();
+    EXPECT_EQ(whole.last_units(), t.last_units());
     EXPECT_EQ(j["execution"], "streaming");
     EXPECT_EQ(j["wafers"], 1);
     const auto& last = j["last"];
@@ -476,6 +491,14 @@ TEST(TrainSession, WafersTrainDataParallelAndShowEachWafer) {
     ASSERT_EQ(two.status(), TrainSession::Status::Done) << two.error();
     ASSERT_EQ(one.status(), TrainSession::Status::Done) << one.error();
     for (const char* w : {"wafer 1 of 2", "wafer 2 of 2", "SwarmX"}) EXPECT_TRUE(said.count(w)) << w;
+    // The last step's units, each kind once in the order first run: each wafer's shard, SwarmX's
+    // reduce, each wafer's update, SwarmX's check; one wafer's, whole in one tick, without them.
+    const std::vector<std::string> units = {"wafer 1 of 2: backward", "wafer 1 of 2: forward", "wafer 2 of 2: backward",
+                                            "wafer 2 of 2: forward", "SwarmX: the 2 wafers' gradients summed, the sum broadcast back",
+                                            "wafer 1 of 2: optimiser", "wafer 2 of 2: optimiser",
+                                            "SwarmX: checking every wafer holds the same weights"};
+    EXPECT_EQ(two.last_units(), units) << two.to_json()["last"]["units"].dump();
+    EXPECT_EQ(one.last_units(), (std::vector<std::string>{"backward", "forward", "optimiser"})) << one.to_json()["last"]["units"].dump();
     for (size_t i = 0; i < 2; i++) EXPECT_NEAR(two.losses()[i], one.losses()[i], 1e-5 * one.losses()[i]) << "step " << i + 1;
     const auto j = two.to_json();
     EXPECT_EQ(j["wafers"], 2);
