@@ -74,6 +74,7 @@ public:
     // it is refused (empty, binary, too big); the run goes on either way. Opens the window.
     bool train_text(const std::string& name, const std::string& text);
     const std::string& train_error() const { return train_.error(); }
+    uint64_t train_run_id() const { return train_.run_id(); }   // moves on when a training start succeeds
     // Set by the app: pick a text file (the page's picker on the web), and hand over a file's bytes
     // as a download (the web's Save checkpoint).
     std::function<void()> pick_text_file;

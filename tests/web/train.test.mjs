@@ -2,7 +2,7 @@
 // a click, the start built over frames with a progress line (and held by Pause), a couple of
 // steps while frames keep being drawn, Pause at a step boundary, the loss
 // history finite and reported step by step; a text file to train on, refused when binary or
-// empty with the run untouched; the checkpoint as a download; a streamed step's time split into
+// empty with the run untouched (the refusal's notice gone once a start succeeds); the checkpoint as a download; a streamed step's time split into
 // compute and streaming, and two wafers side by side with the one-wafer loss. Every wait is on state.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -108,10 +108,12 @@ test('a text file to train on: binary and empty ones are refused and the run is 
     dt.items.add(new File([new Uint8Array(b)], n, { type: 'application/octet-stream' }));
     document.getElementById('canvas').dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
   }, [name, Array.from(body)]);
+  const said = (re) => page.waitForFunction((r) => window.waferlab.state().notices.some((n) => new RegExp(r).test(n)), re.source,
+                                             { timeout: 20000, polling: 'raf' });
   await drop('photo.bin', Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 0, 0, 13, 1, 2, 3]));
-  await until(page, () => /photo\.bin looks binary/.test(document.getElementById('notice').textContent), null, 20000);
+  await said(/^photo\.bin looks binary/);
   await drop('empty.txt', Buffer.alloc(0));
-  await until(page, () => /empty\.txt is empty/.test(document.getElementById('notice').textContent), null, 20000);
+  await said(/^empty\.txt is empty: there is nothing to train on$/);
   let t = await train(page);
   assert.equal(t.status, before.status);
   assert.equal(t.step, before.step);
@@ -132,6 +134,9 @@ test('a text file to train on: binary and empty ones are refused and the run is 
   t = await train(page);
   assert.equal(t.corpus.name, 'cats.txt');
   assert.equal(t.corpus.vocab, 18);
+  // The start succeeded: the refusals are stale, and went (a notice about anything else would stay).
+  const notices = (await state(page)).notices;
+  assert.ok(!notices.some((n) => /photo\.bin|empty\.txt/.test(n)), JSON.stringify(notices));
   await until(page, () => window.waferlab.train_state().status === 'done');
   t = await train(page);
   assert.equal(t.losses.length, 1);
