@@ -195,8 +195,9 @@ void ModelWindow::draw_train() {
                 wafers > 1 ? (" x " + std::to_string(wafers) + " wafers").c_str() : "", t.streaming() ? "streamed" : "resident",
                 t.corpus().name.c_str());
     mark("train_status");
-    shown_panel_ = t.starting() ? "waits while the new start is built" : t.activity().empty() ? "between steps" : t.activity();
-    progress_line(t.job_progress(), shown_panel_.c_str());
+    shown_bar_ = t.job_progress();   // none between jobs: no bar (style.h)
+    shown_panel_ = t.starting() ? "waits while the new start is built" : shown_bar_ ? t.activity() : "between steps";
+    progress_line(shown_bar_, shown_panel_.c_str());
     ImGui::Text("%.2f steps/s, %.0f tokens/s (wall, this tab); the emulator alone %.0f tokens/s", t.steps_per_s(), t.tokens_per_s(),
                 t.mesh_tokens_per_s());
     draw_step_time();

@@ -169,6 +169,7 @@ private:
     PeOverlay train_overlay_;
     std::string train_overlay_key_;      // the op and phase it was built for
     std::string shown_canvas_, shown_panel_;   // the training op the canvas lit and the panel named, last frame (state())
+    std::optional<double> shown_bar_;          // and its progress bar's fraction; none drawn between jobs
     std::string train_notice_;           // the Train section's last message (saved, refused ...)
     char train_path_[512] = "gpt-nano-mesh.ckpt";   // native: where Save checkpoint writes
     char text_path_[512] = {};           // native: a text file to train on

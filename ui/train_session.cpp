@@ -563,9 +563,10 @@ const wl::model::TrainWork* TrainSession::next_work() const {
     return mesh_ ? mesh_->next_work() : nullptr;
 }
 
-double TrainSession::job_progress() const {
+std::optional<double> TrainSession::job_progress() const {
     if (stepping()) return swarm_->progress();
-    return mesh_ && mesh_->work_total() ? double(mesh_->work_done()) / double(mesh_->work_total()) : 0.0;
+    if (!mesh_ || !mesh_->busy()) return std::nullopt;
+    return mesh_->work_total() ? double(mesh_->work_done()) / double(mesh_->work_total()) : 0.0;
 }
 
 // The last step: its time split into compute (of which streaming) and SwarmX's, and each wafer's part.
@@ -619,7 +620,7 @@ nlohmann::json TrainSession::to_json() const {
             {"activity", activity()},
             {"phase", w ? json(wl::model::train_phase_name(w->phase)) : json(nullptr)},
             {"op", w ? json(w->op) : json(nullptr)},
-            {"progress", starting_ ? start_progress() : job_progress()},
+            {"progress", starting_ ? start_progress() : job_progress().value_or(0.0)},
             {"sample", sample_.step >= 0 ? json{{"step", sample_.step}, {"prompt", utf8(sample_.prompt)}, {"text", utf8(sample_.text)},
                                                 {"by", "the mesh (the training plan's forward)"}}
                                          : json(nullptr)},

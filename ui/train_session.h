@@ -108,7 +108,9 @@ public:
     bool running() const { return status_ == Status::Running || status_ == Status::Pausing || status_ == Status::Starting; }
     size_t start_units() const { return start_units_; }   // units the last (or current) start has run
     double start_progress() const;      // 0..1 of the start's current stage (see activity()); 0 when none
-    double job_progress() const;        // 0..1 of the job on the mesh (a step, an evaluation batch, a sample); 0 when none
+    // 0..1 of the job on the mesh (a step, an evaluation batch, a sample); none between jobs (paused
+    // at a step boundary, done, or before the next job is queued): nothing runs, so no bar to fill.
+    std::optional<double> job_progress() const;
     uint64_t run_id() const { return run_id_; }           // changes when a start replaces the run
     // Whether a start touches the mesh's memory in slices before making the machine (on in
     // WebAssembly, where a page's first touch is slow; train_session.cpp says why).

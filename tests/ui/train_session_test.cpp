@@ -133,6 +133,9 @@ TEST(TrainSession, PauseStopsAtAStepBoundaryAndTheCheckpointLoads) {
     TrainSession t(kModels);
     ASSERT_TRUE(t.start(settings(3))) << t.error();
     while (t.step() == 0 || !t.stepping()) t.tick(0);   // inside step 2
+    ASSERT_TRUE(t.job_progress());   // a step runs: how far, for the bar
+    EXPECT_GE(*t.job_progress(), 0.0);
+    EXPECT_LT(*t.job_progress(), 1.0);
     std::string bytes;
     EXPECT_FALSE(t.checkpoint(&bytes));   // mid-step: refused, said why
     EXPECT_NE(t.error().find("step boundary"), std::string::npos) << t.error();
@@ -142,6 +145,8 @@ TEST(TrainSession, PauseStopsAtAStepBoundaryAndTheCheckpointLoads) {
     EXPECT_EQ(t.status(), TrainSession::Status::Paused);
     EXPECT_EQ(t.step(), 2);
     EXPECT_FALSE(t.stepping());
+    EXPECT_FALSE(t.job_progress()) << "between steps: no job, no bar";
+    EXPECT_EQ(t.activity(), "");
     for (int i = 0; i < 5; i++) t.tick(1.0);   // paused: nothing moves
     EXPECT_EQ(t.step(), 2);
 
@@ -160,6 +165,8 @@ TEST(TrainSession, PauseStopsAtAStepBoundaryAndTheCheckpointLoads) {
     run_out(t, 10.0);
     EXPECT_EQ(t.status(), TrainSession::Status::Done) << t.error();
     EXPECT_EQ(t.step(), 3);
+    EXPECT_FALSE(t.job_progress());
+    EXPECT_EQ(t.to_json()["progress"], 0.0);
 }
 
 TEST(TrainSession, BadTextIsRefusedAndNothingIsLost) {

@@ -63,9 +63,10 @@ test('Start with a click trains on the mesh while frames go on; Pause stops at a
     f();
   }));
   const lit = new Set();
-  for (const { canvas, panel } of shown) {
+  for (const { canvas, panel, bar } of shown) {
     if (!canvas) continue;   // between jobs: nothing lit
     lit.add(canvas);
+    assert.ok(bar >= 0 && bar <= 1, `a job runs: its bar at ${bar}`);
     assert.ok(panel === canvas || panel.startsWith(`${canvas}, `) || panel.endsWith(`, ${canvas}`), `the canvas lit '${canvas}', the panel said '${panel}'`);
   }
   assert.ok(lit.size >= 3, `40 frames lit ${[...lit].join('; ')}`);
@@ -187,6 +188,7 @@ test('streamed weights: the step\'s time split into compute and streaming', asyn
                    'l1 backward, gradients out', 'l0 backward, gradients out', 'optimiser'])
     assert.ok(t.last.units.includes(u), `${u} in ${JSON.stringify(t.last.units)}`);
   const s = await shot(page, 'train_streaming.png');
+  assert.deepEqual(s.model.train.shown, { canvas: '', panel: 'between steps', bar: null }, 'done: no job, so no bar');
   assert.ok(s.model.layout.train_time, 'the time split is drawn');
   assert.ok(s.model.layout.train_wafer_0, 'the wafer\'s panel');
 });
