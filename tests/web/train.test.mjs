@@ -88,6 +88,7 @@ test('Start with a click trains on the mesh while frames go on; Pause stops at a
     `loss ${t.losses[t.losses.length - 1]} vs ${t.val_losses[0].loss} at the start`);
   assert.ok(t.steps_per_s > 0 && t.tokens_per_s > 0);
   assert.equal(t.corpus.name, 'stories');
+  assert.ok((await state(page)).model.layout.train_corpus, 'the run\'s corpus, which the data line does not state');
 
   // Paused: frames go on, the step does not.
   await frames(page, 10);
@@ -190,6 +191,7 @@ test('streamed weights: the step\'s time split into compute and streaming', asyn
   const s = await shot(page, 'train_streaming.png');
   assert.deepEqual(s.model.train.shown, { canvas: '', panel: 'between steps', bar: null }, 'done: no job, so no bar');
   assert.ok(s.model.layout.train_time, 'the time split is drawn');
+  assert.ok(!s.model.layout.train_corpus, 'the run\'s corpus is the data line\'s cats.txt: stated once');
   assert.ok(s.model.layout.train_wafer_0, 'the wafer\'s panel');
 });
 
