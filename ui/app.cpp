@@ -186,6 +186,7 @@ void App::after_draw() {
     tick_ms_ = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
     post_events();
     model_.work_tick(std::max(0.0, budget - tick_ms_));
+    files_.notices.training_run(model_.train_run_id());   // a training start succeeded: its refusals are stale
     work_budget_.spent(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
 }
 

@@ -150,7 +150,7 @@ private:
     void open_text(const std::string& name, const std::string& text, const std::string& path, bool ask);
     void open_path(const std::string& path);
     void save_file(const std::string& path);
-    void notice(const std::string& text);
+    void notice(const std::string& text, Notices::About about = Notices::About::App);
     void ask_path(FileState::Ask what, const std::string& initial);
     void file_menu();
     void font_menu();

@@ -229,9 +229,11 @@ void App::open_path(const std::string& path) {
 }
 
 void App::drop_file(const std::string& path) {
+    // With the Model window open, a file that is not a kernel is text to train on: a refusal is a
+    // training notice (it goes once a training start succeeds).
+    const bool training = model_.open && std::filesystem::path(path).extension() != ".wk";
     try {
-        // With the Model window open, a file that is not a kernel is text to train on.
-        if (model_.open && std::filesystem::path(path).extension() != ".wk") {
+        if (training) {
             std::error_code ec;
             if (std::filesystem::file_size(path, ec) > kMaxTrainTextBytes && !ec)   // refused before reading it all
                 throw std::runtime_error(base_name(path) + " is too big to train on here (at most " +
@@ -240,12 +242,12 @@ void App::drop_file(const std::string& path) {
             if (!in) throw std::runtime_error("could not open " + path);
             std::ostringstream ss;
             ss << in.rdbuf();
-            if (!model_.train_text(base_name(path), ss.str())) notice(model_.train_error());
+            if (!model_.train_text(base_name(path), ss.str())) notice(model_.train_error(), Notices::About::Training);
             return;
         }
         open_path(path);
     } catch (const std::exception& e) {
-        notice(e.what());
+        notice(e.what(), training ? Notices::About::Training : Notices::About::App);
     }
 }
 
@@ -266,9 +268,9 @@ void App::save_file(const std::string& path) {
 
 // [SECTION] menus, popups and notices
 
-void App::notice(const std::string& text) {
+void App::notice(const std::string& text, Notices::About about) {
     std::fprintf(stderr, "waferlab: %s\n", text.c_str());
-    if (std::find(files_.notices.begin(), files_.notices.end(), text) == files_.notices.end()) files_.notices.push_back(text);
+    files_.notices.add(text, about);
 }
 
 void App::ask_path(FileState::Ask what, const std::string& initial) {
@@ -394,7 +396,7 @@ void App::files_frame() {
         ImGui::Begin("##notices", nullptr, ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_AlwaysAutoResize |
                                                ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoFocusOnAppearing);
         ImGui::PushTextWrapPos(vp->WorkSize.x * 0.75f);
-        for (const std::string& n : files_.notices) ImGui::TextColored(ImVec4(1.0f, 0.85f, 0.6f, 1.0f), "%s", n.c_str());
+        for (const std::string& n : files_.notices.texts()) ImGui::TextColored(ImVec4(1.0f, 0.85f, 0.6f, 1.0f), "%s", n.c_str());
         ImGui::PopTextWrapPos();
         if (ImGui::Button("Dismiss")) files_.notices.clear();
         ImGui::End();
@@ -430,7 +432,7 @@ void App::files_state(json& j) const {
     j["persisted"] = files_.stored && !files_.autosave.dirty() && !files_.write_failed && storage::enabled();
     j["storage"] = {{"where", storage::where()}, {"enabled", storage::enabled()},
                     {"problem", files_.problem.empty() ? json(nullptr) : json(files_.problem)}};
-    j["notices"] = files_.notices;
+    j["notices"] = files_.notices.texts();
     j["font_scale"] = files_.font_scale;
     j["png_pending"] = files_.png_frame != 0;
     j["pending_open"] = files_.pending_open ? json(files_.open_name) : json(nullptr);

@@ -2,6 +2,7 @@
 // the font size, and remembering all of it (with the layout) between sessions.
 // The state lives here; the App methods that use it are in app_files.cpp.
 #pragma once
+#include "ui/notices.h"
 #include "ui/workspace.h"
 
 #include <cstdint>
@@ -26,7 +27,7 @@ struct FileState {
     bool stored = false;                 // storage holds this session's workspace (restored or written)
     bool write_failed = false;
     std::string problem;                 // the last storage problem, for state() and the notice
-    std::vector<std::string> notices;    // shown in the app until dismissed
+    Notices notices;                     // shown in the app until dismissed (or put right: notices.h)
     bool before_share = false;           // work a share link replaced is kept (File > Restore edits from before the link)
 
     // [SECTION] the current file and settings

@@ -247,8 +247,8 @@ const std::vector<App::Method>& App::methods() {
              a.restore_before_share();
              return a.state();
          }},
-        {"notice", "text", M::kLocal | M::kInternal, [](App& a, const json& x) {   // the page's own problems (a bad link), in the app's notices
-             a.notice(str_arg(x, "text").substr(0, 2000));
+        {"notice", "text training=false", M::kLocal | M::kInternal, [](App& a, const json& x) {   // the page's own problems (a bad link, a text refused for training), in the app's notices
+             a.notice(str_arg(x, "text").substr(0, 2000), flag(x, "training", false) ? Notices::About::Training : Notices::About::App);
              return a.state();
          }},
 

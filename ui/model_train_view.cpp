@@ -195,12 +195,19 @@ void ModelWindow::draw_train() {
                 wafers > 1 ? (" x " + std::to_string(wafers) + " wafers").c_str() : "", t.streaming() ? "streamed" : "resident",
                 t.corpus().name.c_str());
     mark("train_status");
-    shown_panel_ = t.starting() ? "waits while the new start is built" : t.activity().empty() ? "between steps" : t.activity();
-    progress_line(t.job_progress(), shown_panel_.c_str());
+    shown_bar_ = t.job_progress();   // none between jobs: no bar (style.h)
+    shown_panel_ = t.starting() ? "waits while the new start is built" : shown_bar_ ? t.activity() : "between steps";
+    progress_line(shown_bar_, shown_panel_.c_str());
     ImGui::Text("%.2f steps/s, %.0f tokens/s (wall, this tab); the emulator alone %.0f tokens/s", t.steps_per_s(), t.tokens_per_s(),
                 t.mesh_tokens_per_s());
     draw_step_time();
-    ImGui::Text("corpus: %zu bytes, vocabulary %d", t.corpus().bytes, t.corpus().vocab);
+    // The run's corpus, unless it is the text the data line above states (one fact, once): the
+    // config's corpus, or a text loaded since this run started.
+    const std::optional<CorpusInfo>& next = t.text_info();
+    if (!next || next->name != t.corpus().name || next->bytes != t.corpus().bytes || next->vocab != t.corpus().vocab) {
+        ImGui::Text("this run's corpus: %s, %zu bytes, vocabulary %d", t.corpus().name.c_str(), t.corpus().bytes, t.corpus().vocab);
+        mark("train_corpus");
+    }
     draw_wafer_panels();
     draw_loss_plot();
     if (t.sample().step >= 0) {

@@ -208,6 +208,7 @@ const PeOverlay* ModelWindow::canvas_overlay() {
 
 void ModelWindow::frame(MeshCanvas& canvas) {
     shown_panel_.clear();   // draw_train sets it if it draws the training's activity
+    shown_bar_.reset();
     // Generation: one token at least, then more while this frame's budget lasts.
     const auto t0 = std::chrono::steady_clock::now();
     while (session_.step())
@@ -510,7 +511,8 @@ json ModelWindow::state() const {
             {"selected", pe(selected_)},
             {"generation", {{"running", g.running()}, {"made", g.made()}, {"tokens", g.wanted}}},
             {"train", {{"status", TrainSession::status_name(train_.status())}, {"step", train_.step()}, {"on_canvas", training_shown() && on_canvas()},
-                       {"shown", {{"canvas", on_canvas() ? shown_canvas_ : ""}, {"panel", shown_panel_}}}}},
+                       {"shown", {{"canvas", on_canvas() ? shown_canvas_ : ""}, {"panel", shown_panel_},
+                                  {"bar", shown_bar_ ? json(*shown_bar_) : json(nullptr)}}}}},
             {"animation", anim_.active() ? json{{"op", anim_.op()},
                                                 {"cycles", anim_.cycles()},
                                                 {"speed", anim_.speed()},

@@ -74,6 +74,7 @@ public:
     // it is refused (empty, binary, too big); the run goes on either way. Opens the window.
     bool train_text(const std::string& name, const std::string& text);
     const std::string& train_error() const { return train_.error(); }
+    uint64_t train_run_id() const { return train_.run_id(); }   // moves on when a training start succeeds
     // Set by the app: pick a text file (the page's picker on the web), and hand over a file's bytes
     // as a download (the web's Save checkpoint).
     std::function<void()> pick_text_file;
@@ -168,6 +169,7 @@ private:
     PeOverlay train_overlay_;
     std::string train_overlay_key_;      // the op and phase it was built for
     std::string shown_canvas_, shown_panel_;   // the training op the canvas lit and the panel named, last frame (state())
+    std::optional<double> shown_bar_;          // and its progress bar's fraction; none drawn between jobs
     std::string train_notice_;           // the Train section's last message (saved, refused ...)
     char train_path_[512] = "gpt-nano-mesh.ckpt";   // native: where Save checkpoint writes
     char text_path_[512] = {};           // native: a text file to train on

@@ -3,6 +3,8 @@
 
 #include <imgui.h>
 
+#include <optional>
+
 struct ImFont;
 
 namespace wlui {
@@ -32,9 +34,16 @@ inline void wrapped_text(const ImVec4& colour, const char* text) {
     ImGui::PopStyleColor();
 }
 
-// Long work's progress, the same in every window: a short bar, then what it is doing now.
-inline void progress_line(double fraction, const char* activity) {
-    ImGui::ProgressBar(float(fraction), ImVec2(ImGui::GetFontSize() * 8, 0), "");
+// Long work's progress, the same in every window: a short bar, then what it is doing now. With no
+// fraction (nothing runs now: "between steps") no bar is drawn, an empty one would read as "0 %",
+// and its place stays blank, so the words stay put as work starts and stops.
+inline void progress_line(std::optional<double> fraction, const char* activity) {
+    const ImVec2 bar(ImGui::GetFontSize() * 8, 0);
+    if (fraction) ImGui::ProgressBar(float(*fraction), bar, "");
+    else {
+        ImGui::AlignTextToFramePadding();   // the words on the bar's line, as beside a bar
+        ImGui::Dummy(ImVec2(bar.x, ImGui::GetFrameHeight()));
+    }
     ImGui::SameLine();
     ImGui::TextUnformatted(activity);
 }

@@ -96,6 +96,31 @@ bool TrainSession::set_text(const std::string& name, const std::string& text) {
     return true;
 }
 
+// [SECTION] units in words
+
+// What a unit does, in words: "forward l0.qkv", or for a streamed layer's unit "l1 backward, gradients out".
+// Brief (a step's units, last.units): the phase alone, "forward", or the streamed layer's words alone.
+static std::string work_text(const wl::model::TrainWork& w, bool brief = false) {
+    const std::string phase = wl::model::train_phase_name(w.phase);
+    if (!w.streaming) return brief ? phase : phase + " " + w.op;
+    std::string s = "l" + std::to_string(w.layer) + " " + phase + ", " + w.streaming;
+    if (!brief && w.op.find(".weights") == std::string::npos && w.op.find(".grads") == std::string::npos) s += " (" + w.op + ")";
+    return s;
+}
+
+// A step's next unit in words: SwarmX's between the wafers, or wafer k's launch ("wafer 2 of 2: "
+// with several). Brief: work_text's brief, and "" for the unit that queues a wafer's part.
+static std::string step_unit_text(const wl::model::SwarmXWork& sw, int N, bool brief) {
+    if (sw.stage == wl::model::SwarmXStage::Reduce)
+        return "SwarmX: the " + std::to_string(N) + " wafers' gradients summed, the sum broadcast back";
+    if (sw.stage == wl::model::SwarmXStage::Check) return "SwarmX: checking every wafer holds the same weights";
+    const std::string who = N > 1 ? "wafer " + std::to_string(sw.wafer + 1) + " of " + std::to_string(N) + ": " : "";
+    if (!sw.work)   // its part is queued by its first unit
+        return brief ? "" : who + (sw.stage == wl::model::SwarmXStage::Shard ? (N > 1 ? "its shard of the batch next" : "the step next")
+                                                                             : (N > 1 ? "its update next" : "the update next"));
+    return who + work_text(*sw.work, brief);
+}
+
 // [SECTION] runs
 
 bool TrainSession::start(const TrainSettings& s) {
@@ -223,6 +248,7 @@ void TrainSession::commit(Starting& st) {
     losses_.clear();
     val_.clear();
     last_ = {};
+    last_units_.clear();
     busy_.clear();
     mesh_seconds_ = run_seconds_ = 0;
     last_tick_.reset();
@@ -298,6 +324,7 @@ std::vector<uint64_t> TrainSession::wafer_busy_now(int wafer) const {
 bool TrainSession::begin_next_step() {
     tr_->step_batches(tr_->step, inputs_.data(), targets_.data());   // grad_accum_steps micro-batches
     if (swarm_->begin_step(inputs_.data(), targets_.data(), tr_->sequences_per_step(), tr_->cfg.block_size, tr_->lr())) {
+        step_units_.clear();
         busy0_.clear();
         for (int k = 0; k < swarm_->wafers(); k++) busy0_.push_back(busy_of(swarm_->wafer(k)));
         return true;
@@ -308,6 +335,8 @@ bool TrainSession::begin_next_step() {
 
 void TrainSession::finish_step() {
     last_ = swarm_->last_step();
+    last_units_ = std::move(step_units_);
+    step_units_.clear();
     busy_.assign(size_t(swarm_->wafers()), {});
     for (int k = 0; k < swarm_->wafers(); k++) {
         busy_[size_t(k)] = busy_of(swarm_->wafer(k));
@@ -376,6 +405,8 @@ void TrainSession::finish_job(wl::model::MeshJob job) {
 bool TrainSession::unit() {
     if (starting_) return start_unit();   // once started, the run's units follow in the same tick
     if (swarm_->stepping()) {   // a step: its wafers' shards, SwarmX's reduction, their updates
+        const std::string u = step_unit_text(swarm_->next_work(), swarm_->wafers(), true);
+        if (!u.empty() && std::find(step_units_.begin(), step_units_.end(), u) == step_units_.end()) step_units_.push_back(u);
         if (!swarm_->run_slice(1)) {
             fail("step " + std::to_string(tr_->step + 1) + ": " + swarm_->error());
             return false;
@@ -479,15 +510,6 @@ bool TrainSession::checkpoint(std::string* bytes) {
 
 // [SECTION] what it shows
 
-// What a unit does, in words: "forward l0.qkv", or for a streamed layer's unit "l1 backward, gradients out".
-static std::string work_text(const wl::model::TrainWork& w) {
-    const std::string phase = wl::model::train_phase_name(w.phase);
-    if (!w.streaming) return phase + " " + w.op;
-    std::string s = "l" + std::to_string(w.layer) + " " + phase + ", " + w.streaming;
-    if (w.op.find(".weights") == std::string::npos && w.op.find(".grads") == std::string::npos) s += " (" + w.op + ")";
-    return s;
-}
-
 std::string TrainSession::activity() const {
     if (starting_) {
         const Starting& st = *starting_;
@@ -510,15 +532,8 @@ std::string TrainSession::activity() const {
     if (stepping()) {   // wafer k's shard or update, or SwarmX's reduction between them
         const wl::model::SwarmXWork sw = swarm_->next_work();
         const int N = swarm_->wafers();
-        if (sw.stage == wl::model::SwarmXStage::Reduce)
-            return "SwarmX: the " + std::to_string(N) + " wafers' gradients summed, the sum broadcast back";
-        if (sw.stage == wl::model::SwarmXStage::Check) return "SwarmX: checking every wafer holds the same weights";
-        const std::string who = N > 1 ? "wafer " + std::to_string(sw.wafer + 1) + " of " + std::to_string(N) + ": " : "";
-        if (!sw.work)   // its part is queued by its first unit
-            return who + (sw.stage == wl::model::SwarmXStage::Shard ? (N > 1 ? "its shard of the batch next" : "the step next")
-                                                                    : (N > 1 ? "its update next" : "the update next"));
-        std::string s = who + work_text(*sw.work);
-        if (sw.work->sequence >= 0)
+        std::string s = step_unit_text(sw, N, false);
+        if (sw.work && sw.work->sequence >= 0)
             s += ", sequence " + std::to_string(sw.work->sequence + 1) + " of " + std::to_string(tr_->sequences_per_step() / N);
         return s;
     }
@@ -548,9 +563,10 @@ const wl::model::TrainWork* TrainSession::next_work() const {
     return mesh_ ? mesh_->next_work() : nullptr;
 }
 
-double TrainSession::job_progress() const {
+std::optional<double> TrainSession::job_progress() const {
     if (stepping()) return swarm_->progress();
-    return mesh_ && mesh_->work_total() ? double(mesh_->work_done()) / double(mesh_->work_total()) : 0.0;
+    if (!mesh_ || !mesh_->busy()) return std::nullopt;
+    return mesh_->work_total() ? double(mesh_->work_done()) / double(mesh_->work_total()) : 0.0;
 }
 
 // The last step: its time split into compute (of which streaming) and SwarmX's, and each wafer's part.
@@ -576,7 +592,8 @@ nlohmann::json TrainSession::last_json() const {
             {"stream_bytes", last_.stream_bytes},
             {"swarmx_cycles", last_.swarmx_cycles},
             {"swarmx_bytes", last_.swarmx_bytes},
-            {"wafers", wafers}};
+            {"wafers", wafers},
+            {"units", last_units_}};
 }
 
 nlohmann::json TrainSession::to_json() const {
@@ -603,7 +620,7 @@ nlohmann::json TrainSession::to_json() const {
             {"activity", activity()},
             {"phase", w ? json(wl::model::train_phase_name(w->phase)) : json(nullptr)},
             {"op", w ? json(w->op) : json(nullptr)},
-            {"progress", starting_ ? start_progress() : job_progress()},
+            {"progress", starting_ ? start_progress() : job_progress().value_or(0.0)},
             {"sample", sample_.step >= 0 ? json{{"step", sample_.step}, {"prompt", utf8(sample_.prompt)}, {"text", utf8(sample_.text)},
                                                 {"by", "the mesh (the training plan's forward)"}}
                                          : json(nullptr)},

@@ -108,7 +108,9 @@ public:
     bool running() const { return status_ == Status::Running || status_ == Status::Pausing || status_ == Status::Starting; }
     size_t start_units() const { return start_units_; }   // units the last (or current) start has run
     double start_progress() const;      // 0..1 of the start's current stage (see activity()); 0 when none
-    double job_progress() const;        // 0..1 of the job on the mesh (a step, an evaluation batch, a sample); 0 when none
+    // 0..1 of the job on the mesh (a step, an evaluation batch, a sample); none between jobs (paused
+    // at a step boundary, done, or before the next job is queued): nothing runs, so no bar to fill.
+    std::optional<double> job_progress() const;
     uint64_t run_id() const { return run_id_; }           // changes when a start replaces the run
     // Whether a start touches the mesh's memory in slices before making the machine (on in
     // WebAssembly, where a page's first touch is slow; train_session.cpp says why).
@@ -147,6 +149,10 @@ public:
     double tokens_per_s() const;        // the same in tokens (B * T per step)
     double mesh_tokens_per_s() const;   // tokens over the emulator's own time in the steps
     const wl::model::SwarmXStep& last_step() const { return last_; }   // one wafer: the plain MeshTrainer's step
+    // What the last step ran, each kind of unit once in the order first run: "forward", "l0 forward,
+    // weights in" (a streamed layer's), with wafers "wafer 2 of 2: backward" and "SwarmX: ...".
+    // Kept whole however the step was sliced (a once-a-frame look at activity() may miss a unit).
+    const std::vector<std::string>& last_units() const { return last_units_; }
     nlohmann::json to_json() const;     // train_state() in the JS hook (docs/js-api.md)
 
 private:
@@ -185,6 +191,7 @@ private:
     std::vector<float> losses_;
     std::vector<EvalPoint> val_;
     wl::model::SwarmXStep last_;
+    std::vector<std::string> last_units_, step_units_;   // last_units(); the step in progress's so far
     std::vector<std::vector<uint64_t>> busy_, busy0_;   // per wafer, per PE: the last step's; at its beginning (cumulative)
     double mesh_seconds_ = 0, run_seconds_ = 0;
     std::optional<std::chrono::steady_clock::time_point> last_tick_;

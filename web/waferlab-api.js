@@ -116,13 +116,20 @@
 
     // A File of text to train the Model window's GPT on (its Pick text file..., or a drop while
     // the Model window is open). Too big is refused before reading it; empty or binary by the app.
-    // Resolves with train_state(), or with {error} said in a notice; the current run goes on either way.
+    // Resolves with train_state(), or with {error} said in the app's notices as a training one, which
+    // goes once a training start succeeds (ui/notices.h); the current run goes on either way.
     async trainTextFile(file) {
-      if (file.size > MAX_TRAIN_TEXT_BYTES) return api._refuse(`${file.name} is too big to train on here (at most ${MAX_TRAIN_TEXT_BYTES >> 20} MiB)`);
+      const refuse = async (message) => {
+        await readyPromise;
+        api._callRaw('notice', { text: message, training: true });
+        console.warn('[waferlab] ' + message);
+        return { error: message };
+      };
+      if (file.size > MAX_TRAIN_TEXT_BYTES) return refuse(`${file.name} is too big to train on here (at most ${MAX_TRAIN_TEXT_BYTES >> 20} MiB)`);
       const text = await file.text();   // UTF-8 arrives byte for byte; a binary file's NULs still show
       await readyPromise;
       try { return api.call('train_text', { name: file.name, text }); }
-      catch (e) { return api._refuse(e.message); }
+      catch (e) { return refuse(e.message.replace(/^train_text: /, '')); }
     },
 
     // ---- internals used by the page shell -------------------------------------

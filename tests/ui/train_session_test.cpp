@@ -11,6 +11,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
@@ -132,6 +133,9 @@ TEST(TrainSession, PauseStopsAtAStepBoundaryAndTheCheckpointLoads) {
     TrainSession t(kModels);
     ASSERT_TRUE(t.start(settings(3))) << t.error();
     while (t.step() == 0 || !t.stepping()) t.tick(0);   // inside step 2
+    ASSERT_TRUE(t.job_progress());   // a step runs: how far, for the bar
+    EXPECT_GE(*t.job_progress(), 0.0);
+    EXPECT_LT(*t.job_progress(), 1.0);
     std::string bytes;
     EXPECT_FALSE(t.checkpoint(&bytes));   // mid-step: refused, said why
     EXPECT_NE(t.error().find("step boundary"), std::string::npos) << t.error();
@@ -141,6 +145,8 @@ TEST(TrainSession, PauseStopsAtAStepBoundaryAndTheCheckpointLoads) {
     EXPECT_EQ(t.status(), TrainSession::Status::Paused);
     EXPECT_EQ(t.step(), 2);
     EXPECT_FALSE(t.stepping());
+    EXPECT_FALSE(t.job_progress()) << "between steps: no job, no bar";
+    EXPECT_EQ(t.activity(), "");
     for (int i = 0; i < 5; i++) t.tick(1.0);   // paused: nothing moves
     EXPECT_EQ(t.step(), 2);
 
@@ -159,6 +165,8 @@ TEST(TrainSession, PauseStopsAtAStepBoundaryAndTheCheckpointLoads) {
     run_out(t, 10.0);
     EXPECT_EQ(t.status(), TrainSession::Status::Done) << t.error();
     EXPECT_EQ(t.step(), 3);
+    EXPECT_FALSE(t.job_progress());
+    EXPECT_EQ(t.to_json()["progress"], 0.0);
 }
 
 TEST(TrainSession, BadTextIsRefusedAndNothingIsLost) {
@@ -413,6 +421,20 @@ TEST(TrainSession, StreamingTrainsInSlicesAndSplitsTheStepsTime) {
     EXPECT_EQ(said.size(), 2u);
     EXPECT_TRUE(t.streaming());
     const auto j = t.to_json();
+    // The step's units, each kind once in the order first run (the backward's zero_grad and
+    // transpose_w come first), the streamed layers' in their words: layer 1's weights stay in for its
+    // backward, layer 0's come in again and its forward is recomputed. The same list whether the step
+    // ran a unit a tick (here) or whole in one tick (below).
+    EXPECT_EQ(t.last_units(), (std::vector<std::string>{"backward", "forward", "l0 forward, weights in", "l1 forward, weights in",
+                                                        "l1 backward, gradients out", "l0 backward, weights in again",
+                                                        "l0 backward, forward recomputed", "l0 backward, gradients out", "optimiser"}))
+        << j["last"]["units"].dump();
+    EXPECT_EQ(j["last"]["units"].size(), t.last_units().size());
+    TrainSession whole(kModels);
+    ASSERT_TRUE(whole.start(s)) << whole.error();
+    run_out(whole, 10.0);
+    ASSERT_EQ(whole.status(), TrainSession::Status::Done) << whole.error();
+    EXPECT_EQ(whole.last_units(), t.last_units());
     EXPECT_EQ(j["execution"], "streaming");
     EXPECT_EQ(j["wafers"], 1);
     const auto& last = j["last"];
@@ -476,6 +498,14 @@ TEST(TrainSession, WafersTrainDataParallelAndShowEachWafer) {
     ASSERT_EQ(two.status(), TrainSession::Status::Done) << two.error();
     ASSERT_EQ(one.status(), TrainSession::Status::Done) << one.error();
     for (const char* w : {"wafer 1 of 2", "wafer 2 of 2", "SwarmX"}) EXPECT_TRUE(said.count(w)) << w;
+    // The last step's units, each kind once in the order first run: each wafer's shard, SwarmX's
+    // reduce, each wafer's update, SwarmX's check; one wafer's, whole in one tick, without them.
+    const std::vector<std::string> units = {"wafer 1 of 2: backward", "wafer 1 of 2: forward", "wafer 2 of 2: backward",
+                                            "wafer 2 of 2: forward", "SwarmX: the 2 wafers' gradients summed, the sum broadcast back",
+                                            "wafer 1 of 2: optimiser", "wafer 2 of 2: optimiser",
+                                            "SwarmX: checking every wafer holds the same weights"};
+    EXPECT_EQ(two.last_units(), units) << two.to_json()["last"]["units"].dump();
+    EXPECT_EQ(one.last_units(), (std::vector<std::string>{"backward", "forward", "optimiser"})) << one.to_json()["last"]["units"].dump();
     for (size_t i = 0; i < 2; i++) EXPECT_NEAR(two.losses()[i], one.losses()[i], 1e-5 * one.losses()[i]) << "step " << i + 1;
     const auto j = two.to_json();
     EXPECT_EQ(j["wafers"], 2);

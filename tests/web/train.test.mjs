@@ -2,7 +2,7 @@
 // a click, the start built over frames with a progress line (and held by Pause), a couple of
 // steps while frames keep being drawn, Pause at a step boundary, the loss
 // history finite and reported step by step; a text file to train on, refused when binary or
-// empty with the run untouched; the checkpoint as a download; a streamed step's time split into
+// empty with the run untouched (the refusal's notice gone once a start succeeds); the checkpoint as a download; a streamed step's time split into
 // compute and streaming, and two wafers side by side with the one-wafer loss. Every wait is on state.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -63,9 +63,10 @@ test('Start with a click trains on the mesh while frames go on; Pause stops at a
     f();
   }));
   const lit = new Set();
-  for (const { canvas, panel } of shown) {
+  for (const { canvas, panel, bar } of shown) {
     if (!canvas) continue;   // between jobs: nothing lit
     lit.add(canvas);
+    assert.ok(bar >= 0 && bar <= 1, `a job runs: its bar at ${bar}`);
     assert.ok(panel === canvas || panel.startsWith(`${canvas}, `) || panel.endsWith(`, ${canvas}`), `the canvas lit '${canvas}', the panel said '${panel}'`);
   }
   assert.ok(lit.size >= 3, `40 frames lit ${[...lit].join('; ')}`);
@@ -87,6 +88,7 @@ test('Start with a click trains on the mesh while frames go on; Pause stops at a
     `loss ${t.losses[t.losses.length - 1]} vs ${t.val_losses[0].loss} at the start`);
   assert.ok(t.steps_per_s > 0 && t.tokens_per_s > 0);
   assert.equal(t.corpus.name, 'stories');
+  assert.ok((await state(page)).model.layout.train_corpus, 'the run\'s corpus, which the data line does not state');
 
   // Paused: frames go on, the step does not.
   await frames(page, 10);
@@ -108,10 +110,12 @@ test('a text file to train on: binary and empty ones are refused and the run is 
     dt.items.add(new File([new Uint8Array(b)], n, { type: 'application/octet-stream' }));
     document.getElementById('canvas').dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
   }, [name, Array.from(body)]);
+  const said = (re) => page.waitForFunction((r) => window.waferlab.state().notices.some((n) => new RegExp(r).test(n)), re.source,
+                                             { timeout: 20000, polling: 'raf' });
   await drop('photo.bin', Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 0, 0, 13, 1, 2, 3]));
-  await until(page, () => /photo\.bin looks binary/.test(document.getElementById('notice').textContent), null, 20000);
+  await said(/^photo\.bin looks binary/);
   await drop('empty.txt', Buffer.alloc(0));
-  await until(page, () => /empty\.txt is empty/.test(document.getElementById('notice').textContent), null, 20000);
+  await said(/^empty\.txt is empty: there is nothing to train on$/);
   let t = await train(page);
   assert.equal(t.status, before.status);
   assert.equal(t.step, before.step);
@@ -132,6 +136,9 @@ test('a text file to train on: binary and empty ones are refused and the run is 
   t = await train(page);
   assert.equal(t.corpus.name, 'cats.txt');
   assert.equal(t.corpus.vocab, 18);
+  // The start succeeded: the refusals are stale, and went (a notice about anything else would stay).
+  const notices = (await state(page)).notices;
+  assert.ok(!notices.some((n) => /photo\.bin|empty\.txt/.test(n)), JSON.stringify(notices));
   await until(page, () => window.waferlab.train_state().status === 'done');
   t = await train(page);
   assert.equal(t.losses.length, 1);
@@ -144,15 +151,13 @@ test('a text file to train on: binary and empty ones are refused and the run is 
 // and step takes a moment: one step streamed, then one step on one wafer and on two.
 const small = { steps: 1, eval_every: 1, sample_every: 1, sample_tokens: 0, mesh: '32x32',
   set: 'model.n_layer=2,model.block_size=16,train_input.batch_size=2,runconfig.eval_steps=1' };
-// Starts a run and collects, frame by frame, what its progress line said until it is done.
+// Starts a run and waits for its end (done, failed, or a start that failed).
 const runToEnd = (page, opts) => page.evaluate((o) => new Promise((ok, fail) => {
   const w = window.waferlab;
   try { w.train_start(o); } catch (e) { fail(e); return; }
-  const said = new Set();
   const f = () => {
     const t = w.train_state();
-    if (t.status === 'running') said.add(t.activity);
-    if (t.status === 'done' || t.status === 'failed' || (t.status === 'idle' && t.error)) ok({ t, said: [...said] });
+    if (t.status === 'done' || t.status === 'failed' || (t.status === 'idle' && t.error)) ok({ t });
     else requestAnimationFrame(f);
   };
   f();
@@ -168,9 +173,9 @@ const shot = async (page, name) => {
   return s;
 };
 
-// The progress line's names for the streamed units ("l0 forward, weights in") are checked unit by
-// unit in tests/ui/train_session_test.cpp: sampled once a frame here, a one-unit stream is seen only
-// by chance (a frame runs many units), so this test does not ask for it.
+// What a step ran is asked of train_state().last.units (every kind of unit of the last step, kept
+// whole), not of the progress line sampled once a frame: a frame runs many units, and a one-unit
+// stream would be seen only by chance.
 test('streamed weights: the step\'s time split into compute and streaming', async () => {
   const { page } = app;
   const { t } = await runToEnd(page, { ...small, execution: 'streaming', wafers: 1 });
@@ -180,8 +185,13 @@ test('streamed weights: the step\'s time split into compute and streaming', asyn
   assert.ok(t.last.stream_cycles > 0 && t.last.stream_bytes > 0, JSON.stringify(t.last));
   assert.ok(t.last.stream_cycles < t.last.compute_cycles);
   assert.equal(t.last.cycles, t.last.compute_cycles, 'one wafer: no SwarmX time');
+  for (const u of ['l0 forward, weights in', 'l1 forward, weights in', 'l0 backward, weights in again', 'l0 backward, forward recomputed',
+                   'l1 backward, gradients out', 'l0 backward, gradients out', 'optimiser'])
+    assert.ok(t.last.units.includes(u), `${u} in ${JSON.stringify(t.last.units)}`);
   const s = await shot(page, 'train_streaming.png');
+  assert.deepEqual(s.model.train.shown, { canvas: '', panel: 'between steps', bar: null }, 'done: no job, so no bar');
   assert.ok(s.model.layout.train_time, 'the time split is drawn');
+  assert.ok(!s.model.layout.train_corpus, 'the run\'s corpus is the data line\'s cats.txt: stated once');
   assert.ok(s.model.layout.train_wafer_0, 'the wafer\'s panel');
 });
 
@@ -189,14 +199,17 @@ test('two wafers: two panels side by side, the one-wafer loss, a batch that does
   const { page } = app;
   const one = (await runToEnd(page, { ...small, execution: 'resident', wafers: 1 })).t;
   assert.equal(one.status, 'done', one.error);
-  const { t, said } = await runToEnd(page, { ...small, execution: 'resident', wafers: 2 });
+  assert.deepEqual(one.last.units, ['backward', 'forward', 'optimiser']);
+  const { t } = await runToEnd(page, { ...small, execution: 'resident', wafers: 2 });
   assert.equal(t.status, 'done', t.error);
   assert.equal(t.wafers, 2);
   assert.ok(Math.abs(t.losses[0] - one.losses[0]) <= 1e-5 * one.losses[0], `${t.losses[0]} vs ${one.losses[0]} on one wafer`);
   assert.equal(t.last.wafers.length, 2);
   for (const w of t.last.wafers) assert.ok(w.cycles > 0 && w.pes_active > 0, JSON.stringify(w));
   assert.ok(t.last.swarmx_bytes > 0 && t.last.cycles === t.last.compute_cycles + t.last.swarmx_cycles);
-  assert.ok(said.some((a) => a.startsWith('wafer 2 of 2: ')), said.slice(0, 20).join(' | '));
+  for (const u of ['wafer 1 of 2: forward', 'wafer 2 of 2: forward', 'wafer 2 of 2: backward',
+                   'SwarmX: the 2 wafers\' gradients summed, the sum broadcast back', 'wafer 1 of 2: optimiser', 'wafer 2 of 2: optimiser'])
+    assert.ok(t.last.units.includes(u), `${u} in ${JSON.stringify(t.last.units)}`);
   const s = await shot(page, 'train_wafers.png');
   const [a, b] = [s.model.layout.train_wafer_0, s.model.layout.train_wafer_1];
   assert.ok(a && b && !s.model.layout.train_wafer_2, 'two panels');
