@@ -113,6 +113,24 @@ struct FastCore : CoreExec<FastPort> {
             t = port.f.take_into(port.i, ina, n, mem + v.dst.base + int64_t(v.i) * v.dst.stride * 4, int64_t(v.dst.stride) * 4, t);
             ce.stats.received += n;
             st.last[slot] = t;
+        } else if (v.op == Op::FMOVS && ina >= 0 && out && n) {   // a relay (receive and send on): one pass
+            block.resize(n);
+            block_at.resize(n);
+            uint32_t* const d = block.data();   // locals: the stores could alias the vectors and st
+            uint64_t* const a = block_at.data();
+            uint64_t ramp = st.ramp_free, tt = t;
+            uint32_t k = 0;
+            port.f.take_each(port.i, ina, n, [&](uint32_t data, uint64_t at) {
+                tt = std::max({tt, at, ramp});   // it arrives, then waits for the ramp
+                ramp = tt + 1;
+                d[k] = data, a[k] = tt + 1, ++k;
+                ++tt;
+            });
+            ce.stats.received += n;
+            ce.stats.sent += n;
+            st.last[slot] = tt - 1;
+            t = tt;
+            st.ramp_free = ramp;
         } else if (v.op == Op::FMOVS && ina < 0 && out && n) {   // the common send from memory: one pass
             // One wavelet up the ramp per cycle: after the first, each goes the cycle after the last.
             const uint64_t t0 = std::max(t, st.ramp_free);

@@ -79,6 +79,18 @@ public:
         return t;
     }
 
+    // The first n, all data, in order: f(data, stamp) for each.
+    template <class F>
+    void pop_each(size_t n, F&& f) {
+        const size_t first = std::min(n, cap() - head_);
+        const uint32_t* const d = data_.data();   // locals: f's stores could alias the members
+        const uint64_t* const a = at_.data();
+        for (size_t k = head_; k < head_ + first; ++k) f(d[k], a[k]);
+        for (size_t k = 0; k < n - first; ++k) f(d[k], a[k]);
+        head_ = (head_ + n) & (cap() - 1);
+        n_ -= n;
+    }
+
 private:
     size_t cap() const { return data_.size(); }   // 0 or a power of two
     void put(size_t at, const uint32_t* data, const uint64_t* stamps, size_t n, uint64_t delay) {
@@ -170,6 +182,12 @@ private:
     void deliver(Machine& m, int i, int colour, FastWavelet w);
     void leave(Machine& m, EdgeDrain& d, const FastWavelet& w);   // out through an outbound edge link, at its rate
     FastWavelet take(int pe, int colour);  // the head of a CE queue, off the counts
+    template <class F>
+    void take_each(int pe, int colour, uint32_t n, F&& f) {   // its first n (data), in order, off the counts
+        pe_queued_[size_t(pe)] -= n;
+        queued_total_ -= n;
+        ceq_[size_t(pe) * kColours + size_t(colour)].pop_each(n, f);
+    }
     // Its first n (data) into memory, off the counts (FastQueue::pop_into).
     uint64_t take_into(int pe, int colour, uint32_t n, uint8_t* to, int64_t step, uint64_t t) {
         pe_queued_[size_t(pe)] -= n;

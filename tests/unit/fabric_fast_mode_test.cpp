@@ -318,6 +318,12 @@ TEST(FastMode, QueueKeepsOrderAcrossWrapAndGrowth) {
                 model.pop_front();
             }
             EXPECT_EQ(t, latest);
+        } else if (round % 4 == 0) {   // one by one through a callback: data and stamps
+            q.pop_each(take, [&](uint32_t data, uint64_t at) {
+                EXPECT_EQ(data, model.front().data);
+                EXPECT_EQ(at, model.front().at);
+                model.pop_front();
+            });
         } else {
             for (size_t k = 0; k < take; ++k) {
                 const FastWavelet w = q.pop();
