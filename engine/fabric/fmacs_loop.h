@@ -5,7 +5,7 @@
 //
 //   head:  [ld rs, [rp + imm]]           ld    r8, [r6 + 4096]     (optional; the branch target)
 //          fmacs dD, dA, dB, rs          fmacs d3, d3, d4, r8      (synchronous)
-//          iaddi / daddr, up to 4        iaddi r6, r6, 4 / daddr d4, r7 / iaddi r4, r4, 1
+//          iaddi / daddr, up to 6        iaddi r6, r6, 4 / daddr d4, r7 / iaddi r4, r4, 1
 //          blt ra, rb, @head             blt   r4, r5, @head
 //
 // where no daddr reads a register the loop writes (its step is fixed for the loop). The macro-op
@@ -25,7 +25,7 @@ namespace wl {
 
 struct Program;
 
-constexpr uint32_t kMaxFmacsLoopPost = 4;   // iaddi and daddr instructions after the fmacs (SUMMA has 3)
+constexpr uint32_t kMaxFmacsLoopPost = 6;   // iaddi and daddr instructions after the fmacs (SUMMA has 3, the GPT's matmuls 5)
 
 struct FmacsLoopStep {   // an iaddi (rA = rB + imm) or a daddr (DSD a's base += rB)
     uint8_t a = 0, b = 0;

@@ -530,6 +530,49 @@ private:
     struct IvStep { int dsd; int reg; uint32_t bytes; };          // dsd >= 0: daddr dsd, reg (reg holds bytes); else iaddi reg, bytes
     static constexpr size_t kMaxIvIndex = 4;                      // address registers per loop
 
+    // Derived induction variables: a local int stepped by a constant once a pass, `v += c` as a
+    // statement of the loop's own body and its only assignment there, with no `continue` to skip
+    // it and no read of v after it: in every pass, up to that statement, v is its value before the
+    // loop plus c per pass so far, so its addresses step as the counter's do (matmul.wk's
+    // `yo += TP; wi += K;`).
+    std::vector<std::pair<const Sym*, uint32_t>> derived_;
+    static bool reads(const Expr& e, const Sym* v) {
+        if (e.kind == ExprKind::Name && e.sym == v) return true;
+        for (const ExprPtr& a : e.args)
+            if (reads(*a, v)) return true;
+        return false;
+    }
+    static bool reads(const Stmt& st, const Sym* v) {
+        for (const Expr* e : {st.e0.get(), st.e1.get(), st.target.get()})
+            if (e && reads(*e, v)) return true;
+        for (const auto* b : {&st.body, &st.else_body})
+            for (const StmtPtr& s : *b)
+                if (reads(*s, v)) return true;
+        return false;
+    }
+    static bool has_continue(const std::vector<StmtPtr>& body) {
+        for (const StmtPtr& st : body)
+            if (st->kind == StmtKind::Continue || has_continue(st->body) || has_continue(st->else_body)) return true;
+        return false;
+    }
+    void find_derived(const std::vector<StmtPtr>& body, const std::vector<const Sym*>& assigned) {
+        derived_.clear();
+        if (has_continue(body)) return;
+        for (size_t k = 0; k < body.size(); ++k) {
+            const Stmt& st = *body[k];
+            if (st.kind != StmtKind::Assign || (st.op != Tok::PlusAssign && st.op != Tok::MinusAssign) || st.target->kind != ExprKind::Name ||
+                st.target->type == Ty::F32 || !st.e0->konst || !reg_of_.count(st.target->sym))
+                continue;
+            const Sym* v = st.target->sym;
+            if (std::count(assigned.begin(), assigned.end(), v) != 1) continue;
+            bool later = false;
+            for (size_t j = k + 1; j < body.size(); ++j) later = later || reads(*body[j], v);
+            if (later) continue;
+            const uint32_t c = uint32_t(konst(*st.e0).i);
+            derived_.push_back({v, st.op == Tok::PlusAssign ? c : 0u - c});
+        }
+    }
+
     const IvIndex* iv_of(const Expr& ix) const {
         for (const IvIndex& v : iv_index_)
             if (v.ix == &ix) return &v;
@@ -540,6 +583,9 @@ private:
         if (e.konst) return *c = 0, true;
         if (e.type == Ty::F32) return false;
         if (e.kind == ExprKind::Name && e.sym == i) return *c = 1, true;
+        if (e.kind == ExprKind::Name)
+            for (const auto& [v, step] : derived_)
+                if (v == e.sym) return *c = step, true;
         if (e.kind == ExprKind::Binary && e.args[0]->type != Ty::F32 && e.args[1]->type != Ty::F32) {
             const Expr& l = *e.args[0];
             const Expr& r = *e.args[1];
@@ -555,6 +601,7 @@ private:
     // Sets up the loop's induction addresses (before it, with i at its first value); their steps go in *steps.
     void induction(const std::vector<StmtPtr>& body, const Sym* i, const std::vector<const Sym*>& assigned, std::vector<IvStep>* steps) {
         const int line = line_, col = col_;   // the loop's
+        find_derived(body, assigned);
         std::function<void(const Expr&)> visit = [&](const Expr& e) {
             uint32_t c = 0;
             if (e.kind == ExprKind::Index && !e.args[0]->konst && iv_of(*e.args[0]) == nullptr && iv_index_.size() < kMaxIvIndex &&
@@ -591,6 +638,7 @@ private:
             }
         };
         walk(body);
+        derived_.clear();
         for (IvStep& st : *steps) {   // a DSD's step in a register (daddr adds a register), one per distinct step
             if (st.dsd < 0) continue;
             for (const IvStep& o : *steps)

@@ -132,6 +132,80 @@ TEST(LangOptimise, SummaInnerLoopStepsItsAddresses) {
     EXPECT_EQ(body, "ld fmacs iaddi daddr iaddi blt ") << p.disassemble();
 }
 
+// A local stepped once a pass (`yo += TP`, read only before that) steps its addresses as the
+// counter does: the GPT matmul's inner loop keeps no dmem or address arithmetic, and takes fast
+// mode's fmacs-loop shape. Where the local is read after its step, stepped under an `if`,
+// assigned twice or skipped by `continue`, it is not, and every case gives plain code's bits.
+TEST(LangOptimise, LocalsSteppedOnceAPassStepTheirAddresses) {
+    const char* src = R"(layout { grid 1 x 1; place k at (0, 0); }
+program k {
+    export var w: [f32; 64];
+    export var x: [f32; 64];
+    export var y: [f32; 128];
+    export var z: [f32; 64];
+    export fn main() {
+        let n = 4;
+        let yo = 0;
+        let wi = 3;
+        for j in 0..8 {                       // derived: yo += 16, wi += 5
+            fmacs(mem(y, yo, n), mem(y, yo, n), mem(x, 8, n), w[wi]);
+            yo += 16;
+            wi += 5;
+        }
+        let zo = 60;
+        for j in 0..8 {                       // derived, stepping down
+            z[zo] = z[zo] + x[j];
+            zo -= 4;
+        }
+        let a = 0;
+        for j in 0..8 {                       // read after its step: not derived
+            a += 2;
+            z[a] = z[a] + 1.0;
+        }
+        let b = 0;
+        for j in 0..8 {                       // stepped under an if: not derived
+            z[b] = z[b] + 0.5;
+            if j % 2 == 0 { b += 3; }
+        }
+        let c = 0;
+        for j in 0..8 {                       // skipped by continue: not derived
+            if j == 3 { continue; }
+            z[c + 1] = z[c + 1] * 2.0;
+            c += 7;
+        }
+        let d = 1;
+        for j in 0..6 {                       // assigned twice: not derived
+            y[d] = y[d] + w[j];
+            d += 4;
+            d += 1;
+        }
+    }
+}
+host { fill w at (0, 0) with random(1); fill x at (0, 0) with random(2); fill z at (0, 0) with random(3);
+       launch main at (0, 0); run; print y at (0, 0); print z at (0, 0); }
+)";
+    Ran plain = run(src, "derived.wk", false), opt = run(src, "derived.wk", true);
+    ASSERT_TRUE(plain.run && opt.run);
+    ASSERT_TRUE(plain.rep.ok) << plain.rep.error;
+    ASSERT_TRUE(opt.rep.ok) << opt.rep.error;
+    EXPECT_EQ(opt.rep.output, plain.rep.output);
+    EXPECT_LT(opt.rep.stats.instrs, plain.rep.stats.instrs);
+    // The first loop: its fmacs's DSD and w[wi]'s address stepped, nothing rebuilt a pass.
+    CompileOptions co;
+    co.optimise = true;
+    CompileResult cr = compile(src, "derived.wk", co);
+    ASSERT_TRUE(cr.ok());
+    const Program& p = *cr.placements[0].program;
+    uint32_t fmacs = 0;
+    while (fmacs < p.code.size() && p.code[fmacs].op != Op::FMACS) ++fmacs;
+    uint32_t blt = fmacs;
+    while (blt < p.code.size() && p.code[blt].op != Op::BLT) ++blt;
+    ASSERT_LT(blt, p.code.size());
+    std::string body;
+    for (uint32_t pc = uint32_t(p.code[blt].imm); pc <= blt; ++pc) body += std::string(op_info(p.code[pc].op).mnemonic) + " ";
+    EXPECT_EQ(body, "ld fmacs iaddi iaddi iaddi daddr iaddi blt ") << p.disassemble();
+}
+
 // A stepped address keeps what the plain code does: values with `continue` in the loop, steps
 // down (b[7 - i]), and an index past SRAM faults on the same line.
 TEST(LangOptimise, SteppedAddressesKeepResultsAndFaults) {
