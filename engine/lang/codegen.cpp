@@ -490,10 +490,15 @@ private:
     }
     // Sets the invariant mem() operands of the vector ops in the body's innermost loops (the ones
     // that run most: registers are few) into free DSD registers. `inner`: this body has no loop.
-    static bool has_loop(const std::vector<StmtPtr>& body) {
+    // Whether a statement of body, at any depth, is one `is` picks.
+    template <class P>
+    static bool any_stmt(const std::vector<StmtPtr>& body, P is) {
         for (const StmtPtr& st : body)
-            if (st->kind == StmtKind::For || st->kind == StmtKind::While || has_loop(st->body) || has_loop(st->else_body)) return true;
+            if (is(*st) || any_stmt(st->body, is) || any_stmt(st->else_body, is)) return true;
         return false;
+    }
+    static bool has_loop(const std::vector<StmtPtr>& body) {
+        return any_stmt(body, [](const Stmt& st) { return st.kind == StmtKind::For || st.kind == StmtKind::While; });
     }
     void hoist(const std::vector<StmtPtr>& body, const std::vector<const Sym*>& assigned, bool inner) {
         std::function<void(const Expr&)> visit = [&](const Expr& e) {
@@ -550,14 +555,9 @@ private:
                 if (reads(*s, v)) return true;
         return false;
     }
-    static bool has_continue(const std::vector<StmtPtr>& body) {
-        for (const StmtPtr& st : body)
-            if (st->kind == StmtKind::Continue || has_continue(st->body) || has_continue(st->else_body)) return true;
-        return false;
-    }
     void find_derived(const std::vector<StmtPtr>& body, const std::vector<const Sym*>& assigned) {
         derived_.clear();
-        if (has_continue(body)) return;
+        if (any_stmt(body, [](const Stmt& st) { return st.kind == StmtKind::Continue; })) return;
         for (size_t k = 0; k < body.size(); ++k) {
             const Stmt& st = *body[k];
             if (st.kind != StmtKind::Assign || (st.op != Tok::PlusAssign && st.op != Tok::MinusAssign) || st.target->kind != ExprKind::Name ||
