@@ -396,26 +396,55 @@ struct CoreExec {
         else if (d == x && (n & 3) == 0 && apart(d, y, n)) fmacs_in_place4(d, y, n, s);
         else unit_memory_loop<Op::FMACS>(d, x, y, n, s);
     }
-    // How many of base, base + step, base + 2 step, ... (uint32 steps, as the interpreter adds them)
-    // from the first are word-aligned with `bytes` inside SRAM: UINT64_MAX when all are. Such addresses
-    // never wrap, so they are base + k step in plain integers.
-    uint64_t runs_in_sram(uint32_t base, uint32_t step, uint32_t bytes) const {
-        if (((base | step) & 3) || bytes > sram_bytes || base > sram_bytes - bytes) return 0;
-        const int64_t last = int64_t(sram_bytes - bytes), s = int32_t(step);
-        if (s == 0) return UINT64_MAX;
-        return uint64_t(s > 0 ? (last - int64_t(base)) / s : int64_t(base) / -s) + 1;
+    // Whether base + k step for every k < runs (runs > 0; uint32 steps, as the interpreter adds them)
+    // is word-aligned with `bytes` inside SRAM. Such addresses never wrap, so they are base + k step
+    // in plain integers, and the first and the last bound them all.
+    bool runs_in_sram(uint32_t base, uint32_t step, uint64_t runs, uint32_t bytes) const {
+        const int64_t last = int64_t(base) + int64_t(runs - 1) * int32_t(step);
+        return !((base | step) & 3) && last >= 0 && uint64_t(std::max<int64_t>(base, last)) + bytes <= sram_bytes;
     }
     // The lowest and highest of base + k step for k < runs (runs > 0, all inside SRAM).
     static int64_t lowest(uint32_t base, uint32_t step, uint64_t runs) { return std::min<int64_t>(base, base + int64_t(runs - 1) * int32_t(step)); }
     static int64_t highest(uint32_t base, uint32_t step, uint64_t runs) { return std::max<int64_t>(base, base + int64_t(runs - 1) * int32_t(step)); }
 
+    // `runs` fmacs of a tile of 16 floats at d that stays put, held in registers across them: d += y s,
+    // y stepping ystep bytes, and the scalar s the bits `sbits`, then the float at x (x stepping
+    // xstep) for the first `loads` of them. Returns the last scalar's bits. Out of line, so that its
+    // few values stay in registers.
+    __attribute__((noinline)) static uint32_t fmacs_tile16_runs(uint8_t* const d, const uint8_t* y, const ptrdiff_t ystep, const uint8_t* x,
+                                                                const ptrdiff_t xstep, const uint64_t runs, const uint64_t loads, uint32_t sbits) {
+        F4 c0, c1, c2, c3;
+        std::memcpy(&c0, d, 16), std::memcpy(&c1, d + 16, 16), std::memcpy(&c2, d + 32, 16), std::memcpy(&c3, d + 48, 16);
+        for (uint64_t k = 0; k < runs; ++k, y += ystep) {
+            const float s = f32(sbits);
+            const F4 sv = {s, s, s, s};
+            F4 y0, y1, y2, y3;
+            std::memcpy(&y0, y, 16), std::memcpy(&y1, y + 16, 16), std::memcpy(&y2, y + 32, 16), std::memcpy(&y3, y + 48, 16);
+            c0 = fmacs_elem(c0, y0, sv), c1 = fmacs_elem(c1, y1, sv), c2 = fmacs_elem(c2, y2, sv), c3 = fmacs_elem(c3, y3, sv);
+            if (k < loads) std::memcpy(&sbits, x, 4), x += xstep;
+        }
+        std::memcpy(d, &c0, 16), std::memcpy(d + 16, &c1, 16), std::memcpy(d + 32, &c2, 16), std::memcpy(d + 48, &c3, 16);
+        return sbits;
+    }
+    // The same for any tile of n floats, d = a + y s, d and a stepping too.
+    __attribute__((noinline)) static uint32_t fmacs_tile_runs(uint8_t* d, const ptrdiff_t dstep, const uint8_t* a, const ptrdiff_t astep,
+                                                              const uint8_t* y, const ptrdiff_t ystep, const uint8_t* x, const ptrdiff_t xstep,
+                                                              const uint32_t n, const uint64_t runs, const uint64_t loads, uint32_t sbits) {
+        for (uint64_t k = 0; k < runs; ++k, y += ystep, a += astep, d += dstep) {
+            fmacs_tile(reinterpret_cast<float*>(d), reinterpret_cast<const float*>(a), reinterpret_cast<const float*>(y), n, f32(sbits));
+            if (k < loads) std::memcpy(&sbits, x, 4), x += xstep;
+        }
+        return sbits;
+    }
+
     // run_fmacs_loop's affine case (fmacs_loop.h), with the loop's state in locals: each register it
     // reads and each fmacs base is a value and a step. Runs up to max_iters iterations as the
     // interpreter would, writes the registers and bases back, and says how far it got in *iters,
-    // *part and *at. First, the iterations whose every address is known to lie in SRAM run with no
-    // test but the branch's; when the tile is 16 floats that stay put (C += A s, SUMMA's) and nothing
-    // else the loop reads overlaps it, the tile stays in registers across them. The rest, if the
-    // loop goes on, test each address as the interpreter would, and stop where it would fault.
+    // *part and *at. When the counter counts up to its bound (so the trip count is known) and every
+    // address of the iterations to run lies in SRAM, they run with no test at all; when the tile is
+    // 16 floats that stay put (C += A s, SUMMA's) and nothing else the loop reads overlaps it, the
+    // tile stays in registers across them. Otherwise each iteration tests its addresses and its
+    // counter as the interpreter would, and stops where it would fault.
     __attribute__((always_inline)) void affine_loop(const FmacsLoop& L, const Instr* fm, const Instr& br, const Instr* ld, uint32_t n,
                                                     uint64_t max_iters, uint32_t* const R, uint64_t* iters_out, bool* part_out,
                                                     const Instr** at_out) {
@@ -427,87 +456,82 @@ struct CoreExec {
             sd += L.step[k].a == fm->a ? s : 0;
             sb += L.step[k].a == fm->c ? s : 0;
         }
-        const uint32_t ab0 = C.dsd[fm->b].base, db0 = C.dsd[fm->a].base, bb0 = C.dsd[fm->c].base;
-        uint32_t ab = ab0, db = db0, bb = bb0;
+        uint32_t ab = C.dsd[fm->b].base, db = C.dsd[fm->a].base, bb = C.dsd[fm->c].base;
         uint32_t vi = R[br.a], vp = ld ? R[ld->b] : 0, sbits = R[fm->d];
         const uint32_t ci = L.counter_step, cp = L.address_step, vn = R[br.b], limm = ld ? uint32_t(ld->imm) : 0;
+        const uint32_t tile = n * 4;
         uint64_t iters = 0;
         bool part = false;
         const Instr* at = fm;
-        // The iterations known safe: the ld of iteration k reads vp + (k + 1) cp + imm.
-        const uint32_t tile = n * 4, first_load = vp + cp + limm;
-        uint64_t safe = std::min({max_iters, runs_in_sram(ab, sa, tile), runs_in_sram(db, sd, tile), runs_in_sram(bb, sb, tile)});
-        if (ld) safe = std::min(safe, runs_in_sram(first_load, cp, 4));
-        // The loop's trip count when the counter counts up to its bound (else no more than safe).
+        // The trip count: the counter goes up by ci > 0 from vi until it reaches vn, without passing
+        // INT32_MAX on the way (the interpreter's signed compare would see it wrap).
         const int64_t left = int64_t(int32_t(vn)) - int32_t(vi);
-        if (int32_t(ci) > 0 && left > 0) safe = std::min<uint64_t>(safe, uint64_t((left + int32_t(ci) - 1) / int32_t(ci)));
-        if (safe) {
+        const uint64_t trips = int32_t(ci) <= 0 ? 0 : left <= 0 ? 1 : uint64_t((left + int32_t(ci) - 1) / int32_t(ci));
+        const bool counted = trips && int64_t(int32_t(vi)) + int64_t(trips) * int32_t(ci) <= INT32_MAX;
+        const uint64_t runs = counted ? std::min(trips, max_iters) : 0;   // fmacs to run at once
+        const bool exits = counted && runs == trips;                       // and the last one leaves the loop
+        const uint64_t loads = ld ? runs - exits : 0;                      // the ld of iteration k reads vp + (k + 1) cp + imm
+        const uint32_t first_load = vp + cp + limm;
+        if (runs && runs_in_sram(ab, sa, runs, tile) && runs_in_sram(db, sd, runs, tile) && runs_in_sram(bb, sb, runs, tile) &&
+            (!loads || runs_in_sram(first_load, cp, loads, 4))) {
+            const int64_t top = std::max({highest(ab, sa, runs), highest(db, sd, runs), highest(bb, sb, runs)}) + tile;
+            if (top > int64_t(C.sram_used)) C.sram_used = uint32_t(top);   // as in_sram keeps it: the highest operand's end
             auto outside_tile = [&](int64_t lo, int64_t hi) { return hi <= int64_t(db) || lo >= int64_t(db) + tile; };
-            const bool in_registers = n == 16 && ab == db && sa == 0 && sd == 0 &&
-                                      outside_tile(lowest(bb, sb, safe), highest(bb, sb, safe) + tile) &&
-                                      (!ld || outside_tile(lowest(first_load, cp, safe), highest(first_load, cp, safe) + 4));
-            if (in_registers) {
-                F4 c0, c1, c2, c3;
-                uint8_t* const d = mem + db;
-                std::memcpy(&c0, d, 16), std::memcpy(&c1, d + 16, 16), std::memcpy(&c2, d + 32, 16), std::memcpy(&c3, d + 48, 16);
-                for (; iters < safe; ++iters) {
-                    const float s = f32(sbits);
-                    const F4 sv = {s, s, s, s};
-                    const uint8_t* const y = mem + bb;
-                    F4 y0, y1, y2, y3;
-                    std::memcpy(&y0, y, 16), std::memcpy(&y1, y + 16, 16), std::memcpy(&y2, y + 32, 16), std::memcpy(&y3, y + 48, 16);
-                    c0 = fmacs_elem(c0, y0, sv), c1 = fmacs_elem(c1, y1, sv), c2 = fmacs_elem(c2, y2, sv), c3 = fmacs_elem(c3, y3, sv);
-                    bb += sb, vi += ci, vp += cp;
-                    if (!(int32_t(vi) < int32_t(vn))) {
-                        at = &br + 1, part = true;
-                        break;
-                    }
-                    if (ld) std::memcpy(&sbits, mem + vp + limm, 4);
-                }
-                std::memcpy(d, &c0, 16), std::memcpy(d + 16, &c1, 16), std::memcpy(d + 32, &c2, 16), std::memcpy(d + 48, &c3, 16);
-            } else {
-                for (; iters < safe; ++iters) {
-                    fmacs_tile(reinterpret_cast<float*>(mem + db), reinterpret_cast<const float*>(mem + ab),
-                               reinterpret_cast<const float*>(mem + bb), n, f32(sbits));
-                    ab += sa, db += sd, bb += sb, vi += ci, vp += cp;
-                    if (!(int32_t(vi) < int32_t(vn))) {
-                        at = &br + 1, part = true;
-                        break;
-                    }
-                    if (ld) std::memcpy(&sbits, mem + vp + limm, 4);
-                }
-            }
-            const uint64_t ran = iters + part;   // fmacs done: the highest operand's end, as in_sram keeps it
-            const int64_t top = std::max({highest(ab0, sa, ran), highest(db0, sd, ran), highest(bb0, sb, ran)}) + tile;
-            if (top > int64_t(C.sram_used)) C.sram_used = uint32_t(top);
-        }
-        for (; !part && iters < max_iters; ++iters) {   // each address tested
-            const uint32_t top = std::max(std::max(ab, db), bb);
-            if (((ab | db | bb) & 3) || uint64_t(top) + tile > sram_bytes) break;   // the interpreter faults
-            if (top + tile > C.sram_used) C.sram_used = top + tile;
-            fmacs_tile(reinterpret_cast<float*>(mem + db), reinterpret_cast<const float*>(mem + ab), reinterpret_cast<const float*>(mem + bb), n,
-                       f32(sbits));
-            ab += sa, db += sd, bb += sb, vi += ci, vp += cp;
-            if (!(int32_t(vi) < int32_t(vn))) {
-                at = &br + 1, part = true;
-                break;
-            }
-            if (ld) {
-                const uint32_t addr = vp + limm;   // vp is vi when the ld's register is the counter: the same start and step
-                if ((addr & 3) || uint64_t(addr) + 4 > sram_bytes) {   // the interpreter issues it and faults
-                    at = ld, part = true;
+            const uint8_t* y = mem + bb;
+            const uint8_t* x = loads ? mem + first_load : nullptr;
+            const ptrdiff_t ystep = int32_t(sb), xstep = int32_t(cp);
+            if (n == 16 && ab == db && sa == 0 && sd == 0 && outside_tile(lowest(bb, sb, runs), highest(bb, sb, runs) + tile) &&
+                (!loads || outside_tile(lowest(first_load, cp, loads), highest(first_load, cp, loads) + 4)))
+                sbits = fmacs_tile16_runs(mem + db, y, ystep, x, xstep, runs, loads, sbits);
+            else
+                sbits = fmacs_tile_runs(mem + db, int32_t(sd), mem + ab, int32_t(sa), y, ystep, x, xstep, n, runs, loads, sbits);
+            iters = runs - exits, part = exits, at = exits ? &br + 1 : fm;
+        } else {
+            for (; iters < max_iters; ++iters) {   // each address tested
+                const uint32_t top = std::max(std::max(ab, db), bb);
+                if (((ab | db | bb) & 3) || uint64_t(top) + tile > sram_bytes) break;   // the interpreter faults
+                if (top + tile > C.sram_used) C.sram_used = top + tile;
+                fmacs_tile(reinterpret_cast<float*>(mem + db), reinterpret_cast<const float*>(mem + ab), reinterpret_cast<const float*>(mem + bb), n,
+                           f32(sbits));
+                ab += sa, db += sd, bb += sb, vi += ci, vp += cp;
+                if (!(int32_t(vi) < int32_t(vn))) {
+                    at = &br + 1, part = true;
                     break;
                 }
-                std::memcpy(&sbits, mem + addr, 4);
+                if (ld) {
+                    const uint32_t addr = vp + limm;   // vp is vi when the ld's register is the counter: the same start and step
+                    if ((addr & 3) || uint64_t(addr) + 4 > sram_bytes) {   // the interpreter issues it and faults
+                        at = ld, part = true;
+                        break;
+                    }
+                    std::memcpy(&sbits, mem + addr, 4);
+                }
             }
         }
         // Write back what the iterations did: every iaddi and daddr ran once per fmacs (mod 2^32, as
         // the additions one by one), and the last ld's value.
-        const uint32_t runs = uint32_t(iters + part);
-        for (int k = 0; k < L.nadd; ++k) R[L.add[k].a] += L.add[k].imm * runs;
-        for (int k = 0; k < L.nstep; ++k) C.dsd[L.step[k].a].base += R[L.step[k].b] * runs;
+        const uint32_t done = uint32_t(iters + part);
+        for (int k = 0; k < L.nadd; ++k) R[L.add[k].a] += L.add[k].imm * done;
+        for (int k = 0; k < L.nstep; ++k) C.dsd[L.step[k].a].base += R[L.step[k].b] * done;
         if (ld && iters) R[fm->d] = sbits;
         *iters_out = iters, *part_out = part, *at_out = at;
+    }
+    // An fmacs loop's iteration from its fmacs (operands of n elements): its cycles and
+    // instructions, and those of the last one, which stops after the blt.
+    struct IterationCost {
+        uint32_t cycles, instrs, part_cycles, part_instrs;
+    };
+    IterationCost iteration_cost(const FmacsLoop& L, uint32_t n) const {
+        const uint32_t f_cost = uint32_t(op_base_cycles(Op::FMACS) + memory_work(Op::FMACS, n));
+        const uint32_t part_cycles = f_cost + L.post_cycles + op_base_cycles(Op::BLT), part_instrs = uint32_t(L.nadd + L.nstep) + 2;
+        const bool ld = L.ld >= 0;
+        return {part_cycles + (ld ? op_base_cycles(Op::LD) : 0u), part_instrs + (ld ? 1u : 0u), part_cycles, part_instrs};
+    }
+    // The statistics of `done` fmacs of n elements on memory.
+    void count_fmacs(uint64_t done, uint32_t n) {
+        ce.stats.elems += done * n;
+        ce.stats.flops += done * n * vec_flops_per_elem(Op::FMACS);
+        ce.stats.sram_bytes += done * n * 4 * 3;
     }
     struct LoopRun {
         const Instr* ip;
@@ -536,10 +560,8 @@ struct CoreExec {
         if (!unit_operands(a, dst, b)) return {fm, t, count, cost};
         const uint32_t n = a.length;
         constexpr uint32_t kBranch = op_base_cycles(Op::BLT), kLoad = op_base_cycles(Op::LD);
-        const uint32_t f_cost = uint32_t(op_base_cycles(Op::FMACS) + memory_work(Op::FMACS, n));
-        // An iteration, from the fmacs: its cycles and instructions; the last one's may stop after the blt.
-        const uint32_t part_cycles = f_cost + L.post_cycles + kBranch, part_instrs = uint32_t(L.nadd + L.nstep) + 2;
-        const uint32_t iter_cycles = part_cycles + (ld ? kLoad : 0), iter_instrs = part_instrs + (ld ? 1 : 0);
+        const IterationCost per = iteration_cost(L, n);
+        const uint32_t part_cycles = per.part_cycles, part_instrs = per.part_instrs, iter_cycles = per.cycles, iter_instrs = per.instrs;
         // Iteration i runs whole only if it ends before stop, as the interpreter's test after each
         // instruction would have it: t + (i + 1) * iter_cycles < stop (t < stop here).
         const uint64_t max_iters = (stop - t - 1) / iter_cycles;
@@ -577,10 +599,207 @@ struct CoreExec {
         t += iters * iter_cycles + (part ? part_cycles : 0);
         count += uint32_t(iters * iter_instrs + (part ? part_instrs : 0));
         cost = part || !ld ? kBranch : kLoad;
-        C.stats.elems += fmacs_done * n;
-        C.stats.flops += fmacs_done * n * vec_flops_per_elem(Op::FMACS);
-        C.stats.sram_bytes += fmacs_done * n * 4 * 3;
+        count_fmacs(fmacs_done, n);
         return {at, t, count, cost};
+    }
+
+    // One straight instruction's effect (fmacs_loop.h), from the interpreter's table: no branch, no
+    // memory, no fault, so `code`, `nx`, `M`, `sram` and bad_addr are there only for the other ops.
+    __attribute__((always_inline)) void straight(const Instr& in, uint32_t* const R) {
+        [[maybe_unused]] Core& C = ce;
+        [[maybe_unused]] const Instr* const code = nullptr;
+        [[maybe_unused]] const Instr* nx = nullptr;
+        [[maybe_unused]] uint8_t* const M = mem;
+        [[maybe_unused]] const uint32_t sram = sram_bytes;
+        switch (in.op) {
+#define WL_X(name, ...)          \
+    case Op::name:               \
+        if constexpr (straight_op(Op::name)) { __VA_ARGS__ } \
+        break;
+            WL_PLAIN_OPS(WL_X)
+#undef WL_X
+        default: break;
+        }
+        return;
+    [[maybe_unused]] bad_addr:;
+    }
+    // Runs the nest around fmacs loop L (fmacs_loop.h) from the end of its inner loop (r.ip is the
+    // instruction after L's blt): an affine nest's passes that can run at once first
+    // (run_affine_passes), then pass by pass while a pass ends before stop: the tail, the outer
+    // blt, the lead and the inner loop's ld with their interpreter effects and costs, then the
+    // inner loop's iterations through run_fmacs_loop. Returns where the interpreter goes on: after
+    // the outer blt, or where a pass could not go on (stop, an ld outside SRAM, where the inner
+    // loop handed back).
+    __attribute__((noinline)) LoopRun run_fmacs_nest(const FmacsLoop& L, LoopRun r, uint64_t stop, uint32_t* const R) {
+        const Instr* const code = lp->prog->code.data();
+        const FmacsNest& N = L.nest;
+        const Instr* const after = code + L.blt + 1;
+        const Instr* const outer = code + N.blt;
+        const Instr* const lead = code + N.lead;
+        const Instr* const head = code + L.head();
+        const Instr* const fm = code + L.fmacs;
+        const Instr* const ld = L.ld >= 0 ? code + L.ld : nullptr;
+        constexpr uint32_t kBranch = op_base_cycles(Op::BLT), kLoad = op_base_cycles(Op::LD);
+        const uint32_t ntail = uint32_t(outer - after), nlead = uint32_t(head - lead);
+        const uint32_t pass_cycles = N.tail_cycles + kBranch + N.lead_cycles + (ld ? kLoad : 0);
+        if (N.affine) r = run_affine_passes(L, r, stop, R);
+        while (r.ip == after && r.t + pass_cycles < stop) {   // every instruction of the pass ends before stop
+            for (const Instr* p = after; p != outer; ++p) straight(*p, R);
+            if (!(int32_t(R[outer->a]) < int32_t(R[outer->b])))   // the nest is done
+                return {outer + 1, r.t + N.tail_cycles + kBranch, r.count + ntail + 1, kBranch};
+            for (const Instr* p = lead; p != head; ++p) straight(*p, R);
+            r.t += N.tail_cycles + kBranch + N.lead_cycles, r.count += ntail + 1 + nlead, r.cost = N.last_cost;
+            if (ld) {
+                const uint32_t addr = R[ld->b] + uint32_t(ld->imm);
+                if ((addr & 3) || uint64_t(addr) + 4 > sram_bytes) return {ld, r.t, r.count, r.cost};   // the interpreter issues it and faults
+                std::memcpy(&R[ld->a], mem + addr, 4);
+                r.t += kLoad, r.count += 1, r.cost = kLoad;
+            }
+            r = run_fmacs_loop(L, fm, r.t, r.count, r.cost, stop, R);
+        }
+        return r;
+    }
+
+    // The words a pass of a nest writes (fmacs_loop.h's x; what it does not write stays put): its
+    // registers, then its DSDs, three words each.
+    struct NestPoint {
+        uint32_t w[sizeof FmacsNest::reg + 3 * sizeof FmacsNest::dsd];
+    };
+    static_assert(sizeof(Dsd) == 12, "a DSD is three words");
+    void snap(NestPoint& P, const FmacsNest& W, const uint32_t* R) const {
+        for (uint32_t k = 0; k < W.nreg; ++k) P.w[k] = R[W.reg[k]];
+        for (uint32_t k = 0; k < W.ndsd; ++k) std::memcpy(P.w + W.nreg + 3 * k, static_cast<const void*>(&ce.dsd[W.dsd[k]]), 12);
+    }
+    void restore(const NestPoint& P, const FmacsNest& W, uint32_t* R) {
+        for (uint32_t k = 0; k < W.nreg; ++k) R[W.reg[k]] = P.w[k];
+        for (uint32_t k = 0; k < W.ndsd; ++k) std::memcpy(static_cast<void*>(&ce.dsd[W.dsd[k]]), P.w + W.nreg + 3 * k, 12);
+    }
+    // What a pass's inner loop starts from: the fmacs operands, the fmacs bases' steps, the counter
+    // and its bound, the ld's address register; and the outer blt's operands before it.
+    struct NestEntry {
+        Dsd a, d, b;
+        uint32_t sa, sd, sb, vi, vn, vp, outer_a, outer_b;
+    };
+
+    // An affine nest's passes from here (r.ip is after the inner loop), as many as run at once
+    // (fmacs_loop.h): two passes' effect on the registers and DSDs is worked out without their
+    // fmacs (the map needs no memory: the ld's scalar is dead when a pass starts), and if they change
+    // x by the same d, every pass after them does too. Then the passes the outer loop has left before
+    // its last, that end before stop, and whose every address lies in SRAM run their fmacs back to
+    // back, and the registers, DSDs, time, count and statistics move that many passes on. Else
+    // nothing changes.
+    __attribute__((noinline)) LoopRun run_affine_passes(const FmacsLoop& L, LoopRun r, uint64_t stop, uint32_t* const R) {
+        const Instr* const code = lp->prog->code.data();
+        const FmacsNest& N = L.nest;
+        const Instr* const after = code + L.blt + 1;
+        const Instr* const outer = code + N.blt;
+        const Instr* const lead = code + N.lead;
+        const Instr* const head = code + L.head();
+        const Instr* const fm = code + L.fmacs;
+        const Instr& br = code[L.blt];
+        const Instr* const ld = L.ld >= 0 ? code + L.ld : nullptr;
+        if (fm->e | ce.ut_busy) return r;
+        const FmacsNest& W = N;
+        // Two passes' map, on the live registers and DSDs, put back after: x[p] as pass p starts, e[p]
+        // as its inner loop starts, and the inner loop's trip count.
+        NestPoint x[3];
+        NestEntry e[2];
+        uint64_t trips = 0;
+        snap(x[0], W, R);
+        for (int p = 0; p < 2; ++p) {
+            NestEntry& E = e[p];
+            for (const Instr* q = after; q != outer; ++q) straight(*q, R);
+            E.outer_a = R[outer->a], E.outer_b = R[outer->b];
+            for (const Instr* q = lead; q != head; ++q) straight(*q, R);
+            if (ld) R[ld->a] = 0;   // the scalar: data, read by nothing but the fmacs
+            E.a = ce.dsd[fm->b], E.d = ce.dsd[fm->a], E.b = ce.dsd[fm->c];
+            E.sa = E.sd = E.sb = 0;
+            for (int k = 0; k < L.nstep; ++k) {
+                const uint32_t st = R[L.step[k].b];
+                E.sa += L.step[k].a == fm->b ? st : 0;
+                E.sd += L.step[k].a == fm->a ? st : 0;
+                E.sb += L.step[k].a == fm->c ? st : 0;
+            }
+            E.vi = R[br.a], E.vn = R[br.b], E.vp = ld ? R[ld->b] : 0;
+            const uint32_t ci = L.counter_step;
+            const int64_t left = int64_t(int32_t(E.vn)) - int32_t(E.vi);
+            const uint64_t t = int32_t(ci) <= 0 ? 0 : left <= 0 ? 1 : uint64_t((left + int32_t(ci) - 1) / int32_t(ci));
+            if (!unit_operands(E.a, E.d, E.b) || !t || int64_t(int32_t(E.vi)) + int64_t(t) * int32_t(ci) > INT32_MAX) {
+                restore(x[0], W, R);
+                return r;
+            }
+            trips = t;
+            for (int k = 0; k < L.nadd; ++k) R[L.add[k].a] += L.add[k].imm * uint32_t(t);
+            for (int k = 0; k < L.nstep; ++k) ce.dsd[L.step[k].a].base += R[L.step[k].b] * uint32_t(t);
+            snap(x[p + 1], W, R);
+        }
+        restore(x[0], W, R);
+        const uint32_t nw = W.nreg + 3u * W.ndsd;
+        for (uint32_t k = 0; k < nw; ++k)
+            if (x[1].w[k] - x[0].w[k] != x[2].w[k] - x[1].w[k] && !(ld && k < W.nreg && W.reg[k] == fm->d)) return r;
+        // Then every pass is alike if the first two are: the operands' kinds, strides and lengths, the
+        // steps, and the counter's start and bound (so the trip count).
+        const NestEntry &e0 = e[0], &e1 = e[1];
+        auto same_shape = [](const Dsd& u, const Dsd& v) { return u.kind == v.kind && u.stride == v.stride && u.length == v.length; };
+        if (!same_shape(e0.a, e1.a) || !same_shape(e0.d, e1.d) || !same_shape(e0.b, e1.b) || e0.vi != e1.vi || e0.vn != e1.vn ||
+            e0.sa != e1.sa || e0.sd != e1.sd || e0.sb != e1.sb)
+            return r;
+        const Dsd &a0 = e0.a, &d0 = e0.d, &b0 = e0.b, &a1 = e1.a, &d1 = e1.d, &b1 = e1.b;
+        const uint32_t sa = e0.sa, sd = e0.sd, sb = e0.sb;
+        // The passes to run: the outer blt taken (its counter counts up to a fixed bound), each ending before stop.
+        const uint32_t n = a0.length, tile = n * 4, cp = L.address_step;
+        const int64_t da = int32_t(e1.outer_a - e0.outer_a), bound = int32_t(e0.outer_b), a0v = int32_t(e0.outer_a);
+        if (e1.outer_b != e0.outer_b || da <= 0 || a0v + da != int32_t(e1.outer_a) || a0v >= bound) return r;
+        const IterationCost per = iteration_cost(L, n);
+        const uint32_t pass_instrs = uint32_t(outer - after) + 1 + uint32_t(head - lead) + (ld ? 1 : 0) + uint32_t(trips - 1) * per.instrs + per.part_instrs;
+        const uint64_t pass_cycles = N.tail_cycles + op_base_cycles(Op::BLT) + N.lead_cycles + (ld ? op_base_cycles(Op::LD) : 0) +
+                                     (trips - 1) * per.cycles + per.part_cycles;
+        if (r.t + pass_cycles >= stop) return r;
+        const uint64_t passes = std::min<uint64_t>(uint64_t((bound - a0v + da - 1) / da), (stop - r.t - 1) / pass_cycles);
+        // Every address of those passes: base + q step_pass + k step_iteration for q < passes, k < trips.
+        auto spans = [&](uint32_t base0, uint32_t base1, uint32_t step, uint32_t bytes, int64_t* lo, int64_t* hi) {
+            const int64_t pstep = int32_t(base1 - base0), first = base0;
+            const int64_t c1 = first + int64_t(passes - 1) * pstep, c2 = int64_t(trips - 1) * int32_t(step);
+            *lo = std::min(first, c1) + std::min<int64_t>(0, c2);
+            *hi = std::max(first, c1) + std::max<int64_t>(0, c2);
+            return !((base0 | base1 | step) & 3) && *lo >= 0 && *hi + bytes <= int64_t(sram_bytes);
+        };
+        int64_t alo, ahi, dlo, dhi, blo, bhi, llo = 0, lhi = 0;
+        const uint32_t limm = ld ? uint32_t(ld->imm) : 0;
+        const uint32_t v0 = e0.vp + limm, v1 = e1.vp + limm;   // the head ld's address
+        if (!spans(a0.base, a1.base, sa, tile, &alo, &ahi) || !spans(d0.base, d1.base, sd, tile, &dlo, &dhi) ||
+            !spans(b0.base, b1.base, sb, tile, &blo, &bhi) || (ld && !spans(v0, v1, cp, 4, &llo, &lhi)))
+            return r;
+        const int64_t top = std::max({ahi, dhi, bhi}) + tile;   // as in_sram keeps it: the highest operand's end
+        if (top > int64_t(ce.sram_used)) ce.sram_used = uint32_t(top);
+        // The tile held in registers, as affine_loop holds it, when nothing else a pass reads meets any pass's tile.
+        auto apart_from_tiles = [&](int64_t lo, int64_t hi) { return hi <= dlo || lo >= dhi + tile; };
+        const bool in_registers = n == 16 && a0.base == d0.base && a1.base == d1.base && sa == 0 && sd == 0 &&
+                                  apart_from_tiles(blo, bhi + tile) && (!ld || apart_from_tiles(llo, lhi + 4));
+        const uint32_t pa = a1.base - a0.base, pd = d1.base - d0.base, pb = b1.base - b0.base, pv = v1 - v0;
+        const uint64_t loads = ld ? trips - 1 : 0;
+        uint32_t sbits = R[fm->d];
+        for (uint32_t q = 0; q < uint32_t(passes); ++q) {
+            const uint8_t* x_ = nullptr;
+            if (ld) {
+                const uint32_t v = v0 + q * pv;
+                std::memcpy(&sbits, mem + v, 4);
+                x_ = mem + v + cp;
+            }
+            uint8_t* const d = mem + (d0.base + q * pd);
+            const uint8_t* const y = mem + (b0.base + q * pb);
+            if (in_registers)
+                sbits = fmacs_tile16_runs(d, y, int32_t(sb), x_, int32_t(cp), trips, loads, sbits);
+            else
+                sbits = fmacs_tile_runs(d, int32_t(sd), mem + (a0.base + q * pa), int32_t(sa), y, int32_t(sb), x_, int32_t(cp), n, trips, loads, sbits);
+        }
+        // Where they leave the registers and DSDs: x(passes) = x(0) + passes d, and the last scalar.
+        NestPoint end;
+        for (uint32_t k = 0; k < nw; ++k) end.w[k] = x[0].w[k] + uint32_t(passes) * (x[1].w[k] - x[0].w[k]);
+        restore(end, W, R);
+        if (ld) R[fm->d] = sbits;
+        count_fmacs(passes * trips, n);
+        return {r.ip, r.t + passes * pass_cycles, r.count + uint32_t(passes) * pass_instrs, op_base_cycles(Op::BLT)};
     }
 
     // Issues plain instructions from pc, starting at cycle `now`, while they are plain and the next
@@ -651,7 +870,8 @@ struct CoreExec {
         // One that cannot run here (0) stops the run, and exec() takes it.
         L_FMACS : {
             if (const FmacsLoop* L = loops.find(uint32_t(ip - code))) {   // an fmacs loop: whole iterations at once
-                const LoopRun r = run_fmacs_loop(*L, ip, t, count, cost, stop, R);
+                LoopRun r = run_fmacs_loop(*L, ip, t, count, cost, stop, R);
+                if (L->nest.blt && r.ip == code + L->blt + 1) r = run_fmacs_nest(*L, r, stop, R);
                 t = r.t, count = r.count, cost = r.cost;
                 if (r.ip != ip) {   // it ended before stop: go on without the stop test
                     ip = r.ip;

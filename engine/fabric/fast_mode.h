@@ -50,7 +50,7 @@ public:
     FastWavelet front() const { return FastWavelet{data_[head_], ctrl_[head_], at_[head_]}; }
     uint64_t front_at() const { return at_[head_]; }
     void push(const FastWavelet& w) {
-        if (n_ == cap()) grow();
+        if (n_ == cap()) grow(1);
         const size_t k = (head_ + n_++) & (cap() - 1);
         data_[k] = w.data, at_[k] = w.at, ctrl_[k] = uint8_t(w.ctrl);
     }
@@ -63,7 +63,7 @@ public:
     // n data wavelets at the back, stamped at[k] + delay. Block moves walk the ring as its two
     // contiguous runs (no wrap per element).
     void push_block(const uint32_t* data, const uint64_t* at, size_t n, uint64_t delay) {
-        while (cap() - n_ < n) grow();
+        if (cap() - n_ < n) grow(n);
         const size_t back = (head_ + n_) & (cap() - 1), first = std::min(n, cap() - back);
         put(back, data, at, first, delay);
         put(0, data + first, at + first, n - first, delay);
@@ -105,12 +105,22 @@ private:
         } else {
             for (size_t k = 0; k < n; ++k) std::memcpy(to + int64_t(k) * step, &data_[at + k], 4);
         }
-        const uint64_t* const a = at_.data() + at;
-        for (size_t k = 0; k < n; ++k) t = std::max(t, a[k]);
-        return t;
+        return latest(at_.data() + at, n, t);
     }
-    void grow() {
-        const size_t c = cap(), nc = c ? c * 2 : 16;
+    // The latest of t and a[0, n): four running maxima, so the compares do not wait on each other.
+    static uint64_t latest(const uint64_t* a, size_t n, uint64_t t) {
+        uint64_t m[4] = {t, t, t, t};
+        size_t k = 0;
+        for (; k + 4 <= n; k += 4)
+            for (int j = 0; j < 4; ++j) m[j] = std::max(m[j], a[k + size_t(j)]);
+        for (; k < n; ++k) m[0] = std::max(m[0], a[k]);
+        return std::max(std::max(m[0], m[1]), std::max(m[2], m[3]));
+    }
+    // Room for `more` wavelets past the n_ held, in one step.
+    void grow(size_t more) {
+        const size_t c = cap();
+        size_t nc = c ? c * 2 : 16;
+        while (nc - n_ < more) nc *= 2;
         std::vector<uint32_t> d(nc);
         std::vector<uint64_t> a(nc);
         std::vector<uint8_t> k(nc);
@@ -165,7 +175,7 @@ private:
     uint64_t horizon() const;              // no wavelet not yet sent can be visible before this cycle
     // A PE runs at most this many cycles ahead of the PE furthest behind, so what it sends waits in
     // queues (unbounded here) for no longer than that: memory stays near cycle mode's.
-    static constexpr uint64_t kRunAhead = 2048;
+    static constexpr uint64_t kRunAhead = 4096;
     uint64_t run_ahead_limit() const;
     void run_pe(Machine& m, int i, uint64_t end);
     void route(Machine& m, int i, int port, int colour, FastWavelet w);

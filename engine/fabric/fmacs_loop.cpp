@@ -3,6 +3,8 @@
 
 #include "engine/fabric/program.h"
 
+#include <algorithm>
+
 namespace wl {
 
 namespace {
@@ -31,6 +33,72 @@ void decode_affine(const Program& p, FmacsLoop& L) {
     }
     L.counter_step = step_of(ri);
     L.affine = true;
+}
+
+// Whether a pass of the nest is an affine map of the registers and DSDs (fmacs_loop.h): its straight
+// instructions are linear (constants, moves, sums, shifts and products by constants, DSD set-up),
+// and the value the inner loop's ld brings from memory is dead when a pass starts (nothing reads
+// the scalar's register before the pass writes it).
+bool nest_is_affine(const Program& p, const FmacsLoop& L, const FmacsNest& N) {
+    const uint8_t rs = p.code[L.fmacs].d;
+    bool written = false;   // rs, so far in the pass
+    auto reads_rs = [&](const Instr& in) {
+        switch (in.op) {
+        case Op::MOV: case Op::IADDI: case Op::ISHLI: case Op::IMULI: case Op::DSETLEN: case Op::DADDR: return in.b == rs;
+        case Op::IADD: case Op::ISUB: case Op::DMEM: case Op::BLT: return in.b == rs || in.c == rs || (in.op == Op::BLT && in.a == rs);
+        default: return false;
+        }
+    };
+    auto linear = [&](const Instr& in) {
+        switch (in.op) {
+        case Op::NOP: case Op::LI: case Op::LDP: case Op::PEID: case Op::MOV: case Op::IADD: case Op::ISUB:
+        case Op::IADDI: case Op::ISHLI: case Op::IMULI: case Op::DMEM: case Op::DSETLEN: case Op::DADDR:
+            break;
+        default:
+            return false;
+        }
+        if (L.ld >= 0 && !written && reads_rs(in)) return false;
+        const bool sets_register = in.op != Op::NOP && in.op != Op::DMEM && in.op != Op::DSETLEN && in.op != Op::DADDR;
+        written = written || (sets_register && in.a == rs);
+        return true;
+    };
+    for (uint32_t k = L.blt + 1; k < N.blt; ++k)
+        if (!linear(p.code[k])) return false;
+    if (L.ld >= 0 && !written && reads_rs(p.code[N.blt])) return false;
+    for (uint32_t k = N.lead; k < L.head(); ++k)
+        if (!linear(p.code[k])) return false;
+    return L.ld < 0 || written || p.code[size_t(L.ld)].b != rs;
+}
+
+// The nest around L, if its body is straight (fmacs_loop.h): after L's blt, straight instructions
+// up to a blt back to straight instructions before L's head.
+void decode_nest(const Program& p, FmacsLoop& L) {
+    const uint32_t n = uint32_t(p.code.size()), head = L.head();
+    FmacsNest N;
+    uint32_t q = L.blt + 1, straight = 0;
+    for (; q < n && straight_op(p.code[q].op) && straight < kMaxNestStraight; ++q, ++straight)
+        N.tail_cycles += op_base_cycles(p.code[q].op);
+    if (q >= n || p.code[q].op != Op::BLT) return;
+    const int32_t lead = p.code[q].imm;
+    if (lead < 0 || uint32_t(lead) >= head || straight + (head - uint32_t(lead)) > kMaxNestStraight) return;
+    N.last_cost = op_base_cycles(Op::BLT);
+    for (uint32_t k = uint32_t(lead); k < head; ++k) {
+        if (!straight_op(p.code[k].op)) return;
+        N.lead_cycles += op_base_cycles(p.code[k].op);
+        N.last_cost = op_base_cycles(p.code[k].op);
+    }
+    N.lead = uint32_t(lead), N.blt = q;
+    N.affine = L.affine && nest_is_affine(p, L, N);
+    // What a pass writes: its straight instructions' targets, the inner loop's iaddi, daddr and ld.
+    auto add = [](uint8_t* list, uint8_t& n, uint8_t v) {
+        if (std::find(list, list + n, v) == list + n) list[n++] = v;
+    };
+    for (uint32_t k = N.lead; k < N.blt; ++k) {
+        const Instr& in = p.code[k];
+        if (in.op == Op::DMEM || in.op == Op::DSETLEN || in.op == Op::DADDR) add(N.dsd, N.ndsd, in.a);
+        else if (in.op == Op::IADDI || in.op == Op::LD || (straight_op(in.op) && in.op != Op::NOP)) add(N.reg, N.nreg, in.a);
+    }
+    L.nest = N;
 }
 
 }  // namespace
@@ -71,6 +139,7 @@ FmacsLoops find_fmacs_loops(const Program& p) {
         }
         if (written & stepped) continue;   // a daddr's step must not change inside the loop
         decode_affine(p, L);
+        decode_nest(p, L);
         if (out.at.empty()) out.at.assign(n, 0);
         out.loops.push_back(L);
         out.at[f] = uint32_t(out.loops.size());

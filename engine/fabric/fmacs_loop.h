@@ -17,7 +17,32 @@
 //
 // What can be known from the code alone is decoded here, once per program: the steps, their
 // cycles, and whether the loop is affine (below), so an entry into the loop only reads registers.
+//
+// The nest: the loop around an fmacs loop, when its body is straight code (integer arithmetic and
+// DSD set-up, which cannot branch or fault) before and after the fmacs loop. SUMMA's column loop
+// (`for j { for l { fmacs } }`) is one:
+//
+//   lead:  li r4, 0 / ishli r6, r2, 6 / ... / dmem d4, base r7, len r8   (14 instructions)
+//          the fmacs loop                                              (ld, fmacs, 3 steps, blt)
+//   tail:  iaddi r2, r2, 1
+//          blt r2, r3, @lead
+//
+// CoreExec::run_fmacs_nest runs the tail, the outer blt and the lead with their interpreter effects,
+// each pass's time and count at once, and goes straight back into the fmacs loop's macro-op: a pass
+// costs no dispatch and no return to the interpreter.
+//
+// When the nest is affine, the passes after the first two cost only their fmacs. A pass (tail, outer
+// blt, lead, inner loop) whose straight instructions are linear (li, mov, iadd, isub, iaddi, ishli,
+// imuli, dmem, dsetlen, daddr) and whose inner loop runs the same number of iterations maps the
+// registers and DSDs x to A x + b (words mod 2^32), apart from the scalar the inner loop loads,
+// which no pass reads before writing. Then the change from one pass to the next obeys
+// d(p+1) = A d(p); so if two passes run concretely and change x by the same d, every later pass
+// changes it by d too: x(p) = x(0) + p d, and every base, address and count of pass p is known
+// without running its instructions. run_fmacs_nest checks that, and every address of the passes
+// it runs at once, and runs their fmacs back to back.
 #pragma once
+#include "engine/fabric/isa.h"
+
 #include <cstdint>
 #include <vector>
 
@@ -26,10 +51,23 @@ namespace wl {
 struct Program;
 
 constexpr uint32_t kMaxFmacsLoopPost = 6;   // iaddi and daddr instructions after the fmacs (SUMMA has 3, the GPT's matmuls 5)
+constexpr uint32_t kMaxNestStraight = 32;   // a nest's lead and tail together (SUMMA's: 15)
 
 struct FmacsLoopStep {   // an iaddi (rA = rB + imm) or a daddr (DSD a's base += rB)
     uint8_t a = 0, b = 0;
     uint32_t imm = 0;
+};
+
+struct FmacsNest {   // the loop around an fmacs loop (above)
+    uint32_t lead = 0, blt = 0;              // pcs: the lead's first instruction and the outer blt; blt 0: no nest
+    uint32_t lead_cycles = 0, tail_cycles = 0;
+    uint32_t last_cost = 0;                  // the lead's last instruction's cycles
+    // Affine: the inner loop is, and a pass is an affine map of the registers and DSDs (below).
+    bool affine = false;
+    // What a pass writes: registers reg[0, nreg), DSDs dsd[0, ndsd) (its straight instructions' targets,
+    // the inner loop's iaddi, daddr and ld).
+    uint8_t reg[kMaxNestStraight + kMaxFmacsLoopPost + 1], dsd[8];
+    uint8_t nreg = 0, ndsd = 0;
 };
 
 struct FmacsLoop {
@@ -44,7 +82,23 @@ struct FmacsLoop {
     // neither. Then every register the loop reads is a value and a fixed step per iteration.
     bool affine = false;
     uint32_t counter_step = 0, address_step = 0;   // affine: what an iteration adds to the blt's counter, and to the ld's address register
+    FmacsNest nest;
+    uint32_t head() const { return ld >= 0 ? uint32_t(ld) : fmacs; }
 };
+
+// Whether op is straight: it neither branches nor touches memory nor the fabric, so it cannot fault
+// (integer arithmetic, constants, and DSD set-up).
+constexpr bool straight_op(Op op) {
+    switch (op) {
+    case Op::NOP: case Op::LI: case Op::LDP: case Op::MOV: case Op::PEID:
+    case Op::IADD: case Op::ISUB: case Op::IMUL: case Op::IDIV: case Op::IREM: case Op::IAND: case Op::IOR: case Op::IXOR:
+    case Op::ISHL: case Op::ISHR: case Op::IADDI: case Op::ISHLI: case Op::IMULI: case Op::ILT: case Op::ILE: case Op::IEQ: case Op::INE:
+    case Op::DMEM: case Op::DSETLEN: case Op::DADDR:
+        return true;
+    default:
+        return false;
+    }
+}
 
 struct FmacsLoops {
     std::vector<uint32_t> at;                // per pc of p.code: 1 + the index of the loop whose fmacs is there, else 0 (empty if none)

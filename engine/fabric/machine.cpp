@@ -263,6 +263,20 @@ Fault Machine::load(std::shared_ptr<const Program> p, Rect r, const std::vector<
         f.message = "load: rectangle outside the mesh (or no program)";
         return f;
     }
+    if (consts.size() != p->nconsts) {
+        f.kind = FaultKind::HostError;
+        f.x = r.x, f.y = r.y;
+        f.message = "load: " + p->name + " reads " + std::to_string(int(p->nconsts)) + " per-PE constants; " +
+                    std::to_string(consts.size()) + " given";
+        return f;
+    }
+    // One entry per image: PEs that share a program share its entry (and the cache lines of its code),
+    // validated and decoded once.
+    for (size_t k = 0; k < progs_.size(); ++k)
+        if (progs_[k].prog == p) {
+            place(int(k), r, consts);
+            return f;
+        }
     int32_t pc = -1;
     std::string err = validate_program(*p, cfg_.sram_bytes, &pc);
     if (!err.empty()) {
@@ -275,19 +289,6 @@ Fault Machine::load(std::shared_ptr<const Program> p, Rect r, const std::vector<
         f.message = p->name + ": " + err;
         return f;
     }
-    if (consts.size() != p->nconsts) {
-        f.kind = FaultKind::HostError;
-        f.x = r.x, f.y = r.y;
-        f.message = "load: " + p->name + " reads " + std::to_string(int(p->nconsts)) + " per-PE constants; " +
-                    std::to_string(consts.size()) + " given";
-        return f;
-    }
-    // One entry per image: PEs that share a program share its entry (and the cache lines of its code).
-    for (size_t k = 0; k < progs_.size(); ++k)
-        if (progs_[k].prog == p) {
-            place(int(k), r, consts);
-            return f;
-        }
     LoadedProgram lp;
     lp.prog = p;
     std::fill(std::begin(lp.task_of_colour), std::end(lp.task_of_colour), int8_t(-1));

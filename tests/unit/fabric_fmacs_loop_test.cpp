@@ -7,6 +7,8 @@
 // overlapping operands, an fmacs or an ld that leaves SRAM in iteration k), and slices that end
 // inside a loop.
 #include "engine/fabric/fmacs_loop.h"
+#include "engine/fabric/host.h"
+#include "engine/fabric/program_builder.h"
 #include "engine/fabric/machine.h"
 #include "engine/lang/compile.h"
 #include "engine/lang/run.h"
@@ -39,12 +41,35 @@ std::string kernel(int trip, const std::string& body, int asize = 512) {
            "       launch main at (0, 0); run; print C at (0, 0); print D at (0, 0); }\n";
 }
 
+// One PE: a loop over j of `outer` passes around a loop over l of `inner` iterations of `body`
+// (the nest, fmacs_loop.h), before which `pre` runs.
+std::string nest_kernel(int outer, int inner, const std::string& body, const std::string& pre = "") {
+    return "layout { grid 1 x 1; place p at (0, 0); }\n"
+           "program p() {\n"
+           "    export var A: [f32; 512];\n"
+           "    export var x: [f32; 256];\n"
+           "    export var C: [f32; 256];\n"
+           "    export var D: [f32; 256];\n"
+           "    export fn main() {\n"
+           "        " + pre + "\n"
+           "        for j in 0.." + std::to_string(outer) + " {\n"
+           "            for l in 0.." + std::to_string(inner) + " {\n"
+           "                " + body + "\n"
+           "            }\n"
+           "        }\n"
+           "    }\n"
+           "}\n"
+           "host { fill A at (0, 0) with random(1); fill x at (0, 0) with random(2); fill C at (0, 0) with random(3);\n"
+           "       launch main at (0, 0); run; print C at (0, 0); print D at (0, 0); }\n";
+}
+
 struct Ran {
     std::unique_ptr<KernelRun> run;
     RunReport rep;
 };
 
-Ran run(const CompileResult& cr, RunMode mode, uint64_t slice = 0) {
+// The run in slices of `slice` cycles (0: at once), at most `steps` of them.
+Ran run(const CompileResult& cr, RunMode mode, uint64_t slice = 0, int steps_max = 1'000'000) {
     RunOptions opt;
     opt.mode = mode;
     opt.cycle_budget = 1'000'000;
@@ -52,12 +77,20 @@ Ran run(const CompileResult& cr, RunMode mode, uint64_t slice = 0) {
     r.run = std::make_unique<KernelRun>(std::make_shared<const CompileResult>(cr), opt);
     if (slice) {
         int steps = 0;
-        while (!r.run->done() && steps < 1'000'000) r.run->step(slice), ++steps;
+        while (!r.run->done() && steps < steps_max) r.run->step(slice), ++steps;
     } else {
         r.run->finish();
     }
     r.rep = r.run->report();
     return r;
+}
+
+// The nest the loader found around the program's first fmacs loop: 0 none, 1 one, 2 an affine one.
+int nest_kind(const CompileResult& cr) {
+    for (const Placement& p : cr.placements)
+        for (const FmacsLoop& L : find_fmacs_loops(*p.program).loops)
+            if (L.nest.blt) return L.nest.affine ? 2 : 1;
+    return 0;
 }
 
 bool has_fmacs_loop(const CompileResult& cr) {
@@ -198,4 +231,137 @@ TEST(FastModeFmacsLoop, FindsOnlyLoopsOfItsShape) {
     EXPECT_TRUE(L.affine);
     EXPECT_EQ(L.counter_step, 1u);
     EXPECT_EQ(L.address_step, 4u);
+}
+
+// The nest (fmacs_loop.h): the loop around an fmacs loop runs as one macro-op too, and an affine
+// one runs the passes after its first two at once. Each case is held to cycle mode as above: the
+// passes run at once (the tile in registers or not), a fault in a later pass (its fmacs, its ld),
+// a nest whose passes do not change by the same d (the inner loop's start moves), and one that is
+// not affine (a product of two registers in its lead).
+TEST(FastModeFmacsLoop, NestsMatchCycleMode) {
+    struct NestCase {
+        const char* name;
+        std::string src;
+        int nest;   // nest_kind with the optimising compiler
+        bool faults;
+    };
+    const NestCase cases[] = {
+        {"SUMMA's shape, tile in registers", nest_kernel(12, 16, "fmacs(mem(C, j * 16, 16), mem(C, j * 16, 16), mem(A, l * 16, 16), x[j * 16 + l]);"), 2, false},
+        {"the tile moves in the inner loop", nest_kernel(9, 5, "fmacs(mem(D, j * 4 + l * 8, 8), mem(C, j * 4, 8), mem(A, l * 8, 8), x[j + l]);"), 2, false},
+        {"odd trips, tile 6", nest_kernel(7, 3, "fmacs(mem(C, j * 6, 6), mem(C, j * 6, 6), mem(A, l * 6 + j, 6), x[l * 3 + j]);"), 2, false},
+        {"the scalar read from the pass's own tile", nest_kernel(10, 4, "fmacs(mem(C, j * 16, 16), mem(C, j * 16, 16), mem(A, l * 16, 16), C[j * 16 + l + 3]);"), 2, false},
+        {"fmacs leaves SRAM in pass 6", nest_kernel(12, 4, "fmacs(mem(C, 0, 16), mem(C, 0, 16), mem(A, j * 2000 + l * 16, 16), x[l]);"), 2, true},
+        {"ld leaves SRAM in pass 7", nest_kernel(12, 4, "fmacs(mem(C, 0, 16), mem(C, 0, 16), mem(A, l * 16, 16), x[j * 1600 + l]);"), 2, true},
+        {"the inner loop's start moves", nest_kernel(8, 8, "if l >= j { fmacs(mem(C, 0, 16), mem(C, 0, 16), mem(A, l * 16, 16), x[l]); }"), 0, false},
+        {"not affine: j * j", nest_kernel(8, 4, "fmacs(mem(C, 0, 16), mem(C, 0, 16), mem(A, (j * j + l) * 4, 16), x[l]);"), 1, false},
+    };
+    for (const NestCase& k : cases) {
+        for (bool optimise : {false, true}) {
+            SCOPED_TRACE(std::string(k.name) + (optimise ? ", --optimise" : ", plain code"));
+            CompileOptions co;
+            co.optimise = optimise;
+            CompileResult cr = compile(k.src, "nest.wk", co);
+            if (!cr.ok()) {
+                for (auto& d : cr.diagnostics) ADD_FAILURE() << format_diagnostic(d);
+                continue;
+            }
+            if (optimise) {
+                EXPECT_EQ(nest_kind(cr), k.nest);
+            }
+            Ran c = run(cr, RunMode::Cycle), f = run(cr, RunMode::Fast);
+            EXPECT_EQ(!c.rep.ok, k.faults) << c.rep.error;
+            expect_same(c, f);
+            for (uint64_t slice : {7u, 250u, 1000u}) {
+                SCOPED_TRACE("slice " + std::to_string(slice));
+                expect_same(c, run(cr, RunMode::Fast, slice));
+            }
+            // Stopped part of the way (the run-ahead limit in a pass run at once): the same
+            // instructions issued and the same SRAM as cycle mode at that cycle.
+            for (uint64_t cycles : {900u, 2500u, 6000u}) {
+                SCOPED_TRACE("stopped at cycle " + std::to_string(cycles));
+                Ran cs = run(cr, RunMode::Cycle, cycles, 1), fs = run(cr, RunMode::Fast, cycles, 1);
+                const Machine& a = cs.run->machine();
+                const Machine& b = fs.run->machine();
+                EXPECT_EQ(b.core(0, 0).stats.instrs, a.core(0, 0).stats.instrs);
+                EXPECT_EQ(std::memcmp(a.sram(0, 0), b.sram(0, 0), a.config().sram_bytes), 0) << "SRAM differs";
+            }
+        }
+    }
+}
+
+// A nest built by hand, SUMMA's shape, that stores the inner loop's scalar register after it: the
+// passes run at once must leave it the last value loaded. The same nest whose lead reads that
+// register before loading it, or multiplies two registers, is not affine; one whose ld address
+// grows by a growing step is affine but its passes do not change by one d, so none run at once.
+namespace {
+
+enum class Lead { Plain, ReadsScalar, Product, Quadratic };
+
+Program hand_nest(int J, int L, Lead lead) {
+    ProgramBuilder b("nest");
+    const uint32_t C = b.array("C", 16 * uint32_t(J)), A = b.array("A", 16 * uint32_t(L)), x = b.array("x", uint32_t(J * L + J * J)),
+                   out = b.array("out", 2);
+    b.func("main", 13, 0, true);
+    b.li(2, 0).li(3, J).li(8, 0).li(1, 0).li(12, 0);
+    const int outer = b.label(), inner = b.label();
+    b.bind(outer).li(4, 0).li(5, L);
+    b.emit(Op::ISHLI, 6, 2, 0, 0, 0, 6).addi(6, 6, int32_t(C)).li(7, 16).dmem(3, 6, 7);
+    if (lead == Lead::ReadsScalar) b.mov(1, 8);
+    if (lead == Lead::Product) b.rrr(Op::IMUL, 9, 2, 2).emit(Op::IMULI, 9, 9, 0, 0, 0, 0);
+    else b.emit(Op::IMULI, 9, 2, 0, 0, 0, L * 4);
+    if (lead == Lead::Quadratic) b.rrr(Op::IADD, 1, 1, 12).addi(12, 12, 4).rrr(Op::IADD, 10, 9, 1);
+    else b.mov(10, 9);
+    b.li(11, int32_t(A)).dmem(4, 11, 7).li(7, 64);
+    b.bind(inner).ld(8, 10, int32_t(x)).fmacs(3, 3, 4, 8).addi(10, 10, 4).daddr(4, 7).addi(4, 4, 1).blt(4, 5, inner);
+    b.addi(2, 2, 1).blt(2, 3, outer);
+    b.li(0, int32_t(out)).st(0, 0, 8).ret();
+    return b.finish();
+}
+
+struct HandRun {
+    std::vector<float> C, out;
+    uint64_t cycles = 0, instrs = 0;
+};
+
+HandRun run_hand(const Program& p, int J, int L, RunMode mode) {
+    Host h(MachineConfig{.w = 1, .h = 1});
+    const Fault loaded = h.load(p, {0, 0, 1, 1});
+    EXPECT_FALSE(loaded) << loaded.to_string();
+    EXPECT_FALSE(h.machine().set_mode(mode));
+    std::vector<float> A(size_t(16 * L)), x(size_t(J * L + J * J));
+    for (size_t k = 0; k < A.size(); ++k) A[k] = float(k % 7) * 0.25f - 0.5f;
+    for (size_t k = 0; k < x.size(); ++k) x[k] = float(k % 5) * 0.5f + 0.125f;
+    EXPECT_FALSE(h.h2d(0, 0, "A", A.data(), A.size()));
+    EXPECT_FALSE(h.h2d(0, 0, "x", x.data(), x.size()));
+    EXPECT_FALSE(h.launch({0, 0, 1, 1}, "main"));
+    const RunResult r = h.run_until_quiescent(1'000'000);
+    EXPECT_TRUE(r.ok()) << r.fault.to_string();
+    HandRun out;
+    out.C.resize(size_t(16 * J)), out.out.resize(2);
+    EXPECT_FALSE(h.d2h(0, 0, "C", out.C.data(), out.C.size()));
+    EXPECT_FALSE(h.d2h(0, 0, "out", out.out.data(), 2));
+    out.cycles = r.cycles, out.instrs = h.machine().core(0, 0).stats.instrs;
+    return out;
+}
+
+}  // namespace
+
+TEST(FastModeFmacsLoop, HandBuiltNestLeavesTheLastScalar) {
+    const int J = 9, L = 5;
+    for (Lead lead : {Lead::Plain, Lead::ReadsScalar, Lead::Product, Lead::Quadratic}) {
+        SCOPED_TRACE(int(lead));
+        const Program p = hand_nest(J, L, lead);
+        const FmacsLoops loops = find_fmacs_loops(p);
+        ASSERT_EQ(loops.loops.size(), 1u);
+        EXPECT_NE(loops.loops[0].nest.blt, 0u);
+        EXPECT_EQ(loops.loops[0].nest.affine, lead == Lead::Plain || lead == Lead::Quadratic);
+        const HandRun c = run_hand(p, J, L, RunMode::Cycle), f = run_hand(p, J, L, RunMode::Fast);
+        EXPECT_EQ(f.C, c.C);
+        EXPECT_EQ(f.out, c.out);
+        if (lead != Lead::Quadratic) {
+            EXPECT_EQ(f.out[0], 0.5f * float((J * L - 1) % 5) + 0.125f);   // x's last element
+        }
+        EXPECT_EQ(f.cycles, c.cycles);
+        EXPECT_EQ(f.instrs, c.instrs);
+    }
 }
