@@ -24,17 +24,18 @@ float fill_value(GenKind g, const std::vector<double>& a, uint64_t k) {
     return 0;
 }
 
-// printf's "%g". std::to_chars with a precision is specified to write printf's text, at a tenth of
-// glibc's cost (a 16x16 SUMMA prints 65,536 values: 107 M host instructions through snprintf).
-// Emscripten 3.1.6's libc++ has no floating-point to_chars: the web build keeps snprintf.
-static std::string fmt(float v) {
+// Appends printf's "%g" of v. std::to_chars with a precision is specified to write printf's text,
+// at a tenth of glibc's cost (a 16x16 SUMMA prints 65,536 values: 107 M host instructions through
+// snprintf), and its float overload at about 0.6 of its double one's. Emscripten 3.1.6's libc++
+// has no floating-point to_chars: the web build keeps snprintf.
+static void append_g(std::string& out, float v) {
     char b[32];
 #if defined(__cpp_lib_to_chars)
-    const std::to_chars_result r = std::to_chars(b, b + sizeof b, double(v), std::chars_format::general, 6);
-    return std::string(b, r.ptr);
+    const std::to_chars_result r = std::to_chars(b, b + sizeof b, v, std::chars_format::general, 6);
+    out.append(b, r.ptr);
 #else
     std::snprintf(b, sizeof b, "%g", double(v));
-    return b;
+    out += b;
 #endif
 }
 
@@ -146,7 +147,10 @@ void KernelRun::perform(const HostAction& a) {
                     else if (s->type == wl::ElemType::I32) v = float(int32_t(words[e]));
                     else v = float(words[e]);
                     vals[e] = v;
-                    if (!output_truncated_) line += " " + (s->type == wl::ElemType::F32 ? fmt(v) : s->type == wl::ElemType::I32 ? std::to_string(int32_t(words[e])) : std::to_string(words[e]));
+                    if (output_truncated_) continue;
+                    line += ' ';
+                    if (s->type == wl::ElemType::F32) append_g(line, v);
+                    else line += s->type == wl::ElemType::I32 ? std::to_string(int32_t(words[e])) : std::to_string(words[e]);
                 }
                 values_[a.name + "@" + std::to_string(x) + "," + std::to_string(y)] = std::move(vals);
                 emit(std::move(line), a);
