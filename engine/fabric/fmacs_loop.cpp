@@ -7,6 +7,8 @@
 
 namespace wl {
 
+static_assert(sizeof FmacsNest::dsd == kDsdRegs, "a nest may write every DSD");
+
 namespace {
 
 // Whether the loop is affine (fmacs_loop.h), and if so its counter's and address register's steps.
@@ -45,7 +47,8 @@ bool nest_is_affine(const Program& p, const FmacsLoop& L, const FmacsNest& N) {
     auto reads_rs = [&](const Instr& in) {
         switch (in.op) {
         case Op::MOV: case Op::IADDI: case Op::ISHLI: case Op::IMULI: case Op::DSETLEN: case Op::DADDR: return in.b == rs;
-        case Op::IADD: case Op::ISUB: case Op::DMEM: case Op::BLT: return in.b == rs || in.c == rs || (in.op == Op::BLT && in.a == rs);
+        case Op::IADD: case Op::ISUB: case Op::DMEM: return in.b == rs || in.c == rs;
+        case Op::BLT: return in.a == rs || in.b == rs;
         default: return false;
         }
     };

@@ -31,15 +31,15 @@
 // each pass's time and count at once, and goes straight back into the fmacs loop's macro-op: a pass
 // costs no dispatch and no return to the interpreter.
 //
-// When the nest is affine, the passes after the first two cost only their fmacs. A pass (tail, outer
-// blt, lead, inner loop) whose straight instructions are linear (li, mov, iadd, isub, iaddi, ishli,
-// imuli, dmem, dsetlen, daddr) and whose inner loop runs the same number of iterations maps the
-// registers and DSDs x to A x + b (words mod 2^32), apart from the scalar the inner loop loads,
-// which no pass reads before writing. Then the change from one pass to the next obeys
-// d(p+1) = A d(p); so if two passes run concretely and change x by the same d, every later pass
-// changes it by d too: x(p) = x(0) + p d, and every base, address and count of pass p is known
-// without running its instructions. run_fmacs_nest checks that, and every address of the passes
-// it runs at once, and runs their fmacs back to back.
+// When the nest is affine, its passes cost only their fmacs. A pass (tail, outer blt, lead, inner
+// loop) whose straight instructions are linear (li, mov, iadd, isub, iaddi, ishli, imuli, dmem,
+// dsetlen, daddr) and whose inner loop runs the same number of iterations maps the registers and
+// DSDs x to A x + b (words mod 2^32), apart from the scalar the inner loop loads, which no pass
+// reads before writing; the map needs no memory. Then the change from one pass to the next obeys
+// d(p+1) = A d(p); so if two passes change x by the same d, every later pass changes it by d too:
+// x(p) = x(0) + p d, and every base, address and count of pass p is known without running its
+// instructions. CoreExec::run_affine_passes works out two passes' map without their fmacs, checks
+// that, and every address of the passes it runs at once, and runs their fmacs back to back.
 #pragma once
 #include "engine/fabric/isa.h"
 
@@ -66,7 +66,7 @@ struct FmacsNest {   // the loop around an fmacs loop (above)
     bool affine = false;
     // What a pass writes: registers reg[0, nreg), DSDs dsd[0, ndsd) (its straight instructions' targets,
     // the inner loop's iaddi, daddr and ld).
-    uint8_t reg[kMaxNestStraight + kMaxFmacsLoopPost + 1], dsd[8];
+    uint8_t reg[kMaxNestStraight + kMaxFmacsLoopPost + 1], dsd[8];   // 8: kDsdRegs (program.h)
     uint8_t nreg = 0, ndsd = 0;
 };
 
