@@ -631,19 +631,13 @@ struct CoreExec {
     // the outer blt, or where a pass could not go on (stop, an ld outside SRAM, where the inner
     // loop handed back).
     __attribute__((noinline)) LoopRun run_fmacs_nest(const FmacsLoop& L, LoopRun r, uint64_t stop, uint32_t* const R) {
-        const Instr* const code = lp->prog->code.data();
+        const NestCode c(lp->prog->code.data(), L);
         const FmacsNest& N = L.nest;
-        const Instr* const after = code + L.blt + 1;
-        const Instr* const outer = code + N.blt;
-        const Instr* const lead = code + N.lead;
-        const Instr* const head = code + L.head();
-        const Instr* const fm = code + L.fmacs;
-        const Instr* const ld = L.ld >= 0 ? code + L.ld : nullptr;
+        const Instr *const after = c.after, *const outer = c.outer, *const lead = c.lead, *const head = c.head, *const ld = c.ld;
         constexpr uint32_t kBranch = op_base_cycles(Op::BLT), kLoad = op_base_cycles(Op::LD);
         const uint32_t ntail = uint32_t(outer - after), nlead = uint32_t(head - lead);
-        const uint32_t pass_cycles = N.tail_cycles + kBranch + N.lead_cycles + (ld ? kLoad : 0);
-        if (N.affine) r = run_affine_passes(L, r, stop, R);
-        while (r.ip == after && r.t + pass_cycles < stop) {   // every instruction of the pass ends before stop
+        if (N.affine) r = run_affine_passes(L, c, r, stop, R);
+        while (r.ip == after && r.t + c.cycles < stop) {   // every instruction of the pass ends before stop
             for (const Instr* p = after; p != outer; ++p) straight(*p, R);
             if (!(int32_t(R[outer->a]) < int32_t(R[outer->b])))   // the nest is done
                 return {outer + 1, r.t + N.tail_cycles + kBranch, r.count + ntail + 1, kBranch};
@@ -655,10 +649,21 @@ struct CoreExec {
                 std::memcpy(&R[ld->a], mem + addr, 4);
                 r.t += kLoad, r.count += 1, r.cost = kLoad;
             }
-            r = run_fmacs_loop(L, fm, r.t, r.count, r.cost, stop, R);
+            r = run_fmacs_loop(L, c.fm, r.t, r.count, r.cost, stop, R);
         }
         return r;
     }
+    // A nest's instructions (fmacs_loop.h) in the code, and the cycles and instructions of a pass's
+    // straight part: its tail, outer blt, lead and head ld.
+    struct NestCode {
+        const Instr *after, *outer, *lead, *head, *fm, *ld;
+        uint32_t cycles, instrs;
+        NestCode(const Instr* code, const FmacsLoop& L)
+            : after(code + L.blt + 1), outer(code + L.nest.blt), lead(code + L.nest.lead), head(code + L.head()), fm(code + L.fmacs),
+              ld(L.ld >= 0 ? code + L.ld : nullptr),
+              cycles(L.nest.tail_cycles + op_base_cycles(Op::BLT) + L.nest.lead_cycles + (ld ? op_base_cycles(Op::LD) : 0)),
+              instrs(uint32_t(outer - after) + 1 + uint32_t(head - lead) + (ld ? 1 : 0)) {}
+    };
 
     // The words a pass of a nest writes (fmacs_loop.h's x; what it does not write stays put): its
     // registers, then its DSDs, three words each.
@@ -688,18 +693,11 @@ struct CoreExec {
     // its last, that end before stop, and whose every address lies in SRAM run their fmacs back to
     // back, and the registers, DSDs, time, count and statistics move that many passes on. Else
     // nothing changes.
-    __attribute__((noinline)) LoopRun run_affine_passes(const FmacsLoop& L, LoopRun r, uint64_t stop, uint32_t* const R) {
-        const Instr* const code = lp->prog->code.data();
-        const FmacsNest& N = L.nest;
-        const Instr* const after = code + L.blt + 1;
-        const Instr* const outer = code + N.blt;
-        const Instr* const lead = code + N.lead;
-        const Instr* const head = code + L.head();
-        const Instr* const fm = code + L.fmacs;
-        const Instr& br = code[L.blt];
-        const Instr* const ld = L.ld >= 0 ? code + L.ld : nullptr;
+    __attribute__((noinline)) LoopRun run_affine_passes(const FmacsLoop& L, const NestCode& c, LoopRun r, uint64_t stop, uint32_t* const R) {
+        const Instr *const after = c.after, *const outer = c.outer, *const lead = c.lead, *const head = c.head, *const fm = c.fm, *const ld = c.ld;
+        const Instr& br = c.after[-1];   // the inner blt
         if (fm->e | ce.ut_busy) return r;
-        const FmacsNest& W = N;
+        const FmacsNest& W = L.nest;
         // Two passes' map, on the live registers and DSDs, put back after: x[p] as pass p starts, e[p]
         // as its inner loop starts, and the inner loop's trip count.
         NestPoint x[3];
@@ -751,9 +749,8 @@ struct CoreExec {
         const int64_t da = int32_t(e1.outer_a - e0.outer_a), bound = int32_t(e0.outer_b), a0v = int32_t(e0.outer_a);
         if (e1.outer_b != e0.outer_b || da <= 0 || a0v + da != int32_t(e1.outer_a) || a0v >= bound) return r;
         const IterationCost per = iteration_cost(L, n);
-        const uint32_t pass_instrs = uint32_t(outer - after) + 1 + uint32_t(head - lead) + (ld ? 1 : 0) + uint32_t(trips - 1) * per.instrs + per.part_instrs;
-        const uint64_t pass_cycles = N.tail_cycles + op_base_cycles(Op::BLT) + N.lead_cycles + (ld ? op_base_cycles(Op::LD) : 0) +
-                                     (trips - 1) * per.cycles + per.part_cycles;
+        const uint32_t pass_instrs = c.instrs + uint32_t(trips - 1) * per.instrs + per.part_instrs;
+        const uint64_t pass_cycles = c.cycles + (trips - 1) * per.cycles + per.part_cycles;
         if (r.t + pass_cycles >= stop) return r;
         const uint64_t passes = std::min<uint64_t>(uint64_t((bound - a0v + da - 1) / da), (stop - r.t - 1) / pass_cycles);
         // Every address of those passes: base + q step_pass + k step_iteration for q < passes, k < trips.
