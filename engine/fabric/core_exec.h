@@ -800,7 +800,10 @@ struct CoreExec {
     }
 
     // Issues plain instructions from pc, starting at cycle `now`, while they are plain and the next
-    // would issue before `stop` (fast mode: the run-ahead limit). Returns how many issued; a fault stops it.
+    // would issue before `stop` (fast mode: the run-ahead limit). An fmacs loop or nest runs its
+    // iterations while they end before `loop_stop` (>= stop): the leash bounds what a PE sends
+    // ahead of its receivers, and a loop sends nothing, so only the slice's end cuts it. Returns how
+    // many issued; a fault stops it.
     //
     // Fast mode runs whole loops here, so it is a threaded interpreter: one label per op (the
     // table is WL_ISA's order, so an op without a label here is a compile error), and each handler
@@ -811,7 +814,7 @@ struct CoreExec {
     // lies in the branch's function and that every function ends with ret or jmp, so plain
     // instructions cannot leave it (ret is not plain; the last jmp goes back in). Out of line:
     // GCC does not inline a function with computed gotos.
-    __attribute__((noinline)) uint32_t run_plain(uint64_t stop) {
+    __attribute__((noinline)) uint32_t run_plain(uint64_t stop, uint64_t loop_stop) {
         const uint64_t t0 = now;
         if (t0 >= stop) return 0;
         const Program& P = *lp->prog;
@@ -867,11 +870,12 @@ struct CoreExec {
         // One that cannot run here (0) stops the run, and exec() takes it.
         L_FMACS : {
             if (const FmacsLoop* L = loops.find(uint32_t(ip - code))) {   // an fmacs loop: whole iterations at once
-                LoopRun r = run_fmacs_loop(*L, ip, t, count, cost, stop, R);
-                if (L->nest.blt && r.ip == code + L->blt + 1) r = run_fmacs_nest(*L, r, stop, R);
+                LoopRun r = run_fmacs_loop(*L, ip, t, count, cost, loop_stop, R);
+                if (L->nest.blt && r.ip == code + L->blt + 1) r = run_fmacs_nest(*L, r, loop_stop, R);
                 t = r.t, count = r.count, cost = r.cost;
-                if (r.ip != ip) {   // it ended before stop: go on without the stop test
+                if (r.ip != ip) {   // it ran: go on from where it left
                     ip = r.ip;
+                    if (t >= stop) goto done;
                     WL_DISPATCH;
                 }
             }

@@ -259,7 +259,7 @@ struct FastCore : CoreExec<FastPort> {
                     if (now >= limit) return yield(now);
                     const uint8_t ut_before = ce.ut_busy;
                     const ThreadState state_before = ce.state;
-                    if (run_plain(limit)) {   // the hot loop
+                    if (run_plain(limit, end)) {   // the hot loop
                         if (port.faulted()) return Stop::Blocked;
                         continue;
                     }

@@ -42,7 +42,8 @@ struct FastWavelet {
 // A FIFO on a ring that doubles when full: its storage is the most it ever held
 // at once, however many wavelets pass through it. Data, stamps and control bits
 // lie in three arrays, so a block of data moves as a copy and its stamps as one
-// loop the compiler vectorises.
+// loop the compiler vectorises. While its stamps are in order (one sender's
+// wavelets, as they nearly always are) the latest of a run taken is its last.
 class FastQueue {
 public:
     bool empty() const { return n_ == 0; }
@@ -51,6 +52,7 @@ public:
     uint64_t front_at() const { return at_[head_]; }
     void push(const FastWavelet& w) {
         if (n_ == cap()) grow(1);
+        note(w.at, w.at);
         const size_t k = (head_ + n_++) & (cap() - 1);
         data_[k] = w.data, at_[k] = w.at, ctrl_[k] = uint8_t(w.ctrl);
     }
@@ -60,10 +62,11 @@ public:
         --n_;
         return w;
     }
-    // n data wavelets at the back, stamped at[k] + delay. Block moves walk the ring as its two
-    // contiguous runs (no wrap per element).
+    // n data wavelets at the back, stamped at[k] + delay (at nondecreasing). Block moves walk the
+    // ring as its two contiguous runs (no wrap per element).
     void push_block(const uint32_t* data, const uint64_t* at, size_t n, uint64_t delay) {
         if (cap() - n_ < n) grow(n);
+        if (n) note(at[0] + delay, at[n - 1] + delay);
         const size_t back = (head_ + n_) & (cap() - 1), first = std::min(n, cap() - back);
         put(back, data, at, first, delay);
         put(0, data + first, at + first, n - first, delay);
@@ -72,6 +75,7 @@ public:
     // The first n, all data, into memory from `to`, `step` bytes apart. Returns the latest of t and their stamps.
     uint64_t pop_into(size_t n, uint8_t* to, int64_t step, uint64_t t) {
         const size_t first = std::min(n, cap() - head_);
+        if (ordered_ && n) t = std::max(t, at_[(head_ + n - 1) & (cap() - 1)]);
         t = get(head_, first, to, step, t);
         t = get(0, n - first, to + int64_t(first) * step, step, t);
         head_ = (head_ + n) & (cap() - 1);
@@ -105,7 +109,7 @@ private:
         } else {
             for (size_t k = 0; k < n; ++k) std::memcpy(to + int64_t(k) * step, &data_[at + k], 4);
         }
-        return latest(at_.data() + at, n, t);
+        return ordered_ ? t : latest(at_.data() + at, n, t);
     }
     // The latest of t and a[0, n): four running maxima, so the compares do not wait on each other.
     static uint64_t latest(const uint64_t* a, size_t n, uint64_t t) {
@@ -115,6 +119,11 @@ private:
             for (int j = 0; j < 4; ++j) m[j] = std::max(m[j], a[k + size_t(j)]);
         for (; k < n; ++k) m[0] = std::max(m[0], a[k]);
         return std::max(std::max(m[0], m[1]), std::max(m[2], m[3]));
+    }
+    // Stamps first..last arrive at the back: still in order if first is not before the last one's.
+    void note(uint64_t first, uint64_t last) {
+        ordered_ = n_ == 0 || (ordered_ && first >= back_at_);
+        back_at_ = last;
     }
     // Room for `more` wavelets past the n_ held, in one step.
     void grow(size_t more) {
@@ -135,6 +144,8 @@ private:
     std::vector<uint64_t> at_;
     std::vector<uint8_t> ctrl_;
     size_t head_ = 0, n_ = 0;
+    bool ordered_ = true;    // stamps nondecreasing from the head to the back
+    uint64_t back_at_ = 0;   // the back's stamp
 };
 
 class FastMode {

@@ -345,3 +345,27 @@ TEST(FastMode, QueueKeepsOrderAcrossWrapAndGrowth) {
     }
     EXPECT_TRUE(model.empty());
 }
+
+// A receive into memory waits for the latest stamp it takes. One sender's stamps arrive in order,
+// so that is the last one's; a second sender's can be earlier than those queued before them.
+TEST(FastMode, QueueTakesTheLatestStampOfMergedStreams) {
+    FastQueue q;
+    uint32_t mem[8];
+    auto into = [&](size_t n) { return q.pop_into(n, reinterpret_cast<uint8_t*>(mem), 4, 0); };
+    q.push({1, 0, 50});
+    q.push({2, 0, 20});   // another sender's, earlier
+    EXPECT_EQ(into(2), 50u);
+    const uint32_t data[3] = {3, 4, 5};
+    const uint64_t at[3] = {10, 11, 12};
+    q.push_block(data, at, 3, 100);   // 110, 111, 112
+    q.push({6, 0, 105});
+    EXPECT_EQ(into(4), 112u);
+    q.push({7, 0, 30});
+    q.push_block(data, at, 3, 0);     // a block that starts before the back
+    EXPECT_EQ(into(4), 30u);
+    q.push({8, 0, 7});                // emptied: in order again
+    q.push({9, 0, 8});
+    EXPECT_EQ(into(1), 7u);
+    EXPECT_EQ(into(1), 8u);
+    EXPECT_EQ(mem[0], 9u);
+}
