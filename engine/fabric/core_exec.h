@@ -21,6 +21,7 @@
 #include "engine/fabric/core.h"
 #include "engine/fabric/fault.h"
 #include "engine/fabric/fmacs_loop.h"
+#include "engine/fabric/fmacs_tile16.h"
 #include "engine/fabric/trace.h"
 #include "engine/fabric/vector_ops.h"
 
@@ -407,26 +408,7 @@ struct CoreExec {
     static int64_t lowest(uint32_t base, uint32_t step, uint64_t runs) { return std::min<int64_t>(base, base + int64_t(runs - 1) * int32_t(step)); }
     static int64_t highest(uint32_t base, uint32_t step, uint64_t runs) { return std::max<int64_t>(base, base + int64_t(runs - 1) * int32_t(step)); }
 
-    // `runs` fmacs of a tile of 16 floats at d that stays put, held in registers across them: d += y s,
-    // y stepping ystep bytes, and the scalar s the bits `sbits`, then the float at x (x stepping
-    // xstep) for the first `loads` of them. Returns the last scalar's bits. Out of line, so that its
-    // few values stay in registers.
-    __attribute__((noinline)) static uint32_t fmacs_tile16_runs(uint8_t* const d, const uint8_t* y, const ptrdiff_t ystep, const uint8_t* x,
-                                                                const ptrdiff_t xstep, const uint64_t runs, const uint64_t loads, uint32_t sbits) {
-        F4 c0, c1, c2, c3;
-        std::memcpy(&c0, d, 16), std::memcpy(&c1, d + 16, 16), std::memcpy(&c2, d + 32, 16), std::memcpy(&c3, d + 48, 16);
-        for (uint64_t k = 0; k < runs; ++k, y += ystep) {
-            const float s = f32(sbits);
-            const F4 sv = {s, s, s, s};
-            F4 y0, y1, y2, y3;
-            std::memcpy(&y0, y, 16), std::memcpy(&y1, y + 16, 16), std::memcpy(&y2, y + 32, 16), std::memcpy(&y3, y + 48, 16);
-            c0 = fmacs_elem(c0, y0, sv), c1 = fmacs_elem(c1, y1, sv), c2 = fmacs_elem(c2, y2, sv), c3 = fmacs_elem(c3, y3, sv);
-            if (k < loads) std::memcpy(&sbits, x, 4), x += xstep;
-        }
-        std::memcpy(d, &c0, 16), std::memcpy(d + 16, &c1, 16), std::memcpy(d + 32, &c2, 16), std::memcpy(d + 48, &c3, 16);
-        return sbits;
-    }
-    // The same for any tile of n floats, d = a + y s, d and a stepping too.
+    // fmacs_tile16_runs (fmacs_tile16.h) for any tile of n floats, d = a + y s, d and a stepping too.
     __attribute__((noinline)) static uint32_t fmacs_tile_runs(uint8_t* d, const ptrdiff_t dstep, const uint8_t* a, const ptrdiff_t astep,
                                                               const uint8_t* y, const ptrdiff_t ystep, const uint8_t* x, const ptrdiff_t xstep,
                                                               const uint32_t n, const uint64_t runs, const uint64_t loads, uint32_t sbits) {

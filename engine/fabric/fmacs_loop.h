@@ -13,7 +13,7 @@
 // it checks the fmacs operands once (no instruction in the loop can change their kind, stride or
 // length) and their bases every iteration, and hands back to the interpreter at the instruction
 // where anything is unusual (operands not unit-stride memory, an address outside SRAM, the
-// run-ahead limit), so results, counts, cycles and faults are the interpreter's.
+// slice's end), so results, counts, cycles and faults are the interpreter's.
 //
 // What can be known from the code alone is decoded here, once per program: the steps, their
 // cycles, and whether the loop is affine (below), so an entry into the loop only reads registers.

@@ -7,15 +7,18 @@
 // overlapping operands, an fmacs or an ld that leaves SRAM in iteration k), and slices that end
 // inside a loop.
 #include "engine/fabric/fmacs_loop.h"
+#include "engine/fabric/fmacs_tile16.h"
 #include "engine/fabric/host.h"
 #include "engine/fabric/program_builder.h"
 #include "engine/fabric/machine.h"
+#include "engine/fabric/vector_ops.h"
 #include "engine/lang/compile.h"
 #include "engine/lang/run.h"
 
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <limits>
 #include <string>
 
 using namespace wl;
@@ -363,5 +366,42 @@ TEST(FastModeFmacsLoop, HandBuiltNestLeavesTheLastScalar) {
         }
         EXPECT_EQ(f.cycles, c.cycles);
         EXPECT_EQ(f.instrs, c.instrs);
+    }
+}
+
+// The tile kernel in this CPU's widest vectors gives the scalar fmacs's bits, signed zeros,
+// infinities, subnormals and NaNs made from numbers included, the scalars read from x as it steps.
+TEST(FastModeFmacsLoop, Tile16KernelGivesTheScalarBits) {
+    const float special[] = {-0.0f, 0.0f, 1e-45f, -1e-40f, 3.0e38f, -3.0e38f, std::numeric_limits<float>::infinity(),
+                             -std::numeric_limits<float>::infinity(), std::numeric_limits<float>::quiet_NaN(), 1.5f, -2.25f};
+    const int kSpecial = int(sizeof special / sizeof special[0]);
+    uint32_t seed = 1;
+    auto next = [&] {
+        seed = seed * 1664525u + 1013904223u;
+        const int k = int(seed >> 24) % (kSpecial + 4);
+        return k < kSpecial ? special[k] : float(int32_t(seed >> 8) % 1000) / 64.0f;
+    };
+    for (int trial = 0; trial < 50; ++trial) {
+        const uint64_t runs = uint64_t(trial % 7) + 1, loads = trial % 2 ? runs - 1 : runs;
+        float d[16], ref[16], y[16 * 8], x[8];
+        for (float& v : d) v = next();
+        for (float& v : y) v = next();
+        for (float& v : x) v = next();
+        float s = next();
+        if (trial == 0) std::fill(d, d + 16, -0.0f), std::fill(y, y + 16, 1.0f), s = -0.0f;   // -0 + 1 (-0) is -0
+        std::memcpy(ref, d, sizeof d);
+        uint32_t sbits;
+        std::memcpy(&sbits, &s, 4);
+        for (uint64_t k = 0; k < runs; ++k) {
+            for (int e = 0; e < 16; ++e) ref[e] = fmacs_elem(ref[e], y[16 * k + uint64_t(e)], s);
+            if (k < loads) s = x[k];
+        }
+        const uint32_t out = fmacs_tile16_runs(reinterpret_cast<uint8_t*>(d), reinterpret_cast<const uint8_t*>(y), 64,
+                                               reinterpret_cast<const uint8_t*>(x), 4, runs, loads, sbits);
+        for (int e = 0; e < 16; ++e)   // a NaN from two NaNs keeps the one its build put first (docs/engine.md)
+            if (!(d[e] != d[e] && ref[e] != ref[e])) {
+                EXPECT_EQ(std::memcmp(&d[e], &ref[e], 4), 0) << "trial " << trial << ", element " << e;
+            }
+        EXPECT_EQ(std::memcmp(&out, &s, 4), 0) << "the last scalar, trial " << trial;
     }
 }
