@@ -408,7 +408,7 @@ struct CoreExec {
     static int64_t lowest(uint32_t base, uint32_t step, uint64_t runs) { return std::min<int64_t>(base, base + int64_t(runs - 1) * int32_t(step)); }
     static int64_t highest(uint32_t base, uint32_t step, uint64_t runs) { return std::max<int64_t>(base, base + int64_t(runs - 1) * int32_t(step)); }
 
-    // fmacs_tile16_runs (fmacs_tile16.h) for any tile of n floats, d = a + y s, d and a stepping too.
+    // A pass of fmacs_tile16_passes (fmacs_tile16.h) for any tile of n floats, d = a + y s, d and a stepping too.
     __attribute__((noinline)) static uint32_t fmacs_tile_runs(uint8_t* d, const ptrdiff_t dstep, const uint8_t* a, const ptrdiff_t astep,
                                                               const uint8_t* y, const ptrdiff_t ystep, const uint8_t* x, const ptrdiff_t xstep,
                                                               const uint32_t n, const uint64_t runs, const uint64_t loads, uint32_t sbits) {
@@ -464,7 +464,7 @@ struct CoreExec {
             const ptrdiff_t ystep = int32_t(sb), xstep = int32_t(cp);
             if (n == 16 && ab == db && sa == 0 && sd == 0 && outside_tile(lowest(bb, sb, runs), highest(bb, sb, runs) + tile) &&
                 (!loads || outside_tile(lowest(first_load, cp, loads), highest(first_load, cp, loads) + 4)))
-                sbits = fmacs_tile16_runs(mem + db, y, ystep, x, xstep, runs, loads, sbits);
+                sbits = fmacs_tile16_passes({mem + db, y, x, 0, 0, 0, ystep, xstep, 1, runs, loads, false}, sbits);
             else
                 sbits = fmacs_tile_runs(mem + db, int32_t(sd), mem + ab, int32_t(sa), y, ystep, x, xstep, n, runs, loads, sbits);
             iters = runs - exits, part = exits, at = exits ? &br + 1 : fm;
@@ -758,19 +758,21 @@ struct CoreExec {
         const uint32_t pa = a1.base - a0.base, pd = d1.base - d0.base, pb = b1.base - b0.base, pv = v1 - v0;
         const uint64_t loads = ld ? trips - 1 : 0;
         uint32_t sbits = R[fm->d];
-        for (uint32_t q = 0; q < uint32_t(passes); ++q) {
-            const uint8_t* x_ = nullptr;
-            if (ld) {
-                const uint32_t v = v0 + q * pv;
-                std::memcpy(&sbits, mem + v, 4);
-                x_ = mem + v + cp;
+        if (in_registers) {   // every pass's addresses lie in SRAM: they step by a signed pass step
+            sbits = fmacs_tile16_passes({mem + d0.base, mem + b0.base, ld ? mem + v0 : nullptr, int32_t(pd), int32_t(pb), int32_t(pv), int32_t(sb),
+                                         int32_t(cp), passes, trips, loads, ld != nullptr},
+                                        sbits);
+        } else {
+            for (uint32_t q = 0; q < uint32_t(passes); ++q) {
+                const uint8_t* x_ = nullptr;
+                if (ld) {
+                    const uint32_t v = v0 + q * pv;
+                    std::memcpy(&sbits, mem + v, 4);
+                    x_ = mem + v + cp;
+                }
+                sbits = fmacs_tile_runs(mem + (d0.base + q * pd), int32_t(sd), mem + (a0.base + q * pa), int32_t(sa), mem + (b0.base + q * pb),
+                                        int32_t(sb), x_, int32_t(cp), n, trips, loads, sbits);
             }
-            uint8_t* const d = mem + (d0.base + q * pd);
-            const uint8_t* const y = mem + (b0.base + q * pb);
-            if (in_registers)
-                sbits = fmacs_tile16_runs(d, y, int32_t(sb), x_, int32_t(cp), trips, loads, sbits);
-            else
-                sbits = fmacs_tile_runs(d, int32_t(sd), mem + (a0.base + q * pa), int32_t(sa), y, int32_t(sb), x_, int32_t(cp), n, trips, loads, sbits);
         }
         // Where they leave the registers and DSDs: x(passes) = x(0) + passes d, and the last scalar.
         NestPoint end;

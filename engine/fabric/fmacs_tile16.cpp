@@ -1,4 +1,4 @@
-// fmacs_tile16.cpp: fmacs_tile16_runs (fmacs_tile16.h), in SSE2's four lanes, or AVX2's eight
+// fmacs_tile16.cpp: fmacs_tile16_passes (fmacs_tile16.h), in SSE2's four lanes, or AVX2's eight
 // where the CPU has them: the same IEEE multiplies and adds, so the same bits (AVX2 has no fused
 // multiply-add, and -ffp-contract=off would keep them apart anyway).
 #include "engine/fabric/fmacs_tile16.h"
@@ -11,52 +11,52 @@ namespace {
 
 // The tile as 16 / W vectors F of W floats.
 template <class F, int W>
-__attribute__((always_inline)) inline uint32_t tile16_runs(uint8_t* const d, const uint8_t* y, const ptrdiff_t ystep, const uint8_t* x,
-                                                           const ptrdiff_t xstep, const uint64_t runs, const uint64_t loads, uint32_t sbits) {
+__attribute__((always_inline)) inline uint32_t tile16_passes(const Tile16Passes& p, uint32_t sbits) {
     constexpr int kVecs = 16 / W, kBytes = 4 * W;
-    F c[kVecs];
-    for (int v = 0; v < kVecs; ++v) std::memcpy(&c[v], d + v * kBytes, kBytes);
-    for (uint64_t k = 0; k < runs; ++k, y += ystep) {
-        float s;
-        std::memcpy(&s, &sbits, 4);
-        F sv;   // s in every lane (a broadcast: not F{} + s, as 0 + -0 is +0)
-        if constexpr (W == 4) sv = F{s, s, s, s};
-        else sv = F{s, s, s, s, s, s, s, s};
-        for (int v = 0; v < kVecs; ++v) {
-            F yv;
-            std::memcpy(&yv, y + v * kBytes, kBytes);
-            c[v] = c[v] + yv * sv;   // vector_ops.h's fmacs_elem, W lanes at once
+    uint8_t* d = p.d;
+    const uint8_t *y0 = p.y, *xq = p.x;
+    for (uint64_t q = 0; q < p.passes; ++q, d += p.dpass, y0 += p.ypass, xq += p.xpass) {
+        const uint8_t* y = y0;
+        const uint8_t* x = xq;
+        if (p.lead_load) std::memcpy(&sbits, x, 4), x += p.xstep;
+        F c[kVecs];
+        for (int v = 0; v < kVecs; ++v) std::memcpy(&c[v], d + v * kBytes, kBytes);
+        for (uint64_t k = 0; k < p.runs; ++k, y += p.ystep) {
+            float s;
+            std::memcpy(&s, &sbits, 4);
+            F sv;   // s in every lane (a broadcast: not F{} + s, as 0 + -0 is +0)
+            if constexpr (W == 4) sv = F{s, s, s, s};
+            else sv = F{s, s, s, s, s, s, s, s};
+            for (int v = 0; v < kVecs; ++v) {
+                F yv;
+                std::memcpy(&yv, y + v * kBytes, kBytes);
+                c[v] = c[v] + yv * sv;   // vector_ops.h's fmacs_elem, W lanes at once
+            }
+            if (k < p.loads) std::memcpy(&sbits, x, 4), x += p.xstep;
         }
-        if (k < loads) std::memcpy(&sbits, x, 4), x += xstep;
+        for (int v = 0; v < kVecs; ++v) std::memcpy(d + v * kBytes, &c[v], kBytes);
     }
-    for (int v = 0; v < kVecs; ++v) std::memcpy(d + v * kBytes, &c[v], kBytes);
     return sbits;
 }
 
 typedef float F4 __attribute__((vector_size(16)));
 
-uint32_t runs4(uint8_t* d, const uint8_t* y, ptrdiff_t ystep, const uint8_t* x, ptrdiff_t xstep, uint64_t runs, uint64_t loads, uint32_t sbits) {
-    return tile16_runs<F4, 4>(d, y, ystep, x, xstep, runs, loads, sbits);
-}
+uint32_t passes4(const Tile16Passes& p, uint32_t sbits) { return tile16_passes<F4, 4>(p, sbits); }
 
 #if defined(__x86_64__) && defined(__GNUC__)
 typedef float F8 __attribute__((vector_size(32)));
 
-__attribute__((target("avx2"))) uint32_t runs8(uint8_t* d, const uint8_t* y, ptrdiff_t ystep, const uint8_t* x, ptrdiff_t xstep, uint64_t runs,
-                                               uint64_t loads, uint32_t sbits) {
-    return tile16_runs<F8, 8>(d, y, ystep, x, xstep, runs, loads, sbits);
-}
+__attribute__((target("avx2"))) uint32_t passes8(const Tile16Passes& p, uint32_t sbits) { return tile16_passes<F8, 8>(p, sbits); }
 #endif
 
 }  // namespace
 
-uint32_t fmacs_tile16_runs(uint8_t* d, const uint8_t* y, ptrdiff_t ystep, const uint8_t* x, ptrdiff_t xstep, uint64_t runs, uint64_t loads,
-                           uint32_t sbits) {
+uint32_t fmacs_tile16_passes(const Tile16Passes& p, uint32_t sbits) {
 #if defined(__x86_64__) && defined(__GNUC__)
     static const bool avx2 = __builtin_cpu_supports("avx2");
-    if (avx2) return runs8(d, y, ystep, x, xstep, runs, loads, sbits);
+    if (avx2) return passes8(p, sbits);
 #endif
-    return runs4(d, y, ystep, x, xstep, runs, loads, sbits);
+    return passes4(p, sbits);
 }
 
 }  // namespace wl

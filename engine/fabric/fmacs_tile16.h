@@ -1,16 +1,29 @@
 // fmacs_tile16.h: fast mode's hottest kernel, SUMMA's inner loop run whole: a tile of 16 floats
-// that stays put, held in vector registers across `runs` fmacs, C += A s (fmacs_loop.h).
+// that stays put, held in vector registers across the fmacs of a pass, C += A s (fmacs_loop.h);
+// an affine nest's passes (one tile each) back to back.
 #pragma once
 #include <cstddef>
 #include <cstdint>
 
 namespace wl {
 
-// d += y s, `runs` times: y steps ystep bytes; s is the float with bits `sbits`, then the float at
-// x (x stepping xstep) for the first `loads` of them. Returns the last scalar's bits. d and y do not
-// overlap, and nothing read overlaps d. Each element's multiply and add are rounded apart, in run
+// `passes` passes of `runs` fmacs each. Pass q: the tile at d + q dpass += y s, y from y + q ypass
+// stepping ystep bytes. Its scalars: with lead_load, the float at xq = x + q xpass, then those at
+// xq + xstep, xq + 2 xstep ... for its first `loads` fmacs; without, the float with bits `sbits`
+// (pass 0) or the last one of the pass before, then those at x, x + xstep ... for its first
+// `loads` fmacs. No tile overlaps another, nor anything read.
+struct Tile16Passes {
+    uint8_t* d;
+    const uint8_t* y;
+    const uint8_t* x;
+    ptrdiff_t dpass, ypass, xpass;   // from pass to pass
+    ptrdiff_t ystep, xstep;          // from fmacs to fmacs
+    uint64_t passes, runs, loads;
+    bool lead_load;
+};
+
+// Returns the last scalar's bits. Each element's multiply and add are rounded apart, in fmacs
 // order, so the bits are the interpreter's; the vectors are the CPU's widest that keep them so.
-uint32_t fmacs_tile16_runs(uint8_t* d, const uint8_t* y, ptrdiff_t ystep, const uint8_t* x, ptrdiff_t xstep, uint64_t runs,
-                           uint64_t loads, uint32_t sbits);
+uint32_t fmacs_tile16_passes(const Tile16Passes& p, uint32_t sbits);
 
 }  // namespace wl

@@ -370,7 +370,8 @@ TEST(FastModeFmacsLoop, HandBuiltNestLeavesTheLastScalar) {
 }
 
 // The tile kernel in this CPU's widest vectors gives the scalar fmacs's bits, signed zeros,
-// infinities, subnormals and NaNs made from numbers included, the scalars read from x as it steps.
+// infinities, subnormals and NaNs made from numbers included, pass after pass, its scalars read
+// from x as it steps (or each pass's first at the pass's x).
 TEST(FastModeFmacsLoop, Tile16KernelGivesTheScalarBits) {
     const float special[] = {-0.0f, 0.0f, 1e-45f, -1e-40f, 3.0e38f, -3.0e38f, std::numeric_limits<float>::infinity(),
                              -std::numeric_limits<float>::infinity(), std::numeric_limits<float>::quiet_NaN(), 1.5f, -2.25f};
@@ -381,9 +382,12 @@ TEST(FastModeFmacsLoop, Tile16KernelGivesTheScalarBits) {
         const int k = int(seed >> 24) % (kSpecial + 4);
         return k < kSpecial ? special[k] : float(int32_t(seed >> 8) % 1000) / 64.0f;
     };
-    for (int trial = 0; trial < 50; ++trial) {
-        const uint64_t runs = uint64_t(trial % 7) + 1, loads = trial % 2 ? runs - 1 : runs;
-        float d[16], ref[16], y[16 * 8], x[8];
+    for (int trial = 0; trial < 60; ++trial) {
+        const uint64_t passes = uint64_t(trial % 3) + 1, runs = uint64_t(trial % 7) + 1;
+        const bool lead_load = trial % 4 >= 2;
+        const uint64_t loads = lead_load || trial % 2 ? runs - 1 : runs;
+        // Pass q: its tile at d + 16 q, its y at y + 8 q (overlapping the last pass's), its scalars at x + 3 q.
+        float d[48], ref[48], y[16 * 7 + 8 * 2], x[16];
         for (float& v : d) v = next();
         for (float& v : y) v = next();
         for (float& v : x) v = next();
@@ -392,13 +396,18 @@ TEST(FastModeFmacsLoop, Tile16KernelGivesTheScalarBits) {
         std::memcpy(ref, d, sizeof d);
         uint32_t sbits;
         std::memcpy(&sbits, &s, 4);
-        for (uint64_t k = 0; k < runs; ++k) {
-            for (int e = 0; e < 16; ++e) ref[e] = fmacs_elem(ref[e], y[16 * k + uint64_t(e)], s);
-            if (k < loads) s = x[k];
+        for (uint64_t q = 0; q < passes; ++q) {
+            const float* xs = x + 3 * q;
+            if (lead_load) s = *xs++;
+            for (uint64_t k = 0; k < runs; ++k) {
+                for (uint64_t e = 0; e < 16; ++e) ref[16 * q + e] = fmacs_elem(ref[16 * q + e], y[8 * q + 16 * k + e], s);
+                if (k < loads) s = xs[k];
+            }
         }
-        const uint32_t out = fmacs_tile16_runs(reinterpret_cast<uint8_t*>(d), reinterpret_cast<const uint8_t*>(y), 64,
-                                               reinterpret_cast<const uint8_t*>(x), 4, runs, loads, sbits);
-        for (int e = 0; e < 16; ++e)   // a NaN from two NaNs keeps the one its build put first (docs/engine.md)
+        const uint32_t out = fmacs_tile16_passes({reinterpret_cast<uint8_t*>(d), reinterpret_cast<const uint8_t*>(y),
+                                                  reinterpret_cast<const uint8_t*>(x), 64, 32, 12, 64, 4, passes, runs, loads, lead_load},
+                                                 sbits);
+        for (int e = 0; e < 48; ++e)   // a NaN from two NaNs keeps the one its build put first (docs/engine.md)
             if (!(d[e] != d[e] && ref[e] != ref[e])) {
                 EXPECT_EQ(std::memcmp(&d[e], &ref[e], 4), 0) << "trial " << trial << ", element " << e;
             }
