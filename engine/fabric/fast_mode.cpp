@@ -100,8 +100,11 @@ struct FastCore : CoreExec<FastPort> {
             if (out && !ramp_route_ok(v.dst.colour, v.pc)) return false;
         }
         uint64_t t = st.next[slot];
-        std::vector<uint32_t>& block = port.f.block_data_;   // this chunk's output wavelets
-        std::vector<uint64_t>& block_at = port.f.block_at_;
+        // This chunk's output wavelets, in the fabric's buffers (grown, never cleared: no fill per chunk).
+        if (out && port.f.block_data_.size() < n) port.f.block_data_.resize(n), port.f.block_at_.resize(n);
+        uint32_t* const block = port.f.block_data_.data();   // locals: the stores could alias the vectors and st
+        uint64_t* const block_at = port.f.block_at_.data();
+        uint32_t nb = 0;
         auto get = [&](const Dsd& d, uint32_t k) -> float {
             if (d.kind != DsdKind::FabIn) return load(d, k);
             const FastWavelet w = port.f.take(port.i, d.colour);
@@ -114,16 +117,11 @@ struct FastCore : CoreExec<FastPort> {
             ce.stats.received += n;
             st.last[slot] = t;
         } else if (v.op == Op::FMOVS && ina >= 0 && out && n) {   // a relay (receive and send on): one pass
-            block.resize(n);
-            block_at.resize(n);
-            uint32_t* const d = block.data();   // locals: the stores could alias the vectors and st
-            uint64_t* const a = block_at.data();
             uint64_t ramp = st.ramp_free, tt = t;
-            uint32_t k = 0;
             port.f.take_each(port.i, ina, n, [&](uint32_t data, uint64_t at) {
                 tt = std::max({tt, at, ramp});   // it arrives, then waits for the ramp
                 ramp = tt + 1;
-                d[k] = data, a[k] = tt + 1, ++k;
+                block[nb] = data, block_at[nb] = tt + 1, ++nb;
                 ++tt;
             });
             ce.stats.received += n;
@@ -134,9 +132,8 @@ struct FastCore : CoreExec<FastPort> {
         } else if (v.op == Op::FMOVS && ina < 0 && out && n) {   // the common send from memory: one pass
             // One wavelet up the ramp per cycle: after the first, each goes the cycle after the last.
             const uint64_t t0 = std::max(t, st.ramp_free);
-            block.resize(n);
-            block_at.resize(n);
             for (uint32_t k = 0; k < n; ++k) block[k] = u32(load(v.a, v.i + k)), block_at[k] = t0 + 1 + k;
+            nb = n;
             ce.stats.sent += n;
             st.last[slot] = t0 + n - 1;
             t = st.ramp_free = t0 + n;
@@ -153,8 +150,7 @@ struct FastCore : CoreExec<FastPort> {
                 if (out) {
                     if (st.ramp_free > t) t = st.ramp_free;
                     st.ramp_free = t + 1;   // one wavelet up the ramp per cycle
-                    block.push_back(u32(r));
-                    block_at.push_back(t + 1);
+                    block[nb] = u32(r), block_at[nb] = t + 1, ++nb;
                     ce.stats.sent++;
                     st.last[slot] = t++;
                 } else {
@@ -163,11 +159,7 @@ struct FastCore : CoreExec<FastPort> {
                 }
             }
         }
-        if (out) {
-            port.send_block(v.dst.colour, block.data(), block_at.data(), block.size());
-            block.clear();
-            block_at.clear();
-        }
+        if (out) port.send_block(v.dst.colour, block, block_at, nb);
         st.next[slot] = t;
         v.i += n;
         count_elems(v, n);

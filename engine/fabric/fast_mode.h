@@ -27,6 +27,7 @@
 #include <cstdint>
 #include <cstring>
 #include <map>
+#include <memory>
 #include <unordered_map>
 #include <string>
 #include <vector>
@@ -46,6 +47,11 @@ struct FastWavelet {
 // wavelets, as they nearly always are) the latest of a run taken is its last.
 class FastQueue {
 public:
+    FastQueue() = default;
+    FastQueue(FastQueue&&) = default;
+    FastQueue& operator=(FastQueue&&) = default;
+    FastQueue(const FastQueue& o) : FastQueue(o, o.cap_) {}
+    FastQueue& operator=(const FastQueue& o) { return *this = FastQueue(o); }
     bool empty() const { return n_ == 0; }
     size_t size() const { return n_; }
     FastWavelet front() const { return FastWavelet{data_[head_], ctrl_[head_], at_[head_]}; }
@@ -87,8 +93,8 @@ public:
     template <class F>
     void pop_each(size_t n, F&& f) {
         const size_t first = std::min(n, cap() - head_);
-        const uint32_t* const d = data_.data();   // locals: f's stores could alias the members
-        const uint64_t* const a = at_.data();
+        const uint32_t* const d = data_.get();   // locals: f's stores could alias the members
+        const uint64_t* const a = at_.get();
         for (size_t k = head_; k < head_ + first; ++k) f(d[k], a[k]);
         for (size_t k = 0; k < n - first; ++k) f(d[k], a[k]);
         head_ = (head_ + n) & (cap() - 1);
@@ -96,20 +102,20 @@ public:
     }
 
 private:
-    size_t cap() const { return data_.size(); }   // 0 or a power of two
+    size_t cap() const { return cap_; }   // 0 or a power of two
     void put(size_t at, const uint32_t* data, const uint64_t* stamps, size_t n, uint64_t delay) {
-        std::memcpy(data_.data() + at, data, n * 4);
-        uint64_t* const a = at_.data() + at;   // a local: the stores could alias the members
+        std::memcpy(data_.get() + at, data, n * 4);
+        uint64_t* const a = at_.get() + at;   // a local: the stores could alias the members
         for (size_t k = 0; k < n; ++k) a[k] = stamps[k] + delay;
-        std::memset(ctrl_.data() + at, 0, n);
+        std::memset(ctrl_.get() + at, 0, n);
     }
     uint64_t get(size_t at, size_t n, uint8_t* to, int64_t step, uint64_t t) const {
         if (step == 4) {
-            std::memcpy(to, data_.data() + at, n * 4);
+            std::memcpy(to, data_.get() + at, n * 4);
         } else {
             for (size_t k = 0; k < n; ++k) std::memcpy(to + int64_t(k) * step, &data_[at + k], 4);
         }
-        return ordered_ ? t : latest(at_.data() + at, n, t);
+        return ordered_ ? t : latest(at_.get() + at, n, t);
     }
     // The latest of t and a[0, n): four running maxima, so the compares do not wait on each other.
     static uint64_t latest(const uint64_t* a, size_t n, uint64_t t) {
@@ -130,20 +136,22 @@ private:
         const size_t c = cap();
         size_t nc = c ? c * 2 : 16;
         while (nc - n_ < more) nc *= 2;
-        std::vector<uint32_t> d(nc);
-        std::vector<uint64_t> a(nc);
-        std::vector<uint8_t> k(nc);
-        for (size_t e = 0; e < n_; ++e) {
-            const size_t from = (head_ + e) & (c - 1);
-            d[e] = data_[from], a[e] = at_[from], k[e] = ctrl_[from];
-        }
-        data_.swap(d), at_.swap(a), ctrl_.swap(k);
-        head_ = 0;
+        *this = FastQueue(*this, nc);
     }
-    std::vector<uint32_t> data_;
-    std::vector<uint64_t> at_;
-    std::vector<uint8_t> ctrl_;
-    size_t head_ = 0, n_ = 0;
+    // o's wavelets in storage for c (a power of two, at least o's size), from slot 0. The slots past
+    // them are left unwritten: a slot is read only after a push writes it.
+    FastQueue(const FastQueue& o, size_t c) : cap_(c), n_(o.n_), ordered_(o.ordered_), back_at_(o.back_at_) {
+        if (!c) return;
+        data_.reset(new uint32_t[c]), at_.reset(new uint64_t[c]), ctrl_.reset(new uint8_t[c]);
+        for (size_t e = 0; e < n_; ++e) {
+            const size_t from = (o.head_ + e) & (o.cap_ - 1);
+            data_[e] = o.data_[from], at_[e] = o.at_[from], ctrl_[e] = o.ctrl_[from];
+        }
+    }
+    std::unique_ptr<uint32_t[]> data_;
+    std::unique_ptr<uint64_t[]> at_;
+    std::unique_ptr<uint8_t[]> ctrl_;
+    size_t cap_ = 0, head_ = 0, n_ = 0;
     bool ordered_ = true;    // stamps nondecreasing from the head to the back
     uint64_t back_at_ = 0;   // the back's stamp
 };
