@@ -22,6 +22,7 @@
 #include "engine/fabric/fault.h"
 #include "engine/fabric/fmacs_loop.h"
 #include "engine/fabric/fmacs_tile16.h"
+#include "engine/fabric/nest_map.h"
 #include "engine/fabric/trace.h"
 #include "engine/fabric/vector_ops.h"
 
@@ -647,12 +648,6 @@ struct CoreExec {
               instrs(uint32_t(outer - after) + 1 + uint32_t(head - lead) + (ld ? 1 : 0)) {}
     };
 
-    // The words a pass of a nest writes (fmacs_loop.h's x; what it does not write stays put): its
-    // registers, then its DSDs, three words each.
-    struct NestPoint {
-        uint32_t w[sizeof FmacsNest::reg + 3 * sizeof FmacsNest::dsd];
-    };
-    static_assert(sizeof(Dsd) == 12, "a DSD is three words");
     void snap(NestPoint& P, const FmacsNest& W, const uint32_t* R) const {
         for (uint32_t k = 0; k < W.nreg; ++k) P.w[k] = R[W.reg[k]];
         for (uint32_t k = 0; k < W.ndsd; ++k) std::memcpy(P.w + W.nreg + 3 * k, static_cast<const void*>(&ce.dsd[W.dsd[k]]), 12);
@@ -661,27 +656,36 @@ struct CoreExec {
         for (uint32_t k = 0; k < W.nreg; ++k) R[W.reg[k]] = P.w[k];
         for (uint32_t k = 0; k < W.ndsd; ++k) std::memcpy(static_cast<void*>(&ce.dsd[W.dsd[k]]), P.w + W.nreg + 3 * k, 12);
     }
-    // What a pass's inner loop starts from: the fmacs operands, the fmacs bases' steps, the counter
-    // and its bound, the ld's address register; and the outer blt's operands before it.
-    struct NestEntry {
-        Dsd a, d, b;
-        uint32_t sa, sd, sb, vi, vn, vp, outer_a, outer_b;
-    };
 
-    // An affine nest's passes from here (r.ip is after the inner loop), as many as run at once
-    // (fmacs_loop.h): two passes' effect on the registers and DSDs is worked out without their
-    // fmacs (the map needs no memory: the ld's scalar is dead when a pass starts), and if they change
-    // x by the same d, every pass after them does too. Then the passes the outer loop has left before
-    // its last, that end before stop, and whose every address lies in SRAM run their fmacs back to
-    // back, and the registers, DSDs, time, count and statistics move that many passes on. Else
-    // nothing changes.
-    __attribute__((noinline)) LoopRun run_affine_passes(const FmacsLoop& L, const NestCode& c, LoopRun r, uint64_t stop, uint32_t* const R) {
+    // Whether M was worked out for loop L from the live state (nest_map.h), and if not, makes it
+    // M's state.
+    bool same_state(NestMap& M, const FmacsLoop& L, const uint32_t* R) const {
+        const FmacsNest& N = L.nest;
+        bool same = M.loop == &L;
+        for (uint64_t m = N.state_regs; m; m &= m - 1) {
+            const int k = __builtin_ctzll(m);
+            same = same && M.regs[k] == R[k];
+            M.regs[k] = R[k];
+        }
+        for (uint32_t m = N.state_dsds; m; m &= m - 1) {
+            const int k = __builtin_ctz(m);
+            same = same && !std::memcmp(static_cast<const void*>(&M.dsd[k]), static_cast<const void*>(&ce.dsd[k]), sizeof(Dsd));
+            M.dsd[k] = ce.dsd[k];
+        }
+        M.loop = &L;
+        return same;
+    }
+    // An affine nest's map from the live state (r.ip after the inner loop; nest_map.h): two passes'
+    // effect on the registers and DSDs worked out without their fmacs (the map needs no memory: the
+    // ld's scalar is dead when a pass starts), on the live registers and DSDs, put back after. If
+    // they change x by the same d, start their inner loops alike and count the outer loop up to a
+    // fixed bound, every pass after them does too (M.alike).
+    void work_out(NestMap& M, const FmacsLoop& L, const NestCode& c, uint32_t* const R) {
         const Instr *const after = c.after, *const outer = c.outer, *const lead = c.lead, *const head = c.head, *const fm = c.fm, *const ld = c.ld;
         const Instr& br = c.after[-1];   // the inner blt
-        if (fm->e | ce.ut_busy) return r;
         const FmacsNest& W = L.nest;
-        // Two passes' map, on the live registers and DSDs, put back after: x[p] as pass p starts, e[p]
-        // as its inner loop starts, and the inner loop's trip count.
+        M.alike = false;
+        // x[p] as pass p starts, e[p] as its inner loop starts, and the inner loop's trip count.
         NestPoint x[3];
         NestEntry e[2];
         uint64_t trips = 0;
@@ -706,7 +710,7 @@ struct CoreExec {
             const uint64_t t = int32_t(ci) <= 0 ? 0 : left <= 0 ? 1 : uint64_t((left + int32_t(ci) - 1) / int32_t(ci));
             if (!unit_operands(E.a, E.d, E.b) || !t || int64_t(int32_t(E.vi)) + int64_t(t) * int32_t(ci) > INT32_MAX) {
                 restore(x[0], W, R);
-                return r;
+                return;
             }
             trips = t;
             for (int k = 0; k < L.nadd; ++k) R[L.add[k].a] += L.add[k].imm * uint32_t(t);
@@ -716,20 +720,41 @@ struct CoreExec {
         restore(x[0], W, R);
         const uint32_t nw = W.nreg + 3u * W.ndsd;
         for (uint32_t k = 0; k < nw; ++k)
-            if (x[1].w[k] - x[0].w[k] != x[2].w[k] - x[1].w[k] && !(ld && k < W.nreg && W.reg[k] == fm->d)) return r;
+            if (x[1].w[k] - x[0].w[k] != x[2].w[k] - x[1].w[k] && !(ld && k < W.nreg && W.reg[k] == fm->d)) return;
         // Then every pass is alike if the first two are: the operands' kinds, strides and lengths, the
-        // steps, and the counter's start and bound (so the trip count).
+        // steps, and the counter's start and bound (so the trip count); and the outer blt is taken
+        // while its counter counts up to a fixed bound.
         const NestEntry &e0 = e[0], &e1 = e[1];
         auto same_shape = [](const Dsd& u, const Dsd& v) { return u.kind == v.kind && u.stride == v.stride && u.length == v.length; };
         if (!same_shape(e0.a, e1.a) || !same_shape(e0.d, e1.d) || !same_shape(e0.b, e1.b) || e0.vi != e1.vi || e0.vn != e1.vn ||
             e0.sa != e1.sa || e0.sd != e1.sd || e0.sb != e1.sb)
-            return r;
+            return;
+        const int64_t da = int32_t(e1.outer_a - e0.outer_a), a0v = int32_t(e0.outer_a);
+        if (e1.outer_b != e0.outer_b || da <= 0 || a0v + da != int32_t(e1.outer_a) || a0v >= int32_t(e0.outer_b)) return;
+        for (uint32_t k = 0; k < nw; ++k) M.d.w[k] = x[1].w[k] - x[0].w[k];
+        M.e0 = e0, M.e1 = e1, M.trips = trips;
+        M.alike = true;
+    }
+
+    // An affine nest's passes from here (r.ip is after the inner loop), as many as run at once
+    // (fmacs_loop.h), from the nest's map at the live state (work_out, or the PE's map kept from an
+    // entry at the same state): the passes the outer loop has left before its last, that end before
+    // stop, and whose every address lies in SRAM run their fmacs back to back, and the registers,
+    // DSDs, time, count and statistics move that many passes on. Else nothing changes.
+    __attribute__((noinline)) LoopRun run_affine_passes(const FmacsLoop& L, const NestCode& c, LoopRun r, uint64_t stop, uint32_t* const R) {
+        const Instr *const fm = c.fm, *const ld = c.ld;
+        if (fm->e | ce.ut_busy) return r;
+        const FmacsNest& W = L.nest;
+        NestMap& M = port.nest_map();
+        if (!same_state(M, L, R)) work_out(M, L, c, R);
+        if (!M.alike) return r;
+        const NestEntry &e0 = M.e0, &e1 = M.e1;
+        const uint64_t trips = M.trips;
         const Dsd &a0 = e0.a, &d0 = e0.d, &b0 = e0.b, &a1 = e1.a, &d1 = e1.d, &b1 = e1.b;
         const uint32_t sa = e0.sa, sd = e0.sd, sb = e0.sb;
         // The passes to run: the outer blt taken (its counter counts up to a fixed bound), each ending before stop.
         const uint32_t n = a0.length, tile = n * 4, cp = L.address_step;
         const int64_t da = int32_t(e1.outer_a - e0.outer_a), bound = int32_t(e0.outer_b), a0v = int32_t(e0.outer_a);
-        if (e1.outer_b != e0.outer_b || da <= 0 || a0v + da != int32_t(e1.outer_a) || a0v >= bound) return r;
         const IterationCost per = iteration_cost(L, n);
         const uint32_t pass_instrs = c.instrs + uint32_t(trips - 1) * per.instrs + per.part_instrs;
         const uint64_t pass_cycles = c.cycles + (trips - 1) * per.cycles + per.part_cycles;
@@ -775,9 +800,10 @@ struct CoreExec {
             }
         }
         // Where they leave the registers and DSDs: x(passes) = x(0) + passes d, and the last scalar.
-        NestPoint end;
-        for (uint32_t k = 0; k < nw; ++k) end.w[k] = x[0].w[k] + uint32_t(passes) * (x[1].w[k] - x[0].w[k]);
-        restore(end, W, R);
+        NestPoint x;
+        snap(x, W, R);
+        for (uint32_t k = 0, nw = W.nreg + 3u * W.ndsd; k < nw; ++k) x.w[k] += uint32_t(passes) * M.d.w[k];
+        restore(x, W, R);
         if (ld) R[fm->d] = sbits;
         count_fmacs(passes * trips, n);
         return {r.ip, r.t + passes * pass_cycles, r.count + uint32_t(passes) * pass_instrs, op_base_cycles(Op::BLT)};

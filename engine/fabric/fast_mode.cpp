@@ -64,6 +64,10 @@ struct FastPort {
         }
     }
     void timer(uint64_t) {}                 // the driver runs on; it needs no wake-ups
+    NestMap& nest_map() {                   // this PE's (nest_map.h)
+        if (f.nest_maps_.pe.empty()) f.nest_maps_.pe.resize(f.pe_.size());
+        return f.nest_maps_.pe[size_t(i)];
+    }
     void fault(FaultKind k, int colour, int task, int32_t pc, std::string msg) {
         const bool first = !m.fault_;
         m.raise(k, i, colour, task, pc, std::move(msg));

@@ -22,6 +22,7 @@
 // after a fast run.
 #pragma once
 #include "engine/fabric/machine.h"
+#include "engine/fabric/nest_map.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -170,6 +171,9 @@ public:
     size_t held(int pe, int port, int colour) const;       // wavelets waiting at a router for a switch position
     bool holds_any() const { return !held_.empty(); }
     void forget_paths() { paths_.clear(); }                 // a route changed
+    void forget_nest_map(int pe) {                         // a program or its constants were placed there
+        if (!nest_maps_.pe.empty()) nest_maps_.pe[size_t(pe)].loop = nullptr;
+    }
     size_t queued_at(int pe) const { return pe_queued_[size_t(pe)]; }   // over all colours
     uint64_t busy_until() const { return end_time_; }
 
@@ -232,6 +236,7 @@ private:
     std::unordered_map<uint64_t, Path> paths_;   // (pe, port, colour) -> the recorded path; cleared when a route changes
     Path recording_;
     std::vector<Pe> pe_;
+    NestMaps nest_maps_;                   // each PE's last affine nest map (nest_map.h)
     std::vector<Entry> heap_;
     struct Hop { int i, port; FastWavelet w; };
     std::vector<Hop> hops_;                // route()'s work stack

@@ -37,6 +37,21 @@ void decode_affine(const Program& p, FmacsLoop& L) {
     L.affine = true;
 }
 
+// The registers a straight instruction, or one of an fmacs loop's (blt, iaddi, daddr, ld), reads;
+// the fmacs reads only its scalar, which a nest's map does not.
+uint64_t sources(const Instr& in) {
+    auto r = [](uint8_t k) { return 1ull << (k & 63); };
+    switch (in.op) {
+    case Op::MOV: case Op::IADDI: case Op::ISHLI: case Op::IMULI: case Op::DSETLEN: case Op::DADDR: case Op::LD: return r(in.b);
+    case Op::IADD: case Op::ISUB: case Op::IMUL: case Op::IDIV: case Op::IREM: case Op::IAND: case Op::IOR: case Op::IXOR:
+    case Op::ISHL: case Op::ISHR: case Op::ILT: case Op::ILE: case Op::IEQ: case Op::INE: case Op::DMEM:
+        return r(in.b) | r(in.c);
+    case Op::BLT: return r(in.a) | r(in.b);
+    case Op::NOP: case Op::LI: case Op::LDP: case Op::PEID: case Op::FMACS: return 0;
+    default: return ~0ull;   // an op not listed here: every register, to be safe
+    }
+}
+
 // Whether a pass of the nest is an affine map of the registers and DSDs (fmacs_loop.h): its straight
 // instructions are linear (constants, moves, sums, shifts and products by constants, DSD set-up),
 // and the value the inner loop's ld brings from memory is dead when a pass starts (nothing reads
@@ -101,6 +116,13 @@ void decode_nest(const Program& p, FmacsLoop& L) {
         if (in.op == Op::DMEM || in.op == Op::DSETLEN || in.op == Op::DADDR) add(N.dsd, N.ndsd, in.a);
         else if (in.op == Op::IADDI || in.op == Op::LD || (straight_op(in.op) && in.op != Op::NOP)) add(N.reg, N.nreg, in.a);
     }
+    // The state its map depends on: what it writes, what its instructions read, the fmacs operands.
+    for (uint32_t k = N.lead; k <= N.blt; ++k) N.state_regs |= sources(p.code[k]);
+    for (uint8_t k = 0; k < N.nreg; ++k) N.state_regs |= 1ull << N.reg[k];
+    if (L.ld >= 0) N.state_regs &= ~(1ull << p.code[L.fmacs].d);   // the scalar: data, dead as a pass starts
+    const Instr& fm = p.code[L.fmacs];
+    N.state_dsds = uint8_t(1u << fm.a | 1u << fm.b | 1u << fm.c);
+    for (uint8_t k = 0; k < N.ndsd; ++k) N.state_dsds |= uint8_t(1u << N.dsd[k]);
     L.nest = N;
 }
 

@@ -68,6 +68,10 @@ struct FmacsNest {   // the loop around an fmacs loop (above)
     // the inner loop's iaddi, daddr and ld).
     uint8_t reg[kMaxNestStraight + kMaxFmacsLoopPost + 1], dsd[8];   // 8: kDsdRegs (program.h)
     uint8_t nreg = 0, ndsd = 0;
+    // What a pass's map (nest_map.h) depends on: the registers it reads or writes (the inner loop's
+    // ld scalar aside) and the DSDs it reads or writes, as masks.
+    uint64_t state_regs = 0;
+    uint8_t state_dsds = 0;
 };
 
 struct FmacsLoop {

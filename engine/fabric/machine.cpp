@@ -319,6 +319,7 @@ void Machine::place(int pi, Rect r, const std::vector<uint32_t>& consts) {
             std::fill(std::begin(c.konst), std::end(c.konst), 0u);
             std::copy(consts.begin(), consts.end(), c.konst);
             c.rx = uint16_t(x - r.x), c.ry = uint16_t(y - r.y), c.rw = uint16_t(r.w), c.rh = uint16_t(r.h);
+            if (fast_) fast_->forget_nest_map(i);   // its map read the constants and place
             c.tasks_active = 0;
             c.tasks_blocked = blocked;
             uint8_t* mem = sram_.get() + size_t(i) * cfg_.sram_bytes;

@@ -45,21 +45,24 @@ std::string kernel(int trip, const std::string& body, int asize = 512) {
 }
 
 // One PE: a loop over j of `outer` passes around a loop over l of `inner` iterations of `body`
-// (the nest, fmacs_loop.h), before which `pre` runs.
-std::string nest_kernel(int outer, int inner, const std::string& body, const std::string& pre = "") {
+// (the nest, fmacs_loop.h), before which `pre` runs; with reps, all that inside a loop over rep
+// (the nest entered again).
+std::string nest_kernel(int outer, int inner, const std::string& body, const std::string& pre = "", int reps = 0) {
     return "layout { grid 1 x 1; place p at (0, 0); }\n"
            "program p() {\n"
            "    export var A: [f32; 512];\n"
            "    export var x: [f32; 256];\n"
            "    export var C: [f32; 256];\n"
            "    export var D: [f32; 256];\n"
-           "    export fn main() {\n"
+           "    export fn main() {\n" +
+           (reps ? "      for rep in 0.." + std::to_string(reps) + " {\n" : std::string()) +
            "        " + pre + "\n"
            "        for j in 0.." + std::to_string(outer) + " {\n"
            "            for l in 0.." + std::to_string(inner) + " {\n"
            "                " + body + "\n"
            "            }\n"
-           "        }\n"
+           "        }\n" +
+           (reps ? "      }\n" : "") +
            "    }\n"
            "}\n"
            "host { fill A at (0, 0) with random(1); fill x at (0, 0) with random(2); fill C at (0, 0) with random(3);\n"
@@ -257,6 +260,11 @@ TEST(FastModeFmacsLoop, NestsMatchCycleMode) {
         {"ld leaves SRAM in pass 7", nest_kernel(12, 4, "fmacs(mem(C, 0, 16), mem(C, 0, 16), mem(A, l * 16, 16), x[j * 1600 + l]);"), 2, true},
         {"the inner loop's start moves", nest_kernel(8, 8, "if l >= j { fmacs(mem(C, 0, 16), mem(C, 0, 16), mem(A, l * 16, 16), x[l]); }"), 0, false},
         {"not affine: j * j", nest_kernel(8, 4, "fmacs(mem(C, 0, 16), mem(C, 0, 16), mem(A, (j * j + l) * 4, 16), x[l]);"), 1, false},
+        // Entered again (nest_map.h): from the same state (the map kept), from the same registers
+        // with the fmacs's A operand set before the nest elsewhere, and from other registers.
+        {"entered again, the same state", nest_kernel(6, 4, "fmacs(mem(C, j * 16, 16), mem(C, j * 16, 16), mem(A, 64, 16), x[l]);", "", 3), 2, false},
+        {"entered again, another DSD", nest_kernel(6, 4, "fmacs(mem(C, j * 16, 16), mem(C, j * 16, 16), mem(A, rep * 64, 16), x[l]);", "", 3), 2, false},
+        {"entered again, another register", nest_kernel(6, 4, "fmacs(mem(C, j * 16, 16), mem(C, j * 16, 16), mem(A, l * 16, 16), x[rep * 4 + l + j]);", "", 3), 2, false},
     };
     for (const NestCase& k : cases) {
         for (bool optimise : {false, true}) {
