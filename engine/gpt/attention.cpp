@@ -6,7 +6,7 @@
 
 #include "engine/core/wl_math.h"
 #include "engine/gpt/parallel.h"
-#include "engine/gpt/simd.h"
+#include "engine/core/simd.h"
 #include "engine/gpt/vecmath.h"
 
 #include <vector>

@@ -4,7 +4,7 @@
 #include "engine/gpt/matmul.h"
 
 #include "engine/gpt/parallel.h"
-#include "engine/gpt/simd.h"
+#include "engine/core/simd.h"
 
 #include <cstring>
 #include <vector>

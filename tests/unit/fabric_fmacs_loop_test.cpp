@@ -6,6 +6,7 @@
 // (odd trip counts, tiles of 16 and of 6), the ones it must hand back (a strided operand,
 // overlapping operands, an fmacs or an ld that leaves SRAM in iteration k), and slices that end
 // inside a loop.
+#include "engine/core/simd.h"
 #include "engine/fabric/fmacs_loop.h"
 #include "engine/fabric/fmacs_tile16.h"
 #include "engine/fabric/host.h"
@@ -377,10 +378,7 @@ TEST(FastModeFmacsLoop, HandBuiltNestLeavesTheLastScalar) {
     }
 }
 
-// The tile kernel in this CPU's widest vectors gives the scalar fmacs's bits, signed zeros,
-// infinities, subnormals and NaNs made from numbers included, pass after pass, its scalars read
-// from x as it steps (or each pass's first at the pass's x).
-TEST(FastModeFmacsLoop, Tile16KernelGivesTheScalarBits) {
+static void tile16_kernel_gives_the_scalar_bits() {
     const float special[] = {-0.0f, 0.0f, 1e-45f, -1e-40f, 3.0e38f, -3.0e38f, std::numeric_limits<float>::infinity(),
                              -std::numeric_limits<float>::infinity(), std::numeric_limits<float>::quiet_NaN(), 1.5f, -2.25f};
     const int kSpecial = int(sizeof special / sizeof special[0]);
@@ -421,4 +419,17 @@ TEST(FastModeFmacsLoop, Tile16KernelGivesTheScalarBits) {
             }
         EXPECT_EQ(std::memcmp(&out, &s, 4), 0) << "the last scalar, trial " << trial;
     }
+}
+
+// The tile kernel, in each SIMD level's vectors this CPU has, gives the scalar fmacs's bits, signed
+// zeros, infinities, subnormals and NaNs made from numbers included, pass after pass, its scalars
+// read from x as it steps (or each pass's first at the pass's x).
+TEST(FastModeFmacsLoop, Tile16KernelGivesTheScalarBits) {
+    const Simd detected = simd_level();
+    for (Simd level : {Simd::Generic, Simd::Avx2, Simd::Avx512}) {
+        if (!set_simd_level(level)) continue;
+        SCOPED_TRACE(simd_name(level));
+        tile16_kernel_gives_the_scalar_bits();
+    }
+    set_simd_level(detected);
 }

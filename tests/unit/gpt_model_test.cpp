@@ -5,7 +5,7 @@
 #include "engine/gpt/gpt.h"
 #include "engine/gpt/parallel.h"
 #include "engine/gpt/sampler.h"
-#include "engine/gpt/simd.h"
+#include "engine/core/simd.h"
 #include "engine/gpt/trainer.h"
 
 #include <gtest/gtest.h>
@@ -204,6 +204,7 @@ uint64_t golden_run() {
 
 TEST(GptModel, SameBitsOnEveryPlatform) {
     using namespace wl::gpt;
+    using wl::Simd, wl::simd_level, wl::set_simd_level, wl::simd_name;
     const uint64_t kGolden = 0x7a701b8d6773847dull;
     const Simd detected = simd_level();
     for (Simd s : {Simd::Generic, Simd::Avx2, Simd::Avx512}) {

@@ -1,7 +1,7 @@
 // simd.cpp: see simd.h.
-#include "engine/gpt/simd.h"
+#include "engine/core/simd.h"
 
-namespace wl::gpt {
+namespace wl {
 
 namespace {
 
@@ -35,4 +35,4 @@ bool set_simd_level(Simd s) {
 
 const char* simd_name(Simd s) { return s == Simd::Avx512 ? "avx512" : s == Simd::Avx2 ? "avx2" : "generic"; }
 
-}  // namespace wl::gpt
+}  // namespace wl
