@@ -661,8 +661,9 @@ struct CoreExec {
     // M's state.
     bool same_state(NestMap& M, const FmacsLoop& L, const uint32_t* R) const {
         const FmacsNest& N = L.nest;
+        const uint32_t nregs = lp->prog->functions[ce.fn].nregs;   // no instruction names one past the frame (validate_program)
         bool same = M.loop == &L;
-        for (uint64_t m = N.state_regs; m; m &= m - 1) {
+        for (uint64_t m = N.state_regs & (nregs < 64 ? (1ull << nregs) - 1 : ~0ull); m; m &= m - 1) {
             const int k = __builtin_ctzll(m);
             same = same && M.regs[k] == R[k];
             M.regs[k] = R[k];
