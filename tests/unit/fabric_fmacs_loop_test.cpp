@@ -100,6 +100,17 @@ int nest_kind(const CompileResult& cr) {
     return 0;
 }
 
+// The kernel compiled with or without the optimising code generator; a failure fails the test
+// with its diagnostics.
+bool compiled(const std::string& src, const char* file, bool optimise, CompileResult* cr) {
+    CompileOptions co;
+    co.optimise = optimise;
+    *cr = compile(src, file, co);
+    if (!cr->ok())
+        for (auto& d : cr->diagnostics) ADD_FAILURE() << format_diagnostic(d);
+    return cr->ok();
+}
+
 bool has_fmacs_loop(const CompileResult& cr) {
     for (const Placement& p : cr.placements)
         if (!find_fmacs_loops(*p.program).empty()) return true;
@@ -160,13 +171,8 @@ TEST(FastModeFmacsLoop, MatchesCycleModeOnEveryPath) {
     for (const Case& k : cases) {
         for (bool optimise : {false, true}) {
             SCOPED_TRACE(std::string(k.name) + (optimise ? ", --optimise" : ", plain code"));
-            CompileOptions co;
-            co.optimise = optimise;
-            CompileResult cr = compile(k.src, "fmacs_loop.wk", co);
-            if (!cr.ok()) {
-                for (auto& d : cr.diagnostics) ADD_FAILURE() << format_diagnostic(d);
-                continue;
-            }
+            CompileResult cr;
+            if (!compiled(k.src, "fmacs_loop.wk", optimise, &cr)) continue;
             if (optimise) {
                 EXPECT_EQ(has_fmacs_loop(cr), k.macro);
             }
@@ -270,13 +276,8 @@ TEST(FastModeFmacsLoop, NestsMatchCycleMode) {
     for (const NestCase& k : cases) {
         for (bool optimise : {false, true}) {
             SCOPED_TRACE(std::string(k.name) + (optimise ? ", --optimise" : ", plain code"));
-            CompileOptions co;
-            co.optimise = optimise;
-            CompileResult cr = compile(k.src, "nest.wk", co);
-            if (!cr.ok()) {
-                for (auto& d : cr.diagnostics) ADD_FAILURE() << format_diagnostic(d);
-                continue;
-            }
+            CompileResult cr;
+            if (!compiled(k.src, "nest.wk", optimise, &cr)) continue;
             if (optimise) {
                 EXPECT_EQ(nest_kind(cr), k.nest);
             }
