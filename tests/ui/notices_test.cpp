@@ -4,6 +4,7 @@
 #include "ui/notices.h"
 
 #include "ui/train_session.h"
+#include "tests/temp_path.h"
 
 #include <gtest/gtest.h>
 
@@ -17,7 +18,8 @@ namespace {
 const std::string kModels = std::string(WAFERLAB_SOURCE_DIR) + "/models";
 
 wlui::TrainSettings tiny() {   // a GPT that starts in milliseconds
-    const std::string path = (std::filesystem::temp_directory_path() / "wl_notices_tiny.yaml").string();
+    static const wltest::TempPath tmp("notices_tiny.yaml");   // read by the session's start
+    const std::string path = tmp.str();
     std::ofstream(path) << "model: {n_layer: 1, n_head: 2, n_embd: 16, block_size: 16}\n"
                            "train_input: {batch_size: 2, corpus_chars: 6000}\n"
                            "runconfig: {eval_steps: 1, seed: 7}\n";

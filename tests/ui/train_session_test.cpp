@@ -8,6 +8,7 @@
 #include "engine/gpt/checkpoint.h"
 #include "engine/model/mesh_plan.h"
 #include "ui/placement_overlay.h"
+#include "tests/temp_path.h"
 
 #include <gtest/gtest.h>
 
@@ -28,7 +29,8 @@ namespace {
 const std::string kModels = std::string(WAFERLAB_SOURCE_DIR) + "/models";
 
 std::string tiny_config() {   // a GPT that trains a step in milliseconds
-    const std::string path = (std::filesystem::temp_directory_path() / "wl_train_session_tiny.yaml").string();
+    static const wltest::TempPath tmp("train_session_tiny.yaml");   // read by the session's start
+    const std::string path = tmp.str();
     std::ofstream(path) << "model: {n_layer: 1, n_head: 2, n_embd: 16, block_size: 16}\n"
                            "train_input: {batch_size: 2, corpus_chars: 6000}\n"
                            "optimizer: {learning_rate: 3e-3, warmup_steps: 2, decay_steps: 50}\n"
@@ -117,10 +119,10 @@ TEST(TrainSession, EvaluationAndSampleOnTheMeshAreTheReferences) {
     ASSERT_EQ(t.status(), TrainSession::Status::Done) << t.error();
     for (const char* s : {"evaluating on the mesh", "sampling on the mesh", "batch 2/2", "token 8/8"})
         EXPECT_TRUE(said.count(s)) << s;
-    const std::string path = (std::filesystem::temp_directory_path() / "wl_train_session_eval.ckpt").string();
+    const wltest::TempPath tmp_path("train_session_eval.ckpt");
+    const std::string path = tmp_path.str();
     ASSERT_TRUE(t.save(path)) << t.error();
     const auto ref = wl::gpt::Trainer::resume(path);
-    std::filesystem::remove(path);
     ASSERT_EQ(t.val_losses().back().step, 2);
     EXPECT_EQ(bits(t.val_losses().back().loss), bits(ref->eval_loss(wl::gpt::Split::Val)));
     const std::vector<int> prompt = ref->tokenizer->encode(t.sample().prompt);
@@ -150,7 +152,8 @@ TEST(TrainSession, PauseStopsAtAStepBoundaryAndTheCheckpointLoads) {
     for (int i = 0; i < 5; i++) t.tick(1.0);   // paused: nothing moves
     EXPECT_EQ(t.step(), 2);
 
-    const std::string path = (std::filesystem::temp_directory_path() / "wl_train_session.ckpt").string();
+    const wltest::TempPath tmp_path("train_session.ckpt");
+    const std::string path = tmp_path.str();
     ASSERT_TRUE(t.save(path)) << t.error();
     const wl::gpt::Checkpoint ck = wl::gpt::load_checkpoint(path);
     EXPECT_EQ(ck.step, 2);
@@ -159,7 +162,6 @@ TEST(TrainSession, PauseStopsAtAStepBoundaryAndTheCheckpointLoads) {
     const_cast<wl::model::MeshTrainer*>(t.mesh())->read_params(&mesh_params);
     ASSERT_EQ(ck.params.size(), mesh_params.size());
     EXPECT_EQ(std::memcmp(ck.params.data(), mesh_params.data(), 4 * mesh_params.size()), 0);
-    std::filesystem::remove(path);
 
     ASSERT_TRUE(t.resume());
     run_out(t, 10.0);
@@ -357,8 +359,8 @@ TEST(TrainSession, PauseAndCancelDuringAStart) {
 // plan compiles it) is a clear error naming the op and the kernel's line; the session keeps
 // working: the run before it carries on, and the next good start trains.
 TEST(TrainSession, ABadStartIsAClearErrorAndTheSessionGoesOn) {
-    const std::filesystem::path dir = std::filesystem::temp_directory_path() / "wl_train_session_bad_models";
-    std::filesystem::remove_all(dir);
+    const wltest::TempPath tmp_dir("train_session_bad_models");
+    const std::filesystem::path& dir = tmp_dir.path();
     std::filesystem::create_directories(dir / "kernels");
     for (const auto& e : std::filesystem::directory_iterator(kModels + "/kernels"))
         std::filesystem::copy_file(e.path(), dir / "kernels" / e.path().filename());
@@ -397,7 +399,6 @@ TEST(TrainSession, ABadStartIsAClearErrorAndTheSessionGoesOn) {
     EXPECT_EQ(t.status(), TrainSession::Status::Running);
     run_out(t, 10.0);
     EXPECT_EQ(t.status(), TrainSession::Status::Done) << t.error();
-    std::filesystem::remove_all(dir);
 }
 
 // Weight streaming (settings' execution): each step's time split into compute and the streams, the

@@ -4,6 +4,7 @@
 #include "ui/storage.h"
 #include "ui/workspace.h"
 #include "tests/kill_mid_write.h"
+#include "tests/temp_path.h"
 
 #include <gtest/gtest.h>
 
@@ -133,8 +134,8 @@ namespace fs = std::filesystem;
 
 // The native store, end to end, in a temporary $XDG_CONFIG_HOME.
 TEST(Storage, PersistsInTheConfigDir) {
-    const fs::path tmp = fs::temp_directory_path() / ("waferlab-cfg-" + std::to_string(::getpid()));
-    fs::remove_all(tmp);
+    const wltest::TempPath cfg("cfg");
+    const fs::path& tmp = cfg.path();
     const char* old = std::getenv("XDG_CONFIG_HOME");
     const std::string saved_env = old ? old : "";
     ::setenv("XDG_CONFIG_HOME", tmp.c_str(), 1);
@@ -182,6 +183,5 @@ TEST(Storage, PersistsInTheConfigDir) {
 
     if (old) ::setenv("XDG_CONFIG_HOME", saved_env.c_str(), 1);
     else ::unsetenv("XDG_CONFIG_HOME");
-    fs::remove_all(tmp);
 }
 #endif

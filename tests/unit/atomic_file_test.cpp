@@ -1,6 +1,7 @@
 // atomic_file_test.cpp: wl::write_file_atomically replaces whole files, follows
 // links, and fails with the path named and the old file untouched.
 #include "engine/core/atomic_file.h"
+#include "tests/temp_path.h"
 
 #include <gtest/gtest.h>
 
@@ -19,38 +20,35 @@ std::string read_all(const fs::path& p) {
     return s.str();
 }
 
-fs::path fresh_dir(const char* name) {
-    fs::path d = fs::path(testing::TempDir()) / name;
-    fs::remove_all(d);
-    fs::create_directories(d);
-    return d;
-}
-
 }  // namespace
 
 TEST(AtomicFile, ReplacesTheWholeFileAndLeavesNothingBeside) {
-    const fs::path d = fresh_dir("wl_atomic");
+    const wltest::TempPath tmp("atomic");
+    const fs::path& d = tmp.path();
+    fs::create_directories(d);
     std::string err;
     ASSERT_TRUE(wl::write_file_atomically((d / "a.txt").string(), "first version, longer", &err)) << err;
     ASSERT_TRUE(wl::write_file_atomically((d / "a.txt").string(), "second", &err)) << err;
     EXPECT_EQ(read_all(d / "a.txt"), "second");
     EXPECT_EQ(std::distance(fs::directory_iterator(d), fs::directory_iterator()), 1);
-    fs::remove_all(d);
 }
 
 TEST(AtomicFile, FollowsALinkAndKeepsIt) {
-    const fs::path d = fresh_dir("wl_atomic_link");
+    const wltest::TempPath tmp("atomic_link");
+    const fs::path& d = tmp.path();
+    fs::create_directories(d);
     { std::ofstream(d / "real.wk") << "old"; }
     fs::create_symlink("real.wk", d / "link.wk");
     std::string err;
     ASSERT_TRUE(wl::write_file_atomically((d / "link.wk").string(), "new", &err)) << err;
     EXPECT_TRUE(fs::is_symlink(d / "link.wk"));
     EXPECT_EQ(read_all(d / "real.wk"), "new");
-    fs::remove_all(d);
 }
 
 TEST(AtomicFile, AFailureNamesThePathAndKeepsTheOldFile) {
-    const fs::path d = fresh_dir("wl_atomic_fail");
+    const wltest::TempPath tmp("atomic_fail");
+    const fs::path& d = tmp.path();
+    fs::create_directories(d);
     std::string err;
     EXPECT_FALSE(wl::write_file_atomically((d / "no" / "such" / "dir.txt").string(), "x", &err));
     EXPECT_NE(err.find((d / "no" / "such").string()), std::string::npos) << err;
@@ -61,5 +59,4 @@ TEST(AtomicFile, AFailureNamesThePathAndKeepsTheOldFile) {
     EXPECT_NE(err.find("taken"), std::string::npos) << err;
     EXPECT_TRUE(fs::is_directory(d / "taken" / "inside"));
     EXPECT_EQ(std::distance(fs::directory_iterator(d), fs::directory_iterator()), 1);
-    fs::remove_all(d);
 }

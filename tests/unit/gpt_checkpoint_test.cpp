@@ -5,6 +5,7 @@
 #include "engine/gpt/trainer.h"
 
 #include "tests/kill_mid_write.h"
+#include "tests/temp_path.h"
 
 #include <gtest/gtest.h>
 
@@ -36,7 +37,8 @@ std::string read_all(const std::string& p) {
 void write_all(const std::string& p, const std::string& b) { std::ofstream(p, std::ios::binary) << b; }
 
 TEST(GptCheckpoint, ResumeIsBitIdentical) {
-    std::string path = testing::TempDir() + "wl_resume.ckpt";
+    const wltest::TempPath tmp_path("resume.ckpt");
+    std::string path = tmp_path.str();
     Trainer straight(tiny());
     for (int i = 0; i < 6; i++) straight.train_step();
 
@@ -56,7 +58,8 @@ TEST(GptCheckpoint, ResumeIsBitIdentical) {
 }
 
 TEST(GptCheckpoint, RejectsTruncatedCorruptAndForeignFiles) {
-    std::string path = testing::TempDir() + "wl_good.ckpt", bad = testing::TempDir() + "wl_bad.ckpt";
+    const wltest::TempPath tmp_path("good.ckpt"), tmp_bad("bad.ckpt");
+    const std::string path = tmp_path.str(), bad = tmp_bad.str();
     Trainer t(tiny());
     t.train_step();
     t.save(path);
@@ -85,14 +88,15 @@ TEST(GptCheckpoint, RejectsTruncatedCorruptAndForeignFiles) {
     v2[8] = 2;
     expect_error(v2, "version 2");
     expect_error("hello, I am a text file that is long enough", "bad magic");
-    EXPECT_THROW(load_checkpoint(testing::TempDir() + "wl_missing.ckpt"), CheckpointError);
+    EXPECT_THROW(load_checkpoint(wltest::TempPath("missing.ckpt").str()), CheckpointError);
 }
 
 #ifndef __EMSCRIPTEN__
 // A training run killed while it writes a checkpoint: the previous checkpoint is
 // still there, whole, and resumes; nothing half-written is left under the name.
 TEST(GptCheckpoint, AKillMidSaveLeavesThePreviousCheckpoint) {
-    const std::string path = testing::TempDir() + "wl_killed.ckpt";
+    const wltest::TempPath tmp_path("killed.ckpt");
+    const std::string path = tmp_path.str();
     Trainer t(tiny());
     t.train_step();
     t.save(path);
@@ -106,8 +110,8 @@ TEST(GptCheckpoint, AKillMidSaveLeavesThePreviousCheckpoint) {
     EXPECT_EQ(resumed->step, 1);
     // The half-written temporary is beside it, not in its place; the next save succeeds.
     int partial = 0;
-    for (const auto& e : std::filesystem::directory_iterator(testing::TempDir()))
-        if (e.path().filename().string().rfind("wl_killed.ckpt.tmp-", 0) == 0) {
+    for (const auto& e : std::filesystem::directory_iterator(tmp_path.path().parent_path()))
+        if (e.path().filename().string().rfind(tmp_path.path().filename().string() + ".tmp-", 0) == 0) {
             EXPECT_EQ(e.file_size(), before.size() / 2);
             std::filesystem::remove(e.path());
             partial++;
@@ -144,7 +148,8 @@ TEST(GptCheckpoint, ImportsLlmcLayout) {
     std::vector<float> pad(size_t(Vp - cfg.vocab_size) * cfg.n_embd, 123.0f);   // padding rows: ignored
     bytes.append(reinterpret_cast<const char*>(pad.data()), pad.size() * 4);
     bytes.append(reinterpret_cast<const char*>(ref.params_memory.data() + wte), (ref.num_parameters - wte) * 4);
-    std::string path = testing::TempDir() + "wl_llmc.bin";
+    const wltest::TempPath tmp_path("llmc.bin");
+    std::string path = tmp_path.str();
     write_all(path, bytes);
 
     auto model = import_llmc(path);

@@ -3,6 +3,7 @@
 #include "engine/gpt/dataloader.h"
 #include "engine/gpt/gpt.h"
 #include "engine/gpt/gpt_config.h"
+#include "tests/temp_path.h"
 
 #include <gtest/gtest.h>
 
@@ -53,7 +54,8 @@ TEST(GptCorpus, AdditionScorerIsExactMatch) {
 }
 
 TEST(GptCorpus, FileCorpusSplitsAndMissingFileErrors) {
-    std::string path = testing::TempDir() + "wl_corpus.txt";
+    const wltest::TempPath tmp_path("corpus.txt");
+    std::string path = tmp_path.str();
     std::string text;
     for (int i = 0; i < 100; i++) text += "line " + std::to_string(i) + " of the user's text\n";
     std::ofstream(path, std::ios::binary) << text;

@@ -3,6 +3,7 @@
 // (node: require('gpt-3-encoder').encode(text)) and are hard-coded here.
 #include "engine/gpt/tokenizer_bpe.h"
 #include "engine/gpt/tokenizer_char.h"
+#include "tests/temp_path.h"
 
 #include <gtest/gtest.h>
 
@@ -104,7 +105,8 @@ TEST(GptBpeTokenizer, MissingOrBadFilesAreClearErrors) {
     } catch (const std::runtime_error& e) {
         EXPECT_NE(std::string(e.what()).find("/nonexistent/encoder.json"), std::string::npos) << e.what();
     }
-    std::string bad = testing::TempDir() + "wl_bad_encoder.json";
+    const wltest::TempPath tmp_bad("bad_encoder.json");
+    std::string bad = tmp_bad.str();
     std::ofstream(bad) << "{\"a\": 0, ";
     try {
         BpeTokenizer::load(bad, bad);

@@ -4,6 +4,7 @@
 #include "engine/lessons/check_spec.h"
 #include "engine/lessons/lesson.h"
 #include "engine/lessons/lesson_check.h"
+#include "tests/temp_path.h"
 
 #include <gtest/gtest.h>
 
@@ -446,7 +447,8 @@ TEST(LessonCheck, AForwardKernelThatBreaksThePlanOrTheLogits) {
 }
 
 TEST(LessonSet, AForwardLineNamesAMissingKernelAtItsLine) {
-    const std::string root = ::testing::TempDir() + "/wl_lessons_forward";
+    const wltest::TempPath tmp_root("lessons_forward");
+    const std::string root = tmp_root.str();
     const std::string dir = root + "/01-x";
     std::filesystem::create_directories(dir);
     auto write = [&](const std::string& name, const std::string& text) { std::ofstream(dir + "/" + name) << text; };
@@ -459,11 +461,11 @@ TEST(LessonSet, AForwardLineNamesAMissingKernelAtItsLine) {
     ASSERT_EQ(set.errors.size(), 1u);
     EXPECT_NE(set.errors[0].find("01-x/check.txt:3: "), std::string::npos) << set.errors[0];
     EXPECT_NE(set.errors[0].find("none.yaml"), std::string::npos) << set.errors[0];
-    std::filesystem::remove_all(root);
 }
 
 TEST(LessonSet, ATrainLineNamesAMissingConfigAtItsLine) {
-    const std::string root = ::testing::TempDir() + "/wl_lessons_train";
+    const wltest::TempPath tmp_root("lessons_train");
+    const std::string root = tmp_root.str();
     const std::string dir = root + "/01-x";
     std::filesystem::create_directories(dir);
     auto write = [&](const std::string& name, const std::string& text) { std::ofstream(dir + "/" + name) << text; };
@@ -476,7 +478,6 @@ TEST(LessonSet, ATrainLineNamesAMissingConfigAtItsLine) {
     ASSERT_EQ(set.errors.size(), 1u);
     EXPECT_NE(set.errors[0].find("01-x/check.txt:2: "), std::string::npos) << set.errors[0];
     EXPECT_NE(set.errors[0].find("none.yaml"), std::string::npos) << set.errors[0];
-    std::filesystem::remove_all(root);
 }
 
 TEST(LessonSet, AMissingFolderIsAnError) {

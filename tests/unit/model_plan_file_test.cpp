@@ -11,6 +11,7 @@
 #include "engine/model/plan_cache.h"
 #include "engine/model/plan_file.h"
 #include "engine/model/plan_store.h"
+#include "tests/temp_path.h"
 #include "tests/unit/model_fixtures.h"
 
 #include <gtest/gtest.h>
@@ -24,7 +25,6 @@
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
-#include <unistd.h>
 
 namespace {
 
@@ -38,21 +38,6 @@ PlanKey key_of(const MeshPlan& p) {
     SourceHashes h(kernels());
     return PlanKey::of(PlanShape::of(p.cfg, p.mesh_w, p.mesh_h, p.sram_bytes, p.train), p, h);
 }
-
-// A fresh, empty folder per test, removed after it.
-struct TempDir {
-    fs::path path;
-    TempDir() {
-        const auto* t = ::testing::UnitTest::GetInstance()->current_test_info();
-        path = fs::temp_directory_path() / ("waferlab_plan_cache_" + std::string(t->name()) + "_" + std::to_string(::getpid()));
-        fs::remove_all(path);
-    }
-    ~TempDir() {
-        std::error_code ec;
-        fs::remove_all(path, ec);
-    }
-    std::string str() const { return path.string(); }
-};
 
 std::string slurp(const std::string& path) {
     std::ifstream in(path, std::ios::binary);
@@ -162,7 +147,7 @@ TEST(PlanFile, TheMeshTrainsFromALoadedExecutableToTheSameBits) {
 }
 
 TEST(PlanCacheOnDisk, AFreshCacheWithTheSameFolderReadsTheExecutable) {
-    TempDir dir;
+    const wltest::TempPath dir("plan_cache");
     const wl::gpt::GPTConfig cfg = config(2, 2, 16, 16, 23);
     CountingKernels k;
     CompileInfo first, second;
@@ -192,7 +177,7 @@ TEST(PlanCacheOnDisk, AFreshCacheWithTheSameFolderReadsTheExecutable) {
 }
 
 TEST(PlanCacheOnDisk, AChangedShapeOrKernelRecompilesAndSaysWhy) {
-    TempDir dir;
+    const wltest::TempPath dir("plan_cache");
     wl::gpt::GPTConfig cfg = config(2, 2, 16, 16, 23);
     CountingKernels k;
     CompileInfo info;
@@ -243,7 +228,7 @@ void fix_checksum(std::string* bytes) {
 }
 
 TEST(PlanCacheOnDisk, ABadFileIsRefusedWithAReasonRecompiledAndReplaced) {
-    TempDir dir;
+    const wltest::TempPath dir("plan_cache");
     const wl::gpt::GPTConfig cfg = config(2, 2, 16, 16, 23);
     CompileInfo info;
     auto run = [&] {
@@ -328,7 +313,7 @@ TEST(PlanFile, AFlippedByteBehindAValidChecksumIsRefusedOrHarmless) {
 
 TEST(PlanStore, KeepsTheNewestFiles) {
     SKIP_WITHOUT_FILE_TIMES();
-    TempDir dir;
+    const wltest::TempPath dir("plan_cache");
     PlanStore store(dir.str(), 2);
     std::vector<std::string> paths;
     for (int block : {8, 16, 32}) {
@@ -353,11 +338,11 @@ TEST(PlanStore, KeepsTheNewestFiles) {
 
 TEST(PlanStore, ASaveClearsWhatAKilledWriteLeft) {
     SKIP_WITHOUT_FILE_TIMES();
-    TempDir dir;
-    fs::create_directories(dir.path);
-    const std::string old_tmp = (dir.path / "0123456789abcdef.plan.tmp-99-1").string(),
-                      live_tmp = (dir.path / "0123456789abcdef.plan.tmp-98-1").string(),
-                      other = (dir.path / "notes.txt").string();
+    const wltest::TempPath dir("plan_cache");
+    fs::create_directories(dir.path());
+    const std::string old_tmp = (dir.path() / "0123456789abcdef.plan.tmp-99-1").string(),
+                      live_tmp = (dir.path() / "0123456789abcdef.plan.tmp-98-1").string(),
+                      other = (dir.path() / "notes.txt").string();
     for (const std::string& f : {old_tmp, live_tmp, other}) spit(f, "partial");
     fs::last_write_time(old_tmp, fs::file_time_type::clock::now() - std::chrono::hours(2));
     fs::last_write_time(other, fs::file_time_type::clock::now() - std::chrono::hours(2));
@@ -370,11 +355,11 @@ TEST(PlanStore, ASaveClearsWhatAKilledWriteLeft) {
 }
 
 TEST(PlanStore, AFolderThatCannotBeWrittenIsAWarningNotAFailure) {
-    TempDir dir;
-    fs::create_directories(dir.path);
-    spit((dir.path / "plans").string(), "a file where the folder should be");
+    const wltest::TempPath dir("plan_cache");
+    fs::create_directories(dir.path());
+    spit((dir.path() / "plans").string(), "a file where the folder should be");
     PlanCache cache;
-    cache.set_dir((dir.path / "plans").string());
+    cache.set_dir((dir.path() / "plans").string());
     CompileInfo info;
     PlanResult r = cache.plan(config(1, 2, 16, 8, 23), 8, 8, kernels(), kSram, false, false, &info);
     ASSERT_TRUE(r.ok) << r.error;
