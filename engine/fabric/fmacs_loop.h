@@ -1,5 +1,5 @@
 // fmacs_loop.h: loops around one fmacs, found when a program is loaded, that fast mode runs as one
-// macro-op (CoreExec::run_fmacs_loop) instead of an instruction at a time.
+// macro-op (FmacsLoopExec::run_loop) instead of an instruction at a time.
 //
 // The shape (what the optimising compiler emits for `for l in a..b { fmacs(mem(C..), mem(C..), mem(A..), x[..]); }`):
 //
@@ -27,7 +27,7 @@
 //   tail:  iaddi r2, r2, 1
 //          blt r2, r3, @lead
 //
-// CoreExec::run_fmacs_nest runs the tail, the outer blt and the lead with their interpreter effects,
+// FmacsLoopExec::run_nest runs the tail, the outer blt and the lead with their interpreter effects,
 // each pass's time and count at once, and goes straight back into the fmacs loop's macro-op: a pass
 // costs no dispatch and no return to the interpreter.
 //
@@ -38,7 +38,7 @@
 // reads before writing; the map needs no memory. Then the change from one pass to the next obeys
 // d(p+1) = A d(p); so if two passes change x by the same d, every later pass changes it by d too:
 // x(p) = x(0) + p d, and every base, address and count of pass p is known without running its
-// instructions. CoreExec::run_affine_passes works out two passes' map without their fmacs, checks
+// instructions. FmacsLoopExec::run_affine_passes works out two passes' map without their fmacs, checks
 // that, and every address of the passes it runs at once, and runs their fmacs back to back.
 #pragma once
 #include "engine/fabric/isa.h"

@@ -1,5 +1,5 @@
 // nest_map.h: an affine nest's pass map (fmacs_loop.h), worked out from one state of the PE's
-// registers and DSDs by CoreExec::run_affine_passes, and kept per PE in fast mode: a nest entered
+// registers and DSDs by FmacsLoopExec::run_affine_passes, and kept per PE in fast mode: a nest entered
 // again from the same state (SUMMA's, once a step on every PE) has the same map, so it is not
 // worked out again.
 #pragma once

@@ -8,9 +8,15 @@
 #include "engine/core/wl_math.h"
 #include "engine/fabric/isa.h"
 
+#include <cstdint>
+#include <cstring>
 #include <type_traits>
 
 namespace wl {
+
+// A register's bits as a float, and back.
+inline float f32(uint32_t u) { float f; std::memcpy(&f, &u, 4); return f; }
+inline uint32_t u32(float f) { uint32_t u; std::memcpy(&u, &f, 4); return u; }
 
 // FMACS's element, also on GCC vectors of floats (fast mode's fmacs loop): a multiply, then an
 // add, each rounded (-ffp-contract=off keeps them apart).
