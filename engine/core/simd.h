@@ -1,5 +1,5 @@
 // simd.h: which SIMD copy of the hot kernels runs (the GPT's matmul, attention and vecmath; fast
-// mode's tile kernel, engine/fabric/fmacs_tile16.h). Chosen from the CPU at start-up; tests force
+// mode's tile kernel, engine/fabric/fmacs_tile.h). Chosen from the CPU at start-up; tests force
 // each level to prove they give the same bits.
 #pragma once
 

@@ -83,13 +83,14 @@ bool nest_is_affine(const Program& p, const FmacsLoop& L, const FmacsNest& N) {
     for (uint32_t k = L.blt + 1; k < N.blt; ++k)
         if (!linear(p.code[k])) return false;
     if (L.ld >= 0 && !written && reads_rs(p.code[N.blt])) return false;
-    for (uint32_t k = N.lead; k < L.head(); ++k)
+    for (uint32_t k = N.lead; k < L.lead_end(); ++k)
         if (!linear(p.code[k])) return false;
+    if (N.entry_test && L.ld >= 0 && !written && reads_rs(p.code[L.blt])) return false;   // the entry's test
     return L.ld < 0 || written || p.code[size_t(L.ld)].b != rs;
 }
 
 // The nest around L, if its body is straight (fmacs_loop.h): after L's blt, straight instructions
-// up to a blt back to straight instructions before L's head.
+// up to a blt back to straight instructions before L's head, or before a jmp there to L's blt.
 void decode_nest(const Program& p, FmacsLoop& L) {
     const uint32_t n = uint32_t(p.code.size()), head = L.head();
     FmacsNest N;
@@ -98,14 +99,17 @@ void decode_nest(const Program& p, FmacsLoop& L) {
         N.tail_cycles += op_base_cycles(p.code[q].op);
     if (q >= n || p.code[q].op != Op::BLT) return;
     const int32_t lead = p.code[q].imm;
-    if (lead < 0 || uint32_t(lead) >= head || straight + (head - uint32_t(lead)) > kMaxNestStraight) return;
-    N.last_cost = op_base_cycles(Op::BLT);
-    for (uint32_t k = uint32_t(lead); k < head; ++k) {
+    N.entry_test = head > 0 && p.code[head - 1].op == Op::JMP && p.code[head - 1].imm == int32_t(L.blt);
+    const uint32_t lead_end = head - (N.entry_test ? 1 : 0);
+    if (lead < 0 || uint32_t(lead) > lead_end || uint32_t(lead) == head || straight + (head - uint32_t(lead)) > kMaxNestStraight) return;
+    N.last_cost = op_base_cycles(Op::BLT);   // the outer blt's, or the entry's test's
+    for (uint32_t k = uint32_t(lead); k < lead_end; ++k) {
         if (!straight_op(p.code[k].op)) return;
         N.lead_cycles += op_base_cycles(p.code[k].op);
-        N.last_cost = op_base_cycles(p.code[k].op);
+        if (!N.entry_test) N.last_cost = op_base_cycles(p.code[k].op);
     }
     N.lead = uint32_t(lead), N.blt = q;
+    L.nest = N;   // lead_end() reads it
     N.affine = L.affine && nest_is_affine(p, L, N);
     // What a pass writes: its straight instructions' targets, the inner loop's iaddi, daddr and ld.
     auto add = [](uint8_t* list, uint8_t& n, uint8_t v) {

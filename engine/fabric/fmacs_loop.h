@@ -27,6 +27,9 @@
 //   tail:  iaddi r2, r2, 1
 //          blt r2, r3, @lead
 //
+// An inner loop whose trip count is known only when it runs (`for t in 0..n`) is entered through
+// its blt: the lead ends with `jmp @blt`, and a pass whose test fails runs no iteration.
+//
 // FmacsLoopExec::run_nest runs the tail, the outer blt and the lead with their interpreter effects,
 // each pass's time and count at once, and goes straight back into the fmacs loop's macro-op: a pass
 // costs no dispatch and no return to the interpreter.
@@ -62,6 +65,9 @@ struct FmacsNest {   // the loop around an fmacs loop (above)
     uint32_t lead = 0, blt = 0;              // pcs: the lead's first instruction and the outer blt; blt 0: no nest
     uint32_t lead_cycles = 0, tail_cycles = 0;
     uint32_t last_cost = 0;                  // the lead's last instruction's cycles
+    // The lead ends with a jmp to the inner blt, which tests before the first iteration (a loop whose
+    // trip count is not known when compiled may run none): lead, jmp, blt, then the inner loop.
+    bool entry_test = false;
     // Affine: the inner loop is, and a pass is an affine map of the registers and DSDs (below).
     bool affine = false;
     // What a pass writes: registers reg[0, nreg), DSDs dsd[0, ndsd) (its straight instructions' targets,
@@ -88,6 +94,7 @@ struct FmacsLoop {
     uint32_t counter_step = 0, address_step = 0;   // affine: what an iteration adds to the blt's counter, and to the ld's address register
     FmacsNest nest;
     uint32_t head() const { return ld >= 0 ? uint32_t(ld) : fmacs; }
+    uint32_t lead_end() const { return head() - (nest.entry_test ? 1 : 0); }   // past the nest's straight lead
 };
 
 // Whether op is straight: it neither branches nor touches memory nor the fabric, so it cannot fault

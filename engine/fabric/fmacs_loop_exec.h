@@ -2,7 +2,7 @@
 // instruction keeps its interpreter effect and cost, in order, on the live registers and DSDs;
 // what is saved is the dispatch, the per-instruction bookkeeping and the fmacs operand decoding.
 // An affine loop's iterations, and an affine nest's passes (nest_map.h), run back to back with
-// their addresses tested once (the tile kernel: fmacs_tile16.h).
+// their addresses tested once (the tile kernel: fmacs_tile.h).
 //
 //   FmacsLoopExec<CoreExec> fx(exec);                // the PE's interpreter (core_exec.h)
 //   LoopRun r = fx.run_loop(L, ip, t, count, cost, stop, R);
@@ -10,7 +10,7 @@
 #pragma once
 #include "engine/fabric/core.h"
 #include "engine/fabric/fmacs_loop.h"
-#include "engine/fabric/fmacs_tile16.h"
+#include "engine/fabric/fmacs_tile.h"
 #include "engine/fabric/nest_map.h"
 #include "engine/fabric/vector_ops.h"
 
@@ -99,23 +99,28 @@ public:
     // Runs the nest around fmacs loop L (fmacs_loop.h) from the end of its inner loop (r.ip is the
     // instruction after L's blt): an affine nest's passes that can run at once first
     // (run_affine_passes), then pass by pass while a pass ends before stop: the tail, the outer
-    // blt, the lead and the inner loop's ld with their interpreter effects and costs, then the
-    // inner loop's iterations through run_loop. Returns where the interpreter goes on: after
+    // blt, the lead (and the entry's jmp and test) and the inner loop's ld with their interpreter
+    // effects and costs, then the inner loop's iterations through run_loop. Returns where the interpreter goes on: after
     // the outer blt, or where a pass could not go on (stop, an ld outside SRAM, where the inner
     // loop handed back).
     __attribute__((noinline)) LoopRun run_nest(const FmacsLoop& L, LoopRun r, uint64_t stop, uint32_t* const R) {
         const NestCode c(lp->prog->code.data(), L);
         const FmacsNest& N = L.nest;
-        const Instr *const after = c.after, *const outer = c.outer, *const lead = c.lead, *const head = c.head, *const ld = c.ld;
-        constexpr uint32_t kBranch = op_base_cycles(Op::BLT), kLoad = op_base_cycles(Op::LD);
-        const uint32_t ntail = uint32_t(outer - after), nlead = uint32_t(head - lead);
+        const Instr *const after = c.after, *const outer = c.outer, *const lead = c.lead, *const lead_end = c.lead_end, *const ld = c.ld;
+        const Instr& br = after[-1];   // the inner blt
+        constexpr uint32_t kBranch = op_base_cycles(Op::BLT), kLoad = op_base_cycles(Op::LD), kJump = op_base_cycles(Op::JMP);
+        const uint32_t ntail = uint32_t(outer - after), nlead = uint32_t(lead_end - lead);
         if (N.affine) r = run_affine_passes(L, c, r, stop, R);
         while (r.ip == after && r.t + c.cycles < stop) {   // every instruction of the pass ends before stop
             for (const Instr* p = after; p != outer; ++p) cx.straight(*p, R);
             if (!(int32_t(R[outer->a]) < int32_t(R[outer->b])))   // the nest is done
                 return {outer + 1, r.t + N.tail_cycles + kBranch, r.count + ntail + 1, kBranch};
-            for (const Instr* p = lead; p != head; ++p) cx.straight(*p, R);
+            for (const Instr* p = lead; p != lead_end; ++p) cx.straight(*p, R);
             r.t += N.tail_cycles + kBranch + N.lead_cycles, r.count += ntail + 1 + nlead, r.cost = N.last_cost;
+            if (N.entry_test) {   // the jmp to the inner blt, and its test (last_cost is the blt's)
+                r.t += kJump + kBranch, r.count += 2;
+                if (!(int32_t(R[br.a]) < int32_t(R[br.b]))) continue;   // no iteration: the tail next
+            }
             if (ld) {
                 const uint32_t addr = R[ld->b] + uint32_t(ld->imm);
                 if ((addr & 3) || uint64_t(addr) + 4 > sram_bytes) return {ld, r.t, r.count, r.cost};   // the interpreter issues it and faults
@@ -163,10 +168,11 @@ private:
     static int64_t lowest(uint32_t base, uint32_t step, uint64_t runs) { return std::min<int64_t>(base, base + int64_t(runs - 1) * int32_t(step)); }
     static int64_t highest(uint32_t base, uint32_t step, uint64_t runs) { return std::max<int64_t>(base, base + int64_t(runs - 1) * int32_t(step)); }
 
-    // A pass of fmacs_tile16_passes (fmacs_tile16.h) for any tile of n floats, d = a + y s, d and a stepping too.
+    // A pass of fmacs_tile_passes (fmacs_tile.h) for any tile of n floats, d = a + y s, d and a stepping too.
     __attribute__((noinline)) static uint32_t fmacs_tile_runs(uint8_t* d, const ptrdiff_t dstep, const uint8_t* a, const ptrdiff_t astep,
                                                               const uint8_t* y, const ptrdiff_t ystep, const uint8_t* x, const ptrdiff_t xstep,
                                                               const uint32_t n, const uint64_t runs, const uint64_t loads, uint32_t sbits) {
+        if (d == a && dstep == astep && (n & 3) == 0) return fmacs_moving_tile({d, y, x, dstep, ystep, xstep, runs, loads, n}, sbits);   // in place
         for (uint64_t k = 0; k < runs; ++k, y += ystep, a += astep, d += dstep) {
             fmacs_tile(reinterpret_cast<float*>(d), reinterpret_cast<const float*>(a), reinterpret_cast<const float*>(y), n, f32(sbits));
             if (k < loads) std::memcpy(&sbits, x, 4), x += xstep;
@@ -217,9 +223,9 @@ private:
             const uint8_t* y = mem + bb;
             const uint8_t* x = loads ? mem + first_load : nullptr;
             const ptrdiff_t ystep = int32_t(sb), xstep = int32_t(cp);
-            if (n == 16 && ab == db && sa == 0 && sd == 0 && outside_tile(lowest(bb, sb, runs), highest(bb, sb, runs) + tile) &&
+            if (register_tile(n) && ab == db && sa == 0 && sd == 0 && outside_tile(lowest(bb, sb, runs), highest(bb, sb, runs) + tile) &&
                 (!loads || outside_tile(lowest(first_load, cp, loads), highest(first_load, cp, loads) + 4)))
-                sbits = fmacs_tile16_passes({mem + db, y, x, 0, 0, 0, ystep, xstep, 1, runs, loads, false}, sbits);
+                sbits = fmacs_tile_passes({mem + db, y, x, 0, 0, 0, ystep, xstep, 1, runs, loads, false, n}, sbits);
             else
                 sbits = fmacs_tile_runs(mem + db, int32_t(sd), mem + ab, int32_t(sa), y, ystep, x, xstep, n, runs, loads, sbits);
             iters = runs - exits, part = exits, at = exits ? &br + 1 : fm;
@@ -271,15 +277,16 @@ private:
         ce.stats.sram_bytes += done * n * 4 * 3;
     }
     // A nest's instructions (fmacs_loop.h) in the code, and the cycles and instructions of a pass's
-    // straight part: its tail, outer blt, lead and head ld.
+    // straight part: its tail, outer blt, lead, the entry's jmp and test, and head ld.
     struct NestCode {
-        const Instr *after, *outer, *lead, *head, *fm, *ld;
+        const Instr *after, *outer, *lead, *lead_end, *fm, *ld;
         uint32_t cycles, instrs;
         NestCode(const Instr* code, const FmacsLoop& L)
-            : after(code + L.blt + 1), outer(code + L.nest.blt), lead(code + L.nest.lead), head(code + L.head()), fm(code + L.fmacs),
+            : after(code + L.blt + 1), outer(code + L.nest.blt), lead(code + L.nest.lead), lead_end(code + L.lead_end()), fm(code + L.fmacs),
               ld(L.ld >= 0 ? code + L.ld : nullptr),
-              cycles(L.nest.tail_cycles + op_base_cycles(Op::BLT) + L.nest.lead_cycles + (ld ? op_base_cycles(Op::LD) : 0)),
-              instrs(uint32_t(outer - after) + 1 + uint32_t(head - lead) + (ld ? 1 : 0)) {}
+              cycles(L.nest.tail_cycles + op_base_cycles(Op::BLT) + L.nest.lead_cycles +
+                     (L.nest.entry_test ? op_base_cycles(Op::JMP) + op_base_cycles(Op::BLT) : 0) + (ld ? op_base_cycles(Op::LD) : 0)),
+              instrs(uint32_t(outer - after) + 1 + uint32_t(lead_end - lead) + (L.nest.entry_test ? 2 : 0) + (ld ? 1 : 0)) {}
     };
 
     void snap(NestPoint& P, const FmacsNest& W, const uint32_t* R) const {
@@ -316,7 +323,8 @@ private:
     // they change x by the same d, start their inner loops alike and count the outer loop up to a
     // fixed bound, every pass after them does too (M.alike).
     void work_out(NestMap& M, const FmacsLoop& L, const NestCode& c, uint32_t* const R) {
-        const Instr *const after = c.after, *const outer = c.outer, *const lead = c.lead, *const head = c.head, *const fm = c.fm, *const ld = c.ld;
+        const Instr *const after = c.after, *const outer = c.outer, *const lead = c.lead, *const lead_end = c.lead_end, *const fm = c.fm,
+                           *const ld = c.ld;
         const Instr& br = c.after[-1];   // the inner blt
         const FmacsNest& W = L.nest;
         M.alike = false;
@@ -329,7 +337,7 @@ private:
             NestEntry& E = e[p];
             for (const Instr* q = after; q != outer; ++q) cx.straight(*q, R);
             E.outer_a = R[outer->a], E.outer_b = R[outer->b];
-            for (const Instr* q = lead; q != head; ++q) cx.straight(*q, R);
+            for (const Instr* q = lead; q != lead_end; ++q) cx.straight(*q, R);
             if (ld) R[ld->a] = 0;   // the scalar: data, read by nothing but the fmacs
             E.a = ce.dsd[fm->b], E.d = ce.dsd[fm->a], E.b = ce.dsd[fm->c];
             E.sa = E.sd = E.sb = 0;
@@ -342,7 +350,7 @@ private:
             E.vi = R[br.a], E.vn = R[br.b], E.vp = ld ? R[ld->b] : 0;
             const uint32_t ci = L.counter_step;
             const int64_t left = int64_t(int32_t(E.vn)) - int32_t(E.vi);
-            const uint64_t t = int32_t(ci) <= 0 ? 0 : left <= 0 ? 1 : uint64_t((left + int32_t(ci) - 1) / int32_t(ci));
+            const uint64_t t = int32_t(ci) <= 0 ? 0 : left <= 0 ? (W.entry_test ? 0 : 1) : uint64_t((left + int32_t(ci) - 1) / int32_t(ci));
             if (!Exec::unit_operands(E.a, E.d, E.b) || !t || int64_t(int32_t(E.vi)) + int64_t(t) * int32_t(ci) > INT32_MAX) {
                 restore(x[0], W, R);
                 return;
@@ -413,15 +421,15 @@ private:
         if (top > int64_t(ce.sram_used)) ce.sram_used = uint32_t(top);
         // The tile held in registers, as affine_loop holds it, when nothing else a pass reads meets any pass's tile.
         auto apart_from_tiles = [&](int64_t lo, int64_t hi) { return hi <= dlo || lo >= dhi + tile; };
-        const bool in_registers = n == 16 && a0.base == d0.base && a1.base == d1.base && sa == 0 && sd == 0 &&
+        const bool in_registers = register_tile(n) && a0.base == d0.base && a1.base == d1.base && sa == 0 && sd == 0 &&
                                   apart_from_tiles(blo, bhi + tile) && (!ld || apart_from_tiles(llo, lhi + 4));
         const uint32_t pa = a1.base - a0.base, pd = d1.base - d0.base, pb = b1.base - b0.base, pv = v1 - v0;
         const uint64_t loads = ld ? trips - 1 : 0;
         uint32_t sbits = R[fm->d];
         if (in_registers) {   // every pass's addresses lie in SRAM: they step by a signed pass step
-            sbits = fmacs_tile16_passes({mem + d0.base, mem + b0.base, ld ? mem + v0 : nullptr, int32_t(pd), int32_t(pb), int32_t(pv), int32_t(sb),
-                                         int32_t(cp), passes, trips, loads, ld != nullptr},
-                                        sbits);
+            sbits = fmacs_tile_passes({mem + d0.base, mem + b0.base, ld ? mem + v0 : nullptr, int32_t(pd), int32_t(pb), int32_t(pv), int32_t(sb),
+                                       int32_t(cp), passes, trips, loads, ld != nullptr, n},
+                                      sbits);
         } else {
             for (uint32_t q = 0; q < uint32_t(passes); ++q) {
                 const uint8_t* x_ = nullptr;

@@ -8,7 +8,7 @@
 // inside a loop.
 #include "engine/core/simd.h"
 #include "engine/fabric/fmacs_loop.h"
-#include "engine/fabric/fmacs_tile16.h"
+#include "engine/fabric/fmacs_tile.h"
 #include "engine/fabric/host.h"
 #include "engine/fabric/program_builder.h"
 #include "engine/fabric/machine.h"
@@ -21,6 +21,7 @@
 #include <cstring>
 #include <limits>
 #include <string>
+#include <vector>
 
 using namespace wl;
 using namespace wl::lang;
@@ -48,18 +49,21 @@ std::string kernel(int trip, const std::string& body, int asize = 512) {
 // One PE: a loop over j of `outer` passes around a loop over l of `inner` iterations of `body`
 // (the nest, fmacs_loop.h), before which `pre` runs; with reps, all that inside a loop over rep
 // (the nest entered again).
-std::string nest_kernel(int outer, int inner, const std::string& body, const std::string& pre = "", int reps = 0) {
+// `inner` is the inner loop's range: "0..4", or one known only when it runs ("0..n" with pre
+// "let n = N[0];": 5).
+std::string nest_kernel(int outer, const std::string& inner, const std::string& body, const std::string& pre = "", int reps = 0) {
     return "layout { grid 1 x 1; place p at (0, 0); }\n"
            "program p() {\n"
            "    export var A: [f32; 512];\n"
            "    export var x: [f32; 256];\n"
            "    export var C: [f32; 256];\n"
            "    export var D: [f32; 256];\n"
+           "    export var N: [i32; 2];\n"
            "    export fn main() {\n" +
            (reps ? "      for rep in 0.." + std::to_string(reps) + " {\n" : std::string()) +
            "        " + pre + "\n"
            "        for j in 0.." + std::to_string(outer) + " {\n"
-           "            for l in 0.." + std::to_string(inner) + " {\n"
+           "            for l in " + inner + " {\n"
            "                " + body + "\n"
            "            }\n"
            "        }\n" +
@@ -67,7 +71,12 @@ std::string nest_kernel(int outer, int inner, const std::string& body, const std
            "    }\n"
            "}\n"
            "host { fill A at (0, 0) with random(1); fill x at (0, 0) with random(2); fill C at (0, 0) with random(3);\n"
+           "       fill N at (0, 0) with [5, 0];\n"
            "       launch main at (0, 0); run; print C at (0, 0); print D at (0, 0); }\n";
+}
+
+std::string nest_kernel(int outer, int inner, const std::string& body, const std::string& pre = "", int reps = 0) {
+    return nest_kernel(outer, "0.." + std::to_string(inner), body, pre, reps);
 }
 
 struct Ran {
@@ -249,8 +258,9 @@ TEST(FastModeFmacsLoop, FindsOnlyLoopsOfItsShape) {
 // The nest (fmacs_loop.h): the loop around an fmacs loop runs as one macro-op too, and an affine
 // one runs the passes after its first two at once. Each case is held to cycle mode as above: the
 // passes run at once (the tile in registers or not), a fault in a later pass (its fmacs, its ld),
-// a nest whose passes do not change by the same d (the inner loop's start moves), and one that is
-// not affine (a product of two registers in its lead).
+// a nest whose passes do not change by the same d (the inner loop's start moves), one that is
+// not affine (a product of two registers in its lead), and inner loops whose trip counts are known
+// only when they run (entered through their test, and passes that run no iteration).
 TEST(FastModeFmacsLoop, NestsMatchCycleMode) {
     struct NestCase {
         const char* name;
@@ -267,6 +277,12 @@ TEST(FastModeFmacsLoop, NestsMatchCycleMode) {
         {"ld leaves SRAM in pass 7", nest_kernel(12, 4, "fmacs(mem(C, 0, 16), mem(C, 0, 16), mem(A, l * 16, 16), x[j * 1600 + l]);"), 2, true},
         {"the inner loop's start moves", nest_kernel(8, 8, "if l >= j { fmacs(mem(C, 0, 16), mem(C, 0, 16), mem(A, l * 16, 16), x[l]); }"), 0, false},
         {"not affine: j * j", nest_kernel(8, 4, "fmacs(mem(C, 0, 16), mem(C, 0, 16), mem(A, (j * j + l) * 4, 16), x[l]);"), 1, false},
+        // Trip counts known only when the loop runs: the lead ends with a jmp to the inner blt,
+        // which tests first (the GPT's dW sums, tiles of 4); passes that run no iteration.
+        {"trips known at run time, tile 4", nest_kernel(9, "0..n", "fmacs(mem(C, j * 4, 4), mem(C, j * 4, 4), mem(A, l * 4, 4), x[j * 5 + l]);", "let n = N[0];"), 2, false},
+        {"trips known at run time, tile 12", nest_kernel(6, "0..n", "fmacs(mem(C, j * 12, 12), mem(C, j * 12, 12), mem(A, l * 12 + j, 12), x[l]);", "let n = N[0];"), 2, false},
+        {"no trips at all", nest_kernel(5, "0..n", "fmacs(mem(C, j * 4, 4), mem(C, j * 4, 4), mem(A, l * 4, 4), x[l]);", "let n = N[1];"), 2, false},
+        {"some passes without trips", nest_kernel(8, "j..n", "fmacs(mem(C, 0, 8), mem(C, 0, 8), mem(A, l * 8, 8), x[l + j]);", "let n = N[0];"), 2, false},
         // Entered again (nest_map.h): from the same state (the map kept), from the same registers
         // with the fmacs's A operand set before the nest elsewhere, and from other registers.
         {"entered again, the same state", nest_kernel(6, 4, "fmacs(mem(C, j * 16, 16), mem(C, j * 16, 16), mem(A, 64, 16), x[l]);", "", 3), 2, false},
@@ -379,7 +395,7 @@ TEST(FastModeFmacsLoop, HandBuiltNestLeavesTheLastScalar) {
     }
 }
 
-static void tile16_kernel_gives_the_scalar_bits() {
+static void tile_kernel_gives_the_scalar_bits(const uint32_t n) {
     const float special[] = {-0.0f, 0.0f, 1e-45f, -1e-40f, 3.0e38f, -3.0e38f, std::numeric_limits<float>::infinity(),
                              -std::numeric_limits<float>::infinity(), std::numeric_limits<float>::quiet_NaN(), 1.5f, -2.25f};
     const int kSpecial = int(sizeof special / sizeof special[0]);
@@ -393,13 +409,13 @@ static void tile16_kernel_gives_the_scalar_bits() {
         const uint64_t passes = uint64_t(trial % 3) + 1, runs = uint64_t(trial % 7) + 1;
         const bool lead_load = trial % 4 >= 2;
         const uint64_t loads = lead_load || trial % 2 ? runs - 1 : runs;
-        // Pass q: its tile at d + 16 q, its y at y + 8 q (overlapping the last pass's), its scalars at x + 3 q.
-        float d[48], ref[48], y[16 * 7 + 8 * 2], x[16];
+        // Pass q: its tile at d + n q, its y at y + (n / 2) q (overlapping the last pass's), its scalars at x + 3 q.
+        float d[3 * kMaxRegisterTile + 16], ref[3 * kMaxRegisterTile + 16], y[kMaxRegisterTile * 8], x[16];
         for (float& v : d) v = next();
         for (float& v : y) v = next();
         for (float& v : x) v = next();
         float s = next();
-        if (trial == 0) std::fill(d, d + 16, -0.0f), std::fill(y, y + 16, 1.0f), s = -0.0f;   // -0 + 1 (-0) is -0
+        if (trial == 0) std::fill(d, d + n, -0.0f), std::fill(y, y + n, 1.0f), s = -0.0f;   // -0 + 1 (-0) is -0
         std::memcpy(ref, d, sizeof d);
         uint32_t sbits;
         std::memcpy(&sbits, &s, 4);
@@ -407,30 +423,77 @@ static void tile16_kernel_gives_the_scalar_bits() {
             const float* xs = x + 3 * q;
             if (lead_load) s = *xs++;
             for (uint64_t k = 0; k < runs; ++k) {
-                for (uint64_t e = 0; e < 16; ++e) ref[16 * q + e] = fmacs_elem(ref[16 * q + e], y[8 * q + 16 * k + e], s);
+                for (uint64_t e = 0; e < n; ++e) ref[n * q + e] = fmacs_elem(ref[n * q + e], y[n / 2 * q + n * k + e], s);
                 if (k < loads) s = xs[k];
             }
         }
-        const uint32_t out = fmacs_tile16_passes({reinterpret_cast<uint8_t*>(d), reinterpret_cast<const uint8_t*>(y),
-                                                  reinterpret_cast<const uint8_t*>(x), 64, 32, 12, 64, 4, passes, runs, loads, lead_load},
-                                                 sbits);
-        for (int e = 0; e < 48; ++e)   // a NaN from two NaNs keeps the one its build put first (docs/engine.md)
+        const ptrdiff_t tile = 4 * ptrdiff_t(n);
+        const uint32_t out = fmacs_tile_passes({reinterpret_cast<uint8_t*>(d), reinterpret_cast<const uint8_t*>(y),
+                                                reinterpret_cast<const uint8_t*>(x), tile, tile / 2, 12, tile, 4, passes, runs, loads, lead_load, n},
+                                               sbits);
+        for (uint32_t e = 0; e < 3 * kMaxRegisterTile + 16; ++e)   // a NaN from two NaNs keeps the one its build put first (docs/engine.md)
             if (!(d[e] != d[e] && ref[e] != ref[e])) {
-                EXPECT_EQ(std::memcmp(&d[e], &ref[e], 4), 0) << "trial " << trial << ", element " << e;
+                EXPECT_EQ(std::memcmp(&d[e], &ref[e], 4), 0) << "a tile of " << n << ", trial " << trial << ", element " << e;
             }
         EXPECT_EQ(std::memcmp(&out, &s, 4), 0) << "the last scalar, trial " << trial;
     }
 }
 
-// The tile kernel, in each SIMD level's vectors this CPU has, gives the scalar fmacs's bits, signed
-// zeros, infinities, subnormals and NaNs made from numbers included, pass after pass, its scalars
-// read from x as it steps (or each pass's first at the pass's x).
-TEST(FastModeFmacsLoop, Tile16KernelGivesTheScalarBits) {
+// The moving tile's kernel (fmacs_tile.h) at one tile size: tiles apart from their y, and tiles
+// their y overlaps (run element by element), against the scalar fmacs in the interpreter's order.
+static void moving_tile_gives_the_scalar_bits(const uint32_t n) {
+    uint32_t seed = n;
+    auto next = [&] {
+        seed = seed * 1664525u + 1013904223u;
+        const int k = int(seed >> 24) % 12;
+        return k == 0 ? -0.0f : k == 1 ? 1e-45f : k == 2 ? std::numeric_limits<float>::infinity() : float(int32_t(seed >> 8) % 1000) / 64.0f;
+    };
+    for (int trial = 0; trial < 24; ++trial) {
+        const uint64_t runs = uint64_t(trial % 5) + 1, loads = trial % 2 ? runs - 1 : runs;
+        const bool overlap = trial % 3 == 0;
+        // The tiles step by n + 4 floats from buf[0]; y steps by n floats, from buf[1] when they
+        // overlap, else from past the tiles.
+        std::vector<float> buf(size_t(8 * (kMaxRegisterTile + 4) + 8 * kMaxRegisterTile)), ref;
+        float x[8];
+        for (float& v : buf) v = next();
+        for (float& v : x) v = next();
+        float s = next();
+        ref = buf;
+        const size_t dstep = n + 4, ystep = n, y0 = overlap ? 1 : 6 * (kMaxRegisterTile + 4);
+        uint32_t sbits;
+        std::memcpy(&sbits, &s, 4);
+        for (uint64_t k = 0; k < runs; ++k) {
+            for (size_t e = 0; e < n; ++e) ref[k * dstep + e] = fmacs_elem(ref[k * dstep + e], ref[y0 + k * ystep + e], s);
+            if (k < loads) s = x[k];
+        }
+        uint8_t* const b = reinterpret_cast<uint8_t*>(buf.data());
+        const uint32_t out = fmacs_moving_tile({b, b + 4 * y0, reinterpret_cast<const uint8_t*>(x), ptrdiff_t(4 * dstep), ptrdiff_t(4 * ystep), 4,
+                                                runs, loads, n},
+                                               sbits);
+        for (size_t e = 0; e < buf.size(); ++e)
+            if (!(buf[e] != buf[e] && ref[e] != ref[e])) {
+                EXPECT_EQ(std::memcmp(&buf[e], &ref[e], 4), 0) << "a tile of " << n << ", trial " << trial << ", element " << e;
+            }
+        EXPECT_EQ(std::memcmp(&out, &s, 4), 0) << "the last scalar, trial " << trial;
+    }
+}
+
+// The tile kernel, for every tile it holds in registers and in each SIMD level's vectors this CPU
+// has, gives the scalar fmacs's bits, signed zeros, infinities, subnormals and NaNs made from
+// numbers included, pass after pass, its scalars read from x as it steps (or each pass's first at
+// the pass's x). Elements past the passes' tiles stay as they were. The same for the kernel of a
+// tile that moves, with tiles apart from and overlapping their y.
+TEST(FastModeFmacsLoop, TileKernelsGiveTheScalarBits) {
     const Simd detected = simd_level();
     for (Simd level : {Simd::Generic, Simd::Avx2, Simd::Avx512}) {
         if (!set_simd_level(level)) continue;
         SCOPED_TRACE(simd_name(level));
-        tile16_kernel_gives_the_scalar_bits();
+        for (uint32_t n = 4; n <= kMaxRegisterTile; n += 4) {
+            ASSERT_TRUE(register_tile(n));
+            tile_kernel_gives_the_scalar_bits(n);
+            moving_tile_gives_the_scalar_bits(n);
+        }
     }
+    EXPECT_FALSE(register_tile(0) || register_tile(2) || register_tile(6) || register_tile(kMaxRegisterTile + 4));
     set_simd_level(detected);
 }

@@ -1,0 +1,141 @@
+// fmacs_tile.cpp: fmacs_tile_passes (fmacs_tile.h) in the vectors of the SIMD level the CPU has
+// (engine/core/simd.h): SSE2's four lanes (WebAssembly's SIMD128 too), AVX2's eight, or
+// AVX-512's sixteen, the widest of which the tile is whole vectors. The same IEEE multiplies and adds in each, so the same
+// bits (no fused multiply-add: -ffp-contract=off keeps them apart).
+#include "engine/fabric/fmacs_tile.h"
+
+#include "engine/core/simd.h"
+
+#include <cstring>
+
+namespace wl {
+
+namespace {
+
+// The tile of N floats as N / W vectors F of W floats (W = 4: 16 of them at most, as many as
+// SSE2 has registers; the compiler keeps what it can in them).
+template <class F, int W, int N>
+__attribute__((always_inline)) inline uint32_t tile_passes(const TilePasses& p, uint32_t sbits) {
+    static_assert(N % W == 0, "whole vectors");
+    constexpr int kVecs = N / W, kBytes = 4 * W;
+    uint8_t* d = p.d;
+    const uint8_t *y0 = p.y, *xq = p.x;
+    for (uint64_t q = 0; q < p.passes; ++q, d += p.dpass, y0 += p.ypass, xq += p.xpass) {
+        const uint8_t* y = y0;
+        const uint8_t* x = xq;
+        if (p.lead_load) std::memcpy(&sbits, x, 4), x += p.xstep;
+        F c[kVecs];
+        for (int v = 0; v < kVecs; ++v) std::memcpy(&c[v], d + v * kBytes, kBytes);
+        for (uint64_t k = 0; k < p.runs; ++k, y += p.ystep) {
+            float s;
+            std::memcpy(&s, &sbits, 4);
+            F sv;   // s in every lane (a broadcast: not F{} + s, as 0 + -0 is +0)
+            if constexpr (W == 4) sv = F{s, s, s, s};
+            else if constexpr (W == 8) sv = F{s, s, s, s, s, s, s, s};
+            else sv = F{s, s, s, s, s, s, s, s, s, s, s, s, s, s, s, s};
+            for (int v = 0; v < kVecs; ++v) {
+                F yv;
+                std::memcpy(&yv, y + v * kBytes, kBytes);
+                c[v] = c[v] + yv * sv;   // vector_ops.h's fmacs_elem, W lanes at once
+            }
+            if (k < p.loads) std::memcpy(&sbits, x, 4), x += p.xstep;
+        }
+        for (int v = 0; v < kVecs; ++v) std::memcpy(d + v * kBytes, &c[v], kBytes);
+    }
+    return sbits;
+}
+
+// fmacs_moving_tile's runs in vectors F of W floats (p.n a multiple of W).
+template <class F, int W>
+__attribute__((always_inline)) inline uint32_t moving_runs(const MovingTile& p, uint32_t sbits) {
+    constexpr int kBytes = 4 * W;
+    const uint32_t n = p.n;
+    uint8_t* d = p.d;
+    const uint8_t *y = p.y, *x = p.x;
+    for (uint64_t k = 0; k < p.runs; ++k, d += p.dstep, y += p.ystep) {
+        float s;
+        std::memcpy(&s, &sbits, 4);
+        if (d + 4 * n <= y || y + 4 * n <= d) {
+            F sv;   // a broadcast, as tile_passes's
+            if constexpr (W == 4) sv = F{s, s, s, s};
+            else if constexpr (W == 8) sv = F{s, s, s, s, s, s, s, s};
+            else sv = F{s, s, s, s, s, s, s, s, s, s, s, s, s, s, s, s};
+            for (uint32_t e = 0; e < 4 * n; e += kBytes) {
+                F dv, yv;
+                std::memcpy(&dv, d + e, kBytes);
+                std::memcpy(&yv, y + e, kBytes);
+                dv = dv + yv * sv;
+                std::memcpy(d + e, &dv, kBytes);
+            }
+        } else {   // element by element, each reading what the ones before wrote
+            for (uint32_t e = 0; e < 4 * n; e += 4) {
+                float dv, yv;
+                std::memcpy(&dv, d + e, 4);
+                std::memcpy(&yv, y + e, 4);
+                dv = dv + yv * s;
+                std::memcpy(d + e, &dv, 4);
+            }
+        }
+        if (k < p.loads) std::memcpy(&sbits, x, 4), x += p.xstep;
+    }
+    return sbits;
+}
+
+// The kernel for p.n, N the first multiple of W from which to look: one compare per size passed.
+template <class F, int W, int N = W>
+__attribute__((always_inline)) inline uint32_t sized(const TilePasses& p, uint32_t sbits) {
+    if constexpr (N + W > kMaxRegisterTile) return tile_passes<F, W, N>(p, sbits);   // the largest
+    else if (p.n == N) return tile_passes<F, W, N>(p, sbits);
+    else return sized<F, W, N + W>(p, sbits);
+}
+
+typedef float F4 __attribute__((vector_size(16)));
+
+// Four lanes: every tile.
+uint32_t passes4(const TilePasses& p, uint32_t sbits) { return sized<F4, 4>(p, sbits); }
+uint32_t moving4(const MovingTile& p, uint32_t sbits) { return moving_runs<F4, 4>(p, sbits); }
+
+#if defined(__x86_64__) && !defined(__EMSCRIPTEN__)
+typedef float F8 __attribute__((vector_size(32)));
+typedef float F16 __attribute__((vector_size(64)));
+
+// The widest lanes of which the tile is whole vectors (AVX's encodings for four).
+__attribute__((target("avx2"))) uint32_t passes8(const TilePasses& p, uint32_t sbits) {
+    return p.n % 8 == 0 ? sized<F8, 8>(p, sbits) : sized<F4, 4>(p, sbits);
+}
+__attribute__((target("avx512f"))) uint32_t passes16(const TilePasses& p, uint32_t sbits) {
+    return p.n % 16 == 0 ? sized<F16, 16>(p, sbits) : p.n % 8 == 0 ? sized<F8, 8>(p, sbits) : sized<F4, 4>(p, sbits);
+}
+__attribute__((target("avx2"))) uint32_t moving8(const MovingTile& p, uint32_t sbits) {
+    return p.n % 8 == 0 ? moving_runs<F8, 8>(p, sbits) : moving_runs<F4, 4>(p, sbits);
+}
+__attribute__((target("avx512f"))) uint32_t moving16(const MovingTile& p, uint32_t sbits) {
+    return p.n % 16 == 0 ? moving_runs<F16, 16>(p, sbits) : p.n % 8 == 0 ? moving_runs<F8, 8>(p, sbits) : moving_runs<F4, 4>(p, sbits);
+}
+#endif
+
+}  // namespace
+
+uint32_t fmacs_tile_passes(const TilePasses& p, uint32_t sbits) {
+#if defined(__x86_64__) && !defined(__EMSCRIPTEN__)
+    switch (simd_level()) {
+    case Simd::Avx512: return passes16(p, sbits);
+    case Simd::Avx2: return passes8(p, sbits);
+    default: break;
+    }
+#endif
+    return passes4(p, sbits);
+}
+
+uint32_t fmacs_moving_tile(const MovingTile& p, uint32_t sbits) {
+#if defined(__x86_64__) && !defined(__EMSCRIPTEN__)
+    switch (simd_level()) {
+    case Simd::Avx512: return moving16(p, sbits);
+    case Simd::Avx2: return moving8(p, sbits);
+    default: break;
+    }
+#endif
+    return moving4(p, sbits);
+}
+
+}  // namespace wl
