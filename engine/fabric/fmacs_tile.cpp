@@ -1,10 +1,14 @@
-// fmacs_tile.cpp: fmacs_tile_passes (fmacs_tile.h) in the vectors of the SIMD level the CPU has
-// (engine/core/simd.h): SSE2's four lanes (WebAssembly's SIMD128 too), AVX2's eight, or
-// AVX-512's sixteen, the widest of which the tile is whole vectors. The same IEEE multiplies and adds in each, so the same
-// bits (no fused multiply-add: -ffp-contract=off keeps them apart).
+// fmacs_tile.cpp: fmacs_tile_passes and fmacs_moving_tile (fmacs_tile.h) in the vectors of the
+// SIMD level the CPU has (engine/core/simd.h): SSE2's four lanes (WebAssembly's SIMD128 too),
+// AVX2's eight, or AVX-512's sixteen, the widest of which the tile is whole vectors. Each element
+// is vector_ops.h's fmacs_elem, a multiply then an add, each rounded (no fused multiply-add:
+// -ffp-contract=off keeps them apart), so every width gives the same bits. On the wide vectors
+// it is written out: a wide vector passed or returned by value changes the ABI by target, and a
+// broadcast through a pointer cost SUMMA's passes half as many instructions again.
 #include "engine/fabric/fmacs_tile.h"
 
 #include "engine/core/simd.h"
+#include "engine/fabric/vector_ops.h"
 
 #include <cstring>
 
@@ -56,7 +60,7 @@ __attribute__((always_inline)) inline uint32_t moving_runs(const MovingTile& p, 
         float s;
         std::memcpy(&s, &sbits, 4);
         if (d + 4 * n <= y || y + 4 * n <= d) {
-            F sv;   // a broadcast, as tile_passes's
+            F sv;   // a broadcast, as tile_passes's (written out: see the top)
             if constexpr (W == 4) sv = F{s, s, s, s};
             else if constexpr (W == 8) sv = F{s, s, s, s, s, s, s, s};
             else sv = F{s, s, s, s, s, s, s, s, s, s, s, s, s, s, s, s};
@@ -72,7 +76,7 @@ __attribute__((always_inline)) inline uint32_t moving_runs(const MovingTile& p, 
                 float dv, yv;
                 std::memcpy(&dv, d + e, 4);
                 std::memcpy(&yv, y + e, 4);
-                dv = dv + yv * s;
+                dv = fmacs_elem(dv, yv, s);
                 std::memcpy(d + e, &dv, 4);
             }
         }
