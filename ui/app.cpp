@@ -99,6 +99,7 @@ void App::load_example(const std::string& name) {
     std::stringstream ss;
     ss << in.rdbuf();
     if (!in) throw std::runtime_error("could not read examples/" + name + ".wk");
+    keep_lesson_work();
     doc_.open(name + ".wk", ss.str());
     example_ = name;
     show_editor_ = true;
@@ -107,6 +108,7 @@ void App::load_example(const std::string& name) {
 }
 
 wl::Mesh App::mesh() const {
+    if (const wl::Machine* m = lessons_.check_machine()) return m->mesh();
     if (model_.on_canvas()) return model_.mesh();
     return runner_.run() ? runner_.run()->machine().mesh() : empty_mesh_;
 }
@@ -140,6 +142,10 @@ void App::reveal_source(int line, int col) {
 void App::function_key(int n, bool shift) {
     switch (n) {
     case 1: help_.toggle(); break;
+    case 3:   // find next in the editor (the find bar's text), or open the bar
+        if (editor_.find_open() && !editor_.find_text().empty()) editor_.find_next(doc_.buffer());
+        else show_editor_ = true, editor_.open_find();
+        break;
     case 5:
         if (shift) runner_.reset();
         else if (ready_to_run()) runner_.play();
@@ -185,13 +191,19 @@ void App::after_draw() {
     runner_.tick(ImGui::GetIO().DeltaTime, budget);
     tick_ms_ = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
     post_events();
+    if (lessons_.checking()) lessons_.advance_check();   // a training check: one step between frames, its progress drawn
     model_.work_tick(std::max(0.0, budget - tick_ms_));
     files_.notices.training_run(model_.train_run_id());   // a training start succeeded: its refusals are stale
     work_budget_.spent(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
 }
 
-void App::frame() {
-    ++frame_;
+void App::frame(bool drawn) {
+    if (raise_in_frame_) {   // the tests' stand-in for a bug (the internal method raise_in_frame)
+        raise_in_frame_ = false;
+        ImGui::Begin("raise_in_frame");   // left open, as a throw in the middle of a window would
+        throw std::runtime_error("raise_in_frame: a test's exception");
+    }
+    if (drawn) ++frame_;
     ++quiet_frames_;
     drawn_.clear();
     hovered_word_ = {};
@@ -241,7 +253,12 @@ void App::frame() {
         canvas_.set_free_area(glm::vec2(free.x, free.y), glm::vec2(free.right(), free.bottom()));
         drawn_["free_area"] = {ImVec2(free.x, free.y), ImVec2(free.right(), free.bottom())};
     }
-    if (model_.on_canvas()) canvas_.draw(mesh(), model_.machine(), model_.canvas_overlay());
+    if (const bool checking = lessons_.check_machine(); checking != check_on_canvas_) {   // its mesh comes and goes: fit it
+        check_on_canvas_ = checking, refit_ = true;
+        canvas_.select(std::nullopt);
+    }
+    if (const wl::Machine* m = lessons_.check_machine()) canvas_.draw(mesh(), m);   // a lesson's training check, as it runs
+    else if (model_.on_canvas()) canvas_.draw(mesh(), model_.machine(), model_.canvas_overlay());
     else canvas_.draw(mesh(), runner_.run() ? &runner_.run()->machine() : nullptr);
     if (const auto dot = canvas_.wavelet()) {   // the tour's spotlight follows a wavelet in flight
         const float r = std::max(28.0f, canvas_.cell() * 0.45f);
@@ -285,6 +302,18 @@ void App::frame() {
     }
     // After the windows moved to their places, the mesh fits what they leave (from the next frame's draw).
     if (relayout_ || refit_) relayout_ = refit_ = false, canvas_.fit();
+}
+
+void App::recover(const char* during, const std::string& what) {
+    recovered_.push_back(std::string(during) + ": " + what);
+    try {   // first: whatever comes next, the kernel in the editor is stored (autosave may not have seen it yet)
+        if (workspace_sig() != files_.seen_sig || files_.autosave.dirty()) write_workspace();
+        else flush_state();
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "waferlab: could not save the workspace: %s\n", e.what());
+    }
+    notice("Something went wrong while " + std::string(during) + " (" + what +
+           "). Your kernel is saved and the app carries on; if it happens again, please report these words.");
 }
 
 void App::place_window(const Box& b) {
@@ -359,7 +388,7 @@ void App::menu_bar() {
                 ImGui::TextDisabled("%s", summary.c_str());
             }
             if (hit) {
-                if (doc_.buffer().modified()) pending_example_ = n;
+                if (lesson_replaces_work()) pending_example_ = n;   // a lesson's edits are kept instead
                 else load_example(n);   // paused at cycle 0: the toolbar says how to start it
             }
         }
@@ -526,7 +555,9 @@ void App::section_tabs() {
     if (follow) tab_synced_ = here, tab_quiet_ = 2;   // the tab bar applies a selection a frame later
     for (int i = 0; i < int(secs.size()); ++i) {
         ImGui::PushID(i);
-        if (ImGui::BeginTabItem(secs[size_t(i)].label.c_str(), nullptr, follow && i == here ? ImGuiTabItemFlags_SetSelected : 0)) {
+        const bool open = ImGui::BeginTabItem(secs[size_t(i)].label.c_str(), nullptr, follow && i == here ? ImGuiTabItemFlags_SetSelected : 0);
+        mark_item(("tab:" + secs[size_t(i)].label).c_str());
+        if (open) {
             if (i != here && tab_quiet_ == 0) reveal_source(secs[size_t(i)].line + 1, 1);
             ImGui::EndTabItem();
         }
@@ -795,6 +826,7 @@ json App::state() const {
         {"version", wl::version()},
         {"frame", frame_},
         {"input_pending", input_pending_},
+        {"recovered", recovered_},
         {"idle", embed_ && quiet_frames_ >= kWakeFrames},
         {"mesh", {{"w", mesh().w}, {"h", mesh().h}}},
         {"view", {{"zoom", canvas_.zoom()}}},
@@ -815,6 +847,8 @@ json App::state() const {
                     {"hover_help", hovered_word_.first.empty() ? json(nullptr)
                                                                : json{{"word", hovered_word_.first}, {"text", hovered_word_.second}}},
                     {"header", header_},
+                    {"find", {{"open", editor_.find_open()}, {"text", editor_.find_text()}, {"missed", editor_.find_missed()}}},
+                    {"selection", doc_.buffer().has_selection() ? json(doc_.buffer().selected_text()) : json(nullptr)},
                     {"fault_marker", nullptr}}},
         {"inspector_term", inspector_.hovered_term().empty() ? json(nullptr) : json(inspector_.hovered_term())},
         {"inspector_terms", json::object()},

@@ -49,7 +49,9 @@ class App {
 public:
     explicit App(const AppOptions& opt);
 
-    void frame();                        // builds one ImGui frame (between NewFrame and Render)
+    // Builds one ImGui frame (between NewFrame and Render). drawn = false: a frame that only takes
+    // input, never rendered (main.cpp); frames() counts the drawn ones.
+    void frame(bool drawn = true);
     // After the frame's drawing is sent to the GPU: the long work (a kernel's run, training on
     // the mesh) runs here, overlapping the drawing, in a budget measured per frame (frame_budget.h).
     void after_draw();
@@ -101,6 +103,9 @@ public:
     void drop_file(const std::string& path);                  // SDL_DROPFILE
     void save_shortcut();                                     // Ctrl+S
     void flush_state();                                       // write what autosave has not yet (at quit)
+    // An exception that escaped a frame (main.cpp caught it, and closed ImGui's half-built frame):
+    // the workspace is written first, the user is told in a notice, and the app goes on.
+    void recover(const char* during, const std::string& what);
     bool png_capture_frame() const;                           // read this frame back after rendering it
     void deliver_png(const Image& frame);                     // ...and hand it here
 
@@ -163,8 +168,12 @@ private:
     void lessons_frame();
     void lessons_start(int number);
     void open_lesson(int number, LessonEdit how);
-    bool lesson_replaces_work() const;
-    void lesson_to_editor(const std::string& text, const char* what, LessonEdit how);
+    bool lesson_replaces_work() const;          // unsaved edits that no lesson keeps
+    void keep_lesson_work();                    // the editor's lesson file (if it holds one): its text kept
+    enum class Pending { None, Starter, Solution, File };   // what "Replace unsaved edits?" would load
+    static const char* pending_name(Pending p);
+    void lesson_file_to_editor();
+    void lesson_to_editor(const std::string& text, Pending what, LessonEdit how);
     const wl::lessons::Verdict& check_lesson();
     void begin_check_lesson();
     void lessons_state(nlohmann::json& j) const;
@@ -178,8 +187,9 @@ private:
     void check_before_share();                  // at start: is there work put aside by a link?
     LessonsWindow lessons_window_;
     bool show_lessons_ = false;
+    bool check_on_canvas_ = false;                // the canvas shows a training check's mesh
     uint64_t lesson_checked_ = ~0ull;             // the editor's text version the verdict is for
-    std::string lesson_pending_, lesson_pending_what_;   // waiting for "replace unsaved edits?"
+    Pending lesson_pending_ = Pending::None;      // waiting for "Replace unsaved edits?"
     // The mesh on screen is the loaded machine's; with none loaded, an empty mesh of this size (set_mesh).
     wl::Mesh mesh() const;
     wl::Mesh empty_mesh_;
@@ -227,6 +237,8 @@ private:
     bool relayout_ = false;                        // Reset layout (or a new screen size): windows go to their places
     bool refit_ = false;                           // fit the mesh to the free area at the end of this frame
     uint64_t frame_ = 0;
+    std::vector<std::string> recovered_;   // what recover() caught, oldest first (state().recovered)
+    bool raise_in_frame_ = false;          // the next frame throws (raise_in_frame, for the tests of recover())
     uint64_t quiet_frames_ = 0;          // frames since the last input, call or motion (wants_frame)
     bool show_about_ = false;
     bool show_demo_ = false;

@@ -65,6 +65,7 @@ void App::start(const std::string& requested_example) {
     if (saved) {
         files_.font_scale = saved->font_scale;
         lessons_.set_done(saved->lessons_done);   // progress, whatever opens
+        lessons_.set_work(saved->lesson_work);
         runner_.set_run_mode(saved->run_mode);    // before anything loads
         doc_.set_optimise(saved->optimise);
     }
@@ -124,6 +125,7 @@ Workspace App::workspace() const {
     ws.optimise = doc_.optimise();
     ws.lessons_done = lessons_.done_list();
     ws.lesson = show_lessons_ ? lessons_.current_number() : 0;
+    ws.lesson_work = lessons_.all_work();
     return ws;
 }
 
@@ -134,6 +136,7 @@ std::string App::workspace_sig() const {
                   double(files_.font_scale), int(runner_.run_mode()), int(doc_.optimise()));
     std::string lessons = std::to_string(show_lessons_ ? lessons_.current_number() : 0);
     for (int n : lessons_.done_list()) lessons += ',' + std::to_string(n);
+    lessons += '|' + std::to_string(lessons_.work_version());
     return buf + doc_.name() + '|' + example_ + '|' + files_.path + '|' + lessons;
 }
 
@@ -204,7 +207,7 @@ static std::string base_name(const std::string& path) {
 
 void App::open_text(const std::string& name, const std::string& text, const std::string& path, bool ask) {
     if (text.size() > kMaxKernelBytes) throw std::invalid_argument(name + " is too big for a kernel (over 4 MiB)");
-    if (doc_.buffer().modified()) {
+    if (lesson_replaces_work()) {   // a lesson's edits are kept (app_lessons.cpp); others are asked about
         if (!ask) throw std::invalid_argument(doc_.name() + " has unsaved edits; pass discard=true to replace them");
         files_.pending_open = true;   // the popup decides
         files_.open_name = base_name(name);
@@ -212,6 +215,7 @@ void App::open_text(const std::string& name, const std::string& text, const std:
         files_.open_path = path;
         return;
     }
+    keep_lesson_work();
     doc_.open(base_name(name), text);
     example_.clear();
     files_.path = path;

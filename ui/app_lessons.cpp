@@ -10,6 +10,7 @@
 #include "ui/markdown.h"
 
 #include <imgui.h>
+#include <cctype>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
@@ -36,51 +37,95 @@ void App::lessons_start(int number) {
     }
 }
 
-// Whether the editor holds unsaved edits that loading a kernel would throw away. Work that passed
-// the open lesson's check and has not changed since is done: the next lesson may replace it.
+// One rule for a lesson's kernel: what the student typed is never thrown away unasked. Leaving a
+// lesson keeps its text (LessonModel::keep_work, saved with the workspace) and coming back brings
+// it back, so moving between lessons never asks. Load starter and Show solution replace it in place:
+// they ask first (Ctrl+Z brings it back too). Unsaved work that is no lesson's (an edited example
+// or file) is asked about before a lesson replaces it.
+
+// Whether the editor holds unsaved edits that no lesson keeps.
 bool App::lesson_replaces_work() const {
-    if (!doc_.buffer().modified()) return false;
-    const wl::lessons::Verdict* v = lessons_.verdict();
-    return !(v && v->passed && lesson_checked_ == doc_.buffer().version() && doc_.name() == lessons_.file_name());
+    return doc_.buffer().modified() && !LessonModel::number_of_file(doc_.name());
+}
+
+void App::keep_lesson_work() {
+    if (const int n = LessonModel::number_of_file(doc_.name())) lessons_.keep_work(n, doc_.buffer().text());
 }
 
 void App::open_lesson(int number, LessonEdit how) {
     const wl::lessons::Lesson* l = lessons_.find(number);
     if (!l) throw std::invalid_argument(no_lesson(lessons_, number));
     const bool own = doc_.name() == LessonModel::file_name(number);   // already this lesson's work: it stays
-    const bool free = !lesson_replaces_work();                        // judged before open() forgets the verdict
-    if (!own && !free && how == LessonEdit::Throw)
+    const bool other = !own && lesson_replaces_work();
+    if (other && how == LessonEdit::Throw)
         throw std::invalid_argument(doc_.name() + " has unsaved edits; pass discard=true to replace them");
     lessons_.open(number);
     show_lessons_ = true;
     lesson_checked_ = ~0ull;
-    if (!own) lesson_to_editor(l->starter, "starter", free ? LessonEdit::Discard : how);
+    if (own) return;
+    if (other && how == LessonEdit::Ask) {
+        lesson_pending_ = Pending::File;
+        return;
+    }
+    if (other && how == LessonEdit::Keep) {
+        notice("Kept your unsaved edits to " + doc_.name() + " instead of loading lesson " + std::to_string(number) +
+               "'s kernel: pick the lesson again (or Load starter) to replace them.");
+        return;
+    }
+    lesson_file_to_editor();
 }
 
-// The open lesson's starter or solution into the editor. The lesson's own file is replaced as one
-// edit (Ctrl+Z brings the student's text back); other unsaved work is replaced only as `how` says.
-void App::lesson_to_editor(const std::string& text, const char* what, LessonEdit how) {
-    const std::string file = lessons_.file_name();
-    if (doc_.name() == file && doc_.buffer().modified()) {
+// The open lesson's file into the editor: its starter, with the student's kept work one undoable edit on top.
+void App::lesson_file_to_editor() {
+    const wl::lessons::Lesson& l = *lessons_.current();
+    keep_lesson_work();   // the lesson (if any) that the editor leaves
+    doc_.open(lessons_.file_name(), l.starter);
+    if (const std::string* work = lessons_.work(l.number)) {
         doc_.buffer().select_all();
-        doc_.buffer().insert(text);
+        doc_.buffer().insert(*work);
         doc_.buffer().set_cursor({0, 0});
-    } else if (how != LessonEdit::Discard && lesson_replaces_work()) {
-        if (how == LessonEdit::Throw) throw std::invalid_argument(doc_.name() + " has unsaved edits; pass discard=true to replace them");
-        if (how == LessonEdit::Ask) lesson_pending_ = text, lesson_pending_what_ = what;
-        if (how == LessonEdit::Keep)
-            notice("Kept your unsaved edits to " + doc_.name() + " instead of loading lesson " + std::to_string(lessons_.current_number()) +
-                   "'s " + what + ": Load starter in the Lessons panel replaces them.");
-        return;
-    } else {
-        doc_.open(file, text);
-        example_.clear();
-        files_.path.clear();   // Save must not write the lesson over the file that was open
     }
+    example_.clear();
+    files_.path.clear();   // Save must not write the lesson over the file that was open
     doc_.refresh();
     show_editor_ = true;
     canvas_.select(std::nullopt);
     compile_and_load();
+}
+
+// The open lesson's starter or solution in place of the editor's text. Edits are replaced only as
+// `how` says (Ask: the popup asks); then as one edit when the editor holds the lesson's own file.
+void App::lesson_to_editor(const std::string& text, Pending what, LessonEdit how) {
+    const bool mine = doc_.name() == lessons_.file_name();
+    if (doc_.buffer().modified() && how != LessonEdit::Discard) {
+        if (how == LessonEdit::Throw) throw std::invalid_argument(doc_.name() + " has unsaved edits; pass discard=true to replace them");
+        if (how == LessonEdit::Ask) lesson_pending_ = what;
+        if (how == LessonEdit::Keep)
+            notice("Kept your unsaved edits to " + doc_.name() + " instead of loading lesson " + std::to_string(lessons_.current_number()) +
+                   "'s " + pending_name(what) + ": Load starter in the Lessons panel replaces them.");
+        return;
+    }
+    if (!mine) {
+        lesson_file_to_editor();
+        if (doc_.buffer().text() == text) return;
+    }
+    doc_.buffer().select_all();
+    doc_.buffer().insert(text);
+    doc_.buffer().set_cursor({0, 0});
+    doc_.refresh();
+    show_editor_ = true;
+    canvas_.select(std::nullopt);
+    compile_and_load();
+}
+
+const char* App::pending_name(Pending p) {
+    switch (p) {
+    case Pending::Starter: return "starter";
+    case Pending::Solution: return "solution";
+    case Pending::File: return "kernel";
+    case Pending::None: break;
+    }
+    return "";
 }
 
 // The panel's Check: a training check runs a step a frame (lessons_frame), with its progress drawn.
@@ -112,33 +157,48 @@ void App::lessons_menu() {
 }
 
 void App::lessons_frame() {
-    if (lessons_.checking()) lessons_.advance_check();   // one training step a frame: the panel shows its progress
     if (show_lessons_) {
         place_window(layout_.inspector);   // the right column's top: the editor and the log stay in view
         const bool stale = lessons_.verdict() && lesson_checked_ != doc_.buffer().version();
-        const LessonsWindow::Request r = lessons_window_.draw(&show_lessons_, lessons_, stale);
+        const LessonsWindow::Request r = lessons_window_.draw(&show_lessons_, lessons_, stale,
+                                                              [this](std::string_view name) { return doc_.definition(name).has_value(); });
         for (const auto& [name, rect] : lessons_window_.places()) drawn_[name] = rect;
+        if (r.show_code)   // the definition, its name selected
+            if (const std::optional<TextPos> at = doc_.definition(*r.show_code)) {
+                show_editor_ = true;
+                const std::string& line = doc_.buffer().line(at->line);
+                int end = at->col;
+                while (end < int(line.size()) && (std::isalnum((unsigned char)line[size_t(end)]) || line[size_t(end)] == '_')) ++end;
+                editor_.reveal(*at, TextPos{at->line, end});
+                editor_.focus();
+            }
         if (r.open) open_lesson(r.open, LessonEdit::Ask);
-        if (r.starter && lessons_.current()) lesson_to_editor(lessons_.current()->starter, "starter", LessonEdit::Ask);
+        if (r.starter && lessons_.current()) lesson_to_editor(lessons_.current()->starter, Pending::Starter, LessonEdit::Ask);
         if (r.check) begin_check_lesson();
-        if (r.solution) lesson_to_editor(*r.solution, "solution", LessonEdit::Ask);
+        if (r.solution) lesson_to_editor(*r.solution, Pending::Solution, LessonEdit::Discard);   // the panel asked already
     }
     const char* title = "Replace unsaved edits?###lesson";
-    if (!lesson_pending_.empty() && !ImGui::IsPopupOpen(title)) ImGui::OpenPopup(title);
+    if (lesson_pending_ != Pending::None && !lessons_.current()) lesson_pending_ = Pending::None;
+    if (lesson_pending_ != Pending::None && !ImGui::IsPopupOpen(title)) ImGui::OpenPopup(title);
     if (ImGui::BeginPopupModal(title, nullptr, ImGuiWindowFlags_AlwaysAutoResize)) {
+        const Pending what = lesson_pending_;
         ImGui::Text("%s has unsaved edits. Load lesson %d's %s and lose them?", doc_.name().c_str(), lessons_.current_number(),
-                    lesson_pending_what_.c_str());
-        if (ImGui::Button("Discard and load")) {
-            const std::string text = std::move(lesson_pending_);
-            lesson_pending_.clear();
-            lesson_to_editor(text, lesson_pending_what_.c_str(), LessonEdit::Discard);
+                    pending_name(what));
+        if (doc_.name() == lessons_.file_name()) ImGui::TextDisabled("Ctrl+Z in the editor brings them back.");
+        if (ImGui::Button("Replace them")) {
+            lesson_pending_ = Pending::None;
+            if (what == Pending::File) lesson_file_to_editor();
+            else if (const wl::lessons::Lesson* l = lessons_.current())
+                lesson_to_editor(what == Pending::Starter ? l->starter : l->solution, what, LessonEdit::Discard);
             ImGui::CloseCurrentPopup();
         }
+        mark_item("lesson_replace");
         ImGui::SameLine();
         if (ImGui::Button("Keep my edits") || ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape))) {
-            lesson_pending_.clear();
+            lesson_pending_ = Pending::None;
             ImGui::CloseCurrentPopup();
         }
+        mark_item("lesson_keep");
         ImGui::EndPopup();
     }
 }
@@ -174,10 +234,29 @@ void App::lessons_state(json& j) const {
         {"solution_shown", lessons_.solution_shown()},
         {"verdict", verdict},
         {"checking", lessons_.checking() ? json(lessons_.check_progress()) : json(nullptr)},
-        {"pending", lesson_pending_.empty() ? json(nullptr) : json(lesson_pending_what_)},
+        {"pending", lesson_pending_ == Pending::None ? json(nullptr) : json(pending_name(lesson_pending_))},
+        {"kept_work", [&] {
+             json kept = json::array();
+             for (const auto& [n, text] : lessons_.all_work()) kept.push_back(n);
+             return kept;
+         }()},
         {"done", lessons_.done_list()},
         {"lessons", list},
         {"errors", lessons_.errors()},
+        {"text_scroll", lessons_window_.text_scroll()},
+        {"text_blocks", [&] {   // the kinds of the text's blocks, in order: "heading paragraph table ..."
+             std::string kinds;
+             static const char* kKind[] = {"heading", "paragraph", "item", "code", "rule", "table"};
+             if (l)
+                 for (const MdBlock& b : parse_markdown(l->text)) kinds += std::string(kinds.empty() ? "" : " ") + kKind[int(b.kind)];
+             return kinds;
+         }()},
+        {"code_links", [&] {
+             json links = json::array();
+             for (const MdTarget& t : lessons_window_.code_links())
+                 links.push_back({{"name", t.name}, {"x", t.x}, {"y", t.y}, {"w", t.w}, {"h", t.h}});
+             return links;
+         }()},
     };
 }
 

@@ -101,7 +101,7 @@ const std::vector<App::Method>& App::methods() {
         {"get_source", "", 0, [](App& a, const json&) { return json{{"file", a.doc_.name()}, {"text", a.doc_.buffer().text()}}; }},
         {"load_example", "name discard=false", 0, [](App& a, const json& x) {
              const std::string name = str_arg(x, "name");
-             if (a.doc_.buffer().modified() && !flag(x, "discard", false))
+             if (a.lesson_replaces_work() && !flag(x, "discard", false))   // a lesson's edits are kept instead
                  throw std::invalid_argument(a.doc_.name() + " has unsaved edits; pass discard=true to replace them");
              a.load_example(name);
              return a.state();
@@ -109,6 +109,7 @@ const std::vector<App::Method>& App::methods() {
         {"set_source", "[file] text", 0, [](App& a, const json& x) {
              const std::string text = str_arg(x, "text");
              if (x.contains("file") && x["file"].is_string()) {
+                 a.keep_lesson_work();
                  a.doc_.open(x["file"].get<std::string>(), "");
                  a.example_.clear();
              }
@@ -221,6 +222,10 @@ const std::vector<App::Method>& App::methods() {
              if (!a.write_workspace()) throw std::runtime_error(a.files_.problem);
              return a.state();
          }},
+        {"raise_in_frame", "", M::kLocal | M::kInternal, [](App& a, const json&) {   // the tests: the next frame throws, as a bug would
+             a.raise_in_frame_ = true;
+             return json(nullptr);
+         }},
         {"flush_state", "", M::kLocal | M::kInternal, [](App& a, const json&) {   // the page, as it goes away
              a.flush_state();
              return a.state();
@@ -271,16 +276,16 @@ const std::vector<App::Method>& App::methods() {
              return a.state();
          }},
         {"lesson_starter", "discard=false", 0, [](App& a, const json& x) {
-             a.lesson_to_editor(a.open_lesson_or_throw().starter, "starter", a.lesson_edit(x));
+             a.lesson_to_editor(a.open_lesson_or_throw().starter, Pending::Starter, a.lesson_edit(x));
              return a.state();
          }},
         {"show_solution", "discard=false", 0, [](App& a, const json& x) {
              a.open_lesson_or_throw();
              const LessonEdit how = a.lesson_edit(x);
-             if (how == LessonEdit::Throw && a.doc_.name() != a.lessons_.file_name() && a.lesson_replaces_work())
+             if (how == LessonEdit::Throw && a.doc_.buffer().modified())
                  throw std::invalid_argument(a.doc_.name() + " has unsaved edits; pass discard=true to replace them");
              a.lessons_.ask_solution();
-             a.lesson_to_editor(*a.lessons_.confirm_solution(), "solution", how);
+             a.lesson_to_editor(*a.lessons_.confirm_solution(), Pending::Solution, how);
              return a.state();
          }},
         {"lessons_panel", "open=true", 0, [](App& a, const json& x) {

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 namespace wlui {
 
@@ -38,9 +39,10 @@ void squiggle(ImDrawList* dl, float x0, float x1, float y, ImU32 col) {
 
 }  // namespace
 
-TextPos CodeEditor::hit(const TextBuffer& buf, ImVec2 m, ImVec2 origin, float gutter, float cw, float lh) const {
+TextPos CodeEditor::hit(const TextBuffer& buf, ImVec2 m, ImVec2 origin, float gutter, float cw, float lh, bool on_char) const {
     int line = std::clamp(int(std::floor((m.y - origin.y) / lh)), 0, buf.line_count() - 1);
-    int col = std::max(0, int(std::lround((m.x - origin.x - gutter) / cw)));
+    const float x = (m.x - origin.x - gutter) / cw;   // in characters
+    int col = std::max(0, int(on_char ? std::floor(x) : std::lround(x)));
     // Columns are bytes; step over UTF-8 sequences by counting characters.
     const std::string& l = buf.line(line);
     int byte = 0, chars = 0;
@@ -71,6 +73,7 @@ CodeEditor::Result CodeEditor::handle_keys(TextBuffer& buf, int page_lines) {
     if (pressed(ImGuiKey_Backspace)) buf.backspace();
     if (pressed(ImGuiKey_Delete)) buf.del();
     if (pressed(ImGuiKey_Tab)) buf.indent_or_tab();
+    if (find_open_ && ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape), false)) find_open_ = false;
     if (pressed(ImGuiKey_Enter) || pressed(ImGuiKey_KeyPadEnter)) {
         if (ctrl) r.compile_requested = true;
         else buf.newline();
@@ -110,9 +113,64 @@ CodeEditor::Result CodeEditor::handle_keys(TextBuffer& buf, int page_lines) {
     return r;
 }
 
+void CodeEditor::open_find() {
+    find_open_ = find_focus_ = true;
+    find_from_selection_ = true;   // the bar takes the selection as its text when it draws (it has the buffer)
+}
+
+bool CodeEditor::find_next(TextBuffer& buf) {
+    const std::string_view needle(find_buf_);
+    const TextPos at = buf.find(needle, buf.has_selection() ? buf.selection_end() : buf.cursor());
+    find_missed_ = at.line < 0;
+    if (find_missed_) return false;
+    buf.select(at, {at.line, at.col + int(needle.size())});
+    last_cursor_ = {-1, -1};   // scroll to it
+    return true;
+}
+
+void CodeEditor::find_bar(TextBuffer& buf) {
+    if (find_from_selection_) {
+        find_from_selection_ = false;
+        const std::string sel = buf.selected_text();
+        if (!sel.empty() && sel.find('\n') == std::string::npos && sel.size() < sizeof find_buf_)
+            std::snprintf(find_buf_, sizeof find_buf_, "%s", sel.c_str());
+    }
+    ImGui::PushID("find");
+    const bool requested = find_focus_;   // it takes the keys from the next frame: the text must not take them now
+    if (find_focus_) ImGui::SetKeyboardFocusHere(), find_focus_ = false;
+    const float buttons = ImGui::CalcTextSize("Next  Close").x + ImGui::GetStyle().FramePadding.x * 4 + ImGui::GetStyle().ItemSpacing.x * 3;
+    ImGui::SetNextItemWidth(std::max(80.0f, ImGui::GetContentRegionAvail().x - buttons - ImGui::CalcTextSize("not found").x));
+    const bool enter = ImGui::InputTextWithHint("##find", "Find (Enter: go to it, F3: the next, Esc: close)", find_buf_,
+                                                sizeof find_buf_, ImGuiInputTextFlags_EnterReturnsTrue);
+    const bool typing = ImGui::IsItemActive() || ImGui::IsItemDeactivated();   // Escape deactivates it before we ask
+    find_active_ = ImGui::IsItemActive() || requested;
+    // Enter selects the match and hands the keys to the text from the next frame (this frame's
+    // Enter must not reach it), as Escape does; F3 goes on to the next match.
+    if (enter && find_next(buf)) refocus_ = true;
+    if (typing && ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape), false)) find_open_ = false, refocus_ = true;
+    ImGui::SameLine();
+    if (ImGui::Button("Next")) find_next(buf);
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("The next match after the cursor (F3)");
+    ImGui::SameLine();
+    if (ImGui::Button("Close")) find_open_ = false, refocus_ = true;
+    if (find_missed_ && find_buf_[0]) {
+        ImGui::SameLine();
+        ImGui::TextColored(kErrorText, "not found");
+    }
+    ImGui::PopID();
+}
+
 CodeEditor::Result CodeEditor::draw(const char* id, TextBuffer& buf, const std::vector<SyntaxSpan>& spans,
                                     const std::vector<EditorMarker>& markers, ImVec2 size) {
     Result r;
+    // Ctrl+F before the bar is drawn, so it takes the keys from the next frame on (Dear ImGui 1.86
+    // names only A, C, V, X, Y and Z; the SDL backend's key indices are scancodes, in which the
+    // letters follow A in order).
+    ImGuiIO& io0 = ImGui::GetIO();
+    if (focused_ && (io0.KeyCtrl || io0.KeySuper) && ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_A) + ('f' - 'a'), false))
+        open_find();
+    find_active_ = false;
+    if (find_open_) find_bar(buf);
     ImGui::PushFont(fonts().mono ? fonts().mono : ImGui::GetFont());
     ImGui::PushStyleColor(ImGuiCol_ChildBg, kBackground);
     ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(0, 4));
@@ -129,14 +187,16 @@ CodeEditor::Result CodeEditor::draw(const char* id, TextBuffer& buf, const std::
         ImGui::SetWindowFocus();
         focus_request_ = false;
     }
+    if (refocus_) focus_request_ = true, refocus_ = false;   // the find bar's hand-over: the next frame
     focused_ = ImGui::IsWindowFocused();
     if (has_reveal_) {
-        buf.set_cursor(reveal_);
+        if (reveal_to_) buf.select(reveal_, *reveal_to_);
+        else buf.set_cursor(reveal_);
         has_reveal_ = false;
         last_cursor_ = {-1, -1};
     }
     const int page_lines = std::max(1, int(ImGui::GetWindowHeight() / lh) - 1);
-    if (focused_) {
+    if (focused_ && !find_active_) {   // the find bar's keys are its own
         Result k = handle_keys(buf, page_lines);
         r.changed |= k.changed;
         r.compile_requested |= k.compile_requested;
@@ -156,9 +216,8 @@ CodeEditor::Result CodeEditor::draw(const char* id, TextBuffer& buf, const std::
         ImGui::SetWindowFocus();
         TextPos p = hit(buf, io.MousePos, origin, gutter, cw, lh);
         if (ImGui::IsMouseDoubleClicked(ImGuiMouseButton_Left)) {
-            buf.set_cursor(p);
-            buf.move(TextBuffer::Move::WordLeft, false);
-            buf.move(TextBuffer::Move::WordRight, true);
+            buf.select_word(hit(buf, io.MousePos, origin, gutter, cw, lh, true));   // the word under the pointer
+            selecting_ = false;
         } else {
             buf.set_cursor(p, io.KeyShift);
             selecting_ = true;
@@ -183,8 +242,10 @@ CodeEditor::Result CodeEditor::draw(const char* id, TextBuffer& buf, const std::
 
     ImDrawList* dl = ImGui::GetWindowDrawList();
     const float scroll_y = ImGui::GetScrollY();
-    const int first = std::max(0, int(scroll_y / lh) - 1);
-    const int last = std::min(buf.line_count(), first + page_lines + 4);
+    // The scroll may still be a longer text's (a shorter file just replaced it): clamp, so the
+    // visible range never runs backwards (lesson 13's fix at line 136, then lesson 14's 60 lines).
+    const int first = std::clamp(int(scroll_y / lh) - 1, 0, buf.line_count());
+    const int last = std::clamp(first + page_lines + 4, first, buf.line_count());
     const float left = ImGui::GetWindowPos().x;   // the gutter stays put when scrolling sideways
 
     // Spans by line (only the visible lines matter).

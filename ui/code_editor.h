@@ -43,17 +43,32 @@ public:
     Result draw(const char* id, TextBuffer& buf, const std::vector<SyntaxSpan>& spans,
                 const std::vector<EditorMarker>& markers, ImVec2 size = ImVec2(0, 0));
 
-    void reveal(TextPos p) { reveal_ = p; has_reveal_ = true; }   // move the cursor there and scroll to it
+    // Move the cursor there (selecting up to `to`, when given) and scroll to it, at the next draw.
+    void reveal(TextPos p, std::optional<TextPos> to = std::nullopt) { reveal_ = p, reveal_to_ = to, has_reveal_ = true; }
     bool focused() const { return focused_; }
     void focus() { focus_request_ = true; }
 
+    // Find: Ctrl+F opens the bar above the text (with the selection as its text); Enter selects
+    // the next match (from the cursor, wrapping) and gives the text the keys; F3 and Next go on to
+    // the one after; Escape closes the bar.
+    void open_find();
+    bool find_next(TextBuffer& buf);           // selects the next match and shows it; false: none
+    bool find_open() const { return find_open_; }
+    std::string find_text() const { return find_buf_; }
+    bool find_missed() const { return find_missed_; }   // the last search found nothing
+
 private:
     Result handle_keys(TextBuffer& buf, int page_lines);
-    TextPos hit(const TextBuffer& buf, ImVec2 mouse, ImVec2 origin, float gutter, float cw, float lh) const;
+    void find_bar(TextBuffer& buf);
+    TextPos hit(const TextBuffer& buf, ImVec2 mouse, ImVec2 origin, float gutter, float cw, float lh, bool on_char = false) const;
 
     bool focused_ = false, focus_request_ = false, has_reveal_ = false, selecting_ = false;
     TextPos reveal_;
+    std::optional<TextPos> reveal_to_;
     TextPos last_cursor_{-1, -1};
+    bool refocus_ = false, find_active_ = false;   // the editor takes the keys at the next frame (after the find bar had them)
+    bool find_open_ = false, find_focus_ = false, find_missed_ = false, find_from_selection_ = false;
+    char find_buf_[256] = {};
     Geometry geometry_;
 };
 

@@ -41,8 +41,10 @@ void KernelDoc::refresh() {
 
     spans_.clear();
     sections_.clear();
+    definitions_.clear();
     int depth = 0;
     bool named = false;                  // the next identifier names a program section
+    bool defines = false;                // the next identifier is defined here (after fn, task, const, var, dsd, colour)
     for (const wl::lang::HighlightSpan& h : wl::lang::lex_for_highlight(text)) {
         const std::string_view word(text.data() + h.offset, h.length);
         if (word == "{") ++depth;
@@ -54,6 +56,9 @@ void KernelDoc::refresh() {
             sections_.back().label = std::string(word);
             named = false;
         }
+        if (defines && h.cls == wl::lang::TokenClass::Identifier) definitions_.push_back({std::string(word), {h.line - 1, h.col - 1}});
+        defines = h.cls == wl::lang::TokenClass::Keyword &&
+                  (word == "fn" || word == "task" || word == "const" || word == "var" || word == "dsd" || word == "colour");
         // Comments can span lines; split them so each span stays on one line.
         int line = h.line - 1, col = h.col - 1;
         uint32_t start = h.offset, end = h.offset + h.length;
@@ -112,6 +117,13 @@ EditorMarker KernelDoc::marker_at(int line, int col, EditorMarker::Severity seve
     m.severity = severity;
     m.message = std::move(message);
     return m;
+}
+
+std::optional<TextPos> KernelDoc::definition(std::string_view name) const {
+    if (name.size() > 2 && name.substr(name.size() - 2) == "()") name.remove_suffix(2);   // `load_w()` in a lesson's text
+    for (const auto& [n, at] : definitions_)
+        if (n == name) return at;
+    return std::nullopt;
 }
 
 int KernelDoc::section_at(int line) const {

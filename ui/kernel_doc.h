@@ -8,7 +8,10 @@
 #include "ui/text_buffer.h"
 
 #include <nlohmann/json_fwd.hpp>
+#include <optional>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 namespace wlui {
@@ -40,6 +43,9 @@ public:
     // [SECTION] what the editor and the JS hook show
     const std::vector<Section>& sections() const { return sections_; }
     int section_at(int line) const;                   // the section holding a 0-based line, or -1
+    // Where `name` (or `name()`) is defined, by fn, task, const, var, dsd or colour: the first
+    // definition in the file (each program may define its own), or nullopt.
+    std::optional<TextPos> definition(std::string_view name) const;
     const std::vector<SyntaxSpan>& spans() const { return spans_; }
     const std::vector<EditorMarker>& markers() const { return markers_; }
     // A marker under the word at 1-based (line, col) of the text (one character when no word starts there).
@@ -57,6 +63,7 @@ private:
     std::vector<SyntaxSpan> spans_;
     std::vector<EditorMarker> markers_;
     std::vector<Section> sections_;
+    std::vector<std::pair<std::string, TextPos>> definitions_;   // in the file's order
     wl::lang::CompileResult result_;
     uint64_t seen_version_ = ~0ull, compiled_version_ = ~0ull;
     bool optimise_ = false;

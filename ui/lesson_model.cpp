@@ -8,6 +8,7 @@ void LessonModel::load(const std::string& lessons_dir) {
     set_ = wl::lessons::load_lessons(lessons_dir);
     if (!set_.find(current_)) current_ = 0;
     set_done(done_list());
+    set_work(std::map<int, std::string>(work_));
 }
 
 bool LessonModel::open(int number) {
@@ -30,6 +31,39 @@ void LessonModel::set_done(const std::vector<int>& numbers) {
     done_.clear();
     for (int n : numbers)
         if (set_.find(n)) done_.insert(n);
+}
+
+void LessonModel::keep_work(int number, const std::string& text) {
+    const wl::lessons::Lesson* l = set_.find(number);
+    if (!l) return;
+    const auto it = work_.find(number);
+    if (text == l->starter) {
+        if (it == work_.end()) return;
+        work_.erase(it);
+    } else {
+        if (it != work_.end() && it->second == text) return;
+        work_[number] = text;
+    }
+    ++work_version_;
+}
+
+const std::string* LessonModel::work(int number) const {
+    const auto it = work_.find(number);
+    return it == work_.end() ? nullptr : &it->second;
+}
+
+void LessonModel::set_work(const std::map<int, std::string>& work) {
+    work_.clear();
+    for (const auto& [n, text] : work)
+        if (set_.find(n)) work_[n] = text;
+    ++work_version_;
+}
+
+int LessonModel::number_of_file(const std::string& name) {
+    int n = 0;
+    char tail[8] = {};
+    if (std::sscanf(name.c_str(), "lesson%d%7s", &n, tail) != 2 || std::string(tail) != ".wk" || n <= 0) return 0;
+    return file_name(n) == name ? n : 0;
 }
 
 bool LessonModel::reveal_hint() {
@@ -89,6 +123,13 @@ std::string LessonModel::check_progress() const {
 float LessonModel::check_fraction() const {
     return running_ && running_->steps() ? float(running_->steps_done()) / float(running_->steps()) : 0.0f;
 }
+
+const std::vector<float>& LessonModel::check_losses() const {
+    static const std::vector<float> none;
+    return running_ ? running_->batch_losses() : none;
+}
+
+const wl::Machine* LessonModel::check_machine() const { return running_ ? running_->machine() : nullptr; }
 
 std::string LessonModel::file_name(int number) {
     char b[32];

@@ -6,6 +6,7 @@
 #include "engine/lessons/lesson.h"
 #include "engine/lessons/lesson_check.h"
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <set>
@@ -31,6 +32,16 @@ public:
     std::vector<int> done_list() const { return {done_.begin(), done_.end()}; }
     void set_done(const std::vector<int>& numbers);   // from the saved state; unknown numbers are dropped
 
+    // The student's kernel for each lesson, kept when they leave it (the app saves it with the
+    // workspace) and brought back when they return: no lesson's edits are ever thrown away by
+    // moving between lessons. keep_work(n, text) with the starter's text forgets it.
+    void keep_work(int number, const std::string& text);
+    const std::string* work(int number) const;      // nullptr: none kept (the starter)
+    const std::map<int, std::string>& all_work() const { return work_; }
+    void set_work(const std::map<int, std::string>& work);   // from the saved state; unknown numbers are dropped
+    uint64_t work_version() const { return work_version_; }   // moves on whenever the kept work changes
+    static int number_of_file(const std::string& name);       // "lesson13.wk" -> 13; 0 for another name
+
     // Hints, one at a time, in check.txt's order.
     int hints_shown() const { return hints_shown_; }
     bool reveal_hint();                             // false when every hint is already shown
@@ -52,6 +63,8 @@ public:
     void advance_check();                           // one training step; the verdict when it was the last
     std::string check_progress() const;             // "Training step 7 of 20, batch loss 3.52"
     float check_fraction() const;                   // 0..1
+    const std::vector<float>& check_losses() const;   // a training check's batch losses so far
+    const wl::Machine* check_machine() const;         // the mesh a training check runs on, while it runs
     const wl::lessons::Verdict* verdict() const { return verdict_ ? &*verdict_ : nullptr; }
 
     // The file names the editor gets for the starter and the solution: "lesson01.wk".
@@ -63,6 +76,8 @@ private:
     wl::lessons::LessonSet set_;
     int current_ = 0;
     std::set<int> done_;
+    std::map<int, std::string> work_;
+    uint64_t work_version_ = 0;
     int hints_shown_ = 0;
     bool confirming_ = false, solution_shown_ = false;
     std::optional<wl::lessons::Verdict> verdict_;

@@ -51,7 +51,7 @@ const std::vector<MdBlock>& LessonsWindow::text(const wl::lessons::Lesson& l) {
     return blocks_;
 }
 
-LessonsWindow::Request LessonsWindow::draw(bool* open, LessonModel& m, bool stale) {
+LessonsWindow::Request LessonsWindow::draw(bool* open, LessonModel& m, bool stale, const std::function<bool(std::string_view)>& is_target) {
     Request req;
     places_.clear();
     if (!ImGui::Begin("Lessons", open)) {
@@ -86,31 +86,47 @@ LessonsWindow::Request LessonsWindow::draw(bool* open, LessonModel& m, bool stal
         return req;
     }
 
-    // The text takes what the controls below leave (as tall as they were last frame), down to four
-    // lines (at 1280x720, lesson 15's starter verdict then fits whole). Capped at 60% of the panel, a verdict of a few wrapped lines ran past the controls'
-    // bottom edge, which cut its last visible line through the descenders: `load_w()` read as
-    // `load w()` (lesson 15's starter check).
+    // As tall as its rows were last frame (one or two, by the panel's width).
+    ImGui::BeginChild("##buttons", ImVec2(0, buttons_h_ > 0 ? buttons_h_ : ImGui::GetFrameHeightWithSpacing()), false,
+                      ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse);
+    buttons(m, req);
+    buttons_h_ = ImGui::GetCursorPosY() - ImGui::GetStyle().ItemSpacing.y;
+    ImGui::EndChild();
+    ImGui::Separator();
+
+    // The text takes what the result below leaves it (as tall as it was last frame), down to half
+    // the panel; past that the result scrolls in the rest.
     const float avail = ImGui::GetContentRegionAvail().y;
-    const float min_text = std::min(avail * 0.4f, 4 * ImGui::GetTextLineHeightWithSpacing());
-    ImGui::BeginChild("##text", ImVec2(0, lesson_text_height(avail, footer_h_, min_text, ImGui::GetStyle().ItemSpacing.y)));
-    draw_markdown(text(*l));
+    const float text_h = lesson_text_height(avail, result_h_, avail * 0.5f, ImGui::GetStyle().ItemSpacing.y);
+    ImGui::BeginChild("##text", ImVec2(0, text_h), false, ImGuiWindowFlags_NoScrollWithMouse);
+    if (shown_ != l->number) ImGui::SetScrollY(0), shown_ = l->number;   // a new lesson opens at its title
+    // The wheel: six lines a notch (Dear ImGui's default moved the text about three).
+    if (ImGui::IsWindowHovered() && ImGui::GetIO().MouseWheel != 0)
+        ImGui::SetScrollY(ImGui::GetScrollY() - ImGui::GetIO().MouseWheel * 6 * ImGui::GetTextLineHeightWithSpacing() * 1.3f);
+    links_.clear();
+    if (auto name = draw_markdown(text(*l), is_target, &links_)) req.show_code = *name;
+    text_scroll_ = ImGui::GetScrollY();
     ImGui::EndChild();
     mark("lesson_text");
-    ImGui::BeginChild("##controls");
-    ImGui::Separator();
-    footer(m, stale, req);
-    footer_h_ = ImGui::GetCursorPosY();
-    ImGui::EndChild();
+    if (text_h < avail - 1) {
+        ImGui::BeginChild("##result");
+        const float top = ImGui::GetCursorPosY();
+        result(m, stale, req);
+        result_h_ = ImGui::GetCursorPosY() - top + ImGui::GetStyle().ItemSpacing.y;
+        ImGui::EndChild();
+    } else {
+        result_h_ = 0;
+    }
     ImGui::End();
     return req;
 }
 
-void LessonsWindow::footer(LessonModel& m, bool stale, Request& req) {
+void LessonsWindow::buttons(LessonModel& m, Request& req) {
     const wl::lessons::Lesson& l = *m.current();
     ButtonRow button;
     if (button("Load starter")) req.starter = true;
     mark("lesson_starter");
-    if (ImGui::IsItemHovered()) ImGui::SetTooltip("Put this lesson's starting kernel in the editor (Ctrl+Z brings your text back)");
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("Put this lesson's starting kernel in the editor (it asks before replacing your edits)");
     ImGui::PushStyleColor(ImGuiCol_Button, kCheckButton);
     ImGui::PushStyleColor(ImGuiCol_ButtonHovered, kCheckButtonHovered);
     if (button("Check", !m.checking())) req.check = true;
@@ -131,7 +147,11 @@ void LessonsWindow::footer(LessonModel& m, bool stale, Request& req) {
     const int next = m.next_number();
     if (button("Next lesson", next != 0)) req.open = next;
     mark("lesson_next");
+}
 
+void LessonsWindow::result(LessonModel& m, bool stale, Request& req) {
+    const wl::lessons::Lesson& l = *m.current();
+    const int next = m.next_number();
     if (m.confirming_solution()) {
         ImGui::PushStyleColor(ImGuiCol_Text, kWarnText);
         ImGui::TextWrapped("Show the solution? It replaces the kernel in the editor (Ctrl+Z brings yours back). "
@@ -144,12 +164,20 @@ void LessonsWindow::footer(LessonModel& m, bool stale, Request& req) {
     }
 
     if (m.checking()) {
-        ImGui::Separator();
         ImGui::ProgressBar(m.check_fraction(), ImVec2(-1, 0), m.check_progress().c_str());
         mark("lesson_progress");
+        const std::vector<float>& losses = m.check_losses();
+        if (!losses.empty()) {   // the loss falling, step by step, as the mesh computes it
+            const auto [lo, hi] = std::minmax_element(losses.begin(), losses.end());
+            char overlay[96];
+            std::snprintf(overlay, sizeof overlay, "batch loss: %.2f at step 1, %.2f now", double(losses.front()), double(losses.back()));
+            ImGui::PlotLines("##check_loss", losses.data(), int(losses.size()), 0, overlay, *lo - 0.05f, *hi + 0.05f,
+                             ImVec2(-1, ImGui::GetTextLineHeight() * 4));
+            mark("lesson_loss_plot");
+        }
+        ImGui::TextDisabled("The mesh shows the training's PEs while it runs.");
     }
     if (const wl::lessons::Verdict* v = m.verdict()) {
-        ImGui::Separator();
         ImGui::TextColored(v->passed ? kGoodText : kErrorText, "%s", v->summary().c_str());
         mark("lesson_verdict");
         if (stale) ImGui::TextDisabled("(for an earlier text of the kernel: press Check again)");

@@ -18,9 +18,12 @@
 
 #include <SDL.h>
 #include <imgui.h>
+#include <imgui_internal.h>   // ErrorCheckEndFrameRecover: closing a frame an exception cut short
 #include <imgui_impl_opengl3.h>
 #include <imgui_impl_sdl.h>
 
+#include <algorithm>
+#include <cfloat>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -96,6 +99,31 @@ bool parse_options(int argc, char** argv, Options& o) {
     return true;
 }
 
+// An exception out of the app must not end the browser's main loop: the page would keep its last
+// picture, take no more input, and lose the edits since the last autosave. What threw is closed as
+// ImGui can (its windows ended, its stacks popped), the app saves and says so (App::recover), and
+// the next frame is drawn as usual.
+template <class F>
+void guarded(wlui::App* app, const char* during, bool in_frame, F&& f) {
+    std::string what;
+    try {
+        f();
+        return;
+    } catch (const std::exception& e) {
+        what = e.what();
+    } catch (...) {
+        what = "an unknown error";
+    }
+    if (in_frame) {
+        ImGui::ErrorCheckEndFrameRecover(nullptr);
+        while (GImGui->FontStack.Size > 0) ImGui::PopFont();
+    }
+    app->recover(during, what);
+}
+
+// SDL's button to Dear ImGui's index: 0 left, 1 right, 2 middle; -1 for another.
+int button_index(Uint8 b) { return b == SDL_BUTTON_LEFT ? 0 : b == SDL_BUTTON_RIGHT ? 1 : b == SDL_BUTTON_MIDDLE ? 2 : -1; }
+
 struct Platform {
     SDL_Window* window = nullptr;
     SDL_GLContext gl = nullptr;
@@ -103,14 +131,104 @@ struct Platform {
     Options opt;
     float pixel_scale = 0.0f;   // framebuffer pixels per window unit, the font is built for it
     float font_scale = 0.0f;    // View > Font size, the font is built for it too
-    SDL_Event deferred{};       // a key release held over to the next frame (type 0: none)
+    SDL_Event deferred{};       // the event an ImGui frame could not take, first for the next (type 0: none)
+    ImVec2 mouse{-FLT_MAX, -FLT_MAX};   // where the events put the mouse, in the order they came
+    bool mouse_down[3] = {}, mouse_pressed[3] = {};   // per button: held, and went down since the last ImGui frame
+    bool shown_down[3] = {};                          // per button: down in what the last ImGui frame was given
     int drawn_w = 0, drawn_h = 0;   // the drawable size of the last frame drawn
     bool done = false;
     int exit_code = 0;
 
     void frame();
+    bool take_events();         // true when any event other than a window event came
+    void handle(const SDL_Event& ev);
+    void new_imgui_frame();
     void finish();
 };
+
+// Dear ImGui 1.86 sees keys and buttons as up/down state per frame, so a key pressed and released
+// within one frame (fast typing, scripted input) or a second click in the frame of the first
+// would vanish. So an ImGui frame takes events in order until one would be lost: a release of a
+// key that went down this frame, a key after a click (the click may focus what the key is for),
+// a press after another press or release, a press of a button the last frame still showed held
+// (a double-click's second press: ImGui must see the release between), a press after a move (a
+// tab or a button that allows overlap takes a press only once the mouse has rested on it a frame),
+// or a move after a press or release (the click's place is where it was). That event and all
+// after it wait for the next ImGui frame.
+bool Platform::take_events() {
+    bool went_down[SDL_NUM_SCANCODES] = {};
+    bool clicked = false, moved = false, input = false;
+    auto waits = [&](const SDL_Event& ev) {
+        const bool key = ev.type == SDL_KEYDOWN || ev.type == SDL_KEYUP || ev.type == SDL_TEXTINPUT;
+        const int b = ev.type == SDL_MOUSEBUTTONDOWN ? button_index(ev.button.button) : -1;
+        return (ev.type == SDL_KEYUP && went_down[ev.key.keysym.scancode]) || (key && clicked) ||
+               (clicked && (ev.type == SDL_MOUSEBUTTONDOWN || ev.type == SDL_MOUSEMOTION)) ||
+               (moved && ev.type == SDL_MOUSEBUTTONDOWN) || (b >= 0 && shown_down[b] && !mouse_down[b]);
+    };
+    auto take = [&](const SDL_Event& ev) {
+        input = input || ev.type != SDL_WINDOWEVENT;   // window events wake only by a size change (frame())
+        handle(ev);
+        if (ev.type == SDL_KEYDOWN) went_down[ev.key.keysym.scancode] = true;
+        clicked = clicked || ev.type == SDL_MOUSEBUTTONDOWN || ev.type == SDL_MOUSEBUTTONUP;
+        moved = moved || ev.type == SDL_MOUSEMOTION;
+    };
+    if (deferred.type != 0) {
+        if (waits(deferred)) return input;   // this frame shows the release it needs first
+        const SDL_Event ev = deferred;
+        deferred.type = 0;
+        take(ev);
+    }
+    SDL_Event ev;
+    while (SDL_PollEvent(&ev)) {
+        if (waits(ev)) {
+            deferred = ev;
+            break;
+        }
+        take(ev);
+    }
+    return input;
+}
+
+void Platform::handle(const SDL_Event& ev) {
+    ImGui_ImplSDL2_ProcessEvent(&ev);
+    if (ev.type == SDL_KEYDOWN || ev.type == SDL_KEYUP) {
+        // The modifiers as they were at this key, not SDL_GetModState() (the backend's): that is
+        // now, and a Ctrl released after this key may already be queued behind it.
+        ImGuiIO& io = ImGui::GetIO();
+        const Uint16 m = ev.key.keysym.mod;
+        io.KeyShift = m & KMOD_SHIFT, io.KeyCtrl = m & KMOD_CTRL, io.KeyAlt = m & KMOD_ALT, io.KeySuper = m & KMOD_GUI;
+    }
+    // The mouse as these events left it (the backend reads SDL's state, which is already past
+    // the events still waiting).
+    if (ev.type == SDL_MOUSEMOTION) mouse = ImVec2(float(ev.motion.x), float(ev.motion.y));
+    if (ev.type == SDL_MOUSEBUTTONDOWN || ev.type == SDL_MOUSEBUTTONUP) {
+        mouse = ImVec2(float(ev.button.x), float(ev.button.y));
+        const int b = button_index(ev.button.button);
+        if (b >= 0) mouse_down[b] = ev.type == SDL_MOUSEBUTTONDOWN, mouse_pressed[b] |= ev.type == SDL_MOUSEBUTTONDOWN;
+    }
+    if (ev.type == SDL_QUIT) done = true;
+    if (ev.type == SDL_KEYDOWN && ev.key.keysym.sym == SDLK_q && (ev.key.keysym.mod & KMOD_CTRL)) done = true;
+#ifndef __EMSCRIPTEN__
+    if (ev.type == SDL_KEYDOWN && ev.key.keysym.sym == SDLK_s && (ev.key.keysym.mod & KMOD_CTRL) && !ev.key.repeat)
+        guarded(app, "saving the file", false, [&] { app->save_shortcut(); });
+#endif
+    if (ev.type == SDL_DROPFILE) {   // natively only: the page handles drops itself (web/waferlab-api.js)
+        guarded(app, "opening a dropped file", false, [&] { app->drop_file(ev.drop.file); });
+        SDL_free(ev.drop.file);
+    }
+    if (ev.type == SDL_KEYDOWN && ev.key.keysym.sym >= SDLK_F1 && ev.key.keysym.sym <= SDLK_F12 && !ev.key.repeat)
+        guarded(app, "handling a function key", false,
+                [&] { app->function_key(int(ev.key.keysym.sym - SDLK_F1) + 1, (ev.key.keysym.mod & KMOD_SHIFT) != 0); });
+}
+
+void Platform::new_imgui_frame() {
+    ImGui_ImplOpenGL3_NewFrame();
+    ImGui_ImplSDL2_NewFrame();
+    ImGuiIO& io = ImGui::GetIO();
+    io.DeltaTime = std::max(io.DeltaTime, 1e-4f);   // frames without drawing may follow each other within a clock tick
+    if (io.MousePos.x != -FLT_MAX && mouse.x != -FLT_MAX) io.MousePos = mouse;   // -FLT_MAX: not over the window
+    for (int b = 0; b < 3; ++b) shown_down[b] = io.MouseDown[b] = mouse_pressed[b] || mouse_down[b], mouse_pressed[b] = false;
+}
 
 void Platform::frame() {
 #ifdef __EMSCRIPTEN__
@@ -120,51 +238,7 @@ void Platform::frame() {
     SDL_GetWindowSize(window, &ww, &wh);
     if (cw > 0 && ch > 0 && (cw != ww || ch != wh)) SDL_SetWindowSize(window, cw, ch);
 #endif
-    // Dear ImGui 1.86 sees keys as up/down state per frame, so a key pressed and released
-    // within one frame (fast typing, scripted input) would vanish. A release of a key that
-    // went down this frame waits for the next frame, with every event after it. So does a key
-    // after a click: the click may focus what the key is for (the editor), in this frame.
-    bool went_down[SDL_NUM_SCANCODES] = {};
-    bool clicked = false;
-    bool input = false;
-    auto handle = [&](const SDL_Event& ev) {
-        input = input || ev.type != SDL_WINDOWEVENT;   // window events wake only by a size change (below)
-        ImGui_ImplSDL2_ProcessEvent(&ev);
-        if (ev.type == SDL_KEYDOWN || ev.type == SDL_KEYUP) {
-            // The modifiers as they were at this key, not SDL_GetModState() (the backend's): that is
-            // now, and a Ctrl released after this key may already be queued behind it.
-            ImGuiIO& io = ImGui::GetIO();
-            const Uint16 m = ev.key.keysym.mod;
-            io.KeyShift = m & KMOD_SHIFT, io.KeyCtrl = m & KMOD_CTRL, io.KeyAlt = m & KMOD_ALT, io.KeySuper = m & KMOD_GUI;
-        }
-        if (ev.type == SDL_QUIT) done = true;
-        if (ev.type == SDL_KEYDOWN && ev.key.keysym.sym == SDLK_q && (ev.key.keysym.mod & KMOD_CTRL)) done = true;
-#ifndef __EMSCRIPTEN__
-        if (ev.type == SDL_KEYDOWN && ev.key.keysym.sym == SDLK_s && (ev.key.keysym.mod & KMOD_CTRL) && !ev.key.repeat)
-            app->save_shortcut();
-#endif
-        if (ev.type == SDL_DROPFILE) {   // natively only: the page handles drops itself (web/waferlab-api.js)
-            app->drop_file(ev.drop.file);
-            SDL_free(ev.drop.file);
-        }
-        if (ev.type == SDL_KEYDOWN) went_down[ev.key.keysym.scancode] = true;
-        if (ev.type == SDL_KEYDOWN && ev.key.keysym.sym >= SDLK_F1 && ev.key.keysym.sym <= SDLK_F12 && !ev.key.repeat)
-            app->function_key(int(ev.key.keysym.sym - SDLK_F1) + 1, (ev.key.keysym.mod & KMOD_SHIFT) != 0);
-    };
-    if (deferred.type != 0) {
-        handle(deferred);
-        deferred.type = 0;
-    }
-    SDL_Event ev;
-    while (SDL_PollEvent(&ev)) {
-        const bool key = ev.type == SDL_KEYDOWN || ev.type == SDL_KEYUP || ev.type == SDL_TEXTINPUT;
-        if ((ev.type == SDL_KEYUP && went_down[ev.key.keysym.scancode]) || (key && clicked)) {
-            deferred = ev;
-            break;
-        }
-        handle(ev);
-        clicked = clicked || ev.type == SDL_MOUSEBUTTONDOWN || ev.type == SDL_MOUSEBUTTONUP;
-    }
+    bool input = take_events();
     app->input_pending(deferred.type != 0 || SDL_HasEvents(SDL_FIRSTEVENT, SDL_LASTEVENT));
     // An idle embed draws nothing: the canvas keeps its last frame, and the browser's frame
     // callback costs only the event poll above (App::wants_frame). --frames N always draws N.
@@ -192,11 +266,24 @@ void Platform::frame() {
         ImGui_ImplOpenGL3_CreateFontsTexture();
     }
 
+    // While events wait, ImGui frames run without drawing, each taking the events the last could
+    // not, so a slow frame (software GL, training) never costs a click or a key: they are all
+    // taken in order before the frame that is drawn, within about two frames' time.
     const auto started = std::chrono::steady_clock::now();
-    ImGui_ImplOpenGL3_NewFrame();
-    ImGui_ImplSDL2_NewFrame();
+    auto spent_ms = [&] { return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count(); };
+    // A release the last frame has not shown yet gets a frame too, so a click has acted by the frame drawn.
+    auto waiting = [&] { return deferred.type != 0 || (shown_down[0] && !mouse_down[0]) || (shown_down[1] && !mouse_down[1]) || (shown_down[2] && !mouse_down[2]); };
+    for (int extra = 0; waiting() && extra < 64 && spent_ms() < 40.0; ++extra) {
+        new_imgui_frame();
+        ImGui::NewFrame();
+        guarded(app, "drawing a frame", true, [&] { app->frame(/*drawn=*/false); });
+        ImGui::EndFrame();
+        take_events();
+    }
+    app->input_pending(deferred.type != 0 || SDL_HasEvents(SDL_FIRSTEVENT, SDL_LASTEVENT));
+    new_imgui_frame();
     ImGui::NewFrame();
-    app->frame();
+    guarded(app, "drawing a frame", true, [&] { app->frame(); });
     if (app->quit_requested()) done = true;
     ImGui::Render();
 
@@ -206,7 +293,7 @@ void Platform::frame() {
     ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
     if (app->png_capture_frame()) app->deliver_png(wlui::read_framebuffer(fw, fh));   // before the swap
     glFlush();   // the GPU (a browser's GPU process) draws this frame while after_draw's work runs
-    app->after_draw();
+    guarded(app, "running the emulator between frames", false, [&] { app->after_draw(); });
 
     if (opt.frames > 0 && long(app->frames()) >= opt.frames) {
         std::printf("waferlab: %s\n", app->summary().c_str());
@@ -226,7 +313,7 @@ void Platform::frame() {
         done = true;
     }
     SDL_GL_SwapWindow(window);
-    app->frame_busy(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count());
+    app->frame_busy(spent_ms());
     wlui::js_bridge_frame_done(app->frames());
 }
 

@@ -3,6 +3,7 @@
 
 #include <md4c.h>
 
+#include <algorithm>
 #include <cstdlib>
 
 namespace wlui {
@@ -63,6 +64,12 @@ struct Collector {
     void append(std::string_view text, bool entity = false) {
         if (current < 0) open(MdBlock::Kind::Paragraph);
         MdBlock& b = blocks[size_t(current)];
+        if (b.kind == MdBlock::Kind::Table) {   // a cell's text, plain
+            if (b.rows.empty() || b.rows.back().empty()) return;
+            if (entity) put_entity(b.rows.back().back(), text);
+            else b.rows.back().back() += text;
+            return;
+        }
         uint8_t style = b.kind == MdBlock::Kind::Code ? MdRun::Code : MdRun::Plain;
         if (strong) style |= MdRun::Strong;
         if (em) style |= MdRun::Em;
@@ -89,13 +96,23 @@ struct Collector {
         case MD_BLOCK_HR: c.open(MdBlock::Kind::Rule), c.current = -1; break;
         case MD_BLOCK_H: c.open(MdBlock::Kind::Heading).level = int(static_cast<MD_BLOCK_H_DETAIL*>(detail)->level); break;
         case MD_BLOCK_CODE: c.open(MdBlock::Kind::Code); break;
+        case MD_BLOCK_TABLE: c.open(MdBlock::Kind::Table); break;
+        case MD_BLOCK_TR:
+            if (c.current >= 0) c.blocks[size_t(c.current)].rows.emplace_back();
+            break;
+        case MD_BLOCK_TH:
+        case MD_BLOCK_TD:
+            if (c.current >= 0 && !c.blocks[size_t(c.current)].rows.empty()) c.blocks[size_t(c.current)].rows.back().emplace_back();
+            break;
+        case MD_BLOCK_THEAD:
+        case MD_BLOCK_TBODY: break;
         case MD_BLOCK_P:
         case MD_BLOCK_HTML:
             // A list item's first paragraph is the item itself; later ones are paragraphs under it.
             if (c.current >= 0 && c.blocks[size_t(c.current)].kind == MdBlock::Kind::ListItem && c.blocks[size_t(c.current)].runs.empty()) break;
             c.open(MdBlock::Kind::Paragraph);
             break;
-        default: break;   // the document; tables are not enabled
+        default: break;   // the document
         }
         return 0;
     }
@@ -103,6 +120,11 @@ struct Collector {
     static int leave_block(MD_BLOCKTYPE type, void*, void* self) {
         Collector& c = *static_cast<Collector*>(self);
         switch (type) {
+        case MD_BLOCK_THEAD:
+        case MD_BLOCK_TBODY:
+        case MD_BLOCK_TR:
+        case MD_BLOCK_TH:
+        case MD_BLOCK_TD: return 0;   // the table stays the block text goes to
         case MD_BLOCK_QUOTE: --c.quotes; break;
         case MD_BLOCK_UL:
         case MD_BLOCK_OL: c.lists.pop_back(); break;
@@ -164,6 +186,8 @@ struct Collector {
 std::string MdBlock::plain() const {
     std::string s;
     for (const MdRun& r : runs) s += r.text;
+    for (const auto& row : rows)
+        for (size_t i = 0; i < row.size(); ++i) s += (i ? " | " : s.empty() ? "" : "\n") + row[i];
     return s;
 }
 
@@ -171,7 +195,7 @@ std::vector<MdBlock> parse_markdown(std::string_view text) {
     Collector c;
     MD_PARSER p{};
     p.abi_version = 0;
-    p.flags = MD_FLAG_NOHTML | MD_FLAG_PERMISSIVEURLAUTOLINKS | MD_FLAG_PERMISSIVEWWWAUTOLINKS;
+    p.flags = MD_FLAG_NOHTML | MD_FLAG_PERMISSIVEURLAUTOLINKS | MD_FLAG_PERMISSIVEWWWAUTOLINKS | MD_FLAG_TABLES;
     p.enter_block = Collector::enter_block;
     p.leave_block = Collector::leave_block;
     p.enter_span = Collector::enter_span;
@@ -179,6 +203,42 @@ std::vector<MdBlock> parse_markdown(std::string_view text) {
     p.text = Collector::text;
     md_parse(text.data(), MD_SIZE(text.size()), &p, &c);   // it fails only on out-of-memory
     return c.blocks;
+}
+
+std::string wrap_code(std::string_view code, int columns) {
+    columns = std::max(columns, 8);
+    std::string out;
+    size_t start = 0;
+    while (start <= code.size()) {
+        size_t end = code.find('\n', start);
+        if (end == std::string_view::npos) end = code.size();
+        std::string_view line = code.substr(start, end - start);
+        bool first = true;
+        for (;;) {
+            const int room = first ? columns : columns - 2;
+            // The byte where character `room` starts (continuation bytes are not characters).
+            size_t cut = 0;
+            for (int chars = 0; cut < line.size() && chars < room; ++chars) {
+                ++cut;
+                while (cut < line.size() && (static_cast<unsigned char>(line[cut]) & 0xC0) == 0x80) ++cut;
+            }
+            if (!first) out += "  ";
+            if (cut >= line.size()) {
+                out += line;
+                break;
+            }
+            const size_t space = line.rfind(' ', cut);
+            if (space != std::string_view::npos && space > cut / 2) cut = space + 1;
+            out += line.substr(0, cut);
+            out += '\n';
+            line.remove_prefix(cut);
+            first = false;
+        }
+        if (end == code.size()) break;
+        out += '\n';
+        start = end + 1;
+    }
+    return out;
 }
 
 }  // namespace wlui

@@ -6,8 +6,8 @@
 //   "## Where **the** cycles go"  ->  {Heading, level 2, runs "Where ", "the" (Strong), " cycles go"}
 //
 // Kept: headings, paragraphs, bullet and numbered lists (nested), block quotes, code blocks,
-// rules, emphasis, strong, inline code and links. Raw HTML is shown as text; images as
-// their alt text; tables are not enabled (md4c gives their lines as paragraphs).
+// rules, emphasis, strong, inline code, links and tables (GitHub's pipe tables: cells as plain
+// text, the first row the header). Raw HTML is shown as text; images as their alt text.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -24,16 +24,21 @@ struct MdRun {
 };
 
 struct MdBlock {
-    enum class Kind : uint8_t { Heading, Paragraph, ListItem, Code, Rule };
+    enum class Kind : uint8_t { Heading, Paragraph, ListItem, Code, Rule, Table };
     Kind kind = Kind::Paragraph;
     int level = 0;                // Heading: 1..6
     int depth = 0;                // list nesting around the block (0: none), plus block quotes
     bool quote = false;           // inside a block quote
     std::string marker;           // ListItem: "•" or "3."; "" for a list item's later paragraphs
     std::vector<MdRun> runs;      // Code: one run with the lines, ending without '\n'
-    std::string plain() const;    // the runs' text, styles dropped
+    std::vector<std::vector<std::string>> rows;   // Table: each row's cells, the header row first
+    std::string plain() const;    // the runs' text, styles dropped (a table's cells, " | " between)
 };
 
 std::vector<MdBlock> parse_markdown(std::string_view text);
+
+// A code block's lines broken to at most `columns` characters (UTF-8 aware), at the last space
+// in the line's second half where there is one; a continuation starts with two spaces.
+std::string wrap_code(std::string_view code, int columns);
 
 }  // namespace wlui

@@ -38,8 +38,13 @@ struct Flow {
         line_start = true;
     }
 
-    // Draws text[b, e) in one style, wrapping between words.
-    void words(const char* b, const char* e, ImFont* font, float size, ImU32 col, uint8_t style, const char* href) {
+    bool clicked = false;   // a word of a target (`target` below) was clicked
+    ImVec2 first_min{-1, -1}, first_max{-1, -1};   // where the target's first word was drawn
+
+    // Draws text[b, e) in one style, wrapping between words. A target is inline code the editor
+    // can show: underlined, and a click on it sets `clicked`.
+    void words(const char* b, const char* e, ImFont* font, float size, ImU32 col, uint8_t style, const char* href,
+               bool target = false) {
         const float ascent = font->Ascent * size / font->FontSize;
         const ImGuiIO& io = ImGui::GetIO();
         while (b < e) {
@@ -69,6 +74,17 @@ struct Flow {
             if (style & MdRun::Strong) dl->AddText(font, size, ImVec2(p.x + bold_offset(size), p.y), col, b, w);
             if (style & MdRun::Em)
                 for (int i = v0; i < dl->VtxBuffer.Size; ++i) dl->VtxBuffer[i].pos.x += (p.y + ascent - dl->VtxBuffer[i].pos.y) * kSlant;
+            if (target) {
+                if (first_min.x < 0 && ImGui::IsRectVisible(ImVec2(p.x, y), ImVec2(p.x + ww, y + line_h)))   // on screen now
+                    first_min = ImVec2(p.x, y), first_max = ImVec2(p.x + ww, y + line_h);
+                dl->AddLine(ImVec2(p.x, p.y + size + 1), ImVec2(p.x + ww, p.y + size + 1), col);
+                const ImVec2 m = io.MousePos;
+                if (ImGui::IsWindowHovered() && m.x >= p.x && m.x < p.x + ww && m.y >= y && m.y < y + line_h) {
+                    ImGui::SetMouseCursor(ImGuiMouseCursor_Hand);
+                    ImGui::SetTooltip("click: show it in the editor");
+                    if (ImGui::IsMouseClicked(0)) clicked = true;
+                }
+            }
             if (style & MdRun::Link) {
                 dl->AddLine(ImVec2(p.x, p.y + ascent + 2), ImVec2(p.x + ww, p.y + ascent + 2), col);
                 const ImVec2 m = io.MousePos;
@@ -92,7 +108,10 @@ struct Flow {
 ImU32 colour(const ImVec4& c) { return ImGui::ColorConvertFloat4ToU32(c); }
 
 // A heading, paragraph or list item's runs, wrapped from `indent`; advances the cursor past them.
-void draw_runs(const MdBlock& b, float indent, ImFont* font, float size, const ImVec4& text, bool bold) {
+// Returns the code run that was clicked, if `is_target` made any a target.
+std::optional<std::string> draw_runs(const MdBlock& b, float indent, ImFont* font, float size, const ImVec4& text, bool bold,
+                                     const std::function<bool(std::string_view)>& is_target, std::vector<MdTarget>* targets) {
+    std::optional<std::string> hit;
     const ImVec2 start = ImGui::GetCursorScreenPos();
     const float width = ImGui::GetContentRegionAvail().x;
     Flow f{ImGui::GetWindowDrawList(), start.x + indent, start.x + width, start.x + indent, start.y,
@@ -104,14 +123,52 @@ void draw_runs(const MdBlock& b, float indent, ImFont* font, float size, const I
         const float rs = code ? size * 0.95f : size;
         const ImVec4& c = r.style & MdRun::Link ? kLinkText : code ? kCodeText : (r.style & MdRun::Strong) && !bold ? kStrong : text;
         const uint8_t style = uint8_t(r.style | (bold ? MdRun::Strong : 0));
-        f.words(r.text.data(), r.text.data() + r.text.size(), rf, rs, colour(c), style, r.href.empty() ? nullptr : r.href.c_str());
+        const bool target = code && is_target && is_target(r.text);
+        f.clicked = false;
+        f.first_min = f.first_max = ImVec2(-1, -1);
+        f.words(r.text.data(), r.text.data() + r.text.size(), rf, rs, colour(c), style, r.href.empty() ? nullptr : r.href.c_str(), target);
+        if (f.clicked) hit = r.text;
+        if (target && targets && f.first_min.x >= 0)
+            targets->push_back({r.text, f.first_min.x, f.first_min.y, f.first_max.x - f.first_min.x, f.first_max.y - f.first_min.y});
     }
     ImGui::Dummy(ImVec2(width, f.y + f.line_h - start.y));
+    return hit;
+}
+
+// A table: columns as wide as their widest cell, the header row bold over a rule, alternate rows tinted.
+void draw_table(const MdBlock& b, float indent, ImFont* font, float size) {
+    if (b.rows.empty()) return;
+    size_t cols = 0;
+    for (const auto& row : b.rows) cols = std::max(cols, row.size());
+    const float pad = size * 0.6f, line_h = size * 1.4f;
+    std::vector<float> w(cols, 0.0f);
+    for (const auto& row : b.rows)
+        for (size_t i = 0; i < row.size(); ++i) w[i] = std::max(w[i], font->CalcTextSizeA(size, FLT_MAX, 0, row[i].c_str()).x);
+    const ImVec2 at = ImGui::GetCursorScreenPos();
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    const ImU32 text = ImGui::GetColorU32(ImGuiCol_Text);
+    float total = 0;
+    for (float x : w) total += x + 2 * pad;
+    for (size_t r = 0; r < b.rows.size(); ++r) {
+        const float y = at.y + float(r) * line_h;
+        if (r % 2 == 1) dl->AddRectFilled(ImVec2(at.x + indent, y), ImVec2(at.x + indent + total, y + line_h), kCodeTint);
+        float x = at.x + indent;
+        for (size_t i = 0; i < b.rows[r].size(); ++i) {
+            const ImVec2 p(x + pad, y + (line_h - size) * 0.5f);
+            dl->AddText(font, size, p, r == 0 ? colour(kStrong) : text, b.rows[r][i].c_str());
+            if (r == 0) dl->AddText(font, size, ImVec2(p.x + bold_offset(size), p.y), colour(kStrong), b.rows[r][i].c_str());
+            x += w[i] + 2 * pad;
+        }
+        if (r == 0) dl->AddLine(ImVec2(at.x + indent, y + line_h), ImVec2(at.x + indent + total, y + line_h), colour(kHeading));
+    }
+    ImGui::Dummy(ImVec2(indent + total, float(b.rows.size()) * line_h + size * 0.4f));
 }
 
 }  // namespace
 
-void draw_markdown(const std::vector<MdBlock>& blocks) {
+std::optional<std::string> draw_markdown(const std::vector<MdBlock>& blocks, const std::function<bool(std::string_view)>& is_target,
+                                         std::vector<MdTarget>* targets) {
+    std::optional<std::string> clicked;
     const Fonts& fs = fonts();
     ImFont* body = ImGui::GetFont();
     const float size = ImGui::GetFontSize();
@@ -126,7 +183,7 @@ void draw_markdown(const std::vector<MdBlock>& blocks) {
             if (i > 0) ImGui::Dummy(ImVec2(0, size * 0.3f));
             ImFont* hf = b.level == 1 && fs.heading ? fs.heading : body;
             const float hs = b.level == 1 && fs.heading ? size * 1.3f : b.level == 2 ? size * 1.1f : size;
-            draw_runs(b, 0, hf, hs, kHeading, true);
+            draw_runs(b, 0, hf, hs, kHeading, true, {}, nullptr);
             break;
         }
         case MdBlock::Kind::Paragraph:
@@ -136,14 +193,16 @@ void draw_markdown(const std::vector<MdBlock>& blocks) {
                 const ImVec2 m(at.x + indent - step * 0.75f, at.y + (size * 1.3f - size) * 0.5f);
                 ImGui::GetWindowDrawList()->AddText(body, size, m, colour(kHeading), b.marker.c_str());
             }
-            draw_runs(b, indent, body, size, text, false);
+            if (auto hit = draw_runs(b, indent, body, size, text, false, is_target, targets)) clicked = hit;
             if (!next_in_list) ImGui::Dummy(ImVec2(0, size * 0.25f));
             break;
         }
         case MdBlock::Kind::Code: {
             ImFont* mono = fs.mono ? fs.mono : body;
-            const std::string& code = b.runs.empty() ? std::string() : b.runs[0].text;
             const float pad = size * 0.5f, indent = step * float(b.depth);
+            const float char_w = mono->CalcTextSizeA(size, FLT_MAX, 0, "M").x;
+            const int columns = int((ImGui::GetContentRegionAvail().x - indent - 2 * pad) / std::max(1.0f, char_w));
+            const std::string code = wrap_code(b.runs.empty() ? std::string() : b.runs[0].text, columns);   // nothing cut at the right
             const ImVec2 ts = mono->CalcTextSizeA(size, FLT_MAX, 0, code.c_str());
             const ImVec2 a(at.x + indent, at.y), z(at.x + ImGui::GetContentRegionAvail().x, at.y + ts.y + 2 * pad);
             ImDrawList* dl = ImGui::GetWindowDrawList();
@@ -155,6 +214,7 @@ void draw_markdown(const std::vector<MdBlock>& blocks) {
             break;
         }
         case MdBlock::Kind::Rule: ImGui::Separator(); break;
+        case MdBlock::Kind::Table: draw_table(b, step * float(b.depth), body, size); break;
         }
         if (b.quote) {
             const float y1 = ImGui::GetItemRectMax().y;
@@ -162,6 +222,7 @@ void draw_markdown(const std::vector<MdBlock>& blocks) {
                                                       ImVec2(at.x + step * float(b.depth - 1) + 5, y1), kQuoteBar);
         }
     }
+    return clicked;
 }
 
 }  // namespace wlui

@@ -1,5 +1,7 @@
 #include "ui/style.h"
 
+#include "ui/glyph_ranges.h"
+
 #include <cstdio>
 #include <imgui.h>
 #include <string>
@@ -17,10 +19,8 @@ static bool file_exists(const std::string& path) {
 static Fonts g_fonts;   // owned by ImGui's atlas; rebuilt with it
 const Fonts& fonts() { return g_fonts; }
 
-// Latin, Greek (for maths), arrows and box drawing used in labels, and the check marks of the lessons.
-static const ImWchar kAllRanges[] = {0x0020, 0x00FF, 0x0370, 0x03FF, 0x2000, 0x22FF, 0x2500, 0x25FF, 0x2713, 0x2717, 0};
-// What a heading needs: text and punctuation (fewer glyphs in the atlas at the larger size).
-static const ImWchar kTextRanges[] = {0x0020, 0x00FF, 0x0370, 0x03FF, 0x2000, 0x206F, 0};
+static const ImWchar* kAllRanges = kGlyphRanges;   // ImWchar is uint16_t in this build (no IMGUI_USE_WCHAR32)
+static const ImWchar* kTextRanges = kHeadingGlyphRanges;
 
 static ImFont* load_font(const std::string& path, float pixels, const ImWchar* ranges = kAllRanges) {
     ImFontConfig cfg;

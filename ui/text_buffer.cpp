@@ -8,6 +8,8 @@ namespace wlui {
 namespace {
 bool is_continuation(unsigned char c) { return (c & 0xC0) == 0x80; }
 bool is_word(unsigned char c) { return std::isalnum(c) || c == '_' || c >= 0x80; }
+// What a double-click takes together: a word, a run of spaces, or a run of other symbols.
+int char_class(unsigned char c) { return is_word(c) ? 0 : c == ' ' || c == '\t' ? 1 : 2; }
 constexpr size_t kUndoLimit = 1000;
 }  // namespace
 
@@ -239,6 +241,48 @@ void TextBuffer::move(Move m, bool extend, int page_lines) {
     if (m != Move::Up && m != Move::Down && m != Move::PageUp && m != Move::PageDown) want_col_ = -1;
     cursor_ = p;
     if (!extend) anchor_ = p;
+}
+
+void TextBuffer::select(TextPos from, TextPos to) {
+    anchor_ = clamp(from);
+    cursor_ = clamp(to);
+    want_col_ = -1;
+}
+
+void TextBuffer::select_word(TextPos at) {
+    at = clamp(at);
+    const std::string& l = lines_[size_t(at.line)];
+    if (l.empty()) return select(at, at);
+    int c = std::min(at.col, int(l.size()) - 1);   // past the end: the last character
+    while (c > 0 && is_continuation((unsigned char)l[size_t(c)])) --c;
+    const int cls = char_class((unsigned char)l[size_t(c)]);
+    int a = c, b = c;
+    while (a > 0 && char_class((unsigned char)l[size_t(a - 1)]) == cls) --a;
+    while (b < int(l.size()) && char_class((unsigned char)l[size_t(b)]) == cls) ++b;
+    select({at.line, a}, {at.line, b});
+}
+
+TextPos TextBuffer::find(std::string_view needle, TextPos from) const {
+    if (needle.empty() || needle.find('\n') != std::string_view::npos) return {-1, 0};
+    auto lower = [](unsigned char c) { return char(std::tolower(c)); };
+    auto match_in = [&](const std::string& l, size_t start, size_t end_limit) -> long {   // first match starting in [start, end_limit)
+        for (size_t i = start; i < end_limit && i + needle.size() <= l.size(); ++i) {
+            size_t k = 0;
+            while (k < needle.size() && lower((unsigned char)l[i + k]) == lower((unsigned char)needle[k])) ++k;
+            if (k == needle.size()) return long(i);
+        }
+        return -1;
+    };
+    from = clamp(from);
+    const int n = line_count();
+    for (int step = 0; step <= n; ++step) {   // the start line twice: after `from`, then (wrapped) before it
+        const int li = (from.line + step) % n;
+        const std::string& l = lines_[size_t(li)];
+        const size_t start = step == 0 ? size_t(from.col) : 0;
+        const size_t limit = step == n ? size_t(from.col) : l.size();
+        if (long at = match_in(l, start, limit); at >= 0) return {li, int(at)};
+    }
+    return {-1, 0};
 }
 
 }  // namespace wlui

@@ -39,6 +39,11 @@ public:
     TextPos selection_end() const { return std::max(anchor_, cursor_); }
     std::string selected_text() const;
     void select_all();
+    void select(TextPos from, TextPos to);     // anchor at `from`, cursor at `to` (clamped)
+    void select_word(TextPos at);              // the word (or run of symbols) holding the character at `at`
+    // The next `needle` at or after `from` (case-insensitive in ASCII), wrapping past the end to
+    // the top; its start, or -1 lines when there is none. A needle spans one line.
+    TextPos find(std::string_view needle, TextPos from) const;
     TextPos clamp(TextPos p) const;
 
     enum class Move { Left, Right, WordLeft, WordRight, Up, Down, Home, End, PageUp, PageDown, Top, Bottom };

@@ -1,6 +1,7 @@
 #include "ui/workspace.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <nlohmann/json.hpp>
 
 namespace wlui {
@@ -15,6 +16,9 @@ std::string workspace_to_json(const Workspace& ws) {
               {"path", ws.path},      {"font_scale", ws.font_scale},    {"lessons_done", ws.lessons_done},
               {"lesson", ws.lesson},  {"run_mode", wl::run_mode_name(ws.run_mode)},
               {"optimise", ws.optimise}};
+    json work = json::object();
+    for (const auto& [n, text] : ws.lesson_work) work[std::to_string(n)] = text;
+    j["lesson_work"] = work;
     return j.dump(1);
 }
 
@@ -59,6 +63,11 @@ std::optional<Workspace> workspace_from_json(std::string_view text, std::string*
         for (const json& n : j["lessons_done"])
             if (n.is_number_integer()) ws.lessons_done.push_back(n.get<int>());
     if (j.contains("lesson") && j["lesson"].is_number_integer()) ws.lesson = std::max(0, j["lesson"].get<int>());
+    if (j.contains("lesson_work") && j["lesson_work"].is_object())   // keep what reads, drop the rest
+        for (const auto& [key, text] : j["lesson_work"].items()) {
+            const int n = std::atoi(key.c_str());
+            if (n > 0 && std::to_string(n) == key && text.is_string()) ws.lesson_work[n] = text.get<std::string>();
+        }
     if (ws.file.empty()) ws.file = "untitled.wk";
     return ws;
 }

@@ -4,13 +4,14 @@
 //
 //   {"format": "waferlab-workspace", "version": 1, "file": "gemv.wk", "text": "...",
 //    "example": "gemv", "modified": true, "path": "", "font_scale": 1.25, "lessons_done": [1, 2], "lesson": 3,
-//    "run_mode": "fast", "optimise": false}
+//    "run_mode": "fast", "optimise": false, "lesson_work": {"13": "..."}}
 //
 // The window layout is Dear ImGui's own imgui.ini text, stored beside it, not in it,
 // so a damaged layout never costs the user their kernel (and the reverse).
 #pragma once
 #include "engine/fabric/machine.h"
 
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -32,6 +33,7 @@ struct Workspace {
     bool optimise = false;              // Run > Optimised code
     std::vector<int> lessons_done;      // lessons whose check has passed
     int lesson = 0;                     // the lesson open in the Lessons panel; 0: the panel is closed
+    std::map<int, std::string> lesson_work;   // each lesson's kernel as the student left it (where it is not the starter)
 
     bool operator==(const Workspace&) const = default;
 };

@@ -139,6 +139,11 @@ bool KernelCheck::done() const { return !train_ || train_->done(); }
 int KernelCheck::steps_done() const { return train_ ? train_->steps_done() : 0; }
 int KernelCheck::steps() const { return train_ ? train_->steps() : 0; }
 float KernelCheck::batch_loss() const { return train_ ? train_->batch_loss() : 0.0f; }
+const std::vector<float>& KernelCheck::batch_losses() const {
+    static const std::vector<float> none;
+    return train_ ? train_->batch_losses() : none;
+}
+const wl::Machine* KernelCheck::machine() const { return train_ ? train_->machine() : nullptr; }
 
 void KernelCheck::advance() {
     if (done()) return;

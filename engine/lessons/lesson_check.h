@@ -17,6 +17,10 @@
 #include <string_view>
 #include <vector>
 
+namespace wl {
+class Machine;
+}
+
 namespace wl::lessons {
 
 enum class CheckKind { Compile, Fault, Values, Cycles, Pes, Loss, Gpu };
@@ -67,6 +71,8 @@ public:
     int steps_done() const;         // training steps run (0 without training)
     int steps() const;              // training steps asked
     float batch_loss() const;       // the last step's loss on its batch, as the mesh computed it
+    const std::vector<float>& batch_losses() const;   // every step's so far (empty without training)
+    const wl::Machine* machine() const;               // the training's mesh (nullptr without training)
     const Verdict& verdict() const { return v_; }   // complete once done()
 
 private:

@@ -45,6 +45,8 @@ struct TrainingCheck::State {
 
 TrainingCheck::~TrainingCheck() = default;
 
+const wl::Machine* TrainingCheck::machine() const { return s_->mesh ? &s_->mesh->mesh().host().machine() : nullptr; }
+
 TrainingCheck::TrainingCheck(const CheckSpec& spec, std::string_view source) : spec_(spec), s_(std::make_unique<State>()) {
     const TrainSpec& t = spec.train;
     Verdict& v = s_->v;
@@ -93,6 +95,7 @@ void TrainingCheck::step() {
     v.cycles += st.cycles;
     s_->norm = st.grad_norm;
     batch_loss_ = st.loss;
+    losses_.push_back(st.loss);
     if (++steps_done_ < spec_.train.steps) return;
     done_ = true;
 

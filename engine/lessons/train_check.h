@@ -13,6 +13,11 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
+
+namespace wl {
+class Machine;
+}
 
 namespace wl::lessons {
 
@@ -35,6 +40,8 @@ public:
     int steps_done() const { return steps_done_; }
     int steps() const { return spec_.train.steps; }
     float batch_loss() const { return batch_loss_; }   // the last step's, as the mesh computed it
+    const std::vector<float>& batch_losses() const { return losses_; }   // every step's so far, in order
+    const wl::Machine* machine() const;                 // the mesh it trains on (nullptr: none was built)
     // Appends the Compile item (the model compiler refused the kernel), a Fault item (a step
     // faulted, or the model could not be built) or the Loss item, and sets v->ran, v->cycles
     // (every step's), v->pes, v->loss and v->loss_start.
@@ -47,6 +54,7 @@ private:
     bool done_ = false;
     int steps_done_ = 0;
     float batch_loss_ = 0;
+    std::vector<float> losses_;
 };
 
 }  // namespace wl::lessons

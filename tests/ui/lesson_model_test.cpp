@@ -116,3 +116,28 @@ TEST(LessonModel, ATrainingCheckRunsAStepAtATime) {
     ASSERT_NE(m.verdict(), nullptr);
     EXPECT_TRUE(m.verdict()->passed);
 }
+
+// The student's kernel for each lesson is kept when they leave it and brought back when they
+// return; the starter's own text keeps nothing.
+TEST(LessonModel, KeepsEachLessonsWork) {
+    LessonModel m = loaded();
+    const uint64_t v0 = m.work_version();
+    EXPECT_EQ(m.work(13), nullptr);
+    m.keep_work(13, "// my cross-entropy\n");
+    ASSERT_NE(m.work(13), nullptr);
+    EXPECT_EQ(*m.work(13), "// my cross-entropy\n");
+    EXPECT_GT(m.work_version(), v0);
+    const uint64_t v1 = m.work_version();
+    m.keep_work(13, "// my cross-entropy\n");   // the same text: nothing changes
+    EXPECT_EQ(m.work_version(), v1);
+    m.keep_work(99, "no such lesson");
+    EXPECT_EQ(m.work(99), nullptr);
+    m.keep_work(13, m.find(13)->starter);       // back to the starter: nothing to keep
+    EXPECT_EQ(m.work(13), nullptr);
+    m.set_work({{12, "x"}, {99, "y"}});
+    EXPECT_EQ(m.all_work().size(), 1u);          // an unknown lesson's is dropped
+    EXPECT_EQ(LessonModel::number_of_file("lesson13.wk"), 13);
+    EXPECT_EQ(LessonModel::number_of_file("lesson3.wk"), 0);
+    EXPECT_EQ(LessonModel::number_of_file("lesson13.wk.bak"), 0);
+    EXPECT_EQ(LessonModel::number_of_file("gemv.wk"), 0);
+}

@@ -90,3 +90,25 @@ TEST(Markdown, EveryLessonTextRendersWithoutMarkup) {
         }
     }
 }
+
+// A pipe table is a grid, not its raw pipes (lesson 12's cycles by P).
+TEST(Markdown, TablesBecomeRowsOfCells) {
+    const auto b = parse_markdown("Before.\n\n| P | 2 | 4 |\n|---|---|---|\n| cycles | 4,353 | `2,415` |\n\nAfter.\n");
+    ASSERT_EQ(b.size(), 3u);
+    EXPECT_EQ(b[1].kind, Kind::Table);
+    ASSERT_EQ(b[1].rows.size(), 2u);
+    EXPECT_EQ(b[1].rows[0], (std::vector<std::string>{"P", "2", "4"}));
+    EXPECT_EQ(b[1].rows[1], (std::vector<std::string>{"cycles", "4,353", "2,415"}));
+    EXPECT_EQ(b[2].plain(), "After.");
+    for (const MdBlock& x : b) EXPECT_EQ(x.plain().find("|---"), std::string::npos);
+}
+
+// A code block's long line breaks at a space, so nothing is cut at the panel's right edge.
+TEST(Markdown, CodeWrapsToTheWidth) {
+    EXPECT_EQ(wlui::wrap_code("short\nlines", 20), "short\nlines");
+    const std::string w = wlui::wrap_code("time = max(launch, bytes / bandwidth, flops / peak)", 24);
+    EXPECT_EQ(w, "time = max(launch, bytes \n  / bandwidth, flops / \n  peak)");   // a space at the edge goes with its line
+    const std::string nospace = wlui::wrap_code("abcdefghijklmnopqrstuvwxyz", 10);
+    EXPECT_EQ(nospace, "abcdefghij\n  klmnopqr\n  stuvwxyz");
+    EXPECT_EQ(wlui::wrap_code("x \xC3\x97 y \xC3\x97 z", 8), "x \xC3\x97 y \xC3\x97 \n  z");   // characters, not bytes
+}

@@ -134,3 +134,34 @@ TEST(TextBuffer, ModifiedFollowsUndoToTheSavedText) {
     b.insert("x");   // the saved text is now unreachable by redo
     EXPECT_TRUE(b.modified());
 }
+
+// A double-click takes the word under the pointer, whichever half of it was hit: typing then
+// replaces the whole word (double-clicking the 8 of "P = 8;" and typing 128 gives "P = 128;").
+TEST(TextBuffer, SelectWordTakesTheWordUnderThePointer) {
+    TextBuffer b("const P = 8;\nfn load_w() {}");
+    b.select_word({0, 10});   // on the 8
+    EXPECT_EQ(b.selected_text(), "8");
+    b.insert("128");
+    EXPECT_EQ(b.line(0), "const P = 128;");
+    b.select_word({1, 5});    // inside load_w
+    EXPECT_EQ(b.selected_text(), "load_w");
+    b.select_word({1, 2});    // on the space: the run of spaces
+    EXPECT_EQ(b.selected_text(), " ");
+    b.select_word({1, 9});    // "()" is one run of symbols
+    EXPECT_EQ(b.selected_text(), "()");
+    b.select_word({1, 99});   // past the end: the last character's run
+    EXPECT_EQ(b.selected_text(), "{}");
+}
+
+TEST(TextBuffer, FindGoesForwardFromThePlaceAndWraps) {
+    TextBuffer b("a load_w\nLOAD_W b\nc");
+    EXPECT_EQ(b.find("load_w", {0, 0}), (TextPos{0, 2}));
+    EXPECT_EQ(b.find("load_w", {0, 3}), (TextPos{1, 0}));   // case-insensitive
+    EXPECT_EQ(b.find("load_w", {1, 1}), (TextPos{0, 2}));   // wraps to the top
+    EXPECT_EQ(b.find("load_w", {2, 1}), (TextPos{0, 2}));
+    EXPECT_EQ(b.find("absent", {0, 0}).line, -1);
+    EXPECT_EQ(b.find("", {0, 0}).line, -1);
+    TextBuffer one("x y x");
+    EXPECT_EQ(one.find("x", {0, 1}), (TextPos{0, 4}));
+    EXPECT_EQ(one.find("x", {0, 5}), (TextPos{0, 0}));        // the start line again, before the place
+}

@@ -27,10 +27,16 @@ TEST(Workspace, RoundTripsThroughJson) {
     ws.run_mode = wl::RunMode::Fast;
     ws.optimise = true;
     ws.lesson = 3;
+    ws.lesson_work = {{12, "const P = 8;\n"}, {13, "// mine\n"}};
     std::string problem;
     auto back = workspace_from_json(workspace_to_json(ws), &problem);
     ASSERT_TRUE(back) << problem;
     EXPECT_EQ(*back, ws);
+    // Kept work that does not read is dropped, the rest kept.
+    back = workspace_from_json(R"({"format": "waferlab-workspace", "version": 1, "lesson_work": {"13": "x", "-1": "y", "07": "z", "5": 5}})",
+                               &problem);
+    ASSERT_TRUE(back) << problem;
+    EXPECT_EQ(back->lesson_work, (std::map<int, std::string>{{13, "x"}}));
 }
 
 TEST(Workspace, RefusesWhatItCannotRead) {

@@ -108,7 +108,7 @@ test('hints one at a time, the solution after a confirmation (undo brings the te
 
     s = await press(page, 'lesson_check');
     assert.equal(s.lesson.verdict.passed, true, JSON.stringify(s.lesson.verdict));
-    // Work that passed is done with: Next replaces it without asking.
+    // Next keeps the lesson's work (it comes back with the lesson) and never asks.
     s = await press(page, 'lesson_next');
     assert.equal(s.lesson.current, 2);
     assert.equal(s.lesson.pending, null);
@@ -152,7 +152,7 @@ test('a lesson that does not exist is said in the app, and nothing is lost', asy
     // Picking a lesson in the panel asks before replacing the work; "Keep my edits" keeps it.
     s = await press(page, 'lesson:3');
     assert.equal(s.lesson.current, 3);
-    assert.equal(s.lesson.pending, 'starter');
+    assert.equal(s.lesson.pending, 'kernel');   // lesson 3's file, over edits to a file that is no lesson's
     await page.keyboard.press('Escape');
     await frames(page);
     s = await state(page);
