@@ -616,6 +616,8 @@ void App::start_tour() {
 static const char* mode_name(const RunController& rc) {
     if (!rc.loaded()) return "no kernel loaded";
     if (rc.run() && !rc.run()->ok()) return "stopped by an error";
+    if (rc.done() && rc.cycle() == 0 && rc.run() && rc.run()->kernel().host.empty())   // nothing ran, nor can
+        return "nothing to run: no host block (a model kernel runs inside the GPT: the lesson's Check, or View > Model)";
     if (rc.done()) return "finished";
     if (rc.busy()) return "running";
     // A kernel that has not started yet: say how to start it.
@@ -723,6 +725,7 @@ void App::run_toolbar() {
         ImGui::SetNextItemWidth(w);
         char fmt[96];
         std::snprintf(fmt, sizeof fmt, "cycle %%.0f of %llu%s", (unsigned long long)extent, runner_.extent_is_end() ? " (end)" : "");
+        if (extent == 0) std::snprintf(fmt, sizeof fmt, "%s", runner_.extent_is_end() ? "nothing ran" : "not run yet");
         ImGui::BeginDisabled(extent == 0);
         // A double slider: its grab stays small, where an int slider's grab is 1/range wide (half the bar at 0..1).
         if (ImGui::SliderScalar("##cycle", ImGuiDataType_Double, &at, &lo, &hi, fmt, ImGuiSliderFlags_AlwaysClamp | ImGuiSliderFlags_NoInput))

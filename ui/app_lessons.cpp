@@ -128,7 +128,7 @@ const char* App::pending_name(Pending p) {
     return "";
 }
 
-// The panel's Check: a training check runs a step a frame (lessons_frame), with its progress drawn.
+// The panel's Check: a training check runs a step between frames (after_draw), with its progress drawn.
 void App::begin_check_lesson() {
     if (!lessons_.current()) return;
     compile_and_load();

@@ -84,3 +84,26 @@ TEST(LessonText, Lesson12CyclesByTilingAreMeasured) {
     EXPECT_EQ(q[2].str(), c_cells[c_cells.size() - 2]);
     EXPECT_EQ(q[3].str(), c_cells.back());
 }
+
+// Lesson 14's figures are the verdict's: the starter's and the solution's cycles, the FLOPs and
+// bytes the run counted, the GPU model's time and the cycles the wafer must beat.
+TEST(LessonText, Lesson14FiguresAreTheVerdicts) {
+    const wl::lessons::LessonSet set = wl::lessons::load_lessons(kRoot + "/lessons");
+    const wl::lessons::Lesson& l = lesson(set, 14);
+    const wl::lessons::Verdict start = wl::lessons::check_kernel(l.spec, l.starter, "lesson14.wk");
+    const wl::lessons::Verdict sol = wl::lessons::check_kernel(l.spec, l.solution, "lesson14.wk");
+    const auto gpu = std::find_if(start.items.begin(), start.items.end(), [](const auto& i) { return i.kind == wl::lessons::CheckKind::Gpu; });
+    ASSERT_NE(gpu, start.items.end());
+    std::smatch m;
+    ASSERT_TRUE(std::regex_search(l.text, m, std::regex(R"(starter's P = (\d+) gives NP = ([\d,]+) and ([\d,]+) cycles: ([\d.]+) µs)")));
+    EXPECT_EQ(number(m[3]), start.cycles);
+    EXPECT_NE(gpu->message.find("took " + m[4].str() + " us (" + m[3].str() + " cycles"), std::string::npos) << gpu->message;
+    EXPECT_EQ(number(m[2]) * number(m[1]), 16384u);
+    ASSERT_TRUE(std::regex_search(l.text, m, std::regex(R"(it runs in \*\*([\d,]+) cycles\*\*)")));
+    EXPECT_EQ(number(m[1]), sol.cycles);
+    ASSERT_TRUE(std::regex_search(l.text, m, std::regex(R"(\(([\d,]+) FLOPs, and the ([\d,]+) bytes)")));
+    EXPECT_NE(gpu->message.find("same " + m[1].str() + " FLOPs and " + m[2].str() + " bytes"), std::string::npos) << gpu->message;
+    ASSERT_TRUE(std::regex_search(l.text, m, std::regex(R"(beats \*\*([\d.]+) µs = ([\d,]+) cycles\*\*)")));
+    EXPECT_NE(gpu->message.find("takes " + m[1].str() + " us"), std::string::npos) << gpu->message;
+    EXPECT_NE(gpu->message.find("fewer than " + m[2].str() + " cycles"), std::string::npos) << gpu->message;
+}

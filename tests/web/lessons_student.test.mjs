@@ -35,6 +35,8 @@ test('lesson 13: find the line, type the fix, watch Check train, then Next lesso
     await frames(page);
     let s = await state(page);
     assert.equal(s.lesson.current, 13);
+    // A model kernel runs only inside the GPT: the toolbar says so rather than "finished".
+    assert.match(s.status, /^nothing to run: no host block/);
     const starter = await source(page);
 
     // Ctrl+F in the editor, the line the hint names, Enter: the match is selected and in view.
@@ -200,5 +202,24 @@ test('an exception in a frame is reported in the app, the work saved first, and 
     await clickAt(page, centreOf(s.layout.menu_view));
     await frames(page);
     assert.ok((await state(page)).frame > f);
+  } finally { await app.close(); }
+});
+
+test('typing while the mesh trains: every key arrives, once and in order', async () => {
+  const app = await openApp('?lesson=13', { width: 1366, height: 768 });
+  const { page } = app;
+  try {
+    await frames(page);
+    let s = await press(page, 'lesson_check');   // a training step between frames: slow frames
+    assert.ok(s.lesson.checking, JSON.stringify(s.lesson));
+    await clickText(page, 1, 1);
+    await page.keyboard.press('Control+End');
+    await page.keyboard.press('Enter');
+    const typed = '// typed while the mesh trains: abcdefghijklmnopqrstuvwxyz 0123456789';
+    await page.keyboard.type(typed);   // no delay between keys
+    await frames(page);
+    const lines = (await source(page)).split('\n');
+    assert.equal(lines.filter((l) => l === typed).length, 1, `the last lines: ${JSON.stringify(lines.slice(-3))}`);
+    assert.ok((await state(page)).lesson.checking !== undefined);
   } finally { await app.close(); }
 });
