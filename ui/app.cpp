@@ -739,7 +739,15 @@ void App::run_toolbar() {
 }
 
 void App::log_window() {
-    place_window(layout_.log);
+    // Opening or closing the Lessons panel gives the log its share of the right column again.
+    if (show_lessons_ != log_beside_lessons_) {
+        log_beside_lessons_ = show_lessons_;
+        const Box& b = show_lessons_ ? layout_.lessons_log : layout_.log;
+        ImGui::SetNextWindowPos(ImVec2(b.x, b.y));
+        ImGui::SetNextWindowSize(ImVec2(b.w, b.h));
+    } else {
+        place_window(show_lessons_ ? layout_.lessons_log : layout_.log);
+    }
     if (ImGui::Begin("Output and log", &show_log_)) {
         window_rect(&places_.log_min, &places_.log_max);
         if (const std::string blocked = not_compiled(); !blocked.empty()) {

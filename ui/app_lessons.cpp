@@ -158,7 +158,7 @@ void App::lessons_menu() {
 
 void App::lessons_frame() {
     if (show_lessons_) {
-        place_window(layout_.inspector);   // the right column's top: the editor and the log stay in view
+        place_window(layout_.lessons);   // the right column's top: the editor and the log stay in view
         const bool stale = lessons_.verdict() && lesson_checked_ != doc_.buffer().version();
         const LessonsWindow::Request r = lessons_window_.draw(&show_lessons_, lessons_, stale,
                                                               [this](std::string_view name) { return doc_.definition(name).has_value(); });

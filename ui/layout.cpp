@@ -10,7 +10,7 @@ Layout Layout::tile(const Box& c) {
     if (l.stacked) {
         // Mesh first: it keeps the top 60%; the log and the inspector share the rest (the newer on top).
         const float top = c.h * 0.6f;
-        l.log = l.inspector = {c.x, c.y + top, c.w, c.h - top};
+        l.log = l.inspector = l.lessons = l.lessons_log = {c.x, c.y + top, c.w, c.h - top};
         l.editor = c;
         return l;
     }
@@ -20,6 +20,9 @@ Layout Layout::tile(const Box& c) {
     l.editor = {c.x, c.y, ew, c.h};
     l.inspector = {c.right() - rw, c.y, rw, ih};
     l.log = {c.right() - rw, c.y + ih, rw, c.h - ih};
+    const float lh = c.h * 0.72f;   // at 1366x768, a lesson's text gets about 320 px
+    l.lessons = {c.right() - rw, c.y, rw, lh};
+    l.lessons_log = {c.right() - rw, c.y + lh, rw, c.h - lh};
     return l;
 }
 

@@ -24,6 +24,9 @@ struct Layout {
     static constexpr float kStackBelow = 700;   // canvas widths under this stack (a phone held upright)
     bool stacked = false;
     Box editor, inspector, log;                 // the default places of the three docked windows
+    // While the Lessons panel is open it takes more of the right column, for reading, and the log
+    // the rest: its prints are a few lines.
+    Box lessons, lessons_log;
 
     // The default layout over `canvas` (the area under the toolbar, above the status bar).
     static Layout tile(const Box& canvas);

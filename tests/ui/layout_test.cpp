@@ -21,6 +21,13 @@ void expect_tiled(const Box& canvas) {
     EXPECT_EQ(free.h, canvas.h);
     EXPECT_EQ(free.x, l.editor.right());
     EXPECT_EQ(free.right(), l.inspector.x);
+    // With the Lessons panel open: more of the column for its text, the log below it, the mesh as before.
+    for (const Box* b : {&l.lessons, &l.lessons_log}) EXPECT_TRUE(canvas.contains(*b));
+    EXPECT_FALSE(l.lessons.overlaps(l.lessons_log));
+    EXPECT_FALSE(l.editor.overlaps(l.lessons));
+    EXPECT_GT(l.lessons.h, l.inspector.h);
+    EXPECT_EQ(l.lessons.bottom(), l.lessons_log.y);
+    EXPECT_EQ(free_area(canvas, {l.editor, l.lessons, l.lessons_log}).right(), l.lessons.x);
 }
 
 }  // namespace
