@@ -10,7 +10,6 @@
 #include "ui/markdown.h"
 
 #include <imgui.h>
-#include <cctype>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
@@ -166,10 +165,7 @@ void App::lessons_frame() {
         if (r.show_code)   // the definition, its name selected
             if (const std::optional<TextPos> at = doc_.definition(*r.show_code)) {
                 show_editor_ = true;
-                const std::string& line = doc_.buffer().line(at->line);
-                int end = at->col;
-                while (end < int(line.size()) && (std::isalnum((unsigned char)line[size_t(end)]) || line[size_t(end)] == '_')) ++end;
-                editor_.reveal(*at, TextPos{at->line, end});
+                editor_.reveal(*at, /*select_word=*/true);
                 editor_.focus();
             }
         if (r.open) open_lesson(r.open, LessonEdit::Ask);

@@ -190,7 +190,7 @@ CodeEditor::Result CodeEditor::draw(const char* id, TextBuffer& buf, const std::
     if (refocus_) focus_request_ = true, refocus_ = false;   // the find bar's hand-over: the next frame
     focused_ = ImGui::IsWindowFocused();
     if (has_reveal_) {
-        if (reveal_to_) buf.select(reveal_, *reveal_to_);
+        if (reveal_word_) buf.select_word(reveal_);
         else buf.set_cursor(reveal_);
         has_reveal_ = false;
         last_cursor_ = {-1, -1};

@@ -43,8 +43,8 @@ public:
     Result draw(const char* id, TextBuffer& buf, const std::vector<SyntaxSpan>& spans,
                 const std::vector<EditorMarker>& markers, ImVec2 size = ImVec2(0, 0));
 
-    // Move the cursor there (selecting up to `to`, when given) and scroll to it, at the next draw.
-    void reveal(TextPos p, std::optional<TextPos> to = std::nullopt) { reveal_ = p, reveal_to_ = to, has_reveal_ = true; }
+    // Move the cursor there (selecting the word there, when asked) and scroll to it, at the next draw.
+    void reveal(TextPos p, bool select_word = false) { reveal_ = p, reveal_word_ = select_word, has_reveal_ = true; }
     bool focused() const { return focused_; }
     void focus() { focus_request_ = true; }
 
@@ -64,7 +64,7 @@ private:
 
     bool focused_ = false, focus_request_ = false, has_reveal_ = false, selecting_ = false;
     TextPos reveal_;
-    std::optional<TextPos> reveal_to_;
+    bool reveal_word_ = false;
     TextPos last_cursor_{-1, -1};
     bool refocus_ = false, find_active_ = false;   // the editor takes the keys at the next frame (after the find bar had them)
     bool find_open_ = false, find_focus_ = false, find_missed_ = false, find_from_selection_ = false;

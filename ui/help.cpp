@@ -23,6 +23,8 @@ constexpr Key kKeys[] = {
     {"Shift+F5", "reset to cycle 0"},
     {"Ctrl+Enter", "compile and load"},
     {"Ctrl+Z / Ctrl+Y", "undo / redo in the editor"},
+    {"Ctrl+F / F3", "find in the editor / the next match"},
+    {"double-click", "select the word in the editor"},
     {"+ / - / 0", "zoom in / out / fit the mesh"},
     {"drag, wheel", "pan, zoom"},
     {"click", "select a PE"},
