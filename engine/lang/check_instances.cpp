@@ -1,5 +1,6 @@
 // check_instances.cpp: the checks made once per placed instance — the
-// SRAM budget, one data task per colour, and reads that compete with a task.
+// SRAM budget, one data task per colour, reads that compete with a task, and (check_bounds.cpp)
+// array indices out of range.
 #include "engine/lang/checker.h"
 
 #include <algorithm>
@@ -71,6 +72,7 @@ void Checker::instance_checks(Instance& in) {
             dg->notes.push_back({it->second->line, it->second->col, "the task is here"});
         }
     }
+    bounds_checks(in);
 }
 
 void Checker::eval_const_sym(Instance& in, Decl& d) { eval_const(*d.init, &in, in.first_x, in.first_y, &d_); }

@@ -8,6 +8,7 @@
 //   check_programs.cpp   statements, functions, tasks and program declarations
 //   check_layout.cpp     the layout: grid, placements, routes
 //   check_instances.cpp  each placed instance: SRAM budget, data tasks, colour reads
+//   check_bounds.cpp     each placed instance: array indices out of range that constants show
 //   check_routes.cpp     route sanity across the grid
 //   check_host.cpp       the host block
 //
@@ -16,6 +17,7 @@
 #include "engine/lang/sema.h"
 
 #include <map>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -122,6 +124,10 @@ private:
     // [SECTION] per-instance checks: SRAM, tasks, colours (check_instances.cpp)
 
     void instance_checks(Instance& in);
+
+    // Array indices out of range that the constants and 'for' bounds show (check_bounds.cpp).
+    void bounds_checks(Instance& in);
+    std::set<std::pair<int, int>> bounds_seen_;   // places already reported (once, not once per instance)
 
     // Evaluates a program constant for this instance, reporting problems (division by zero, cycles).
     void eval_const_sym(Instance& in, Decl& d);

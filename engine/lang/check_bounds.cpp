@@ -1,0 +1,208 @@
+// check_bounds.cpp: array indices that the compiler can see are out of range, once per placed
+// instance (lengths and loop bounds may depend on its parameters): an index made of constants
+// and the counters of enclosing 'for' loops with constant bounds, by + and - and by a constant
+// factor, whose smallest or largest value falls outside the array. Only an access that runs on
+// every pass is judged (none under an if or a while, none in a loop that can break, continue or
+// return, none whose counter the body assigns), in code that runs (what the host block launches,
+// the tasks, and what they call), so each warning is an access the run will make.
+//
+//   var y: [f32; 4];
+//   for i in 0..5 { y[i] = 0.0; }   // warning: the index reaches 4 (i runs from 0 to 4); 'y' has 4 elements, 0 to 3, ...
+#include "engine/lang/checker.h"
+
+#include <algorithm>
+#include <optional>
+#include <set>
+#include <string>
+#include <utility>
+
+namespace wl::lang::detail {
+
+namespace {
+
+struct Counter {
+    const Sym* sym;
+    int64_t lo, hi;   // every value it takes, hi included
+};
+
+struct Interval {
+    int64_t lo, hi;
+};
+
+// A break, continue or return anywhere in the body: the loop may not run every pass to its end.
+bool may_leave(const std::vector<StmtPtr>& body) {
+    for (const StmtPtr& s : body) {
+        if (s->kind == StmtKind::Break || s->kind == StmtKind::Continue || s->kind == StmtKind::Return) return true;
+        if (may_leave(s->body) || may_leave(s->else_body)) return true;
+    }
+    return false;
+}
+
+// Whether the body assigns `v` (then the counter's values are not the range's).
+bool assigns(const std::vector<StmtPtr>& body, const Sym* v) {
+    for (const StmtPtr& s : body) {
+        if (s->kind == StmtKind::Assign && s->target && s->target->kind == ExprKind::Name && s->target->sym == v) return true;
+        if (assigns(s->body, v) || assigns(s->else_body, v)) return true;
+    }
+    return false;
+}
+
+class Bounds {
+public:
+    Bounds(Instance& in, Diagnostics& d, std::set<std::pair<int, int>>& seen, std::string at) : in_(in), d_(d), seen_(seen), at_(std::move(at)) {}
+
+    void block(const std::vector<StmtPtr>& b) {
+        for (const StmtPtr& s : b) stmt(*s);
+    }
+
+private:
+    Instance& in_;
+    Diagnostics& d_;
+    std::set<std::pair<int, int>>& seen_;   // one report per place, however many instances
+    std::string at_;                        // " at PE (x,y)" for a program with parameters
+    std::vector<Counter> counters_;
+    int guarded_ = 0;                       // ifs and whiles around the statement: it may not run
+
+    void stmt(const Stmt& s) {
+        switch (s.kind) {
+        case StmtKind::Let:
+        case StmtKind::Return:
+        case StmtKind::ExprStmt:
+            if (s.e0) expr(*s.e0);
+            return;
+        case StmtKind::Assign:
+            if (s.target) expr(*s.target);
+            if (s.e0) expr(*s.e0);
+            return;
+        case StmtKind::If:
+            expr(*s.e0);   // the condition runs whichever branch follows
+            ++guarded_;
+            block(s.body);
+            block(s.else_body);
+            --guarded_;
+            return;
+        case StmtKind::While:
+            ++guarded_;
+            expr(*s.e0);
+            block(s.body);
+            --guarded_;
+            return;
+        case StmtKind::For: {
+            expr(*s.e0);
+            expr(*s.e1);
+            const Value a = s.e0->konst ? eval_const(*s.e0, &in_, in_.first_x, in_.first_y, nullptr) : Value{};
+            const Value b = s.e1->konst ? eval_const(*s.e1, &in_, in_.first_x, in_.first_y, nullptr) : Value{};
+            const bool counted = s.sym && a.ty == Ty::I32 && b.ty == Ty::I32 && a.i < b.i && !may_leave(s.body) && !assigns(s.body, s.sym);
+            if (counted) counters_.push_back({s.sym, a.i, b.i - 1});
+            else ++guarded_;   // not judged: its body may run for other values, or not at all
+            block(s.body);
+            if (counted) counters_.pop_back();
+            else --guarded_;
+            return;
+        }
+        case StmtKind::Block: block(s.body); return;
+        case StmtKind::Break:
+        case StmtKind::Continue: return;
+        }
+    }
+
+    void expr(const Expr& e) {
+        for (const ExprPtr& a : e.args) expr(*a);
+        if (e.kind != ExprKind::Index || guarded_ > 0 || !e.sym || e.args.empty()) return;
+        const auto len = in_.length.find(e.sym);
+        if (len == in_.length.end()) return;
+        const std::optional<Interval> r = range(*e.args[0]);
+        if (!r || (r->lo >= 0 && r->hi < int64_t(len->second))) return;
+        if (!seen_.insert({e.line, e.col}).second) return;
+        const bool high = r->hi >= int64_t(len->second);
+        std::string msg = "index out of range: the index " + (high ? "reaches " + std::to_string(r->hi) : "goes down to " + std::to_string(r->lo));
+        std::string loops;
+        for (const Counter& c : counters_)
+            if (mentions(*e.args[0], c.sym))
+                loops += std::string(loops.empty() ? "" : ", ") + c.sym->name + " runs from " + std::to_string(c.lo) + " to " + std::to_string(c.hi);
+        if (!loops.empty()) msg += " (" + loops + ")";
+        msg += "; " + q(e.name) + " has " + std::to_string(len->second) + " element" + (len->second == 1 ? "" : "s") + ", 0 to " +
+               std::to_string(int64_t(len->second) - 1) + at_ + ", so the access reaches past it";
+        // A warning, not an error: a kernel may mean to fault (the tests of run-time faults do),
+        // and the run still says where it went wrong. At the array's name: a binary index's own
+        // place is its operator.
+        d_.warning(e.line, e.col, msg);
+    }
+
+    static bool mentions(const Expr& e, const Sym* s) {
+        if (e.kind == ExprKind::Name && e.sym == s) return true;
+        return std::any_of(e.args.begin(), e.args.end(), [&](const ExprPtr& a) { return mentions(*a, s); });
+    }
+
+    // Every value the index takes over the passes, when it is that simple to know.
+    std::optional<Interval> range(const Expr& e) {
+        if (e.kind == ExprKind::Name)
+            for (const Counter& c : counters_)
+                if (c.sym == e.sym) return Interval{c.lo, c.hi};
+        if (e.konst) {
+            const Value v = eval_const(e, &in_, in_.first_x, in_.first_y, nullptr);
+            if (v.ty == Ty::I32) return Interval{v.i, v.i};
+            if (v.ty == Ty::U32) return Interval{int64_t(uint32_t(v.i)), int64_t(uint32_t(v.i))};
+            return std::nullopt;
+        }
+        if (e.kind != ExprKind::Binary || e.args.size() != 2) return std::nullopt;
+        const std::optional<Interval> a = range(*e.args[0]), b = range(*e.args[1]);
+        if (!a || !b) return std::nullopt;
+        switch (e.op) {
+        case Tok::Plus: return Interval{a->lo + b->lo, a->hi + b->hi};
+        case Tok::Minus: return Interval{a->lo - b->hi, a->hi - b->lo};
+        case Tok::Star:   // a counter times a constant (or constants): the extremes are at the ends
+            if (a->lo != a->hi && b->lo != b->hi) return std::nullopt;
+            {
+                const int64_t p[] = {a->lo * b->lo, a->lo * b->hi, a->hi * b->lo, a->hi * b->hi};
+                return Interval{*std::min_element(p, p + 4), *std::max_element(p, p + 4)};
+            }
+        default: return std::nullopt;
+        }
+    }
+};
+
+}  // namespace
+
+namespace {
+
+// The functions a call in `e` reaches, into `out`.
+void calls(const Expr& e, std::set<const Decl*>& out) {
+    if (e.kind == ExprKind::Call && e.sym && e.sym->kind == SymKind::Fn && e.sym->decl) out.insert(e.sym->decl);
+    for (const ExprPtr& a : e.args) calls(*a, out);
+}
+
+void calls(const std::vector<StmtPtr>& body, std::set<const Decl*>& out) {
+    for (const StmtPtr& s : body) {
+        for (const Expr* e : {s->e0.get(), s->e1.get(), s->target.get()})
+            if (e) calls(*e, out);
+        calls(s->body, out);
+        calls(s->else_body, out);
+    }
+}
+
+}  // namespace
+
+void Checker::bounds_checks(Instance& in) {
+    // Only code that runs: the functions the host block launches, the tasks, and what they call.
+    // A file without a host block is a model kernel, whose entry points the model compiler picks
+    // per configuration: its other code is compiled with arrays cut to one element, and never runs.
+    if (!f_.has_host) return;
+    ProgramDecl& p = f_.programs[size_t(in.program)];
+    std::set<const Decl*> runs;
+    for (const Decl& d : p.decls) {
+        const bool launched = std::any_of(f_.host.begin(), f_.host.end(),
+                                          [&](const HostStmt& h) { return h.kind == HostKind::Launch && h.name == d.name; });
+        if (d.kind == DeclKind::Task || (d.kind == DeclKind::Fn && launched)) runs.insert(&d);
+    }
+    for (size_t before = 0; before != runs.size();) {   // what they call, to a fixed point
+        before = runs.size();
+        for (const Decl* d : std::set<const Decl*>(runs)) calls(d->body, runs);
+    }
+    const std::string at = p.params.empty() ? "" : " at " + pe_str(in.first_x, in.first_y);
+    Bounds b(in, d_, bounds_seen_, at);
+    for (const Decl& d : p.decls)
+        if (runs.count(&d)) b.block(d.body);
+}
+
+}  // namespace wl::lang::detail
