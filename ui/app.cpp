@@ -115,9 +115,20 @@ wl::Mesh App::mesh() const {
 
 void App::compile_and_load() {
     const wl::lang::CompileResult& r = doc_.compile();
-    if (!r.ok() || r.grid_w == 0) return;   // the last good build stays loaded, but gate_ keeps it from running
+    if (!r.ok() || r.grid_w == 0) {
+        // The last good build of this file stays loaded (gate_ keeps it from running); another
+        // file's goes, or the mesh would show lesson 2's PE while lesson 3's kernel is in the editor.
+        if (runner_.loaded() && loaded_file_ != doc_.name()) {
+            runner_.unload();
+            gate_.unloaded();
+            canvas_.select(std::nullopt);
+            refit_ = true;
+        }
+        return;
+    }
     const wl::Mesh before = mesh();
     runner_.load(std::make_shared<const wl::lang::CompileResult>(r));
+    loaded_file_ = doc_.name();
     gate_.loaded(doc_.buffer().version());
     canvas_.set_colour_names(r.colour_names);
     // The canvas now shows the kernel's grid, fitted once this frame's windows are where they go.
@@ -419,8 +430,10 @@ void App::menu_bar() {
         // A loaded kernel's layout sets the grid: the menu shows it, and the empty sizes wait until none is loaded.
         const bool kernel = runner_.loaded();
         if (kernel) {
-            char label[64];
-            std::snprintf(label, sizeof label, "%d x %d (the kernel's grid)", mesh().w, mesh().h);
+            const wl::Mesh k = runner_.run() ? runner_.run()->machine().mesh() : mesh();   // the kernel's, whatever the canvas shows now
+            char label[96];
+            if (k.w == mesh().w && k.h == mesh().h) std::snprintf(label, sizeof label, "%d x %d (the kernel's grid)", k.w, k.h);
+            else std::snprintf(label, sizeof label, "%d x %d (the kernel's grid; the canvas shows a %d x %d model)", k.w, k.h, mesh().w, mesh().h);
             ImGui::MenuItem(label, nullptr, true);
             mark_item("mesh:kernel");
             ImGui::Separator();

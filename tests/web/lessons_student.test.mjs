@@ -223,3 +223,18 @@ test('typing while the mesh trains: every key arrives, once and in order', async
     assert.ok((await state(page)).lesson.checking !== undefined);
   } finally { await app.close(); }
 });
+
+test('what the screen says is what is loaded: lesson 3 with its route error does not show lesson 2\'s PE', async () => {
+  const app = await openApp('?lesson=2');
+  const { page } = app;
+  try {
+    await frames(page);
+    let s = await state(page);
+    assert.deepEqual(s.mesh, { w: 1, h: 1 });   // lesson 2's one PE
+    s = await press(page, 'lesson_next');
+    assert.equal(s.lesson.current, 3);
+    assert.ok(s.diagnostics.some((d) => d.severity === 'error'), 'lesson 3\'s starter has its route error');
+    assert.equal(s.loaded, false, 'lesson 2\'s kernel is not left on the mesh');
+    assert.match(s.status, /^not compiled/);
+  } finally { await app.close(); }
+});
