@@ -3,6 +3,7 @@
 #include "engine/core/version.h"
 #include "engine/gpu/compare.h"
 #include "engine/lang/help.h"
+#include "engine/lessons/lesson_check.h"   // grouped(): 1,000,000
 #include "ui/flow_row.h"
 #include "ui/js_bridge.h"
 #include "ui/kernel_header.h"
@@ -200,6 +201,7 @@ void App::after_draw() {
     last_work_ = t0;
     const double budget = work_budget_.next_ms(busy_ms_, interval);
     runner_.tick(ImGui::GetIO().DeltaTime, budget);
+    still_running();
     tick_ms_ = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
     post_events();
     if (lessons_.checking()) lessons_.advance_check();   // a training check: one step between frames, its progress drawn
@@ -797,11 +799,36 @@ void App::log_window() {
             } else if (run->done()) {
                 ImGui::TextColored(kGoodText, "finished at cycle %llu%s", (unsigned long long)run->cycle(),
                                    run->machine().mode() == wl::RunMode::Fast ? " (estimated)" : "");
+            } else if (!still_running_.empty()) {   // after_draw keeps it current
+                wrapped_text(kWarnText, still_running_.c_str());
+                mark_item("log_still_running");
             }
             if (runner_.busy() && ImGui::GetScrollY() >= ImGui::GetScrollMaxY()) ImGui::SetScrollHereY(1.0f);
         }
     }
     ImGui::End();
+}
+
+// A run past kStillRunningCycles without finishing: say so, and where each busy PE is, long before
+// the watchdog (a lesson's kernel takes thousands of cycles; `while true {}` never ends). The
+// machine's own report (Machine::stuck), refreshed as the run moves on.
+const std::string& App::still_running() {
+    const wl::lang::KernelRun* run = runner_.run();
+    if (!run || run->done() || !run->ok() || run->cycle() < kStillRunningCycles) {
+        still_running_.clear(), still_running_at_ = 0;
+        return still_running_;
+    }
+    if (run->cycle() >= still_running_at_ + kStillRunningCycles / 4 || still_running_.empty()) {
+        still_running_at_ = run->cycle();
+        char head[160];
+        std::snprintf(head, sizeof head, "Still running after %s cycles: a kernel that should have finished may be in a loop that never ends. ",
+                      wl::lessons::grouped(run->cycle()).c_str());
+        still_running_ = head;
+        const std::vector<wl::Stuck> busy = run->machine().stuck(/*include_running=*/true);
+        for (size_t i = 0; i < busy.size() && i < 4; ++i) still_running_ += (i ? "; " : "") + busy[i].what;
+        if (busy.size() > 4) still_running_ += "; and " + std::to_string(busy.size() - 4) + " more";
+    }
+    return still_running_;
 }
 
 LoadedKernel App::loaded_kernel() const {
@@ -898,6 +925,7 @@ json App::state() const {
         {"output", json::array()},
         {"speed", runner_.speed()},
         {"status", run_status()},
+        {"still_running", still_running_.empty() ? json(nullptr) : json(still_running_)},
         {"frame_ms", {{"emulation", tick_ms_}, {"longest_slice", runner_.last_slice_ms()}, {"busy", busy_ms_},
                       {"draw", work_budget_.draw_ms()}, {"wait", work_budget_.wait_ms()}, {"budget", work_budget_.budget_ms()}}},
     };

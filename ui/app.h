@@ -190,6 +190,10 @@ private:
     bool check_on_canvas_ = false;                // the canvas shows a training check's mesh
     bool log_beside_lessons_ = false;             // the log was last placed for the Lessons panel
     std::string loaded_file_;                     // the editor file the loaded kernel was built from
+    static constexpr uint64_t kStillRunningCycles = 200000;   // a run past this says it has not finished (log, state())
+    const std::string& still_running();           // "" or what the busy PEs are doing, refreshed as the run goes
+    std::string still_running_;
+    uint64_t still_running_at_ = 0;
     uint64_t lesson_checked_ = ~0ull;             // the editor's text version the verdict is for
     Pending lesson_pending_ = Pending::None;      // waiting for "Replace unsaved edits?"
     // The mesh on screen is the loaded machine's; with none loaded, an empty mesh of this size (set_mesh).

@@ -143,3 +143,20 @@ test('print_megabytes.wk: 15 MB of prints are cut at the limit with a notice, an
   const log = (await state()).places.log;
   assert.ok(log, 'the log is not shown');
 });
+
+test('loop_main.wk: long before the watchdog, the log says the run has not finished and where each PE is', async () => {
+  const { page } = app;
+  const file = 'loop_main.wk';
+  const src = fs.readFileSync(path.join(dir, file), 'utf8');
+  await page.evaluate(([f, text]) => { window.waferlab.set_source(f, text); window.waferlab.compile(); }, [file, src]);
+  await page.evaluate(() => window.waferlab.step(250000));   // a lesson's kernel ends within thousands of cycles
+  await frames(page, 3);
+  const s = await state();
+  assert.equal(s.error, null);
+  assert.ok(s.cycle >= 200000, `cycle ${s.cycle}`);
+  assert.match(s.still_running ?? '', /^Still running after [\d,]+ cycles: .*PE \(0,0\): .* at loop_main\.wk:11:/, s.still_running);
+  assert.ok(s.layout.log_still_running, 'the log shows it');
+  await page.evaluate(() => window.waferlab.reset());
+  await frames(page, 2);
+  assert.equal((await state()).still_running, null);
+});
