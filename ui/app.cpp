@@ -641,7 +641,11 @@ static const char* mode_name(const RunController& rc) {
 
 std::string App::run_status() const {
     const std::string blocked = not_compiled();
-    return blocked.empty() ? mode_name(runner_) : blocked;
+    const std::string kernel = blocked.empty() ? mode_name(runner_) : blocked;
+    // The toolbar runs the editor's kernel; say so when the canvas shows something else.
+    if (lessons_.check_machine()) return "the canvas shows the lesson's check training; the kernel: " + kernel;
+    if (model_.on_canvas()) return "the canvas shows the Model window's GPT; the kernel: " + kernel;
+    return kernel;
 }
 
 // The toolbar and an embed's run bar begin and end alike: their frame padding and place (the

@@ -129,10 +129,17 @@ const char* App::pending_name(Pending p) {
 
 // The panel's Check: a training check runs a step between frames (after_draw), with its progress drawn.
 void App::begin_check_lesson() {
-    if (!lessons_.current()) return;
+    const wl::lessons::Lesson* l = lessons_.current();
+    if (!l) return;
     compile_and_load();
     lessons_.begin_check(doc_.buffer().text());
     lesson_checked_ = doc_.buffer().version();
+    // A kernel's check ran it out of sight: the canvas runs the same kernel to its end, so what the
+    // verdict judged is on screen (a model kernel's check runs the GPT instead, and says so).
+    if (!l->spec.trains() && !l->spec.forwards() && gate_.matches(doc_.buffer().version())) {
+        runner_.reset();
+        runner_.run_to_end();
+    }
 }
 
 const wl::lessons::Verdict& App::check_lesson() {

@@ -69,6 +69,7 @@ test('lesson 13: find the line, type the fix, watch Check train, then Next lesso
     await page.waitForFunction(() => window.waferlab.state().layout.lesson_loss_plot, null, { timeout: 60000 });
     s = await state(page);
     assert.equal(s.mesh.w, 32, 'the canvas shows the mesh the check trains on');
+    assert.match(s.status, /^the canvas shows the lesson's check training; the kernel: /, 'the toolbar says what the canvas shows');
     assert.deepEqual(s.layout.lesson_next, before, 'the buttons stay where they were');
     await page.waitForFunction(() => window.waferlab.state().lesson.checking === null, null, { timeout: 120000 });
     s = await state(page);
@@ -236,5 +237,20 @@ test('what the screen says is what is loaded: lesson 3 with its route error does
     assert.ok(s.diagnostics.some((d) => d.severity === 'error'), 'lesson 3\'s starter has its route error');
     assert.equal(s.loaded, false, 'lesson 2\'s kernel is not left on the mesh');
     assert.match(s.status, /^not compiled/);
+  } finally { await app.close(); }
+});
+
+test('Check shows its run: after lesson 1\'s Check the canvas has run the kernel to its end', async () => {
+  const app = await openApp('?lesson=1');
+  const { page } = app;
+  try {
+    await frames(page);
+    assert.equal((await state(page)).cycle, 0);
+    await press(page, 'lesson_check');
+    await page.waitForFunction(() => window.waferlab.state().done === true, null, { timeout: 60000 });
+    const s = await state(page);
+    assert.ok(s.cycle > 0 && s.extent.end, JSON.stringify(s.extent));
+    assert.match(s.status, /^finished/);
+    assert.ok(s.output.length > 0, 'the run printed what the check judged');
   } finally { await app.close(); }
 });
