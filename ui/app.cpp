@@ -220,6 +220,7 @@ void App::frame(bool drawn) {
     ++quiet_frames_;
     drawn_.clear();
     hovered_word_ = {};
+    hovered_diagnostic_.clear();
     shortcuts();
     // A tour stop about the running kernel keeps it playing, from the start again when it ends.
     if (help_.wants_running() && !runner_.busy()) {
@@ -533,6 +534,15 @@ void App::editor_window() {
                 ImGui::PopStyleColor();
                 ImGui::SameLine();
                 ImGui::TextUnformatted(d.message.c_str());
+                if (ImGui::IsItemHovered()) {   // the line is cut at the window's edge: the whole message on hover
+                    ImGui::BeginTooltip();
+                    ImGui::PushTextWrapPos(ImGui::GetFontSize() * 36);
+                    ImGui::TextUnformatted((std::to_string(d.line) + ":" + std::to_string(d.col) + ": " + d.message).c_str());
+                    ImGui::PopTextWrapPos();
+                    ImGui::EndTooltip();
+                    hovered_diagnostic_ = d.message;
+                }
+                if (i == 0) mark_item("diagnostic");
                 ImGui::PopID();
             }
             ImGui::EndChild();
@@ -903,6 +913,7 @@ json App::state() const {
                                                                : json{{"word", hovered_word_.first}, {"text", hovered_word_.second}}},
                     {"header", header_},
                     {"find", {{"open", editor_.find_open()}, {"text", editor_.find_text()}, {"missed", editor_.find_missed()}}},
+                    {"hover_diagnostic", hovered_diagnostic_.empty() ? json(nullptr) : json(hovered_diagnostic_)},
                     {"selection", doc_.buffer().has_selection() ? json(doc_.buffer().selected_text()) : json(nullptr)},
                     {"fault_marker", nullptr}}},
         {"inspector_term", inspector_.hovered_term().empty() ? json(nullptr) : json(inspector_.hovered_term())},

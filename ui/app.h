@@ -190,6 +190,7 @@ private:
     bool check_on_canvas_ = false;                // the canvas shows a training check's mesh
     bool log_beside_lessons_ = false;             // the log was last placed for the Lessons panel
     std::string loaded_file_;                     // the editor file the loaded kernel was built from
+    std::string hovered_diagnostic_;              // the message of the diagnostic under the mouse, this frame
     static constexpr uint64_t kStillRunningCycles = 200000;   // a run past this says it has not finished (log, state())
     const std::string& still_running();           // "" or what the busy PEs are doing, refreshed as the run goes
     std::string still_running_;

@@ -30,5 +30,13 @@ test('an index past the array, with constant loop bounds, is marked in the edito
     assert.equal(d.severity, 'warning');
     assert.deepEqual([d.line, d.col], [6, 13]);
     assert.match(d.message, /the index reaches 4 \(i runs from 0 to 4\); 'y' has 4 elements, 0 to 3/);
+
+    // The list under the editor cuts a long message at its edge: hovering the row shows all of it.
+    const row = s.layout.diagnostic;
+    assert.ok(row, 'the diagnostics list is drawn');
+    const box = await page.locator('#canvas').boundingBox();
+    await page.mouse.move(box.x + row.x + Math.min(row.w / 2, 100), box.y + row.y + row.h / 2);
+    await frames(page);
+    assert.equal((await state(page)).editor.hover_diagnostic, d.message);
   } finally { await app.close(); }
 });
