@@ -2,7 +2,6 @@
 #include "ui/placement_overlay.h"
 
 #include <algorithm>
-#include <cctype>
 
 namespace wlui {
 
@@ -69,13 +68,12 @@ PeOverlay training_overlay(const wl::model::MeshPlan& plan, const std::string& o
     }
     // Streaming: the plan's layer ops (l0.*) run every layer: "l2.qkv" lights l0.qkv's PEs, and a
     // layer's stream ("l2.weights" in, "l2.grads" out) the layer's weight-holding ops.
-    const size_t dot = op.find('.');
-    const bool layer_op = plan.streaming && dot != std::string::npos && op.size() > 1 && op[0] == 'l' && std::isdigit(static_cast<unsigned char>(op[1]));
-    const std::string rest = layer_op ? op.substr(dot + 1) : "";
+    const wl::gpt::OpName unit = wl::gpt::parse_op_name(op);
+    const bool layer_op = plan.streaming && unit.layer >= 0;
     for (const wl::model::PlannedOp& o : plan.ops) {
-        bool now = o.name == op || (op == "grad_norm" && !o.weights.empty());
+        bool now = o.name == op || (op == wl::gpt::entry::kGradNorm && !o.weights.empty());
         if (layer_op && o.layer >= 0)
-            now = rest == "weights" || rest == "grads" ? !o.weights.empty() : o.name.substr(o.name.find('.') + 1) == rest;
+            now = unit.row ? o.id == unit.row->id : (unit.rest == "weights" || unit.rest == "grads") && !o.weights.empty();
         const std::string label = o.name + ": " + o.op + " (" + o.kernel + ")" + (now ? ", running: " + phase : "");
         for (int y = o.rect.y; y < o.rect.y + o.rect.h; ++y)
             for (int x = o.rect.x; x < o.rect.x + o.rect.w; ++x) {

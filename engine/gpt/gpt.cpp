@@ -8,6 +8,7 @@
 #include "engine/gpt/gelu.h"
 #include "engine/gpt/layernorm.h"
 #include "engine/gpt/matmul.h"
+#include "engine/gpt/op_table.h"
 #include "engine/gpt/residual.h"
 #include "engine/gpt/rng.h"
 
@@ -342,65 +343,80 @@ void GPT::mask_out(float* state) const {
         if (!mask[i]) state[i] = 0.0f;
 }
 
-// [SECTION] op list: mirrors forward() and backward() above, op for op.
-std::vector<OpInfo> op_list(const GPTConfig& cfg, int B, int T, bool with_backward) {
+// [SECTION] op list: op_table()'s rows, forward in order, then their backwards in reverse.
+
+// An op's counts by its kind and its widths, forward or backward.
+OpInfo op_cost(const OpRow& r, const GPTConfig& cfg, int B, int T, bool bwd, int layer) {
     const double BT = double(B) * T, C = cfg.n_embd, V = cfg.vocab_size, NH = cfg.n_head, hs = C / NH;
     const double pairs = double(B) * NH * T * (T + 1) / 2.0;   // causal (t, t2) pairs
-    std::vector<OpInfo> f, b;
-    auto mm = [&](std::vector<OpInfo>& v, const std::string& t, int l, double N, double IC, double OC, bool bias,
-                  bool bwd) {
-        if (!bwd) v.push_back({"matmul_forward", t, l, 2 * N * IC * OC + (bias ? N * OC : 0), 4 * (N * IC + IC * OC + (bias ? OC : 0) + N * OC)});
-        else v.push_back({"matmul_backward", t, l, 4 * N * IC * OC + (bias ? N * OC : 0), 4 * (2 * N * OC + N * IC + 2 * IC * OC + 2 * N * IC + (bias ? 2 * OC : 0))});
-    };
-    auto ln = [&](std::vector<OpInfo>& v, const std::string& t, int l, bool bwd) {
-        if (!bwd) v.push_back({"layernorm_forward", t, l, 8 * BT * C, 4 * (2 * BT * C + 2 * C + 2 * BT)});
-        else v.push_back({"layernorm_backward", t, l, 14 * BT * C, 4 * (4 * BT * C + 5 * C + 2 * BT)});
-    };
-    auto nm = [](int l, const char* s) {   // "l3.qkv" (appends: GCC 12 warns falsely on "l" + string)
-        std::string r = "l";
-        r += std::to_string(l);
-        r += '.';
-        r += s;
-        return r;
-    };
-    f.push_back({"encoder_forward", "encoded", -1, BT * C, 4 * (2 * BT * C) + 4 * BT});
-    for (int l = 0; l < cfg.n_layer; l++) {
-        ln(f, nm(l, "ln1"), l, false);
-        mm(f, nm(l, "qkv"), l, BT, C, 3 * C, true, false);
-        f.push_back({"attention_forward", nm(l, "atty"), l, pairs * (4 * hs + 5), 4 * (BT * 3 * C + double(B) * NH * T * T + BT * C)});
-        mm(f, nm(l, "attproj"), l, BT, C, C, true, false);
-        f.push_back({"residual_forward", nm(l, "residual2"), l, BT * C, 4 * 3 * BT * C});
-        ln(f, nm(l, "ln2"), l, false);
-        mm(f, nm(l, "fch"), l, BT, C, 4 * C, true, false);
-        f.push_back({"gelu_forward", nm(l, "fch_gelu"), l, 10 * BT * 4 * C, 4 * 2 * BT * 4 * C});
-        mm(f, nm(l, "fcproj"), l, BT, 4 * C, C, true, false);
-        f.push_back({"residual_forward", nm(l, "residual3"), l, BT * C, 4 * 3 * BT * C});
+    const double N = BT, IC = r.in_width.of(cfg), OC = r.out_width.of(cfg), W = OC;
+    const bool bias = r.kind == OpKind::Matmul && r.params[1];
+    OpInfo o{bwd ? r.backward : r.forward, bwd ? grad_name(r, layer) : op_name(r, layer), r.in_block ? layer : -1, 0, 0, &r, bwd};
+    switch (r.kind) {
+    case OpKind::Embedding:
+        o.flops = bwd ? 2 * BT * C : BT * C;
+        o.bytes = bwd ? 4 * 5 * BT * C : 4 * (2 * BT * C) + 4 * BT;
+        break;
+    case OpKind::LayerNorm:
+        o.flops = bwd ? 14 * BT * C : 8 * BT * C;
+        o.bytes = bwd ? 4 * (4 * BT * C + 5 * C + 2 * BT) : 4 * (2 * BT * C + 2 * C + 2 * BT);
+        break;
+    case OpKind::Matmul:
+        o.flops = (bwd ? 4 : 2) * N * IC * OC + (bias ? N * OC : 0);
+        o.bytes = bwd ? 4 * (2 * N * OC + N * IC + 2 * IC * OC + 2 * N * IC + (bias ? 2 * OC : 0))
+                      : 4 * (N * IC + IC * OC + (bias ? OC : 0) + N * OC);
+        break;
+    case OpKind::Attention:
+        o.flops = bwd ? pairs * (8 * hs + 6) : pairs * (4 * hs + 5);
+        o.bytes = 4 * ((bwd ? 2 : 1) * BT * 3 * C + double(B) * NH * T * T + BT * C);
+        break;
+    case OpKind::Residual:
+        o.flops = bwd ? 2 * BT * W : BT * W;
+        o.bytes = bwd ? 4 * 5 * BT * W : 4 * 3 * BT * W;
+        break;
+    case OpKind::Gelu:
+        o.flops = bwd ? 20 * BT * W : 10 * BT * W;
+        o.bytes = bwd ? 4 * 4 * BT * W : 4 * 2 * BT * W;
+        break;
+    case OpKind::Softmax:
+        o.flops = 4 * BT * V;
+        o.bytes = 4 * 2 * BT * V;
+        break;
+    case OpKind::Loss:   // its backward is softmax's too
+        o.flops = bwd ? 3 * BT * V : BT;
+        o.bytes = bwd ? 4 * 3 * BT * V : 4 * 2 * BT;
+        break;
     }
-    ln(f, "lnf", -1, false);
-    mm(f, "logits", -1, BT, C, V, false, false);
-    f.push_back({"softmax_forward", "probs", -1, 4 * BT * V, 4 * 2 * BT * V});
-    f.push_back({"crossentropy_forward", "losses", -1, BT, 4 * 2 * BT});
-    if (!with_backward) return f;
-    b.push_back({"crossentropy_softmax_backward", "dlogits", -1, 3 * BT * V, 4 * 3 * BT * V});
-    mm(b, "dlnf", -1, BT, C, V, false, true);
-    ln(b, "dresidual", -1, true);
-    for (int l = cfg.n_layer - 1; l >= 0; l--) {
-        b.push_back({"residual_backward", nm(l, "dfcproj"), l, 2 * BT * C, 4 * 5 * BT * C});
-        mm(b, nm(l, "dfch_gelu"), l, BT, 4 * C, C, true, true);
-        b.push_back({"gelu_backward", nm(l, "dfch"), l, 20 * BT * 4 * C, 4 * 4 * BT * 4 * C});
-        mm(b, nm(l, "dln2"), l, BT, C, 4 * C, true, true);
-        ln(b, nm(l, "dresidual2"), l, true);
-        b.push_back({"residual_backward", nm(l, "dattproj"), l, 2 * BT * C, 4 * 5 * BT * C});
-        mm(b, nm(l, "datty"), l, BT, C, C, true, true);
-        b.push_back({"attention_backward", nm(l, "dqkv"), l, pairs * (8 * hs + 6), 4 * (2 * BT * 3 * C + double(B) * NH * T * T + BT * C)});
-        mm(b, nm(l, "dln1"), l, BT, C, 3 * C, true, true);
-        ln(b, nm(l, "dresidual"), l, true);
-    }
-    b.push_back({"encoder_backward", "dwte,dwpe", -1, 2 * BT * C, 4 * 5 * BT * C});
-    double P = double(count_parameters(cfg));
-    b.push_back({"adamw_update", "params", -1, 12 * P, 4 * 7 * P});
-    f.insert(f.end(), b.begin(), b.end());
-    return f;
+    return o;
+}
+
+std::vector<OpInfo> op_list(const GPTConfig& cfg, int B, int T, bool with_backward) {
+    std::vector<OpInfo> ops;
+    const auto each = [&](bool reverse, const auto& f) {   // every row, a block's once per layer
+        const std::span<const OpRow> rows = op_table();
+        const size_t n = rows.size();
+        for (size_t k = 0; k < n;) {
+            const size_t i = reverse ? n - 1 - k : k;
+            if (!rows[i].in_block) {
+                f(rows[i], -1);
+                k++;
+                continue;
+            }
+            size_t end = k;   // the block: rows k .. end-1 in this walk's order
+            while (end < n && rows[reverse ? n - 1 - end : end].in_block) end++;
+            for (int l = 0; l < cfg.n_layer; l++)
+                for (size_t j = k; j < end; j++) f(rows[reverse ? n - 1 - j : j], reverse ? cfg.n_layer - 1 - l : l);
+            k = end;
+        }
+    };
+    each(false, [&](const OpRow& r, int l) { ops.push_back(op_cost(r, cfg, B, T, false, l)); });
+    if (!with_backward) return ops;
+    each(true, [&](const OpRow& r, int l) {
+        if (r.backward) ops.push_back(op_cost(r, cfg, B, T, true, l));
+    });
+    const double P = double(count_parameters(cfg));
+    ops.push_back({"adamw_update", "params", -1, 12 * P, 4 * 7 * P, nullptr, true});
+    return ops;
 }
 
 double flops_per_token(const GPTConfig& cfg, int T, bool with_backward) {

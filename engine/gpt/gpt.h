@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "engine/gpt/gpt_config.h"
+#include "engine/gpt/op_table.h"
 
 namespace wl::gpt {
 
@@ -89,13 +90,18 @@ size_t count_parameters(const GPTConfig& cfg);
 // each tensor once (no cache model).
 struct OpInfo {
     std::string op;      // "matmul_forward", "attention_backward", ...
-    std::string tensor;  // what it computes, e.g. "l0.qkv"
+    std::string tensor;  // what it computes, e.g. "l0.qkv" (a backward: the gradient, "l0.dln1")
     int layer;           // -1 outside the blocks
     double flops;
     double bytes;
+    const OpRow* row;    // its row of op_table(); nullptr: the AdamW update
+    bool backward;
 };
-// The ops forward() (and, with backward, backward() then the AdamW update) runs, in order.
+// The ops forward() (and, with backward, backward() then the AdamW update) runs, in order:
+// op_table()'s rows, then their backwards in reverse.
 std::vector<OpInfo> op_list(const GPTConfig& cfg, int B, int T, bool with_backward);
+// One row's entry of op_list, in layer `layer` (ignored outside the blocks).
+OpInfo op_cost(const OpRow& r, const GPTConfig& cfg, int B, int T, bool backward, int layer);
 double flops_per_token(const GPTConfig& cfg, int T, bool with_backward);   // from op_list
 
 class GPT {

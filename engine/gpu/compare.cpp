@@ -138,7 +138,7 @@ Comparison compare(const gpt::GPTConfig& cfg_in, const CompareOptions& o) {
         bool any = false;
         for (size_t i = 0; i < ops.size() && i < c.gpu.ops.size(); i++) {
             const GpuOpTime& t = c.gpu.ops[i];
-            if (ops[i].op != "matmul_forward" || !pruned_gemm(ops[i].tensor) || !t.ex.tensor_core) continue;
+            if (ops[i].op != "matmul_forward" || !pruned_gemm(ops[i]) || !t.ex.tensor_core) continue;
             Executed half = t.ex;
             half.flops /= 2;
             delta += time_op(ops[i], half, g, p).time_s - t.time_s;

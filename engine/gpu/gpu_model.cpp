@@ -18,25 +18,10 @@ const char* bound_name(Bound b) {
 
 // [SECTION] workload: what the GPU runs for each reference op
 
-static bool ends_with(const std::string& s, const std::string& suf) {
-    return s.size() >= suf.size() && s.compare(s.size() - suf.size(), suf.size(), suf) == 0;
-}
-
 bool gemm_shape(const gpt::OpInfo& op, const gpt::GPTConfig& cfg, int B, int T, GemmShape* out) {
-    if (op.op != "matmul_forward" && op.op != "matmul_backward") return false;
-    const double C = cfg.n_embd, N = double(B) * T;
-    // Forward ops are named after their output; backward ops after the gradient they produce (gpt.cpp op_list).
-    struct Row { const char* fwd; const char* bwd; double ic, oc; };
-    const Row rows[] = {{".qkv", ".dln1", C, 3 * C},   {".attproj", ".datty", C, C},
-                        {".fch", ".dln2", C, 4 * C},   {".fcproj", ".dfch_gelu", 4 * C, C},
-                        {"logits", "dlnf", C, double(cfg.vocab_size)}};
-    for (const Row& r : rows) {
-        if (ends_with(op.tensor, op.op == "matmul_forward" ? r.fwd : r.bwd)) {
-            *out = {N, r.ic, r.oc};
-            return true;
-        }
-    }
-    return false;
+    if (!op.row || op.row->kind != gpt::OpKind::Matmul) return false;
+    *out = {double(B) * T, double(op.row->in_width.of(cfg)), double(op.row->out_width.of(cfg))};
+    return true;
 }
 
 Executed executed(const gpt::OpInfo& op, const gpt::GPTConfig& cfg, int B, int T, const ExecProfile& p) {
@@ -99,6 +84,7 @@ GpuOpTime time_op(const gpt::OpInfo& op, const Executed& ex, const GpuPreset& g,
     GpuOpTime t;
     t.op = op.op;
     t.tensor = op.tensor;
+    t.row = op.row;
     t.layer = op.layer;
     t.ref_flops = op.flops;
     t.ref_bytes = op.bytes;

@@ -27,7 +27,7 @@ const char* bound_name(Bound b);
 struct GemmShape {
     double N = 0, IC = 0, OC = 0;
 };
-// op_list does not carry shapes: derived from the op's tensor name and the config.
+// A matmul's shape, from its row of op_table() and the config; false for other ops.
 bool gemm_shape(const gpt::OpInfo& op, const gpt::GPTConfig& cfg, int B, int T, GemmShape* out);
 
 // What the GPU executes for one reference op under a profile.
@@ -43,6 +43,7 @@ Executed executed(const gpt::OpInfo& op, const gpt::GPTConfig& cfg, int B, int T
 struct GpuOpTime {
     std::string op, tensor;
     int layer = -1;
+    const gpt::OpRow* row = nullptr;       // op_list's row; nullptr: the AdamW update
     double ref_flops = 0, ref_bytes = 0;   // the reference's own counts (op_list)
     Executed ex;
     double compute_s = 0, memory_s = 0, launch_s = 0, time_s = 0;

@@ -85,16 +85,7 @@ bool execution_from_name(const std::string& s, Execution* out) {
 // instructions + T elements (one fmacs), a non-zero 20 + T (the index walk), a zero nothing.
 double sparse_matmul_factor(double density, int T) { return density * (20.0 + T) / (10.0 + T); }
 
-bool pruned_gemm(const std::string& tensor) {
-    auto ends = [&](const char* x) {
-        const size_t n = std::char_traits<char>::length(x);
-        return tensor.size() >= n && tensor.compare(tensor.size() - n, n, x) == 0;
-    };
-    // Forward ops are named after their output, backward ones after the gradient they produce.
-    for (const char* x : {".qkv", ".attproj", ".fch", ".fcproj", ".dln1", ".datty", ".dln2", ".dfch_gelu"})
-        if (ends(x)) return true;
-    return false;
-}
+bool pruned_gemm(const gpt::OpInfo& op) { return op.row && op.row->prunable; }
 
 // [SECTION] per-op cycles
 
@@ -124,7 +115,7 @@ Cyc op_cycles(const gpt::OpInfo& op, const gpt::GPTConfig& cfg, const WaferSpec&
         c.compute = count * g.N * ic_t * fm;
         c.sram = count * g.N * ic_t * oc_t;   // each fmac element reads 2 words and writes 1: one port-cycle
         c.fabric = count * g.N * std::max(ic_t, oc_t);   // activations are dense: the same at any density
-        if (density < 1 && pruned_gemm(op.tensor)) {
+        if (density < 1 && pruned_gemm(op)) {
             const double f = sparse_matmul_factor(density, T);
             c.compute *= f;
             c.sram *= f;
@@ -221,6 +212,7 @@ WaferEstimate estimate_wafer(const gpt::GPTConfig& cfg, const WaferSpec& w, int 
         t.op = op.op;
         t.tensor = op.tensor;
         t.layer = op.layer;
+        t.row = op.row;
         t.flops = op.flops;
         t.bytes = op.bytes;
         const double hz = w.clock_hz;

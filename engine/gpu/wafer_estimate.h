@@ -62,11 +62,12 @@ struct WaferCase {
 };
 // Compute (and SRAM) of a pruned matmul against the dense one at T tokens a sequence: d (20 + T) / (10 + T).
 double sparse_matmul_factor(double density, int T);
-bool pruned_gemm(const std::string& tensor);   // a block's qkv, attproj, fch or fcproj (forward or backward)
+bool pruned_gemm(const gpt::OpInfo& op);   // a block's qkv, attproj, fch or fcproj (forward or backward): OpRow::prunable
 
 struct WaferOpTime {
     std::string op, tensor;
     int layer = -1;
+    const gpt::OpRow* row = nullptr;   // op_list's row; nullptr: the AdamW update
     double flops = 0, bytes = 0;   // the reference's counts (op_list)
     double compute_s = 0, sram_s = 0, fabric_s = 0, stream_s = 0, latency_s = 0, time_s = 0;
     std::string bound;             // "compute", "sram", "fabric", "stream", "latency"

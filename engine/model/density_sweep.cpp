@@ -12,12 +12,7 @@ const std::vector<double>& sweep_densities() {
     return d;
 }
 
-bool pruned_matmul(const PlannedOp& o) {
-    const auto& names = pruned_parameters();
-    for (const auto& [sym, p] : o.weights)
-        if (sym == "w" && std::count(names.begin(), names.end(), p)) return true;
-    return false;
-}
+bool pruned_matmul(const PlannedOp& o) { return o.row().prunable; }
 
 DensitySweep::DensitySweep(const wl::gpt::GPT& model, KernelSource kernels, DensitySweepSettings s)
     : s_(std::move(s)), kernels_(std::move(kernels)), initial_(model.params_memory) {
@@ -77,7 +72,7 @@ bool DensitySweep::step() {
         mesh_ = build_->take_gpt();
         build_.reset();
         const PlannedOp* op = mesh_->plan().find(s_.op);
-        if (!op || op->kernel != "matmul.wk") {
+        if (!op || !op->is(gpt::OpKind::Matmul)) {
             fail("'" + s_.op + "' is not a matmul of this model");
             return false;
         }
@@ -155,7 +150,7 @@ bool DensitySweep::step() {
         for (const OpRun& r : trainer_->last_run()) {
             p.train_step.wavelets += r.wavelets;
             const PlannedOp* o = trainer_->mesh().plan().find(r.name);
-            if (o && o->kernel == "matmul.wk" && pruned_matmul(*o)) {
+            if (o && o->is(gpt::OpKind::Matmul) && pruned_matmul(*o)) {
                 p.train_matmuls.cycles += r.cycles;
                 p.train_matmuls.wavelets += r.wavelets;
             }

@@ -36,7 +36,7 @@ namespace wl::model {
 
 const std::vector<double>& sweep_densities();   // 1, 0.5, 0.25, 0.1: the sparse points, in order
 
-// A matmul whose w is one of pruned_parameters(): the launches a density changes.
+// A matmul whose row is prunable (its w one of pruned_parameters()): the launches a density changes.
 bool pruned_matmul(const PlannedOp& op);
 
 struct RunFigures {                // emulated, summed over some launches

@@ -37,15 +37,15 @@ ParamSlice param_slice(const gpt::GPTConfig& cfg, const std::string& name, int l
 
 std::vector<WeightPiece> weight_pieces(const PlannedOp& op, int p, const std::string& sym, const ParamSlice& w) {
     std::vector<WeightPiece> out;
-    if (op.kernel == "matmul.wk") {          // rows p*NC.. of (OC, K); the last PE's rows past OC stay zero
+    if (op.is(gpt::OpKind::Matmul)) {          // rows p*NC.. of (OC, K); the last PE's rows past OC stay zero
         const int NC = int(op.constants.at("NC"));
         const int cols = sym == "b" ? 1 : w.cols, rows = sym == "b" ? w.cols : w.rows;
         for (int r = 0; r < NC && p * NC + r < rows; r++)
             out.push_back({size_t(r) * cols, size_t(p * NC + r) * cols, size_t(cols)});
-    } else if (op.kernel == "embedding.wk") {   // columns p*CP.. of (rows, C)
+    } else if (op.is(gpt::OpKind::Embedding)) {   // columns p*CP.. of (rows, C)
         const int CP = int(op.constants.at("CP"));
         for (int r = 0; r < w.rows; r++) out.push_back({size_t(r) * CP, size_t(r) * w.cols + size_t(p) * CP, size_t(CP)});
-    } else if (op.kernel == "layernorm.wk") {   // w and b: its channels p*R..
+    } else if (op.is(gpt::OpKind::LayerNorm)) {   // w and b: its channels p*R..
         const int R = int(op.constants.at("C") / op.constants.at("P"));
         out.push_back({0, size_t(p) * R, size_t(R)});
     } else {                                    // the whole vector on every PE
@@ -185,7 +185,7 @@ wl::Fault MeshGPT::feed_layer(int l, wl::Host& h, uint64_t* bytes) const {
         if (Fault f = h.machine().feed(0, op.rect.y, kWest, int(op.constants.at("LW")), std::move(words),
                                        EdgeLink::wse2().cycles_per_wavelet()))
             return f;
-        if (Fault f = h.launch(op.rect, "load_w")) return f;
+        if (Fault f = h.launch(op.rect, gpt::entry::kLoadW)) return f;
     }
     return {};
 }
@@ -212,7 +212,7 @@ void MeshGPT::point_edge_links(bool out) {
 bool MeshGPT::stream_out(int l, std::vector<float>* grads) {
     const auto start = std::chrono::steady_clock::now();
     OpRun run;
-    run.name = "l" + std::to_string(l) + ".grads";
+    run.name = gpt::layer_unit_name(l, "grads");
     run.op = "gradient_stream";
     std::vector<PlannedOp> ops;
     int widest = 0;
@@ -226,7 +226,7 @@ bool MeshGPT::stream_out(int l, std::vector<float>* grads) {
     const MachineStats s0 = host_.stats();
     for (int p = 0; p < widest; p++) {
         for (const PlannedOp& op : ops)
-            if (p < op.rect.w) throw_if(host_.launch({op.rect.x + p, op.rect.y, 1, 1}, "send_g"));
+            if (p < op.rect.w) throw_if(host_.launch({op.rect.x + p, op.rect.y, 1, 1}, gpt::entry::kSendG));
         const RunResult r = host_.run_until_quiescent(cycle_budget);
         if (!r.ok()) {
             error_ = run.name + " (the layer's gradients over the edge links): " + r.fault.to_string();
@@ -265,7 +265,7 @@ bool MeshGPT::stream_in(int l) {
     const auto start = std::chrono::steady_clock::now();
     point_edge_links(false);
     OpRun run;
-    run.name = "l" + std::to_string(l) + ".weights";
+    run.name = gpt::layer_unit_name(l, "weights");
     run.op = "weight_stream";
     for (const PlannedOp& op : plan_.ops) run.pes += op.layer >= 0 && !op.weights.empty() ? op.rect.w : 0;
     const MachineStats s0 = host_.stats();
@@ -362,7 +362,7 @@ bool MeshGPT::run_op(const PlannedOp& op, int t0, int n, bool read_out) {
     for (const Transfer& tr : op.inputs)
         if (!tr.colour) put(op, tr, t0, n);
     OpRun run;
-    if (!launch(op, "main", t0, n, &run, link_senders(op))) return false;
+    if (!launch(op, gpt::entry::kMain, t0, n, &run, link_senders(op))) return false;
     if (op.host_out && read_out) get(op, op.output, t0, n);
     run.host_bytes = host_bytes_ - bytes0;
     run.flops = op.flops * n / plan_.cfg.block_size;   // op_list counts a full context (attention: roughly)
@@ -377,15 +377,15 @@ bool MeshGPT::launch(const PlannedOp& op, const char* fn, int t0, int n, OpRun* 
         int lo = t0, len = n;
         if (in.slice == Slice::Time) local_window(in, p, t0, n, &lo, &len);
         const uint32_t v[2] = {uint32_t(lo), uint32_t(len)};
-        throw_if(host_.h2d_u32(op.rect.x + p, op.rect.y, "t0", &v[0], 1));
-        throw_if(host_.h2d_u32(op.rect.x + p, op.rect.y, "tlen", &v[1], 1));
+        throw_if(host_.h2d_u32(op.rect.x + p, op.rect.y, gpt::symbol::kT0, &v[0], 1));
+        throw_if(host_.h2d_u32(op.rect.x + p, op.rect.y, gpt::symbol::kTlen, &v[1], 1));
     }
     const MachineStats s0 = host_.stats();
     throw_if(host_.launch(op.rect, fn));
     for (const auto& [from, send] : senders) throw_if(host_.launch(from, send));   // its window is its own launch's
     const RunResult r = host_.run_until_quiescent(cycle_budget);
     if (!r.ok()) {
-        error_ = op.name + " (" + op.kernel + (std::string(fn) == "main" ? "" : std::string(", ") + fn) + "): " +
+        error_ = op.name + " (" + op.kernel + (std::string(fn) == gpt::entry::kMain ? "" : std::string(", ") + fn) + "): " +
                  r.fault.to_string();
         return false;
     }
@@ -433,7 +433,7 @@ bool MeshGPT::run(int t0, int n, std::vector<float>* logits) {
         return false;
     }
     const int V = plan_.cfg.vocab_size, TP = plan_.cfg.block_size;
-    const std::vector<float>& y = acts_.at("logits");   // (V, TP) -> (n, V)
+    const std::vector<float>& y = acts_.at(gpt::op_row(gpt::OpId::Logits).name);   // (V, TP) -> (n, V)
     logits->assign(size_t(n) * V, 0.0f);
     for (int v = 0; v < V; v++)
         for (int t = 0; t < n; t++) (*logits)[size_t(t) * V + v] = y[size_t(v) * TP + t0 + t];

@@ -26,7 +26,9 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <span>
 #include <sstream>
+#include <stdexcept>
 
 namespace wl::model {
 
@@ -84,110 +86,121 @@ int largest_divisor_at_most(int n, int cap) {
 
 int ceil_div(int a, int b) { return (a + b - 1) / b; }
 
-std::string layer_name(int l, const char* s) { return "l" + std::to_string(l) + "." + s; }
-
 // [SECTION] graph
 
-// Graph and kernels: every op of one forward with its kernel, constants, transfers and weights.
+// Graph and kernels: every op of one forward, op_table()'s rows (a block's per layer), with its
+// kernel, constants, transfers and weights; a training plan adds the loss's gradient.
 std::vector<PlannedOp> graph(const gpt::GPTConfig& cfg, int pmax, bool train) {
-    const int C = cfg.n_embd, NH = cfg.n_head, HS = C / NH, V = cfg.vocab_size, TP = cfg.block_size;
-    std::map<std::string, double> flops;
-    for (const gpt::OpInfo& o : gpt::op_list(cfg, 1, TP, false)) flops[o.tensor] = o.flops;
+    const int NH = cfg.n_head, HS = cfg.n_embd / NH, TP = cfg.block_size;
     std::vector<PlannedOp> ops;
-    auto add = [&](std::string name, const char* op, int layer, const char* kernel) -> PlannedOp& {
+    const auto rows = [](std::string t, const char* sym, int per_pe, int nrows, int off = 0) {
+        return Transfer{std::move(t), sym, Slice::Rows, per_pe, nrows, off};
+    };
+    // An input's tensor on the mesh: a row the mesh does not run (softmax) is its reader's work.
+    const auto input = [&](const gpt::OpRow& r, int i, int layer) {
+        const gpt::OpRow* from = &r;
+        while (from->in[i] != gpt::OpId::Tokens && from->in[i] != gpt::OpId::Stream &&
+               gpt::op_row(from->in[i]).mesh == gpt::OnMesh::No) {
+            from = &gpt::op_row(from->in[i]);
+            i = 0;
+        }
+        return gpt::input_name(*from, i, layer, cfg.n_layer);
+    };
+    const auto add = [&](const gpt::OpRow& r, int layer) {
+        const gpt::KernelInfo& k = gpt::kernel_info(r.kind);
+        const bool grad = r.mesh == gpt::OnMesh::Training;   // the op is the row's backward
         PlannedOp o;
-        o.flops = flops[name];
-        o.name = std::move(name);
-        o.op = op;
-        o.layer = layer;
-        o.kernel = kernel;
-        ops.push_back(std::move(o));
-        return ops.back();
-    };
-    auto rows = [](std::string t, std::string sym, int per_pe, int nrows, int off = 0) {
-        return Transfer{std::move(t), std::move(sym), Slice::Rows, per_pe, nrows, off};
-    };
-    auto layernorm = [&](std::string name, int layer, const std::string& in, const std::string& w, const std::string& b) {
-        const int P = largest_divisor_at_most(C, pmax), R = C / P;   // C is even: P >= 2
-        PlannedOp& o = add(std::move(name), "layernorm_forward", layer, "layernorm.wk");
-        o.constants = {{"P", P}, {"C", C}, {"TP", TP}};
-        o.rect = {0, 0, P, 1};
-        o.inputs = {rows(in, "x", R, C)};
-        o.output = rows(o.name, "y", R, C);
-        o.weights = {{"w", w}, {"b", b}};
-    };
-    auto matmul = [&](std::string name, int layer, const std::string& in, int K, int OC, const std::string& w,
-                      const std::string& b) {
-        const int P = largest_divisor_at_most(K, std::min(pmax, OC)), NC = ceil_div(OC, P);
-        PlannedOp& o = add(std::move(name), "matmul_forward", layer, "matmul.wk");
-        o.constants = {{"P", P}, {"K", K}, {"NC", NC}, {"TP", TP}, {"BIAS", b.empty() ? 0 : 1}};
-        o.rect = {0, 0, P, 1};
-        o.inputs = {rows(in, "x", K / P, K)};
-        o.output = rows(o.name, "y", NC, OC);
-        o.weights = {{"w", w}};
-        if (!b.empty()) o.weights.push_back({"b", b});
-    };
-    auto rowwise = [&](std::string name, const char* op, int layer, const char* kernel, int nrows,
-                       std::vector<std::string> in) {
-        const int P = largest_divisor_at_most(nrows, pmax), R = nrows / P;
-        PlannedOp& o = add(std::move(name), op, layer, kernel);
-        o.constants = {{"P", P}, {"R", R}, {"TP", TP}};
-        o.rect = {0, 0, P, 1};
-        const char* syms[] = {"a", "b"};
-        for (size_t i = 0; i < in.size(); i++) o.inputs.push_back(rows(in[i], in.size() == 1 ? "x" : syms[i], R, nrows));
-        o.output = rows(o.name, "y", R, nrows);
-    };
-
-    {
-        const int P = largest_divisor_at_most(C, pmax), CP = C / P;
-        PlannedOp& o = add("encoded", "encoder_forward", -1, "embedding.wk");
-        o.constants = {{"P", P}, {"V", V}, {"CP", CP}, {"TP", TP}};
-        o.rect = {0, 0, P, 1};
-        o.inputs = {Transfer{"tokens", "tok", Slice::Tokens, TP, 1, 0}};
-        o.output = rows("encoded", "y", CP, C);
-        o.weights = {{"wte", "wte"}, {"wpe", "wpe"}};
-    }
-    for (int l = 0; l < cfg.n_layer; l++) {
-        const std::string res = l == 0 ? "encoded" : layer_name(l - 1, "residual3");
-        const auto n = [l](const char* s) { return layer_name(l, s); };
-        layernorm(n("ln1"), l, res, "ln1w", "ln1b");
-        matmul(n("qkv"), l, n("ln1"), C, 3 * C, "qkvw", "qkvb");
-        {
-            PlannedOp& o = add(n("atty"), "attention_forward", l, "attention.wk");
+        o.id = r.id;
+        o.name = grad ? gpt::grad_name(r, layer) : gpt::op_name(r, layer);
+        o.op = grad ? r.backward : r.forward;
+        o.layer = r.in_block ? layer : -1;
+        o.flops = gpt::op_cost(r, cfg, 1, TP, grad, layer).flops;
+        o.kernel = k.file;
+        o.train_only = grad;
+        for (int i = 0; i < 2; i++)
+            if (r.params[i] && k.weights[i]) o.weights.push_back({k.weights[i], r.params[i]});
+        const int in_rows = r.in_width.of(cfg), out_rows = r.out_width.of(cfg);
+        switch (r.kind) {
+        case gpt::OpKind::Embedding: {
+            const int P = largest_divisor_at_most(out_rows, pmax), CP = out_rows / P;
+            o.constants = {{"P", P}, {"V", cfg.vocab_size}, {"CP", CP}, {"TP", TP}};
+            o.rect = {0, 0, P, 1};
+            o.inputs = {Transfer{"tokens", k.inputs[0], Slice::Tokens, TP, 1, 0}};
+            o.output = rows(o.name, k.output, CP, out_rows);
+            break;
+        }
+        case gpt::OpKind::LayerNorm: {
+            const int P = largest_divisor_at_most(out_rows, pmax), R = out_rows / P;   // C is even: P >= 2
+            o.constants = {{"P", P}, {"C", out_rows}, {"TP", TP}};
+            o.rect = {0, 0, P, 1};
+            o.inputs = {rows(input(r, 0, layer), k.inputs[0], R, in_rows)};
+            o.output = rows(o.name, k.output, R, out_rows);
+            break;
+        }
+        case gpt::OpKind::Matmul: {
+            const int K = in_rows, OC = out_rows;
+            const int P = largest_divisor_at_most(K, std::min(pmax, OC)), NC = ceil_div(OC, P);
+            o.constants = {{"P", P}, {"K", K}, {"NC", NC}, {"TP", TP}, {"BIAS", r.params[1] ? 1 : 0}};
+            o.rect = {0, 0, P, 1};
+            o.inputs = {rows(input(r, 0, layer), k.inputs[0], K / P, K)};
+            o.output = rows(o.name, k.output, NC, OC);
+            break;
+        }
+        case gpt::OpKind::Attention: {   // a PE per head; q, k and v are the thirds of qkv's rows
             o.constants = {{"NH", NH}, {"HS", HS}, {"TP", TP}};
             o.rect = {0, 0, NH, 1};
-            o.inputs = {rows(n("qkv"), "q", HS, 3 * C, 0), rows(n("qkv"), "k", HS, 3 * C, C),
-                        rows(n("qkv"), "v", HS, 3 * C, 2 * C)};
-            o.output = rows(o.name, "y", HS, C);
+            for (int i = 0; i < 3; i++) o.inputs.push_back(rows(input(r, 0, layer), k.inputs[i], HS, in_rows, i * out_rows));
+            o.output = rows(o.name, k.output, HS, out_rows);
+            break;
         }
-        matmul(n("attproj"), l, n("atty"), C, C, "attprojw", "attprojb");
-        rowwise(n("residual2"), "residual_forward", l, "residual.wk", C, {res, n("attproj")});
-        layernorm(n("ln2"), l, n("residual2"), "ln2w", "ln2b");
-        matmul(n("fch"), l, n("ln2"), C, 4 * C, "fcw", "fcb");
-        rowwise(n("fch_gelu"), "gelu_forward", l, "gelu.wk", 4 * C, {n("fch")});
-        matmul(n("fcproj"), l, n("fch_gelu"), 4 * C, C, "fcprojw", "fcprojb");
-        rowwise(n("residual3"), "residual_forward", l, "residual.wk", C, {n("residual2"), n("fcproj")});
+        case gpt::OpKind::Residual:
+        case gpt::OpKind::Gelu: {   // elementwise: whole rows per PE
+            const int P = largest_divisor_at_most(out_rows, pmax), R = out_rows / P;
+            o.constants = {{"P", P}, {"R", R}, {"TP", TP}};
+            o.rect = {0, 0, P, 1};
+            for (int i = 0; i < r.inputs; i++)
+                o.inputs.push_back(rows(input(r, i, layer), r.inputs == 1 ? k.inputs[0] : k.inputs[i], R, out_rows));
+            o.output = rows(o.name, k.output, R, out_rows);
+            break;
+        }
+        case gpt::OpKind::Loss: {   // cut as the logits (NC vocabulary rows per PE), so they can be a link
+            const std::string in = input(r, 0, layer);
+            const auto logits = std::find_if(ops.begin(), ops.end(), [&](const PlannedOp& p) { return p.name == in; });
+            if (logits == ops.end()) throw std::logic_error("graph: the loss's input " + in + " is planned after it");
+            const int P = int(logits->constants.at("P")), NC = int(logits->constants.at("NC"));
+            o.constants = {{"P", P}, {"V", in_rows}, {"NC", NC}, {"TP", TP}};
+            o.rect = {0, 0, P, 1};
+            o.inputs = {rows(in, k.inputs[0], NC, in_rows)};
+            o.output = rows(o.name, k.output, NC, in_rows);
+            break;
+        }
+        case gpt::OpKind::Softmax:
+            throw std::logic_error("graph: softmax runs inside the loss's kernel");
+        }
+        ops.push_back(std::move(o));
+    };
+    const std::span<const gpt::OpRow> table = gpt::op_table();
+    for (size_t i = 0; i < table.size();) {
+        size_t end = i + 1;   // a block's rows run once per layer
+        while (table[i].in_block && end < table.size() && table[end].in_block) end++;
+        for (int l = 0; l < (table[i].in_block ? cfg.n_layer : 1); l++)
+            for (size_t j = i; j < end; j++)
+                if (table[j].mesh == gpt::OnMesh::Forward || (train && table[j].mesh == gpt::OnMesh::Training))
+                    add(table[j], l);
+        i = end;
     }
-    layernorm("lnf", -1, layer_name(cfg.n_layer - 1, "residual3"), "lnfw", "lnfb");
-    matmul("logits", -1, "lnf", C, V, "wte", "");
     if (!train) return ops;
-    // Training: the loss's gradient on its own row, cut as the logits (NC vocabulary rows per PE,
-    // so they can be a link); every op with a backward gets its training arrays; the logits' w is
-    // the embedding's wte (tied).
-    {
-        const std::map<std::string, double> lg = ops.back().constants;
-        const int P = int(lg.at("P")), NC = int(lg.at("NC"));
-        PlannedOp& o = add("dlogits", "crossentropy_softmax_backward", -1, "crossentropy.wk");
-        o.constants = {{"P", P}, {"V", V}, {"NC", NC}, {"TP", TP}};
-        o.rect = {0, 0, P, 1};
-        o.inputs = {rows("logits", "x", NC, V)};
-        o.output = rows("dlogits", "dx", NC, V);
-        o.train_only = true;
+    // Training: every op whose kernel has a backward compiles it in (TRAIN = 1); the LM head's w is
+    // the embedding's wte (TIED = 1); a layernorm whose input nothing else reads starts its dx at
+    // zero (DX0 = 1: lnf), the others at the stream's gradient.
+    std::map<std::string, int> readers;
+    for (const PlannedOp& o : ops)
+        for (const Transfer& in : o.inputs) readers[in.tensor]++;
+    for (PlannedOp& o : ops) {
+        if (o.kernel_info().train_switch) o.constants["TRAIN"] = 1;
+        if (o.row().tied) o.constants["TIED"] = 1;
+        if (o.is(gpt::OpKind::LayerNorm) && readers[o.inputs.front().tensor] == 1) o.constants["DX0"] = 1;
     }
-    for (PlannedOp& o : ops)
-        if (o.kernel != "residual.wk" && o.kernel != "crossentropy.wk") o.constants["TRAIN"] = 1;
-    ops[ops.size() - 2].constants["TIED"] = 1;   // the logits
-    ops[ops.size() - 3].constants["DX0"] = 1;    // lnf: nothing else reads its input, so its dx starts at zero
     return ops;
 }
 
@@ -242,10 +255,12 @@ bool place(std::vector<PlannedOp>& ops, int W, int H, std::string* why, int* row
 
 // [SECTION] memory
 
-// The kernels' names for gradients and AdamW moments (models/kernels/*.wk, TRAIN = 1).
+// Each symbol's kind: the kernel's weights, gradients and AdamW moments (gpt::KernelInfo, TRAIN = 1).
 MemoryUse memory_use(const PlannedOp& o, const Program& prog) {
-    static const std::set<std::string> grads = {"dw", "db", "dwb", "dwte", "dwpe"};
-    static const std::set<std::string> adam = {"mw", "vw", "mb", "vb", "mwb", "vwb", "mte", "vte", "mpe", "vpe"};
+    const gpt::KernelInfo& k = o.kernel_info();
+    const auto in = [](const char* const (&names)[2], const std::string& s) {
+        return (names[0] && s == names[0]) || (names[1] && s == names[1]);
+    };
     // A SPARSE = 1 matmul's w (CSR), and training's fixed index of its transposed columns (sparsity.h);
     // its non-zeros' gradients and moments (a dense matmul's are one element each: scratch)
     static const std::set<std::string> sparse = {kSparseValues, kSparseIndices, kSparseRowEnds, kSparseColKeys,
@@ -258,9 +273,9 @@ MemoryUse memory_use(const PlannedOp& o, const Program& prog) {
         bool weight = is_sparse && sparse.count(s.name);
         for (const auto& [sym, param] : o.weights) weight |= sym == s.name;
         if (weight) m.weights += bytes;
-        else if (grads.count(s.name) || (is_sparse && sparse_grads.count(s.name))) m.gradients += bytes;
-        else if (adam.count(s.name) || (is_sparse && sparse_adam.count(s.name))) m.adam += bytes;
-        else if (s.exported && s.length > 1 && s.name != "hp") m.activations += bytes;
+        else if (in(k.grads, s.name) || (is_sparse && sparse_grads.count(s.name))) m.gradients += bytes;
+        else if (in(k.m, s.name) || in(k.v, s.name) || (is_sparse && sparse_adam.count(s.name))) m.adam += bytes;
+        else if (s.exported && s.length > 1 && s.name != gpt::symbol::kHp) m.activations += bytes;
         else m.scratch += bytes;
     }
     return m;
@@ -318,18 +333,17 @@ gpt::GPTConfig one_layer(gpt::GPTConfig cfg) {
 // from another layer when there are several: the host's, never a link.
 void mark_between_layers(std::vector<PlannedOp>& ops) {
     for (PlannedOp& o : ops)
-        for (Transfer& in : o.inputs)
-            if ((o.layer >= 0 && in.tensor == "encoded") || (o.layer < 0 && in.tensor == layer_name(0, "residual3")))
-                in.between_layers = true;
+        for (size_t i = 0; i < o.inputs.size() && i < size_t(o.row().inputs); i++)
+            if (o.row().in[i] == gpt::OpId::Stream) o.inputs[i].between_layers = true;
 }
 
 }  // namespace
 
 PlannedOp layer_instance(const PlannedOp& op, int l, int layers) {
     PlannedOp o = op;
-    const std::string prefix = layer_name(0, "");
     auto rename = [&](Transfer& t, int layer) {
-        if (t.tensor.compare(0, prefix.size(), prefix) == 0) t.tensor = layer_name(layer, t.tensor.c_str() + prefix.size());
+        const gpt::OpName n = gpt::parse_op_name(t.tensor);
+        if (n.layer == 0) t.tensor = gpt::layer_unit_name(layer, n.rest.c_str());
     };
     if (op.layer < 0) {   // lnf: the last layer's stream
         for (Transfer& in : o.inputs)
@@ -337,9 +351,10 @@ PlannedOp layer_instance(const PlannedOp& op, int l, int layers) {
         return o;
     }
     o.layer = l;
-    o.name = layer_name(l, op.name.c_str() + prefix.size());
-    for (Transfer& in : o.inputs) {
-        if (in.between_layers && l > 0) in.tensor = layer_name(l - 1, "residual3");
+    o.name = gpt::op_name(op.row(), l);
+    for (size_t i = 0; i < o.inputs.size(); i++) {
+        Transfer& in = o.inputs[i];
+        if (in.between_layers) in.tensor = gpt::input_name(op.row(), int(i), l, layers);
         else rename(in, l);
     }
     rename(o.output, l);
@@ -433,7 +448,7 @@ bool PlanBuilder::step() {
         }
         if (nonzeros_)
             for (PlannedOp& o : ops_) {
-                SparseCounts nz = o.kernel == "matmul.wk" ? nonzeros_(o) : SparseCounts{};
+                SparseCounts nz = o.is(gpt::OpKind::Matmul) ? nonzeros_(o) : SparseCounts{};
                 for (int l = 1; streaming() && o.layer >= 0 && l < cfg_.n_layer; l++) {   // the PEs serve every layer
                     const SparseCounts c = nonzeros_(layer_instance(o, l, cfg_.n_layer));
                     nz.rows = std::max(nz.rows, c.rows);
@@ -445,7 +460,7 @@ bool PlanBuilder::step() {
                 if (train_) o.constants["NZT"] = std::max(nz.columns, 1);   // transpose_w's columns
             }
         for (size_t i = 0; i < ops_.size(); i++)
-            if (train_ && ops_[i].kernel == "embedding.wk" && ops_[i].constants.count("LDY")) stash_.push_back(i);
+            if (train_ && ops_[i].is(gpt::OpKind::Embedding) && ops_[i].constants.count("LDY")) stash_.push_back(i);
         stage_ = Stage::Stash;
         return true;
     }

@@ -1,7 +1,7 @@
 // mesh_plan.h: the model compiler — a GPT config in, a plan for running its
 // forward pass on a mesh of PEs out, in the stages of a dataflow compiler:
 //
-//   1. graph      the ops of one forward (gpt::op_list), with shapes
+//   1. graph      the ops of one forward (gpt::op_table's rows), with shapes
 //   2. placement  a rectangle of PEs per op; every op keeps its own PEs, so
 //                 weights stay resident between forward passes
 //   3. memory     each op's SRAM map per PE, checked against the PE's SRAM
@@ -22,6 +22,7 @@
 #pragma once
 #include "engine/fabric/machine.h"
 #include "engine/gpt/gpt_config.h"
+#include "engine/gpt/op_table.h"
 #include "engine/lang/compile.h"
 
 #include <functional>
@@ -81,11 +82,12 @@ struct MemoryUse {
 };
 
 struct PlannedOp {
+    gpt::OpId id = gpt::OpId::Encoded;   // its row of gpt::op_table()
     std::string name;              // the tensor it computes, op_list's name: "l0.qkv"
     std::string op;                // op_list's op: "matmul_forward"
     int layer = -1;
     double flops = 0;              // op_list's count at T = block_size
-    std::string kernel;            // "matmul.wk"
+    std::string kernel;            // its kind's kernel file, kernel_info().file: "matmul.wk"
     std::map<std::string, double> constants;
     std::vector<std::pair<std::string, std::string>> weights;   // kernel symbol -> GPT parameter ("w" -> "qkvw")
     wl::Rect rect;                 // placement on the mesh (one row of PEs)
@@ -96,6 +98,10 @@ struct PlannedOp {
     std::shared_ptr<const wl::lang::CompileResult> compiled;
     bool train_only = false;       // not part of the forward (the loss's gradient)
     bool host_out = true;          // the host reads its output (a consumer without a link, or the logits)
+
+    const gpt::OpRow& row() const { return gpt::op_row(id); }
+    const gpt::KernelInfo& kernel_info() const { return gpt::kernel_info(row().kind); }
+    bool is(gpt::OpKind k) const { return row().kind == k; }
 
     // A kernel switch set to 1: "TRAIN" (the op's backward and AdamW are compiled in), "TIED" (its
     // weights are the embedding's).

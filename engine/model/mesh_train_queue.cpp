@@ -89,13 +89,13 @@ void MeshTrainer::queue_forward(TrainWork what, int t0, int n, bool read_logits,
         if (mesh_.plan().streaming && o.layer > layer) {
             layer = o.layer;
             TrainWork in = what;
-            in.op = "l" + std::to_string(layer) + ".weights";
+            in.op = gpt::layer_unit_name(layer, "weights");
             in.layer = layer;
             in.streaming = "weights in";
             add(in, [this, layer] { return stream_in(layer); });
         }
         what.op = o.name;
-        const bool read_out = read_logits || o.name != "logits";
+        const bool read_out = read_logits || o.id != gpt::OpId::Logits;
         add(what, [this, &o, t0, n, read_out, before = &o == &ops_.front() ? before : nullptr, after = &o == last ? after : nullptr] {
             if (before) before();
             if (!mesh_.run_op(o, t0, n, read_out)) {
@@ -137,9 +137,8 @@ void MeshTrainer::queue_layer_backward(int l, int b) {
     std::vector<const PlannedOp*> layer;
     for (const PlannedOp& o : ops_)
         if (o.layer == l) layer.push_back(&o);
-    const std::string name = "l" + std::to_string(l);
     if (l < L - 1) {
-        add({TrainPhase::Backward, name + ".weights", b, -1, l, "weights in again"}, [this, l] { return stream_in(l); });
+        add({TrainPhase::Backward, gpt::layer_unit_name(l, "weights"), b, -1, l, "weights in again"}, [this, l] { return stream_in(l); });
         for (const PlannedOp* o : layer)
             if (!o->train_only)
                 add({TrainPhase::Backward, o->name, b, -1, l, "forward recomputed"}, [this, o] {
@@ -153,12 +152,12 @@ void MeshTrainer::queue_layer_backward(int l, int b) {
     }
     for (const PlannedOp* o : layer) {
         if (!o->on("TRAIN")) continue;
-        if (!o->weights.empty()) add({TrainPhase::Backward, o->name, b}, [this, o] { return launch(*o, "zero_grad", 0, 0); });
-        if (o->kernel == "matmul.wk") add({TrainPhase::Backward, o->name, b}, [this, o] { return launch(*o, "transpose_w", 0, 0); });
+        if (!o->weights.empty()) add({TrainPhase::Backward, o->name, b}, [this, o] { return launch(*o, gpt::entry::kZeroGrad, 0, 0); });
+        if (o->is(gpt::OpKind::Matmul)) add({TrainPhase::Backward, o->name, b}, [this, o] { return launch(*o, gpt::entry::kTransposeW, 0, 0); });
     }
     for (auto it = layer.rbegin(); it != layer.rend(); ++it)
         if ((*it)->on("TRAIN")) add({TrainPhase::Backward, (*it)->name, b}, [this, o = *it] { return backward_op(*o, cur_.T); });
-    add({TrainPhase::Backward, name + ".grads", b, -1, l, "gradients out"}, [this, l] {
+    add({TrainPhase::Backward, gpt::layer_unit_name(l, "grads"), b, -1, l, "gradients out"}, [this, l] {
         if (!mesh_.stream_out(l, &store_grads_)) {
             error_ = mesh_.error();
             return false;
@@ -183,11 +182,11 @@ void MeshTrainer::queue_backward() {
     if (streaming) std::fill(store_grads_.begin(), store_grads_.end(), 0.0f);
     for (const PlannedOp& o : ops) {
         if (!o.on("TRAIN") || (streaming && o.layer >= 0)) continue;   // streaming: a layer's, per sequence
-        if (!o.weights.empty()) add(TrainPhase::Backward, o.name, -1, [this, &o] { return launch(o, "zero_grad", 0, 0); });
+        if (!o.weights.empty()) add(TrainPhase::Backward, o.name, -1, [this, &o] { return launch(o, gpt::entry::kZeroGrad, 0, 0); });
         // the matmuls' dx needs W's columns: once per step, as the weights change once
-        if (o.kernel == "matmul.wk") add(TrainPhase::Backward, o.name, -1, [this, &o] { return launch(o, "transpose_w", 0, 0); });
+        if (o.is(gpt::OpKind::Matmul)) add(TrainPhase::Backward, o.name, -1, [this, &o] { return launch(o, gpt::entry::kTransposeW, 0, 0); });
     }
-    add(TrainPhase::Backward, ce->name, -1, [this, ce] { return launch(*ce, "zero_loss", 0, 0); });
+    add(TrainPhase::Backward, ce->name, -1, [this, ce] { return launch(*ce, gpt::entry::kZeroLoss, 0, 0); });
     for (int b = 0; b < B; b++) {
         queue_forward(b, !ce->inputs.front().colour);
         add(TrainPhase::Backward, ce->name, b, [this, ce, b] {
@@ -199,19 +198,19 @@ void MeshTrainer::queue_backward() {
                 if (it == ops.rbegin() || std::prev(it)->layer != o.layer) queue_layer_backward(o.layer, b);
                 continue;
             }
-            if (!o.on("TRAIN") || o.kernel == "embedding.wk") continue;
+            if (!o.on("TRAIN") || o.is(gpt::OpKind::Embedding)) continue;
             add(TrainPhase::Backward, o.name, b, [this, &o] { return backward_op(o, cur_.T); });
         }
-        add(TrainPhase::Backward, op("encoded").name, b, [this, b] {   // what the embedding's backward needs later
+        add(TrainPhase::Backward, op(gpt::OpId::Encoded).name, b, [this, b] {   // what the embedding's backward needs later
             cur_.tokens.push_back(mesh_.tokens_);
             return keep_dy(b);
         });
     }
-    const PlannedOp& emb = op("encoded");
-    const PlannedOp& lg = op("logits");
+    const PlannedOp& emb = op(gpt::OpId::Encoded);
+    const PlannedOp& lg = op(gpt::OpId::Logits);
     add(TrainPhase::Backward, lg.name, -1, [this, &emb, &lg] {   // the logits' part of dwte, over the fabric
         route_stream(kTieColour, {lg.rect.x + lg.rect.w - 1, lg.rect.y}, emb);
-        return stream("tie_grad", lg, "tie_send", emb, "tie_recv");
+        return stream("tie_grad", lg, gpt::entry::kTieSend, emb, gpt::entry::kTieRecv);
     });
     for (int b = 0; b < B; b++)
         add(TrainPhase::Backward, emb.name, b, [this, &emb, ce, b] {
@@ -219,16 +218,16 @@ void MeshTrainer::queue_backward() {
             mesh_.tokens_ = cur_.tokens[size_t(b)];
             mesh_.put(emb, emb.inputs.front(), 0, T);
             const uint32_t slot = uint32_t(std::min(b, stash_slots()));   // the stash's slot, or past it: dy from the host
-            for (int p = 0; p < emb.rect.w; p++) throw_if(mesh_.host_.h2d_u32(emb.rect.x + p, emb.rect.y, "slot", &slot, 1));
+            for (int p = 0; p < emb.rect.w; p++) throw_if(mesh_.host_.h2d_u32(emb.rect.x + p, emb.rect.y, gpt::symbol::kSlot, &slot, 1));
             if (slot == uint32_t(stash_slots())) {
-                Tensors g{{"encoded", cur_.dencoded[size_t(b)]}};
+                Tensors g{{emb.name, cur_.dencoded[size_t(b)]}};
                 Transfer dy = emb.output;
-                dy.symbol = "dy";
+                dy.symbol = gpt::symbol::kDy;
                 mesh_.put(emb, dy, 0, T, g);
             }
-            if (!launch(emb, "backward", 0, T)) return false;
+            if (!launch(emb, gpt::entry::kBackward, 0, T)) return false;
             // Summed and divided on the PEs (crossentropy.wk); every PE of its row holds it.
-            if (b == cur_.B - 1) throw_if(mesh_.host_.d2h(ce->rect.x, ce->rect.y, "loss", &cur_.step.loss, 1));
+            if (b == cur_.B - 1) throw_if(mesh_.host_.d2h(ce->rect.x, ce->rect.y, gpt::symbol::kLoss, &cur_.step.loss, 1));
             return true;
         });
 }
@@ -255,13 +254,13 @@ void MeshTrainer::queue_update() {
         hp[kHpGradClip] = cfg.grad_clip > 0 && !streaming ? float(cfg.grad_clip) : -1.0f;
         for (const PlannedOp& o : mesh_.plan().ops)
             if (holds_weights(o))
-                for (int p = 0; p < o.rect.w; p++) throw_if(mesh_.host_.h2d(o.rect.x + p, o.rect.y, "hp", hp, kHpCount));
+                for (int p = 0; p < o.rect.w; p++) throw_if(mesh_.host_.h2d(o.rect.x + p, o.rect.y, gpt::symbol::kHp, hp, kHpCount));
         // The sum of squares over the fabric (route_norm's chains), fp32 (the reference sums in
         // double); at its end the norm and the clipping coefficient, which comes back over the fabric.
         const MachineStats s0 = mesh_.host_.stats();
         const auto start = std::chrono::steady_clock::now();
         for (const PlannedOp& o : mesh_.plan().ops)
-            if (holds_weights(o)) throw_if(mesh_.host_.launch(o.rect, "grad_norm"));
+            if (holds_weights(o)) throw_if(mesh_.host_.launch(o.rect, gpt::entry::kGradNorm));
         const RunResult r = mesh_.host_.run_until_quiescent(mesh_.cycle_budget);
         if (!r.ok()) {
             error_ = "grad_norm: " + r.fault.to_string();
@@ -275,13 +274,13 @@ void MeshTrainer::queue_update() {
         run.pes = int(mesh_.plan().pes_used());
         run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         runs_.push_back(run);
-        throw_if(mesh_.host_.d2h(norm_origin_.first, norm_origin_.second, "gnorm", &cur_.step.grad_norm, 1));
+        throw_if(mesh_.host_.d2h(norm_origin_.first, norm_origin_.second, gpt::symbol::kGnorm, &cur_.step.grad_norm, 1));
         if (streaming) finish_norm();
         return true;
     }});
     for (const PlannedOp& o : mesh_.plan().ops) {
         if (!holds_weights(o)) continue;
-        queue_.push_back({{TrainPhase::Optimiser, o.name, -1}, [this, &o] { return launch(o, "adamw", 0, 0); }});
+        queue_.push_back({{TrainPhase::Optimiser, o.name, -1}, [this, &o] { return launch(o, gpt::entry::kAdamW, 0, 0); }});
     }
     if (mesh_.plan().streaming)
         queue_.push_back({{TrainPhase::Optimiser, "store", -1}, [this] {   // AdamW on the layers' weights, in the store
@@ -294,11 +293,11 @@ void MeshTrainer::queue_update() {
             }
             return true;
         }});
-    queue_.push_back({{TrainPhase::Optimiser, op("encoded").name, -1}, [this] {   // the updated wte to the logits' PEs
-        const PlannedOp& emb = op("encoded");
-        const PlannedOp& lg = op("logits");
+    queue_.push_back({{TrainPhase::Optimiser, op(gpt::OpId::Encoded).name, -1}, [this] {   // the updated wte to the logits' PEs
+        const PlannedOp& emb = op(gpt::OpId::Encoded);
+        const PlannedOp& lg = op(gpt::OpId::Logits);
         route_stream(kTieColour, {emb.rect.x + emb.rect.w - 1, emb.rect.y}, lg);
-        return stream("tie_weights", emb, "tie_send", lg, "tie_recv");
+        return stream("tie_weights", emb, gpt::entry::kTieSend, lg, gpt::entry::kTieRecv);
     }});
 }
 
@@ -308,7 +307,7 @@ void MeshTrainer::queue_update() {
 void MeshTrainer::finish_norm() {
     const gpt::GPTConfig& cfg = mesh_.plan().cfg;
     float wafer = 0;
-    throw_if(mesh_.host_.d2h(norm_origin_.first, norm_origin_.second, "gsq", &wafer, 1));
+    throw_if(mesh_.host_.d2h(norm_origin_.first, norm_origin_.second, gpt::symbol::kGsq, &wafer, 1));
     double sq = 0;
     for (const gpt::ParamInfo& info : gpt::param_infos(cfg)) {
         if (!layer_param(cfg, info)) continue;
@@ -320,7 +319,7 @@ void MeshTrainer::finish_norm() {
     cur_.hp[kHpClip] = cur_.adam.clip;
     for (const PlannedOp& o : mesh_.plan().ops)
         if (holds_weights(o))
-            for (int p = 0; p < o.rect.w; p++) throw_if(mesh_.host_.h2d(o.rect.x + p, o.rect.y, "hp", cur_.hp, kHpCount));
+            for (int p = 0; p < o.rect.w; p++) throw_if(mesh_.host_.h2d(o.rect.x + p, o.rect.y, gpt::symbol::kHp, cur_.hp, kHpCount));
 }
 
 bool MeshTrainer::begin_step(const int* inputs, const int* targets, int B, int T, double lr) {
@@ -336,12 +335,12 @@ bool MeshTrainer::begin_step(const int* inputs, const int* targets, int B, int T
 // dlogits that no one reads); the loss summed on the PEs over the batch, in the reference's order.
 void MeshTrainer::queue_eval() {
     const PlannedOp& ce = loss_op();
-    add({TrainPhase::Forward, ce.name, -1}, [this, &ce] { return launch(ce, "zero_loss", 0, 0); });
+    add({TrainPhase::Forward, ce.name, -1}, [this, &ce] { return launch(ce, gpt::entry::kZeroLoss, 0, 0); });
     for (int b = 0; b < cur_.B; b++) {
         queue_forward(b, !ce.inputs.front().colour);
         add({TrainPhase::Forward, ce.name, b}, [this, &ce, b] {
             if (!loss_grad(ce, cur_.targets.data() + size_t(b) * cur_.T, cur_.bt, cur_.T, /*keep_grad=*/false)) return false;
-            if (b == cur_.B - 1) throw_if(mesh_.host_.d2h(ce.rect.x, ce.rect.y, "loss", &cur_.eval_loss, 1));
+            if (b == cur_.B - 1) throw_if(mesh_.host_.d2h(ce.rect.x, ce.rect.y, gpt::symbol::kLoss, &cur_.eval_loss, 1));
             return true;
         });
     }
@@ -380,7 +379,7 @@ void MeshTrainer::queue_sample(int n) {
                       },
                       [this, t0, w, TP] {
                           const int V = mesh_.plan().cfg.vocab_size, t = t0 + w - 1;
-                          const std::vector<float>& y = mesh_.acts_.at("logits");   // (V, TP)
+                          const std::vector<float>& y = mesh_.acts_.at(op(gpt::OpId::Logits).name);   // (V, TP)
                           std::vector<float> logits(static_cast<size_t>(V));
                           for (int v = 0; v < V; v++) logits[size_t(v)] = y[size_t(v) * TP + t];
                           samp_.tokens.push_back(gpt::sample_token(logits.data(), V, samp_.opt.temperature, samp_.opt.top_k, samp_.rng));
@@ -457,14 +456,14 @@ bool MeshTrainer::run_slice(int units) {
 float MeshTrainer::loss_sum() const {
     const PlannedOp& ce = loss_op();
     float s = 0;
-    throw_if(mesh_.host_.d2h(ce.rect.x, ce.rect.y, "lsum", &s, 1));
+    throw_if(mesh_.host_.d2h(ce.rect.x, ce.rect.y, gpt::symbol::kLsum, &s, 1));
     return s;
 }
 
 // The clipping coefficient AdamW used in the last update(), as the PE at (x, y) holds it (hp[kHpClip]).
 float MeshTrainer::clip_at(int x, int y) const {
     float hp[kHpCount];
-    throw_if(mesh_.host_.d2h(x, y, "hp", hp, kHpCount));
+    throw_if(mesh_.host_.d2h(x, y, gpt::symbol::kHp, hp, kHpCount));
     return hp[kHpClip];
 }
 

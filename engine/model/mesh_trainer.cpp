@@ -16,8 +16,8 @@ namespace {
 
 // The consumer's function that sends a linked input's gradient up: send_d<symbol>; the
 // attention's relay sends dq, dk and dv in one (attention.wk's send_dqkv).
-std::string grad_send(const PlannedOp& consumer, const Transfer& in) {
-    return consumer.kernel == "attention.wk" ? "send_dqkv" : "send_d" + in.symbol;
+const char* grad_send(const PlannedOp& consumer, const Transfer& in) {
+    return consumer.kernel_info().grad_send(in.symbol.c_str());
 }
 
 // The symbol that holds a weight's gradient or AdamW moment (kernels' names), and where in it
@@ -26,12 +26,13 @@ std::string state_symbol(const PlannedOp& op, const std::string& sym, MeshTraine
     *first = 0;
     if (state == MeshTrainer::State::Params) return sym;
     const char* prefix = state == MeshTrainer::State::Grads ? "d" : state == MeshTrainer::State::Moment1 ? "m" : "v";
-    if (op.kernel == "layernorm.wk") {   // its channels' dw and db in one array (dwb)
-        if (sym == "b") *first = size_t(op.constants.at("C") / op.constants.at("P"));   // R: its channels
-        return std::string(prefix) + "wb";
+    const gpt::KernelInfo& k = op.kernel_info();
+    const int i = sym == k.weights[0] ? 0 : 1;
+    if (k.packed) {   // its channels' w's and b's in one array (layernorm's dwb): b's after w's R
+        if (i == 1) *first = size_t(op.constants.at("C") / op.constants.at("P"));
+        return state == MeshTrainer::State::Grads ? k.grads[0] : state == MeshTrainer::State::Moment1 ? k.m[0] : k.v[0];
     }
-    if (op.kernel == "embedding.wk" && state != MeshTrainer::State::Grads) return prefix + sym.substr(1);   // mte, vpe
-    return prefix + sym;   // matmul: dw, mb ...; embedding: dwte, dwpe
+    return state == MeshTrainer::State::Grads ? k.grads[i] : state == MeshTrainer::State::Moment1 ? k.m[i] : k.v[i];
 }
 
 // [SECTION] the residual stream's gradient on the fabric (plan_stream_grads, plan_links.cpp): the
@@ -43,7 +44,7 @@ using Ops = std::vector<PlannedOp>;
 
 const PlannedOp* layernorm_reading(const Ops& ops, const std::string& tensor) {
     for (const PlannedOp& o : ops)
-        if (o.kernel == "layernorm.wk" && o.inputs.front().tensor == tensor) return &o;
+        if (o.is(gpt::OpKind::LayerNorm) && o.inputs.front().tensor == tensor) return &o;
     return nullptr;
 }
 
@@ -51,22 +52,22 @@ const PlannedOp* layernorm_reading(const Ops& ops, const std::string& tensor) {
 // such a link, and the function that sends it; {nullptr, nullptr}: the host moves it.
 std::pair<const PlannedOp*, const char*> stream_grad_into(const Ops& ops, const PlannedOp& op) {
     for (const PlannedOp& r : ops) {
-        if (r.kernel != "residual.wk" || r.inputs.size() != 2) continue;
-        if (op.kernel == "matmul.wk" && r.inputs[1].tensor == op.name && r.inputs[1].grad_colour)
-            return {layernorm_reading(ops, r.name), "send_dx"};
-        if (op.kernel == "layernorm.wk" && r.inputs[0].tensor == op.inputs.front().tensor && r.inputs[0].grad_colour)
-            return {layernorm_reading(ops, r.name), "send_dx2"};
+        if (!r.is(gpt::OpKind::Residual) || r.inputs.size() != 2) continue;
+        if (op.is(gpt::OpKind::Matmul) && r.inputs[1].tensor == op.name && r.inputs[1].grad_colour)
+            return {layernorm_reading(ops, r.name), gpt::entry::kSendDx};
+        if (op.is(gpt::OpKind::LayerNorm) && r.inputs[0].tensor == op.inputs.front().tensor && r.inputs[0].grad_colour)
+            return {layernorm_reading(ops, r.name), gpt::entry::kSendDx2};
     }
     return {nullptr, nullptr};
 }
 
 // Whether both readers of layernorm ln's dx take it over the fabric, so the host need not read it.
 bool stream_grad_kept(const Ops& ops, const PlannedOp& ln) {
-    if (ln.kernel != "layernorm.wk") return false;
+    if (!ln.is(gpt::OpKind::LayerNorm)) return false;
     const PlannedOp* r = nullptr;
     for (const PlannedOp& o : ops)
         if (o.name == ln.inputs.front().tensor) r = &o;
-    return r && r->kernel == "residual.wk" && r->inputs.size() == 2 && r->inputs[0].grad_colour && r->inputs[1].grad_colour;
+    return r && r->is(gpt::OpKind::Residual) && r->inputs.size() == 2 && r->inputs[0].grad_colour && r->inputs[1].grad_colour;
 }
 
 // The ops a step runs, in schedule order: the plan's; streaming, each layer's instance of the
@@ -224,8 +225,8 @@ void MeshTrainer::route_stream(int c, std::pair<int, int> from, const PlannedOp&
 // PE p sends to PE p + 1 on colour p % 2 (a PE receives on one and sends on the other); the
 // last PE sends on tw, which route_stream points at the other op before each stream.
 void MeshTrainer::route_tie() {
-    const PlannedOp& emb = op("encoded");
-    const PlannedOp& lg = op("logits");
+    const PlannedOp& emb = op(gpt::OpId::Encoded);
+    const PlannedOp& lg = op(gpt::OpId::Logits);
     if (!lg.on("TIED")) return;
     const int V = mesh_.plan().cfg.vocab_size;
     auto relay = [&](const PlannedOp& o, const int (&colours)[2], auto&& tie_of) {
@@ -271,10 +272,10 @@ bool MeshTrainer::stream(const char* name, const PlannedOp& from, const char* fr
     return true;
 }
 
-const PlannedOp& MeshTrainer::op(const std::string& name) const {
+const PlannedOp& MeshTrainer::op(gpt::OpId id) const {
     for (const PlannedOp& o : ops_)
-        if (o.name == name) return o;
-    throw std::logic_error("mesh_trainer: no op " + name);
+        if (o.id == id && o.layer < 0) return o;
+    throw std::logic_error(std::string("mesh_trainer: the plan has no op ") + gpt::op_row(id).name);
 }
 
 // A residual's backward is the identity for both inputs: the gradient of its second input
@@ -282,7 +283,7 @@ const PlannedOp& MeshTrainer::op(const std::string& name) const {
 // that reads the stream (layernorm.wk's dx).
 std::string MeshTrainer::grad_name(const std::string& tensor) const {
     for (const PlannedOp& o : ops_)
-        if (o.kernel == "residual.wk" && o.inputs.size() == 2 && o.inputs[1].tensor == tensor) return grad_name(o.name);
+        if (o.is(gpt::OpKind::Residual) && o.inputs.size() == 2 && o.inputs[1].tensor == tensor) return grad_name(o.name);
     return tensor;
 }
 
@@ -318,13 +319,13 @@ bool MeshTrainer::loss_grad(const PlannedOp& o, const int* targets, int bt_rows,
     }
     OpRun run;
     const auto start = std::chrono::steady_clock::now();
-    if (!mesh_.launch(o, "main", 0, T, &run, senders)) {
+    if (!mesh_.launch(o, gpt::entry::kMain, 0, T, &run, senders)) {
         error_ = mesh_.error();
         return false;
     }
     if (keep_grad && !in.grad_colour) {
         Transfer out = o.output;
-        out.tensor = "logits";
+        out.tensor = op(gpt::OpId::Logits).name;
         mesh_.get(o, out, 0, T, grads_);
     }
     run.op = o.op + ":main";
@@ -352,26 +353,26 @@ bool MeshTrainer::backward_op(const PlannedOp& o, int T) {
     const auto [stream_from, stream_send] = stream_grad_into(ops_, o);
     if (below) senders.push_back({below->rect, grad_send(*below, *via)});
     if (stream_from) senders.push_back({stream_from->rect, stream_send});
-    if (!below && !(stream_from && o.kernel == "matmul.wk")) {
+    if (!below && !(stream_from && o.is(gpt::OpKind::Matmul))) {
         Transfer dy = o.output;
         dy.tensor = grad_name(o.name);
-        dy.symbol = "dy";
+        dy.symbol = gpt::symbol::kDy;
         mesh_.put(o, dy, 0, T, grads_);
     }
     // A layernorm's dx starts as the stream's gradient, from the residual that also reads x:
     // over a link, or through the host; the last layernorm's starts at zero on its PEs (DX0).
-    if (o.kernel == "layernorm.wk" && !stream_from && !o.constants.count("DX0")) {
+    if (o.is(gpt::OpKind::LayerNorm) && !stream_from && !o.constants.count("DX0")) {
         Transfer stream = o.inputs.front();
-        stream.symbol = "dx";
+        stream.symbol = gpt::symbol::kDx;
         stream.tensor.clear();
         for (const PlannedOp& r : ops_)
-            if (r.kernel == "residual.wk" && r.inputs.front().tensor == o.inputs.front().tensor) stream.tensor = r.name;
+            if (r.is(gpt::OpKind::Residual) && r.inputs.front().tensor == o.inputs.front().tensor) stream.tensor = r.name;
         if (stream.tensor.empty()) throw std::logic_error("mesh_trainer: " + o.name + "'s input has no residual reader and no DX0");
         mesh_.put(o, stream, 0, T, grads_);
     }
     OpRun run;
     const auto start = std::chrono::steady_clock::now();
-    if (!mesh_.launch(o, "backward", 0, T, &run, senders)) {
+    if (!mesh_.launch(o, gpt::entry::kBackward, 0, T, &run, senders)) {
         error_ = mesh_.error();
         return false;
     }
@@ -391,7 +392,7 @@ bool MeshTrainer::backward_op(const PlannedOp& o, int T) {
 }
 
 int MeshTrainer::stash_slots() const {
-    const PlannedOp& emb = op("encoded");
+    const PlannedOp& emb = op(gpt::OpId::Encoded);
     return emb.constants.count("LDY") ? int(emb.constants.at("NB")) : 0;
 }
 
@@ -399,28 +400,28 @@ int MeshTrainer::stash_slots() const {
 // stash (slot b: its send_dx with the embedding's keep_dy), or, with no link or past the stash's
 // slots, through the host, for the embedding's backward after the tie's stream.
 bool MeshTrainer::keep_dy(int b) {
-    const PlannedOp& emb = op("encoded");
+    const PlannedOp& emb = op(gpt::OpId::Encoded);
     const auto [ln, x] = grad_link_into(emb);
     cur_.dencoded.emplace_back();
     if (!ln) {   // backward_op read it
-        cur_.dencoded.back() = grads_.at("encoded");
+        cur_.dencoded.back() = grads_.at(emb.name);
         return true;
     }
     const int T = cur_.T;
     if (b >= stash_slots()) {
         Transfer dx = *x;
-        dx.symbol = "dx";
+        dx.symbol = gpt::symbol::kDx;
         mesh_.get(*ln, dx, 0, T, grads_);
-        cur_.dencoded.back() = grads_.at("encoded");
+        cur_.dencoded.back() = grads_.at(emb.name);
         return true;
     }
     for (int p = 0; p < emb.rect.w; p++) {
         const uint32_t slot = uint32_t(b);
-        throw_if(mesh_.host_.h2d_u32(emb.rect.x + p, emb.rect.y, "slot", &slot, 1));
+        throw_if(mesh_.host_.h2d_u32(emb.rect.x + p, emb.rect.y, gpt::symbol::kSlot, &slot, 1));
     }
     OpRun run;
     const auto start = std::chrono::steady_clock::now();
-    if (!mesh_.launch(emb, "keep_dy", 0, T, &run, {{ln->rect, "send_dx"}})) {
+    if (!mesh_.launch(emb, gpt::entry::kKeepDy, 0, T, &run, {{ln->rect, gpt::entry::kSendDx}})) {
         error_ = mesh_.error();
         return false;
     }

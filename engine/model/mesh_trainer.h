@@ -234,7 +234,7 @@ private:
     std::string grad_name(const std::string& tensor) const;   // through the residuals' identity backward
     // The input whose gradient goes up a link into op's dy (its consumer's send_d<symbol>), or nullptr.
     std::pair<const PlannedOp*, const Transfer*> grad_link_into(const PlannedOp& op) const;
-    const PlannedOp& op(const std::string& name) const;
+    const PlannedOp& op(gpt::OpId id) const;   // an op outside the blocks (the embedding, the logits)
     void transfer_sparse(const PlannedOp& o, const ParamSlice& w, State state, std::vector<float>* buf, bool write);
     bool stream_in(int layer);       // streaming: MeshGPT's, its OpRun kept
     bool holds_weights(const PlannedOp& o) const;   // its weights, gradients and AdamW live on its PEs (not the store's)

@@ -276,7 +276,7 @@ Transfer read_transfer(ByteReader& r) {
 // The executables' sizes, as the compiler left them: a field added to one of these types
 // breaks the build here, so that it is written and read above before any file leaves it out.
 #if defined(__GLIBCXX__) && defined(__x86_64__)
-static_assert(sizeof(PlannedOp) == 416 && sizeof(Transfer) == 144 && sizeof(MemoryUse) == 20 &&
+static_assert(sizeof(PlannedOp) == 424 && sizeof(Transfer) == 144 && sizeof(MemoryUse) == 20 &&
                   sizeof(MeshPlan) == sizeof(wl::gpt::GPTConfig) + 80,   // cfg is the caller's, not the file's
               "a MeshPlan type changed: write and read the new field in plan_file.cpp, bump kPlanFileFormat, then update these sizes");
 static_assert(sizeof(lang::CompileResult) == 168 && sizeof(lang::Placement) == 56 && sizeof(lang::RouteSetting) == 24 &&
@@ -309,6 +309,7 @@ std::string write_plan_file(const PlanKey& key, const MeshPlan& plan) {
     p.u32(uint32_t(plan.ops.size()));
     for (size_t i = 0; i < plan.ops.size(); i++) {
         const PlannedOp& o = plan.ops[i];
+        p.u8(uint8_t(o.id));
         p.str(o.name);
         p.str(o.op);
         p.i32(o.layer);
@@ -390,11 +391,16 @@ std::string read_plan_file(std::string_view bytes, const wl::gpt::GPTConfig& cfg
         for (auto& c : compiled) c = read_compiled(r, plan.sram_bytes);
         plan.ops.resize(r.count("ops", 64));
         for (PlannedOp& o : plan.ops) {
+            const uint8_t id = r.u8("op row");
+            if (id >= uint8_t(gpt::OpId::Tokens)) return "is corrupt (an op's row is " + std::to_string(id) + ")";
+            o.id = gpt::OpId(id);
             o.name = r.str("op name");
             o.op = r.str("op kind");
             o.layer = in_range(r.i32("op layer"), -1, s.n_layer - 1, "an op's layer");
             o.flops = r.f64("op flops");
             o.kernel = r.str("op kernel");
+            if (gpt::op_row(o.id).kind == gpt::OpKind::Softmax || o.kernel != o.kernel_info().file)
+                return "is corrupt (op " + o.name + " runs " + o.kernel + ", not its row's kernel)";
             const uint32_t nconst = r.count("op constants", 12);
             for (uint32_t i = 0; i < nconst; i++) {
                 std::string k = r.str("constant name");

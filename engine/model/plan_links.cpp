@@ -15,23 +15,20 @@ namespace wl::model {
 
 namespace {
 
-// The kernels that take an input over a link (its symbol -> the constant that names the colour)
-// and that send their output y (send_y, constant LY): models/kernels/*.wk.
-const char* link_constant(const std::string& kernel, const std::string& symbol) {
-    if ((kernel == "matmul.wk" || kernel == "gelu.wk" || kernel == "layernorm.wk") && symbol == "x") return "LX";
-    if (kernel == "residual.wk" && symbol == "a") return "LA";
-    if (kernel == "residual.wk" && symbol == "b") return "LB";
-    if (kernel == "crossentropy.wk" && symbol == "x") return "LX";
+// The constant that names an input's link colour (gpt::KernelInfo::link); nullptr: never linked.
+const char* link_constant(const PlannedOp& o, const std::string& symbol) {
+    const gpt::KernelInfo& k = o.kernel_info();
+    for (int i = 0; i < 3 && k.inputs[i]; i++)
+        if (symbol == k.inputs[i]) return k.link[i];
     return nullptr;
 }
 
 // The producer's free send slot for one more linked reader: its constant and the function that
 // sends on it; nullptr when it has none left (the residual stream has two readers: two slots).
 std::pair<const char*, const char*> send_slot(const PlannedOp& o) {
-    const bool one = o.kernel == "matmul.wk" || o.kernel == "gelu.wk" || o.kernel == "layernorm.wk";
-    const bool two = o.kernel == "residual.wk" || o.kernel == "embedding.wk";
-    if ((one || two) && !o.constants.count("LY")) return {"LY", "send_y"};
-    if (two && !o.constants.count("LY2")) return {"LY2", "send_y2"};
+    const int slots = o.kernel_info().send_slots;
+    if (slots >= 1 && !o.constants.count("LY")) return {"LY", gpt::entry::kSendY};
+    if (slots >= 2 && !o.constants.count("LY2")) return {"LY2", gpt::entry::kSendY2};
     return {nullptr, nullptr};
 }
 
@@ -50,7 +47,7 @@ using LinkAllocator = std::function<int(int x0, int w, int y0, int y1, bool down
 void plan_stream_grads(std::vector<PlannedOp>& ops, const LinkAllocator& link) {
     const auto layernorm_of = [&](const std::string& tensor) -> PlannedOp* {   // the layernorm that reads tensor
         for (PlannedOp& o : ops)
-            if (o.kernel == "layernorm.wk" && o.inputs.front().tensor == tensor && has_backward(o)) return &o;
+            if (o.is(gpt::OpKind::LayerNorm) && o.inputs.front().tensor == tensor && has_backward(o)) return &o;
         return nullptr;
     };
     // to's rows per PE lined up with from's, directly above it in the same columns
@@ -60,7 +57,7 @@ void plan_stream_grads(std::vector<PlannedOp>& ops, const LinkAllocator& link) {
                rows.per_pe * to.rect.w == rows.rows;
     };
     for (PlannedOp& r : ops) {
-        if (r.kernel != "residual.wk" || r.inputs.size() != 2) continue;
+        if (!r.is(gpt::OpKind::Residual) || r.inputs.size() != 2) continue;
         PlannedOp* ln = layernorm_of(r.name);   // computes r's gradient
         if (!ln || ln->inputs.front().between_layers) continue;   // streaming: another layer's, on the same PEs
         const Rect& at = ln->rect;
@@ -70,7 +67,7 @@ void plan_stream_grads(std::vector<PlannedOp>& ops, const LinkAllocator& link) {
             if (o.name == r.inputs[1].tensor) mm = &o;
             for (const Transfer& in : o.inputs) readers += in.tensor == r.inputs[1].tensor;
         }
-        if (mm && mm->kernel == "matmul.wk" && has_backward(*mm) && readers == 1 && !mm->constants.count("LDY") &&
+        if (mm && mm->is(gpt::OpKind::Matmul) && has_backward(*mm) && readers == 1 && !mm->constants.count("LDY") &&
             above(*ln, *mm, mm->output))
             if (const int g = link(at.x, at.w, mm->rect.y, at.y, false)) {
                 r.inputs[1].grad_colour = g;
@@ -96,11 +93,11 @@ void plan_stream_grads(std::vector<PlannedOp>& ops, const LinkAllocator& link) {
 void plan_embedding_grad(std::vector<PlannedOp>& ops, const LinkAllocator& link) {
     PlannedOp* emb = nullptr;
     for (PlannedOp& o : ops)
-        if (o.kernel == "embedding.wk" && has_backward(o)) emb = &o;
+        if (o.is(gpt::OpKind::Embedding) && has_backward(o)) emb = &o;
     if (!emb) return;
     PlannedOp* ln = nullptr;
     for (PlannedOp& o : ops)
-        if (o.kernel == "layernorm.wk" && o.inputs.front().tensor == emb->name && has_backward(o)) ln = &o;
+        if (o.is(gpt::OpKind::LayerNorm) && o.inputs.front().tensor == emb->name && has_backward(o)) ln = &o;
     if (!ln) return;
     Transfer& x = ln->inputs.front();
     if (!x.colour || ln->rect.x != emb->rect.x || ln->rect.w != emb->rect.w || ln->rect.y <= emb->rect.y ||
@@ -168,14 +165,14 @@ void plan_links(std::vector<PlannedOp>& ops, std::vector<lang::RouteSetting>* ro
         for (const Transfer& in : c.inputs) readers[in.tensor]++;
     for (PlannedOp& c : ops) {
         for (Transfer& in : c.inputs) {
-            const char* constant = link_constant(c.kernel, in.symbol);
+            const char* constant = link_constant(c, in.symbol);
             auto it = producer.find(in.tensor);
             if (!constant || it == producer.end() || in.slice != Slice::Rows || in.between_layers) continue;
             PlannedOp& p = ops[size_t(it->second)];
             const Transfer& out = p.output;
             const auto [slot, send] = send_slot(p);
             // padding rows past the tensor's end: only a reader that skips them (the loss)
-            const bool padded = out.per_pe * p.rect.w != out.rows && c.kernel != "crossentropy.wk";
+            const bool padded = out.per_pe * p.rect.w != out.rows && !c.is(gpt::OpKind::Loss);
             if (!slot || out.slice != Slice::Rows || out.per_pe != in.per_pe ||
                 out.rows != in.rows || out.row_offset != 0 || in.row_offset != 0 || padded ||
                 p.rect.x != c.rect.x || p.rect.w != c.rect.w || p.rect.y >= c.rect.y)
@@ -190,11 +187,8 @@ void plan_links(std::vector<PlannedOp>& ops, std::vector<lang::RouteSetting>* ro
             // Training: the gradient goes back up the same columns when the consumer's backward
             // writes it whole (dx of a matmul, GELU or the loss) and the producer's backward takes it whole
             // as dy: the producer's only reader, and no residual between them.
-            const auto writes_dx = [](const PlannedOp& o) {
-                return o.kernel == "matmul.wk" || o.kernel == "gelu.wk" || o.kernel == "crossentropy.wk";
-            };
-            const auto takes_dy = [&](const PlannedOp& o) { return writes_dx(o) || o.kernel == "layernorm.wk"; };
-            if (has_backward(c) && has_backward(p) && writes_dx(c) && takes_dy(p) && in.symbol == "x" && readers[in.tensor] == 1) {
+            if (has_backward(c) && has_backward(p) && c.kernel_info().writes_dx && p.kernel_info().takes_dy &&
+                c.kernel_info().grad_send(in.symbol.c_str()) && readers[in.tensor] == 1) {
                 const int g = link(c.rect.x, c.rect.w, p.rect.y, c.rect.y, false);
                 if (g) {
                     in.grad_colour = g;
@@ -209,15 +203,12 @@ void plan_links(std::vector<PlannedOp>& ops, std::vector<lang::RouteSetting>* ro
     // A send slot with no link (send_dx, send_dx2, send_y2) still loops its colour back on the op's
     // PEs (the kernel alone needs a route for it): one of 8..17 that none of the op's links use.
     for (PlannedOp& o : ops) {
-        std::vector<const char*> idle;
-        if (o.kernel == "matmul.wk" || o.kernel == "gelu.wk" || o.kernel == "crossentropy.wk") idle = {"LDX"};
-        if (o.kernel == "residual.wk" || o.kernel == "embedding.wk") idle = {"LY2"};
-        if (o.kernel == "layernorm.wk") idle = {"LDX", "LDX2"};
+        const gpt::KernelInfo& info = o.kernel_info();
         std::set<int> mine;
         for (const char* k : {"LX", "LA", "LB", "LY", "LY2", "LDX", "LDX2", "LDY", "LDS"})
             if (o.constants.count(k)) mine.insert(int(o.constants.at(k)));
-        for (const char* k : idle) {
-            if (o.constants.count(k)) continue;
+        for (const char* k : info.idle) {
+            if (!k || o.constants.count(k)) continue;
             int d = kLast;
             while (mine.count(d)) d--;
             o.constants[k] = d;
@@ -229,7 +220,7 @@ void plan_links(std::vector<PlannedOp>& ops, std::vector<lang::RouteSetting>* ro
     // sends the result back west on colour 3, each router on the way copying it to its PE. Its
     // own colours: no link shares them.
     for (const PlannedOp& o : ops) {
-        if (o.kernel != "layernorm.wk" && o.kernel != "crossentropy.wk") continue;
+        if (!o.kernel_info().row_chain) continue;
         const int x0 = o.rect.x, y = o.rect.y, P = o.rect.w;
         for (int p = 0; p + 1 < P; p++) {
             const int c = p % 2 == 0 ? 1 : 2;
@@ -242,7 +233,7 @@ void plan_links(std::vector<PlannedOp>& ops, std::vector<lang::RouteSetting>* ro
     }
     plan_relays(ops, routes);   // what the rows per PE do not line up: the attention's heads
     for (PlannedOp& p : ops) {
-        p.host_out = p.name == "logits";
+        p.host_out = p.id == gpt::OpId::Logits;   // the host samples from the logits
         for (const PlannedOp& c : ops)
             for (const Transfer& in : c.inputs) p.host_out |= in.tensor == p.name && in.colour == 0;
     }
@@ -326,7 +317,7 @@ void plan_relays(std::vector<PlannedOp>& ops, std::vector<lang::RouteSetting>* r
     };
     std::map<std::string, int> producer;
     for (size_t i = 0; i < ops.size(); i++) producer[ops[i].name] = int(i);
-    const auto relays = [](const PlannedOp& o) { return o.kernel == "matmul.wk" || o.kernel == "attention.wk"; };
+    const auto relays = [](const PlannedOp& o) { return o.kernel_info().relays; };
     const auto only_reader = [&](const PlannedOp& p, const PlannedOp& c) {   // one send slot
         bool only = true;
         for (const PlannedOp& o : ops)
@@ -340,7 +331,7 @@ void plan_relays(std::vector<PlannedOp>& ops, std::vector<lang::RouteSetting>* r
         if (it == producer.end()) continue;
         PlannedOp& p = ops[size_t(it->second)];
         bool fits = relays(p) && !p.constants.count("LY") && p.output.slice == Slice::Rows && p.output.row_offset == 0 &&
-                    p.rect.x == c.rect.x && p.rect.y < c.rect.y && (c.kernel == "attention.wk" || c.inputs.size() == 1);
+                    p.rect.x == c.rect.x && p.rect.y < c.rect.y && (c.is(gpt::OpKind::Attention) || c.inputs.size() == 1);
         for (const Transfer& in : c.inputs)
             fits &= in.tensor == p.name && !in.colour && !in.between_layers && in.slice == Slice::Rows && in.rows == p.output.rows &&
                     in.row_offset + in.per_pe * c.rect.w <= p.output.rows;
@@ -349,16 +340,16 @@ void plan_relays(std::vector<PlannedOp>& ops, std::vector<lang::RouteSetting>* r
         if (!colour) continue;
         chain(p);
         p.constants["LY"] = colour;
-        if (p.kernel == "matmul.wk") {
+        if (p.is(gpt::OpKind::Matmul)) {
             p.constants["RY"] = 1;
             p.constants["OC"] = p.output.rows;
         }
-        c.constants[c.kernel == "attention.wk" ? "LQ" : "LX"] = colour;
-        if (c.kernel == "matmul.wk") c.constants["RX"] = 1;
+        c.constants[c.kernel_info().link[0]] = colour;
+        if (c.is(gpt::OpKind::Matmul)) c.constants["RX"] = 1;
         for (Transfer& in : c.inputs) {
             in.colour = colour;
             in.from = p.rect;
-            in.send = "send_y";
+            in.send = gpt::entry::kSendY;
         }
         // Training: the gradient back up, the consumer's row west to its PE 0, up to the producer's row.
         if (!has_backward(c) || !has_backward(p)) continue;
@@ -377,13 +368,13 @@ void plan_relays(std::vector<PlannedOp>& ops, std::vector<lang::RouteSetting>* r
     // way: the matmul's relay west to its PE 0 (send_dx), along its first column to the
     // layernorm's row and west along it, every PE a copy (the layernorm's dy: LDY with RY = 1).
     for (PlannedOp& c : ops) {
-        if (c.kernel != "matmul.wk" || c.inputs.size() != 1) continue;
+        if (!c.is(gpt::OpKind::Matmul) || c.inputs.size() != 1) continue;
         Transfer& in = c.inputs.front();
         auto it = producer.find(in.tensor);
         if (it == producer.end() || in.colour || in.slice != Slice::Rows || in.row_offset) continue;
         PlannedOp& p = ops[size_t(it->second)];
         const int ex = p.rect.x + p.rect.w - 1;   // the layernorm's last PE, which sends
-        if (p.kernel != "layernorm.wk" || p.constants.count("LY") || p.output.slice != Slice::Rows ||
+        if (!p.is(gpt::OpKind::LayerNorm) || p.constants.count("LY") || p.output.slice != Slice::Rows ||
             p.output.rows != in.rows || p.output.per_pe * p.rect.w != p.output.rows || c.rect.x <= ex ||
             !only_reader(p, c))
             continue;
@@ -395,7 +386,7 @@ void plan_relays(std::vector<PlannedOp>& ops, std::vector<lang::RouteSetting>* r
         c.constants["RX"] = 1;
         in.colour = colour;
         in.from = p.rect;
-        in.send = "send_y";
+        in.send = gpt::entry::kSendY;
         if (!has_backward(c) || !has_backward(p)) continue;
         const int g = turn_route(c.rect.x, c.rect.y, c.rect.x, p.rect.y, p.rect.x, p.rect.w);
         if (!g) continue;

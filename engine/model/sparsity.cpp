@@ -41,7 +41,12 @@ std::vector<uint8_t> prune_mask(const float* w, size_t n, double density, MaskKi
 }
 
 const std::vector<std::string>& pruned_parameters() {
-    static const std::vector<std::string> names = {"qkvw", "attprojw", "fcw", "fcprojw"};
+    static const std::vector<std::string> names = [] {   // the blocks' matmuls, in op_table()'s order
+        std::vector<std::string> n;
+        for (const gpt::OpRow& r : gpt::op_table())
+            if (r.prunable) n.push_back(r.params[0]);
+        return n;
+    }();
     return names;
 }
 
@@ -135,11 +140,8 @@ SparseColumns sparse_columns(const PlannedOp& op, int p, const gpt::GPT& model) 
 std::function<SparseCounts(const PlannedOp&)> sparse_nonzeros(const gpt::GPT& model) {
     return [&model](const PlannedOp& op) {
         SparseCounts c;
-        if (op.kernel != "matmul.wk") return c;
-        const std::vector<std::string>& names = pruned_parameters();
-        bool pruned = false;
-        for (const auto& [sym, name] : op.weights) pruned |= sym == "w" && std::count(names.begin(), names.end(), name);
-        if (!pruned) return c;
+        if (!op.is(gpt::OpKind::Matmul)) return c;
+        if (!op.row().prunable) return c;
         c.rows = 0;
         for (int p = 0; p < op.rect.w; p++) {
             c.rows = std::max(c.rows, int(sparse_rows(op, p, model).wv.size()));

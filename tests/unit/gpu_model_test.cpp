@@ -119,7 +119,7 @@ TEST(GpuValidation, WrongAssumptionsFailTheTolerance) {
 // [SECTION] mechanics
 
 TEST(GpuModel, EveryMatmulOpHasAShape) {
-    // gemm_shape reads tensor names from op_list; a rename there must fail here, not silently mis-model.
+    // gemm_shape reads op_table()'s widths: every matmul of op_list has one, and its flops agree.
     const gpt::GPTConfig cfg = gpt2_124m();
     int n = 0;
     for (const gpt::OpInfo& op : gpt::op_list(cfg, 2, 16, true)) {
