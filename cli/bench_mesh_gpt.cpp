@@ -75,7 +75,7 @@ int bench_train(const Args& a, wl::gpt::GPT& ref, int T, int reps) {
                             {"T", T}, {"reps", reps}, {"reference_seconds", ref_s}, {"mesh_seconds", mesh_s},
                             {"ratio", mesh_s / ref_s}, {"reference_tokens_per_s", tokens / ref_s},
                             {"mesh_tokens_per_s", tokens / mesh_s}, {"cycles", st.cycles},
-                            {"wafer_seconds", double(st.cycles) / wse_clock_hz()}, {"instructions", st.instructions},
+                            {"wafer_seconds", double(st.cycles) / wl::kClockHz}, {"instructions", st.instructions},
                             {"pes_used", plan.pes_used()}, {"bytes_max", plan.bytes_max()}, {"loss_identical", same},
                             {"host_bytes", st.host_bytes}, {"compile", wl::model::to_json(info)}};
         for (const auto& [name, p] : by_time)
@@ -89,7 +89,7 @@ int bench_train(const Args& a, wl::gpt::GPT& ref, int T, int reps) {
     std::printf("  mesh step          %10.3f ms   (%.0f tokens/s; %.1fx the reference; %.3g M instructions)\n",
                 mesh_s * 1e3, tokens / mesh_s, mesh_s / ref_s, double(st.instructions) / 1e6);
     std::printf("  emulated           %10llu cycles per step (estimated) = %.1f ms at %.2f GHz\n",
-                (unsigned long long)st.cycles, double(st.cycles) / wse_clock_hz() * 1e3, wse_clock_hz() / 1e9);
+                (unsigned long long)st.cycles, double(st.cycles) / wl::kClockHz * 1e3, wl::kClockHz / 1e9);
     std::printf("  between ops        %10llu bytes through the host per step (the rest as wavelets)\n",
                 (unsigned long long)st.host_bytes);
     std::printf("  first step's loss  %s (%.6f)\n", same ? "bit-identical to the reference" : "DIFFERS from the reference",
@@ -165,7 +165,7 @@ int bench_mesh_gpt(const Args& args) {
     std::printf("  mesh forward       %10.3f ms   (%.1fx the reference; %.3g M instructions, %.0f M/s)\n", mesh_s * 1e3,
                 mesh_s / ref_s, double(instrs) / 1e6, double(instrs) / mesh_s / 1e6);
     std::printf("  emulated           %10llu cycles (estimated) = %.1f us at %.2f GHz\n", (unsigned long long)cycles,
-                double(cycles) / wse_clock_hz() * 1e6, wse_clock_hz() / 1e9);
+                double(cycles) / wl::kClockHz * 1e6, wl::kClockHz / 1e9);
     std::printf("  PE utilisation     %9.1f%% over the ops' PEs, %.1f%% in the matmuls\n", 100 * util, 100 * mm_util);
     std::printf("  logits             %zu of %zu bit-identical to the reference\n", same, logits.size());
     std::printf("  %s\n", info.summary().c_str());

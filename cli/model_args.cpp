@@ -114,6 +114,5 @@ void print_compile(const wl::model::CompileInfo& info, std::FILE* out) {
     if (!info.warning.empty()) std::fprintf(stderr, "waferlab-cli: warning: the compiled model was not cached: %s\n", info.warning.c_str());
 }
 
-double wse_clock_hz() { return wl::gpu::wse2().clock_hz; }
 
 }  // namespace wlcli

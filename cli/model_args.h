@@ -55,6 +55,5 @@ bool prune_from(const Args& args, wl::gpt::GPT* model, wl::model::PruneStats* st
 // "compiled: cached (0.4 ms)" or "compiled in 85 ms (first compile)" on `out`; a cache folder
 // that could not be written, as a warning on stderr.
 void print_compile(const wl::model::CompileInfo& info, std::FILE* out);
-double wse_clock_hz();                                 // the clock emulated cycles are timed at
 
 }  // namespace wlcli

@@ -93,8 +93,8 @@ int verb_generate(const Args& args) {
             j["on_mesh"] = true;
             j["cycles"] = cycles;
             j["cycles_per_token"] = n ? double(cycles) / n : 0.0;
-            j["wafer_seconds"] = double(cycles) / wse_clock_hz();
-            j["clock_hz"] = wse_clock_hz();
+            j["wafer_seconds"] = double(cycles) / wl::kClockHz;
+            j["clock_hz"] = wl::kClockHz;
             j["compile"] = wl::model::to_json(compile_info);
         }
         if (sparse) j["density"] = pruned.density();
@@ -103,7 +103,7 @@ int verb_generate(const Args& args) {
         std::printf("\n");
         if (mesh && n > 0)
             std::fprintf(stderr, "on the mesh: %d tokens, %.0f emulated cycles per token (estimated) = %.2f us per token at %.2f GHz; wall %.2f s (%.1f tokens/s)\n",
-                         n, double(cycles) / n, double(cycles) / n / wse_clock_hz() * 1e6, wse_clock_hz() / 1e9, wall, n / wall);
+                         n, double(cycles) / n, double(cycles) / n / wl::kClockHz * 1e6, wl::kClockHz / 1e9, wall, n / wall);
     }
     return 0;
 }

@@ -170,7 +170,7 @@ int verb_forward(const Args& args) {
         max_diff = std::max(max_diff, std::fabs(double(logits[i]) - ref.logits()[i]));
     }
     const uint64_t cycles = mesh.last_cycles();
-    const double wafer_s = double(cycles) / wse_clock_hz();
+    const double wafer_s = double(cycles) / wl::kClockHz;
     if (args.has("json")) {
         nlohmann::json ops = nlohmann::json::array();
         for (const auto& r : mesh.last_run())
@@ -178,7 +178,7 @@ int verb_forward(const Args& args) {
                            {"pes", r.pes}, {"utilisation", r.utilisation()}, {"hops", r.hops}, {"flops", r.flops},
                            {"seconds", r.seconds}, {"host_bytes", r.host_bytes}, {"stream_bytes", r.stream_bytes}});
         nlohmann::json j = {{"model", m.source}, {"T", T}, {"mode", wl::run_mode_name(mode)}, {"cycles", cycles},
-                            {"wafer_seconds", wafer_s}, {"clock_hz", wse_clock_hz()}, {"mesh_seconds", mesh_s},
+                            {"wafer_seconds", wafer_s}, {"clock_hz", wl::kClockHz}, {"mesh_seconds", mesh_s},
                             {"reference_seconds", ref_s}, {"logits", logits.size()}, {"logits_identical", same},
                             {"max_abs_diff", max_diff}, {"host_bytes", mesh.last_host_bytes()},
                             {"execution", plan.streaming ? "streaming" : "resident"},
@@ -200,7 +200,7 @@ int verb_forward(const Args& args) {
                     1e3 * r.seconds);
     std::printf("total %llu cycles%s = %.1f us at %.2f GHz; wall %.1f ms on the mesh, %.2f ms reference (%.0fx)\n",
                 (unsigned long long)cycles, mode == wl::RunMode::Fast ? " (estimated)" : "", wafer_s * 1e6,
-                wse_clock_hz() / 1e9, mesh_s * 1e3, ref_s * 1e3, mesh_s / std::max(ref_s, 1e-9));
+                wl::kClockHz / 1e9, mesh_s * 1e3, ref_s * 1e3, mesh_s / std::max(ref_s, 1e-9));
     std::printf("logits: %zu of %zu identical to the reference, max |diff| %.3g\n", same, logits.size(), max_diff);
     std::printf("between ops: %llu bytes of activations through the host (the rest went as wavelets)\n",
                 (unsigned long long)mesh.last_host_bytes());

@@ -213,7 +213,7 @@ int verb_train(const Args& args) {
                                     {"tokens_per_s", double(tr->tokens_per_step()) / st.seconds},
                                     {"step_s", st.seconds},
                                     {"cycles", st.cycles},
-                                    {"wafer_s", double(st.cycles) / wse_clock_hz()},
+                                    {"wafer_s", double(st.cycles) / wl::kClockHz},
                                     {"host_bytes", st.host_bytes},
                                     {"wafers", st.wafers},
                                     {"compute_cycles", st.compute_cycles},

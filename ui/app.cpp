@@ -618,8 +618,9 @@ void App::about_window() {
         ImGui::Separator();
         ImGui::TextWrapped(
             "An emulator of a wafer-scale AI processor you can learn from: a 2D mesh of processing "
-            "elements, each with 48 KiB of SRAM and a router; 32-bit wavelets hop between neighbours "
-            "on 24 coloured channels, and data arrivals trigger tasks.");
+            "elements, each with %s of SRAM and a router; 32-bit wavelets hop between neighbours "
+            "on %d coloured channels, and data arrivals trigger tasks.",
+            format_bytes(wl::kSramBytesPerPe).c_str(), wl::kColours);
         ImGui::Spacing();
         ImGui::TextDisabled("Drag to pan, wheel to zoom, click a PE to select it.");
         ImGui::TextDisabled("Built with Dear ImGui %s and SDL2.", IMGUI_VERSION);

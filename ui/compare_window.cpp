@@ -532,7 +532,7 @@ void CompareWindow::draw_roofline() {
     const auto& g = cmp_.gpu;
     const auto& w = cmp_.wafer;
     const double gpu_peak = g.gpu.peak(g.profile.gemm_precision), gpu_bw = g.gpu.hbm_bytes_per_s;
-    const double w_peak = w.wafer.peak_flops(), w_bw = double(w.wafer.pes()) * 12.0 * w.wafer.clock_hz;
+    const double w_peak = w.wafer.peak_flops(), w_bw = double(w.wafer.pes()) * wl::kSramBytesPerCycle * w.wafer.clock_hz;
     // Axis ranges from the points and roofs, in decades.
     double xmin = 1e-2, xmax = 1e4, ymin = 1e30, ymax = std::max(gpu_peak, w_peak);
     for (auto& t : g.ops) if (t.achieved_flops > 0) ymin = std::min(ymin, t.achieved_flops);

@@ -1,18 +1,28 @@
 #include "ui/glossary.h"
 
+#include "engine/fabric/program.h"
+#include "ui/canvas_model.h"
+
+#include <string>
+#include <vector>
+
 namespace wlui {
 
 const char* glossary(std::string_view term) {
     struct Entry {
         const char* term;
-        const char* text;
+        std::string text;
     };
-    static constexpr Entry kEntries[] = {
+    // The machine's figures come from its one description (engine/fabric/wafer.h, program.h).
+    static const std::vector<Entry> kEntries = [] {
+    const std::string sram = format_bytes(wl::kSramBytesPerPe), colours = std::to_string(wl::kColours),
+                      last_colour = std::to_string(wl::kColours - 1), last_task = std::to_string(wl::kMaxTasks - 1);
+    return std::vector<Entry>{
         {"program", "the program placed on this PE by the kernel's layout, with its parameters"},
-        {"id", "the task's id: a data task's id is its colour (0..23); local tasks are 24..31"},
+        {"id", "the task's id: a data task's id is its colour (0.." + last_colour + "); local tasks are " + colours + ".." + last_task},
         {"task", "a piece of code the PE runs when it is triggered: by a wavelet (data task) or by activate (local task)"},
         {"kind", "data: runs once per wavelet on its colour; local: runs when activated; control: runs on a control wavelet"},
-        {"colour", "one of 24 virtual channels of the fabric; every wavelet carries one, and routes are set per colour"},
+        {"colour", "one of " + colours + " virtual channels of the fabric; every wavelet carries one, and routes are set per colour"},
         {"state", "idle: nothing to do; active: ready, waiting for the CE; blocked: will not run until unblocked; running: on the CE now"},
         {"queued", "wavelets waiting in the CE queue for this task's colour"},
         {"route rx > tx", "how this PE's router forwards the colour: the ports it receives from > the ports it sends to "
@@ -36,10 +46,10 @@ const char* glossary(std::string_view term) {
         {"E", "the port to the east neighbour (x + 1)"},
         {"W", "the port to the west neighbour (x - 1)"},
         {"RAMP", "the port between the router and its own PE's compute engine: up to send, down to receive"},
-        {"symbol", "a variable of the program in this PE's SRAM (48 KiB)"},
+        {"symbol", "a variable of the program in this PE's SRAM (" + sram + ")"},
         {"address", "the byte address in this PE's SRAM"},
         {"value", "what the SRAM holds there, read as the symbol's type (or the format chosen above)"},
-        {"microthread", "one of 4 per PE that run async vector ops while the main thread goes on"},
+        {"microthread", "one of " + std::to_string(wl::kMicrothreads) + " per PE that run async vector ops while the main thread goes on"},
         {"model", "the GPT configuration whose training step (or forward pass) both machines run (models/*.yaml)"},
         {"GPU", "the modelled GPU: its peak FLOP/s, memory bandwidth and kernel-launch cost (docs/gpu-model.md)"},
         {"profile", "how well the GPU software uses it: precision and the efficiency assumed for matmuls, memory and attention"},
@@ -94,8 +104,9 @@ const char* glossary(std::string_view term) {
                      "fast mode, whose cycles are estimated from timestamps carried on the wavelets (docs/engine.md), then timed "
                      "at the clock; a batch of B counts as B sequences one after another"},
     };
+    }();
     for (const Entry& e : kEntries)
-        if (term == e.term) return e.text;
+        if (term == e.term) return e.text.c_str();
     return nullptr;
 }
 

@@ -1,5 +1,8 @@
 #include "ui/help.h"
 
+#include "engine/fabric/wafer.h"
+#include "ui/canvas_model.h"
+
 #include <imgui_internal.h>   // BringWindowToDisplayFront: the shade over every window but the card
 
 #include <algorithm>
@@ -44,7 +47,7 @@ struct Stop {
 // wavelet is a dot on a link, and the dataflow stop plays the kernel so one is moving.
 constexpr Stop kTour[] = {
     {Part::Canvas, "The wafer",
-     "Each square is a processing element (PE): 48 KiB of SRAM, a compute engine and a router (the small "
+     "Each square is a processing element (PE): its own SRAM, a compute engine and a router (the small "
      "grey square in its centre). Lines join neighbouring routers; a router moves one 32-bit wavelet per "
      "link per cycle. Click a PE to select it; drag to pan, wheel to zoom."},
     {Part::Editor, "The kernel",
@@ -88,9 +91,10 @@ void Help::window() {
     ImGui::SetNextWindowPos(ImGui::GetMainViewport()->GetCenter(), ImGuiCond_Appearing, ImVec2(0.5f, 0.5f));
     if (ImGui::Begin("What am I looking at?", &open_, ImGuiWindowFlags_NoCollapse)) {
         ImGui::TextWrapped(
-            "The big grid is a wafer: a mesh of processing elements (PEs). Each PE has 48 KiB of SRAM, a "
+            "The big grid is a wafer: a mesh of processing elements (PEs). Each PE has %s of SRAM, a "
             "compute engine and a router. Routers pass 32-bit wavelets to their neighbours, one per link per "
-            "cycle, on 24 colours; a wavelet arriving at a PE can start a task.");
+            "cycle, on %d colours; a wavelet arriving at a PE can start a task.",
+            format_bytes(wl::kSramBytesPerPe).c_str(), wl::kColours);
         ImGui::Spacing();
         ImGui::TextWrapped(
             "The kernel editor holds the program: a layout, the PE programs, and a host block. Ctrl+Enter "

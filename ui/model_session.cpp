@@ -143,7 +143,6 @@ std::vector<PlanStage> plan_stages(const wl::model::MeshPlan& p) {
 
 // [SECTION] results as JSON
 
-double wse_clock_hz() { return wl::gpu::wse2().clock_hz; }
 
 nlohmann::json to_json(const ForwardReport& f) {
     nlohmann::json ops = nlohmann::json::array();
@@ -151,8 +150,8 @@ nlohmann::json to_json(const ForwardReport& f) {
         ops.push_back({{"name", r.name}, {"op", r.op}, {"cycles", r.cycles}, {"instructions", r.instructions},
                        {"pes", r.pes}, {"utilisation", r.utilisation()}, {"hops", r.hops}, {"flops", r.flops},
                        {"seconds", r.seconds}, {"stream_bytes", r.stream_bytes}});
-    return {{"prompt", f.prompt}, {"T", f.T}, {"cycles", f.cycles}, {"clock_hz", wse_clock_hz()},
-            {"wafer_seconds", double(f.cycles) / wse_clock_hz()}, {"mesh_seconds", f.mesh_seconds},
+    return {{"prompt", f.prompt}, {"T", f.T}, {"cycles", f.cycles}, {"clock_hz", wl::kClockHz},
+            {"wafer_seconds", double(f.cycles) / wl::kClockHz}, {"mesh_seconds", f.mesh_seconds},
             {"reference_seconds", f.reference_seconds}, {"logits", f.logits}, {"logits_identical", f.identical},
             {"max_abs_diff", f.max_abs_diff}, {"ops", ops}};
 }
@@ -167,7 +166,7 @@ nlohmann::json to_json(const Generation& g) {
     return {{"prompt", utf8(g.prompt)}, {"text", utf8(g.text)}, {"tokens", g.wanted}, {"made", g.made()},
             {"running", g.running()}, {"temperature", g.opt.temperature}, {"top_k", g.opt.top_k},
             {"seed", g.opt.seed}, {"cycles", g.cycles}, {"cycles_per_token", g.cycles_per_token()},
-            {"wafer_seconds_per_token", g.cycles_per_token() / wse_clock_hz()}, {"clock_hz", wse_clock_hz()},
+            {"wafer_seconds_per_token", g.cycles_per_token() / wl::kClockHz}, {"clock_hz", wl::kClockHz},
             {"wall_seconds", g.wall_seconds}, {"tokens_per_second", g.tokens_per_second()},
             {"error", g.error.empty() ? nlohmann::json(nullptr) : nlohmann::json(g.error)}};
 }

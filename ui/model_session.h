@@ -65,8 +65,7 @@ struct Generation {                               // text generation, one token 
     double tokens_per_second() const { return wall_seconds > 0 ? made() / wall_seconds : 0.0; }
 };
 
-// As the JS hook returns them (docs/js-api.md); times at the WSE clock (wse_clock_hz()).
-double wse_clock_hz();
+// As the JS hook returns them (docs/js-api.md); times at the WSE clock (wl::kClockHz).
 nlohmann::json to_json(const ForwardReport& f);
 nlohmann::json to_json(const Generation& g);
 nlohmann::json to_json(const std::vector<SramEntry>& map);

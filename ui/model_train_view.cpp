@@ -230,7 +230,7 @@ void ModelWindow::draw_step_time() {
     const TrainSession& t = train_;
     if (t.losses().empty()) return;
     const wl::model::SwarmXStep& s = t.last_step();
-    const double hz = wse_clock_hz();
+    const double hz = wl::kClockHz;
     auto cyc = [hz](uint64_t c) { return std::to_string(c) + " cycles (" + format_seconds(double(c) / hz) + ")"; };
     ImGui::Text("last step: loss %.4f, grad norm %.3f, %s of wafer time", s.loss, s.grad_norm, cyc(s.cycles).c_str());
     mark("train_last");

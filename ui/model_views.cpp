@@ -260,7 +260,7 @@ void ModelWindow::draw_compare() {
         auto n = [](uint64_t v) { return std::to_string((unsigned long long)v); };
         row("PEs used", [&](const Run& r) { return std::to_string(r.pes); });
         row("cycles, the whole forward", [&](const Run& r) {
-            return n(r.cycles) + " (" + format_seconds(double(r.cycles) / wse_clock_hz()) + ")";
+            return n(r.cycles) + " (" + format_seconds(double(r.cycles) / wl::kClockHz) + ")";
         });
         row("  compute", [&](const Run& r) { return n(r.compute_cycles()); });
         row("  streaming weights in", [&](const Run& r) {

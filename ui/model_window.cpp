@@ -476,7 +476,7 @@ json ModelWindow::compare_json() const {
         return {{"execution", r.execution}, {"ran", r.ran}, {"error", r.error.empty() ? json(nullptr) : json(r.error)},
                 {"too_big", r.too_big}, {"pes", r.pes}, {"cycles", r.cycles}, {"compute_cycles", r.ran ? r.compute_cycles() : 0},
                 {"stream_cycles", r.stream_cycles}, {"stream_bytes", r.stream_bytes}, {"host_bytes", r.host_bytes},
-                {"seconds", double(r.cycles) / wse_clock_hz()}};
+                {"seconds", double(r.cycles) / wl::kClockHz}};
     };
     const long long differ = compare_->logits_differ();
     return {{"running", comparing()}, {"cancelled", compare_cancelled_}, {"done", compare_->done()},
@@ -581,7 +581,8 @@ void ModelWindow::draw_settings() {
         if (ImGui::InputInt2("W x H", wh)) mesh_w_ = std::clamp(wh[0], 1, 256), mesh_h_ = std::clamp(wh[1], 1, 256);
         ImGui::EndCombo();
     }
-    if (ImGui::IsItemHovered()) ImGui::SetTooltip("the emulated mesh the model is compiled for (each PE has 48 KiB of SRAM)");
+    if (ImGui::IsItemHovered())
+        ImGui::SetTooltip("the emulated mesh the model is compiled for (each PE has %s of SRAM)", format_bytes(wl::kSramBytesPerPe).c_str());
     mark("mesh");
     ImGui::SameLine();
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 7);
@@ -722,9 +723,9 @@ void ModelWindow::draw_forward() {
         ImGui::SetTooltip("one forward pass over the prompt on the mesh (fast mode), then the reference's, logit by logit");
     const ForwardReport* f = session_.last_forward();
     if (!f) return;
-    const double wafer_s = double(f->cycles) / wse_clock_hz();
+    const double wafer_s = double(f->cycles) / wl::kClockHz;
     ImGui::TextWrapped("T = %d: %llu cycles (estimated in fast mode) = %s at %.2f GHz; wall %s on the mesh, %s reference",
-                       f->T, (unsigned long long)f->cycles, format_seconds(wafer_s).c_str(), wse_clock_hz() / 1e9,
+                       f->T, (unsigned long long)f->cycles, format_seconds(wafer_s).c_str(), wl::kClockHz / 1e9,
                        format_seconds(f->mesh_seconds).c_str(), format_seconds(f->reference_seconds).c_str());
     ImGui::TextColored(f->identical == f->logits ? kGoodText : kWarnText, "logits: %zu of %zu bit-identical to the reference (max |diff| %.3g)",
                        f->identical, f->logits, f->max_abs_diff);
@@ -849,8 +850,8 @@ void ModelWindow::draw_generation() {
     ImGui::Text("%d of %d tokens%s", g.made(), g.wanted, g.running() ? "..." : "");
     if (g.made()) {
         ImGui::TextWrapped("%.0f cycles per token (estimated) = %s per token at %.2f GHz; wall %s, %.1f tokens/s",
-                           g.cycles_per_token(), format_seconds(g.cycles_per_token() / wse_clock_hz()).c_str(),
-                           wse_clock_hz() / 1e9, format_seconds(g.wall_seconds).c_str(), g.tokens_per_second());
+                           g.cycles_per_token(), format_seconds(g.cycles_per_token() / wl::kClockHz).c_str(),
+                           wl::kClockHz / 1e9, format_seconds(g.wall_seconds).c_str(), g.tokens_per_second());
         mark("generation_stats");
     }
 }

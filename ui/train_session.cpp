@@ -572,7 +572,7 @@ std::optional<double> TrainSession::job_progress() const {
 // The last step: its time split into compute (of which streaming) and SwarmX's, and each wafer's part.
 nlohmann::json TrainSession::last_json() const {
     using nlohmann::json;
-    const double clock = wl::gpu::wse2().clock_hz;
+    const double clock = wl::kClockHz;
     json wafers = json::array();
     for (size_t k = 0; k < last_.shards.size(); k++) {
         const wl::model::SwarmXShard& sh = last_.shards[k];

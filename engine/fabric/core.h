@@ -13,7 +13,6 @@
 
 namespace wl {
 
-constexpr int kMicrothreads = 4;      // async DSD ops in flight per PE
 constexpr uint64_t kNever = ~uint64_t(0);   // a cycle that never comes
 
 enum class ThreadState : uint8_t {

@@ -15,6 +15,7 @@
 #include "engine/fabric/router.h"
 #include "engine/fabric/stats.h"
 #include "engine/fabric/trace.h"
+#include "engine/fabric/wafer.h"
 
 #include <algorithm>
 #include <cmath>
@@ -29,7 +30,7 @@ namespace wl {
 // Every default in one place (docs/engine.md explains each).
 struct MachineConfig {
     int w = 8, h = 8;                       // PEs across and down
-    uint32_t sram_bytes = 48 * 1024;        // per PE (SDK: 48 KiB)
+    uint32_t sram_bytes = kSramBytesPerPe;  // per PE (wafer.h)
     int router_queue_depth = 2;             // per (port, colour), 1..kRouterQueueMax; 2 sustains 1 wavelet/cycle
     int ce_queue_depth = 4;                 // per colour at the CE, 1..kCeQueueMax
     int simd_fp32 = 1;                      // fp32 elements per cycle (2 reads + 1 write port: 1)

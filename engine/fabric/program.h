@@ -10,6 +10,7 @@
 #pragma once
 #include "engine/fabric/fmacs_loop.h"
 #include "engine/fabric/isa.h"
+#include "engine/fabric/wafer.h"
 
 #include <cstdint>
 #include <memory>
@@ -18,7 +19,6 @@
 
 namespace wl {
 
-constexpr int kColours = 24;          // routable colours 0..23 (SDK)
 constexpr int kMaxTasks = 32;         // task ids 0..31; data task id = its colour by convention
 constexpr int kRegs = 64;             // register file per PE, shared by stacked frames
 constexpr int kMaxFrameRegs = 32;     // one function's registers

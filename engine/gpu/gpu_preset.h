@@ -7,6 +7,8 @@
 // What it is not: a cycle model of an SM. Efficiencies are single numbers per
 // kernel class, taken from published measurements.
 #pragma once
+#include "engine/core/sourced.h"
+
 #include <string>
 #include <utility>
 #include <vector>
@@ -16,9 +18,7 @@ namespace wl::gpu {
 enum class Precision { FP32, TF32, BF16 };
 const char* precision_name(Precision p);
 
-struct Sourced {                 // one figure and where it comes from
-    std::string what, value, source;
-};
+using wl::Sourced;
 
 struct GpuPreset {
     std::string id;              // "a100", "a100-40gb", "h100", "same-silicon"

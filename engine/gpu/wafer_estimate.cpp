@@ -14,12 +14,6 @@
 namespace wl::gpu {
 
 namespace {
-const char* kBriefWafer = "WaferLab BRIEF.md hardware table (Cerebras SDK docs, vendor figures)";
-const char* kIoSource =
-    "Argonne ALCF SC24 tutorial (github.com/argonne-lcf/AIaccelerators-SC24-tutorial, Cerebras/README.MD): each CS "
-    "system \"provides 1.2 Tbps I/O to and from the chip\"; taken as 1.2 Tb/s = 150 GB/s each way (also SwarmX's "
-    "link per wafer, engine/model/swarmx.h, and weight streaming's edge links, engine/model/weight_stream.h)";
-
 double per_elem(Op op) { return op_info(op).per_elem; }
 double base_cycles(Op op) { return op_info(op).base_cycles; }
 }  // namespace
@@ -32,43 +26,35 @@ WaferSpec emulated_wafer(const MachineConfig& mc, double clock_hz) {
     s.clock_hz = clock_hz;
     s.simd_fp32 = mc.simd_fp32;
     s.sram_bytes_per_pe = mc.sram_bytes;
-    const WaferSpec cs = wse2();   // each edge PE gets the CS-2's per-edge-PE share (model::EdgeLink::wse2)
-    s.io_bytes_per_s = cs.io_bytes_per_s * double(mc.w + mc.h) / double(cs.w + cs.h);
+    const WaferFacts& cs = wse2_facts();   // each edge PE gets the CS-2's per-edge-PE share (model::EdgeLink::wse2)
+    s.io_bytes_per_s = cs.io_bytes_per_s * double(mc.w + mc.h) / double(cs.grid_w + cs.grid_h);
     char b[128];
     std::snprintf(b, sizeof b, "emulated mesh %d x %d PEs, %d fp32 lane(s), %.2f GHz", s.w, s.h, s.simd_fp32,
                   clock_hz / 1e9);
     s.name = b;
     s.sources = {{"mesh, SRAM, SIMD", "MachineConfig", "engine/fabric/machine.h defaults"},
-                 {"clock", "1.1 GHz", "Hot Chips 34 (BRIEF.md); the SDK examples use 0.85 GHz"},
+                 clock_source(),
                  {"I/O for weight streaming", "2 (W+H) edge PEs x the CS-2's 150 GB/s / 3,506 edge PEs",
                   "a CS-2 edge PE's share of its I/O, as weight streaming's edge links (docs/weight-streaming.md)"}};
     return s;
 }
 
-WaferSpec wse2() {
+// A published wafer at the emulator's cost model (one fp32 lane per PE).
+static WaferSpec published(const WaferFacts& f) {
     WaferSpec s;
-    s.id = "wse2";
-    s.name = "Cerebras WSE-2 (user grid 757 x 996), fp32 at the emulator's cost model";
-    s.w = 757;
-    s.h = 996;
-    s.io_bytes_per_s = 150e9;
-    s.sources = {{"grid", "757 x 996 (850,000 cores on the wafer)", kBriefWafer},
-                 {"SRAM", "48 KiB per PE (40 GB on the wafer)", kBriefWafer},
-                 {"clock", "1.1 GHz", "Hot Chips 34 (BRIEF.md)"},
-                 {"I/O for weight streaming", "150 GB/s (1.2 Tb/s)", kIoSource}};
+    s.id = f.id;
+    s.name = std::string(f.name) + " (user grid " + std::to_string(f.grid_w) + " x " + std::to_string(f.grid_h) +
+             "), fp32 at the emulator's cost model";
+    s.w = f.grid_w;
+    s.h = f.grid_h;
+    s.sram_bytes_per_pe = kSramBytesPerPe;
+    s.io_bytes_per_s = f.io_bytes_per_s;
+    s.sources = wafer_facts_sources(f);
     return s;
 }
 
-WaferSpec wse3() {
-    WaferSpec s = wse2();
-    s.id = "wse3";
-    s.name = "Cerebras WSE-3 (grid about 762 x 1172), fp32 at the emulator's cost model";
-    s.w = 762;
-    s.h = 1172;
-    s.sources[0] = {"grid", "about 762 x 1172 (900,000 cores on the wafer)", kBriefWafer};
-    s.sources[1] = {"SRAM", "48 KiB per PE (44 GB on the wafer)", kBriefWafer};
-    return s;
-}
+WaferSpec wse2() { return published(wse2_facts()); }
+WaferSpec wse3() { return published(wse3_facts()); }
 
 const char* execution_name(Execution e) {
     return e == Execution::Resident ? "resident" : e == Execution::Streaming ? "streaming" : "by fit";
@@ -101,7 +87,7 @@ Cyc op_cycles(const gpt::OpInfo& op, const gpt::GPTConfig& cfg, const WaferSpec&
     const double pairs = double(B) * NH * T * (T + 1) / 2.0;
     Cyc c;
     c.latency = w.w + w.h;                          // fill and drain across the mesh
-    c.sram = op.bytes / (P * 12.0);                 // 2 reads + 1 write of 4 bytes per cycle per PE
+    c.sram = op.bytes / (P * kSramBytesPerCycle);   // 2 reads + 1 write of 4 bytes per cycle per PE
     c.compute = op.flops / (P * S);                 // one element op per lane per cycle
     const std::string& n = op.op;
     GemmShape g;

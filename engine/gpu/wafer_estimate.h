@@ -6,7 +6,7 @@
 // Per op, in compute-engine cycles on a W x H mesh of P PEs:
 //   compute = FMACs (or element ops) / (P x simd_fp32), transcendental ops at their
 //             table cost (fexps, ftanhs, frsqrts per element);
-//   sram    = bytes / (P x 12 B/cycle)  (2 x 32-bit reads + 1 x 32-bit write per cycle);
+//   sram    = bytes / (P x kSramBytesPerCycle)  (2 x 32-bit reads + 1 x 32-bit write per cycle);
 //   fabric  = the wavelets a PE must receive or send (one per link per cycle):
 //             GEMM: weight-stationary tiles, x broadcast along rows, partial sums
 //             reduced down columns; attention: K and V streamed past each PE;
@@ -25,6 +25,7 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "engine/fabric/machine.h"
+#include "engine/fabric/wafer.h"
 #include "engine/gpt/gpt.h"
 #include "engine/gpu/gpu_preset.h"
 
@@ -34,7 +35,7 @@ struct WaferSpec {
     std::string id;              // "emulated", "wse2", "wse3"
     std::string name;
     int w = MachineConfig{}.w, h = MachineConfig{}.h;   // PEs
-    double clock_hz = 1.1e9;     // the WSE clock (Hot Chips 34, BRIEF.md): every other use reads WaferSpec{}.clock_hz
+    double clock_hz = kClockHz;  // the WSE clock (engine/fabric/wafer.h)
     int simd_fp32 = 1;
     double sram_bytes_per_pe = MachineConfig{}.sram_bytes;
     double io_bytes_per_s = 0;   // weight streaming in + out of the wafer
@@ -48,8 +49,8 @@ struct WaferSpec {
 // the CS-2's I/O (model::EdgeLink::wse2, what weight streaming's edge links carry) times the
 // mesh's 2 (W + H) edge PEs.
 WaferSpec emulated_wafer(const MachineConfig& mc = {}, double clock_hz = WaferSpec{}.clock_hz);
-WaferSpec wse2();   // 757 x 996 user grid (BRIEF.md)
-WaferSpec wse3();   // 762 x 1172
+WaferSpec wse2();   // wse2_facts() at the emulator's cost model (engine/fabric/wafer.h)
+WaferSpec wse3();   // wse3_facts()
 
 enum class Execution { ByFit, Resident, Streaming };
 const char* execution_name(Execution e);                       // "by fit", "resident", "streaming"

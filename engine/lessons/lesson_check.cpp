@@ -37,15 +37,15 @@ std::string pe(int x, int y) { return "(" + std::to_string(x) + "," + std::to_st
 bool close(double got, double want, double tol) { return std::fabs(got - want) <= tol * std::max(1.0, std::fabs(want)); }
 
 // What a fault of this kind usually means, for someone who just met the fabric.
-const char* fault_advice(wl::FaultKind k) {
+std::string fault_advice(wl::FaultKind k) {
     switch (k) {
         case wl::FaultKind::Deadlock:
             return "Nothing could move any more: some PE waits for a wavelet that never comes. "
                    "The lines above say who waits for what; compare the counts sent and received, "
                    "and the routes on the way.";
         case wl::FaultKind::OutOfBounds:
-            return "A read or write fell outside the PE's 48 KiB of SRAM: check the index or the "
-                   "length used on that line.";
+            return "A read or write fell outside the PE's " + std::to_string(wl::kSramBytesPerPe / 1024) +
+                   " KiB of SRAM: check the index or the length used on that line.";
         case wl::FaultKind::NoRoute:
             return "A wavelet reached a router that has no route for its colour from that side: "
                    "look at the route of that colour at that PE.";
@@ -196,7 +196,7 @@ KernelCheck::KernelCheck(const CheckSpec& spec, std::string_view source, std::st
     v.ran = rep.ok;
     if (!rep.ok) {
         std::string msg = "The run stopped with a fault: " + rep.error;
-        if (const char* advice = fault_advice(rep.fault.kind); *advice) msg += "\n" + std::string(advice);
+        if (const std::string advice = fault_advice(rep.fault.kind); !advice.empty()) msg += "\n" + advice;
         v.items.push_back({CheckKind::Fault, false, msg});
     }
     for (const ExpectLine& e : spec.expects) {

@@ -1,7 +1,7 @@
 // swarmx.cpp: see swarmx.h.
 #include "engine/model/swarmx.h"
 
-#include "engine/gpu/wafer_estimate.h"
+#include "engine/fabric/wafer.h"
 
 #include <algorithm>
 #include <chrono>
@@ -12,8 +12,7 @@
 namespace wl::model {
 
 SwarmXLinks cs_links() {
-    const gpu::WaferSpec cs = gpu::wse2();
-    return {cs.io_bytes_per_s, cs.clock_hz};
+    return {wse2_facts().io_bytes_per_s, kClockHz};
 }
 
 int SwarmXLinks::depth(int wafers) const {

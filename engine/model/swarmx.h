@@ -44,8 +44,8 @@ namespace wl::model {
 
 // The links between the wafers and SwarmX, the one place for their parameters. cs_links(): each
 // wafer's link is one CS system's I/O, "1.2 Tbps I/O to and from the chip" (Argonne ALCF SC24
-// tutorial, Cerebras section), 150 GB/s each way (gpu::wse2().io_bytes_per_s), timed at the clock
-// the rest of the product converts cycles at (gpu::WaferSpec::clock_hz).
+// tutorial, Cerebras section), 150 GB/s each way (wse2_facts().io_bytes_per_s), timed at the clock
+// the rest of the product converts cycles at (kClockHz; engine/fabric/wafer.h).
 struct SwarmXLinks {
     double bytes_per_s = 0;   // one wafer's link, each way
     double clock_hz = 0;      // the emulated cycles' clock

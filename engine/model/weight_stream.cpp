@@ -1,16 +1,16 @@
 // weight_stream.cpp: see weight_stream.h.
 #include "engine/model/weight_stream.h"
 
-#include "engine/gpu/wafer_estimate.h"
+#include "engine/fabric/wafer.h"
 
 #include <cmath>
 
 namespace wl::model {
 
 EdgeLink EdgeLink::wse2() {
-    const gpu::WaferSpec w = gpu::wse2();
-    const double edge_pes = 2.0 * (w.w + w.h);
-    return {w.io_bytes_per_s / edge_pes / w.clock_hz};
+    const WaferFacts& w = wse2_facts();
+    const double edge_pes = 2.0 * (w.grid_w + w.grid_h);
+    return {w.io_bytes_per_s / edge_pes / kClockHz};
 }
 
 uint64_t EdgeLink::cycles(uint64_t bytes) const {

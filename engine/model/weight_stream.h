@@ -6,7 +6,7 @@
 // the ops of a layer stream side by side and the layer waits for the longest. An edge link moves
 // what the real wafer's I/O gives one of its edge PEs:
 //
-//   CS-2 I/O, 1.2 Tb/s each way (150 GB/s; wl::gpu::wse2().io_bytes_per_s, with its source),
+//   CS-2 I/O, 1.2 Tb/s each way (150 GB/s; wl::wse2_facts().io_bytes_per_s, engine/fabric/wafer.h),
 //   over the WSE-2 user grid's 2 x (757 + 996) = 3,506 edge PEs, at 1.1 GHz:
 //   0.0389 bytes, about 1/103 of a wavelet, per cycle per edge PE.
 //
