@@ -1,4 +1,4 @@
-# Training on the mesh follows the reference (issue 13): gpt-nano trained for STEPS steps on the
+# Training on the mesh follows the reference: gpt-nano trained for STEPS steps on the
 # emulated mesh and by engine/gpt, same seed and data, evaluated every 20 steps; every evaluation's
 # train and validation loss must agree within 2% (the mesh's evaluations run on the mesh too). About
 # three minutes of CPU natively, so it is labelled `slow` and left out of `make test`; `make test-slow`

@@ -295,7 +295,7 @@ CodeEditor::Result CodeEditor::draw(const char* id, TextBuffer& buf, const std::
 
     // Gutter: line numbers, drawn last so sideways scrolling slides text under it.
     dl->AddRectFilled(ImVec2(left, origin.y + float(first) * lh), ImVec2(left + gutter - cw * 0.5f, origin.y + float(last) * lh), kBackground);
-    // The gutter's marks, over its background (before, it hid them).
+    // The gutter's marks, after its background, which would otherwise hide them.
     for (const EditorMarker& m : markers)
         if (m.line >= first && m.line < last && m.line < buf.line_count())
             dl->AddCircleFilled(ImVec2(left + cw * 0.6f, origin.y + float(m.line) * lh + lh * 0.5f), cw * 0.3f, kMarker[m.severity]);

@@ -12,13 +12,14 @@
 // so the page keeps a high frame rate and the work gets kShare / (kShare + 1) of the time. Without
 // a GPU (SwiftShader draws on the CPU, in the browser's GPU process, tens of ms a frame) the next
 // frame waits for the drawing anyway; that wait shows up in `free`, and the work fills it, up to
-// frames of `period` (12 fps; the issue's floor is 10). The wait counts against the period: a
+// frames of `period` (12 fps; kFloorMs, 10 fps, is the floor). The wait counts against the period: a
 // browser starts frames on the display's beat (16.7 ms at 60 Hz), so a frame whose main thread
 // ends just past a beat waits for the next, and SwiftShader's drawing may not overlap the work.
 // Measured in headless Chromium (gpt-nano training): without it, frames took 101 ms on average
 // against an 83 ms period, 27 ms of it waiting. A wait that alone fills the period (SwiftShader
 // starved of CPU on a loaded machine: 115-145 ms with 2-7 ms of drawing) cannot be met by
-// shrinking the work, so then the work fills the frame as before rather than starve at kMinMs.
+// shrinking the work, so then the wait is left out and the work fills the period less the drawing,
+// rather than starve at kMinMs.
 //
 //   FrameBudget b;
 //   every frame, after drawing: work(b.next_ms(last_frame_busy_ms, interval_ms)); b.spent(work_ms);
@@ -30,7 +31,7 @@ namespace wlui {
 class FrameBudget {
 public:
     static constexpr double kPeriodMs = 1000.0 / 12;   // the longest frame the work may cause
-    static constexpr double kFloorMs = 1000.0 / 10;    // issue 13's floor (10 frames/s): a unit of work may end past
+    static constexpr double kFloorMs = 1000.0 / 10;    // the frame-rate floor (10 frames/s): a unit of work may end past
                                                        // the budget, never past this (TrainSession::tick's forecast)
     static constexpr double kShare = 6;                 // with time to spare, work 6 parts to 1 of drawing
     static constexpr double kMinMs = 12, kMaxMs = 70;

@@ -1,4 +1,4 @@
-// model_views.cpp: the Model window's two comparison views (issue 17), drawn from the ModelSession's
+// model_views.cpp: the Model window's two comparison views, drawn from the ModelSession's
 // results: Density (a matmul's and a training step's cycles and wavelets against the weights'
 // density, beside dense and the ideal) and Resident vs streaming (one forward each way).
 //

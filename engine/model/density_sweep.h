@@ -1,4 +1,4 @@
-// density_sweep.h: emulated cycles and wavelets against weight density (issue 17), for one
+// density_sweep.h: emulated cycles and wavelets against weight density, for one
 // matmul, the whole forward, one generation step and one training step, beside the dense plan
 // and the ideal (density x dense). What `waferlab-cli bench sparsity` prints and plots and the
 // app's Model window shows ("Density"): both run this.

@@ -1,4 +1,4 @@
-// sparsity.h: unstructured weight sparsity on the mesh (issue 17): inference, and training with the mask fixed.
+// sparsity.h: unstructured weight sparsity on the mesh: inference, and training with the mask fixed.
 //
 // Host side: prune_mask() picks which weights of one matrix stay (the largest |w|, or a seeded
 // random choice), at density 1 - S; prune_linear_weights() zeroes the rest in every block's four

@@ -92,7 +92,7 @@ struct SwarmXWork {                // the next unit of a sliced step, for a prog
 
 class SwarmX {
 public:
-    // Each wafer in this process is a whole Machine; four covers the 2-4 and keeps memory in check.
+    // Each wafer in this process is a whole Machine; four shows data parallelism's 2- and 4-way cases and keeps memory in check.
     static constexpr int kMaxWafers = 4;
     // plan.train must be true; model's config the plan's. Throws std::invalid_argument outside 1..kMaxWafers.
     SwarmX(const MeshPlan& plan, const wl::gpt::GPT& model, int wafers, wl::RunMode mode = wl::RunMode::Fast,

@@ -30,7 +30,7 @@ TEST(FitAdvice, TooSmallAMeshSuggestsTheSmallestLargerOneThatFits) {
               plan_model(streamed, 16, 16, kernels(), kSram, true).ok) << advice;
 }
 
-// gpt-micro (4 layers, C = 128) with a context of 32 trains on 32x32 only streamed (issue 17's case).
+// gpt-micro (4 layers, C = 128) with a context of 32 trains on 32x32 only streamed.
 TEST(FitAdvice, TrainingTriesWeightStreamingFirst) {
     wl::gpt::GPTConfig cfg = config(4, 4, 128, 32, 65);
     ASSERT_TRUE(plan_model(cfg, 32, 32, kernels(), kSram, true).too_big);

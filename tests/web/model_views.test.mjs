@@ -1,4 +1,4 @@
-// The Model window's two views of issue 17 in the browser: Density (gpt-nano's weights, at a quarter
+// The Model window's two views in the browser: Density (gpt-nano's weights, at a quarter
 // of its context and batch, swept to densities 1, 0.5, 0.25 and 0.1 beside the dense plan: one
 // matmul and a training step, cycles and wavelets against the ideal) and Resident vs streaming (one forward both ways). Each runs in units
 // between frames, so frames go on while it works, and a cancel stops it; the figures are the
