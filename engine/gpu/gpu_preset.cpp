@@ -14,7 +14,7 @@ constexpr double kT = 1e12, kG = 1e9, kMB = 1e6, kGB = 1e9;
 const char* kA100Sheet = "NVIDIA A100 Tensor Core GPU datasheet (2020-2022), SXM column";
 const char* kA100Wp = "NVIDIA A100 Tensor Core GPU Architecture whitepaper (2020): 108 SMs, 40 MB L2";
 const char* kH100Sheet = "NVIDIA H100 Tensor Core GPU datasheet, H100 SXM column (sparsity figures halved to dense)";
-const char* kBrief = "WaferLab BRIEF.md GPU presets (vendor figures)";
+const char* kH100Wp = "NVIDIA H100 Tensor Core GPU Architecture whitepaper (2022): 132 SMs on the H100 SXM5, 50 MB L2";
 const char* kDgxA100 = "NVIDIA DGX A100 datasheet: 8x single-port ConnectX-6 200 Gb/s HDR InfiniBand, one per GPU";
 const char* kDgxH100 = "NVIDIA DGX H100 datasheet: 8x ConnectX-7 400 Gb/s NDR InfiniBand, one per GPU";
 const char* kLaunch =
@@ -145,8 +145,8 @@ GpuPreset h100_sxm() {
         {"tf32 tensor peak (dense)", "494.7 TFLOP/s (989 sparse)", kH100Sheet},
         {"bf16 tensor peak (dense)", "989 TFLOP/s (1,979 sparse)", kH100Sheet},
         {"HBM3 bandwidth", "3.35 TB/s", kH100Sheet},
-        {"L2 cache", "50 MB", kBrief},
-        {"SMs", "132", kBrief},
+        {"L2 cache", "50 MB", kH100Wp},
+        {"SMs", "132", kH100Wp},
         {"memory", "80 GB", kH100Sheet},
         {"NVLink", "900 GB/s total (450 GB/s each way)", kH100Sheet},
         {"InfiniBand per GPU", "400 Gb/s = 50 GB/s", kDgxH100},
