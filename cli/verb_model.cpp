@@ -8,6 +8,7 @@
 #include "cli/model_args.h"
 #include "cli/verbs.h"
 
+#include "engine/model/forward_record.h"
 #include "engine/model/mesh_gpt.h"
 
 #include <nlohmann/json.hpp>
@@ -156,34 +157,15 @@ int verb_forward(const Args& args) {
     const int T = int(ids.size());
 
     wl::model::MeshGPT mesh(plan, ref, mode);
-    std::vector<float> logits;
-    const auto t0 = std::chrono::steady_clock::now();
-    if (!mesh.forward(ids.data(), T, &logits)) throw std::runtime_error(mesh.error());
-    const double mesh_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    const auto t1 = std::chrono::steady_clock::now();
-    ref.forward(ids.data(), nullptr, 1, T);
-    const double ref_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
-    size_t same = 0;
-    double max_diff = 0;
-    for (size_t i = 0; i < logits.size(); i++) {
-        same += std::memcmp(&logits[i], &ref.logits()[i], 4) == 0;
-        max_diff = std::max(max_diff, std::fabs(double(logits[i]) - ref.logits()[i]));
-    }
-    const uint64_t cycles = mesh.last_cycles();
-    const double wafer_s = double(cycles) / wl::kClockHz;
+    wl::model::ForwardRecord f;
+    if (!wl::model::forward_checked(mesh, ref, ids, &f)) throw std::runtime_error(mesh.error());
+    const uint64_t cycles = f.cycles;
+    const double wafer_s = double(cycles) / wl::kClockHz, mesh_s = f.mesh_seconds, ref_s = f.reference_seconds;
     if (args.has("json")) {
-        nlohmann::json ops = nlohmann::json::array();
-        for (const auto& r : mesh.last_run())
-            ops.push_back({{"name", r.name}, {"op", r.op}, {"cycles", r.cycles}, {"instructions", r.instructions},
-                           {"pes", r.pes}, {"utilisation", r.utilisation()}, {"hops", r.hops}, {"flops", r.flops},
-                           {"seconds", r.seconds}, {"host_bytes", r.host_bytes}, {"stream_bytes", r.stream_bytes}});
-        nlohmann::json j = {{"model", m.source}, {"T", T}, {"mode", wl::run_mode_name(mode)}, {"cycles", cycles},
-                            {"wafer_seconds", wafer_s}, {"clock_hz", wl::kClockHz}, {"mesh_seconds", mesh_s},
-                            {"reference_seconds", ref_s}, {"logits", logits.size()}, {"logits_identical", same},
-                            {"max_abs_diff", max_diff}, {"host_bytes", mesh.last_host_bytes()},
-                            {"execution", plan.streaming ? "streaming" : "resident"},
-                            {"stream_bytes", mesh.last_stream_bytes()}, {"stream_cycles", mesh.last_stream_cycles()}, {"ops", ops},
-                            {"compile", wl::model::to_json(info)}};
+        nlohmann::json j = wl::model::to_json(f);
+        j["model"] = m.source;
+        j["mode"] = wl::run_mode_name(mode);
+        j["compile"] = wl::model::to_json(info);
         if (sparse) j["sparsity"] = sparsity_json(args, pruned);
         std::printf("%s\n", j.dump().c_str());
         return 0;
@@ -194,21 +176,21 @@ int verb_forward(const Args& args) {
     print_compile(info, stdout);
     std::printf("%-14s %-18s %4s %9s %7s %9s %9s %8s\n", "tensor", "op", "PEs", "cycles", "util", "MFLOP", "hops",
                 "wall ms");
-    for (const auto& r : mesh.last_run())
+    for (const auto& r : f.ops)
         std::printf("%-14s %-18s %4d %9llu %6.1f%% %9.3f %9llu %8.2f\n", r.name.c_str(), r.op.c_str(), r.pes,
                     (unsigned long long)r.cycles, 100 * r.utilisation(), r.flops / 1e6, (unsigned long long)r.hops,
                     1e3 * r.seconds);
     std::printf("total %llu cycles%s = %.1f us at %.2f GHz; wall %.1f ms on the mesh, %.2f ms reference (%.0fx)\n",
                 (unsigned long long)cycles, mode == wl::RunMode::Fast ? " (estimated)" : "", wafer_s * 1e6,
                 wl::kClockHz / 1e9, mesh_s * 1e3, ref_s * 1e3, mesh_s / std::max(ref_s, 1e-9));
-    std::printf("logits: %zu of %zu identical to the reference, max |diff| %.3g\n", same, logits.size(), max_diff);
+    std::printf("logits: %zu of %zu identical to the reference, max |diff| %.3g\n", f.identical, f.logits, f.max_abs_diff);
     std::printf("between ops: %llu bytes of activations through the host (the rest went as wavelets)\n",
-                (unsigned long long)mesh.last_host_bytes());
+                (unsigned long long)f.host_bytes);
     if (plan.streaming)
         std::printf("weights streamed in: %llu bytes over the edge links, %llu of the %llu cycles (%.1f%%); "
                     "docs/weight-streaming.md\n",
-                    (unsigned long long)mesh.last_stream_bytes(), (unsigned long long)mesh.last_stream_cycles(),
-                    (unsigned long long)cycles, 100.0 * double(mesh.last_stream_cycles()) / double(std::max<uint64_t>(cycles, 1)));
+                    (unsigned long long)f.stream_bytes, (unsigned long long)f.stream_cycles,
+                    (unsigned long long)cycles, 100.0 * double(f.stream_cycles) / double(std::max<uint64_t>(cycles, 1)));
     return 0;
 }
 

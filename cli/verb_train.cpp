@@ -207,23 +207,10 @@ int verb_train(const Args& args) {
             train_s += std::chrono::duration<double>(Clock::now() - t0).count();
             trained_tokens += tr->tokens_per_step();
             if (json) {
-                nlohmann::json j = {{"step", tr->step},
-                                    {"loss", st.loss},
-                                    {"grad_norm", st.grad_norm},
-                                    {"tokens_per_s", double(tr->tokens_per_step()) / st.seconds},
-                                    {"step_s", st.seconds},
-                                    {"cycles", st.cycles},
-                                    {"wafer_s", double(st.cycles) / wl::kClockHz},
-                                    {"host_bytes", st.host_bytes},
-                                    {"wafers", st.wafers},
-                                    {"compute_cycles", st.compute_cycles},
-                                    {"swarmx_bytes", st.swarmx_bytes},
-                                    {"swarmx_cycles", st.swarmx_cycles}};
+                nlohmann::json j = wl::model::to_json(st);
+                j["step"] = tr->step;
+                j["tokens_per_s"] = double(tr->tokens_per_step()) / st.seconds;
                 if (sparse) j["density"] = pruned.density();
-                if (mesh->mesh().plan().streaming) {
-                    j["stream_bytes"] = st.stream_bytes;
-                    j["stream_cycles"] = st.stream_cycles;
-                }
                 std::printf("%s\n", j.dump().c_str());
                 std::fflush(stdout);
             }

@@ -145,15 +145,10 @@ std::vector<PlanStage> plan_stages(const wl::model::MeshPlan& p) {
 
 
 nlohmann::json to_json(const ForwardReport& f) {
-    nlohmann::json ops = nlohmann::json::array();
-    for (const auto& r : f.ops)
-        ops.push_back({{"name", r.name}, {"op", r.op}, {"cycles", r.cycles}, {"instructions", r.instructions},
-                       {"pes", r.pes}, {"utilisation", r.utilisation()}, {"hops", r.hops}, {"flops", r.flops},
-                       {"seconds", r.seconds}, {"stream_bytes", r.stream_bytes}});
-    return {{"prompt", f.prompt}, {"T", f.T}, {"cycles", f.cycles}, {"clock_hz", wl::kClockHz},
-            {"wafer_seconds", double(f.cycles) / wl::kClockHz}, {"mesh_seconds", f.mesh_seconds},
-            {"reference_seconds", f.reference_seconds}, {"logits", f.logits}, {"logits_identical", f.identical},
-            {"max_abs_diff", f.max_abs_diff}, {"ops", ops}};
+    nlohmann::json j = wl::model::to_json(f.run);
+    j["prompt"] = f.prompt;
+    j["logits"] = f.run.logits;
+    return j;
 }
 
 // Text a model made may split a multi-byte character between tokens: invalid UTF-8 becomes U+FFFD
@@ -322,23 +317,9 @@ bool ModelSession::forward(const std::string& prompt) {
     if (int(ids.size()) > model_->maxT) ids.erase(ids.begin(), ids.end() - model_->maxT);
     ForwardReport f;
     f.prompt = prompt;
-    f.T = int(ids.size());
-    std::vector<float> logits;
-    const auto t0 = Clock::now();
-    if (!mesh_->forward(ids.data(), f.T, &logits)) {
+    if (!wl::model::forward_checked(*mesh_, *model_, ids, &f.run)) {
         error_ = mesh_->error();
         return false;
-    }
-    f.mesh_seconds = since(t0);
-    f.ops = mesh_->last_run();
-    f.cycles = mesh_->last_cycles();
-    const auto t1 = Clock::now();
-    model_->forward(ids.data(), nullptr, 1, f.T);
-    f.reference_seconds = since(t1);
-    f.logits = logits.size();
-    for (size_t i = 0; i < logits.size(); i++) {
-        f.identical += std::memcmp(&logits[i], &model_->logits()[i], sizeof(float)) == 0;
-        f.max_abs_diff = std::max(f.max_abs_diff, std::fabs(double(logits[i]) - double(model_->logits()[i])));
     }
     forward_ = std::move(f);
     have_forward_ = true;

@@ -14,6 +14,7 @@
 #include "engine/gpt/rng.h"
 #include "engine/gpt/sampler.h"
 #include "engine/gpt/tokenizer.h"
+#include "engine/model/forward_record.h"
 #include "engine/model/mesh_gpt.h"
 #include "engine/model/mesh_plan.h"
 #include "engine/model/plan_cache.h"
@@ -43,12 +44,7 @@ struct SramEntry {                                // one symbol of a PE's progra
 
 struct ForwardReport {                            // the last forward pass
     std::string prompt;
-    int T = 0;                                    // tokens run (the prompt's last block_size)
-    std::vector<wl::model::OpRun> ops;            // per op: cycles, utilisation, hops, FLOPs, wall time
-    uint64_t cycles = 0;                          // their sum (fast mode: estimated)
-    double mesh_seconds = 0, reference_seconds = 0;   // host wall time of each
-    size_t logits = 0, identical = 0;             // logits compared, and how many are bit-identical
-    double max_abs_diff = 0;
+    wl::model::ForwardRecord run;                 // its prompt's last block_size tokens, against the reference
 };
 
 struct Generation {                               // text generation, one token per step()

@@ -721,8 +721,9 @@ void ModelWindow::draw_forward() {
     mark("forward_button");
     if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
         ImGui::SetTooltip("one forward pass over the prompt on the mesh (fast mode), then the reference's, logit by logit");
-    const ForwardReport* f = session_.last_forward();
-    if (!f) return;
+    const ForwardReport* report = session_.last_forward();
+    if (!report) return;
+    const wl::model::ForwardRecord* f = &report->run;
     const double wafer_s = double(f->cycles) / wl::kClockHz;
     ImGui::TextWrapped("T = %d: %llu cycles (estimated in fast mode) = %s at %.2f GHz; wall %s on the mesh, %s reference",
                        f->T, (unsigned long long)f->cycles, format_seconds(wafer_s).c_str(), wl::kClockHz / 1e9,
@@ -730,9 +731,7 @@ void ModelWindow::draw_forward() {
     ImGui::TextColored(f->identical == f->logits ? kGoodText : kWarnText, "logits: %zu of %zu bit-identical to the reference (max |diff| %.3g)",
                        f->identical, f->logits, f->max_abs_diff);
     mark("logits_check");
-    uint64_t stream_bytes = 0, stream_cycles = 0;
-    for (const wl::model::OpRun& r : f->ops)
-        if (r.stream_bytes) stream_bytes += r.stream_bytes, stream_cycles += r.cycles;
+    const uint64_t stream_bytes = f->stream_bytes, stream_cycles = f->stream_cycles;
     if (stream_bytes)
         ImGui::TextWrapped("weights streamed in over the mesh's edge: %llu bytes, %llu of the %llu cycles (%.0f%%): a layer "
                            "waits for its largest op's weights at %.3f bytes a cycle per edge link (docs/weight-streaming.md)",
@@ -784,7 +783,8 @@ void ModelWindow::draw_animation() {
         ImGui::TextDisabled("animate: any op again in cycle mode, its wavelets on the canvas (a button per row below)");
         return;
     }
-    const ForwardReport* f = session_.last_forward();
+    const ForwardReport* report = session_.last_forward();
+    const wl::model::ForwardRecord* f = report ? &report->run : nullptr;
     const auto& ops = session_.plan()->ops;
     uint64_t fast = 0;
     for (size_t i = 0; f && i < f->ops.size() && i < ops.size(); ++i)

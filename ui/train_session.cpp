@@ -571,29 +571,16 @@ std::optional<double> TrainSession::job_progress() const {
 
 // The last step: its time split into compute (of which streaming) and SwarmX's, and each wafer's part.
 nlohmann::json TrainSession::last_json() const {
-    using nlohmann::json;
-    const double clock = wl::kClockHz;
-    json wafers = json::array();
-    for (size_t k = 0; k < last_.shards.size(); k++) {
-        const wl::model::SwarmXShard& sh = last_.shards[k];
+    nlohmann::json j = wl::model::to_json(last_);   // the engine's step record; each wafer's PEs added here
+    for (size_t k = 0; k < last_.shards.size() && k < busy_.size(); k++) {
         uint64_t active = 0, busy = 0, most = 0;
-        if (k < busy_.size())
-            for (uint64_t b : busy_[k]) active += b > 0, busy += b, most = std::max(most, b);
-        wafers.push_back({{"loss", sh.loss}, {"cycles", sh.cycles}, {"stream_cycles", sh.stream_cycles}, {"stream_bytes", sh.stream_bytes},
-                          {"pes_active", active}, {"busy_cycles", busy}, {"busy_max", most}});
+        for (uint64_t b : busy_[k]) active += b > 0, busy += b, most = std::max(most, b);
+        j["shards"][k]["pes_active"] = active;
+        j["shards"][k]["busy_cycles"] = busy;
+        j["shards"][k]["busy_max"] = most;
     }
-    return {{"loss", last_.loss},
-            {"grad_norm", last_.grad_norm},
-            {"cycles", last_.cycles},
-            {"wafer_s", double(last_.cycles) / clock},
-            {"seconds", last_.seconds},
-            {"compute_cycles", last_.compute_cycles},
-            {"stream_cycles", last_.stream_cycles},
-            {"stream_bytes", last_.stream_bytes},
-            {"swarmx_cycles", last_.swarmx_cycles},
-            {"swarmx_bytes", last_.swarmx_bytes},
-            {"wafers", wafers},
-            {"units", last_units_}};
+    j["units"] = last_units_;
+    return j;
 }
 
 nlohmann::json TrainSession::to_json() const {

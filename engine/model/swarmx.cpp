@@ -7,9 +7,30 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <nlohmann/json.hpp>
 #include <stdexcept>
 
 namespace wl::model {
+
+nlohmann::json to_json(const SwarmXStep& s) {
+    nlohmann::json shards = nlohmann::json::array();
+    for (const SwarmXShard& sh : s.shards)
+        shards.push_back({{"loss", sh.loss}, {"cycles", sh.cycles}, {"stream_bytes", sh.stream_bytes}, {"stream_cycles", sh.stream_cycles}});
+    return {{"loss", s.loss},
+            {"grad_norm", s.grad_norm},
+            {"cycles", s.cycles},
+            {"wafer_s", double(s.cycles) / kClockHz},
+            {"step_s", s.seconds},
+            {"instructions", s.instructions},
+            {"host_bytes", s.host_bytes},
+            {"compute_cycles", s.compute_cycles},
+            {"stream_bytes", s.stream_bytes},
+            {"stream_cycles", s.stream_cycles},
+            {"swarmx_bytes", s.swarmx_bytes},
+            {"swarmx_cycles", s.swarmx_cycles},
+            {"wafers", s.wafers},
+            {"shards", shards}};
+}
 
 SwarmXLinks cs_links() {
     return {wse2_facts().io_bytes_per_s, kClockHz};

@@ -37,6 +37,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <vector>
 
@@ -78,6 +79,11 @@ struct SwarmXStep {
     double seconds = 0;            // host wall time: every wafer, one after another, and the reduction
     std::vector<SwarmXShard> shards;   // by wafer
 };
+// One training step as `waferlab-cli train --on-mesh --json` prints it and train_state().last
+// carries it: {loss, grad_norm, cycles, wafer_s (at kClockHz), step_s, instructions, host_bytes,
+// compute_cycles, stream_bytes, stream_cycles, swarmx_bytes, swarmx_cycles, wafers, shards:
+// [{loss, cycles, stream_bytes, stream_cycles}]}.
+nlohmann::json to_json(const SwarmXStep& s);
 
 // Where a sliced step is: a wafer's shard (forward and backward), the reduce and broadcast, a
 // wafer's update (norm, clipping, AdamW), or the check that every wafer holds the same weights.

@@ -63,7 +63,7 @@ TEST(ModelSession, AModelThatDoesNotFitIsAnErrorAndTheSessionKeepsWorking) {
     ASSERT_TRUE(s.compiled());
     EXPECT_EQ(s.config_name(), "gpt-nano");
     EXPECT_TRUE(s.forward("Once")) << s.error();
-    EXPECT_EQ(s.last_forward()->identical, s.last_forward()->logits);
+    EXPECT_EQ(s.last_forward()->run.identical, s.last_forward()->run.logits);
 }
 
 TEST_F(ModelSessionTest, TheStagesAreTheCompilersSixWithARowPerOp) {
@@ -117,8 +117,8 @@ TEST_F(ModelSessionTest, APeKnowsItsOpAndItsSramMap) {
 TEST_F(ModelSessionTest, AForwardOnTheMeshGivesTheReferencesLogitsBitForBit) {
     const std::string prompt = "Once upon a time there was a little";
     ASSERT_TRUE(s_->forward(prompt)) << s_->error();
-    const wlui::ForwardReport* f = s_->last_forward();
-    ASSERT_NE(f, nullptr);
+    ASSERT_NE(s_->last_forward(), nullptr);
+    const wl::model::ForwardRecord* f = &s_->last_forward()->run;
     EXPECT_EQ(f->T, int(prompt.size()));   // one character, one token
     EXPECT_EQ(f->logits, size_t(f->T) * size_t(s_->plan()->cfg.vocab_size));
     EXPECT_EQ(f->identical, f->logits) << "max |diff| " << f->max_abs_diff;
@@ -133,7 +133,7 @@ TEST_F(ModelSessionTest, AForwardOnTheMeshGivesTheReferencesLogitsBitForBit) {
     EXPECT_EQ(sum, f->cycles);
     EXPECT_FALSE(s_->forward("Once \x01"));   // a character the tokenizer does not know
     EXPECT_NE(s_->error().find("prompt"), std::string::npos) << s_->error();
-    EXPECT_EQ(s_->last_forward()->T, int(prompt.size()));   // the last good forward stays
+    EXPECT_EQ(s_->last_forward()->run.T, int(prompt.size()));   // the last good forward stays
 }
 
 TEST_F(ModelSessionTest, GenerationMakesOneTokenPerStepAndTheReferencesTokens) {
@@ -205,7 +205,7 @@ TEST_F(ModelSessionTest, ThePlacementColoursEachOpsPesByItsKindOrItsLayer) {
 // Each op again in cycle mode on a copy of the machine: its output is the fast run's, bit for bit.
 TEST_F(ModelSessionTest, EveryOpAnimatedInCycleModeGivesTheFastRunsOutput) {
     ASSERT_TRUE(s_->forward("Once")) << s_->error();
-    const wlui::ForwardReport f = *s_->last_forward();
+    const wl::model::ForwardRecord f = s_->last_forward()->run;
     wlui::OpAnimation a;
     for (size_t i = 0; i < s_->plan()->ops.size(); i++) {
         const auto& op = s_->plan()->ops[i];
@@ -239,7 +239,7 @@ TEST(ModelSession, AStreamedLayerAndItsOpsReplayInCycleMode) {
         << s.error();
     ASSERT_TRUE(s.plan()->streaming);
     ASSERT_TRUE(s.forward("Once upon")) << s.error();
-    const wlui::ForwardReport f = *s.last_forward();
+    const wl::model::ForwardRecord f = s.last_forward()->run;
     uint64_t streamed = 0;
     for (const auto& r : f.ops)
         if (r.name == "l1.weights") streamed = r.cycles;
@@ -283,5 +283,5 @@ TEST(ModelSession, TheSecondCompileIsCachedAndAShapeChangeRecompiles) {
     EXPECT_FALSE(s.compile_info().cached);
     EXPECT_EQ(s.compile_info().reason, "--no-cache");
     EXPECT_TRUE(s.forward("Once")) << s.error();
-    EXPECT_EQ(s.last_forward()->identical, s.last_forward()->logits);
+    EXPECT_EQ(s.last_forward()->run.identical, s.last_forward()->run.logits);
 }

@@ -204,8 +204,9 @@ test('two wafers: two panels side by side, the one-wafer loss, a batch that does
   assert.equal(t.status, 'done', t.error);
   assert.equal(t.wafers, 2);
   assert.ok(Math.abs(t.losses[0] - one.losses[0]) <= 1e-5 * one.losses[0], `${t.losses[0]} vs ${one.losses[0]} on one wafer`);
-  assert.equal(t.last.wafers.length, 2);
-  for (const w of t.last.wafers) assert.ok(w.cycles > 0 && w.pes_active > 0, JSON.stringify(w));
+  assert.equal(t.last.wafers, 2);
+  assert.equal(t.last.shards.length, 2);
+  for (const w of t.last.shards) assert.ok(w.cycles > 0 && w.pes_active > 0, JSON.stringify(w));
   assert.ok(t.last.swarmx_bytes > 0 && t.last.cycles === t.last.compute_cycles + t.last.swarmx_cycles);
   for (const u of ['wafer 1 of 2: forward', 'wafer 2 of 2: forward', 'wafer 2 of 2: backward',
                    'SwarmX: the 2 wafers\' gradients summed, the sum broadcast back', 'wafer 1 of 2: optimiser', 'wafer 2 of 2: optimiser'])

@@ -1,0 +1,66 @@
+// forward_record.cpp: see forward_record.h.
+#include "engine/model/forward_record.h"
+
+#include "engine/fabric/wafer.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <nlohmann/json.hpp>
+
+namespace wl::model {
+
+bool forward_checked(MeshGPT& mesh, gpt::GPT& ref, const std::vector<int>& ids, ForwardRecord* out) {
+    using Clock = std::chrono::steady_clock;
+    const auto since = [](Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); };
+    ForwardRecord f;
+    f.T = int(ids.size());
+    std::vector<float> logits;
+    const auto t0 = Clock::now();
+    if (!mesh.forward(ids.data(), f.T, &logits)) return false;
+    f.mesh_seconds = since(t0);
+    f.ops = mesh.last_run();
+    f.cycles = mesh.last_cycles();
+    f.host_bytes = mesh.last_host_bytes();
+    f.streaming = mesh.plan().streaming;
+    f.stream_bytes = mesh.last_stream_bytes();
+    f.stream_cycles = mesh.last_stream_cycles();
+    const auto t1 = Clock::now();
+    ref.forward(ids.data(), nullptr, 1, f.T);
+    f.reference_seconds = since(t1);
+    f.logits = logits.size();
+    for (size_t i = 0; i < logits.size(); i++) {
+        f.identical += std::memcmp(&logits[i], &ref.logits()[i], sizeof(float)) == 0;
+        f.max_abs_diff = std::max(f.max_abs_diff, std::fabs(double(logits[i]) - double(ref.logits()[i])));
+    }
+    *out = std::move(f);
+    return true;
+}
+
+nlohmann::json to_json(const OpRun& r) {
+    return {{"name", r.name},   {"op", r.op},       {"cycles", r.cycles},   {"instructions", r.instructions},
+            {"pes", r.pes},     {"utilisation", r.utilisation()},           {"hops", r.hops},
+            {"flops", r.flops}, {"seconds", r.seconds}, {"host_bytes", r.host_bytes}, {"stream_bytes", r.stream_bytes}};
+}
+
+nlohmann::json to_json(const ForwardRecord& f) {
+    nlohmann::json ops = nlohmann::json::array();
+    for (const OpRun& r : f.ops) ops.push_back(to_json(r));
+    return {{"T", f.T},
+            {"cycles", f.cycles},
+            {"clock_hz", kClockHz},
+            {"wafer_seconds", double(f.cycles) / kClockHz},
+            {"mesh_seconds", f.mesh_seconds},
+            {"reference_seconds", f.reference_seconds},
+            {"logits", f.logits},
+            {"logits_identical", f.identical},
+            {"max_abs_diff", f.max_abs_diff},
+            {"host_bytes", f.host_bytes},
+            {"execution", f.streaming ? "streaming" : "resident"},
+            {"stream_bytes", f.stream_bytes},
+            {"stream_cycles", f.stream_cycles},
+            {"ops", ops}};
+}
+
+}  // namespace wl::model

@@ -1,0 +1,38 @@
+// forward_record.h: one forward pass on the mesh, checked against the reference, as one record:
+// what `waferlab-cli forward --json`, the JS API's forward() and the app's Model window report,
+// through one to_json (docs/js-api.md, docs/model-compiler.md).
+//
+//   ForwardRecord r;
+//   if (!forward_checked(mesh, model, ids, &r)) report(mesh.error());
+//   print(to_json(r));   // {T, cycles, clock_hz, wafer_seconds, mesh_seconds, ..., ops: [...]}
+#pragma once
+#include "engine/gpt/gpt.h"
+#include "engine/model/mesh_gpt.h"
+
+#include <nlohmann/json_fwd.hpp>
+
+#include <cstdint>
+#include <vector>
+
+namespace wl::model {
+
+struct ForwardRecord {
+    int T = 0;                          // tokens run
+    uint64_t cycles = 0;                // emulated, every op (fast mode: estimated)
+    double mesh_seconds = 0, reference_seconds = 0;   // host wall time of each
+    size_t logits = 0, identical = 0;   // logits compared, and how many are bit-identical
+    double max_abs_diff = 0;
+    uint64_t host_bytes = 0;            // activation bytes the host copied between ops
+    bool streaming = false;             // the plan's execution
+    uint64_t stream_bytes = 0, stream_cycles = 0;   // streaming: the weights brought in, and their cycles
+    std::vector<OpRun> ops;             // per op, in order
+};
+
+// Runs ids on the mesh and then on the reference, and compares the logits bit for bit. False
+// when the mesh faults (mesh.error() says where); ref's logits are then its last forward's.
+bool forward_checked(MeshGPT& mesh, gpt::GPT& ref, const std::vector<int>& ids, ForwardRecord* out);
+
+nlohmann::json to_json(const OpRun& r);           // {name, op, cycles, instructions, pes, utilisation, hops, flops, seconds, host_bytes, stream_bytes}
+nlohmann::json to_json(const ForwardRecord& f);   // times at wl::kClockHz
+
+}  // namespace wl::model
