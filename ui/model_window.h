@@ -70,6 +70,13 @@ public:
     // next, the one the panel names in the same frame (whatever ran since: units, hook calls).
     const PeOverlay* canvas_overlay();
 
+    // The start screen's "Train a GPT on the wafer": opens the window and starts a run with the Train
+    // section's settings (false, with the reason in train_error(), if it cannot start).
+    bool train_now() {
+        open = true;
+        return start_training();
+    }
+
     // A text file to train on (a drop or the picker): false, with the reason in train_error(), when
     // it is refused (empty, binary, too big); the run goes on either way. Opens the window.
     bool train_text(const std::string& name, const std::string& text);
