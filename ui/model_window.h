@@ -22,6 +22,7 @@
 #include "ui/model_session.h"
 #include "ui/op_animation.h"
 #include "ui/placement_overlay.h"
+#include "ui/train_guide.h"
 #include "ui/train_session.h"
 
 #include "engine/model/density_sweep.h"
@@ -126,6 +127,8 @@ private:
     void draw_train();
     void draw_loss_plot();
     void draw_step_time();               // the last step's time: compute, streaming, SwarmX
+    void draw_train_guide();             // what the lit row does, why it runs alone, the loss, the terms
+    void guide_term(const char* term);   // a term of the guide, its glossary entry on hover
     void draw_wafer_panels();            // a panel per wafer: its loss share, cycles, busy heatmap
     bool training_shown() const { return train_shown_ && train_.has_run(); }
     bool start_training();               // the Train section's settings
@@ -177,6 +180,8 @@ private:
     std::string train_overlay_key_;      // the op and phase it was built for
     std::string shown_canvas_, shown_panel_;   // the training op the canvas lit and the panel named, last frame (state())
     std::optional<double> shown_bar_;          // and its progress bar's fraction; none drawn between jobs
+    std::optional<TrainGuide> shown_guide_;    // the guide drawn last frame (state().model.train.guide)
+    std::string guide_hovered_;                // the guide's term under the mouse last frame
     std::string train_notice_;           // the Train section's last message (saved, refused ...)
     char train_path_[512] = "gpt-nano-mesh.ckpt";   // native: where Save checkpoint writes
     char text_path_[512] = {};           // native: a text file to train on
