@@ -289,7 +289,7 @@ void App::frame(bool drawn) {
     if (show_editor_) editor_window();
     if (show_log_) log_window();
     help_.draw(places_);
-    if (show_compare_) compare_.draw(&show_compare_, loaded_kernel());
+    if (show_compare_) compare_.draw(&show_compare_, loaded_kernel(), model_.shown_run());
     model_.frame(canvas_);
     if (!embed_ && !model_.on_canvas() && canvas_.selected() && canvas_.selected() != inspected_) show_inspector_ = true;
     inspected_ = canvas_.selected();
@@ -958,7 +958,7 @@ json App::state() const {
         {"compare_window", {{"term", compare_.hovered_term().empty() ? json(nullptr) : json(compare_.hovered_term())},
                             {"terms", json::object()}, {"axis_ticks", compare_.axis_ticks()},
                             {"view", compare_.view() == CompareWindow::View::Kernel ? "kernel" : "gpt"},
-                            {"kernel", compare_.kernel_state()}}},
+                            {"kernel", compare_.kernel_state()}, {"gpt", compare_.gpt_state()}}},
         {"example", example_.empty() ? json(nullptr) : json(example_)},
         {"examples", example_names()},
         {"example_summaries", json::object()},

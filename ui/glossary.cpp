@@ -52,6 +52,12 @@ const char* glossary(std::string_view term) {
         {"sparsity", "the fraction of the blocks' linear weights that are zero: the wafer's matmuls skip them; the "
                      "GPU's dense kernels do not, and only 2:4 structured sparsity doubles its tensor-core math "
                      "(docs/gpu-model.md)"},
+        {"the run on screen", "on: the comparison is of the Model window's GPT (its training run, or else its compiled "
+                              "model): its config, vocabulary, mesh, batch and weights, and its measured step; off: the "
+                              "model and settings picked here"},
+        {"measured", "the run's last training step as the emulator timed it: its wafer cycles (the slowest wafer's launches, "
+                     "streams and SwarmX) at the WSE clock. The analytical estimate above is the cost model's for the same "
+                     "step on the same mesh"},
         {"log scale", "on: bar lengths on a log axis over six decades, so small ops stay visible; off: lengths proportional to time"},
         {"compute-bound", "the op's time is set by arithmetic: FLOPs / (peak FLOP/s x efficiency) is its largest term"},
         {"memory-bound", "the op's time is set by moving data: bytes / (memory bandwidth x efficiency) is its largest term"},

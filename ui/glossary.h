@@ -18,7 +18,7 @@ inline constexpr const char* kInspectorTerms[] = {
 // Every term the Wafer vs GPU window labels.
 inline constexpr const char* kCompareTerms[] = {"model", "GPU", "profile", "batch (0: config)", "GPUs", "inference", "log scale",
                                                 "compute-bound", "memory-bound", "launch-bound", "roofline", "% of peak", "mesh", "emulated",
-                                                "wafer weights", "sparsity"};
+                                                "wafer weights", "sparsity", "the run on screen", "measured"};
 
 // The Train section's words (its guide shows each with its entry on hover).
 inline constexpr const char* kTrainTerms[] = {"resident", "streaming", "wafers", "grad norm", "TRAIN = 1", "models/kernels/",

@@ -44,6 +44,30 @@ bool ModelWindow::start_training() {
     return true;
 }
 
+std::optional<ShownRun> ModelWindow::shown_run() const {
+    ShownRun r;
+    if (train_.has_run()) {
+        const TrainSettings& s = train_.settings();
+        r.config = std::filesystem::path(s.config).stem().string();
+        r.cfg = train_.trainer()->cfg;
+        r.mesh_w = s.mesh_w, r.mesh_h = s.mesh_h;
+        r.streaming = train_.streaming();
+        r.training = true;
+        r.wafers = train_.swarm()->wafers();
+        r.step = train_.step();
+        r.step_cycles = train_.losses().empty() ? 0 : train_.last_step().cycles;
+        return r;
+    }
+    if (const wl::model::MeshPlan* p = session_.compiled() ? session_.plan() : nullptr) {
+        r.config = std::filesystem::path(config_).stem().string();
+        r.cfg = p->cfg;
+        r.mesh_w = p->mesh_w, r.mesh_h = p->mesh_h;
+        r.streaming = p->streaming;
+        return r;
+    }
+    return std::nullopt;
+}
+
 bool ModelWindow::train_text(const std::string& name, const std::string& text) {
     open = true;
     if (!train_.set_text(name, text)) {

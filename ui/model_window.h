@@ -18,6 +18,7 @@
 //   if (w.on_canvas()) canvas.draw(w.mesh(), w.machine(), w.canvas_overlay());
 //   after drawing: w.work_tick(budget_ms);  // training's launches, the sweep's units, while the GPU draws
 #pragma once
+#include "ui/compare_window.h"
 #include "ui/mesh_canvas.h"
 #include "ui/model_session.h"
 #include "ui/op_animation.h"
@@ -70,6 +71,9 @@ public:
     // Called as the canvas is drawn: a training run's overlay is brought up to the op that runs
     // next, the one the panel names in the same frame (whatever ran since: units, hook calls).
     const PeOverlay* canvas_overlay();
+
+    // The GPT on screen, for Wafer vs GPU: the training run (from its start), else the compiled model.
+    std::optional<ShownRun> shown_run() const;
 
     // The start screen's "Train a GPT on the wafer": opens the window and starts a run with the Train
     // section's settings (false, with the reason in train_error(), if it cannot start).
