@@ -49,6 +49,7 @@ App::App(const AppOptions& opt) : asset_dir_(opt.asset_dir), developer_(opt.deve
     };
     start(opt.example);   // the saved workspace, or the requested example (app_files.cpp)
     if (opt.lesson) lessons_start(opt.lesson);
+    else if (fresh_start_ && opt.start_screen && !embed_) open_start_screen();
     if (!opt.example.empty() && example_ == opt.example) {
         if (opt.run_cycles == UINT64_MAX) runner_.run_to_end();
         else if (opt.run_cycles) runner_.step(opt.run_cycles);
@@ -288,7 +289,7 @@ void App::frame(bool drawn) {
     if (show_editor_) editor_window();
     if (show_log_) log_window();
     help_.draw(places_);
-    if (show_compare_) compare_.draw(&show_compare_, loaded_kernel());
+    if (show_compare_) compare_.draw(&show_compare_, loaded_kernel(), model_.shown_run());
     model_.frame(canvas_);
     if (!embed_ && !model_.on_canvas() && canvas_.selected() && canvas_.selected() != inspected_) show_inspector_ = true;
     inspected_ = canvas_.selected();
@@ -301,6 +302,7 @@ void App::frame(bool drawn) {
     if (show_stats_) stats_.draw(&show_stats_, runner_.run(), runner_.timeline());
     if (show_about_) about_window();
     lessons_frame();
+    start_frame();
     discard_popup();
     files_frame();
     if (show_demo_) ImGui::ShowDemoWindow(&show_demo_);
@@ -457,6 +459,8 @@ void App::menu_bar() {
         if (ImGui::MenuItem("What am I looking at?", "F1")) help_.open();
         if (ImGui::MenuItem("Take the tour")) start_tour();
         mark_item("menu_tour");
+        if (ImGui::MenuItem("Start screen", nullptr, start_.is_open())) open_start_screen();
+        mark_item("menu_start");
         if (ImGui::MenuItem("About WaferLab")) show_about_ = true;
         ImGui::EndMenu();
     }
@@ -626,6 +630,38 @@ void App::about_window() {
         ImGui::TextDisabled("Built with Dear ImGui %s and SDL2.", IMGUI_VERSION);
     }
     ImGui::End();
+}
+
+// [SECTION] the start screen
+
+void App::open_start_screen() {
+    start_.open();
+    start_seen_ = start_context();
+}
+
+std::string App::start_context() const {
+    char b[96];
+    std::snprintf(b, sizeof b, "%d%d%d%d|%llu|", int(runner_.loaded()), int(show_lessons_), int(model_.open), int(help_.touring()),
+                  (unsigned long long)doc_.buffer().version());
+    return b + doc_.name();
+}
+
+void App::start_frame() {
+    if (!start_.is_open()) return;
+    // Anything else opened since (a share link, a script's example, a file dropped): it has done its job.
+    if (start_context() != start_seen_) return start_.close();
+    const StartScreen::Pick p = start_.draw(example_names(), [this](const std::string& n) -> const std::string& { return example_summary(n); });
+    for (const auto& [name, r] : start_.places()) drawn_[name] = r;
+    switch (p.action) {
+    case StartScreen::Action::Lesson: lessons_start(1); break;
+    case StartScreen::Action::Train: model_.train_now(); break;
+    case StartScreen::Action::Example:
+        if (lesson_replaces_work()) pending_example_ = p.example;   // asks first, as the Examples menu does
+        else load_example(p.example);
+        break;
+    case StartScreen::Action::Tour: start_tour(); break;
+    case StartScreen::Action::None: break;
+    }
 }
 
 // [SECTION] run controls
@@ -898,6 +934,7 @@ json App::state() const {
         {"view", {{"zoom", canvas_.zoom()}}},
         {"canvas", canvas_.state()},
         {"about_open", show_about_},
+        {"start_screen", {{"open", start_.is_open()}, {"page", start_.page() == StartScreen::Page::Actions ? "actions" : "examples"}}},
         {"help", {{"open", help_.is_open()}, {"tour_step", help_.touring() ? json(help_.tour_step()) : json(nullptr)},
                   {"spot", help_.touring() ? json{{"x", help_.spot_min().x}, {"y", help_.spot_min().y},
                                                    {"w", help_.spot_max().x - help_.spot_min().x}, {"h", help_.spot_max().y - help_.spot_min().y}}
@@ -922,7 +959,7 @@ json App::state() const {
         {"compare_window", {{"term", compare_.hovered_term().empty() ? json(nullptr) : json(compare_.hovered_term())},
                             {"terms", json::object()}, {"axis_ticks", compare_.axis_ticks()},
                             {"view", compare_.view() == CompareWindow::View::Kernel ? "kernel" : "gpt"},
-                            {"kernel", compare_.kernel_state()}}},
+                            {"kernel", compare_.kernel_state()}, {"gpt", compare_.gpt_state()}}},
         {"example", example_.empty() ? json(nullptr) : json(example_)},
         {"examples", example_names()},
         {"example_summaries", json::object()},

@@ -18,6 +18,7 @@
 #include "ui/run_controller.h"
 #include "ui/run_gate.h"
 #include "ui/share_state.h"
+#include "ui/start_screen.h"
 #include "ui/stats_window.h"
 
 #include <chrono>
@@ -43,6 +44,8 @@ struct AppOptions {
     bool developer = false;              // developer tools in the menus (--dev, ?dev=1): the Dear ImGui demo
     bool embed = false;                  // a minimal frame for embedding (--embed, ?embed=1): canvas and a compact run bar
     bool embed_editor = false;           // ...with the editor beside it (--editor, &editor=1)
+    bool start_screen = true;            // a first visit (no saved workspace, nothing asked for) opens on the
+                                         // start screen; --no-start, ?start=0: the empty mesh instead
 };
 
 class App {
@@ -135,6 +138,13 @@ private:
     std::string not_compiled() const;            // "not compiled: 1 error at 44:13" while the editor's text cannot run, else ""
     std::string run_status() const;              // what the toolbar says: "running", "ready: press F5 ...", a refusal
     void start_tour();                           // loads hello when nothing is loaded
+    // [start] the start screen: shown on a first visit and from Help; it goes when something else opens.
+    void open_start_screen();
+    void start_frame();
+    std::string start_context() const;           // what is open, cheaply: a change closes the start screen
+    StartScreen start_;
+    std::string start_seen_;                     // start_context() when it opened
+    bool fresh_start_ = false;                   // start() found no saved workspace and opened nothing
     void reveal_source(int line, int col);       // editor to line:col (1-based)
     nlohmann::json error_json() const;
     std::optional<EditorMarker> fault_marker() const;   // the run's fault at its line, while the editor shows the build that ran

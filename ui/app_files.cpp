@@ -82,6 +82,7 @@ void App::start(const std::string& requested_example) {
     // a requested example is written at the first autosave.
     if (plan.open != StartPlan::Open::Example) files_.seen_sig = workspace_sig();
     files_.stored = plan.open == StartPlan::Open::Saved;
+    fresh_start_ = plan.open == StartPlan::Open::Nothing;
 }
 
 void App::restore(const Workspace& ws) {

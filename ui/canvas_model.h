@@ -165,6 +165,8 @@ struct PeOverlay {
     std::vector<Rgba> colour;            // row-major, mesh.size() of them
     std::vector<std::string> label;      // row-major: "l0.qkv: matmul_forward (matmul.wk)", "" for none
     Legend legend;
+    int lit = 0;                         // training_overlay: how many PEs the op running now lights,
+    wl::Rect lit_box{0, 0, 0, 0};        // and the box around them (w = 0: none)
 };
 
 // Everything one frame needs to colour PEs; built once per frame by update().

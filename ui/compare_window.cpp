@@ -63,6 +63,7 @@ void CompareWindow::set(const std::string& model, const std::string& gpu, const 
     profile_ = profile;
     batch_ = batch;
     gpus_ = std::max(1, gpus);
+    follow_ = false;   // a script asked for this config, not the run on screen
     dirty_ = true;
 }
 
@@ -82,7 +83,8 @@ void CompareWindow::set_case(wl::gpu::Execution execution, double sparsity) {
 void CompareWindow::recompute() {
     dirty_ = false;
     try {
-        wl::gpt::GPTConfig cfg = wl::gpt::load_config(models_dir + "/" + model_ + ".yaml");
+        const bool run = following();
+        wl::gpt::GPTConfig cfg = run ? run_->cfg : wl::gpt::load_config(models_dir + "/" + model_ + ".yaml");
         wl::gpu::CompareOptions o;
         o.gpu = gpu_;
         o.profile = profile_;
@@ -95,6 +97,15 @@ void CompareWindow::recompute() {
             o.mesh.w = mesh_w_;
             o.mesh.h = mesh_h_;
             o.kernels_dir = models_dir + "/kernels";
+        }
+        if (run) {   // the run's own shape, mesh, batch and weights
+            o.batch = cfg.batch_size;
+            o.grad_accum = cfg.grad_accum_steps;
+            o.mesh.w = run_->mesh_w;
+            o.mesh.h = run_->mesh_h;
+            o.with_backward = run_->training || !infer_;
+            o.execution = run_->streaming ? wl::gpu::Execution::Streaming : wl::gpu::Execution::Resident;
+            if (o.with_backward) o.kernels_dir.clear();
         }
         cmp_ = wl::gpu::compare(cfg, o);
         ok_ = true;
@@ -119,7 +130,8 @@ void CompareWindow::term_help(const char* term) {
 
 // [SECTION] the window and its tabs
 
-void CompareWindow::draw(bool* open, const LoadedKernel& k) {
+void CompareWindow::draw(bool* open, const LoadedKernel& k, const std::optional<ShownRun>& run) {
+    run_ = run;
     hovered_term_.clear();
     term_rects_.clear();
     axis_ticks_ = 0;
@@ -148,7 +160,7 @@ void CompareWindow::draw(bool* open, const LoadedKernel& k) {
             ImGui::EndTabItem();
         }
         if (tab("GPT step", View::Gpt)) {
-            draw_gpt();
+            draw_gpt(run);
             ImGui::EndTabItem();
         }
         want_view_.reset();
@@ -157,25 +169,54 @@ void CompareWindow::draw(bool* open, const LoadedKernel& k) {
     ImGui::End();
 }
 
-void CompareWindow::draw_gpt() {
+void CompareWindow::draw_gpt(const std::optional<ShownRun>& run) {
+    // The run on screen: what it is, and a box to compare a config of one's own instead.
+    std::string key;
+    if (run) {
+        const wl::gpt::GPTConfig& c = run->cfg;
+        key = run->config + "|" + std::to_string(c.vocab_size) + "|" + std::to_string(run->mesh_w) + "x" + std::to_string(run->mesh_h) + "|" +
+              std::to_string(c.batch_size) + "|" + std::to_string(c.grad_accum_steps) + "|" + std::to_string(run->streaming) + "|" +
+              std::to_string(run->training);
+        if (ImGui::Checkbox("the run on screen", &follow_)) dirty_ = true;
+        term_help("the run on screen");
+        if (follow_) {
+            ImGui::SameLine();
+            ImGui::TextWrapped("%s %s on a %d x %d mesh%s, vocabulary %d%s, batch %d%s, weights %s%s", run->config.c_str(),
+                               run->training ? "training" : "compiled", run->mesh_w, run->mesh_h,
+                               run->wafers > 1 ? (" x " + std::to_string(run->wafers) + " wafers").c_str() : "", c.vocab_size,
+                               run->training ? " (its corpus)" : "", c.batch_size,
+                               c.grad_accum_steps > 1 ? (" x " + std::to_string(c.grad_accum_steps) + " accumulated").c_str() : "",
+                               run->streaming ? "streaming" : "resident",
+                               run->training ? (", step " + std::to_string(run->step)).c_str() : "");
+        }
+    }
+    if (key != run_key_) run_key_ = key, dirty_ = true;
+    const bool follow = following();
+    measured_s_ = follow && run->training && run->step_cycles ? double(run->step_cycles) / wl::gpu::WaferSpec{}.clock_hz : 0.0;
     ImGui::PushItemWidth(140);
-    dirty_ |= combo("model", model_, kModels);
-    term_help("model");
-    ImGui::SameLine();
+    if (!follow) {
+        dirty_ |= combo("model", model_, kModels);
+        term_help("model");
+        ImGui::SameLine();
+    }
     dirty_ |= combo("GPU", gpu_, kGpus);
     term_help("GPU");
     ImGui::SameLine();
     dirty_ |= combo("profile", profile_, kProfiles);
     term_help("profile");
-    dirty_ |= ImGui::InputInt("batch (0: config)", &batch_);
-    term_help("batch (0: config)");
-    ImGui::SameLine();
+    if (!follow) {
+        dirty_ |= ImGui::InputInt("batch (0: config)", &batch_);
+        term_help("batch (0: config)");
+        ImGui::SameLine();
+    }
     dirty_ |= ImGui::InputInt("GPUs", &gpus_);
     term_help("GPUs");
-    ImGui::SameLine();
-    dirty_ |= ImGui::Checkbox("inference", &infer_);
-    term_help("inference");
-    if (infer_) {
+    if (!follow || !run->training) {
+        ImGui::SameLine();
+        dirty_ |= ImGui::Checkbox("inference", &infer_);
+        term_help("inference");
+    }
+    if (infer_ && !follow) {
         ImGui::SameLine();
         char m[32];
         std::snprintf(m, sizeof m, "%dx%d", mesh_w_, mesh_h_);
@@ -189,7 +230,7 @@ void CompareWindow::draw_gpt() {
         }
         term_help("mesh");
     }
-    {
+    if (!follow) {   // a run's weights are as it holds them
         const wl::gpu::Execution cases[] = {wl::gpu::Execution::ByFit, wl::gpu::Execution::Resident,
                                             wl::gpu::Execution::Streaming};
         if (ImGui::BeginCombo("wafer weights", wl::gpu::execution_name(execution_))) {
@@ -199,9 +240,9 @@ void CompareWindow::draw_gpt() {
         }
         term_help("wafer weights");
         ImGui::SameLine();
-        dirty_ |= ImGui::SliderFloat("sparsity", &sparsity_, 0.0f, 0.95f, "%.2f");
-        term_help("sparsity");
     }
+    dirty_ |= ImGui::SliderFloat("sparsity", &sparsity_, 0.0f, 0.95f, "%.2f");
+    term_help("sparsity");
     ImGui::PopItemWidth();
     sparsity_ = std::clamp(sparsity_, 0.0f, 0.95f);
     batch_ = std::max(0, batch_);
@@ -212,6 +253,8 @@ void CompareWindow::draw_gpt() {
         return;
     }
     draw_totals();
+    sentence_ = wl::gpu::projection_sentence(cmp_, measured_s_);
+    ImGui::TextWrapped("%s", sentence_.c_str());
     ImGui::TextWrapped("%s", cmp_.case_sentence.c_str());
     if (sparsity_ <= 0) ImGui::TextWrapped("%s.", wl::gpu::kGpuSparsityNote);
     if (cmp_.gpu_2to4_s > 0)
@@ -230,6 +273,22 @@ json CompareWindow::kernel_state() const {
     if (kernel_status_ == "compared" && kcmp_) j["comparison"] = wl::gpu::to_json(*kcmp_);
     if (!kernel_error_.empty()) j["error"] = kernel_error_;
     return j;
+}
+
+json CompareWindow::gpt_state() const {
+    if (!ok_) return {{"follows_run", following()}, {"error", error_}};
+    const wl::gpu::WaferSpec& m = cmp_.wafer.wafer;
+    return {{"follows_run", following()},
+            {"config", following() ? run_->config : model_},
+            {"mesh", std::to_string(m.w) + "x" + std::to_string(m.h)},
+            {"vocab", cmp_.cfg.vocab_size},
+            {"vocab_assumed", cmp_.vocab_assumed},
+            {"batch", cmp_.wafer.B},
+            {"training", cmp_.wafer.with_backward},
+            {"execution", cmp_.wafer.weight_streaming ? "streaming" : "resident"},
+            {"measured_s", measured_s_ > 0 ? json(measured_s_) : json(nullptr)},
+            {"wafer_s", cmp_.wafer.step_s},
+            {"sentence", sentence_}};
 }
 
 void CompareWindow::draw_kernel(const LoadedKernel& k) {
@@ -396,7 +455,13 @@ void CompareWindow::draw_totals() {
                     wl::gpu::format_seconds(g.allreduce.seconds).c_str(), g.tokens_per_s);
     for (const auto& p : cmp_.projections)
         ImGui::Text("Projection %s: %s per step", p.wafer.id.c_str(), wl::gpu::format_seconds(p.step_s).c_str());
-    if (infer_) {
+    if (measured_s_ > 0) {   // the run on screen's last step, as the emulator measured it
+        ImGui::TextColored(ImColor(kEmulatedCol), "Emulated  %dx%d mesh: %s per step, measured (%llu cycles at %.2f GHz, the run's last step)",
+                           cmp_.wafer.wafer.w, cmp_.wafer.wafer.h, wl::gpu::format_seconds(measured_s_).c_str(),
+                           (unsigned long long)run_->step_cycles, wl::gpu::WaferSpec{}.clock_hz / 1e9);
+        term_help("measured");
+    }
+    if (infer_ && !(following() && run_->training)) {
         const auto& e = cmp_.emulated;
         if (e.ran)
             ImGui::TextColored(ImColor(kEmulatedCol), "Emulated  %dx%d mesh, %d PEs used: %s per forward (B=%d, T=%d; %llu cycles, fast mode)",

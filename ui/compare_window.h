@@ -31,15 +31,31 @@ struct LoadedKernel {
     wl::gpu::KernelWork work;            // what the run counted (when finished without a fault)
 };
 
+// The GPT on screen (the Model window's training run, or else its compiled model). While there is
+// one, the GPT step tab describes it (its config, vocabulary, mesh, batch and measured step) rather
+// than the tab's own pickers, until the user unticks "the run on screen" or a script sets a config.
+struct ShownRun {
+    std::string config;                  // "gpt-nano"
+    wl::gpt::GPTConfig cfg;              // its vocabulary filled in (a training run's: its corpus's)
+    int mesh_w = 0, mesh_h = 0;
+    bool streaming = false;              // the weights stream in (else resident)
+    bool training = false;               // a training run (else a compiled model)
+    int wafers = 1;
+    int64_t step = 0;                    // steps trained so far
+    uint64_t step_cycles = 0;            // the last step's wafer time in emulated cycles (0: none yet)
+};
+
 class CompareWindow {
 public:
     enum class View { Kernel, Gpt };
     CompareWindow();
-    void draw(bool* open, const LoadedKernel& kernel);
+    void draw(bool* open, const LoadedKernel& kernel, const std::optional<ShownRun>& run = std::nullopt);
     void show_view(View v) { want_view_ = v; }   // selects that tab on the next draw
     View view() const { return view_; }          // the tab drawn last frame
     // The kernel view for state(): {name, status: "none" | "not run" | "fault" | "compared", ...the comparison}.
     nlohmann::json kernel_state() const;
+    // The GPT step view for state(): {follows_run, config, mesh, vocab, batch, execution, measured_s, sentence}.
+    nlohmann::json gpt_state() const;
 
     // Settings; changing them through set() (or the widgets) recomputes on the next draw.
     void set(const std::string& model, const std::string& gpu, const std::string& profile = "tuned-bf16",
@@ -61,8 +77,9 @@ private:
     void term_help(const char* term);    // after an item: its glossary entry on hover
     void draw_kernel(const LoadedKernel& k);
     void draw_kernel_bars(const wl::gpu::KernelComparison& c);
-    void draw_gpt();
+    void draw_gpt(const std::optional<ShownRun>& run);
     void recompute();
+    bool following() const { return follow_ && run_; }
     void draw_totals();
     void draw_bars();
     void draw_roofline();
@@ -80,6 +97,11 @@ private:
     int axis_ticks_ = 0;                 // tick labels on the bars' time axis last frame
     std::map<std::string, std::pair<ImVec2, ImVec2>> term_rects_;
     wl::gpu::Comparison cmp_;
+    std::optional<ShownRun> run_;        // the run on screen, this frame
+    bool follow_ = true;                 // describe it (the "the run on screen" box)
+    std::string run_key_;                // what of it the comparison was computed for
+    std::string sentence_;               // the mesh's step against the full-wafer projections
+    double measured_s_ = 0;              // the run's last step, measured (0: none)
     // The kernel view: the comparison of the run last drawn, and what it is of.
     std::optional<View> want_view_;
     View view_ = View::Gpt;

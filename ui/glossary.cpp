@@ -62,6 +62,12 @@ const char* glossary(std::string_view term) {
         {"sparsity", "the fraction of the blocks' linear weights that are zero: the wafer's matmuls skip them; the "
                      "GPU's dense kernels do not, and only 2:4 structured sparsity doubles its tensor-core math "
                      "(docs/gpu-model.md)"},
+        {"the run on screen", "on: the comparison is of the Model window's GPT (its training run, or else its compiled "
+                              "model): its config, vocabulary, mesh, batch and weights, and its measured step; off: the "
+                              "model and settings picked here"},
+        {"measured", "the run's last training step as the emulator timed it: its wafer cycles (the slowest wafer's launches, "
+                     "streams and SwarmX) at the WSE clock. The analytical estimate above is the cost model's for the same "
+                     "step on the same mesh"},
         {"log scale", "on: bar lengths on a log axis over six decades, so small ops stay visible; off: lengths proportional to time"},
         {"compute-bound", "the op's time is set by arithmetic: FLOPs / (peak FLOP/s x efficiency) is its largest term"},
         {"memory-bound", "the op's time is set by moving data: bytes / (memory bandwidth x efficiency) is its largest term"},
@@ -88,6 +94,26 @@ const char* glossary(std::string_view term) {
         {"launch overhead", "the fixed time the host needs to start one GPU kernel (a few microseconds), paid however little "
                             "the kernel does"},
         {"time axis", "seconds, linear from 0: the wafer's measured time and the GPU's modelled time share one scale"},
+        // The Train section's words (the guide beside a training run).
+        {"resident", "every layer's ops have PEs of their own, and their weights, gradients and AdamW moments stay in "
+                     "those PEs' SRAM for the whole run: nothing moves on or off the wafer but the batches"},
+        {"streaming", "weight streaming: one layer's ops serve every layer in turn. Before each, that layer's weights "
+                      "stream in over the mesh's edge, and after its backward its gradients stream out; AdamW runs on "
+                      "them in the store off the wafer (docs/weight-streaming.md)"},
+        {"wafers", "data parallelism: each wafer (a whole emulated mesh) takes its share of the step's batch; SwarmX sums "
+                   "their gradients and sends the sum back, so every wafer makes the same update"},
+        {"grad norm", "the length (L2 norm) of all the gradients together, summed over the PEs that hold weights; when it "
+                      "is over the config's grad_clip every gradient is scaled down to it, so one odd batch cannot throw "
+                      "the weights far"},
+        {"TRAIN = 1", "a switch in the op's kernel file: set to 1, the kernel is compiled with its backward and AdamW code "
+                      "as well as its forward (0: the forward only, for inference)"},
+        {"models/kernels/", "the kernel files the GPT is built from (matmul.wk, attention.wk, layernorm.wk, ...), in the "
+                            "same language as the examples: the Model window opens any op's kernel in the editor"},
+        {"tokens/s (wall)", "tokens trained per second of real time in this tab: the emulator's work plus drawing the page "
+                            "and everything else the tab does between frames"},
+        {"emulator alone", "tokens per second of the time spent emulating the mesh only, so it is higher than the wall "
+                           "figure. Neither is the wafer's own speed: that is the wafer time per step (its cycles at the "
+                           "WSE clock)"},
         // The run modes, in docs/engine.md's words (Fast mode).
         {"cycle mode", "every router and compute engine steps each cycle: the cycle counts are exact (the truth fast mode "
                        "is checked against), and you can step and watch wavelets hop. Switching reloads the kernel at cycle 0"},

@@ -2,13 +2,14 @@
 // One file for native and web: the loop body is Platform::frame(), called by a
 // plain loop natively and by emscripten_set_main_loop in the browser (no Asyncify).
 //
-//   waferlab [--mesh WxH] [--example NAME] [--lesson N] [--run N|all | --play S] [--frames N] [--screenshot out.png] [--no-persist] [--dev] [--embed [--editor]]
+//   waferlab [--mesh WxH] [--example NAME] [--lesson N] [--run N|all | --play S] [--frames N] [--screenshot out.png] [--no-persist] [--no-start] [--dev] [--embed [--editor]]
 //     --lesson N          open lesson N in the Lessons panel, its starter in the editor
 //     --run N|all         run the example N cycles, or to completion, from the start
 //     --play S            or play it at S cycles per second
 //     --frames N          quit after N frames (tests), printing where the run is
 //     --screenshot FILE   read the last frame back, write a PNG, exit 3 if it is blank
 //     --no-persist        neither read nor write the saved workspace (tests, screenshots)
+//     --no-start          a first visit opens on the empty mesh, not the start screen
 //     --embed [--editor]  the minimal frame a page embeds: canvas and a compact run bar (and the editor)
 #include "ui/app.h"
 #include "ui/js_bridge.h"
@@ -77,6 +78,8 @@ bool parse_options(int argc, char** argv, Options& o) {
             o.app.embed = true;
         } else if (!std::strcmp(a, "--editor")) {
             o.app.embed_editor = true;
+        } else if (!std::strcmp(a, "--no-start")) {
+            o.app.start_screen = false;
         } else if (!std::strcmp(a, "--no-persist")) {
             wlui::storage::disable();
         } else if (!std::strcmp(a, "--example")) {
@@ -332,7 +335,7 @@ int main(int argc, char** argv) {
     auto* p = new Platform;
     p->opt.app.asset_dir = kAssetDir;
     if (!parse_options(argc, argv, p->opt)) {
-        std::fprintf(stderr, "usage: waferlab [--mesh WxH] [--example NAME] [--lesson N] [--run N|all | --play S] [--frames N] [--screenshot out.png] [--no-persist] [--dev] [--embed [--editor]]\n");
+        std::fprintf(stderr, "usage: waferlab [--mesh WxH] [--example NAME] [--lesson N] [--run N|all | --play S] [--frames N] [--screenshot out.png] [--no-persist] [--no-start] [--dev] [--embed [--editor]]\n");
         return 2;
     }
     if (SDL_Init(SDL_INIT_VIDEO | SDL_INIT_TIMER) != 0) {

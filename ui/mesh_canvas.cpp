@@ -403,8 +403,14 @@ void MeshCanvas::draw_legend(const Frame& f, const wl::Machine* m) {
         legend_.push_back({{"title", l.title}, {"swatches", labels}});
     }
     ImDrawList* dl = f.dl;
+    // The bottom-left corner of what the app's windows leave free (in a lesson the editor covers the
+    // canvas's own corner, and a legend drawn there was never seen), within the canvas.
+    const bool free = free_max_.x > free_min_.x && free_max_.y > free_min_.y;
+    const float left = free ? std::clamp(free_min_.x, f.origin.x, f.origin.x + f.size.x * 0.5f) : f.origin.x;
+    const float right = free ? std::clamp(free_max_.x, left + f.size.x * 0.25f, f.origin.x + f.size.x) : f.origin.x + f.size.x;
+    const float bottom = free ? std::clamp(free_max_.y, f.origin.y + f.size.y * 0.5f, f.origin.y + f.size.y) : f.origin.y + f.size.y;
     const float line = ImGui::GetTextLineHeight(), gap = line * 0.4f, pad = 8.0f;
-    const float max_w = std::min(f.size.x - 2 * pad - 12, line * 26.0f);
+    const float max_w = std::min(right - left - 2 * pad - 12, line * 26.0f);
     // Two passes: measure, then draw from the bottom-left corner up.
     auto layout = [&](ImVec2 at, bool draw) -> ImVec2 {
         float y = at.y, w = 0;
@@ -443,7 +449,7 @@ void MeshCanvas::draw_legend(const Frame& f, const wl::Machine* m) {
         return ImVec2(w, y - at.y - gap);
     };
     const ImVec2 size = layout(ImVec2(0, 0), false);
-    const ImVec2 at(f.origin.x + pad + 6, f.origin.y + f.size.y - pad - 4 - size.y);
+    const ImVec2 at(left + pad + 6, bottom - pad - 4 - size.y);
     dl->AddRectFilled(ImVec2(at.x - 6, at.y - 4), ImVec2(at.x + size.x + 6, at.y + size.y + 4), kPanel, 4.0f);
     legend_rect_ = {at.x - 6, at.y - 4, size.x + 12, size.y + 8};
     layout(at, true);

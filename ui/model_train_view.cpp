@@ -4,6 +4,8 @@
 
 #include "engine/gpu/compare.h"
 #include "ui/canvas_model.h"
+#include "ui/glossary.h"
+#include "ui/placement_overlay.h"
 #include "ui/style.h"
 
 #include <imgui.h>
@@ -11,6 +13,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -39,6 +42,30 @@ bool ModelWindow::start_training() {
     train_overlay_key_.clear();
     refit_ = true;
     return true;
+}
+
+std::optional<ShownRun> ModelWindow::shown_run() const {
+    ShownRun r;
+    if (train_.has_run()) {
+        const TrainSettings& s = train_.settings();
+        r.config = std::filesystem::path(s.config).stem().string();
+        r.cfg = train_.trainer()->cfg;
+        r.mesh_w = s.mesh_w, r.mesh_h = s.mesh_h;
+        r.streaming = train_.streaming();
+        r.training = true;
+        r.wafers = train_.swarm()->wafers();
+        r.step = train_.step();
+        r.step_cycles = train_.losses().empty() ? 0 : train_.last_step().cycles;
+        return r;
+    }
+    if (const wl::model::MeshPlan* p = session_.compiled() ? session_.plan() : nullptr) {
+        r.config = std::filesystem::path(config_).stem().string();
+        r.cfg = p->cfg;
+        r.mesh_w = p->mesh_w, r.mesh_h = p->mesh_h;
+        r.streaming = p->streaming;
+        return r;
+    }
+    return std::nullopt;
 }
 
 bool ModelWindow::train_text(const std::string& name, const std::string& text) {
@@ -200,6 +227,10 @@ void ModelWindow::draw_train() {
     progress_line(shown_bar_, shown_panel_.c_str());
     ImGui::Text("%.2f steps/s, %.0f tokens/s (wall, this tab); the emulator alone %.0f tokens/s", t.steps_per_s(), t.tokens_per_s(),
                 t.mesh_tokens_per_s());
+    mark("train_speed");
+    if (ImGui::IsItemHovered())
+        ImGui::SetTooltip("tokens/s (wall): %s.\nemulator alone: %s.", glossary("tokens/s (wall)"), glossary("emulator alone"));
+    draw_train_guide();
     draw_step_time();
     // The run's corpus, unless it is the text the data line above states (one fact, once): the
     // config's corpus, or a text loaded since this run started.
@@ -220,6 +251,60 @@ void ModelWindow::draw_train() {
         ImGui::TextWrapped("%s", t.sample().text.c_str());
         ImGui::EndChild();
         mark("train_sample");
+    }
+}
+
+// The guide beside the run, as the lessons have: what the lit row computes (the op the canvas
+// lights this frame: nothing runs between the canvas's drawing and this), why it runs alone, what
+// the loss should do, and the words on this screen with their glossary entries.
+void ModelWindow::draw_train_guide() {
+    const TrainSession& t = train_;
+    const bool open = ImGui::CollapsingHeader("Guide: what the lit row is doing", ImGuiTreeNodeFlags_DefaultOpen);
+    mark("train_guide_header");
+    if (!open) return;
+    const wl::model::TrainWork* w = t.starting() ? nullptr : t.mesh()->next_work();
+    const std::string phase = w ? wl::model::train_phase_name(w->phase) : "", op = w ? w->op : "";
+    PeOverlay fresh;
+    const PeOverlay* ov = &train_overlay_;
+    if (phase + " " + op != train_overlay_key_) ov = &(fresh = training_overlay(t.mesh()->mesh().plan(), op, phase));
+    const TrainGuide g = train_guide({phase, op, ov->lit, ov->lit_box, t.corpus().vocab, t.losses(), t.step()});
+    const ImVec2 top = ImGui::GetCursorScreenPos();
+    ImGui::Indent();
+    static const ImVec4 kPhase[] = {{0.35f, 0.67f, 1.0f, 1.0f}, {1.0f, 0.59f, 0.24f, 1.0f}, {0.43f, 0.86f, 0.47f, 1.0f}};
+    const ImVec4 c = phase == "forward" ? kPhase[0] : phase == "backward" ? kPhase[1] : phase == "optimiser" ? kPhase[2]
+                                                                                                          : ImGui::GetStyleColorVec4(ImGuiCol_Text);
+    ImGui::PushStyleColor(ImGuiCol_Text, c);
+    ImGui::TextWrapped("%s", g.now.c_str());
+    ImGui::PopStyleColor();
+    mark("train_guide_now");
+    if (!g.row.empty()) ImGui::TextWrapped("%s", g.row.c_str());
+    if (!g.why.empty()) ImGui::TextWrapped("%s", g.why.c_str());
+    ImGui::Spacing();
+    ImGui::TextWrapped("%s", g.loss.c_str());
+    ImGui::Spacing();
+    ImGui::TextDisabled("Words on this screen (hover one):");
+    for (const char* term : kTrainTerms) guide_term(term);
+    ImGui::Unindent();
+    drawn_["train_guide"] = {top, ImVec2(top.x + ImGui::GetContentRegionAvail().x, ImGui::GetItemRectMax().y)};
+    ImGui::Separator();
+    shown_guide_ = g;
+}
+
+// A term in the guide's row of them: it flows to the next line when the row is full.
+void ModelWindow::guide_term(const char* term) {
+    const float w = ImGui::CalcTextSize(term).x;
+    ImGui::SameLine();
+    if (ImGui::GetCursorPosX() + w > ImGui::GetContentRegionMax().x) ImGui::NewLine();
+    ImGui::TextColored(ImVec4(0.55f, 0.8f, 1.0f, 1.0f), "%s", term);
+    mark((std::string("term:") + term).c_str());
+    const char* help = glossary(term);
+    if (help && ImGui::IsItemHovered()) {
+        ImGui::BeginTooltip();
+        ImGui::PushTextWrapPos(ImGui::GetFontSize() * 30);
+        ImGui::Text("%s: %s", term, help);
+        ImGui::PopTextWrapPos();
+        ImGui::EndTooltip();
+        guide_hovered_ = term;
     }
 }
 

@@ -209,6 +209,8 @@ const PeOverlay* ModelWindow::canvas_overlay() {
 void ModelWindow::frame(MeshCanvas& canvas) {
     shown_panel_.clear();   // draw_train sets it if it draws the training's activity
     shown_bar_.reset();
+    shown_guide_.reset();
+    guide_hovered_.clear();
     // Generation: one token at least, then more while this frame's budget lasts.
     const auto t0 = std::chrono::steady_clock::now();
     while (session_.step())
@@ -512,7 +514,11 @@ json ModelWindow::state() const {
             {"generation", {{"running", g.running()}, {"made", g.made()}, {"tokens", g.wanted}}},
             {"train", {{"status", TrainSession::status_name(train_.status())}, {"step", train_.step()}, {"on_canvas", training_shown() && on_canvas()},
                        {"shown", {{"canvas", on_canvas() ? shown_canvas_ : ""}, {"panel", shown_panel_},
-                                  {"bar", shown_bar_ ? json(*shown_bar_) : json(nullptr)}}}}},
+                                  {"bar", shown_bar_ ? json(*shown_bar_) : json(nullptr)}}},
+                       {"guide", shown_guide_ ? json{{"op", shown_guide_->op}, {"phase", shown_guide_->phase}, {"now", shown_guide_->now},
+                                                     {"row", shown_guide_->row}, {"why", shown_guide_->why}, {"loss", shown_guide_->loss},
+                                                     {"hovered_term", guide_hovered_.empty() ? json(nullptr) : json(guide_hovered_)}}
+                                              : json(nullptr)}}},
             {"animation", anim_.active() ? json{{"op", anim_.op()},
                                                 {"cycles", anim_.cycles()},
                                                 {"speed", anim_.speed()},

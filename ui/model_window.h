@@ -18,10 +18,12 @@
 //   if (w.on_canvas()) canvas.draw(w.mesh(), w.machine(), w.canvas_overlay());
 //   after drawing: w.work_tick(budget_ms);  // training's launches, the sweep's units, while the GPU draws
 #pragma once
+#include "ui/compare_window.h"
 #include "ui/mesh_canvas.h"
 #include "ui/model_session.h"
 #include "ui/op_animation.h"
 #include "ui/placement_overlay.h"
+#include "ui/train_guide.h"
 #include "ui/train_session.h"
 
 #include "engine/model/density_sweep.h"
@@ -69,6 +71,16 @@ public:
     // Called as the canvas is drawn: a training run's overlay is brought up to the op that runs
     // next, the one the panel names in the same frame (whatever ran since: units, hook calls).
     const PeOverlay* canvas_overlay();
+
+    // The GPT on screen, for Wafer vs GPU: the training run (from its start), else the compiled model.
+    std::optional<ShownRun> shown_run() const;
+
+    // The start screen's "Train a GPT on the wafer": opens the window and starts a run with the Train
+    // section's settings (false, with the reason in train_error(), if it cannot start).
+    bool train_now() {
+        open = true;
+        return start_training();
+    }
 
     // A text file to train on (a drop or the picker): false, with the reason in train_error(), when
     // it is refused (empty, binary, too big); the run goes on either way. Opens the window.
@@ -119,6 +131,8 @@ private:
     void draw_train();
     void draw_loss_plot();
     void draw_step_time();               // the last step's time: compute, streaming, SwarmX
+    void draw_train_guide();             // what the lit row does, why it runs alone, the loss, the terms
+    void guide_term(const char* term);   // a term of the guide, its glossary entry on hover
     void draw_wafer_panels();            // a panel per wafer: its loss share, cycles, busy heatmap
     bool training_shown() const { return train_shown_ && train_.has_run(); }
     bool start_training();               // the Train section's settings
@@ -170,6 +184,8 @@ private:
     std::string train_overlay_key_;      // the op and phase it was built for
     std::string shown_canvas_, shown_panel_;   // the training op the canvas lit and the panel named, last frame (state())
     std::optional<double> shown_bar_;          // and its progress bar's fraction; none drawn between jobs
+    std::optional<TrainGuide> shown_guide_;    // the guide drawn last frame (state().model.train.guide)
+    std::string guide_hovered_;                // the guide's term under the mouse last frame
     std::string train_notice_;           // the Train section's last message (saved, refused ...)
     char train_path_[512] = "gpt-nano-mesh.ckpt";   // native: where Save checkpoint writes
     char text_path_[512] = {};           // native: a text file to train on

@@ -80,6 +80,11 @@ PeOverlay training_overlay(const wl::model::MeshPlan& plan, const std::string& o
                 if (!ov.mesh.contains(x, y)) continue;
                 ov.colour[size_t(ov.mesh.index(x, y))] = now ? lit : kIdle;
                 ov.label[size_t(ov.mesh.index(x, y))] = label;
+                if (!now) continue;
+                wl::Rect& b = ov.lit_box;
+                if (ov.lit++ == 0) b = {x, y, 1, 1};
+                const int x0 = std::min(b.x, x), y0 = std::min(b.y, y), x1 = std::max(b.x + b.w, x + 1), y1 = std::max(b.y + b.h, y + 1);
+                b = {x0, y0, x1 - x0, y1 - y0};
             }
     }
     return ov;

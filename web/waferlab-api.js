@@ -45,6 +45,7 @@
     run: (v) => (/^(all|[1-9]\d{0,8})$/.test(v)
       ? [['--run', v], null]
       : [null, `run=${v} ignored: expected run=all or a number of cycles, e.g. run=500`]),
+    start: (v) => (v === '0' ? [['--no-start'], null] : [null, `start=${v} ignored: start=0 opens a first visit on the empty mesh, not the start screen`]),
     dev: (v) => (v === '1' ? [['--dev'], null] : [null, `dev=${v} ignored: dev=1 shows the developer tools (the Dear ImGui demo)`]),
     example: (v) => (/^[a-z0-9_-]{1,40}$/.test(v)
       ? [['--example', v], null]

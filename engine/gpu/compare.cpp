@@ -167,6 +167,45 @@ Comparison compare(const gpt::GPTConfig& cfg_in, const CompareOptions& o) {
     return c;
 }
 
+std::string projection_sentence(const Comparison& c, double measured_s) {
+    if (c.projections.empty()) return "";
+    auto grouped = [](long long n) {
+        std::string d = std::to_string(n), out;
+        for (size_t i = 0; i < d.size(); i++) out += (i && (d.size() - i) % 3 == 0 ? "," : "") + d.substr(i, 1);
+        return out;
+    };
+    const WaferEstimate& p = c.projections.front();
+    const WaferSpec& em = c.wafer.wafer;
+    const bool measured = measured_s > 0;
+    const double mesh_s = measured ? measured_s : c.wafer.step_s;
+    const double x = p.step_s > 0 ? mesh_s / p.step_s : 0;
+    char b[640];
+    std::snprintf(b, sizeof b,
+                  "The emulated %d x %d mesh (%s PEs) %s %s per step; the estimate for the same step on a full %s (%s PEs) is %s, %.3gx %s%s.",
+                  em.w, em.h, grouped(em.pes()).c_str(), measured ? "measured" : "is estimated at", format_seconds(mesh_s).c_str(),
+                  p.wafer.id == "wse2" ? "WSE-2" : p.wafer.id.c_str(), grouped(p.wafer.pes()).c_str(), format_seconds(p.step_s).c_str(),
+                  x >= 1 ? x : (x > 0 ? 1 / x : 0), x >= 1 ? "less" : "more",
+                  measured ? " (the measured step runs each op on the few PEs the plan gives it, one op after another; the "
+                             "projection is the cost model's, every op on the whole wafer)"
+                           : "");
+    std::string s = b;
+    for (size_t i = 1; i < c.projections.size(); i++) {
+        const WaferEstimate& q = c.projections[i];
+        if (q.step_s <= p.step_s || q.wafer.pes() <= p.wafer.pes()) continue;
+        int small = 0;
+        for (const WaferOpTime& t : q.ops) small += t.bound == "latency";
+        std::snprintf(b, sizeof b,
+                      " %s comes out slower than %s (%s against %s) though it has more PEs: %d of the step's %zu ops are too small "
+                      "to fill either wafer, so their time is filling and draining the grid (W + H cycles), and its grid is larger "
+                      "(%d + %d against %d + %d).",
+                      q.wafer.id == "wse3" ? "WSE-3" : q.wafer.id.c_str(), p.wafer.id == "wse2" ? "WSE-2" : p.wafer.id.c_str(),
+                      format_seconds(q.step_s).c_str(), format_seconds(p.step_s).c_str(), small, q.ops.size(), q.wafer.w, q.wafer.h,
+                      p.wafer.w, p.wafer.h);
+        s += b;
+    }
+    return s;
+}
+
 static nlohmann::json emulated_json(const model::MeasuredForward& m) {
     if (!m.ran) return {{"ran", false}, {"why_not", m.why_not}};
     return {{"ran", true},          {"mesh", {{"w", m.mesh_w}, {"h", m.mesh_h}}}, {"pes_used", m.pes_used},

@@ -62,6 +62,11 @@ struct Comparison {
 };
 
 Comparison compare(const gpt::GPTConfig& cfg, const CompareOptions& o);
+// How a step on the emulated mesh relates to the projections for a full wafer, in one sentence:
+// measured_s is the step's wafer time as the emulator measured it (0: the estimate for the mesh
+// instead). When a larger wafer projects slower, a second sentence says why (its ops too small to
+// fill either grid pay the larger grid's fill and drain).
+std::string projection_sentence(const Comparison& c, double measured_s = 0);
 nlohmann::json to_json(const Comparison& c);
 std::string format_seconds(double s);   // "3.2 ms", "41 us", "131 ns", "1.5 s": three significant digits
 nlohmann::json compare_json(const gpt::GPTConfig& cfg, const CompareOptions& o);   // compare() then to_json()

@@ -1,4 +1,4 @@
-// glossary_test.cpp: every term the PE inspector, the Wafer vs GPU window and the run mode show has hover help.
+// glossary_test.cpp: every term the PE inspector, the Wafer vs GPU window, the Train section and the run mode show has hover help.
 #include "ui/glossary.h"
 
 #include <gtest/gtest.h>
@@ -13,5 +13,6 @@ TEST(Glossary, EveryInspectorTermIsExplained) {
     }
     for (const char* t : wlui::kCompareTerms) EXPECT_NE(wlui::glossary(t), nullptr) << t;
     for (const char* t : wlui::kRunModeTerms) EXPECT_NE(wlui::glossary(t), nullptr) << t;
+    for (const char* t : wlui::kTrainTerms) EXPECT_NE(wlui::glossary(t), nullptr) << t;
     EXPECT_EQ(wlui::glossary("no such term"), nullptr);
 }

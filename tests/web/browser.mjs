@@ -60,10 +60,14 @@ export async function appReady(page, logs = []) {
     .catch((e) => { throw new Error(`app never became ready: ${e.message}\n${logs.join('\n')}`); });
 }
 
+// A fresh profile's first visit opens on the start screen, over the mesh: the tests of other parts
+// open with ?start=0 (the empty mesh, as a returning visitor's), unless they ask for it with
+// { startScreen: true } (start_screen.test.mjs).
 export async function openApp(query = '', options = {}) {
   const { server, url } = await startServer({ root: webRoot });
   const b = await launch(options);
-  await b.page.goto(url + query);
+  const q = options.startScreen ? query : `${query}${query.includes('?') ? '&' : '?'}start=0`;
+  await b.page.goto(url + q);
   await appReady(b.page, b.logs);
   const close = async () => {
     await b.close();

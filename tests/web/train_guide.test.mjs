@@ -1,0 +1,70 @@
+// The Train section's guide as a student reads it while gpt-nano trains: it names, in words, the
+// op the canvas lights and train_state() runs, says why that row runs alone, where the loss starts
+// (ln of the run's vocabulary), and explains each of its terms on hover.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { openApp, frames, state, centreOf, clickAt, onPage } from './browser.mjs';
+
+let app;
+before(async () => { app = await openApp('', { width: 1366, height: 900 }); });
+after(async () => { await app?.close(); });
+
+const until = (page, fn, arg, timeout = 180000) => page.waitForFunction(fn, arg, { timeout, polling: 'raf' });
+
+test('the guide names the running op in words, why it runs alone, the loss to expect, and its terms', async () => {
+  const { page } = app;
+  await page.evaluate(() => window.waferlab.model_window({ open: true }));
+  await frames(page, 3);
+  await clickAt(page, centreOf((await state(page)).model.layout.train_start));
+  await until(page, () => window.waferlab.train_state().status === 'running' && window.waferlab.train_state().op);
+  await frames(page, 2);
+
+  // Frame by frame: what the guide drew, what the canvas lit in the same frame, and what
+  // train_state() said runs next once that frame's work was done (the next frame draws it).
+  const seen = await page.evaluate(() => new Promise((ok) => {
+    const out = [];
+    const f = () => {
+      const w = window.waferlab, s = w.state();
+      out.push({ frame: s.frame, guide: s.model.train.guide, canvas: s.model.train.shown.canvas, next: w.train_state() });
+      if (out.length < 40) requestAnimationFrame(f);
+      else ok(out);
+    };
+    f();
+  }));
+  let paired = 0;
+  const ops = new Set();
+  for (let i = 0; i < seen.length; i++) {
+    const { guide, canvas } = seen[i];
+    assert.ok(guide, 'the guide is drawn while the run goes on');
+    assert.equal(guide.op ? `${guide.phase} ${guide.op}` : '', canvas, 'the guide describes the op the canvas lit');
+    if (!guide.op) continue;
+    ops.add(guide.op);
+    assert.ok(guide.now.startsWith(`${guide.phase} ${guide.op}: `), guide.now);
+    assert.ok(guide.now.length > guide.op.length + guide.phase.length + 20, `in words: ${guide.now}`);
+    if (guide.phase !== 'optimiser') assert.match(guide.row, /^The lit (row|PEs): \d+/);
+    assert.match(guide.why, guide.phase === 'optimiser' ? /update their own weights/ : /one op runs at a time/);
+    const prev = seen[i - 1];
+    if (prev && seen[i].frame === prev.frame + 1 && prev.next.op) {
+      assert.equal(`${guide.phase} ${guide.op}`, `${prev.next.phase} ${prev.next.op}`, 'the op train_state() said runs next is the one the guide names');
+      paired++;
+    }
+  }
+  assert.ok(paired >= 10, `${paired} frames paired with train_state()`);
+  assert.ok(ops.size >= 3, `the guide followed the run: ${[...ops].join(', ')}`);
+
+  // The loss's start: ln of this run's vocabulary.
+  const t = await page.evaluate(() => window.waferlab.train_state());
+  const s = await state(page);
+  const V = t.corpus.vocab;
+  assert.ok(s.model.train.guide.loss.includes(`ln ${V} = ${Math.log(V).toFixed(2)}`), s.model.train.guide.loss);
+
+  // Each term explains itself under the mouse.
+  for (const term of ['grad norm', 'TRAIN = 1', 'emulator alone']) {
+    const r = (await state(page)).model.layout[`term:${term}`];
+    assert.ok(r, `${term} is on screen`);
+    const p = await onPage(page, centreOf(r));
+    await page.mouse.move(p.x, p.y);
+    await until(page, (want) => window.waferlab.state().model.train.guide?.hovered_term === want, term, 20000);
+  }
+  await page.evaluate(() => window.waferlab.train_pause());
+});
