@@ -2,6 +2,7 @@
 # the PE's SRAM (48 KiB, 48 * 1024), the clock (1.1e9), the SRAM bandwidth (12 bytes a cycle).
 # Comments may name them; code and the strings it shows read wl::kSramBytesPerPe, wl::kClockHz ...
 # Run as: cmake -DROOT=<repository> -P check_wafer_facts.cmake
+cmake_policy(SET CMP0007 NEW)
 file(GLOB_RECURSE files "${ROOT}/engine/*.h" "${ROOT}/engine/*.cpp" "${ROOT}/ui/*.h" "${ROOT}/ui/*.cpp"
      "${ROOT}/cli/*.h" "${ROOT}/cli/*.cpp")
 list(FILTER files EXCLUDE REGEX "/engine/fabric/wafer\\.(h|cpp)$")

@@ -1,5 +1,8 @@
 #include "ui/start_screen.h"
 
+#include "engine/fabric/wafer.h"
+#include "ui/canvas_model.h"
+
 #include <algorithm>
 
 namespace wlui {
@@ -36,7 +39,8 @@ StartScreen::Pick StartScreen::draw(const std::vector<std::string>& examples,
         if (page_ == Page::Actions) {
             ImGui::TextWrapped(
                 "A wafer-scale AI processor, emulated in this tab: a mesh of processing elements (PEs), each with "
-                "its own 48 KiB of memory and a router that passes 32-bit wavelets to its neighbours. Where to start:");
+                "its own %s of memory and a router that passes 32-bit wavelets to its neighbours. Where to start:",
+                format_bytes(wl::kSramBytesPerPe).c_str());
             ImGui::Spacing();
             if (big_button("Start lesson 1", "Short lessons from one PE to training a GPT, each with a Check that says "
                                              "whether your kernel does what it asks.", "start_lesson"))

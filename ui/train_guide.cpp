@@ -1,55 +1,27 @@
 // train_guide.cpp: see train_guide.h.
 #include "ui/train_guide.h"
 
-#include <cctype>
+#include "engine/gpt/op_table.h"
+
 #include <cmath>
 #include <cstdio>
 
 namespace wlui {
 
-// The one place the UI says what each op of the plan is (keyed by the op's name, as the plan and
-// the trainer's units name it); %d is the layer.
+// What a unit of the step is, in words: an op's from its row of the op table (gpt::OpRow::words,
+// %d its layer), the streams and the optimiser's own units from here.
 std::string op_in_words(const std::string& name) {
-    struct Words {
-        const char* key;
-        const char* words;
+    const wl::gpt::OpName n = wl::gpt::parse_op_name(name);
+    const auto with_layer = [&](const char* words) {
+        char b[200];
+        std::snprintf(b, sizeof b, words, n.layer);
+        return std::string(b);
     };
-    static constexpr Words kLayer[] = {
-        {"ln1", "the layer norm before attention in layer %d: each token's vector scaled to mean 0 and variance 1"},
-        {"qkv", "the matmul that makes the queries, keys and values for layer %d"},
-        {"atty", "attention in layer %d: each token weighs the earlier tokens' values by how well its query matches their keys"},
-        {"attproj", "the matmul that mixes the attention heads' outputs back together, layer %d"},
-        {"residual2", "the residual add after attention in layer %d: the layer's input plus what attention made"},
-        {"ln2", "the layer norm before the MLP in layer %d"},
-        {"fch", "the MLP's first matmul in layer %d, which widens each token's vector four times"},
-        {"fch_gelu", "GELU, the MLP's bend, in layer %d"},
-        {"fcproj", "the MLP's second matmul in layer %d, back to the model's width"},
-        {"residual3", "the residual add after the MLP in layer %d: the layer's output"},
-        {"weights", "layer %d's weights streaming in over the mesh's edge"},
-        {"grads", "layer %d's weight gradients streaming out over the mesh's edge"},
-    };
-    static constexpr Words kWhole[] = {
-        {"encoded", "the embedding: each token's vector plus its position's vector"},
-        {"lnf", "the final layer norm, before the logits"},
-        {"logits", "the matmul that scores every character of the vocabulary as the next one (with the embedding's weights, tied)"},
-        {"dlogits", "the loss: softmax over the logits, cross-entropy against the true next character, and its gradient"},
-        {"grad_norm", "the gradients' norm, summed over every PE that holds weights (to clip them)"},
-        {"store", "AdamW on the streamed layers' weights, in the store off the wafer"},
-    };
-    int layer = -1, used = 0;
-    if (name.size() > 1 && name[0] == 'l' && std::isdigit(static_cast<unsigned char>(name[1])) &&
-        std::sscanf(name.c_str(), "l%d.%n", &layer, &used) == 1 && used > 0) {
-        const std::string key = name.substr(size_t(used));
-        for (const Words& w : kLayer)
-            if (key == w.key) {
-                char b[200];
-                std::snprintf(b, sizeof b, w.words, layer);
-                return b;
-            }
-        return "";
-    }
-    for (const Words& w : kWhole)
-        if (name == w.key) return w.words;
+    if (n.row) return with_layer(n.row->words);
+    if (n.layer >= 0 && n.rest == "weights") return with_layer("layer %d's weights streaming in over the mesh's edge");
+    if (n.layer >= 0 && n.rest == "grads") return with_layer("layer %d's weight gradients streaming out over the mesh's edge");
+    if (name == wl::gpt::entry::kGradNorm) return "the gradients' norm, summed over every PE that holds weights (to clip them)";
+    if (name == "store") return "AdamW on the streamed layers' weights, in the store off the wafer";
     return "";
 }
 

@@ -13,25 +13,40 @@ using K = OpKind;
 using I = OpId;
 constexpr Width kOne{Width::One, 1}, kC{Width::Embd, 1}, k3C{Width::Embd, 3}, k4C{Width::Embd, 4}, kV{Width::Vocab, 1};
 
-// id, name, in_block, kind, forward, backward, grad, inputs, in, out, params, tied, prunable, mesh
+// id, name, in_block, kind, forward, backward, grad, inputs, in, out, params, tied, prunable, mesh, words
 constexpr OpRow kRows[] = {
-    {I::Encoded, "encoded", false, K::Embedding, "encoder_forward", "encoder_backward", "dwte,dwpe", {I::Tokens, I::Tokens}, 1, kOne, kC, {"wte", "wpe"}, false, false, OnMesh::Forward},
-    {I::Ln1, "ln1", true, K::LayerNorm, "layernorm_forward", "layernorm_backward", "dresidual", {I::Stream, I::Tokens}, 1, kC, kC, {"ln1w", "ln1b"}, false, false, OnMesh::Forward},
-    {I::Qkv, "qkv", true, K::Matmul, "matmul_forward", "matmul_backward", "dln1", {I::Ln1, I::Tokens}, 1, kC, k3C, {"qkvw", "qkvb"}, false, true, OnMesh::Forward},
-    {I::Atty, "atty", true, K::Attention, "attention_forward", "attention_backward", "dqkv", {I::Qkv, I::Tokens}, 1, k3C, kC, {nullptr, nullptr}, false, false, OnMesh::Forward},
-    {I::Attproj, "attproj", true, K::Matmul, "matmul_forward", "matmul_backward", "datty", {I::Atty, I::Tokens}, 1, kC, kC, {"attprojw", "attprojb"}, false, true, OnMesh::Forward},
-    {I::Residual2, "residual2", true, K::Residual, "residual_forward", "residual_backward", "dattproj", {I::Stream, I::Attproj}, 2, kC, kC, {nullptr, nullptr}, false, false, OnMesh::Forward},
-    {I::Ln2, "ln2", true, K::LayerNorm, "layernorm_forward", "layernorm_backward", "dresidual2", {I::Residual2, I::Tokens}, 1, kC, kC, {"ln2w", "ln2b"}, false, false, OnMesh::Forward},
-    {I::Fch, "fch", true, K::Matmul, "matmul_forward", "matmul_backward", "dln2", {I::Ln2, I::Tokens}, 1, kC, k4C, {"fcw", "fcb"}, false, true, OnMesh::Forward},
-    {I::FchGelu, "fch_gelu", true, K::Gelu, "gelu_forward", "gelu_backward", "dfch", {I::Fch, I::Tokens}, 1, k4C, k4C, {nullptr, nullptr}, false, false, OnMesh::Forward},
-    {I::Fcproj, "fcproj", true, K::Matmul, "matmul_forward", "matmul_backward", "dfch_gelu", {I::FchGelu, I::Tokens}, 1, k4C, kC, {"fcprojw", "fcprojb"}, false, true, OnMesh::Forward},
-    {I::Residual3, "residual3", true, K::Residual, "residual_forward", "residual_backward", "dfcproj", {I::Residual2, I::Fcproj}, 2, kC, kC, {nullptr, nullptr}, false, false, OnMesh::Forward},
-    {I::Lnf, "lnf", false, K::LayerNorm, "layernorm_forward", "layernorm_backward", "dresidual", {I::Stream, I::Tokens}, 1, kC, kC, {"lnfw", "lnfb"}, false, false, OnMesh::Forward},
-    {I::Logits, "logits", false, K::Matmul, "matmul_forward", "matmul_backward", "dlnf", {I::Lnf, I::Tokens}, 1, kC, kV, {"wte", nullptr}, true, false, OnMesh::Forward},
+    {I::Encoded, "encoded", false, K::Embedding, "encoder_forward", "encoder_backward", "dwte,dwpe", {I::Tokens, I::Tokens}, 1, kOne, kC, {"wte", "wpe"}, false, false, OnMesh::Forward,
+     "the embedding: each token's vector plus its position's vector"},
+    {I::Ln1, "ln1", true, K::LayerNorm, "layernorm_forward", "layernorm_backward", "dresidual", {I::Stream, I::Tokens}, 1, kC, kC, {"ln1w", "ln1b"}, false, false, OnMesh::Forward,
+     "the layer norm before attention in layer %d: each token's vector scaled to mean 0 and variance 1"},
+    {I::Qkv, "qkv", true, K::Matmul, "matmul_forward", "matmul_backward", "dln1", {I::Ln1, I::Tokens}, 1, kC, k3C, {"qkvw", "qkvb"}, false, true, OnMesh::Forward,
+     "the matmul that makes the queries, keys and values for layer %d"},
+    {I::Atty, "atty", true, K::Attention, "attention_forward", "attention_backward", "dqkv", {I::Qkv, I::Tokens}, 1, k3C, kC, {nullptr, nullptr}, false, false, OnMesh::Forward,
+     "attention in layer %d: each token weighs the earlier tokens' values by how well its query matches their keys"},
+    {I::Attproj, "attproj", true, K::Matmul, "matmul_forward", "matmul_backward", "datty", {I::Atty, I::Tokens}, 1, kC, kC, {"attprojw", "attprojb"}, false, true, OnMesh::Forward,
+     "the matmul that mixes the attention heads' outputs back together, layer %d"},
+    {I::Residual2, "residual2", true, K::Residual, "residual_forward", "residual_backward", "dattproj", {I::Stream, I::Attproj}, 2, kC, kC, {nullptr, nullptr}, false, false, OnMesh::Forward,
+     "the residual add after attention in layer %d: the layer's input plus what attention made"},
+    {I::Ln2, "ln2", true, K::LayerNorm, "layernorm_forward", "layernorm_backward", "dresidual2", {I::Residual2, I::Tokens}, 1, kC, kC, {"ln2w", "ln2b"}, false, false, OnMesh::Forward,
+     "the layer norm before the MLP in layer %d"},
+    {I::Fch, "fch", true, K::Matmul, "matmul_forward", "matmul_backward", "dln2", {I::Ln2, I::Tokens}, 1, kC, k4C, {"fcw", "fcb"}, false, true, OnMesh::Forward,
+     "the MLP's first matmul in layer %d, which widens each token's vector four times"},
+    {I::FchGelu, "fch_gelu", true, K::Gelu, "gelu_forward", "gelu_backward", "dfch", {I::Fch, I::Tokens}, 1, k4C, k4C, {nullptr, nullptr}, false, false, OnMesh::Forward,
+     "GELU, the MLP's bend, in layer %d"},
+    {I::Fcproj, "fcproj", true, K::Matmul, "matmul_forward", "matmul_backward", "dfch_gelu", {I::FchGelu, I::Tokens}, 1, k4C, kC, {"fcprojw", "fcprojb"}, false, true, OnMesh::Forward,
+     "the MLP's second matmul in layer %d, back to the model's width"},
+    {I::Residual3, "residual3", true, K::Residual, "residual_forward", "residual_backward", "dfcproj", {I::Residual2, I::Fcproj}, 2, kC, kC, {nullptr, nullptr}, false, false, OnMesh::Forward,
+     "the residual add after the MLP in layer %d: the layer's output"},
+    {I::Lnf, "lnf", false, K::LayerNorm, "layernorm_forward", "layernorm_backward", "dresidual", {I::Stream, I::Tokens}, 1, kC, kC, {"lnfw", "lnfb"}, false, false, OnMesh::Forward,
+     "the final layer norm, before the logits"},
+    {I::Logits, "logits", false, K::Matmul, "matmul_forward", "matmul_backward", "dlnf", {I::Lnf, I::Tokens}, 1, kC, kV, {"wte", nullptr}, true, false, OnMesh::Forward,
+     "the matmul that scores every token of the vocabulary as the next one (with the embedding's weights, tied)"},
     // softmax's backward is the loss's (crossentropy_softmax_backward); on the mesh the loss's kernel
     // takes the logits and does both
-    {I::Probs, "probs", false, K::Softmax, "softmax_forward", nullptr, nullptr, {I::Logits, I::Tokens}, 1, kV, kV, {nullptr, nullptr}, false, false, OnMesh::No},
-    {I::Losses, "losses", false, K::Loss, "crossentropy_forward", "crossentropy_softmax_backward", "dlogits", {I::Probs, I::Tokens}, 1, kV, kOne, {nullptr, nullptr}, false, false, OnMesh::Training},
+    {I::Probs, "probs", false, K::Softmax, "softmax_forward", nullptr, nullptr, {I::Logits, I::Tokens}, 1, kV, kV, {nullptr, nullptr}, false, false, OnMesh::No,
+     "softmax: the logits as probabilities"},
+    {I::Losses, "losses", false, K::Loss, "crossentropy_forward", "crossentropy_softmax_backward", "dlogits", {I::Probs, I::Tokens}, 1, kV, kOne, {nullptr, nullptr}, false, false, OnMesh::Training,
+     "the loss: softmax over the logits, cross-entropy against the true next token, and its gradient"},
 };
 static_assert(std::size(kRows) == size_t(OpId::Tokens), "a row per OpId, in order");
 
@@ -148,7 +163,7 @@ OpName parse_op_name(std::string_view name) {
         }
     }
     for (const OpRow& r : kRows)
-        if (r.in_block == (n.layer >= 0) && n.rest == r.name) n.row = &r;
+        if (r.in_block == (n.layer >= 0) && (n.rest == r.name || (r.mesh == OnMesh::Training && n.rest == r.grad))) n.row = &r;
     return n;
 }
 

@@ -64,6 +64,7 @@ struct OpRow {
     bool tied;               // its weight is the embedding's (the LM head)
     bool prunable;           // sparsity prunes its weight (the blocks' matmuls)
     OnMesh mesh;
+    const char* words;       // what it computes, for a student ("%d": its layer); Training rows: their backward
 };
 
 std::span<const OpRow> op_table();          // forward order, a block's rows once
@@ -74,7 +75,9 @@ std::string grad_name(const OpRow& r, int layer); // its backward's: "l3.dln1", 
 std::string input_name(const OpRow& r, int i, int layer, int n_layer);
 // Names the layer ops and the training's streams carry: "l3.qkv", "l3.weights"; other names: layer -1.
 struct OpName {
-    const OpRow* row = nullptr;   // the op, or nullptr (a stream, "grad_norm", an unknown name)
+    // The op, or nullptr (a stream, "grad_norm", an unknown name); a Training row by its grad
+    // name, as the mesh runs it ("dlogits").
+    const OpRow* row = nullptr;
     int layer = -1;               // l<N>. names' N
     std::string rest;             // what follows "l<N>." ("qkv", "weights"), or the whole name
 };

@@ -45,7 +45,7 @@ TEST(GpuProjectionSentence, SaysWhyTheLargerWaferIsSlower) {
                      ") though it has more PEs: " + std::to_string(small) + " of the step's " + std::to_string(w3.ops.size()) + " ops"),
               std::string::npos)
         << s;
-    EXPECT_NE(s.find("(762 + 1172 against 757 + 996)"), std::string::npos) << s;
+    EXPECT_NE(s.find("(762 + 1176 against 757 + 996)"), std::string::npos) << s;
     Comparison faster = c;
     faster.projections[1].step_s = w2.step_s * 0.9;
     EXPECT_EQ(projection_sentence(faster).find("slower"), std::string::npos);
