@@ -1,10 +1,20 @@
 // fit_advice.cpp: see fit_advice.h.
 #include "engine/model/fit_advice.h"
 
+#include "engine/core/thousands.h"
+
 namespace wl::model {
 
 FitAdvisor::FitAdvisor(const gpt::GPTConfig& cfg, int mesh_w, int mesh_h, KernelSource kernels, uint32_t sram_bytes, bool train)
     : cfg_(cfg), w_(mesh_w), h_(mesh_h), kernels_(std::move(kernels)), sram_(sram_bytes), train_(train), t_(cfg.block_size / 2) {
+    // Weights too big for a PE on any row: no remedy below can help, and trying them costs a plan each.
+    if (const auto o = weights_never_fit(cfg, sram_bytes, train)) {
+        never_ = ". " + o->op + "'s weights alone need " + thousands(o->bytes) + " bytes on a PE even on a row of " +
+                 std::to_string(o->row) + " PEs, the widest a mesh has, so no mesh and no shorter context fits this model; "
+                 "streaming does not help either, since a PE holds an op's weights while the op runs";
+        trying_ = Trying::Done;
+        return;
+    }
     begin();
 }
 
@@ -68,8 +78,9 @@ std::string FitAdvisor::activity() const {
 std::string FitAdvisor::take() {
     while (step()) {
     }
-    const std::string out = fits_.empty() ? ". Neither a mesh up to 256x256 nor a shorter context makes it fit"
-                                          : ". It fits with " + fits_;
+    const std::string out = !never_.empty() ? never_
+                            : fits_.empty() ? ". Neither a mesh up to 256x256 nor a shorter context makes it fit"
+                                            : ". It fits with " + fits_;
     return out + ". (train_input.batch_size and optimizer.grad_accum_steps, the usual first remedies, change nothing a "
                  "PE holds here: the mesh takes a batch's sequences one at a time.)";
 }

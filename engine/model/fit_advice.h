@@ -47,6 +47,7 @@ private:
     int k_ = 2, t_ = 0;           // the mesh's scale, the context tried
     std::optional<PlanBuilder> plan_;
     std::string fits_;
+    std::string never_;           // why nothing can fit, found before trying (weights_never_fit)
 };
 
 // FitAdvisor run to its end: the sentences to append to a too_big plan's error.

@@ -19,6 +19,7 @@
 #include "engine/model/plan_links.h"
 #include "engine/model/sparsity.h"
 
+#include "engine/core/thousands.h"
 #include "engine/gpt/gpt.h"
 #include "engine/fabric/mesh.h"
 
@@ -71,12 +72,6 @@ const PlannedOp* MeshPlan::find(const std::string& name) const {
 }
 
 namespace {
-
-std::string thousands(uint64_t v) {   // 61440 -> "61,440"
-    std::string s = std::to_string(v);
-    for (int i = int(s.size()) - 3; i > 0; i -= 3) s.insert(size_t(i), ",");
-    return s;
-}
 
 int largest_divisor_at_most(int n, int cap) {
     for (int p = std::min(n, cap); p > 1; p--)
@@ -362,6 +357,22 @@ PlannedOp layer_instance(const PlannedOp& op, int l, int layers) {
 }
 
 bool has_backward(const PlannedOp& o) { return o.train_only || o.on("TRAIN"); }
+
+uint64_t weight_bytes_per_pe(const PlannedOp& o) {
+    const auto c = [&](const char* k) { return uint64_t(o.constants.at(k)); };
+    switch (o.row().kind) {
+    case gpt::OpKind::Matmul: return 4 * c("NC") * (c("K") + c("BIAS"));
+    case gpt::OpKind::Embedding: return 4 * c("CP") * (c("V") + c("TP"));
+    case gpt::OpKind::LayerNorm: return 4 * 2 * (c("C") / c("P"));
+    default: return 0;
+    }
+}
+
+std::optional<WeightOverflow> weights_never_fit(const gpt::GPTConfig& cfg, uint32_t sram_bytes, bool train) {
+    for (const PlannedOp& o : graph(cfg, kMaxMeshSide, train))
+        if (const uint64_t b = weight_bytes_per_pe(o); b > sram_bytes) return WeightOverflow{o.name, o.rect.w, b};
+    return std::nullopt;
+}
 
 std::vector<std::pair<wl::Rect, std::string>> link_senders(const PlannedOp& op) {
     std::vector<std::pair<wl::Rect, std::string>> out;

@@ -211,6 +211,21 @@ private:
     std::optional<wl::lang::Compilation> job_;   // the compile in progress
 };
 
+// The bytes an op's weights alone take on its fullest PE, as its kernel cuts them (mesh_gpt.cpp's
+// weight_pieces: a matmul's NC rows of K, the embedding's CP columns of wte and wpe, a layernorm's
+// R channels of w and b): a floor that no context, batch or mesh height lowers.
+uint64_t weight_bytes_per_pe(const PlannedOp& o);
+
+// An op whose weights alone overflow a PE even on the widest row a mesh has (kMaxMeshSide PEs),
+// so that no mesh and no shorter context can hold it: the first such op, else nullopt. Cheap (no
+// kernel is compiled): fit advice asks it before trying remedies that cannot work.
+struct WeightOverflow {
+    std::string op;        // "encoded"
+    int row = 0;           // the row of PEs it was cut over
+    uint64_t bytes = 0;    // its weights' bytes on its fullest PE there
+};
+std::optional<WeightOverflow> weights_never_fit(const wl::gpt::GPTConfig& cfg, uint32_t sram_bytes, bool train);
+
 // Every stage as data: {mesh, sram_bytes, train, pes_used, bytes_max, bytes_mean, ops: [{name, op, layer,
 // flops, kernel, constants, weights, rect, bytes_per_pe, memory: {weights, gradients, adam,
 // activations, scratch}, inputs: [{..., colour, from}], output, host_out}]} (the CLI's --json, the app).

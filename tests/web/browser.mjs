@@ -162,6 +162,15 @@ export async function clickAt(page, p) {
   await page.mouse.click(q.x, q.y);
 }
 
+// Clicks the control state().layout names where it was drawn last frame; the state after.
+export async function pressLayout(page, name) {
+  const s = await state(page);
+  if (!s.layout[name]) throw new Error(`${name} is not on screen: ${Object.keys(s.layout).join(' ')}`);
+  await clickAt(page, centreOf(s.layout[name]));
+  await frames(page);
+  return state(page);
+}
+
 // Gives the canvas the keyboard (so keys go to the app, not the editor).
 export async function focusCanvas(page) {
   await frames(page);

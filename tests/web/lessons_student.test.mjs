@@ -7,19 +7,12 @@
 // and an exception in a frame reported in the app with the work saved, the page going on.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { openApp, frames, state, clickAt, centreOf } from './browser.mjs';
+import { openApp, frames, state, clickAt, centreOf, pressLayout } from './browser.mjs';
 
 const source = (page) => page.evaluate(() => window.waferlab.get_source().text);
 const pageErrors = (logs) => logs.filter((l) => l.startsWith('pageerror'));
 
-// Clicks a control where state().layout says it was drawn (the lesson panel's buttons stay put).
-async function press(page, name) {
-  const s = await state(page);
-  assert.ok(s.layout[name], `${name} is on screen: ${Object.keys(s.layout).join(' ')}`);
-  await clickAt(page, centreOf(s.layout[name]));
-  await frames(page);
-  return state(page);
-}
+const press = pressLayout;   // the lesson panel's buttons stay put
 
 // Clicks into the editor's text at 1-based (line, col).
 async function clickText(page, line, col) {

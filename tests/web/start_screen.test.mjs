@@ -3,18 +3,11 @@
 // Help > Start screen brings it back; and a visitor with a saved workspace gets that instead.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { openApp, frames, state, clickAt, centreOf, imageStats } from './browser.mjs';
+import { openApp, frames, state, imageStats, pressLayout } from './browser.mjs';
 
 const TITLE = [255, 204, 102];   // the examples page's heading colour (1.0, 0.8, 0.4)
 
-// Clicks a control where state().layout says it was drawn last frame.
-async function press(page, name) {
-  const s = await state(page);
-  assert.ok(s.layout[name], `${name} is on screen: ${Object.keys(s.layout).join(' ')}`);
-  await clickAt(page, centreOf(s.layout[name]));
-  await frames(page);
-  return state(page);
-}
+const press = pressLayout;
 
 // Help > Start screen.
 async function reopen(page) {
