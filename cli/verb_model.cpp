@@ -36,8 +36,9 @@ void print_map(const wl::model::MeshPlan& p) {
     int last_row = 0;
     for (const auto& o : p.ops) {
         const char c = o.layer >= 0 ? char('0' + o.layer % 10) : o.name == "encoded" ? 'E' : 'F';
-        for (int x = o.rect.x; x < o.rect.x + o.rect.w; x++) rows[size_t(o.rect.y)][size_t(x)] = c;
-        last_row = std::max(last_row, o.rect.y);
+        for (int y = o.rect.y; y < o.rect.y + o.rect.h; y++)
+            for (int x = o.rect.x; x < o.rect.x + o.rect.w; x++) rows[size_t(y)][size_t(x)] = c;
+        last_row = std::max(last_row, o.rect.y + o.rect.h - 1);
     }
     for (int y = 0; y <= last_row; y++) std::printf("     %3d %s\n", y, rows[size_t(y)].c_str());
     if (last_row + 1 < p.mesh_h) std::printf("     (rows %d..%d unused)\n", last_row + 1, p.mesh_h - 1);
@@ -54,12 +55,16 @@ void print_plan(const wl::model::MeshPlan& p) {
     for (const auto& o : p.ops)
         std::printf("   %-14s %-18s %5s %10.3f\n", o.name.c_str(), o.op.c_str(),
                     o.layer < 0 ? "-" : std::to_string(o.layer).c_str(), o.flops / 1e6);
-    std::printf("\n2. placement: a row of PEs per op in schedule order, down bands of rows where they fit, else packed\n"
-                "   (E embedding, digits layers, F final)\n");
+    std::printf("\n2. placement: a row of PEs per op (or its tiers: rows stacked, each holding a part of its weights) in\n"
+                "   schedule order, down bands of rows where they fit, else packed (E embedding, digits layers, F final)\n");
     std::printf("   %-14s %-8s %s\n", "tensor", "PEs", "at (x, y)");
-    for (const auto& o : p.ops)
-        std::printf("   %-14s %-8d (%d..%d, %d)\n", o.name.c_str(), o.rect.w * o.rect.h, o.rect.x, o.rect.x + o.rect.w - 1,
-                    o.rect.y);
+    for (const auto& o : p.ops) {
+        const std::string y = o.rect.h > 1 ? std::to_string(o.rect.y) + ".." + std::to_string(o.rect.y + o.rect.h - 1) + ", " +
+                                                 std::to_string(o.rect.h) + " tiers"
+                                           : std::to_string(o.rect.y);
+        std::printf("   %-14s %-8d (%d..%d, %s)\n", o.name.c_str(), o.rect.w * o.rect.h, o.rect.x, o.rect.x + o.rect.w - 1,
+                    y.c_str());
+    }
     print_map(p);
     std::printf("\n3. memory plan%s: %d of %d PEs used; SRAM per used PE max %u bytes, mean %.0f (of %u)\n",
                 p.train ? " for training" : "", p.pes_used(), p.mesh_w * p.mesh_h, p.bytes_max(), p.bytes_mean(),

@@ -43,7 +43,7 @@ std::string constants_text(const wl::model::PlannedOp& o) {
 
 // The program an op's compiled kernel loads on PE (x, y) of the mesh, or nullptr.
 const wl::Program* program_at(const wl::model::PlannedOp& o, int x, int y) {
-    const int lx = x - o.rect.x, ly = y - o.rect.y;
+    const int lx = x - o.rect.x, ly = (y - o.rect.y) % std::max(1, o.compiled->grid_h);   // each tier a copy of the kernel
     for (const auto& p : o.compiled->placements)
         if (lx >= p.x && lx < p.x + p.w && ly >= p.y && ly < p.y + p.h) return p.program.get();
     return nullptr;
@@ -68,13 +68,16 @@ std::vector<PlanStage> plan_stages(const wl::model::MeshPlan& p) {
     int last_row = 0;
     for (const auto& o : p.ops) last_row = std::max(last_row, o.rect.y + o.rect.h - 1);
     s[1].title = "2. placement";
-    s[1].summary = "a row of PEs per op in schedule order, down bands of rows where they fit: " + std::to_string(p.pes_used()) + " of " +
+    s[1].summary = "a row of PEs per op (or its tiers: rows stacked, each holding a part of its weights) in schedule order, "
+                   "down bands of rows where they fit: " + std::to_string(p.pes_used()) + " of " +
                    std::to_string(p.mesh_w * p.mesh_h) + " PEs, rows 0.." + std::to_string(last_row);
     s[1].columns = {"tensor", "PEs", "x", "y"};
     for (const auto& o : p.ops)
         s[1].rows.push_back({o.name, std::to_string(o.rect.w * o.rect.h),
                              std::to_string(o.rect.x) + ".." + std::to_string(o.rect.x + o.rect.w - 1),
-                             std::to_string(o.rect.y)});
+                             o.rect.h > 1 ? std::to_string(o.rect.y) + ".." + std::to_string(o.rect.y + o.rect.h - 1) + " (" +
+                                                std::to_string(o.rect.h) + " tiers)"
+                                          : std::to_string(o.rect.y)});
 
     s[2].title = "3. memory plan";
     s[2].summary = "SRAM per used PE: max " + std::to_string(p.bytes_max()) + " bytes, mean " +

@@ -33,7 +33,7 @@ KernelComparison compare_kernel(const KernelWork& w, const std::string& gpu) {
     c.wafer_s = double(w.cycles) / c.clock_hz;
     c.gpu = gpu_by_id(gpu, mesh);
     c.profile = reference_fp32();
-    gpt::OpInfo op{"kernel", "kernel", -1, double(w.flops), double(w.bytes())};
+    gpt::OpInfo op{"kernel", "kernel", -1, double(w.flops), double(w.bytes()), nullptr, false};   // no row: a kernel of one's own
     Executed ex;
     ex.flops = op.flops;
     ex.bytes = op.bytes;

@@ -42,9 +42,12 @@ std::vector<WeightPiece> weight_pieces(const PlannedOp& op, int p, const std::st
         const int cols = sym == "b" ? 1 : w.cols, rows = sym == "b" ? w.cols : w.rows;
         for (int r = 0; r < NC && p * NC + r < rows; r++)
             out.push_back({size_t(r) * cols, size_t(p * NC + r) * cols, size_t(cols)});
-    } else if (op.is(gpt::OpKind::Embedding)) {   // columns p*CP.. of (rows, C)
-        const int CP = int(op.constants.at("CP"));
-        for (int r = 0; r < w.rows; r++) out.push_back({size_t(r) * CP, size_t(r) * w.cols + size_t(p) * CP, size_t(CP)});
+    } else if (op.is(gpt::OpKind::Embedding)) {   // columns of (rows, C) on its tier's PE: wte's rows of the tier, all of wpe's
+        const int CP = int(op.constants.at("CP")), tier = p / op.rect.w, px = p % op.rect.w;
+        const bool wte = sym == op.kernel_info().weights[0];
+        const int VR = wte && op.constants.count("VR") ? int(op.constants.at("VR")) : w.rows, r0 = wte ? tier * VR : 0;
+        for (int r = 0; r < VR && r0 + r < w.rows; r++)
+            out.push_back({size_t(r) * CP, size_t(r0 + r) * w.cols + size_t(px) * CP, size_t(CP)});
     } else if (op.is(gpt::OpKind::LayerNorm)) {   // w and b: its channels p*R..
         const int R = int(op.constants.at("C") / op.constants.at("P"));
         out.push_back({0, size_t(p) * R, size_t(R)});
@@ -79,10 +82,13 @@ bool MeshGPT::load_step(const gpt::GPT& model) {
     const size_t i = load_next_++;
     if (i < n) {   // the plan's programs are shared by the ops that compiled the same kernel: loaded, not copied
         const PlannedOp& op = plan_.ops[i];
-        for (const lang::Placement& p : op.compiled->placements)
-            throw_if(host_.load(p.program, {op.rect.x + p.x, op.rect.y + p.y, p.w, p.h}, p.consts));
-        for (const lang::RouteSetting& r : op.compiled->routes)
-            throw_if(host_.route(op.rect.x + r.x, op.rect.y + r.y, r.colour, r.route));
+        for (int tier = 0; tier < op.tiers(); tier++) {   // the one-row kernel on each tier
+            const int y = op.rect.y + tier;
+            for (const lang::Placement& p : op.compiled->placements)
+                throw_if(host_.load(p.program, {op.rect.x + p.x, y + p.y, p.w, p.h}, p.consts));
+            for (const lang::RouteSetting& r : op.compiled->routes)
+                throw_if(host_.route(op.rect.x + r.x, y + r.y, r.colour, r.route));
+        }
     } else if (i == n) {
         for (const lang::RouteSetting& r : plan_.links) throw_if(host_.route(r.x, r.y, r.colour, r.route));   // over the kernels' loop-backs
         if (plan_.streaming) {
@@ -112,7 +118,12 @@ void MeshGPT::load_weights(const gpt::GPT& model) {
 void MeshGPT::load_weights(const gpt::GPT& model, const PlannedOp& op) {
     if (plan_.streaming && op.layer >= 0) return;   // a layer's weights stream in when it runs (stream_in)
     const bool sparse = sparse_matmul(op);
-    for (int p = 0; p < op.rect.w; p++) {
+    for (int p = 0; p < op.rect.w * op.tiers(); p++) {   // the op's PEs, tier by tier
+        const int x = op.rect.x + p % op.rect.w, y = op.rect.y + p / op.rect.w;
+        if (op.tiers() > 1 && op.compiled->placements.front().program->symbol(gpt::symbol::kTier)) {
+            const uint32_t tier = uint32_t(p / op.rect.w);
+            throw_if(host_.h2d_u32(x, y, gpt::symbol::kTier, &tier, 1));
+        }
         for (const auto& [sym, name] : op.weights) {
             if (sparse && sym == "w") {   // its non-zeros instead (sparsity.h); the planner sized them
                 const SparseRows r = sparse_rows(op, p, model);
@@ -120,7 +131,6 @@ void MeshGPT::load_weights(const gpt::GPT& model, const PlannedOp& op) {
                     throw std::runtime_error(op.name + ": the weights have " + std::to_string(r.wv.size()) +
                                              " non-zeros on one PE; the plan has room for " +
                                              std::to_string(int(op.constants.at("NZ"))) + " (plan it for these weights)");
-                const int x = op.rect.x + p, y = op.rect.y;
                 if (!r.wv.empty()) throw_if(host_.h2d(x, y, kSparseValues, r.wv.data(), r.wv.size()));
                 if (!r.wk.empty()) throw_if(host_.h2d_u32(x, y, kSparseIndices, r.wk.data(), r.wk.size()));
                 throw_if(host_.h2d_u32(x, y, kSparseRowEnds, r.wr.data(), r.wr.size()));
@@ -138,7 +148,7 @@ void MeshGPT::load_weights(const gpt::GPT& model, const PlannedOp& op) {
             }
             const ParamSlice w = param_slice(model.cfg, name, op.layer);
             for (const WeightPiece& piece : weight_pieces(op, p, sym, w))
-                throw_if(host_.h2d(op.rect.x + p, op.rect.y, sym, model.params_memory.data() + w.offset + piece.model,
+                throw_if(host_.h2d(x, y, sym, model.params_memory.data() + w.offset + piece.model,
                                 piece.n, piece.pe));
         }
     }
@@ -283,6 +293,21 @@ bool MeshGPT::stream_in(int l) {
 }
 
 namespace {
+// The PEs that hold a transfer, each with its place p in the cut (Transfer::tiers): an input on
+// every tier (one_copy: the first's alone), the last tier's alone, or the tiers going on with the cut.
+struct TransferPe {
+    int x, y, p;
+};
+std::vector<TransferPe> transfer_pes(const PlannedOp& op, const Transfer& tr, bool one_copy = false) {
+    std::vector<TransferPe> out;
+    for (int tier = 0; tier < op.tiers(); tier++) {
+        if (tr.tiers == Tiers::Last ? tier + 1 < op.tiers() : tr.tiers == Tiers::Each && one_copy && tier > 0) continue;
+        for (int px = 0; px < op.rect.w; px++)
+            out.push_back({op.rect.x + px, op.rect.y + tier, tr.tiers == Tiers::Split ? tier * op.rect.w + px : px});
+    }
+    return out;
+}
+
 // A Time slice's part of the window [t0, t0+n) on PE p, in the PE's own steps.
 void local_window(const Transfer& tr, int p, int t0, int n, int* lo, int* len) {
     const int a = std::clamp(t0 - p * tr.per_pe, 0, tr.per_pe), b = std::clamp(t0 + n - p * tr.per_pe, 0, tr.per_pe);
@@ -297,8 +322,7 @@ void MeshGPT::put(const PlannedOp& op, const Transfer& tr, int t0, int n) { put(
 void MeshGPT::put(const PlannedOp& op, const Transfer& tr, int t0, int n, const Tensors& from) {
     const int TP = plan_.cfg.block_size;
     std::vector<float> zeros;
-    for (int p = 0; p < op.rect.w; p++) {
-        const int x = op.rect.x + p, y = op.rect.y;
+    for (const auto& [x, y, p] : transfer_pes(op, tr)) {
         if (tr.slice == Slice::Tokens) {
             std::vector<uint32_t> tok(tokens_.begin() + t0, tokens_.begin() + t0 + n);
             throw_if(host_.h2d_u32(x, y, tr.symbol, tok.data(), tok.size(), size_t(t0)));
@@ -334,8 +358,7 @@ void MeshGPT::get(const PlannedOp& op, const Transfer& tr, int t0, int n, Tensor
     const int TP = plan_.cfg.block_size;
     std::vector<float>& a = into[tr.tensor];
     a.resize(size_t(tr.rows) * TP, 0.0f);
-    for (int p = 0; p < op.rect.w; p++) {
-        const int x = op.rect.x + p, y = op.rect.y;
+    for (const auto& [x, y, p] : transfer_pes(op, tr, /*one_copy=*/true)) {
         if (tr.slice == Slice::Rows) {
             for (int r = 0; r < tr.per_pe && tr.row_offset + p * tr.per_pe + r < tr.rows; r++) {   // the last PE may hold padding rows
                 throw_if(host_.d2h(x, y, tr.symbol, a.data() + size_t(tr.row_offset + p * tr.per_pe + r) * TP + t0,
@@ -373,12 +396,12 @@ bool MeshGPT::run_op(const PlannedOp& op, int t0, int n, bool read_out) {
 
 bool MeshGPT::launch(const PlannedOp& op, const char* fn, int t0, int n, OpRun* run, const Senders& senders) {
     const Transfer& in = op.inputs.front();
-    for (int p = 0; p < op.rect.w; p++) {   // the window, in the PE's own steps for a Time slice
+    for (const auto& [x, y, p] : transfer_pes(op, in)) {   // the window, in the PE's own steps for a Time slice
         int lo = t0, len = n;
         if (in.slice == Slice::Time) local_window(in, p, t0, n, &lo, &len);
         const uint32_t v[2] = {uint32_t(lo), uint32_t(len)};
-        throw_if(host_.h2d_u32(op.rect.x + p, op.rect.y, gpt::symbol::kT0, &v[0], 1));
-        throw_if(host_.h2d_u32(op.rect.x + p, op.rect.y, gpt::symbol::kTlen, &v[1], 1));
+        throw_if(host_.h2d_u32(x, y, gpt::symbol::kT0, &v[0], 1));
+        throw_if(host_.h2d_u32(x, y, gpt::symbol::kTlen, &v[1], 1));
     }
     const MachineStats s0 = host_.stats();
     throw_if(host_.launch(op.rect, fn));

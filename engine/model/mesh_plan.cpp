@@ -9,6 +9,7 @@
 //
 // Index of this file:
 // [SECTION] graph          the ops of one forward (and training's), their kernels and constants
+// [SECTION] tiers          ops whose weights take several rows of PEs
 // [SECTION] placement      bands of rows, else rows packed
 // (the schedule: links, the gradients' links, relays, edge links: plan_links.cpp)
 // [SECTION] memory         each op's SRAM by kind, the compile options, the embedding's stash
@@ -199,33 +200,76 @@ std::vector<PlannedOp> graph(const gpt::GPTConfig& cfg, int pmax, bool train) {
     return ops;
 }
 
+// [SECTION] tiers
+
+// Tiers: an op whose weights would take more than half a PE's SRAM on its row (GPT-2's 50,257-row
+// embedding and LM head; a wide matmul on a narrow mesh) is cut over R rows of PEs stacked, each a
+// copy of its one-row kernel holding a part: the embedding's vocabulary rows, VR a tier, the
+// token's row picked by the tier that holds it down a chain (embedding.wk); a matmul's output
+// rows, the tiers going on with the row's cut (tier r's PE p holds rows (r*P + p)*NC ..). Every
+// tier takes the same input; the output is the last tier's (the embedding) or all of theirs (a
+// matmul's rows). Half the SRAM leaves the rest for the activations, which do not shrink with R.
+// Inference: a tiered op has no backward yet; streaming keeps its layer ops one row each (the
+// edge link feeds a row).
+void stack_tiers(std::vector<PlannedOp>& ops, uint32_t sram, bool streaming) {
+    const uint64_t budget = sram / 2;
+    for (PlannedOp& o : ops) {
+        if (streaming && o.layer >= 0) continue;
+        const auto c = [&](const char* k) { return uint64_t(o.constants.at(k)); };
+        if (o.is(gpt::OpKind::Embedding)) {   // 4 * CP * (VR + TP) bytes of wte and wpe a PE
+            const uint64_t V = c("V"), per_row = 4 * c("CP"), fixed = per_row * c("TP");
+            if (per_row * V + fixed <= budget || fixed + per_row > budget) continue;
+            const uint64_t R = (V + (budget - fixed) / per_row - 1) / ((budget - fixed) / per_row);
+            o.constants["R"] = double(R);
+            o.constants["VR"] = double((V + R - 1) / R);
+            o.rect.h = int(R);
+            o.output.tiers = Tiers::Last;
+        } else if (o.is(gpt::OpKind::Matmul)) {   // 4 * NC * (K + BIAS) bytes of w and b a PE
+            const uint64_t row = 4 * (c("K") + c("BIAS")), P = c("P"), OC = uint64_t(o.output.rows);
+            if (row * c("NC") <= budget || row > budget) continue;
+            const uint64_t pes = (OC + budget / row - 1) / (budget / row), R = (pes + P - 1) / P;
+            const uint64_t NC = (OC + R * P - 1) / (R * P);
+            o.constants["NC"] = double(NC);
+            o.rect.h = int(R);
+            o.output.per_pe = int(NC);
+            o.output.tiers = Tiers::Split;
+        }
+    }
+}
+
 // [SECTION] placement
 
 // Placement, the preferred way: bands of rows. The mesh is cut into vertical bands as wide as
-// the widest op; the ops go down band 0 one row each, at its left edge, then down band 1, and so
-// on. So an op's PE p sits directly above the next op's PE p, and an activation whose row slices
-// match is one hop away (plan_links). False when the bands hold too few rows.
+// the widest op; the ops go down band 0, each on the rows below the last (one, or its tiers), at
+// its left edge, then down band 1, and so on. So an op's PE p sits directly above the next op's
+// PE p, and an activation whose row slices match is one hop away (plan_links). False when the
+// bands hold too few rows.
 bool place_in_bands(std::vector<PlannedOp>& ops, int W, int H) {
     int bw = 1;
     for (const PlannedOp& o : ops) bw = std::max(bw, o.rect.w);
-    const int bands = W / bw;
-    if (bw > W || size_t(bands) * size_t(H) < ops.size()) return false;
-    for (size_t i = 0; i < ops.size(); i++) {
-        ops[i].rect.x = int(i / size_t(H)) * bw;
-        ops[i].rect.y = int(i % size_t(H));
+    int x = 0, y = 0;
+    for (PlannedOp& o : ops) {
+        if (y + o.rect.h > H) {   // the next band
+            x += bw;
+            y = 0;
+        }
+        if (x + bw > W || o.rect.h > H) return false;
+        o.rect.x = x;
+        o.rect.y = y;
+        y += o.rect.h;
     }
     return true;
 }
 
-// Placement where the bands do not fit: rows of PEs packed left to right, top to bottom (fewer
-// links line up). False when the mesh is full; *rows_needed is then the height this packing
-// needs at width W.
+// Placement where the bands do not fit: ops packed left to right in shelves as tall as their
+// tallest op, top to bottom (fewer links line up). False when the mesh is full; *rows_needed is
+// then the height this packing needs at width W.
 bool place(std::vector<PlannedOp>& ops, int W, int H, std::string* why, int* rows_needed) {
     if (place_in_bands(ops, W, H)) {
         *rows_needed = 0;
         return true;
     }
-    int x = 0, y = 0;
+    int x = 0, y = 0, shelf = 0;
     const PlannedOp* full = nullptr;   // the first op past the last row
     for (PlannedOp& o : ops) {
         if (o.rect.w > W) {
@@ -235,14 +279,16 @@ bool place(std::vector<PlannedOp>& ops, int W, int H, std::string* why, int* row
         }
         if (x + o.rect.w > W) {
             x = 0;
-            y++;
+            y += shelf;
+            shelf = 0;
         }
-        if (y >= H && !full) full = &o;
+        if (y + o.rect.h > H && !full) full = &o;
         o.rect.x = x;
         o.rect.y = y;
         x += o.rect.w;
+        shelf = std::max(shelf, o.rect.h);
     }
-    *rows_needed = y + 1;
+    *rows_needed = y + shelf;
     if (!full) return true;
     *why = "the mesh is full at " + full->name + ": " + std::to_string(W) + "x" + std::to_string(H) + " PEs are too few";
     return false;
@@ -362,14 +408,16 @@ uint64_t weight_bytes_per_pe(const PlannedOp& o) {
     const auto c = [&](const char* k) { return uint64_t(o.constants.at(k)); };
     switch (o.row().kind) {
     case gpt::OpKind::Matmul: return 4 * c("NC") * (c("K") + c("BIAS"));
-    case gpt::OpKind::Embedding: return 4 * c("CP") * (c("V") + c("TP"));
+    case gpt::OpKind::Embedding: return 4 * c("CP") * (c(o.constants.count("VR") ? "VR" : "V") + c("TP"));
     case gpt::OpKind::LayerNorm: return 4 * 2 * (c("C") / c("P"));
     default: return 0;
     }
 }
 
 std::optional<WeightOverflow> weights_never_fit(const gpt::GPTConfig& cfg, uint32_t sram_bytes, bool train) {
-    for (const PlannedOp& o : graph(cfg, kMaxMeshSide, train))
+    std::vector<PlannedOp> ops = graph(cfg, kMaxMeshSide, train);
+    if (!train) stack_tiers(ops, sram_bytes, cfg.execution == "streaming");
+    for (const PlannedOp& o : ops)
         if (const uint64_t b = weight_bytes_per_pe(o); b > sram_bytes) return WeightOverflow{o.name, o.rect.w, b};
     return std::nullopt;
 }
@@ -425,6 +473,7 @@ bool PlanBuilder::step() {
     case Stage::Place: {   // one width of rows a step: pmax halves until the ops fit
         std::vector<PlannedOp> ops = graph(streaming() ? one_layer(cfg_) : cfg_, pmax_, train_);
         if (streaming()) mark_between_layers(ops);
+        if (!train_) stack_tiers(ops, sram_, streaming());
         std::string why;
         int rows = 0;
         const bool placed = place(ops, w_, h_, &why, &rows);

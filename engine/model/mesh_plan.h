@@ -46,6 +46,13 @@ enum class Slice : uint8_t {
     Tokens,  // every PE gets the token ids
 };
 
+// How an activation lies across the tiers of an op cut over several rows (PlannedOp::tiers).
+enum class Tiers : uint8_t {
+    Each,    // every tier holds the same cut (an input all of them read)
+    Split,   // the tiers go on cutting it: tier r's PE p is the op's PE r*w + p (a matmul's output rows)
+    Last,    // only the last tier holds it (the embedding's, after the chain down its tiers)
+};
+
 struct Transfer {                  // one activation into or out of an op
     std::string tensor;            // "l0.ln1", or "tokens"
     std::string symbol;            // the kernel's variable
@@ -53,6 +60,7 @@ struct Transfer {                  // one activation into or out of an op
     int per_pe = 0;                // rows or time steps per PE
     int rows = 0;                  // the tensor's rows (channels)
     int row_offset = 0;            // first row of the tensor this transfer reads (q/k/v of qkv)
+    Tiers tiers = Tiers::Each;
     // An input's link: the producing op, on the PEs `from`, sends it down the mesh on this colour
     // (its send_y; a relay's goes along its row first and to every PE of this op's row) while
     // this op's main receives it. 0: the host copies it (d2h, h2d).
@@ -90,7 +98,7 @@ struct PlannedOp {
     std::string kernel;            // its kind's kernel file, kernel_info().file: "matmul.wk"
     std::map<std::string, double> constants;
     std::vector<std::pair<std::string, std::string>> weights;   // kernel symbol -> GPT parameter ("w" -> "qkvw")
-    wl::Rect rect;                 // placement on the mesh (one row of PEs)
+    wl::Rect rect;                 // placement on the mesh: a row of PEs, or rect.h tiers of them
     uint32_t bytes_per_pe = 0;     // SRAM used on its most loaded PE
     MemoryUse memory;              // bytes_per_pe by kind
     std::vector<Transfer> inputs;
@@ -102,6 +110,9 @@ struct PlannedOp {
     const gpt::OpRow& row() const { return gpt::op_row(id); }
     const gpt::KernelInfo& kernel_info() const { return gpt::kernel_info(row().kind); }
     bool is(gpt::OpKind k) const { return row().kind == k; }
+    // Tiers: an op whose weights are too many for one row of PEs runs as rect.h copies of its
+    // one-row kernel stacked, each holding a part of them (mesh_plan.cpp's stack_tiers).
+    int tiers() const { return rect.h; }
 
     // A kernel switch set to 1: "TRAIN" (the op's backward and AdamW are compiled in), "TIED" (its
     // weights are the embedding's).
@@ -217,8 +228,9 @@ private:
 uint64_t weight_bytes_per_pe(const PlannedOp& o);
 
 // An op whose weights alone overflow a PE even on the widest row a mesh has (kMaxMeshSide PEs),
-// so that no mesh and no shorter context can hold it: the first such op, else nullopt. Cheap (no
-// kernel is compiled): fit advice asks it before trying remedies that cannot work.
+// and in inference even cut over tiers, so that no mesh and no shorter context can hold it (training
+// a GPT-2-sized vocabulary): the first such op, else nullopt. Cheap (no kernel is compiled): fit
+// advice asks it before trying remedies that cannot work.
 struct WeightOverflow {
     std::string op;        // "encoded"
     int row = 0;           // the row of PEs it was cut over

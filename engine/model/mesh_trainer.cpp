@@ -25,7 +25,6 @@ const char* grad_send(const PlannedOp& consumer, const Transfer& in) {
 std::string state_symbol(const PlannedOp& op, const std::string& sym, MeshTrainer::State state, size_t* first) {
     *first = 0;
     if (state == MeshTrainer::State::Params) return sym;
-    const char* prefix = state == MeshTrainer::State::Grads ? "d" : state == MeshTrainer::State::Moment1 ? "m" : "v";
     const gpt::KernelInfo& k = op.kernel_info();
     const int i = sym == k.weights[0] ? 0 : 1;
     if (k.packed) {   // its channels' w's and b's in one array (layernorm's dwb): b's after w's R

@@ -248,6 +248,7 @@ void write_transfer(ByteWriter& w, const Transfer& t) {
     w.str(t.tensor);
     w.str(t.symbol);
     w.put(t.slice);
+    w.put(t.tiers);
     for (int v : {t.per_pe, t.rows, t.row_offset, t.colour, t.from.x, t.from.y, t.from.w, t.from.h, t.grad_colour}) w.i32(v);
     w.str(t.send);
     w.u8(t.between_layers);
@@ -259,6 +260,8 @@ Transfer read_transfer(ByteReader& r) {
     t.symbol = r.str("transfer symbol");
     t.slice = r.get<Slice>("transfer slice");
     in_range(int(t.slice), 0, int(Slice::Tokens), "a transfer's slice");
+    t.tiers = r.get<Tiers>("transfer tiers");
+    in_range(int(t.tiers), 0, int(Tiers::Last), "a transfer's tiers");
     t.per_pe = in_range(r.i32("transfer per PE"), 0, 1 << 24, "a transfer's rows per PE");
     t.rows = in_range(r.i32("transfer rows"), 0, 1 << 24, "a transfer's rows");
     t.row_offset = in_range(r.i32("transfer row offset"), 0, 1 << 24, "a transfer's row offset");

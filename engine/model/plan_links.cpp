@@ -121,7 +121,8 @@ std::set<std::tuple<int, int, int>> used_cells(const std::vector<PlannedOp>& ops
     for (const PlannedOp& o : ops)
         for (const auto& [k, v] : o.constants)
             if (k.size() >= 2 && k[0] == 'L' && v >= kFirst && v <= kLast)
-                for (int x = o.rect.x; x < o.rect.x + o.rect.w; x++) used.insert({x, o.rect.y, int(v)});
+                for (int y = o.rect.y; y < o.rect.y + o.tiers(); y++)
+                    for (int x = o.rect.x; x < o.rect.x + o.rect.w; x++) used.insert({x, y, int(v)});
     return used;
 }
 
@@ -169,6 +170,7 @@ void plan_links(std::vector<PlannedOp>& ops, std::vector<lang::RouteSetting>* ro
             auto it = producer.find(in.tensor);
             if (!constant || it == producer.end() || in.slice != Slice::Rows || in.between_layers) continue;
             PlannedOp& p = ops[size_t(it->second)];
+            if (p.tiers() > 1 || c.tiers() > 1) continue;   // a tier's rows are not the op's: the host
             const Transfer& out = p.output;
             const auto [slot, send] = send_slot(p);
             // padding rows past the tensor's end: only a reader that skips them (the loss)
@@ -231,6 +233,15 @@ void plan_links(std::vector<PlannedOp>& ops, std::vector<lang::RouteSetting>* ro
         for (int p = P - 2; p > 0; p--) routes->push_back({x0 + p, y, 3, Route::of(kE, kR | kW)});
         routes->push_back({x0, y, 3, Route::of(kE, kR)});
     }
+    // A tiered embedding's chain down its tiers (embedding.wk's e0, e1): tier r sends y's window
+    // south on colour 6 (r even) or 7 (r odd) to tier r + 1. Its own colours: no link shares them.
+    for (const PlannedOp& o : ops)
+        for (int r = 0; o.is(gpt::OpKind::Embedding) && r + 1 < o.tiers(); r++)
+            for (int x = o.rect.x; x < o.rect.x + o.rect.w; x++) {
+                const int c = r % 2 == 0 ? 6 : 7;
+                routes->push_back({x, o.rect.y + r, c, Route::of(kR, kS)});
+                routes->push_back({x, o.rect.y + r + 1, c, Route::of(kN, kR)});
+            }
     plan_relays(ops, routes);   // what the rows per PE do not line up: the attention's heads
     for (PlannedOp& p : ops) {
         p.host_out = p.id == gpt::OpId::Logits;   // the host samples from the logits
@@ -330,7 +341,7 @@ void plan_relays(std::vector<PlannedOp>& ops, std::vector<lang::RouteSetting>* r
         auto it = producer.find(c.inputs.front().tensor);
         if (it == producer.end()) continue;
         PlannedOp& p = ops[size_t(it->second)];
-        bool fits = relays(p) && !p.constants.count("LY") && p.output.slice == Slice::Rows && p.output.row_offset == 0 &&
+        bool fits = p.tiers() == 1 && c.tiers() == 1 && relays(p) && !p.constants.count("LY") && p.output.slice == Slice::Rows && p.output.row_offset == 0 &&
                     p.rect.x == c.rect.x && p.rect.y < c.rect.y && (c.is(gpt::OpKind::Attention) || c.inputs.size() == 1);
         for (const Transfer& in : c.inputs)
             fits &= in.tensor == p.name && !in.colour && !in.between_layers && in.slice == Slice::Rows && in.rows == p.output.rows &&
@@ -374,7 +385,7 @@ void plan_relays(std::vector<PlannedOp>& ops, std::vector<lang::RouteSetting>* r
         if (it == producer.end() || in.colour || in.slice != Slice::Rows || in.row_offset) continue;
         PlannedOp& p = ops[size_t(it->second)];
         const int ex = p.rect.x + p.rect.w - 1;   // the layernorm's last PE, which sends
-        if (!p.is(gpt::OpKind::LayerNorm) || p.constants.count("LY") || p.output.slice != Slice::Rows ||
+        if (!p.is(gpt::OpKind::LayerNorm) || c.tiers() > 1 || p.constants.count("LY") || p.output.slice != Slice::Rows ||
             p.output.rows != in.rows || p.output.per_pe * p.rect.w != p.output.rows || c.rect.x <= ex ||
             !only_reader(p, c))
             continue;

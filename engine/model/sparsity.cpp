@@ -143,10 +143,9 @@ std::function<SparseCounts(const PlannedOp&)> sparse_nonzeros(const gpt::GPT& mo
         if (!op.is(gpt::OpKind::Matmul)) return c;
         if (!op.row().prunable) return c;
         c.rows = 0;
-        for (int p = 0; p < op.rect.w; p++) {
-            c.rows = std::max(c.rows, int(sparse_rows(op, p, model).wv.size()));
+        for (int p = 0; p < op.rect.w * op.tiers(); p++) c.rows = std::max(c.rows, int(sparse_rows(op, p, model).wv.size()));
+        for (int p = 0; p < op.rect.w && op.tiers() == 1; p++)   // training's transposed columns (never tiered)
             c.columns = std::max(c.columns, int(sparse_columns(op, p, model).wtk.size()));
-        }
         return c;
     };
 }

@@ -19,10 +19,16 @@ TEST(OpTable, ARowPerIdWithUniqueNames) {
         EXPECT_EQ(size_t(r.id), i) << r.name;
         EXPECT_EQ(&gpt::op_row(r.id), &r);
         EXPECT_TRUE(names.insert(r.name).second) << r.name;
-        if (r.grad) EXPECT_TRUE(grads.insert(std::string(r.in_block ? "l<N>." : "") + r.grad).second) << r.grad;
+        if (r.grad) {
+            EXPECT_TRUE(grads.insert(std::string(r.in_block ? "l<N>." : "") + r.grad).second) << r.grad;
+        }
         EXPECT_EQ(r.backward == nullptr, r.grad == nullptr) << r.name;
-        if (r.kind == gpt::OpKind::Matmul) EXPECT_EQ(r.inputs, 1) << r.name;
-        if (r.prunable) EXPECT_TRUE(r.in_block && r.kind == gpt::OpKind::Matmul) << r.name;
+        if (r.kind == gpt::OpKind::Matmul) {
+            EXPECT_EQ(r.inputs, 1) << r.name;
+        }
+        if (r.prunable) {
+            EXPECT_TRUE(r.in_block && r.kind == gpt::OpKind::Matmul) << r.name;
+        }
     }
     EXPECT_THROW(gpt::op_row(gpt::OpId::Stream), std::logic_error);
 }
@@ -89,12 +95,15 @@ void expect_exports(const MeshPlan& plan, std::set<std::string>* seen) {
             for (const gpt::Export& e : k.exports) {
                 const bool wanted = e.when == gpt::When::Always || (e.when == gpt::When::Training && plan.train) ||
                                     (e.when == gpt::When::Streaming && plan.streaming && o.layer >= 0 && !o.weights.empty());
-                if (wanted)
+                if (wanted) {
                     EXPECT_TRUE(exports_function(p, e.name) || exports_symbol(p, e.name))
                         << k.file << " (for " << o.name << ") exports no " << e.name;
+                }
             }
             for (const Function& f : p.functions)
-                if (f.exported) EXPECT_TRUE(named.count(f.name)) << k.file << " exports " << f.name << ", which op_table.cpp does not name";
+                if (f.exported) {
+                    EXPECT_TRUE(named.count(f.name)) << k.file << " exports " << f.name << ", which op_table.cpp does not name";
+                }
             for (int i = 0; i < 3 && k.inputs[i]; i++) EXPECT_TRUE(exports_symbol(p, k.inputs[i])) << k.file << " " << k.inputs[i];
             EXPECT_TRUE(exports_symbol(p, k.output)) << k.file;
             for (const auto& [sym, param] : o.weights) EXPECT_TRUE(exports_symbol(p, sym)) << k.file << " " << sym;
