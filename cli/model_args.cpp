@@ -36,6 +36,25 @@ wl::RunMode run_mode_of(const wl::gpt::GPTConfig& cfg) {
 LoadedModel load_model(const Args& args) {
     using namespace wl::gpt;
     LoadedModel m;
+    if (args.has("llmc")) {   // GPT-2's weights; --config (its shape) may shorten the context and set the wafer
+        if (args.has("checkpoint")) throw std::runtime_error("--llmc and --checkpoint both name the weights: give one");
+        m.model = import_llmc(args.get("llmc"));
+        m.tokenizer = make_tokenizer("bpe", "", args.get("bpe-dir"));
+        m.source = "llm.c weights " + args.get("llmc");
+        if (args.has("config")) {
+            const int positions = m.model->maxT;
+            try {
+                m.model = with_context(*m.model, config_from(args));
+            } catch (const std::invalid_argument& e) {
+                throw std::runtime_error("--config " + args.get("config") + " and --llmc " + args.get("llmc") + ": " + e.what());
+            }
+            if (m.model->maxT < positions)
+                m.source += " (the first " + std::to_string(m.model->maxT) + " of its " + std::to_string(positions) + " positions)";
+        } else {
+            apply_cli_overrides(args, &m.model->cfg);
+        }
+        return m;
+    }
     if (args.has("checkpoint")) {
         Checkpoint ck = load_checkpoint(args.get("checkpoint"));
         m.tokenizer = make_tokenizer(ck.tokenizer_kind, ck.tokenizer_state, args.get("bpe-dir"));
@@ -45,10 +64,10 @@ LoadedModel load_model(const Args& args) {
         return m;
     }
     if (!args.has("config")) throw std::runtime_error("needs --config FILE (e.g. models/gpt-nano.yaml) or --checkpoint FILE");
-    Trainer tr(config_from(args), args.get("bpe-dir"));   // the tokenizer comes from the corpus
-    m.tokenizer = std::move(tr.tokenizer);
-    m.model = std::move(tr.model);
-    m.source = "config " + args.get("config") + ", initial weights (seed " + std::to_string(tr.cfg.seed) + ")";
+    InitialModel init = initial_model(config_from(args), args.get("bpe-dir"));
+    m.tokenizer = std::move(init.tokenizer);
+    m.model = std::move(init.model);
+    m.source = "config " + args.get("config") + ", initial weights (seed " + std::to_string(m.model->cfg.seed) + ")";
     return m;
 }
 

@@ -1,6 +1,8 @@
-// verb_generate.cpp: `waferlab-cli generate` — sample text from a trained checkpoint,
-// or from GPT-2 weights in llm.c's layout (--llmc gpt2_124M.bin, GPT-2's BPE tokenizer).
-//   waferlab-cli generate --checkpoint F --prompt TEXT [--tokens N] [--temperature T] [--top-k K]
+// verb_generate.cpp: `waferlab-cli generate` — sample text from a trained checkpoint, from
+// GPT-2 weights in llm.c's layout (--llmc gpt2_124M.bin, GPT-2's BPE tokenizer; with --config of
+// its shape, that config's context and wafer), or from a config's seeded initial weights.
+//   waferlab-cli generate --checkpoint F | --llmc F [--config F] | --config F [--set K=V]
+//                         --prompt TEXT [--tokens N] [--temperature T] [--top-k K]
 //                         [--seed S] [--threads N] [--bpe-dir DIR] [--json]
 //                         [--on-mesh [--mesh WxH] [--kernels DIR]]   every forward on the emulated mesh
 //                         [--sparsity S [--sparsity-mask magnitude|random]]   prune the linear layers first
@@ -24,20 +26,14 @@ namespace wlcli {
 
 int verb_generate(const Args& args) {
     using namespace wl::gpt;
-    if (args.has("checkpoint") == args.has("llmc"))
-        throw std::runtime_error("generate needs one of --checkpoint FILE or --llmc gpt2_124M.bin");
+    if (!args.has("checkpoint") && !args.has("llmc") && !args.has("config"))
+        throw std::runtime_error("generate needs --checkpoint FILE, --llmc gpt2_124M.bin or --config FILE.yaml (its seeded initial weights)");
+    if (args.has("checkpoint") && args.has("config"))
+        throw std::runtime_error("--checkpoint and --config both name the model: give one (a checkpoint carries its config)");
     set_num_threads(int(args.get_int("threads", 0)));
-    std::unique_ptr<GPT> model;
-    std::unique_ptr<Tokenizer> tok;
-    if (args.has("llmc")) {
-        model = import_llmc(args.get("llmc"));
-        tok = make_tokenizer("bpe", "", args.get("bpe-dir"));
-    } else {
-        Checkpoint ck = load_checkpoint(args.get("checkpoint"));
-        tok = make_tokenizer(ck.tokenizer_kind, ck.tokenizer_state, args.get("bpe-dir"));
-        model = model_from_checkpoint(ck);
-    }
-    apply_cli_overrides(args, &model->cfg);   // --mesh, --execution
+    LoadedModel loaded = load_model(args);   // --set, --mesh, --execution applied
+    std::unique_ptr<GPT>& model = loaded.model;
+    std::unique_ptr<Tokenizer>& tok = loaded.tokenizer;
     wl::model::PruneStats pruned;
     const bool sparse = prune_from(args, model.get(), &pruned);   // the mesh's and the reference's weights alike
     if (sparse && !args.has("json"))
@@ -101,6 +97,7 @@ int verb_generate(const Args& args) {
         std::printf("%s\n", j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
     } else {
         std::printf("\n");
+        std::fflush(stdout);   // the text's end before stderr's summary
         if (mesh && n > 0)
             std::fprintf(stderr, "on the mesh: %d tokens, %.0f emulated cycles per token (estimated) = %.2f us per token at %.2f GHz; wall %.2f s (%.1f tokens/s)\n",
                          n, double(cycles) / n, double(cycles) / n / wl::kClockHz * 1e6, wl::kClockHz / 1e9, wall, n / wall);

@@ -187,4 +187,29 @@ std::unique_ptr<GPT> parse_llmc(const std::string& b, const std::string& path) {
     return model;
 }
 
+std::unique_ptr<GPT> with_context(const GPT& model, const GPTConfig& cfg) {
+    const GPTConfig& m = model.cfg;
+    std::string differ;
+    const auto check = [&](const char* key, int want, int have) {
+        if (want != have) differ += std::string(differ.empty() ? "" : ", ") + key + " " + std::to_string(want) + " (the weights' " + std::to_string(have) + ")";
+    };
+    check("model.n_layer", cfg.n_layer, m.n_layer);
+    check("model.n_head", cfg.n_head, m.n_head);
+    check("model.n_embd", cfg.n_embd, m.n_embd);
+    check("model.vocab_size", cfg.vocab_size, m.vocab_size);
+    if (!differ.empty()) throw std::invalid_argument("the config's shape is not the weights': " + differ);
+    if (cfg.block_size < 1 || cfg.block_size > m.block_size)
+        throw std::invalid_argument("model.block_size " + std::to_string(cfg.block_size) + " is outside 1.." +
+                                    std::to_string(m.block_size) + ", the positions the weights have");
+    auto out = std::make_unique<GPT>(cfg);
+    const std::vector<ParamInfo> from = param_infos(m), to = param_infos(cfg);
+    size_t a = 0, b = 0;
+    for (size_t i = 0; i < from.size(); i++) {   // wpe keeps its first rows; the rest are the same size
+        std::copy_n(model.params_memory.data() + a, to[i].count, out->params_memory.data() + b);
+        a += from[i].count;
+        b += to[i].count;
+    }
+    return out;
+}
+
 }  // namespace wl::gpt

@@ -14,15 +14,31 @@ static const GPTConfig& validated(const GPTConfig& c) {   // before its corpus i
 
 Trainer::Trainer(const GPTConfig& c, const std::string& bpe_dir) : Trainer(c, make_corpus(validated(c)), bpe_dir) {}
 
+// The tokenizer (char: from the corpus's text; bpe: GPT-2's files), and cfg's vocab_size from it when 0.
+static std::unique_ptr<Tokenizer> tokenizer_for(GPTConfig& cfg, const std::string& text, const std::string& bpe_dir) {
+    std::unique_ptr<Tokenizer> t;
+    if (cfg.tokenizer == "char") t = std::make_unique<CharTokenizer>(CharTokenizer::from_text(text));
+    else t = make_tokenizer("bpe", "", bpe_dir);
+    if (cfg.vocab_size == 0) cfg.vocab_size = t->vocab_size();
+    if (cfg.vocab_size < t->vocab_size())
+        throw ConfigError("vocab_size " + std::to_string(cfg.vocab_size) + " is smaller than the tokenizer's " +
+                          std::to_string(t->vocab_size()));
+    return t;
+}
+
+InitialModel initial_model(const GPTConfig& c, const std::string& bpe_dir) {
+    GPTConfig cfg = validated(c);
+    InitialModel m;
+    m.tokenizer = tokenizer_for(cfg, cfg.tokenizer == "char" ? make_corpus(cfg).text : std::string(), bpe_dir);
+    m.model = std::make_unique<GPT>(cfg);
+    m.model->init_weights(cfg.seed);
+    return m;
+}
+
 Trainer::Trainer(const GPTConfig& c, Corpus text, const std::string& bpe_dir) : cfg(c) {
     cfg.validate("config");
     corpus = std::move(text);
-    if (cfg.tokenizer == "char") tokenizer = std::make_unique<CharTokenizer>(CharTokenizer::from_text(corpus.text));
-    else tokenizer = make_tokenizer("bpe", "", bpe_dir);
-    if (cfg.vocab_size == 0) cfg.vocab_size = tokenizer->vocab_size();
-    if (cfg.vocab_size < tokenizer->vocab_size())
-        throw ConfigError("vocab_size " + std::to_string(cfg.vocab_size) + " is smaller than the tokenizer's " +
-                          std::to_string(tokenizer->vocab_size()));
+    tokenizer = tokenizer_for(cfg, corpus.text, bpe_dir);
     model = std::make_unique<GPT>(cfg);
     model->init_weights(cfg.seed);
     opt = AdamW(model->num_parameters);

@@ -24,6 +24,15 @@ enum class Split { Train, Val };
 // The sequences an optimiser step takes: grad_accum_steps micro-batches of batch_size.
 inline int sequences_per_step(const GPTConfig& cfg) { return cfg.grad_accum_steps * cfg.batch_size; }
 
+// A config's model with its seeded initial weights and its tokenizer, for inference: what a
+// Trainer builds, without the optimizer's moments and the batches (GPT-2 small: 1 GB less), and
+// the corpus only where the char tokenizer's vocabulary comes from it.
+struct InitialModel {
+    std::unique_ptr<GPT> model;
+    std::unique_ptr<Tokenizer> tokenizer;
+};
+InitialModel initial_model(const GPTConfig& cfg, const std::string& bpe_dir = "");
+
 class Trainer {
 public:
     // Builds the corpus (make_corpus), the tokenizer (char: from the corpus; bpe: GPT-2's files in

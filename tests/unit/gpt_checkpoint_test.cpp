@@ -174,4 +174,39 @@ TEST(GptCheckpoint, ImportsLlmcLayout) {
     EXPECT_THROW(import_llmc(path), CheckpointError);
 }
 
+// A shorter context keeps wpe's first rows: for prompts that fit it, the logits are the full model's.
+TEST(GptCheckpoint, WithContextComputesWhatTheModelComputesWithinIt) {
+    GPTConfig cfg;
+    cfg.n_layer = 2;
+    cfg.n_head = 2;
+    cfg.n_embd = 16;
+    cfg.block_size = 12;
+    cfg.vocab_size = 21;
+    GPT full(cfg);
+    full.init_weights(78);
+    GPTConfig shorter = cfg;
+    shorter.block_size = 5;
+    shorter.mesh = "64x64";   // the config's other keys are taken
+    const auto cut = with_context(full, shorter);
+    EXPECT_EQ(cut->maxT, 5);
+    EXPECT_EQ(cut->cfg.mesh, "64x64");
+    const std::vector<int> x = {4, 20, 0, 9, 9};
+    cut->forward(x.data(), nullptr, 1, 5);
+    full.forward(x.data(), nullptr, 1, 5);
+    EXPECT_EQ(std::memcmp(cut->logits(), full.logits(), 5 * 21 * sizeof(float)), 0);
+    GPTConfig longer = cfg;
+    longer.block_size = 13;
+    EXPECT_THROW(with_context(full, longer), std::invalid_argument);
+    GPTConfig other = shorter;
+    other.n_embd = 32;
+    other.vocab_size = 50;
+    try {
+        with_context(full, other);
+        ADD_FAILURE() << "a config of another shape was taken";
+    } catch (const std::invalid_argument& e) {
+        EXPECT_NE(std::string(e.what()).find("model.n_embd 32 (the weights' 16), model.vocab_size 50 (the weights' 21)"),
+                  std::string::npos) << e.what();
+    }
+}
+
 }  // namespace
