@@ -9,7 +9,7 @@
 //
 // Index of this file:
 // [SECTION] graph          the ops of one forward (and training's), their kernels and constants
-// [SECTION] tiers          ops whose weights take several rows of PEs
+// [SECTION] tiers          ops too big for their PEs: weights over tiers, a head over PEs
 // [SECTION] placement      bands of rows, else rows packed
 // (the schedule: links, the gradients' links, relays, edge links: plan_links.cpp)
 // [SECTION] memory         each op's SRAM by kind, the compile options, the embedding's stash
@@ -211,9 +211,24 @@ std::vector<PlannedOp> graph(const gpt::GPTConfig& cfg, int pmax, bool train) {
 // matmul's rows). Half the SRAM leaves the rest for the activations, which do not shrink with R.
 // Inference: a tiered op has no backward yet; streaming keeps its layer ops one row each (the
 // edge link feeds a row).
-void stack_tiers(std::vector<PlannedOp>& ops, uint32_t sram, bool streaming) {
+// The attention, whose SRAM is its keys and values (a head's q, k, v and y: 4 x HS x TP floats),
+// not weights, spreads the other way: each head's channels over S PEs side by side (attention.wk),
+// the fewest S that divides HS and fits, if the row has room for NH x S PEs.
+void spread_over_pes(std::vector<PlannedOp>& ops, uint32_t sram, int pmax, bool streaming) {
     const uint64_t budget = sram / 2;
     for (PlannedOp& o : ops) {
+        if (o.is(gpt::OpKind::Attention)) {
+            const int NH = int(o.constants.at("NH")), HS = int(o.constants.at("HS"));
+            const uint64_t TP = uint64_t(o.constants.at("TP")), room = sram - std::min<uint64_t>(sram, 1024);   // its scalars
+            int S = 1;
+            while (S < HS && (HS % S || 4 * (4 * uint64_t(HS / S) + 3) * TP > room)) S++;
+            if (S == 1 || NH * S > pmax) continue;
+            o.constants["S"] = S;
+            o.rect.w = NH * S;
+            for (Transfer& in : o.inputs) in.per_pe = HS / S;
+            o.output.per_pe = HS / S;
+            continue;
+        }
         if (streaming && o.layer >= 0) continue;
         const auto c = [&](const char* k) { return uint64_t(o.constants.at(k)); };
         if (o.is(gpt::OpKind::Embedding)) {   // 4 * CP * (VR + TP) bytes of wte and wpe a PE
@@ -416,7 +431,7 @@ uint64_t weight_bytes_per_pe(const PlannedOp& o) {
 
 std::optional<WeightOverflow> weights_never_fit(const gpt::GPTConfig& cfg, uint32_t sram_bytes, bool train) {
     std::vector<PlannedOp> ops = graph(cfg, kMaxMeshSide, train);
-    if (!train) stack_tiers(ops, sram_bytes, cfg.execution == "streaming");
+    if (!train) spread_over_pes(ops, sram_bytes, kMaxMeshSide, cfg.execution == "streaming");
     for (const PlannedOp& o : ops)
         if (const uint64_t b = weight_bytes_per_pe(o); b > sram_bytes) return WeightOverflow{o.name, o.rect.w, b};
     return std::nullopt;
@@ -473,7 +488,7 @@ bool PlanBuilder::step() {
     case Stage::Place: {   // one width of rows a step: pmax halves until the ops fit
         std::vector<PlannedOp> ops = graph(streaming() ? one_layer(cfg_) : cfg_, pmax_, train_);
         if (streaming()) mark_between_layers(ops);
-        if (!train_) stack_tiers(ops, sram_, streaming());
+        if (!train_) spread_over_pes(ops, sram_, pmax_, streaming());
         std::string why;
         int rows = 0;
         const bool placed = place(ops, w_, h_, &why, &rows);

@@ -111,7 +111,7 @@ struct PlannedOp {
     const gpt::KernelInfo& kernel_info() const { return gpt::kernel_info(row().kind); }
     bool is(gpt::OpKind k) const { return row().kind == k; }
     // Tiers: an op whose weights are too many for one row of PEs runs as rect.h copies of its
-    // one-row kernel stacked, each holding a part of them (mesh_plan.cpp's stack_tiers).
+    // one-row kernel stacked, each holding a part of them (mesh_plan.cpp's spread_over_pes).
     int tiers() const { return rect.h; }
 
     // A kernel switch set to 1: "TRAIN" (the op's backward and AdamW are compiled in), "TIED" (its

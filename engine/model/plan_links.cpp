@@ -34,6 +34,9 @@ std::pair<const char*, const char*> send_slot(const PlannedOp& o) {
 
 void plan_relays(std::vector<PlannedOp>& ops, std::vector<lang::RouteSetting>* routes);
 
+// An attention whose heads are cut over several PEs each (attention.wk's S > 1): no relays.
+bool heads_split(const PlannedOp& o) { return o.is(gpt::OpKind::Attention) && o.constants.count("S") && o.constants.at("S") > 1; }
+
 
 // Training: the residual stream's gradient as links. A residual's backward is the identity, so
 // the gradient of its output, which the layernorm that reads the output computes (its dx, the
@@ -242,6 +245,20 @@ void plan_links(std::vector<PlannedOp>& ops, std::vector<lang::RouteSetting>* ro
                 routes->push_back({x, o.rect.y + r, c, Route::of(kR, kS)});
                 routes->push_back({x, o.rect.y + r + 1, c, Route::of(kN, kR)});
             }
+    // A head over S PEs (attention.wk, S > 1): its scores east along its PEs on colours 5 and 6
+    // alternating, the weights back west from its last PE on 7, every PE on the way a copy.
+    for (const PlannedOp& o : ops) {
+        if (!heads_split(o)) continue;
+        const int S = int(o.constants.at("S")), y = o.rect.y;
+        for (int x = o.rect.x; x < o.rect.x + o.rect.w; x++) {
+            const int s = (x - o.rect.x) % S;
+            if (s + 1 < S) {
+                routes->push_back({x, y, s % 2 == 0 ? 5 : 6, Route::of(kR, kE)});
+                routes->push_back({x + 1, y, s % 2 == 0 ? 5 : 6, Route::of(kW, kR)});
+            }
+            routes->push_back({x, y, 7, s + 1 == S ? Route::of(kR, kW) : s == 0 ? Route::of(kE, kR) : Route::of(kE, kR | kW)});
+        }
+    }
     plan_relays(ops, routes);   // what the rows per PE do not line up: the attention's heads
     for (PlannedOp& p : ops) {
         p.host_out = p.id == gpt::OpId::Logits;   // the host samples from the logits
@@ -341,7 +358,7 @@ void plan_relays(std::vector<PlannedOp>& ops, std::vector<lang::RouteSetting>* r
         auto it = producer.find(c.inputs.front().tensor);
         if (it == producer.end()) continue;
         PlannedOp& p = ops[size_t(it->second)];
-        bool fits = p.tiers() == 1 && c.tiers() == 1 && relays(p) && !p.constants.count("LY") && p.output.slice == Slice::Rows && p.output.row_offset == 0 &&
+        bool fits = p.tiers() == 1 && c.tiers() == 1 && !heads_split(p) && !heads_split(c) && relays(p) && !p.constants.count("LY") && p.output.slice == Slice::Rows && p.output.row_offset == 0 &&
                     p.rect.x == c.rect.x && p.rect.y < c.rect.y && (c.is(gpt::OpKind::Attention) || c.inputs.size() == 1);
         for (const Transfer& in : c.inputs)
             fits &= in.tensor == p.name && !in.colour && !in.between_layers && in.slice == Slice::Rows && in.rows == p.output.rows &&

@@ -1,6 +1,6 @@
 // Tiers: an op whose weights are too many for one row of PEs (GPT-2's 50,257-row embedding and
 // LM head) runs as copies of its one-row kernel stacked, each holding a part (mesh_plan.cpp's
-// stack_tiers). The logits still match the reference bit for bit, from a prompt and from the cache.
+// spread_over_pes). The logits still match the reference bit for bit, from a prompt and from the cache.
 #include "engine/gpt/gpt.h"
 #include "engine/model/mesh_gpt.h"
 #include "engine/model/mesh_plan.h"
@@ -80,6 +80,25 @@ TEST(MeshTiers, FastAndCycleModeAgreeOnATieredChain) {
     expect_reference_bits(cfg, r.plan, 6, 2, wl::RunMode::Fast, &fast);
     expect_reference_bits(cfg, r.plan, 6, 2, wl::RunMode::Cycle, &cycle);
     EXPECT_NEAR(double(fast), double(cycle), 0.10 * double(cycle)) << "fast " << fast << " cycle " << cycle;
+}
+
+// Two heads of 64 at a context of 64: a head's q, k, v and y (64 KiB) are more than a PE holds,
+// so each head's channels are cut over 2 PEs, the scores passed along them; the same bits in fast
+// and cycle mode, from a prompt and from the cache, and no relays for the cut heads.
+TEST(MeshTiers, AHeadTooBigForAPeIsCutOverPes) {
+    const GPTConfig cfg = config(1, 2, 128, 64, 65);
+    auto r = plan_model(cfg, 32, 32, kernels());
+    ASSERT_TRUE(r.ok) << r.error;
+    const PlannedOp& att = *r.plan.find("l0.atty");
+    EXPECT_EQ(att.constants.at("S"), 2);
+    EXPECT_EQ(att.rect.w, 4);
+    for (const auto& in : att.inputs) EXPECT_EQ(in.colour, 0) << in.tensor;
+    uint64_t fast = 0, cycle = 0;
+    expect_reference_bits(cfg, r.plan, 20, 2, wl::RunMode::Fast, &fast);
+    expect_reference_bits(cfg, r.plan, 20, 2, wl::RunMode::Cycle, &cycle);
+    EXPECT_NEAR(double(fast), double(cycle), 0.10 * double(cycle)) << "fast " << fast << " cycle " << cycle;
+    auto train = plan_model(cfg, 32, 32, kernels(), wl::MachineConfig{}.sram_bytes, /*train=*/true);   // training: not cut
+    EXPECT_TRUE(train.too_big) << train.error;
 }
 
 // GPT-2 small's width, heads and vocabulary (C = 768, 12 heads of 64, 50,257 tokens) in one layer
