@@ -219,9 +219,9 @@ bool ModelSession::compile(const std::string& config, int w, int h, const std::s
                     if (!early.ok) throw std::runtime_error(early.error);
                     early_ran = true;
                 }
-                wl::gpt::Trainer tr(cfg);   // the tokenizer comes from the corpus, the weights from the seed
-                tokenizer = std::move(tr.tokenizer);
-                model = std::move(tr.model);
+                wl::gpt::InitialModel init = wl::gpt::initial_model(cfg);   // the weights from the seed; no optimizer
+                tokenizer = std::move(init.tokenizer);
+                model = std::move(init.model);
                 source = "config " + config + ", initial weights (seed " + std::to_string(cfg.seed) + ")";
             }
         }

@@ -46,6 +46,7 @@ public:
     RunResult run_until_quiescent(uint64_t budget) { return m_.run_until_quiescent(budget); }
 
     MachineStats stats() const { return m_.stats(); }
+    MachineStats stats(const Rect& r) const { return m_.stats(r); }   // r's routers and cores alone (Machine::stats)
     Machine snapshot() const { return m_; }
     void restore(const Machine& s) { m_ = s; }
 

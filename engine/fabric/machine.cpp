@@ -968,18 +968,22 @@ RouterStats Machine::router_stats(int x, int y) const {
     return s;
 }
 
-MachineStats Machine::stats() const {
+MachineStats Machine::stats() const { return stats(Rect{0, 0, cfg_.w, cfg_.h}); }
+
+MachineStats Machine::stats(const Rect& r) const {
     MachineStats s;
     s.cycles = now_;
-    for (const Router& r : routers_) {
-        for (int p = 0; p < kPorts; ++p) s.hops += r.stats.out[p];
-        s.router_stalls += r.stats.stalls;
-    }
-    for (const Core& c : cores_) {
-        s.instrs += c.stats.instrs, s.busy += c.stats.busy, s.stall += c.stats.stall, s.tasks += c.stats.tasks;
-        s.elems += c.stats.elems, s.sent += c.stats.sent, s.received += c.stats.received;
-        s.flops += c.stats.flops, s.sram_bytes += c.stats.sram_bytes;
-    }
+    const int x0 = std::max(r.x, 0), y0 = std::max(r.y, 0), x1 = std::min(r.x + r.w, cfg_.w), y1 = std::min(r.y + r.h, cfg_.h);
+    for (int y = y0; y < y1; y++)
+        for (int x = x0; x < x1; x++) {
+            const Router& rt = routers_[idx(x, y)];
+            for (int p = 0; p < kPorts; ++p) s.hops += rt.stats.out[p];
+            s.router_stalls += rt.stats.stalls;
+            const Core& c = cores_[idx(x, y)];
+            s.instrs += c.stats.instrs, s.busy += c.stats.busy, s.stall += c.stats.stall, s.tasks += c.stats.tasks;
+            s.elems += c.stats.elems, s.sent += c.stats.sent, s.received += c.stats.received;
+            s.flops += c.stats.flops, s.sram_bytes += c.stats.sram_bytes;
+        }
     s.router_steps = router_steps_;
     s.core_steps = core_steps_;
     return s;

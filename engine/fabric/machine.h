@@ -155,6 +155,10 @@ public:
     int ce_queued(int x, int y, int colour) const;   // wavelets waiting at the CE on a colour (either mode)
     RouterStats router_stats(int x, int y) const;  // with in[N..W] filled from the neighbours
     MachineStats stats() const;
+    // The counts of the routers and cores in r alone (cycles and steps are the machine's): where
+    // everything that ran since a stats() was inside r, the same difference, without visiting
+    // every PE of a large mesh.
+    MachineStats stats(const Rect& r) const;
     Trace& trace() { return trace_; }
     const Trace& trace() const { return trace_; }
     static size_t state_bytes_per_pe() { return sizeof(Router) + sizeof(Core); }   // beyond SRAM

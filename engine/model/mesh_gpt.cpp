@@ -403,7 +403,15 @@ bool MeshGPT::launch(const PlannedOp& op, const char* fn, int t0, int n, OpRun* 
         throw_if(host_.h2d_u32(x, y, gpt::symbol::kT0, &v[0], 1));
         throw_if(host_.h2d_u32(x, y, gpt::symbol::kTlen, &v[1], 1));
     }
-    const MachineStats s0 = host_.stats();
+    // Everything the run moves stays between the op and its senders (links go down their columns,
+    // relays along a row first): their bounding box's counts, not a large mesh's every PE.
+    Rect box = op.rect;
+    for (const auto& [from, send] : senders) {
+        const int x1 = std::max(box.x + box.w, from.x + from.w), y1 = std::max(box.y + box.h, from.y + from.h);
+        box.x = std::min(box.x, from.x), box.y = std::min(box.y, from.y);
+        box.w = x1 - box.x, box.h = y1 - box.y;
+    }
+    const MachineStats s0 = host_.stats(box);
     throw_if(host_.launch(op.rect, fn));
     for (const auto& [from, send] : senders) throw_if(host_.launch(from, send));   // its window is its own launch's
     const RunResult r = host_.run_until_quiescent(cycle_budget);
@@ -412,7 +420,7 @@ bool MeshGPT::launch(const PlannedOp& op, const char* fn, int t0, int n, OpRun* 
                  r.fault.to_string();
         return false;
     }
-    const MachineStats s1 = host_.stats();
+    const MachineStats s1 = host_.stats(box);
     run->name = op.name;
     run->op = op.op;
     run->count(s0, s1);

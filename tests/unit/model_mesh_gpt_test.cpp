@@ -164,6 +164,38 @@ TEST(MeshGpt, ThePlanKeepsEveryOpOnItsOwnPes) {
     EXPECT_EQ(p.find("nope"), nullptr);
 }
 
+// Each op's counts come from the box around it and its links' senders (MeshGPT::launch): on plans
+// with links, relays, the band's turn, tiers, a head over PEs and weights streamed, the ops' counts
+// add up to the whole machine's, so nothing a run moved fell outside its box.
+TEST(MeshGpt, EachOpsCountsAreTheWholeMachines) {
+    wl::gpt::GPTConfig streamed = config(2, 2, 32, 16, 23);
+    streamed.execution = "streaming";
+    const struct {
+        GPTConfig cfg;
+        int w, h;
+    } cases[] = {{nano(), 32, 34}, {config(1, 2, 128, 64, 65), 32, 32}, {config(1, 4, 64, 16, 4000), 32, 32}, {streamed, 16, 16}};
+    for (const auto& c : cases) {
+        GPT model(c.cfg);
+        model.init_weights(3);
+        auto r = plan_model(c.cfg, c.w, c.h, kKernels);
+        ASSERT_TRUE(r.ok) << r.error;
+        MeshGPT m(r.plan, model);
+        const std::vector<int> in = tokens(c.cfg.block_size, c.cfg.vocab_size, 2);
+        std::vector<float> logits;
+        const wl::MachineStats before = m.host().stats();
+        ASSERT_TRUE(m.forward(in.data(), c.cfg.block_size, &logits)) << m.error();
+        const wl::MachineStats after = m.host().stats();
+        uint64_t hops = 0, instructions = 0, wavelets = 0, flops = 0;
+        for (const wl::model::OpRun& o : m.last_run())
+            hops += o.hops, instructions += o.instructions, wavelets += o.wavelets, flops += o.vector_flops;
+        EXPECT_EQ(hops, after.hops - before.hops) << c.cfg.n_embd;
+        EXPECT_EQ(instructions, after.instrs - before.instrs) << c.cfg.n_embd;
+        EXPECT_EQ(wavelets, after.sent - before.sent) << c.cfg.n_embd;
+        EXPECT_EQ(flops, after.flops - before.flops) << c.cfg.n_embd;
+        EXPECT_GT(hops, 0u);
+    }
+}
+
 // Fast mode against cycle mode on the GPT forward: the same logits (memory) and a
 // cycle estimate within fast mode's stated bound (docs/engine.md: 10%).
 TEST(MeshGpt, FastAndCycleModeAgree) {
