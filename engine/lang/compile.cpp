@@ -128,7 +128,7 @@ bool Compilation::step() {
     if (s.diags.truncated()) {
         Diagnostic more;
         more.file = r.file;
-        more.severity = Severity::Error;
+        more.severity = s.diags.dropped_errors() ? Severity::Error : Severity::Warning;   // a warning when only warnings went
         more.message = "too many problems; stopped reporting after " + std::to_string(Diagnostics::kMaxReported);
         r.diagnostics.push_back(std::move(more));
     }

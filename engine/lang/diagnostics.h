@@ -2,7 +2,9 @@
 // by the library. The app, the CLI and the tests decide how to show them.
 #pragma once
 #include <cstdint>
+#include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace wl::lang {
@@ -32,6 +34,7 @@ public:
     Diagnostic* warning(int line, int col, std::string msg) { return add(Severity::Warning, line, col, std::move(msg)); }
     int errors() const { return errors_; }
     bool truncated() const { return truncated_; }
+    bool dropped_errors() const { return dropped_errors_; }   // some diagnostic past the cap was an error
     const std::vector<Diagnostic>& list() const { return list_; }
     std::vector<Diagnostic> take() { return std::move(list_); }
     const std::string& file() const { return file_; }
@@ -39,8 +42,11 @@ public:
 private:
     Diagnostic* add(Severity s, int line, int col, std::string msg) {
         if (s == Severity::Error) errors_++;
+        // Once per place and message: a program placed on 256 PEs repeats its problems per PE.
+        if (!seen_.insert({line, col, msg}).second) return &scratch_;
         if (list_.size() >= kMaxReported) {
             truncated_ = true;
+            dropped_errors_ = dropped_errors_ || s == Severity::Error;
             return &scratch_;   // counted, not kept
         }
         list_.push_back(Diagnostic{file_, line, col, s, std::move(msg), {}});
@@ -48,9 +54,10 @@ private:
     }
     std::string file_;
     std::vector<Diagnostic> list_;
+    std::set<std::tuple<int, int, std::string>> seen_;
     Diagnostic scratch_;
     int errors_ = 0;
-    bool truncated_ = false;
+    bool truncated_ = false, dropped_errors_ = false;
 };
 
 // "file:line:col: error: message" plus "  note: ..." lines (for CLIs and tests).

@@ -100,6 +100,18 @@ TEST(PlanFile, NanoForInferenceAndTrainingReadsBackToTheSamePlan) {
     }
 }
 
+// Tiers (a 4,000-token vocabulary), a head over two PEs (heads of 64 at a context of 64), and a
+// layer of GPT-2 small on rows of 256 PEs (whose kernels' warnings, repeated on every PE, are
+// reported once each, so no cap's marker stands among them).
+TEST(PlanFile, TiersAndCutHeadsReadBackToTheSamePlan) {
+    for (const auto& [cfg, side] : {std::pair{config(1, 4, 64, 16, 4000), 32}, std::pair{config(1, 2, 128, 64, 65), 32},
+                                    std::pair{config(1, 12, 768, 64, 50257), 256}}) {
+        PlanResult r = plan_model(cfg, side, side, kernels(), kSram);
+        ASSERT_TRUE(r.ok) << r.error;
+        expect_round_trip(r.plan);
+    }
+}
+
 TEST(PlanFile, TheMeshRunsALoadedExecutableToTheSameLogitBits) {
     const wl::gpt::GPTConfig cfg = nano();
     wl::gpt::GPT model(cfg);
