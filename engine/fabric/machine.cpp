@@ -885,10 +885,12 @@ static const char* op_name(const Program& p, uint32_t pc) {
 
 std::vector<Stuck> Machine::stuck(bool include_running) const {
     std::vector<Stuck> out;
-    auto add = [&](int i, int colour, int task, std::string what) {
+    auto add = [&](StuckKind kind, int i, int colour, int task, std::string what, int port = -1, uint32_t count = 0,
+                   std::string where = {}) {
         if (out.size() >= cfg_.max_stuck_reported) return;
         Stuck s;
-        s.x = i % cfg_.w, s.y = i / cfg_.w, s.colour = colour, s.task = task;
+        s.kind = kind, s.x = i % cfg_.w, s.y = i / cfg_.w, s.colour = colour, s.task = task, s.port = port, s.count = count;
+        s.where = std::move(where);
         char head[48];
         std::snprintf(head, sizeof head, "PE (%d,%d): ", s.x, s.y);
         s.what = head + what;
@@ -898,9 +900,10 @@ std::vector<Stuck> Machine::stuck(bool include_running) const {
         const Router& r = routers_[i];
         const Core& ce = cores_[i];
         const Program* prog = ce.prog >= 0 ? progs_[ce.prog].prog.get() : nullptr;
-        auto at = [&] {   // built only for a PE that is reported: this scan runs after every run
+        const uint32_t pc = ce.state == ThreadState::Vec ? ce.vop.pc : ce.pc;
+        auto where = [&] { return prog ? prog->where(pc) : std::string(); };   // built only for a PE that is reported: this scan runs after every run
+        auto at = [&] {
             if (!prog) return std::string();
-            uint32_t pc = ce.state == ThreadState::Vec ? ce.vop.pc : ce.pc;
             return std::string(" at ") + prog->where(pc) + " (" + op_name(*prog, pc) + ")";
         };
         // Wavelets waiting: in cycle mode's queues, or fast mode's (held at a router, queued at the CE).
@@ -909,17 +912,18 @@ std::vector<Stuck> Machine::stuck(bool include_running) const {
         auto ce_count = [&](int c) { return size_t(r.ce_count(c)) + (fast_ ? fast_->queued(i, c) : 0); };
         for (int p = 0; p < kPorts && (r.work || held); ++p)   // most PEs hold nothing: skip them fast
             for (int c = 0; c < kColours; ++c)
-                if (port_count(p, c)) {
+                if (const size_t n = port_count(p, c)) {
                     SwitchPos sp = r.cur_sw[c];
                     std::string why = !(sp.rx >> p & 1)
                                           ? "the current switch position " + std::to_string(r.cur[c]) + " does not accept " + port_name(p)
                                           : "no space downstream on " + port_set(sp.tx);
-                    add(i, c, ce.task,
-                        "colour " + std::to_string(c) + ": " + std::to_string(port_count(p, c)) + " wavelet(s) wait at router port " +
-                            port_name(p) + "; " + why);
+                    add(StuckKind::RouterPort, i, c, ce.task,
+                        "colour " + std::to_string(c) + ": " + std::to_string(n) + " wavelet(s) wait at router port " + port_name(p) +
+                            "; " + why,
+                        p, uint32_t(n));
                 }
         for (int c = 0; c < kColours && (r.nonempty[kCeQ] || (fast_ && fast_->queued_at(i))); ++c)
-            if (ce_count(c)) {
+            if (const size_t n = ce_count(c)) {
                 std::string why = "no task takes them";
                 if (prog) {
                     const LoadedProgram& lp = progs_[ce.prog];
@@ -927,9 +931,12 @@ std::vector<Stuck> Machine::stuck(bool include_running) const {
                     if (t >= 0 && (ce.tasks_blocked >> t & 1)) why = "data task " + std::to_string(t) + " is blocked";
                     else if (t >= 0 && ce.state != ThreadState::Idle) why = "the CE is busy with task " + std::to_string(ce.task);
                 }
-                add(i, c, ce.task, "colour " + std::to_string(c) + ": " + std::to_string(ce_count(c)) + " wavelet(s) queued at the CE; " + why);
+                add(StuckKind::CeQueue, i, c, ce.task,
+                    "colour " + std::to_string(c) + ": " + std::to_string(n) + " wavelet(s) queued at the CE; " + why, -1, uint32_t(n));
             }
-        if (ce.state == ThreadState::Stalled) add(i, ce.wait_colour, ce.task, "task " + std::to_string(ce.task) + at() + " " + stall_text(ce));
+        if (ce.state == ThreadState::Stalled)
+            add(StuckKind::Stalled, i, ce.wait_colour, ce.task, "task " + std::to_string(ce.task) + at() + " " + stall_text(ce), -1, 0,
+                where());
         auto vec_what = [&](const VecOp& v) {
             int col = v.a.kind == DsdKind::FabIn ? v.a.colour : v.b.kind == DsdKind::FabIn ? v.b.colour : v.dst.colour;
             bool in = v.a.kind == DsdKind::FabIn || v.b.kind == DsdKind::FabIn;
@@ -939,15 +946,17 @@ std::vector<Stuck> Machine::stuck(bool include_running) const {
         };
         if (ce.state == ThreadState::Vec) {
             auto [col, w] = vec_what(ce.vop);
-            add(i, col, ce.task, "task " + std::to_string(ce.task) + at() + ": " + w);
+            add(StuckKind::VectorOp, i, col, ce.task, "task " + std::to_string(ce.task) + at() + ": " + w, -1, ce.vop.i, where());
         }
         for (int k = 0; k < kMicrothreads; ++k)
             if ((ce.ut_busy >> k & 1) && !ce.ut[k].done_at) {
                 auto [col, w] = vec_what(ce.ut[k]);
-                add(i, col, ce.task, "microthread " + std::to_string(k) + " (" + (prog ? prog->where(ce.ut[k].pc) : std::string()) + "): " + w);
+                const std::string uw = prog ? prog->where(ce.ut[k].pc) : std::string();
+                add(StuckKind::Microthread, i, col, ce.task, "microthread " + std::to_string(k) + " (" + uw + "): " + w, -1, ce.ut[k].i, uw);
             }
-        if (include_running && ce.state == ThreadState::Run) add(i, -1, ce.task, "task " + std::to_string(ce.task) + " running" + at());
-        if (include_running && ce.launch_fn >= 0) add(i, -1, -1, "host launch pending");
+        if (include_running && ce.state == ThreadState::Run)
+            add(StuckKind::Running, i, -1, ce.task, "task " + std::to_string(ce.task) + " running" + at(), -1, 0, where());
+        if (include_running && ce.launch_fn >= 0) add(StuckKind::LaunchPending, i, -1, -1, "host launch pending");
     }
     return out;
 }
