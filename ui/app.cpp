@@ -584,7 +584,10 @@ void App::section_tabs() {
     if (follow) tab_synced_ = here, tab_quiet_ = 2;   // the tab bar applies a selection a frame later
     for (int i = 0; i < int(secs.size()); ++i) {
         ImGui::PushID(i);
-        const bool open = ImGui::BeginTabItem(secs[size_t(i)].label.c_str(), nullptr, follow && i == here ? ImGuiTabItemFlags_SetSelected : 0);
+        // The tab's ID is its place, not its label: a part renamed as it is typed ("program p") stays the
+        // selected tab, where a new ID was a new tab, and the bar then selected another and moved the cursor there.
+        const std::string label = secs[size_t(i)].label + "###part";
+        const bool open = ImGui::BeginTabItem(label.c_str(), nullptr, follow && i == here ? ImGuiTabItemFlags_SetSelected : 0);
         mark_item(("tab:" + secs[size_t(i)].label).c_str());
         if (open) {
             if (i != here && tab_quiet_ == 0) reveal_source(secs[size_t(i)].line + 1, 1);

@@ -152,19 +152,21 @@ struct Platform {
 // Dear ImGui 1.86 sees keys and buttons as up/down state per frame, so a key pressed and released
 // within one frame (fast typing, scripted input) or a second click in the frame of the first
 // would vanish. So an ImGui frame takes events in order until one would be lost: a release of a
-// key that went down this frame, a key after a click (the click may focus what the key is for),
-// a press after another press or release, a press of a button the last frame still showed held
-// (a double-click's second press: ImGui must see the release between), a press after a move (a
-// tab or a button that allows overlap takes a press only once the mouse has rested on it a frame),
-// or a move after a press or release (the click's place is where it was). That event and all
-// after it wait for the next ImGui frame.
+// key that went down this frame, a press of a key released this frame (Backspace, Backspace; Enter,
+// then Ctrl+Enter: ImGui would see it held throughout), a key after a click (the click may focus
+// what the key is for), a press after another press or release, a press of a button the last
+// frame still showed held (a double-click's second press: ImGui must see the release between), a
+// press after a move (a tab or a button that allows overlap takes a press only once the mouse has
+// rested on it a frame), or a move after a press or release (the click's place is where it was).
+// That event and all after it wait for the next ImGui frame.
 bool Platform::take_events() {
-    bool went_down[SDL_NUM_SCANCODES] = {};
+    bool went_down[SDL_NUM_SCANCODES] = {}, went_up[SDL_NUM_SCANCODES] = {};
     bool clicked = false, moved = false, input = false;
     auto waits = [&](const SDL_Event& ev) {
         const bool key = ev.type == SDL_KEYDOWN || ev.type == SDL_KEYUP || ev.type == SDL_TEXTINPUT;
         const int b = ev.type == SDL_MOUSEBUTTONDOWN ? button_index(ev.button.button) : -1;
-        return (ev.type == SDL_KEYUP && went_down[ev.key.keysym.scancode]) || (key && clicked) ||
+        return (ev.type == SDL_KEYUP && went_down[ev.key.keysym.scancode]) || (ev.type == SDL_KEYDOWN && went_up[ev.key.keysym.scancode]) ||
+               (key && clicked) ||
                (clicked && (ev.type == SDL_MOUSEBUTTONDOWN || ev.type == SDL_MOUSEMOTION)) ||
                (moved && ev.type == SDL_MOUSEBUTTONDOWN) || (b >= 0 && shown_down[b] && !mouse_down[b]);
     };
@@ -172,6 +174,7 @@ bool Platform::take_events() {
         input = input || ev.type != SDL_WINDOWEVENT;   // window events wake only by a size change (frame())
         handle(ev);
         if (ev.type == SDL_KEYDOWN) went_down[ev.key.keysym.scancode] = true;
+        if (ev.type == SDL_KEYUP) went_up[ev.key.keysym.scancode] = true;
         clicked = clicked || ev.type == SDL_MOUSEBUTTONDOWN || ev.type == SDL_MOUSEBUTTONUP;
         moved = moved || ev.type == SDL_MOUSEMOTION;
     };

@@ -173,8 +173,7 @@ ThreadView thread_view(const wl::Machine& m, int x, int y, std::string_view sour
         return t;
     }
     const wl::Core& ce = m.core(x, y);
-    const std::string fn = ce.fn < p->functions.size() ? p->functions[ce.fn].name : "?";
-    const std::string who = fn + (ce.task >= 0 ? " (task " + std::to_string(ce.task) + ")" : " (host launch)");
+    const std::string who = wl::thread_name(p, ce);
     switch (ce.state) {
     case wl::ThreadState::Idle: t.state = "idle"; break;
     case wl::ThreadState::Run: t.state = "running " + who; break;

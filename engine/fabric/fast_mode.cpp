@@ -10,6 +10,8 @@
 
 #include "engine/fabric/core_exec.h"
 
+#include "engine/core/thousands.h"
+
 #include <algorithm>
 #include <cstring>
 #include <functional>
@@ -39,15 +41,14 @@ struct FastPort {
             const int j = f.flooded_;
             f.flooded_ = -1;
             fault(FaultKind::Deadlock, c, ce.task, int32_t(ce.state == ThreadState::Vec ? ce.vop.pc : ce.pc),
-                  "colour " + std::to_string(c) + ": PE (" + std::to_string(j % m.cfg_.w) + "," + std::to_string(j / m.cfg_.w) + ") has " +
-                      std::to_string(FastMode::kMaxQueued) +
-                      " wavelets queued that nothing takes (fast mode's queues grow where cycle mode's fill and deadlock)");
+                  "PE (" + std::to_string(j % m.cfg_.w) + "," + std::to_string(j / m.cfg_.w) + ") has " + thousands(FastMode::kMaxQueued) +
+                      " wavelets of this colour queued that nothing takes (fast mode's queues grow where cycle mode's fill and deadlock)");
         }
         if (f.looped_) {
             f.looped_ = false;
             fault(FaultKind::Deadlock, c, ce.task, int32_t(ce.state == ThreadState::Vec ? ce.vop.pc : ce.pc),
-                  "colour " + std::to_string(c) + " loops: a wavelet sent from PE (" + std::to_string(i % m.cfg_.w) + "," +
-                      std::to_string(i / m.cfg_.w) + ") never leaves its ring of routes (cycle mode deadlocks when the ring fills)");
+                  "a wavelet sent from here goes round a ring of routes and never leaves it (the colour loops; cycle mode deadlocks "
+                  "when the ring fills)");
         }
     }
     // A fabric op's wavelets from this CE, in order (stamps nondecreasing): one pass along the

@@ -23,12 +23,28 @@ enum class FaultKind : uint8_t {
 
 const char* fault_kind_name(FaultKind k);
 
-// One stuck PE in a deadlock report.
+// Where a stuck place's work waits. With the PE, colour, task, port, count and kernel place it is
+// the report's meaning; `what` only says it in words (tests compare the fields, not the words).
+enum class StuckKind : uint8_t {
+    RouterPort,      // wavelets wait at a router port: the switch position takes none from it, or no room downstream
+    CeQueue,         // wavelets queued at the CE that no task takes now (none bound, blocked, or the CE is busy)
+    Stalled,         // a thread waits in a recv, a send, or for a free microthread
+    VectorOp,        // a thread's fabric vector op waits for wavelets or ramp space
+    Microthread,     // a microthread's fabric vector op waits
+    Running,         // a thread still runs (reported for a spent budget only)
+    LaunchPending,   // a host launch has not started (reported for a spent budget only)
+};
+
+// One stuck place in a deadlock or watchdog report.
 struct Stuck {
+    StuckKind kind = StuckKind::Stalled;
     int x = -1, y = -1;
     int colour = -1;         // the colour it waits on, -1 if none
-    int task = -1;           // running task, -1 if none
-    std::string what;        // e.g. "task 3 waits for a wavelet on colour 2 (fabin d1, 5 of 8 done)"
+    int task = -1;           // running task, -1 if none (the host-launched function, or idle)
+    int port = -1;           // RouterPort: the port the wavelets wait at
+    uint32_t count = 0;      // RouterPort, CeQueue: wavelets waiting; VectorOp, Microthread: elements done
+    std::string where;       // the kernel place its thread is at ("file:line:col"), "" if none
+    std::string what;        // all of the above in words, "PE (x,y): ..."
 };
 
 struct Fault {

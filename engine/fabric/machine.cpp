@@ -15,6 +15,7 @@
 #include "engine/fabric/pe_status.h"
 
 #include "engine/core/fnv.h"
+#include "engine/core/thousands.h"
 #include "engine/core/zeroed_alloc.h"
 
 #include <algorithm>
@@ -562,8 +563,7 @@ Fault Machine::watchdog(uint64_t budget) {
         f.x = st[0].x, f.y = st[0].y, f.colour = st[0].colour, f.task = st[0].task;
         place_at_instruction(f, idx(f.x, f.y));
     }
-    f.message = "watchdog: not quiescent after a budget of " + std::to_string(budget) + " cycles" +
-                (st.empty() ? std::string() : "; first busy PE: " + st[0].what);
+    f.message = "still running (not quiescent) when its budget of " + thousands(budget) + " cycles ran out" + (st.empty() ? "" : ":");
     f.stuck = std::move(st);
     fault_ = f;
     return f;
@@ -652,8 +652,10 @@ bool Machine::check_deadlock() {
     f.cycle = now_;
     f.x = st[0].x, f.y = st[0].y, f.colour = st[0].colour, f.task = st[0].task;
     place_at_instruction(f, idx(f.x, f.y));
-    f.message = "deadlock at cycle " + std::to_string(now_) + ": " + std::to_string(st.size()) +
-                (st.size() >= cfg_.max_stuck_reported ? "+" : "") + " stuck place(s); first: " + st[0].what;
+    // The kind, PE and cycle head the fault's text (Fault::to_string) and the places follow it: say neither again.
+    const bool capped = st.size() >= cfg_.max_stuck_reported;
+    f.message = "nothing can move any more, yet " + std::to_string(st.size()) + (capped ? " or more" : "") +
+                (st.size() == 1 ? " place still waits:" : " places still wait:");
     f.stuck = std::move(st);
     fault_ = f;
     return false;
@@ -883,12 +885,27 @@ static const char* op_name(const Program& p, uint32_t pc) {
     return pc < p.code.size() ? op_info(p.code[pc].op).mnemonic : "?";
 }
 
+// Each place in words a student can read, the machine's word beside ("(port W)", "(instruction recv)").
+// The words are said here once, for both run modes; the fields say the same for tests.
+static std::string wavelets_wait(size_t n, const std::string& from = {}) {   // "2 wavelets from the west (port W) wait"
+    return std::to_string(n) + (n == 1 ? " wavelet" : " wavelets") + from + (n == 1 ? " waits" : " wait");
+}
+
+static std::string ports_words(uint8_t mask) {
+    std::string s;
+    for (int p = 0; p < kPorts; ++p)
+        if (mask >> p & 1) s += (s.empty() ? "" : " and ") + port_words(p);
+    return s;
+}
+
 std::vector<Stuck> Machine::stuck(bool include_running) const {
     std::vector<Stuck> out;
-    auto add = [&](int i, int colour, int task, std::string what) {
+    auto add = [&](StuckKind kind, int i, int colour, int task, std::string what, int port = -1, uint32_t count = 0,
+                   std::string where = {}) {
         if (out.size() >= cfg_.max_stuck_reported) return;
         Stuck s;
-        s.x = i % cfg_.w, s.y = i / cfg_.w, s.colour = colour, s.task = task;
+        s.kind = kind, s.x = i % cfg_.w, s.y = i / cfg_.w, s.colour = colour, s.task = task, s.port = port, s.count = count;
+        s.where = std::move(where);
         char head[48];
         std::snprintf(head, sizeof head, "PE (%d,%d): ", s.x, s.y);
         s.what = head + what;
@@ -898,10 +915,11 @@ std::vector<Stuck> Machine::stuck(bool include_running) const {
         const Router& r = routers_[i];
         const Core& ce = cores_[i];
         const Program* prog = ce.prog >= 0 ? progs_[ce.prog].prog.get() : nullptr;
-        auto at = [&] {   // built only for a PE that is reported: this scan runs after every run
-            if (!prog) return std::string();
-            uint32_t pc = ce.state == ThreadState::Vec ? ce.vop.pc : ce.pc;
-            return std::string(" at ") + prog->where(pc) + " (" + op_name(*prog, pc) + ")";
+        const uint32_t pc = ce.state == ThreadState::Vec ? ce.vop.pc : ce.pc;
+        // Built only for a PE that is reported: this scan runs after every run.
+        auto where = [&](uint32_t q) { return prog ? prog->where(q) : std::string(); };
+        auto at = [&](uint32_t q) {   // " at k.wk:4:9 (instruction recv)"
+            return prog ? " at " + prog->where(q) + " (instruction " + op_name(*prog, q) + ")" : std::string();
         };
         // Wavelets waiting: in cycle mode's queues, or fast mode's (held at a router, queued at the CE).
         const bool held = fast_ && fast_->holds_any();
@@ -909,45 +927,53 @@ std::vector<Stuck> Machine::stuck(bool include_running) const {
         auto ce_count = [&](int c) { return size_t(r.ce_count(c)) + (fast_ ? fast_->queued(i, c) : 0); };
         for (int p = 0; p < kPorts && (r.work || held); ++p)   // most PEs hold nothing: skip them fast
             for (int c = 0; c < kColours; ++c)
-                if (port_count(p, c)) {
+                if (const size_t n = port_count(p, c)) {
                     SwitchPos sp = r.cur_sw[c];
-                    std::string why = !(sp.rx >> p & 1)
-                                          ? "the current switch position " + std::to_string(r.cur[c]) + " does not accept " + port_name(p)
-                                          : "no space downstream on " + port_set(sp.tx);
-                    add(i, c, ce.task,
-                        "colour " + std::to_string(c) + ": " + std::to_string(port_count(p, c)) + " wavelet(s) wait at router port " +
-                            port_name(p) + "; " + why);
+                    std::string why = !(sp.rx >> p & 1) ? "the colour's route now (switch position " + std::to_string(r.cur[c]) +
+                                                              ") takes none from there"
+                                                        : "no room further on, to " + ports_words(sp.tx);
+                    add(StuckKind::RouterPort, i, c, ce.task,
+                        "colour " + std::to_string(c) + ": " + wavelets_wait(n, " from " + port_words(p)) + " in its router; " + why, p,
+                        uint32_t(n));
                 }
         for (int c = 0; c < kColours && (r.nonempty[kCeQ] || (fast_ && fast_->queued_at(i))); ++c)
-            if (ce_count(c)) {
-                std::string why = "no task takes them";
+            if (const size_t n = ce_count(c)) {
+                std::string why = "no task takes this colour";
                 if (prog) {
                     const LoadedProgram& lp = progs_[ce.prog];
                     int t = lp.task_of_colour[c];
-                    if (t >= 0 && (ce.tasks_blocked >> t & 1)) why = "data task " + std::to_string(t) + " is blocked";
-                    else if (t >= 0 && ce.state != ThreadState::Idle) why = "the CE is busy with task " + std::to_string(ce.task);
+                    if (t >= 0 && (ce.tasks_blocked >> t & 1)) why = "task " + std::to_string(t) + ", which takes this colour, is blocked";
+                    else if (t >= 0 && ce.state != ThreadState::Idle) why = "the CE is busy with " + thread_name(prog, ce);
                 }
-                add(i, c, ce.task, "colour " + std::to_string(c) + ": " + std::to_string(ce_count(c)) + " wavelet(s) queued at the CE; " + why);
+                add(StuckKind::CeQueue, i, c, ce.task, "colour " + std::to_string(c) + ": " + wavelets_wait(n) + " at the CE, and " + why, -1,
+                    uint32_t(n));
             }
-        if (ce.state == ThreadState::Stalled) add(i, ce.wait_colour, ce.task, "task " + std::to_string(ce.task) + at() + " " + stall_text(ce));
-        auto vec_what = [&](const VecOp& v) {
-            int col = v.a.kind == DsdKind::FabIn ? v.a.colour : v.b.kind == DsdKind::FabIn ? v.b.colour : v.dst.colour;
-            bool in = v.a.kind == DsdKind::FabIn || v.b.kind == DsdKind::FabIn;
-            return std::pair<int, std::string>(col, std::string(op_info(v.op).mnemonic) + " waits for " +
-                                                        (in ? "wavelets on colour " : "ramp space on colour ") + std::to_string(col) + " (" +
-                                                        std::to_string(v.i) + " of " + std::to_string(v.n) + " done)");
+        if (ce.state == ThreadState::Stalled)
+            add(StuckKind::Stalled, i, ce.wait_colour, ce.task, thread_name(prog, ce) + at(pc) + " " + stall_text(ce), -1, 0, where(pc));
+        auto vec_what = [&](const VecOp& v) {   // the colour, and " waits for ...: 4 of 8 done"
+            const bool in = v.a.kind == DsdKind::FabIn || v.b.kind == DsdKind::FabIn;
+            const int col = v.a.kind == DsdKind::FabIn ? v.a.colour : v.b.kind == DsdKind::FabIn ? v.b.colour : v.dst.colour;
+            return std::pair<int, std::string>(col, (in ? " waits for wavelets on colour " + std::to_string(col)
+                                                        : " waits for room to send on colour " + std::to_string(col) + " (ramp full)") +
+                                                        ": " + std::to_string(v.i) + " of " + std::to_string(v.n) + " done");
         };
         if (ce.state == ThreadState::Vec) {
             auto [col, w] = vec_what(ce.vop);
-            add(i, col, ce.task, "task " + std::to_string(ce.task) + at() + ": " + w);
+            add(StuckKind::VectorOp, i, col, ce.task, thread_name(prog, ce) + at(pc) + w, -1, ce.vop.i, where(pc));
         }
         for (int k = 0; k < kMicrothreads; ++k)
             if ((ce.ut_busy >> k & 1) && !ce.ut[k].done_at) {
                 auto [col, w] = vec_what(ce.ut[k]);
-                add(i, col, ce.task, "microthread " + std::to_string(k) + " (" + (prog ? prog->where(ce.ut[k].pc) : std::string()) + "): " + w);
+                add(StuckKind::Microthread, i, col, ce.task, "microthread " + std::to_string(k) + " started" + at(ce.ut[k].pc) + w, -1,
+                    ce.ut[k].i, where(ce.ut[k].pc));
             }
-        if (include_running && ce.state == ThreadState::Run) add(i, -1, ce.task, "task " + std::to_string(ce.task) + " running" + at());
-        if (include_running && ce.launch_fn >= 0) add(i, -1, -1, "host launch pending");
+        if (include_running && ce.state == ThreadState::Run)
+            add(StuckKind::Running, i, -1, ce.task, thread_name(prog, ce) + " runs" + at(pc), -1, 0, where(pc));
+        if (include_running && ce.launch_fn >= 0)
+            add(StuckKind::LaunchPending, i, -1, -1,
+                "the host's launch of " +
+                    (prog && size_t(ce.launch_fn) < prog->functions.size() ? prog->functions[size_t(ce.launch_fn)].name : std::string("?")) +
+                    " has not started yet (launch pending)");
     }
     return out;
 }

@@ -25,11 +25,21 @@ std::string stall_text(const Core& c) {
     const std::string col = std::to_string(c.wait_colour);
     switch (c.why) {
     case StallWhy::Recv: return "waits for a wavelet on colour " + col;
-    case StallWhy::Send: return "waits for ramp space on colour " + col;
+    case StallWhy::Send: return "waits for room to send on colour " + col + " (ramp full)";
     case StallWhy::Slot: return "waits for a free microthread";
     case StallWhy::None: break;
     }
     return "waits";
+}
+
+std::string thread_name(const Program* p, const Core& c) {
+    const std::string fn = p && c.fn < p->functions.size() ? p->functions[c.fn].name : "?";
+    return fn + (c.task >= 0 ? " (task " + std::to_string(c.task) + ")" : " (the launched function)");
+}
+
+std::string port_words(int port) {
+    static const char* k[] = {"the north", "the south", "the east", "the west", "this PE's CE"};
+    return port >= 0 && port < kPorts ? std::string(k[port]) + " (port " + port_name(port) + ")" : "?";
 }
 
 std::string thread_state_text(const Core& c) {

@@ -20,9 +20,17 @@ const char* task_state_name(TaskState s);   // "idle", "active", "blocked", "run
 // wavelet waits on its colour at the CE).
 TaskState task_state(const Machine& m, int x, int y, const TaskBinding& b);
 
-// What a stalled thread waits for: "waits for a wavelet on colour 2", "waits for ramp space on
-// colour 1", "waits for a free microthread".
+// What a stalled thread waits for: "waits for a wavelet on colour 2", "waits for room to send on
+// colour 1 (ramp full)", "waits for a free microthread".
 std::string stall_text(const Core& c);
+
+// Whose code the main thread runs: "on_data (task 3)", or "main (the launched function)" for the
+// function the host launched (it has no task id: the machine's task -1).
+std::string thread_name(const Program* p, const Core& c);
+
+// Where a router port leads, with the machine's name beside: "the west (port W)", "this PE's CE
+// (port RAMP)".
+std::string port_words(int port);
 
 // The main thread in a few words: "idle", "running", "vector op", "stalled on recv (colour 2)".
 std::string thread_state_text(const Core& c);

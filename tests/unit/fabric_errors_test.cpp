@@ -143,9 +143,17 @@ TEST(FabricErrors, DeadlockListsStuckPesAndWhatTheyWaitFor) {
     EXPECT_EQ(r.fault.stuck[0].colour, 1);
     EXPECT_EQ(r.fault.stuck[1].x, 1);
     EXPECT_EQ(r.fault.stuck[1].colour, 0);
-    EXPECT_NE(r.fault.stuck[0].what.find("dl.wl:4:9"), std::string::npos) << r.fault.stuck[0].what;
-    EXPECT_NE(r.fault.stuck[0].what.find("waits for a wavelet on colour 1"), std::string::npos) << r.fault.stuck[0].what;
+    EXPECT_EQ(r.fault.stuck[0].kind, StuckKind::Stalled);
+    EXPECT_EQ(r.fault.stuck[0].task, -1);   // the launched function
+    EXPECT_EQ(r.fault.stuck[0].where, "dl.wl:4:9");
     EXPECT_EQ(r.fault.where, "dl.wl:4:9");
+    // In a student's words, the machine's beside them; the head says kind, PE and cycle once.
+    EXPECT_EQ(r.fault.stuck[0].what, "PE (0,0): main (the launched function) at dl.wl:4:9 (instruction recv) waits for a wavelet on colour 1");
+    const std::string text = r.fault.to_string();
+    EXPECT_EQ(text.rfind("deadlock at PE (0,0) colour 1 [dl.wl:4:9] cycle ", 0), 0u) << text;
+    EXPECT_NE(text.find(": nothing can move any more, yet 2 places still wait:\n  PE (0,0): main"), std::string::npos) << text;
+    EXPECT_EQ(text.find("deadlock", 1), std::string::npos) << text;
+    EXPECT_EQ(text.find("task -1"), std::string::npos) << text;
 }
 
 // Wavelets left in a router because the switch never turns: a deadlock with queued data.
@@ -159,10 +167,13 @@ TEST(FabricErrors, DeadlockWithWaveletsStuckInARouter) {
     ASSERT_FALSE(h.launch({0, 0, 1, 1}, "main"));
     RunResult r = h.run_until_quiescent(10000);
     ASSERT_EQ(r.fault.kind, FaultKind::Deadlock) << r.fault.to_string();
-    bool found = false;
+    const Stuck* at_w = nullptr;
     for (const Stuck& s : r.fault.stuck)
-        found |= s.x == 1 && s.colour == 0 && s.what.find("does not accept W") != std::string::npos;
-    EXPECT_TRUE(found) << r.fault.to_string();
+        if (s.x == 1 && s.colour == 0 && s.kind == StuckKind::RouterPort && s.port == kWest) at_w = &s;
+    ASSERT_TRUE(at_w) << r.fault.to_string();
+    EXPECT_EQ(at_w->count, 2u);   // the third waits behind them at (0,0)
+    EXPECT_EQ(at_w->what, "PE (1,0): colour 0: 2 wavelets from the west (port W) wait in its router; the colour's route now (switch "
+                          "position 0) takes none from there");
 }
 
 TEST(FabricErrors, WatchdogStopsAnEndlessLoop) {
@@ -179,7 +190,10 @@ TEST(FabricErrors, WatchdogStopsAnEndlessLoop) {
     EXPECT_EQ(r.fault.y, 1);
     EXPECT_EQ(r.cycles, 5000u);
     ASSERT_FALSE(r.fault.stuck.empty());
-    EXPECT_NE(r.fault.stuck[0].what.find("running at spin.wl:"), std::string::npos) << r.fault.stuck[0].what;
+    EXPECT_EQ(r.fault.stuck[0].kind, StuckKind::Running);
+    EXPECT_EQ(r.fault.stuck[0].where.rfind("spin.wl:", 0), 0u) << r.fault.stuck[0].where;
+    EXPECT_EQ(r.fault.stuck[0].what.rfind("PE (1,1): main (the launched function) runs at spin.wl:", 0), 0u) << r.fault.stuck[0].what;
+    EXPECT_EQ(r.fault.message, "still running (not quiescent) when its budget of 5,000 cycles ran out:");
 }
 
 TEST(FabricErrors, BadProgramsAreRejectedWithTheirLine) {

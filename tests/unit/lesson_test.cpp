@@ -1,6 +1,7 @@
 // lesson_test.cpp: the guided lessons hold: every lesson folder reads, every solution
 // passes its check and every starter fails it (so the check can fail); and the checker
 // says what went wrong in words a student can act on.
+#include "engine/core/thousands.h"
 #include "engine/lessons/check_spec.h"
 #include "engine/lessons/lesson.h"
 #include "engine/lessons/lesson_check.h"
@@ -431,7 +432,7 @@ TEST(LessonCheck, AForwardKernelThatBreaksThePlanOrTheLogits) {
     ASSERT_EQ(stuck.items.size(), 1u);
     EXPECT_EQ(stuck.items[0].kind, CheckKind::Fault);
     EXPECT_NE(stuck.items[0].message.find("The forward stopped with a fault"), std::string::npos) << stuck.items[0].message;
-    EXPECT_NE(stuck.items[0].message.find("a budget of " + std::to_string(20 * fwd->spec.forward.cycles_below) + " cycles"),
+    EXPECT_NE(stuck.items[0].message.find("its budget of " + wl::thousands(20 * fwd->spec.forward.cycles_below) + " cycles ran out"),
               std::string::npos) << stuck.items[0].message;
     // Fits at the file's own constants, not at the plan's: only the model compiler sees it.
     const Verdict big = check_kernel(fwd->spec, replaced("var zero: [f32; TP];", "var zero: [f32; select(K == 64, TP, 20000)];"), "mine.wk");
