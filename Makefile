@@ -10,7 +10,7 @@
 #   make screenshot  regenerate docs/screenshot.png (SUMMA mid-run) from the native app under Xvfb
 #   make fuzz      fuzz one reader with libFuzzer + ASan/UBSan: TARGET=compile|checkpoint|config|bpe|llmc|workspace|share|plan
 #                  (FUZZ_SECONDS=60; seeds in tests/fuzz/corpus/, crashes in build/fuzz/crashes/)
-#   make bench-web frame times of the web app running a 32 x 32 SUMMA, a 64 x 64 one, gpt-nano training and generation (headless Chromium)
+#   make bench-web the web app's frame rate idle, editing and training; frame times running a 32 x 32 SUMMA, a 64 x 64 one, gpt-nano training and generation (headless Chromium)
 #   make soak      the web app loops SUMMA with rewinds, resets and example switches for SOAK_MINUTES (30),
 #                  sampling the WASM and JS heaps each minute (not in CI; docs/reliability.md)
 MAKEFLAGS += --no-print-directory
@@ -97,6 +97,7 @@ screenshot: native
 	xvfb-run -a -s "-screen 0 1280x720x24" $(NATIVE)/ui/waferlab --example summa --play 15 --frames 150 --no-persist --screenshot docs/screenshot.png
 
 bench-web: web
+	node bench/fps_web.mjs
 	node bench/app_frames.mjs
 	node bench/train_web.mjs
 	node bench/generate_web.mjs

@@ -237,9 +237,10 @@ void App::frame(bool drawn) {
     ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(0, 0));
     ImGui::PushStyleVar(ImGuiStyleVar_WindowRounding, 0.0f);
     ImGui::PushStyleVar(ImGuiStyleVar_WindowBorderSize, 0.0f);
+    // No background: the canvas fills most of it, over the frame's clear; the bars get theirs below.
     ImGui::Begin("WaferLab", nullptr,
                  ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove | (embed_ ? 0 : ImGuiWindowFlags_MenuBar) |
-                     ImGuiWindowFlags_NoBringToFrontOnFocus | ImGuiWindowFlags_NoSavedSettings);
+                     ImGuiWindowFlags_NoBringToFrontOnFocus | ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoBackground);
     ImGui::PopStyleVar(3);
     if (embed_) {
         embed_bar();
@@ -281,6 +282,12 @@ void App::frame(bool drawn) {
     }
     ImGui::EndChild();
     if (!embed_) status_bar();
+    // The window's background above and below the canvas only (toolbar, status bar): a full-screen
+    // one under the canvas was a million pixels a frame that software GL filled for nothing.
+    ImDrawList* under = ImGui::GetBackgroundDrawList();
+    const ImU32 bg = ImGui::GetColorU32(ImGuiCol_WindowBg);
+    under->AddRectFilled(vp->Pos, ImVec2(vp->Pos.x + vp->Size.x, places_.canvas_min.y), bg);
+    under->AddRectFilled(ImVec2(vp->Pos.x, places_.canvas_max.y), ImVec2(vp->Pos.x + vp->Size.x, vp->Pos.y + vp->Size.y), bg);
     ImGui::End();
 
     doc_.refresh();

@@ -23,7 +23,6 @@ constexpr ImU32 kSyntaxColour[] = {
 };
 static_assert(sizeof(kSyntaxColour) / sizeof(kSyntaxColour[0]) == size_t(Syntax::Count));
 
-constexpr ImU32 kBackground = IM_COL32(22, 25, 32, 255);
 constexpr ImU32 kGutterText = IM_COL32(90, 100, 118, 255);
 constexpr ImU32 kCurrentLine = IM_COL32(255, 255, 255, 10);
 constexpr ImU32 kSelection = IM_COL32(70, 120, 190, 110);
@@ -172,7 +171,8 @@ CodeEditor::Result CodeEditor::draw(const char* id, TextBuffer& buf, const std::
     find_active_ = false;
     if (find_open_) find_bar(buf);
     ImGui::PushFont(fonts().mono ? fonts().mono : ImGui::GetFont());
-    ImGui::PushStyleColor(ImGuiCol_ChildBg, kBackground);
+    // No background of its own: the window's shows through (a second one under the text was a
+    // third of a million pixels a frame that software GL filled twice).
     ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(0, 4));
     ImGui::BeginChild(id, size, false, ImGuiWindowFlags_HorizontalScrollbar | ImGuiWindowFlags_NoNav);
 
@@ -294,7 +294,8 @@ CodeEditor::Result CodeEditor::draw(const char* id, TextBuffer& buf, const std::
     }
 
     // Gutter: line numbers, drawn last so sideways scrolling slides text under it.
-    dl->AddRectFilled(ImVec2(left, origin.y + float(first) * lh), ImVec2(left + gutter - cw * 0.5f, origin.y + float(last) * lh), kBackground);
+    dl->AddRectFilled(ImVec2(left, origin.y + float(first) * lh), ImVec2(left + gutter - cw * 0.5f, origin.y + float(last) * lh),
+                      ImGui::GetColorU32(ImGuiCol_WindowBg));
     // The gutter's marks, after its background, which would otherwise hide them.
     for (const EditorMarker& m : markers)
         if (m.line >= first && m.line < last && m.line < buf.line_count())
@@ -333,7 +334,6 @@ CodeEditor::Result CodeEditor::draw(const char* id, TextBuffer& buf, const std::
 
     ImGui::EndChild();
     ImGui::PopStyleVar();
-    ImGui::PopStyleColor();
     ImGui::PopFont();
     return r;
 }

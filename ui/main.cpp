@@ -294,7 +294,8 @@ void Platform::frame() {
     ImGui::Render();
 
     glViewport(0, 0, fw, fh);
-    glClearColor(0.07f, 0.08f, 0.10f, 1.0f);
+    const ImVec4 ground = ImGui::ColorConvertU32ToFloat4(wlui::kCanvasBackground);   // the canvas draws none of its own
+    glClearColor(ground.x, ground.y, ground.z, 1.0f);
     glClear(GL_COLOR_BUFFER_BIT);
     ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
     if (app->png_capture_frame()) app->deliver_png(wlui::read_framebuffer(fw, fh));   // before the swap

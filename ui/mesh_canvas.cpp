@@ -20,7 +20,6 @@
 namespace wlui {
 
 namespace {
-constexpr ImU32 kBackground = IM_COL32(18, 21, 28, 255);
 constexpr ImU32 kLink       = IM_COL32(58, 66, 82, 255);
 constexpr ImU32 kPe         = IM_COL32(46, 86, 122, 255);
 constexpr ImU32 kRouter     = IM_COL32(120, 132, 150, 255);
@@ -184,8 +183,7 @@ void MeshCanvas::draw(const wl::Mesh& mesh, const wl::Machine* machine, const Pe
     if (machine) view_.update(*machine, settings_);
     if (animate) anim_.update(machine->trace(), machine->now(), io.DeltaTime, settings_.seconds_per_hop);
     f.dl->ChannelsSetCurrent(0);
-    f.dl->PushClipRect(im(f.origin), im(f.origin + f.size), true);
-    f.dl->AddRectFilled(im(f.origin), im(f.origin + f.size), kBackground);
+    f.dl->PushClipRect(im(f.origin), im(f.origin + f.size), true);   // its ground is the frame's clear (kCanvasBackground)
     draw_pes(f, machine);
     dots_ = 0;
     dot_.reset();

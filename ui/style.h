@@ -26,6 +26,9 @@ inline const ImVec4 kErrorText(1.0f, 0.45f, 0.45f, 1.0f);    // errors, faults, 
 inline const ImVec4 kGoodText(0.55f, 0.85f, 0.55f, 1.0f);    // compiled, finished
 inline const ImVec4 kWarnText(0.95f, 0.75f, 0.3f, 1.0f);     // warnings, stalls
 inline constexpr ImU32 kErrorOutline = IM_COL32(255, 70, 70, 255);   // the faulted PE on the canvas
+// The mesh canvas's ground, which the frame is cleared to: the canvas, nearly the whole screen, draws
+// no background of its own (software GL pays for every pixel filled: docs/performance.md, The web app).
+inline constexpr ImU32 kCanvasBackground = IM_COL32(18, 21, 28, 255);
 
 // A message in a colour, wrapped at the window's edge: an error's advice is often past the first line.
 inline void wrapped_text(const ImVec4& colour, const char* text) {

@@ -64,7 +64,7 @@ export async function appReady(page, logs = []) {
 // open with ?start=0 (the empty mesh, as a returning visitor's), unless they ask for it with
 // { startScreen: true } (start_screen.test.mjs).
 export async function openApp(query = '', options = {}) {
-  const { server, url } = await startServer({ root: webRoot });
+  const { server, url } = await startServer({ root: options.root || webRoot });   // root: another build's (a bench's before and after)
   const b = await launch(options);
   const q = options.startScreen ? query : `${query}${query.includes('?') ? '&' : '?'}start=0`;
   await b.page.goto(url + q);
