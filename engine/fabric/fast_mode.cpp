@@ -535,6 +535,10 @@ FastMode::FastMode(size_t pes) : ceq_(pes * kColours), pe_queued_(pes), pe_(pes)
 
 void FastMode::schedule(int pe, uint64_t key) {
     Pe& p = pe_[size_t(pe)];
+    if (!p.touched) {
+        p.touched = true;
+        touched_.push_back(pe);
+    }
     if (p.scheduled && p.key <= key) return;
     p.scheduled = true;
     p.key = key;
@@ -572,12 +576,20 @@ void FastMode::absorb(Machine& m) {
     }
     for (const Machine::Timer& t : m.timers_) schedule(t.pe, std::max(now, std::min(t.at, m.cores_[size_t(t.pe)].ready_at)));
     m.timers_.clear();
-    // Wavelets cycle mode left in its queues (a host inject, or a run switched to fast mode part-way).
-    for (size_t k = 0; k < m.rnow_.size(); ++k) m.routers_[size_t(m.rnow_[k])].listed = 0;
-    for (size_t k = 0; k < m.rnext_.size(); ++k) m.routers_[size_t(m.rnext_[k])].listed = 0;
+    // Wavelets in cycle mode's queues: any a run left there when fast mode took over (every router
+    // is looked at, once), then a host's inject alone puts one there, and it lists the router.
+    listed_.clear();
+    for (size_t k = 0; k < m.rnow_.size(); ++k) listed_.push_back(m.rnow_[k]);
+    for (size_t k = 0; k < m.rnext_.size(); ++k) listed_.push_back(m.rnext_[k]);
+    for (int i : listed_) m.routers_[size_t(i)].listed = 0;
     m.rnow_.clear();
     m.rnext_.clear();
-    for (int i = 0; i < int(m.routers_.size()); ++i) {
+    if (scan_routers_) {
+        listed_.resize(m.routers_.size());
+        for (size_t i = 0; i < listed_.size(); ++i) listed_[i] = int(i);
+        scan_routers_ = false;
+    }
+    for (int i : listed_) {
         Router& r = m.routers_[size_t(i)];
         if (!r.work && !r.nonempty[kCeQ]) continue;   // most routers hold nothing
         for (int c = 0; c < kColours; ++c)
@@ -640,7 +652,10 @@ RunResult FastMode::advance(Machine& m, uint64_t max_cycles, bool stop_when_quie
     // Quiescent: the clock is the estimate, whatever the slice. Cycle mode stops the cycle after its
     // last event: a CE that is next free at cycle t is seen idle then.
     if (ran_) m.now_ = std::max(m.now_, end_time_ + 1);
-    if (!m.check_deadlock()) return finish(RunStatus::Faulted);
+    if (!m.check_deadlock(check_all_ || !held_.empty() ? nullptr : &touched_)) return finish(RunStatus::Faulted);
+    for (int pe : touched_) pe_[size_t(pe)].touched = false;
+    touched_.clear();
+    check_all_ = false;
     if (!stop_when_quiet) m.now_ = std::max(m.now_, end);
     return finish(RunStatus::Quiescent);
 }

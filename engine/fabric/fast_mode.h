@@ -183,6 +183,7 @@ private:
     struct Pe {
         uint64_t key = 0;                  // heap key while scheduled
         bool scheduled = false;
+        bool touched = false;              // scheduled since the last deadlock check found nothing
         uint64_t ramp_free = 0;            // the next cycle the ramp takes a wavelet
         uint64_t next[1 + kMicrothreads] = {};   // fabric ops (main thread, microthreads): the earliest cycle of their next element
         uint64_t last[1 + kMicrothreads] = {};   // ... and the cycle of their last element
@@ -238,6 +239,13 @@ private:
     std::vector<Pe> pe_;
     NestMaps nest_maps_;                   // each PE's last affine nest map (nest_map.h)
     std::vector<Entry> heap_;
+    // The PEs scheduled since the last deadlock check that found nothing stuck: no other PE's
+    // state has changed since, so the check at quiescence looks at these alone (the whole mesh
+    // at first, or while wavelets are held at a router).
+    std::vector<int> touched_;
+    bool check_all_ = true;
+    std::vector<int> listed_;              // absorb(): the routers that may hold cycle mode's wavelets
+    bool scan_routers_ = true;             // ... all of them, the first time
     struct Hop { int i, port; FastWavelet w; };
     std::vector<Hop> hops_;                // route()'s work stack
     int running_ = -1;

@@ -640,8 +640,9 @@ void Machine::place_at_instruction(Fault& f, int pe) const {
     if (pc < p.locs.size()) f.loc = p.locs[pc], f.where = p.where(pc);
 }
 
-bool Machine::check_deadlock() {
-    auto st = stuck(false);
+bool Machine::check_deadlock(const std::vector<int>* pes) {
+    auto st = stuck(false, pes);
+    if (!st.empty() && pes) st = stuck(false);   // the report lists every place, in the mesh's order
     if (st.empty()) {
         rnow_.clear();
         cnow_.clear();
@@ -898,7 +899,7 @@ static std::string ports_words(uint8_t mask) {
     return s;
 }
 
-std::vector<Stuck> Machine::stuck(bool include_running) const {
+std::vector<Stuck> Machine::stuck(bool include_running, const std::vector<int>* pes) const {
     std::vector<Stuck> out;
     auto add = [&](StuckKind kind, int i, int colour, int task, std::string what, int port = -1, uint32_t count = 0,
                    std::string where = {}) {
@@ -911,7 +912,9 @@ std::vector<Stuck> Machine::stuck(bool include_running) const {
         s.what = head + what;
         out.push_back(std::move(s));
     };
-    for (int i = 0; i < int(routers_.size()) && out.size() < cfg_.max_stuck_reported; ++i) {
+    const int n = pes ? int(pes->size()) : int(routers_.size());
+    for (int k = 0; k < n && out.size() < cfg_.max_stuck_reported; ++k) {
+        const int i = pes ? (*pes)[size_t(k)] : k;
         const Router& r = routers_[i];
         const Core& ce = cores_[i];
         const Program* prog = ce.prog >= 0 ? progs_[ce.prog].prog.get() : nullptr;

@@ -147,7 +147,8 @@ public:
     RunResult advance(uint64_t max_cycles);        // a slice of the above: stops when quiescent, no watchdog
     Fault watchdog(uint64_t budget);               // raise (and return) the Watchdog fault for a spent budget
     bool quiescent() const;                        // nothing active, nothing pending
-    std::vector<Stuck> stuck(bool include_running = false) const;   // who holds pending work, and what it waits for
+    // Who holds pending work, and what it waits for: on every PE, or on `pes` alone.
+    std::vector<Stuck> stuck(bool include_running = false, const std::vector<int>* pes = nullptr) const;
 
     // [SECTION] inspection
     const Router& router(int x, int y) const { return routers_[idx(x, y)]; }
@@ -184,7 +185,8 @@ private:
     void add_timer(uint64_t at, int i);
     void raise(FaultKind k, int pe, int colour, int task, int32_t pc, std::string msg);
     RunResult run_loop(uint64_t cycles, bool stop_when_quiet);
-    bool check_deadlock();   // false (and fault_ set) when stuck
+    // False (and fault_ set) when stuck. pes: the only PEs whose state changed since the last check.
+    bool check_deadlock(const std::vector<int>* pes = nullptr);
     void place_at_instruction(Fault& f, int pe) const;
     void copy_state(const Machine& o);             // everything but the SRAM arena
     void place(int prog, Rect r, const std::vector<uint32_t>& consts);   // load()'s part per PE
