@@ -286,7 +286,10 @@ struct FastCore : CoreExec<FastPort> {
                 }
                 break;
             case ThreadState::Vec:
-                if (!progress(ce.vop, 0)) return Stop::Blocked;
+                if (!progress(ce.vop, 0)) {
+                    wait_for(ce.vop);
+                    return Stop::Blocked;
+                }
                 finish_vop(st.last[0]);
                 break;
             case ThreadState::Idle: {
@@ -316,6 +319,21 @@ struct FastCore : CoreExec<FastPort> {
             }
         }
     }
+    // A main-thread op that only receives, with no microthread running, can do nothing until its
+    // colour's queue holds what it still needs: the PE sleeps until then (FastMode::wake). Its
+    // cycles come from the wavelets' stamps, not from when it runs, so P senders' blocks into one
+    // receive wake it once instead of P times, with the same result.
+    void wait_for(const VecOp& v) {
+        st.wait_n = 0;
+        const bool out = v.op != Op::FSUMS && v.dst.kind == DsdKind::FabOut;
+        if (ce.ut_busy || out) return;
+        const bool two = v.op != Op::FSUMS && two_sources(v.op);
+        const int ina = v.a.kind == DsdKind::FabIn ? v.a.colour : -1;
+        const int inb = two && v.b.kind == DsdKind::FabIn ? v.b.colour : -1;
+        if (ina < 0 || (inb >= 0 && inb != ina)) return;
+        st.wait_colour = uint8_t(ina);
+        st.wait_n = (v.n - v.i) * (ina == inb ? 2 : 1);
+    }
     Stop yield(uint64_t t) {
         ce.ready_at = std::max(ce.ready_at, ce.state == ThreadState::Idle ? ce.ready_at : t);
         key = t;
@@ -333,6 +351,7 @@ void FastMode::run_pe(Machine& m, int i, uint64_t end) {
                m.cfg_.task_pick_cycles, m.cfg_.simd_fp32, pe_[size_t(i)]);
     running_ = i;
     ran_ = true;
+    pe_[size_t(i)].wait_n = 0;
     const FastCore::Stop s = x.run(*this, end);
     running_ = -1;
     end_time_ = std::max(end_time_, ce.ready_at);
@@ -488,7 +507,7 @@ bool FastMode::route_block(Machine& m, int i, int c, const uint32_t* data, const
         ceq_[size_t(pe) * kColours + size_t(c)].push_block(data, at, n, delay);
         pe_queued_[size_t(pe)] += uint32_t(n);
         queued_total_ += n;
-        if (pe != running_) schedule(pe, std::min(m.cores_[size_t(pe)].ready_at, at[0] + delay));
+        if (pe != running_) wake(m, pe, c, at[0] + delay);
     }
     for (const auto& [k, delay] : p.drains)
         for (size_t e = 0; e < n; ++e) leave(m, m.drains_[size_t(k)], FastWavelet{data[e], 0, at[e] + delay});
@@ -518,7 +537,32 @@ void FastMode::deliver(Machine& m, int i, int c, FastWavelet w) {
     q.push(w);
     ++pe_queued_[size_t(i)];
     ++queued_total_;
-    if (i != running_) schedule(i, std::min(m.cores_[size_t(i)].ready_at, w.at));
+    if (i != running_) wake(m, i, c, w.at);
+}
+
+void FastMode::wake(Machine& m, int pe, int colour, uint64_t at) {
+    Pe& p = pe_[size_t(pe)];
+    if (p.wait_n && ceq_[size_t(pe) * kColours + size_t(p.wait_colour)].size() < p.wait_n) {
+        if (!p.starved && colour == p.wait_colour) {
+            p.starved = true;
+            starved_.push_back(pe);
+        }
+        return;
+    }
+    schedule(pe, std::min(m.cores_[size_t(pe)].ready_at, at));
+}
+
+bool FastMode::flush_starved(Machine& m) {
+    if (starved_.empty()) return false;
+    for (int pe : starved_) {
+        Pe& p = pe_[size_t(pe)];
+        p.starved = false;
+        if (!p.wait_n) continue;   // it ran since
+        p.wait_n = 0;
+        schedule(pe, std::min(m.cores_[size_t(pe)].ready_at, ceq_[size_t(pe) * kColours + size_t(p.wait_colour)].front_at()));
+    }
+    starved_.clear();
+    return true;
 }
 
 // A wavelet at an off-mesh port at w.at enters the link when it is free. The run's clock estimate
@@ -628,23 +672,26 @@ RunResult FastMode::advance(Machine& m, uint64_t max_cycles, bool stop_when_quie
     if (m.fault_) return finish(RunStatus::Faulted);
     absorb(m);
     end_time_ = std::max(end_time_, start);
-    while (!heap_.empty() && !m.fault_) {
-        const Entry e = heap_.front();
-        Pe& p = pe_[size_t(e.pe)];
-        if (!p.scheduled || p.key != e.key) {   // stale
+    do {
+        while (!heap_.empty() && !m.fault_) {
+            const Entry e = heap_.front();
+            Pe& p = pe_[size_t(e.pe)];
+            if (!p.scheduled || p.key != e.key) {   // stale
+                std::pop_heap(heap_.begin(), heap_.end(), std::greater<Entry>());
+                heap_.pop_back();
+                continue;
+            }
+            if (e.key >= end) {
+                if (flush_starved(m)) continue;   // the slice ends as if every block had woken its PE
+                m.now_ = end;
+                return finish(RunStatus::CyclesDone);
+            }
             std::pop_heap(heap_.begin(), heap_.end(), std::greater<Entry>());
             heap_.pop_back();
-            continue;
+            p.scheduled = false;
+            run_pe(m, e.pe, end);
         }
-        if (e.key >= end) {
-            m.now_ = end;
-            return finish(RunStatus::CyclesDone);
-        }
-        std::pop_heap(heap_.begin(), heap_.end(), std::greater<Entry>());
-        heap_.pop_back();
-        p.scheduled = false;
-        run_pe(m, e.pe, end);
-    }
+    } while (!m.fault_ && flush_starved(m));
     if (m.fault_) {
         m.now_ = std::max(m.now_, std::min(m.fault_.cycle, end));
         return finish(RunStatus::Faulted);

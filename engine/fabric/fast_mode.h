@@ -184,6 +184,9 @@ private:
         uint64_t key = 0;                  // heap key while scheduled
         bool scheduled = false;
         bool touched = false;              // scheduled since the last deadlock check found nothing
+        uint32_t wait_n = 0;               // blocked on a receive: wake when colour wait_colour holds this many
+        uint8_t wait_colour = 0;
+        bool starved = false;              // in starved_
         uint64_t ramp_free = 0;            // the next cycle the ramp takes a wavelet
         uint64_t next[1 + kMicrothreads] = {};   // fabric ops (main thread, microthreads): the earliest cycle of their next element
         uint64_t last[1 + kMicrothreads] = {};   // ... and the cycle of their last element
@@ -196,6 +199,8 @@ private:
 
     void absorb(Machine& m);               // take over cycle mode's lists, timers and queued wavelets
     void schedule(int pe, uint64_t key);
+    void wake(Machine& m, int pe, int colour, uint64_t at);   // a wavelet at `at` joined the PE's queue of `colour`
+    bool flush_starved(Machine& m);        // every PE woken late takes what it has; false if there were none
     uint64_t horizon() const;              // no wavelet not yet sent can be visible before this cycle
     // A PE runs at most this many cycles ahead of the PE furthest behind, so what it sends waits in
     // queues (unbounded here) for no longer than that: memory stays near cycle mode's.
@@ -244,6 +249,9 @@ private:
     // at first, or while wavelets are held at a router).
     std::vector<int> touched_;
     bool check_all_ = true;
+    // The PEs that blocked on a receive and got wavelets that do not finish it yet: they run when
+    // the rest comes, or when the run would otherwise stop (flush_starved).
+    std::vector<int> starved_;
     std::vector<int> listed_;              // absorb(): the routers that may hold cycle mode's wavelets
     bool scan_routers_ = true;             // ... all of them, the first time
     struct Hop { int i, port; FastWavelet w; };

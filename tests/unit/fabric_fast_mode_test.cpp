@@ -234,6 +234,48 @@ host { launch main at (0, 0); run; }
     }
 }
 
+// Fast mode wakes a PE blocked on a receive only when its queue holds all the receive still
+// needs (FastMode::wake). A receive left short, and a deadlock in a second run after a clean one
+// (whose check looks only at the PEs the run touched), are reported as cycle mode reports them:
+// the same places, in the same words ("4 of 8 done": the wavelets that came were taken).
+TEST(FastMode, ShortReceivesAndLaterDeadlocksReadAsInCycleMode) {
+    const char* short_receive = R"(
+colour c = 1;
+layout { grid 2 x 1; place p at (0..2, 0) with (first = x == 0);
+         route c at (1, 0) rx ramp tx west;  route c at (0, 0) rx east tx ramp; }
+program p(first: bool) {
+    var v: [f32; 8];
+    export fn main() {   // the receiver runs first, and blocks before anything comes
+        if first { fmovs(mem(v), fabin(c, 8)); } else { fmovs(fabout(c, 4), mem(v, 0, 4)); }
+    }
+}
+host { launch main at (0..2, 0); run; }
+)";
+    const char* second_run = R"(
+colour c = 1;
+layout { grid 4 x 1; place p at (0..4, 0);
+         route c at (2, 0) rx ramp tx east;  route c at (3, 0) rx west tx ramp; }
+program p() {
+    var v: [f32; 2];
+    export fn main() { v[0] = 1.0; }
+    export fn wait() { v[1] = recv(c); }
+}
+host { launch main at (0..4, 0); run; launch wait at (3, 0); run; }
+)";
+    for (const char* src : {short_receive, second_run}) {
+        CompileResult cr = compile(src, "short.wk");
+        ASSERT_TRUE(cr.ok()) << (cr.diagnostics.empty() ? "" : format_diagnostic(cr.diagnostics[0]));
+        ModeRun c = run_mode(cr, RunMode::Cycle, 20'000), f = run_mode(cr, RunMode::Fast, 20'000);
+        ASSERT_FALSE(c.rep.ok);
+        ASSERT_FALSE(f.rep.ok);
+        EXPECT_EQ(fault_kind_name(f.rep.fault.kind), fault_kind_name(FaultKind::Deadlock)) << f.rep.error;
+        expect_same_fault(c.rep.fault, f.rep.fault);
+        ASSERT_EQ(f.rep.fault.stuck.size(), c.rep.fault.stuck.size()) << "cycle: " << c.rep.error << "\nfast: " << f.rep.error;
+        for (size_t k = 0; k < c.rep.fault.stuck.size(); ++k) EXPECT_EQ(f.rep.fault.stuck[k].what, c.rep.fault.stuck[k].what);
+    }
+    EXPECT_NE(run_mode(compile(short_receive, "short.wk"), RunMode::Fast).rep.error.find("4 of 8 done"), std::string::npos);
+}
+
 // A machine mid-way through a fast run keeps its mode until the wavelets in flight land.
 TEST(FastMode, ModeChangesOnlyBetweenRuns) {
     Machine m(MachineConfig{.w = 2, .h = 1});
