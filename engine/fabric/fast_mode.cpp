@@ -52,11 +52,11 @@ struct FastPort {
         }
     }
     // A fabric op's wavelets from this CE, in order (stamps nondecreasing): one pass along the
-    // recorded path when there is one, else one send() each (which records it, or faults). The
-    // first send() of a block records the path that the rest then follow.
+    // recorded path when there is one, else one send() each (which records it, or faults). A
+    // first send() records the path that the rest then follow.
     void send_block(int c, const uint32_t* data, const uint64_t* at, size_t n) {
         for (size_t k = 0; k < n && !m.fault_; ++k) {
-            if (k && f.route_block(m, i, c, data + k, at + k, n - k)) {
+            if (f.route_block(m, i, c, data + k, at + k, n - k)) {
                 m.routers_[size_t(i)].stats.in[kRamp] += n - k;
                 f.pe_[size_t(i)].ramp_free = at[n - 1];
                 return;
