@@ -58,6 +58,8 @@ int verb_generate(const Args& args) {
         mesh = std::make_unique<wl::model::MeshGPT>(plan_for(args, model->cfg, false, &compile_info, sparse ? model.get() : nullptr), *model);
         if (!json) print_compile(compile_info, stderr);
     }
+    const int V = model->V, maxT = model->maxT;
+    if (mesh) model.reset();   // the weights are in the mesh's SRAM now: GPT-2 small's 500 MB go back
     if (!json) {
         std::fwrite(prompt.data(), 1, prompt.size(), stdout);
         std::fflush(stdout);
@@ -71,13 +73,25 @@ int verb_generate(const Args& args) {
     const auto start = std::chrono::steady_clock::now();
     std::vector<int> all;
     uint64_t cycles = 0;
+    // The prompt's forward (which gives the first token) apart from the tokens after it, each a
+    // step from the KV cache: their time per token is the generation speed.
+    struct Part {
+        int calls = 0;
+        double seconds = 0;
+        uint64_t cycles = 0;
+    } prompt_part, step_part;
     if (mesh) {
         auto forward = [&](const int* ctx, int T) {
+            const auto t0 = std::chrono::steady_clock::now();
             const float* l = mesh->next_logits(ctx, T);
+            Part& p = prompt_part.calls ? step_part : prompt_part;
+            p.calls++;
+            p.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+            p.cycles += mesh->last_cycles();
             cycles += mesh->last_cycles();
             return l;
         };
-        all = generate(forward, model->V, model->maxT, ids, n, opt, show);
+        all = generate(forward, V, maxT, ids, n, opt, show);
     } else {
         all = generate(*model, ids, n, opt, show);
     }
@@ -92,15 +106,32 @@ int verb_generate(const Args& args) {
             j["wafer_seconds"] = double(cycles) / wl::kClockHz;
             j["clock_hz"] = wl::kClockHz;
             j["compile"] = wl::model::to_json(compile_info);
+            j["prompt_tokens"] = ids.size();
+            j["prompt_seconds"] = prompt_part.seconds;
+            j["prompt_cycles"] = prompt_part.cycles;
+            if (step_part.calls) {
+                j["seconds_per_token"] = step_part.seconds / step_part.calls;
+                j["tokens_per_second"] = step_part.calls / step_part.seconds;
+                j["cycles_per_step"] = double(step_part.cycles) / step_part.calls;
+                j["wafer_tokens_per_second"] = wl::kClockHz * step_part.calls / double(step_part.cycles);
+            }
         }
         if (sparse) j["density"] = pruned.density();
         std::printf("%s\n", j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
     } else {
         std::printf("\n");
         std::fflush(stdout);   // the text's end before stderr's summary
-        if (mesh && n > 0)
-            std::fprintf(stderr, "on the mesh: %d tokens, %.0f emulated cycles per token (estimated) = %.2f us per token at %.2f GHz; wall %.2f s (%.1f tokens/s)\n",
-                         n, double(cycles) / n, double(cycles) / n / wl::kClockHz * 1e6, wl::kClockHz / 1e9, wall, n / wall);
+        if (mesh && n > 0) {
+            std::fprintf(stderr, "on the mesh: %d tokens, %.0f emulated cycles per token (estimated) = %.2f us per token at %.2f GHz; wall %.2f s\n",
+                         n, double(cycles) / n, double(cycles) / n / wl::kClockHz * 1e6, wl::kClockHz / 1e9, wall);
+            std::fprintf(stderr, "  the prompt (%zu tokens): %.2f s wall, %llu cycles", ids.size(), prompt_part.seconds,
+                         (unsigned long long)prompt_part.cycles);
+            if (step_part.calls)
+                std::fprintf(stderr, "; then from the KV cache: %.3f s wall a token (%.2f tokens/s), %.0f cycles a token (%.0f tokens/s on the wafer)",
+                             step_part.seconds / step_part.calls, step_part.calls / step_part.seconds,
+                             double(step_part.cycles) / step_part.calls, wl::kClockHz * step_part.calls / double(step_part.cycles));
+            std::fprintf(stderr, "\n");
+        }
     }
     return 0;
 }
