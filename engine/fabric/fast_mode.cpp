@@ -378,7 +378,7 @@ void FastMode::route(Machine& m, int i0, int port0, int colour, FastWavelet w0) 
     const bool cacheable = !w0.ctrl && held_.empty();
     if (cacheable) {
         auto it = paths_.find(key);
-        if (it != paths_.end() && replay(m, it->second, colour, w0)) return;
+        if (it != paths_.end()) return replay(m, key, it->second, colour, w0);
     }
     Path* rec = nullptr;
     if (cacheable) {
@@ -467,42 +467,47 @@ void FastMode::route(Machine& m, int i0, int port0, int colour, FastWavelet w0) 
     if (rec && rec->ok && !m.fault_ && !looped_ && held_.empty() && work.size() == base) paths_[key] = *rec;
 }
 
-// A recorded path, replayed: false (nothing done) when a CE on it can no longer take the colour,
-// so the slow path raises the fault in the usual way.
-bool FastMode::replay(Machine& m, const Path& p, int c, const FastWavelet& w) {
-    for (const auto& [pe, delay] : p.ramps) {
-        const Core& ce = m.cores_[size_t(pe)];
-        if (ce.prog < 0 || !(m.progs_[size_t(ce.prog)].consumed_colours >> c & 1)) return false;
+void FastMode::add_counts(Machine& m) {
+    for (uint64_t key : counting_) {
+        auto it = paths_.find(key);
+        if (it == paths_.end()) continue;
+        Path& p = it->second;
+        const int c = int(key & 0xff) % kColours;
+        for (const auto& [i, tx] : p.visits) {
+            Router& r = m.routers_[size_t(i)];
+            for (uint32_t t = tx; t; t &= t - 1) r.stats.out[__builtin_ctz(t)] += p.uncounted;
+            r.stats.out_colour[c] += p.uncounted;
+        }
+        p.uncounted = 0;
     }
-    for (const auto& [i, tx] : p.visits) {
-        Router& r = m.routers_[size_t(i)];
-        for (uint32_t t = tx; t; t &= t - 1) r.stats.out[__builtin_ctz(t)]++;
-        r.stats.out_colour[c]++;
-    }
+    counting_.clear();
+}
+
+void FastMode::forget_paths(Machine& m) {
+    add_counts(m);
+    paths_.clear();
+}
+
+// A recorded path, replayed: its CEs take the colour (a program placed since would have dropped it).
+void FastMode::replay(Machine& m, uint64_t key, Path& p, int c, const FastWavelet& w) {
+    replayed(key, p, 1);
     for (const auto& [pe, delay] : p.ramps) deliver(m, pe, c, FastWavelet{w.data, 0, w.at + delay});
     for (const auto& [k, delay] : p.drains) leave(m, m.drains_[size_t(k)], FastWavelet{w.data, 0, w.at + delay});
-    return true;
 }
 
 // A block of data wavelets sent up router i's ramp, along its recorded path: the same queues,
 // order, stamps and counters as one route() each. False (nothing done) when there is no such
-// path, or when a CE on it can no longer take the colour or its queue would flood: route() then
-// takes them one by one and raises the fault.
+// path, or when a queue on it would flood: route() then takes them one by one and raises the fault.
 bool FastMode::route_block(Machine& m, int i, int c, const uint32_t* data, const uint64_t* at, size_t n) {
     if (!held_.empty()) return false;
-    auto it = paths_.find(held_key(i, kRamp, c));
+    const uint64_t key = held_key(i, kRamp, c);
+    auto it = paths_.find(key);
     if (it == paths_.end()) return false;
-    const Path& p = it->second;
-    for (const auto& [pe, delay] : p.ramps) {
-        const Core& ce = m.cores_[size_t(pe)];
-        if (ce.prog < 0 || !(m.progs_[size_t(ce.prog)].consumed_colours >> c & 1)) return false;
-        if (ceq_[size_t(pe) * kColours + size_t(c)].size() + n > kMaxQueued) return false;
-    }
-    for (const auto& [r, tx] : p.visits) {
-        Router& rt = m.routers_[size_t(r)];
-        for (uint32_t t = tx; t; t &= t - 1) rt.stats.out[__builtin_ctz(t)] += n;
-        rt.stats.out_colour[c] += n;
-    }
+    Path& p = it->second;
+    if (queued_total_ + n > kMaxQueued)   // some queue may be near the flood mark: look at each
+        for (const auto& [pe, delay] : p.ramps)
+            if (ceq_[size_t(pe) * kColours + size_t(c)].size() + n > kMaxQueued) return false;
+    replayed(key, p, n);
     for (const auto& [pe, delay] : p.ramps) {
         ceq_[size_t(pe) * kColours + size_t(c)].push_block(data, at, n, delay);
         pe_queued_[size_t(pe)] += uint32_t(n);
@@ -664,6 +669,7 @@ RunResult FastMode::advance(Machine& m, uint64_t max_cycles, bool stop_when_quie
     const uint64_t start = m.now_;
     const uint64_t end = max_cycles > kNever - start ? kNever : start + max_cycles;
     auto finish = [&](RunStatus s) {
+        add_counts(m);
         res.status = m.fault_ ? RunStatus::Faulted : s;
         res.fault = m.fault_;
         res.cycles = m.now_ - start;

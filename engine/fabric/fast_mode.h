@@ -170,7 +170,7 @@ public:
     size_t queued(int pe, int colour) const { return ceq_[size_t(pe) * kColours + size_t(colour)].size(); }
     size_t held(int pe, int port, int colour) const;       // wavelets waiting at a router for a switch position
     bool holds_any() const { return !held_.empty(); }
-    void forget_paths() { paths_.clear(); }                 // a route changed
+    void forget_paths(Machine& m);                         // a route or a program changed
     void forget_nest_map(int pe) {                         // a program or its constants were placed there
         if (!nest_maps_.pe.empty()) nest_maps_.pe[size_t(pe)].loop = nullptr;
     }
@@ -213,8 +213,16 @@ private:
         std::vector<std::pair<int, uint32_t>> ramps;    // CEs it reaches, and the cycles it takes
         std::vector<std::pair<int, uint32_t>> drains;   // outbound links it leaves by (Machine::drains_ index), and the cycles to them
         bool ok = true;                    // no switch with several positions, nothing held
+        uint64_t uncounted = 0;            // data wavelets sent along it since add_counts()
     };
-    bool replay(Machine& m, const Path& p, int colour, const FastWavelet& w);
+    // A recorded path's wavelets count in its routers' counters when the run stops (add_counts),
+    // not one router at a time as each block goes.
+    void replayed(uint64_t key, Path& p, uint64_t n) {
+        if (!p.uncounted) counting_.push_back(key);
+        p.uncounted += n;
+    }
+    void add_counts(Machine& m);
+    void replay(Machine& m, uint64_t key, Path& p, int colour, const FastWavelet& w);
     bool route_block(Machine& m, int i, int colour, const uint32_t* data, const uint64_t* at, size_t n);
     std::vector<uint32_t> block_data_;     // a fabric op's outgoing data wavelets, sent together
     std::vector<uint64_t> block_at_;       // ... and the cycles they enter the router
@@ -239,7 +247,8 @@ private:
     std::vector<uint32_t> pe_queued_;      // wavelets in each PE's CE queues (so idle PEs are skipped fast)
     size_t queued_total_ = 0;
     std::map<uint64_t, FastQueue> held_;   // (pe, port, colour) -> wavelets no current switch position accepts yet
-    std::unordered_map<uint64_t, Path> paths_;   // (pe, port, colour) -> the recorded path; cleared when a route changes
+    std::unordered_map<uint64_t, Path> paths_;   // (pe, port, colour) -> the recorded path; cleared when a route or program changes
+    std::vector<uint64_t> counting_;       // the paths with wavelets not yet in their routers' counters
     Path recording_;
     std::vector<Pe> pe_;
     NestMaps nest_maps_;                   // each PE's last affine nest map (nest_map.h)

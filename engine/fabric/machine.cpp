@@ -214,7 +214,7 @@ Fault Machine::set_route(int x, int y, int colour, const Route& r) {
             if ((sp.tx >> p & 1) && off_mesh(idx(x, y), p) && !find_drain(idx(x, y), p, colour))
                 return bad(std::string("tx ") + port_name(p) + " leads off the mesh");   // the traffic goldens hash this text
     }
-    if (fast_) fast_->forget_paths();   // its recorded paths may cross this router
+    if (fast_) fast_->forget_paths(*this);   // its recorded paths may cross this router
     Router& rt = routers_[idx(x, y)];
     rt.npos[colour] = r.npos;
     rt.cur[colour] = 0;
@@ -309,6 +309,7 @@ Fault Machine::load(std::shared_ptr<const Program> p, Rect r, const std::vector<
 
 void Machine::place(int pi, Rect r, const std::vector<uint32_t>& consts) {
     const Program* p = progs_[size_t(pi)].prog.get();
+    if (fast_) fast_->forget_paths(*this);   // a recorded path's CEs take its colour: a new program may not
     uint32_t blocked = 0;
     for (const TaskBinding& t : p->tasks)
         if (t.blocked) blocked |= 1u << t.id;
@@ -507,7 +508,7 @@ Fault Machine::close_drain(int x, int y, int port, int colour) {
     drains_.erase(drains_.begin() + (d - drains_.data()));
     drain_colours_ = 0;
     for (const EdgeDrain& o : drains_) drain_colours_ |= 1u << o.colour;
-    if (fast_) fast_->forget_paths();   // a recorded path may name the link by its place in drains_
+    if (fast_) fast_->forget_paths(*this);   // a recorded path may name the link by its place in drains_
     return {};
 }
 
