@@ -78,10 +78,18 @@ export async function openApp(query = '', options = {}) {
 
 // Waits for the app to render a few more frames, and to have taken every input event sent so far
 // (it takes one key press a frame: state().input_pending), so input has been handled and drawn.
+// It fails when no frame comes for 20 s: a long typed text on a loaded machine takes as many
+// frames as keys, which may be longer than that, while the page is alive all along.
 export async function frames(page, n = 3) {
   const start = await page.evaluate(() => window.waferlab.state().frame);
-  await page.waitForFunction((f) => { const s = window.waferlab.state(); return s.frame >= f && !s.input_pending; },
-                             start + n, { timeout: 20000 });
+  for (let seen = start; ;) {
+    const r = await page.waitForFunction(([target, seen]) => {
+      const s = window.waferlab.state();
+      return s.frame >= target && !s.input_pending ? -1 : s.frame > seen ? s.frame : false;
+    }, [start + n, seen], { timeout: 20000 });
+    seen = await r.jsonValue();
+    if (seen < 0) return;
+  }
 }
 
 // Decodes a PNG screenshot in the page and hands its RGBA bytes to `body(px, width, height, arg)`,
