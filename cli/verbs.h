@@ -3,7 +3,9 @@
 // (verb_<name>.cpp); benchmarks are the sub-verbs of `bench` (bench_<name>.cpp).
 #pragma once
 #include "cli/args.h"
+#include "engine/core/parse_number.h"
 
+#include <string>
 #include <vector>
 
 namespace wlcli {
@@ -17,6 +19,7 @@ struct Flag {
     Value value;
     const char* help;               // one line; say the default here
     const char* choices = nullptr;  // "cycle|fast": any other value is an error
+    wl::NumberRange range = {};     // Int and Number: the values taken (parse_number.h); --help states it
 };
 
 struct Verb {

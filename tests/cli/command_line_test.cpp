@@ -33,11 +33,11 @@ TEST(CliCommandLine, BadValuesNameTheFlag) {
     CommandLine cl = parse({"train", "--steps", "ten"});
     EXPECT_EQ(cl.status, 2);
     EXPECT_NE(cl.err.find("--steps"), std::string::npos) << cl.err;
-    EXPECT_NE(cl.err.find("expects an integer, got 'ten'"), std::string::npos) << cl.err;
+    EXPECT_NE(cl.err.find("expects an integer in 0..1000000000, got 'ten'"), std::string::npos) << cl.err;
 
     cl = parse({"generate", "--checkpoint", "a.ckpt", "--temperature", "warm"});
     EXPECT_NE(cl.err.find("--temperature"), std::string::npos) << cl.err;
-    EXPECT_NE(cl.err.find("expects a number, got 'warm'"), std::string::npos) << cl.err;
+    EXPECT_NE(cl.err.find("expects a number in 0..100, got 'warm'"), std::string::npos) << cl.err;
 
     cl = parse({"compare", "--config", "c.yaml", "--mode", "inference"});
     EXPECT_NE(cl.err.find("expects one of train|infer, got 'inference'"), std::string::npos) << cl.err;
@@ -153,4 +153,18 @@ TEST(CliCommandLine, NearestIgnoresWordsThatAreNotTypos) {
     EXPECT_EQ(nearest("--step", {"--steps", "--set", "--seed"}), "--steps");
     EXPECT_EQ(nearest("--temp", {"--temperature", "--tokens"}), "--temperature");
     EXPECT_EQ(nearest("--zzzzzz", {"--steps", "--json"}), "");
+}
+
+// Every number flag states its range (the parser holds values to it and --help shows it).
+TEST(CliCommandLine, EveryNumberFlagHasARange) {
+    std::vector<std::pair<std::string, const Verb*>> all;
+    for (const Verb& v : verb_table()) {
+        all.push_back({v.name, &v});
+        for (const Verb& s : v.subverbs) all.push_back({std::string(v.name) + " " + s.name, &s});
+    }
+    for (const auto& [path, v] : all)
+        for (const Flag& f : v->flags)
+            if (f.value == Value::Int || f.value == Value::Number) EXPECT_TRUE(f.range.bounded()) << path << " --" << f.name;
+    CommandLine help = parse({"run", "--help"});
+    EXPECT_NE(help.out.find("[1..1000000000000]"), std::string::npos) << help.out;
 }
