@@ -3,6 +3,7 @@
 // engine/core/parse_number.h (the parser the CLI's flags use), each against its key's range.
 #include "engine/gpt/gpt_config.h"
 
+#include "engine/core/read_file.h"
 
 #include "engine/fabric/mesh.h"
 
@@ -308,11 +309,9 @@ GPTConfig parse_config_text(const std::string& text, const std::string& name) {
 }
 
 GPTConfig load_config(const std::string& path) {
-    std::ifstream f(path, std::ios::binary);
-    if (!f) throw ConfigError(path + ": cannot open config file");
-    std::stringstream ss;
-    ss << f.rdbuf();
-    return parse_config_text(ss.str(), path);
+    std::string text, error;
+    if (!read_file(path, kMaxSourceBytes, "config", &text, &error)) throw ConfigError(error);
+    return parse_config_text(text, path);
 }
 
 GPTConfig parse_flat_config_text(const std::string& text, const std::string& name) {

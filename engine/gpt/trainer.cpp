@@ -7,12 +7,13 @@
 
 namespace wl::gpt {
 
-static const GPTConfig& validated(const GPTConfig& c) {   // before its corpus is built, as ever
+static const GPTConfig& validated(const GPTConfig& c, bool training = false) {   // before its corpus is built, as ever
     c.validate("config");
+    check_model_memory(c, training);   // and before a byte of it is allocated
     return c;
 }
 
-Trainer::Trainer(const GPTConfig& c, const std::string& bpe_dir) : Trainer(c, make_corpus(validated(c)), bpe_dir) {}
+Trainer::Trainer(const GPTConfig& c, const std::string& bpe_dir) : Trainer(c, make_corpus(validated(c, true)), bpe_dir) {}
 
 // The tokenizer (char: from the corpus's text; bpe: GPT-2's files), and cfg's vocab_size from it when 0.
 static std::unique_ptr<Tokenizer> tokenizer_for(GPTConfig& cfg, const std::string& text, const std::string& bpe_dir) {
@@ -39,6 +40,7 @@ Trainer::Trainer(const GPTConfig& c, Corpus text, const std::string& bpe_dir) : 
     cfg.validate("config");
     corpus = std::move(text);
     tokenizer = tokenizer_for(cfg, corpus.text, bpe_dir);
+    check_model_memory(cfg, true);
     model = std::make_unique<GPT>(cfg);
     model->init_weights(cfg.seed);
     opt = AdamW(model->num_parameters);
@@ -64,6 +66,7 @@ std::unique_ptr<Trainer> Trainer::resume(const std::string& path, const std::str
         t->cfg.tokenizer != before.tokenizer)
         throw ConfigError("cannot change the model's shape (model.*) or train_input.tokenizer when resuming " + path);
     t->cfg.validate("resumed config");
+    check_model_memory(t->cfg, true);
     t->corpus = make_corpus(t->cfg);
     t->tokenizer = make_tokenizer(ck.tokenizer_kind, ck.tokenizer_state, bpe_dir);
     ck.cfg = t->cfg;

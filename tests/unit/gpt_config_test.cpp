@@ -133,7 +133,7 @@ TEST(GptConfigErrors, BadYamlAndBadShape) {
         load_config("/nonexistent/model.yaml");
         FAIL();
     } catch (const ConfigError& e) {
-        EXPECT_EQ(std::string(e.what()), "/nonexistent/model.yaml: cannot open config file");
+        EXPECT_EQ(std::string(e.what()), "/nonexistent/model.yaml: cannot open config file (No such file or directory)");
     }
 }
 
