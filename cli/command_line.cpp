@@ -253,8 +253,24 @@ CommandLine parse_command_line(const std::vector<Verb>& verbs, int argc, const c
         if (o->count() == 0) continue;
         cl.args.options[f.name] = f.value == Value::Switch ? "" : o->results().back();
     }
+    std::string path = verb_path(c).substr(std::string(kProgram).size() + 1);
+    if (std::string broken = broken_rule(path.c_str(), cl.args); !broken.empty()) {
+        cl.err = verb_path(c) + ": error: " + broken + "\n";
+        cl.status = 2;
+        cl.verb = nullptr;
+    }
     return cl;
 }
 
+std::string broken_rule(const char* verb_path, const Args& args) {
+    for (const FlagRule& r : flag_rules()) {
+        if (std::string(r.verb) != verb_path || !args.has(r.flag)) continue;
+        const std::string a = std::string("--") + r.flag, b = std::string("--") + r.other;
+        if (r.rule == Rule::Conflicts && args.has(r.other))
+            return a + " and " + b + " cannot both apply: " + r.why + (r.detail ? r.detail(args) : "") + "; give one";
+        if (r.rule == Rule::Needs && !args.has(r.other)) return a + " needs " + b + ": " + r.why;
+    }
+    return "";
+}
 
 }  // namespace wlcli

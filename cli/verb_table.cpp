@@ -2,7 +2,9 @@
 // usage text (`waferlab-cli help`, `<verb> --help`) and the error suggestions read it.
 // A new flag is one row here plus the line in the verb that reads it.
 #include "cli/command_line.h"
+#include "cli/model_args.h"
 #include "engine/model/sparsity.h"
+#include "engine/model/swarmx.h"
 
 namespace wlcli {
 
@@ -66,7 +68,7 @@ const std::vector<Verb>& verb_table() {
           {"resume", Value::Text, "continue from this checkpoint"},
           kSet,
           {"on-mesh", Value::Switch, "every step on the emulated mesh: forward, backward and AdamW on the PEs"},
-          int_flag("wafers", 1, 4, "with --on-mesh: data-parallel wafers, each on its shard of the batch; SwarmX sums their gradients (default 1)"),
+          int_flag("wafers", 1, wl::model::SwarmX::kMaxWafers, "with --on-mesh: data-parallel wafers, each on its shard of the batch; SwarmX sums their gradients (default 1)"),
           kMesh, kExecution, kKernels, kNoCache, kCacheDir,
           {"mode", Value::Text, "with --on-mesh: fast (functional, cycles estimated) or cycle (default: the config's wafer.mode)", "cycle|fast"},
           kSparsity, kSparsityMask, kSparsitySeed,
@@ -190,6 +192,39 @@ const std::vector<Verb>& verb_table() {
          }},
     };
     return verbs;
+}
+
+const std::vector<FlagRule>& flag_rules() {
+    static const char* kOnMesh = "it sets up the mesh that --on-mesh runs on";
+    static const char* kSparse = "it chooses how --sparsity prunes";
+    static const std::vector<FlagRule> rules = {
+        {"train", "data", Rule::Conflicts, "corpus", "both name the training text"},
+        {"train", "resume", Rule::Conflicts, "config", "a checkpoint carries its config (--set changes its keys)", config_vs_checkpoint},
+        {"train", "wafers", Rule::Needs, "on-mesh", "the wafers are meshes"},
+        {"train", "mesh", Rule::Needs, "on-mesh", kOnMesh},
+        {"train", "execution", Rule::Needs, "on-mesh", kOnMesh},
+        {"train", "mode", Rule::Needs, "on-mesh", kOnMesh},
+        {"train", "kernels", Rule::Needs, "on-mesh", kOnMesh},
+        {"train", "no-cache", Rule::Needs, "on-mesh", kOnMesh},
+        {"train", "cache-dir", Rule::Needs, "on-mesh", kOnMesh},
+        {"train", "sparsity-mask", Rule::Needs, "sparsity", kSparse},
+        {"train", "sparsity-seed", Rule::Needs, "sparsity", kSparse},
+        {"generate", "checkpoint", Rule::Conflicts, "config", "a checkpoint carries its config (--set changes its keys)", config_vs_checkpoint},
+        {"generate", "llmc", Rule::Conflicts, "checkpoint", "both name the weights"},
+        {"generate", "mesh", Rule::Needs, "on-mesh", kOnMesh},
+        {"generate", "execution", Rule::Needs, "on-mesh", kOnMesh},
+        {"generate", "kernels", Rule::Needs, "on-mesh", kOnMesh},
+        {"generate", "no-cache", Rule::Needs, "on-mesh", kOnMesh},
+        {"generate", "cache-dir", Rule::Needs, "on-mesh", kOnMesh},
+        {"generate", "sparsity-mask", Rule::Needs, "sparsity", kSparse},
+        {"generate", "sparsity-seed", Rule::Needs, "sparsity", kSparse},
+        {"forward", "checkpoint", Rule::Conflicts, "config", "a checkpoint carries its config (--set changes its keys)", config_vs_checkpoint},
+        {"forward", "sparsity-mask", Rule::Needs, "sparsity", kSparse},
+        {"forward", "sparsity-seed", Rule::Needs, "sparsity", kSparse},
+        {"compile-model", "sparsity-mask", Rule::Needs, "sparsity", kSparse},
+        {"compile-model", "sparsity-seed", Rule::Needs, "sparsity", kSparse},
+    };
+    return rules;
 }
 
 }  // namespace wlcli

@@ -122,11 +122,7 @@ int verb_train(const Args& args) {
     wl::model::MeshTrainer* mesh = nullptr;
     wl::model::CompileInfo compile_info;
     const int wafers = int(args.get_int("wafers", 1));
-    if (args.has("wafers") && !args.has("on-mesh")) throw std::runtime_error("train: --wafers needs --on-mesh");
     if (args.has("on-mesh")) {
-        if (wafers < 1 || wafers > wl::model::SwarmX::kMaxWafers)
-            throw std::runtime_error("train: --wafers " + std::to_string(wafers) + " is outside 1.." +
-                                     std::to_string(wl::model::SwarmX::kMaxWafers));
         const std::string split = wl::model::SwarmX::split_error(tr->sequences_per_step(), wafers);
         if (!split.empty()) throw std::runtime_error("train: " + split + "; a step's B is batch_size x grad_accum_steps");
         const wl::RunMode mode = run_mode_of(cfg);

@@ -352,6 +352,16 @@ void apply_overrides(GPTConfig& cfg, const std::string& overrides, const std::st
     cfg.validate(where);
 }
 
+std::vector<ConfigDifference> config_differences(const GPTConfig& a, const GPTConfig& b) {
+    std::vector<ConfigDifference> out;
+    for (const Field& f : fields()) {
+        if (f.path() == "model.vocab_size" && (a.vocab_size == 0 || b.vocab_size == 0)) continue;
+        std::string va = value_text(f, a), vb = value_text(f, b);
+        if (va != vb) out.push_back({f.path(), va, vb});
+    }
+    return out;
+}
+
 const std::vector<ConfigKeyInfo>& config_key_table() {
     static const std::vector<ConfigKeyInfo> t = [] {
         std::vector<ConfigKeyInfo> rows;

@@ -116,6 +116,13 @@ GPTConfig parse_flat_config_text(const std::string& text, const std::string& nam
 // "key=value" overrides, one per line or separated by commas (--set): each through set(), then validate().
 void apply_overrides(GPTConfig& cfg, const std::string& overrides, const std::string& where = "--set");
 
+// The keys on which two configs disagree, in table order, with each one's value as to_text()
+// writes it. A vocab_size of 0 ("from the tokenizer") agrees with any.
+struct ConfigDifference {
+    std::string path, a, b;
+};
+std::vector<ConfigDifference> config_differences(const GPTConfig& a, const GPTConfig& b);
+
 // The table for readers outside the parser (docs, the app): one row per key.
 struct ConfigKeyInfo {
     std::string path;      // "optimizer.learning_rate"
