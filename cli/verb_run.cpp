@@ -10,10 +10,8 @@
 #include "engine/lang/run.h"
 
 #include <cstdio>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
-#include <sstream>
 
 namespace wlcli {
 

@@ -12,8 +12,6 @@
 
 #include <cmath>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 
 namespace wl::gpt {
 

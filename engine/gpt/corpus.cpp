@@ -4,7 +4,6 @@
 #include "engine/core/read_file.h"
 #include "engine/gpt/rng.h"
 
-#include <fstream>
 #include <sstream>
 #include <stdexcept>
 

@@ -11,7 +11,6 @@
 
 #include <algorithm>
 #include <climits>
-#include <fstream>
 #include <functional>
 #include <map>
 #include <sstream>

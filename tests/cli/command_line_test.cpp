@@ -165,7 +165,9 @@ TEST(CliCommandLine, EveryNumberFlagHasARangeAndEveryRuleItsFlags) {
     }
     for (const auto& [path, v] : all)
         for (const Flag& f : v->flags)
-            if (f.value == Value::Int || f.value == Value::Number) EXPECT_TRUE(f.range.bounded()) << path << " --" << f.name;
+            if (f.value == Value::Int || f.value == Value::Number) {
+                EXPECT_TRUE(f.range.bounded()) << path << " --" << f.name;
+            }
     CommandLine help = parse({"run", "--help"});
     EXPECT_NE(help.out.find("[1..1000000000000]"), std::string::npos) << help.out;
     for (const FlagRule& r : flag_rules()) {

@@ -239,16 +239,20 @@ void fix_checksum(std::string* bytes) {
     std::memcpy(bytes->data() + at - 8, &sum, 8);
 }
 
+// A fresh cache on `dir` plans cfg for 8x8, as a new process would.
+PlanResult plan_fresh(const std::string& dir, const wl::gpt::GPTConfig& cfg, CompileInfo* info) {
+    PlanCache fresh;
+    fresh.set_dir(dir);
+    PlanResult r = fresh.plan(cfg, 8, 8, kernels(), kSram, false, false, info);
+    EXPECT_TRUE(r.ok) << r.error;
+    return r;
+}
+
 TEST(PlanCacheOnDisk, ABadFileIsRefusedWithAReasonRecompiledAndReplaced) {
     const wltest::TempPath dir("plan_cache");
     const wl::gpt::GPTConfig cfg = config(2, 2, 16, 16, 23);
     CompileInfo info;
-    auto run = [&] {
-        PlanCache fresh;
-        fresh.set_dir(dir.str());
-        PlanResult r = fresh.plan(cfg, 8, 8, kernels(), kSram, false, false, &info);
-        EXPECT_TRUE(r.ok) << r.error;
-    };
+    auto run = [&] { plan_fresh(dir.str(), cfg, &info); };
     run();
     const std::string path = info.file, good = slurp(path);
     ASSERT_GT(good.size(), 1000u);
@@ -286,13 +290,7 @@ TEST(PlanCacheOnDisk, AFileThatCannotRunIsRefusedNamedAndRecompiled) {
     const wltest::TempPath dir("plan_cache_renamed");
     const wl::gpt::GPTConfig cfg = config(2, 2, 16, 16, 23);
     CompileInfo info;
-    auto run = [&] {
-        PlanCache fresh;
-        fresh.set_dir(dir.str());
-        PlanResult r = fresh.plan(cfg, 8, 8, kernels(), kSram, false, false, &info);
-        EXPECT_TRUE(r.ok) << r.error;
-        return r;
-    };
+    auto run = [&] { return plan_fresh(dir.str(), cfg, &info); };
     PlanResult r = run();
     const std::string path = info.file, good = slurp(path);
     MeshPlan renamed = r.plan;
