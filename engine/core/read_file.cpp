@@ -2,6 +2,8 @@
 // not say its size (a pipe, /dev/zero) is stopped at the limit too.
 #include "engine/core/read_file.h"
 
+#include "engine/core/parse_number.h"
+
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -10,6 +12,9 @@
 namespace wl {
 
 namespace {
+
+// A path as a message shows it: a 50 MB "path" (a --set value) is not 50 MB of stderr.
+std::string shown(const std::string& path) { return path.size() > 200 ? quote_prefix(path, 200) : path; }
 
 std::string mib(uint64_t bytes) {
     return bytes >= (uint64_t(1) << 30) ? std::to_string(bytes >> 30) + " GiB" : std::to_string(bytes >> 20) + " MiB";
@@ -20,12 +25,12 @@ std::string mib(uint64_t bytes) {
 bool read_file(const std::string& path, uint64_t limit, const char* what, std::string* out, std::string* error) {
     struct stat st {};
     if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
-        *error = path + ": is a directory, not a " + what + " file";
+        *error = shown(path) + ": is a directory, not a " + what + " file";
         return false;
     }
     std::FILE* f = std::fopen(path.c_str(), "rb");
     if (!f) {
-        *error = path + ": cannot open " + what + " file (" + std::strerror(errno) + ")";
+        *error = shown(path) + ": cannot open " + what + " file (" + std::strerror(errno) + ")";
         return false;
     }
     std::string s;
@@ -41,11 +46,11 @@ bool read_file(const std::string& path, uint64_t limit, const char* what, std::s
     const bool failed = std::ferror(f);
     std::fclose(f);
     if (over) {
-        *error = path + ": larger than the limit of " + mib(limit) + " for a " + what + " file";
+        *error = shown(path) + ": larger than the limit of " + mib(limit) + " for a " + what + " file";
         return false;
     }
     if (failed) {
-        *error = path + ": read error on " + what + " file";
+        *error = shown(path) + ": read error on " + what + " file";
         return false;
     }
     *out = std::move(s);

@@ -97,15 +97,17 @@ static void validate(const Checkpoint& ck, const std::string& path) {
     finite(ck.m, "AdamW first moment");
     finite(ck.v, "AdamW second moment");
     if (ck.tokenizer_kind == "char") {
-        int n = 0;
+        std::unique_ptr<CharTokenizer> t;
         try {
-            n = CharTokenizer(ck.tokenizer_state).vocab_size();
+            t = std::make_unique<CharTokenizer>(ck.tokenizer_state);
         } catch (const std::exception& e) {
             throw CheckpointError(path + ": " + e.what());
         }
-        if (n != ck.cfg.vocab_size)
-            throw CheckpointError(path + ": its char tokenizer has " + std::to_string(n) + " tokens, its model.vocab_size is " +
-                                  std::to_string(ck.cfg.vocab_size) + " (they must be equal)");
+        try {
+            require_same_vocab(*t, ck.cfg.vocab_size, path);
+        } catch (const std::runtime_error& e) {
+            throw CheckpointError(e.what());   // a CheckpointError, as every load error is
+        }
     } else if (ck.tokenizer_kind != "bpe") {   // bpe: its files, read when the tokenizer is made, give its size
         throw CheckpointError(path + ": tokenizer " + quote_prefix(ck.tokenizer_kind) + " (expected char or bpe)");
     }

@@ -21,9 +21,9 @@ static std::unique_ptr<Tokenizer> tokenizer_for(GPTConfig& cfg, const std::strin
     if (cfg.tokenizer == "char") t = std::make_unique<CharTokenizer>(CharTokenizer::from_text(text));
     else t = make_tokenizer("bpe", "", bpe_dir);
     if (cfg.vocab_size == 0) cfg.vocab_size = t->vocab_size();
-    if (cfg.vocab_size < t->vocab_size())
-        throw ConfigError("vocab_size " + std::to_string(cfg.vocab_size) + " is smaller than the tokenizer's " +
-                          std::to_string(t->vocab_size()));
+    if (cfg.vocab_size != t->vocab_size())
+        throw ConfigError("model.vocab_size " + std::to_string(cfg.vocab_size) + " is not the tokenizer's " +
+                          std::to_string(t->vocab_size()) + " (0 takes the tokenizer's)");
     return t;
 }
 
@@ -69,6 +69,7 @@ std::unique_ptr<Trainer> Trainer::resume(const std::string& path, const std::str
     check_model_memory(t->cfg, true);
     t->corpus = make_corpus(t->cfg);
     t->tokenizer = make_tokenizer(ck.tokenizer_kind, ck.tokenizer_state, bpe_dir);
+    require_same_vocab(*t->tokenizer, ck.cfg.vocab_size, path);
     ck.cfg = t->cfg;
     t->model = model_from_checkpoint(ck, &t->opt);
     t->step = ck.step;
