@@ -4,9 +4,6 @@
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
-#include <cerrno>
-#include <cmath>
-#include <cstdlib>
 #include <sstream>
 
 namespace wlcli {
@@ -23,25 +20,23 @@ std::vector<std::string> split_choices(const char* choices) {
     return out;
 }
 
-CLI::Validator integer_value() {
+// Int and Number flags go through the one number parser (engine/core/parse_number.h), in their range.
+CLI::Validator integer_value(wl::NumberRange r) {
     return CLI::Validator(
-        [](std::string& s) -> std::string {
-            char* end = nullptr;
-            errno = 0;
-            std::strtoll(s.c_str(), &end, 10);
-            if (s.empty() || *end || errno == ERANGE) return "expects an integer, got '" + s + "'";
-            return "";
+        [r](std::string& s) -> std::string {
+            long long v = 0;
+            std::string want = wl::parse_integer(s, r, &v);
+            return want.empty() ? "" : "expects " + want + ", got " + wl::quote_prefix(s);
         },
         "");
 }
 
-CLI::Validator number_value() {
+CLI::Validator number_value(wl::NumberRange r) {
     return CLI::Validator(
-        [](std::string& s) -> std::string {
-            char* end = nullptr;
-            double v = std::strtod(s.c_str(), &end);
-            if (s.empty() || *end || !std::isfinite(v)) return "expects a number, got '" + s + "'";
-            return "";
+        [r](std::string& s) -> std::string {
+            double v = 0;
+            std::string want = wl::parse_real(s, r, &v);
+            return want.empty() ? "" : "expects " + want + ", got " + wl::quote_prefix(s);
         },
         "");
 }
@@ -83,12 +78,13 @@ void add_verb(CLI::App& parent, const Verb& v) {
             sub->add_flag(name, f.help)->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
             continue;
         }
-        const std::string help = f.help;
+        // const: a non-const string would bind as the option's result variable, not its description
+        const std::string help = f.value == Value::Int || f.value == Value::Number ? std::string(f.help) + " [" + f.range.text() + "]" : f.help;
         CLI::Option* o = sub->add_option(name, help);
         o->type_name(type_name(f))->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
         if (f.choices) o->check(one_of(f.choices));
-        else if (f.value == Value::Int) o->check(integer_value());
-        else if (f.value == Value::Number) o->check(number_value());
+        else if (f.value == Value::Int) o->check(integer_value(f.range));
+        else if (f.value == Value::Number) o->check(number_value(f.range));
     }
     for (const Verb& s : v.subverbs) add_verb(*sub, s);
     if (!v.run) sub->require_subcommand(1);
@@ -257,7 +253,24 @@ CommandLine parse_command_line(const std::vector<Verb>& verbs, int argc, const c
         if (o->count() == 0) continue;
         cl.args.options[f.name] = f.value == Value::Switch ? "" : o->results().back();
     }
+    std::string path = verb_path(c).substr(std::string(kProgram).size() + 1);
+    if (std::string broken = broken_rule(path.c_str(), cl.args); !broken.empty()) {
+        cl.err = verb_path(c) + ": error: " + broken + "\n";
+        cl.status = 2;
+        cl.verb = nullptr;
+    }
     return cl;
+}
+
+std::string broken_rule(const char* verb_path, const Args& args) {
+    for (const FlagRule& r : flag_rules()) {
+        if (std::string(r.verb) != verb_path || !args.has(r.flag)) continue;
+        const std::string a = std::string("--") + r.flag, b = std::string("--") + r.other;
+        if (r.rule == Rule::Conflicts && args.has(r.other))
+            return a + " and " + b + " cannot both apply: " + r.why + (r.detail ? r.detail(args) : "") + "; give one";
+        if (r.rule == Rule::Needs && !args.has(r.other)) return a + " needs " + b + ": " + r.why;
+    }
+    return "";
 }
 
 }  // namespace wlcli

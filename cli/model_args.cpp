@@ -37,7 +37,6 @@ LoadedModel load_model(const Args& args) {
     using namespace wl::gpt;
     LoadedModel m;
     if (args.has("llmc")) {   // GPT-2's weights; --config (its shape) may shorten the context and set the wafer
-        if (args.has("checkpoint")) throw std::runtime_error("--llmc and --checkpoint both name the weights: give one");
         m.model = import_llmc(args.get("llmc"));
         m.tokenizer = make_tokenizer("bpe", "", args.get("bpe-dir"));
         m.source = "llm.c weights " + args.get("llmc");
@@ -58,6 +57,7 @@ LoadedModel load_model(const Args& args) {
     if (args.has("checkpoint")) {
         Checkpoint ck = load_checkpoint(args.get("checkpoint"));
         m.tokenizer = make_tokenizer(ck.tokenizer_kind, ck.tokenizer_state, args.get("bpe-dir"));
+        require_same_vocab(*m.tokenizer, ck.cfg.vocab_size, args.get("checkpoint"));
         apply_cli_overrides(args, &ck.cfg);
         m.model = model_from_checkpoint(ck);
         m.source = "checkpoint " + args.get("checkpoint") + " (step " + std::to_string(ck.step) + ")";
@@ -114,8 +114,6 @@ wl::model::MeshPlan plan_for(const Args& args, const wl::gpt::GPTConfig& cfg, bo
 }
 
 bool prune_from(const Args& args, wl::gpt::GPT* model, wl::model::PruneStats* stats) {
-    if (!args.has("sparsity") && (args.has("sparsity-mask") || args.has("sparsity-seed")))
-        throw std::runtime_error("--sparsity-mask and --sparsity-seed choose how --sparsity prunes: give --sparsity S too");
     const double s = args.get_double("sparsity", 0);
     if (!(s >= 0 && s <= wl::model::kMaxSparsity))
         throw std::runtime_error("--sparsity expects a fraction of the weights to zero, 0..0.95 (got " + args.get("sparsity") + ")");
@@ -126,6 +124,22 @@ bool prune_from(const Args& args, wl::gpt::GPT* model, wl::model::PruneStats* st
     const uint64_t seed = uint64_t(args.get_int("sparsity-seed", (long long)model->cfg.seed));
     *stats = wl::model::prune_linear_weights(*model, s, kind, seed);
     return true;
+}
+
+std::string config_vs_checkpoint(const Args& args) {
+    const std::string ck = args.has("resume") ? args.get("resume") : args.get("checkpoint");
+    std::vector<wl::gpt::ConfigDifference> d;
+    try {
+        d = wl::gpt::config_differences(wl::gpt::load_config(args.get("config")), wl::gpt::load_checkpoint(ck).cfg);
+    } catch (const std::exception&) {
+        return "";
+    }
+    if (d.empty()) return " (they agree on every key)";
+    std::string s;
+    for (size_t k = 0; k < d.size() && k < 4; ++k)
+        s += (k ? "; " : "") + d[k].path + ": " + d[k].a + " in the config, " + d[k].b + " in the checkpoint";
+    if (d.size() > 4) s += "; and " + std::to_string(d.size() - 4) + " more";
+    return " (they differ in " + s + ")";
 }
 
 void print_compile(const wl::model::CompileInfo& info, std::FILE* out) {

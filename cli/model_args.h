@@ -52,6 +52,11 @@ wl::model::MeshPlan plan_for(const Args& args, const wl::gpt::GPTConfig& cfg, bo
 // seed): prunes the model's linear weights in place (engine/model/sparsity.h). False, and nothing
 // done, without --sparsity or with S = 0. Throws outside 0..0.95.
 bool prune_from(const Args& args, wl::gpt::GPT* model, wl::model::PruneStats* stats);
+// For the rule that --config and a checkpoint (--checkpoint, --resume) cannot both apply: which
+// keys the two disagree on, as " (they differ in model.n_layer: 2 in the config, 4 in the
+// checkpoint; ...)", or "" when either cannot be read (the verb would say why).
+std::string config_vs_checkpoint(const Args& args);
+
 // "compiled: cached (0.4 ms)" or "compiled in 85 ms (first compile)" on `out`; a cache folder
 // that could not be written, as a warning on stderr.
 void print_compile(const wl::model::CompileInfo& info, std::FILE* out);

@@ -6,6 +6,7 @@
 //       [--json] [--csv FILE]
 //   --mode infer also runs the forward on the emulated mesh when the model fits it: the "emulated" column.
 #include "cli/model_args.h"
+#include "cli/output_path.h"
 #include "cli/verbs.h"
 #include "engine/gpt/gpt_config.h"
 #include "engine/gpu/compare.h"
@@ -68,9 +69,8 @@ int verb_compare(const Args& args) {
     }
     if (args.has("execution") && !wl::gpu::execution_from_name(args.get("execution"), &o.execution))
         throw std::runtime_error("--execution expects resident or streaming");
-    o.sparsity = args.get_double("sparsity", 0);
-    if (!(o.sparsity >= 0 && o.sparsity <= 0.95)) throw std::runtime_error("--sparsity expects 0 .. 0.95");
-    if (o.batch < 0 || o.gpus < 1 || o.grad_accum < 1) throw std::runtime_error("--batch, --gpus, --accum must be >= 1");
+    o.sparsity = args.get_double("sparsity", 0);   // the flags' ranges are the parser's (verb_table.cpp)
+    if (args.has("csv")) guard_output({"--csv", args.get("csv")}, kCsvOutput, {{"--config", args.get("config")}});
     const wl::gpu::Comparison c = wl::gpu::compare(cfg, o);
     if (args.has("csv")) write_csv(args.get("csv"), c);
     if (args.has("json")) {

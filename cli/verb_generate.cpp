@@ -28,8 +28,6 @@ int verb_generate(const Args& args) {
     using namespace wl::gpt;
     if (!args.has("checkpoint") && !args.has("llmc") && !args.has("config"))
         throw std::runtime_error("generate needs --checkpoint FILE, --llmc gpt2_124M.bin or --config FILE.yaml (its seeded initial weights)");
-    if (args.has("checkpoint") && args.has("config"))
-        throw std::runtime_error("--checkpoint and --config both name the model: give one (a checkpoint carries its config)");
     set_num_threads(int(args.get_int("threads", 0)));
     LoadedModel loaded = load_model(args);   // --set, --mesh, --execution applied
     std::unique_ptr<GPT>& model = loaded.model;

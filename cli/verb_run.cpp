@@ -5,30 +5,42 @@
 // traffic. check only compiles (exit 1 on errors), and
 // --disasm prints the compiled code. Diagnostics go to stderr.
 #include "cli/verbs.h"
+#include "engine/core/read_file.h"
 #include "engine/lang/compile.h"
 #include "engine/lang/run.h"
 
 #include <cstdio>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
-#include <sstream>
 
 namespace wlcli {
 
 static int run_or_check(const Args& args, bool check_only) {
     const std::string path = args.positional[0];
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-        std::fprintf(stderr, "waferlab-cli run: cannot open %s\n", path.c_str());
+    std::string src, error;
+    if (!wl::read_file(path, wl::kMaxSourceBytes, "kernel", &src, &error)) {
+        std::fprintf(stderr, "waferlab-cli %s: error: %s\n", check_only ? "check" : "run", error.c_str());
         return 2;
     }
-    std::stringstream ss;
-    ss << in.rdbuf();
-    const std::string src = ss.str();
     wl::lang::CompileOptions co;
     co.optimise = args.has("optimise");
     wl::lang::CompileResult cr = wl::lang::compile(src, path, co);
+    // A file that compiles but places nothing: an error here, at the end of the file where the layout
+    // would go, so that `check` fails on it as `run` does.
+    if (cr.ok() && cr.grid_w == 0) {
+        const bool blank = src.find_first_not_of(" \t\r\n") == std::string::npos;
+        int lines = 1;
+        for (size_t k = 0; k < src.size(); ++k)
+            if (src[k] == '\n' || (src[k] == '\r' && (k + 1 == src.size() || src[k + 1] != '\n'))) ++lines;
+        wl::lang::Diagnostic d;
+        d.file = path;
+        d.line = blank ? 1 : lines;
+        d.col = 1;
+        d.message = blank ? "the file is empty: a kernel is programs, a layout that places them and a host block that runs them"
+                          : "no layout: nothing is placed on the mesh (add layout { grid W x H; place P at (x, y); })";
+        cr.diagnostics.push_back(d);
+        cr.errors++;
+    }
     for (const wl::lang::Diagnostic& d : cr.diagnostics) std::fprintf(stderr, "%s\n", wl::lang::format_diagnostic(d).c_str());
     const bool json = args.has("json");
     if (!cr.ok()) {

@@ -2,14 +2,25 @@
 // usage text (`waferlab-cli help`, `<verb> --help`) and the error suggestions read it.
 // A new flag is one row here plus the line in the verb that reads it.
 #include "cli/command_line.h"
+#include "cli/model_args.h"
+#include "engine/model/sparsity.h"
+#include "engine/model/swarmx.h"
 
 namespace wlcli {
 
 namespace {
 
+using wl::NumberRange;
+
+// An integer flag in lo..hi, or a number flag in r: the parser refuses anything else, naming the flag.
+Flag int_flag(const char* name, double lo, double hi, const char* help) { return {name, Value::Int, help, nullptr, NumberRange::closed(lo, hi)}; }
+Flag num_flag(const char* name, NumberRange r, const char* help) { return {name, Value::Number, help, nullptr, r}; }
+
+constexpr double kSeedMax = 9223372036854775807.0;   // a seed is any non-negative 64-bit integer the parser reads
+
 const Flag kJson{"json", Value::Switch, "print JSON instead of text"};
 const Flag kOptimise{"optimise", Value::Switch, "the optimising code generator: immediates, folded addresses, bottom-tested loops"};
-const Flag kThreads{"threads", Value::Int, "worker threads (default: all cores)"};
+const Flag kThreads = int_flag("threads", 1, 1024, "worker threads (default: all cores)");
 const Flag kLessonDir{"dir", Value::Text, "the lessons folder (default: lessons)"};
 const Flag kBpeDir{"bpe-dir", Value::Text, "directory with GPT-2's encoder.json and vocab.bpe"};
 const Flag kModelConfig{"config", Value::Text, "model config, e.g. models/gpt-nano.yaml (initial weights from its seed)"};
@@ -25,9 +36,9 @@ const Flag kKernels{"kernels", Value::Text, "the kernel folder (default: kernels
 const Flag kNoCache{"no-cache", Value::Switch, "compile the model even if the compile cache holds it (and replace the cached executable)"};
 // Unstructured sparsity (engine/model/sparsity.h; docs/model-compiler.md, "Sparsity"): inference,
 // and training with the mask fixed.
-const Flag kSparsity{"sparsity", Value::Number, "zero this fraction (0..0.95) of every linear layer's weights; the mesh's matmuls skip them"};
+const Flag kSparsity = num_flag("sparsity", NumberRange::closed(0, wl::model::kMaxSparsity), "zero this fraction of every linear layer's weights; the mesh's matmuls skip them");
 const Flag kSparsityMask{"sparsity-mask", Value::Text, "which weights --sparsity zeroes: the smallest |w|, or a seeded random choice (default magnitude)", "magnitude|random"};
-const Flag kSparsitySeed{"sparsity-seed", Value::Int, "the random mask's seed (default: the model's runconfig.seed)"};
+const Flag kSparsitySeed = int_flag("sparsity-seed", 0, kSeedMax, "the random mask's seed (default: the model's runconfig.seed)");
 const Flag kCacheDir{"cache-dir", Value::Text, "the compile cache's folder (default $WAFERLAB_CACHE_DIR, else $XDG_CACHE_HOME/waferlab/plans or ~/.cache/waferlab/plans)"};
 
 }  // namespace
@@ -40,7 +51,7 @@ const std::vector<Verb>& verb_table() {
          {{"format", Value::Text, "markdown: print docs/cost-model.md", "markdown"}, kJson},
          verb_isa},
         {"run", "compile a WaferKernel file and run its host block", "kernel.wk", true, nullptr,
-         {{"budget", Value::Int, "cycle budget per `run` statement (default 50000000)"},
+         {int_flag("budget", 1, 1000000000000, "cycle budget per `run` statement (default 50000000)"),
           {"mode", Value::Text, "cycle: every router and CE each cycle; fast: functional, cycles estimated (default cycle)",
            "cycle|fast"},
           kOptimise, kJson},
@@ -52,12 +63,12 @@ const std::vector<Verb>& verb_table() {
          {{"config", Value::Text, "model config, e.g. models/gpt-micro.yaml"},
           {"data", Value::Text, "train on this text file"},
           {"corpus", Value::Text, "a generated corpus instead of --data: stories or addition"},
-          {"steps", Value::Int, "optimizer steps (default: the config's runconfig.max_steps)"},
+          int_flag("steps", 0, 1000000000, "optimizer steps (default: the config's runconfig.max_steps)"),
           {"out", Value::Text, "checkpoint to write (default <config name>.ckpt)"},
           {"resume", Value::Text, "continue from this checkpoint"},
           kSet,
           {"on-mesh", Value::Switch, "every step on the emulated mesh: forward, backward and AdamW on the PEs"},
-          {"wafers", Value::Int, "with --on-mesh: data-parallel wafers, 1-4, each on its shard of the batch; SwarmX sums their gradients (default 1)"},
+          int_flag("wafers", 1, wl::model::SwarmX::kMaxWafers, "with --on-mesh: data-parallel wafers, each on its shard of the batch; SwarmX sums their gradients (default 1)"),
           kMesh, kExecution, kKernels, kNoCache, kCacheDir,
           {"mode", Value::Text, "with --on-mesh: fast (functional, cycles estimated) or cycle (default: the config's wafer.mode)", "cycle|fast"},
           kSparsity, kSparsityMask, kSparsitySeed,
@@ -68,10 +79,10 @@ const std::vector<Verb>& verb_table() {
           {"llmc", Value::Text, "GPT-2 weights in llm.c's layout (gpt2_124M.bin); with --config of their shape, its context (the first model.block_size positions) and wafer"},
           kModelConfig, kSet,
           {"prompt", Value::Text, "the text to continue (default a newline)"},
-          {"tokens", Value::Int, "tokens to generate (default 200)"},
-          {"temperature", Value::Number, "sampling temperature; 0 is greedy (default 1)"},
-          {"top-k", Value::Int, "sample from the k likeliest tokens; 0 for all (default 0)"},
-          {"seed", Value::Int, "sampling seed (default 1337)"},
+          int_flag("tokens", 1, 1000000, "tokens to generate (default 200)"),
+          num_flag("temperature", NumberRange::closed(0, 100), "sampling temperature; 0 is greedy (default 1)"),
+          int_flag("top-k", 0, 1000000, "sample from the k likeliest tokens; 0 for all (default 0)"),
+          int_flag("seed", 0, kSeedMax, "sampling seed (default 1337)"),
           {"on-mesh", Value::Switch, "run every forward on the emulated mesh (fast mode, KV cache in SRAM)"},
           kSparsity, kSparsityMask, kSparsitySeed,
           kMesh, kExecution, kKernels, kNoCache, kCacheDir, kThreads, kBpeDir, kJson},
@@ -96,9 +107,9 @@ const std::vector<Verb>& verb_table() {
           kSet,
           {"gpu", Value::Text, "a100, a100-40gb, h100 or same-silicon (default a100)"},
           {"profile", Value::Text, "reference-fp32, pytorch-bf16, tuned-bf16 or flash1-bf16 (default tuned-bf16)"},
-          {"batch", Value::Int, "sequences per GPU (default: what fits)"},
-          {"gpus", Value::Int, "data-parallel GPUs (default 1)"},
-          {"accum", Value::Int, "gradient-accumulation micro-batches (default: the config's optimizer.grad_accum_steps)"},
+          int_flag("batch", 1, 1000000, "sequences per GPU (default: what fits)"),
+          int_flag("gpus", 1, 100000, "data-parallel GPUs (default 1)"),
+          int_flag("accum", 1, 65536, "gradient-accumulation micro-batches (default: the config's optimizer.grad_accum_steps)"),
           {"mode", Value::Text, "a training step or one forward (default train)", "train|infer"},
           {"mesh", Value::Text, "the wafer mesh, WxH (default: the wafer preset's)"},
           kKernels,
@@ -120,28 +131,28 @@ const std::vector<Verb>& verb_table() {
         {"bench", "run a benchmark (measured figures: docs/performance.md)", nullptr, false, nullptr, {}, nullptr,
          {
              {"fabric", "streaming rows of a 64x64 mesh, fmacs vs plain C++", nullptr, false, nullptr,
-              {{"mesh", Value::Int, "stream mesh side (default 64)"},
-               {"n", Value::Int, "wavelets per row (default 4096)"},
-               {"reps", Value::Int, "repetitions, best kept (default 3)"},
-               {"cmesh", Value::Int, "compute block side (default 16)"},
-               {"len", Value::Int, "fmacs vector length (default 2048)"},
-               {"iters", Value::Int, "fmacs per PE (default 200)"},
+              {int_flag("mesh", 1, 256, "stream mesh side (default 64)"),
+               int_flag("n", 1, 10000000, "wavelets per row (default 4096)"),
+               int_flag("reps", 1, 1000, "repetitions, best kept (default 3)"),
+               int_flag("cmesh", 1, 256, "compute block side (default 16)"),
+               int_flag("len", 1, 12288, "fmacs vector length (default 2048)"),
+               int_flag("iters", 1, 1000000, "fmacs per PE (default 200)"),
                kJson},
               bench_fabric},
              {"gpt", "gpt-micro training tokens/s, ours vs PyTorch, and fraction of peak", nullptr, false, nullptr,
               {{"config", Value::Text, "model config (default models/gpt-micro.yaml)"},
                kSet,
                {"data", Value::Text, "training text (default: see docs/performance.md)"},
-               {"steps", Value::Int, "timed steps (default 30)"},
+               int_flag("steps", 1, 1000000, "timed steps (default 30)"),
                {"python", Value::Text, "the Python with PyTorch (default /usr/bin/python3)"},
                {"no-torch", Value::Switch, "skip the PyTorch side"},
                kThreads, kJson},
               bench_gpt},
              {"fast", "SUMMA 256^3 on 16x16 in cycle mode, fast mode and plain C++: speed-up, GFLOP/s, cycle estimate",
               nullptr, false, nullptr,
-              {{"p", Value::Int, "PEs per side (default 16)"},
-               {"b", Value::Int, "block side per PE (default 16)"},
-               {"reps", Value::Int, "repetitions, best kept (default 3)"},
+              {int_flag("p", 1, 256, "PEs per side (default 16)"),
+               int_flag("b", 1, 64, "block side per PE (default 16)"),
+               int_flag("reps", 1, 1000, "repetitions, best kept (default 3)"),
                {"kernel", Value::Text, "the SUMMA kernel (default examples/summa.wk)"},
                kJson},
               bench_fast},
@@ -149,8 +160,8 @@ const std::vector<Verb>& verb_table() {
               nullptr, false, nullptr,
               {{"config", Value::Text, "model config (default models/gpt-nano.yaml)"},
                kSet, kMesh, kKernels,
-               {"t", Value::Int, "tokens in the forward (default: the config's block_size)"},
-               {"reps", Value::Int, "repetitions, best kept (default 5)"},
+               int_flag("t", 1, 65536, "tokens in the forward (default: the config's block_size)"),
+               int_flag("reps", 1, 1000, "repetitions, best kept (default 5)"),
                {"train", Value::Switch, "a training step (batch_size sequences, backward, AdamW) instead of a forward"},
                kNoCache, kCacheDir, kJson},
               bench_mesh_gpt},
@@ -158,8 +169,8 @@ const std::vector<Verb>& verb_table() {
               nullptr, false, nullptr,
               {{"config", Value::Text, "model config (default models/gpt-nano.yaml)"},
                kSet, kMesh, kKernels,
-               {"t", Value::Int, "tokens per sequence (default: the config's block_size)"},
-               {"reps", Value::Int, "repetitions, best kept (default 2)"},
+               int_flag("t", 1, 65536, "tokens per sequence (default: the config's block_size)"),
+               int_flag("reps", 1, 1000, "repetitions, best kept (default 2)"),
                kNoCache, kCacheDir, kJson},
               bench_swarmx},
              {"sparsity", "one gpt-nano matmul, a whole forward and a training step on the mesh at densities 1, 0.5, 0.25, 0.1: cycles and wavelets vs the ideal, and the loss after N steps",
@@ -167,7 +178,7 @@ const std::vector<Verb>& verb_table() {
               {{"config", Value::Text, "model config (default models/gpt-nano.yaml)"},
                kSet, kMesh, kKernels, kSparsityMask, kSparsitySeed,
                {"op", Value::Text, "the matmul to show on its own (default l0.fch)"},
-               {"steps", Value::Int, "training steps at each density, mask fixed (default 20)"},
+               int_flag("steps", 1, 1000000, "training steps at each density, mask fixed (default 20)"),
                {"plot", Value::Text, "also write an SVG of cycles against density (one matmul, the forward, a training step) to this file"},
                {"mode", Value::Text, "cycle: every cycle, exact; fast: cycles estimated (default: the config's wafer.mode)", "cycle|fast"},
                kJson},
@@ -175,12 +186,45 @@ const std::vector<Verb>& verb_table() {
              {"compile", "the kernel compiler on every example, best of 5, against a 50 ms budget", nullptr, false,
               nullptr,
               {{"dir", Value::Text, "the kernels to compile (default examples)"},
-               {"reps", Value::Int, "repetitions, best kept (default 5)"},
+               int_flag("reps", 1, 1000, "repetitions, best kept (default 5)"),
                kJson},
               bench_compile},
          }},
     };
     return verbs;
+}
+
+const std::vector<FlagRule>& flag_rules() {
+    static const char* kOnMesh = "it sets up the mesh that --on-mesh runs on";
+    static const char* kSparse = "it chooses how --sparsity prunes";
+    static const std::vector<FlagRule> rules = {
+        {"train", "data", Rule::Conflicts, "corpus", "both name the training text"},
+        {"train", "resume", Rule::Conflicts, "config", "a checkpoint carries its config (--set changes its keys)", config_vs_checkpoint},
+        {"train", "wafers", Rule::Needs, "on-mesh", "the wafers are meshes"},
+        {"train", "mesh", Rule::Needs, "on-mesh", kOnMesh},
+        {"train", "execution", Rule::Needs, "on-mesh", kOnMesh},
+        {"train", "mode", Rule::Needs, "on-mesh", kOnMesh},
+        {"train", "kernels", Rule::Needs, "on-mesh", kOnMesh},
+        {"train", "no-cache", Rule::Needs, "on-mesh", kOnMesh},
+        {"train", "cache-dir", Rule::Needs, "on-mesh", kOnMesh},
+        {"train", "sparsity-mask", Rule::Needs, "sparsity", kSparse},
+        {"train", "sparsity-seed", Rule::Needs, "sparsity", kSparse},
+        {"generate", "checkpoint", Rule::Conflicts, "config", "a checkpoint carries its config (--set changes its keys)", config_vs_checkpoint},
+        {"generate", "llmc", Rule::Conflicts, "checkpoint", "both name the weights"},
+        {"generate", "mesh", Rule::Needs, "on-mesh", kOnMesh},
+        {"generate", "execution", Rule::Needs, "on-mesh", kOnMesh},
+        {"generate", "kernels", Rule::Needs, "on-mesh", kOnMesh},
+        {"generate", "no-cache", Rule::Needs, "on-mesh", kOnMesh},
+        {"generate", "cache-dir", Rule::Needs, "on-mesh", kOnMesh},
+        {"generate", "sparsity-mask", Rule::Needs, "sparsity", kSparse},
+        {"generate", "sparsity-seed", Rule::Needs, "sparsity", kSparse},
+        {"forward", "checkpoint", Rule::Conflicts, "config", "a checkpoint carries its config (--set changes its keys)", config_vs_checkpoint},
+        {"forward", "sparsity-mask", Rule::Needs, "sparsity", kSparse},
+        {"forward", "sparsity-seed", Rule::Needs, "sparsity", kSparse},
+        {"compile-model", "sparsity-mask", Rule::Needs, "sparsity", kSparse},
+        {"compile-model", "sparsity-seed", Rule::Needs, "sparsity", kSparse},
+    };
+    return rules;
 }
 
 }  // namespace wlcli

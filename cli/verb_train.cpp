@@ -19,6 +19,7 @@
 // updated; the reference (without --on-mesh) zeroes the masked gradients. --json lines carry
 // "density" then.
 #include "cli/model_args.h"
+#include "cli/output_path.h"
 #include "cli/verbs.h"
 
 #include "engine/gpt/corpus.h"
@@ -93,6 +94,11 @@ int verb_train(const Args& args) {
     }
     const GPTConfig& cfg = tr->cfg;
     const std::string out = args.get("out", name + ".ckpt");
+    // Never over the config or the text (--resume's checkpoint may be replaced: it is read whole, and
+    // the new one is written atomically).
+    guard_output({args.has("out") ? "--out" : "the default --out", out}, kCheckpointOutput,
+                 {{"--config", args.get("config")},
+                  {args.has("data") ? "--data" : "train_input.data", cfg.corpus == "file" ? cfg.data : ""}});
     // The fixed mask, from the weights as they are now; a resumed optimiser's moments of the
     // masked weights go to zero with them (a dense checkpoint's may not be).
     wl::model::PruneStats pruned;
@@ -122,11 +128,7 @@ int verb_train(const Args& args) {
     wl::model::MeshTrainer* mesh = nullptr;
     wl::model::CompileInfo compile_info;
     const int wafers = int(args.get_int("wafers", 1));
-    if (args.has("wafers") && !args.has("on-mesh")) throw std::runtime_error("train: --wafers needs --on-mesh");
     if (args.has("on-mesh")) {
-        if (wafers < 1 || wafers > wl::model::SwarmX::kMaxWafers)
-            throw std::runtime_error("train: --wafers " + std::to_string(wafers) + " is outside 1.." +
-                                     std::to_string(wl::model::SwarmX::kMaxWafers));
         const std::string split = wl::model::SwarmX::split_error(tr->sequences_per_step(), wafers);
         if (!split.empty()) throw std::runtime_error("train: " + split + "; a step's B is batch_size x grad_accum_steps");
         const wl::RunMode mode = run_mode_of(cfg);

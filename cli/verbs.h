@@ -3,7 +3,9 @@
 // (verb_<name>.cpp); benchmarks are the sub-verbs of `bench` (bench_<name>.cpp).
 #pragma once
 #include "cli/args.h"
+#include "engine/core/parse_number.h"
 
+#include <string>
 #include <vector>
 
 namespace wlcli {
@@ -17,6 +19,7 @@ struct Flag {
     Value value;
     const char* help;               // one line; say the default here
     const char* choices = nullptr;  // "cycle|fast": any other value is an error
+    wl::NumberRange range = {};     // Int and Number: the values taken (parse_number.h); --help states it
 };
 
 struct Verb {
@@ -30,6 +33,23 @@ struct Verb {
     std::vector<Verb> subverbs = {};
     const char* positional2 = nullptr;  // an optional second positional after the first ("file.wk")
 };
+
+// Flags that cannot both apply, or one that means nothing without another: one row each in
+// flag_rules() (verb_table.cpp), which the parser checks before a verb runs, so no verb ignores
+// a flag it was given. The error names both flags and why.
+enum class Rule { Conflicts, Needs };
+struct FlagRule {
+    const char* verb;     // "train"; "bench sparsity" for a sub-verb
+    const char* flag;     // without "--"
+    Rule rule;
+    const char* other;    // conflicts with, or is needed by, `flag`
+    const char* why;      // the reason, a clause
+    // More to say from the files the flags name ("they differ in model.n_layer ..."), or "".
+    std::string (*detail)(const Args&) = nullptr;
+};
+const std::vector<FlagRule>& flag_rules();
+// The first rule the args break, as "--a and --b cannot both apply: why", or "".
+std::string broken_rule(const char* verb_path, const Args& args);
 
 int verb_info(const Args& args);
 int verb_isa(const Args& args);        // verb_isa.cpp: instruction table, docs/cost-model.md

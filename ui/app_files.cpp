@@ -9,6 +9,7 @@
 //   [SECTION] state() (the methods are in app_methods.cpp)
 #include "ui/app.h"
 #include "engine/core/atomic_file.h"
+#include "engine/core/read_file.h"
 #include "ui/js_bridge.h"
 #include "ui/screenshot.h"
 #include "ui/storage.h"
@@ -226,11 +227,9 @@ void App::open_text(const std::string& name, const std::string& text, const std:
 }
 
 void App::open_path(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw std::runtime_error("could not open " + path);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    open_text(path, ss.str(), std::filesystem::absolute(path).string(), true);
+    std::string text, error;   // a directory is called one; /dev/zero stops at the limit
+    if (!wl::read_file(path, wl::kMaxSourceBytes, "kernel", &text, &error)) throw std::runtime_error(error);
+    open_text(path, text, std::filesystem::absolute(path).string(), true);
 }
 
 void App::drop_file(const std::string& path) {
@@ -239,15 +238,9 @@ void App::drop_file(const std::string& path) {
     const bool training = model_.open && std::filesystem::path(path).extension() != ".wk";
     try {
         if (training) {
-            std::error_code ec;
-            if (std::filesystem::file_size(path, ec) > kMaxTrainTextBytes && !ec)   // refused before reading it all
-                throw std::runtime_error(base_name(path) + " is too big to train on here (at most " +
-                                         std::to_string(kMaxTrainTextBytes >> 20) + " MiB)");
-            std::ifstream in(path, std::ios::binary);
-            if (!in) throw std::runtime_error("could not open " + path);
-            std::ostringstream ss;
-            ss << in.rdbuf();
-            if (!model_.train_text(base_name(path), ss.str())) notice(model_.train_error(), Notices::About::Training);
+            std::string text, error;   // refused at the limit, before reading it all
+            if (!wl::read_file(path, kMaxTrainTextBytes, "training text", &text, &error)) throw std::runtime_error(error);
+            if (!model_.train_text(base_name(path), text)) notice(model_.train_error(), Notices::About::Training);
             return;
         }
         open_path(path);

@@ -11,6 +11,8 @@
 //     --no-persist        neither read nor write the saved workspace (tests, screenshots)
 //     --no-start          a first visit opens on the empty mesh, not the start screen
 //     --embed [--editor]  the minimal frame a page embeds: canvas and a compact run bar (and the editor)
+#include "engine/core/parse_number.h"
+#include "engine/fabric/mesh.h"
 #include "ui/app.h"
 #include "ui/js_bridge.h"
 #include "ui/screenshot.h"
@@ -52,26 +54,30 @@ struct Options {
     std::string screenshot;
 };
 
-bool parse_options(int argc, char** argv, Options& o) {
+// False with *why naming the flag and what it takes (or the word it does not know).
+bool parse_options(int argc, char** argv, Options& o, std::string* why) {
     for (int i = 1; i < argc; ++i) {
         auto next = [&]() -> const char* { return i + 1 < argc ? argv[++i] : nullptr; };
         const char* a = argv[i];
+        *why = std::string(a) + (i + 1 < argc ? ": bad value '" + std::string(argv[i + 1]).substr(0, 40) + "'" : ": needs a value");
         if (!std::strcmp(a, "--frames")) {
             const char* v = next();
-            if (!v || (o.frames = std::strtol(v, nullptr, 10)) <= 0) return false;
+            long long n = 0;
+            if (!v || !wl::parse_integer(v, wl::NumberRange::closed(1, 1e12), &n).empty()) return false;
+            o.frames = long(n);
         } else if (!std::strcmp(a, "--screenshot")) {
             const char* v = next();
             if (!v) return false;
             o.screenshot = v;
         } else if (!std::strcmp(a, "--run")) {
             const char* v = next();
-            char* end = nullptr;
             if (!v) return false;
             if (!std::strcmp(v, "all")) o.app.run_cycles = UINT64_MAX;
-            else if ((o.app.run_cycles = std::strtoull(v, &end, 10)) == 0 || *end) return false;
+            else if (long long n = 0; wl::parse_integer(v, wl::NumberRange::closed(1, 1e15), &n).empty()) o.app.run_cycles = uint64_t(n);
+            else return false;
         } else if (!std::strcmp(a, "--play")) {
             const char* v = next();
-            if (!v || (o.app.play_speed = std::strtod(v, nullptr)) <= 0) return false;
+            if (!v || !wl::parse_real(v, wl::NumberRange::open(0, 1e9), &o.app.play_speed).empty()) return false;
         } else if (!std::strcmp(a, "--dev")) {
             o.app.developer = true;
         } else if (!std::strcmp(a, "--embed")) {
@@ -88,14 +94,16 @@ bool parse_options(int argc, char** argv, Options& o) {
             o.app.example = v;
         } else if (!std::strcmp(a, "--lesson")) {
             const char* v = next();
-            char* end = nullptr;
-            if (!v || (o.app.lesson = int(std::strtol(v, &end, 10))) < 1 || *end) return false;
+            long long n = 0;
+            if (!v || !wl::parse_integer(v, wl::NumberRange::closed(1, 1000), &n).empty()) return false;
+            o.app.lesson = int(n);
         } else if (!std::strcmp(a, "--mesh")) {
             const char* v = next();
-            if (!v || std::sscanf(v, "%dx%d", &o.app.mesh_w, &o.app.mesh_h) != 2 || o.app.mesh_w < 1 ||
-                o.app.mesh_h < 1 || o.app.mesh_w > 256 || o.app.mesh_h > 256)
-                return false;
+            wl::Mesh m;
+            if (!v || !wl::parse_mesh(v, &m)) return false;   // each side whole: 4294967297x8 is not 1x8
+            o.app.mesh_w = m.w, o.app.mesh_h = m.h;
         } else {
+            *why = std::string("unknown option ") + a;
             return false;
         }
     }
@@ -338,7 +346,8 @@ void Platform::finish() {
 int main(int argc, char** argv) {
     auto* p = new Platform;
     p->opt.app.asset_dir = kAssetDir;
-    if (!parse_options(argc, argv, p->opt)) {
+    if (std::string why; !parse_options(argc, argv, p->opt, &why)) {
+        std::fprintf(stderr, "waferlab: error: %s\n", why.c_str());
         std::fprintf(stderr, "usage: waferlab [--mesh WxH] [--example NAME] [--lesson N] [--run N|all | --play S] [--frames N] [--screenshot out.png] [--no-persist] [--no-start] [--dev] [--embed [--editor]]\n");
         return 2;
     }

@@ -207,6 +207,7 @@ bool ModelSession::compile(const std::string& config, int w, int h, const std::s
             if (!checkpoint.empty()) {
                 const wl::gpt::Checkpoint ck = wl::gpt::load_checkpoint(checkpoint);
                 tokenizer = wl::gpt::make_tokenizer(ck.tokenizer_kind, ck.tokenizer_state);
+                wl::gpt::require_same_vocab(*tokenizer, ck.cfg.vocab_size, checkpoint);
                 model = wl::gpt::model_from_checkpoint(ck);
                 source = "checkpoint " + checkpoint + " (step " + std::to_string(ck.step) + ")";
             } else {

@@ -47,8 +47,8 @@ struct FastPort {
         if (f.looped_) {
             f.looped_ = false;
             fault(FaultKind::Deadlock, c, ce.task, int32_t(ce.state == ThreadState::Vec ? ce.vop.pc : ce.pc),
-                  "a wavelet sent from here goes round a ring of routes and never leaves it (the colour loops; cycle mode deadlocks "
-                  "when the ring fills)");
+                  "a wavelet sent from here goes round a ring of routes and never leaves it (the colour loops; in cycle mode such "
+                  "wavelets circle until the watchdog stops the run at its cycle budget, or deadlock if they fill the ring)");
         }
     }
     // A fabric op's wavelets from this CE, in order (stamps nondecreasing): one pass along the
@@ -394,7 +394,7 @@ void FastMode::route(Machine& m, int i0, int port0, int colour, FastWavelet w0) 
     work.push_back({i0, port0, w0});
     const int c = colour;
     // A route DAG visits each (router, input port) at most once per switch position; more hops than
-    // that is a ring of routes, where cycle mode's queues fill and deadlock.
+    // that is a ring of routes, where cycle mode's wavelets circle until its watchdog (or fill it and deadlock).
     const uint64_t most = uint64_t(m.routers_.size()) * kPorts * kMaxSwitchPositions;
     uint64_t hops = 0;
     while (work.size() > base && !m.fault_) {

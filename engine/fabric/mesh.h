@@ -1,8 +1,9 @@
 // mesh.h: the shape of the emulated wafer — a W×H grid of processing elements.
 // Machine::mesh() gives a machine's; the default size is MachineConfig's (machine.h).
 #pragma once
+#include "engine/core/parse_number.h"
+
 #include <cstdint>
-#include <cstdio>
 #include <string>
 
 namespace wl {
@@ -18,13 +19,16 @@ struct Mesh {
 constexpr int kMaxMeshSide = 256;   // PEs on a side: the kernel language's grids and the model compiler's meshes
 
 // "32x32" -> {32, 32}: how the CLI, the JS hook and the app write a mesh. False for anything
-// else, a side outside 1..kMaxMeshSide included.
+// else, a side outside 1..kMaxMeshSide included (each side read whole, so 4294967328x32 is not 32x32).
 inline bool parse_mesh(const std::string& s, Mesh* out) {
-    int w = 0, h = 0;
-    char tail = 0;
-    if (std::sscanf(s.c_str(), "%dx%d%c", &w, &h, &tail) != 2) return false;
-    if (w < 1 || h < 1 || w > kMaxMeshSide || h > kMaxMeshSide) return false;
-    *out = {w, h};
+    const size_t x = s.find('x');
+    if (x == std::string::npos) return false;
+    long long w = 0, h = 0;
+    const NumberRange side = NumberRange::closed(1, kMaxMeshSide);
+    if (!parse_integer(std::string_view(s).substr(0, x), side, &w).empty() ||
+        !parse_integer(std::string_view(s).substr(x + 1), side, &h).empty())
+        return false;
+    *out = {int(w), int(h)};
     return true;
 }
 

@@ -1,4 +1,5 @@
 // checkpoint.cpp: see checkpoint.h.
+#include "engine/core/read_file.h"
 #include "engine/gpt/checkpoint.h"
 
 #include "engine/core/atomic_file.h"
@@ -6,10 +7,11 @@
 #include "engine/core/fnv.h"
 #include "engine/gpt/adamw.h"
 #include "engine/gpt/gpt.h"
+#include "engine/gpt/tokenizer_char.h"
+#include "engine/core/parse_number.h"
 
+#include <cmath>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 
 namespace wl::gpt {
 
@@ -33,11 +35,9 @@ std::vector<float> get_floats(ByteReader& r, size_t n, const char* what) {
 }
 
 std::string slurp(const std::string& path) {
-    std::ifstream f(path, std::ios::binary);
-    if (!f) throw CheckpointError(path + ": cannot open");
-    std::stringstream ss;
-    ss << f.rdbuf();
-    return ss.str();
+    std::string bytes, error;
+    if (!read_file(path, kMaxCheckpointBytes, "checkpoint", &bytes, &error)) throw CheckpointError(error);
+    return bytes;
 }
 
 }  // namespace
@@ -81,6 +81,38 @@ void save_checkpoint(const std::string& path, const GPT& model, const AdamW* opt
 
 Checkpoint load_checkpoint(const std::string& path) { return parse_checkpoint(slurp(path), path); }
 
+// What a checkpoint says about itself, checked as it loads (a checksum proves only that the
+// bytes are the ones written): counts not negative, every weight and moment finite, and a
+// tokenizer whose vocabulary is the model's, so a load never leads to blank text or "id out of range".
+static void validate(const Checkpoint& ck, const std::string& path) {
+    if (ck.step < 0) throw CheckpointError(path + ": step " + std::to_string(ck.step) + " is negative");
+    if (ck.adam_t < 0) throw CheckpointError(path + ": AdamW's step " + std::to_string(ck.adam_t) + " is negative");
+    auto finite = [&](const std::vector<float>& v, const char* what) {
+        for (size_t i = 0; i < v.size(); ++i)
+            if (!std::isfinite(v[i]))
+                throw CheckpointError(path + ": " + what + " " + std::to_string(i) + " of " + std::to_string(v.size()) + " is " +
+                                      (std::isnan(v[i]) ? "NaN" : "infinite") + " (a checkpoint of a diverged run?)");
+    };
+    finite(ck.params, "weight");
+    finite(ck.m, "AdamW first moment");
+    finite(ck.v, "AdamW second moment");
+    if (ck.tokenizer_kind == "char") {
+        std::unique_ptr<CharTokenizer> t;
+        try {
+            t = std::make_unique<CharTokenizer>(ck.tokenizer_state);
+        } catch (const std::exception& e) {
+            throw CheckpointError(path + ": " + e.what());
+        }
+        try {
+            require_same_vocab(*t, ck.cfg.vocab_size, path);
+        } catch (const std::runtime_error& e) {
+            throw CheckpointError(e.what());   // a CheckpointError, as every load error is
+        }
+    } else if (ck.tokenizer_kind != "bpe") {   // bpe: its files, read when the tokenizer is made, give its size
+        throw CheckpointError(path + ": tokenizer " + quote_prefix(ck.tokenizer_kind) + " (expected char or bpe)");
+    }
+}
+
 // The envelope's magic is checked; a read past the end is a ByteError.
 static Checkpoint parse_checkpoint_checked(const std::string& b, const std::string& path) {
     ByteReader h(std::string_view(b).substr(8));
@@ -123,12 +155,15 @@ static Checkpoint parse_checkpoint_checked(const std::string& b, const std::stri
         ck.v = get_floats(r, P, "Adam v");
     }
     if (r.left()) throw CheckpointError(path + ": trailing bytes in payload");
+    validate(ck, path);
     return ck;
 }
 
 Checkpoint parse_checkpoint(const std::string& b, const std::string& path) {
-    if (b.size() < 20 || std::memcmp(b.data(), kMagic, 8) != 0)
+    if (b.size() < 8 ? std::memcmp(b.data(), kMagic, b.size()) != 0 || b.empty() : std::memcmp(b.data(), kMagic, 8) != 0)
         throw CheckpointError(path + ": not a WaferLab GPT checkpoint (bad magic)");
+    if (b.size() < 28)   // the magic is right: a checkpoint cut short, not another kind of file
+        throw CheckpointError(path + ": truncated checkpoint (" + std::to_string(b.size()) + " bytes; its header and checksum alone are 28)");
     try {
         return parse_checkpoint_checked(b, path);
     } catch (const ByteError& e) {

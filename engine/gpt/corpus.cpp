@@ -1,9 +1,9 @@
 // corpus.cpp: see corpus.h.
 #include "engine/gpt/corpus.h"
 
+#include "engine/core/read_file.h"
 #include "engine/gpt/rng.h"
 
-#include <fstream>
 #include <sstream>
 #include <stdexcept>
 
@@ -102,12 +102,9 @@ double addition_accuracy(const std::vector<AdditionProblem>& problems,
 }
 
 std::string read_text_file(const std::string& path) {
-    std::ifstream f(path, std::ios::binary);
-    if (!f) throw std::runtime_error(path + ": cannot open text file");
-    std::stringstream ss;
-    ss << f.rdbuf();
-    if (f.bad()) throw std::runtime_error(path + ": read error");
-    return ss.str();
+    std::string text, error;
+    if (!read_file(path, kMaxTextBytes, "training text", &text, &error)) throw std::runtime_error(error);
+    return text;
 }
 
 Corpus make_corpus(const GPTConfig& cfg) {

@@ -11,6 +11,8 @@
 #include "engine/gpt/op_table.h"
 #include "engine/gpt/residual.h"
 #include "engine/gpt/rng.h"
+#include "engine/core/memory_limit.h"
+#include <cstdio>
 
 #include <cmath>
 #include <cstring>
@@ -56,6 +58,7 @@ static void slice_params(ParameterTensors& p, float* base, const GPTConfig& cfg)
 
 GPT::GPT(const GPTConfig& c) : cfg(c) {
     cfg.validate("model config");
+    check_model_memory(cfg, false);
     if (cfg.vocab_size <= 0) throw std::invalid_argument("GPT: vocab_size must be > 0 (set it from the tokenizer)");
     L = cfg.n_layer;
     NH = cfg.n_head;
@@ -116,9 +119,34 @@ void GPT::slice_activations(ActivationTensors& a, float* base, int B_, int T_) c
     }
 }
 
-size_t GPT::activation_count(int B_, int T_) const {
-    size_t BT = size_t(B_) * T_, LBT = size_t(L) * BT;
-    return BT * C * 2 + BT * 3 + BT * V * 2 + LBT * (7 * size_t(C) + 3 * C + 8 * C + 4 + size_t(NH) * T_);
+double activation_floats(const GPTConfig& cfg, int B, int T) {
+    const double BT = double(B) * T, LBT = double(cfg.n_layer) * BT, C = cfg.n_embd;
+    return BT * C * 2 + BT * 3 + BT * double(cfg.vocab_size) * 2 + LBT * (18 * C + 4 + double(cfg.n_head) * T);
+}
+
+size_t GPT::activation_count(int B_, int T_) const { return size_t(activation_floats(cfg, B_, T_)); }
+
+void check_model_memory(const GPTConfig& cfg, bool training) {
+    GPTConfig c = cfg;
+    if (c.vocab_size <= 0) c.vocab_size = c.tokenizer == "bpe" ? 50257 : 256;
+    double params = 0;
+    for (const ParamInfo& p : param_infos(c)) {
+        double n = 1;
+        for (int d : p.shape) n *= d;
+        params += n;
+    }
+    const double acts = training ? 2 * activation_floats(c, c.batch_size, c.block_size) : 0;
+    const double bytes = 4 * (params * (training ? 4 : 1) + acts);
+    const uint64_t limit = host_memory_limit();
+    if (bytes <= double(limit)) return;
+    char n[32];
+    std::snprintf(n, sizeof n, "%.3g", params);
+    std::string msg = "the model needs " + byte_size_text(bytes) + ": " + n + " parameters (model.n_layer " + std::to_string(c.n_layer) +
+                      ", model.n_embd " + std::to_string(c.n_embd) + ", model.vocab_size " + std::to_string(c.vocab_size) + ")";
+    if (training)
+        msg += " with their gradients and AdamW's two moments, and " + byte_size_text(4 * acts) + " of activations for a batch of " +
+               "train_input.batch_size " + std::to_string(c.batch_size) + " x model.block_size " + std::to_string(c.block_size);
+    throw std::length_error(msg + "; this machine allows " + byte_size_text(double(limit)));
 }
 
 void GPT::ensure_activations(int B_, int T_) {

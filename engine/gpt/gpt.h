@@ -104,6 +104,15 @@ std::vector<OpInfo> op_list(const GPTConfig& cfg, int B, int T, bool with_backwa
 OpInfo op_cost(const OpRow& r, const GPTConfig& cfg, int B, int T, bool backward, int layer);
 double flops_per_token(const GPTConfig& cfg, int T, bool with_backward);   // from op_list
 
+// Floats of a B x T batch's activations (forward()'s; backward() takes as many again), in
+// double so that no config's product wraps.
+double activation_floats(const GPTConfig& cfg, int B, int T);
+// Checks, before anything is allocated, that the model fits host_memory_limit(): its weights,
+// and with `training` its gradients, AdamW's two moments and a batch_size x block_size batch's
+// activations. A vocab_size of 0 counts the tokenizer's (256 for char, 50257 for bpe). Throws
+// std::length_error naming the keys that ask for the bytes, how many, and the limit.
+void check_model_memory(const GPTConfig& cfg, bool training);
+
 class GPT {
 public:
     explicit GPT(const GPTConfig& cfg);   // cfg.vocab_size must be > 0

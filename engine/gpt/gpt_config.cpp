@@ -1,16 +1,16 @@
 // gpt_config.cpp: see gpt_config.h. WL_CONFIG_KEYS becomes the field table every
-// reader here uses; yaml-cpp reads the files, we convert the scalars ourselves
-// (the same strtod/strtoll natively and in WASM).
+// reader here uses; yaml-cpp reads the files, we convert the scalars ourselves with
+// engine/core/parse_number.h (the parser the CLI's flags use), each against its key's range.
 #include "engine/gpt/gpt_config.h"
+
+#include "engine/core/read_file.h"
 
 #include "engine/fabric/mesh.h"
 
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
-#include <cerrno>
-#include <cstdlib>
-#include <fstream>
+#include <climits>
 #include <functional>
 #include <map>
 #include <sstream>
@@ -26,14 +26,15 @@ struct Field {
     const char* key;
     const char* member;   // the flat format's name
     Kind kind;
+    NumberRange range;
     void* (*at)(GPTConfig&);
     const char* help;
     std::string path() const { return std::string(section) + "." + key; }
 };
 
 const std::vector<Field>& fields() {
-#define WL_FIELD(section, key, member, kind, help) \
-    Field{#section, #key, #member, Kind::kind, [](GPTConfig& c) -> void* { return &c.member; }, help},
+#define WL_FIELD(section, key, member, kind, range, help) \
+    Field{#section, #key, #member, Kind::kind, NumberRange::range, [](GPTConfig& c) -> void* { return &c.member; }, help},
     static const std::vector<Field> f = {WL_CONFIG_KEYS(WL_FIELD)};
 #undef WL_FIELD
     return f;
@@ -74,6 +75,7 @@ size_t edit_distance(const std::string& a, const std::string& b) {
 // The known path nearest to an unknown one: the same key (or a flat-format name) in
 // another section first, then the smallest edit distance if it is close enough.
 std::string nearest_path(const std::string& path) {
+    if (path.size() > 200) return "";   // no key is that long; the edit distance would take minutes
     const std::string key = path.substr(path.find('.') == std::string::npos ? 0 : path.find('.') + 1);
     for (const Field& f : fields())
         if (key == f.key || key == f.member) return f.path();
@@ -88,7 +90,7 @@ std::string nearest_path(const std::string& path) {
 
 std::string unknown_key(const std::string& path) {
     std::string near = nearest_path(path);
-    return path + ": unknown key" + (near.empty() ? " (docs/configs.md lists the keys)" : "; did you mean " + near + "?");
+    return (path.size() > 60 ? quote_prefix(path) : path) + ": unknown key" + (near.empty() ? " (docs/configs.md lists the keys)" : "; did you mean " + near + "?");
 }
 
 const Field* find(const std::string& path) {
@@ -97,34 +99,27 @@ const Field* find(const std::string& path) {
     return nullptr;
 }
 
-// One scalar into the member; the message names what was expected.
+// One scalar into the member, parsed whole in its type and range; the message names the key and
+// what was expected, and quotes at most the start of a long value.
 void assign(const Field& f, GPTConfig& c, const std::string& value, const std::string& where) {
     void* p = f.at(c);
-    const char* s = value.c_str();
-    char* end = nullptr;
-    errno = 0;
-    auto bad = [&]() {
-        throw ConfigError(prefix(where) + f.path() + ": expected " + (f.kind == Kind::Int ? "an " : "a ") +
-                          kind_name(f.kind) + ", got '" + value + "'");
-    };
+    std::string want;
     switch (f.kind) {
     case Kind::Int: {
-        long long v = std::strtoll(s, &end, 10);
-        if (value.empty() || *end || errno || v < -2147483647LL || v > 2147483647LL) bad();
-        *static_cast<int*>(p) = int(v);
-        return;
+        long long v = 0;
+        const NumberRange r{std::max(f.range.lo, double(INT32_MIN)), std::min(f.range.hi, double(INT32_MAX)), false, false};
+        if ((want = parse_integer(value, f.range.bounded() ? f.range : r, &v)).empty()) *static_cast<int*>(p) = int(v);
+        break;
     }
     case Kind::U64: {
-        unsigned long long v = std::strtoull(s, &end, 10);
-        if (value.empty() || value[0] == '-' || *end || errno) bad();
-        *static_cast<uint64_t*>(p) = v;
-        return;
+        uint64_t v = 0;
+        if ((want = parse_u64(value, &v)).empty()) *static_cast<uint64_t*>(p) = v;
+        break;
     }
     case Kind::Real: {
-        double v = std::strtod(s, &end);
-        if (value.empty() || *end || errno || v != v) bad();
-        *static_cast<double*>(p) = v;
-        return;
+        double v = 0;
+        if ((want = parse_real(value, f.range, &v)).empty()) *static_cast<double*>(p) = v;
+        break;
     }
     case Kind::Text:
         for (unsigned char ch : value)
@@ -133,6 +128,20 @@ void assign(const Field& f, GPTConfig& c, const std::string& value, const std::s
         *static_cast<std::string*>(p) = value;
         return;
     }
+    if (!want.empty()) throw ConfigError(prefix(where) + f.path() + ": expected " + want + ", got " + quote_prefix(value));
+}
+
+// A number key's value as a double, for its range check.
+double number_of(const Field& f, const GPTConfig& cfg) {
+    GPTConfig c = cfg;
+    void* p = f.at(c);
+    switch (f.kind) {
+    case Kind::Int: return *static_cast<int*>(p);
+    case Kind::U64: return double(*static_cast<uint64_t*>(p));
+    case Kind::Real: return *static_cast<double*>(p);
+    case Kind::Text: break;
+    }
+    return 0;
 }
 
 std::string value_text(const Field& f, const GPTConfig& cfg) {
@@ -170,39 +179,29 @@ bool is_section(const std::string& s) {
 
 // Range and name checks. fail(path, message) throws, placed at that key when the caller knows where it is.
 void check(const GPTConfig& c, const std::function<void(const char*, const std::string&)>& fail) {
-    if (c.n_layer < 1) fail("model.n_layer", "must be >= 1");
-    if (c.n_head < 1) fail("model.n_head", "must be >= 1");
-    if (c.n_embd < 1 || c.n_embd % c.n_head != 0) fail("model.n_embd", "must be a positive multiple of model.n_head");
-    if (c.block_size < 1) fail("model.block_size", "must be >= 1");
-    if (c.vocab_size < 0) fail("model.vocab_size", "must be >= 0 (0: from the tokenizer)");
-    if (c.batch_size < 1) fail("train_input.batch_size", "must be >= 1");
-    if (c.tokenizer != "char" && c.tokenizer != "bpe") fail("train_input.tokenizer", "must be char or bpe, got '" + c.tokenizer + "'");
+    for (const Field& f : fields()) {   // each number in its key's range (a config built in code, or a checkpoint's)
+        if (f.kind == Kind::Text || !f.range.bounded()) continue;
+        const double v = number_of(f, c);
+        if (!f.range.contains(v)) {
+            std::ostringstream o;
+            o.precision(17);
+            o << v;
+            fail(f.path().c_str(), "must be in " + f.range.text() + ", got " + o.str());   // fail throws: the path outlives it
+        }
+    }
+    if (c.n_embd % c.n_head != 0) fail("model.n_embd", "must be a positive multiple of model.n_head");
+    if (c.tokenizer != "char" && c.tokenizer != "bpe") fail("train_input.tokenizer", "must be char or bpe, got " + quote_prefix(c.tokenizer));
     if (c.corpus != "stories" && c.corpus != "addition" && c.corpus != "file")
-        fail("train_input.corpus", "must be stories, addition or file, got '" + c.corpus + "'");
+        fail("train_input.corpus", "must be stories, addition or file, got " + quote_prefix(c.corpus));
     if (c.corpus == "file" && c.data.empty()) fail("train_input.data", "corpus: file needs data: <path>");
-    if (!(c.val_fraction > 0 && c.val_fraction < 1)) fail("train_input.val_fraction", "must be in (0, 1)");
-    if (c.corpus_chars < 1000) fail("train_input.corpus_chars", "must be >= 1000");
-    if (c.addition_digits < 1 || c.addition_digits > 9) fail("train_input.addition_digits", "must be in 1..9");
     std::string opt = c.optimizer_type;
     std::transform(opt.begin(), opt.end(), opt.begin(), [](unsigned char ch) { return char(std::tolower(ch)); });
-    if (opt != "adamw") fail("optimizer.optimizer_type", "must be AdamW, got '" + c.optimizer_type + "'");
-    if (!(c.learning_rate >= 0)) fail("optimizer.learning_rate", "must be >= 0");
-    if (!(c.min_lr >= 0)) fail("optimizer.min_lr", "must be >= 0");
-    if (c.warmup_iters < 0) fail("optimizer.warmup_steps", "must be >= 0");
-    if (c.lr_decay_iters < 0) fail("optimizer.decay_steps", "must be >= 0");
-    if (!(c.beta1 >= 0 && c.beta1 < 1)) fail("optimizer.beta1", "must be in [0, 1)");
-    if (!(c.beta2 >= 0 && c.beta2 < 1)) fail("optimizer.beta2", "must be in [0, 1)");
-    if (!(c.adam_eps > 0)) fail("optimizer.eps", "must be > 0");
-    if (!(c.grad_clip >= 0)) fail("optimizer.max_gradient_norm", "must be >= 0");
-    if (c.grad_accum_steps < 1) fail("optimizer.grad_accum_steps", "must be >= 1");
-    if (c.max_iters < 0) fail("runconfig.max_steps", "must be >= 0");
-    if (c.eval_iters < 1) fail("runconfig.eval_steps", "must be >= 1");
-    if (c.eval_interval < 1) fail("runconfig.checkpoint_steps", "must be >= 1");
+    if (opt != "adamw") fail("optimizer.optimizer_type", "must be AdamW, got " + quote_prefix(c.optimizer_type));
     Mesh m;
-    if (!parse_mesh(c.mesh, &m)) fail("wafer.mesh", "expects WxH, each 1..256, got '" + c.mesh + "'");
-    if (c.mode != "fast" && c.mode != "cycle") fail("wafer.mode", "must be fast or cycle, got '" + c.mode + "'");
+    if (!parse_mesh(c.mesh, &m)) fail("wafer.mesh", "expects WxH, each 1..256, got " + quote_prefix(c.mesh));
+    if (c.mode != "fast" && c.mode != "cycle") fail("wafer.mode", "must be fast or cycle, got " + quote_prefix(c.mode));
     if (c.execution != "resident" && c.execution != "streaming")
-        fail("wafer.execution", "must be resident or streaming, got '" + c.execution + "'");
+        fail("wafer.execution", "must be resident or streaming, got " + quote_prefix(c.execution));
 }
 
 }  // namespace
@@ -273,7 +272,7 @@ GPTConfig parse_config_text(const std::string& text, const std::string& name) {
             std::string guess;   // the nearest section, through the first key if it has one
             if (sv.IsMap() && sv.size() > 0 && sv.begin()->first.IsScalar())
                 guess = nearest_path(section + "." + sv.begin()->first.Scalar());
-            std::string msg = section + ": unknown section";
+            std::string msg = (section.size() > 60 ? quote_prefix(section) : section) + ": unknown section";
             if (!guess.empty()) msg += "; did you mean " + guess.substr(0, guess.find('.')) + "?";
             else msg += " (model, train_input, optimizer, runconfig, wafer)";
             throw ConfigError(place(name, sk.Mark()) + ": " + msg);
@@ -309,11 +308,9 @@ GPTConfig parse_config_text(const std::string& text, const std::string& name) {
 }
 
 GPTConfig load_config(const std::string& path) {
-    std::ifstream f(path, std::ios::binary);
-    if (!f) throw ConfigError(path + ": cannot open config file");
-    std::stringstream ss;
-    ss << f.rdbuf();
-    return parse_config_text(ss.str(), path);
+    std::string text, error;
+    if (!read_file(path, kMaxSourceBytes, "config", &text, &error)) throw ConfigError(error);
+    return parse_config_text(text, path);
 }
 
 GPTConfig parse_flat_config_text(const std::string& text, const std::string& name) {
@@ -354,20 +351,31 @@ void apply_overrides(GPTConfig& cfg, const std::string& overrides, const std::st
     cfg.validate(where);
 }
 
+std::vector<ConfigDifference> config_differences(const GPTConfig& a, const GPTConfig& b) {
+    std::vector<ConfigDifference> out;
+    for (const Field& f : fields()) {
+        if (f.path() == "model.vocab_size" && (a.vocab_size == 0 || b.vocab_size == 0)) continue;
+        std::string va = value_text(f, a), vb = value_text(f, b);
+        if (va != vb) out.push_back({f.path(), va, vb});
+    }
+    return out;
+}
+
 const std::vector<ConfigKeyInfo>& config_key_table() {
     static const std::vector<ConfigKeyInfo> t = [] {
         std::vector<ConfigKeyInfo> rows;
         const GPTConfig defaults;
-        for (const Field& f : fields()) rows.push_back({f.path(), kind_name(f.kind), value_text(f, defaults), f.help});
+        for (const Field& f : fields())
+            rows.push_back({f.path(), kind_name(f.kind), f.range.bounded() ? f.range.text() : "", value_text(f, defaults), f.help});
         return rows;
     }();
     return t;
 }
 
 std::string config_keys_markdown() {
-    std::string s = "| key | type | default | what it sets |\n|---|---|---|---|\n";
+    std::string s = "| key | type | range | default | what it sets |\n|---|---|---|---|---|\n";
     for (const ConfigKeyInfo& k : config_key_table())
-        s += "| `" + k.path + "` | " + k.type + " | " + (k.fallback.empty() ? "(empty)" : "`" + k.fallback + "`") + " | " +
+        s += "| `" + k.path + "` | " + k.type + " | " + (k.range.empty() ? "" : k.range) + " | " + (k.fallback.empty() ? "(empty)" : "`" + k.fallback + "`") + " | " +
              k.help + " |\n";
     return s;
 }

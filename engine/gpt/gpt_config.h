@@ -14,6 +14,8 @@
 // table in docs/configs.md (kept current by a test) all read it. Errors name
 // file:line:col; an unknown key suggests the nearest known one.
 #pragma once
+#include "engine/core/parse_number.h"
+
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -25,38 +27,39 @@ struct ConfigError : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
 
-// X(section, key, member, type, help). type: Int, U64, Real, Text.
-#define WL_CONFIG_KEYS(X)                                                                                          \
-    X(model, n_layer, n_layer, Int, "transformer blocks")                                                          \
-    X(model, n_head, n_head, Int, "attention heads per block")                                                     \
-    X(model, n_embd, n_embd, Int, "channels (a multiple of n_head)")                                               \
-    X(model, block_size, block_size, Int, "context length: the longest sequence, and the one trained on")          \
-    X(model, vocab_size, vocab_size, Int, "0: from the tokenizer")                                                 \
-    X(train_input, batch_size, batch_size, Int, "sequences per micro-batch")                                       \
-    X(train_input, tokenizer, tokenizer, Text, "char | bpe (GPT-2's files in WAFERLAB_BPE_DIR)")                   \
-    X(train_input, corpus, corpus, Text, "stories | addition | file")                                              \
-    X(train_input, data, data, Text, "the text file when corpus is file")                                          \
-    X(train_input, val_fraction, val_fraction, Real, "the last fraction of the text is validation")               \
-    X(train_input, corpus_chars, corpus_chars, Int, "size of a generated corpus")                                  \
-    X(train_input, addition_digits, addition_digits, Int, "operand digits for the addition corpus")                \
-    X(optimizer, optimizer_type, optimizer_type, Text, "AdamW (the only one)")                                     \
-    X(optimizer, learning_rate, learning_rate, Real, "peak learning rate, after the warmup")                       \
-    X(optimizer, min_lr, min_lr, Real, "the cosine decay's end")                                                   \
-    X(optimizer, warmup_steps, warmup_iters, Int, "linear warmup from 0, in optimiser steps")                      \
-    X(optimizer, decay_steps, lr_decay_iters, Int, "cosine from learning_rate to min_lr by this step, then flat")   \
-    X(optimizer, weight_decay, weight_decay, Real, "on matrices and embeddings only (as nanoGPT)")                 \
-    X(optimizer, beta1, beta1, Real, "AdamW's first-moment decay")                                                 \
-    X(optimizer, beta2, beta2, Real, "AdamW's second-moment decay")                                                \
-    X(optimizer, eps, adam_eps, Real, "AdamW's epsilon")                                                           \
-    X(optimizer, max_gradient_norm, grad_clip, Real, "clip the global L2 norm to this; 0 disables")                \
-    X(optimizer, grad_accum_steps, grad_accum_steps, Int, "micro-batches summed into each optimiser step")         \
-    X(runconfig, max_steps, max_iters, Int, "optimiser steps to train")                                            \
-    X(runconfig, eval_steps, eval_iters, Int, "batches per evaluation")                                            \
-    X(runconfig, checkpoint_steps, eval_interval, Int, "evaluate and save a checkpoint every this many steps")     \
-    X(runconfig, seed, seed, U64, "weights, batches and the generated corpus")                                     \
-    X(wafer, mesh, mesh, Text, "WxH PEs the model compiler places the GPT on")                                     \
-    X(wafer, mode, mode, Text, "fast | cycle: how the mesh is emulated")                                           \
-    X(wafer, execution, execution, Text, "resident: weights stay in the PEs' SRAM; streaming: one layer's ops serve every layer, weights streamed in (and, training, gradients out)")
+// X(section, key, member, type, range, help). type: Int, U64, Real, Text. range: what a number
+// may be (NumberRange, engine/core/parse_number.h), checked as it is read; any() for text and seeds.
+#define WL_CONFIG_KEYS(X) \
+    X(model, n_layer, n_layer, Int, closed(1, 1024), "transformer blocks") \
+    X(model, n_head, n_head, Int, closed(1, 1024), "attention heads per block") \
+    X(model, n_embd, n_embd, Int, closed(1, 16384), "channels (a multiple of n_head)") \
+    X(model, block_size, block_size, Int, closed(1, 65536), "context length: the longest sequence, and the one trained on") \
+    X(model, vocab_size, vocab_size, Int, closed(0, 1000000), "0: from the tokenizer") \
+    X(train_input, batch_size, batch_size, Int, closed(1, 65536), "sequences per micro-batch") \
+    X(train_input, tokenizer, tokenizer, Text, any(), "char | bpe (GPT-2's files in WAFERLAB_BPE_DIR)") \
+    X(train_input, corpus, corpus, Text, any(), "stories | addition | file") \
+    X(train_input, data, data, Text, any(), "the text file when corpus is file") \
+    X(train_input, val_fraction, val_fraction, Real, open(0, 1), "the last fraction of the text is validation") \
+    X(train_input, corpus_chars, corpus_chars, Int, closed(1000, 100000000), "size of a generated corpus") \
+    X(train_input, addition_digits, addition_digits, Int, closed(1, 9), "operand digits for the addition corpus") \
+    X(optimizer, optimizer_type, optimizer_type, Text, any(), "AdamW (the only one)") \
+    X(optimizer, learning_rate, learning_rate, Real, closed(0, 10), "peak learning rate, after the warmup") \
+    X(optimizer, min_lr, min_lr, Real, closed(0, 10), "the cosine decay's end") \
+    X(optimizer, warmup_steps, warmup_iters, Int, closed(0, 1000000000), "linear warmup from 0, in optimiser steps") \
+    X(optimizer, decay_steps, lr_decay_iters, Int, closed(0, 1000000000), "cosine from learning_rate to min_lr by this step, then flat") \
+    X(optimizer, weight_decay, weight_decay, Real, closed(0, 10), "on matrices and embeddings only (as nanoGPT)") \
+    X(optimizer, beta1, beta1, Real, half_open(0, 1), "AdamW's first-moment decay") \
+    X(optimizer, beta2, beta2, Real, half_open(0, 1), "AdamW's second-moment decay") \
+    X(optimizer, eps, adam_eps, Real, open(0, 1), "AdamW's epsilon") \
+    X(optimizer, max_gradient_norm, grad_clip, Real, closed(0, 1000000), "clip the global L2 norm to this; 0 disables") \
+    X(optimizer, grad_accum_steps, grad_accum_steps, Int, closed(1, 65536), "micro-batches summed into each optimiser step") \
+    X(runconfig, max_steps, max_iters, Int, closed(0, 1000000000), "optimiser steps to train") \
+    X(runconfig, eval_steps, eval_iters, Int, closed(1, 1000000), "batches per evaluation") \
+    X(runconfig, checkpoint_steps, eval_interval, Int, closed(1, 1000000000), "evaluate and save a checkpoint every this many steps") \
+    X(runconfig, seed, seed, U64, any(), "weights, batches and the generated corpus") \
+    X(wafer, mesh, mesh, Text, any(), "WxH PEs the model compiler places the GPT on, each side 1..256") \
+    X(wafer, mode, mode, Text, any(), "fast | cycle: how the mesh is emulated") \
+    X(wafer, execution, execution, Text, any(), "resident: weights stay in the PEs' SRAM; streaming: one layer's ops serve every layer, weights streamed in (and, training, gradients out)")
 
 struct GPTConfig {
     // model
@@ -113,10 +116,18 @@ GPTConfig parse_flat_config_text(const std::string& text, const std::string& nam
 // "key=value" overrides, one per line or separated by commas (--set): each through set(), then validate().
 void apply_overrides(GPTConfig& cfg, const std::string& overrides, const std::string& where = "--set");
 
+// The keys on which two configs disagree, in table order, with each one's value as to_text()
+// writes it. A vocab_size of 0 ("from the tokenizer") agrees with any.
+struct ConfigDifference {
+    std::string path, a, b;
+};
+std::vector<ConfigDifference> config_differences(const GPTConfig& a, const GPTConfig& b);
+
 // The table for readers outside the parser (docs, the app): one row per key.
 struct ConfigKeyInfo {
     std::string path;      // "optimizer.learning_rate"
     const char* type;      // "integer", "non-negative integer", "number", "text"
+    std::string range;     // "1..1024", "(0, 1)"; "" where any value of the type goes
     std::string fallback;  // the default, as to_text() writes it
     const char* help;
 };

@@ -22,4 +22,8 @@ public:
 std::unique_ptr<Tokenizer> make_tokenizer(const std::string& kind, const std::string& state,
                                           const std::string& bpe_dir = "");
 
+// A model's vocabulary is its tokenizer's: a larger one samples ids the tokenizer cannot decode, a
+// smaller one cannot embed ids it encodes. Throws std::runtime_error naming `what` (a file) and both sizes.
+void require_same_vocab(const Tokenizer& t, int model_vocab, const std::string& what);
+
 }  // namespace wl::gpt

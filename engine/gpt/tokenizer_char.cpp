@@ -54,6 +54,12 @@ std::string CharTokenizer::decode(const std::vector<int>& ids) const {
     return s;
 }
 
+void require_same_vocab(const Tokenizer& t, int model_vocab, const std::string& what) {
+    if (t.vocab_size() == model_vocab) return;
+    throw std::runtime_error(what + ": its " + t.kind() + " tokenizer has " + std::to_string(t.vocab_size()) +
+                             " tokens, its model.vocab_size is " + std::to_string(model_vocab) + " (they must be equal)");
+}
+
 std::unique_ptr<Tokenizer> make_tokenizer(const std::string& kind, const std::string& state,
                                           const std::string& bpe_dir) {
     if (kind == "char") return std::make_unique<CharTokenizer>(state);

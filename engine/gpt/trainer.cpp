@@ -7,12 +7,13 @@
 
 namespace wl::gpt {
 
-static const GPTConfig& validated(const GPTConfig& c) {   // before its corpus is built, as ever
+static const GPTConfig& validated(const GPTConfig& c, bool training = false) {   // before its corpus is built, as ever
     c.validate("config");
+    check_model_memory(c, training);   // and before a byte of it is allocated
     return c;
 }
 
-Trainer::Trainer(const GPTConfig& c, const std::string& bpe_dir) : Trainer(c, make_corpus(validated(c)), bpe_dir) {}
+Trainer::Trainer(const GPTConfig& c, const std::string& bpe_dir) : Trainer(c, make_corpus(validated(c, true)), bpe_dir) {}
 
 // The tokenizer (char: from the corpus's text; bpe: GPT-2's files), and cfg's vocab_size from it when 0.
 static std::unique_ptr<Tokenizer> tokenizer_for(GPTConfig& cfg, const std::string& text, const std::string& bpe_dir) {
@@ -20,9 +21,9 @@ static std::unique_ptr<Tokenizer> tokenizer_for(GPTConfig& cfg, const std::strin
     if (cfg.tokenizer == "char") t = std::make_unique<CharTokenizer>(CharTokenizer::from_text(text));
     else t = make_tokenizer("bpe", "", bpe_dir);
     if (cfg.vocab_size == 0) cfg.vocab_size = t->vocab_size();
-    if (cfg.vocab_size < t->vocab_size())
-        throw ConfigError("vocab_size " + std::to_string(cfg.vocab_size) + " is smaller than the tokenizer's " +
-                          std::to_string(t->vocab_size()));
+    if (cfg.vocab_size != t->vocab_size())
+        throw ConfigError("model.vocab_size " + std::to_string(cfg.vocab_size) + " is not the tokenizer's " +
+                          std::to_string(t->vocab_size()) + " (0 takes the tokenizer's)");
     return t;
 }
 
@@ -39,6 +40,7 @@ Trainer::Trainer(const GPTConfig& c, Corpus text, const std::string& bpe_dir) : 
     cfg.validate("config");
     corpus = std::move(text);
     tokenizer = tokenizer_for(cfg, corpus.text, bpe_dir);
+    check_model_memory(cfg, true);
     model = std::make_unique<GPT>(cfg);
     model->init_weights(cfg.seed);
     opt = AdamW(model->num_parameters);
@@ -64,8 +66,10 @@ std::unique_ptr<Trainer> Trainer::resume(const std::string& path, const std::str
         t->cfg.tokenizer != before.tokenizer)
         throw ConfigError("cannot change the model's shape (model.*) or train_input.tokenizer when resuming " + path);
     t->cfg.validate("resumed config");
+    check_model_memory(t->cfg, true);
     t->corpus = make_corpus(t->cfg);
     t->tokenizer = make_tokenizer(ck.tokenizer_kind, ck.tokenizer_state, bpe_dir);
+    require_same_vocab(*t->tokenizer, ck.cfg.vocab_size, path);
     ck.cfg = t->cfg;
     t->model = model_from_checkpoint(ck, &t->opt);
     t->step = ck.step;

@@ -174,6 +174,7 @@ struct File {
     std::vector<ProgramDecl> programs;
     std::vector<HostStmt> host;
     bool has_host = false;
+    bool cut_short = false;   // the parse stopped at its nesting limit: what follows was never read
 };
 
 }  // namespace wl::lang

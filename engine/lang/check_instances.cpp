@@ -72,6 +72,7 @@ void Checker::instance_checks(Instance& in) {
             dg->notes.push_back({it->second->line, it->second->col, "the task is here"});
         }
     }
+    constant_checks(in);
     bounds_checks(in);
 }
 

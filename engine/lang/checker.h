@@ -9,6 +9,7 @@
 //   check_layout.cpp     the layout: grid, placements, routes
 //   check_instances.cpp  each placed instance: SRAM budget, data tasks, colour reads
 //   check_bounds.cpp     each placed instance: array indices out of range that constants show
+//   check_constants.cpp  each placed instance: constant expressions in code that overflow
 //   check_routes.cpp     route sanity across the grid
 //   check_host.cpp       the host block
 //
@@ -128,6 +129,9 @@ private:
     // Array indices out of range that the constants and 'for' bounds show (check_bounds.cpp).
     void bounds_checks(Instance& in);
     std::set<std::pair<int, int>> bounds_seen_;   // places already reported (once, not once per instance)
+
+    // Constant expressions in code, folded for this instance with their problems reported (check_constants.cpp).
+    void constant_checks(Instance& in);
 
     // Evaluates a program constant for this instance, reporting problems (division by zero, cycles).
     void eval_const_sym(Instance& in, Decl& d);

@@ -80,7 +80,9 @@ bool Compilation::step() {
         std::vector<Token> toks = lex(s.source, s.diags);
         s.ast = parse(toks, s.diags);
         override_constants(s.ast, s.opt.constants, s.diags);
-        check(s.ast, s.diags, s.opt, &s.checked);
+        // A parse cut short at its nesting limit lost the rest of the file: checking it would only
+        // add knock-on errors ("undefined program") about what was never read.
+        if (!s.ast.cut_short) check(s.ast, s.diags, s.opt, &s.checked);
         s.r.grid_w = s.checked.grid_w, s.r.grid_h = s.checked.grid_h;
         s.gen = s.diags.errors() == 0 && s.opt.codegen && s.checked.grid_w > 0;
         if (!s.gen) s.checked.instances.clear();   // nothing to generate

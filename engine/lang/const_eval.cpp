@@ -1,8 +1,15 @@
 // const_eval.cpp: compile-time constant evaluation (eval_const, sema.h) — the
 // same arithmetic the PE does (32-bit wrap, fp32 rounding), per instance and PE.
+// With diagnostics, what would silently wrap is an error at the operator instead:
+// i32/u32 overflow, a shift by a negative amount or by 32 or more, division by zero
+// and an f32 result that is infinite from finite operands. Without (the code
+// generator folding what the checker already passed), it wraps as the PE does.
 #include "engine/lang/checker.h"
 
+#include <cmath>
+#include <cstdint>
 #include <set>
+#include <sstream>
 
 namespace wl::lang {
 
@@ -92,7 +99,9 @@ struct Evaluator {
             if (v.ty == Ty::Error) return v;
             if (e.op == Tok::Bang) return Value{Ty::Bool, !v.i, 0};
             if (v.ty == Ty::F32) return Value{Ty::F32, 0, -v.f};
-            return norm(Value{v.ty, -v.i, 0});
+            const int64_t n = v.ty == Ty::U32 ? -int64_t(uint32_t(v.i)) : -int64_t(int32_t(v.i));
+            if (!fits(v.ty, n)) return overflow(e, v.ty, "-" + std::to_string(v.ty == Ty::U32 ? int64_t(uint32_t(v.i)) : int64_t(int32_t(v.i))), n);
+            return norm(Value{v.ty, n, 0});
         }
         case ExprKind::Call:
             if (e.builtin == Builtin::Select && e.args.size() == 3) {
@@ -111,6 +120,29 @@ struct Evaluator {
             return binary(e, a, b);
         }
         default: return err();
+        }
+    }
+
+    static bool fits(Ty t, int64_t v) {
+        if (t == Ty::U32) return v >= 0 && v <= int64_t(UINT32_MAX);
+        if (t == Ty::I32) return v >= INT32_MIN && v <= INT32_MAX;
+        return true;
+    }
+
+    Value overflow(const Expr& e, Ty t, const std::string& what, int64_t exact) {
+        if (!d) return norm(Value{t, exact, 0});   // the PE's wrap
+        d->error(e.line, e.col, std::string("constant expression overflows ") + ty_name(t) + ": " + what + " is " + std::to_string(exact) +
+                                    (t == Ty::U32 ? " (u32 holds 0 to 4294967295)" : " (i32 holds -2147483648 to 2147483647)"));
+        return err();
+    }
+
+    static const char* op_text(Tok op) {
+        switch (op) {
+        case Tok::Plus: return " + ";
+        case Tok::Minus: return " - ";
+        case Tok::Star: return " * ";
+        case Tok::Slash: return " / ";
+        default: return " ? ";
         }
     }
 
@@ -136,10 +168,32 @@ struct Evaluator {
             case Tok::Plus: r = x + y; break;
             case Tok::Minus: r = x - y; break;
             case Tok::Star: r = x * y; break;
-            case Tok::Slash: r = x / y; break;
+            case Tok::Slash:
+                if (y == 0 && d) {
+                    d->error(e.line, e.col, "division by zero in a constant expression");
+                    return err();
+                }
+                r = x / y;
+                break;
             default: break;
             }
+            if (d && std::isinf(r) && std::isfinite(x) && std::isfinite(y)) {
+                std::ostringstream m;
+                m << "constant expression overflows f32: " << x << op_text(e.op) << y << " is infinite (f32 holds up to 3.40282e+38)";
+                d->error(e.line, e.col, m.str());
+                return err();
+            }
             return Value{Ty::F32, 0, double(r)};
+        }
+        const int64_t sa = u ? int64_t(ua) : int64_t(ia), sb = u ? int64_t(ub) : int64_t(ib);
+        if (e.op == Tok::Plus || e.op == Tok::Minus || e.op == Tok::Star) {
+            const int64_t exact = e.op == Tok::Plus ? sa + sb : e.op == Tok::Minus ? sa - sb : sa * sb;
+            if (!fits(a.ty, exact)) return overflow(e, a.ty, std::to_string(sa) + op_text(e.op) + std::to_string(sb), exact);
+        }
+        if ((e.op == Tok::Shl || e.op == Tok::Shr) && d && (b.ty == Ty::U32 ? ub >= 32 : (ib < 0 || ib >= 32))) {
+            d->error(e.line, e.col, "shift by " + std::to_string(b.ty == Ty::U32 ? int64_t(ub) : int64_t(ib)) +
+                                        " in a constant expression: the amount must be 0 to 31");
+            return err();
         }
         uint32_t r = 0;
         switch (e.op) {

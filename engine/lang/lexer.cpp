@@ -104,7 +104,7 @@ struct Scanner {
             // whitespace
             while (pos < src.size()) {
                 char c = src[pos];
-                if (c == '\n') {
+                if (c == '\n' || (c == '\r' && peek(1) != '\n')) {   // a lone CR ends a line too (old Mac files)
                     pos++;
                     line++;
                     line_start = pos;
@@ -122,7 +122,7 @@ struct Scanner {
             int l = line, c = col_of(pos);
             char ch = src[pos];
             if (ch == '/' && peek(1) == '/') {
-                while (pos < src.size() && src[pos] != '\n') pos++;
+                while (pos < src.size() && src[pos] != '\n' && src[pos] != '\r') pos++;
                 if (keep_comments) { *out = make(Tok::Comment, start, l, c); return true; }
                 continue;
             }
@@ -131,7 +131,7 @@ struct Scanner {
                 bool closed = false;
                 while (pos < src.size()) {
                     if (src[pos] == '*' && peek(1) == '/') { pos += 2; closed = true; break; }
-                    if (src[pos] == '\n') { line++; line_start = pos + 1; }
+                    if (src[pos] == '\n' || (src[pos] == '\r' && peek(1) != '\n')) { line++; line_start = pos + 1; }
                     pos++;
                 }
                 if (!closed) error(l, c, "unterminated block comment");

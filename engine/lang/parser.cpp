@@ -10,6 +10,8 @@
 #include "engine/lang/parser.h"
 
 #include <cerrno>
+#include <cfloat>
+#include <cmath>
 #include <cstdlib>
 #include <string>
 
@@ -29,6 +31,7 @@ public:
         try {
             while (!at(Tok::Eof)) item(f);
         } catch (const TooDeep&) {
+            f.cut_short = true;
         }
         return f;
     }
@@ -208,7 +211,12 @@ private:
         case Tok::Float: {
             advance();
             auto e = node(ExprKind::Float, t);
+            errno = 0;
             e->fval = std::strtod(std::string(t.text).c_str(), nullptr);
+            // Beyond f32's largest finite value the PE would hold infinity: say so, as for integers.
+            if (errno == ERANGE && e->fval != 0) e->fval = HUGE_VAL;
+            if (std::fabs(e->fval) >= double(FLT_MAX) + std::ldexp(1.0, 103))   // rounds to infinity in f32
+                diags_.error(t.line, t.col, "float literal " + std::string(t.text).substr(0, 40) + " is out of range for f32 (largest 3.40282e+38)");
             return e;
         }
         case Tok::KwTrue: case Tok::KwFalse: {

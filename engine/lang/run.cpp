@@ -63,8 +63,12 @@ static wl::MachineConfig machine_for(const CompileResult& cr, wl::MachineConfig 
 
 KernelRun::KernelRun(std::shared_ptr<const CompileResult> cr, const RunOptions& opt)
     : cr_(std::move(cr)), opt_(opt), host_(machine_for(*cr_, opt.machine)) {
-    if (!cr_->ok() || cr_->grid_w == 0) {
-        error_ = "the kernel did not compile (or has no layout)";
+    if (!cr_->ok()) {
+        error_ = "the kernel did not compile (its errors say where)";
+        return;
+    }
+    if (cr_->grid_w == 0) {
+        error_ = "the kernel has no layout, so nothing is placed on the mesh to run (layout { grid W x H; place P at (x, y); })";
         return;
     }
     if (wl::Fault f = host_.machine().set_mode(opt.mode)) {

@@ -3,6 +3,8 @@
 // Index: [SECTION] envelope  [SECTION] compile results  [SECTION] the plan
 #include "engine/model/plan_file.h"
 
+#include "engine/model/plan_check.h"
+
 #include "engine/core/byte_io.h"
 #include "engine/core/fnv.h"
 #include "engine/core/source_fingerprint.h"
@@ -453,6 +455,7 @@ std::string read_plan_file(std::string_view bytes, const wl::gpt::GPTConfig& cfg
             if (!keyed) return "is corrupt (its key leaves out " + o.kernel + ")";
         }
         if (r.left()) return "is corrupt (" + std::to_string(r.left()) + " bytes after the last op)";
+        if (std::string why = plan_run_problem(plan); !why.empty()) return "cannot run: " + why;
         *out = std::move(plan);
     } catch (const ByteError& e) {
         return std::string("is corrupt: ") + e.what();

@@ -33,11 +33,11 @@ TEST(CliCommandLine, BadValuesNameTheFlag) {
     CommandLine cl = parse({"train", "--steps", "ten"});
     EXPECT_EQ(cl.status, 2);
     EXPECT_NE(cl.err.find("--steps"), std::string::npos) << cl.err;
-    EXPECT_NE(cl.err.find("expects an integer, got 'ten'"), std::string::npos) << cl.err;
+    EXPECT_NE(cl.err.find("expects an integer in 0..1000000000, got 'ten'"), std::string::npos) << cl.err;
 
     cl = parse({"generate", "--checkpoint", "a.ckpt", "--temperature", "warm"});
     EXPECT_NE(cl.err.find("--temperature"), std::string::npos) << cl.err;
-    EXPECT_NE(cl.err.find("expects a number, got 'warm'"), std::string::npos) << cl.err;
+    EXPECT_NE(cl.err.find("expects a number in 0..100, got 'warm'"), std::string::npos) << cl.err;
 
     cl = parse({"compare", "--config", "c.yaml", "--mode", "inference"});
     EXPECT_NE(cl.err.find("expects one of train|infer, got 'inference'"), std::string::npos) << cl.err;
@@ -153,4 +153,44 @@ TEST(CliCommandLine, NearestIgnoresWordsThatAreNotTypos) {
     EXPECT_EQ(nearest("--step", {"--steps", "--set", "--seed"}), "--steps");
     EXPECT_EQ(nearest("--temp", {"--temperature", "--tokens"}), "--temperature");
     EXPECT_EQ(nearest("--zzzzzz", {"--steps", "--json"}), "");
+}
+
+// Every number flag states its range (the parser holds values to it and --help shows it), and
+// every flag rule names flags its verb has, so no rule can silently never fire.
+TEST(CliCommandLine, EveryNumberFlagHasARangeAndEveryRuleItsFlags) {
+    std::vector<std::pair<std::string, const Verb*>> all;
+    for (const Verb& v : verb_table()) {
+        all.push_back({v.name, &v});
+        for (const Verb& s : v.subverbs) all.push_back({std::string(v.name) + " " + s.name, &s});
+    }
+    for (const auto& [path, v] : all)
+        for (const Flag& f : v->flags)
+            if (f.value == Value::Int || f.value == Value::Number) {
+                EXPECT_TRUE(f.range.bounded()) << path << " --" << f.name;
+            }
+    CommandLine help = parse({"run", "--help"});
+    EXPECT_NE(help.out.find("[1..1000000000000]"), std::string::npos) << help.out;
+    for (const FlagRule& r : flag_rules()) {
+        const Verb* v = nullptr;
+        for (const auto& [path, verb] : all)
+            if (path == r.verb) v = verb;
+        ASSERT_NE(v, nullptr) << r.verb;
+        for (const char* name : {r.flag, r.other})
+            EXPECT_TRUE(std::any_of(v->flags.begin(), v->flags.end(), [&](const Flag& f) { return std::string(f.name) == name; }))
+                << r.verb << " has no --" << name;
+    }
+}
+
+TEST(CliCommandLine, FlagsThatCannotBothApplyAreAnErrorNamingBoth) {
+    CommandLine cl = parse({"train", "--config", "c.yaml", "--data", "a.txt", "--corpus", "addition"});
+    EXPECT_EQ(cl.verb, nullptr);
+    EXPECT_EQ(cl.status, 2);
+    EXPECT_NE(cl.err.find("waferlab-cli train: error: --data and --corpus cannot both apply: both name the training text; give one"),
+              std::string::npos) << cl.err;
+    cl = parse({"train", "--config", "c.yaml", "--wafers", "2"});
+    EXPECT_NE(cl.err.find("--wafers needs --on-mesh"), std::string::npos) << cl.err;
+    cl = parse({"forward", "--config", "c.yaml", "--sparsity-mask", "random"});
+    EXPECT_NE(cl.err.find("--sparsity-mask needs --sparsity: it chooses how --sparsity prunes"), std::string::npos) << cl.err;
+    cl = parse({"train", "--config", "c.yaml", "--wafers", "2", "--on-mesh"});
+    EXPECT_NE(cl.verb, nullptr) << cl.err;
 }

@@ -79,7 +79,7 @@ TEST(GptCheckpoint, RejectsTruncatedCorruptAndForeignFiles) {
         }
     };
     for (size_t cut : {size_t(0), size_t(5), size_t(19), size_t(27), good.size() / 2, good.size() - 1})
-        expect_error(good.substr(0, cut), cut < 20 ? "bad magic" : "size mismatch");
+        expect_error(good.substr(0, cut), cut == 0 ? "bad magic" : cut < 28 ? "truncated checkpoint" : "size mismatch");
     std::string flipped = good;
     flipped[good.size() / 2] ^= 0x10;
     expect_error(flipped, "checksum mismatch");

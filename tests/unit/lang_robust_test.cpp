@@ -18,7 +18,8 @@ namespace {
 // count, diagnostics that each name a place inside the source and say something,
 // in source order, capped, and the same list on a second compile.
 void expect_well_formed(const std::string& src, const CompileResult& r) {
-    const int lines = int(std::count(src.begin(), src.end(), '\n')) + 1;
+    int lines = 1;   // a line ends at LF, CRLF or a lone CR, as the lexer counts
+    for (size_t k = 0; k < src.size(); ++k) lines += src[k] == '\n' || (src[k] == '\r' && (k + 1 == src.size() || src[k + 1] != '\n'));
     int errors = 0;
     for (const Diagnostic& d : r.diagnostics) {
         if (d.severity == Severity::Error) errors++;

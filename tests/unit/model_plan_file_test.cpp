@@ -239,16 +239,20 @@ void fix_checksum(std::string* bytes) {
     std::memcpy(bytes->data() + at - 8, &sum, 8);
 }
 
+// A fresh cache on `dir` plans cfg for 8x8, as a new process would.
+PlanResult plan_fresh(const std::string& dir, const wl::gpt::GPTConfig& cfg, CompileInfo* info) {
+    PlanCache fresh;
+    fresh.set_dir(dir);
+    PlanResult r = fresh.plan(cfg, 8, 8, kernels(), kSram, false, false, info);
+    EXPECT_TRUE(r.ok) << r.error;
+    return r;
+}
+
 TEST(PlanCacheOnDisk, ABadFileIsRefusedWithAReasonRecompiledAndReplaced) {
     const wltest::TempPath dir("plan_cache");
     const wl::gpt::GPTConfig cfg = config(2, 2, 16, 16, 23);
     CompileInfo info;
-    auto run = [&] {
-        PlanCache fresh;
-        fresh.set_dir(dir.str());
-        PlanResult r = fresh.plan(cfg, 8, 8, kernels(), kSram, false, false, &info);
-        EXPECT_TRUE(r.ok) << r.error;
-    };
+    auto run = [&] { plan_fresh(dir.str(), cfg, &info); };
     run();
     const std::string path = info.file, good = slurp(path);
     ASSERT_GT(good.size(), 1000u);
@@ -280,6 +284,40 @@ TEST(PlanCacheOnDisk, ABadFileIsRefusedWithAReasonRecompiledAndReplaced) {
     }
 }
 
+// A file whose checksum was made to match after a kernel's symbol was renamed is well formed but
+// cannot run: it is refused, naming the op and the name, and the cache recompiles and replaces it.
+TEST(PlanCacheOnDisk, AFileThatCannotRunIsRefusedNamedAndRecompiled) {
+    const wltest::TempPath dir("plan_cache_renamed");
+    const wl::gpt::GPTConfig cfg = config(2, 2, 16, 16, 23);
+    CompileInfo info;
+    auto run = [&] { return plan_fresh(dir.str(), cfg, &info); };
+    PlanResult r = run();
+    const std::string path = info.file, good = slurp(path);
+    MeshPlan renamed = r.plan;
+    PlannedOp& op = renamed.ops.back();
+    ASSERT_FALSE(op.weights.empty());
+    const std::string sym = op.weights[0].first;
+    auto compiled = std::make_shared<wl::lang::CompileResult>(*op.compiled);
+    for (wl::lang::Placement& pl : compiled->placements) {
+        auto prog = std::make_shared<wl::Program>(*pl.program);
+        for (wl::Symbol& s : prog->symbols)
+            if (s.name == sym) s.name = sym + "_renamed";
+        pl.program = prog;
+    }
+    op.compiled = compiled;
+    PlanKey key;
+    MeshPlan back;
+    EXPECT_EQ(read_plan_file(write_plan_file(key_of(renamed), renamed), cfg, &key, &back),
+              "cannot run: op " + op.name + "'s kernel " + op.kernel + " has no '" + sym + "' (its weights)");
+    spit(path, write_plan_file(key_of(renamed), renamed));
+    run();
+    EXPECT_FALSE(info.cached);
+    EXPECT_EQ(info.reason.rfind("cache file " + path + " cannot run: op " + op.name, 0), 0u) << info.reason;
+    EXPECT_EQ(slurp(path), good) << "replaced by a good file";
+    run();
+    EXPECT_TRUE(info.cached);
+}
+
 // Bytes that pass the checksum but not the reader's checks: every count, index, enum and
 // rectangle is checked, so a flipped byte anywhere is refused or harmless (a name's letter, a
 // flops figure), and never read past the end or trusted into the machine.
@@ -307,7 +345,7 @@ TEST(PlanFile, AFlippedByteBehindAValidChecksumIsRefusedOrHarmless) {
                 }
             } else {
                 refused++;
-                EXPECT_TRUE(why.rfind("is corrupt", 0) == 0 || why.rfind("holds", 0) == 0) << why;
+                EXPECT_TRUE(why.rfind("is corrupt", 0) == 0 || why.rfind("holds", 0) == 0 || why.rfind("cannot run: ", 0) == 0) << why;
             }
         }
     }

@@ -1,0 +1,73 @@
+// parse_number.cpp: see parse_number.h. std::from_chars for integers (exact, no locale, no
+// wrap); strtod for reals, on a copy, after checking the text starts as a decimal number
+// (strtod would skip spaces and take "nan", "inf" and hex).
+#include "engine/core/parse_number.h"
+
+#include <cerrno>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+
+namespace wl {
+
+namespace {
+
+std::string num(double v) {
+    char b[40];
+    std::snprintf(b, sizeof b, "%.15g", v);
+    return b;
+}
+
+}  // namespace
+
+std::string NumberRange::text() const {
+    const bool has_lo = lo > -std::numeric_limits<double>::infinity(), has_hi = hi < std::numeric_limits<double>::infinity();
+    if (has_lo && has_hi) {
+        if (!lo_open && !hi_open) return num(lo) + ".." + num(hi);
+        return std::string(lo_open ? "(" : "[") + num(lo) + ", " + num(hi) + (hi_open ? ")" : "]");
+    }
+    if (has_lo) return (lo_open ? "> " : ">= ") + num(lo);
+    if (has_hi) return (hi_open ? "< " : "<= ") + num(hi);
+    return "any";
+}
+
+std::string parse_integer(std::string_view text, const NumberRange& r, long long* out) {
+    const std::string want = r.bounded() ? "an integer in " + r.text() : "an integer";
+    long long v = 0;
+    const char* end = text.data() + text.size();
+    auto [p, ec] = std::from_chars(text.data(), end, v, 10);
+    if (text.empty() || ec != std::errc() || p != end || !r.contains(double(v))) return want;
+    *out = v;
+    return "";
+}
+
+std::string parse_u64(std::string_view text, uint64_t* out) {
+    uint64_t v = 0;
+    const char* end = text.data() + text.size();
+    auto [p, ec] = std::from_chars(text.data(), end, v, 10);
+    if (text.empty() || ec != std::errc() || p != end) return "an integer in 0..18446744073709551615";
+    *out = v;
+    return "";
+}
+
+std::string parse_real(std::string_view text, const NumberRange& r, double* out) {
+    const std::string want = r.bounded() ? "a number in " + r.text() : "a finite number";
+    size_t k = text.size() > 0 && (text[0] == '-' || text[0] == '+') ? 1 : 0;
+    if (k >= text.size() || !(std::isdigit((unsigned char)text[k]) || text[k] == '.')) return want;
+    if (text.size() > 1 && text[k] == '0' && k + 1 < text.size() && (text[k + 1] == 'x' || text[k + 1] == 'X')) return want;
+    const std::string s(text);
+    char* e = nullptr;
+    errno = 0;
+    const double v = std::strtod(s.c_str(), &e);
+    if (*e || (errno == ERANGE && v != 0) || !std::isfinite(v) || !r.contains(v)) return want;
+    *out = v;
+    return "";
+}
+
+std::string quote_prefix(std::string_view text, size_t keep) {
+    if (text.size() <= keep) return "'" + std::string(text) + "'";
+    return "'" + std::string(text.substr(0, keep)) + "...' (" + std::to_string(text.size()) + " bytes)";
+}
+
+}  // namespace wl

@@ -1,0 +1,21 @@
+// read_file.h: the one way the engine reads a whole file a user names: a kernel, a config, a
+// checkpoint, a training text. A size limit is checked while reading, so /dev/zero or a
+// 100 GB file is refused with the limit, not read until memory runs out; a directory is
+// called a directory.
+#pragma once
+#include <cstdint>
+#include <string>
+
+namespace wl {
+
+// The largest file of each kind a reader takes. A checkpoint holds weights and two AdamW
+// moments; GPT-2 small's is 1.5 GB.
+constexpr uint64_t kMaxSourceBytes = uint64_t(64) << 20;       // kernels, configs, lessons
+constexpr uint64_t kMaxTextBytes = uint64_t(1) << 30;          // training texts
+constexpr uint64_t kMaxCheckpointBytes = uint64_t(16) << 30;   // checkpoints, llm.c weights
+
+// The file's bytes, or false with `error` = "PATH: is a directory" / "PATH: cannot open (No such
+// file or directory)" / "PATH: larger than the limit of 64 MiB for a kernel" (`what` names the kind).
+bool read_file(const std::string& path, uint64_t limit, const char* what, std::string* out, std::string* error);
+
+}  // namespace wl

@@ -1,0 +1,289 @@
+// hostile_input_test.cpp: the catalogue of hostile inputs to waferlab-cli, each with the outcome it
+// must have: the exit code, words the message must hold (the key or flag, the place, the limit),
+// words it must not, and files that must be left as they were. The real binary runs each, with a
+// time limit, so a hang fails too. One row per input; the classes are docs/reliability.md's:
+//   numbers   every number parsed whole, in its type and stated range (flags, --set, YAML)
+//   constant  the kernel language's constant folder: overflow, shifts, division by zero, f32 range
+//   conflict  two flags that cannot both apply; a flag that needs another
+//   output    no verb writes over a file it reads, or over a file of another kind
+//   size      sizes checked against the limit before anything is allocated
+//   file      files validated as they load (checkpoints)
+//   place     errors that say where
+#include "engine/gpt/checkpoint.h"
+#include "engine/gpt/gpt.h"
+#include "engine/gpt/tokenizer_char.h"
+#include "tests/temp_path.h"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <csignal>
+#include <fcntl.h>
+#include <filesystem>
+#include <fstream>
+#include <spawn.h>
+#include <sstream>
+#include <string>
+#include <sys/wait.h>
+#include <thread>
+#include <unistd.h>
+#include <vector>
+
+extern char** environ;
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Case {
+    const char* name;
+    std::vector<std::string> args;     // after waferlab-cli; {tmp} is the fixtures' folder, {src} the repository
+    int exit;
+    std::vector<std::string> says;     // each in stderr
+    std::vector<std::string> not_says = {};
+    std::vector<std::string> unchanged = {};   // fixture files that must keep their bytes
+    size_t max_err_bytes = 4000;               // an error is a few lines, whatever the input's size
+};
+
+std::string slurp(const fs::path& p) {
+    std::ifstream f(p, std::ios::binary);
+    std::stringstream s;
+    s << f.rdbuf();
+    return s.str();
+}
+
+void spit(const fs::path& p, const std::string& bytes) { std::ofstream(p, std::ios::binary) << bytes; }
+
+// The fixtures, once for the whole catalogue: configs, texts, kernels and checkpoints, sound and not.
+class Fixtures {
+public:
+    Fixtures() : tmp_("hostile") {
+        const fs::path d = tmp_.path();
+        fs::create_directories(d / "adir");
+        std::string text;
+        for (int i = 0; i < 40; ++i) text += "the cat sat on the mat. ";
+        spit(d / "precious.txt", text);
+        spit(d / "notes.txt", "my notes, not a checkpoint\n");
+        const std::string tiny = "model: {n_layer: 1, n_head: 1, n_embd: 8, block_size: 8}\n"
+                                 "train_input: {batch_size: 2, corpus_chars: 2000}\n"
+                                 "runconfig: {max_steps: 1, eval_steps: 1, checkpoint_steps: 1}\n";
+        spit(d / "tiny.yaml", tiny);
+        spit(d / "tiny2.yaml", "model: {n_layer: 2, n_head: 1, n_embd: 8, block_size: 8}\n");
+        spit(d / "nan.yaml", "optimizer:\n  learning_rate: .nan\n");
+        spit(d / "huge_scalar.yaml", "optimizer:\n  learning_rate: " + std::string(5000000, '7') + "x\n");
+
+        spit(d / "empty.wk", "\n\n");
+        spit(d / "nolayout.wk", "program p {\n    export fn main() {}\n}\n");
+        spit(d / "cr.wk", "program p {\r    export fn main() {\r        nothing = 1;\r    }\r}\r");
+        spit(d / "deep.wk", "layout {\n    grid 1 x 1;\n    place p at (0, 0);\n}\nprogram p {\n    export fn main() {\n        let x = " +
+                                std::string(10000, '(') + "1" + std::string(10000, ')') + ";\n    }\n}\n");
+        auto kernel = [&](const char* file, const std::string& line) {
+            spit(d / file, "layout {\n    grid 1 x 1;\n    place p at (0, 0);\n}\nprogram p {\n    var r: [i32; 1];\n"
+                           "    export fn main() {\n        " + line + "\n    }\n}\n");
+        };
+        kernel("overflow.wk", "r[0] = 65536 * 65536 + 4;");
+        kernel("shift.wk", "r[0] = 1 << 40;");
+        kernel("div0.wk", "r[0] = 7 / (3 - 3);");
+        spit(d / "float_range.wk", "const H = 1e39;\nlayout {\n    grid 1 x 1;\n    place p at (0, 0);\n}\n"
+                                   "program p {\n    export var a: [f32; 1];\n    export fn main() { a[0] = H; }\n}\n");
+        spit(d / "array_len.wk", "layout {\n    grid 1 x 1;\n    place p at (0, 0);\n}\n"
+                                 "program p {\n    export var a: [f32; 65536 * 65536 + 4];\n    export fn main() {}\n}\n");
+
+        // Checkpoints: one sound, and one each of what a file can say wrongly about itself.
+        wl::gpt::GPTConfig cfg;
+        cfg.n_layer = 1, cfg.n_head = 1, cfg.n_embd = 8, cfg.block_size = 8;
+        const wl::gpt::CharTokenizer tok = wl::gpt::CharTokenizer::from_text(text);
+        cfg.vocab_size = tok.vocab_size();
+        wl::gpt::GPT model(cfg);
+        model.init_weights(1);
+        const std::string ok = wl::gpt::checkpoint_bytes(model, nullptr, 10, "char", tok.state());
+        spit(d / "ok.ckpt", ok);
+        spit(d / "truncated.ckpt", ok.substr(0, 12));
+        spit(d / "negative_step.ckpt", wl::gpt::checkpoint_bytes(model, nullptr, -1000, "char", tok.state()));
+        model.params_memory[5] = std::numeric_limits<float>::quiet_NaN();
+        spit(d / "nan.ckpt", wl::gpt::checkpoint_bytes(model, nullptr, 10, "char", tok.state()));
+        wl::gpt::GPTConfig wide = cfg;
+        wide.vocab_size = cfg.vocab_size + 20;   // its tokenizer names fewer tokens than its model has
+        wl::gpt::GPT wide_model(wide);
+        spit(d / "short_tokenizer.ckpt", wl::gpt::checkpoint_bytes(wide_model, nullptr, 10, "char", tok.state()));
+    }
+    const fs::path& dir() const { return tmp_.path(); }
+
+private:
+    wltest::TempPath tmp_;
+};
+
+const Fixtures& fixtures() {
+    static Fixtures f;
+    return f;
+}
+
+std::string expand(std::string s) {
+    for (auto [key, value] : {std::pair<std::string, std::string>{"{tmp}", fixtures().dir().string()},
+                              std::pair<std::string, std::string>{"{src}", WAFERLAB_SOURCE_DIR}})
+        for (size_t at; (at = s.find(key)) != std::string::npos;) s.replace(at, key.size(), value);
+    return s;
+}
+
+struct Outcome {
+    int exit = -1;
+    bool hung = false;
+    std::string out, err;
+};
+
+// Runs waferlab-cli with `args`, its output in files; killed after `limit`.
+Outcome run_cli(const std::vector<std::string>& args, std::chrono::seconds limit = std::chrono::seconds(60)) {
+    const fs::path out = fixtures().dir() / "stdout", err = fixtures().dir() / "stderr";
+    std::vector<std::string> words = {WAFERLAB_CLI};
+    for (const std::string& a : args) words.push_back(expand(a));
+    std::vector<char*> argv;
+    for (std::string& w : words) argv.push_back(w.data());
+    argv.push_back(nullptr);
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_addopen(&fa, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    pid_t pid = 0;
+    Outcome o;
+    const int rc = posix_spawn(&pid, WAFERLAB_CLI, &fa, nullptr, argv.data(), environ);
+    posix_spawn_file_actions_destroy(&fa);
+    if (rc != 0) return o;
+    const auto end = std::chrono::steady_clock::now() + limit;
+    int status = 0;
+    while (waitpid(pid, &status, WNOHANG) == 0) {
+        if (std::chrono::steady_clock::now() > end) {
+            kill(pid, SIGKILL);
+            waitpid(pid, &status, 0);
+            o.hung = true;
+            break;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    o.exit = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    o.out = slurp(out);
+    o.err = slurp(err);
+    return o;
+}
+
+const std::vector<Case>& catalogue() {
+    static const std::vector<Case> cases = {
+        // [numbers]
+        {"numbers_negative_budget", {"run", "{src}/examples/hello.wk", "--budget", "-1"}, 2,
+         {"--budget", "expects an integer in 1..1000000000000, got '-1'"}},
+        {"numbers_mesh_that_wraps", {"compile-model", "--config", "{src}/models/gpt-nano.yaml", "--set", "wafer.mesh=4294967328x32"}, 1,
+         {"wafer.mesh", "'4294967328x32'"}},
+        {"numbers_mesh_flag_that_wraps", {"compile-model", "--config", "{src}/models/gpt-nano.yaml", "--mesh", "32x4294967328"}, 1,
+         {"wafer.mesh", "'32x4294967328'"}},
+        {"numbers_learning_rate_inf", {"train", "--config", "{tmp}/tiny.yaml", "--set", "optimizer.learning_rate=inf"}, 1,
+         {"optimizer.learning_rate: expected a number in 0..10, got 'inf'"}},
+        {"numbers_learning_rate_nan_in_yaml", {"train", "--config", "{tmp}/nan.yaml"}, 1,
+         {"nan.yaml:2:18: optimizer.learning_rate: expected a number in 0..10, got '.nan'"}},
+        {"numbers_n_layer_nan", {"compile-model", "--config", "{tmp}/tiny.yaml", "--set", "model.n_layer=nan"}, 1,
+         {"model.n_layer: expected an integer in 1..1024, got 'nan'"}},
+        {"numbers_batch_past_int", {"train", "--config", "{tmp}/tiny.yaml", "--set", "train_input.batch_size=2147483648"}, 1,
+         {"train_input.batch_size: expected an integer in 1..65536, got '2147483648'"}},
+        {"numbers_negative_seed", {"train", "--config", "{tmp}/tiny.yaml", "--set", "runconfig.seed=-1"}, 1,
+         {"runconfig.seed: expected an integer in 0..18446744073709551615, got '-1'"}},
+        {"numbers_negative_threads", {"train", "--config", "{tmp}/tiny.yaml", "--threads", "-2"}, 2, {"--threads", "expects an integer in 1..1024, got '-2'"}},
+        {"numbers_negative_temperature", {"generate", "--checkpoint", "{tmp}/ok.ckpt", "--temperature", "-1"}, 2,
+         {"--temperature", "expects a number in 0..100, got '-1'"}},
+        {"numbers_temperature_nan", {"generate", "--checkpoint", "{tmp}/ok.ckpt", "--temperature", "nan"}, 2, {"--temperature", "got 'nan'"}},
+        {"numbers_negative_top_k", {"generate", "--checkpoint", "{tmp}/ok.ckpt", "--top-k", "-5"}, 2, {"--top-k", "expects an integer in 0..1000000"}},
+        {"numbers_steps_past_long", {"train", "--config", "{tmp}/tiny.yaml", "--steps", "99999999999999999999"}, 2, {"--steps", "expects an integer in 0..1000000000"}},
+        {"numbers_sparsity_out_of_range", {"forward", "--config", "{tmp}/tiny.yaml", "--sparsity", "1.5"}, 2, {"--sparsity", "expects a number in 0..0.95, got '1.5'"}},
+        {"numbers_huge_scalar_quoted_short", {"train", "--config", "{tmp}/huge_scalar.yaml"}, 1,
+         {"optimizer.learning_rate: expected a number in 0..10, got '7777777777", "...' (5000001 bytes)"}},
+        // [constant]
+        {"constant_product_overflows", {"check", "{tmp}/overflow.wk"}, 1,
+         {"overflow.wk:8:22: error: constant expression overflows i32: 65536 * 65536 is 4294967296"}},
+        {"constant_array_length_overflows", {"check", "{tmp}/array_len.wk"}, 1,
+         {"array_len.wk:6:31: error: constant expression overflows i32: 65536 * 65536 is 4294967296"}},
+        {"constant_shift_past_31", {"check", "{tmp}/shift.wk"}, 1, {"shift.wk:8:18: error: shift by 40 in a constant expression"}},
+        {"constant_division_by_zero", {"check", "{tmp}/div0.wk"}, 1, {"div0.wk:8:18: error: division by zero in a constant expression"}},
+        {"constant_float_literal_past_f32", {"check", "{tmp}/float_range.wk"}, 1,
+         {"float_range.wk:1:11: error: float literal 1e39 is out of range for f32"}},
+        // [conflict]
+        {"conflict_data_and_corpus", {"train", "--config", "{tmp}/tiny.yaml", "--data", "{tmp}/precious.txt", "--corpus", "addition"}, 2,
+         {"--data and --corpus cannot both apply"}},
+        {"conflict_forward_config_and_checkpoint", {"forward", "--config", "{tmp}/tiny2.yaml", "--checkpoint", "{tmp}/ok.ckpt"}, 2,
+         {"--checkpoint and --config cannot both apply", "model.n_layer: 2 in the config, 1 in the checkpoint"}},
+        {"conflict_resume_and_config", {"train", "--resume", "{tmp}/ok.ckpt", "--config", "{tmp}/tiny2.yaml"}, 2,
+         {"--resume and --config cannot both apply", "model.n_layer: 2 in the config, 1 in the checkpoint"}},
+        {"conflict_llmc_and_checkpoint", {"generate", "--llmc", "{tmp}/notes.txt", "--checkpoint", "{tmp}/ok.ckpt"}, 2,
+         {"--llmc and --checkpoint cannot both apply"}},
+        {"conflict_wafers_without_on_mesh", {"train", "--config", "{tmp}/tiny.yaml", "--wafers", "2"}, 2, {"--wafers needs --on-mesh"}},
+        {"conflict_mesh_without_on_mesh", {"generate", "--checkpoint", "{tmp}/ok.ckpt", "--mesh", "8x8"}, 2, {"--mesh needs --on-mesh"}},
+        {"conflict_mask_without_sparsity", {"forward", "--config", "{tmp}/tiny.yaml", "--sparsity-mask", "random"}, 2,
+         {"--sparsity-mask needs --sparsity"}},
+        // [output]
+        {"output_over_the_training_text", {"train", "--config", "{tmp}/tiny.yaml", "--data", "{tmp}/precious.txt", "--out", "{tmp}/precious.txt"}, 1,
+         {"--out", "precious.txt is the file --data", "reads"}, {}, {"precious.txt"}},
+        {"output_over_the_config", {"train", "--config", "{tmp}/tiny.yaml", "--out", "{tmp}/tiny.yaml"}, 1,
+         {"--out", "tiny.yaml is the file --config"}, {}, {"tiny.yaml"}},
+        {"output_over_another_kind", {"train", "--config", "{tmp}/tiny.yaml", "--out", "{tmp}/notes.txt"}, 1,
+         {"--out", "notes.txt exists and is not a checkpoint"}, {}, {"notes.txt"}},
+        {"output_csv_over_the_config", {"compare", "--config", "{tmp}/tiny.yaml", "--csv", "{tmp}/tiny.yaml"}, 1,
+         {"--csv", "tiny.yaml is the file --config"}, {}, {"tiny.yaml"}},
+        // [size]
+        {"size_kernel_from_dev_zero", {"run", "/dev/zero"}, 2, {"/dev/zero: larger than the limit of 64 MiB for a kernel file"}},
+        {"size_model_too_wide_and_deep", {"train", "--config", "{tmp}/tiny.yaml", "--set", "model.n_embd=16384,model.n_layer=1000"}, 1,
+         {"the model needs", "model.n_layer 1000, model.n_embd 16384", "this machine allows"}},
+        {"size_batch_too_big", {"train", "--config", "{tmp}/tiny.yaml", "--set", "train_input.batch_size=65536,model.block_size=65536"}, 1,
+         {"train_input.batch_size 65536 x model.block_size 65536", "this machine allows"}},
+        {"size_long_path_quoted_short", {"train", "--config", "{tmp}/tiny.yaml", "--set", "train_input.corpus=file,train_input.data=" + std::string(100000, 'a')}, 1,
+         {"...' (100000 bytes): cannot open training text file"}},
+        // [file]
+        {"file_checkpoint_with_nan_weights", {"generate", "--checkpoint", "{tmp}/nan.ckpt"}, 1, {"nan.ckpt: weight 5 of", "is NaN"}},
+        {"file_checkpoint_with_negative_step", {"train", "--resume", "{tmp}/negative_step.ckpt"}, 1, {"negative_step.ckpt: step -1000 is negative"}},
+        {"file_checkpoint_tokenizer_shorter_than_vocab", {"generate", "--checkpoint", "{tmp}/short_tokenizer.ckpt"}, 1,
+         {"short_tokenizer.ckpt: its char tokenizer has", "they must be equal"}},
+        {"file_config_vocab_not_the_tokenizers", {"train", "--config", "{tmp}/tiny.yaml", "--set", "model.vocab_size=100"}, 1,
+         {"model.vocab_size 100 is not the tokenizer's"}},
+        {"file_checkpoint_truncated_after_magic", {"generate", "--checkpoint", "{tmp}/truncated.ckpt"}, 1,
+         {"truncated.ckpt: truncated checkpoint (12 bytes"}, {"bad magic"}},
+        {"file_checkpoint_that_is_text", {"generate", "--checkpoint", "{tmp}/notes.txt"}, 1, {"notes.txt: not a WaferLab GPT checkpoint (bad magic)"}},
+        // [place]
+        {"place_empty_kernel", {"check", "{tmp}/empty.wk"}, 1, {"empty.wk:1:1: error: the file is empty"}},
+        {"place_kernel_without_layout", {"check", "{tmp}/nolayout.wk"}, 1, {"nolayout.wk:4:1: error: no layout"}},
+        {"place_kernel_is_a_directory", {"run", "{tmp}/adir"}, 2, {"adir: is a directory, not a kernel file"}},
+        {"place_data_is_a_directory", {"train", "--config", "{tmp}/tiny.yaml", "--data", "{tmp}/adir"}, 1,
+         {"adir: is a directory, not a training text file"}},
+        {"place_config_is_a_directory", {"compile-model", "--config", "{tmp}/adir"}, 1, {"adir: is a directory, not a config file"}},
+        {"place_cr_only_line_endings", {"check", "{tmp}/cr.wk"}, 1, {"cr.wk:3:9: error:"}},
+        {"place_deep_nesting_first", {"check", "{tmp}/deep.wk"}, 1, {"deep.wk:7:", "too deep"}, {"undefined program"}},
+        {"place_fast_mode_ring_says_what_cycle_mode_does", {"run", "{src}/tests/kernels/adversarial/deadlock_route_cycle.wk", "--mode", "fast"}, 1,
+         {"watchdog"}, {"cycle mode deadlocks when"}},
+    };
+    return cases;
+}
+
+void PrintTo(const Case& c, std::ostream* os) { *os << c.name; }
+
+class HostileInput : public testing::TestWithParam<Case> {};
+
+TEST_P(HostileInput, HasItsStatedOutcome) {
+    const Case& c = GetParam();
+    std::vector<std::string> before;
+    for (const std::string& f : c.unchanged) before.push_back(slurp(fixtures().dir() / f));
+    const Outcome o = run_cli(c.args);
+    ASSERT_FALSE(o.hung) << "still running after 60 s";
+    EXPECT_EQ(o.exit, c.exit) << o.err;
+    for (const std::string& w : c.says) EXPECT_NE(o.err.find(expand(w)), std::string::npos) << "missing: " << w << "\nstderr:\n" << o.err.substr(0, 2000);
+    for (const std::string& w : c.not_says) EXPECT_EQ(o.err.find(w), std::string::npos) << "should not say: " << w << "\nstderr:\n" << o.err.substr(0, 2000);
+    EXPECT_LE(o.err.size(), c.max_err_bytes) << o.err.substr(0, 2000);
+    for (size_t k = 0; k < c.unchanged.size(); ++k) EXPECT_EQ(slurp(fixtures().dir() / c.unchanged[k]), before[k]) << c.unchanged[k] << " changed";
+}
+
+INSTANTIATE_TEST_SUITE_P(Catalogue, HostileInput, testing::ValuesIn(catalogue()),
+                         [](const testing::TestParamInfo<Case>& i) { return std::string(i.param.name); });
+
+// The catalogue covers every class; a class with no row is a promise nothing tests.
+TEST(HostileInputCatalogue, CoversEveryClass) {
+    for (const char* cls : {"numbers_", "constant_", "conflict_", "output_", "size_", "file_", "place_"}) {
+        int n = 0;
+        for (const Case& c : catalogue()) n += std::string(c.name).rfind(cls, 0) == 0;
+        EXPECT_GE(n, 3) << cls;
+    }
+}
+
+}  // namespace
