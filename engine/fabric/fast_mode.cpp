@@ -319,14 +319,15 @@ struct FastCore : CoreExec<FastPort> {
             }
         }
     }
-    // A main-thread op that only receives, with no microthread running, can do nothing until its
-    // colour's queue holds what it still needs: the PE sleeps until then (FastMode::wake). Its
-    // cycles come from the wavelets' stamps, not from when it runs, so P senders' blocks into one
-    // receive wake it once instead of P times, with the same result.
+    // A main-thread op that receives (and maybe sends on: a relay), with no microthread running,
+    // can do nothing until its colour's queue holds what it still needs: the PE sleeps until then
+    // (FastMode::wake). Its cycles come from the wavelets' stamps, not from when it runs, so P
+    // senders' blocks into one receive wake it once instead of P times, and a chain of relays
+    // passes one block a hop instead of one per PE behind it, with the same result. A relay whose
+    // input waits on its own output is flushed at quiescence (flush_starved), and goes on.
     void wait_for(const VecOp& v) {
         st.wait_n = 0;
-        const bool out = v.op != Op::FSUMS && v.dst.kind == DsdKind::FabOut;
-        if (ce.ut_busy || out) return;
+        if (ce.ut_busy) return;
         const bool two = v.op != Op::FSUMS && two_sources(v.op);
         const int ina = v.a.kind == DsdKind::FabIn ? v.a.colour : -1;
         const int inb = two && v.b.kind == DsdKind::FabIn ? v.b.colour : -1;

@@ -20,11 +20,12 @@ size_t CompileResult::images() const {
 }
 
 // The caller's constant values replace the initialisers of the file's top-level constants.
-static void override_constants(File& ast, const std::map<std::string, double>& values, Diagnostics& diags) {
-    for (const auto& [name, v] : values) {
+static void override_constants(File& ast, const CompileOptions& opt, Diagnostics& diags) {
+    for (const auto& [name, v] : opt.constants) {
         TopDecl* d = nullptr;
         for (TopDecl& g : ast.globals)
             if (!g.is_colour && g.name == name) d = &g;
+        if (!d && opt.optional_constants.count(name)) continue;
         if (!d) {
             diags.error(1, 1, "constant override '" + name + "': the file declares no top-level 'const " + name + "'");
             continue;
@@ -79,7 +80,7 @@ bool Compilation::step() {
         s.front_done = true;
         std::vector<Token> toks = lex(s.source, s.diags);
         s.ast = parse(toks, s.diags);
-        override_constants(s.ast, s.opt.constants, s.diags);
+        override_constants(s.ast, s.opt, s.diags);
         // A parse cut short at its nesting limit lost the rest of the file: checking it would only
         // add knock-on errors ("undefined program") about what was never read.
         if (!s.ast.cut_short) check(s.ast, s.diags, s.opt, &s.checked);

@@ -14,6 +14,7 @@
 #include "engine/lang/diagnostics.h"
 
 #include <map>
+#include <set>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -31,6 +32,9 @@ struct CompileOptions {
     // Values for top-level constants, by name, replacing the file's (`const P = 8;` -> P = 16):
     // how C++ sizes a kernel without rewriting its text. A name with no such constant is an error.
     std::map<std::string, double> constants;
+    // Names among `constants` a file may lack: a feature switch an older copy of the kernel (a
+    // lesson's, a user's) does not know, which then keeps the behaviour it had. Set only where declared.
+    std::set<std::string> optional_constants;
     // true: PEs whose programs differ only in `place ... with` values share one image, the values
     // loaded per PE (shared_images.h); the same results and cycles. false: one image per instance.
     bool share_images = true;

@@ -344,6 +344,7 @@ lang::CompileOptions plan_options(const std::map<std::string, double>& constants
     opt.sram_bytes = 1u << 30;
     opt.optimise = true;
     opt.constants = constants;
+    opt.optional_constants = {"GATHER"};   // matmul.wk's (plan_links.cpp): a copy without it broadcasts as before
     return opt;
 }
 

@@ -336,13 +336,14 @@ void plan_relays(std::vector<PlannedOp>& ops, std::vector<lang::RouteSetting>* r
         return path_route(cells, size_t(w));
     };
     std::set<std::pair<int, int>> chained;   // rows (x0, y) whose chain is routed
-    auto chain = [&](const PlannedOp& o) {   // PE p sends west on kChain[p % 2]
-        if (!chained.insert({o.rect.x, o.rect.y}).second) return;
-        for (int p = 1; p < o.rect.w; p++) {
-            route(o.rect.x + p, o.rect.y, kChain[p % 2], kR, kW);
-            route(o.rect.x + p - 1, o.rect.y, kChain[p % 2], kE, kR);
+    auto chain_row = [&](int x0, int y, int w) {   // PE p sends west on kChain[p % 2]
+        if (!chained.insert({x0, y}).second) return;
+        for (int p = 1; p < w; p++) {
+            route(x0 + p, y, kChain[p % 2], kR, kW);
+            route(x0 + p - 1, y, kChain[p % 2], kE, kR);
         }
     };
+    auto chain = [&](const PlannedOp& o) { chain_row(o.rect.x, o.rect.y, o.rect.w); };
     std::map<std::string, int> producer;
     for (size_t i = 0; i < ops.size(); i++) producer[ops[i].name] = int(i);
     const auto relays = [](const PlannedOp& o) { return o.kernel_info().relays; };
@@ -422,6 +423,15 @@ void plan_relays(std::vector<PlannedOp>& ops, std::vector<lang::RouteSetting>* r
         own(c, "LDX", g);
         own(p, "LDY", g);
         in.grad_colour = g;
+    }
+    // A generation step's matmul (matmul.wk's gemv) needs x's whole column on every PE. Unless it
+    // comes relayed (RX: every row passes each PE), the row gathers it to its PE 0 along the chain,
+    // on every tier, and PE 0 sends it back east to all (GATHER): P blocks where the PEs sending
+    // to each other move P^2, for K + P cycles more (docs/model-compiler.md, "A token from the KV cache").
+    for (PlannedOp& o : ops) {
+        if (!o.is(gpt::OpKind::Matmul) || o.constants.count("RX") || o.rect.w < 2) continue;
+        for (int t = 0; t < o.tiers(); t++) chain_row(o.rect.x, o.rect.y + t, o.rect.w);
+        o.constants["GATHER"] = 1;
     }
 }
 

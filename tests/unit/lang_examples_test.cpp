@@ -186,6 +186,21 @@ TEST(LangExamples, SummaScalesWithP) {
     check_gemm(r, 5, 4, 11, 12);
 }
 
+// An override the file does not declare is an error, unless the caller marks it optional (a
+// feature switch an older copy of a kernel lacks): then it is skipped, and the rest still apply.
+TEST(LangExamples, AnUndeclaredOverrideIsAnErrorUnlessOptional) {
+    CompileOptions co;
+    co.constants["P"] = 5;
+    co.constants["NO_SUCH"] = 1;
+    CompileResult bad = compile(read_example("summa.wk"), "summa.wk", co);
+    ASSERT_FALSE(bad.ok());
+    EXPECT_NE(format_diagnostic(bad.diagnostics[0]).find("constant override 'NO_SUCH'"), std::string::npos);
+    co.optional_constants = {"NO_SUCH"};
+    CompileResult cr = compile(read_example("summa.wk"), "summa.wk", co);
+    ASSERT_TRUE(cr.ok()) << format_diagnostic(cr.diagnostics[0]);
+    EXPECT_EQ(cr.grid_w, 5);
+}
+
 TEST(LangExamples, CannonGemmMatchesCpp) {
     const int P = 4, B = 3;
     RunReport r = run_example("cannon.wk");

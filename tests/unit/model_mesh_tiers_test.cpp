@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 #include <set>
+#include <tuple>
 
 namespace {
 
@@ -99,6 +100,30 @@ TEST(MeshTiers, AHeadTooBigForAPeIsCutOverPes) {
     EXPECT_NEAR(double(fast), double(cycle), 0.10 * double(cycle)) << "fast " << fast << " cycle " << cycle;
     auto train = plan_model(cfg, 32, 32, kernels(), wl::MachineConfig{}.sram_bytes, /*train=*/true);   // training: not cut
     EXPECT_TRUE(train.too_big) << train.error;
+}
+
+// A generation step's matmul needs x's whole column on every PE. Each row (every tier's) that does
+// not get it relayed gathers it to its PE 0 along the chain and broadcasts it back (GATHER), so a
+// row moves P blocks rather than every PE's to every PE: the chain's routes are in the plan.
+TEST(MeshTiers, EveryMatmulRowGathersItsColumnOrHasItRelayed) {
+    const GPTConfig cfg = config(1, 12, 768, 16, 50257);
+    auto r = plan_model(cfg, 256, 72, kernels());
+    ASSERT_TRUE(r.ok) << r.error;
+    std::set<std::tuple<int, int, int>> west;   // (x, y, colour) sending west from the ramp
+    for (const wl::lang::RouteSetting& s : r.plan.links)
+        if (s.route.npos == 1 && s.route.pos[0].rx == wl::kR && s.route.pos[0].tx == wl::kW) west.insert({s.x, s.y, s.colour});
+    int gathering = 0;
+    for (const PlannedOp& o : r.plan.ops) {
+        if (!o.is(wl::gpt::OpKind::Matmul)) continue;
+        const bool relayed = o.constants.count("RX") > 0, gathers = o.constants.count("GATHER") > 0;
+        EXPECT_NE(relayed, gathers) << o.name;
+        if (!gathers) continue;
+        gathering++;
+        for (int t = 0; t < o.tiers(); t++)
+            for (int p = 1; p < o.rect.w; p++)
+                EXPECT_TRUE(west.count({o.rect.x + p, o.rect.y + t, p % 2 == 1 ? 4 : 3})) << o.name << " tier " << t << " PE " << p;
+    }
+    EXPECT_GE(gathering, 4) << "qkv, fch, fcproj and the logits";
 }
 
 // GPT-2 small's width, heads and vocabulary (C = 768, 12 heads of 64, 50,257 tokens) in one layer
