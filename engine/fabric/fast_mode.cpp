@@ -707,7 +707,10 @@ RunResult FastMode::advance(Machine& m, uint64_t max_cycles, bool stop_when_quie
     // last event: a CE that is next free at cycle t is seen idle then.
     if (ran_) m.now_ = std::max(m.now_, end_time_ + 1);
     if (!m.check_deadlock(check_all_ || !held_.empty() ? nullptr : &touched_)) return finish(RunStatus::Faulted);
-    for (int pe : touched_) pe_[size_t(pe)].touched = false;
+    for (int pe : touched_) {
+        pe_[size_t(pe)].touched = false;
+        for (int c = 0; c < kColours; ++c) ceq_[size_t(pe) * kColours + size_t(c)].shrink(kQueueKept);
+    }
     touched_.clear();
     check_all_ = false;
     if (!stop_when_quiet) m.now_ = std::max(m.now_, end);

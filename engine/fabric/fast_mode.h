@@ -102,6 +102,12 @@ public:
         n_ -= n;
     }
 
+    // Empty and holding room for more than `keep`: its storage goes, so the burst of one run (a
+    // row's whole input vector at every PE) is not held by every queue it passed through.
+    void shrink(size_t keep) {
+        if (n_ == 0 && cap_ > keep) *this = FastQueue();
+    }
+
 private:
     size_t cap() const { return cap_; }   // 0 or a power of two
     void put(size_t at, const uint32_t* data, const uint64_t* stamps, size_t n, uint64_t delay) {
@@ -160,6 +166,7 @@ private:
 class FastMode {
 public:
     static constexpr size_t kMaxQueued = size_t(1) << 20;   // per CE queue: 16 MiB of wavelets nothing takes is a flood
+    static constexpr size_t kQueueKept = 256;               // an empty queue's room kept past a quiescent run
     explicit FastMode(size_t pes);
 
     // Runs until every PE's clock reaches machine.now() + max_cycles, or nothing can happen
