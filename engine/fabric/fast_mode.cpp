@@ -510,7 +510,10 @@ bool FastMode::route_block(Machine& m, int i, int c, const uint32_t* data, const
             if (ceq_[size_t(pe) * kColours + size_t(c)].size() + n > kMaxQueued) return false;
     replayed(key, p, n);
     for (const auto& [pe, delay] : p.ramps) {
-        ceq_[size_t(pe) * kColours + size_t(c)].push_block(data, at, n, delay);
+        FastQueue& q = ceq_[size_t(pe) * kColours + size_t(c)];
+        room_ -= q.room();
+        q.push_block(data, at, n, delay);
+        room_ += q.room();
         pe_queued_[size_t(pe)] += uint32_t(n);
         queued_total_ += n;
         if (pe != running_) wake(m, pe, c, at[0] + delay);
@@ -540,7 +543,9 @@ void FastMode::deliver(Machine& m, int i, int c, FastWavelet w) {
         flooded_ = i;
         return;
     }
+    room_ -= q.room();
     q.push(w);
+    room_ += q.room();
     ++pe_queued_[size_t(i)];
     ++queued_total_;
     if (i != running_) wake(m, i, c, w.at);
@@ -707,9 +712,15 @@ RunResult FastMode::advance(Machine& m, uint64_t max_cycles, bool stop_when_quie
     // last event: a CE that is next free at cycle t is seen idle then.
     if (ran_) m.now_ = std::max(m.now_, end_time_ + 1);
     if (!m.check_deadlock(check_all_ || !held_.empty() ? nullptr : &touched_)) return finish(RunStatus::Faulted);
+    const bool shrink = room_ > kRoomKept;
     for (int pe : touched_) {
         pe_[size_t(pe)].touched = false;
-        for (int c = 0; c < kColours; ++c) ceq_[size_t(pe) * kColours + size_t(c)].shrink(kQueueKept);
+        for (int c = 0; c < kColours && shrink; ++c) {
+            FastQueue& q = ceq_[size_t(pe) * kColours + size_t(c)];
+            room_ -= q.room();
+            q.shrink(kQueueKept);
+            room_ += q.room();
+        }
     }
     touched_.clear();
     check_all_ = false;

@@ -102,8 +102,8 @@ public:
         n_ -= n;
     }
 
-    // Empty and holding room for more than `keep`: its storage goes, so the burst of one run (a
-    // row's whole input vector at every PE) is not held by every queue it passed through.
+    size_t room() const { return cap_; }   // wavelets its ring holds
+    // Empty and holding room for more than `keep`: its storage goes.
     void shrink(size_t keep) {
         if (n_ == 0 && cap_ > keep) *this = FastQueue();
     }
@@ -166,7 +166,11 @@ private:
 class FastMode {
 public:
     static constexpr size_t kMaxQueued = size_t(1) << 20;   // per CE queue: 16 MiB of wavelets nothing takes is a flood
-    static constexpr size_t kQueueKept = 256;               // an empty queue's room kept past a quiescent run
+    // The CE queues' rings keep their room between runs (no allocation per run), unless all of
+    // them together hold more than kRoomKept: then an empty one past kQueueKept gives it back at
+    // quiescence, so one run's burst (a row's whole input vector at each of a wide mesh's PEs)
+    // is not held by every queue it passed through.
+    static constexpr size_t kRoomKept = size_t(1) << 23, kQueueKept = 256;
     explicit FastMode(size_t pes);
 
     // Runs until every PE's clock reaches machine.now() + max_cycles, or nothing can happen
@@ -253,6 +257,7 @@ private:
     std::vector<FastQueue> ceq_;           // [pe * kColours + colour]: the CE's input queues
     std::vector<uint32_t> pe_queued_;      // wavelets in each PE's CE queues (so idle PEs are skipped fast)
     size_t queued_total_ = 0;
+    size_t room_ = 0;                      // the CE queues' rings, in wavelets (FastQueue::room)
     std::map<uint64_t, FastQueue> held_;   // (pe, port, colour) -> wavelets no current switch position accepts yet
     std::unordered_map<uint64_t, Path> paths_;   // (pe, port, colour) -> the recorded path; cleared when a route or program changes
     std::vector<uint64_t> counting_;       // the paths with wavelets not yet in their routers' counters
