@@ -167,10 +167,10 @@ class FastMode {
 public:
     static constexpr size_t kMaxQueued = size_t(1) << 20;   // per CE queue: 16 MiB of wavelets nothing takes is a flood
     // The CE queues' rings keep their room between runs (no allocation per run), unless all of
-    // them together hold more than kRoomKept: then an empty one past kQueueKept gives it back at
-    // quiescence, so one run's burst (a row's whole input vector at each of a wide mesh's PEs)
-    // is not held by every queue it passed through.
-    static constexpr size_t kRoomKept = size_t(1) << 23, kQueueKept = 256;
+    // them together hold more than kRoomKept (32 M wavelets, 416 MiB): then an empty one past
+    // kQueueKept gives it back at quiescence, so one run's burst (a row's whole input vector at
+    // each of a wide mesh's PEs) is not held by every queue it passed through.
+    static constexpr size_t kRoomKept = size_t(1) << 25, kQueueKept = 256;
     explicit FastMode(size_t pes);
 
     // Runs until every PE's clock reaches machine.now() + max_cycles, or nothing can happen
