@@ -486,7 +486,22 @@ void FastMode::add_counts(Machine& m) {
 
 void FastMode::forget_paths(Machine& m) {
     add_counts(m);
+    for (size_t k : ramp_paths_.set) ramp_paths_.at[k] = nullptr;
+    ramp_paths_.set.clear();
     paths_.clear();
+}
+
+// The recorded path of PE i's ramp on colour c, or null: paths_'s entry, found once per path and
+// then read from ramp_paths_ (a block is a lookup, and the map's nodes are a chain of misses).
+FastMode::Path* FastMode::ramp_path(int i, int c, uint64_t key) {
+    const size_t k = size_t(i) * kColours + size_t(c);
+    if (k < ramp_paths_.at.size() && ramp_paths_.at[k]) return ramp_paths_.at[k];
+    auto it = paths_.find(key);
+    if (it == paths_.end()) return nullptr;
+    if (ramp_paths_.at.size() <= k) ramp_paths_.at.resize(pe_.size() * kColours);
+    ramp_paths_.at[k] = &it->second;   // a node's address holds until paths_ is cleared (forget_paths)
+    ramp_paths_.set.push_back(k);
+    return &it->second;
 }
 
 // A recorded path, replayed: its CEs take the colour (a program placed since would have dropped it).
@@ -502,9 +517,9 @@ void FastMode::replay(Machine& m, uint64_t key, Path& p, int c, const FastWavele
 bool FastMode::route_block(Machine& m, int i, int c, const uint32_t* data, const uint64_t* at, size_t n) {
     if (!held_.empty()) return false;
     const uint64_t key = held_key(i, kRamp, c);
-    auto it = paths_.find(key);
-    if (it == paths_.end()) return false;
-    Path& p = it->second;
+    Path* const found = ramp_path(i, c, key);
+    if (!found) return false;
+    Path& p = *found;
     if (queued_total_ + n > kMaxQueued)   // some queue may be near the flood mark: look at each
         for (const auto& [pe, delay] : p.ramps)
             if (ceq_[size_t(pe) * kColours + size_t(c)].size() + n > kMaxQueued) return false;

@@ -260,6 +260,14 @@ private:
     size_t room_ = 0;                      // the CE queues' rings, in wavelets (FastQueue::room)
     std::map<uint64_t, FastQueue> held_;   // (pe, port, colour) -> wavelets no current switch position accepts yet
     std::unordered_map<uint64_t, Path> paths_;   // (pe, port, colour) -> the recorded path; cleared when a route or program changes
+    struct RampPaths {                     // [pe * kColours + colour] -> paths_'s entry for that ramp (ramp_path);
+        std::vector<Path*> at;             // pointers into paths_, so a copy of the machine starts without them
+        std::vector<size_t> set;           // the entries not null
+        RampPaths() = default;
+        RampPaths(const RampPaths&) {}
+        RampPaths& operator=(const RampPaths&) { at.clear(), set.clear(); return *this; }
+    } ramp_paths_;
+    Path* ramp_path(int i, int colour, uint64_t key);
     std::vector<uint64_t> counting_;       // the paths with wavelets not yet in their routers' counters
     Path recording_;
     std::vector<Pe> pe_;
