@@ -33,7 +33,7 @@ inline double log_d(double x) {
 
 // exp and tanh are written once, over a lane type D: double for one value
 // (the PE's fexp/ftanh), or a vector of doubles for the GPT's arrays
-// (engine/gpt/vecmath.cpp). Lanes never interact, so a value gets the same
+// (engine/core/vecmath.cpp). Lanes never interact, so a value gets the same
 // bits either way: the mesh and the reference share exp and tanh, and differ
 // only where their order of summation does. Lane<D> gives D's integer twin,
 // bit casts and a per-lane select.

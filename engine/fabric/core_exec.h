@@ -18,6 +18,7 @@
 // it blocks; fabric vector ops a chunk per cycle, or whole) is in core.cpp and
 // fast_mode.cpp; what an instruction means is here, once.
 #pragma once
+#include "engine/core/vecmath.h"
 #include "engine/fabric/core.h"
 #include "engine/fabric/fault.h"
 #include "engine/fabric/fmacs_loop_exec.h"
@@ -117,6 +118,9 @@ struct CoreExec {
     static bool apart(const float* x, const float* y, uint32_t n) { return x + n <= y || y + n <= x; }
     template <Op O>
     __attribute__((always_inline)) static void unit_memory_loop(float* d, const float* a, const float* b, uint32_t n, float s) {
+        if constexpr (O == Op::FEXPS || O == Op::FTANHS) {   // the same function, 8 lanes at a time (vecmath.h)
+            if (d == a || apart(d, a, n)) return (O == Op::FEXPS ? math::exp_array : math::tanh_array)(d, a, int(n));
+        }
         constexpr bool two = fmt_two_sources(op_fmt(O));
         const bool b_apart = !two || apart(d, b, n);
         if (d == a && b_apart) unit_loop_in_place<O>(d, b, n, s);

@@ -7,7 +7,7 @@
 #include "engine/core/wl_math.h"
 #include "engine/gpt/parallel.h"
 #include "engine/core/simd.h"
-#include "engine/gpt/vecmath.h"
+#include "engine/core/vecmath.h"
 
 #include <vector>
 
@@ -51,7 +51,7 @@ WL_INLINE void forward_pairs(int p0, int p1, float* out, float* att, const float
                     if (a[t2] > maxval) maxval = a[t2];
                 }
                 for (int t2 = 0; t2 < n; t2++) a[t2] -= maxval;
-                exp_array(a, a, n);
+                math::exp_array(a, a, n);
                 float sum = 0.0f;
                 for (int t2 = 0; t2 < n; t2++) sum += a[t2];
                 float inv = 1.0f / sum;   // sum >= 1: the max term is exp(0)

@@ -3,7 +3,7 @@
 
 #include "engine/core/wl_math.h"
 #include "engine/gpt/parallel.h"
-#include "engine/gpt/vecmath.h"
+#include "engine/core/vecmath.h"
 
 namespace wl::gpt {
 
@@ -17,7 +17,7 @@ void softmax_forward(float* probs, const float* logits, int B, int T, int V) {
                 if (l[i] > maxval) maxval = l[i];
             float sum = 0.0f;
             for (int i = 0; i < V; i++) p[i] = l[i] - maxval;
-            exp_array(p, p, V);
+            math::exp_array(p, p, V);
             for (int i = 0; i < V; i++) sum += p[i];
             float inv = 1.0f / sum;
             for (int i = 0; i < V; i++) p[i] *= inv;

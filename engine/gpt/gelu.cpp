@@ -2,7 +2,7 @@
 #include "engine/gpt/gelu.h"
 
 #include "engine/gpt/parallel.h"
-#include "engine/gpt/vecmath.h"
+#include "engine/core/vecmath.h"
 
 namespace wl::gpt {
 
@@ -16,7 +16,7 @@ void gelu_forward(float* out, const float* inp, long N) {
             int n = int(N - s < kChunk ? N - s : kChunk);
             const float* x = inp + s;
             for (int i = 0; i < n; i++) th[i] = kGeluScale * (x[i] + 0.044715f * x[i] * x[i] * x[i]);
-            tanh_array(th, th, n);
+            math::tanh_array(th, th, n);
             for (int i = 0; i < n; i++) out[s + i] = 0.5f * x[i] * (1.0f + th[i]);
         }
     });
@@ -29,7 +29,7 @@ void gelu_backward(float* dinp, const float* inp, const float* dout, long N) {
             int n = int(N - s < kChunk ? N - s : kChunk);
             const float* x = inp + s;
             for (int i = 0; i < n; i++) th[i] = kGeluScale * (x[i] + 0.044715f * x[i] * x[i] * x[i]);
-            tanh_array(th, th, n);
+            math::tanh_array(th, th, n);
             for (int i = 0; i < n; i++) {
                 float sech2 = 1.0f - th[i] * th[i];
                 float local = 0.5f * (1.0f + th[i]) +

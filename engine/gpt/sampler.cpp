@@ -2,7 +2,7 @@
 #include "engine/gpt/sampler.h"
 
 #include "engine/gpt/gpt.h"
-#include "engine/gpt/vecmath.h"
+#include "engine/core/vecmath.h"
 
 #include <algorithm>
 #include <stdexcept>
@@ -26,7 +26,7 @@ int sample_token(const float* logits, int V, float temperature, int top_k, Rng& 
     float maxval = -3.4e38f;
     for (float x : p) maxval = std::max(maxval, x);
     for (int i = 0; i < V; i++) p[i] = p[i] >= cut ? (p[i] - maxval) / temperature : -1e30f;
-    exp_array(p.data(), p.data(), V);
+    math::exp_array(p.data(), p.data(), V);
     for (int i = 0; i < V; i++)
         if (logits[i] < cut) p[i] = 0.0f;
     double sum = 0;

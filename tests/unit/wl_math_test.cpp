@@ -1,5 +1,5 @@
 #include "engine/core/wl_math.h"
-#include "engine/gpt/vecmath.h"
+#include "engine/core/vecmath.h"
 
 #include <gtest/gtest.h>
 #include <cfloat>
@@ -120,8 +120,8 @@ TEST(WlMath, ArraysAndScalarsAreOneDefinition) {
     for (float v : {0.f, -0.f, 1e-30f, -1e-8f, 0.0625f, 20.f, -20.5f, 700.f, -710.f, INFINITY, -INFINITY, NAN, -NAN})
         x.push_back(v);
     std::vector<float> e(x.size()), t(x.size());
-    wl::gpt::exp_array(e.data(), x.data(), int(x.size()));
-    wl::gpt::tanh_array(t.data(), x.data(), int(x.size()));
+    wl::math::exp_array(e.data(), x.data(), int(x.size()));
+    wl::math::tanh_array(t.data(), x.data(), int(x.size()));
     for (size_t i = 0; i < x.size(); i++) {
         ASSERT_EQ(float_bits(e[i]), float_bits(wl::math::expf(x[i]))) << "exp(" << x[i] << ")";
         ASSERT_EQ(float_bits(t[i]), float_bits(wl::math::tanhf(x[i]))) << "tanh(" << x[i] << ")";

@@ -1,5 +1,5 @@
-// vecmath.h: exp and tanh over float arrays for the GPT's hot loops, 8 lanes
-// at a time, with the same bits on every platform and SIMD width.
+// vecmath.h: exp and tanh over float arrays, 8 lanes at a time, with the same bits on every
+// platform and SIMD width: the GPT reference's hot loops and the PE's fexps and ftanhs.
 //
 // Each lane is wl_math's one definition (exp_lanes, tanh_lanes), the same the
 // PE's fexp/ftanh run: so the reference and the mesh agree on every value.
@@ -11,9 +11,9 @@
 // not 0); tanh for any finite x.
 #pragma once
 
-namespace wl::gpt {
+namespace wl::math {
 
 void exp_array(float* out, const float* in, int n);    // out[i] = exp(in[i]); in-place allowed
 void tanh_array(float* out, const float* in, int n);   // out[i] = tanh(in[i]); in-place allowed
 
-}  // namespace wl::gpt
+}  // namespace wl::math

@@ -3,14 +3,14 @@
 #pragma GCC diagnostic ignored "-Wpsabi"
 #endif
 
-#include "engine/gpt/vecmath.h"
+#include "engine/core/vecmath.h"
 
 #include "engine/core/wl_math.h"
 #include "engine/core/simd.h"
 
 #include <cstring>
 
-namespace wl::gpt {
+namespace wl::math {
 namespace {
 typedef double v8d __attribute__((vector_size(64)));
 typedef long long v8l __attribute__((vector_size(64)));
@@ -20,19 +20,19 @@ typedef int v8i __attribute__((vector_size(32)));
 #define WL_INLINE inline __attribute__((always_inline))
 
 }  // namespace
-}  // namespace wl::gpt
+}  // namespace wl::math
 
 // Eight lanes of the one exp/tanh definition (wl_math.h). Always inlined: the AVX-512 copy
 // must not call out with 512-bit arguments (the default-target ABI passes them differently).
 template <>
-struct wl::math::Lane<wl::gpt::v8d> {
-    using I = wl::gpt::v8l;
-    WL_INLINE static I bits(wl::gpt::v8d d) { return (I)d; }
-    WL_INLINE static wl::gpt::v8d from(I i) { return (wl::gpt::v8d)i; }
-    WL_INLINE static wl::gpt::v8d select(I m, wl::gpt::v8d a, wl::gpt::v8d b) { return (wl::gpt::v8d)(((I)a & m) | ((I)b & ~m)); }
+struct wl::math::Lane<wl::math::v8d> {
+    using I = wl::math::v8l;
+    WL_INLINE static I bits(wl::math::v8d d) { return (I)d; }
+    WL_INLINE static wl::math::v8d from(I i) { return (wl::math::v8d)i; }
+    WL_INLINE static wl::math::v8d select(I m, wl::math::v8d a, wl::math::v8d b) { return (wl::math::v8d)(((I)a & m) | ((I)b & ~m)); }
 };
 
-namespace wl::gpt {
+namespace wl::math {
 namespace {
 
 template <int Op>
@@ -79,4 +79,4 @@ Fns fns() {
 void exp_array(float* out, const float* in, int n) { fns().exp(out, in, n); }
 void tanh_array(float* out, const float* in, int n) { fns().tanh(out, in, n); }
 
-}  // namespace wl::gpt
+}  // namespace wl::math
