@@ -14,7 +14,7 @@ Fault Host::route(Rect r, int colour, const Route& route) {
     return {};
 }
 
-Fault Host::sym_range(int x, int y, const std::string& sym, size_t n, size_t first, uint32_t* offset) const {
+Fault Host::symbol_offset(int x, int y, const std::string& sym, size_t n, size_t first, uint32_t* offset) const {
     const Program* p = m_.program_at(x, y);
     if (!p) return host_error(x, y, "no program loaded on this PE");
     const Symbol* s = p->symbol(sym);
@@ -29,22 +29,22 @@ Fault Host::sym_range(int x, int y, const std::string& sym, size_t n, size_t fir
 
 Fault Host::h2d(int x, int y, const std::string& sym, const float* src, size_t n, size_t first) {
     uint32_t off;
-    if (Fault f = sym_range(x, y, sym, n, first, &off)) return f;
+    if (Fault f = symbol_offset(x, y, sym, n, first, &off)) return f;
     return m_.write(x, y, off, src, n * 4);
 }
 Fault Host::d2h(int x, int y, const std::string& sym, float* dst, size_t n, size_t first) const {
     uint32_t off;
-    if (Fault f = sym_range(x, y, sym, n, first, &off)) return f;
+    if (Fault f = symbol_offset(x, y, sym, n, first, &off)) return f;
     return m_.read(x, y, off, dst, n * 4);
 }
 Fault Host::h2d_u32(int x, int y, const std::string& sym, const uint32_t* src, size_t n, size_t first) {
     uint32_t off;
-    if (Fault f = sym_range(x, y, sym, n, first, &off)) return f;
+    if (Fault f = symbol_offset(x, y, sym, n, first, &off)) return f;
     return m_.write(x, y, off, src, n * 4);
 }
 Fault Host::d2h_u32(int x, int y, const std::string& sym, uint32_t* dst, size_t n, size_t first) const {
     uint32_t off;
-    if (Fault f = sym_range(x, y, sym, n, first, &off)) return f;
+    if (Fault f = symbol_offset(x, y, sym, n, first, &off)) return f;
     return m_.read(x, y, off, dst, n * 4);
 }
 

@@ -41,6 +41,9 @@ public:
     Fault h2d_rect(Rect r, const std::string& sym, const std::vector<float>& data);
     Fault d2h_rect(Rect r, const std::string& sym, std::vector<float>* out, size_t per_pe = 0) const;
 
+    // Where n elements of a symbol from element `first` lie in PE (x, y)'s SRAM: the check h2d makes.
+    Fault symbol_offset(int x, int y, const std::string& sym, size_t n, size_t first, uint32_t* offset) const;
+
     Fault launch(Rect r, const std::string& fn);
     RunResult run(uint64_t cycles) { return m_.run(cycles); }
     RunResult run_until_quiescent(uint64_t budget) { return m_.run_until_quiescent(budget); }
@@ -51,7 +54,6 @@ public:
     void restore(const Machine& s) { m_ = s; }
 
 private:
-    Fault sym_range(int x, int y, const std::string& sym, size_t n, size_t first, uint32_t* offset) const;
     Machine m_;
 };
 

@@ -396,12 +396,19 @@ bool MeshGPT::run_op(const PlannedOp& op, int t0, int n, bool read_out) {
 
 bool MeshGPT::launch(const PlannedOp& op, const char* fn, int t0, int n, OpRun* run, const Senders& senders) {
     const Transfer& in = op.inputs.front();
+    const Program* image = nullptr;   // t0 and tlen lie at one place in a program image: found once an image
+    uint32_t at_t0 = 0, at_tlen = 0;
     for (const auto& [x, y, p] : transfer_pes(op, in)) {   // the window, in the PE's own steps for a Time slice
         int lo = t0, len = n;
         if (in.slice == Slice::Time) local_window(in, p, t0, n, &lo, &len);
         const uint32_t v[2] = {uint32_t(lo), uint32_t(len)};
-        throw_if(host_.h2d_u32(x, y, gpt::symbol::kT0, &v[0], 1));
-        throw_if(host_.h2d_u32(x, y, gpt::symbol::kTlen, &v[1], 1));
+        if (const Program* here = host_.machine().program_at(x, y); here != image || !here) {
+            throw_if(host_.symbol_offset(x, y, gpt::symbol::kT0, 1, 0, &at_t0));
+            throw_if(host_.symbol_offset(x, y, gpt::symbol::kTlen, 1, 0, &at_tlen));
+            image = here;
+        }
+        throw_if(host_.machine().write(x, y, at_t0, &v[0], 4));
+        throw_if(host_.machine().write(x, y, at_tlen, &v[1], 4));
     }
     // Everything the run moves stays between the op and its senders (links go down their columns,
     // relays along a row first): their bounding box's counts, not a large mesh's every PE.
