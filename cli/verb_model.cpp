@@ -103,6 +103,23 @@ void print_plan(const wl::model::MeshPlan& p) {
         std::printf("   %2zu. %-14s  in: %s\n", i + 1, o.name.c_str(), in.c_str());
     }
     std::printf("   %d of %d activation inputs over links (docs/model-compiler.md, \"Links between ops\")\n", links, inputs);
+    const int T = c.block_size;
+    if (wl::model::plan_schedule(p) == wl::model::Schedule::Pipelined) {
+        const wl::model::Pipeline pl = wl::model::plan_pipeline(p, 0, T, wl::model::default_chunks(p, T));
+        std::printf("\n   wafer.schedule pipelined: a forward at T = %d as a pipeline (docs/model-compiler.md, \"The pipeline\"),\n"
+                    "   each op on a chunk of the time steps while the next works on the one before. In lock-step waves\n"
+                    "   (the mesh starts each launch as soon as its inputs and PEs are free, so it runs faster):\n", T);
+        std::string text = wl::model::pipeline_text(p, pl, true);
+        for (size_t at = 0, nl; at < text.size(); at = nl + 1) {
+            nl = text.find('\n', at);
+            if (nl == std::string::npos) nl = text.size();
+            std::printf("   %s\n", text.substr(at, nl - at).c_str());
+        }
+        std::printf("   (a row per op, a column per wave, the digit the chunk it works on; the backward and AdamW run op by op)\n");
+    } else {
+        std::printf("   wafer.schedule %s: the ops one at a time over the whole window\n",
+                    p.streaming ? "sequential (streaming execution)" : "sequential");
+    }
     std::set<const wl::lang::CompileResult*> distinct;
     size_t instrs = 0;
     for (const auto& o : p.ops)
@@ -138,6 +155,13 @@ int verb_compile_model(const Args& args) {
         j["model"] = m.source;
         j["compile"] = wl::model::to_json(info);
         if (sparse) j["sparsity"] = sparsity_json(args, pruned);
+        j["schedule"] = wl::model::schedule_name(wl::model::plan_schedule(plan));
+        if (wl::model::plan_schedule(plan) == wl::model::Schedule::Pipelined) {
+            const int T = plan.cfg.block_size;
+            const wl::model::Pipeline pl = wl::model::plan_pipeline(plan, 0, T, wl::model::default_chunks(plan, T));
+            j["pipeline"] = {{"stages", pl.stages}, {"chunks", pl.chunks}, {"waves", pl.waves.size()}, {"fill", pl.fill},
+                             {"drain", pl.drain}, {"in_flight", pl.in_flight}, {"busiest", pl.busiest}};
+        }
         std::printf("%s\n", j.dump().c_str());
     } else {
         std::printf("%s: ", m.source.c_str());

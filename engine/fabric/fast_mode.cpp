@@ -584,8 +584,10 @@ bool FastMode::flush_starved(Machine& m) {
         Pe& p = pe_[size_t(pe)];
         p.starved = false;
         if (!p.wait_n) continue;   // it ran since
+        const FastQueue& q = ceq_[size_t(pe) * kColours + size_t(p.wait_colour)];
+        if (q.empty()) continue;   // it ran since, took them and waits again: the next wavelet wakes it
         p.wait_n = 0;
-        schedule(pe, std::min(m.cores_[size_t(pe)].ready_at, ceq_[size_t(pe) * kColours + size_t(p.wait_colour)].front_at()));
+        schedule(pe, std::min(m.cores_[size_t(pe)].ready_at, q.front_at()));
     }
     starved_.clear();
     return true;

@@ -202,6 +202,8 @@ void check(const GPTConfig& c, const std::function<void(const char*, const std::
     if (c.mode != "fast" && c.mode != "cycle") fail("wafer.mode", "must be fast or cycle, got " + quote_prefix(c.mode));
     if (c.execution != "resident" && c.execution != "streaming")
         fail("wafer.execution", "must be resident or streaming, got " + quote_prefix(c.execution));
+    if (c.schedule != "pipelined" && c.schedule != "sequential")
+        fail("wafer.schedule", "must be pipelined or sequential, got " + quote_prefix(c.schedule));
 }
 
 }  // namespace

@@ -7,7 +7,7 @@
 //   train_input: { batch_size: 8, corpus: stories, ... }
 //   optimizer:   { optimizer_type: AdamW, learning_rate: 2e-3, grad_accum_steps: 1, ... }
 //   runconfig:   { max_steps: 1500, eval_steps: 10, checkpoint_steps: 100, seed: 1337 }
-//   wafer:       { mesh: 32x32, mode: fast, execution: resident }
+//   wafer:       { mesh: 32x32, mode: fast, execution: resident, schedule: pipelined }
 //
 // WL_CONFIG_KEYS below is the one table of keys: its path, the member it sets, its
 // type and its help. The parser, its error messages, to_text(), --set and the key
@@ -59,7 +59,8 @@ struct ConfigError : std::runtime_error {
     X(runconfig, seed, seed, U64, any(), "weights, batches and the generated corpus") \
     X(wafer, mesh, mesh, Text, any(), "WxH PEs the model compiler places the GPT on, each side 1..256") \
     X(wafer, mode, mode, Text, any(), "fast | cycle: how the mesh is emulated") \
-    X(wafer, execution, execution, Text, any(), "resident: weights stay in the PEs' SRAM; streaming: one layer's ops serve every layer, weights streamed in (and, training, gradients out)")
+    X(wafer, execution, execution, Text, any(), "resident: weights stay in the PEs' SRAM; streaming: one layer's ops serve every layer, weights streamed in (and, training, gradients out)") \
+    X(wafer, schedule, schedule, Text, any(), "pipelined: a resident model's forward ops work at once, each on its own chunk of the time steps; sequential: one op at a time (streaming execution is always sequential)")
 
 struct GPTConfig {
     // model
@@ -97,6 +98,7 @@ struct GPTConfig {
     std::string mesh = "32x32";
     std::string mode = "fast";
     std::string execution = "resident";
+    std::string schedule = "pipelined";
 
     // Set one key ("optimizer.learning_rate") from text; throws ConfigError(where + message)
     // on an unknown key (with the nearest known one) or a value of the wrong type.

@@ -74,6 +74,7 @@ MeshGPT::MeshGPT(MeshPlan plan, const gpt::GPT& model, RunMode mode) : MeshGPT(s
 MeshGPT::MeshGPT(MeshPlan plan, RunMode mode, InSteps)
     : plan_(std::move(plan)), host_(MachineConfig{plan_.mesh_w, plan_.mesh_h, plan_.sram_bytes}) {
     host_.machine().set_mode(mode);
+    schedule_ = plan_schedule(plan_);
 }
 
 bool MeshGPT::load_step(const gpt::GPT& model) {
@@ -394,7 +395,7 @@ bool MeshGPT::run_op(const PlannedOp& op, int t0, int n, bool read_out) {
     return true;
 }
 
-bool MeshGPT::launch(const PlannedOp& op, const char* fn, int t0, int n, OpRun* run, const Senders& senders) {
+void MeshGPT::set_window(const PlannedOp& op, int t0, int n) {
     const Transfer& in = op.inputs.front();
     const Program* image = nullptr;   // t0 and tlen lie at one place in a program image: found once an image
     uint32_t at_t0 = 0, at_tlen = 0;
@@ -410,6 +411,10 @@ bool MeshGPT::launch(const PlannedOp& op, const char* fn, int t0, int n, OpRun* 
         throw_if(host_.machine().write(x, y, at_t0, &v[0], 4));
         throw_if(host_.machine().write(x, y, at_tlen, &v[1], 4));
     }
+}
+
+bool MeshGPT::launch(const PlannedOp& op, const char* fn, int t0, int n, OpRun* run, const Senders& senders) {
+    set_window(op, t0, n);
     // Everything the run moves stays between the op and its senders (links go down their columns,
     // relays along a row first): their bounding box's counts, not a large mesh's every PE.
     Rect box = op.rect;
@@ -435,10 +440,19 @@ bool MeshGPT::launch(const PlannedOp& op, const char* fn, int t0, int n, OpRun* 
     return true;
 }
 
-// Resident: the ops in schedule order. Streaming: the ops before the layer, then the layer's ops
-// once per layer, each time after its weights stream in, then the rest (lnf reads the last layer).
+std::vector<const PlannedOp*> MeshGPT::stages() const { return forward_stages(plan_); }
+
+Pipeline MeshGPT::pipeline(int t0, int n) const { return plan_pipeline(plan_, t0, n, default_chunks(plan_, n)); }
+
+// Resident: the ops in schedule order, or pipelined (pipeline.h) in waves. Streaming: the ops
+// before the layer, then the layer's ops once per layer, each time after its weights stream in,
+// then the rest (lnf reads the last layer).
 bool MeshGPT::run_forward_ops(int t0, int n) {
     const int layers = plan_.cfg.n_layer;
+    if (schedule_ == Schedule::Pipelined && !plan_.streaming && n > 1) {   // one step: nothing to overlap
+        begin_pipeline(stages(), t0, n);
+        return run_pipeline();
+    }
     for (size_t i = 0; i < plan_.ops.size(); i++) {
         const PlannedOp& op = plan_.ops[i];
         if (op.train_only) continue;

@@ -30,9 +30,12 @@
 #include "engine/fabric/host.h"
 #include "engine/gpt/gpt.h"
 #include "engine/model/mesh_plan.h"
+#include "engine/model/pipeline.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -67,10 +70,22 @@ struct OpRun {                    // one op of the last forward
     double seconds = 0;           // host wall time
     uint64_t host_bytes = 0;      // activation bytes the host copied for it (in and out; tokens not counted)
     uint64_t stream_bytes = 0;    // streaming: weight bytes it brought in from the store over the edge (or gradients out)
+    // Pipelined (pipeline.h): its launches, one per chunk, ran side by side with other ops'. cycles is
+    // then what they added to the forward's span (each launch's, from the previous launch's end to
+    // its own, in the order they finished), so a forward's runs still add up to its cycles; span is
+    // its launches' own start-to-end cycles added up, and start the first's (from the forward's
+    // start). busy ... flops are its own PEs'; hops, the routers' it held (its PEs and its links'
+    // way) while no other launch did.
+    bool concurrent = false;
+    uint64_t span = 0, start = 0;
+    int chunks = 0;               // pipelined: its launches (the chunks of the window)
     void count(const wl::MachineStats& before, const wl::MachineStats& after);   // the machine's counts between the two
-    // busy / (cycles x PEs). Fast mode estimates both, and its small error can take the
+    // busy / (cycles x PEs) (pipelined: span). Fast mode estimates both, and its small error can take the
     // ratio a little past 1 (docs/engine.md): shown as at most 1.
-    double utilisation() const { return cycles && pes ? std::min(1.0, double(busy) / (double(cycles) * pes)) : 0; }
+    double utilisation() const {
+        const uint64_t c = concurrent ? span : cycles;
+        return c && pes ? std::min(1.0, double(busy) / (double(c) * pes)) : 0;
+    }
 };
 
 class MeshGPT {
@@ -121,6 +136,15 @@ public:
 
     uint64_t cycle_budget = 200'000'000;      // per op launch
 
+    // The schedule forward() runs (pipeline.h): the plan config's wafer.schedule, sequential for
+    // streaming execution. set_schedule changes it for the next forward (streaming: ignored).
+    Schedule schedule() const { return schedule_; }
+    void set_schedule(Schedule s) { schedule_ = plan_.streaming ? Schedule::Sequential : s; }
+    // The waves a pipelined forward over [t0, t0+n) is planned as (its chunks: default_chunks).
+    Pipeline pipeline(int t0, int n) const;
+    // While a pipelined forward runs: the ops working now, each with the chunk it works on.
+    std::vector<std::pair<std::string, int>> in_flight() const;
+
 private:
     friend class MeshTrainer;   // mesh_trainer.h: runs the backward ops on the same machine
     using Tensors = std::map<std::string, std::vector<float>>;   // tensor -> (rows, TP), channel-major
@@ -130,6 +154,16 @@ private:
     bool stream_in(int layer);                              // streaming: the layer's weights from the store
     void point_edge_links(bool out);                        // streaming: the edge links' routes in or out
     bool run_op(const PlannedOp& op, int t0, int n, bool read_out = true);   // read_out false: not even the logits
+    // Pipelined (pipeline.h; pipeline_run.cpp): the forward's launches over chunks of [t0, t0+n),
+    // each started as soon as its inputs are made and its PEs are free, the machine advanced in
+    // slices between. begin_pipeline queues them; run_pipeline runs until launch `until` (chunk c of
+    // stage k: c * stages + k) has finished, or all (-1); when all have, an OpRun per op
+    // (OpRun::concurrent). read_logits false: the logits stay on their PEs.
+    void begin_pipeline(const std::vector<const PlannedOp*>& stages, int t0, int n, bool read_logits = true);
+    bool run_pipeline(int until = -1);
+    size_t pipeline_launches() const;
+    std::vector<const PlannedOp*> stages() const;   // the forward's ops, as pipeline()'s stages
+    void set_window(const PlannedOp& op, int t0, int n);   // t0 and tlen on the op's PEs
     // Sets the window (t0, tlen) on the op's PEs, launches fn, runs until quiescent; the
     // op's cycles, instructions and traffic into *run. False (and error_) on a fault.
     // senders: (PEs, function) launched in the same run: the links into op (send_y, send_dx).
@@ -152,6 +186,9 @@ private:
     std::vector<float> logits_;   // next_logits' result
     std::string error_;
     uint64_t host_bytes_ = 0;     // activation bytes put and got, ever
+    Schedule schedule_ = Schedule::Sequential;
+    struct PipeRun;                  // a pipelined forward in progress (pipeline_run.cpp)
+    std::shared_ptr<PipeRun> pipe_;
     size_t load_next_ = 0;        // load_step's next: op i's programs (i < n), the links (n), op i's weights (n + 1 + i)
 };
 

@@ -11,6 +11,7 @@
 #include <cmath>
 #include <functional>
 #include <iterator>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -83,6 +84,37 @@ void MeshTrainer::queue_forward(TrainWork what, int t0, int n, bool read_logits,
     const PlannedOp* last = nullptr;
     for (const PlannedOp& o : ops_)
         if (!o.train_only) last = &o;
+    if (mesh_.schedule() == Schedule::Pipelined && n > 1) {
+        // Pipelined (pipeline_run.cpp): a unit per launch, in the order the plan's waves take them
+        // (pipeline.h), each running the pipeline until that launch has finished (the others go on
+        // meanwhile; a unit whose launch is already done runs nothing). The last runs it to its end.
+        std::vector<const PlannedOp*> stages;
+        for (const PlannedOp& o : ops_)
+            if (!o.train_only) stages.push_back(&o);
+        const Pipeline plan = mesh_.pipeline(t0, n);
+        std::vector<PipeLaunch> order;
+        for (const auto& wave : plan.waves) order.insert(order.end(), wave.begin(), wave.end());
+        for (size_t i = 0; i < order.size(); i++) {
+            TrainWork unit = what;
+            unit.op = stages[size_t(order[i].stage)]->name;
+            unit.chunk = order[i].chunk;
+            const bool first = i == 0, final = i + 1 == order.size();
+            const int until = final ? -1 : order[i].chunk * int(stages.size()) + order[i].stage;
+            add(unit, [this, stages, first, until, t0, n, read_logits, before = first ? before : nullptr, after = final ? after : nullptr] {
+                if (before) before();
+                if (first) mesh_.begin_pipeline(stages, t0, n, read_logits);
+                const size_t had = mesh_.runs_.size();
+                if (!mesh_.run_pipeline(until)) {
+                    mesh_.tokens_.clear();   // the cache is not whole
+                    error_ = mesh_.error();
+                    return false;
+                }
+                runs_.insert(runs_.end(), mesh_.runs_.begin() + long(had), mesh_.runs_.end());
+                return !after || after();
+            });
+        }
+        return;
+    }
     int layer = -1;
     for (const PlannedOp& o : ops_) {
         if (o.train_only) continue;

@@ -122,6 +122,9 @@ struct TrainWork {                // one unit of a job: what it runs, for a prog
     // "weights in", "weights in again" (backward), "forward recomputed" (backward), "gradients out".
     int layer = -1;
     const char* streaming = nullptr;
+    // Pipelined forward (pipeline.h): the chunk of op's launch the unit runs the pipeline until,
+    // other ops working meanwhile (MeshGPT::in_flight); -1: the whole window, op alone.
+    int chunk = -1;
 };
 
 class MeshTrainer {

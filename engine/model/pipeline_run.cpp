@@ -1,0 +1,265 @@
+// pipeline_run.cpp: MeshGPT's pipelined forward (pipeline.h, wafer.schedule: pipelined).
+//
+// The forward's launches, (op k, chunk c) for every forward op and chunk of the window, start as
+// soon as they may and run side by side: (k, c) starts once (k, c-1) has finished, the launch of
+// each op that makes one of its inputs for chunk c has finished, and none of its PEs (its own and
+// its linked producers', which send while it runs) is in use by a running launch. Between starts
+// the machine advances in slices of kSlice cycles; a launch has finished when every one of its PEs
+// is idle (no function or task running or pending, no wavelet waiting at its CE). Its outputs are
+// then read (where the host carries them) and its PEs are free for the next.
+//
+// Each PE therefore sees the launches the sequential schedule gives it, in an order that changes
+// no value it computes (pipeline.h says why), so the logits are the sequential schedule's bit for
+// bit. Only the cycles differ: a launch starts at the end of the slice in which its last
+// predecessor finished, in cycle mode and fast mode alike.
+#include "engine/model/mesh_gpt.h"
+
+#include "engine/fabric/fault.h"
+
+#include <algorithm>
+#include <chrono>
+#include <stdexcept>
+
+namespace wl::model {
+
+namespace {
+constexpr uint64_t kSlice = 256;   // cycles between looks at which launches finished (a chunk's launch: 4,000-40,000)
+
+struct Counts {                   // what a launch's OpRun counts, from MachineStats
+    uint64_t instrs = 0, busy = 0, sent = 0, flops = 0, hops = 0;
+};
+}  // namespace
+
+struct MeshGPT::PipeRun {
+    std::vector<const PlannedOp*> stages;
+    std::vector<PipeStage> deps;
+    int D = 0, C = 0, t0 = 0, n = 0;
+    bool read_logits = true;
+    enum class St : uint8_t { Waiting, Running, Done };
+    std::vector<St> st;            // per launch u = c * D + k
+    struct Live {
+        int u = 0;
+        uint64_t start = 0;
+        std::vector<int> pes;      // its PEs (own and senders'): cores counted, idle checked
+        std::vector<int> claimed;  // the routers it holds the counts of (its box, where no other launch held them)
+        Counts at_start;
+        uint64_t host_bytes = 0;
+    };
+    std::vector<Live> live;
+    std::vector<uint8_t> in_use;   // per mesh PE: a running launch's
+    std::vector<uint8_t> claim;    // per mesh PE: a running launch holds its router's counts
+    size_t done = 0;
+    uint64_t began = 0, last_end = 0;
+    wl::MachineStats all0;
+    std::vector<OpRun> runs;
+    int chunk_t0(int c) const { return t0 + int(int64_t(c) * n / C); }
+};
+
+size_t MeshGPT::pipeline_launches() const { return pipe_ ? pipe_->st.size() : 0; }
+
+std::vector<std::pair<std::string, int>> MeshGPT::in_flight() const {
+    std::vector<std::pair<std::string, int>> out;
+    if (pipe_)
+        for (const PipeRun::Live& l : pipe_->live) out.push_back({pipe_->stages[size_t(l.u % pipe_->D)]->name, l.u / pipe_->D});
+    return out;
+}
+
+void MeshGPT::begin_pipeline(const std::vector<const PlannedOp*>& stages, int t0, int n, bool read_logits) {
+    auto p = std::make_shared<PipeRun>();
+    p->stages = stages;
+    p->deps = pipeline_stages(stages);
+    p->D = int(stages.size());
+    p->C = default_chunks(plan_, n);
+    p->t0 = t0, p->n = n;
+    p->read_logits = read_logits;
+    p->st.assign(size_t(p->D) * size_t(p->C), PipeRun::St::Waiting);
+    const size_t pes = size_t(plan_.mesh_w) * size_t(plan_.mesh_h);
+    p->in_use.assign(pes, 0);
+    p->claim.assign(pes, 0);
+    p->began = p->last_end = host_.machine().now();
+    p->all0 = host_.stats();
+    pipe_ = std::move(p);
+}
+
+namespace {
+Counts counts_of(const wl::Machine& m, const std::vector<int>& cores, const std::vector<int>& routers) {
+    Counts c;
+    const int w = m.config().w;
+    for (int i : cores) {
+        const wl::MachineStats s = m.stats(wl::Rect{i % w, i / w, 1, 1});
+        c.instrs += s.instrs, c.busy += s.busy, c.sent += s.sent, c.flops += s.flops;
+    }
+    for (int i : routers) c.hops += m.stats(wl::Rect{i % w, i / w, 1, 1}).hops;
+    return c;
+}
+
+// Nothing running or pending on the PE's CE, and nothing waiting for it there.
+bool pe_idle(const wl::Machine& m, int i) {
+    const int w = m.config().w, x = i % w, y = i / w;
+    const wl::Core& c = m.core(x, y);
+    if (c.state != wl::ThreadState::Idle || c.launch_fn >= 0 || c.tasks_active || c.ut_busy) return false;
+    for (int col = 0; col < wl::kColours; col++)
+        if (m.ce_queued(x, y, col)) return false;
+    return true;
+}
+
+void add_rect(std::vector<int>& out, const wl::Rect& r, int mesh_w) {
+    for (int y = r.y; y < r.y + r.h; y++)
+        for (int x = r.x; x < r.x + r.w; x++) out.push_back(y * mesh_w + x);
+}
+}  // namespace
+
+bool MeshGPT::run_pipeline(int until) {
+    if (!pipe_) return true;   // finished already (a later launch's unit found it done)
+    PipeRun& p = *pipe_;
+    wl::Machine& m = host_.machine();
+    const int W = plan_.mesh_w, TP = plan_.cfg.block_size;
+    const size_t U = p.st.size();
+    const auto start_ready = [&] {   // the earliest chunk first, and of a chunk the last stage first
+        for (int c = 0; c < p.C; c++)
+            for (int k = p.D - 1; k >= 0; k--) {
+                const int u = c * p.D + k;
+                if (p.st[size_t(u)] != PipeRun::St::Waiting || (c > 0 && p.st[size_t(u - p.D)] != PipeRun::St::Done)) continue;
+                bool ready = true;
+                for (int j : p.deps[size_t(k)].producers) ready = ready && p.st[size_t(c * p.D + j)] == PipeRun::St::Done;
+                if (!ready) continue;
+                const PlannedOp& op = *p.stages[size_t(k)];
+                PipeRun::Live l;
+                l.u = u;
+                add_rect(l.pes, op.rect, W);
+                for (const auto& [from, send] : link_senders(op)) add_rect(l.pes, from, W);
+                if (std::any_of(l.pes.begin(), l.pes.end(), [&](int i) { return p.in_use[size_t(i)]; })) continue;
+                const int t0 = p.chunk_t0(c), n = p.chunk_t0(c + 1) - t0;
+                const uint64_t bytes0 = host_bytes_;
+                for (const Transfer& tr : op.inputs)
+                    if (!tr.colour) put(op, tr, t0, n);
+                set_window(op, t0, n);
+                for (const Transfer& tr : op.inputs)   // a sender sends its window: the chunk's, whatever it ran last
+                    if (tr.colour)
+                        for (const PlannedOp* from : p.stages)
+                            if (from->name == tr.tensor) set_window(*from, t0, n);
+                l.host_bytes = host_bytes_ - bytes0;
+                Rect box = op.rect;   // the launch's routers: the box around it and its senders (MeshGPT::launch's)
+                for (const auto& [from, send] : link_senders(op)) {
+                    const int x1 = std::max(box.x + box.w, from.x + from.w), y1 = std::max(box.y + box.h, from.y + from.h);
+                    box.x = std::min(box.x, from.x), box.y = std::min(box.y, from.y);
+                    box.w = x1 - box.x, box.h = y1 - box.y;
+                }
+                std::vector<int> routers;
+                add_rect(routers, box, W);
+                for (int i : routers)
+                    if (!p.claim[size_t(i)]) {
+                        p.claim[size_t(i)] = 1;
+                        l.claimed.push_back(i);
+                    }
+                for (int i : l.pes) p.in_use[size_t(i)] = 1;
+                l.at_start = counts_of(m, l.pes, l.claimed);
+                l.start = m.now();
+                throw_if(host_.launch(op.rect, gpt::entry::kMain));
+                for (const auto& [from, send] : link_senders(op)) throw_if(host_.launch(from, send));
+                p.st[size_t(u)] = PipeRun::St::Running;
+                p.live.push_back(std::move(l));
+            }
+    };
+    const auto finish = [&](const PipeRun::Live& l) {
+        const int k = l.u % p.D, c = l.u / p.D;
+        const PlannedOp& op = *p.stages[size_t(k)];
+        const int t0 = p.chunk_t0(c), n = p.chunk_t0(c + 1) - t0;
+        const Counts e = counts_of(m, l.pes, l.claimed);
+        OpRun run;
+        run.name = op.name;
+        run.op = op.op;
+        run.span = m.now() - l.start;
+        run.start = l.start - p.began;
+        run.cycles = m.now() - p.last_end;   // what it adds: from the last launch's end to its own
+        p.last_end = m.now();
+        run.instructions = e.instrs - l.at_start.instrs, run.busy = e.busy - l.at_start.busy;
+        run.wavelets = e.sent - l.at_start.sent, run.vector_flops = e.flops - l.at_start.flops;
+        run.hops = e.hops - l.at_start.hops;
+        run.pes = op.rect.w * op.rect.h;
+        run.concurrent = true;
+        run.flops = op.flops * n / TP;
+        const uint64_t bytes0 = host_bytes_;
+        if (op.host_out && (p.read_logits || op.id != gpt::OpId::Logits)) get(op, op.output, t0, n);
+        run.host_bytes = l.host_bytes + host_bytes_ - bytes0;
+        for (int i : l.pes) p.in_use[size_t(i)] = 0;
+        for (int i : l.claimed) p.claim[size_t(i)] = 0;
+        p.st[size_t(l.u)] = PipeRun::St::Done;
+        p.done++;
+        p.runs.push_back(std::move(run));
+    };
+    const auto wall = std::chrono::steady_clock::now();
+    const size_t first_run = p.runs.size();
+    try {
+        while (until < 0 ? p.done < U : p.st[size_t(until)] != PipeRun::St::Done) {
+            start_ready();
+            if (p.live.empty()) throw std::logic_error("pipelined forward: no launch can start");
+            RunResult r = m.advance(kSlice);
+            for (const PipeRun::Live& l : p.live)   // each launch has the sequential schedule's budget
+                if (r.ok() && m.now() - l.start > cycle_budget) {
+                    r.status = RunStatus::Faulted;
+                    r.fault = m.watchdog(cycle_budget);
+                }
+            if (!r.ok()) {   // named as the sequential schedule names it: the launch on the fault's PE
+                const PipeRun::Live* at = p.live.empty() ? nullptr : &p.live.front();
+                for (const PipeRun::Live& l : p.live)
+                    if (std::find(l.pes.begin(), l.pes.end(), r.fault.y * W + r.fault.x) != l.pes.end()) at = &l;
+                const PlannedOp* op = at ? p.stages[size_t(at->u % p.D)] : nullptr;
+                error_ = (op ? op->name + " (" + op->kernel + ", chunk " + std::to_string(at->u / p.D) + " of the pipeline): " : "") +
+                         r.fault.to_string();
+                pipe_.reset();
+                return false;
+            }
+            const bool quiet = r.status == RunStatus::Quiescent;
+            for (size_t i = 0; i < p.live.size();) {
+                if (quiet || std::all_of(p.live[i].pes.begin(), p.live[i].pes.end(), [&](int pe) { return pe_idle(m, pe); })) {
+                    finish(p.live[i]);
+                    p.live.erase(p.live.begin() + long(i));
+                } else {
+                    i++;
+                }
+            }
+        }
+    } catch (const std::exception& e) {
+        error_ = e.what();
+        pipe_.reset();
+        return false;
+    }
+    if (p.runs.size() > first_run)   // host time, on the first launch this call finished
+        p.runs[first_run].seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - wall).count();
+    if (p.done < U) return true;
+    // Done: an OpRun per op, in the schedule's order, its launches' counts added up (the sequential
+    // schedule's one run per op). What no launch held (routers between launches that only passed
+    // wavelets on) goes to the first, so the runs add up to the machine's counts. Every op's window
+    // is the whole one again, as the sequential schedule leaves it (what runs next reads its
+    // producers' windows over links).
+    std::vector<OpRun> ops(size_t(p.D));
+    for (int k = 0; k < p.D; k++) {
+        const PlannedOp& op = *p.stages[size_t(k)];
+        ops[size_t(k)].name = op.name, ops[size_t(k)].op = op.op, ops[size_t(k)].pes = op.rect.w * op.rect.h;
+        ops[size_t(k)].concurrent = true, ops[size_t(k)].start = UINT64_MAX;
+    }
+    for (const OpRun& r : p.runs) {
+        OpRun& o = ops[size_t(std::find_if(p.stages.begin(), p.stages.end(), [&](const PlannedOp* s) { return s->name == r.name; }) -
+                              p.stages.begin())];
+        o.cycles += r.cycles, o.span += r.span, o.start = std::min(o.start, r.start);
+        o.instructions += r.instructions, o.busy += r.busy, o.hops += r.hops, o.wavelets += r.wavelets;
+        o.vector_flops += r.vector_flops, o.flops += r.flops, o.seconds += r.seconds, o.host_bytes += r.host_bytes;
+        o.chunks++;
+    }
+    const wl::MachineStats all = host_.stats();
+    OpRun& first = ops.front();
+    uint64_t instrs = 0, busy = 0, sent = 0, flops = 0, hops = 0;
+    for (const OpRun& r : ops) instrs += r.instructions, busy += r.busy, sent += r.wavelets, flops += r.vector_flops, hops += r.hops;
+    first.instructions += (all.instrs - p.all0.instrs) - instrs;
+    first.busy += (all.busy - p.all0.busy) - busy;
+    first.wavelets += (all.sent - p.all0.sent) - sent;
+    first.vector_flops += (all.flops - p.all0.flops) - flops;
+    first.hops += (all.hops - p.all0.hops) - hops;
+    for (const PlannedOp* op : p.stages) set_window(*op, p.t0, p.n);
+    runs_.insert(runs_.end(), ops.begin(), ops.end());
+    pipe_.reset();
+    return true;
+}
+
+}  // namespace wl::model
