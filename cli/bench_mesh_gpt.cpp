@@ -16,6 +16,7 @@
 #include "engine/model/mesh_gpt.h"
 #include "engine/model/mesh_measure.h"
 #include "engine/model/mesh_trainer.h"
+#include "engine/model/schedule_compare.h"
 
 #include <nlohmann/json.hpp>
 
@@ -35,6 +36,9 @@ int bench_train(const Args& a, wl::gpt::GPT& ref, int T, int reps) {
     std::vector<int> in, tg;
     wl::model::bench_batch(B, T, ref.V, &in, &tg);
     wl::model::MeshTrainer mesh(plan, ref, wl::RunMode::Fast);   // before the reference's steps change ref
+    // One step under each wafer.schedule from the same weights (schedule_compare.h), before ref changes too.
+    const wl::model::ScheduleCompare sched = wl::model::compare_schedules(plan, ref, in.data(), tg.data(), B, T,
+                                                                          wl::gpt::learning_rate_at(ref.cfg, 0));
     wl::gpt::AdamW opt(ref.num_parameters);
     const double lr = wl::gpt::learning_rate_at(ref.cfg, 0);
     double ref_s = 1e30, mesh_s = 1e30;
@@ -78,6 +82,7 @@ int bench_train(const Args& a, wl::gpt::GPT& ref, int T, int reps) {
                             {"wafer_seconds", double(st.cycles) / wl::kClockHz}, {"instructions", st.instructions},
                             {"pes_used", plan.pes_used()}, {"bytes_max", plan.bytes_max()}, {"loss_identical", same},
                             {"host_bytes", st.host_bytes}, {"compile", wl::model::to_json(info)}};
+        j["schedules"] = wl::model::to_json(sched);
         for (const auto& [name, p] : by_time)
             j["by_function"].push_back({{"function", name}, {"seconds", p.seconds}, {"instructions", p.instructions}});
         std::printf("%s\n", j.dump().c_str());
@@ -92,6 +97,11 @@ int bench_train(const Args& a, wl::gpt::GPT& ref, int T, int reps) {
                 (unsigned long long)st.cycles, double(st.cycles) / wl::kClockHz * 1e3, wl::kClockHz / 1e9);
     std::printf("  between ops        %10llu bytes through the host per step (the rest as wavelets)\n",
                 (unsigned long long)st.host_bytes);
+    for (const wl::model::ScheduleRun& r : sched.runs)
+        std::printf("  %-10s         %10llu cycles per step, whole-mesh utilisation %.1f%% (busy PE-cycles / (%d PEs x cycles)), %.3f s host\n",
+                    wl::model::schedule_name(r.schedule), (unsigned long long)r.cycles, 100 * r.utilisation(), r.pes, r.seconds);
+    std::printf("  pipelined/sequential %.2fx fewer cycles, %s\n", sched.gain(),
+                sched.identical ? "losses and weights bit-identical" : "losses or weights DIFFER");
     std::printf("  first step's loss  %s (%.6f)\n", same ? "bit-identical to the reference" : "DIFFERS from the reference",
                 double(mesh_loss));
     std::printf("  %s\n", info.summary().c_str());

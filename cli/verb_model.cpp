@@ -106,7 +106,7 @@ void print_plan(const wl::model::MeshPlan& p) {
     const int T = c.block_size;
     if (wl::model::plan_schedule(p) == wl::model::Schedule::Pipelined) {
         const wl::model::Pipeline pl = wl::model::plan_pipeline(p, 0, T, wl::model::default_chunks(p, T));
-        std::printf("\n   wafer.schedule pipelined: a forward at T = %d as a pipeline (docs/model-compiler.md, \"The pipeline\"),\n"
+        std::printf("\n   wafer.schedule pipelined: a forward at T = %d as a pipeline (docs/model-compiler.md, \"Pipelined execution\"),\n"
                     "   each op on a chunk of the time steps while the next works on the one before. In lock-step waves\n"
                     "   (the mesh starts each launch as soon as its inputs and PEs are free, so it runs faster):\n", T);
         std::string text = wl::model::pipeline_text(p, pl, true);

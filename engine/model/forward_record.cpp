@@ -39,9 +39,11 @@ bool forward_checked(MeshGPT& mesh, gpt::GPT& ref, const std::vector<int>& ids, 
 }
 
 nlohmann::json to_json(const OpRun& r) {
-    return {{"name", r.name},   {"op", r.op},       {"cycles", r.cycles},   {"instructions", r.instructions},
-            {"pes", r.pes},     {"utilisation", r.utilisation()},           {"hops", r.hops},
-            {"flops", r.flops}, {"seconds", r.seconds}, {"host_bytes", r.host_bytes}, {"stream_bytes", r.stream_bytes}};
+    nlohmann::json j = {{"name", r.name},   {"op", r.op},       {"cycles", r.cycles},   {"instructions", r.instructions},
+                        {"pes", r.pes},     {"utilisation", r.utilisation()},           {"hops", r.hops},
+                        {"flops", r.flops}, {"seconds", r.seconds}, {"host_bytes", r.host_bytes}, {"stream_bytes", r.stream_bytes}};
+    if (r.concurrent) j["pipelined"] = {{"span", r.span}, {"start", r.start}, {"chunks", r.chunks}};   // pipeline.h
+    return j;
 }
 
 nlohmann::json to_json(const ForwardRecord& f) {

@@ -32,7 +32,9 @@ struct ForwardRecord {
 // when the mesh faults (mesh.error() says where); ref's logits are then its last forward's.
 bool forward_checked(MeshGPT& mesh, gpt::GPT& ref, const std::vector<int>& ids, ForwardRecord* out);
 
-nlohmann::json to_json(const OpRun& r);           // {name, op, cycles, instructions, pes, utilisation, hops, flops, seconds, host_bytes, stream_bytes}
+// {name, op, cycles, instructions, pes, utilisation, hops, flops, seconds, host_bytes, stream_bytes}, and a
+// pipelined forward's op {pipelined: {span, start, chunks}} (OpRun::concurrent)
+nlohmann::json to_json(const OpRun& r);
 nlohmann::json to_json(const ForwardRecord& f);   // times at wl::kClockHz
 
 }  // namespace wl::model

@@ -93,11 +93,12 @@ Counts counts_of(const wl::Machine& m, const std::vector<int>& cores, const std:
     return c;
 }
 
-// Nothing running or pending on the PE's CE, and nothing waiting for it there.
+// Nothing running or pending on the PE's CE, nothing waiting for it there, and its clock reached.
 bool pe_idle(const wl::Machine& m, int i) {
     const int w = m.config().w, x = i % w, y = i / w;
     const wl::Core& c = m.core(x, y);
     if (c.state != wl::ThreadState::Idle || c.launch_fn >= 0 || c.tasks_active || c.ut_busy) return false;
+    if (c.ready_at > m.now()) return false;   // fast mode: its clock ran past the slice; it finishes then, not now
     for (int col = 0; col < wl::kColours; col++)
         if (m.ce_queued(x, y, col)) return false;
     return true;

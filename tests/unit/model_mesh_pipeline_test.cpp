@@ -9,6 +9,7 @@
 #include "engine/model/mesh_plan.h"
 #include "engine/model/mesh_trainer.h"
 #include "engine/model/pipeline.h"
+#include "engine/model/schedule_compare.h"
 #include "tests/unit/model_fixtures.h"
 
 #include <gtest/gtest.h>
@@ -169,6 +170,31 @@ TEST(MeshPipeline, NanoTrainingStepsAreTheSequentialOnesBitForBit) {
     std::printf("training: sequential %llu cycles, pipelined %llu: %.2fx\n", (unsigned long long)seq_cycles,
                 (unsigned long long)pip_cycles, gain);
     EXPECT_GT(gain, 1.1);
+}
+
+// The record bench mesh-gpt --train reports: one step under each schedule from the same weights.
+TEST(MeshPipeline, CompareSchedulesReportsBothStepsInOneRun) {
+    const GPTConfig cfg = nano();
+    const int B = 1, T = 32;
+    GPT model(cfg);
+    model.init_weights(8);
+    auto r = plan_model(cfg, 32, 32, kernels(), wl::MachineConfig{}.sram_bytes, /*train=*/true);
+    ASSERT_TRUE(r.ok) << r.error;
+    const std::vector<int> in = tokens(B * T, cfg.vocab_size, 60), tg = tokens(B * T, cfg.vocab_size, 61);
+    const wl::model::ScheduleCompare c = wl::model::compare_schedules(r.plan, model, in.data(), tg.data(), B, T, 1e-3);
+    EXPECT_TRUE(c.identical);
+    EXPECT_EQ(c.runs[0].schedule, Schedule::Sequential);
+    EXPECT_EQ(c.runs[1].schedule, Schedule::Pipelined);
+    EXPECT_EQ(c.runs[0].cycles - c.runs[0].forward_cycles, c.runs[1].cycles - c.runs[1].forward_cycles)
+        << "the backward and the update are the same launches under both";
+    EXPECT_LT(c.runs[1].forward_cycles, c.runs[0].forward_cycles);
+    EXPECT_GT(c.gain(), 1.0);
+    for (const wl::model::ScheduleRun& s : c.runs) {
+        EXPECT_GT(s.utilisation(), 0.0);
+        EXPECT_LE(s.utilisation(), 1.0);
+        EXPECT_EQ(s.pes, r.plan.pes_used());
+    }
+    EXPECT_GT(c.runs[1].utilisation(), c.runs[0].utilisation());   // the same busy cycles in fewer
 }
 
 }  // namespace

@@ -113,6 +113,7 @@ Cost forward_cost(double density) {
     EXPECT_TRUE(r.ok) << r.error;
     Cost c;
     if (!r.ok) return c;
+    r.plan.cfg.schedule = "sequential";   // each matmul's own cycles over the whole window (a pipeline's overlap)
     MeshGPT m(r.plan, model);
     const std::vector<int> in = tokens(64, cfg.vocab_size, 2);
     std::vector<float> logits;
