@@ -519,6 +519,61 @@ bool MeshGPT::forward(const int* tokens, int T, std::vector<float>* logits) {
     return false;
 }
 
+bool MeshGPT::forward_batch(const int* tokens, int B, int T, std::vector<float>* logits) {
+    error_.clear();
+    if (B < 1) {
+        error_ = "forward on the mesh: need B >= 1, got " + std::to_string(B);
+        return false;
+    }
+    const int V = plan_.cfg.vocab_size, TP = plan_.cfg.block_size;
+    if (B == 1 || schedule_ != Schedule::Pipelined || plan_.streaming || T < 2) {   // one sequence at a time
+        std::vector<OpRun> runs;
+        std::vector<float> one;
+        logits->clear();
+        for (int b = 0; b < B; b++) {
+            if (!forward(tokens + size_t(b) * T, T, &one)) return false;
+            logits->insert(logits->end(), one.begin(), one.end());
+            runs.insert(runs.end(), runs_.begin(), runs_.end());
+        }
+        runs_ = std::move(runs);
+        return true;
+    }
+    if (!loaded()) {
+        error_ = "forward on the mesh: the mesh is still loading (load_step until loaded())";
+        return false;
+    }
+    if (T > TP) {
+        error_ = "forward on the mesh: need 1 <= T <= block_size (" + std::to_string(TP) + "), got " + std::to_string(T);
+        return false;
+    }
+    std::vector<std::vector<int>> batch(static_cast<size_t>(B));
+    for (int b = 0; b < B; b++) {
+        for (int t = 0; t < T; t++)
+            if (!valid_token(tokens[size_t(b) * T + t], t)) return false;
+        batch[size_t(b)].assign(tokens + size_t(b) * T, tokens + size_t(b + 1) * T);
+    }
+    runs_.clear();
+    std::vector<Tensors> acts;
+    try {
+        begin_pipeline(stages(), 0, T, true, std::move(batch), &acts);
+        if (!run_pipeline()) {
+            tokens_.clear();   // the cache is not whole
+            return false;
+        }
+    } catch (const std::exception& e) {
+        error_ = e.what();
+        tokens_.clear();
+        return false;
+    }
+    logits->assign(size_t(B) * T * V, 0.0f);
+    for (int b = 0; b < B; b++) {
+        const std::vector<float>& y = acts[size_t(b)].at(gpt::op_row(gpt::OpId::Logits).name);   // (V, TP) -> (T, V)
+        for (int v = 0; v < V; v++)
+            for (int t = 0; t < T; t++) (*logits)[(size_t(b) * T + t) * V + v] = y[size_t(v) * TP + t];
+    }
+    return true;
+}
+
 bool MeshGPT::extend(int token, std::vector<float>* logits) {
     error_.clear();
     if (!loaded()) {

@@ -104,6 +104,10 @@ public:
 
     // logits (T, V) for tokens[0..T), 1 <= T <= block_size. False (and error()) on a fault or bad input.
     bool forward(const int* tokens, int T, std::vector<float>* logits);
+    // A batch of B prompts of T tokens each (B, T): logits (B, T, V). Pipelined, the sequences stream
+    // through the ops one after another, every op on its own (sequence, chunk) (pipeline_run.cpp);
+    // sequential, forward() B times. last_run(): the batch's runs. The KV cache then holds the last.
+    bool forward_batch(const int* tokens, int B, int T, std::vector<float>* logits);
     // One more token after the last forward/extend (context() < block_size): its logits (V).
     // Not in streaming execution (no KV cache there): an error.
     bool extend(int token, std::vector<float>* logits);
@@ -142,7 +146,8 @@ public:
     void set_schedule(Schedule s) { schedule_ = plan_.streaming ? Schedule::Sequential : s; }
     // The waves a pipelined forward over [t0, t0+n) is planned as (its chunks: default_chunks).
     Pipeline pipeline(int t0, int n) const;
-    // While a pipelined forward runs: the ops working now, each with the chunk it works on.
+    // While a pipelined forward runs: the ops working now, each with the chunk it works on (a batch's:
+    // sequence * chunks + chunk).
     std::vector<std::pair<std::string, int>> in_flight() const;
 
 private:
@@ -159,7 +164,11 @@ private:
     // slices between. begin_pipeline queues them; run_pipeline runs until launch `until` (chunk c of
     // stage k: c * stages + k) has finished, or all (-1); when all have, an OpRun per op
     // (OpRun::concurrent). read_logits false: the logits stay on their PEs.
-    void begin_pipeline(const std::vector<const PlannedOp*>& stages, int t0, int n, bool read_logits = true);
+    // batch: a batch's sequences' tokens, streamed through one after another (forward_batch); their
+    // activations go to *acts_out at the end. Empty: one sequence, tokens_ and acts_.
+    void begin_pipeline(const std::vector<const PlannedOp*>& stages, int t0, int n, bool read_logits = true,
+                        std::vector<std::vector<int>> batch = {}, std::vector<Tensors>* acts_out = nullptr);
+    Tensors& pipe_acts(int sequence);   // the host's activations of a pipeline's sequence
     bool run_pipeline(int until = -1);
     size_t pipeline_launches() const;
     std::vector<const PlannedOp*> stages() const;   // the forward's ops, as pipeline()'s stages

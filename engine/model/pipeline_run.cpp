@@ -8,6 +8,11 @@
 // is idle (no function or task running or pending, no wavelet waiting at its CE). Its outputs are
 // then read (where the host carries them) and its PEs are free for the next.
 //
+// A batch of sequences (forward_batch) streams through as more chunks: sequence s's chunk c is
+// slot s*C + c, and a stage takes its slots in order. Sequence s+1 writes the columns sequence s
+// wrote, so a stage's launch of slot u also waits until each linked reader has taken slot u-C from
+// it; the host keeps each sequence's tokens and activations apart.
+//
 // Each PE therefore sees the launches the sequential schedule gives it, in an order that changes
 // no value it computes (pipeline.h says why), so the logits are the sequential schedule's bit for
 // bit. Only the cycles differ: a launch starts at the end of the slice in which its last
@@ -33,10 +38,14 @@ struct Counts {                   // what a launch's OpRun counts, from MachineS
 struct MeshGPT::PipeRun {
     std::vector<const PlannedOp*> stages;
     std::vector<PipeStage> deps;
-    int D = 0, C = 0, t0 = 0, n = 0;
+    std::vector<std::vector<int>> readers;   // per stage: the stages it sends to over a link
+    int D = 0, C = 0, S = 1, t0 = 0, n = 0;  // stages, chunks a sequence, sequences
     bool read_logits = true;
+    std::vector<std::vector<int>> tokens;    // a batch's: each sequence's (one sequence: tokens_)
+    std::vector<Tensors> acts;               // a batch's: each sequence's activations (one: acts_)
+    std::vector<Tensors>* acts_out = nullptr;
     enum class St : uint8_t { Waiting, Running, Done };
-    std::vector<St> st;            // per launch u = c * D + k
+    std::vector<St> st;            // per launch u = slot * D + k, slot = sequence * C + chunk
     struct Live {
         int u = 0;
         uint64_t start = 0;
@@ -55,24 +64,36 @@ struct MeshGPT::PipeRun {
     int chunk_t0(int c) const { return t0 + int(int64_t(c) * n / C); }
 };
 
+MeshGPT::Tensors& MeshGPT::pipe_acts(int sequence) { return pipe_->S > 1 ? pipe_->acts[size_t(sequence)] : acts_; }
+
 size_t MeshGPT::pipeline_launches() const { return pipe_ ? pipe_->st.size() : 0; }
 
 std::vector<std::pair<std::string, int>> MeshGPT::in_flight() const {
     std::vector<std::pair<std::string, int>> out;
     if (pipe_)
-        for (const PipeRun::Live& l : pipe_->live) out.push_back({pipe_->stages[size_t(l.u % pipe_->D)]->name, l.u / pipe_->D});
+        for (const PipeRun::Live& l : pipe_->live) out.push_back({pipe_->stages[size_t(l.u % pipe_->D)]->name, l.u / pipe_->D});   // its slot
     return out;
 }
 
-void MeshGPT::begin_pipeline(const std::vector<const PlannedOp*>& stages, int t0, int n, bool read_logits) {
+void MeshGPT::begin_pipeline(const std::vector<const PlannedOp*>& stages, int t0, int n, bool read_logits,
+                             std::vector<std::vector<int>> batch, std::vector<Tensors>* acts_out) {
     auto p = std::make_shared<PipeRun>();
     p->stages = stages;
     p->deps = pipeline_stages(stages);
+    p->readers.resize(stages.size());
+    for (size_t m = 0; m < stages.size(); m++)
+        for (int k : p->deps[m].linked) p->readers[size_t(k)].push_back(int(m));
     p->D = int(stages.size());
     p->C = default_chunks(plan_, n);
+    p->S = std::max<int>(1, int(batch.size()));
     p->t0 = t0, p->n = n;
     p->read_logits = read_logits;
-    p->st.assign(size_t(p->D) * size_t(p->C), PipeRun::St::Waiting);
+    if (batch.size() > 1) {
+        p->tokens = std::move(batch);
+        p->acts.resize(p->tokens.size());
+        p->acts_out = acts_out;
+    }
+    p->st.assign(size_t(p->D) * size_t(p->C) * size_t(p->S), PipeRun::St::Waiting);
     const size_t pes = size_t(plan_.mesh_w) * size_t(plan_.mesh_h);
     p->in_use.assign(pes, 0);
     p->claim.assign(pes, 0);
@@ -116,13 +137,17 @@ bool MeshGPT::run_pipeline(int until) {
     wl::Machine& m = host_.machine();
     const int W = plan_.mesh_w, TP = plan_.cfg.block_size;
     const size_t U = p.st.size();
-    const auto start_ready = [&] {   // the earliest chunk first, and of a chunk the last stage first
-        for (int c = 0; c < p.C; c++)
+    const int slots = p.C * p.S;
+    const auto done = [&](int slot, int k) { return p.st[size_t(slot * p.D + k)] == PipeRun::St::Done; };
+    const auto start_ready = [&] {   // the earliest slot first, and of a slot the last stage first
+        for (int slot = 0; slot < slots; slot++)
             for (int k = p.D - 1; k >= 0; k--) {
-                const int u = c * p.D + k;
-                if (p.st[size_t(u)] != PipeRun::St::Waiting || (c > 0 && p.st[size_t(u - p.D)] != PipeRun::St::Done)) continue;
+                const int u = slot * p.D + k, c = slot % p.C, seq = slot / p.C;
+                if (p.st[size_t(u)] != PipeRun::St::Waiting || (slot > 0 && !done(slot - 1, k))) continue;
                 bool ready = true;
-                for (int j : p.deps[size_t(k)].producers) ready = ready && p.st[size_t(c * p.D + j)] == PipeRun::St::Done;
+                for (int j : p.deps[size_t(k)].producers) ready = ready && done(slot, j);
+                if (slot >= p.C)   // the previous sequence's same columns: every linked reader has them
+                    for (int m : p.readers[size_t(k)]) ready = ready && done(slot - p.C, m);
                 if (!ready) continue;
                 const PlannedOp& op = *p.stages[size_t(k)];
                 PipeRun::Live l;
@@ -132,8 +157,9 @@ bool MeshGPT::run_pipeline(int until) {
                 if (std::any_of(l.pes.begin(), l.pes.end(), [&](int i) { return p.in_use[size_t(i)]; })) continue;
                 const int t0 = p.chunk_t0(c), n = p.chunk_t0(c + 1) - t0;
                 const uint64_t bytes0 = host_bytes_;
+                if (p.S > 1) tokens_ = p.tokens[size_t(seq)];   // the embedding's put reads them
                 for (const Transfer& tr : op.inputs)
-                    if (!tr.colour) put(op, tr, t0, n);
+                    if (!tr.colour) put(op, tr, t0, n, pipe_acts(seq));
                 set_window(op, t0, n);
                 for (const Transfer& tr : op.inputs)   // a sender sends its window: the chunk's, whatever it ran last
                     if (tr.colour)
@@ -163,7 +189,7 @@ bool MeshGPT::run_pipeline(int until) {
             }
     };
     const auto finish = [&](const PipeRun::Live& l) {
-        const int k = l.u % p.D, c = l.u / p.D;
+        const int k = l.u % p.D, c = l.u / p.D % p.C, seq = l.u / p.D / p.C;
         const PlannedOp& op = *p.stages[size_t(k)];
         const int t0 = p.chunk_t0(c), n = p.chunk_t0(c + 1) - t0;
         const Counts e = counts_of(m, l.pes, l.claimed);
@@ -181,7 +207,7 @@ bool MeshGPT::run_pipeline(int until) {
         run.concurrent = true;
         run.flops = op.flops * n / TP;
         const uint64_t bytes0 = host_bytes_;
-        if (op.host_out && (p.read_logits || op.id != gpt::OpId::Logits)) get(op, op.output, t0, n);
+        if (op.host_out && (p.read_logits || op.id != gpt::OpId::Logits)) get(op, op.output, t0, n, pipe_acts(seq));
         run.host_bytes = l.host_bytes + host_bytes_ - bytes0;
         for (int i : l.pes) p.in_use[size_t(i)] = 0;
         for (int i : l.claimed) p.claim[size_t(i)] = 0;
@@ -259,6 +285,10 @@ bool MeshGPT::run_pipeline(int until) {
     first.hops += (all.hops - p.all0.hops) - hops;
     for (const PlannedOp* op : p.stages) set_window(*op, p.t0, p.n);
     runs_.insert(runs_.end(), ops.begin(), ops.end());
+    if (p.S > 1) {   // the KV cache holds the last sequence
+        tokens_ = p.tokens.back();
+        if (p.acts_out) *p.acts_out = std::move(p.acts);
+    }
     pipe_.reset();
     return true;
 }
