@@ -26,6 +26,7 @@ DensitySweep::DensitySweep(const wl::gpt::GPT& model, KernelSource kernels, Dens
                                     std::to_string(model.maxT));
     wl::gpt::GPTConfig cfg = model.cfg;
     cfg.execution = "resident";   // the pruned matmuls keep their own PEs (sparse streaming is not planned)
+    cfg.schedule = "sequential";  // each matmul's own cycles over the window, not its share of a pipeline's
     model_ = std::make_unique<wl::gpt::GPT>(cfg);
 }
 

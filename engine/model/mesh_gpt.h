@@ -71,8 +71,9 @@ struct OpRun {                    // one op of the last forward
     uint64_t host_bytes = 0;      // activation bytes the host copied for it (in and out; tokens not counted)
     uint64_t stream_bytes = 0;    // streaming: weight bytes it brought in from the store over the edge (or gradients out)
     // Pipelined (pipeline.h): its launches, one per chunk, ran side by side with other ops'. cycles is
-    // then what they added to the forward's span (each launch's, from the previous launch's end to
-    // its own, in the order they finished), so a forward's runs still add up to its cycles; span is
+    // then what they added to the forward's span (the cycles from one slice in which launches finished
+    // to the next, shared by the launches that finished in it), so a forward's runs still add up to
+    // its cycles; span is
     // its launches' own start-to-end cycles added up, and start the first's (from the forward's
     // start). busy ... flops are its own PEs'; hops, the routers' it held (its PEs and its links'
     // way) while no other launch did.

@@ -198,8 +198,6 @@ bool MeshGPT::run_pipeline(int until) {
         run.op = op.op;
         run.span = m.now() - l.start;
         run.start = l.start - p.began;
-        run.cycles = m.now() - p.last_end;   // what it adds: from the last launch's end to its own
-        p.last_end = m.now();
         run.instructions = e.instrs - l.at_start.instrs, run.busy = e.busy - l.at_start.busy;
         run.wavelets = e.sent - l.at_start.sent, run.vector_flops = e.flops - l.at_start.flops;
         run.hops = e.hops - l.at_start.hops;
@@ -238,6 +236,7 @@ bool MeshGPT::run_pipeline(int until) {
                 return false;
             }
             const bool quiet = r.status == RunStatus::Quiescent;
+            const size_t had = p.runs.size();
             for (size_t i = 0; i < p.live.size();) {
                 if (quiet || std::all_of(p.live[i].pes.begin(), p.live[i].pes.end(), [&](int pe) { return pe_idle(m, pe); })) {
                     finish(p.live[i]);
@@ -245,6 +244,11 @@ bool MeshGPT::run_pipeline(int until) {
                 } else {
                     i++;
                 }
+            }
+            if (p.runs.size() > had) {   // the cycles since the last finish, shared by those that finished now
+                const uint64_t delta = m.now() - p.last_end, k = p.runs.size() - had;
+                for (size_t i = had; i < p.runs.size(); i++) p.runs[i].cycles = delta / k + (i == had ? delta % k : 0);
+                p.last_end = m.now();
             }
         }
     } catch (const std::exception& e) {

@@ -57,7 +57,8 @@ Direct run_directly(const MeshPlan& plan, const GPT& model, const DensitySweepSe
 }
 
 TEST(DensitySweep, EachPointIsTheMeshsOwnRunOfThatPlan) {
-    const GPTConfig cfg = config(2, 2, 32, 16, 23);
+    GPTConfig cfg = config(2, 2, 32, 16, 23);
+    cfg.schedule = "sequential";   // as the sweep runs (density_sweep.cpp): each op's own cycles
     GPT model(cfg);
     model.init_weights(5);
     const DensitySweepSettings s = settings(cfg, true);
