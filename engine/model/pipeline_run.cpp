@@ -147,7 +147,7 @@ bool MeshGPT::run_pipeline(int until) {
                 bool ready = true;
                 for (int j : p.deps[size_t(k)].producers) ready = ready && done(slot, j);
                 if (slot >= p.C)   // the previous sequence's same columns: every linked reader has them
-                    for (int m : p.readers[size_t(k)]) ready = ready && done(slot - p.C, m);
+                    for (int r : p.readers[size_t(k)]) ready = ready && done(slot - p.C, r);
                 if (!ready) continue;
                 const PlannedOp& op = *p.stages[size_t(k)];
                 PipeRun::Live l;
