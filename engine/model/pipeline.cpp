@@ -120,11 +120,12 @@ Pipeline plan_pipeline(const MeshPlan& plan, int t0, int n, int chunks) {
 
 // Chunks of about kChunkSteps time steps. A launch has a cost that does not shrink with its chunk
 // (a layernorm's sums cross its row, a link's first wavelet crosses the rows between), and shorter
-// vector ops cost the emulator more host time: on gpt-nano (32x32, T = 64) chunks of 16, 11, 8, 6
-// and 4 steps take 0.96, 0.79, 0.69, 0.62 and 0.54 M cycles (sequential: 1.81 M), a training step
-// 0.81, 0.65, 0.70, 0.77 and 1.62 s of host time (docs/model-compiler.md, "Pipelined execution").
+// vector ops cost the emulator more host time. gpt-nano (32x32), chunks of 4, 6, 8, 11, 16 steps:
+// one forward of T = 64 takes 0.54, 0.71, 0.73, 0.78, 0.89 M cycles (sequential 1.82 M), a batch of
+// 8 such prompts 2.99, 3.83, 3.26, 3.02, 2.97 M (sequential 14.54 M); fewer chunks, fewer launches
+// for the host (docs/model-compiler.md, "Pipelined execution").
 int default_chunks(const MeshPlan& plan, int n) {
-    constexpr int kChunkSteps = 6;
+    constexpr int kChunkSteps = 8;
     return pipeline_chunks(n, std::min((n + kChunkSteps - 1) / kChunkSteps, std::max(1, int(forward_stages(plan).size()))));
 }
 

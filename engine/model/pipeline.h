@@ -74,7 +74,7 @@ Pipeline pipeline_waves(const std::vector<PipeStage>& stages, int t0, int n, int
 std::vector<const PlannedOp*> forward_stages(const MeshPlan& plan);
 std::vector<PipeStage> pipeline_stages(const std::vector<const PlannedOp*>& ops);
 Pipeline plan_pipeline(const MeshPlan& plan, int t0, int n, int chunks);
-// The chunk count a forward of n steps uses: chunks of about 6 steps (pipeline.cpp says why).
+// The chunk count a forward of n steps uses: chunks of about 8 steps (pipeline.cpp says why).
 int default_chunks(const MeshPlan& plan, int n);
 
 // What compile-model prints: stages, depth, chunks in flight, fill and drain, and the waves as
