@@ -7,7 +7,7 @@
 //   train_input: { batch_size: 8, corpus: stories, ... }
 //   optimizer:   { optimizer_type: AdamW, learning_rate: 2e-3, grad_accum_steps: 1, ... }
 //   runconfig:   { max_steps: 1500, eval_steps: 10, checkpoint_steps: 100, seed: 1337 }
-//   wafer:       { mesh: 32x32, mode: fast, execution: resident, schedule: pipelined }
+//   wafer:       { mesh: 32x32, mode: fast, execution: resident, schedule: sequential }
 //
 // WL_CONFIG_KEYS below is the one table of keys: its path, the member it sets, its
 // type and its help. The parser, its error messages, to_text(), --set and the key
@@ -98,7 +98,7 @@ struct GPTConfig {
     std::string mesh = "32x32";
     std::string mode = "fast";
     std::string execution = "resident";
-    std::string schedule = "pipelined";
+    std::string schedule = "sequential";   // pipelined: fewer cycles, but a training step twice the host time (docs/configs.md)
 
     // Set one key ("optimizer.learning_rate") from text; throws ConfigError(where + message)
     // on an unknown key (with the nearest known one) or a value of the wrong type.

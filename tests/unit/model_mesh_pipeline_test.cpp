@@ -66,8 +66,8 @@ TEST(Pipeline, HostCarriedStagesTakeAChunkEveryWave) {
 
 TEST(Pipeline, TheScheduleKeyIsCheckedAndStreamingStaysSequential) {
     GPTConfig c = nano();
-    EXPECT_EQ(c.schedule, "pipelined");
-    c.set("wafer.schedule", "sequential");
+    EXPECT_EQ(c.schedule, "sequential");
+    c.set("wafer.schedule", "pipelined");
     EXPECT_NO_THROW(c.validate());
     c.set("wafer.schedule", "overlapped");
     EXPECT_THROW(c.validate(), wl::gpt::ConfigError);
