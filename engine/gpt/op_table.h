@@ -118,7 +118,7 @@ inline constexpr const char* kGsq = "gsq";      // grad_norm's sum of squares
 inline constexpr const char* kGnorm = "gnorm";  // and its square root
 inline constexpr const char* kGn = "gn";        // grad_norm's chain: where from, where to
 inline constexpr const char* kSlot = "slot";    // the embedding's stash slot for keep_dy
-inline constexpr const char* kTier = "tier";    // a tiered embedding's tier (mesh_plan.cpp's spread_over_pes)
+inline constexpr const char* kTier = "tier";    // a tiered op's tier (mesh_plan.cpp's spread_over_pes)
 inline constexpr const char* kLoss = "loss";    // the loss's mean over the step
 inline constexpr const char* kLsum = "lsum";    // and its running sum
 }  // namespace symbol

@@ -83,12 +83,15 @@ bool MeshGPT::load_step(const gpt::GPT& model) {
     const size_t i = load_next_++;
     if (i < n) {   // the plan's programs are shared by the ops that compiled the same kernel: loaded, not copied
         const PlannedOp& op = plan_.ops[i];
-        for (int tier = 0; tier < op.tiers(); tier++) {   // the one-row kernel on each tier
+        for (int tier = 0; tier < op.tiers(); tier++) {   // the one-row kernel on each tier, told which it is
             const int y = op.rect.y + tier;
             for (const lang::Placement& p : op.compiled->placements)
                 throw_if(host_.load(p.program, {op.rect.x + p.x, y + p.y, p.w, p.h}, p.consts));
             for (const lang::RouteSetting& r : op.compiled->routes)
                 throw_if(host_.route(op.rect.x + r.x, y + r.y, r.colour, r.route));
+            const uint32_t t = uint32_t(tier);
+            const bool told = op.tiers() > 1 && op.compiled->placements.front().program->symbol(gpt::symbol::kTier);
+            for (int x = op.rect.x; told && x < op.rect.x + op.rect.w; x++) throw_if(host_.h2d_u32(x, y, gpt::symbol::kTier, &t, 1));
         }
     } else if (i == n) {
         for (const lang::RouteSetting& r : plan_.links) throw_if(host_.route(r.x, r.y, r.colour, r.route));   // over the kernels' loop-backs
@@ -98,9 +101,8 @@ bool MeshGPT::load_step(const gpt::GPT& model) {
         }
         if (plan_.streaming && plan_.train)   // the store's end of each edge link, for the gradients
             for (const PlannedOp& op : plan_.ops)
-                if (op.layer >= 0 && !op.weights.empty())
-                    throw_if(host_.machine().drain(0, op.rect.y, kWest, int(op.constants.at("LW")),
-                                                EdgeLink::wse2().cycles_per_wavelet()));
+                for (int y = op.rect.y; op.layer >= 0 && !op.weights.empty() && y < op.rect.y + op.tiers(); y++)
+                    throw_if(host_.machine().drain(0, y, kWest, int(op.constants.at("LW")), EdgeLink::wse2().cycles_per_wavelet()));
     } else {
         load_weights(model, plan_.ops[i - n - 1]);
     }
@@ -119,12 +121,8 @@ void MeshGPT::load_weights(const gpt::GPT& model) {
 void MeshGPT::load_weights(const gpt::GPT& model, const PlannedOp& op) {
     if (plan_.streaming && op.layer >= 0) return;   // a layer's weights stream in when it runs (stream_in)
     const bool sparse = sparse_matmul(op);
-    for (int p = 0; p < op.rect.w * op.tiers(); p++) {   // the op's PEs, tier by tier
-        const int x = op.rect.x + p % op.rect.w, y = op.rect.y + p / op.rect.w;
-        if (op.tiers() > 1 && op.compiled->placements.front().program->symbol(gpt::symbol::kTier)) {
-            const uint32_t tier = uint32_t(p / op.rect.w);
-            throw_if(host_.h2d_u32(x, y, gpt::symbol::kTier, &tier, 1));
-        }
+    for (int p = 0; p < op.pes(); p++) {   // the op's PEs, tier by tier
+        const int x = op.pe_x(p), y = op.pe_y(p);
         for (const auto& [sym, name] : op.weights) {
             if (sparse && sym == "w") {   // its non-zeros instead (sparsity.h); the planner sized them
                 const SparseRows r = sparse_rows(op, p, model);
@@ -157,48 +155,76 @@ void MeshGPT::load_weights(const gpt::GPT& model, const PlannedOp& op) {
 
 // Streaming: layer l's weights from the store, as wavelets: each of the layer's ops takes its own over
 // the edge link of its row (the plan's LW; Machine::feed at the link's rate, weight_stream.h), every
-// PE's in turn, and its load_w keeps its part. The ops stream side by side; the layer waits for the last.
+// PE's in turn, and its load_w keeps its part; a tiered op's each tier over its own row's link. The
+// ops and tiers stream side by side; the layer waits for the last.
 wl::Fault MeshGPT::feed_layer(int l, wl::Host& h, uint64_t* bytes) const {
     for (const PlannedOp& slot : plan_.ops) {
         if (slot.layer < 0 || slot.weights.empty()) continue;
         const PlannedOp op = layer_instance(slot, l, plan_.cfg.n_layer);
-        const Program& prog = *op.compiled->placements.front().program;
-        std::vector<uint32_t> words;   // PE 0's w, b, then PE 1's ...: load_w's order
-        auto put = [&words](const auto& v, size_t n) {   // v's words, padded with zeros to n
-            for (size_t i = 0; i < n; i++) {
-                uint32_t u = 0;
-                if (i < v.size()) std::memcpy(&u, &v[i], 4);
-                words.push_back(u);
-            }
-        };
-        for (int p = 0; p < op.rect.w; p++)
-            for (const auto& [sym, name] : op.weights) {
-                if (sym == "w" && sparse_matmul(op)) {   // only the non-zeros and their indices (sparsity.h)
-                    const SparseRows r = sparse_rows(op, p, plan_.cfg, store_.data(), store_mask_);
-                    const size_t NZ = size_t(op.constants.at("NZ"));
-                    if (r.wv.size() > NZ)
-                        throw std::runtime_error(op.name + ": the weights have " + std::to_string(r.wv.size()) +
-                                                 " non-zeros on one PE; the plan has room for " + std::to_string(NZ));
-                    put(r.wv, NZ);
-                    put(r.wk, NZ);
-                    put(r.wr, r.wr.size());
-                    continue;
-                }
-                const Symbol* s = prog.symbol(sym);
-                if (!s) throw std::logic_error(op.name + ": its kernel has no symbol " + sym);
-                std::vector<float> part(s->length, 0.0f);   // the last PE's padding rows stay zero
-                const ParamSlice w = param_slice(plan_.cfg, name, op.layer);
-                for (const WeightPiece& piece : weight_pieces(op, p, sym, w))
-                    std::copy_n(store_.data() + w.offset + piece.model, piece.n, part.begin() + long(piece.pe));
-                put(part, part.size());
-            }
-        if (bytes) *bytes += 4 * uint64_t(words.size());
-        if (Fault f = h.machine().feed(0, op.rect.y, kWest, int(op.constants.at("LW")), std::move(words),
-                                       EdgeLink::wse2().cycles_per_wavelet()))
-            return f;
+        for (int tier = 0; tier < op.tiers(); tier++) {
+            std::vector<uint32_t> words = link_words(op, tier);
+            if (bytes) *bytes += 4 * uint64_t(words.size());
+            if (Fault f = h.machine().feed(0, op.rect.y + tier, kWest, int(op.constants.at("LW")), std::move(words),
+                                           EdgeLink::wse2().cycles_per_wavelet()))
+                return f;
+        }
         if (Fault f = h.launch(op.rect, gpt::entry::kLoadW)) return f;
     }
     return {};
+}
+
+std::vector<uint32_t> MeshGPT::link_words(const PlannedOp& op, int tier) const {
+    const Program& prog = *op.compiled->placements.front().program;
+    std::vector<uint32_t> words;   // PE 0's w, b, then PE 1's ...: load_w's order
+    auto put = [&words](const auto& v, size_t n) {   // v's words, padded with zeros to n
+        for (size_t i = 0; i < n; i++) {
+            uint32_t u = 0;
+            if (i < v.size()) std::memcpy(&u, &v[i], 4);
+            words.push_back(u);
+        }
+    };
+    for (int p = tier * op.rect.w; p < (tier + 1) * op.rect.w; p++)
+        for (const auto& [sym, name] : op.weights) {
+            if (sym == "w" && sparse_matmul(op)) {   // only the non-zeros and their indices (sparsity.h)
+                const SparseRows r = sparse_rows(op, p, plan_.cfg, store_.data(), store_mask_);
+                const size_t NZ = size_t(op.constants.at("NZ"));
+                if (r.wv.size() > NZ)
+                    throw std::runtime_error(op.name + ": the weights have " + std::to_string(r.wv.size()) +
+                                             " non-zeros on one PE; the plan has room for " + std::to_string(NZ));
+                put(r.wv, NZ);
+                put(r.wk, NZ);
+                put(r.wr, r.wr.size());
+                continue;
+            }
+            const Symbol* s = prog.symbol(sym);
+            if (!s) throw std::logic_error(op.name + ": its kernel has no symbol " + sym);
+            std::vector<float> part(s->length, 0.0f);   // the last PE's padding rows stay zero
+            const ParamSlice w = param_slice(plan_.cfg, name, op.layer);
+            for (const WeightPiece& piece : weight_pieces(op, p, sym, w))
+                std::copy_n(store_.data() + w.offset + piece.model, piece.n, part.begin() + long(piece.pe));
+            put(part, part.size());
+        }
+    return words;
+}
+
+void MeshGPT::add_link_grads(const PlannedOp& op, int tier, const std::vector<uint32_t>& words, std::vector<float>* grads) const {
+    const Program& prog = *op.compiled->placements.front().program;
+    size_t at = 0;
+    for (int p = tier * op.rect.w; p < (tier + 1) * op.rect.w; p++)
+        for (const auto& [sym, name] : op.weights) {
+            const size_t n = prog.symbol(sym)->length;
+            if (at + n > words.size()) throw std::logic_error(op.name + ": its gradient stream is short");
+            const ParamSlice w = param_slice(plan_.cfg, name, op.layer);
+            for (const WeightPiece& piece : weight_pieces(op, p, sym, w))
+                for (size_t i = 0; i < piece.n; i++) {
+                    float g;
+                    std::memcpy(&g, &words[at + piece.pe + i], 4);
+                    (*grads)[w.offset + piece.model + i] += g;
+                }
+            at += n;
+        }
+    if (at != words.size())
+        throw std::logic_error(op.name + ": its gradient stream has " + std::to_string(words.size()) + " words, not " + std::to_string(at));
 }
 
 std::vector<std::pair<wl::Rect, std::string>> MeshGPT::streamed_weights() const {
@@ -219,7 +245,8 @@ void MeshGPT::point_edge_links(bool out) {
 
 // The gradients leave as the weights came: each op's PE 0 first, its dw then db (send_g), over
 // its row's link, now pointing west and off the mesh. The store asks the PEs in turn (a launch
-// and a run each: the link carries one PE's words at a time, in order), the rows side by side.
+// and a run each: the link carries one PE's words at a time, in order), the rows (ops and tiers)
+// side by side.
 bool MeshGPT::stream_out(int l, std::vector<float>* grads) {
     const auto start = std::chrono::steady_clock::now();
     OpRun run;
@@ -231,40 +258,25 @@ bool MeshGPT::stream_out(int l, std::vector<float>* grads) {
         if (op.layer >= 0 && !op.weights.empty()) {
             ops.push_back(layer_instance(op, l, plan_.cfg.n_layer));
             widest = std::max(widest, op.rect.w);
-            run.pes += op.rect.w;
+            run.pes += op.pes();
         }
     point_edge_links(true);
     const MachineStats s0 = host_.stats();
     for (int p = 0; p < widest; p++) {
         for (const PlannedOp& op : ops)
-            if (p < op.rect.w) throw_if(host_.launch({op.rect.x + p, op.rect.y, 1, 1}, gpt::entry::kSendG));
+            if (p < op.rect.w) throw_if(host_.launch({op.rect.x + p, op.rect.y, 1, op.tiers()}, gpt::entry::kSendG));
         const RunResult r = host_.run_until_quiescent(cycle_budget);
         if (!r.ok()) {
             error_ = run.name + " (the layer's gradients over the edge links): " + r.fault.to_string();
             return false;
         }
     }
-    for (const PlannedOp& op : ops) {   // into the store, in load_w's order
-        const std::vector<uint32_t> words = host_.machine().take_drained(0, op.rect.y, kWest, int(op.constants.at("LW")));
-        const Program& prog = *op.compiled->placements.front().program;
-        size_t at = 0;
-        for (int p = 0; p < op.rect.w; p++)
-            for (const auto& [sym, name] : op.weights) {
-                const size_t n = prog.symbol(sym)->length;
-                if (at + n > words.size()) throw std::logic_error(op.name + ": its gradient stream is short");
-                const ParamSlice w = param_slice(plan_.cfg, name, op.layer);
-                for (const WeightPiece& piece : weight_pieces(op, p, sym, w))
-                    for (size_t i = 0; i < piece.n; i++) {
-                        float g;
-                        std::memcpy(&g, &words[at + piece.pe + i], 4);
-                        (*grads)[w.offset + piece.model + i] += g;
-                    }
-                at += n;
-            }
-        if (at != words.size()) throw std::logic_error(op.name + ": its gradient stream has " + std::to_string(words.size()) +
-                                                       " words, not " + std::to_string(at));
-        run.stream_bytes += 4 * uint64_t(words.size());
-    }
+    for (const PlannedOp& op : ops)   // into the store, in load_w's order
+        for (int tier = 0; tier < op.tiers(); tier++) {
+            const std::vector<uint32_t> words = host_.machine().take_drained(0, op.rect.y + tier, kWest, int(op.constants.at("LW")));
+            add_link_grads(op, tier, words, grads);
+            run.stream_bytes += 4 * uint64_t(words.size());
+        }
     const MachineStats s1 = host_.stats();
     run.count(s0, s1);
     run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -278,7 +290,7 @@ bool MeshGPT::stream_in(int l) {
     OpRun run;
     run.name = gpt::layer_unit_name(l, "weights");
     run.op = "weight_stream";
-    for (const PlannedOp& op : plan_.ops) run.pes += op.layer >= 0 && !op.weights.empty() ? op.rect.w : 0;
+    for (const PlannedOp& op : plan_.ops) run.pes += op.layer >= 0 && !op.weights.empty() ? op.pes() : 0;
     const MachineStats s0 = host_.stats();
     throw_if(feed_layer(l, host_, &run.stream_bytes));
     const RunResult r = host_.run_until_quiescent(cycle_budget);

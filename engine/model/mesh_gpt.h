@@ -184,6 +184,10 @@ private:
     void put(const PlannedOp& op, const Transfer& tr, int t0, int n, const Tensors& from);
     void get(const PlannedOp& op, const Transfer& tr, int t0, int n, Tensors& into);
     bool valid_token(int token, int position);   // false, with error(), outside the vocabulary
+    // Streaming: one tier's edge link carries its PEs' weights in load_w's order, and their gradients
+    // back in send_g's (the same order): the words in, and the words out added into *grads.
+    std::vector<uint32_t> link_words(const PlannedOp& op, int tier) const;
+    void add_link_grads(const PlannedOp& op, int tier, const std::vector<uint32_t>& words, std::vector<float>* grads) const;
 
     MeshPlan plan_;
     wl::Host host_;

@@ -209,14 +209,26 @@ std::vector<PlannedOp> graph(const gpt::GPTConfig& cfg, int pmax, bool train) {
 // rows, the tiers going on with the row's cut (tier r's PE p holds rows (r*P + p)*NC ..). Every
 // tier takes the same input; the output is the last tier's (the embedding) or all of theirs (a
 // matmul's rows). Half the SRAM leaves the rest for the activations, which do not shrink with R.
-// Inference: a tiered op has no backward yet; streaming keeps its layer ops one row each (the
-// edge link feeds a row).
+// Training tiers a matmul's rows alone (R: its dx chained down the tiers, matmul.wk), and only
+// when its row's PEs cannot hold what training keeps (matmul_train_bytes); not a tied or a sparse
+// one (the tie and the sparse index take a row).
+// Streaming keeps its layer ops one row each in inference (the edge link feeds a row); in
+// training a tiered matmul takes a link on each of its rows (plan_edge_links).
 // The attention, whose SRAM is its keys and values (a head's q, k, v and y: 4 x HS x TP floats),
 // not weights, spreads the other way: each head's channels over S PEs side by side (attention.wk),
-// the fewest S that divides HS and fits, if the row has room for NH x S PEs.
-void spread_over_pes(std::vector<PlannedOp>& ops, uint32_t sram, int pmax, bool streaming) {
+// the fewest S that divides HS and fits, if the row has room for NH x S PEs (inference).
+// matmul.wk's SRAM in training with NC rows a PE: w, dw, W's transpose (wt), a round of it (wb) and
+// AdamW's two moments (the store's when streamed), 6 or 4 NC (K + BIAS) floats; x and dx (KP x TP
+// each); y, dy and a round of dy (NC x TP each); and xb. An estimate that picks R; the compile
+// checks the kernel's real layout.
+uint64_t matmul_train_bytes(uint64_t NC, uint64_t K, uint64_t KP, uint64_t TP, uint64_t bias, bool streamed) {
+    return 4 * ((streamed ? 4 : 6) * NC * (K + bias) + TP * (2 * KP + 3 * NC) + std::max(2 * K, KP * TP));
+}
+
+void spread_over_pes(std::vector<PlannedOp>& ops, uint32_t sram, int pmax, bool streaming, bool train) {
     const uint64_t budget = sram / 2;
     for (PlannedOp& o : ops) {
+        if (train && !(o.is(gpt::OpKind::Matmul) && !o.on("TIED") && !o.on("SPARSE"))) continue;
         if (o.is(gpt::OpKind::Attention)) {
             const int NH = int(o.constants.at("NH")), HS = int(o.constants.at("HS"));
             const uint64_t TP = uint64_t(o.constants.at("TP")), room = sram - std::min<uint64_t>(sram, 1024);   // its scalars
@@ -229,7 +241,7 @@ void spread_over_pes(std::vector<PlannedOp>& ops, uint32_t sram, int pmax, bool 
             o.output.per_pe = HS / S;
             continue;
         }
-        if (streaming && o.layer >= 0) continue;
+        if (streaming && o.layer >= 0 && !train) continue;
         const auto c = [&](const char* k) { return uint64_t(o.constants.at(k)); };
         if (o.is(gpt::OpKind::Embedding)) {   // 4 * CP * (VR + TP) bytes of wte and wpe a PE
             const uint64_t V = c("V"), per_row = 4 * c("CP"), fixed = per_row * c("TP");
@@ -239,6 +251,18 @@ void spread_over_pes(std::vector<PlannedOp>& ops, uint32_t sram, int pmax, bool 
             o.constants["VR"] = double((V + R - 1) / R);
             o.rect.h = int(R);
             o.output.tiers = Tiers::Last;
+        } else if (o.is(gpt::OpKind::Matmul) && train) {   // the fewest tiers that fit, if one row does not
+            const uint64_t P = c("P"), OC = uint64_t(o.output.rows), room = sram - std::min<uint64_t>(sram, 1024);
+            const bool streamed = streaming && o.layer >= 0;
+            const auto bytes = [&](uint64_t NC) { return matmul_train_bytes(NC, c("K"), c("K") / P, c("TP"), c("BIAS"), streamed); };
+            if (bytes(c("NC")) <= room || bytes(1) > room) continue;
+            uint64_t R = 2;
+            while (bytes((OC + R * P - 1) / (R * P)) > room) R++;
+            o.constants["NC"] = double((OC + R * P - 1) / (R * P));
+            o.constants["R"] = double(R);
+            o.rect.h = int(R);
+            o.output.per_pe = int(o.constants["NC"]);
+            o.output.tiers = Tiers::Split;
         } else if (o.is(gpt::OpKind::Matmul)) {   // 4 * NC * (K + BIAS) bytes of w and b a PE
             const uint64_t row = 4 * (c("K") + c("BIAS")), P = c("P"), OC = uint64_t(o.output.rows);
             if (row * c("NC") <= budget || row > budget) continue;
@@ -432,7 +456,7 @@ uint64_t weight_bytes_per_pe(const PlannedOp& o) {
 
 std::optional<WeightOverflow> weights_never_fit(const gpt::GPTConfig& cfg, uint32_t sram_bytes, bool train) {
     std::vector<PlannedOp> ops = graph(cfg, kMaxMeshSide, train);
-    if (!train) spread_over_pes(ops, sram_bytes, kMaxMeshSide, cfg.execution == "streaming");
+    spread_over_pes(ops, sram_bytes, kMaxMeshSide, cfg.execution == "streaming", train);
     for (const PlannedOp& o : ops)
         if (const uint64_t b = weight_bytes_per_pe(o); b > sram_bytes) return WeightOverflow{o.name, o.rect.w, b};
     return std::nullopt;
@@ -489,7 +513,7 @@ bool PlanBuilder::step() {
     case Stage::Place: {   // one width of rows a step: pmax halves until the ops fit
         std::vector<PlannedOp> ops = graph(streaming() ? one_layer(cfg_) : cfg_, pmax_, train_);
         if (streaming()) mark_between_layers(ops);
-        if (!train_) spread_over_pes(ops, sram_, pmax_, streaming());
+        if (!(train_ && nonzeros_)) spread_over_pes(ops, sram_, pmax_, streaming(), train_);   // sparse training: one row (sparsity.h)
         std::string why;
         int rows = 0;
         const bool placed = place(ops, w_, h_, &why, &rows);

@@ -113,6 +113,10 @@ struct PlannedOp {
     // Tiers: an op whose weights are too many for one row of PEs runs as rect.h copies of its
     // one-row kernel stacked, each holding a part of them (mesh_plan.cpp's spread_over_pes).
     int tiers() const { return rect.h; }
+    // Its PEs tier by tier, p = tier * rect.w + px (the matmul's and embedding's cut goes on so).
+    int pes() const { return rect.w * rect.h; }
+    int pe_x(int p) const { return rect.x + p % rect.w; }
+    int pe_y(int p) const { return rect.y + p / rect.w; }
 
     // A kernel switch set to 1: "TRAIN" (the op's backward and AdamW are compiled in), "TIED" (its
     // weights are the embedding's).

@@ -286,7 +286,7 @@ void MeshTrainer::queue_update() {
         hp[kHpGradClip] = cfg.grad_clip > 0 && !streaming ? float(cfg.grad_clip) : -1.0f;
         for (const PlannedOp& o : mesh_.plan().ops)
             if (holds_weights(o))
-                for (int p = 0; p < o.rect.w; p++) throw_if(mesh_.host_.h2d(o.rect.x + p, o.rect.y, gpt::symbol::kHp, hp, kHpCount));
+                for (int p = 0; p < o.pes(); p++) throw_if(mesh_.host_.h2d(o.pe_x(p), o.pe_y(p), gpt::symbol::kHp, hp, kHpCount));
         // The sum of squares over the fabric (route_norm's chains), fp32 (the reference sums in
         // double); at its end the norm and the clipping coefficient, which comes back over the fabric.
         const MachineStats s0 = mesh_.host_.stats();
@@ -351,7 +351,7 @@ void MeshTrainer::finish_norm() {
     cur_.hp[kHpClip] = cur_.adam.clip;
     for (const PlannedOp& o : mesh_.plan().ops)
         if (holds_weights(o))
-            for (int p = 0; p < o.rect.w; p++) throw_if(mesh_.host_.h2d(o.rect.x + p, o.rect.y, gpt::symbol::kHp, cur_.hp, kHpCount));
+            for (int p = 0; p < o.pes(); p++) throw_if(mesh_.host_.h2d(o.pe_x(p), o.pe_y(p), gpt::symbol::kHp, cur_.hp, kHpCount));
 }
 
 bool MeshTrainer::begin_step(const int* inputs, const int* targets, int B, int T, double lr) {

@@ -127,7 +127,7 @@ void MeshTrainer::route_norm() {
     std::map<int, std::vector<int>> rows;                 // y -> x of each weight-holding PE, ascending
     for (const PlannedOp& o : mesh_.plan().ops)
         if (holds_weights(o))
-            for (int p = 0; p < o.rect.w; p++) rows[o.rect.y].push_back(o.rect.x + p);
+            for (int p = 0; p < o.pes(); p++) rows[o.pe_y(p)].push_back(o.pe_x(p));
     std::map<std::pair<int, int>, std::array<uint32_t, 7>> gn;   // (x, y) -> grad_norm's gn
     auto route = [&](int x, int y, int c, uint8_t rx, uint8_t tx) { throw_if(mesh_.host_.route(x, y, c, Route::of(rx, tx))); };
     std::map<std::pair<int, int>, std::pair<uint8_t, uint8_t>> cc;   // the heads' multicast: (x, y) -> rx, tx
@@ -381,6 +381,7 @@ bool MeshTrainer::backward_op(const PlannedOp& o, int T) {
             continue;
         }
         in.symbol = "d" + in.symbol;
+        if (o.tiers() > 1) in.tiers = Tiers::Last;   // a tiered matmul's dx ends on its last tier (matmul.wk)
         mesh_.get(o, in, 0, T, grads_);
     }
     run.op = o.op + ":backward";
@@ -461,10 +462,10 @@ void MeshTrainer::transfer(State state, std::vector<float>* buf, bool write) {
             }
             size_t first = 0;
             const std::string ss = state_symbol(o, sym, state, &first);
-            for (int p = 0; p < o.rect.w; p++)
+            for (int p = 0; p < o.pes(); p++)
                 for (const WeightPiece& piece : weight_pieces(o, p, sym, w)) {
                     float* data = buf->data() + w.offset + piece.model;
-                    const int x = o.rect.x + p, y = o.rect.y;
+                    const int x = o.pe_x(p), y = o.pe_y(p);
                     throw_if(write ? mesh_.host_.h2d(x, y, ss, data, piece.n, first + piece.pe)
                                 : mesh_.host_.d2h(x, y, ss, data, piece.n, first + piece.pe));
                 }

@@ -237,9 +237,10 @@ void plan_links(std::vector<PlannedOp>& ops, std::vector<lang::RouteSetting>* ro
         routes->push_back({x0, y, 3, Route::of(kE, kR)});
     }
     // A tiered embedding's chain down its tiers (embedding.wk's e0, e1): tier r sends y's window
-    // south on colour 6 (r even) or 7 (r odd) to tier r + 1. Its own colours: no link shares them.
+    // south on colour 6 (r even) or 7 (r odd) to tier r + 1; a tiered matmul's in training, its
+    // dx (matmul.wk's tb0, tb1). Their own colours: no link shares them.
     for (const PlannedOp& o : ops)
-        for (int r = 0; o.is(gpt::OpKind::Embedding) && r + 1 < o.tiers(); r++)
+        for (int r = 0; (o.is(gpt::OpKind::Embedding) || o.constants.count("R")) && r + 1 < o.tiers(); r++)
             for (int x = o.rect.x; x < o.rect.x + o.rect.w; x++) {
                 const int c = r % 2 == 0 ? 6 : 7;
                 routes->push_back({x, o.rect.y + r, c, Route::of(kR, kS)});
@@ -439,13 +440,14 @@ void plan_relays(std::vector<PlannedOp>& ops, std::vector<lang::RouteSetting>* r
 
 std::vector<lang::RouteSetting> edge_link_routes(const PlannedOp& o, bool out) {
     std::vector<lang::RouteSetting> routes;
-    const int c = int(o.constants.at("LW")), y = o.rect.y, end = o.rect.x + o.rect.w;
-    for (int x = 0; x < end; x++) {
-        const bool before = x < o.rect.x, last = x + 1 == end;
-        const Route r = out ? Route::of(before ? kE : last ? kR : uint8_t(kR | kE), kW)
-                            : Route::of(kW, before ? kE : last ? kR : uint8_t(kR | kE));
-        routes.push_back({x, y, c, r});
-    }
+    const int c = int(o.constants.at("LW")), end = o.rect.x + o.rect.w;
+    for (int y = o.rect.y; y < o.rect.y + o.tiers(); y++)
+        for (int x = 0; x < end; x++) {
+            const bool before = x < o.rect.x, last = x + 1 == end;
+            const Route r = out ? Route::of(before ? kE : last ? kR : uint8_t(kR | kE), kW)
+                                : Route::of(kW, before ? kE : last ? kR : uint8_t(kR | kE));
+            routes.push_back({x, y, c, r});
+        }
     return routes;
 }
 
@@ -453,17 +455,20 @@ std::vector<lang::RouteSetting> edge_link_routes(const PlannedOp& o, bool out) {
 // its weights over the link of its own row, entering the mesh's west edge: a colour of 8..17 free
 // on every router from the edge to the op's last PE (those before the op pass it east, the op's
 // give their PE a copy and pass it on), set as the op's LW (its load_w() takes them; MeshGPT
-// feeds the link). Each op gets a row of its own, so the layer's ops stream side by side.
+// feeds the link). Each op gets a row of its own, so the layer's ops stream side by side; a tiered
+// op a link on each of its rows, the same colour (its tiers run the one kernel).
 void plan_edge_links(std::vector<PlannedOp>& ops, std::vector<lang::RouteSetting>* routes) {
     std::set<std::tuple<int, int, int>> used = used_cells(ops, *routes);
     for (PlannedOp& o : ops) {
         if (o.layer < 0 || o.weights.empty()) continue;
-        const int y = o.rect.y, end = o.rect.x + o.rect.w;
+        const int end = o.rect.x + o.rect.w;
         for (int c = kFirst; c <= kLast && !o.constants.count("LW"); c++) {
             bool free = true;
-            for (int x = 0; x < end && free; x++) free = !used.count({x, y, c});
+            for (int y = o.rect.y; y < o.rect.y + o.tiers(); y++)
+                for (int x = 0; x < end && free; x++) free = !used.count({x, y, c});
             if (!free) continue;
-            for (int x = 0; x < end; x++) used.insert({x, y, c});
+            for (int y = o.rect.y; y < o.rect.y + o.tiers(); y++)
+                for (int x = 0; x < end; x++) used.insert({x, y, c});
             o.constants["LW"] = c;
             for (const lang::RouteSetting& r : edge_link_routes(o, false)) routes->push_back(r);
         }

@@ -296,6 +296,40 @@ TEST(MeshTrain, CycleModeStepsGiveTheSameBits) {
     EXPECT_EQ(float_bits(cycle.norm_mesh), float_bits(fast.norm_mesh));
 }
 
+// On a row of 8 PEs a nano layer's matmuls keep too much for their PEs in training (fcproj: 8 of
+// its 64 rows a PE, 49 KB with dW, the transpose and AdamW's moments), so they go over tiers; each
+// tier's dx goes on down the next (matmul.wk, R), and the bits are still the reference's.
+TEST(MeshTrain, MatmulsTooBigForTheirRowTrainOverTiers) {
+    GPTConfig cfg = config(1, 4, 64, 32, 65);
+    cfg.grad_clip = 0;   // every step exact (AdamWWithoutClipping...)
+    cfg.warmup_iters = 1;
+    auto r = plan_model(cfg, 8, 32, kKernels, wl::MachineConfig{}.sram_bytes, true);
+    ASSERT_TRUE(r.ok) << r.error;
+    int tiered = 0;
+    for (const wl::model::PlannedOp& o : r.plan.ops)
+        if (o.tiers() > 1) {
+            tiered++;
+            EXPECT_TRUE(o.is(wl::gpt::OpKind::Matmul)) << o.name;
+            EXPECT_EQ(o.constants.at("R"), o.tiers()) << o.name;
+        }
+    EXPECT_GE(tiered, 2) << "fch and fcproj at least";
+    check_gradients(cfg, 8, 2, 32, 3, wl::RunMode::Fast, 32);
+    const Tracked t = track(cfg, 8, 2, 32, 2, 5, wl::RunMode::Fast, 32);
+    EXPECT_EQ(t.worst_loss, 0.0f);
+    EXPECT_EQ(t.params.differ, 0) << "worst relative difference " << t.params.worst;
+    EXPECT_EQ(t.m.differ, 0);
+    EXPECT_EQ(t.v.differ, 0);
+}
+
+TEST(MeshTrain, TiersInCycleModeGiveTheSameBits) {
+    GPTConfig cfg = config(1, 4, 64, 8, 65);
+    cfg.warmup_iters = 1;
+    const Tracked fast = track(cfg, 8, 1, 8, 1, 4, wl::RunMode::Fast, 32),
+                  cycle = track(cfg, 8, 1, 8, 1, 4, wl::RunMode::Cycle, 32);
+    ASSERT_EQ(fast.weights.size(), cycle.weights.size());
+    EXPECT_EQ(diff(cycle.weights.data(), fast.weights.data(), fast.weights.size()).differ, 0);
+}
+
 TEST(MeshTrain, NanoStepsWithClippingTrackTheReference) {
     GPTConfig cfg = nano();
     cfg.warmup_iters = 2;   // larger steps sooner
