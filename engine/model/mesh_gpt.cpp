@@ -37,7 +37,15 @@ ParamSlice param_slice(const gpt::GPTConfig& cfg, const std::string& name, int l
 
 std::vector<WeightPiece> weight_pieces(const PlannedOp& op, int p, const std::string& sym, const ParamSlice& w) {
     std::vector<WeightPiece> out;
-    if (op.is(gpt::OpKind::Matmul)) {          // rows p*NC.. of (OC, K); the last PE's rows past OC stay zero
+    if (op.is(gpt::OpKind::Matmul) && op.constants.count("RK")) {   // tier r: columns r*K.. of its PE's rows; b the last tier's
+        const int NC = int(op.constants.at("NC")), K = int(op.constants.at("K")), tier = p / op.rect.w, px = p % op.rect.w;
+        const bool b = sym == "b";
+        if (b && tier + 1 < op.tiers()) return out;
+        const int rows = b ? w.cols : w.rows;
+        for (int r = 0; r < NC && px * NC + r < rows; r++)
+            out.push_back({size_t(r) * (b ? 1 : K), b ? size_t(px * NC + r) : size_t(px * NC + r) * w.cols + size_t(tier) * K,
+                           size_t(b ? 1 : K)});
+    } else if (op.is(gpt::OpKind::Matmul)) {   // rows p*NC.. of (OC, K); the last PE's rows past OC stay zero
         const int NC = int(op.constants.at("NC"));
         const int cols = sym == "b" ? 1 : w.cols, rows = sym == "b" ? w.cols : w.rows;
         for (int r = 0; r < NC && p * NC + r < rows; r++)

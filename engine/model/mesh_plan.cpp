@@ -209,9 +209,10 @@ std::vector<PlannedOp> graph(const gpt::GPTConfig& cfg, int pmax, bool train) {
 // rows, the tiers going on with the row's cut (tier r's PE p holds rows (r*P + p)*NC ..). Every
 // tier takes the same input; the output is the last tier's (the embedding) or all of theirs (a
 // matmul's rows). Half the SRAM leaves the rest for the activations, which do not shrink with R.
-// Training tiers a matmul's rows alone (R: its dx chained down the tiers, matmul.wk), and only
-// when its row's PEs cannot hold what training keeps (matmul_train_bytes); not a tied or a sparse
-// one (the tie and the sparse index take a row).
+// Training tiers a matmul alone, and only when its row's PEs cannot hold what training keeps
+// (matmul_train_bytes): its output rows (R: dx chained down the tiers, matmul.wk), or, where not
+// even one output row fits, its input rows (RK: y chained down them; K is then a tier's share);
+// not a tied or a sparse one (the tie and the sparse index take a row).
 // Streaming keeps its layer ops one row each in inference (the edge link feeds a row); in
 // training a tiered matmul takes a link on each of its rows (plan_edge_links).
 // The attention, whose SRAM is its keys and values (a head's q, k, v and y: 4 x HS x TP floats),
@@ -254,15 +255,29 @@ void spread_over_pes(std::vector<PlannedOp>& ops, uint32_t sram, int pmax, bool 
         } else if (o.is(gpt::OpKind::Matmul) && train) {   // the fewest tiers that fit, if one row does not
             const uint64_t P = c("P"), OC = uint64_t(o.output.rows), room = sram - std::min<uint64_t>(sram, 1024);
             const bool streamed = streaming && o.layer >= 0;
-            const auto bytes = [&](uint64_t NC) { return matmul_train_bytes(NC, c("K"), c("K") / P, c("TP"), c("BIAS"), streamed); };
-            if (bytes(c("NC")) <= room || bytes(1) > room) continue;
-            uint64_t R = 2;
-            while (bytes((OC + R * P - 1) / (R * P)) > room) R++;
-            o.constants["NC"] = double((OC + R * P - 1) / (R * P));
-            o.constants["R"] = double(R);
-            o.rect.h = int(R);
-            o.output.per_pe = int(o.constants["NC"]);
-            o.output.tiers = Tiers::Split;
+            const uint64_t K = c("K"), NC1 = c("NC"), TP = c("TP"), bias = c("BIAS");
+            const auto bytes = [&](uint64_t NC, uint64_t k) { return matmul_train_bytes(NC, k, k / P, TP, bias, streamed); };
+            if (bytes(NC1, K) <= room) continue;
+            if (bytes(1, K) <= room) {   // the output rows over tiers
+                uint64_t R = 2;
+                while (bytes((OC + R * P - 1) / (R * P), K) > room) R++;
+                o.constants["NC"] = double((OC + R * P - 1) / (R * P));
+                o.constants["R"] = double(R);
+                o.rect.h = int(R);
+                o.output.per_pe = int(o.constants["NC"]);
+                o.output.tiers = Tiers::Split;
+                continue;
+            }
+            // Not even one output row fits: the input rows over tiers, RK dividing K / P.
+            uint64_t RK = 2;
+            while (RK <= K / P && ((K / P) % RK || bytes(NC1, K / RK) > room)) RK++;
+            if (RK > K / P) continue;   // the compile will say what does not fit
+            o.constants["K"] = double(K / RK);
+            o.constants["RK"] = double(RK);
+            o.rect.h = int(RK);
+            o.inputs.front().per_pe = int(K / RK / P);
+            o.inputs.front().tiers = Tiers::Split;
+            o.output.tiers = Tiers::Last;
         } else if (o.is(gpt::OpKind::Matmul)) {   // 4 * NC * (K + BIAS) bytes of w and b a PE
             const uint64_t row = 4 * (c("K") + c("BIAS")), P = c("P"), OC = uint64_t(o.output.rows);
             if (row * c("NC") <= budget || row > budget) continue;

@@ -356,6 +356,7 @@ bool MeshTrainer::backward_op(const PlannedOp& o, int T) {
         Transfer dy = o.output;
         dy.tensor = grad_name(o.name);
         dy.symbol = gpt::symbol::kDy;
+        if (o.constants.count("RK")) dy.tiers = Tiers::Each;   // each tier's dW and dx take all of it (matmul.wk)
         mesh_.put(o, dy, 0, T, grads_);
     }
     // A layernorm's dx starts as the stream's gradient, from the residual that also reads x:
@@ -381,7 +382,7 @@ bool MeshTrainer::backward_op(const PlannedOp& o, int T) {
             continue;
         }
         in.symbol = "d" + in.symbol;
-        if (o.tiers() > 1) in.tiers = Tiers::Last;   // a tiered matmul's dx ends on its last tier (matmul.wk)
+        if (in.tiers == Tiers::Each && o.tiers() > 1) in.tiers = Tiers::Last;   // R: dx ends on the last tier (matmul.wk)
         mesh_.get(o, in, 0, T, grads_);
     }
     run.op = o.op + ":backward";

@@ -71,7 +71,7 @@ void plan_stream_grads(std::vector<PlannedOp>& ops, const LinkAllocator& link) {
             for (const Transfer& in : o.inputs) readers += in.tensor == r.inputs[1].tensor;
         }
         if (mm && mm->is(gpt::OpKind::Matmul) && has_backward(*mm) && readers == 1 && !mm->constants.count("LDY") &&
-            above(*ln, *mm, mm->output))
+            mm->tiers() == 1 && above(*ln, *mm, mm->output))   // a tiered op's gradients go through the host
             if (const int g = link(at.x, at.w, mm->rect.y, at.y, false)) {
                 r.inputs[1].grad_colour = g;
                 mm->constants["LDY"] = g;
@@ -238,9 +238,9 @@ void plan_links(std::vector<PlannedOp>& ops, std::vector<lang::RouteSetting>* ro
     }
     // A tiered embedding's chain down its tiers (embedding.wk's e0, e1): tier r sends y's window
     // south on colour 6 (r even) or 7 (r odd) to tier r + 1; a tiered matmul's in training, its
-    // dx (matmul.wk's tb0, tb1). Their own colours: no link shares them.
+    // dx (R) or y (RK; matmul.wk's tb0, tb1). Their own colours: no link shares them.
     for (const PlannedOp& o : ops)
-        for (int r = 0; (o.is(gpt::OpKind::Embedding) || o.constants.count("R")) && r + 1 < o.tiers(); r++)
+        for (int r = 0; (o.is(gpt::OpKind::Embedding) || o.constants.count("R") || o.constants.count("RK")) && r + 1 < o.tiers(); r++)
             for (int x = o.rect.x; x < o.rect.x + o.rect.w; x++) {
                 const int c = r % 2 == 0 ? 6 : 7;
                 routes->push_back({x, o.rect.y + r, c, Route::of(kR, kS)});

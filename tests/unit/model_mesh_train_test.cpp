@@ -321,6 +321,38 @@ TEST(MeshTrain, MatmulsTooBigForTheirRowTrainOverTiers) {
     EXPECT_EQ(t.v.differ, 0);
 }
 
+// GPT-small's width and heads (C = 768, 12 heads of 64; one layer, a short context and a small
+// vocabulary): qkv, attproj and fch go over tiers of their output rows, and fcproj (K = 3,072), of
+// which not even one output row fits a PE with its gradient and transpose, over tiers of its input
+// rows, y going on down them (RK). The gradients are the reference's, bit for bit.
+TEST(MeshTrain, Gpt2SmallWidthAndHeadsTrainBitForBit) {
+    const GPTConfig cfg = config(1, 12, 768, 8, 45);
+    auto r = plan_model(cfg, 256, 32, kKernels, wl::MachineConfig{}.sram_bytes, true);
+    ASSERT_TRUE(r.ok) << r.error;
+    const wl::model::PlannedOp* fcproj = r.plan.find("l0.fcproj");
+    ASSERT_NE(fcproj, nullptr);
+    EXPECT_GT(fcproj->constants.count("RK"), 0u);
+    EXPECT_EQ(fcproj->constants.at("K") * fcproj->tiers(), 3072);
+    EXPECT_GT(r.plan.find("l0.qkv")->tiers(), 1);
+    check_gradients(cfg, 256, 1, 8, 9, wl::RunMode::Fast, 32);
+}
+
+// The same cut on a smaller model: on a row of 16 PEs one output row of fcproj (K = 1,024) with its
+// gradient, transpose and moments and x's 64 rows of 32 steps is more than a PE, so its input rows
+// go over tiers; in both modes the reference's bits.
+TEST(MeshTrain, TiersCuttingTheInputsGiveTheReferenceBitsInBothModes) {
+    const GPTConfig cfg = config(1, 8, 256, 32, 23);
+    auto r = plan_model(cfg, 16, 64, kKernels, wl::MachineConfig{}.sram_bytes, true);
+    ASSERT_TRUE(r.ok) << r.error;
+    ASSERT_GT(r.plan.find("l0.fcproj")->constants.count("RK"), 0u);
+    const ReferenceStep ref(cfg, 2, 32);
+    for (wl::RunMode mode : {wl::RunMode::Fast, wl::RunMode::Cycle}) {
+        MeshTrainer tr(r.plan, ref.model, mode);
+        SCOPED_TRACE(mode == wl::RunMode::Fast ? "fast" : "cycle");
+        ASSERT_NO_FATAL_FAILURE(expect_backward_bits(tr, ref, 2, 32));
+    }
+}
+
 TEST(MeshTrain, TiersInCycleModeGiveTheSameBits) {
     GPTConfig cfg = config(1, 4, 64, 8, 65);
     cfg.warmup_iters = 1;
