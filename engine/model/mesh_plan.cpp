@@ -217,7 +217,8 @@ std::vector<PlannedOp> graph(const gpt::GPTConfig& cfg, int pmax, bool train) {
 // training a tiered matmul takes a link on each of its rows (plan_edge_links).
 // The attention, whose SRAM is its keys and values (a head's q, k, v and y: 4 x HS x TP floats),
 // not weights, spreads the other way: each head's channels over S PEs side by side (attention.wk),
-// the fewest S that divides HS and fits, if the row has room for NH x S PEs (inference).
+// the fewest S that divides HS and fits, if the row has room for NH x S PEs; in training with
+// its gradients too.
 // matmul.wk's SRAM in training with NC rows a PE: w, dw, W's transpose (wt), a round of it (wb) and
 // AdamW's two moments (the store's when streamed), 6 or 4 NC (K + BIAS) floats; x and dx (KP x TP
 // each); y, dy and a round of dy (NC x TP each); and xb. An estimate that picks R; the compile
@@ -229,12 +230,14 @@ uint64_t matmul_train_bytes(uint64_t NC, uint64_t K, uint64_t KP, uint64_t TP, u
 void spread_over_pes(std::vector<PlannedOp>& ops, uint32_t sram, int pmax, bool streaming, bool train) {
     const uint64_t budget = sram / 2;
     for (PlannedOp& o : ops) {
-        if (train && !(o.is(gpt::OpKind::Matmul) && !o.on("TIED") && !o.on("SPARSE"))) continue;
-        if (o.is(gpt::OpKind::Attention)) {
+        if (train && !o.is(gpt::OpKind::Attention) && !(o.is(gpt::OpKind::Matmul) && !o.on("TIED") && !o.on("SPARSE")))
+            continue;
+        if (o.is(gpt::OpKind::Attention)) {   // q, k, v, y (and dy, dq, dk, dv), HC x TP each, and 3 (4) of TP
             const int NH = int(o.constants.at("NH")), HS = int(o.constants.at("HS"));
             const uint64_t TP = uint64_t(o.constants.at("TP")), room = sram - std::min<uint64_t>(sram, 1024);   // its scalars
+            const uint64_t arrays = train ? 8 : 4, rows = train ? 4 : 3;
             int S = 1;
-            while (S < HS && (HS % S || 4 * (4 * uint64_t(HS / S) + 3) * TP > room)) S++;
+            while (S < HS && (HS % S || 4 * (arrays * uint64_t(HS / S) + rows) * TP > room)) S++;
             if (S == 1 || NH * S > pmax) continue;
             o.constants["S"] = S;
             o.rect.w = NH * S;

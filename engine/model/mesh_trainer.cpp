@@ -204,7 +204,14 @@ void MeshTrainer::route_norm() {
 // multicast: each router there copies the wavelet to its PE and on). Along from's mesh row to
 // to's first column, then up or down to to's row, then along it; on one row, straight along it.
 void MeshTrainer::route_stream(int c, std::pair<int, int> from, const PlannedOp& to) {
-    auto route = [&](int x, int y, uint8_t rx, uint8_t tx) { throw_if(mesh_.host_.route(x, y, c, Route::of(rx, tx))); };
+    auto route = [&](int x, int y, uint8_t rx, uint8_t tx) {
+        const Router& r = mesh_.host_.machine().router(x, y);
+        SavedRoute saved{x, y, c, {}};
+        saved.route.npos = r.npos[c];
+        std::copy_n(r.sw[c], r.npos[c], saved.route.pos);
+        crossed_.push_back(saved);
+        throw_if(mesh_.host_.route(x, y, c, Route::of(rx, tx)));
+    };
     const int x0 = to.rect.x, x1 = to.rect.x + to.rect.w - 1, ty = to.rect.y;
     auto [x, y] = from;
     uint8_t in = kR;
@@ -256,6 +263,8 @@ bool MeshTrainer::stream(const char* name, const PlannedOp& from, const char* fr
     throw_if(mesh_.host_.launch(to.rect, to_fn));
     throw_if(mesh_.host_.launch(from.rect, from_fn));
     const RunResult r = mesh_.host_.run_until_quiescent(mesh_.cycle_budget);
+    for (auto it = crossed_.rbegin(); it != crossed_.rend(); ++it) throw_if(mesh_.host_.route(it->x, it->y, it->colour, it->route));
+    crossed_.clear();
     if (!r.ok()) {
         error_ = std::string(name) + ": " + r.fault.to_string();
         return false;

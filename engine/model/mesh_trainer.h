@@ -247,6 +247,13 @@ private:
     void route_stream(int colour, std::pair<int, int> from, const PlannedOp& to);
     bool stream(const char* name, const PlannedOp& from, const char* from_fn, const PlannedOp& to, const char* to_fn);
     static constexpr int kTieColour = 5;   // the kernels' tw
+    // The routes route_stream replaced, put back once its stream has run: its way may cross an op
+    // that takes the colour for itself (a head over several PEs, attention.wk).
+    struct SavedRoute {
+        int x, y, colour;
+        wl::Route route;
+    };
+    std::vector<SavedRoute> crossed_;
 
     MeshGPT mesh_;
     std::vector<PlannedOp> ops_;   // the plan's ops, as a step runs them (streaming: every layer's instances)

@@ -98,8 +98,9 @@ TEST(MeshTiers, AHeadTooBigForAPeIsCutOverPes) {
     expect_reference_bits(cfg, r.plan, 20, 2, wl::RunMode::Fast, &fast);
     expect_reference_bits(cfg, r.plan, 20, 2, wl::RunMode::Cycle, &cycle);
     EXPECT_NEAR(double(fast), double(cycle), 0.10 * double(cycle)) << "fast " << fast << " cycle " << cycle;
-    auto train = plan_model(cfg, 32, 32, kernels(), wl::MachineConfig{}.sram_bytes, /*train=*/true);   // training: not cut
-    EXPECT_TRUE(train.too_big) << train.error;
+    auto train = plan_model(cfg, 32, 32, kernels(), wl::MachineConfig{}.sram_bytes, /*train=*/true);   // with dy, dq, dk, dv: 4 PEs
+    ASSERT_TRUE(train.ok) << train.error;
+    EXPECT_EQ(train.plan.find("l0.atty")->constants.at("S"), 4);
 }
 
 // A generation step's matmul needs x's whole column on every PE. Each row (every tier's) that does
