@@ -202,6 +202,14 @@ std::vector<PlannedOp> graph(const gpt::GPTConfig& cfg, int pmax, bool train) {
 
 // [SECTION] tiers
 
+// matmul.wk's SRAM in training with NC rows a PE: w, dw, W's transpose (wt), a round of it (wb) and
+// AdamW's two moments (the store's when streamed), 6 or 4 NC (K + BIAS) floats; x and dx (KP x TP
+// each); y, dy and a round of dy (NC x TP each); and xb. An estimate that picks R; the compile
+// checks the kernel's real layout.
+uint64_t matmul_train_bytes(uint64_t NC, uint64_t K, uint64_t KP, uint64_t TP, uint64_t bias, bool streamed) {
+    return 4 * ((streamed ? 4 : 6) * NC * (K + bias) + TP * (2 * KP + 3 * NC) + std::max(2 * K, KP * TP));
+}
+
 // Tiers: an op whose weights would take more than half a PE's SRAM on its row (GPT-2's 50,257-row
 // embedding and LM head; a wide matmul on a narrow mesh) is cut over R rows of PEs stacked, each a
 // copy of its one-row kernel holding a part: the embedding's vocabulary rows, VR a tier, the
@@ -219,14 +227,6 @@ std::vector<PlannedOp> graph(const gpt::GPTConfig& cfg, int pmax, bool train) {
 // not weights, spreads the other way: each head's channels over S PEs side by side (attention.wk),
 // the fewest S that divides HS and fits, if the row has room for NH x S PEs; in training with
 // its gradients too.
-// matmul.wk's SRAM in training with NC rows a PE: w, dw, W's transpose (wt), a round of it (wb) and
-// AdamW's two moments (the store's when streamed), 6 or 4 NC (K + BIAS) floats; x and dx (KP x TP
-// each); y, dy and a round of dy (NC x TP each); and xb. An estimate that picks R; the compile
-// checks the kernel's real layout.
-uint64_t matmul_train_bytes(uint64_t NC, uint64_t K, uint64_t KP, uint64_t TP, uint64_t bias, bool streamed) {
-    return 4 * ((streamed ? 4 : 6) * NC * (K + bias) + TP * (2 * KP + 3 * NC) + std::max(2 * K, KP * TP));
-}
-
 void spread_over_pes(std::vector<PlannedOp>& ops, uint32_t sram, int pmax, bool streaming, bool train) {
     const uint64_t budget = sram / 2;
     for (PlannedOp& o : ops) {
