@@ -67,7 +67,7 @@ constexpr Export kLayerNorm[] = {
     {entry::kAdamW, W::Training}, {entry::kGradNorm, W::Training},
     {symbol::kDy, W::Training}, {symbol::kDx, W::Training}, {"dwb", W::Training}, {"mwb", W::Training}, {"vwb", W::Training},
     {symbol::kHp, W::Training}, {symbol::kGsq, W::Training}, {symbol::kGnorm, W::Training}, {symbol::kGn, W::Training},
-    {entry::kLoadW, W::Streaming}, {entry::kSendG, W::Streaming},
+    {entry::kLoadW, W::Streaming}, {entry::kTakeW, W::Streaming}, {entry::kSendG, W::Streaming},
 };
 constexpr Export kMatmul[] = {
     {entry::kMain, W::Always}, {entry::kSendY, W::Always},
@@ -77,7 +77,7 @@ constexpr Export kMatmul[] = {
     {symbol::kDy, W::Training}, {symbol::kDx, W::Training}, {"dw", W::Training}, {"db", W::Training}, {"mw", W::Training},
     {"vw", W::Training}, {"mb", W::Training}, {"vb", W::Training}, {symbol::kHp, W::Training}, {symbol::kGsq, W::Training},
     {symbol::kGnorm, W::Training}, {symbol::kGn, W::Training},
-    {entry::kLoadW, W::Streaming}, {entry::kSendG, W::Streaming},
+    {entry::kLoadW, W::Streaming}, {entry::kTakeW, W::Streaming}, {entry::kSendG, W::Streaming},
 };
 constexpr Export kAttention[] = {
     {entry::kMain, W::Always}, {entry::kSendY, W::Always},

@@ -169,6 +169,8 @@ wl::Fault MeshGPT::feed_layer(int l, wl::Host& h, uint64_t* bytes) const {
     for (const PlannedOp& slot : plan_.ops) {
         if (slot.layer < 0 || slot.weights.empty()) continue;
         const PlannedOp op = layer_instance(slot, l, plan_.cfg.n_layer);
+        for (const lang::RouteSetting& r : edge_link_routes(op, false))
+            if (Fault f = h.route(r.x, r.y, r.colour, r.route)) return f;
         for (int tier = 0; tier < op.tiers(); tier++) {
             std::vector<uint32_t> words = link_words(op, tier);
             if (bytes) *bytes += 4 * uint64_t(words.size());
@@ -182,37 +184,40 @@ wl::Fault MeshGPT::feed_layer(int l, wl::Host& h, uint64_t* bytes) const {
 }
 
 std::vector<uint32_t> MeshGPT::link_words(const PlannedOp& op, int tier) const {
-    const Program& prog = *op.compiled->placements.front().program;
     std::vector<uint32_t> words;   // PE 0's w, b, then PE 1's ...: load_w's order
-    auto put = [&words](const auto& v, size_t n) {   // v's words, padded with zeros to n
+    for (int p = tier * op.rect.w; p < (tier + 1) * op.rect.w; p++) append_pe_words(op, p, &words);
+    return words;
+}
+
+void MeshGPT::append_pe_words(const PlannedOp& op, int p, std::vector<uint32_t>* words) const {
+    const Program& prog = *op.compiled->placements.front().program;
+    auto put = [words](const auto& v, size_t n) {   // v's words, padded with zeros to n
         for (size_t i = 0; i < n; i++) {
             uint32_t u = 0;
             if (i < v.size()) std::memcpy(&u, &v[i], 4);
-            words.push_back(u);
+            words->push_back(u);
         }
     };
-    for (int p = tier * op.rect.w; p < (tier + 1) * op.rect.w; p++)
-        for (const auto& [sym, name] : op.weights) {
-            if (sym == "w" && sparse_matmul(op)) {   // only the non-zeros and their indices (sparsity.h)
-                const SparseRows r = sparse_rows(op, p, plan_.cfg, store_.data(), store_mask_);
-                const size_t NZ = size_t(op.constants.at("NZ"));
-                if (r.wv.size() > NZ)
-                    throw std::runtime_error(op.name + ": the weights have " + std::to_string(r.wv.size()) +
-                                             " non-zeros on one PE; the plan has room for " + std::to_string(NZ));
-                put(r.wv, NZ);
-                put(r.wk, NZ);
-                put(r.wr, r.wr.size());
-                continue;
-            }
-            const Symbol* s = prog.symbol(sym);
-            if (!s) throw std::logic_error(op.name + ": its kernel has no symbol " + sym);
-            std::vector<float> part(s->length, 0.0f);   // the last PE's padding rows stay zero
-            const ParamSlice w = param_slice(plan_.cfg, name, op.layer);
-            for (const WeightPiece& piece : weight_pieces(op, p, sym, w))
-                std::copy_n(store_.data() + w.offset + piece.model, piece.n, part.begin() + long(piece.pe));
-            put(part, part.size());
+    for (const auto& [sym, name] : op.weights) {
+        if (sym == "w" && sparse_matmul(op)) {   // only the non-zeros and their indices (sparsity.h)
+            const SparseRows r = sparse_rows(op, p, plan_.cfg, store_.data(), store_mask_);
+            const size_t NZ = size_t(op.constants.at("NZ"));
+            if (r.wv.size() > NZ)
+                throw std::runtime_error(op.name + ": the weights have " + std::to_string(r.wv.size()) +
+                                         " non-zeros on one PE; the plan has room for " + std::to_string(NZ));
+            put(r.wv, NZ);
+            put(r.wk, NZ);
+            put(r.wr, r.wr.size());
+            continue;
         }
-    return words;
+        const Symbol* s = prog.symbol(sym);
+        if (!s) throw std::logic_error(op.name + ": its kernel has no symbol " + sym);
+        std::vector<float> part(s->length, 0.0f);   // the last PE's padding rows stay zero
+        const ParamSlice w = param_slice(plan_.cfg, name, op.layer);
+        for (const WeightPiece& piece : weight_pieces(op, p, sym, w))
+            std::copy_n(store_.data() + w.offset + piece.model, piece.n, part.begin() + long(piece.pe));
+        put(part, part.size());
+    }
 }
 
 void MeshGPT::add_link_grads(const PlannedOp& op, int tier, const std::vector<uint32_t>& words, std::vector<float>* grads) const {
@@ -244,11 +249,11 @@ std::vector<std::pair<wl::Rect, std::string>> MeshGPT::streamed_weights() const 
 }
 
 void MeshGPT::point_edge_links(bool out) {
-    if (links_out_ == out) return;
+    if (links_ == (out ? Links::Out : Links::In)) return;
     for (const PlannedOp& op : plan_.ops)
         if (op.layer >= 0 && !op.weights.empty())
             for (const lang::RouteSetting& r : edge_link_routes(op, out)) throw_if(host_.route(r.x, r.y, r.colour, r.route));
-    links_out_ = out;
+    links_ = out ? Links::Out : Links::In;
 }
 
 // The gradients leave as the weights came: each op's PE 0 first, its dw then db (send_g), over
@@ -294,22 +299,66 @@ bool MeshGPT::stream_out(int l, std::vector<float>* grads) {
 
 bool MeshGPT::stream_in(int l) {
     const auto start = std::chrono::steady_clock::now();
-    point_edge_links(false);
     OpRun run;
     run.name = gpt::layer_unit_name(l, "weights");
     run.op = "weight_stream";
-    for (const PlannedOp& op : plan_.ops) run.pes += op.layer >= 0 && !op.weights.empty() ? op.pes() : 0;
+    bool own = true;   // every op's kernel takes its own words from a link pointed at it
+    for (const PlannedOp& op : plan_.ops)
+        if (op.layer >= 0 && !op.weights.empty()) {
+            run.pes += op.pes();
+            own = own && op.compiled->placements.front().program->function_index(gpt::entry::kTakeW) >= 0;
+        }
     const MachineStats s0 = host_.stats();
-    throw_if(feed_layer(l, host_, &run.stream_bytes));
-    const RunResult r = host_.run_until_quiescent(cycle_budget);
-    if (!r.ok()) {
-        error_ = run.name + " (the layer's weights over the edge links): " + r.fault.to_string();
-        return false;
+    if (own) {
+        if (!stream_in_own(l, &run)) return false;
+    } else {   // a kernel that only has load_w (lesson 15's): one multicast stream a row
+        throw_if(feed_layer(l, host_, &run.stream_bytes));
+        links_ = Links::In;
+        const RunResult r = host_.run_until_quiescent(cycle_budget);
+        if (!r.ok()) {
+            error_ = run.name + " (the layer's weights over the edge links): " + r.fault.to_string();
+            return false;
+        }
     }
     const MachineStats s1 = host_.stats();
     run.count(s0, s1);
     run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     runs_.push_back(run);
+    return true;
+}
+
+// Each row's link pointed at its p-th PE in turn, the rows side by side, a run each: PE p takes its
+// words alone (take_w), where a multicast would copy the whole row's to every PE and each drop all
+// but its own. The same words cross each link in the same order, at its rate.
+bool MeshGPT::stream_in_own(int l, OpRun* run) {
+    std::vector<PlannedOp> ops;
+    int widest = 0;
+    for (const PlannedOp& slot : plan_.ops)
+        if (slot.layer >= 0 && !slot.weights.empty()) {
+            ops.push_back(layer_instance(slot, l, plan_.cfg.n_layer));
+            widest = std::max(widest, slot.rect.w);
+        }
+    for (int p = 0; p < widest; p++) {
+        for (const PlannedOp& op : ops) {
+            if (p >= op.rect.w) continue;
+            for (const lang::RouteSetting& r : edge_link_to(op, p))   // after PE 0, only PE p - 1's and p's routers change
+                if (p == 0 || links_ != Links::Pointed || r.x >= op.rect.x + p - 1) throw_if(host_.route(r.x, r.y, r.colour, r.route));
+            for (int tier = 0; tier < op.tiers(); tier++) {
+                std::vector<uint32_t> words;
+                append_pe_words(op, tier * op.rect.w + p, &words);
+                run->stream_bytes += 4 * uint64_t(words.size());
+                throw_if(host_.machine().feed(0, op.rect.y + tier, kWest, int(op.constants.at("LW")), std::move(words),
+                                              EdgeLink::wse2().cycles_per_wavelet()));
+            }
+            throw_if(host_.launch({op.rect.x + p, op.rect.y, 1, op.tiers()}, gpt::entry::kTakeW));
+        }
+        links_ = Links::Pointed;
+        const RunResult r = host_.run_until_quiescent(cycle_budget);
+        if (!r.ok()) {
+            error_ = run->name + " (the layer's weights over the edge links): " + r.fault.to_string();
+            return false;
+        }
+    }
     return true;
 }
 

@@ -187,6 +187,8 @@ private:
     // Streaming: one tier's edge link carries its PEs' weights in load_w's order, and their gradients
     // back in send_g's (the same order): the words in, and the words out added into *grads.
     std::vector<uint32_t> link_words(const PlannedOp& op, int tier) const;
+    void append_pe_words(const PlannedOp& op, int p, std::vector<uint32_t>* words) const;   // PE p's part of them
+    bool stream_in_own(int l, OpRun* run);   // stream_in where every op takes its own words (take_w)
     void add_link_grads(const PlannedOp& op, int tier, const std::vector<uint32_t>& words, std::vector<float>* grads) const;
 
     MeshPlan plan_;
@@ -194,7 +196,8 @@ private:
     Tensors acts_;
     std::vector<float> store_;    // streaming: the weights off the wafer (params_memory's layout)
     std::vector<uint8_t> store_mask_;   // ... and their sparsity mask (gpt::GPT::mask; empty: dense)
-    bool links_out_ = false;      // streaming training: the edge links point out (stream_out's way)
+    enum class Links : uint8_t { In, Out, Pointed };   // the edge links: load_w's way, stream_out's, or at a PE (take_w)
+    Links links_ = Links::In;
     std::vector<int> tokens_;
     std::vector<OpRun> runs_;
     std::vector<float> logits_;   // next_logits' result

@@ -162,6 +162,8 @@ PlannedOp layer_instance(const PlannedOp& op, int l, int layers);
 // as planned (the store's words east, each of the op's PEs taking a copy), or out (training: the
 // op's PEs send west, one at a time, off the mesh to the store).
 std::vector<wl::lang::RouteSetting> edge_link_routes(const PlannedOp& op, bool out);
+// ... or in to PE px of each of its rows alone (take_w): the routers before it pass the words on, it takes them.
+std::vector<wl::lang::RouteSetting> edge_link_to(const PlannedOp& op, int px);
 
 // The sends that bring an op's linked inputs, each (producer's PEs, function) once: a relay
 // brings several inputs in one (the attention's q, k and v). Launched with the op's main.

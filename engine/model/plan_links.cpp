@@ -451,6 +451,14 @@ std::vector<lang::RouteSetting> edge_link_routes(const PlannedOp& o, bool out) {
     return routes;
 }
 
+std::vector<lang::RouteSetting> edge_link_to(const PlannedOp& o, int px) {
+    std::vector<lang::RouteSetting> routes;
+    const int c = int(o.constants.at("LW"));
+    for (int y = o.rect.y; y < o.rect.y + o.tiers(); y++)
+        for (int x = 0; x <= o.rect.x + px; x++) routes.push_back({x, y, c, Route::of(kW, x == o.rect.x + px ? kR : kE)});
+    return routes;
+}
+
 // Streaming: the edge links. Each of the layer's weight-holding ops (matmul.wk, layernorm.wk) takes
 // its weights over the link of its own row, entering the mesh's west edge: a colour of 8..17 free
 // on every router from the edge to the op's last PE (those before the op pass it east, the op's
