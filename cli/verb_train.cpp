@@ -3,7 +3,8 @@
 //                      [--json] [--out CKPT] [--resume CKPT] [--threads N] [--set k=v,k=v] [--bpe-dir DIR]
 //                      [--on-mesh [--wafers N] [--mesh WxH] [--execution resident|streaming] [--kernels DIR] [--mode fast|cycle]]
 //                      [--sparsity S [--sparsity-mask magnitude|random] [--sparsity-seed N]]
-// Terminal: a progress bar with loss and tokens/s. --json: one object per evaluation
+// Terminal: a progress bar with loss and tokens/s; on the mesh a step that takes longer than a
+// quarter of a second says where it is (its share done, the op or streamed layer, the sequence). --json: one object per evaluation
 // ({step, train_loss, val_loss, tokens_per_s, lr, elapsed_s}) and a final summary object;
 // with --on-mesh also one per step ({step, loss, grad_norm, tokens_per_s, cycles, wafer_s, host_bytes, wafers,
 // compute_cycles, swarmx_bytes, swarmx_cycles}; with --execution streaming also stream_bytes, stream_cycles).
@@ -61,7 +62,7 @@ std::string base_name(const std::string& path) {
 void bar(int64_t step, int64_t total, float loss, double tps) {
     const int width = 30;
     int fill = total ? int(width * step / total) : width;
-    std::fprintf(stderr, "\r[%.*s%.*s] step %lld/%lld  loss %.4f  %.0f tok/s ", fill, "##############################",
+    std::fprintf(stderr, "\r\033[K[%.*s%.*s] step %lld/%lld  loss %.4f  %.0f tok/s ", fill, "##############################",
                  width - fill, "..............................", (long long)step, (long long)total, loss, tps);
     std::fflush(stderr);
 }
@@ -200,9 +201,23 @@ int verb_train(const Args& args) {
         auto t0 = Clock::now();
         if (mesh) {
             tr->step_batches(tr->step, inputs.data(), targets.data());
-            wl::model::SwarmXStep st;
-            if (!swarm->step(inputs.data(), targets.data(), tr->sequences_per_step(), cfg.block_size, tr->lr(), &st))
-                throw std::runtime_error("train on the mesh, step " + std::to_string(tr->step) + ": " + swarm->error());
+            const std::string failed = "train on the mesh, step " + std::to_string(tr->step) + ": ";
+            if (!swarm->begin_step(inputs.data(), targets.data(), tr->sequences_per_step(), cfg.block_size, tr->lr()))
+                throw std::runtime_error(failed + swarm->error());
+            auto shown = Clock::now();
+            while (swarm->stepping()) {   // the step a unit at a time; a long one says where it is
+                if (!swarm->run_slice(1)) throw std::runtime_error(failed + swarm->error());
+                if (!tty || !swarm->stepping() || Clock::now() - shown < std::chrono::milliseconds(250)) continue;
+                const wl::model::SwarmXWork w = swarm->next_work();
+                std::string unit = wl::model::step_unit_text(w, swarm->wafers());
+                if (w.work && w.work->sequence >= 0)
+                    unit += ", sequence " + std::to_string(w.work->sequence + 1) + " of " +
+                            std::to_string(tr->sequences_per_step() / swarm->wafers());
+                std::fprintf(stderr, "\r\033[K  step %lld: %3.0f%%  %s", (long long)tr->step + 1, 100 * swarm->progress(), unit.c_str());
+                std::fflush(stderr);
+                shown = Clock::now();
+            }
+            const wl::model::SwarmXStep st = swarm->last_step();
             tr->step += 1;
             tr->last_grad_norm = st.grad_norm;
             last_loss = st.loss;

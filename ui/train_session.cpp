@@ -98,29 +98,6 @@ bool TrainSession::set_text(const std::string& name, const std::string& text) {
 
 // [SECTION] units in words
 
-// What a unit does, in words: "forward l0.qkv", or for a streamed layer's unit "l1 backward, gradients out".
-// Brief (a step's units, last.units): the phase alone, "forward", or the streamed layer's words alone.
-static std::string work_text(const wl::model::TrainWork& w, bool brief = false) {
-    const std::string phase = wl::model::train_phase_name(w.phase);
-    if (!w.streaming) return brief ? phase : phase + " " + w.op;
-    std::string s = "l" + std::to_string(w.layer) + " " + phase + ", " + w.streaming;
-    if (!brief && w.op.find(".weights") == std::string::npos && w.op.find(".grads") == std::string::npos) s += " (" + w.op + ")";
-    return s;
-}
-
-// A step's next unit in words: SwarmX's between the wafers, or wafer k's launch ("wafer 2 of 2: "
-// with several). Brief: work_text's brief, and "" for the unit that queues a wafer's part.
-static std::string step_unit_text(const wl::model::SwarmXWork& sw, int N, bool brief) {
-    if (sw.stage == wl::model::SwarmXStage::Reduce)
-        return "SwarmX: the " + std::to_string(N) + " wafers' gradients summed, the sum broadcast back";
-    if (sw.stage == wl::model::SwarmXStage::Check) return "SwarmX: checking every wafer holds the same weights";
-    const std::string who = N > 1 ? "wafer " + std::to_string(sw.wafer + 1) + " of " + std::to_string(N) + ": " : "";
-    if (!sw.work)   // its part is queued by its first unit
-        return brief ? "" : who + (sw.stage == wl::model::SwarmXStage::Shard ? (N > 1 ? "its shard of the batch next" : "the step next")
-                                                                             : (N > 1 ? "its update next" : "the update next"));
-    return who + work_text(*sw.work, brief);
-}
-
 // [SECTION] runs
 
 bool TrainSession::start(const TrainSettings& s) {
@@ -405,7 +382,7 @@ void TrainSession::finish_job(wl::model::MeshJob job) {
 bool TrainSession::unit() {
     if (starting_) return start_unit();   // once started, the run's units follow in the same tick
     if (swarm_->stepping()) {   // a step: its wafers' shards, SwarmX's reduction, their updates
-        const std::string u = step_unit_text(swarm_->next_work(), swarm_->wafers(), true);
+        const std::string u = wl::model::step_unit_text(swarm_->next_work(), swarm_->wafers(), true);
         if (!u.empty() && std::find(step_units_.begin(), step_units_.end(), u) == step_units_.end()) step_units_.push_back(u);
         if (!swarm_->run_slice(1)) {
             fail("step " + std::to_string(tr_->step + 1) + ": " + swarm_->error());
@@ -532,14 +509,14 @@ std::string TrainSession::activity() const {
     if (stepping()) {   // wafer k's shard or update, or SwarmX's reduction between them
         const wl::model::SwarmXWork sw = swarm_->next_work();
         const int N = swarm_->wafers();
-        std::string s = step_unit_text(sw, N, false);
+        std::string s = wl::model::step_unit_text(sw, N, false);
         if (sw.work && sw.work->sequence >= 0)
             s += ", sequence " + std::to_string(sw.work->sequence + 1) + " of " + std::to_string(tr_->sequences_per_step() / N);
         return s;
     }
     char b[160];
     const wl::model::TrainWork* w = mesh_->next_work();
-    const std::string what = w ? work_text(*w) : "";
+    const std::string what = w ? wl::model::work_text(*w) : "";
     if (w && mesh_->job() == wl::model::MeshJob::Eval) {
         std::snprintf(b, sizeof b, "evaluating on the mesh: batch %d/%d, sequence %d/%d, %s", eval_next_ + 1, tr_->cfg.eval_iters,
                       std::max(w->sequence, 0) + 1, tr_->cfg.batch_size, what.c_str());

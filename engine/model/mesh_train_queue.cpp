@@ -26,6 +26,14 @@ const char* mesh_job_name(MeshJob j) {
     return j == MeshJob::Step ? "step" : j == MeshJob::Eval ? "evaluation" : "sampling";
 }
 
+std::string work_text(const TrainWork& w, bool brief) {
+    const std::string phase = train_phase_name(w.phase);
+    if (!w.streaming) return brief ? phase : phase + " " + w.op;
+    std::string s = "l" + std::to_string(w.layer) + " " + phase + ", " + w.streaming;
+    if (!brief && w.op.find(".weights") == std::string::npos && w.op.find(".grads") == std::string::npos) s += " (" + w.op + ")";
+    return s;
+}
+
 bool MeshTrainer::check_idle(const char* what) {
     error_.clear();
     if (!routed_) {

@@ -127,6 +127,10 @@ struct TrainWork {                // one unit of a job: what it runs, for a prog
     int chunk = -1;
 };
 
+// What a unit does, in words: "forward l0.qkv", or for a streamed layer's unit "l1 backward, gradients out".
+// Brief (a step's units in a row): the phase alone, "forward", or the streamed layer's words alone.
+std::string work_text(const TrainWork& w, bool brief = false);
+
 class MeshTrainer {
 public:
     // plan.train must be true; model's config must be the plan's. Weights are copied in now.

@@ -238,6 +238,16 @@ bool SwarmX::unit() {
     return true;
 }
 
+std::string step_unit_text(const SwarmXWork& sw, int N, bool brief) {
+    if (sw.stage == SwarmXStage::Reduce) return "SwarmX: the " + std::to_string(N) + " wafers' gradients summed, the sum broadcast back";
+    if (sw.stage == SwarmXStage::Check) return "SwarmX: checking every wafer holds the same weights";
+    const std::string who = N > 1 ? "wafer " + std::to_string(sw.wafer + 1) + " of " + std::to_string(N) + ": " : "";
+    if (!sw.work)   // its part is queued by its first unit
+        return brief ? "" : who + (sw.stage == SwarmXStage::Shard ? (N > 1 ? "its shard of the batch next" : "the step next")
+                                                                  : (N > 1 ? "its update next" : "the update next"));
+    return who + work_text(*sw.work, brief);
+}
+
 SwarmXWork SwarmX::next_work() const {
     SwarmXWork w;
     w.stage = stage_;

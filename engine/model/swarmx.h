@@ -96,6 +96,10 @@ struct SwarmXWork {                // the next unit of a sliced step, for a prog
     const TrainWork* work = nullptr;   // that wafer's next launch; nullptr before its part is queued, or Reduce / Check
 };
 
+// A step's next unit in words: SwarmX's between the wafers, or wafer k's launch ("wafer 2 of 2: "
+// with several). Brief: work_text's brief, and "" for the unit that queues a wafer's part.
+std::string step_unit_text(const SwarmXWork& sw, int wafers, bool brief = false);
+
 class SwarmX {
 public:
     // Each wafer in this process is a whole Machine; four shows data parallelism's 2- and 4-way cases and keeps memory in check.
