@@ -1,10 +1,11 @@
 // tokenizer_bpe.cpp: see tokenizer_bpe.h.
 #include "engine/gpt/tokenizer_bpe.h"
 
+#include "engine/core/read_file.h"
+
 #include <nlohmann/json.hpp>
 
 #include <cstdlib>
-#include <fstream>
 #include <sstream>
 #include <stdexcept>
 
@@ -12,12 +13,11 @@ namespace wl::gpt {
 
 namespace {
 
-std::string read_file(const std::string& path) {
-    std::ifstream f(path, std::ios::binary);
-    if (!f) throw std::runtime_error(path + ": cannot open (GPT-2 BPE files: set WAFERLAB_BPE_DIR or --bpe-dir)");
-    std::stringstream ss;
-    ss << f.rdbuf();
-    return ss.str();
+std::string read_bpe_file(const std::string& path) {
+    std::string out, error;
+    if (!wl::read_file(path, wl::kMaxSourceBytes, "GPT-2 BPE", &out, &error))
+        throw std::runtime_error(error + " (GPT-2 BPE files: set WAFERLAB_BPE_DIR or --bpe-dir)");
+    return out;
 }
 
 // Decodes UTF-8 into code points; an invalid byte becomes U+FFFD-like -1 marker kept as its own "other" char.
@@ -131,8 +131,8 @@ std::vector<std::string> BpeTokenizer::pretokenize(const std::string& text) {
 }
 
 BpeTokenizer BpeTokenizer::load(const std::string& encoder_json, const std::string& vocab_bpe) {
-    const std::string encoder = read_file(encoder_json);   // first: a missing encoder.json is named first
-    return parse(encoder, read_file(vocab_bpe), encoder_json, vocab_bpe);
+    const std::string encoder = read_bpe_file(encoder_json);   // first: a missing encoder.json is named first
+    return parse(encoder, read_bpe_file(vocab_bpe), encoder_json, vocab_bpe);
 }
 
 BpeTokenizer BpeTokenizer::parse(const std::string& encoder_text, const std::string& vocab_text,

@@ -1,13 +1,13 @@
 // lesson.cpp: finds and reads the lesson folders (layout in lesson.h).
 #include "engine/lessons/lesson.h"
 
+#include "engine/core/read_file.h"
 #include "engine/lessons/forward_check.h"
 #include "engine/lessons/train_check.h"
 
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
-#include <fstream>
 #include <sstream>
 
 namespace wl::lessons {
@@ -16,13 +16,10 @@ namespace fs = std::filesystem;
 
 namespace {
 
-bool read_text(const fs::path& p, std::string* out) {
-    std::ifstream in(p, std::ios::binary);
-    if (!in) return false;
-    std::stringstream ss;
-    ss << in.rdbuf();
-    *out = ss.str();
-    return true;
+// Reads a lesson's file; "" or its error ("PATH: is a directory, not a lesson file", "PATH: cannot open (...)").
+std::string read_text(const fs::path& p, std::string* out) {
+    std::string error;
+    return wl::read_file(p.string(), wl::kMaxSourceBytes, "lesson", out, &error) ? std::string() : error;
 }
 
 std::string title_of(const std::string& md) {
@@ -73,7 +70,7 @@ LessonSet load_lessons(const std::string& root) {
         const std::pair<const char*, std::string*> files[] = {
             {"lesson.md", &l.text}, {"starter.wk", &l.starter}, {"solution.wk", &l.solution}, {"check.txt", &spec_text}};
         for (const auto& [name, out] : files)
-            if (!read_text(d / name, out)) set.errors.push_back((d / name).string() + ": missing or unreadable");
+            if (const std::string why = read_text(d / name, out); !why.empty()) set.errors.push_back(why);
         if (set.errors.size() > errors_before) continue;
         l.title = title_of(l.text);
         if (l.title.empty()) set.errors.push_back((d / "lesson.md").string() + ": no '# Title' line");

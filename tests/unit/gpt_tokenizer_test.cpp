@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
 #include <fstream>
 #include <memory>
 #include <string>
@@ -104,6 +106,14 @@ TEST(GptBpeTokenizer, MissingOrBadFilesAreClearErrors) {
         FAIL() << "no error";
     } catch (const std::runtime_error& e) {
         EXPECT_NE(std::string(e.what()).find("/nonexistent/encoder.json"), std::string::npos) << e.what();
+    }
+    const wltest::TempPath dir("bpe_dir");
+    std::filesystem::create_directories(dir.path());
+    try {
+        BpeTokenizer::load(dir.str(), dir.str());   // a folder given as encoder.json
+        FAIL() << "no error";
+    } catch (const std::runtime_error& e) {
+        EXPECT_EQ(std::string(e.what()), dir.str() + ": is a directory, not a GPT-2 BPE file (GPT-2 BPE files: set WAFERLAB_BPE_DIR or --bpe-dir)");
     }
     const wltest::TempPath tmp_bad("bad_encoder.json");
     std::string bad = tmp_bad.str();

@@ -66,6 +66,20 @@ TEST(Lessons, EveryFolderReadsAndTheyAreNumberedFromOne) {
     }
 }
 
+// A lesson folder whose file is missing or a directory says which and why, as any file a user names.
+TEST(Lessons, AFileThatCannotBeReadIsNamedWithWhy) {
+    const wltest::TempPath root("lessons");
+    const std::filesystem::path d = root.path() / "01-first";
+    std::filesystem::create_directories(d / "starter.wk");   // a folder where the starter should be
+    std::ofstream(d / "lesson.md") << "# First\nWhy?\n";
+    std::ofstream(d / "solution.wk") << "";
+    const LessonSet set = load_lessons(root.str());
+    ASSERT_EQ(set.errors.size(), 2u);
+    EXPECT_EQ(set.errors[0], (d / "starter.wk").string() + ": is a directory, not a lesson file");
+    EXPECT_EQ(set.errors[1].rfind((d / "check.txt").string() + ": cannot open", 0), 0u) << set.errors[1];
+    EXPECT_TRUE(set.lessons.empty());
+}
+
 TEST(Lessons, EverySolutionPassesAndEveryStarterFails) {
     const LessonSet set = load_lessons(kLessons);
     ASSERT_FALSE(set.lessons.empty());
