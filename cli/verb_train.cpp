@@ -35,6 +35,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <memory>
 #include <sstream>
@@ -169,6 +170,7 @@ int verb_train(const Args& args) {
     double train_s = 0;
     int64_t trained_tokens = 0;
     float last_loss = 0, train_loss = 0, val_loss = 0;
+    int64_t saved_step = -1;   // the step of the checkpoint on disk
     const auto t_start = Clock::now();
     auto on_mesh = [&](const int* in, const int* tg, int B, int T) {   // one evaluation batch's mean loss
         float loss = 0;
@@ -194,6 +196,19 @@ int verb_train(const Args& args) {
         }
         sync_from_mesh();   // the checkpoint's weights and moments
         tr->save(out);
+        saved_step = tr->step;
+    };
+    // A loss that is NaN or infinite stops the run before anything is saved over the last good
+    // checkpoint, naming the step and (the reference's forward) the first tensor that left the floats.
+    auto stop_if_diverged = [&]() {
+        if (std::isfinite(last_loss)) return;
+        const std::string where = mesh ? "" : tr->model->first_nonfinite();
+        throw std::runtime_error(
+            "step " + std::to_string(tr->step) + ": the loss is " + (std::isnan(last_loss) ? "NaN" : "infinite") +
+            (where.empty() ? "" : "; it first appears in " + where + " (the forward's tensors in order)") +
+            (mesh ? " on the mesh (the same steps without --on-mesh name the op where it first appears)" : "") +
+            ". Stopped; " + out + " keeps step " + std::to_string(saved_step) +
+            "'s weights (a smaller optimizer.learning_rate, or optimizer.max_gradient_norm > 0 to clip, usually helps)");
     };
 
     evaluate();
@@ -236,6 +251,7 @@ int verb_train(const Args& args) {
             train_s += std::chrono::duration<double>(Clock::now() - t0).count();
             trained_tokens += tr->tokens_per_step();
         }
+        stop_if_diverged();
         if (tty) bar(tr->step, total, last_loss, double(trained_tokens) / train_s);
         if (tr->step % cfg.eval_interval == 0 || tr->step == total) evaluate();
     }

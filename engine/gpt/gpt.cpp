@@ -14,6 +14,7 @@
 #include "engine/core/memory_limit.h"
 #include <cstdio>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <stdexcept>
@@ -125,6 +126,25 @@ double activation_floats(const GPTConfig& cfg, int B, int T) {
 }
 
 size_t GPT::activation_count(int B_, int T_) const { return size_t(activation_floats(cfg, B_, T_)); }
+
+std::string GPT::first_nonfinite() const {
+    if (B == 0) return "";
+    const size_t BT = size_t(B) * size_t(T);
+    const auto bad = [](const float* p, size_t n) { return std::any_of(p, p + n, [](float v) { return !std::isfinite(v); }); };
+    if (bad(acts.encoded, BT * C)) return "encoded";
+    const std::pair<const char*, std::pair<const float*, size_t>> layer[] = {
+        {"ln1", {acts.ln1, C}},       {"qkv", {acts.qkv, 3 * C}},       {"atty", {acts.atty, C}},
+        {"attproj", {acts.attproj, C}}, {"residual2", {acts.residual2, C}}, {"ln2", {acts.ln2, C}},
+        {"fch", {acts.fch, 4 * C}},   {"fch_gelu", {acts.fch_gelu, 4 * C}}, {"fcproj", {acts.fcproj, C}},
+        {"residual3", {acts.residual3, C}}};
+    for (int l = 0; l < L; l++)
+        for (const auto& [name, t] : layer)
+            if (bad(t.first + size_t(l) * BT * t.second, BT * t.second)) return "l" + std::to_string(l) + "." + name;
+    if (bad(acts.lnf, BT * C)) return "lnf";
+    if (bad(acts.logits, BT * V)) return "logits";
+    if (mean_loss != -1.0f && bad(acts.losses, BT)) return "losses";
+    return "";
+}
 
 void check_model_memory(const GPTConfig& cfg, bool training) {
     GPTConfig c = cfg;

@@ -145,6 +145,10 @@ public:
     float mean_loss = -1.0f;         // -1 when the last forward had no targets
     ActivationTensors acts{}, grads_acts{};
     const float* logits() const { return acts.logits; }   // (B, T, V) of the last forward
+    // The first tensor of the last forward, in the order it computes them, that holds a NaN or an
+    // infinity ("l2.fch", "logits", "losses"), or "" when every one is finite: where a diverging
+    // run's numbers first left the floats.
+    std::string first_nonfinite() const;
     const float* probs() const { return acts.probs; }
     // Called with each op's name as forward()/backward() run it (tests check op_list against it).
     std::function<void(const char* op)> on_op;

@@ -176,6 +176,13 @@ const std::vector<Case>& catalogue() {
          {"wafer.mesh", "'32x4294967328'"}},
         {"numbers_learning_rate_inf", {"train", "--config", "{tmp}/tiny.yaml", "--set", "optimizer.learning_rate=inf"}, 1,
          {"optimizer.learning_rate: expected a number in 0..10, got 'inf'"}},
+        // in range, and still too large: the run stops at the first step whose loss is not finite
+        {"numbers_learning_rate_that_diverges",
+         {"train", "--config", "{src}/models/gpt-nano.yaml", "--set",
+          "optimizer.learning_rate=10,optimizer.max_gradient_norm=0,optimizer.warmup_steps=0,runconfig.max_steps=30", "--out",
+          "{tmp}/diverged.ckpt"},
+         1,
+         {"step 2: the loss is infinite; it first appears in losses", "diverged.ckpt keeps step 0's weights"}},
         {"numbers_learning_rate_nan_in_yaml", {"train", "--config", "{tmp}/nan.yaml"}, 1,
          {"nan.yaml:2:18: optimizer.learning_rate: expected a number in 0..10, got '.nan'"}},
         {"numbers_n_layer_nan", {"compile-model", "--config", "{tmp}/tiny.yaml", "--set", "model.n_layer=nan"}, 1,

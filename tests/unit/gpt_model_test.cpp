@@ -58,6 +58,26 @@ TEST(GptModel, BitIdenticalAcrossThreadCounts) {
     EXPECT_EQ(std::memcmp(p1.data(), p3.data(), p1.size() * 4), 0);
 }
 
+// A NaN in layer 1's first MLP weights reaches layer 1's fch first: that is the tensor named,
+// though everything after it is NaN too; a sound model names none.
+TEST(GptModel, FirstNonfiniteNamesWhereTheForwardLeftTheFloats) {
+    GPTConfig cfg;
+    cfg.n_layer = 2;
+    cfg.n_head = 2;
+    cfg.n_embd = 16;
+    cfg.block_size = 8;
+    cfg.vocab_size = 11;
+    GPT m(cfg);
+    m.init_weights(5);
+    const std::vector<int> x = {1, 2, 3, 4, 5, 6, 7, 8}, y = {2, 3, 4, 5, 6, 7, 8, 9};
+    m.forward(x.data(), y.data(), 1, 8);
+    EXPECT_EQ(m.first_nonfinite(), "");
+    m.params.fcw[size_t(1) * 4 * 16 * 16 + 3] = NAN;
+    m.forward(x.data(), y.data(), 1, 8);
+    EXPECT_EQ(m.first_nonfinite(), "l1.fch");
+    EXPECT_TRUE(std::isnan(m.mean_loss));
+}
+
 TEST(GptModel, InitIsSeededAndShaped) {
     GPTConfig cfg;
     cfg.vocab_size = 65;
