@@ -278,11 +278,7 @@ bool MeshGPT::stream_out(int l, std::vector<float>* grads) {
     for (int p = 0; p < widest; p++) {
         for (const PlannedOp& op : ops)
             if (p < op.rect.w) throw_if(host_.launch({op.rect.x + p, op.rect.y, 1, op.tiers()}, gpt::entry::kSendG));
-        const RunResult r = host_.run_until_quiescent(cycle_budget);
-        if (!r.ok()) {
-            error_ = run.name + " (the layer's gradients over the edge links): " + r.fault.to_string();
-            return false;
-        }
+        if (!run_links(run.name, "gradients")) return false;
     }
     for (const PlannedOp& op : ops)   // into the store, in load_w's order
         for (int tier = 0; tier < op.tiers(); tier++) {
@@ -314,17 +310,20 @@ bool MeshGPT::stream_in(int l) {
     } else {   // a kernel that only has load_w (lesson 15's): one multicast stream a row
         throw_if(feed_layer(l, host_, &run.stream_bytes));
         links_ = Links::In;
-        const RunResult r = host_.run_until_quiescent(cycle_budget);
-        if (!r.ok()) {
-            error_ = run.name + " (the layer's weights over the edge links): " + r.fault.to_string();
-            return false;
-        }
+        if (!run_links(run.name, "weights")) return false;
     }
     const MachineStats s1 = host_.stats();
     run.count(s0, s1);
     run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     runs_.push_back(run);
     return true;
+}
+
+// Runs what the edge links carry to quiescence; false, with error() naming the unit and what moved, on a fault.
+bool MeshGPT::run_links(const std::string& name, const char* what) {
+    const RunResult r = host_.run_until_quiescent(cycle_budget);
+    if (!r.ok()) error_ = name + " (the layer's " + what + " over the edge links): " + r.fault.to_string();
+    return r.ok();
 }
 
 // Each row's link pointed at its p-th PE in turn, the rows side by side, a run each: PE p takes its
@@ -353,11 +352,7 @@ bool MeshGPT::stream_in_own(int l, OpRun* run) {
             throw_if(host_.launch({op.rect.x + p, op.rect.y, 1, op.tiers()}, gpt::entry::kTakeW));
         }
         links_ = Links::Pointed;
-        const RunResult r = host_.run_until_quiescent(cycle_budget);
-        if (!r.ok()) {
-            error_ = run->name + " (the layer's weights over the edge links): " + r.fault.to_string();
-            return false;
-        }
+        if (!run_links(run->name, "weights")) return false;
     }
     return true;
 }

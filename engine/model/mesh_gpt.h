@@ -189,6 +189,7 @@ private:
     std::vector<uint32_t> link_words(const PlannedOp& op, int tier) const;
     void append_pe_words(const PlannedOp& op, int p, std::vector<uint32_t>* words) const;   // PE p's part of them
     bool stream_in_own(int l, OpRun* run);   // stream_in where every op takes its own words (take_w)
+    bool run_links(const std::string& name, const char* what);   // an edge-link run; false (error()) on a fault
     void add_link_grads(const PlannedOp& op, int tier, const std::vector<uint32_t>& words, std::vector<float>* grads) const;
 
     MeshPlan plan_;

@@ -7,6 +7,7 @@
 #include "engine/gpt/sampler.h"
 #include "engine/core/simd.h"
 #include "engine/gpt/trainer.h"
+#include "tests/unit/model_fixtures.h"
 
 #include <gtest/gtest.h>
 
@@ -61,13 +62,7 @@ TEST(GptModel, BitIdenticalAcrossThreadCounts) {
 // A NaN in layer 1's first MLP weights reaches layer 1's fch first: that is the tensor named,
 // though everything after it is NaN too; a sound model names none.
 TEST(GptModel, FirstNonfiniteNamesWhereTheForwardLeftTheFloats) {
-    GPTConfig cfg;
-    cfg.n_layer = 2;
-    cfg.n_head = 2;
-    cfg.n_embd = 16;
-    cfg.block_size = 8;
-    cfg.vocab_size = 11;
-    GPT m(cfg);
+    GPT m(wl::model::testing::config(2, 2, 16, 8, 11));
     m.init_weights(5);
     const std::vector<int> x = {1, 2, 3, 4, 5, 6, 7, 8}, y = {2, 3, 4, 5, 6, 7, 8, 9};
     m.forward(x.data(), y.data(), 1, 8);
