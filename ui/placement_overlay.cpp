@@ -71,7 +71,8 @@ PeOverlay training_overlay(const wl::model::MeshPlan& plan, const std::string& o
     const wl::gpt::OpName unit = wl::gpt::parse_op_name(op);
     const bool layer_op = plan.streaming && unit.layer >= 0;
     for (const wl::model::PlannedOp& o : plan.ops) {
-        bool now = o.name == op || (op == wl::gpt::entry::kGradNorm && !o.weights.empty());
+        bool now = o.name == op || op == o.name + ".weights" || op == o.name + ".grads" ||   // the tied wte's streams
+                   (op == wl::gpt::entry::kGradNorm && !o.weights.empty());
         if (layer_op && o.layer >= 0)
             now = unit.row ? o.id == unit.row->id : (unit.rest == "weights" || unit.rest == "grads") && !o.weights.empty();
         const std::string label = o.name + ": " + o.op + " (" + o.kernel + ")" + (now ? ", running: " + phase : "");

@@ -18,6 +18,12 @@ std::string op_in_words(const std::string& name) {
         return std::string(b);
     };
     if (n.row) return with_layer(n.row->words);
+    // Streaming training: the tied wte's two ops take it from the store (docs/weight-streaming.md).
+    const std::string emb = wl::gpt::op_row(wl::gpt::OpId::Encoded).name, head = wl::gpt::op_row(wl::gpt::OpId::Logits).name;
+    if (name == emb + ".weights") return "the rows of wte this sequence's tokens pick, and wpe, streaming in from the store over the mesh's edge";
+    if (name == emb + ".grads") return "this sequence's gradient of the embedding streaming out to the store, which adds it into wte's and wpe's rows";
+    if (name == head + ".weights") return "the tied wte streaming in from the store to the LM head's PEs over the mesh's edge";
+    if (name == head + ".grads") return "the LM head's part of wte's gradient streaming out to the store";
     if (n.layer >= 0 && n.rest == "weights") return with_layer("layer %d's weights streaming in over the mesh's edge");
     if (n.layer >= 0 && n.rest == "grads") return with_layer("layer %d's weight gradients streaming out over the mesh's edge");
     if (name == wl::gpt::entry::kGradNorm) return "the gradients' norm, summed over every PE that holds weights (to clip them)";

@@ -59,6 +59,7 @@ constexpr Export kEmbedding[] = {
     {symbol::kDy, W::Training}, {"dwte", W::Training}, {"dwpe", W::Training}, {"mte", W::Training}, {"vte", W::Training},
     {"mpe", W::Training}, {"vpe", W::Training}, {symbol::kHp, W::Training}, {symbol::kGsq, W::Training},
     {symbol::kGnorm, W::Training}, {symbol::kGn, W::Training}, {symbol::kSlot, W::Training},
+    {entry::kTakeW, W::Streaming}, {entry::kSendG, W::Streaming},   // STORE: wte is the store's
 };
 constexpr Export kLayerNorm[] = {
     {entry::kMain, W::Always}, {entry::kSendY, W::Always},

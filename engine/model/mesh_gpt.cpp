@@ -109,7 +109,7 @@ bool MeshGPT::load_step(const gpt::GPT& model) {
         }
         if (plan_.streaming && plan_.train)   // the store's end of each edge link, for the gradients
             for (const PlannedOp& op : plan_.ops)
-                for (int y = op.rect.y; op.layer >= 0 && !op.weights.empty() && y < op.rect.y + op.tiers(); y++)
+                for (int y = op.rect.y; streamed(op) && y < op.rect.y + op.tiers(); y++)
                     throw_if(host_.machine().drain(0, y, kWest, int(op.constants.at("LW")), EdgeLink::wse2().cycles_per_wavelet()));
     } else {
         load_weights(model, plan_.ops[i - n - 1]);
@@ -122,12 +122,13 @@ void MeshGPT::load_weights(const gpt::GPT& model) {
     if (plan_.streaming) {
         store_ = model.params_memory;
         store_mask_ = model.mask;
+        head_in_ = false;
     }
     for (const PlannedOp& op : plan_.ops) load_weights(model, op);
 }
 
 void MeshGPT::load_weights(const gpt::GPT& model, const PlannedOp& op) {
-    if (plan_.streaming && op.layer >= 0) return;   // a layer's weights stream in when it runs (stream_in)
+    if (streamed(op)) return;   // they stream in when it runs (stream_in, stream_head)
     const bool sparse = sparse_matmul(op);
     for (int p = 0; p < op.pes(); p++) {   // the op's PEs, tier by tier
         const int x = op.pe_x(p), y = op.pe_y(p);
@@ -167,7 +168,7 @@ void MeshGPT::load_weights(const gpt::GPT& model, const PlannedOp& op) {
 // ops and tiers stream side by side; the layer waits for the last.
 wl::Fault MeshGPT::feed_layer(int l, wl::Host& h, uint64_t* bytes) const {
     for (const PlannedOp& slot : plan_.ops) {
-        if (slot.layer < 0 || slot.weights.empty()) continue;
+        if (!layer_streamed(slot)) continue;
         const PlannedOp op = layer_instance(slot, l, plan_.cfg.n_layer);
         for (const lang::RouteSetting& r : edge_link_routes(op, false))
             if (Fault f = h.route(r.x, r.y, r.colour, r.route)) return f;
@@ -199,6 +200,15 @@ void MeshGPT::append_pe_words(const PlannedOp& op, int p, std::vector<uint32_t>*
         }
     };
     for (const auto& [sym, name] : op.weights) {
+        if (op.on("STORE") && sym == op.kernel_info().weights[0]) {   // the rows the window's tokens pick, CP channels each
+            const ParamSlice w = param_slice(plan_.cfg, name, -1);
+            const int CP = int(op.constants.at("CP")), px = p % op.rect.w;
+            std::vector<float> rows(size_t(plan_.cfg.block_size) * CP, 0.0f);
+            for (size_t t = 0; t < tokens_.size(); t++)
+                std::copy_n(store_.data() + w.offset + size_t(tokens_[t]) * w.cols + size_t(px) * CP, CP, rows.begin() + long(t * CP));
+            put(rows, rows.size());
+            continue;
+        }
         if (sym == "w" && sparse_matmul(op)) {   // only the non-zeros and their indices (sparsity.h)
             const SparseRows r = sparse_rows(op, p, plan_.cfg, store_.data(), store_mask_);
             const size_t NZ = size_t(op.constants.at("NZ"));
@@ -243,7 +253,7 @@ void MeshGPT::add_link_grads(const PlannedOp& op, int tier, const std::vector<ui
 std::vector<std::pair<wl::Rect, std::string>> MeshGPT::streamed_weights() const {
     std::vector<std::pair<wl::Rect, std::string>> out;
     for (const PlannedOp& op : plan_.ops)
-        if (plan_.streaming && op.layer >= 0)
+        if (streamed(op))
             for (const auto& w : op.weights) out.push_back({op.rect, w.first});
     return out;
 }
@@ -251,7 +261,7 @@ std::vector<std::pair<wl::Rect, std::string>> MeshGPT::streamed_weights() const 
 void MeshGPT::point_edge_links(bool out) {
     if (links_ == (out ? Links::Out : Links::In)) return;
     for (const PlannedOp& op : plan_.ops)
-        if (op.layer >= 0 && !op.weights.empty())
+        if (layer_streamed(op))
             for (const lang::RouteSetting& r : edge_link_routes(op, out)) throw_if(host_.route(r.x, r.y, r.colour, r.route));
     links_ = out ? Links::Out : Links::In;
 }
@@ -261,19 +271,35 @@ void MeshGPT::point_edge_links(bool out) {
 // and a run each: the link carries one PE's words at a time, in order), the rows (ops and tiers)
 // side by side.
 bool MeshGPT::stream_out(int l, std::vector<float>* grads) {
+    std::vector<PlannedOp> ops;
+    for (const PlannedOp& op : plan_.ops)
+        if (layer_streamed(op)) ops.push_back(layer_instance(op, l, plan_.cfg.n_layer));
+    return stream_out(ops, gpt::layer_unit_name(l, "grads"), grads);
+}
+
+bool MeshGPT::stream_out(const std::vector<PlannedOp>& ops, const std::string& name, std::vector<float>* grads) {
+    return stream_out_words(ops, name, [&](const PlannedOp& op, int tier, const std::vector<uint32_t>& words) {
+        add_link_grads(op, tier, words, grads);
+    });
+}
+
+bool MeshGPT::stream_out_words(const std::vector<PlannedOp>& ops, const std::string& name,
+                               const std::function<void(const PlannedOp&, int, const std::vector<uint32_t>&)>& take) {
     const auto start = std::chrono::steady_clock::now();
     OpRun run;
-    run.name = gpt::layer_unit_name(l, "grads");
+    run.name = name;
     run.op = "gradient_stream";
-    std::vector<PlannedOp> ops;
     int widest = 0;
-    for (const PlannedOp& op : plan_.ops)
-        if (op.layer >= 0 && !op.weights.empty()) {
-            ops.push_back(layer_instance(op, l, plan_.cfg.n_layer));
-            widest = std::max(widest, op.rect.w);
-            run.pes += op.pes();
-        }
-    point_edge_links(true);
+    for (const PlannedOp& op : ops) {
+        widest = std::max(widest, op.rect.w);
+        run.pes += op.pes();
+    }
+    if (ops.size() == 1 && !layer_streamed(ops.front())) {   // the tied wte's op: its own link alone
+        for (const lang::RouteSetting& r : edge_link_routes(ops.front(), true)) throw_if(host_.route(r.x, r.y, r.colour, r.route));
+        links_ = Links::Pointed;   // the layers' links: pointed again before their next stream
+    } else {
+        point_edge_links(true);
+    }
     const MachineStats s0 = host_.stats();
     for (int p = 0; p < widest; p++) {
         for (const PlannedOp& op : ops)
@@ -283,7 +309,7 @@ bool MeshGPT::stream_out(int l, std::vector<float>* grads) {
     for (const PlannedOp& op : ops)   // into the store, in load_w's order
         for (int tier = 0; tier < op.tiers(); tier++) {
             const std::vector<uint32_t> words = host_.machine().take_drained(0, op.rect.y + tier, kWest, int(op.constants.at("LW")));
-            add_link_grads(op, tier, words, grads);
+            take(op, tier, words);
             run.stream_bytes += 4 * uint64_t(words.size());
         }
     const MachineStats s1 = host_.stats();
@@ -299,14 +325,16 @@ bool MeshGPT::stream_in(int l) {
     run.name = gpt::layer_unit_name(l, "weights");
     run.op = "weight_stream";
     bool own = true;   // every op's kernel takes its own words from a link pointed at it
+    std::vector<PlannedOp> ops;
     for (const PlannedOp& op : plan_.ops)
-        if (op.layer >= 0 && !op.weights.empty()) {
+        if (layer_streamed(op)) {
+            ops.push_back(layer_instance(op, l, plan_.cfg.n_layer));
             run.pes += op.pes();
             own = own && op.compiled->placements.front().program->function_index(gpt::entry::kTakeW) >= 0;
         }
     const MachineStats s0 = host_.stats();
     if (own) {
-        if (!stream_in_own(l, &run)) return false;
+        if (!stream_in_own(ops, &run)) return false;
     } else {   // a kernel that only has load_w (lesson 15's): one multicast stream a row
         throw_if(feed_layer(l, host_, &run.stream_bytes));
         links_ = Links::In;
@@ -329,14 +357,9 @@ bool MeshGPT::run_links(const std::string& name, const char* what) {
 // Each row's link pointed at its p-th PE in turn, the rows side by side, a run each: PE p takes its
 // words alone (take_w), where a multicast would copy the whole row's to every PE and each drop all
 // but its own. The same words cross each link in the same order, at its rate.
-bool MeshGPT::stream_in_own(int l, OpRun* run) {
-    std::vector<PlannedOp> ops;
+bool MeshGPT::stream_in_own(const std::vector<PlannedOp>& ops, OpRun* run) {
     int widest = 0;
-    for (const PlannedOp& slot : plan_.ops)
-        if (slot.layer >= 0 && !slot.weights.empty()) {
-            ops.push_back(layer_instance(slot, l, plan_.cfg.n_layer));
-            widest = std::max(widest, slot.rect.w);
-        }
+    for (const PlannedOp& op : ops) widest = std::max(widest, op.rect.w);
     for (int p = 0; p < widest; p++) {
         for (const PlannedOp& op : ops) {
             if (p >= op.rect.w) continue;
@@ -354,6 +377,27 @@ bool MeshGPT::stream_in_own(int l, OpRun* run) {
         links_ = Links::Pointed;
         if (!run_links(run->name, "weights")) return false;
     }
+    return true;
+}
+
+// Streaming training: the tied wte's two ops take it from the store when they run: the embedding
+// the rows its window's tokens pick (every forward: the tokens change), the LM head the whole
+// table, once until the store's wte changes (head_in_).
+bool MeshGPT::stream_head(const PlannedOp& op) {
+    if (op.on("TIED") && head_in_) return true;
+    const auto start = std::chrono::steady_clock::now();
+    OpRun run;
+    run.name = op.name + ".weights";
+    run.op = "weight_stream";
+    run.pes = op.pes();
+    const MachineStats s0 = host_.stats();
+    if (!stream_in_own({op}, &run)) return false;
+    links_ = Links::Pointed;   // the layers' links: pointed again before their next stream
+    const MachineStats s1 = host_.stats();
+    run.count(s0, s1);
+    run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    runs_.push_back(run);
+    head_in_ = head_in_ || op.on("TIED");
     return true;
 }
 
@@ -445,6 +489,7 @@ void MeshGPT::get(const PlannedOp& op, const Transfer& tr, int t0, int n, Tensor
 // One op: its linked inputs come over the fabric (each producer's send_y, launched with its
 // main), the host puts the others; the host gets the output only where some consumer has no link.
 bool MeshGPT::run_op(const PlannedOp& op, int t0, int n, bool read_out) {
+    if (streamed(op) && !layer_streamed(op) && !stream_head(op)) return false;
     const auto start = std::chrono::steady_clock::now();
     const uint64_t bytes0 = host_bytes_;
     for (const Transfer& tr : op.inputs)

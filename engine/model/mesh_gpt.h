@@ -34,6 +34,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -131,6 +132,15 @@ public:
     // (edge_link_routes), each op's PEs in turn (send_g) into the store's drain; added into *grads
     // (params_memory's layout). An OpRun "l<l>.grads" of its own. False (and error()) on a fault.
     bool stream_out(int layer, std::vector<float>* grads);
+    // ... any streamed ops' (the tied wte's LM head, once a step), as one OpRun `name`.
+    bool stream_out(const std::vector<PlannedOp>& ops, const std::string& name, std::vector<float>* grads);
+    // ... their words as they came, per op and tier (the embedding's dy: the store's backward).
+    bool stream_out_words(const std::vector<PlannedOp>& ops, const std::string& name,
+                          const std::function<void(const PlannedOp&, int, const std::vector<uint32_t>&)>& take);
+    // Streaming training: the tied wte's op (the embedding, the LM head) takes its weights from the
+    // store (run_op does it before the op runs); the store's wte changed: the LM head's are stale.
+    bool stream_head(const PlannedOp& op);
+    void store_changed() { head_in_ = false; }
     const std::vector<OpRun>& last_run() const { return runs_; }
     uint64_t last_cycles() const;             // the sum over the ops
     uint64_t last_host_bytes() const;         // activation bytes through the host in the last forward/extend
@@ -188,7 +198,7 @@ private:
     // back in send_g's (the same order): the words in, and the words out added into *grads.
     std::vector<uint32_t> link_words(const PlannedOp& op, int tier) const;
     void append_pe_words(const PlannedOp& op, int p, std::vector<uint32_t>* words) const;   // PE p's part of them
-    bool stream_in_own(int l, OpRun* run);   // stream_in where every op takes its own words (take_w)
+    bool stream_in_own(const std::vector<PlannedOp>& ops, OpRun* run);   // every op takes its own words (take_w)
     bool run_links(const std::string& name, const char* what);   // an edge-link run; false (error()) on a fault
     void add_link_grads(const PlannedOp& op, int tier, const std::vector<uint32_t>& words, std::vector<float>* grads) const;
 
@@ -199,6 +209,7 @@ private:
     std::vector<uint8_t> store_mask_;   // ... and their sparsity mask (gpt::GPT::mask; empty: dense)
     enum class Links : uint8_t { In, Out, Pointed };   // the edge links: load_w's way, stream_out's, or at a PE (take_w)
     Links links_ = Links::In;
+    bool head_in_ = false;        // streaming training: the LM head holds the store's wte
     std::vector<int> tokens_;
     std::vector<OpRun> runs_;
     std::vector<float> logits_;   // next_logits' result

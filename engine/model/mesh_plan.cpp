@@ -192,9 +192,12 @@ std::vector<PlannedOp> graph(const gpt::GPTConfig& cfg, int pmax, bool train) {
     std::map<std::string, int> readers;
     for (const PlannedOp& o : ops)
         for (const Transfer& in : o.inputs) readers[in.tensor]++;
+    // Streaming: wte is the store's (embedding.wk's STORE), the LM head's rows streamed in like a layer's.
+    const bool store = cfg.execution == "streaming";
     for (PlannedOp& o : ops) {
         if (o.kernel_info().train_switch) o.constants["TRAIN"] = 1;
         if (o.row().tied) o.constants["TIED"] = 1;
+        if (store && o.is(gpt::OpKind::Embedding)) o.constants["STORE"] = 1;
         if (o.is(gpt::OpKind::LayerNorm) && readers[o.inputs.front().tensor] == 1) o.constants["DX0"] = 1;
     }
     return ops;
@@ -230,8 +233,19 @@ uint64_t matmul_train_bytes(uint64_t NC, uint64_t K, uint64_t KP, uint64_t TP, u
 void spread_over_pes(std::vector<PlannedOp>& ops, uint32_t sram, int pmax, bool streaming, bool train) {
     const uint64_t budget = sram / 2;
     for (PlannedOp& o : ops) {
-        if (train && !o.is(gpt::OpKind::Attention) && !(o.is(gpt::OpKind::Matmul) && !o.on("TIED") && !o.on("SPARSE")))
+        if (o.is(gpt::OpKind::Loss)) {   // cut as the logits, tiers and all, so the two line up
+            const auto lg = std::find_if(ops.begin(), ops.end(), [&](const PlannedOp& p) { return p.name == o.inputs.front().tensor; });
+            if (lg == ops.end() || lg->tiers() == 1) continue;
+            o.constants["NC"] = lg->constants.at("NC");
+            o.constants["R"] = lg->tiers();
+            o.rect.h = lg->tiers();
+            o.inputs.front().per_pe = o.output.per_pe = int(o.constants["NC"]);
+            o.inputs.front().tiers = o.output.tiers = Tiers::Split;
             continue;
+        }
+        // A tied matmul tiers only where the store holds wte (streaming; resident, the tie takes a row).
+        const bool tierable = o.is(gpt::OpKind::Matmul) && (!o.on("TIED") || streaming) && !o.on("SPARSE");
+        if (train && !o.is(gpt::OpKind::Attention) && !tierable) continue;
         if (o.is(gpt::OpKind::Attention)) {   // q, k, v, y (and dy, dq, dk, dv), HC x TP each, and 3 (4) of TP
             const int NH = int(o.constants.at("NH")), HS = int(o.constants.at("HS"));
             const uint64_t TP = uint64_t(o.constants.at("TP")), room = sram - std::min<uint64_t>(sram, 1024);   // its scalars
@@ -257,7 +271,7 @@ void spread_over_pes(std::vector<PlannedOp>& ops, uint32_t sram, int pmax, bool 
             o.output.tiers = Tiers::Last;
         } else if (o.is(gpt::OpKind::Matmul) && train) {   // the fewest tiers that fit, if one row does not
             const uint64_t P = c("P"), OC = uint64_t(o.output.rows), room = sram - std::min<uint64_t>(sram, 1024);
-            const bool streamed = streaming && o.layer >= 0;
+            const bool streamed = streaming && (o.layer >= 0 || o.on("TIED"));
             const uint64_t K = c("K"), NC1 = c("NC"), TP = c("TP"), bias = c("BIAS");
             const auto bytes = [&](uint64_t NC, uint64_t k) { return matmul_train_bytes(NC, k, k / P, TP, bias, streamed); };
             if (bytes(NC1, K) <= room) continue;
@@ -466,7 +480,7 @@ uint64_t weight_bytes_per_pe(const PlannedOp& o) {
     const auto c = [&](const char* k) { return uint64_t(o.constants.at(k)); };
     switch (o.row().kind) {
     case gpt::OpKind::Matmul: return 4 * c("NC") * (c("K") + c("BIAS"));
-    case gpt::OpKind::Embedding: return 4 * c("CP") * (c(o.constants.count("VR") ? "VR" : "V") + c("TP"));
+    case gpt::OpKind::Embedding: return 4 * c("CP") * (c(o.on("STORE") ? "TP" : o.constants.count("VR") ? "VR" : "V") + c("TP"));
     case gpt::OpKind::LayerNorm: return 4 * 2 * (c("C") / c("P"));
     default: return 0;
     }
@@ -553,7 +567,7 @@ bool PlanBuilder::step() {
         if (streaming()) {
             plan_edge_links(ops_, &links_);
             for (const PlannedOp& o : ops_)
-                if (o.layer >= 0 && !o.weights.empty() && !o.constants.count("LW")) {
+                if ((o.layer >= 0 || o.on("TIED") || o.on("STORE")) && !o.weights.empty() && !streamed(o)) {
                     fail(o.name + ": no colour of 8..17 is free along row " + std::to_string(o.rect.y) +
                          " from the mesh's edge for its weights' edge link");
                     return false;
@@ -578,7 +592,8 @@ bool PlanBuilder::step() {
                 if (train_) o.constants["NZT"] = std::max(nz.columns, 1);   // transpose_w's columns
             }
         for (size_t i = 0; i < ops_.size(); i++)
-            if (train_ && ops_[i].is(gpt::OpKind::Embedding) && ops_[i].constants.count("LDY")) stash_.push_back(i);
+            if (train_ && ops_[i].is(gpt::OpKind::Embedding) && ops_[i].constants.count("LDY") && !ops_[i].on("STORE"))
+                stash_.push_back(i);   // STORE: each sequence's dy leaves at once, one slot
         stage_ = Stage::Stash;
         return true;
     }

@@ -129,6 +129,14 @@ struct PlannedOp {
 // Training: an op with a backward (TRAIN = 1), or the loss's op (its main is the gradient).
 bool has_backward(const PlannedOp& o);
 
+// Streaming: an op whose weights are the store's, streamed in over an edge link (its LW) and, in
+// training, their gradients out: every layer op that holds weights, and in training the tied wte's
+// two ops, the LM head (TIED) and the embedding (STORE; docs/weight-streaming.md, "The vocabulary").
+// Planned: the op has its link's colour (LW); a resident plan's ops have none.
+inline bool streamed(const PlannedOp& o) { return o.constants.count("LW") > 0; }
+// ... and of those, the ones that run with their layer (every layer's in turn), not once a step or a window.
+inline bool layer_streamed(const PlannedOp& o) { return o.layer >= 0 && streamed(o); }
+
 struct MeshPlan {
     wl::gpt::GPTConfig cfg;
     int mesh_w = 0, mesh_h = 0;

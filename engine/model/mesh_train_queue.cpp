@@ -138,12 +138,13 @@ void MeshTrainer::queue_forward(TrainWork what, int t0, int n, bool read_logits,
         const bool read_out = read_logits || o.id != gpt::OpId::Logits;
         add(what, [this, &o, t0, n, read_out, before = &o == &ops_.front() ? before : nullptr, after = &o == last ? after : nullptr] {
             if (before) before();
+            const size_t had = mesh_.runs_.size();   // the tied wte's stream in first, where it is the store's
             if (!mesh_.run_op(o, t0, n, read_out)) {
                 mesh_.tokens_.clear();   // the cache is not whole
                 error_ = mesh_.error();
                 return false;
             }
-            runs_.push_back(mesh_.runs_.back());
+            runs_.insert(runs_.end(), mesh_.runs_.begin() + long(had), mesh_.runs_.end());
             return !after || after();
         });
     }
@@ -221,7 +222,17 @@ void MeshTrainer::queue_backward() {
     const bool streaming = mesh_.plan().streaming;
     if (streaming) std::fill(store_grads_.begin(), store_grads_.end(), 0.0f);
     for (const PlannedOp& o : ops) {
-        if (!o.on("TRAIN") || (streaming && o.layer >= 0)) continue;   // streaming: a layer's, per sequence
+        if (!o.on("TRAIN") || layer_streamed(o) || o.on("STORE")) continue;   // a layer's: per sequence; STORE: the store's
+        if (streamed(o))   // the LM head, wte from the store, before its transpose
+            add(TrainPhase::Backward, o.name + ".weights", -1, [this, &o] {
+                const size_t had = mesh_.runs_.size();   // none if it holds the store's wte already
+                if (!mesh_.stream_head(o)) {
+                    error_ = mesh_.error();
+                    return false;
+                }
+                runs_.insert(runs_.end(), mesh_.runs_.begin() + long(had), mesh_.runs_.end());
+                return true;
+            });
         if (!o.weights.empty()) add(TrainPhase::Backward, o.name, -1, [this, &o] { return launch(o, gpt::entry::kZeroGrad, 0, 0); });
         // the matmuls' dx needs W's columns: once per step, as the weights change once
         if (o.is(gpt::OpKind::Matmul)) add(TrainPhase::Backward, o.name, -1, [this, &o] { return launch(o, gpt::entry::kTransposeW, 0, 0); });
@@ -243,11 +254,24 @@ void MeshTrainer::queue_backward() {
         }
         add(TrainPhase::Backward, op(gpt::OpId::Encoded).name, b, [this, b] {   // what the embedding's backward needs later
             cur_.tokens.push_back(mesh_.tokens_);
-            return keep_dy(b);
+            return keep_dy(b) && (!store_tie() || stream_dy_out(b));
         });
     }
     const PlannedOp& emb = op(gpt::OpId::Encoded);
     const PlannedOp& lg = op(gpt::OpId::Logits);
+    if (store_tie()) {   // the LM head's dwte out, then the embedding's part added in the store
+        add(TrainPhase::Backward, lg.name + ".grads", -1, [this, &lg, ce] {
+            if (!mesh_.stream_out({lg}, lg.name + ".grads", &store_grads_)) {
+                error_ = mesh_.error();
+                return false;
+            }
+            runs_.push_back(mesh_.runs_.back());
+            store_encoder_backward();
+            throw_if(mesh_.host_.d2h(ce->rect.x, ce->rect.y, gpt::symbol::kLoss, &cur_.step.loss, 1));
+            return true;
+        });
+        return;
+    }
     add(TrainPhase::Backward, lg.name, -1, [this, &emb, &lg] {   // the logits' part of dwte, over the fabric
         route_stream(kTieColour, {lg.rect.x + lg.rect.w - 1, lg.rect.y}, emb);
         return stream("tie_grad", lg, gpt::entry::kTieSend, emb, gpt::entry::kTieRecv);
@@ -326,13 +350,15 @@ void MeshTrainer::queue_update() {
         queue_.push_back({{TrainPhase::Optimiser, "store", -1}, [this] {   // AdamW on the layers' weights, in the store
             const gpt::GPTConfig& cfg = mesh_.plan().cfg;
             for (const gpt::ParamInfo& info : gpt::param_infos(cfg)) {
-                if (!layer_param(cfg, info)) continue;
+                if (!in_store(info)) continue;
                 const size_t at = param_slice(cfg, info.name, -1).offset;
                 gpt::adamw_update(cur_.adam, info.decay && float(cfg.weight_decay) != 0.0f, mesh_.store_.data() + at,
                                   store_grads_.data() + at, store_m_.data() + at, store_v_.data() + at, info.count);
             }
+            mesh_.store_changed();   // the LM head takes the new wte before it next runs
             return true;
         }});
+    if (store_tie()) return;
     queue_.push_back({{TrainPhase::Optimiser, op(gpt::OpId::Encoded).name, -1}, [this] {   // the updated wte to the logits' PEs
         const PlannedOp& emb = op(gpt::OpId::Encoded);
         const PlannedOp& lg = op(gpt::OpId::Logits);
@@ -350,7 +376,7 @@ void MeshTrainer::finish_norm() {
     throw_if(mesh_.host_.d2h(norm_origin_.first, norm_origin_.second, gpt::symbol::kGsq, &wafer, 1));
     double sq = 0;
     for (const gpt::ParamInfo& info : gpt::param_infos(cfg)) {
-        if (!layer_param(cfg, info)) continue;
+        if (!in_store(info)) continue;
         const float* g = store_grads_.data() + param_slice(cfg, info.name, -1).offset;
         for (size_t i = 0; i < info.count; i++) sq += double(g[i]) * g[i];
     }

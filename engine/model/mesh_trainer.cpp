@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <array>
 #include <chrono>
+#include <cstring>
 #include <map>
 #include <stdexcept>
 
@@ -101,8 +102,13 @@ MeshTrainer::MeshTrainer(MeshPlan plan, RunMode mode, MeshGPT::InSteps)
     }
 }
 
-bool MeshTrainer::holds_weights(const PlannedOp& o) const {
-    return o.on("TRAIN") && !o.weights.empty() && !(mesh_.plan().streaming && o.layer >= 0);
+bool MeshTrainer::holds_weights(const PlannedOp& o) const { return o.on("TRAIN") && !o.weights.empty() && !streamed(o); }
+
+bool MeshTrainer::store_tie() const { return op(gpt::OpId::Encoded).on("STORE"); }
+
+bool MeshTrainer::in_store(const gpt::ParamInfo& info) const {
+    const std::string name = info.name;
+    return mesh_.plan().streaming && (layer_param(mesh_.plan().cfg, info) || (store_tie() && (name == "wte" || name == "wpe")));
 }
 
 bool MeshTrainer::load_step(const gpt::GPT& model) {
@@ -233,7 +239,7 @@ void MeshTrainer::route_stream(int c, std::pair<int, int> from, const PlannedOp&
 void MeshTrainer::route_tie() {
     const PlannedOp& emb = op(gpt::OpId::Encoded);
     const PlannedOp& lg = op(gpt::OpId::Logits);
-    if (!lg.on("TIED")) return;
+    if (!lg.on("TIED") || store_tie()) return;
     const int V = mesh_.plan().cfg.vocab_size;
     auto relay = [&](const PlannedOp& o, const int (&colours)[2], auto&& tie_of) {
         for (int p = 0; p < o.rect.w; p++) {
@@ -320,8 +326,8 @@ bool MeshTrainer::loss_grad(const PlannedOp& o, const int* targets, int bt_rows,
     else mesh_.put(o, in, 0, T);
     const uint32_t bt = uint32_t(bt_rows);
     const std::vector<uint32_t> tgt(targets, targets + T);   // every PE: its rows may hold any step's target
-    for (int p = 0; p < o.rect.w; p++) {
-        const int x = o.rect.x + p, y = o.rect.y;
+    for (int p = 0; p < o.pes(); p++) {   // every tier's
+        const int x = o.pe_x(p), y = o.pe_y(p);
         throw_if(mesh_.host_.h2d_u32(x, y, "tgt", tgt.data(), tgt.size()));
         throw_if(mesh_.host_.h2d_u32(x, y, "bt", &bt, 1));
     }
@@ -418,7 +424,7 @@ bool MeshTrainer::keep_dy(int b) {
         return true;
     }
     const int T = cur_.T;
-    if (b >= stash_slots()) {
+    if ((store_tie() ? 0 : b) >= stash_slots()) {
         Transfer dx = *x;
         dx.symbol = gpt::symbol::kDx;
         mesh_.get(*ln, dx, 0, T, grads_);
@@ -426,7 +432,7 @@ bool MeshTrainer::keep_dy(int b) {
         return true;
     }
     for (int p = 0; p < emb.rect.w; p++) {
-        const uint32_t slot = uint32_t(b);
+        const uint32_t slot = uint32_t(store_tie() ? 0 : b);   // STORE: each sequence's dy leaves before the next comes
         throw_if(mesh_.host_.h2d_u32(emb.rect.x + p, emb.rect.y, gpt::symbol::kSlot, &slot, 1));
     }
     OpRun run;
@@ -439,6 +445,42 @@ bool MeshTrainer::keep_dy(int b) {
     run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     runs_.push_back(run);
     return true;
+}
+
+// STORE: sequence b's dy (the stash's slot 0) out over the embedding's edge link, PE 0's channels
+// first: y's layout, (C, TP). Without the link keep_dy read it through the host already.
+bool MeshTrainer::stream_dy_out(int b) {
+    const PlannedOp& emb = op(gpt::OpId::Encoded);
+    if (!grad_link_into(emb).first) return true;
+    std::vector<float>& dy = cur_.dencoded.at(size_t(b));
+    dy.clear();
+    const bool ok = mesh_.stream_out_words({emb}, emb.name + ".grads", [&](const PlannedOp&, int, const std::vector<uint32_t>& words) {
+        dy.resize(words.size());
+        std::memcpy(dy.data(), words.data(), 4 * words.size());
+    });
+    if (!ok) error_ = mesh_.error();
+    else runs_.push_back(mesh_.runs_.back());
+    return ok;
+}
+
+// STORE: the embedding's backward where wte and wpe are, engine/gpt/encoder.cpp's encoder_backward
+// on each sequence's dy in turn, after the LM head's part of dwte (the reference's order).
+void MeshTrainer::store_encoder_backward() {
+    const gpt::GPTConfig& cfg = mesh_.plan().cfg;
+    const int C = cfg.n_embd, TP = cfg.block_size, T = cur_.T;
+    float* dwte = store_grads_.data() + param_slice(cfg, "wte", -1).offset;
+    float* dwpe = store_grads_.data() + param_slice(cfg, "wpe", -1).offset;
+    for (size_t b = 0; b < cur_.tokens.size(); b++) {
+        const std::vector<float>& dy = cur_.dencoded.at(b);
+        for (int t = 0; t < T; t++) {
+            float* de = dwte + size_t(cur_.tokens[b][size_t(t)]) * C;
+            float* dp = dwpe + size_t(t) * C;
+            for (int i = 0; i < C; i++) {
+                de[i] += dy[size_t(i) * TP + t];
+                dp[i] += dy[size_t(i) * TP + t];
+            }
+        }
+    }
 }
 
 void MeshTrainer::read_params(std::vector<float>* out) { transfer(State::Params, out, false); }
@@ -454,15 +496,16 @@ void MeshTrainer::transfer(State state, std::vector<float>* buf, bool write) {
         std::vector<float>& st = *store[int(state)];
         const gpt::GPTConfig& cfg = mesh_.plan().cfg;
         for (const gpt::ParamInfo& info : gpt::param_infos(cfg)) {
-            if (!layer_param(cfg, info)) continue;
+            if (!in_store(info)) continue;
             const size_t at = param_slice(cfg, info.name, -1).offset;
             if (write) std::copy_n(buf->data() + at, info.count, st.data() + at);
             else std::copy_n(st.data() + at, info.count, buf->data() + at);
         }
     }
+    if (write && state == State::Params) mesh_.store_changed();
     for (const PlannedOp& o : mesh_.plan().ops)
         for (const auto& [sym, name] : o.weights) {
-            if (mesh_.plan().streaming && o.layer >= 0) continue;
+            if (streamed(o)) continue;
             // The tied wte: the embedding holds the weights, the summed gradient and the moments.
             if (o.on("TIED") && sym == "w" && !(write && state == State::Params)) continue;
             const ParamSlice w = param_slice(mesh_.plan().cfg, name, o.layer);

@@ -245,6 +245,10 @@ private:
     void transfer_sparse(const PlannedOp& o, const ParamSlice& w, State state, std::vector<float>* buf, bool write);
     bool stream_in(int layer);       // streaming: MeshGPT's, its OpRun kept
     bool holds_weights(const PlannedOp& o) const;   // its weights, gradients and AdamW live on its PEs (not the store's)
+    bool in_store(const gpt::ParamInfo& info) const;   // streaming: the parameter's weights, gradients and moments are the store's
+    bool store_tie() const;                             // streaming: wte is the store's (embedding.wk's STORE)
+    bool stream_dy_out(int b);                          // STORE: sequence b's dy from the embedding to the store
+    void store_encoder_backward();                      // STORE: the embedding's backward, in the store
     void finish_norm();              // streaming: the store's part of the norm, and the clipping coefficient
     void route_norm();
     void route_tie();

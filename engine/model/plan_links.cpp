@@ -224,23 +224,36 @@ void plan_links(std::vector<PlannedOp>& ops, std::vector<lang::RouteSetting>* ro
     // same): PE p passes its running sum east on colour 1 (p even) or 2 (p odd), and the last PE
     // sends the result back west on colour 3, each router on the way copying it to its PE. Its
     // own colours: no link shares them.
+    // The loss over tiers (crossentropy.wk) goes on from each tier's last PE to the next tier's
+    // first: south on colour 6 (tier r even) or 7, then west along the next tier's row; the result
+    // goes back from the last tier's last PE up the last column and west along every tier.
     for (const PlannedOp& o : ops) {
         if (!o.kernel_info().row_chain) continue;
-        const int x0 = o.rect.x, y = o.rect.y, P = o.rect.w;
-        for (int p = 0; p + 1 < P; p++) {
-            const int c = p % 2 == 0 ? 1 : 2;
-            routes->push_back({x0 + p, y, c, Route::of(kR, kE)});
-            routes->push_back({x0 + p + 1, y, c, Route::of(kW, kR)});
+        const int x0 = o.rect.x, P = o.rect.w, R = o.tiers(), xl = x0 + P - 1;
+        for (int y = o.rect.y; y < o.rect.y + R; y++) {
+            const int r = y - o.rect.y;
+            for (int p = 0; p + 1 < P; p++) {
+                const int c = p % 2 == 0 ? 1 : 2;
+                routes->push_back({x0 + p, y, c, Route::of(kR, kE)});
+                routes->push_back({x0 + p + 1, y, c, Route::of(kW, kR)});
+            }
+            const uint8_t up = r > 0 ? kN : 0, west = P > 1 ? kW : 0;
+            routes->push_back({xl, y, 3, r + 1 == R ? Route::of(kR, west | up) : Route::of(kS, kR | west | up)});
+            for (int p = P - 2; p > 0; p--) routes->push_back({x0 + p, y, 3, Route::of(kE, kR | kW)});
+            if (P > 1) routes->push_back({x0, y, 3, Route::of(kE, kR)});
+            if (r == 0) continue;
+            const int h = (r - 1) % 2 == 0 ? 6 : 7;   // from tier r - 1's last PE to this tier's first
+            routes->push_back({xl, y - 1, h, Route::of(kR, kS)});
+            routes->push_back({xl, y, h, Route::of(kN, P > 1 ? kW : kR)});
+            for (int p = P - 2; p > 0; p--) routes->push_back({x0 + p, y, h, Route::of(kE, kW)});
+            if (P > 1) routes->push_back({x0, y, h, Route::of(kE, kR)});
         }
-        routes->push_back({x0 + P - 1, y, 3, Route::of(kR, kW)});
-        for (int p = P - 2; p > 0; p--) routes->push_back({x0 + p, y, 3, Route::of(kE, kR | kW)});
-        routes->push_back({x0, y, 3, Route::of(kE, kR)});
     }
     // A tiered embedding's chain down its tiers (embedding.wk's e0, e1): tier r sends y's window
     // south on colour 6 (r even) or 7 (r odd) to tier r + 1; a tiered matmul's in training, its
     // dx (R) or y (RK; matmul.wk's tb0, tb1). Their own colours: no link shares them.
     for (const PlannedOp& o : ops)
-        for (int r = 0; (o.is(gpt::OpKind::Embedding) || o.constants.count("R") || o.constants.count("RK")) && r + 1 < o.tiers(); r++)
+        for (int r = 0; (o.is(gpt::OpKind::Embedding) || o.is(gpt::OpKind::Matmul)) && r + 1 < o.tiers(); r++)
             for (int x = o.rect.x; x < o.rect.x + o.rect.w; x++) {
                 const int c = r % 2 == 0 ? 6 : 7;
                 routes->push_back({x, o.rect.y + r, c, Route::of(kR, kS)});
@@ -459,7 +472,8 @@ std::vector<lang::RouteSetting> edge_link_to(const PlannedOp& o, int px) {
     return routes;
 }
 
-// Streaming: the edge links. Each of the layer's weight-holding ops (matmul.wk, layernorm.wk) takes
+// Streaming: the edge links. Each of the layer's weight-holding ops (matmul.wk, layernorm.wk), and in
+// training the tied wte's two (the LM head's rows; the embedding's picked rows), takes
 // its weights over the link of its own row, entering the mesh's west edge: a colour of 8..17 free
 // on every router from the edge to the op's last PE (those before the op pass it east, the op's
 // give their PE a copy and pass it on), set as the op's LW (its load_w() takes them; MeshGPT
@@ -468,7 +482,7 @@ std::vector<lang::RouteSetting> edge_link_to(const PlannedOp& o, int px) {
 void plan_edge_links(std::vector<PlannedOp>& ops, std::vector<lang::RouteSetting>* routes) {
     std::set<std::tuple<int, int, int>> used = used_cells(ops, *routes);
     for (PlannedOp& o : ops) {
-        if (o.layer < 0 || o.weights.empty()) continue;
+        if (o.weights.empty() || !(o.layer >= 0 || o.on("TIED") || o.on("STORE"))) continue;
         const int end = o.rect.x + o.rect.w;
         for (int c = kFirst; c <= kLast && !o.constants.count("LW"); c++) {
             bool free = true;

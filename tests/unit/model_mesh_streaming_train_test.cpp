@@ -129,6 +129,37 @@ TEST(MeshStreamingTrain, TieredMatmulsStreamOverALinkATier) {
     EXPECT_LE(c.stream_bytes, expected_stream_bytes(cfg, 1) * 11 / 10);
 }
 
+// The vocabulary (docs/weight-streaming.md, "The vocabulary"): wte is the store's. The LM head
+// takes it over its tiers' edge links and its dwte goes back out; the embedding takes the rows its
+// tokens pick and sends each sequence's dy out, which the store adds after the LM head's part; the
+// loss is cut over the LM head's tiers, its sums chained through them in vocabulary order. All of
+// it the reference's bits, gradients and AdamW's weights (no clipping: the norm's sums differ).
+TEST(MeshStreamingTrain, AVocabularyOverTiersTrainsFromTheStore) {
+    GPTConfig cfg = config(2, 2, 32, 16, 2000);
+    cfg.grad_clip = 0;
+    cfg.warmup_iters = 1;
+    const PlanResult r = plan_model(streaming(cfg), 8, 40, kernels(), wl::MachineConfig{}.sram_bytes, true);
+    ASSERT_TRUE(r.ok) << r.error;
+    const PlannedOp* lg = r.plan.find("logits");
+    const PlannedOp* ce = r.plan.find("dlogits");
+    const PlannedOp* emb = r.plan.find("encoded");
+    ASSERT_TRUE(lg && ce && emb);
+    EXPECT_GE(lg->tiers(), 3);
+    EXPECT_EQ(ce->tiers(), lg->tiers());
+    EXPECT_TRUE(emb->on("STORE") && streamed(*emb) && streamed(*lg));
+    for (int B : {1, 2}) {
+        const Compared c = train_both(cfg, 8, B, 16, 2, wl::RunMode::Fast, 40);
+        if (B == 1) {
+            EXPECT_EQ(c.grads_differ, 0) << "worst relative difference " << c.grads_worst;
+            EXPECT_EQ(c.worst_loss, 0.0f);
+            EXPECT_EQ(c.params_differ, 0) << "worst relative difference " << c.params_worst;
+        } else {   // the store's sum of the layers' per-sequence gradients
+            EXPECT_LE(c.grads_worst, 1e-5) << c.grads_differ << " gradients differ in their bits";
+            EXPECT_LE(c.worst_loss, 1e-4f);
+        }
+    }
+}
+
 // The wavelets' bytes are the padded parameters (the last PE's padding rows travel too), so at
 // least the parameters' bytes, and the streams take most of a step at the edge links' rate.
 TEST(MeshStreamingTrain, SeveralSequencesTrackTheReferenceAndStreamEveryLayer) {

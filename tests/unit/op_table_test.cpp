@@ -94,7 +94,7 @@ void expect_exports(const MeshPlan& plan, std::set<std::string>* seen) {
             const Program& p = *pl.program;
             for (const gpt::Export& e : k.exports) {
                 const bool wanted = e.when == gpt::When::Always || (e.when == gpt::When::Training && plan.train) ||
-                                    (e.when == gpt::When::Streaming && plan.streaming && o.layer >= 0 && !o.weights.empty());
+                                    (e.when == gpt::When::Streaming && streamed(o));
                 if (wanted) {
                     EXPECT_TRUE(exports_function(p, e.name) || exports_symbol(p, e.name))
                         << k.file << " (for " << o.name << ") exports no " << e.name;
