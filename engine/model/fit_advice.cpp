@@ -9,6 +9,15 @@ FitAdvisor::FitAdvisor(const gpt::GPTConfig& cfg, int mesh_w, int mesh_h, Kernel
     : cfg_(cfg), w_(mesh_w), h_(mesh_h), kernels_(std::move(kernels)), sram_(sram_bytes), train_(train), t_(cfg.block_size / 2) {
     // Weights too big for a PE on any row: no remedy below can help, and trying them costs a plan each.
     if (const auto o = weights_never_fit(cfg, sram_bytes, train)) {
+        gpt::GPTConfig s = cfg;
+        s.execution = "streaming";
+        if (train && cfg.execution != "streaming" && !weights_never_fit(s, sram_bytes, train)) {
+            // Training streamed, wte is the store's (docs/weight-streaming.md): every remedy streams.
+            cfg_ = s;
+            with_ = "wafer.execution=streaming,";
+            begin();
+            return;
+        }
         never_ = ". " + o->op + "'s weights alone need " + thousands(o->bytes) + " bytes on a PE even on a row of " +
                  std::to_string(o->row) + " PEs, the widest a mesh has, so no mesh and no shorter context fits this model; "
                  "streaming does not help either, since a PE holds an op's weights while the op runs";
@@ -23,7 +32,7 @@ FitAdvisor::FitAdvisor(const gpt::GPTConfig& cfg, int mesh_w, int mesh_h, Kernel
 // and values shrink with it. The first of each that fits is suggested.
 void FitAdvisor::begin() {
     plan_.reset();
-    if (trying_ == Trying::Streaming && cfg_.execution == "streaming") trying_ = Trying::Mesh;
+    if (trying_ == Trying::Streaming && cfg_.execution == "streaming" && with_.empty()) trying_ = Trying::Mesh;
     if (trying_ == Trying::Streaming) {
         gpt::GPTConfig c = cfg_;
         c.execution = "streaming";
@@ -52,11 +61,11 @@ bool FitAdvisor::step() {
         trying_ = Trying::Mesh;
     } else if (trying_ == Trying::Mesh) {
         const std::string m = std::to_string(w_ * k_) + "x" + std::to_string(h_ * k_);
-        if (ok) suggest("wafer.mesh=" + m, "a larger mesh; the CLI's --mesh " + m);
+        if (ok) suggest(with_ + "wafer.mesh=" + m, "a larger mesh; the CLI's --mesh " + m);
         k_ *= 2;
         if (ok) trying_ = Trying::Context;
     } else {
-        if (ok) suggest("model.block_size=" + std::to_string(t_), "a shorter context");
+        if (ok) suggest(with_ + "model.block_size=" + std::to_string(t_), "a shorter context");
         t_ /= 2;
         if (ok) trying_ = Trying::Done;
     }

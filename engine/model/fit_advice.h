@@ -48,6 +48,7 @@ private:
     std::optional<PlanBuilder> plan_;
     std::string fits_;
     std::string never_;           // why nothing can fit, found before trying (weights_never_fit)
+    std::string with_;            // what every remedy needs too ("wafer.execution=streaming,": only streamed do the weights fit)
 };
 
 // FitAdvisor run to its end: the sentences to append to a too_big plan's error.
