@@ -160,6 +160,18 @@ TEST(MeshStreamingTrain, AVocabularyOverTiersTrainsFromTheStore) {
     }
 }
 
+// GPT-2's vocabulary, 50,257 rows (on a narrow model: GPT-2 small's width and heads train in
+// model_mesh_train_test.cpp's Gpt2SmallWidthAndHeadsTrainBitForBit): two steps, bit for bit.
+TEST(MeshStreamingTrain, Gpt2VocabularyTrainsBitForBit) {
+    GPTConfig cfg = config(1, 2, 64, 8, 50257);
+    cfg.grad_clip = 0;
+    cfg.warmup_iters = 1;
+    const Compared c = train_both(cfg, 64, 1, 8, 2, wl::RunMode::Fast, 64);
+    EXPECT_EQ(c.grads_differ, 0) << "worst relative difference " << c.grads_worst;
+    EXPECT_EQ(c.worst_loss, 0.0f);
+    EXPECT_EQ(c.params_differ, 0) << "worst relative difference " << c.params_worst;
+}
+
 // The wavelets' bytes are the padded parameters (the last PE's padding rows travel too), so at
 // least the parameters' bytes, and the streams take most of a step at the edge links' rate.
 TEST(MeshStreamingTrain, SeveralSequencesTrackTheReferenceAndStreamEveryLayer) {
