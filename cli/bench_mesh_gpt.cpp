@@ -23,11 +23,18 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <sys/resource.h>
 #include <map>
 
 namespace wlcli {
 
 namespace {
+
+uint64_t peak_rss_bytes() {   // this process's high-water mark (Linux: ru_maxrss in KiB)
+    rusage u{};
+    getrusage(RUSAGE_SELF, &u);
+    return uint64_t(u.ru_maxrss) * 1024;
+}
 
 int bench_train(const Args& a, wl::gpt::GPT& ref, int T, int reps) {
     const int B = ref.cfg.batch_size;
@@ -36,9 +43,11 @@ int bench_train(const Args& a, wl::gpt::GPT& ref, int T, int reps) {
     std::vector<int> in, tg;
     wl::model::bench_batch(B, T, ref.V, &in, &tg);
     wl::model::MeshTrainer mesh(plan, ref, wl::RunMode::Fast);   // before the reference's steps change ref
-    // One step under each wafer.schedule from the same weights (schedule_compare.h), before ref changes too.
-    const wl::model::ScheduleCompare sched = wl::model::compare_schedules(plan, ref, in.data(), tg.data(), B, T,
-                                                                          wl::gpt::learning_rate_at(ref.cfg, 0));
+    // One step under each wafer.schedule from the same weights (schedule_compare.h), before ref changes too;
+    // streaming is always sequential: nothing to compare.
+    const wl::model::ScheduleCompare sched =
+        plan.streaming ? wl::model::ScheduleCompare{}
+                       : wl::model::compare_schedules(plan, ref, in.data(), tg.data(), B, T, wl::gpt::learning_rate_at(ref.cfg, 0));
     wl::gpt::AdamW opt(ref.num_parameters);
     const double lr = wl::gpt::learning_rate_at(ref.cfg, 0);
     double ref_s = 1e30, mesh_s = 1e30;
@@ -81,8 +90,10 @@ int bench_train(const Args& a, wl::gpt::GPT& ref, int T, int reps) {
                             {"mesh_tokens_per_s", tokens / mesh_s}, {"cycles", st.cycles},
                             {"wafer_seconds", double(st.cycles) / wl::kClockHz}, {"instructions", st.instructions},
                             {"pes_used", plan.pes_used()}, {"bytes_max", plan.bytes_max()}, {"loss_identical", same},
-                            {"host_bytes", st.host_bytes}, {"compile", wl::model::to_json(info)}};
-        j["schedules"] = wl::model::to_json(sched);
+                            {"host_bytes", st.host_bytes}, {"stream_bytes", st.stream_bytes}, {"stream_cycles", st.stream_cycles},
+                            {"streaming", plan.streaming}, {"peak_rss_bytes", peak_rss_bytes()},
+                            {"compile", wl::model::to_json(info)}};
+        if (!plan.streaming) j["schedules"] = wl::model::to_json(sched);
         for (const auto& [name, p] : by_time)
             j["by_function"].push_back({{"function", name}, {"seconds", p.seconds}, {"instructions", p.instructions}});
         std::printf("%s\n", j.dump().c_str());
@@ -97,11 +108,18 @@ int bench_train(const Args& a, wl::gpt::GPT& ref, int T, int reps) {
                 (unsigned long long)st.cycles, double(st.cycles) / wl::kClockHz * 1e3, wl::kClockHz / 1e9);
     std::printf("  between ops        %10llu bytes through the host per step (the rest as wavelets)\n",
                 (unsigned long long)st.host_bytes);
-    for (const wl::model::ScheduleRun& r : sched.runs)
-        std::printf("  %-10s         %10llu cycles per step, whole-mesh utilisation %.1f%% (busy PE-cycles / (%d PEs x cycles)), %.3f s host\n",
-                    wl::model::schedule_name(r.schedule), (unsigned long long)r.cycles, 100 * r.utilisation(), r.pes, r.seconds);
-    std::printf("  pipelined/sequential %.2fx fewer cycles, %s\n", sched.gain(),
-                sched.identical ? "losses and weights bit-identical" : "losses or weights DIFFER");
+    if (plan.streaming) {
+        std::printf("  streamed           %10llu bytes in and out over the edge links, %llu of the step's cycles\n",
+                    (unsigned long long)st.stream_bytes, (unsigned long long)st.stream_cycles);
+        std::printf("  schedule           sequential (streaming runs one layer at a time)\n");
+    } else {
+        for (const wl::model::ScheduleRun& r : sched.runs)
+            std::printf("  %-10s         %10llu cycles per step, whole-mesh utilisation %.1f%% (busy PE-cycles / (%d PEs x cycles)), %.3f s host\n",
+                        wl::model::schedule_name(r.schedule), (unsigned long long)r.cycles, 100 * r.utilisation(), r.pes, r.seconds);
+        std::printf("  pipelined/sequential %.2fx fewer cycles, %s\n", sched.gain(),
+                    sched.identical ? "losses and weights bit-identical" : "losses or weights DIFFER");
+    }
+    std::printf("  peak resident      %10.2f GB (this process)\n", double(peak_rss_bytes()) / 1e9);
     std::printf("  first step's loss  %s (%.6f)\n", same ? "bit-identical to the reference" : "DIFFERS from the reference",
                 double(mesh_loss));
     std::printf("  %s\n", info.summary().c_str());

@@ -96,6 +96,7 @@ inline constexpr const char* kGradNorm = "grad_norm";
 inline constexpr const char* kTransposeW = "transpose_w";  // matmul: w's transpose for dx
 inline constexpr const char* kLoadW = "load_w";            // streaming: weights off the edge link, every PE's (multicast)
 inline constexpr const char* kTakeW = "take_w";            // ... the PE's own alone, the link pointed at it
+inline constexpr const char* kTakeWt = "take_wt";          // ... and then W's columns for dx (matmul, WT = 1: no transpose_w)
 inline constexpr const char* kSendY = "send_y";            // y down a link (a second reader: send_y2)
 inline constexpr const char* kSendY2 = "send_y2";
 inline constexpr const char* kSendDx = "send_dx";          // dx up a link (the stream's second: send_dx2)

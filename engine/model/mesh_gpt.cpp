@@ -230,6 +230,23 @@ void MeshGPT::append_pe_words(const PlannedOp& op, int p, std::vector<uint32_t>*
     }
 }
 
+// W's columns PE p needs for dx (matmul.wk's wt, transpose_w's layout): rows j = 0 .. P*NC-1 of its
+// tier (output rows tier*P*NC + j; RK: every tier holds rows 0.., columns from tier*K), columns
+// px*KP .. px*KP+KP-1; the rows past W's are zeros. Cut from the store as it streams (take_wt).
+void MeshGPT::append_pe_wt(const PlannedOp& op, int p, std::vector<uint32_t>* words) const {
+    const int P = op.rect.w, NC = int(op.constants.at("NC")), K = int(op.constants.at("K")), KP = K / P;
+    const int tier = p / P, px = p % P;
+    const bool rk = op.constants.count("RK") > 0;
+    const ParamSlice w = param_slice(plan_.cfg, op.weights.front().second, op.layer);
+    const size_t row0 = rk ? 0 : size_t(tier) * P * NC, col0 = (rk ? size_t(tier) * K : 0) + size_t(px) * KP;
+    for (size_t j = 0; j < size_t(P) * NC; j++)
+        for (size_t k = 0; k < size_t(KP); k++) {
+            uint32_t u = 0;
+            if (row0 + j < size_t(w.rows)) std::memcpy(&u, store_.data() + w.offset + (row0 + j) * w.cols + col0 + k, 4);
+            words->push_back(u);
+        }
+}
+
 void MeshGPT::add_link_grads(const PlannedOp& op, int tier, const std::vector<uint32_t>& words, std::vector<float>* grads) const {
     const Program& prog = *op.compiled->placements.front().program;
     size_t at = 0;
@@ -319,7 +336,7 @@ bool MeshGPT::stream_out_words(const std::vector<PlannedOp>& ops, const std::str
     return true;
 }
 
-bool MeshGPT::stream_in(int l) {
+bool MeshGPT::stream_in(int l, bool for_backward) {
     const auto start = std::chrono::steady_clock::now();
     OpRun run;
     run.name = gpt::layer_unit_name(l, "weights");
@@ -334,7 +351,7 @@ bool MeshGPT::stream_in(int l) {
         }
     const MachineStats s0 = host_.stats();
     if (own) {
-        if (!stream_in_own(ops, &run)) return false;
+        if (!stream_in_own(ops, &run, for_backward)) return false;
     } else {   // a kernel that only has load_w (lesson 15's): one multicast stream a row
         throw_if(feed_layer(l, host_, &run.stream_bytes));
         links_ = Links::In;
@@ -357,7 +374,7 @@ bool MeshGPT::run_links(const std::string& name, const char* what) {
 // Each row's link pointed at its p-th PE in turn, the rows side by side, a run each: PE p takes its
 // words alone (take_w), where a multicast would copy the whole row's to every PE and each drop all
 // but its own. The same words cross each link in the same order, at its rate.
-bool MeshGPT::stream_in_own(const std::vector<PlannedOp>& ops, OpRun* run) {
+bool MeshGPT::stream_in_own(const std::vector<PlannedOp>& ops, OpRun* run, bool for_backward) {
     int widest = 0;
     for (const PlannedOp& op : ops) widest = std::max(widest, op.rect.w);
     for (int p = 0; p < widest; p++) {
@@ -365,14 +382,16 @@ bool MeshGPT::stream_in_own(const std::vector<PlannedOp>& ops, OpRun* run) {
             if (p >= op.rect.w) continue;
             for (const lang::RouteSetting& r : edge_link_to(op, p))   // after PE 0, only PE p - 1's and p's routers change
                 if (p == 0 || links_ != Links::Pointed || r.x >= op.rect.x + p - 1) throw_if(host_.route(r.x, r.y, r.colour, r.route));
+            const bool wt = for_backward && op.on("WT");
             for (int tier = 0; tier < op.tiers(); tier++) {
                 std::vector<uint32_t> words;
                 append_pe_words(op, tier * op.rect.w + p, &words);
+                if (wt) append_pe_wt(op, tier * op.rect.w + p, &words);
                 run->stream_bytes += 4 * uint64_t(words.size());
                 throw_if(host_.machine().feed(0, op.rect.y + tier, kWest, int(op.constants.at("LW")), std::move(words),
                                               EdgeLink::wse2().cycles_per_wavelet()));
             }
-            throw_if(host_.launch({op.rect.x + p, op.rect.y, 1, op.tiers()}, gpt::entry::kTakeW));
+            throw_if(host_.launch({op.rect.x + p, op.rect.y, 1, op.tiers()}, wt ? gpt::entry::kTakeWt : gpt::entry::kTakeW));
         }
         links_ = Links::Pointed;
         if (!run_links(run->name, "weights")) return false;
@@ -391,7 +410,7 @@ bool MeshGPT::stream_head(const PlannedOp& op) {
     run.op = "weight_stream";
     run.pes = op.pes();
     const MachineStats s0 = host_.stats();
-    if (!stream_in_own({op}, &run)) return false;
+    if (!stream_in_own({op}, &run, /*for_backward=*/true)) return false;   // the LM head's wt: the step's backward
     links_ = Links::Pointed;   // the layers' links: pointed again before their next stream
     const MachineStats s1 = host_.stats();
     run.count(s0, s1);

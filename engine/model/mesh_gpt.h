@@ -167,7 +167,8 @@ private:
 
     bool run(int t0, int n, std::vector<float>* logits);   // every forward op over steps [t0, t0+n)
     bool run_forward_ops(int t0, int n);                    // run()'s ops, in order (streaming: layer by layer)
-    bool stream_in(int layer);                              // streaming: the layer's weights from the store
+    // Streaming: the layer's weights from the store; for_backward: its matmuls' wt too (WT, take_wt).
+    bool stream_in(int layer, bool for_backward = false);
     void point_edge_links(bool out);                        // streaming: the edge links' routes in or out
     bool run_op(const PlannedOp& op, int t0, int n, bool read_out = true);   // read_out false: not even the logits
     // Pipelined (pipeline.h; pipeline_run.cpp): the forward's launches over chunks of [t0, t0+n),
@@ -198,7 +199,9 @@ private:
     // back in send_g's (the same order): the words in, and the words out added into *grads.
     std::vector<uint32_t> link_words(const PlannedOp& op, int tier) const;
     void append_pe_words(const PlannedOp& op, int p, std::vector<uint32_t>* words) const;   // PE p's part of them
-    bool stream_in_own(const std::vector<PlannedOp>& ops, OpRun* run);   // every op takes its own words (take_w)
+    void append_pe_wt(const PlannedOp& op, int p, std::vector<uint32_t>* words) const;      // ... and its wt (WT)
+    // Every op takes its own words (take_w; for_backward, a WT op's take_wt).
+    bool stream_in_own(const std::vector<PlannedOp>& ops, OpRun* run, bool for_backward = false);
     bool run_links(const std::string& name, const char* what);   // an edge-link run; false (error()) on a fault
     void add_link_grads(const PlannedOp& op, int tier, const std::vector<uint32_t>& words, std::vector<float>* grads) const;
 

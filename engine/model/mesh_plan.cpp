@@ -573,6 +573,8 @@ bool PlanBuilder::step() {
                     return false;
                 }
         }
+        for (PlannedOp& o : ops_)   // streamed training: W's columns for dx come with the weights (take_wt)
+            if (train_ && streamed(o) && o.is(gpt::OpKind::Matmul)) o.constants["WT"] = 1;
         if (nonzeros_ && streaming() && train_) {
             fail("training sparse weights with streaming execution is not built yet (their gradients would stream "
                  "out as the non-zeros' alone): train with wafer.execution: resident with --sparsity");

@@ -132,7 +132,9 @@ void MeshTrainer::queue_forward(TrainWork what, int t0, int n, bool read_logits,
             in.op = gpt::layer_unit_name(layer, "weights");
             in.layer = layer;
             in.streaming = "weights in";
-            add(in, [this, layer] { return stream_in(layer); });
+            // The last layer's weights stay for the step's backward: with the matmuls' wt (WT).
+            const bool for_backward = job_ == MeshJob::Step && layer == mesh_.plan().cfg.n_layer - 1;
+            add(in, [this, layer, for_backward] { return stream_in(layer, for_backward); });
         }
         what.op = o.name;
         const bool read_out = read_logits || o.id != gpt::OpId::Logits;
@@ -159,8 +161,8 @@ void MeshTrainer::queue_forward(int b, bool read_logits) {
     });
 }
 
-bool MeshTrainer::stream_in(int layer) {
-    if (!mesh_.stream_in(layer)) {
+bool MeshTrainer::stream_in(int layer, bool for_backward) {
+    if (!mesh_.stream_in(layer, for_backward)) {
         error_ = mesh_.error();
         return false;
     }
@@ -179,7 +181,7 @@ void MeshTrainer::queue_layer_backward(int l, int b) {
     for (const PlannedOp& o : ops_)
         if (o.layer == l) layer.push_back(&o);
     if (l < L - 1) {
-        add({TrainPhase::Backward, gpt::layer_unit_name(l, "weights"), b, -1, l, "weights in again"}, [this, l] { return stream_in(l); });
+        add({TrainPhase::Backward, gpt::layer_unit_name(l, "weights"), b, -1, l, "weights in again"}, [this, l] { return stream_in(l, true); });
         for (const PlannedOp* o : layer)
             if (!o->train_only)
                 add({TrainPhase::Backward, o->name, b, -1, l, "forward recomputed"}, [this, o] {
@@ -194,7 +196,8 @@ void MeshTrainer::queue_layer_backward(int l, int b) {
     for (const PlannedOp* o : layer) {
         if (!o->on("TRAIN")) continue;
         if (!o->weights.empty()) add({TrainPhase::Backward, o->name, b}, [this, o] { return launch(*o, gpt::entry::kZeroGrad, 0, 0); });
-        if (o->is(gpt::OpKind::Matmul)) add({TrainPhase::Backward, o->name, b}, [this, o] { return launch(*o, gpt::entry::kTransposeW, 0, 0); });
+        if (o->is(gpt::OpKind::Matmul) && !o->on("WT"))   // WT: take_wt brought W's columns
+            add({TrainPhase::Backward, o->name, b}, [this, o] { return launch(*o, gpt::entry::kTransposeW, 0, 0); });
     }
     for (auto it = layer.rbegin(); it != layer.rend(); ++it)
         if ((*it)->on("TRAIN")) add({TrainPhase::Backward, (*it)->name, b}, [this, o = *it] { return backward_op(*o, cur_.T); });
@@ -235,7 +238,8 @@ void MeshTrainer::queue_backward() {
             });
         if (!o.weights.empty()) add(TrainPhase::Backward, o.name, -1, [this, &o] { return launch(o, gpt::entry::kZeroGrad, 0, 0); });
         // the matmuls' dx needs W's columns: once per step, as the weights change once
-        if (o.is(gpt::OpKind::Matmul)) add(TrainPhase::Backward, o.name, -1, [this, &o] { return launch(o, gpt::entry::kTransposeW, 0, 0); });
+        if (o.is(gpt::OpKind::Matmul) && !o.on("WT"))
+            add(TrainPhase::Backward, o.name, -1, [this, &o] { return launch(o, gpt::entry::kTransposeW, 0, 0); });
     }
     add(TrainPhase::Backward, ce->name, -1, [this, ce] { return launch(*ce, gpt::entry::kZeroLoss, 0, 0); });
     for (int b = 0; b < B; b++) {

@@ -243,7 +243,7 @@ private:
     std::pair<const PlannedOp*, const Transfer*> grad_link_into(const PlannedOp& op) const;
     const PlannedOp& op(gpt::OpId id) const;   // an op outside the blocks (the embedding, the logits)
     void transfer_sparse(const PlannedOp& o, const ParamSlice& w, State state, std::vector<float>* buf, bool write);
-    bool stream_in(int layer);       // streaming: MeshGPT's, its OpRun kept
+    bool stream_in(int layer, bool for_backward);   // streaming: MeshGPT's, its OpRun kept
     bool holds_weights(const PlannedOp& o) const;   // its weights, gradients and AdamW live on its PEs (not the store's)
     bool in_store(const gpt::ParamInfo& info) const;   // streaming: the parameter's weights, gradients and moments are the store's
     bool store_tie() const;                             // streaming: wte is the store's (embedding.wk's STORE)

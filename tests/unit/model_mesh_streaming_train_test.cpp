@@ -93,11 +93,17 @@ Compared train_both(const GPTConfig& cfg, int mesh, int B, int T, int steps, wl:
 
 // Every layer's weights of a step: in once for its forward and, but for the last layer, again for
 // its backward; its gradients out once per sequence.
+// Each sequence: every layer in, every layer but the last in again, every layer's gradients out; a
+// backward's streams (the last layer's first, the others' again) bring the matmuls' W's columns too
+// (WT). Not counted: the tied wte's streams (the LM head's, the embedding's rows), a few percent here.
 uint64_t expected_stream_bytes(const GPTConfig& cfg, int B) {
-    uint64_t layer = 0;
+    uint64_t layer = 0, wt = 0;
     for (const wl::gpt::ParamInfo& info : wl::gpt::param_infos(cfg))
-        if (layer_param(cfg, info)) layer += 4 * info.count / uint64_t(cfg.n_layer);
-    return uint64_t(B) * layer * (cfg.n_layer + (cfg.n_layer - 1) + cfg.n_layer);
+        if (layer_param(cfg, info)) {
+            layer += 4 * info.count / uint64_t(cfg.n_layer);
+            if (info.shape.size() == 3) wt += 4 * info.count / uint64_t(cfg.n_layer);   // a matmul's w
+        }
+    return uint64_t(B) * (layer * (cfg.n_layer + (cfg.n_layer - 1) + cfg.n_layer) + wt * cfg.n_layer);
 }
 
 TEST(MeshStreamingTrain, OneSequenceIsTheReferenceBitForBit) {
