@@ -134,7 +134,18 @@ int verb_train(const Args& args) {
         const std::string split = wl::model::SwarmX::split_error(tr->sequences_per_step(), wafers);
         if (!split.empty()) throw std::runtime_error("train: " + split + "; a step's B is batch_size x grad_accum_steps");
         const wl::RunMode mode = run_mode_of(cfg);
-        swarm = std::make_unique<wl::model::SwarmX>(plan_for(args, cfg, true, &compile_info, sparse ? tr->model.get() : nullptr),
+        // A vocabulary that fits no row of PEs resident (GPT-2's) trains streamed, where wte is the
+        // store's (docs/weight-streaming.md, "The vocabulary"), unless --execution says otherwise.
+        GPTConfig mesh_cfg = cfg;
+        const uint32_t sram = wl::MachineConfig{}.sram_bytes;
+        if (!args.has("execution") && cfg.execution != "streaming" && wl::model::weights_never_fit(cfg, sram, true)) {
+            mesh_cfg.execution = "streaming";
+            if (wl::model::weights_never_fit(mesh_cfg, sram, true)) mesh_cfg.execution = cfg.execution;
+            else if (!json)
+                std::fprintf(stderr, "weights streamed (wafer.execution: streaming): %s's weights fit no row of PEs resident\n",
+                             wl::model::weights_never_fit(cfg, sram, true)->op.c_str());
+        }
+        swarm = std::make_unique<wl::model::SwarmX>(plan_for(args, mesh_cfg, true, &compile_info, sparse ? tr->model.get() : nullptr),
                                                     *tr->model, wafers, mode);
         mesh = &swarm->wafer(0);
         if (tr->opt.t > 0) {   // resumed: AdamW's moments into SRAM
