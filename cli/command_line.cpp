@@ -81,7 +81,7 @@ void add_verb(CLI::App& parent, const Verb& v) {
         // const: a non-const string would bind as the option's result variable, not its description
         const std::string help = f.value == Value::Int || f.value == Value::Number ? std::string(f.help) + " [" + f.range.text() + "]" : f.help;
         CLI::Option* o = sub->add_option(name, help);
-        o->type_name(type_name(f))->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+        o->type_name(type_name(f))->multi_option_policy(f.repeats ? CLI::MultiOptionPolicy::TakeAll : CLI::MultiOptionPolicy::TakeLast);
         if (f.choices) o->check(one_of(f.choices));
         else if (f.value == Value::Int) o->check(integer_value(f.range));
         else if (f.value == Value::Number) o->check(number_value(f.range));
@@ -251,7 +251,12 @@ CommandLine parse_command_line(const std::vector<Verb>& verbs, int argc, const c
     for (const Flag& f : v->flags) {
         const CLI::Option* o = a->get_option(std::string("--") + f.name);
         if (o->count() == 0) continue;
-        cl.args.options[f.name] = f.value == Value::Switch ? "" : o->results().back();
+        std::string value = f.value == Value::Switch ? "" : o->results().back();
+        if (f.repeats) {   // every occurrence's, one per line
+            value.clear();
+            for (const std::string& r : o->results()) value += (value.empty() ? "" : "\n") + r;
+        }
+        cl.args.options[f.name] = value;
     }
     std::string path = verb_path(c).substr(std::string(kProgram).size() + 1);
     if (std::string broken = broken_rule(path.c_str(), cl.args); !broken.empty()) {

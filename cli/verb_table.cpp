@@ -30,7 +30,8 @@ const Flag kExecution{"execution", Value::Text,
                       "resident: every layer's weights stay in SRAM; streaming: one layer's ops serve every layer, its "
                       "weights streamed in from the store, gradients streamed out (default: the config's wafer.execution)",
                       "resident|streaming"};
-const Flag kSet{"set", Value::Text, "override config keys: optimizer.learning_rate=1e-3,train_input.batch_size=4 (docs/configs.md)"};
+const Flag kSet{"set", Value::Text, "override config keys: optimizer.learning_rate=1e-3,train_input.batch_size=4 (docs/configs.md); may be given again",
+                nullptr, {}, /*repeats=*/true};
 const Flag kKernels{"kernels", Value::Text, "the kernel folder (default: kernels/ beside --config, else models/kernels)"};
 // The compile cache (compile once, run many: docs/model-compiler.md).
 const Flag kNoCache{"no-cache", Value::Switch, "compile the model even if the compile cache holds it (and replace the cached executable)"};

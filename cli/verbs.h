@@ -20,6 +20,7 @@ struct Flag {
     const char* help;               // one line; say the default here
     const char* choices = nullptr;  // "cycle|fast": any other value is an error
     wl::NumberRange range = {};     // Int and Number: the values taken (parse_number.h); --help states it
+    bool repeats = false;           // given again, its values join (one per line), as --set's lists; else the last wins
 };
 
 struct Verb {

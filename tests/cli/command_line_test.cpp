@@ -194,3 +194,13 @@ TEST(CliCommandLine, FlagsThatCannotBothApplyAreAnErrorNamingBoth) {
     cl = parse({"train", "--config", "c.yaml", "--wafers", "2", "--on-mesh"});
     EXPECT_NE(cl.verb, nullptr) << cl.err;
 }
+
+// --set may be given again, each adding its keys (the issue's `--set model.block_size=128 --set
+// runconfig.max_steps=20`); another flag given twice keeps its last value.
+TEST(CliCommandLine, RepeatedSetsAllApply) {
+    CommandLine cl = parse({"train", "--config", "models/gpt-nano.yaml", "--set", "model.block_size=32", "--set",
+                            "runconfig.max_steps=2,optimizer.learning_rate=1e-3", "--steps", "3", "--steps", "4"});
+    ASSERT_NE(cl.verb, nullptr) << cl.err;
+    EXPECT_EQ(cl.args.get("set"), "model.block_size=32\nrunconfig.max_steps=2,optimizer.learning_rate=1e-3");
+    EXPECT_EQ(cl.args.get("steps"), "4");
+}
