@@ -29,8 +29,8 @@ using wl::model::SwarmX;
 using wl::model::SwarmXStep;
 using namespace wl::model::testing;
 
-wl::model::MeshPlan train_plan(const GPTConfig& cfg, int mesh) {
-    auto r = wl::model::plan_model(cfg, mesh, mesh, kernels(), wl::MachineConfig{}.sram_bytes, true);
+wl::model::MeshPlan train_plan(const GPTConfig& cfg, int mesh, int mesh_h = 0) {
+    auto r = wl::model::plan_model(cfg, mesh, mesh_h ? mesh_h : mesh, kernels(), wl::MachineConfig{}.sram_bytes, true);
     EXPECT_TRUE(r.ok) << r.error;
     return r.plan;
 }
@@ -100,13 +100,12 @@ TEST(SwarmX, OneWaferGivesThePlainMeshTrainersBits) {
     EXPECT_TRUE(same_bits(a, b));
 }
 
-// N wafers on shards of B sequences against one wafer on all B, `steps` steps.
-void check_against_one_wafer(int N, int B, int steps) {
+// N wafers on shards of B sequences against one wafer on all B, `steps` steps (on mesh_w x mesh_h).
+void check_against_one_wafer(int N, int B, int steps, const GPTConfig& cfg = small(), int mesh_w = 8, int mesh_h = 8) {
     SCOPED_TRACE(std::to_string(N) + " wafers");
-    const GPTConfig cfg = small();
     GPT model(cfg);
     model.init_weights(7);
-    const wl::model::MeshPlan plan = train_plan(cfg, 8);
+    const wl::model::MeshPlan plan = train_plan(cfg, mesh_w, mesh_h);
     MeshTrainer one(plan, model);
     SwarmX sx(plan, model, N);
     ASSERT_EQ(sx.wafers(), N);
@@ -173,6 +172,14 @@ void check_against_one_wafer(int N, int B, int steps) {
 
 TEST(SwarmX, TwoWafersTrainAsOneOnTheCombinedBatch) { check_against_one_wafer(2, 4, 3); }
 TEST(SwarmX, FourWafersTrainAsOneOnTheCombinedBatch) { check_against_one_wafer(4, 4, 3); }
+
+// Streamed, with a vocabulary over the LM head's tiers (wte the store's on every wafer:
+// docs/weight-streaming.md, "The vocabulary"): the shards' summed gradients are the batch's.
+TEST(SwarmX, TwoStreamedWafersWithAVocabularyOverTiers) {
+    GPTConfig cfg = streaming(config(1, 2, 32, 8, 2000));
+    cfg.warmup_iters = 1;
+    check_against_one_wafer(2, 4, 2, cfg, 8, 40);
+}
 
 TEST(SwarmX, ABatchThatDoesNotSplitSaysBAndNAndRunsNothing) {
     const GPTConfig cfg = small();
