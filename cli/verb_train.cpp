@@ -28,6 +28,7 @@
 #include "engine/gpt/parallel.h"
 #include "engine/gpt/sampler.h"
 #include "engine/gpt/trainer.h"
+#include "engine/model/fit_advice.h"
 #include "engine/model/mesh_trainer.h"
 #include "engine/model/swarmx.h"
 
@@ -137,13 +138,9 @@ int verb_train(const Args& args) {
         // A vocabulary that fits no row of PEs resident (GPT-2's) trains streamed, where wte is the
         // store's (docs/weight-streaming.md, "The vocabulary"), unless --execution says otherwise.
         GPTConfig mesh_cfg = cfg;
-        const uint32_t sram = wl::MachineConfig{}.sram_bytes;
-        if (!args.has("execution") && cfg.execution != "streaming" && wl::model::weights_never_fit(cfg, sram, true)) {
+        if (const auto o = args.has("execution") ? std::nullopt : wl::model::trains_only_streamed(cfg, wl::MachineConfig{}.sram_bytes)) {
             mesh_cfg.execution = "streaming";
-            if (wl::model::weights_never_fit(mesh_cfg, sram, true)) mesh_cfg.execution = cfg.execution;
-            else if (!json)
-                std::fprintf(stderr, "weights streamed (wafer.execution: streaming): %s's weights fit no row of PEs resident\n",
-                             wl::model::weights_never_fit(cfg, sram, true)->op.c_str());
+            if (!json) std::fprintf(stderr, "weights streamed (wafer.execution: streaming): %s's weights fit no row of PEs resident\n", o->op.c_str());
         }
         swarm = std::make_unique<wl::model::SwarmX>(plan_for(args, mesh_cfg, true, &compile_info, sparse ? tr->model.get() : nullptr),
                                                     *tr->model, wafers, mode);

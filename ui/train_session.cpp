@@ -150,6 +150,9 @@ bool TrainSession::start_unit() {
             st.tr = std::make_unique<wl::gpt::Trainer>(st.cfg, std::move(*st.corpus));
             st.corpus.reset();
             st.kernels = wl::model::read_kernels(dir_ + "/kernels");
+            // GPT-2's vocabulary trains streamed, as the CLI's train (fit_advice.h), unless the settings say.
+            if (st.s.execution.empty() && wl::model::trains_only_streamed(st.tr->cfg, wl::MachineConfig{}.sram_bytes))
+                st.tr->cfg.execution = "streaming";
             st.plan.emplace(st.tr->cfg, st.s.mesh_w, st.s.mesh_h, st.kernels, wl::MachineConfig{}.sram_bytes, /*train=*/true);
             st.stage = Starting::Stage::Plan;
             return true;

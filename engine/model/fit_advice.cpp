@@ -5,15 +5,21 @@
 
 namespace wl::model {
 
+std::optional<WeightOverflow> trains_only_streamed(const gpt::GPTConfig& cfg, uint32_t sram_bytes) {
+    if (cfg.execution == "streaming") return std::nullopt;
+    const auto resident = weights_never_fit(cfg, sram_bytes, true);
+    if (!resident) return std::nullopt;
+    gpt::GPTConfig s = cfg;
+    s.execution = "streaming";
+    return weights_never_fit(s, sram_bytes, true) ? std::nullopt : resident;
+}
+
 FitAdvisor::FitAdvisor(const gpt::GPTConfig& cfg, int mesh_w, int mesh_h, KernelSource kernels, uint32_t sram_bytes, bool train)
     : cfg_(cfg), w_(mesh_w), h_(mesh_h), kernels_(std::move(kernels)), sram_(sram_bytes), train_(train), t_(cfg.block_size / 2) {
     // Weights too big for a PE on any row: no remedy below can help, and trying them costs a plan each.
     if (const auto o = weights_never_fit(cfg, sram_bytes, train)) {
-        gpt::GPTConfig s = cfg;
-        s.execution = "streaming";
-        if (train && cfg.execution != "streaming" && !weights_never_fit(s, sram_bytes, train)) {
-            // Training streamed, wte is the store's (docs/weight-streaming.md): every remedy streams.
-            cfg_ = s;
+        if (train && trains_only_streamed(cfg, sram_bytes)) {   // every remedy streams
+            cfg_.execution = "streaming";
             with_ = "wafer.execution=streaming,";
             begin();
             return;

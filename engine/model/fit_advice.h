@@ -26,6 +26,12 @@
 
 namespace wl::model {
 
+// Training whose weights fit no row of PEs resident but do streamed, where wte is the store's
+// (GPT-2's vocabulary; docs/weight-streaming.md, "The vocabulary"): the op that overflows
+// resident, so the caller can stream without being told (train --on-mesh, the app's Train when
+// the config names no execution). nullopt when resident can hold them, or streaming cannot either.
+std::optional<WeightOverflow> trains_only_streamed(const wl::gpt::GPTConfig& cfg, uint32_t sram_bytes);
+
 class FitAdvisor {
 public:
     FitAdvisor(const wl::gpt::GPTConfig& cfg, int mesh_w, int mesh_h, KernelSource kernels, uint32_t sram_bytes, bool train);

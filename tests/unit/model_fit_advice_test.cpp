@@ -97,6 +97,11 @@ TEST(FitAdvice, WeightsThatFitNoRowResidentAreStreamed) {
     const std::string advice = fit_advice(cfg, 32, 64, kernels(), kSram, true);
     EXPECT_EQ(advice.find(". It fits with --set wafer.execution=streaming (weights streamed"), 0u) << advice;
     EXPECT_TRUE(plan_model(streamed, 32, 64, kernels(), kSram, true).ok);   // what it says is so
+    // So train --on-mesh and the app's Train stream it without being told; not what fits resident.
+    ASSERT_TRUE(trains_only_streamed(cfg, kSram).has_value());
+    EXPECT_EQ(trains_only_streamed(cfg, kSram)->op, "encoded");
+    EXPECT_FALSE(trains_only_streamed(streamed, kSram).has_value());
+    EXPECT_FALSE(trains_only_streamed(nano(), kSram).has_value());
     const std::string taller = fit_advice(cfg, 32, 16, kernels(), kSram, true);
     EXPECT_NE(taller.find("--set wafer.execution=streaming,wafer.mesh=64x32 (a larger mesh"), std::string::npos) << taller;
     EXPECT_TRUE(plan_model(streamed, 64, 32, kernels(), kSram, true).ok);
