@@ -23,6 +23,7 @@
 #include "cli/output_path.h"
 #include "cli/verbs.h"
 
+#include "engine/core/thousands.h"
 #include "engine/gpt/corpus.h"
 #include "engine/gpt/matmul.h"
 #include "engine/gpt/parallel.h"
@@ -59,6 +60,12 @@ std::string overrides_from(const Args& args) {
 std::string base_name(const std::string& path) {
     std::string b = path.substr(path.find_last_of('/') + 1);
     return b.substr(0, b.rfind('.'));
+}
+
+std::string fixed(double v, int digits) {
+    char b[64];
+    std::snprintf(b, sizeof b, "%.*f", digits, v);
+    return b;
 }
 
 void bar(int64_t step, int64_t total, float loss, double tps) {
@@ -246,6 +253,16 @@ int verb_train(const Args& args) {
             last_loss = st.loss;
             train_s += std::chrono::duration<double>(Clock::now() - t0).count();
             trained_tokens += tr->tokens_per_step();
+            if (!json && st.seconds >= 1) {   // a long step is news: what it cost, on the host and on the wafer
+                std::string line = "step " + std::to_string(tr->step) + ": loss " + fixed(st.loss, 4) + ", " + fixed(st.seconds, 1) +
+                                   " s, " + wl::thousands(st.cycles) + " cycles (" + fixed(1e3 * double(st.cycles) / wl::kClockHz, 1) +
+                                   " ms of wafer time at " + fixed(wl::kClockHz / 1e9, 1) + " GHz)";
+                if (st.stream_bytes)
+                    line += ", streamed " + fixed(double(st.stream_bytes) / 1e6, 1) + " MB in and out over " +
+                            wl::thousands(st.stream_cycles) + " cycles";
+                if (st.wafers > 1) line += ", SwarmX " + wl::thousands(st.swarmx_cycles) + " cycles";
+                std::fprintf(stderr, "%s%s\n", tty ? "\r\033[K" : "", line.c_str());
+            }
             if (json) {
                 nlohmann::json j = wl::model::to_json(st);
                 j["step"] = tr->step;
