@@ -302,66 +302,63 @@ bool MeshGPT::stream_out(const std::vector<PlannedOp>& ops, const std::string& n
 
 bool MeshGPT::stream_out_words(const std::vector<PlannedOp>& ops, const std::string& name,
                                const std::function<void(const PlannedOp&, int, const std::vector<uint32_t>&)>& take) {
+    return stream_run(name, "gradient_stream", ops, [&](OpRun* run) {
+        if (std::all_of(ops.begin(), ops.end(), layer_streamed)) {
+            point_edge_links(true);
+        } else {   // the tied wte's ops: their own links alone
+            for (const PlannedOp& op : ops)
+                for (const lang::RouteSetting& r : edge_link_routes(op, true)) throw_if(host_.route(r.x, r.y, r.colour, r.route));
+            links_ = Links::Pointed;   // the layers' links: pointed again before their next stream
+        }
+        int widest = 0;
+        for (const PlannedOp& op : ops) widest = std::max(widest, op.rect.w);
+        for (int p = 0; p < widest; p++) {
+            for (const PlannedOp& op : ops)
+                if (p < op.rect.w) throw_if(host_.launch({op.rect.x + p, op.rect.y, 1, op.tiers()}, gpt::entry::kSendG));
+            if (!run_links(name, "gradients")) return false;
+        }
+        for (const PlannedOp& op : ops)   // into the store, in load_w's order
+            for (int tier = 0; tier < op.tiers(); tier++) {
+                const std::vector<uint32_t> words = host_.machine().take_drained(0, op.rect.y + tier, kWest, int(op.constants.at("LW")));
+                take(op, tier, words);
+                run->stream_bytes += 4 * uint64_t(words.size());
+            }
+        return true;
+    });
+}
+
+// A stream's run, an OpRun of its own: its machine counts and host seconds around body.
+bool MeshGPT::stream_run(const std::string& name, const char* op, const std::vector<PlannedOp>& ops,
+                         const std::function<bool(OpRun*)>& body) {
     const auto start = std::chrono::steady_clock::now();
     OpRun run;
     run.name = name;
-    run.op = "gradient_stream";
-    int widest = 0;
-    for (const PlannedOp& op : ops) {
-        widest = std::max(widest, op.rect.w);
-        run.pes += op.pes();
-    }
-    if (ops.size() == 1 && !layer_streamed(ops.front())) {   // the tied wte's op: its own link alone
-        for (const lang::RouteSetting& r : edge_link_routes(ops.front(), true)) throw_if(host_.route(r.x, r.y, r.colour, r.route));
-        links_ = Links::Pointed;   // the layers' links: pointed again before their next stream
-    } else {
-        point_edge_links(true);
-    }
+    run.op = op;
+    for (const PlannedOp& o : ops) run.pes += o.pes();
     const MachineStats s0 = host_.stats();
-    for (int p = 0; p < widest; p++) {
-        for (const PlannedOp& op : ops)
-            if (p < op.rect.w) throw_if(host_.launch({op.rect.x + p, op.rect.y, 1, op.tiers()}, gpt::entry::kSendG));
-        if (!run_links(run.name, "gradients")) return false;
-    }
-    for (const PlannedOp& op : ops)   // into the store, in load_w's order
-        for (int tier = 0; tier < op.tiers(); tier++) {
-            const std::vector<uint32_t> words = host_.machine().take_drained(0, op.rect.y + tier, kWest, int(op.constants.at("LW")));
-            take(op, tier, words);
-            run.stream_bytes += 4 * uint64_t(words.size());
-        }
-    const MachineStats s1 = host_.stats();
-    run.count(s0, s1);
+    if (!body(&run)) return false;
+    run.count(s0, host_.stats());
     run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     runs_.push_back(run);
     return true;
 }
 
 bool MeshGPT::stream_in(int l, bool for_backward) {
-    const auto start = std::chrono::steady_clock::now();
-    OpRun run;
-    run.name = gpt::layer_unit_name(l, "weights");
-    run.op = "weight_stream";
     bool own = true;   // every op's kernel takes its own words from a link pointed at it
     std::vector<PlannedOp> ops;
     for (const PlannedOp& op : plan_.ops)
         if (layer_streamed(op)) {
             ops.push_back(layer_instance(op, l, plan_.cfg.n_layer));
-            run.pes += op.pes();
             own = own && op.compiled->placements.front().program->function_index(gpt::entry::kTakeW) >= 0;
         }
-    const MachineStats s0 = host_.stats();
-    if (own) {
-        if (!stream_in_own(ops, &run, for_backward)) return false;
-    } else {   // a kernel that only has load_w (lesson 15's): one multicast stream a row
-        throw_if(feed_layer(l, host_, &run.stream_bytes));
+    const std::string name = gpt::layer_unit_name(l, "weights");
+    return stream_run(name, "weight_stream", ops, [&](OpRun* run) {
+        if (own) return stream_in_own(ops, run, for_backward);
+        // a kernel that only has load_w (lesson 15's): one multicast stream a row
+        throw_if(feed_layer(l, host_, &run->stream_bytes));
         links_ = Links::In;
-        if (!run_links(run.name, "weights")) return false;
-    }
-    const MachineStats s1 = host_.stats();
-    run.count(s0, s1);
-    run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    runs_.push_back(run);
-    return true;
+        return run_links(name, "weights");
+    });
 }
 
 // Runs what the edge links carry to quiescence; false, with error() naming the unit and what moved, on a fault.
@@ -404,20 +401,12 @@ bool MeshGPT::stream_in_own(const std::vector<PlannedOp>& ops, OpRun* run, bool 
 // table, once until the store's wte changes (head_in_).
 bool MeshGPT::stream_head(const PlannedOp& op) {
     if (op.on("TIED") && head_in_) return true;
-    const auto start = std::chrono::steady_clock::now();
-    OpRun run;
-    run.name = op.name + ".weights";
-    run.op = "weight_stream";
-    run.pes = op.pes();
-    const MachineStats s0 = host_.stats();
-    if (!stream_in_own({op}, &run, /*for_backward=*/true)) return false;   // the LM head's wt: the step's backward
-    links_ = Links::Pointed;   // the layers' links: pointed again before their next stream
-    const MachineStats s1 = host_.stats();
-    run.count(s0, s1);
-    run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    runs_.push_back(run);
-    head_in_ = head_in_ || op.on("TIED");
-    return true;
+    const bool ok = stream_run(op.name + ".weights", "weight_stream", {op}, [&](OpRun* run) {
+        links_ = Links::Pointed;   // the layers' links: pointed again before their next stream
+        return stream_in_own({op}, run, /*for_backward=*/true);   // the LM head's wt: the step's backward
+    });
+    head_in_ = head_in_ || (ok && op.on("TIED"));
+    return ok;
 }
 
 namespace {

@@ -203,6 +203,8 @@ private:
     // Every op takes its own words (take_w; for_backward, a WT op's take_wt).
     bool stream_in_own(const std::vector<PlannedOp>& ops, OpRun* run, bool for_backward = false);
     bool run_links(const std::string& name, const char* what);   // an edge-link run; false (error()) on a fault
+    bool stream_run(const std::string& name, const char* op, const std::vector<PlannedOp>& ops,
+                    const std::function<bool(OpRun*)>& body);   // a stream's OpRun around body
     void add_link_grads(const PlannedOp& op, int tier, const std::vector<uint32_t>& words, std::vector<float>* grads) const;
 
     MeshPlan plan_;
