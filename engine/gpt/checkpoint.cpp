@@ -42,33 +42,52 @@ std::string slurp(const std::string& path) {
 
 }  // namespace
 
-std::string checkpoint_envelope(const std::string& payload) {
+// The envelope opens with the payload's size and closes with its checksum.
+namespace {
+ByteWriter open_envelope(uint64_t payload_size) {
     ByteWriter f;
+    f.reserve(8 + 4 + 8 + payload_size + 8);
     f.raw({kMagic, 8});
     f.u32(kVersion);
-    f.u64(payload.size());
-    f.raw(payload);
-    f.u64(fnv1a64(payload.data(), payload.size()));
-    return f.take();
+    f.u64(payload_size);
+    return f;
 }
 
+std::string close_envelope(ByteWriter& f, size_t payload_at) {
+    f.u64(fnv1a64(f.bytes().data() + payload_at, f.size() - payload_at));
+    return f.take();
+}
+}  // namespace
+
+std::string checkpoint_envelope(const std::string& payload) {
+    ByteWriter f = open_envelope(payload.size());
+    const size_t at = f.size();
+    f.raw(payload);
+    return close_envelope(f, at);
+}
+
+// Written once into one buffer of its final size: GPT-2 small's weights and moments are 1.5 GB, and
+// a payload built apart and then copied into the envelope held them three times over.
 std::string checkpoint_bytes(const GPT& model, const AdamW* opt, int64_t step, const std::string& tokenizer_kind,
                              const std::string& tokenizer_state) {
-    ByteWriter p;
-    p.str(model.cfg.to_text());
-    p.str(tokenizer_kind);
-    p.str(tokenizer_state);
-    p.put(int64_t(step));
-    p.put(int64_t(opt ? opt->t : 0));
-    p.u64(model.num_parameters);
-    bool has_opt = opt && opt->m.size() == model.num_parameters;
-    p.u8(has_opt);
-    put_floats(p, model.params_memory);
+    ByteWriter head;
+    head.str(model.cfg.to_text());
+    head.str(tokenizer_kind);
+    head.str(tokenizer_state);
+    head.put(int64_t(step));
+    head.put(int64_t(opt ? opt->t : 0));
+    head.u64(model.num_parameters);
+    const bool has_opt = opt && opt->m.size() == model.num_parameters;
+    head.u8(has_opt);
+    ByteWriter f = open_envelope(head.size() + 4 * uint64_t(model.num_parameters) * (has_opt ? 3 : 1));
+    const size_t at = f.size();
+    f.raw(head.bytes());
+    put_floats(f, model.params_memory);
     if (has_opt) {
-        put_floats(p, opt->m);
-        put_floats(p, opt->v);
+        put_floats(f, opt->m);
+        put_floats(f, opt->v);
     }
-    return checkpoint_envelope(p.bytes());
+    return close_envelope(f, at);
 }
 
 void save_checkpoint(const std::string& path, const GPT& model, const AdamW* opt, int64_t step,
