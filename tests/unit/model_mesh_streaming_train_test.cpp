@@ -93,6 +93,13 @@ Compared train_both(const GPTConfig& cfg, int mesh, int B, int T, int steps, wl:
 
 // Every layer's weights of a step: in once for its forward and, but for the last layer, again for
 // its backward; its gradients out once per sequence.
+// The first step's gradients, every step's loss and the weights after the last, bit for bit.
+void expect_bit_for_bit(const Compared& c) {
+    EXPECT_EQ(c.grads_differ, 0) << "worst relative difference " << c.grads_worst;
+    EXPECT_EQ(c.worst_loss, 0.0f);
+    EXPECT_EQ(c.params_differ, 0) << "worst relative difference " << c.params_worst;
+}
+
 // Each sequence: every layer in, every layer but the last in again, every layer's gradients out; a
 // backward's streams (the last layer's first, the others' again) bring the matmuls' W's columns too
 // (WT). Not counted: the tied wte's streams (the LM head's, the embedding's rows), a few percent here.
@@ -111,9 +118,7 @@ TEST(MeshStreamingTrain, OneSequenceIsTheReferenceBitForBit) {
     cfg.grad_clip = 0;   // the norm decides nothing: the update is the reference's bits
     cfg.warmup_iters = 2;
     const Compared c = train_both(cfg, 16, 1, 16, 3);
-    EXPECT_EQ(c.grads_differ, 0) << "worst relative difference " << c.grads_worst;
-    EXPECT_EQ(c.worst_loss, 0.0f);
-    EXPECT_EQ(c.params_differ, 0) << "worst relative difference " << c.params_worst;
+    expect_bit_for_bit(c);
 }
 
 // On a row of 8 PEs the layer's wide matmuls go over tiers, each tier's weights and gradients over
@@ -128,9 +133,7 @@ TEST(MeshStreamingTrain, TieredMatmulsStreamOverALinkATier) {
     for (const PlannedOp& o : r.plan.ops) tiered += o.layer >= 0 && o.tiers() > 1;
     EXPECT_GE(tiered, 2);
     const Compared c = train_both(cfg, 8, 1, 32, 2, wl::RunMode::Fast, 24);
-    EXPECT_EQ(c.grads_differ, 0) << "worst relative difference " << c.grads_worst;
-    EXPECT_EQ(c.worst_loss, 0.0f);
-    EXPECT_EQ(c.params_differ, 0) << "worst relative difference " << c.params_worst;
+    expect_bit_for_bit(c);
     EXPECT_GE(c.stream_bytes, expected_stream_bytes(cfg, 1));
     EXPECT_LE(c.stream_bytes, expected_stream_bytes(cfg, 1) * 11 / 10);
 }
@@ -156,9 +159,7 @@ TEST(MeshStreamingTrain, AVocabularyOverTiersTrainsFromTheStore) {
     for (int B : {1, 2}) {
         const Compared c = train_both(cfg, 8, B, 16, 2, wl::RunMode::Fast, 40);
         if (B == 1) {
-            EXPECT_EQ(c.grads_differ, 0) << "worst relative difference " << c.grads_worst;
-            EXPECT_EQ(c.worst_loss, 0.0f);
-            EXPECT_EQ(c.params_differ, 0) << "worst relative difference " << c.params_worst;
+            expect_bit_for_bit(c);
         } else {   // the store's sum of the layers' per-sequence gradients
             EXPECT_LE(c.grads_worst, 1e-5) << c.grads_differ << " gradients differ in their bits";
             EXPECT_LE(c.worst_loss, 1e-4f);
@@ -173,9 +174,7 @@ TEST(MeshStreamingTrain, Gpt2VocabularyTrainsBitForBit) {
     cfg.grad_clip = 0;
     cfg.warmup_iters = 1;
     const Compared c = train_both(cfg, 64, 1, 8, 2, wl::RunMode::Fast, 64);
-    EXPECT_EQ(c.grads_differ, 0) << "worst relative difference " << c.grads_worst;
-    EXPECT_EQ(c.worst_loss, 0.0f);
-    EXPECT_EQ(c.params_differ, 0) << "worst relative difference " << c.params_worst;
+    expect_bit_for_bit(c);
 }
 
 // The wavelets' bytes are the padded parameters (the last PE's padding rows travel too), so at
@@ -260,7 +259,5 @@ TEST(MeshStreamingTrain, DISABLED_Gpt2SmallTrainsThreeStepsBitForBit) {
     const Compared c = train_both(cfg, 256, 1, 32, 3, wl::RunMode::Fast, 160);
     std::printf("[ info ] GPT-2 small, 3 steps: last step %llu cycles, %llu of them streaming %llu bytes\n",
                 (unsigned long long)c.cycles, (unsigned long long)c.stream_cycles, (unsigned long long)c.stream_bytes);
-    EXPECT_EQ(c.grads_differ, 0) << "worst relative difference " << c.grads_worst;
-    EXPECT_EQ(c.worst_loss, 0.0f);
-    EXPECT_EQ(c.params_differ, 0) << "worst relative difference " << c.params_worst;
+    expect_bit_for_bit(c);
 }
