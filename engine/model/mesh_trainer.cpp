@@ -2,6 +2,7 @@
 // and the state's transfers; the queues of units that make a step are mesh_train_queue.cpp.
 #include "engine/model/mesh_trainer.h"
 
+#include "engine/gpt/encoder.h"
 #include "engine/model/sparsity.h"
 
 #include <algorithm>
@@ -424,7 +425,8 @@ bool MeshTrainer::keep_dy(int b) {
         return true;
     }
     const int T = cur_.T;
-    if ((store_tie() ? 0 : b) >= stash_slots()) {
+    const int slot = store_tie() ? 0 : b;   // STORE: each sequence's dy leaves before the next comes
+    if (slot >= stash_slots()) {
         Transfer dx = *x;
         dx.symbol = gpt::symbol::kDx;
         mesh_.get(*ln, dx, 0, T, grads_);
@@ -432,8 +434,8 @@ bool MeshTrainer::keep_dy(int b) {
         return true;
     }
     for (int p = 0; p < emb.rect.w; p++) {
-        const uint32_t slot = uint32_t(store_tie() ? 0 : b);   // STORE: each sequence's dy leaves before the next comes
-        throw_if(mesh_.host_.h2d_u32(emb.rect.x + p, emb.rect.y, gpt::symbol::kSlot, &slot, 1));
+        const uint32_t s = uint32_t(slot);
+        throw_if(mesh_.host_.h2d_u32(emb.rect.x + p, emb.rect.y, gpt::symbol::kSlot, &s, 1));
     }
     OpRun run;
     const auto start = std::chrono::steady_clock::now();
@@ -470,16 +472,12 @@ void MeshTrainer::store_encoder_backward() {
     const int C = cfg.n_embd, TP = cfg.block_size, T = cur_.T;
     float* dwte = store_grads_.data() + param_slice(cfg, "wte", -1).offset;
     float* dwpe = store_grads_.data() + param_slice(cfg, "wpe", -1).offset;
+    std::vector<float> dout(size_t(T) * C);   // (T, C), as the reference holds it
     for (size_t b = 0; b < cur_.tokens.size(); b++) {
-        const std::vector<float>& dy = cur_.dencoded.at(b);
-        for (int t = 0; t < T; t++) {
-            float* de = dwte + size_t(cur_.tokens[b][size_t(t)]) * C;
-            float* dp = dwpe + size_t(t) * C;
-            for (int i = 0; i < C; i++) {
-                de[i] += dy[size_t(i) * TP + t];
-                dp[i] += dy[size_t(i) * TP + t];
-            }
-        }
+        const std::vector<float>& dy = cur_.dencoded.at(b);   // (C, TP)
+        for (int t = 0; t < T; t++)
+            for (int i = 0; i < C; i++) dout[size_t(t) * C + i] = dy[size_t(i) * TP + t];
+        gpt::encoder_backward(dwte, dwpe, dout.data(), cur_.tokens[b].data(), 1, T, C);
     }
 }
 
