@@ -28,7 +28,11 @@ bool write_all(int fd, std::string_view bytes) {
 
 }  // namespace
 
-bool write_file_atomically(const std::string& path_in, std::string_view bytes, std::string* error) {
+bool write_file_atomically(const std::string& path, std::string_view bytes, std::string* error) {
+    return write_file_atomically(path, std::span<const std::string_view>(&bytes, 1), error);
+}
+
+bool write_file_atomically(const std::string& path_in, std::span<const std::string_view> pieces, std::string* error) {
     namespace fs = std::filesystem;
     std::error_code ec;
     fs::path path = path_in;
@@ -44,7 +48,9 @@ bool write_file_atomically(const std::string& path_in, std::string_view bytes, s
     const std::string tmp = path.string() + ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(++counter);
     int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
     if (fd < 0) return fail(error, "cannot create " + tmp);
-    const bool written = write_all(fd, bytes) && ::fsync(fd) == 0;
+    bool written = true;
+    for (std::string_view piece : pieces) written = written && write_all(fd, piece);
+    written = written && ::fsync(fd) == 0;
     const int saved = errno;
     if (::close(fd) != 0 || !written) {
         errno = written ? errno : saved;

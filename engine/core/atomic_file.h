@@ -4,6 +4,7 @@
 //   rename over the old name (atomic in POSIX), then fsync the folder.
 // A symbolic link is followed: its target is replaced, the link stays.
 #pragma once
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -12,5 +13,7 @@ namespace wl {
 // false, with `error` naming the path and the reason, when any step fails; the
 // old file is then untouched and the temporary one removed.
 bool write_file_atomically(const std::string& path, std::string_view bytes, std::string* error = nullptr);
+// ... the pieces one after another, never joined in memory (a checkpoint's weights and moments).
+bool write_file_atomically(const std::string& path, std::span<const std::string_view> pieces, std::string* error = nullptr);
 
 }  // namespace wl

@@ -44,9 +44,10 @@ std::string slurp(const std::string& path) {
 
 // The envelope opens with the payload's size and closes with its checksum.
 namespace {
-ByteWriter open_envelope(uint64_t payload_size) {
+// whole: the payload and the checksum will follow into the same buffer (reserved at once).
+ByteWriter open_envelope(uint64_t payload_size, bool whole) {
     ByteWriter f;
-    f.reserve(8 + 4 + 8 + payload_size + 8);
+    if (whole) f.reserve(8 + 4 + 8 + payload_size + 8);
     f.raw({kMagic, 8});
     f.u32(kVersion);
     f.u64(payload_size);
@@ -60,17 +61,29 @@ std::string close_envelope(ByteWriter& f, size_t payload_at) {
 }  // namespace
 
 std::string checkpoint_envelope(const std::string& payload) {
-    ByteWriter f = open_envelope(payload.size());
+    ByteWriter f = open_envelope(payload.size(), true);
     const size_t at = f.size();
     f.raw(payload);
     return close_envelope(f, at);
 }
 
-// Written once into one buffer of its final size: GPT-2 small's weights and moments are 1.5 GB, and
-// a payload built apart and then copied into the envelope held them three times over.
-std::string checkpoint_bytes(const GPT& model, const AdamW* opt, int64_t step, const std::string& tokenizer_kind,
-                             const std::string& tokenizer_state) {
+namespace {
+// The payload's fields before the floats, and the float arrays after them.
+struct Payload {
     ByteWriter head;
+    std::vector<std::string_view> floats;
+    uint64_t size() const {
+        uint64_t n = head.size();
+        for (std::string_view f : floats) n += f.size();
+        return n;
+    }
+};
+
+std::string_view float_bytes(const std::vector<float>& v) { return {reinterpret_cast<const char*>(v.data()), v.size() * 4}; }
+
+Payload payload(const GPT& model, const AdamW* opt, int64_t step, const std::string& tokenizer_kind, const std::string& tokenizer_state) {
+    Payload p;
+    ByteWriter& head = p.head;
     head.str(model.cfg.to_text());
     head.str(tokenizer_kind);
     head.str(tokenizer_state);
@@ -79,23 +92,41 @@ std::string checkpoint_bytes(const GPT& model, const AdamW* opt, int64_t step, c
     head.u64(model.num_parameters);
     const bool has_opt = opt && opt->m.size() == model.num_parameters;
     head.u8(has_opt);
-    ByteWriter f = open_envelope(head.size() + 4 * uint64_t(model.num_parameters) * (has_opt ? 3 : 1));
-    const size_t at = f.size();
-    f.raw(head.bytes());
-    put_floats(f, model.params_memory);
+    p.floats.push_back(float_bytes(model.params_memory));
     if (has_opt) {
-        put_floats(f, opt->m);
-        put_floats(f, opt->v);
+        p.floats.push_back(float_bytes(opt->m));
+        p.floats.push_back(float_bytes(opt->v));
     }
+    return p;
+}
+}  // namespace
+
+std::string checkpoint_bytes(const GPT& model, const AdamW* opt, int64_t step, const std::string& tokenizer_kind,
+                             const std::string& tokenizer_state) {
+    const Payload p = payload(model, opt, step, tokenizer_kind, tokenizer_state);
+    ByteWriter f = open_envelope(p.size(), true);
+    const size_t at = f.size();
+    f.raw(p.head.bytes());
+    for (std::string_view floats : p.floats) f.raw(floats);
     return close_envelope(f, at);
 }
 
 void save_checkpoint(const std::string& path, const GPT& model, const AdamW* opt, int64_t step,
                      const std::string& tokenizer_kind, const std::string& tokenizer_state) {
-    // A crash mid-save leaves the previous checkpoint, never half of one.
+    // checkpoint_bytes' bytes, written in pieces from where they lie: GPT-2 small's weights and
+    // moments are 1.5 GB, not copied into a buffer first. A crash mid-save leaves the previous
+    // checkpoint, never half of one.
+    const Payload p = payload(model, opt, step, tokenizer_kind, tokenizer_state);
+    ByteWriter head = open_envelope(p.size(), false), tail;
+    Fnv1a h;
+    h.add(p.head.bytes().data(), p.head.size());
+    for (std::string_view floats : p.floats) h.add(floats.data(), floats.size());
+    tail.u64(h.value());
+    std::vector<std::string_view> pieces = {head.bytes(), p.head.bytes()};
+    pieces.insert(pieces.end(), p.floats.begin(), p.floats.end());
+    pieces.push_back(tail.bytes());
     std::string error;
-    if (!write_file_atomically(path, checkpoint_bytes(model, opt, step, tokenizer_kind, tokenizer_state), &error))
-        throw CheckpointError(error);
+    if (!write_file_atomically(path, pieces, &error)) throw CheckpointError(error);
 }
 
 Checkpoint load_checkpoint(const std::string& path) { return parse_checkpoint(slurp(path), path); }

@@ -57,6 +57,19 @@ TEST(GptCheckpoint, ResumeIsBitIdentical) {
     EXPECT_EQ(resumed->model->mean_loss, straight.model->mean_loss);
 }
 
+// The file is written in pieces from where the weights lie (no buffer of them): its bytes are
+// checkpoint_bytes' (the app's download), with and without the optimiser's moments.
+TEST(GptCheckpoint, TheFileIsCheckpointBytes) {
+    const wltest::TempPath tmp_path("pieces.ckpt");
+    Trainer t(tiny());
+    t.train_step();
+    for (const AdamW* opt : {static_cast<const AdamW*>(&t.opt), static_cast<const AdamW*>(nullptr)}) {
+        save_checkpoint(tmp_path.str(), *t.model, opt, 1, "char", t.tokenizer->state());
+        EXPECT_EQ(read_all(tmp_path.str()), checkpoint_bytes(*t.model, opt, 1, "char", t.tokenizer->state()));
+    }
+    EXPECT_EQ(load_checkpoint(tmp_path.str()).step, 1);
+}
+
 TEST(GptCheckpoint, RejectsTruncatedCorruptAndForeignFiles) {
     const wltest::TempPath tmp_path("good.ckpt"), tmp_bad("bad.ckpt");
     const std::string path = tmp_path.str(), bad = tmp_bad.str();
