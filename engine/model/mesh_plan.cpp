@@ -567,7 +567,7 @@ bool PlanBuilder::step() {
         if (streaming()) {
             plan_edge_links(ops_, &links_);
             for (const PlannedOp& o : ops_)
-                if ((o.layer >= 0 || o.on("TIED") || o.on("STORE")) && !o.weights.empty() && !streamed(o)) {
+                if (wants_edge_link(o) && !streamed(o)) {
                     fail(o.name + ": no colour of 8..17 is free along row " + std::to_string(o.rect.y) +
                          " from the mesh's edge for its weights' edge link");
                     return false;

@@ -134,6 +134,10 @@ bool has_backward(const PlannedOp& o);
 // two ops, the LM head (TIED) and the embedding (STORE; docs/weight-streaming.md, "The vocabulary").
 // Planned: the op has its link's colour (LW); a resident plan's ops have none.
 inline bool streamed(const PlannedOp& o) { return o.constants.count("LW") > 0; }
+// Before it is planned, in a streaming plan: whether the op takes an edge link (plan_edge_links).
+inline bool wants_edge_link(const PlannedOp& o) {
+    return !o.weights.empty() && (o.layer >= 0 || o.on("TIED") || o.on("STORE"));
+}
 // ... and of those, the ones that run with their layer (every layer's in turn), not once a step or a window.
 inline bool layer_streamed(const PlannedOp& o) { return o.layer >= 0 && streamed(o); }
 

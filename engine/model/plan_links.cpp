@@ -482,7 +482,7 @@ std::vector<lang::RouteSetting> edge_link_to(const PlannedOp& o, int px) {
 void plan_edge_links(std::vector<PlannedOp>& ops, std::vector<lang::RouteSetting>* routes) {
     std::set<std::tuple<int, int, int>> used = used_cells(ops, *routes);
     for (PlannedOp& o : ops) {
-        if (o.weights.empty() || !(o.layer >= 0 || o.on("TIED") || o.on("STORE"))) continue;
+        if (!wants_edge_link(o)) continue;
         const int end = o.rect.x + o.rect.w;
         for (int c = kFirst; c <= kLast && !o.constants.count("LW"); c++) {
             bool free = true;
