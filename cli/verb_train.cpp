@@ -5,9 +5,9 @@
 //                      [--sparsity S [--sparsity-mask magnitude|random] [--sparsity-seed N]]
 // Terminal: a progress bar with loss and tokens/s; on the mesh a step that takes longer than a
 // quarter of a second says where it is (its share done, the op or streamed layer, the sequence). --json: one object per evaluation
-// ({step, train_loss, val_loss, tokens_per_s, lr, elapsed_s}) and a final summary object;
-// with --on-mesh also one per step ({step, loss, grad_norm, tokens_per_s, cycles, wafer_s, host_bytes, wafers,
-// compute_cycles, swarmx_bytes, swarmx_cycles}; with --execution streaming also stream_bytes, stream_cycles).
+// ({step, train_loss, val_loss, tokens_per_s, lr, elapsed_s}), one per step ({step, loss, grad_norm,
+// tokens_per_s}; with --on-mesh also cycles, wafer_s, host_bytes, wafers, compute_cycles, swarmx_bytes,
+// swarmx_cycles, and streamed: stream_bytes, stream_cycles) and a final summary object.
 // --wafers N: N emulated wafers, each on its shard of the step's batch, their gradients summed by
 // SwarmX (engine/model/swarmx.h); cycles is the slowest wafer's plus SwarmX's, and evaluation,
 // sampling and the checkpoint use wafer 0 (all hold the same weights).
@@ -24,6 +24,7 @@
 #include "cli/verbs.h"
 
 #include "engine/core/thousands.h"
+#include "engine/gpt/checkpoint.h"
 #include "engine/gpt/corpus.h"
 #include "engine/gpt/matmul.h"
 #include "engine/gpt/parallel.h"
@@ -190,6 +191,21 @@ int verb_train(const Args& args) {
         tr->opt.t = mesh->updates();
     };
 
+    // The checkpoint: streamed, written from the store's arrays where they lie (Cerebras-GPT-111M's
+    // weights and moments are 1.3 GB, never copied); else from the host's copy of the mesh's.
+    auto save = [&]() {
+        using State = wl::model::MeshTrainer::State;
+        if (mesh && mesh->mesh().plan().streaming) {
+            const CheckpointState state{mesh->gathered(State::Params), mesh->gathered(State::Moment1),
+                                        mesh->gathered(State::Moment2), mesh->updates()};
+            save_checkpoint(out, tr->model->cfg, state, tr->step, tr->tokenizer->kind(), tr->tokenizer->state());
+            return;
+        }
+        sync_from_mesh();
+        tr->save(out);
+        release_moments();
+    };
+
     double train_s = 0;
     int64_t trained_tokens = 0;
     float last_loss = 0, train_loss = 0, val_loss = 0;
@@ -217,20 +233,23 @@ int verb_train(const Args& args) {
             std::fprintf(stderr, "step %lld: train loss %.4f, val loss %.4f, %.0f tok/s\n", (long long)tr->step,
                          train_loss, val_loss, tps);
         }
-        sync_from_mesh();   // the checkpoint's weights and moments
-        tr->save(out);
-        release_moments();
+        save();
         saved_step = tr->step;
     };
     // A loss that is NaN or infinite stops the run before anything is saved over the last good
     // checkpoint, naming the step and (the reference's forward) the first tensor that left the floats.
+    // On the mesh such a step is not applied (SwarmXStep::applied), and the step's sequences run
+    // forward again on the weights before it, each op's output looked at (MeshTrainer::find_nonfinite).
     auto stop_if_diverged = [&]() {
         if (std::isfinite(last_loss)) return;
-        const std::string where = mesh ? "" : tr->model->first_nonfinite();
+        std::string where;
+        if (!mesh) where = tr->model->first_nonfinite();
+        else if (!mesh->find_nonfinite(inputs.data(), targets.data(), tr->sequences_per_step(), cfg.block_size, &where))
+            where = "(looking for it on the mesh failed: " + mesh->error() + ")";
         throw std::runtime_error(
             "step " + std::to_string(tr->step) + ": the loss is " + (std::isnan(last_loss) ? "NaN" : "infinite") +
-            (where.empty() ? "" : "; it first appears in " + where + " (the forward's tensors in order)") +
-            (mesh ? " on the mesh (the same steps without --on-mesh name the op where it first appears)" : "") +
+            (mesh ? " on the mesh (the step was not applied)" : "") +
+            (where.empty() ? "" : "; it first appears in " + where + (mesh ? " (the ops in order)" : " (the forward's tensors in order)")) +
             ". Stopped; " + out + " keeps step " + std::to_string(saved_step) +
             "'s weights (a smaller optimizer.learning_rate, or optimizer.max_gradient_norm > 0 to clip, usually helps)");
     };
@@ -282,8 +301,14 @@ int verb_train(const Args& args) {
             }
         } else {
             last_loss = tr->train_step();
-            train_s += std::chrono::duration<double>(Clock::now() - t0).count();
+            const double seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+            train_s += seconds;
             trained_tokens += tr->tokens_per_step();
+            if (json) {   // the step's loss, as the mesh's lines give it: the two runs compare line by line
+                const nlohmann::json j = {{"step", tr->step}, {"loss", last_loss}, {"grad_norm", tr->last_grad_norm},
+                                          {"tokens_per_s", double(tr->tokens_per_step()) / seconds}};
+                std::printf("%s\n", j.dump().c_str());
+            }
         }
         stop_if_diverged();
         if (tty) bar(tr->step, total, last_loss, double(trained_tokens) / train_s);

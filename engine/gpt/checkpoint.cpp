@@ -26,7 +26,6 @@ uint64_t fnv1a64(const char* p, size_t n) {
     return h.value();
 }
 
-void put_floats(ByteWriter& w, const std::vector<float>& v) { w.raw({reinterpret_cast<const char*>(v.data()), v.size() * 4}); }
 std::vector<float> get_floats(ByteReader& r, size_t n, const char* what) {
     if (n > r.left() / 4) throw ByteError(std::string("truncated (while reading ") + what + ")");
     std::vector<float> v(n);
@@ -79,23 +78,33 @@ struct Payload {
     }
 };
 
-std::string_view float_bytes(const std::vector<float>& v) { return {reinterpret_cast<const char*>(v.data()), v.size() * 4}; }
+std::string_view float_bytes(std::span<const float> v) { return {reinterpret_cast<const char*>(v.data()), v.size() * 4}; }
 
-Payload payload(const GPT& model, const AdamW* opt, int64_t step, const std::string& tokenizer_kind, const std::string& tokenizer_state) {
+CheckpointState state_of(const GPT& model, const AdamW* opt) {
+    CheckpointState s{model.params_memory, {}, {}, opt ? opt->t : 0};
+    if (opt && opt->m.size() == model.num_parameters) s.m = opt->m, s.v = opt->v;
+    return s;
+}
+
+Payload payload(const GPTConfig& cfg, const CheckpointState& s, int64_t step, const std::string& tokenizer_kind,
+                const std::string& tokenizer_state) {
+    const bool has_opt = !s.m.empty();
+    if (s.params.size() != count_parameters(cfg) || (has_opt && (s.m.size() != s.params.size() || s.v.size() != s.params.size())))
+        throw CheckpointError("checkpoint: " + std::to_string(s.params.size()) + " weights and " + std::to_string(s.m.size()) +
+                              " moments for a model of " + std::to_string(count_parameters(cfg)) + " parameters");
     Payload p;
     ByteWriter& head = p.head;
-    head.str(model.cfg.to_text());
+    head.str(cfg.to_text());
     head.str(tokenizer_kind);
     head.str(tokenizer_state);
     head.put(int64_t(step));
-    head.put(int64_t(opt ? opt->t : 0));
-    head.u64(model.num_parameters);
-    const bool has_opt = opt && opt->m.size() == model.num_parameters;
+    head.put(int64_t(s.adam_t));
+    head.u64(s.params.size());
     head.u8(has_opt);
-    p.floats.push_back(float_bytes(model.params_memory));
+    p.floats.push_back(float_bytes(s.params));
     if (has_opt) {
-        p.floats.push_back(float_bytes(opt->m));
-        p.floats.push_back(float_bytes(opt->v));
+        p.floats.push_back(float_bytes(s.m));
+        p.floats.push_back(float_bytes(s.v));
     }
     return p;
 }
@@ -103,7 +112,7 @@ Payload payload(const GPT& model, const AdamW* opt, int64_t step, const std::str
 
 std::string checkpoint_bytes(const GPT& model, const AdamW* opt, int64_t step, const std::string& tokenizer_kind,
                              const std::string& tokenizer_state) {
-    const Payload p = payload(model, opt, step, tokenizer_kind, tokenizer_state);
+    const Payload p = payload(model.cfg, state_of(model, opt), step, tokenizer_kind, tokenizer_state);
     ByteWriter f = open_envelope(p.size(), true);
     const size_t at = f.size();
     f.raw(p.head.bytes());
@@ -113,10 +122,15 @@ std::string checkpoint_bytes(const GPT& model, const AdamW* opt, int64_t step, c
 
 void save_checkpoint(const std::string& path, const GPT& model, const AdamW* opt, int64_t step,
                      const std::string& tokenizer_kind, const std::string& tokenizer_state) {
+    save_checkpoint(path, model.cfg, state_of(model, opt), step, tokenizer_kind, tokenizer_state);
+}
+
+void save_checkpoint(const std::string& path, const GPTConfig& cfg, const CheckpointState& state, int64_t step,
+                     const std::string& tokenizer_kind, const std::string& tokenizer_state) {
     // checkpoint_bytes' bytes, written in pieces from where they lie: GPT-2 small's weights and
     // moments are 1.5 GB, not copied into a buffer first. A crash mid-save leaves the previous
     // checkpoint, never half of one.
-    const Payload p = payload(model, opt, step, tokenizer_kind, tokenizer_state);
+    const Payload p = payload(cfg, state, step, tokenizer_kind, tokenizer_state);
     ByteWriter head = open_envelope(p.size(), false), tail;
     Fnv1a h;
     h.add(p.head.bytes().data(), p.head.size());

@@ -12,6 +12,7 @@
 #pragma once
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -35,7 +36,17 @@ struct Checkpoint {
     std::vector<float> params, m, v;   // m, v empty when saved without the optimizer
 };
 
+// What a checkpoint holds, read where it lies (a model's params_memory and an AdamW's moments, or
+// a weight store's arrays): the weights and, unless m is empty, the moments and AdamW's step.
+struct CheckpointState {
+    std::span<const float> params, m, v;
+    int64_t adam_t = 0;
+};
+
 void save_checkpoint(const std::string& path, const GPT& model, const AdamW* opt, int64_t step,
+                     const std::string& tokenizer_kind, const std::string& tokenizer_state);
+// The same file from a config and the state as it lies (GPT-small's 1.5 GB written, never copied).
+void save_checkpoint(const std::string& path, const GPTConfig& cfg, const CheckpointState& state, int64_t step,
                      const std::string& tokenizer_kind, const std::string& tokenizer_state);
 // The file's bytes, as save_checkpoint writes them (the app's browser download).
 std::string checkpoint_bytes(const GPT& model, const AdamW* opt, int64_t step, const std::string& tokenizer_kind,

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstring>
 #include <stdexcept>
 
@@ -506,10 +507,33 @@ bool MeshGPT::run_op(const PlannedOp& op, int t0, int n, bool read_out) {
     if (!launch(op, gpt::entry::kMain, t0, n, &run, link_senders(op))) return false;
     if (op.host_out && read_out) get(op, op.output, t0, n);
     run.host_bytes = host_bytes_ - bytes0;
+    if (watch_ && nonfinite_.empty()) look_for_nonfinite(op, t0, n);
     run.flops = op.flops * n / plan_.cfg.block_size;   // op_list counts a full context (attention: roughly)
     run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     runs_.push_back(run);
     return true;
+}
+
+void MeshGPT::look_for_nonfinite(const PlannedOp& op, int t0, int n) {
+    const Transfer& tr = op.output;
+    const uint64_t bytes = host_bytes_;   // a diagnosis's reads are not the run's traffic
+    Tensors out;
+    get(op, tr, t0, n, out);
+    host_bytes_ = bytes;
+    const int TP = plan_.cfg.block_size;
+    const std::vector<float>& y = out[tr.tensor];
+    for (int r = 0; r < tr.rows; r++)
+        for (int t = t0; t < t0 + n; t++) {
+            const float v = y[size_t(r) * TP + size_t(t)];
+            if (std::isfinite(v)) continue;
+            const int p = tr.slice == Slice::Rows ? (r - tr.row_offset) / tr.per_pe : t / tr.per_pe;
+            std::string pe;
+            for (const auto& [x, yy, q] : transfer_pes(op, tr, /*one_copy=*/true))
+                if (q == p) pe = ", on PE (" + std::to_string(x) + "," + std::to_string(yy) + ")";
+            nonfinite_ = op.name + " (" + op.kernel + "): " + (std::isnan(v) ? "NaN" : "an infinity") + " at time step " +
+                         std::to_string(t) + ", row " + std::to_string(r) + pe;
+            return;
+        }
 }
 
 void MeshGPT::set_window(const PlannedOp& op, int t0, int n) {

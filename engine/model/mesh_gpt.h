@@ -151,6 +151,12 @@ public:
 
     uint64_t cycle_budget = 200'000'000;      // per op launch
 
+    // Diagnosis: while on, each op that runs has its output read off its PEs and looked at, and the
+    // first that holds a NaN or an infinity is named, with the element and its PE: "l1.fch
+    // (matmul.wk): NaN at time step 3, row 17, on PE (5,2)". Off by default: it costs the reads.
+    void watch_nonfinite(bool on) { watch_ = on, nonfinite_.clear(); }
+    const std::string& first_nonfinite() const { return nonfinite_; }
+
     // The schedule forward() runs (pipeline.h): the plan config's wafer.schedule, sequential for
     // streaming execution. set_schedule changes it for the next forward (streaming: ignored).
     Schedule schedule() const { return schedule_; }
@@ -171,6 +177,7 @@ private:
     bool stream_in(int layer, bool for_backward = false);
     void point_edge_links(bool out);                        // streaming: the edge links' routes in or out
     bool run_op(const PlannedOp& op, int t0, int n, bool read_out = true);   // read_out false: not even the logits
+    void look_for_nonfinite(const PlannedOp& op, int t0, int n);   // watch_nonfinite's look at op's output
     // Pipelined (pipeline.h; pipeline_run.cpp): the forward's launches over chunks of [t0, t0+n),
     // each started as soon as its inputs are made and its PEs are free, the machine advanced in
     // slices between. begin_pipeline queues them; run_pipeline runs until launch `until` (chunk c of
@@ -215,6 +222,8 @@ private:
     enum class Links : uint8_t { In, Out, Pointed };   // the edge links: load_w's way, stream_out's, or at a PE (take_w)
     Links links_ = Links::In;
     bool head_in_ = false;        // streaming training: the LM head holds the store's wte
+    bool watch_ = false;          // watch_nonfinite
+    std::string nonfinite_;
     std::vector<int> tokens_;
     std::vector<OpRun> runs_;
     std::vector<float> logits_;   // next_logits' result

@@ -429,6 +429,38 @@ bool MeshTrainer::eval_loss(const int* inputs, const int* targets, int B, int T,
     return true;
 }
 
+bool MeshTrainer::find_nonfinite(const int* inputs, const int* targets, int B, int T, std::string* where) {
+    where->clear();
+    const Schedule schedule = mesh_.schedule();
+    mesh_.set_schedule(Schedule::Sequential);   // an op a launch, each output looked at as it is made
+    mesh_.watch_nonfinite(true);
+    bool ok = true;
+    for (int b = 0; b < B && ok && where->empty(); b++) {
+        ok = begin_eval(inputs + size_t(b) * T, targets + size_t(b) * T, 1, T) && run_all();
+        const std::string op = !ok ? "" : !mesh_.first_nonfinite().empty() ? mesh_.first_nonfinite() : loss_nonfinite(targets + size_t(b) * T, T);
+        if (!op.empty()) *where = "sequence " + std::to_string(b + 1) + " of " + std::to_string(B) + ": " + op;
+    }
+    mesh_.watch_nonfinite(false);
+    mesh_.set_schedule(schedule);
+    return ok;
+}
+
+// From finite logits the loss's terms are -log of each step's target probability (crossentropy.wk's
+// pt, on the PE that holds the target's row): one that is 0 makes an infinity.
+std::string MeshTrainer::loss_nonfinite(const int* targets, int T) const {
+    const PlannedOp& ce = loss_op();
+    const int NC = ce.constants.at("NC");
+    for (int t = 0; t < T; t++) {
+        const int p = targets[t] / NC, x = ce.pe_x(p), y = ce.pe_y(p);
+        float pt = 0;
+        throw_if(mesh_.host_.d2h(x, y, "pt", &pt, 1, size_t(t)));
+        if (pt > 0 && std::isfinite(pt)) continue;
+        return ce.name + " (" + ce.kernel + "): the target's probability at time step " + std::to_string(t) + " is " +
+               (pt == 0 ? "0, its -log an infinity" : "not a number") + ", on PE (" + std::to_string(x) + "," + std::to_string(y) + ")";
+    }
+    return "";
+}
+
 // gpt::generate's loop, a forward per new token (MeshGPT::next_logits' choice of window): the
 // whole context when the cache cannot serve it (the first token, or a context past block_size:
 // the last block_size tokens again), else the one new time step from the cache. The forward's

@@ -484,14 +484,18 @@ void MeshTrainer::store_encoder_backward() {
 void MeshTrainer::read_params(std::vector<float>* out) { transfer(State::Params, out, false); }
 void MeshTrainer::read_grads(std::vector<float>* out) { transfer(State::Grads, out, false); }
 
+std::vector<float>& MeshTrainer::store_array(State state) {
+    std::vector<float>* store[] = {&mesh_.store_, &store_grads_, &store_m_, &store_v_};   // by State
+    return *store[int(state)];
+}
+
 void MeshTrainer::transfer(State state, std::vector<float>* buf, bool write) {
     const size_t n = gpt::count_parameters(mesh_.plan().cfg);
     if (!write) buf->assign(n, 0.0f);
     else if (buf->size() != n) throw std::invalid_argument("MeshTrainer: state of " + std::to_string(buf->size()) +
                                                            " floats for " + std::to_string(n) + " parameters");
     if (mesh_.plan().streaming) {   // the layers' state is the store's
-        std::vector<float>* store[] = {&mesh_.store_, &store_grads_, &store_m_, &store_v_};   // by State
-        std::vector<float>& st = *store[int(state)];
+        std::vector<float>& st = store_array(state);
         const gpt::GPTConfig& cfg = mesh_.plan().cfg;
         for (const gpt::ParamInfo& info : gpt::param_infos(cfg)) {
             if (!in_store(info)) continue;
@@ -501,6 +505,17 @@ void MeshTrainer::transfer(State state, std::vector<float>* buf, bool write) {
         }
     }
     if (write && state == State::Params) mesh_.store_changed();
+    transfer_wafer(state, buf, write);
+}
+
+const std::vector<float>& MeshTrainer::gathered(State state) {
+    if (!mesh_.plan().streaming) throw std::logic_error("MeshTrainer::gathered: the weights are the wafer's (read_params)");
+    std::vector<float>& st = store_array(state);   // the store never reads the entries of the wafer's part
+    transfer_wafer(state, &st, false);
+    return st;
+}
+
+void MeshTrainer::transfer_wafer(State state, std::vector<float>* buf, bool write) {
     for (const PlannedOp& o : mesh_.plan().ops)
         for (const auto& [sym, name] : o.weights) {
             if (streamed(o)) continue;

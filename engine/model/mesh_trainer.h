@@ -182,6 +182,11 @@ public:
     // Evaluation (header comment): the mean loss over B sequences (B, T), as gpt::Trainer::eval_loss
     // takes of each batch. False (error()) on bad input, while a job is queued, or on a fault.
     bool eval_loss(const int* inputs, const int* targets, int B, int T, float* loss);
+    // Where a loss that is NaN or infinite came from: each sequence's forward again, an op at a time,
+    // each op's output looked at (MeshGPT::watch_nonfinite) on the weights the mesh holds now (SwarmX
+    // does not apply such a step). *where: "sequence 2 of 4: l3.fch (matmul.wk): NaN at time step 5,
+    // row 17, on PE (9,3)", or empty when every op's output is finite. False (error()) on a fault.
+    bool find_nonfinite(const int* inputs, const int* targets, int B, int T, std::string* where);
     bool begin_eval(const int* inputs, const int* targets, int B, int T);   // then run_slice while busy()
     float last_eval() const { return last_eval_; }   // the last evaluation that finished
     // Sampling (header comment): n tokens after prompt (not empty), as gpt::generate with opt and the
@@ -197,6 +202,10 @@ public:
     // must hold num_parameters floats). Moments with updates() make a checkpoint's AdamW state.
     enum class State { Params, Grads, Moment1, Moment2 };
     void transfer(State state, std::vector<float>* buf, bool write);
+    // Streaming: the store's array of `state`, made whole (the wafer's own part, the final layer
+    // norm's, read into it), for a checkpoint written from where it lies: GPT-small's weights and
+    // moments are 1.5 GB, never copied (the CLI's train). Valid until the next step or transfer.
+    const std::vector<float>& gathered(State state);
     void set_updates(int64_t t) { t_ = t; }   // AdamW's step count, when resuming
     // The gradient of one activation of the last sequence, (T, rows) as engine/gpt's grads_acts
     // ("l0.ln1", "encoded", "logits" ...); empty when there is none. Read it before an evaluation:
@@ -235,6 +244,7 @@ private:
     // bt: the rows the loss is the mean over.
     bool loss_grad(const PlannedOp& op, const int* targets, int bt, int T, bool keep_grad = true);
     const PlannedOp& loss_op() const;
+    std::string loss_nonfinite(const int* targets, int T) const;   // find_nonfinite's look at the loss's own terms
     bool backward_op(const PlannedOp& op, int T);
     bool keep_dy(int b);             // the embedding's dy for sequence b, kept until its backward
     int stash_slots() const;         // the sequences whose dy the embedding's stash takes over its link (0: none)
@@ -242,6 +252,8 @@ private:
     // The input whose gradient goes up a link into op's dy (its consumer's send_d<symbol>), or nullptr.
     std::pair<const PlannedOp*, const Transfer*> grad_link_into(const PlannedOp& op) const;
     const PlannedOp& op(gpt::OpId id) const;   // an op outside the blocks (the embedding, the logits)
+    std::vector<float>& store_array(State state);   // streaming: the store's arrays, by State
+    void transfer_wafer(State state, std::vector<float>* buf, bool write);   // the PEs' part of transfer()
     void transfer_sparse(const PlannedOp& o, const ParamSlice& w, State state, std::vector<float>* buf, bool write);
     bool stream_in(int layer, bool for_backward);   // streaming: MeshGPT's, its OpRun kept
     bool holds_weights(const PlannedOp& o) const;   // its weights, gradients and AdamW live on its PEs (not the store's)

@@ -29,6 +29,7 @@ nlohmann::json to_json(const SwarmXStep& s) {
             {"swarmx_bytes", s.swarmx_bytes},
             {"swarmx_cycles", s.swarmx_cycles},
             {"wafers", s.wafers},
+            {"applied", s.applied},
             {"shards", shards}};
 }
 
@@ -168,6 +169,13 @@ bool SwarmX::unit() {
         if (++k_ < N) return true;
         cur_.loss = lsum_ / float(B_ * T_);   // crossentropy.wk's division
         k_ = 0;
+        if (!std::isfinite(cur_.loss)) {   // not applied: the weights before it stay, to look for the cause in
+            cur_.applied = false;
+            last_ = cur_;
+            last_units_ = units_ + 1;
+            stage_ = SwarmXStage::Idle;
+            return true;
+        }
         stage_ = N > 1 ? SwarmXStage::Reduce : SwarmXStage::Update;
         return true;
     }

@@ -77,11 +77,14 @@ struct SwarmXStep {
     uint64_t stream_bytes = 0;     // streaming: every wafer's weights in and gradients out (TrainStep::stream_bytes)
     uint64_t stream_cycles = 0;    // ... the slowest wafer's cycles for them (in compute_cycles)
     double seconds = 0;            // host wall time: every wafer, one after another, and the reduction
+    // False when the loss is NaN or infinite: nothing after the shards ran, every wafer holds the
+    // weights from before the step (MeshTrainer::find_nonfinite can look for where it came from).
+    bool applied = true;
     std::vector<SwarmXShard> shards;   // by wafer
 };
 // One training step as `waferlab-cli train --on-mesh --json` prints it and train_state().last
 // carries it: {loss, grad_norm, cycles, wafer_s (at kClockHz), step_s, instructions, host_bytes,
-// compute_cycles, stream_bytes, stream_cycles, swarmx_bytes, swarmx_cycles, wafers, shards:
+// compute_cycles, stream_bytes, stream_cycles, swarmx_bytes, swarmx_cycles, wafers, applied, shards:
 // [{loss, cycles, stream_bytes, stream_cycles}]}.
 nlohmann::json to_json(const SwarmXStep& s);
 

@@ -183,6 +183,15 @@ const std::vector<Case>& catalogue() {
           "{tmp}/diverged.ckpt"},
          1,
          {"step 2: the loss is infinite; it first appears in losses", "diverged.ckpt keeps step 0's weights"}},
+        // ... on the mesh: the step is not applied, and its sequences' forwards again name the op and the PE
+        {"numbers_learning_rate_that_diverges_on_the_mesh",
+         {"train", "--config", "{src}/models/gpt-nano.yaml", "--on-mesh", "--set",
+          "optimizer.learning_rate=10,optimizer.max_gradient_norm=0,optimizer.warmup_steps=0,runconfig.max_steps=30", "--out",
+          "{tmp}/diverged_mesh.ckpt"},
+         1,
+         {"step 2: the loss is infinite on the mesh (the step was not applied); it first appears in sequence 1 of 8: dlogits "
+          "(crossentropy.wk): the target's probability at time step 0 is 0, its -log an infinity, on PE (",
+          "diverged_mesh.ckpt keeps step 0's weights"}},
         {"numbers_learning_rate_nan_in_yaml", {"train", "--config", "{tmp}/nan.yaml"}, 1,
          {"nan.yaml:2:18: optimizer.learning_rate: expected a number in 0..10, got '.nan'"}},
         {"numbers_n_layer_nan", {"compile-model", "--config", "{tmp}/tiny.yaml", "--set", "model.n_layer=nan"}, 1,

@@ -7,6 +7,7 @@
 //   (and resident training) adds every row into one running sum, so the sums differ in the last
 //   bits; the part-2 tolerances hold (model_mesh_train_test.cpp: 1e-4 for the losses).
 #include "engine/gpt/adamw.h"
+#include "engine/gpt/checkpoint.h"
 #include "engine/gpt/gpt.h"
 #include "engine/model/mesh_plan.h"
 #include "engine/model/mesh_trainer.h"
@@ -15,6 +16,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <fstream>
+#include <iterator>
 
 namespace {
 
@@ -221,6 +224,44 @@ TEST(MeshStreamingTrain, StreamingAndResidentGiveTheSameLosses) {
     double worst = 0;
     compare(cfg, weights[1], weights[0], &differ, &worst);
     EXPECT_LE(worst, 1e-3) << differ << " weights differ";
+}
+
+// A streamed run's checkpoint is written from the store's arrays where they lie (gathered: the
+// store's part and the wafer's, the final layer norm's): the same file as from host copies read
+// out of both (read_params, transfer), and it loads as the mesh's weights and moments.
+TEST(MeshStreamingTrain, TheCheckpointIsWrittenFromTheStore) {
+    const GPTConfig cfg = config(2, 2, 32, 16, 23);
+    GPT model(cfg);
+    model.init_weights(5);
+    const PlanResult r = plan_model(streaming(cfg), 16, 16, kernels(), wl::MachineConfig{}.sram_bytes, /*train=*/true);
+    ASSERT_TRUE(r.ok) << r.error;
+    MeshTrainer tr(r.plan, model);
+    for (int s = 0; s < 2; s++) {
+        const std::vector<int> in = tokens(2 * 16, cfg.vocab_size, uint32_t(1 + s)), tg = tokens(2 * 16, cfg.vocab_size, uint32_t(4 + s));
+        TrainStep st;
+        ASSERT_TRUE(tr.step(in.data(), tg.data(), 2, 16, 1e-3, &st)) << tr.error();
+    }
+    using State = MeshTrainer::State;
+    std::vector<float> p, m, v;
+    tr.read_params(&p);
+    tr.transfer(State::Moment1, &m, false);
+    tr.transfer(State::Moment2, &v, false);
+    const std::string a = ::testing::TempDir() + "store.ckpt", b = ::testing::TempDir() + "copies.ckpt";
+    wl::gpt::save_checkpoint(a, cfg, {tr.gathered(State::Params), tr.gathered(State::Moment1), tr.gathered(State::Moment2), tr.updates()},
+                             2, "char", "abcdefghijklmnopqrstuvw");
+    wl::gpt::save_checkpoint(b, cfg, {p, m, v, tr.updates()}, 2, "char", "abcdefghijklmnopqrstuvw");
+    const wl::gpt::Checkpoint ck = wl::gpt::load_checkpoint(a);
+    EXPECT_EQ(ck.params, p);
+    EXPECT_EQ(ck.m, m);
+    EXPECT_EQ(ck.v, v);
+    EXPECT_EQ(ck.adam_t, 2);
+    auto bytes = [](const std::string& f) {
+        std::ifstream in(f, std::ios::binary);
+        return std::string(std::istreambuf_iterator<char>(in), {});
+    };
+    EXPECT_EQ(bytes(a), bytes(b));
+    std::vector<float> lnf(p.begin() + long(param_slice(cfg, "lnfw", -1).offset), p.begin() + long(param_slice(cfg, "lnfw", -1).offset) + 32);
+    EXPECT_NE(lnf, std::vector<float>(32, 1.0f)) << "the final layer norm's weights trained on the wafer, and the file has them";
 }
 
 TEST(MeshStreamingTrain, CycleModeGivesTheSameBits) {

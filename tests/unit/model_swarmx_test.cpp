@@ -210,6 +210,39 @@ TEST(SwarmX, ABatchThatDoesNotSplitSaysBAndNAndRunsNothing) {
     for (int n : {0, SwarmX::kMaxWafers + 1}) EXPECT_THROW(SwarmX(train_plan(cfg, 8), model, n), std::invalid_argument) << n;
 }
 
+// A NaN in one weight (layer 1's fc, where the reference's forward first leaves the floats at
+// l1.fch): the step's loss is NaN and the step is not applied, on every wafer; the step's sequences
+// run forward again on those weights name the op the reference names, with the element and its PE.
+// Resident and streamed.
+TEST(SwarmX, ANotFiniteLossIsNotAppliedAndItsOpIsNamed) {
+    for (const bool streamed : {false, true}) {
+        SCOPED_TRACE(streamed ? "streamed" : "resident");
+        GPTConfig cfg = config(2, 2, 16, 8, 11);
+        if (streamed) cfg = streaming(cfg);
+        GPT model(cfg);
+        model.init_weights(1);
+        model.params_memory[wl::model::param_slice(cfg, "fcw", 1).offset + 3 * 16 + 5] = std::nanf("");
+        const int B = 2, T = cfg.block_size;
+        const std::vector<int> in = tokens(B * T, cfg.vocab_size, 4), tg = tokens(B * T, cfg.vocab_size, 5);
+        model.forward(in.data(), tg.data(), B, T);
+        ASSERT_EQ(model.first_nonfinite(), "l1.fch");
+        SwarmX sx(train_plan(cfg, 16), model, 2);
+        SwarmXStep st;
+        ASSERT_TRUE(sx.step(in.data(), tg.data(), B, T, 1e-3, &st)) << sx.error();
+        EXPECT_TRUE(std::isnan(st.loss));
+        EXPECT_FALSE(st.applied);
+        for (int k = 0; k < 2; k++) {
+            std::vector<float> p;
+            sx.wafer(k).read_params(&p);
+            EXPECT_TRUE(same_bits(p, model.params_memory)) << "wafer " << k << "'s weights are those before the step";
+            EXPECT_EQ(sx.wafer(k).updates(), 0);
+        }
+        std::string where;
+        ASSERT_TRUE(sx.wafer(0).find_nonfinite(in.data(), tg.data(), B, T, &where)) << sx.wafer(0).error();
+        EXPECT_EQ(where.rfind("sequence 1 of 2: l1.fch (matmul.wk): NaN at time step 0, row 3, on PE (", 0), 0u) << where;
+    }
+}
+
 TEST(SwarmX, LinksDefaultToOneCsSystemsIoAtTheProductsClock) {
     const wl::model::SwarmXLinks l = wl::model::cs_links();
     EXPECT_EQ(l.bytes_per_s, 150e9) << "1.2 Tb/s";
