@@ -192,6 +192,8 @@ bool TrainSession::start_unit() {
                 st.meshes.push_back(std::make_unique<wl::model::MeshTrainer>(std::move(*st.planned), wl::RunMode::Fast, wl::model::MeshGPT::InSteps{}));
                 st.planned.reset();
             }
+            if (st.meshes.size() > 1 && st.meshes.back()->mesh().plan().streaming)
+                st.meshes.back()->share_store(*st.meshes.front());   // one MemoryX for every wafer (swarmx.h)
             st.stage = Starting::Stage::Load;
             return true;
         case Starting::Stage::Load:

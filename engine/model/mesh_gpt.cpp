@@ -104,9 +104,14 @@ bool MeshGPT::load_step(const gpt::GPT& model) {
         }
     } else if (i == n) {
         for (const lang::RouteSetting& r : plan_.links) throw_if(host_.route(r.x, r.y, r.colour, r.route));   // over the kernels' loop-backs
-        if (plan_.streaming) {
-            store_ = model.params_memory;
-            store_mask_ = model.mask;
+        if (plan_.streaming && !store_shared_) {
+            store_->weights = model.params_memory;
+            store_->mask = model.mask;
+            if (plan_.train) {
+                store_->grads.assign(model.params_memory.size(), 0.0f);
+                store_->m.assign(model.params_memory.size(), 0.0f);
+                store_->v.assign(model.params_memory.size(), 0.0f);
+            }
         }
         if (plan_.streaming && plan_.train)   // the store's end of each edge link, for the gradients
             for (const PlannedOp& op : plan_.ops)
@@ -121,8 +126,8 @@ bool MeshGPT::load_step(const gpt::GPT& model) {
 // Each kernel's weights, cut the way its file says (models/kernels/*.wk; weight_pieces).
 void MeshGPT::load_weights(const gpt::GPT& model) {
     if (plan_.streaming) {
-        store_ = model.params_memory;
-        store_mask_ = model.mask;
+        store_->weights = model.params_memory;
+        store_->mask = model.mask;
         head_in_ = false;
     }
     for (const PlannedOp& op : plan_.ops) load_weights(model, op);
@@ -206,12 +211,12 @@ void MeshGPT::append_pe_words(const PlannedOp& op, int p, std::vector<uint32_t>*
             const int CP = int(op.constants.at("CP")), px = p % op.rect.w;
             std::vector<float> rows(size_t(plan_.cfg.block_size) * CP, 0.0f);
             for (size_t t = 0; t < tokens_.size(); t++)
-                std::copy_n(store_.data() + w.offset + size_t(tokens_[t]) * w.cols + size_t(px) * CP, CP, rows.begin() + long(t * CP));
+                std::copy_n(store_->weights.data() + w.offset + size_t(tokens_[t]) * w.cols + size_t(px) * CP, CP, rows.begin() + long(t * CP));
             put(rows, rows.size());
             continue;
         }
         if (sym == "w" && sparse_matmul(op)) {   // only the non-zeros and their indices (sparsity.h)
-            const SparseRows r = sparse_rows(op, p, plan_.cfg, store_.data(), store_mask_);
+            const SparseRows r = sparse_rows(op, p, plan_.cfg, store_->weights.data(), store_->mask);
             const size_t NZ = size_t(op.constants.at("NZ"));
             if (r.wv.size() > NZ)
                 throw std::runtime_error(op.name + ": the weights have " + std::to_string(r.wv.size()) +
@@ -226,7 +231,7 @@ void MeshGPT::append_pe_words(const PlannedOp& op, int p, std::vector<uint32_t>*
         std::vector<float> part(s->length, 0.0f);   // the last PE's padding rows stay zero
         const ParamSlice w = param_slice(plan_.cfg, name, op.layer);
         for (const WeightPiece& piece : weight_pieces(op, p, sym, w))
-            std::copy_n(store_.data() + w.offset + piece.model, piece.n, part.begin() + long(piece.pe));
+            std::copy_n(store_->weights.data() + w.offset + piece.model, piece.n, part.begin() + long(piece.pe));
         put(part, part.size());
     }
 }
@@ -243,7 +248,7 @@ void MeshGPT::append_pe_wt(const PlannedOp& op, int p, std::vector<uint32_t>* wo
     for (size_t j = 0; j < size_t(P) * NC; j++)
         for (size_t k = 0; k < size_t(KP); k++) {
             uint32_t u = 0;
-            if (row0 + j < size_t(w.rows)) std::memcpy(&u, store_.data() + w.offset + (row0 + j) * w.cols + col0 + k, 4);
+            if (row0 + j < size_t(w.rows)) std::memcpy(&u, store_->weights.data() + w.offset + (row0 + j) * w.cols + col0 + k, 4);
             words->push_back(u);
         }
 }

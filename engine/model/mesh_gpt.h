@@ -29,6 +29,7 @@
 #pragma once
 #include "engine/fabric/host.h"
 #include "engine/gpt/gpt.h"
+#include "engine/model/memoryx.h"
 #include "engine/model/mesh_plan.h"
 #include "engine/model/pipeline.h"
 
@@ -217,8 +218,11 @@ private:
     MeshPlan plan_;
     wl::Host host_;
     Tensors acts_;
-    std::vector<float> store_;    // streaming: the weights off the wafer (params_memory's layout)
-    std::vector<uint8_t> store_mask_;   // ... and their sparsity mask (gpt::GPT::mask; empty: dense)
+    // Streaming: the store (memoryx.h), this mesh's own or, on SwarmX's wafers after the first,
+    // the first's (share_store: the weights are loaded into it once).
+    std::shared_ptr<MemoryX> store_ = std::make_shared<MemoryX>();
+    bool store_shared_ = false;
+    void share_store(std::shared_ptr<MemoryX> store) { store_ = std::move(store), store_shared_ = true; }
     enum class Links : uint8_t { In, Out, Pointed };   // the edge links: load_w's way, stream_out's, or at a PE (take_w)
     Links links_ = Links::In;
     bool head_in_ = false;        // streaming training: the LM head holds the store's wte

@@ -202,7 +202,7 @@ void MeshTrainer::queue_layer_backward(int l, int b) {
     for (auto it = layer.rbegin(); it != layer.rend(); ++it)
         if ((*it)->on("TRAIN")) add({TrainPhase::Backward, (*it)->name, b}, [this, o = *it] { return backward_op(*o, cur_.T); });
     add({TrainPhase::Backward, gpt::layer_unit_name(l, "grads"), b, -1, l, "gradients out"}, [this, l] {
-        if (!mesh_.stream_out(l, &store_grads_)) {
+        if (!mesh_.stream_out(l, &mesh_.store_->grads)) {
             error_ = mesh_.error();
             return false;
         }
@@ -223,7 +223,8 @@ void MeshTrainer::queue_backward() {
     auto add = [&](TrainPhase ph, const std::string& op, int seq, std::function<bool()> f) { this->add({ph, op, seq}, std::move(f)); };
     const PlannedOp* ce = &loss_op();
     const bool streaming = mesh_.plan().streaming;
-    if (streaming) std::fill(store_grads_.begin(), store_grads_.end(), 0.0f);
+    // The store's sums start from zero with the step: its first wafer's part (SwarmX's others add to them).
+    if (streaming && !mesh_.store_shared_) std::fill(mesh_.store_->grads.begin(), mesh_.store_->grads.end(), 0.0f);
     for (const PlannedOp& o : ops) {
         if (!o.on("TRAIN") || layer_streamed(o) || o.on("STORE")) continue;   // a layer's: per sequence; STORE: the store's
         if (streamed(o))   // the LM head, wte from the store, before its transpose
@@ -265,7 +266,7 @@ void MeshTrainer::queue_backward() {
     const PlannedOp& lg = op(gpt::OpId::Logits);
     if (store_tie()) {   // the LM head's dwte out, then the embedding's part added in the store
         add(TrainPhase::Backward, lg.name + ".grads", -1, [this, &lg, ce] {
-            if (!mesh_.stream_out({lg}, lg.name + ".grads", &store_grads_)) {
+            if (!mesh_.stream_out({lg}, lg.name + ".grads", &mesh_.store_->grads)) {
                 error_ = mesh_.error();
                 return false;
             }
@@ -353,11 +354,12 @@ void MeshTrainer::queue_update() {
     if (mesh_.plan().streaming)
         queue_.push_back({{TrainPhase::Optimiser, "store", -1}, [this] {   // AdamW on the layers' weights, in the store
             const gpt::GPTConfig& cfg = mesh_.plan().cfg;
+            MemoryX& x = *mesh_.store_;
             for (const gpt::ParamInfo& info : gpt::param_infos(cfg)) {
-                if (!in_store(info)) continue;
+                if (!in_store(info) || mesh_.store_shared_) continue;   // once a step: the store's first wafer runs it
                 const size_t at = param_slice(cfg, info.name, -1).offset;
-                gpt::adamw_update(cur_.adam, info.decay && float(cfg.weight_decay) != 0.0f, mesh_.store_.data() + at,
-                                  store_grads_.data() + at, store_m_.data() + at, store_v_.data() + at, info.count);
+                gpt::adamw_update(cur_.adam, info.decay && float(cfg.weight_decay) != 0.0f, x.weights.data() + at,
+                                  x.grads.data() + at, x.m.data() + at, x.v.data() + at, info.count);
             }
             mesh_.store_changed();   // the LM head takes the new wte before it next runs
             return true;
@@ -378,13 +380,16 @@ void MeshTrainer::finish_norm() {
     const gpt::GPTConfig& cfg = mesh_.plan().cfg;
     float wafer = 0;
     throw_if(mesh_.host_.d2h(norm_origin_.first, norm_origin_.second, gpt::symbol::kGsq, &wafer, 1));
-    double sq = 0;
-    for (const gpt::ParamInfo& info : gpt::param_infos(cfg)) {
-        if (!in_store(info)) continue;
-        const float* g = store_grads_.data() + param_slice(cfg, info.name, -1).offset;
-        for (size_t i = 0; i < info.count; i++) sq += double(g[i]) * g[i];
+    MemoryX& x = *mesh_.store_;
+    if (!mesh_.store_shared_) {   // the store's first wafer; the others take its sum (their AdamW comes after its)
+        x.grads_sq = 0;
+        for (const gpt::ParamInfo& info : gpt::param_infos(cfg)) {
+            if (!in_store(info)) continue;
+            const float* g = x.grads.data() + param_slice(cfg, info.name, -1).offset;
+            for (size_t i = 0; i < info.count; i++) x.grads_sq += double(g[i]) * g[i];
+        }
     }
-    cur_.step.grad_norm = float(std::sqrt(sq + wafer));
+    cur_.step.grad_norm = float(std::sqrt(x.grads_sq + wafer));
     cur_.adam.set_clip(cfg, cur_.step.grad_norm);
     cur_.hp[kHpClip] = cur_.adam.clip;
     for (const PlannedOp& o : mesh_.plan().ops)

@@ -95,12 +95,12 @@ MeshTrainer::MeshTrainer(MeshPlan plan, const gpt::GPT& model, RunMode mode) : M
 MeshTrainer::MeshTrainer(MeshPlan plan, RunMode mode, MeshGPT::InSteps)
     : mesh_(std::move(plan), mode, MeshGPT::InSteps{}), ops_(unrolled(mesh_.plan())) {
     if (!mesh_.plan().train) throw std::invalid_argument("MeshTrainer: the plan was not made for training (plan_model's train)");
-    if (mesh_.plan().streaming) {
-        const size_t n = gpt::count_parameters(mesh_.plan().cfg);
-        store_grads_.assign(n, 0.0f);
-        store_m_.assign(n, 0.0f);
-        store_v_.assign(n, 0.0f);
-    }
+}
+
+void MeshTrainer::share_store(const MeshTrainer& first) {
+    if (!mesh_.plan().streaming || mesh_.load_done() > 0)
+        throw std::logic_error("MeshTrainer::share_store: a streamed plan's wafer, before its first load_step");
+    mesh_.share_store(first.mesh_.store_);
 }
 
 bool MeshTrainer::holds_weights(const PlannedOp& o) const { return o.on("TRAIN") && !o.weights.empty() && !streamed(o); }
@@ -470,8 +470,8 @@ bool MeshTrainer::stream_dy_out(int b) {
 void MeshTrainer::store_encoder_backward() {
     const gpt::GPTConfig& cfg = mesh_.plan().cfg;
     const int C = cfg.n_embd, TP = cfg.block_size, T = cur_.T;
-    float* dwte = store_grads_.data() + param_slice(cfg, "wte", -1).offset;
-    float* dwpe = store_grads_.data() + param_slice(cfg, "wpe", -1).offset;
+    float* dwte = mesh_.store_->grads.data() + param_slice(cfg, "wte", -1).offset;
+    float* dwpe = mesh_.store_->grads.data() + param_slice(cfg, "wpe", -1).offset;
     std::vector<float> dout(size_t(T) * C);   // (T, C), as the reference holds it
     for (size_t b = 0; b < cur_.tokens.size(); b++) {
         const std::vector<float>& dy = cur_.dencoded.at(b);   // (C, TP)
@@ -485,7 +485,8 @@ void MeshTrainer::read_params(std::vector<float>* out) { transfer(State::Params,
 void MeshTrainer::read_grads(std::vector<float>* out) { transfer(State::Grads, out, false); }
 
 std::vector<float>& MeshTrainer::store_array(State state) {
-    std::vector<float>* store[] = {&mesh_.store_, &store_grads_, &store_m_, &store_v_};   // by State
+    MemoryX& x = *mesh_.store_;
+    std::vector<float>* store[] = {&x.weights, &x.grads, &x.m, &x.v};   // by State
     return *store[int(state)];
 }
 
@@ -505,17 +506,55 @@ void MeshTrainer::transfer(State state, std::vector<float>* buf, bool write) {
         }
     }
     if (write && state == State::Params) mesh_.store_changed();
-    transfer_wafer(state, buf, write);
+    transfer_wafer(state, [buf](size_t i) { return buf->data() + i; }, write);
 }
 
 const std::vector<float>& MeshTrainer::gathered(State state) {
     if (!mesh_.plan().streaming) throw std::logic_error("MeshTrainer::gathered: the weights are the wafer's (read_params)");
     std::vector<float>& st = store_array(state);   // the store never reads the entries of the wafer's part
-    transfer_wafer(state, &st, false);
+    transfer_wafer(state, [&st](size_t i) { return st.data() + i; }, false);
     return st;
 }
 
-void MeshTrainer::transfer_wafer(State state, std::vector<float>* buf, bool write) {
+// The wafer's own part of params_memory's layout, packed: the parameters that are not the store's.
+std::vector<MeshTrainer::OwnRange> MeshTrainer::own_ranges() const {
+    std::vector<OwnRange> out;
+    size_t packed = 0;
+    const gpt::GPTConfig& cfg = mesh_.plan().cfg;
+    for (const gpt::ParamInfo& info : gpt::param_infos(cfg)) {
+        if (in_store(info)) continue;
+        out.push_back({param_slice(cfg, info.name, -1).offset, info.count, packed});
+        packed += info.count;
+    }
+    return out;
+}
+
+size_t MeshTrainer::own_parameters() const {
+    const std::vector<OwnRange> r = own_ranges();
+    return r.empty() ? 0 : r.back().packed + r.back().count;
+}
+
+std::vector<float> MeshTrainer::read_own(State state) {
+    const std::vector<OwnRange> r = own_ranges();
+    std::vector<float> out(own_parameters(), 0.0f);
+    transfer_wafer(state, [&](size_t i) { return out.data() + packed_at(r, i); }, false);
+    return out;
+}
+
+void MeshTrainer::write_own(State state, std::vector<float>& packed) {
+    const std::vector<OwnRange> r = own_ranges();
+    if (packed.size() != own_parameters())
+        throw std::invalid_argument("MeshTrainer::write_own: " + std::to_string(packed.size()) + " floats for the wafer's part");
+    transfer_wafer(state, [&](size_t i) { return packed.data() + packed_at(r, i); }, true);
+}
+
+size_t MeshTrainer::packed_at(const std::vector<OwnRange>& ranges, size_t i) {
+    for (const OwnRange& r : ranges)
+        if (i >= r.offset && i < r.offset + r.count) return r.packed + (i - r.offset);
+    throw std::logic_error("MeshTrainer: parameter " + std::to_string(i) + " is the store's, not the wafer's");
+}
+
+void MeshTrainer::transfer_wafer(State state, const std::function<float*(size_t)>& at, bool write) {
     for (const PlannedOp& o : mesh_.plan().ops)
         for (const auto& [sym, name] : o.weights) {
             if (streamed(o)) continue;
@@ -523,14 +562,14 @@ void MeshTrainer::transfer_wafer(State state, std::vector<float>* buf, bool writ
             if (o.on("TIED") && sym == "w" && !(write && state == State::Params)) continue;
             const ParamSlice w = param_slice(mesh_.plan().cfg, name, o.layer);
             if (sym == "w" && sparse_matmul(o)) {
-                transfer_sparse(o, w, state, buf, write);
+                transfer_sparse(o, w, state, at, write);
                 continue;
             }
             size_t first = 0;
             const std::string ss = state_symbol(o, sym, state, &first);
             for (int p = 0; p < o.pes(); p++)
                 for (const WeightPiece& piece : weight_pieces(o, p, sym, w)) {
-                    float* data = buf->data() + w.offset + piece.model;
+                    float* data = at(w.offset + piece.model);
                     const int x = o.pe_x(p), y = o.pe_y(p);
                     throw_if(write ? mesh_.host_.h2d(x, y, ss, data, piece.n, first + piece.pe)
                                 : mesh_.host_.d2h(x, y, ss, data, piece.n, first + piece.pe));
@@ -541,7 +580,8 @@ void MeshTrainer::transfer_wafer(State state, std::vector<float>* buf, bool writ
 // A SPARSE = 1 matmul's w: its non-zeros' state (wv, dwv, mwv, vwv) by the CSR index the PE holds
 // (wk, wr: sparsity.h's sparse_rows). Reading leaves the masked weights' entries 0; writing takes
 // only the non-zeros' (a masked weight has no place on the PE).
-void MeshTrainer::transfer_sparse(const PlannedOp& o, const ParamSlice& w, State state, std::vector<float>* buf, bool write) {
+void MeshTrainer::transfer_sparse(const PlannedOp& o, const ParamSlice& w, State state, const std::function<float*(size_t)>& at,
+                                  bool write) {
     static const char* const kSymbols[] = {kSparseValues, "dwv", "mwv", "vwv"};   // by State
     const std::string ss = kSymbols[int(state)];
     const size_t NC = size_t(o.constants.at("NC")), NZ = size_t(o.constants.at("NZ"));
@@ -557,7 +597,7 @@ void MeshTrainer::transfer_sparse(const PlannedOp& o, const ParamSlice& w, State
         size_t i = 0;
         for (size_t j = 0; j < rows.size(); j++)
             for (; i < wr[j]; i++) {
-                float& model = (*buf)[w.offset + rows[j].model + wk[i]];
+                float& model = *at(w.offset + rows[j].model + wk[i]);
                 if (write) v[i] = model;
                 else model = v[i];
             }

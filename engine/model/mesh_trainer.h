@@ -206,6 +206,17 @@ public:
     // norm's, read into it), for a checkpoint written from where it lies: GPT-small's weights and
     // moments are 1.5 GB, never copied (the CLI's train). Valid until the next step or transfer.
     const std::vector<float>& gathered(State state);
+    // The state the wafer itself holds, packed in params_memory's order: resident, every parameter
+    // (transfer's layout); streaming, those that are not the store's (the final layer norm's). What
+    // SwarmX sums and compares between wafers that share one store.
+    std::vector<float> read_own(State state);
+    void write_own(State state, std::vector<float>& packed);
+    size_t own_parameters() const;   // their count
+    // Streaming: this wafer uses `first`'s store (MemoryX) instead of one of its own, as SwarmX's
+    // wafers share one. Before the first load_step. The first wafer of a step zeroes the store's
+    // gradient sums and runs AdamW in it; the others add their gradients and take its weights.
+    void share_store(const MeshTrainer& first);
+    const MemoryX& store() const { return *mesh_.store_; }
     void set_updates(int64_t t) { t_ = t; }   // AdamW's step count, when resuming
     // The gradient of one activation of the last sequence, (T, rows) as engine/gpt's grads_acts
     // ("l0.ln1", "encoded", "logits" ...); empty when there is none. Read it before an evaluation:
@@ -253,8 +264,14 @@ private:
     std::pair<const PlannedOp*, const Transfer*> grad_link_into(const PlannedOp& op) const;
     const PlannedOp& op(gpt::OpId id) const;   // an op outside the blocks (the embedding, the logits)
     std::vector<float>& store_array(State state);   // streaming: the store's arrays, by State
-    void transfer_wafer(State state, std::vector<float>* buf, bool write);   // the PEs' part of transfer()
-    void transfer_sparse(const PlannedOp& o, const ParamSlice& w, State state, std::vector<float>* buf, bool write);
+    // The PEs' part of transfer(): each of the wafer's parameters at(its index in params_memory's layout).
+    void transfer_wafer(State state, const std::function<float*(size_t)>& at, bool write);
+    void transfer_sparse(const PlannedOp& o, const ParamSlice& w, State state, const std::function<float*(size_t)>& at, bool write);
+    struct OwnRange {              // a parameter tensor of the wafer's own part: where it is, packed
+        size_t offset, count, packed;
+    };
+    std::vector<OwnRange> own_ranges() const;
+    static size_t packed_at(const std::vector<OwnRange>& ranges, size_t i);
     bool stream_in(int layer, bool for_backward);   // streaming: MeshGPT's, its OpRun kept
     bool holds_weights(const PlannedOp& o) const;   // its weights, gradients and AdamW live on its PEs (not the store's)
     bool in_store(const gpt::ParamInfo& info) const;   // streaming: the parameter's weights, gradients and moments are the store's
@@ -277,9 +294,6 @@ private:
 
     MeshGPT mesh_;
     std::vector<PlannedOp> ops_;   // the plan's ops, as a step runs them (streaming: every layer's instances)
-    // Streaming: the store's training state (params_memory's layout; the weights are mesh_'s store_):
-    // the step's gradients, added up as they stream out, and AdamW's moments (the layers' parts used).
-    std::vector<float> store_grads_, store_m_, store_v_;
     Tensors grads_;                // gradient of each activation (rows, TP), channel-major
     std::vector<OpRun> runs_;
     std::vector<Unit> queue_;      // the job (a step, half a step, an evaluation, a sample) in progress

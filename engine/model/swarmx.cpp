@@ -55,7 +55,13 @@ SwarmX::SwarmX(const MeshPlan& plan, const gpt::GPT& model, int wafers, RunMode 
         throw std::invalid_argument("swarmx: " + std::to_string(wafers) + " wafers; 1 to " + std::to_string(kMaxWafers) +
                                     " run in one process");
     check_links();
-    for (int k = 0; k < wafers; k++) wafers_.push_back(std::make_unique<MeshTrainer>(plan, model, mode));
+    for (int k = 0; k < wafers; k++) {
+        auto w = std::make_unique<MeshTrainer>(plan, mode, MeshGPT::InSteps{});
+        if (k > 0 && plan.streaming) w->share_store(*wafers_[0]);   // one MemoryX: its weights loaded once
+        while (w->load_step(model)) {
+        }
+        wafers_.push_back(std::move(w));
+    }
 }
 
 SwarmX::SwarmX(std::vector<std::unique_ptr<MeshTrainer>> wafers, const SwarmXLinks& links)
@@ -68,6 +74,8 @@ SwarmX::SwarmX(std::vector<std::unique_ptr<MeshTrainer>> wafers, const SwarmXLin
     for (int k = 0; k < n; k++)
         if (!wafers_[size_t(k)] || !wafers_[size_t(k)]->loaded())
             throw std::invalid_argument("swarmx: wafer " + std::to_string(k) + " is not loaded (MeshTrainer::load_step until loaded())");
+        else if (k > 0 && wafers_[0]->mesh().plan().streaming && &wafers_[size_t(k)]->store() != &wafers_[0]->store())
+            throw std::invalid_argument("swarmx: streamed wafer " + std::to_string(k) + " has a store of its own (MeshTrainer::share_store)");
 }
 
 void SwarmX::check_links() const {
@@ -86,7 +94,7 @@ std::string SwarmX::split_error(int B, int wafers) {
            " wafers (B must be a multiple of N)";
 }
 
-uint64_t SwarmX::gradient_bytes() const { return uint64_t(gpt::count_parameters(wafer(0).mesh().plan().cfg)) * sizeof(float); }
+uint64_t SwarmX::gradient_bytes() const { return uint64_t(wafer(0).own_parameters()) * sizeof(float); }
 
 void SwarmX::write_all(MeshTrainer::State state, std::vector<float>* buf) {
     for (auto& w : wafers_) w->transfer(state, buf, true);
@@ -182,13 +190,15 @@ bool SwarmX::unit() {
     case SwarmXStage::Reduce: {
         // Floating-point addition is not associative: summing in a fixed order (wafer 0, then 1, ...),
         // not in the order the wafers finish, makes the sum, and every weight after it, the same bits
-        // on every run and every platform.
-        wafers_[0]->read_grads(&sum_);
+        // on every run and every platform. Streamed, the store's part is summed already: each wafer's
+        // gradient streams added into the one store's sums as they came, wafer by wafer; what is
+        // left is what the wafers hold (MeshTrainer::read_own).
+        std::vector<float> sum = wafers_[0]->read_own(MeshTrainer::State::Grads);
         for (int k = 1; k < N; k++) {
-            wafers_[size_t(k)]->read_grads(&grads_);
-            for (size_t i = 0; i < sum_.size(); i++) sum_[i] += grads_[i];
+            const std::vector<float> g = wafers_[size_t(k)]->read_own(MeshTrainer::State::Grads);
+            for (size_t i = 0; i < sum.size(); i++) sum[i] += g[i];
         }
-        write_all(MeshTrainer::State::Grads, &sum_);
+        for (auto& w : wafers_) w->write_own(MeshTrainer::State::Grads, sum);
         const uint64_t G = gradient_bytes();
         cur_.swarmx_bytes = 2 * uint64_t(N) * G;
         cur_.swarmx_cycles = links_.cycles(G, N) + links_.cycles(G, N);   // up the tree, then down it
@@ -226,15 +236,16 @@ bool SwarmX::unit() {
     }
     case SwarmXStage::Check:
         // Every wafer holds the same weights: checked, not assumed.
+        // Streamed, the store's weights are one copy: the wafers' own parts are compared.
         if (N > 1) {
-            wafers_[0]->read_params(&params0_);
+            const std::vector<float> first = wafers_[0]->read_own(MeshTrainer::State::Params);
             for (int k = 1; k < N; k++) {
-                wafers_[size_t(k)]->read_params(&params_);
-                if (std::memcmp(params_.data(), params0_.data(), params0_.size() * sizeof(float)) == 0) continue;
+                const std::vector<float> p = wafers_[size_t(k)]->read_own(MeshTrainer::State::Params);
+                if (std::memcmp(p.data(), first.data(), first.size() * sizeof(float)) == 0) continue;
                 size_t i = 0;
-                while (std::memcmp(&params_[i], &params0_[i], sizeof(float)) == 0) i++;
-                return fail(-1, "after the update wafer " + std::to_string(k) + "'s weights differ from wafer 0's (first at parameter " +
-                                    std::to_string(i) + ")");
+                while (std::memcmp(&p[i], &first[i], sizeof(float)) == 0) i++;
+                return fail(-1, "after the update wafer " + std::to_string(k) + "'s weights differ from wafer 0's (first at element " +
+                                    std::to_string(i) + " of its own part)");
             }
         }
         cur_.cycles = cur_.compute_cycles + cur_.swarmx_cycles;

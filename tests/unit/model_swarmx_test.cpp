@@ -109,6 +109,7 @@ void check_against_one_wafer(int N, int B, int steps, const GPTConfig& cfg = sma
     MeshTrainer one(plan, model);
     SwarmX sx(plan, model, N);
     ASSERT_EQ(sx.wafers(), N);
+    for (int k = 1; plan.streaming && k < N; k++) EXPECT_EQ(&sx.wafer(k).store(), &sx.wafer(0).store()) << "one MemoryX";
     const int T = cfg.block_size;
     std::vector<float> p1, pk, p0;
     for (int s = 0; s < steps; s++) {
@@ -118,17 +119,19 @@ void check_against_one_wafer(int N, int B, int steps, const GPTConfig& cfg = sma
         if (s == 0) {
             float l1 = 0;
             ASSERT_TRUE(one.backward(in.data(), tg.data(), B, T, &l1)) << one.error();
-            std::vector<float> g1, gk, sum;
+            std::vector<float> g1, own, sum;
             one.read_grads(&g1);
-            for (int k = 0; k < N; k++) {
+            for (int k = 0; k < N; k++) {   // what the wafers hold, summed; streamed, the store's sums come with wafer 0's
                 float lk = 0;
                 const size_t at = size_t(k) * (B / N) * T;
                 ASSERT_TRUE(sx.wafer(k).backward(in.data() + at, tg.data() + at, B / N, T, &lk, B * T)) << sx.wafer(k).error();
-                sx.wafer(k).read_grads(&gk);
-                if (k == 0) sum = gk;
+                const std::vector<float> gk = sx.wafer(k).read_own(MeshTrainer::State::Grads);
+                if (k == 0) own = gk;
                 else
-                    for (size_t i = 0; i < sum.size(); i++) sum[i] += gk[i];
+                    for (size_t i = 0; i < own.size(); i++) own[i] += gk[i];
             }
+            sx.wafer(0).write_own(MeshTrainer::State::Grads, own);
+            sx.wafer(0).read_grads(&sum);
             const double g = worst_scaled(cfg, sum, g1);
             std::printf("[ info ] %d wafers: summed shard gradients vs the batch's: worst %.3g of a tensor's largest\n", N, g);
             EXPECT_LE(g, 1e-6);
@@ -151,8 +154,10 @@ void check_against_one_wafer(int N, int B, int steps, const GPTConfig& cfg = sma
             sx.wafer(k).read_params(&pk);
             EXPECT_TRUE(same_bits(pk, p0)) << "wafer " << k << " after step " << s;
         }
-        // The cost: every wafer's gradient up the tree and the sum back down, ceil(log2 N) levels each way.
-        const uint64_t G = uint64_t(wl::gpt::count_parameters(cfg)) * 4;
+        // The cost: every wafer's gradient up the tree and the sum back down, ceil(log2 N) levels each
+        // way; streamed, the part the wafers hold (the store's went out in the gradient streams).
+        const uint64_t G = plan.streaming ? uint64_t(sx.wafer(0).own_parameters()) * 4 : uint64_t(wl::gpt::count_parameters(cfg)) * 4;
+        if (plan.streaming) EXPECT_EQ(G, 2 * 4 * uint64_t(cfg.n_embd)) << "the final layer norm's";
         EXPECT_EQ(x.swarmx_bytes, 2 * uint64_t(N) * G);
         EXPECT_EQ(x.swarmx_cycles, 2 * sx.links().cycles(G, N));
         EXPECT_GT(x.swarmx_cycles, 0u);
