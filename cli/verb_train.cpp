@@ -172,6 +172,11 @@ int verb_train(const Args& args) {
             print_compile(compile_info, stderr);
         }
     }
+    // Streamed, the store holds the weights and the checkpoint is written from it: the host's model
+    // gives its copy back (Cerebras-GPT-111M's 440 MB).
+    const wl::gpt::GPTConfig model_cfg = tr->model->cfg;
+    const size_t parameters = tr->model->num_parameters;
+    if (mesh && mesh->mesh().plan().streaming) tr->model.reset();
     // A step's grad_accum_steps micro-batches: the mesh streams their sequences through one at a
     // time and sums the gradients in SRAM, then one AdamW (engine/model/mesh_trainer.h).
     std::vector<int> inputs(size_t(tr->sequences_per_step()) * cfg.block_size), targets(inputs.size());
@@ -198,7 +203,7 @@ int verb_train(const Args& args) {
         if (mesh && mesh->mesh().plan().streaming) {
             const CheckpointState state{mesh->gathered(State::Params), mesh->gathered(State::Moment1),
                                         mesh->gathered(State::Moment2), mesh->updates()};
-            save_checkpoint(out, tr->model->cfg, state, tr->step, tr->tokenizer->kind(), tr->tokenizer->state());
+            save_checkpoint(out, model_cfg, state, tr->step, tr->tokenizer->kind(), tr->tokenizer->state());
             return;
         }
         sync_from_mesh();
@@ -322,7 +327,7 @@ int verb_train(const Args& args) {
                               {"last_batch_loss", last_loss},
                               {"tokens_per_s", train_s > 0 ? double(trained_tokens) / train_s : 0.0},
                               {"train_seconds", train_s},
-                              {"parameters", tr->model->num_parameters},
+                              {"parameters", parameters},
                               {"threads", num_threads()},
                               {"checkpoint", out},
                               {"on_mesh", mesh != nullptr}};
