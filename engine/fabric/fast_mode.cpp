@@ -56,7 +56,7 @@ struct FastPort {
     // first send() records the path that the rest then follow.
     void send_block(int c, const uint32_t* data, const uint64_t* at, size_t n) {
         for (size_t k = 0; k < n && !m.fault_; ++k) {
-            if (f.route_block(m, i, c, data + k, at + k, n - k)) {
+            if (f.route_block(m, i, kRamp, c, data + k, at + k, n - k)) {
                 m.routers_[size_t(i)].stats.in[kRamp] += n - k;
                 f.pe_[size_t(i)].ramp_free = at[n - 1];
                 return;
@@ -511,13 +511,16 @@ void FastMode::replay(Machine& m, uint64_t key, Path& p, int c, const FastWavele
     for (const auto& [k, delay] : p.drains) leave(m, m.drains_[size_t(k)], FastWavelet{w.data, 0, w.at + delay});
 }
 
-// A block of data wavelets sent up router i's ramp, along its recorded path: the same queues,
-// order, stamps and counters as one route() each. False (nothing done) when there is no such
-// path, or when a queue on it would flood: route() then takes them one by one and raises the fault.
-bool FastMode::route_block(Machine& m, int i, int c, const uint32_t* data, const uint64_t* at, size_t n) {
+// A block of data wavelets into router i from `port` (its ramp, or an edge link's), along the
+// recorded path: the same queues, order, stamps and counters as one route() each. False (nothing
+// done) when there is no such path, or when a queue on it would flood: route() then takes them
+// one by one and raises the fault.
+bool FastMode::route_block(Machine& m, int i, int port, int c, const uint32_t* data, const uint64_t* at, size_t n) {
     if (!held_.empty()) return false;
-    const uint64_t key = held_key(i, kRamp, c);
-    Path* const found = ramp_path(i, c, key);
+    const uint64_t key = held_key(i, port, c);
+    Path* found = nullptr;
+    if (port == kRamp) found = ramp_path(i, c, key);
+    else if (auto it = paths_.find(key); it != paths_.end()) found = &it->second;
     if (!found) return false;
     Path& p = *found;
     if (queued_total_ + n > kMaxQueued)   // some queue may be near the flood mark: look at each
@@ -680,9 +683,21 @@ void FastMode::absorb(Machine& m) {
                 }
     }
     // Edge links: every word at once, each stamped with the cycle its link brings it in.
+    // The first word routes (and records its path); the rest follow it as one block where the path is fixed.
     for (EdgeFeed& f : m.feeds_) {
         m.routers_[size_t(f.pe)].stats.in[f.port] += uint32_t(f.words.size() - f.next);   // as cycle mode counts each push
-        for (; !f.done(); ++f.next) route(m, f.pe, f.port, f.colour, FastWavelet{f.words[f.next], 0, std::max(now, f.due(f.next))});
+        for (const size_t first = f.next; !f.done(); ++f.next) {
+            if (f.next == first + 1) {
+                const size_t n = f.words.size() - f.next;
+                if (block_at_.size() < n) block_at_.resize(n);
+                for (size_t k = 0; k < n; ++k) block_at_[k] = std::max(now, f.due(f.next + k));
+                if (route_block(m, f.pe, f.port, f.colour, f.words.data() + f.next, block_at_.data(), n)) {
+                    f.next = f.words.size();
+                    break;
+                }
+            }
+            route(m, f.pe, f.port, f.colour, FastWavelet{f.words[f.next], 0, std::max(now, f.due(f.next))});
+        }
     }
     m.feeds_.clear();
 }

@@ -234,7 +234,7 @@ private:
     }
     void add_counts(Machine& m);
     void replay(Machine& m, uint64_t key, Path& p, int colour, const FastWavelet& w);
-    bool route_block(Machine& m, int i, int colour, const uint32_t* data, const uint64_t* at, size_t n);
+    bool route_block(Machine& m, int i, int port, int colour, const uint32_t* data, const uint64_t* at, size_t n);
     std::vector<uint32_t> block_data_;     // a fabric op's outgoing data wavelets, sent together
     std::vector<uint64_t> block_at_;       // ... and the cycles they enter the router
     void deliver(Machine& m, int i, int colour, FastWavelet w);
