@@ -10,6 +10,7 @@
 #include "ui/frame_budget.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <nlohmann/json.hpp>
@@ -316,6 +317,13 @@ bool TrainSession::begin_next_step() {
 }
 
 void TrainSession::finish_step() {
+    if (!swarm_->last_step().applied) {   // the wafers keep the weights from before it
+        const float loss = swarm_->last_step().loss;
+        fail("step " + std::to_string(tr_->step + 1) + ": the loss is " + (std::isnan(loss) ? "NaN" : "infinite") +
+             ", so the step was not applied: the weights are step " + std::to_string(tr_->step) +
+             "'s (a smaller learning rate, or clipping, usually helps; `waferlab-cli train --on-mesh` names the op where it first appears)");
+        return;
+    }
     last_ = swarm_->last_step();
     last_units_ = std::move(step_units_);
     step_units_.clear();
@@ -394,6 +402,7 @@ bool TrainSession::unit() {
             return false;
         }
         if (!swarm_->stepping()) finish_step();
+        if (status_ == Status::Failed) return false;   // a loss that is not finite
         if (status_ == Status::Pausing && !swarm_->stepping()) {
             status_ = Status::Paused;   // the step boundary; what finish_step scheduled runs after resume
             return false;

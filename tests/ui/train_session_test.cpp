@@ -239,6 +239,24 @@ TEST(TrainSession, SetOverridesKeysAndABadKeyIsRefused) {
     EXPECT_EQ(u.error(), "set: optimiser.learning_rate: unknown key; did you mean optimizer.learning_rate?");
 }
 
+// A learning rate that makes the loss leave the floats: the run stops at that step, which is not
+// applied (the mesh keeps the weights before it: SwarmX.ANotFiniteLossIsNotAppliedAndItsOpIsNamed), and says so.
+TEST(TrainSession, ALossThatIsNotFiniteStopsTheRunAndTheStepIsNotApplied) {
+    TrainSession t(kModels);
+    TrainSettings s = settings(30);
+    s.set = "optimizer.learning_rate=10,optimizer.max_gradient_norm=0,optimizer.warmup_steps=0";
+    s.sample_tokens = 0;
+    s.eval_every = 1000;
+    ASSERT_TRUE(t.start(s)) << t.error();
+    run_out(t, 10.0);
+    ASSERT_EQ(t.status(), TrainSession::Status::Failed);
+    EXPECT_NE(t.error().find("the loss is"), std::string::npos) << t.error();
+    EXPECT_NE(t.error().find("so the step was not applied: the weights are step " + std::to_string(t.losses().size()) + "'s"),
+              std::string::npos) << t.error();
+    ASSERT_LT(t.losses().size(), 30u);
+    for (float l : t.losses()) EXPECT_TRUE(std::isfinite(l)) << "a step that is not applied adds no loss";
+}
+
 // The start is built in units (the corpus, the model, plan_model's steps: a placement, then each
 // kernel a program instance at a time; then the mesh loaded an op at a time), one a tick at a
 // budget of 0, each saying what it does; the run it builds is the one the unsliced engine calls
