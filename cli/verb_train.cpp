@@ -216,14 +216,27 @@ int verb_train(const Args& args) {
     float last_loss = 0, train_loss = 0, val_loss = 0;
     int64_t saved_step = -1;   // the step of the checkpoint on disk
     const auto t_start = Clock::now();
+    const char* eval_split = "";   // the evaluation in progress, for its progress line
+    int eval_batch = 0;
     auto on_mesh = [&](const int* in, const int* tg, int B, int T) {   // one evaluation batch's mean loss
-        float loss = 0;
-        if (!mesh->eval_loss(in, tg, B, T, &loss))
-            throw std::runtime_error("evaluate on the mesh, step " + std::to_string(tr->step) + ": " + mesh->error());
-        return loss;
+        const std::string failed = "evaluate on the mesh, step " + std::to_string(tr->step) + ": ";
+        if (!mesh->begin_eval(in, tg, B, T)) throw std::runtime_error(failed + mesh->error());
+        ++eval_batch;
+        auto shown = Clock::now();
+        while (mesh->busy()) {   // a launch at a time; a long evaluation (GPT-small's: minutes a batch) says where it is
+            if (!mesh->run_slice(1)) throw std::runtime_error(failed + mesh->error());
+            if (!tty || Clock::now() - shown < std::chrono::milliseconds(250)) continue;
+            std::fprintf(stderr, "\r\033[K  evaluating at step %lld: the %s split's batch %d of %d", (long long)tr->step, eval_split,
+                         eval_batch, cfg.eval_iters);
+            std::fflush(stderr);
+            shown = Clock::now();
+        }
+        return mesh->last_eval();
     };
     auto evaluate = [&]() {
+        eval_split = "train", eval_batch = 0;
         train_loss = mesh ? tr->eval_loss(Split::Train, on_mesh) : tr->eval_loss(Split::Train);
+        eval_split = "validation", eval_batch = 0;
         val_loss = mesh ? tr->eval_loss(Split::Val, on_mesh) : tr->eval_loss(Split::Val);
         double tps = train_s > 0 ? double(trained_tokens) / train_s : 0.0;
         double elapsed = std::chrono::duration<double>(Clock::now() - t_start).count();
