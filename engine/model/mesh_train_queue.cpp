@@ -351,16 +351,17 @@ void MeshTrainer::queue_update() {
         if (!holds_weights(o)) continue;
         queue_.push_back({{TrainPhase::Optimiser, o.name, -1}, [this, &o] { return launch(o, gpt::entry::kAdamW, 0, 0); }});
     }
-    if (mesh_.plan().streaming)
+    if (mesh_.plan().streaming)   // once a step: the store's first wafer runs it; every wafer's LM head takes the new wte
         queue_.push_back({{TrainPhase::Optimiser, "store", -1}, [this] {   // AdamW on the layers' weights, in the store
             const gpt::GPTConfig& cfg = mesh_.plan().cfg;
             MemoryX& x = *mesh_.store_;
-            for (const gpt::ParamInfo& info : gpt::param_infos(cfg)) {
-                if (!in_store(info) || mesh_.store_shared_) continue;   // once a step: the store's first wafer runs it
-                const size_t at = param_slice(cfg, info.name, -1).offset;
-                gpt::adamw_update(cur_.adam, info.decay && float(cfg.weight_decay) != 0.0f, x.weights.data() + at,
-                                  x.grads.data() + at, x.m.data() + at, x.v.data() + at, info.count);
-            }
+            if (!mesh_.store_shared_)
+                for (const gpt::ParamInfo& info : gpt::param_infos(cfg)) {
+                    if (!in_store(info)) continue;
+                    const size_t at = param_slice(cfg, info.name, -1).offset;
+                    gpt::adamw_update(cur_.adam, info.decay && float(cfg.weight_decay) != 0.0f, x.weights.data() + at,
+                                      x.grads.data() + at, x.m.data() + at, x.v.data() + at, info.count);
+                }
             mesh_.store_changed();   // the LM head takes the new wte before it next runs
             return true;
         }});
