@@ -545,7 +545,7 @@ void App::editor_window() {
                 if (ImGui::IsItemHovered()) {   // the line is cut at the window's edge: the whole message on hover
                     ImGui::BeginTooltip();
                     ImGui::PushTextWrapPos(ImGui::GetFontSize() * 36);
-                    ImGui::TextUnformatted((std::to_string(d.line) + ":" + std::to_string(d.col) + ": " + d.message).c_str());
+                    ImGui::TextUnformatted((std::to_string(d.line) + ":" + std::to_string(d.col) + ": " + wl::lang::message_with_notes(d)).c_str());
                     ImGui::PopTextWrapPos();
                     ImGui::EndTooltip();
                     hovered_diagnostic_ = d.message;

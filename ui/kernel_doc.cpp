@@ -100,7 +100,7 @@ void KernelDoc::adopt(wl::lang::CompileResult r) {
     for (const wl::lang::Diagnostic& d : result_.diagnostics) {
         if (d.line < 1) continue;
         markers_.push_back(marker_at(d.line, d.col, d.severity == wl::lang::Severity::Error ? EditorMarker::Error : EditorMarker::Warning,
-                                     d.message));
+                                     wl::lang::message_with_notes(d)));
     }
 }
 
@@ -135,9 +135,11 @@ int KernelDoc::section_at(int line) const {
 nlohmann::json KernelDoc::diagnostics_json() const {
     nlohmann::json a = nlohmann::json::array();
     for (const wl::lang::Diagnostic& d : result_.diagnostics) {
+        nlohmann::json notes = nlohmann::json::array();
+        for (const wl::lang::DiagNote& n : d.notes) notes.push_back(wl::lang::note_text(n, ""));
         a.push_back({{"file", d.file}, {"line", d.line}, {"col", d.col},
                      {"severity", d.severity == wl::lang::Severity::Error ? "error" : "warning"},
-                     {"message", d.message}});
+                     {"message", d.message}, {"notes", notes}});
     }
     return a;
 }

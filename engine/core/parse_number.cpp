@@ -32,8 +32,15 @@ std::string NumberRange::text() const {
     return "any";
 }
 
+// " in 1..256", " >= 0", "" (no bound): what follows "an integer" or "a number".
+static std::string bounds_words(const NumberRange& r) {
+    if (!r.bounded()) return "";
+    const bool both = r.lo > -std::numeric_limits<double>::infinity() && r.hi < std::numeric_limits<double>::infinity();
+    return (both ? " in " : " ") + r.text();
+}
+
 std::string parse_integer(std::string_view text, const NumberRange& r, long long* out) {
-    const std::string want = r.bounded() ? "an integer in " + r.text() : "an integer";
+    const std::string want = "an integer" + bounds_words(r);
     long long v = 0;
     const char* end = text.data() + text.size();
     auto [p, ec] = std::from_chars(text.data(), end, v, 10);
@@ -52,7 +59,7 @@ std::string parse_u64(std::string_view text, uint64_t* out) {
 }
 
 std::string parse_real(std::string_view text, const NumberRange& r, double* out) {
-    const std::string want = r.bounded() ? "a number in " + r.text() : "a finite number";
+    const std::string want = r.bounded() ? "a number" + bounds_words(r) : "a finite number";
     size_t k = text.size() > 0 && (text[0] == '-' || text[0] == '+') ? 1 : 0;
     if (k >= text.size() || !(std::isdigit((unsigned char)text[k]) || text[k] == '.')) return want;
     if (text.size() > 1 && text[k] == '0' && k + 1 < text.size() && (text[k + 1] == 'x' || text[k + 1] == 'X')) return want;

@@ -11,16 +11,24 @@ namespace wl::lang::detail {
 void Checker::instance_checks(Instance& in) {
     ProgramDecl& p = f_.programs[size_t(in.program)];
     const std::string at = " at " + pe_str(in.first_x, in.first_y);
+    // A constant that fails for some parameter values only (`8 / px` at px = 0) is reported at
+    // its expression; a note names the instance and a PE that runs it.
+    auto for_instance = [&](auto&& check) {
+        const size_t first = d_.list().size();
+        check();
+        if (!p.params.empty()) d_.note_since(first, {0, 0, "with " + in.name + ", the program placed at " + pe_str(in.first_x, in.first_y)});
+    };
     uint64_t used = 0;
     bool over = false;
     for (Decl& d : p.decls) {
         if (!d.sym) continue;
-        if (d.kind == DeclKind::Const && d.sym->ty != Ty::Error) eval_const_sym(in, d);
+        if (d.kind == DeclKind::Const && d.sym->ty != Ty::Error) for_instance([&] { eval_const_sym(in, d); });
         if (d.kind != DeclKind::Var || d.sym->ty == Ty::Error) continue;
         uint64_t len = 1;
         if (d.type.ty == Ty::Array) {
             if (!d.len_expr || d.len_expr->type == Ty::Error) continue;
-            Value v = eval_const(*d.len_expr, &in, in.first_x, in.first_y, &d_);
+            Value v;
+            for_instance([&] { v = eval_const(*d.len_expr, &in, in.first_x, in.first_y, &d_); });
             if (v.ty == Ty::Error) continue;
             int64_t n = v.ty == Ty::U32 ? int64_t(uint32_t(v.i)) : v.i;
             if (n < 1) { d_.error(d.len_expr->line, d.len_expr->col, "array " + q(d.name) + " needs a positive length, found " + std::to_string(n) + at); continue; }
@@ -72,7 +80,7 @@ void Checker::instance_checks(Instance& in) {
             dg->notes.push_back({it->second->line, it->second->col, "the task is here"});
         }
     }
-    constant_checks(in);
+    for_instance([&] { constant_checks(in); });
     bounds_checks(in);
 }
 

@@ -6,11 +6,17 @@ namespace wl::lang {
 std::string format_diagnostic(const Diagnostic& d) {
     std::string s = d.file + ":" + std::to_string(d.line) + ":" + std::to_string(d.col) + ": " +
                     (d.severity == Severity::Error ? "error: " : "warning: ") + d.message;
-    for (const DiagNote& n : d.notes) {
-        s += "\n  note: ";
-        if (n.line > 0) s += d.file + ":" + std::to_string(n.line) + ":" + std::to_string(n.col) + ": ";
-        s += n.message;
-    }
+    for (const DiagNote& n : d.notes) s += "\n  note: " + note_text(n, d.file + ":");
+    return s;
+}
+
+std::string note_text(const DiagNote& n, const std::string& prefix) {
+    return n.line > 0 ? prefix + std::to_string(n.line) + ":" + std::to_string(n.col) + ": " + n.message : n.message;
+}
+
+std::string message_with_notes(const Diagnostic& d) {
+    std::string s = d.message;
+    for (const DiagNote& n : d.notes) s += "\nnote: " + note_text(n, "");
     return s;
 }
 

@@ -37,6 +37,10 @@ public:
     bool dropped_errors() const { return dropped_errors_; }   // some diagnostic past the cap was an error
     const std::vector<Diagnostic>& list() const { return list_; }
     std::vector<Diagnostic> take() { return std::move(list_); }
+    // Adds `note` to each diagnostic kept since the list held `from` (say where a check ran).
+    void note_since(size_t from, const DiagNote& note) {
+        for (size_t i = from; i < list_.size(); ++i) list_[i].notes.push_back(note);
+    }
     const std::string& file() const { return file_; }
 
 private:
@@ -62,5 +66,9 @@ private:
 
 // "file:line:col: error: message" plus "  note: ..." lines (for CLIs and tests).
 std::string format_diagnostic(const Diagnostic& d);
+// A note's text, its place first ("12:5: ...") when it has one, after `prefix` ("file.wk:").
+std::string note_text(const DiagNote& n, const std::string& prefix);
+// The message, then each note on a line of its own ("note: ..."), for an editor's hover.
+std::string message_with_notes(const Diagnostic& d);
 
 }  // namespace wl::lang

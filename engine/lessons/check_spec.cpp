@@ -1,6 +1,7 @@
 // check_spec.cpp: the check.txt reader (format in check_spec.h).
 #include "engine/lessons/check_spec.h"
 
+#include "engine/core/parse_number.h"
 #include "engine/fabric/mesh.h"
 #include "engine/gpu/gpu_preset.h"
 #include "engine/model/sparsity.h"
@@ -26,12 +27,21 @@ std::string strip_comment(const std::string& s) {
     return trim(h == std::string::npos ? s : s.substr(0, h));
 }
 
-bool parse_number(const std::string& s, double* out) {
-    if (s.empty()) return false;
-    char* end = nullptr;
-    *out = std::strtod(s.c_str(), &end);
-    return end && *end == '\0';
+// Numbers go through the engine's one parser (engine/core/parse_number.h): no NaN, no infinity,
+// no wrap, the whole word. "" or the message's tail: "expects an integer in 1..10000, got '0.5'".
+std::string real_word(const std::string& s, const wl::NumberRange& r, double* out) {
+    const std::string want = wl::parse_real(s, r, out);
+    return want.empty() ? "" : "expects " + want + ", got " + wl::quote_prefix(s);
 }
+template <class T>
+std::string integer_word(const std::string& s, const wl::NumberRange& r, T* out) {
+    long long v = 0;
+    const std::string want = wl::parse_integer(s, r, &v);
+    if (!want.empty()) return "expects " + want + ", got " + wl::quote_prefix(s);
+    *out = T(v);
+    return "";
+}
+constexpr double kMaxCycles = 1e12;   // the CLI's --budget limit
 
 // "y @ (3,0): 2 4 6 8" -> symbol, x, y, values. Returns an error message or "".
 std::string parse_expect(const std::string& rest, ExpectLine* e) {
@@ -45,17 +55,14 @@ std::string parse_expect(const std::string& rest, ExpectLine* e) {
         return "expect needs the form 'expect NAME @ (X,Y): V1 V2 ...'";
     e->symbol = trim(rest.substr(0, at));
     if (e->symbol.empty()) return "expect: the symbol name is missing before '@'";
-    double x = 0, y = 0;
-    if (!parse_number(trim(rest.substr(open + 1, comma - open - 1)), &x) ||
-        !parse_number(trim(rest.substr(comma + 1, close - comma - 1)), &y) || x < 0 || y < 0 ||
-        x != double(int(x)) || y != double(int(y)))
-        return "expect: the PE must be two whole numbers, as in (3,0)";
-    e->x = int(x), e->y = int(y);
+    const wl::NumberRange side = wl::NumberRange::closed(0, wl::kMaxMeshSide - 1);
+    const std::string bad = integer_word(trim(rest.substr(open + 1, comma - open - 1)), side, &e->x) + integer_word(trim(rest.substr(comma + 1, close - comma - 1)), side, &e->y);
+    if (!bad.empty()) return "expect: the PE is two whole numbers, as in (3,0): " + bad;
     std::istringstream vs(rest.substr(colon + 1));
     std::string tok;
     while (vs >> tok) {
         double v = 0;
-        if (!parse_number(tok, &v)) return "expect: '" + tok + "' is not a number";
+        if (const std::string err = real_word(tok, wl::NumberRange::any(), &v); !err.empty()) return "expect: a value " + err;
         e->values.push_back(v);
     }
     if (e->values.empty()) return "expect: no values after ':'";
@@ -70,10 +77,8 @@ std::string parse_train(const std::string& rest, TrainSpec* t) {
     if (!(in >> t->config)) return form;
     while (in >> key) {
         if (!(in >> val)) return form;
-        double v = 0;
         if (key == "steps") {
-            if (!parse_number(val, &v) || v < 1 || v > 10000 || v != double(int(v))) return "train: steps needs a whole number from 1 to 10000";
-            t->steps = int(v);
+            if (const std::string err = integer_word(val, wl::NumberRange::closed(1, 10000), &t->steps); !err.empty()) return "train: steps " + err;
         } else if (key == "kernel") {
             if (val.size() < 4 || val.compare(val.size() - 3, 3, ".wk") != 0 || val.find('/') != std::string::npos)
                 return "train: kernel needs a file name of models/kernels, as in gelu.wk";
@@ -111,9 +116,8 @@ std::string parse_forward(const std::string& rest, ForwardSpec* f) {
             if (val != "resident" && val != "streaming") return "forward: execution is resident or streaming";
             f->execution = val;
         } else if (key == "sparsity") {
-            if (!parse_number(val, &v) || v <= 0 || v > wl::model::kMaxSparsity)
-                return "forward: sparsity needs a fraction above 0, at most " + std::to_string(wl::model::kMaxSparsity).substr(0, 4);
-            f->sparsity = v;
+            if (const std::string err = real_word(val, wl::NumberRange{0, wl::model::kMaxSparsity, true, false}, &f->sparsity); !err.empty())
+                return "forward: sparsity " + err;
         } else {
             return "forward: unknown word '" + key + "' (" + form + ")";
         }
@@ -165,18 +169,20 @@ CheckSpec parse_check_spec(std::string_view text, std::vector<SpecError>* errors
             if (!err.empty()) fail(err);
             else spec.expects.push_back(std::move(e)), advised = Advised::Expect;
         } else if (word == "tolerance") {
-            if (!parse_number(arg, &v) || v < 0) fail("tolerance needs a number >= 0");
+            if (const std::string err = real_word(arg, wl::NumberRange::at_least(0), &v); !err.empty()) fail("tolerance " + err);
             else spec.tolerance = v;
         } else if (word == "cycles" && arg.compare(0, 5, "below") == 0) {   // a forward's: cycles below N
-            const std::string num = trim(arg.substr(5));
-            if (!parse_number(num, &v) || v < 1 || v != double(uint64_t(v))) fail("cycles below needs a whole number >= 1");
-            else spec.forward.cycles_below = uint64_t(v), spec.forward.cycles_line = n, advised = Advised::Cycles;
+            uint64_t c = 0;
+            if (const std::string err = integer_word(trim(arg.substr(5)), wl::NumberRange::closed(1, kMaxCycles), &c); !err.empty()) fail("cycles below " + err);
+            else spec.forward.cycles_below = c, spec.forward.cycles_line = n, advised = Advised::Cycles;
         } else if (word == "cycles") {
-            if (!parse_number(arg, &v) || v < 1 || v != double(uint64_t(v))) fail("cycles needs a whole number >= 1");
-            else spec.cycle_budget = uint64_t(v);
+            uint64_t c = 0;
+            if (const std::string err = integer_word(arg, wl::NumberRange::closed(1, kMaxCycles), &c); !err.empty()) fail("cycles " + err);
+            else spec.cycle_budget = c;
         } else if (word == "pes") {
-            if (!parse_number(arg, &v) || v < 1 || v != double(int(v))) fail("pes needs a whole number >= 1");
-            else spec.pes = int(v);
+            int pes = 0;
+            if (const std::string err = integer_word(arg, wl::NumberRange::closed(1, double(wl::kMaxMeshSide) * wl::kMaxMeshSide), &pes); !err.empty()) fail("pes " + err);
+            else spec.pes = pes;
         } else if (word == "train") {
             TrainSpec t;
             t.line = n;
@@ -204,8 +210,8 @@ CheckSpec parse_check_spec(std::string_view text, std::vector<SpecError>* errors
             else spec.forward.logits_match = true, spec.forward.logits_line = n, advised = Advised::Logits;
         } else if (word == "loss") {
             const size_t sp2 = arg.find_first_of(" \t");
-            if (arg.substr(0, sp2) != "below" || sp2 == std::string::npos || !parse_number(trim(arg.substr(sp2)), &v) || v <= 0)
-                fail("loss needs the form 'loss below X', X > 0");
+            if (arg.substr(0, sp2) != "below" || sp2 == std::string::npos) fail("loss needs the form 'loss below X', X > 0");
+            else if (const std::string err = real_word(trim(arg.substr(sp2)), wl::NumberRange::above(0), &v); !err.empty()) fail("loss below " + err);
             else spec.train.loss_below = v, spec.train.loss_line = n, advised = Advised::Loss;
         } else if (word == "faster-than-gpu") {
             const std::vector<std::string> ids = wl::gpu::gpu_ids();

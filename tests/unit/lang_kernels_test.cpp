@@ -3,6 +3,7 @@
 // by a comment in the file, and nothing else may be reported:
 //   // expect error 12:5: message        (an error at line 12, column 5)
 //   // expect warning 3:9: message
+//   // expect note 12:5: message         (a note of the diagnostic at 12:5; notes not announced are not checked)
 //   // expect: y @ (1,0): 2 4 6 8        (a line the host block prints, in order)
 // A kernel with run expectations is run (tests/kernels/adversarial/ is the catalogue
 // of hostile kernels, docs/reliability.md):
@@ -42,6 +43,7 @@ using wl::testing::slurp;
 
 struct Expectations {
     std::vector<std::string> diags;    // "error 12:5: message"
+    std::vector<std::string> notes;    // "12:5: message": a note of the diagnostic there
     std::vector<std::string> output;
     std::optional<std::string> fault;  // "deadlock at PE (1,0) [x.wk:16:15]", or "none"
     std::vector<std::string> messages; // parts of the fault's message
@@ -64,6 +66,7 @@ Expectations read_expectations(const std::string& src) {
         if (rest.rfind(kBuild, 0) == 0) rest = rest.substr(std::string(kBuild).size());
         if (rest.rfind(": ", 0) == 0) e.output.push_back(rest.substr(2));
         else if (rest.rfind(" error ", 0) == 0 || rest.rfind(" warning ", 0) == 0) e.diags.push_back(rest.substr(1));
+        else if (rest.rfind(" note ", 0) == 0) e.notes.push_back(rest.substr(6));
         else if (rest.rfind(" fault ", 0) == 0) e.fault = rest.substr(7);
         else if (rest.rfind(" message: ", 0) == 0) e.messages.push_back(rest.substr(10));
         else if (rest.rfind(" lines: ", 0) == 0) e.lines = std::stoull(rest.substr(8));
@@ -109,6 +112,12 @@ Expectations check_kernel(const fs::path& p) {
         if (it != got.end()) got.erase(it);
     }
     for (const std::string& g : got) ADD_FAILURE() << "unexpected diagnostic: " << g;
+    for (const std::string& w : want.notes) {
+        bool found = false;
+        for (const Diagnostic& d : r.diagnostics)
+            for (const DiagNote& n : d.notes) found |= std::to_string(d.line) + ":" + std::to_string(d.col) + ": " + n.message == w;
+        EXPECT_TRUE(found) << "missing note: " << w;
+    }
     if (!want.run()) return want;
     if (!r.ok()) {
         ADD_FAILURE() << "has run expectations but does not compile";

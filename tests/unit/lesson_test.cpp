@@ -227,7 +227,23 @@ TEST(CheckSpec, ReadsEveryDirectiveAndNamesBadLines) {
     EXPECT_EQ(errors[2].line, 11);
     EXPECT_EQ(errors[3].line, 12);
     EXPECT_NE(errors[3].message.find("unknown directive 'colour'"), std::string::npos);
-    EXPECT_EQ(errors[4].message, "expect: 'x' is not a number");
+    EXPECT_EQ(errors[4].message, "expect: a value expects a finite number, got 'x'");
+}
+
+TEST(LessonCheckSpec, NumbersAreReadWholeInTheirRangeWithoutNanInfinityOrWrap) {
+    // The engine's one number parser (parse_number.h), as the CLI's flags: each line names the word.
+    auto first_error = [](const std::string& text) {
+        std::vector<SpecError> e;
+        parse_check_spec(text, &e);
+        return e.empty() ? std::string("none") : e[0].message;
+    };
+    EXPECT_EQ(first_error("expect y @ (0,0): nan\n"), "expect: a value expects a finite number, got 'nan'");
+    EXPECT_EQ(first_error("expect y @ (0,0): 1e999\n"), "expect: a value expects a finite number, got '1e999'");
+    EXPECT_EQ(first_error("expect y @ (4294967296,0): 1\n"), "expect: the PE is two whole numbers, as in (3,0): expects an integer in 0..255, got '4294967296'");
+    EXPECT_EQ(first_error("cycles 1e30\n"), "cycles expects an integer in 1..1000000000000, got '1e30'");
+    EXPECT_EQ(first_error("tolerance inf\n"), "tolerance expects a number >= 0, got 'inf'");
+    EXPECT_EQ(first_error("pes 18446744073709551617\n"), "pes expects an integer in 1..65536, got '18446744073709551617'");
+    EXPECT_EQ(first_error("expect y @ (0,0): 1\ntolerance 0.5\ncycles 100\npes 4\n"), "none");
 }
 
 TEST(LessonCheck, FasterThanGpuTimesTheRunOnTheGpuModel) {
@@ -321,7 +337,7 @@ TEST(CheckSpec, ReadsTrainLossAndGpuAndNamesBadLines) {
     EXPECT_NE(e.message.find("a100, a100-40gb, h100, same-silicon"), std::string::npos) << e.message;
     e = first_error("hint h\ntrain tiny.yaml steps 0 kernel gelu.wk\nloss below 3\n");
     EXPECT_EQ(e.line, 2);
-    EXPECT_NE(e.message.find("steps needs a whole number"), std::string::npos) << e.message;
+    EXPECT_EQ(e.message, "train: steps expects an integer in 1..10000, got '0'");
     e = first_error("train tiny.yaml steps 5 kernel ../gelu.wk\nloss below 3\n");
     EXPECT_NE(e.message.find("kernel needs a file name of models/kernels"), std::string::npos) << e.message;
     e = first_error("train tiny.yaml steps 5 kernel gelu.wk\n");
@@ -383,7 +399,7 @@ TEST(CheckSpec, ReadsForwardLogitsAndCyclesAndNamesBadLines) {
     EXPECT_NE(e.message.find("kernel needs a file name of models/kernels"), std::string::npos) << e.message;
     e = first_error("# c\nforward tiny.yaml kernel matmul.wk sparsity 1.5\nlogits match\n");
     EXPECT_EQ(e.line, 2);
-    EXPECT_NE(e.message.find("sparsity needs a fraction above 0, at most 0.95"), std::string::npos) << e.message;
+    EXPECT_EQ(e.message, "forward: sparsity expects a number in (0, 0.95], got '1.5'");
     e = first_error("forward tiny.yaml kernel matmul.wk execution pipelined\nlogits match\n");
     EXPECT_EQ(e.message, "forward: execution is resident or streaming");
     e = first_error("forward tiny.yaml kernel matmul.wk execution streaming sparsity 0.5\nlogits match\n");
@@ -405,7 +421,7 @@ TEST(CheckSpec, ReadsForwardLogitsAndCyclesAndNamesBadLines) {
     EXPECT_EQ(e.message, "logits needs the form 'logits match'");
     e = first_error("forward tiny.yaml kernel matmul.wk\nlogits match\ncycles below many\n");
     EXPECT_EQ(e.line, 3);
-    EXPECT_EQ(e.message, "cycles below needs a whole number >= 1");
+    EXPECT_EQ(e.message, "cycles below expects an integer in 1..1000000000000, got 'many'");
     e = first_error("forward tiny.yaml kernel matmul.wk\nlogits match\ncycles 100\n");
     EXPECT_EQ(e.line, 1);
     EXPECT_NE(e.message.find("its own bound is 'cycles below N'"), std::string::npos) << e.message;
