@@ -18,10 +18,10 @@
 //   --plot FILE.svg also draws the matmul's, the forward's and the training step's cycles against
 //   density beside the dense and ideal lines (cli/sparsity_plot.h; docs/img/sparsity.svg).
 #include "cli/model_args.h"
-#include "cli/output_path.h"
 #include "cli/sparsity_plot.h"
 #include "cli/verbs.h"
 
+#include "engine/core/output_guard.h"
 #include "engine/fabric/mesh.h"
 #include "engine/gpt/trainer.h"
 #include "engine/model/density_sweep.h"
@@ -90,7 +90,7 @@ int bench_sparsity(const Args& args) {
     if (a.has("sparsity-mask") && !wl::model::mask_kind_from_name(a.get("sparsity-mask"), &kind))
         throw std::runtime_error("--sparsity-mask expects magnitude or random");
     const int steps = int(a.get_int("steps", 20));
-    if (a.has("plot")) guard_output({"--plot", a.get("plot")}, kSvgOutput, {{"--config", a.get("config")}});
+    if (a.has("plot")) wl::guard_output({"--plot", a.get("plot")}, wl::kSvgOutput, {{"--config", a.get("config")}});
     const LoadedModel m = load_model(a);
     wl::gpt::GPT& ref = *m.model;
     const uint64_t seed = uint64_t(a.get_int("sparsity-seed", (long long)ref.cfg.seed));

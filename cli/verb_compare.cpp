@@ -6,8 +6,8 @@
 //       [--json] [--csv FILE]
 //   --mode infer also runs the forward on the emulated mesh when the model fits it: the "emulated" column.
 #include "cli/model_args.h"
-#include "cli/output_path.h"
 #include "cli/verbs.h"
+#include "engine/core/output_guard.h"
 #include "engine/gpt/gpt_config.h"
 #include "engine/gpu/compare.h"
 #include "engine/fabric/mesh.h"
@@ -70,7 +70,7 @@ int verb_compare(const Args& args) {
     if (args.has("execution") && !wl::gpu::execution_from_name(args.get("execution"), &o.execution))
         throw std::runtime_error("--execution expects resident or streaming");
     o.sparsity = args.get_double("sparsity", 0);   // the flags' ranges are the parser's (verb_table.cpp)
-    if (args.has("csv")) guard_output({"--csv", args.get("csv")}, kCsvOutput, {{"--config", args.get("config")}});
+    if (args.has("csv")) wl::guard_output({"--csv", args.get("csv")}, wl::kCsvOutput, {{"--config", args.get("config")}});
     const wl::gpu::Comparison c = wl::gpu::compare(cfg, o);
     if (args.has("csv")) write_csv(args.get("csv"), c);
     if (args.has("json")) {

@@ -3,6 +3,7 @@
 // A new flag is one row here plus the line in the verb that reads it.
 #include "cli/command_line.h"
 #include "cli/model_args.h"
+#include "engine/lang/run.h"
 #include "engine/model/sparsity.h"
 #include "engine/model/swarmx.h"
 
@@ -52,7 +53,7 @@ const std::vector<Verb>& verb_table() {
          {{"format", Value::Text, "markdown: print docs/cost-model.md", "markdown"}, kJson},
          verb_isa},
         {"run", "compile a WaferKernel file and run its host block", "kernel.wk", true, nullptr,
-         {int_flag("budget", 1, 1000000000000, "cycle budget per `run` statement (default 50000000)"),
+         {int_flag("budget", 1, double(wl::lang::kMaxCycleBudget), "cycle budget per `run` statement (default 50000000)"),
           {"mode", Value::Text, "cycle: every router and CE each cycle; fast: functional, cycles estimated (default cycle)",
            "cycle|fast"},
           kOptimise, kJson},

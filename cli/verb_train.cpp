@@ -20,9 +20,9 @@
 // updated; the reference (without --on-mesh) zeroes the masked gradients. --json lines carry
 // "density" then.
 #include "cli/model_args.h"
-#include "cli/output_path.h"
 #include "cli/verbs.h"
 
+#include "engine/core/output_guard.h"
 #include "engine/core/thousands.h"
 #include "engine/gpt/checkpoint.h"
 #include "engine/gpt/corpus.h"
@@ -107,7 +107,7 @@ int verb_train(const Args& args) {
     const std::string out = args.get("out", name + ".ckpt");
     // Never over the config or the text (--resume's checkpoint may be replaced: it is read whole, and
     // the new one is written atomically).
-    guard_output({args.has("out") ? "--out" : "the default --out", out}, kCheckpointOutput,
+    wl::guard_output({args.has("out") ? "--out" : "the default --out", out}, wl::kCheckpointOutput,
                  {{"--config", args.get("config")},
                   {args.has("data") ? "--data" : "train_input.data", cfg.corpus == "file" ? cfg.data : ""}});
     // The fixed mask, from the weights as they are now; a resumed optimiser's moments of the

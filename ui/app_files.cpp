@@ -9,6 +9,7 @@
 //   [SECTION] state() (the methods are in app_methods.cpp)
 #include "ui/app.h"
 #include "engine/core/atomic_file.h"
+#include "engine/core/output_guard.h"
 #include "engine/core/read_file.h"
 #include "ui/js_bridge.h"
 #include "ui/screenshot.h"
@@ -254,6 +255,8 @@ void App::save_file(const std::string& path) {
     if (kWeb) {
         js_bridge_download(doc_.name().c_str(), "text/plain", text.data(), text.size());
     } else {
+        // Over its own file, or a new one, or another kernel; never over a text, checkpoint or image.
+        if (!wl::same_file(path, files_.path)) wl::guard_output({"Save as", path}, wl::kKernelOutput, {});
         std::string error;   // a crash mid-save keeps the file as it was
         if (!wl::write_file_atomically(path, text, &error)) throw std::runtime_error(error);
         files_.path = std::filesystem::absolute(path).string();

@@ -20,7 +20,9 @@
 // No words: C++ receives null. So select_pe(1, 2) sends {x: 1, y: 2}; set_source('t') sends {text: 't'}.
 #include "ui/app.h"
 
+#include "engine/core/output_guard.h"
 #include "engine/gpu/compare.h"
+#include "ui/json_args.h"
 #include "ui/pe_report.h"
 
 #include <algorithm>
@@ -35,23 +37,8 @@ using nlohmann::json;
 
 // [SECTION] argument helpers
 
-static int int_arg(const json& args, const char* key, int lo, int hi) {
-    if (!args.is_object() || !args.contains(key) || !args[key].is_number_integer())
-        throw std::invalid_argument(std::string("'") + key + "' must be an integer");
-    const int v = args[key].get<int>();
-    if (v < lo || v > hi)
-        throw std::invalid_argument(std::string("'") + key + "' must be in " + std::to_string(lo) + ".." + std::to_string(hi));
-    return v;
-}
-
-static std::string str_arg(const json& args, const char* key) {
-    if (!args.is_object() || !args.contains(key) || !args[key].is_string())
-        throw std::invalid_argument(std::string("'") + key + "' must be a string");
-    return args[key].get<std::string>();
-}
-
-static bool has(const json& args, const char* key) { return args.is_object() && args.contains(key) && !args[key].is_null(); }
-static bool flag(const json& args, const char* key, bool dflt) { return args.is_object() ? args.value(key, dflt) : dflt; }
+using wl::NumberRange;
+static NumberRange upto(int n) { return NumberRange::closed(0, n - 1); }   // an index below n
 
 // What the process holds, for `make soak`'s leak check: malloc's bytes in use, and on the web the
 // WebAssembly memory (which grows and never shrinks: a high-water mark).
@@ -72,7 +59,7 @@ const std::vector<App::Method>& App::methods() {
         // [SECTION] the table: view, editor, run, PE, compare, help
         {"state", "", M::kReads, [](App& a, const json&) { return a.state(); }},
         {"set_mesh", "w h", 0, [](App& a, const json& x) {   // an empty mesh: a loaded kernel's machine has its layout's size, so it goes
-             const int w = int_arg(x, "w", 1, 256), h = int_arg(x, "h", 1, 256);
+             const int w = int(int_arg(x, "w", NumberRange::closed(1, wl::kMaxMeshSide))), h = int(int_arg(x, "h", NumberRange::closed(1, wl::kMaxMeshSide)));
              a.runner_.unload();
              a.gate_.unloaded();   // Run compiles the editor's kernel again, and its grid comes back
              a.empty_mesh_ = wl::Mesh{w, h};
@@ -88,20 +75,20 @@ const std::vector<App::Method>& App::methods() {
              if (x.is_null() || (x.contains("x") && x["x"].is_null()) || (x.is_object() && !x.contains("x") && !x.contains("y"))) {
                  a.canvas_.select(std::nullopt);
              } else {
-                 const int px = int_arg(x, "x", 0, a.mesh().w - 1), py = int_arg(x, "y", 0, a.mesh().h - 1);
+                 const int px = int(int_arg(x, "x", upto(a.mesh().w))), py = int(int_arg(x, "y", upto(a.mesh().h)));
                  a.canvas_.select(PeCoord{px, py});
              }
              return a.state();
          }},
         {"editor", "open=true focus=false", 0, [](App& a, const json& x) {
-             a.show_editor_ = flag(x, "open", true);
-             if (flag(x, "focus", false)) a.editor_.focus();
+             a.show_editor_ = flag_arg(x, "open", true);
+             if (flag_arg(x, "focus", false)) a.editor_.focus();
              return a.state();
          }},
         {"get_source", "", 0, [](App& a, const json&) { return json{{"file", a.doc_.name()}, {"text", a.doc_.buffer().text()}}; }},
         {"load_example", "name discard=false", 0, [](App& a, const json& x) {
              const std::string name = str_arg(x, "name");
-             if (a.lesson_replaces_work() && !flag(x, "discard", false))   // a lesson's edits are kept instead
+             if (a.lesson_replaces_work() && !flag_arg(x, "discard", false))   // a lesson's edits are kept instead
                  throw std::invalid_argument(a.doc_.name() + " has unsaved edits; pass discard=true to replace them");
              a.load_example(name);
              return a.state();
@@ -128,10 +115,7 @@ const std::vector<App::Method>& App::methods() {
         {"run", "cycles", M::kWaitRun, [](App& a, const json& x) { return a.run_method(x); }},
         {"step", "cycles=1", M::kWaitRun, [](App& a, const json& x) { return a.run_method(x); }},
         {"play", "speed", 0, [](App& a, const json& x) {
-             if (x.is_object() && x.contains("speed")) {
-                 if (!x["speed"].is_number() || x["speed"].get<double>() <= 0) throw std::invalid_argument("'speed' must be a positive number");
-                 a.runner_.set_speed(x["speed"].get<double>());
-             }
+             if (has_arg(x, "speed")) a.runner_.set_speed(real_arg(x, "speed", NumberRange::above(0)));
              if (!a.ready_to_run()) throw std::invalid_argument(a.not_compiled().empty() ? "no kernel is loaded" : a.not_compiled());
              a.runner_.play();
              return a.state();
@@ -145,9 +129,7 @@ const std::vector<App::Method>& App::methods() {
              return a.state();
          }},
         {"rewind", "cycle", 0, [](App& a, const json& x) {
-             if (!x.is_object() || !x.contains("cycle") || !x["cycle"].is_number_unsigned())
-                 throw std::invalid_argument("'cycle' must be a non-negative integer");
-             a.runner_.rewind_to(x["cycle"].get<uint64_t>());
+             a.runner_.rewind_to(uint64_t(int_arg(x, "cycle", NumberRange::closed(0, double(wl::lang::kMaxCycleBudget)))));
              return a.state();
          }},
         {"set_mode", "mode", 0, [](App& a, const json& x) {   // reloads at cycle 0, as the toolbar's switch does
@@ -168,12 +150,12 @@ const std::vector<App::Method>& App::methods() {
              const wl::lang::KernelRun* run = a.runner_.run();
              if (!run) throw std::invalid_argument("no kernel is loaded: load_example() or compile() first");
              const wl::Mesh m = run->machine().mesh();
-             return pe_json(*run, int_arg(x, "x", 0, m.w - 1), int_arg(x, "y", 0, m.h - 1), a.compiled_source());
+             return pe_json(*run, int(int_arg(x, "x", upto(m.w))), int(int_arg(x, "y", upto(m.h))), a.compiled_source());
          }},
         {"memory", "", 0, [](App&, const json&) { return memory_json(); }},
         {"compare", "config=\"gpt-nano\" gpu=\"a100\" ...options", 0, [](App& a, const json& x) {
              json out = wl::gpu::compare_call(x, a.models_dir());   // never throws; errors come back as {"error"}
-             if (flag(x, "show", false)) {
+             if (flag_arg(x, "show", false)) {
                  a.show_compare_ = true;
                  a.compare_.show_view(CompareWindow::View::Gpt);
                  a.compare_.set(x.value("config", "gpt-nano"), x.value("gpu", "a100"), x.value("profile", "tuned-bf16"), x.value("batch", 0),
@@ -186,36 +168,36 @@ const std::vector<App::Method>& App::methods() {
              return out;
          }},
         {"help", "{options}", 0, [](App& a, const json& x) {
-             if (flag(x, "tour", false)) a.start_tour();
-             else if (flag(x, "open", true) != a.help_.is_open()) a.help_.toggle();
+             if (flag_arg(x, "tour", false)) a.start_tour();
+             else if (flag_arg(x, "open", true) != a.help_.is_open()) a.help_.toggle();
              return a.state();
          }},
         {"about", "open=true", 0, [](App& a, const json& x) {
-             a.show_about_ = flag(x, "open", true);
+             a.show_about_ = flag_arg(x, "open", true);
              return a.state();
          }},
 
         // [SECTION] the table: files and saved state
         {"open_file", "name text discard=false", 0, [](App& a, const json& x) {
-             if (flag(x, "discard", false)) a.doc_.buffer().mark_saved();
-             a.open_text(str_arg(x, "name"), str_arg(x, "text"), "", flag(x, "ask", false));
+             if (flag_arg(x, "discard", false)) a.doc_.buffer().mark_saved();
+             a.open_text(str_arg(x, "name"), str_arg(x, "text"), "", flag_arg(x, "ask", false));
              return a.state();
          }},
         {"save_file", "path", M::kLocal, [](App& a, const json& x) {
-             const std::string p = has(x, "path") ? str_arg(x, "path") : a.files_.path;
+             const std::string p = has_arg(x, "path") ? str_arg(x, "path") : a.files_.path;
              if (!kWeb && p.empty()) throw std::invalid_argument("no file yet: pass a path");
              a.save_file(p);
              return a.state();
          }},
         {"export_png", "path", M::kLocal, [](App& a, const json& x) {
-             a.files_.png_path = has(x, "path") ? str_arg(x, "path") : kWeb ? "waferlab.png" : "";
+             a.files_.png_path = has_arg(x, "path") ? str_arg(x, "path") : kWeb ? "waferlab.png" : "";
              if (a.files_.png_path.empty()) throw std::invalid_argument("pass a path");
+             if (!kWeb) wl::guard_output({"the PNG's path", a.files_.png_path}, wl::kPngOutput, {{"the kernel", a.files_.path}});
              a.files_.png_frame = a.frame_ + 2;   // after any menu or popup has gone
              return a.state();
          }},
         {"set_font_scale", "scale", 0, [](App& a, const json& x) {
-             if (!has(x, "scale") || !x["scale"].is_number()) throw std::invalid_argument("'scale' must be a number");
-             a.files_.font_scale = std::clamp(x["scale"].get<float>(), Workspace::kMinFontScale, Workspace::kMaxFontScale);
+             a.files_.font_scale = std::clamp(float(real_arg(x, "scale", NumberRange::above(0))), Workspace::kMinFontScale, Workspace::kMaxFontScale);
              return a.state();
          }},
         {"save_state", "", M::kLocal, [](App& a, const json&) {
@@ -253,15 +235,13 @@ const std::vector<App::Method>& App::methods() {
              return a.state();
          }},
         {"notice", "text training=false", M::kLocal | M::kInternal, [](App& a, const json& x) {   // the page's own problems (a bad link, a text refused for training), in the app's notices
-             a.notice(str_arg(x, "text").substr(0, 2000), flag(x, "training", false) ? Notices::About::Training : Notices::About::App);
+             a.notice(str_arg(x, "text").substr(0, 2000), flag_arg(x, "training", false) ? Notices::About::Training : Notices::About::App);
              return a.state();
          }},
 
         // [SECTION] the table: lessons
         {"open_lesson", "number discard=false", 0, [](App& a, const json& x) {
-             if (!x.is_object() || !x.contains("number") || !x["number"].is_number_integer())
-                 throw std::invalid_argument("'number' must be an integer");
-             a.open_lesson(x["number"].get<int>(), a.lesson_edit(x));
+             a.open_lesson(int(int_arg(x, "number", NumberRange::closed(0, 9999))), a.lesson_edit(x));
              return a.state();
          }},
         {"check_lesson", "", 0, [](App& a, const json&) {
@@ -289,7 +269,7 @@ const std::vector<App::Method>& App::methods() {
              return a.state();
          }},
         {"lessons_panel", "open=true", 0, [](App& a, const json& x) {
-             a.show_lessons_ = flag(x, "open", true);
+             a.show_lessons_ = flag_arg(x, "open", true);
              return a.state();
          }},
     };
@@ -309,17 +289,15 @@ json App::run_method(const json& args) {
     if (!runner_.loaded() && doc_.buffer().text().empty())
         throw std::invalid_argument("no kernel is loaded: load_example() or compile() first");
     if (!ready_to_run()) throw std::invalid_argument(not_compiled());
-    if (has(args, "cycles")) {
-        if (!args["cycles"].is_number_unsigned() || args["cycles"].get<uint64_t>() == 0)
-            throw std::invalid_argument("'cycles' must be a positive integer (omit it to run to completion)");
-        runner_.step(args["cycles"].get<uint64_t>());
+    if (has_arg(args, "cycles")) {   // omitted: to completion
+        runner_.step(uint64_t(int_arg(args, "cycles", NumberRange::closed(1, double(wl::lang::kMaxCycleBudget)))));
     } else {
         runner_.run_to_end();
     }
     return state();
 }
 
-App::LessonEdit App::lesson_edit(const json& args) { return flag(args, "discard", false) ? LessonEdit::Discard : LessonEdit::Throw; }
+App::LessonEdit App::lesson_edit(const json& args) { return flag_arg(args, "discard", false) ? LessonEdit::Discard : LessonEdit::Throw; }
 
 const wl::lessons::Lesson& App::open_lesson_or_throw() const {
     if (!lessons_.current()) throw std::invalid_argument("no lesson is open: open_lesson(n) first");

@@ -1,5 +1,7 @@
 #include "ui/canvas_model.h"
 
+#include "ui/json_args.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -105,13 +107,9 @@ void CanvasSettings::apply(const json& args) {
             if (!v.is_boolean()) throw std::invalid_argument("'" + key + "' must be true or false");
             (key == "recent" ? s.recent : s.wavelets) = v.get<bool>();
         } else if (key == "anim_speed") {
-            if (!v.is_number() || v.get<double>() < kMinSecondsPerHop || v.get<double>() > kMaxSecondsPerHop)
-                throw std::invalid_argument("'anim_speed' (seconds per hop) must be in 0.02..2");
-            s.seconds_per_hop = v.get<float>();
+            s.seconds_per_hop = float(real_value(v, "anim_speed", wl::NumberRange::closed(kMinSecondsPerHop, kMaxSecondsPerHop)));   // seconds per hop
         } else if (key == "overlay_colour") {
-            if (!v.is_null() && (!v.is_number_integer() || v.get<int>() < 0 || v.get<int>() >= wl::kColours))
-                throw std::invalid_argument("'overlay_colour' must be a colour 0..23 or null");
-            s.route_colour = v.is_null() ? -1 : v.get<int>();
+            s.route_colour = v.is_null() ? -1 : int(int_value(v, "overlay_colour", wl::NumberRange::closed(0, wl::kColours - 1)));   // null: none
         } else {
             throw std::invalid_argument("unknown key '" + key + "' (mode, recent, wavelets, anim_speed, overlay_colour)");
         }

@@ -8,13 +8,14 @@
 // The Train section: model_train_view.cpp; the Density and Resident vs streaming views: model_views.cpp.
 #include "ui/model_window.h"
 
-#include "engine/gpu/compare.h"
-#include "ui/style.h"
 #include "engine/fabric/mesh.h"
 #include "engine/gpt/adamw.h"
 #include "engine/gpt/trainer.h"
+#include "engine/gpu/compare.h"
 #include "engine/model/mesh_measure.h"
 #include "engine/model/weight_stream.h"
+#include "ui/json_args.h"
+#include "ui/style.h"
 
 #include <imgui.h>
 
@@ -237,26 +238,7 @@ void ModelWindow::frame(MeshCanvas& canvas) {
 
 // [SECTION] JS hook
 
-// Arguments come as a JSON object (null counts as empty); a missing or null key takes the default.
-static std::string str_arg(const json& a, const char* key, const std::string& dflt) {
-    if (!a.is_object() || !a.contains(key) || a[key].is_null()) return dflt;
-    if (!a[key].is_string()) throw std::invalid_argument(std::string("'") + key + "' must be a string");
-    return a[key].get<std::string>();
-}
-
-static double num_arg(const json& a, const char* key, double dflt, double lo, double hi) {
-    if (!a.is_object() || !a.contains(key) || a[key].is_null()) return dflt;
-    if (!a[key].is_number()) throw std::invalid_argument(std::string("'") + key + "' must be a number");
-    const double v = a[key].get<double>();
-    if (v < lo || v > hi) {
-        char range[64];
-        std::snprintf(range, sizeof range, "%.0f..%.0f", lo, hi);
-        throw std::invalid_argument(std::string("'") + key + "' must be in " + range);
-    }
-    return v;
-}
-
-static bool flag_arg(const json& a, const char* key) { return a.is_object() && a.value(key, false); }
+using wl::NumberRange;
 
 void ModelWindow::need_compiled() const {
     if (!session_.compiled()) throw std::invalid_argument("no model is compiled: model_compile() first");
@@ -277,8 +259,8 @@ const std::vector<ModelWindow::Method>& ModelWindow::methods() {
              if (execution != "resident" && execution != "streaming")
                  throw std::invalid_argument("'execution' must be resident or streaming, got '" + execution + "'");
              w.streaming_ = execution == "streaming";
-             w.no_cache_ = flag_arg(a, "no_cache");
-             if (flag_arg(a, "show")) w.open = true;
+             w.no_cache_ = flag_arg(a, "no_cache", false);
+             if (flag_arg(a, "show", false)) w.open = true;
              if (!w.compile()) throw std::runtime_error(w.session_.error());
              return w.session_.plan_json();
          }},
@@ -297,16 +279,16 @@ const std::vector<ModelWindow::Method>& ModelWindow::methods() {
         {"model_generate", "{options}", true, [](ModelWindow& w, const json& a) {
              w.need_compiled();
              wl::gpt::SampleOptions opt;
-             opt.temperature = float(num_arg(a, "temperature", 1.0, 0, 100));
-             opt.top_k = int(num_arg(a, "top_k", 0, 0, 1e9));
-             opt.seed = uint64_t(num_arg(a, "seed", 1337, 0, 9e15));
-             const int n = int(num_arg(a, "tokens", 20, 0, 100000));
+             opt.temperature = float(real_arg(a, "temperature", NumberRange::closed(0, 100), 1.0));
+             opt.top_k = int(int_arg(a, "top_k", NumberRange::closed(0, 1e9), 0));
+             opt.seed = uint64_t(int_arg(a, "seed", NumberRange::closed(0, 9e15), 1337));
+             const int n = int(int_arg(a, "tokens", NumberRange::closed(0, 100000), 20));
              if (!w.generate(str_arg(a, "prompt", w.prompt_), n, opt)) throw std::runtime_error(w.session_.error());
              return to_json(w.session_.generation());
          }},
         {"model_generation", "{options}", false, [](ModelWindow& w, const json& a) {   // the generation so far; check: the reference's tokens beside it
              json j = to_json(w.session_.generation());
-             if (flag_arg(a, "check") && !w.session_.generation().running()) {
+             if (flag_arg(a, "check", false) && !w.session_.generation().running()) {
                  const std::vector<int> ref = w.session_.reference_tokens();
                  const auto& g = w.session_.generation();
                  j["matches_reference"] = ref == g.tokens;
@@ -324,7 +306,7 @@ const std::vector<ModelWindow::Method>& ModelWindow::methods() {
              w.need_compiled();
              const wl::Mesh m = w.mesh();
              if (!a.is_object() || !a.contains("x") || !a.contains("y")) throw std::invalid_argument("'x' and 'y' are needed");
-             const int x = int(num_arg(a, "x", 0, 0, m.w - 1)), y = int(num_arg(a, "y", 0, 0, m.h - 1));
+             const int x = int(int_arg(a, "x", NumberRange::closed(0, m.w - 1), 0)), y = int(int_arg(a, "y", NumberRange::closed(0, m.h - 1), 0));
              const wl::model::PlannedOp* op = w.session_.op_at(x, y);
              return json{{"pe", {{"x", x}, {"y", y}}},
                          {"op", op ? json(op->name) : json(nullptr)},
@@ -343,35 +325,35 @@ const std::vector<ModelWindow::Method>& ModelWindow::methods() {
          }},
         {"model_animate", "{options}", false, [](ModelWindow& w, const json& a) {   // {op, speed, to_end}; {stop: true} ends it
              w.need_compiled();
-             if (flag_arg(a, "stop")) {
+             if (flag_arg(a, "stop", false)) {
                  w.anim_.stop();
              } else {
                  if (a.is_object() && a.contains("op")) w.animate(str_arg(a, "op", ""));
                  if (!w.anim_.active()) throw std::invalid_argument("no op is animating: pass 'op'");
-                 if (a.is_object() && a.contains("speed")) w.anim_.set_speed(num_arg(a, "speed", 0, 1, 1e7));
-                 if (flag_arg(a, "to_end")) w.anim_.to_end();
+                 if (a.is_object() && a.contains("speed")) w.anim_.set_speed(real_arg(a, "speed", NumberRange::closed(1, 1e7)));
+                 if (flag_arg(a, "to_end", false)) w.anim_.to_end();
              }
              return w.state()["animation"];
          }},
         {"model_density", "{options}", false, [](ModelWindow& w, const json& a) {   // {start: true} sweeps the compiled model; {cancel: true} stops it
-             if (flag_arg(a, "start") && flag_arg(a, "cancel")) throw std::invalid_argument("'start' or 'cancel', not both");
-             if (flag_arg(a, "start")) {
+             if (flag_arg(a, "start", false) && flag_arg(a, "cancel", false)) throw std::invalid_argument("'start' or 'cancel', not both");
+             if (flag_arg(a, "start", false)) {
                  w.start_sweep();
                  w.open = w.sweep_open_ = true;
              }
-             if (flag_arg(a, "cancel")) {
+             if (flag_arg(a, "cancel", false)) {
                  if (!w.sweeping()) throw std::invalid_argument("no density sweep is running");
                  w.sweep_cancelled_ = true;
              }
              return w.sweep_json();
          }},
         {"model_execution", "{options}", false, [](ModelWindow& w, const json& a) {   // {start: true} compares resident with streaming; {cancel: true} stops it
-             if (flag_arg(a, "start") && flag_arg(a, "cancel")) throw std::invalid_argument("'start' or 'cancel', not both");
-             if (flag_arg(a, "start")) {
+             if (flag_arg(a, "start", false) && flag_arg(a, "cancel", false)) throw std::invalid_argument("'start' or 'cancel', not both");
+             if (flag_arg(a, "start", false)) {
                  w.start_compare();
                  w.open = w.compare_open_ = true;
              }
-             if (flag_arg(a, "cancel")) {
+             if (flag_arg(a, "cancel", false)) {
                  if (!w.comparing()) throw std::invalid_argument("no comparison is running");
                  w.compare_cancelled_ = true;
              }
@@ -381,17 +363,17 @@ const std::vector<ModelWindow::Method>& ModelWindow::methods() {
              w.config_ = str_arg(a, "config", w.config_);
              parse_mesh(str_arg(a, "mesh", mesh_text(w.mesh_w_, w.mesh_h_)), &w.mesh_w_, &w.mesh_h_);
              TrainSettings& s = w.train_set_;
-             s.steps = int64_t(num_arg(a, "steps", double(s.steps), 1, 1e7));
-             s.eval_every = int(num_arg(a, "eval_every", s.eval_every, 1, 1e7));
-             s.sample_every = int(num_arg(a, "sample_every", s.sample_every, 1, 1e7));
-             s.sample_tokens = int(num_arg(a, "sample_tokens", s.sample_tokens, 0, 10000));
-             s.temperature = float(num_arg(a, "temperature", s.temperature, 0, 100));
+             s.steps = int_arg(a, "steps", NumberRange::closed(1, 1e7), s.steps);
+             s.eval_every = int(int_arg(a, "eval_every", NumberRange::closed(1, 1e7), s.eval_every));
+             s.sample_every = int(int_arg(a, "sample_every", NumberRange::closed(1, 1e7), s.sample_every));
+             s.sample_tokens = int(int_arg(a, "sample_tokens", NumberRange::closed(0, 10000), s.sample_tokens));
+             s.temperature = float(real_arg(a, "temperature", NumberRange::closed(0, 100), s.temperature));
              s.set = str_arg(a, "set", "");
              const std::string execution = str_arg(a, "execution", s.execution);   // the Train section's weights combo
              if (!execution.empty() && execution != "resident" && execution != "streaming")
                  throw std::invalid_argument("'execution' must be resident or streaming, got '" + execution + "'");
              s.execution = execution;
-             s.wafers = int(num_arg(a, "wafers", s.wafers, 1, wl::model::SwarmX::kMaxWafers));
+             s.wafers = int(int_arg(a, "wafers", NumberRange::closed(1, wl::model::SwarmX::kMaxWafers), s.wafers));
              w.open = true;
              if (!w.start_training()) throw std::runtime_error(w.train_.error());
              return w.train_.to_json();

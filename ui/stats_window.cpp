@@ -2,6 +2,7 @@
 #include "ui/stats_window.h"
 
 #include "engine/core/atomic_file.h"
+#include "engine/core/output_guard.h"
 #include "ui/glossary.h"
 #include "ui/js_bridge.h"
 #include "ui/stats_report.h"
@@ -256,6 +257,11 @@ std::string StatsWindow::export_csv(const wl::lang::KernelRun& run, const std::v
     js_bridge_download(name.c_str(), "text/csv", text.data(), text.size());
     return "downloaded " + name;
 #else
+    try {
+        wl::guard_output({"the CSV's path", where}, timeline_only ? wl::kTimelineCsvOutput : wl::kStatsCsvOutput, {});
+    } catch (const std::exception& e) {
+        return e.what();
+    }
     std::string error;
     return wl::write_file_atomically(where, text, &error) ? "wrote " + where + " (" + std::to_string(text.size()) + " bytes)" : error;
 #endif

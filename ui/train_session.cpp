@@ -2,6 +2,7 @@
 #include "ui/train_session.h"
 
 #include "engine/core/atomic_file.h"
+#include "engine/core/output_guard.h"
 #include "engine/gpt/checkpoint.h"
 #include "engine/gpt/tokenizer_char.h"
 #include "engine/gpu/wafer_estimate.h"
@@ -110,8 +111,7 @@ bool TrainSession::start(const TrainSettings& s) {
         if (s.wafers < 1 || s.wafers > wl::model::SwarmX::kMaxWafers)
             throw std::invalid_argument("wafers must be 1 to " + std::to_string(wl::model::SwarmX::kMaxWafers) + ", got " +
                                         std::to_string(s.wafers));
-        const bool is_path = s.config.find('/') != std::string::npos || s.config.find(".yaml") != std::string::npos;
-        wl::gpt::GPTConfig cfg = wl::gpt::load_config(is_path ? s.config : dir_ + "/" + s.config + ".yaml");
+        wl::gpt::GPTConfig cfg = wl::gpt::load_config(config_path(s.config));
         wl::gpt::apply_overrides(cfg, s.set, "set");
         if (!s.execution.empty()) cfg.execution = s.execution;
         cfg.max_iters = int(s.steps);   // as the CLI's --steps; the schedule's other keys stay the config's
@@ -476,9 +476,20 @@ void TrainSession::tick(double budget_s) {
     }
 }
 
+std::string TrainSession::config_path(const std::string& config) const {
+    const bool is_path = config.find('/') != std::string::npos || config.find(".yaml") != std::string::npos;
+    return is_path ? config : dir_ + "/" + config + ".yaml";
+}
+
 bool TrainSession::save(const std::string& path) {
     std::string bytes;
     if (!checkpoint(&bytes)) return false;
+    try {   // never over the config, nor over anything but a checkpoint
+        wl::guard_output({"the checkpoint's path", path}, wl::kCheckpointOutput, {{"the run's config", config_path(set_.config)}});
+    } catch (const std::exception& e) {
+        error_ = e.what();
+        return false;
+    }
     std::string why;   // a crash mid-save keeps the file as it was
     if (wl::write_file_atomically(path, bytes, &why)) return true;
     error_ = why;

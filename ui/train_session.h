@@ -119,6 +119,7 @@ public:
 
     // A checkpoint in the reference's format (gpt::Trainer::save): the mesh's weights and moments.
     // Both need a step boundary (paused, done, or between steps): false with error() mid-step.
+    // save() never writes over the run's config or a file that is not a checkpoint (output_guard.h).
     bool save(const std::string& path);
     bool checkpoint(std::string* bytes);   // the file's bytes (the browser's download)
 
@@ -170,6 +171,7 @@ private:
     const wl::model::TrainWork* next_work() const;   // the next launch of the job in progress (a step's: its wafer's)
     nlohmann::json last_json() const;                  // to_json()'s "last"
 
+    std::string config_path(const std::string& config) const;   // a name in models/ or a path: its file
     std::string dir_;
     TrainSettings set_;
     std::optional<std::string> text_;

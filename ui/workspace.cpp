@@ -10,6 +10,11 @@ using nlohmann::json;
 
 static constexpr const char* kFormat = "waferlab-workspace";
 
+// A lesson's number as saved: an integer in 0..9999 (get<int> of 4294967297 would be 1).
+static bool lesson_number(const nlohmann::json& n) {
+    return n.is_number_integer() && (n.is_number_unsigned() ? n.get<uint64_t>() <= 9999 : n.get<int64_t>() >= 0 && n.get<int64_t>() <= 9999);
+}
+
 std::string workspace_to_json(const Workspace& ws) {
     json j = {{"format", kFormat},    {"version", Workspace::kVersion}, {"file", ws.file},
               {"text", ws.text},      {"example", ws.example},          {"modified", ws.modified},
@@ -61,8 +66,8 @@ std::optional<Workspace> workspace_from_json(std::string_view text, std::string*
     if (j.contains("optimise") && j["optimise"].is_boolean()) ws.optimise = j["optimise"].get<bool>();
     if (j.contains("lessons_done") && j["lessons_done"].is_array())   // progress: keep what reads, drop the rest
         for (const json& n : j["lessons_done"])
-            if (n.is_number_integer()) ws.lessons_done.push_back(n.get<int>());
-    if (j.contains("lesson") && j["lesson"].is_number_integer()) ws.lesson = std::max(0, j["lesson"].get<int>());
+            if (lesson_number(n)) ws.lessons_done.push_back(n.get<int>());
+    if (j.contains("lesson") && lesson_number(j["lesson"])) ws.lesson = j["lesson"].get<int>();
     if (j.contains("lesson_work") && j["lesson_work"].is_object())   // keep what reads, drop the rest
         for (const auto& [key, text] : j["lesson_work"].items()) {
             const int n = std::atoi(key.c_str());

@@ -21,6 +21,10 @@
 
 namespace wl::lang {
 
+// The most cycles a user may ask one run for (the CLI's --budget, the JS API's run(cycles), a
+// lesson's `cycles`): 15 minutes of the wafer at 1.1 GHz, and past what a tab could emulate.
+constexpr uint64_t kMaxCycleBudget = 1'000'000'000'000;
+
 struct RunOptions {
     uint64_t cycle_budget = 50'000'000;   // per 'run' statement
     wl::RunMode mode = wl::RunMode::Cycle;   // fast: functional, cycles estimated (docs/engine.md)

@@ -3,6 +3,7 @@
 
 #include "engine/core/parse_number.h"
 #include "engine/fabric/mesh.h"
+#include "engine/lang/run.h"
 #include "engine/gpu/gpu_preset.h"
 #include "engine/model/sparsity.h"
 
@@ -41,7 +42,7 @@ std::string integer_word(const std::string& s, const wl::NumberRange& r, T* out)
     *out = T(v);
     return "";
 }
-constexpr double kMaxCycles = 1e12;   // the CLI's --budget limit
+constexpr double kMaxCycles = double(wl::lang::kMaxCycleBudget);
 
 // "y @ (3,0): 2 4 6 8" -> symbol, x, y, values. Returns an error message or "".
 std::string parse_expect(const std::string& rest, ExpectLine* e) {
@@ -103,7 +104,6 @@ std::string parse_forward(const std::string& rest, ForwardSpec* f) {
     if (!(in >> f->config) || f->config == "kernel") return form;
     while (in >> key) {
         if (!(in >> val)) return form;
-        double v = 0;
         if (key == "kernel") {
             if (val.size() < 4 || val.compare(val.size() - 3, 3, ".wk") != 0 || val.find('/') != std::string::npos)
                 return "forward: kernel needs a file name of models/kernels, as in matmul.wk";

@@ -16,6 +16,7 @@
 // [SECTION] streaming      one layer's graph, and what its ops are as each layer
 // [SECTION] PlanBuilder    plan_model in steps
 // [SECTION] JSON           to_json
+#include "engine/core/read_file.h"
 #include "engine/model/mesh_plan.h"
 #include "engine/model/plan_links.h"
 #include "engine/model/sparsity.h"
@@ -27,6 +28,7 @@
 #include <algorithm>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <filesystem>
 #include <set>
 #include <span>
 #include <sstream>
@@ -35,11 +37,13 @@
 namespace wl::model {
 
 KernelSource read_kernels(const std::string& dir) {
-    return [dir](const std::string& file) {
-        std::ifstream in(dir + "/" + file, std::ios::binary);
-        std::stringstream ss;
-        ss << in.rdbuf();
-        return ss.str();
+    return [dir](const std::string& file) {   // "" when missing (the plan says which op wanted it)
+        const std::string path = dir + "/" + file;
+        std::string text, error;
+        std::error_code ec;
+        if (!std::filesystem::exists(path, ec)) return text;
+        if (!read_file(path, kMaxSourceBytes, "kernel", &text, &error)) throw std::runtime_error(error);
+        return text;
     };
 }
 

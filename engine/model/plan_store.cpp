@@ -2,6 +2,7 @@
 #include "engine/model/plan_store.h"
 
 #include "engine/core/atomic_file.h"
+#include "engine/core/read_file.h"
 #include "engine/model/plan_file.h"
 
 #include <algorithm>
@@ -19,25 +20,13 @@ namespace {
 
 constexpr uintmax_t kMaxFileBytes = uintmax_t(1) << 30;   // larger is not a file this engine wrote
 
-// The file's bytes, or false with *why.
+// The file's bytes, or false with *why: "cannot be read (is a directory, not a plan file)".
 bool slurp(const fs::path& p, std::string* out, std::string* why) {
-    std::error_code ec;
-    const uintmax_t size = fs::file_size(p, ec);
-    if (ec) {
-        *why = "cannot be read (" + ec.message() + ")";
-        return false;
-    }
-    if (size > kMaxFileBytes) {
-        *why = "is corrupt (" + std::to_string(size) + " bytes)";
-        return false;
-    }
-    std::ifstream in(p, std::ios::binary);
-    out->resize(size_t(size));
-    if (!in.read(out->data(), std::streamsize(size)) || in.gcount() != std::streamsize(size)) {
-        *why = "cannot be read (it changed while it was read)";
-        return false;
-    }
-    return true;
+    std::string error;
+    if (read_file(p.string(), kMaxFileBytes, "plan", out, &error)) return true;
+    const size_t colon = error.find(": ");
+    *why = "cannot be read (" + (colon == std::string::npos ? error : error.substr(colon + 2)) + ")";
+    return false;
 }
 
 // The folder's plan files, newest first (ties by name, so the order is the same every time).

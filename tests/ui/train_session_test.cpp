@@ -159,6 +159,16 @@ TEST(TrainSession, PauseStopsAtAStepBoundaryAndTheCheckpointLoads) {
     const wl::gpt::Checkpoint ck = wl::gpt::load_checkpoint(path);
     EXPECT_EQ(ck.step, 2);
     EXPECT_EQ(ck.adam_t, 2);
+    // The output guard (engine/core/output_guard.h): a checkpoint replaces a checkpoint, never the
+    // run's config nor another kind of file; each refusal names the path and loses nothing.
+    ASSERT_TRUE(t.save(path)) << t.error();
+    const wltest::TempPath notes("train_session_notes.txt");
+    { std::ofstream(notes.str()) << "precious"; }
+    EXPECT_FALSE(t.save(notes.str()));
+    EXPECT_NE(t.error().find(notes.str() + " exists and is not a checkpoint"), std::string::npos) << t.error();
+    std::stringstream kept;
+    kept << std::ifstream(notes.str()).rdbuf();
+    EXPECT_EQ(kept.str(), "precious");
     std::vector<float> mesh_params;
     const_cast<wl::model::MeshTrainer*>(t.mesh())->read_params(&mesh_params);
     ASSERT_EQ(ck.params.size(), mesh_params.size());

@@ -48,7 +48,7 @@ test('a real key press zooms the canvas', async () => {
 test('bad calls return clear errors and the app keeps running', async () => {
   const { mesh } = await state(app.page);
   const msg = await app.page.evaluate(() => { try { window.waferlab.select_pe(99, 0); return 'no error'; } catch (e) { return e.message; } });
-  assert.match(msg, new RegExp(`select_pe: 'x' must be in 0\\.\\.${mesh.w - 1}`));
+  assert.match(msg, new RegExp(`select_pe: 'x' expects an integer in 0\\.\\.${mesh.w - 1}, got 99`));
   const unknown = await app.page.evaluate(() => { try { window.waferlab.call('no_such_method'); return 'no error'; } catch (e) { return e.message; } });
   assert.match(unknown, /unknown method 'no_such_method'/);
   await frames(app.page);

@@ -48,3 +48,23 @@ test('a constant that would wrap is a compile error at its operator, in state()'
   assert.match(d.message, /shift by 40 in a constant expression/);
   await alive(page);
 });
+
+test('a number that would wrap is refused by its key, and a file that is not a checkpoint leaves the model loaded', async () => {
+  const { page } = app;
+  // Through get<int>() these were 32 and colour 3: the JS API reads numbers with the CLI's parser.
+  let e = await error(page, 'set_mesh', 4294967328, 32);
+  assert.match(e, /'w' expects an integer in 1\.\.256, got 4294967328/);
+  e = await error(page, 'canvas', { overlay_colour: 4294967299 });
+  assert.match(e, /'overlay_colour' expects an integer in 0\.\.23, got 4294967299/);
+  e = await error(page, 'train_start', { config: 'gpt-nano', steps: 2.5 });
+  assert.match(e, /'steps' expects an integer in 1\.\.10000000, got 2\.5/);
+  const plan = await page.evaluate(() => window.waferlab.model_compile('gpt-nano', '32x32'));
+  e = await error(page, 'model_compile', 'gpt-nano', '32x32', { checkpoint: 'models/gpt-nano.yaml' });
+  assert.match(e, /models\/gpt-nano\.yaml: not a WaferLab GPT checkpoint/);
+  e = await error(page, 'model_compile', 'gpt-nano', '32x32', { checkpoint: 'models/none.ckpt' });
+  assert.match(e, /models\/none\.ckpt: cannot open checkpoint file/);
+  await alive(page);
+  const m = (await state(page)).model;
+  assert.equal(m.compiled, true, 'the last good model is still loaded');
+  assert.equal(m.model, plan.model);
+});

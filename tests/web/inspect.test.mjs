@@ -31,7 +31,7 @@ test('inspect(x, y) shows symbols with values, tasks, colours and counters after
   assert.equal(pe.counters.received, 4);
   assert.equal(pe.instr, null);   // idle at the end
   const bad = await call('inspect', { x: 2, y: 0 });
-  assert.match(bad.thrown, /inspect: 'x' must be in 0\.\.1/);
+  assert.match(bad.thrown, /inspect: 'x' expects an integer in 0\.\.1, got 2/);
 });
 
 test('mid-run the current instruction comes with its kernel line', async () => {
