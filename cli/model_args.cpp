@@ -13,13 +13,15 @@
 
 namespace wlcli {
 
-void apply_cli_overrides(const Args& args, wl::gpt::GPTConfig* cfg) {
+static std::string cli_overrides(const Args& args) {   // --set with the wafer flags that are keys too
     std::string sets = args.get("set");
     if (args.has("mesh")) sets += ",wafer.mesh=" + args.get("mesh");
     if (args.has("mode")) sets += ",wafer.mode=" + args.get("mode");
     if (args.has("execution")) sets += ",wafer.execution=" + args.get("execution");
-    wl::gpt::apply_overrides(*cfg, sets, "command line");
+    return sets;
 }
+
+void apply_cli_overrides(const Args& args, wl::gpt::GPTConfig* cfg) { wl::gpt::apply_overrides(*cfg, cli_overrides(args), "command line"); }
 
 wl::gpt::GPTConfig config_from(const Args& args) {
     wl::gpt::GPTConfig cfg = wl::gpt::load_config(args.get("config"));
@@ -58,7 +60,7 @@ LoadedModel load_model(const Args& args) {
         Checkpoint ck = load_checkpoint(args.get("checkpoint"));
         m.tokenizer = make_tokenizer(ck.tokenizer_kind, ck.tokenizer_state, args.get("bpe-dir"));
         require_same_vocab(*m.tokenizer, ck.cfg.vocab_size, args.get("checkpoint"));
-        apply_cli_overrides(args, &ck.cfg);
+        apply_checkpoint_overrides(ck, cli_overrides(args), "command line", args.get("checkpoint"));
         m.model = model_from_checkpoint(ck);
         m.source = "checkpoint " + args.get("checkpoint") + " (step " + std::to_string(ck.step) + ")";
         return m;

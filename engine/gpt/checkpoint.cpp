@@ -1,6 +1,7 @@
 // checkpoint.cpp: see checkpoint.h.
-#include "engine/core/read_file.h"
 #include "engine/gpt/checkpoint.h"
+
+#include "engine/core/read_file.h"
 
 #include "engine/core/atomic_file.h"
 #include "engine/core/byte_io.h"
@@ -248,6 +249,16 @@ std::unique_ptr<GPT> model_from_checkpoint(const Checkpoint& ck, AdamW* opt) {
         }
     }
     return model;
+}
+
+void apply_checkpoint_overrides(Checkpoint& ck, const std::string& overrides, const std::string& where, const std::string& path) {
+    GPTConfig cfg = ck.cfg;
+    apply_overrides(cfg, overrides, where);
+    for (const ConfigDifference& d : config_differences(ck.cfg, cfg))
+        if (d.path.rfind("model.", 0) == 0 || d.path == "train_input.tokenizer")
+            throw ConfigError(where + ": " + d.path + " " + d.b + " cannot apply to " + path + ", whose weights are for " + d.path + " " + d.a +
+                              " (a checkpoint fixes model.* and train_input.tokenizer)");
+    ck.cfg = cfg;
 }
 
 std::unique_ptr<GPT> import_llmc(const std::string& path) { return parse_llmc(slurp(path), path); }

@@ -58,19 +58,13 @@ std::unique_ptr<Trainer> Trainer::resume(const std::string& path, const std::str
                                          const std::string& bpe_dir) {
     Checkpoint ck = load_checkpoint(path);
     std::unique_ptr<Trainer> t(new Trainer());
+    apply_checkpoint_overrides(ck, overrides, "override", path);
     t->cfg = ck.cfg;
-    GPTConfig before = t->cfg;
-    apply_overrides(t->cfg, overrides, "override");
-    if (t->cfg.n_layer != before.n_layer || t->cfg.n_head != before.n_head || t->cfg.n_embd != before.n_embd ||
-        t->cfg.block_size != before.block_size || t->cfg.vocab_size != before.vocab_size ||
-        t->cfg.tokenizer != before.tokenizer)
-        throw ConfigError("cannot change the model's shape (model.*) or train_input.tokenizer when resuming " + path);
     t->cfg.validate("resumed config");
     check_model_memory(t->cfg, true);
     t->corpus = make_corpus(t->cfg);
     t->tokenizer = make_tokenizer(ck.tokenizer_kind, ck.tokenizer_state, bpe_dir);
     require_same_vocab(*t->tokenizer, ck.cfg.vocab_size, path);
-    ck.cfg = t->cfg;
     t->model = model_from_checkpoint(ck, &t->opt);
     t->step = ck.step;
     t->build_data();

@@ -227,6 +227,11 @@ const std::vector<Case>& catalogue() {
          {"--resume and --config cannot both apply", "model.n_layer: 2 in the config, 1 in the checkpoint"}},
         {"conflict_llmc_and_checkpoint", {"generate", "--llmc", "{tmp}/notes.txt", "--checkpoint", "{tmp}/ok.ckpt"}, 2,
          {"--llmc and --checkpoint cannot both apply"}},
+        // --set on a checkpoint changes what the weights do not fix; a shape key would run them as another model
+        {"conflict_set_shape_on_a_checkpoint", {"forward", "--checkpoint", "{tmp}/ok.ckpt", "--set", "model.n_layer=3", "--prompt", "hi"}, 1,
+         {"command line: model.n_layer 3 cannot apply to", "ok.ckpt, whose weights are for model.n_layer 1"}},
+        {"conflict_set_shape_on_resume", {"train", "--resume", "{tmp}/ok.ckpt", "--set", "model.block_size=4"}, 1,
+         {"model.block_size 4 cannot apply to", "ok.ckpt, whose weights are for model.block_size 8"}},
         {"conflict_wafers_without_on_mesh", {"train", "--config", "{tmp}/tiny.yaml", "--wafers", "2"}, 2, {"--wafers needs --on-mesh"}},
         {"conflict_mesh_without_on_mesh", {"generate", "--checkpoint", "{tmp}/ok.ckpt", "--mesh", "8x8"}, 2, {"--mesh needs --on-mesh"}},
         {"conflict_mask_without_sparsity", {"forward", "--config", "{tmp}/tiny.yaml", "--sparsity-mask", "random"}, 2,
