@@ -270,10 +270,13 @@ CommandLine parse_command_line(const std::vector<Verb>& verbs, int argc, const c
 std::string broken_rule(const char* verb_path, const Args& args) {
     for (const FlagRule& r : flag_rules()) {
         if (std::string(r.verb) != verb_path || !args.has(r.flag)) continue;
-        const std::string a = std::string("--") + r.flag, b = std::string("--") + r.other;
-        if (r.rule == Rule::Conflicts && args.has(r.other))
-            return a + " and " + b + " cannot both apply: " + r.why + (r.detail ? r.detail(args) : "") + "; give one";
-        if (r.rule == Rule::Needs && !args.has(r.other)) return a + " needs " + b + ": " + r.why;
+        const std::string other = r.other, name = other.substr(0, other.find('='));
+        const bool valued = name.size() < other.size();   // "mode=infer": --mode with that value
+        const bool there = args.has(name) && (!valued || args.get(name) == other.substr(name.size() + 1));
+        const std::string a = std::string("--") + r.flag, b = "--" + (valued ? name + " " + other.substr(name.size() + 1) : other);
+        if (r.rule == Rule::Conflicts && there)
+            return a + " and " + b + " cannot both apply: " + r.why + (r.detail ? r.detail(args) : "") + (valued ? "" : "; give one");
+        if (r.rule == Rule::Needs && !there) return a + " needs " + b + ": " + r.why;
     }
     return "";
 }

@@ -73,6 +73,19 @@ LoadedModel load_model(const Args& args) {
     return m;
 }
 
+std::vector<int> prompt_ids(const Args& args, const wl::gpt::Tokenizer& tok, const std::string& dflt) {
+    const std::string prompt = args.get("prompt", dflt);
+    if (prompt.empty()) throw std::runtime_error("--prompt must not be empty");
+    std::vector<int> ids;
+    try {
+        ids = tok.encode(prompt);
+    } catch (const std::exception& e) {
+        throw std::runtime_error(std::string("--prompt: ") + e.what());
+    }
+    if (ids.empty()) throw std::runtime_error("--prompt encodes to no tokens");
+    return ids;
+}
+
 std::string kernels_dir(const Args& args) {
     namespace fs = std::filesystem;
     std::string dir = "models/kernels";

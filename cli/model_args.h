@@ -34,6 +34,9 @@ void apply_cli_overrides(const Args& args, wl::gpt::GPTConfig* cfg);
 wl::RunMode run_mode_of(const wl::gpt::GPTConfig& cfg);   // wafer.mode
 
 LoadedModel load_model(const Args& args);             // throws with a message naming the flag
+// --prompt (or `dflt`) as token ids; a prompt the tokenizer cannot read, or one of no tokens,
+// throws naming --prompt.
+std::vector<int> prompt_ids(const Args& args, const wl::gpt::Tokenizer& tok, const std::string& dflt);
 // train: with the backward's and AdamW's arrays (plan_model's train). Throws the planner's error.
 // Through the compile cache (compile once, run many: engine/model/plan_cache.h), kept on disk in
 // --cache-dir (default PlanStore::default_dir()) between runs; --no-cache compiles anyway.

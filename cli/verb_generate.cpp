@@ -43,10 +43,8 @@ int verb_generate(const Args& args) {
     opt.seed = uint64_t(args.get_int("seed", 1337));
     int n = int(args.get_int("tokens", 200));
     if (n < 0) throw std::runtime_error("--tokens must be >= 0");
-    std::string prompt = args.get("prompt", "\n");
-    if (prompt.empty()) throw std::runtime_error("--prompt must not be empty");
-    std::vector<int> ids = tok->encode(prompt);
-    if (ids.empty()) throw std::runtime_error("the prompt encodes to no tokens");
+    const std::string prompt = args.get("prompt", "\n");
+    std::vector<int> ids = prompt_ids(args, *tok, "\n");
     const bool json = args.has("json");
     // Planned (or read from the compile cache) before the prompt is echoed, so the compile line
     // on stderr does not land inside the text.

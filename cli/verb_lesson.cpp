@@ -3,6 +3,8 @@
 // one line per check; a teacher can grade a folder of submissions with it. Exit status:
 // 0 passed, 1 did not pass, 2 the lesson or the file could not be read.
 #include "cli/verbs.h"
+#include "engine/core/parse_number.h"
+#include "engine/core/read_file.h"
 #include "engine/lessons/lesson.h"
 #include "engine/lessons/lesson_check.h"
 
@@ -42,9 +44,9 @@ int verb_lesson_list(const Args& args) {
 int verb_lesson_check(const Args& args) {
     wl::lessons::LessonSet set;
     if (!load(args, &set)) return 2;
-    char* end = nullptr;
-    const long n = std::strtol(args.positional[0].c_str(), &end, 10);
-    const wl::lessons::Lesson* lesson = *end == '\0' ? set.find(int(n)) : nullptr;
+    long long n = 0;   // the one parser: 4294967297 is not lesson 1
+    const wl::lessons::Lesson* lesson =
+        wl::parse_integer(args.positional[0], wl::NumberRange::closed(1, 9999), &n).empty() ? set.find(int(n)) : nullptr;
     if (!lesson) {
         std::fprintf(stderr, "waferlab-cli lesson check: no lesson '%s' (`waferlab-cli lesson list` shows them)\n",
                      args.positional[0].c_str());
@@ -53,14 +55,11 @@ int verb_lesson_check(const Args& args) {
     std::string path = lesson->dir + "/solution.wk", src = lesson->solution;
     if (args.positional.size() > 1) {
         path = args.positional[1];
-        std::ifstream in(path, std::ios::binary);
-        if (!in) {
-            std::fprintf(stderr, "waferlab-cli lesson check: cannot open %s\n", path.c_str());
+        std::string error;   // a folder is called a folder, /dev/zero stops at the limit
+        if (!wl::read_file(path, wl::kMaxSourceBytes, "kernel", &src, &error)) {
+            std::fprintf(stderr, "waferlab-cli lesson check: %s\n", error.c_str());
             return 2;
         }
-        std::stringstream ss;
-        ss << in.rdbuf();
-        src = ss.str();
     }
     const wl::lessons::Verdict v = wl::lessons::check_kernel(lesson->spec, src, path);
     if (args.has("json")) {

@@ -180,8 +180,7 @@ int verb_forward(const Args& args) {
     const bool sparse = prune_from(args, &ref, &pruned);   // the reference runs the same pruned weights
     const wl::model::MeshPlan plan = plan_for(args, ref.cfg, false, &info, sparse ? &ref : nullptr);
     const wl::RunMode mode = run_mode_of(ref.cfg);
-    std::vector<int> ids = m.tokenizer->encode(args.get("prompt", "Once upon a time there was a little"));
-    if (ids.empty()) throw std::runtime_error("the prompt encodes to no tokens");
+    std::vector<int> ids = prompt_ids(args, *m.tokenizer, "Once upon a time there was a little");
     if (int(ids.size()) > ref.maxT) ids.erase(ids.begin(), ids.end() - ref.maxT);
     const int T = int(ids.size());
 

@@ -6,14 +6,34 @@
 // --disasm prints the compiled code. Diagnostics go to stderr.
 #include "cli/verbs.h"
 #include "engine/core/read_file.h"
+#include "engine/core/thousands.h"
 #include "engine/lang/compile.h"
 #include "engine/lang/run.h"
 
+#include <chrono>
 #include <cstdio>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <set>
 
 namespace wlcli {
+
+// run_kernel's run, in slices, so that a long one (a large --budget over a loop) says every 10 s on
+// stderr how far it is instead of seeming to hang. The slices do not change the run (the app steps
+// it the same way).
+static wl::lang::RunReport run_with_progress(const wl::lang::CompileResult& cr, const wl::lang::RunOptions& opt) {
+    using Clock = std::chrono::steady_clock;
+    wl::lang::KernelRun run(std::make_shared<const wl::lang::CompileResult>(cr), opt);
+    auto said = Clock::now();
+    while (!run.done()) {
+        run.step(uint64_t(1) << 26);
+        if (run.done() || Clock::now() - said < std::chrono::seconds(10)) continue;
+        said = Clock::now();
+        std::fprintf(stderr, "waferlab-cli run: at cycle %s (a run statement's budget: %s cycles; Ctrl-C stops)\n",
+                     wl::thousands(run.cycle()).c_str(), wl::thousands(opt.cycle_budget).c_str());
+    }
+    return run.report();
+}
 
 static int run_or_check(const Args& args, bool check_only) {
     const std::string path = args.positional[0];
@@ -25,22 +45,7 @@ static int run_or_check(const Args& args, bool check_only) {
     wl::lang::CompileOptions co;
     co.optimise = args.has("optimise");
     wl::lang::CompileResult cr = wl::lang::compile(src, path, co);
-    // A file that compiles but places nothing: an error here, at the end of the file where the layout
-    // would go, so that `check` fails on it as `run` does.
-    if (cr.ok() && cr.grid_w == 0) {
-        const bool blank = src.find_first_not_of(" \t\r\n") == std::string::npos;
-        int lines = 1;
-        for (size_t k = 0; k < src.size(); ++k)
-            if (src[k] == '\n' || (src[k] == '\r' && (k + 1 == src.size() || src[k + 1] != '\n'))) ++lines;
-        wl::lang::Diagnostic d;
-        d.file = path;
-        d.line = blank ? 1 : lines;
-        d.col = 1;
-        d.message = blank ? "the file is empty: a kernel is programs, a layout that places them and a host block that runs them"
-                          : "no layout: nothing is placed on the mesh (add layout { grid W x H; place P at (x, y); })";
-        cr.diagnostics.push_back(d);
-        cr.errors++;
-    }
+    wl::lang::require_layout(cr, src);   // so that `check` fails on it as `run` does
     for (const wl::lang::Diagnostic& d : cr.diagnostics) std::fprintf(stderr, "%s\n", wl::lang::format_diagnostic(d).c_str());
     const bool json = args.has("json");
     if (!cr.ok()) {
@@ -69,7 +74,7 @@ static int run_or_check(const Args& args, bool check_only) {
         std::fprintf(stderr, "waferlab-cli run: --mode must be cycle or fast (got '%s')\n", mode.c_str());
         return 2;
     }
-    wl::lang::RunReport rep = wl::lang::run_kernel(cr, opt);
+    wl::lang::RunReport rep = run_with_progress(cr, opt);
     if (json) {
         nlohmann::json j = {{"ok", rep.ok},
                             {"kernel", path},

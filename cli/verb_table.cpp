@@ -65,7 +65,7 @@ const std::vector<Verb>& verb_table() {
          {{"config", Value::Text, "model config, e.g. models/gpt-micro.yaml"},
           {"data", Value::Text, "train on this text file"},
           {"corpus", Value::Text, "a generated corpus instead of --data: stories or addition"},
-          int_flag("steps", 0, 1000000000, "optimizer steps (default: the config's runconfig.max_steps)"),
+          int_flag("steps", 0, double(wl::gpt::kMaxSteps), "optimizer steps (default: the config's runconfig.max_steps)"),
           {"out", Value::Text, "checkpoint to write (default <config name>.ckpt)"},
           {"resume", Value::Text, "continue from this checkpoint"},
           kSet,
@@ -199,6 +199,7 @@ const std::vector<Verb>& verb_table() {
 const std::vector<FlagRule>& flag_rules() {
     static const char* kOnMesh = "it sets up the mesh that --on-mesh runs on";
     static const char* kSparse = "it chooses how --sparsity prunes";
+    static const char* kMagnitude = "the seed chooses a random mask; a magnitude mask (the default) keeps the largest weights";
     static const std::vector<FlagRule> rules = {
         {"train", "data", Rule::Conflicts, "corpus", "both name the training text"},
         {"train", "resume", Rule::Conflicts, "config", "a checkpoint carries its config (--set changes its keys)", config_vs_checkpoint},
@@ -211,6 +212,7 @@ const std::vector<FlagRule>& flag_rules() {
         {"train", "cache-dir", Rule::Needs, "on-mesh", kOnMesh},
         {"train", "sparsity-mask", Rule::Needs, "sparsity", kSparse},
         {"train", "sparsity-seed", Rule::Needs, "sparsity", kSparse},
+        {"train", "sparsity-seed", Rule::Needs, "sparsity-mask=random", kMagnitude},
         {"generate", "checkpoint", Rule::Conflicts, "config", "a checkpoint carries its config (--set changes its keys)", config_vs_checkpoint},
         {"generate", "llmc", Rule::Conflicts, "checkpoint", "both name the weights"},
         {"generate", "mesh", Rule::Needs, "on-mesh", kOnMesh},
@@ -220,11 +222,15 @@ const std::vector<FlagRule>& flag_rules() {
         {"generate", "cache-dir", Rule::Needs, "on-mesh", kOnMesh},
         {"generate", "sparsity-mask", Rule::Needs, "sparsity", kSparse},
         {"generate", "sparsity-seed", Rule::Needs, "sparsity", kSparse},
+        {"generate", "sparsity-seed", Rule::Needs, "sparsity-mask=random", kMagnitude},
         {"forward", "checkpoint", Rule::Conflicts, "config", "a checkpoint carries its config (--set changes its keys)", config_vs_checkpoint},
         {"forward", "sparsity-mask", Rule::Needs, "sparsity", kSparse},
         {"forward", "sparsity-seed", Rule::Needs, "sparsity", kSparse},
+        {"forward", "sparsity-seed", Rule::Needs, "sparsity-mask=random", kMagnitude},
         {"compile-model", "sparsity-mask", Rule::Needs, "sparsity", kSparse},
+        {"compare", "accum", Rule::Conflicts, "mode=infer", "gradient accumulation splits a training step's batch; a forward has none"},
         {"compile-model", "sparsity-seed", Rule::Needs, "sparsity", kSparse},
+        {"compile-model", "sparsity-seed", Rule::Needs, "sparsity-mask=random", kMagnitude},
     };
     return rules;
 }

@@ -119,6 +119,10 @@ int verb_train(const Args& args) {
         tr->model->mask_out(tr->opt.v.data());
     }
     const int64_t total = cfg.max_iters;
+    if (args.has("resume") && tr->step >= total)   // else it would save the checkpoint again and call it done
+        throw std::runtime_error("--resume " + args.get("resume") + " is at step " + std::to_string(tr->step) + ", and the run ends at step " +
+                                 std::to_string(total) + (args.has("steps") ? " (--steps)" : " (runconfig.max_steps)") +
+                                 ": nothing to train; give --steps past " + std::to_string(tr->step));
 
     if (!json) {
         std::fprintf(stderr, "model %s: %zu parameters (L=%d NH=%d C=%d T=%d V=%d), corpus %s (%zu bytes), "

@@ -43,7 +43,8 @@ struct FlagRule {
     const char* verb;     // "train"; "bench sparsity" for a sub-verb
     const char* flag;     // without "--"
     Rule rule;
-    const char* other;    // conflicts with, or is needed by, `flag`
+    const char* other;    // conflicts with, or is needed by, `flag`; "name=value": that flag with that value
+                          // (absent, it has its default, which is not `value`)
     const char* why;      // the reason, a clause
     // More to say from the files the flags name ("they differ in model.n_layer ..."), or "".
     std::string (*detail)(const Args&) = nullptr;

@@ -152,6 +152,9 @@ Checkpoint load_checkpoint(const std::string& path) { return parse_checkpoint(sl
 static void validate(const Checkpoint& ck, const std::string& path) {
     if (ck.step < 0) throw CheckpointError(path + ": step " + std::to_string(ck.step) + " is negative");
     if (ck.adam_t < 0) throw CheckpointError(path + ": AdamW's step " + std::to_string(ck.adam_t) + " is negative");
+    // No run gets further than runconfig.max_steps allows (its key's range, gpt_config.h).
+    if (ck.step > kMaxSteps) throw CheckpointError(path + ": step " + std::to_string(ck.step) + " is past any run's (runconfig.max_steps is at most " + std::to_string(kMaxSteps) + ")");
+    if (ck.adam_t > ck.step) throw CheckpointError(path + ": AdamW's step " + std::to_string(ck.adam_t) + " is past the run's step " + std::to_string(ck.step));
     auto finite = [&](const std::vector<float>& v, const char* what) {
         for (size_t i = 0; i < v.size(); ++i)
             if (!std::isfinite(v[i]))
@@ -213,7 +216,8 @@ static Checkpoint parse_checkpoint_checked(const std::string& b, const std::stri
     if (P != count_parameters(ck.cfg))
         throw CheckpointError(path + ": parameter count " + std::to_string(P) + " does not match its config (" +
                               std::to_string(count_parameters(ck.cfg)) + ")");
-    uint8_t has_opt = r.u8("optimizer flag");
+    const uint8_t has_opt = r.u8("optimizer flag");
+    if (has_opt > 1) throw CheckpointError(path + ": optimizer flag " + std::to_string(has_opt) + " is neither 0 nor 1");
     ck.params = get_floats(r, P, "parameters");
     if (has_opt) {
         ck.m = get_floats(r, P, "Adam m");

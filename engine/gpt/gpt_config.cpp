@@ -248,16 +248,24 @@ std::string GPTConfig::to_text() const {
     return out;
 }
 
-GPTConfig parse_config_text(const std::string& text, const std::string& name) {
+GPTConfig parse_config_text(const std::string& text, const std::string& name, bool empty_ok) {
+    // YAML ends a line at a lone CR too (YAML 1.2, 5.4), which yaml-cpp does not: an old Mac file
+    // would read as its first comment line. One LF per break keeps every line number.
+    std::string lf = text;
+    for (size_t k = 0; k < lf.size(); ++k)
+        if (lf[k] == '\r' && (k + 1 == lf.size() || lf[k + 1] != '\n')) lf[k] = '\n';
     YAML::Node root;
     try {
-        root = YAML::Load(text);
+        root = YAML::Load(lf);
     } catch (const YAML::Exception& e) {
         throw ConfigError(place(name, e.mark) + ": " + e.msg);
     }
     GPTConfig c;
     std::map<std::string, std::string> at;   // path -> where it was set, for validate's messages
     if (root.IsNull()) {
+        if (!empty_ok)
+            throw ConfigError(name + ": the config is empty: it sets no section (model:, train_input:, optimizer:, runconfig:, wafer:); "
+                                     "models/gpt-nano.yaml is one to start from");
         c.validate(name);
         return c;
     }
@@ -312,7 +320,7 @@ GPTConfig parse_config_text(const std::string& text, const std::string& name) {
 GPTConfig load_config(const std::string& path) {
     std::string text, error;
     if (!read_file(path, kMaxSourceBytes, "config", &text, &error)) throw ConfigError(error);
-    return parse_config_text(text, path);
+    return parse_config_text(text, path, false);
 }
 
 GPTConfig parse_flat_config_text(const std::string& text, const std::string& name) {

@@ -27,6 +27,8 @@ struct ConfigError : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
 
+constexpr int64_t kMaxSteps = 1'000'000'000;   // runconfig.max_steps and --steps at most; a checkpoint's step too
+
 // X(section, key, member, type, range, help). type: Int, U64, Real, Text. range: what a number
 // may be (NumberRange, engine/core/parse_number.h), checked as it is read; any() for text and seeds.
 #define WL_CONFIG_KEYS(X) \
@@ -53,7 +55,7 @@ struct ConfigError : std::runtime_error {
     X(optimizer, eps, adam_eps, Real, open(0, 1), "AdamW's epsilon") \
     X(optimizer, max_gradient_norm, grad_clip, Real, closed(0, 1000000), "clip the global L2 norm to this; 0 disables") \
     X(optimizer, grad_accum_steps, grad_accum_steps, Int, closed(1, 65536), "micro-batches summed into each optimiser step") \
-    X(runconfig, max_steps, max_iters, Int, closed(0, 1000000000), "optimiser steps to train") \
+    X(runconfig, max_steps, max_iters, Int, closed(0, double(kMaxSteps)), "optimiser steps to train") \
     X(runconfig, eval_steps, eval_iters, Int, closed(1, 1000000), "batches per evaluation") \
     X(runconfig, checkpoint_steps, eval_interval, Int, closed(1, 1000000000), "evaluate and save a checkpoint every this many steps") \
     X(runconfig, seed, seed, U64, any(), "weights, batches and the generated corpus") \
@@ -109,8 +111,9 @@ struct GPTConfig {
     static std::vector<std::string> keys();   // "model.n_layer", ... in table order
 };
 
-// A YAML params file. Errors: "name:line:col: message".
-GPTConfig parse_config_text(const std::string& text, const std::string& name = "<config>");
+// A YAML params file. Errors: "name:line:col: message". Empty (no section) is every default, or,
+// without empty_ok (a file a user names: load_config), an error.
+GPTConfig parse_config_text(const std::string& text, const std::string& name = "<config>", bool empty_ok = true);
 GPTConfig load_config(const std::string& path);   // throws ConfigError naming the path
 // The flat `key = value` format (member names) that checkpoints written before the YAML
 // params files embed; kept so they still load. Not for new files.

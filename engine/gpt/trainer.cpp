@@ -4,6 +4,8 @@
 #include "engine/gpt/checkpoint.h"
 #include "engine/gpt/tokenizer_char.h"
 
+#include <sstream>
+
 
 namespace wl::gpt {
 
@@ -47,9 +49,30 @@ Trainer::Trainer(const GPTConfig& c, Corpus text, const std::string& bpe_dir) : 
     build_data();
 }
 
+// A split of the corpus, refused in the keys that size it when it is shorter than one sequence.
+static std::unique_ptr<DataLoader> split_loader(std::vector<int> tokens, const GPTConfig& cfg, int split) {
+    if (tokens.size() < size_t(cfg.block_size) + 1) {
+        std::ostringstream m;
+        m << (split ? "the validation split" : "the training split") << " (train_input.val_fraction " << cfg.val_fraction
+          << (split ? " of the text" : ": the text but that") << ") is " << tokens.size() << " tokens, fewer than model.block_size + 1 = "
+          << cfg.block_size + 1 << ": " << (split ? "raise train_input.val_fraction" : "lower train_input.val_fraction")
+          << ", give a longer text, or shorten model.block_size";
+        throw ConfigError(m.str());
+    }
+    return std::make_unique<DataLoader>(std::move(tokens), cfg.batch_size, cfg.block_size, cfg.seed, split);
+}
+
 void Trainer::build_data() {
-    train_data = std::make_unique<DataLoader>(tokenizer->encode(corpus.train()), cfg.batch_size, cfg.block_size, cfg.seed, 0);
-    val_data = std::make_unique<DataLoader>(tokenizer->encode(corpus.val()), cfg.batch_size, cfg.block_size, cfg.seed, 1);
+    auto encode = [&](const std::string& text) {   // a resumed tokenizer may not know this text's bytes
+        try {
+            return tokenizer->encode(text);
+        } catch (const std::exception& e) {
+            throw ConfigError("the training text (train_input.corpus " + cfg.corpus + (cfg.corpus == "file" ? ", train_input.data " + cfg.data : "") +
+                              "): " + e.what());
+        }
+    };
+    train_data = split_loader(encode(corpus.train()), cfg, 0);
+    val_data = split_loader(encode(corpus.val()), cfg, 1);
     inputs_.resize(size_t(cfg.grad_accum_steps) * cfg.batch_size * cfg.block_size);
     targets_.resize(inputs_.size());
 }

@@ -148,4 +148,20 @@ CompileResult compile(std::string_view source, std::string_view file, const Comp
     return Compilation(source, file, opt).take();
 }
 
+void require_layout(CompileResult& cr, std::string_view src) {
+    if (!cr.ok() || cr.grid_w != 0) return;
+    const bool blank = src.find_first_not_of(" \t\r\n") == std::string_view::npos;
+    int lines = 1;
+    for (size_t k = 0; k < src.size(); ++k)
+        if (src[k] == '\n' || (src[k] == '\r' && (k + 1 == src.size() || src[k + 1] != '\n'))) ++lines;
+    Diagnostic d;
+    d.file = cr.file;
+    d.line = blank ? 1 : lines;
+    d.col = 1;
+    d.message = blank ? "the file is empty: a kernel is programs, a layout that places them and a host block that runs them"
+                      : "no layout: nothing is placed on the mesh (add layout { grid W x H; place P at (x, y); })";
+    cr.diagnostics.push_back(d);
+    cr.errors++;
+}
+
 }  // namespace wl::lang

@@ -78,6 +78,10 @@ struct CompileResult {
 
 CompileResult compile(std::string_view source, std::string_view file, const CompileOptions& opt = {});
 
+// For a kernel that is to run (`run`, `check`, a lesson's Check): a file that compiles but places
+// nothing gets an error, at 1:1 when it is empty, else at its last line where the layout would go.
+void require_layout(CompileResult& cr, std::string_view source);
+
 // The same compile in steps, for a UI that must draw between them: the first step is the front
 // end (lex, parse, check), then each step generates one program instance. compile() is this run
 // to its end, so the result is the same however it is stepped.

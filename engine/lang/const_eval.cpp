@@ -186,8 +186,9 @@ struct Evaluator {
             return Value{Ty::F32, 0, double(r)};
         }
         const int64_t sa = u ? int64_t(ua) : int64_t(ia), sb = u ? int64_t(ub) : int64_t(ib);
-        if (e.op == Tok::Plus || e.op == Tok::Minus || e.op == Tok::Star) {
-            const int64_t exact = e.op == Tok::Plus ? sa + sb : e.op == Tok::Minus ? sa - sb : sa * sb;
+        if (e.op == Tok::Plus || e.op == Tok::Minus || e.op == Tok::Star || (e.op == Tok::Slash && sb != 0)) {
+            // (the one quotient that overflows: -2147483648 / -1)
+            const int64_t exact = e.op == Tok::Plus ? sa + sb : e.op == Tok::Minus ? sa - sb : e.op == Tok::Star ? sa * sb : sa / sb;
             if (!fits(a.ty, exact)) return overflow(e, a.ty, std::to_string(sa) + op_text(e.op) + std::to_string(sb), exact);
         }
         if ((e.op == Tok::Shl || e.op == Tok::Shr) && d && (b.ty == Ty::U32 ? ub >= 32 : (ib < 0 || ib >= 32))) {

@@ -161,23 +161,25 @@ void KernelRun::perform(const HostAction& a) {
                 const wl::Program* p = m.program_at(x, y);
                 const wl::Symbol* s = p ? p->symbol(a.name) : nullptr;
                 if (!s) continue;
+                if (output_truncated_ && values_kept_ + s->length > opt_.values_limit) continue;   // nothing left to keep
                 std::vector<uint32_t> words(s->length);
                 if (wl::Fault f = host_.d2h_u32(x, y, a.name, words.data(), words.size())) return fail(f, &a);
                 host_out_bytes_ += 4 * words.size();
-                std::vector<float> vals(words.size());
+                const bool keep = values_kept_ + words.size() <= opt_.values_limit;
+                std::vector<float> vals(keep ? words.size() : 0);
                 std::string line = a.name + " @ (" + std::to_string(x) + "," + std::to_string(y) + "):";
                 for (size_t e = 0; e < words.size(); ++e) {
                     float v;
                     if (s->type == wl::ElemType::F32) std::memcpy(&v, &words[e], 4);
                     else if (s->type == wl::ElemType::I32) v = float(int32_t(words[e]));
                     else v = float(words[e]);
-                    vals[e] = v;
-                    if (output_truncated_) continue;
+                    if (keep) vals[e] = v;
+                    if (output_truncated_ || line.size() > opt_.print_limit) continue;   // emit() cuts it
                     line += ' ';
                     if (s->type == wl::ElemType::F32) append_g(line, v);
                     else line += s->type == wl::ElemType::I32 ? std::to_string(int32_t(words[e])) : std::to_string(words[e]);
                 }
-                values_[a.name + "@" + std::to_string(x) + "," + std::to_string(y)] = std::move(vals);
+                if (keep) values_kept_ += vals.size(), values_[a.name + "@" + std::to_string(x) + "," + std::to_string(y)] = std::move(vals);
                 emit(std::move(line), a);
             }
         break;

@@ -32,6 +32,10 @@ struct RunOptions {
     // Bytes of text a host block's prints may emit in all; past it a line is cut at the limit and one
     // notice line follows (print_truncated_notice). A log is for reading: megabytes would stall the app.
     uint64_t print_limit = 1024 * 1024;
+    // Floats of printed values kept for checks (RunReport::values) in all; past it a print keeps its
+    // text (up to print_limit) but not its values, so printing a whole 256x256 mesh's SRAM cannot
+    // hold gigabytes. A lesson's expect lines read a few PEs.
+    uint64_t values_limit = uint64_t(16) << 20;
 };
 
 // The line that ends a host block's output once it reaches `limit` bytes.
@@ -106,6 +110,7 @@ private:
     wl::Fault fault_;
     std::vector<OutputLine> output_;
     std::map<std::string, std::vector<float>> values_;
+    uint64_t values_kept_ = 0;              // floats in values_ (RunOptions::values_limit)
     int pes_loaded_ = 0;
     uint64_t host_in_bytes_ = 0, host_out_bytes_ = 0;
     uint64_t output_bytes_ = 0;             // text in output_, the notice aside

@@ -162,7 +162,8 @@ Verdict check_kernel(const CheckSpec& spec, std::string_view source, std::string
 
 KernelCheck::KernelCheck(const CheckSpec& spec, std::string_view source, std::string_view file) {
     Verdict& v = v_;
-    const wl::lang::CompileResult cr = wl::lang::compile(source, file);
+    wl::lang::CompileResult cr = wl::lang::compile(source, file);
+    wl::lang::require_layout(cr, source);
     if (!cr.ok()) {
         std::string msg = "The kernel does not compile (" + std::to_string(cr.errors) + " error" +
                           (cr.errors == 1 ? "" : "s") + "); the first ones:";

@@ -175,9 +175,13 @@ TEST(CliCommandLine, EveryNumberFlagHasARangeAndEveryRuleItsFlags) {
         for (const auto& [path, verb] : all)
             if (path == r.verb) v = verb;
         ASSERT_NE(v, nullptr) << r.verb;
-        for (const char* name : {r.flag, r.other})
-            EXPECT_TRUE(std::any_of(v->flags.begin(), v->flags.end(), [&](const Flag& f) { return std::string(f.name) == name; }))
-                << r.verb << " has no --" << name;
+        for (const std::string word : {std::string(r.flag), std::string(r.other)}) {
+            const std::string name = word.substr(0, word.find('=')), value = name.size() < word.size() ? word.substr(name.size() + 1) : "";
+            const auto f = std::find_if(v->flags.begin(), v->flags.end(), [&](const Flag& f) { return f.name == name; });
+            EXPECT_NE(f, v->flags.end()) << r.verb << " has no --" << name;
+            if (f != v->flags.end() && !value.empty())   // "name=value": a value the flag takes
+                EXPECT_NE(("|" + std::string(f->choices ? f->choices : "") + "|").find("|" + value + "|"), std::string::npos) << r.verb << " --" << word;
+        }
     }
 }
 

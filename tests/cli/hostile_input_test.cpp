@@ -16,6 +16,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <csignal>
 #include <fcntl.h>
@@ -84,6 +85,7 @@ public:
         kernel("overflow.wk", "r[0] = 65536 * 65536 + 4;");
         kernel("shift.wk", "r[0] = 1 << 40;");
         kernel("div0.wk", "r[0] = 7 / (3 - 3);");
+        kernel("min_div.wk", "r[0] = (-2147483647 - 1) / -1;");
         spit(d / "float_range.wk", "const H = 1e39;\nlayout {\n    grid 1 x 1;\n    place p at (0, 0);\n}\n"
                                    "program p {\n    export var a: [f32; 1];\n    export fn main() { a[0] = H; }\n}\n");
         spit(d / "array_len.wk", "layout {\n    grid 1 x 1;\n    place p at (0, 0);\n}\n"
@@ -106,6 +108,16 @@ public:
         wide.vocab_size = cfg.vocab_size + 20;   // its tokenizer names fewer tokens than its model has
         wl::gpt::GPT wide_model(wide);
         spit(d / "short_tokenizer.ckpt", wl::gpt::checkpoint_bytes(wide_model, nullptr, 10, "char", tok.state()));
+        spit(d / "far_step.ckpt", wl::gpt::checkpoint_bytes(model, nullptr, int64_t(1) << 62, "char", tok.state()));
+        // The optimizer flag (the byte before the weights) set to 7, the checksum made good again:
+        // where the payload starts is where two one-byte payloads' envelopes first differ.
+        const std::string e1 = wl::gpt::checkpoint_envelope("A"), e2 = wl::gpt::checkpoint_envelope("B");
+        const size_t head = size_t(std::mismatch(e1.begin(), e1.end(), e2.begin()).first - e1.begin()), tail = e1.size() - head - 1;
+        std::string payload = ok.substr(head, ok.size() - head - tail);
+        payload[payload.size() - 4 * model.num_parameters - 1] = 7;
+        spit(d / "opt_flag_7.ckpt", wl::gpt::checkpoint_envelope(payload));
+        spit(d / "empty.yaml", "# nothing but a comment\n");
+        spit(d / "cr.yaml", "model:\r  n_layer: 1\r  n_head: x4\r");
     }
     const fs::path& dir() const { return tmp_.path(); }
 
@@ -209,7 +221,10 @@ const std::vector<Case>& catalogue() {
         {"numbers_sparsity_out_of_range", {"forward", "--config", "{tmp}/tiny.yaml", "--sparsity", "1.5"}, 2, {"--sparsity", "expects a number in 0..0.95, got '1.5'"}},
         {"numbers_huge_scalar_quoted_short", {"train", "--config", "{tmp}/huge_scalar.yaml"}, 1,
          {"optimizer.learning_rate: expected a number in 0..10, got '7777777777", "...' (5000001 bytes)"}},
+        {"numbers_lesson_number_that_wraps", {"lesson", "check", "4294967297", "--dir", "{src}/lessons"}, 2, {"no lesson '4294967297'"}},
         // [constant]
+        {"constant_min_int_over_minus_one", {"check", "{tmp}/min_div.wk"}, 1,
+         {"min_div.wk:8:34: error: constant expression overflows i32: -2147483648 / -1 is 2147483648"}},
         {"constant_product_overflows", {"check", "{tmp}/overflow.wk"}, 1,
          {"overflow.wk:8:22: error: constant expression overflows i32: 65536 * 65536 is 4294967296"}},
         {"constant_array_length_overflows", {"check", "{tmp}/array_len.wk"}, 1,
@@ -232,6 +247,12 @@ const std::vector<Case>& catalogue() {
          {"command line: model.n_layer 3 cannot apply to", "ok.ckpt, whose weights are for model.n_layer 1"}},
         {"conflict_set_shape_on_resume", {"train", "--resume", "{tmp}/ok.ckpt", "--set", "model.block_size=4"}, 1,
          {"model.block_size 4 cannot apply to", "ok.ckpt, whose weights are for model.block_size 8"}},
+        {"conflict_resume_at_or_past_its_steps", {"train", "--resume", "{tmp}/ok.ckpt", "--data", "{tmp}/precious.txt", "--steps", "3", "--out", "{tmp}/resumed.ckpt"}, 1,
+         {"--resume", "ok.ckpt is at step 10, and the run ends at step 3 (--steps): nothing to train"}},
+        {"conflict_accum_in_a_forward", {"compare", "--config", "{tmp}/tiny.yaml", "--mode", "infer", "--accum", "4"}, 2,
+         {"--accum and --mode infer cannot both apply"}},
+        {"conflict_seed_for_a_magnitude_mask", {"forward", "--config", "{tmp}/tiny.yaml", "--sparsity", "0.5", "--sparsity-seed", "7"}, 2,
+         {"--sparsity-seed needs --sparsity-mask random"}},
         {"conflict_wafers_without_on_mesh", {"train", "--config", "{tmp}/tiny.yaml", "--wafers", "2"}, 2, {"--wafers needs --on-mesh"}},
         {"conflict_mesh_without_on_mesh", {"generate", "--checkpoint", "{tmp}/ok.ckpt", "--mesh", "8x8"}, 2, {"--mesh needs --on-mesh"}},
         {"conflict_mask_without_sparsity", {"forward", "--config", "{tmp}/tiny.yaml", "--sparsity-mask", "random"}, 2,
@@ -246,6 +267,13 @@ const std::vector<Case>& catalogue() {
         {"output_csv_over_the_config", {"compare", "--config", "{tmp}/tiny.yaml", "--csv", "{tmp}/tiny.yaml"}, 1,
          {"--csv", "tiny.yaml is the file --config"}, {}, {"tiny.yaml"}},
         // [size]
+        {"place_prompt_the_tokenizer_cannot_read", {"generate", "--checkpoint", "{tmp}/ok.ckpt", "--prompt", "\xe2\x82\xac"}, 1,
+         {"--prompt: char tokenizer: byte 0xe2 at offset 0 is not in the vocabulary"}},
+        {"place_validation_split_too_short", {"train", "--config", "{tmp}/tiny.yaml", "--set", "train_input.val_fraction=1e-300", "--out", "{tmp}/v.ckpt"}, 1,
+         {"the validation split (train_input.val_fraction 1e-300 of the text) is 0 tokens"}},
+        {"place_resumed_on_a_text_its_tokenizer_cannot_read", {"train", "--resume", "{tmp}/ok.ckpt", "--steps", "30", "--out", "{tmp}/resumed.ckpt"}, 1,
+         {"the training text (train_input.corpus stories): char tokenizer: byte 0x54 at offset 0 is not in the vocabulary"}},
+        {"place_lesson_kernel_that_is_a_folder", {"lesson", "check", "6", "{tmp}/adir", "--dir", "{src}/lessons"}, 2, {"adir: is a directory, not a kernel file"}},
         {"size_kernel_from_dev_zero", {"run", "/dev/zero"}, 2, {"/dev/zero: larger than the limit of 64 MiB for a kernel file"}},
         {"size_model_too_wide_and_deep", {"train", "--config", "{tmp}/tiny.yaml", "--set", "model.n_embd=16384,model.n_layer=1000"}, 1,
          {"the model needs", "model.n_layer 1000, model.n_embd 16384", "this machine allows"}},
@@ -262,6 +290,11 @@ const std::vector<Case>& catalogue() {
          {"model.vocab_size 100 is not the tokenizer's"}},
         {"file_checkpoint_truncated_after_magic", {"generate", "--checkpoint", "{tmp}/truncated.ckpt"}, 1,
          {"truncated.ckpt: truncated checkpoint (12 bytes"}, {"bad magic"}},
+        {"file_checkpoint_step_past_any_run", {"train", "--resume", "{tmp}/far_step.ckpt"}, 1,
+         {"far_step.ckpt: step 4611686018427387904 is past any run's (runconfig.max_steps is at most 1000000000)"}},
+        {"file_checkpoint_optimizer_flag_7", {"generate", "--checkpoint", "{tmp}/opt_flag_7.ckpt"}, 1, {"opt_flag_7.ckpt: optimizer flag 7 is neither 0 nor 1"}},
+        {"file_config_empty", {"train", "--config", "{tmp}/empty.yaml"}, 1, {"empty.yaml: the config is empty"}},
+        {"file_config_cr_only_line_endings", {"compile-model", "--config", "{tmp}/cr.yaml"}, 1, {"cr.yaml:3:11: model.n_head: expected an integer in 1..1024, got 'x4'"}},
         {"file_checkpoint_that_is_text", {"generate", "--checkpoint", "{tmp}/notes.txt"}, 1, {"notes.txt: not a WaferLab GPT checkpoint (bad magic)"}},
         // [place]
         {"place_empty_kernel", {"check", "{tmp}/empty.wk"}, 1, {"empty.wk:1:1: error: the file is empty"}},

@@ -143,3 +143,22 @@ TEST(KernelRun, PrintsStopAtTheLimitWithANotice) {
     ASSERT_EQ(none.output.size(), 1u);
     EXPECT_EQ(none.output[0], print_truncated_notice(0));
 }
+
+// The values prints keep for checks stop at RunOptions::values_limit floats (a whole 256x256 mesh's
+// SRAM printed would be gigabytes): the PEs past it keep their text, not their values.
+TEST(KernelRun, PrintedValuesAreKeptUpToTheLimit) {
+    const char* src = "layout { grid 4 x 1; place p at (0..4, 0); }\n"
+                      "program p { export var a: [i32; 100]; }\n"
+                      "host { fill a at (0..4, 0) with iota(0, 1); print a at (0..4, 0); }\n";
+    CompileResult cr = compile(src, "p.wk");
+    ASSERT_TRUE(cr.ok());
+    const RunReport whole = run_kernel(cr);
+    RunOptions opt;
+    opt.values_limit = 250;
+    const RunReport kept = run_kernel(cr, opt);
+    EXPECT_TRUE(kept.ok) << kept.error;
+    EXPECT_EQ(kept.output, whole.output);
+    ASSERT_EQ(kept.values.size(), 2u);
+    EXPECT_EQ(kept.values.at("a@0,0"), whole.values.at("a@0,0"));
+    EXPECT_EQ(kept.values.at("a@1,0"), whole.values.at("a@1,0"));
+}

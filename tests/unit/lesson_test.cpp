@@ -134,6 +134,15 @@ TEST(Lessons, EverySolutionPassesAndEveryStarterFails) {
     }
 }
 
+TEST(LessonCheck, AnEmptyKernelIsACompileErrorAtItsFile) {
+    // As `waferlab-cli run` says it (wl::lang::require_layout), not a fault with no place.
+    const Verdict v = check_kernel(spec_of("expect y @ (1,0): 2 4 6 8\n"), "\n", "empty.wk");
+    EXPECT_FALSE(v.passed);
+    ASSERT_EQ(v.items.size(), 1u);
+    EXPECT_EQ(v.items[0].kind, CheckKind::Compile);
+    EXPECT_NE(v.items[0].message.find("empty.wk:1:1: error: the file is empty"), std::string::npos) << v.items[0].message;
+}
+
 TEST(LessonCheck, TheLastWaveletNeverArrived) {
     const CheckSpec spec = spec_of("expect y @ (1,0): 2 4 6 8\nwhen-wrong look at the sender's loop\n");
     const Verdict v = check_kernel(spec, doubler(3), "k.wk");
