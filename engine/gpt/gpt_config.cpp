@@ -3,6 +3,7 @@
 // engine/core/parse_number.h (the parser the CLI's flags use), each against its key's range.
 #include "engine/gpt/gpt_config.h"
 
+#include "engine/core/line_ends.h"
 #include "engine/core/read_file.h"
 
 #include "engine/fabric/mesh.h"
@@ -249,14 +250,9 @@ std::string GPTConfig::to_text() const {
 }
 
 GPTConfig parse_config_text(const std::string& text, const std::string& name, bool empty_ok) {
-    // YAML ends a line at a lone CR too (YAML 1.2, 5.4), which yaml-cpp does not: an old Mac file
-    // would read as its first comment line. One LF per break keeps every line number.
-    std::string lf = text;
-    for (size_t k = 0; k < lf.size(); ++k)
-        if (lf[k] == '\r' && (k + 1 == lf.size() || lf[k + 1] != '\n')) lf[k] = '\n';
     YAML::Node root;
-    try {
-        root = YAML::Load(lf);
+    try {   // yaml-cpp does not end a line at a lone CR: an old Mac file would be one comment line
+        root = YAML::Load(lone_cr_as_lf(text));
     } catch (const YAML::Exception& e) {
         throw ConfigError(place(name, e.mark) + ": " + e.msg);
     }

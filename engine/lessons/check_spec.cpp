@@ -1,6 +1,7 @@
 // check_spec.cpp: the check.txt reader (format in check_spec.h).
 #include "engine/lessons/check_spec.h"
 
+#include "engine/core/line_ends.h"
 #include "engine/core/parse_number.h"
 #include "engine/fabric/mesh.h"
 #include "engine/lang/run.h"
@@ -136,7 +137,7 @@ std::string value_key(const std::string& symbol, int x, int y) {
 
 CheckSpec parse_check_spec(std::string_view text, std::vector<SpecError>* errors) {
     CheckSpec spec;
-    std::istringstream in{std::string(text)};
+    std::istringstream in{wl::lone_cr_as_lf(text)};
     std::string raw;
     int n = 0;
     auto fail = [&](std::string msg) {

@@ -253,6 +253,7 @@ TEST(LessonCheckSpec, NumbersAreReadWholeInTheirRangeWithoutNanInfinityOrWrap) {
     EXPECT_EQ(first_error("tolerance inf\n"), "tolerance expects a number >= 0, got 'inf'");
     EXPECT_EQ(first_error("pes 18446744073709551617\n"), "pes expects an integer in 1..65536, got '18446744073709551617'");
     EXPECT_EQ(first_error("expect y @ (0,0): 1\ntolerance 0.5\ncycles 100\npes 4\n"), "none");
+    EXPECT_EQ(first_error("expect y @ (0,0): 1\rtolerance 0.5\rcycles 100\r"), "none");   // CR-only line ends
 }
 
 TEST(LessonCheck, FasterThanGpuTimesTheRunOnTheGpuModel) {
