@@ -251,6 +251,14 @@ CommandLine parse_command_line(const std::vector<Verb>& verbs, int argc, const c
     for (const Flag& f : v->flags) {
         const CLI::Option* o = a->get_option(std::string("--") + f.name);
         if (o->count() == 0) continue;
+        // A value flag given twice with two values: one of them would be ignored (a switch twice is one).
+        if (f.value != Value::Switch && !f.repeats && o->results().size() > 1 && o->results().front() != o->results().back()) {
+            cl.err = verb_path(c) + ": error: --" + f.name + " is given twice ('" + o->results().front() + "' and '" + o->results().back() +
+                     "'); give it once\n";
+            cl.status = 2;
+            cl.verb = nullptr;
+            return cl;
+        }
         std::string value = f.value == Value::Switch ? "" : o->results().back();
         if (f.repeats) {   // every occurrence's, one per line
             value.clear();

@@ -121,6 +121,8 @@ wl::model::MeshPlan plan_for(const Args& args, const wl::gpt::GPTConfig& cfg, bo
         return std::move(r.plan);
     }
     wl::model::PlanCache cache;
+    if (args.has("cache-dir") && args.get("cache-dir").empty())   // "" would be the default folder, silently
+        throw std::runtime_error("--cache-dir is empty: it names the compile cache's folder (leave it out for the default)");
     cache.set_dir(args.has("cache-dir") ? args.get("cache-dir") : wl::model::PlanStore::default_dir());
     wl::model::PlanResult r = cache.plan(cfg, m.w, m.h, wl::model::read_kernels(dir), wl::MachineConfig{}.sram_bytes, train,
                                          args.has("no-cache"), info);

@@ -181,7 +181,10 @@ int verb_forward(const Args& args) {
     const wl::model::MeshPlan plan = plan_for(args, ref.cfg, false, &info, sparse ? &ref : nullptr);
     const wl::RunMode mode = run_mode_of(ref.cfg);
     std::vector<int> ids = prompt_ids(args, *m.tokenizer, "Once upon a time there was a little");
-    if (int(ids.size()) > ref.maxT) ids.erase(ids.begin(), ids.end() - ref.maxT);
+    if (int(ids.size()) > ref.maxT) {   // a forward sees one context: say which part
+        std::fprintf(stderr, "waferlab-cli forward: the prompt is %zu tokens; the forward takes its last %d (model.block_size)\n", ids.size(), ref.maxT);
+        ids.erase(ids.begin(), ids.end() - ref.maxT);
+    }
     const int T = int(ids.size());
 
     wl::model::MeshGPT mesh(plan, ref, mode);

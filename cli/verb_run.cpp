@@ -65,6 +65,14 @@ static int run_or_check(const Args& args, bool check_only) {
                 if (shown.insert(p.program->name.substr(0, p.program->name.find('('))).second)
                     std::printf("; program %s, as placed at PE (%d,%d)\n%s\n", p.program->name.c_str(), p.x, p.y,
                                 p.program->disassemble().c_str());
+        if (json) {   // as for a failed check: its verdict, and what it compiled to
+            nlohmann::json j = {{"ok", true},
+                                {"errors", 0},
+                                {"warnings", cr.diagnostics.size()},
+                                {"grid", {{"w", cr.grid_w}, {"h", cr.grid_h}}},
+                                {"images", cr.images()}};
+            std::printf("%s\n", j.dump().c_str());
+        }
         return 0;
     }
     wl::lang::RunOptions opt;

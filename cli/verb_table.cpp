@@ -228,6 +228,8 @@ const std::vector<FlagRule>& flag_rules() {
         {"forward", "sparsity-seed", Rule::Needs, "sparsity", kSparse},
         {"forward", "sparsity-seed", Rule::Needs, "sparsity-mask=random", kMagnitude},
         {"compile-model", "sparsity-mask", Rule::Needs, "sparsity", kSparse},
+        {"isa", "json", Rule::Conflicts, "format", "--format prints the Markdown page, --json the table"},
+        {"check", "json", Rule::Conflicts, "disasm", "--disasm prints the listing as text, --json the verdict"},
         {"compare", "accum", Rule::Conflicts, "mode=infer", "gradient accumulation splits a training step's batch; a forward has none"},
         {"compile-model", "sparsity-seed", Rule::Needs, "sparsity", kSparse},
         {"compile-model", "sparsity-seed", Rule::Needs, "sparsity-mask=random", kMagnitude},

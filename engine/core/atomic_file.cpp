@@ -16,6 +16,11 @@ bool fail(std::string* error, const std::string& what) {
     return false;
 }
 
+bool refuse(std::string* error, const std::string& why) {
+    if (error) *error = why;
+    return false;
+}
+
 bool write_all(int fd, std::string_view bytes) {
     while (!bytes.empty()) {
         ssize_t n = ::write(fd, bytes.data(), bytes.size());
@@ -35,6 +40,7 @@ bool write_file_atomically(const std::string& path, std::string_view bytes, std:
 bool write_file_atomically(const std::string& path_in, std::span<const std::string_view> pieces, std::string* error) {
     namespace fs = std::filesystem;
     std::error_code ec;
+    if (path_in.empty()) return refuse(error, "no file named (the path is empty)");
     fs::path path = path_in;
     if (fs::is_symlink(fs::symlink_status(path, ec))) {
         path = fs::weakly_canonical(path, ec);
@@ -43,6 +49,11 @@ bool write_file_atomically(const std::string& path_in, std::span<const std::stri
             return fail(error, "cannot resolve the link " + path_in);
         }
     }
+    // Only a file is replaced: a rename over /dev/null, a pipe or a socket (or a link to one) would
+    // put a file where the system's node was.
+    const fs::file_status st = fs::status(path, ec);
+    if (fs::exists(st) && !fs::is_regular_file(st))
+        return refuse(error, path.string() + (fs::is_directory(st) ? " is a directory" : " is a device, pipe or socket, not a file") + ": left as it is");
     // A name no other writer uses: two processes saving at once each rename a whole file.
     static unsigned counter = 0;
     const std::string tmp = path.string() + ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(++counter);

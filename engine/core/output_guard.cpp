@@ -11,7 +11,13 @@ namespace wl {
 void guard_output(const NamedPath& out, const OutputKind& kind, const std::vector<NamedPath>& inputs) {
     namespace fs = std::filesystem;
     std::error_code ec;
-    if (!fs::exists(out.path, ec)) return;   // a new file: nothing to lose (a missing folder fails at the write)
+    if (out.path.empty()) throw std::runtime_error(out.flag + " is empty: it names the " + std::string(kind.name) + " file to write");
+    if (!fs::exists(out.path, ec)) {   // a new file: nothing to lose, if its folder is there to hold it
+        const fs::path dir = fs::path(out.path).parent_path();
+        if (!dir.empty() && !fs::is_directory(dir, ec))
+            throw std::runtime_error(out.flag + " " + out.path + ": the folder " + dir.string() + " is not there; create it first");
+        return;
+    }
     for (const NamedPath& in : inputs) {
         if (!same_file(out.path, in.path)) continue;
         throw std::runtime_error(out.flag + " " + out.path + " is the file " + in.flag + " " + in.path +
@@ -19,6 +25,8 @@ void guard_output(const NamedPath& out, const OutputKind& kind, const std::vecto
     }
     if (fs::is_directory(out.path, ec))
         throw std::runtime_error(out.flag + " " + out.path + " is a directory; " + out.flag + " names the " + kind.name + " file to write");
+    if (!fs::is_regular_file(out.path, ec))   // before it is opened: a pipe would block, and /dev/null must stay a device
+        throw std::runtime_error(out.flag + " " + out.path + " is a device, pipe or socket, not a file: it would be replaced; choose another " + out.flag);
     if (!kind.signature) {
         const std::string e = kind.extension;
         if (out.path.size() >= e.size() && out.path.compare(out.path.size() - e.size(), e.size(), e) == 0) return;

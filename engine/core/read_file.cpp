@@ -57,4 +57,28 @@ bool read_file(const std::string& path, uint64_t limit, const char* what, std::s
     return true;
 }
 
+bool read_head(const std::string& path, size_t n, const char* what, std::string* out, std::string* error) {
+    struct stat st {};
+    if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+        *error = shown(path) + ": is a directory, not a " + what + " file";
+        return false;
+    }
+    std::FILE* f = std::fopen(path.c_str(), "rb");
+    if (!f) {
+        *error = shown(path) + ": cannot open " + what + " file (" + std::strerror(errno) + ")";
+        return false;
+    }
+    std::string s(n, '\0');
+    size_t got = 0;
+    while (got < n) {
+        const size_t k = std::fread(s.data() + got, 1, n - got, f);
+        if (k == 0) break;
+        got += k;
+    }
+    std::fclose(f);
+    s.resize(got);
+    *out = std::move(s);
+    return true;
+}
+
 }  // namespace wl

@@ -18,4 +18,9 @@ constexpr uint64_t kMaxCheckpointBytes = uint64_t(16) << 30;   // checkpoints, l
 // file or directory)" / "PATH: larger than the limit of 64 MiB for a kernel" (`what` names the kind).
 bool read_file(const std::string& path, uint64_t limit, const char* what, std::string* out, std::string* error);
 
+// The file's first `n` bytes (fewer if it is shorter), with read_file's errors: for a reader that
+// checks what a file says it is (its magic, its declared size) before reading it whole, so that
+// /dev/zero is "not a checkpoint" at once, not 16 GiB later.
+bool read_head(const std::string& path, size_t n, const char* what, std::string* out, std::string* error);
+
 }  // namespace wl

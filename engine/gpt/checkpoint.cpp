@@ -6,6 +6,7 @@
 #include "engine/core/atomic_file.h"
 #include "engine/core/byte_io.h"
 #include "engine/core/fnv.h"
+#include "engine/core/memory_limit.h"
 #include "engine/gpt/adamw.h"
 #include "engine/gpt/gpt.h"
 #include "engine/gpt/tokenizer_char.h"
@@ -13,6 +14,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <sys/stat.h>
 
 namespace wl::gpt {
 
@@ -34,10 +36,32 @@ std::vector<float> get_floats(ByteReader& r, size_t n, const char* what) {
     return v;
 }
 
-std::string slurp(const std::string& path) {
+std::string slurp(const std::string& path, uint64_t limit, const char* what) {
     std::string bytes, error;
-    if (!read_file(path, kMaxCheckpointBytes, "checkpoint", &bytes, &error)) throw CheckpointError(error);
+    if (!read_file(path, limit, what, &bytes, &error)) throw CheckpointError(error);
     return bytes;
+}
+
+// A checkpoint's bytes, its header read first: a file that is not one (/dev/zero, a text) is
+// refused by its magic at once, and one that is reads no more than its header declares, and only
+// if this machine could hold it.
+std::string read_checkpoint_bytes(const std::string& path) {
+    std::string head, error;
+    if (!read_head(path, 20, "checkpoint", &head, &error)) throw CheckpointError(error);
+    if (head.size() < 20) return slurp(path, 20, "checkpoint");   // parse_checkpoint says what is wrong
+    if (std::memcmp(head.data(), kMagic, 8) != 0) throw CheckpointError(path + ": not a WaferLab GPT checkpoint (bad magic)");
+    uint64_t payload = 0;
+    std::memcpy(&payload, head.data() + 12, 8);
+    const uint64_t whole = payload > kMaxCheckpointBytes ? UINT64_MAX : 28 + payload;
+    if (whole > kMaxCheckpointBytes || whole > host_memory_limit())
+        throw CheckpointError(path + ": its header declares " + byte_size_text(double(payload)) + " of weights and state; " +
+                              (whole > kMaxCheckpointBytes ? "a checkpoint is at most " + byte_size_text(double(kMaxCheckpointBytes))
+                                                           : "this machine allows " + byte_size_text(double(host_memory_limit()))));
+    // A file reads whole, and parse_checkpoint's size check says if it is longer than declared; a
+    // device or a pipe is read to one byte past the declared size, no further.
+    struct stat st {};
+    const bool file = ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+    return slurp(path, file ? kMaxCheckpointBytes : whole + 1, "checkpoint");
 }
 
 }  // namespace
@@ -144,7 +168,7 @@ void save_checkpoint(const std::string& path, const GPTConfig& cfg, const Checkp
     if (!write_file_atomically(path, pieces, &error)) throw CheckpointError(error);
 }
 
-Checkpoint load_checkpoint(const std::string& path) { return parse_checkpoint(slurp(path), path); }
+Checkpoint load_checkpoint(const std::string& path) { return parse_checkpoint(read_checkpoint_bytes(path), path); }
 
 // What a checkpoint says about itself, checked as it loads (a checksum proves only that the
 // bytes are the ones written): counts not negative, every weight and moment finite, and a
@@ -265,13 +289,24 @@ void apply_checkpoint_overrides(Checkpoint& ck, const std::string& overrides, co
     ck.cfg = cfg;
 }
 
-std::unique_ptr<GPT> import_llmc(const std::string& path) { return parse_llmc(slurp(path), path); }
+static void parse_llmc_magic(const std::string& b, const std::string& path) {
+    int32_t magic = 0;
+    std::memcpy(&magic, b.data(), 4);
+    if (magic != 20240326) throw CheckpointError(path + ": bad magic " + std::to_string(magic) + " (llm.c's is 20240326)");
+}
+
+std::unique_ptr<GPT> import_llmc(const std::string& path) {
+    std::string head, error;   // its magic first, as a checkpoint's (/dev/zero is not 16 GiB of weights)
+    if (!read_head(path, 4, "llm.c weights", &head, &error)) throw CheckpointError(error);
+    if (head.size() == 4) parse_llmc_magic(head, path);
+    return parse_llmc(slurp(path, kMaxCheckpointBytes, "llm.c weights"), path);
+}
 
 std::unique_ptr<GPT> parse_llmc(const std::string& b, const std::string& path) {
     if (b.size() < 1024) throw CheckpointError(path + ": too short for llm.c's 256-int header");
     int32_t h[256];
     std::memcpy(h, b.data(), sizeof h);
-    if (h[0] != 20240326) throw CheckpointError(path + ": bad magic " + std::to_string(h[0]) + " (llm.c's is 20240326)");
+    parse_llmc_magic(b, path);
     if (h[1] != 1 && h[1] != 3)
         throw CheckpointError(path + ": llm.c version " + std::to_string(h[1]) + " (supported: 1, 3)");
     GPTConfig cfg;

@@ -116,7 +116,13 @@ Corpus make_corpus(const GPTConfig& cfg) {
         c.name = "addition";
         c.text = generate_addition(cfg.seed, size_t(cfg.corpus_chars), cfg.addition_digits);
     } else if (cfg.corpus == "file") {
-        return corpus_from_text(cfg.data, read_text_file(cfg.data), cfg);
+        std::string text;
+        try {
+            text = read_text_file(cfg.data);
+        } catch (const std::exception& e) {   // the key that named it (--data sets it too)
+            throw std::runtime_error(std::string("train_input.data: ") + e.what());
+        }
+        return corpus_from_text(cfg.data, text, cfg);
     } else {
         throw std::runtime_error("unknown corpus '" + cfg.corpus + "' (expected stories, addition or file)");
     }

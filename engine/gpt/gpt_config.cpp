@@ -252,9 +252,13 @@ std::string GPTConfig::to_text() const {
 GPTConfig parse_config_text(const std::string& text, const std::string& name, bool empty_ok) {
     YAML::Node root;
     try {   // yaml-cpp does not end a line at a lone CR: an old Mac file would be one comment line
-        root = YAML::Load(lone_cr_as_lf(text));
-    } catch (const YAML::Exception& e) {
-        throw ConfigError(place(name, e.mark) + ": " + e.msg);
+        const std::vector<YAML::Node> docs = YAML::LoadAll(lone_cr_as_lf(text));
+        if (docs.size() > 1)   // the second would be dropped without a word
+            throw ConfigError(place(name, docs[1].Mark()) + ": a second YAML document (after ---); a config is one");
+        if (!docs.empty()) root = docs[0];
+    } catch (const YAML::Exception& e) {   // yaml-cpp says "bad file" where its nesting limit stops it
+        throw ConfigError(place(name, e.mark) + ": " +
+                          (e.msg == YAML::ErrorMsg::BAD_FILE ? "nested too deep (a config is sections of keys: two levels)" : e.msg));
     }
     GPTConfig c;
     std::map<std::string, std::string> at;   // path -> where it was set, for validate's messages

@@ -2,6 +2,10 @@
 // resolved against the programs placed in its region.
 #include "engine/lang/checker.h"
 
+#include <cfloat>
+#include <cmath>
+#include <sstream>
+
 namespace wl::lang::detail {
 
 void Checker::host() {
@@ -76,6 +80,15 @@ void Checker::host() {
                 ok = false;
             }
             size_t need = size_t(a.w) * size_t(a.h) * len;
+            if (ok && s.gen == GenKind::Iota && a.args.size() == 2 && need > 0) {   // linear: its ends are its extremes
+                const double last = a.args[0] + double(need - 1) * a.args[1];
+                if (!(std::fabs(last) <= double(FLT_MAX))) {
+                    std::ostringstream m;
+                    m << "iota(" << a.args[0] << ", " << a.args[1] << ") reaches " << last << " at element " << need - 1 << " of the region's " << need
+                      << ": past f32's largest (3.40282e+38)";
+                    d_.error(s.gen_line, s.gen_col, m.str());
+                }
+            }
             if (ok && s.gen == GenKind::List && s.gen_args.size() != need)
                 d_.error(s.gen_line, s.gen_col, "fill gives " + std::to_string(s.gen_args.size()) + " values; the region needs " + std::to_string(need) + " (" +
                                                     std::to_string(a.w * a.h) + " PEs x " + std::to_string(len) + " elements)");

@@ -93,6 +93,8 @@ LessonSet load_lessons(const std::string& root) {
         if (set.errors.size() > errors_before) continue;
         set.lessons.push_back(std::move(l));
     }
+    if (set.lessons.empty() && set.errors.empty())   // a folder, but not of lessons: not "no lessons" with exit 0
+        set.errors.push_back(root + ": no lessons here (a lesson is a folder NN-name with lesson.md, starter.wk, solution.wk and check.txt)");
     return set;
 }
 

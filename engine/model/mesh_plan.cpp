@@ -43,6 +43,7 @@ KernelSource read_kernels(const std::string& dir) {
         std::error_code ec;
         if (!std::filesystem::exists(path, ec)) return text;
         if (!read_file(path, kMaxSourceBytes, "kernel", &text, &error)) throw std::runtime_error(error);
+        if (text.find_first_not_of(" \t\r\n") == std::string::npos) throw std::runtime_error(path + ": the kernel file is empty");
         return text;
     };
 }

@@ -20,8 +20,15 @@ namespace {
 
 constexpr uintmax_t kMaxFileBytes = uintmax_t(1) << 30;   // larger is not a file this engine wrote
 
-// The file's bytes, or false with *why: "cannot be read (is a directory, not a plan file)".
+// The file's bytes, or false with *why: "cannot be read (is a directory, not a plan file)". The
+// store writes plain files only: a link, pipe or device in its folder is not read (a pipe would
+// block, a link could lead anywhere).
 bool slurp(const fs::path& p, std::string* out, std::string* why) {
+    std::error_code ec;
+    if (!fs::is_regular_file(fs::symlink_status(p, ec))) {
+        *why = "is not a file this cache wrote (a link, pipe or device): it is replaced";
+        return false;
+    }
     std::string error;
     if (read_file(p.string(), kMaxFileBytes, "plan", out, &error)) return true;
     const size_t colon = error.find(": ");
@@ -68,7 +75,7 @@ PlanStore::Found PlanStore::load(const wl::gpt::GPTConfig& cfg, const PlanShape&
                                  MeshPlan* plan, std::string* why) const {
     const std::string path = path_of(shape);
     std::error_code ec;
-    if (!fs::exists(path, ec)) return Found::None;
+    if (!fs::exists(fs::symlink_status(path, ec))) return Found::None;
     std::string bytes, problem;
     PlanKey k;
     MeshPlan p;
@@ -100,8 +107,11 @@ std::string PlanStore::save(const PlanKey& key, const MeshPlan& plan) const {
     std::error_code ec;
     fs::create_directories(dir_, ec);
     if (ec) return "cannot create the cache folder " + dir_ + ": " + ec.message();
+    const std::string path = path_of(key.shape);
+    if (fs::exists(fs::symlink_status(path, ec)) && !fs::is_regular_file(fs::symlink_status(path, ec)))
+        fs::remove(path, ec);   // the link or node itself, never what it leads to
     std::string error;
-    if (!write_file_atomically(path_of(key.shape), write_plan_file(key, plan), &error)) return error;
+    if (!write_file_atomically(path, write_plan_file(key, plan), &error)) return error;
     const auto files = plan_files(dir_);
     for (size_t i = max_files_; i < files.size(); i++) fs::remove(files[i].second, ec);
     // What a run killed mid-write left (atomic_file.h's temporary names); an hour old is no live writer's.

@@ -200,11 +200,16 @@ TEST(CliCommandLine, FlagsThatCannotBothApplyAreAnErrorNamingBoth) {
 }
 
 // --set may be given again, each adding its keys (the issue's `--set model.block_size=128 --set
-// runconfig.max_steps=20`); another flag given twice keeps its last value.
+// runconfig.max_steps=20`); another flag given twice with two values is an error (one would be
+// ignored), with the same value twice it is that value.
 TEST(CliCommandLine, RepeatedSetsAllApply) {
     CommandLine cl = parse({"train", "--config", "models/gpt-nano.yaml", "--set", "model.block_size=32", "--set",
-                            "runconfig.max_steps=2,optimizer.learning_rate=1e-3", "--steps", "3", "--steps", "4"});
+                            "runconfig.max_steps=2,optimizer.learning_rate=1e-3", "--steps", "4", "--steps", "4"});
     ASSERT_NE(cl.verb, nullptr) << cl.err;
     EXPECT_EQ(cl.args.get("set"), "model.block_size=32\nrunconfig.max_steps=2,optimizer.learning_rate=1e-3");
     EXPECT_EQ(cl.args.get("steps"), "4");
+    cl = parse({"train", "--config", "models/gpt-nano.yaml", "--steps", "1", "--steps", "0"});
+    EXPECT_EQ(cl.verb, nullptr);
+    EXPECT_EQ(cl.status, 2);
+    EXPECT_NE(cl.err.find("--steps is given twice ('1' and '0'); give it once"), std::string::npos) << cl.err;
 }

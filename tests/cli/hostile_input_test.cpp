@@ -23,6 +23,7 @@
 #include <filesystem>
 #include <fstream>
 #include <spawn.h>
+#include <sys/stat.h>
 #include <sstream>
 #include <string>
 #include <sys/wait.h>
@@ -117,6 +118,13 @@ public:
         payload[payload.size() - 4 * model.num_parameters - 1] = 7;
         spit(d / "opt_flag_7.ckpt", wl::gpt::checkpoint_envelope(payload));
         spit(d / "empty.yaml", "# nothing but a comment\n");
+        spit(d / "two_docs.yaml", "---\nmodel:\n    n_layer: 1\n---\nmodel:\n    n_layer: 7\n");
+        spit(d / "deep.yaml", "model: " + std::string(100000, '[') + std::string(100000, ']') + "\n");
+        spit(d / "tiny_float.wk", "const F = 1e-50;\nlayout {\n    grid 1 x 1;\n    place p at (0, 0);\n}\n"
+                                  "program p {\n    export var a: [f32; 1];\n    export fn main() { a[0] = F; }\n}\n");
+        spit(d / "iota.wk", "layout {\n    grid 1 x 1;\n    place p at (0, 0);\n}\nprogram p {\n    export var y: [f32; 4];\n}\n"
+                            "host {\n    fill y at (0, 0) with iota(3.4e38, 3.4e38);\n}\n");
+        ::mkfifo((d / "pipe").c_str(), 0644);
         spit(d / "cr.yaml", "model:\r  n_layer: 1\r  n_head: x4\r");
     }
     const fs::path& dir() const { return tmp_.path(); }
@@ -231,6 +239,8 @@ const std::vector<Case>& catalogue() {
          {"array_len.wk:6:31: error: constant expression overflows i32: 65536 * 65536 is 4294967296"}},
         {"constant_shift_past_31", {"check", "{tmp}/shift.wk"}, 1, {"shift.wk:8:18: error: shift by 40 in a constant expression"}},
         {"constant_division_by_zero", {"check", "{tmp}/div0.wk"}, 1, {"div0.wk:8:18: error: division by zero in a constant expression"}},
+        {"constant_float_literal_below_f32", {"check", "{tmp}/tiny_float.wk"}, 1, {"tiny_float.wk:1:11: error: float literal 1e-50 is below f32's smallest"}},
+        {"constant_iota_past_f32", {"check", "{tmp}/iota.wk"}, 1, {"iota.wk:9:27: error: iota(3.4e+38, 3.4e+38) reaches"}},
         {"constant_float_literal_past_f32", {"check", "{tmp}/float_range.wk"}, 1,
          {"float_range.wk:1:11: error: float literal 1e39 is out of range for f32"}},
         // [conflict]
@@ -253,6 +263,9 @@ const std::vector<Case>& catalogue() {
          {"--accum and --mode infer cannot both apply"}},
         {"conflict_seed_for_a_magnitude_mask", {"forward", "--config", "{tmp}/tiny.yaml", "--sparsity", "0.5", "--sparsity-seed", "7"}, 2,
          {"--sparsity-seed needs --sparsity-mask random"}},
+        {"conflict_flag_given_twice", {"train", "--config", "{tmp}/tiny.yaml", "--steps", "1", "--steps", "0"}, 2,
+         {"--steps is given twice ('1' and '0'); give it once"}},
+        {"conflict_check_json_and_disasm", {"check", "{tmp}/overflow.wk", "--json", "--disasm"}, 2, {"--json and --disasm cannot both apply"}},
         {"conflict_wafers_without_on_mesh", {"train", "--config", "{tmp}/tiny.yaml", "--wafers", "2"}, 2, {"--wafers needs --on-mesh"}},
         {"conflict_mesh_without_on_mesh", {"generate", "--checkpoint", "{tmp}/ok.ckpt", "--mesh", "8x8"}, 2, {"--mesh needs --on-mesh"}},
         {"conflict_mask_without_sparsity", {"forward", "--config", "{tmp}/tiny.yaml", "--sparsity-mask", "random"}, 2,
@@ -266,7 +279,12 @@ const std::vector<Case>& catalogue() {
          {"--out", "notes.txt exists and is not a checkpoint"}, {}, {"notes.txt"}},
         {"output_csv_over_the_config", {"compare", "--config", "{tmp}/tiny.yaml", "--csv", "{tmp}/tiny.yaml"}, 1,
          {"--csv", "tiny.yaml is the file --config"}, {}, {"tiny.yaml"}},
+        {"output_over_a_pipe", {"train", "--config", "{tmp}/tiny.yaml", "--out", "{tmp}/pipe"}, 1, {"--out", "pipe is a device, pipe or socket, not a file"}},
+        {"output_empty", {"train", "--config", "{tmp}/tiny.yaml", "--out", ""}, 1, {"--out is empty"}},
+        {"output_into_a_missing_folder", {"train", "--config", "{tmp}/tiny.yaml", "--out", "{tmp}/no_such_folder/x.ckpt"}, 1,
+         {"no_such_folder is not there; create it first"}},
         // [size]
+        {"size_checkpoint_from_dev_zero", {"generate", "--checkpoint", "/dev/zero"}, 1, {"/dev/zero: not a WaferLab GPT checkpoint (bad magic)"}},
         {"place_prompt_the_tokenizer_cannot_read", {"generate", "--checkpoint", "{tmp}/ok.ckpt", "--prompt", "\xe2\x82\xac"}, 1,
          {"--prompt: char tokenizer: byte 0xe2 at offset 0 is not in the vocabulary"}},
         {"place_validation_split_too_short", {"train", "--config", "{tmp}/tiny.yaml", "--set", "train_input.val_fraction=1e-300", "--out", "{tmp}/v.ckpt"}, 1,
@@ -295,6 +313,8 @@ const std::vector<Case>& catalogue() {
         {"file_checkpoint_optimizer_flag_7", {"generate", "--checkpoint", "{tmp}/opt_flag_7.ckpt"}, 1, {"opt_flag_7.ckpt: optimizer flag 7 is neither 0 nor 1"}},
         {"file_config_empty", {"train", "--config", "{tmp}/empty.yaml"}, 1, {"empty.yaml: the config is empty"}},
         {"file_config_cr_only_line_endings", {"compile-model", "--config", "{tmp}/cr.yaml"}, 1, {"cr.yaml:3:11: model.n_head: expected an integer in 1..1024, got 'x4'"}},
+        {"file_config_two_documents", {"compile-model", "--config", "{tmp}/two_docs.yaml"}, 1, {"two_docs.yaml:5:1: a second YAML document"}},
+        {"file_config_nested_too_deep", {"compile-model", "--config", "{tmp}/deep.yaml"}, 1, {"deep.yaml:1:", "nested too deep"}},
         {"file_checkpoint_that_is_text", {"generate", "--checkpoint", "{tmp}/notes.txt"}, 1, {"notes.txt: not a WaferLab GPT checkpoint (bad magic)"}},
         // [place]
         {"place_empty_kernel", {"check", "{tmp}/empty.wk"}, 1, {"empty.wk:1:1: error: the file is empty"}},

@@ -72,7 +72,7 @@ TEST(GptCorpus, FileCorpusSplitsAndMissingFileErrors) {
         make_corpus(c);
         FAIL();
     } catch (const std::runtime_error& e) {
-        EXPECT_EQ(std::string(e.what()), "/nonexistent/text.txt: cannot open training text file (No such file or directory)");
+        EXPECT_EQ(std::string(e.what()), "train_input.data: /nonexistent/text.txt: cannot open training text file (No such file or directory)");
     }
 }
 

@@ -63,6 +63,9 @@ test('a number that would wrap is refused by its key, and a file that is not a c
   assert.match(e, /models\/gpt-nano\.yaml: not a WaferLab GPT checkpoint/);
   e = await error(page, 'model_compile', 'gpt-nano', '32x32', { checkpoint: 'models/none.ckpt' });
   assert.match(e, /models\/none\.ckpt: cannot open checkpoint file/);
+  // A file that is not a config, opened as one: the place in it, as the CLI says it.
+  e = await error(page, 'model_compile', 'lessons/01-one-pe/check.txt', '32x32');
+  assert.match(e, /lessons\/01-one-pe\/check\.txt:4:1: /);
   await alive(page);
   const m = (await state(page)).model;
   assert.equal(m.compiled, true, 'the last good model is still loaded');
