@@ -260,9 +260,17 @@ CommandLine parse_command_line(const std::vector<Verb>& verbs, int argc, const c
             return cl;
         }
         std::string value = f.value == Value::Switch ? "" : o->results().back();
-        if (f.repeats) {   // every occurrence's, one per line
+        if (f.repeats) {   // every occurrence's, one per line (--set's: each sets at least one key)
             value.clear();
-            for (const std::string& r : o->results()) value += (value.empty() ? "" : "\n") + r;
+            for (const std::string& r : o->results()) {
+                if (r.find('=') == std::string::npos) {
+                    cl.err = verb_path(c) + ": error: --" + f.name + " '" + r.substr(0, 40) + "' sets nothing: give key=value[,key=value...]\n";
+                    cl.status = 2;
+                    cl.verb = nullptr;
+                    return cl;
+                }
+                value += (value.empty() ? "" : "\n") + r;
+            }
         }
         cl.args.options[f.name] = value;
     }

@@ -215,6 +215,8 @@ const std::vector<FlagRule>& flag_rules() {
         {"train", "sparsity-seed", Rule::Needs, "sparsity-mask=random", kMagnitude},
         {"generate", "checkpoint", Rule::Conflicts, "config", "a checkpoint carries its config (--set changes its keys)", config_vs_checkpoint},
         {"generate", "llmc", Rule::Conflicts, "checkpoint", "both name the weights"},
+        {"generate", "top-k", Rule::Conflicts, "temperature=0", "temperature 0 is greedy: the top token, whatever --top-k"},
+        {"generate", "seed", Rule::Conflicts, "temperature=0", "temperature 0 is greedy: no draw for a seed to choose"},
         {"generate", "mesh", Rule::Needs, "on-mesh", kOnMesh},
         {"generate", "execution", Rule::Needs, "on-mesh", kOnMesh},
         {"generate", "kernels", Rule::Needs, "on-mesh", kOnMesh},

@@ -60,7 +60,7 @@ std::string parse_u64(std::string_view text, uint64_t* out) {
 
 std::string parse_real(std::string_view text, const NumberRange& r, double* out) {
     const std::string want = r.bounded() ? "a number" + bounds_words(r) : "a finite number";
-    size_t k = text.size() > 0 && (text[0] == '-' || text[0] == '+') ? 1 : 0;
+    size_t k = text.size() > 0 && text[0] == '-' ? 1 : 0;   // a sign only if negative, as parse_integer (from_chars) reads
     if (k >= text.size() || !(std::isdigit((unsigned char)text[k]) || text[k] == '.')) return want;
     if (text.size() > 1 && text[k] == '0' && k + 1 < text.size() && (text[k + 1] == 'x' || text[k + 1] == 'X')) return want;
     const std::string s(text);

@@ -2,6 +2,7 @@
 // table does not name is an error naming the word and the nearest flag; every flag
 // the docs and tests use parses.
 #include "cli/command_line.h"
+#include "engine/core/parse_number.h"
 
 #include <gtest/gtest.h>
 
@@ -179,8 +180,10 @@ TEST(CliCommandLine, EveryNumberFlagHasARangeAndEveryRuleItsFlags) {
             const std::string name = word.substr(0, word.find('=')), value = name.size() < word.size() ? word.substr(name.size() + 1) : "";
             const auto f = std::find_if(v->flags.begin(), v->flags.end(), [&](const Flag& f) { return f.name == name; });
             EXPECT_NE(f, v->flags.end()) << r.verb << " has no --" << name;
-            if (f != v->flags.end() && !value.empty())   // "name=value": a value the flag takes
-                EXPECT_NE(("|" + std::string(f->choices ? f->choices : "") + "|").find("|" + value + "|"), std::string::npos) << r.verb << " --" << word;
+            if (f == v->flags.end() || value.empty()) continue;   // "name=value": a value the flag takes
+            double x = 0;
+            if (f->choices) EXPECT_NE(("|" + std::string(f->choices) + "|").find("|" + value + "|"), std::string::npos) << r.verb << " --" << word;
+            else EXPECT_EQ(wl::parse_real(value, f->range, &x), "") << r.verb << " --" << word;
         }
     }
 }
@@ -212,4 +215,9 @@ TEST(CliCommandLine, RepeatedSetsAllApply) {
     EXPECT_EQ(cl.verb, nullptr);
     EXPECT_EQ(cl.status, 2);
     EXPECT_NE(cl.err.find("--steps is given twice ('1' and '0'); give it once"), std::string::npos) << cl.err;
+    for (const char* nothing : {"", ",,,"}) {   // a --set that sets no key is not silently nothing
+        cl = parse({"train", "--config", "models/gpt-nano.yaml", "--set", nothing});
+        EXPECT_EQ(cl.verb, nullptr) << nothing;
+        EXPECT_NE(cl.err.find("sets nothing: give key=value"), std::string::npos) << cl.err;
+    }
 }

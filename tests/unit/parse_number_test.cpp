@@ -29,7 +29,7 @@ TEST(ParseNumber, RealsAreFiniteAndInRange) {
     EXPECT_EQ(v, 1e-3);
     EXPECT_EQ(wl::parse_real(".5", NumberRange::open(0, 1), &v), "");
     EXPECT_EQ(v, 0.5);
-    for (const char* bad : {"inf", "-inf", "nan", "NaN", "infinity", "1e400", "0x1p3", "1.5", "0", "1", "", " 0.5", "0.5x"})
+    for (const char* bad : {"inf", "-inf", "+0.5", "nan", "NaN", "infinity", "1e400", "0x1p3", "1.5", "0", "1", "", " 0.5", "0.5x"})
         EXPECT_EQ(wl::parse_real(bad, NumberRange::open(0, 1), &v), "a number in (0, 1)") << bad;
     EXPECT_EQ(wl::parse_real("1e300", NumberRange::any(), &v), "");
     EXPECT_EQ(wl::parse_real("1e400", NumberRange::any(), &v), "a finite number");
