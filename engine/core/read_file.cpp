@@ -20,19 +20,23 @@ std::string mib(uint64_t bytes) {
     return bytes >= (uint64_t(1) << 30) ? std::to_string(bytes >> 30) + " GiB" : std::to_string(bytes >> 20) + " MiB";
 }
 
+// The file open for reading, its stat in *st; nullptr with *error for a folder or what cannot open.
+std::FILE* open_to_read(const std::string& path, const char* what, struct stat* st, std::string* error) {
+    if (::stat(path.c_str(), st) == 0 && S_ISDIR(st->st_mode)) {
+        *error = shown(path) + ": is a directory, not a " + what + " file";
+        return nullptr;
+    }
+    std::FILE* f = std::fopen(path.c_str(), "rb");
+    if (!f) *error = shown(path) + ": cannot open " + what + " file (" + std::strerror(errno) + ")";
+    return f;
+}
+
 }  // namespace
 
 bool read_file(const std::string& path, uint64_t limit, const char* what, std::string* out, std::string* error) {
     struct stat st {};
-    if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
-        *error = shown(path) + ": is a directory, not a " + what + " file";
-        return false;
-    }
-    std::FILE* f = std::fopen(path.c_str(), "rb");
-    if (!f) {
-        *error = shown(path) + ": cannot open " + what + " file (" + std::strerror(errno) + ")";
-        return false;
-    }
+    std::FILE* f = open_to_read(path, what, &st, error);
+    if (!f) return false;
     std::string s;
     if (S_ISREG(st.st_mode) && uint64_t(st.st_size) <= limit) s.reserve(size_t(st.st_size));
     char buf[1 << 16];
@@ -59,15 +63,8 @@ bool read_file(const std::string& path, uint64_t limit, const char* what, std::s
 
 bool read_head(const std::string& path, size_t n, const char* what, std::string* out, std::string* error) {
     struct stat st {};
-    if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
-        *error = shown(path) + ": is a directory, not a " + what + " file";
-        return false;
-    }
-    std::FILE* f = std::fopen(path.c_str(), "rb");
-    if (!f) {
-        *error = shown(path) + ": cannot open " + what + " file (" + std::strerror(errno) + ")";
-        return false;
-    }
+    std::FILE* f = open_to_read(path, what, &st, error);
+    if (!f) return false;
     std::string s(n, '\0');
     size_t got = 0;
     while (got < n) {
