@@ -63,6 +63,7 @@ LoadedModel load_model(const Args& args) {
         apply_checkpoint_overrides(ck, cli_overrides(args), "command line", args.get("checkpoint"));
         m.model = model_from_checkpoint(ck);
         m.source = "checkpoint " + args.get("checkpoint") + " (step " + std::to_string(ck.step) + ")";
+        require_bpe_tokenizer_for_bpe_dir(args, *m.tokenizer);
         return m;
     }
     if (!args.has("config")) throw std::runtime_error("needs --config FILE (e.g. models/gpt-nano.yaml) or --checkpoint FILE");
@@ -70,7 +71,14 @@ LoadedModel load_model(const Args& args) {
     m.tokenizer = std::move(init.tokenizer);
     m.model = std::move(init.model);
     m.source = "config " + args.get("config") + ", initial weights (seed " + std::to_string(m.model->cfg.seed) + ")";
+    require_bpe_tokenizer_for_bpe_dir(args, *m.tokenizer);
     return m;
+}
+
+void require_bpe_tokenizer_for_bpe_dir(const Args& args, const wl::gpt::Tokenizer& tok) {
+    if (args.has("bpe-dir") && tok.kind() != "bpe")
+        throw std::runtime_error("--bpe-dir " + args.get("bpe-dir") + " names GPT-2's BPE files, but this model's tokenizer is " + tok.kind() +
+                                 " (train_input.tokenizer): it reads none");
 }
 
 std::vector<int> prompt_ids(const Args& args, const wl::gpt::Tokenizer& tok, const std::string& dflt) {

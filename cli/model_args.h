@@ -37,6 +37,8 @@ LoadedModel load_model(const Args& args);             // throws with a message n
 // --prompt (or `dflt`) as token ids; a prompt the tokenizer cannot read, or one of no tokens,
 // throws naming --prompt.
 std::vector<int> prompt_ids(const Args& args, const wl::gpt::Tokenizer& tok, const std::string& dflt);
+// --bpe-dir with a model whose tokenizer reads no BPE files (the char one) is an error, not ignored.
+void require_bpe_tokenizer_for_bpe_dir(const Args& args, const wl::gpt::Tokenizer& tok);
 // train: with the backward's and AdamW's arrays (plan_model's train). Throws the planner's error.
 // Through the compile cache (compile once, run many: engine/model/plan_cache.h), kept on disk in
 // --cache-dir (default PlanStore::default_dir()) between runs; --no-cache compiles anyway.

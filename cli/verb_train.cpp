@@ -104,6 +104,7 @@ int verb_train(const Args& args) {
         name = base_name(args.get("config"));
     }
     const GPTConfig& cfg = tr->cfg;
+    require_bpe_tokenizer_for_bpe_dir(args, *tr->tokenizer);
     const std::string out = args.get("out", name + ".ckpt");
     // Never over the config or the text (--resume's checkpoint may be replaced: it is read whole, and
     // the new one is written atomically).

@@ -266,6 +266,8 @@ const std::vector<Case>& catalogue() {
         {"conflict_flag_given_twice", {"train", "--config", "{tmp}/tiny.yaml", "--steps", "1", "--steps", "0"}, 2,
          {"--steps is given twice ('1' and '0'); give it once"}},
         {"conflict_check_json_and_disasm", {"check", "{tmp}/overflow.wk", "--json", "--disasm"}, 2, {"--json and --disasm cannot both apply"}},
+        {"conflict_bpe_dir_for_a_char_tokenizer", {"train", "--config", "{tmp}/tiny.yaml", "--bpe-dir", "{tmp}/adir", "--out", "{tmp}/b.ckpt"}, 1,
+         {"--bpe-dir", "names GPT-2's BPE files, but this model's tokenizer is char"}},
         {"conflict_wafers_without_on_mesh", {"train", "--config", "{tmp}/tiny.yaml", "--wafers", "2"}, 2, {"--wafers needs --on-mesh"}},
         {"conflict_mesh_without_on_mesh", {"generate", "--checkpoint", "{tmp}/ok.ckpt", "--mesh", "8x8"}, 2, {"--mesh needs --on-mesh"}},
         {"conflict_mask_without_sparsity", {"forward", "--config", "{tmp}/tiny.yaml", "--sparsity-mask", "random"}, 2,
