@@ -25,8 +25,7 @@ CLI::Validator integer_value(wl::NumberRange r) {
     return CLI::Validator(
         [r](std::string& s) -> std::string {
             long long v = 0;
-            std::string want = wl::parse_integer(s, r, &v);
-            return want.empty() ? "" : "expects " + want + ", got " + wl::quote_prefix(s);
+            return wl::integer_or_why(s, r, &v);
         },
         "");
 }
@@ -35,8 +34,7 @@ CLI::Validator number_value(wl::NumberRange r) {
     return CLI::Validator(
         [r](std::string& s) -> std::string {
             double v = 0;
-            std::string want = wl::parse_real(s, r, &v);
-            return want.empty() ? "" : "expects " + want + ", got " + wl::quote_prefix(s);
+            return wl::real_or_why(s, r, &v);
         },
         "");
 }

@@ -46,7 +46,7 @@ int verb_lesson_check(const Args& args) {
     if (!load(args, &set)) return 2;
     long long n = 0;   // the one parser: 4294967297 is not lesson 1
     const wl::lessons::Lesson* lesson =
-        wl::parse_integer(args.positional[0], wl::NumberRange::closed(1, 9999), &n).empty() ? set.find(int(n)) : nullptr;
+        wl::parse_integer(args.positional[0], wl::NumberRange::closed(1, wl::lessons::kMaxLessonNumber), &n).empty() ? set.find(int(n)) : nullptr;
     if (!lesson) {
         std::fprintf(stderr, "waferlab-cli lesson check: no lesson '%s' (`waferlab-cli lesson list` shows them)\n",
                      args.positional[0].c_str());

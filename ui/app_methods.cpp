@@ -241,7 +241,7 @@ const std::vector<App::Method>& App::methods() {
 
         // [SECTION] the table: lessons
         {"open_lesson", "number discard=false", 0, [](App& a, const json& x) {
-             a.open_lesson(int(int_arg(x, "number", NumberRange::closed(0, 9999))), a.lesson_edit(x));
+             a.open_lesson(int(int_arg(x, "number", NumberRange::closed(0, wl::lessons::kMaxLessonNumber))), a.lesson_edit(x));
              return a.state();
          }},
         {"check_lesson", "", 0, [](App& a, const json&) {

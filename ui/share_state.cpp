@@ -1,5 +1,6 @@
 #include "ui/share_state.h"
 
+#include "engine/lessons/lesson.h"
 #include "ui/canvas_model.h"
 
 #include <nlohmann/json.hpp>
@@ -61,7 +62,7 @@ std::optional<SharedState> shared_state_from_json(const json& j, std::string* pr
     if (!s.example.empty() && !plain_name(s.example, 40)) return fail("its example name is not a plain name");
     if (!mode_from_name(s.colouring)) return fail("it asks for a colouring mode this WaferLab does not have ('" + s.colouring.substr(0, 20) + "')");
     if (j.contains("lesson")) {
-        if (!j["lesson"].is_number_integer() || j["lesson"].get<int64_t>() < 0 || j["lesson"].get<int64_t>() > 9999)
+        if (!j["lesson"].is_number_integer() || j["lesson"].get<int64_t>() < 0 || j["lesson"].get<int64_t>() > wl::lessons::kMaxLessonNumber)
             return fail("its lesson is not a lesson number");
         s.lesson = j["lesson"].get<int>();
     }

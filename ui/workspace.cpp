@@ -1,5 +1,7 @@
 #include "ui/workspace.h"
 
+#include "engine/lessons/lesson.h"
+
 #include <algorithm>
 #include <cstdlib>
 #include <nlohmann/json.hpp>
@@ -10,9 +12,9 @@ using nlohmann::json;
 
 static constexpr const char* kFormat = "waferlab-workspace";
 
-// A lesson's number as saved: an integer in 0..9999 (get<int> of 4294967297 would be 1).
+// A lesson's number as saved: an integer in 0..kMaxLessonNumber (get<int> of 4294967297 would be 1).
 static bool lesson_number(const nlohmann::json& n) {
-    return n.is_number_integer() && (n.is_number_unsigned() ? n.get<uint64_t>() <= 9999 : n.get<int64_t>() >= 0 && n.get<int64_t>() <= 9999);
+    return n.is_number_integer() && (n.is_number_unsigned() ? n.get<uint64_t>() <= uint64_t(wl::lessons::kMaxLessonNumber) : n.get<int64_t>() >= 0 && n.get<int64_t>() <= wl::lessons::kMaxLessonNumber);
 }
 
 std::string workspace_to_json(const Workspace& ws) {

@@ -72,6 +72,16 @@ std::string parse_real(std::string_view text, const NumberRange& r, double* out)
     return "";
 }
 
+std::string integer_or_why(std::string_view text, const NumberRange& r, long long* out) {
+    const std::string want = parse_integer(text, r, out);
+    return want.empty() ? "" : "expects " + want + ", got " + quote_prefix(text);
+}
+
+std::string real_or_why(std::string_view text, const NumberRange& r, double* out) {
+    const std::string want = parse_real(text, r, out);
+    return want.empty() ? "" : "expects " + want + ", got " + quote_prefix(text);
+}
+
 std::string quote_prefix(std::string_view text, size_t keep) {
     if (text.size() <= keep) return "'" + std::string(text) + "'";
     return "'" + std::string(text.substr(0, keep)) + "...' (" + std::to_string(text.size()) + " bytes)";

@@ -39,6 +39,11 @@ std::string parse_u64(std::string_view text, uint64_t* out);
 // All of `text` as a finite decimal number inside `r` (1e-3, .5, -2). "" or "a number in [0, 1)".
 std::string parse_real(std::string_view text, const NumberRange& r, double* out);
 
+// The same, worded for a message after the key or flag's name: "" or "expects an integer in
+// 1..256, got '4294967328'" (the CLI's flags, a lesson's check.txt).
+std::string integer_or_why(std::string_view text, const NumberRange& r, long long* out);
+std::string real_or_why(std::string_view text, const NumberRange& r, double* out);
+
 // `text` quoted for a message, cut to its first `keep` bytes with the size said:
 // 'abc' or 'aaaaaaaa...' (52428800 bytes). A 50 MB value must not become 50 MB of stderr.
 std::string quote_prefix(std::string_view text, size_t keep = 40);

@@ -31,18 +31,15 @@ std::string strip_comment(const std::string& s) {
 
 // Numbers go through the engine's one parser (engine/core/parse_number.h): no NaN, no infinity,
 // no wrap, the whole word. "" or the message's tail: "expects an integer in 1..10000, got '0.5'".
-std::string real_word(const std::string& s, const wl::NumberRange& r, double* out) {
-    const std::string want = wl::parse_real(s, r, out);
-    return want.empty() ? "" : "expects " + want + ", got " + wl::quote_prefix(s);
-}
+// integer_word: wl::integer_or_why into the field's own type.
 template <class T>
 std::string integer_word(const std::string& s, const wl::NumberRange& r, T* out) {
     long long v = 0;
-    const std::string want = wl::parse_integer(s, r, &v);
-    if (!want.empty()) return "expects " + want + ", got " + wl::quote_prefix(s);
-    *out = T(v);
-    return "";
+    std::string why = wl::integer_or_why(s, r, &v);
+    if (why.empty()) *out = T(v);
+    return why;
 }
+
 constexpr double kMaxCycles = double(wl::lang::kMaxCycleBudget);
 
 // "y @ (3,0): 2 4 6 8" -> symbol, x, y, values. Returns an error message or "".
@@ -64,7 +61,7 @@ std::string parse_expect(const std::string& rest, ExpectLine* e) {
     std::string tok;
     while (vs >> tok) {
         double v = 0;
-        if (const std::string err = real_word(tok, wl::NumberRange::any(), &v); !err.empty()) return "expect: a value " + err;
+        if (const std::string err = wl::real_or_why(tok, wl::NumberRange::any(), &v); !err.empty()) return "expect: a value " + err;
         e->values.push_back(v);
     }
     if (e->values.empty()) return "expect: no values after ':'";
@@ -117,7 +114,7 @@ std::string parse_forward(const std::string& rest, ForwardSpec* f) {
             if (val != "resident" && val != "streaming") return "forward: execution is resident or streaming";
             f->execution = val;
         } else if (key == "sparsity") {
-            if (const std::string err = real_word(val, wl::NumberRange{0, wl::model::kMaxSparsity, true, false}, &f->sparsity); !err.empty())
+            if (const std::string err = wl::real_or_why(val, wl::NumberRange{0, wl::model::kMaxSparsity, true, false}, &f->sparsity); !err.empty())
                 return "forward: sparsity " + err;
         } else {
             return "forward: unknown word '" + key + "' (" + form + ")";
@@ -170,7 +167,7 @@ CheckSpec parse_check_spec(std::string_view text, std::vector<SpecError>* errors
             if (!err.empty()) fail(err);
             else spec.expects.push_back(std::move(e)), advised = Advised::Expect;
         } else if (word == "tolerance") {
-            if (const std::string err = real_word(arg, wl::NumberRange::at_least(0), &v); !err.empty()) fail("tolerance " + err);
+            if (const std::string err = wl::real_or_why(arg, wl::NumberRange::at_least(0), &v); !err.empty()) fail("tolerance " + err);
             else spec.tolerance = v;
         } else if (word == "cycles" && arg.compare(0, 5, "below") == 0) {   // a forward's: cycles below N
             uint64_t c = 0;
@@ -212,7 +209,7 @@ CheckSpec parse_check_spec(std::string_view text, std::vector<SpecError>* errors
         } else if (word == "loss") {
             const size_t sp2 = arg.find_first_of(" \t");
             if (arg.substr(0, sp2) != "below" || sp2 == std::string::npos) fail("loss needs the form 'loss below X', X > 0");
-            else if (const std::string err = real_word(trim(arg.substr(sp2)), wl::NumberRange::above(0), &v); !err.empty()) fail("loss below " + err);
+            else if (const std::string err = wl::real_or_why(trim(arg.substr(sp2)), wl::NumberRange::above(0), &v); !err.empty()) fail("loss below " + err);
             else spec.train.loss_below = v, spec.train.loss_line = n, advised = Advised::Loss;
         } else if (word == "faster-than-gpu") {
             const std::vector<std::string> ids = wl::gpu::gpu_ids();

@@ -12,6 +12,9 @@
 
 namespace wl::lessons {
 
+// Lesson numbers run 1..kMaxLessonNumber (a folder NN-name); 0 in saved state and links is none.
+constexpr int kMaxLessonNumber = 9999;
+
 struct Lesson {
     int number = 0;             // NN of the folder name
     std::string slug;           // "one-pe"

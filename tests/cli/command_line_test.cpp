@@ -176,7 +176,7 @@ TEST(CliCommandLine, EveryNumberFlagHasARangeAndEveryRuleItsFlags) {
         for (const auto& [path, verb] : all)
             if (path == r.verb) v = verb;
         ASSERT_NE(v, nullptr) << r.verb;
-        for (const std::string word : {std::string(r.flag), std::string(r.other)}) {
+        for (const std::string& word : {std::string(r.flag), std::string(r.other)}) {
             const std::string name = word.substr(0, word.find('=')), value = name.size() < word.size() ? word.substr(name.size() + 1) : "";
             const auto f = std::find_if(v->flags.begin(), v->flags.end(), [&](const Flag& f) { return f.name == name; });
             EXPECT_NE(f, v->flags.end()) << r.verb << " has no --" << name;

@@ -157,7 +157,9 @@ void check_against_one_wafer(int N, int B, int steps, const GPTConfig& cfg = sma
         // The cost: every wafer's gradient up the tree and the sum back down, ceil(log2 N) levels each
         // way; streamed, the part the wafers hold (the store's went out in the gradient streams).
         const uint64_t G = plan.streaming ? uint64_t(sx.wafer(0).own_parameters()) * 4 : uint64_t(wl::gpt::count_parameters(cfg)) * 4;
-        if (plan.streaming) EXPECT_EQ(G, 2 * 4 * uint64_t(cfg.n_embd)) << "the final layer norm's";
+        if (plan.streaming) {
+            EXPECT_EQ(G, 2 * 4 * uint64_t(cfg.n_embd)) << "the final layer norm's";
+        }
         EXPECT_EQ(x.swarmx_bytes, 2 * uint64_t(N) * G);
         EXPECT_EQ(x.swarmx_cycles, 2 * sx.links().cycles(G, N));
         EXPECT_GT(x.swarmx_cycles, 0u);
