@@ -1,6 +1,8 @@
 // command_line.cpp: see command_line.h.
 #include "cli/command_line.h"
 
+#include "engine/gpt/gpt_config.h"
+
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
@@ -273,7 +275,9 @@ CommandLine parse_command_line(const std::vector<Verb>& verbs, int argc, const c
         cl.args.options[f.name] = value;
     }
     std::string path = verb_path(c).substr(std::string(kProgram).size() + 1);
-    if (std::string broken = broken_rule(path.c_str(), cl.args); !broken.empty()) {
+    std::string broken = broken_rule(path.c_str(), cl.args);
+    if (broken.empty()) broken = unread_key(path.c_str(), cl.args);
+    if (!broken.empty()) {
         cl.err = verb_path(c) + ": error: " + broken + "\n";
         cl.status = 2;
         cl.verb = nullptr;
@@ -281,16 +285,78 @@ CommandLine parse_command_line(const std::vector<Verb>& verbs, int argc, const c
     return cl;
 }
 
+// "name": --name given; "name=value": given with that value (absent, it has its default, which is not `value`).
+static bool holds(const Args& args, const std::string& cond) {
+    const std::string name = cond.substr(0, cond.find('='));
+    return args.has(name) && (name.size() == cond.size() || args.get(name) == cond.substr(name.size() + 1));
+}
+
 std::string broken_rule(const char* verb_path, const Args& args) {
     for (const FlagRule& r : flag_rules()) {
         if (std::string(r.verb) != verb_path || !args.has(r.flag)) continue;
         const std::string other = r.other, name = other.substr(0, other.find('='));
         const bool valued = name.size() < other.size();   // "mode=infer": --mode with that value
-        const bool there = args.has(name) && (!valued || args.get(name) == other.substr(name.size() + 1));
+        const bool there = holds(args, other);
         const std::string a = std::string("--") + r.flag, b = "--" + (valued ? name + " " + other.substr(name.size() + 1) : other);
         if (r.rule == Rule::Conflicts && there)
             return a + " and " + b + " cannot both apply: " + r.why + (r.detail ? r.detail(args) : "") + (valued ? "" : "; give one");
         if (r.rule == Rule::Needs && !there) return a + " needs " + b + ": " + r.why;
+    }
+    return "";
+}
+
+static std::vector<std::string> words(const std::string& s) {
+    std::istringstream in(s);
+    std::vector<std::string> w;
+    for (std::string x; in >> x;) w.push_back(x);
+    return w;
+}
+
+static bool covers(const std::string& pattern, const std::string& key) {   // "model.*" or the key itself
+    if (pattern.size() > 2 && pattern.compare(pattern.size() - 2, 2, ".*") == 0) return key.compare(0, pattern.size() - 1, pattern, 0, pattern.size() - 1) == 0;
+    return pattern == key;
+}
+
+static std::string when_text(const std::string& when) {   // "on-mesh !checkpoint" -> " (with --on-mesh, without --checkpoint)"
+    std::string t;
+    for (const std::string& c : words(when)) {
+        const bool neg = c[0] == '!';
+        std::string flag = "--" + c.substr(neg);
+        if (size_t eq = flag.find('='); eq != std::string::npos) flag[eq] = ' ';
+        t += (t.empty() ? "" : ", ") + std::string(neg ? "without " : "with ") + flag;
+    }
+    return t.empty() ? "" : " (" + t + ")";
+}
+
+static std::string keys_text(const std::string& keys) {   // "a b" -> "a, b"
+    std::string t;
+    for (const std::string& k : words(keys)) t += (t.empty() ? "" : ", ") + k;
+    return t;
+}
+
+std::string unread_key(const char* verb_path, const Args& args) {
+    if (!args.has("set")) return "";
+    std::vector<const KeysRead*> rows;
+    for (const KeysRead& r : keys_read())
+        if (std::string(r.verb) == verb_path) rows.push_back(&r);
+    if (rows.empty()) return "";
+    const std::vector<std::string> known = wl::gpt::GPTConfig::keys();
+    std::string all = args.get("set");
+    std::replace(all.begin(), all.end(), '\n', ',');
+    std::istringstream in(all);
+    for (std::string kv; std::getline(in, kv, ',');) {
+        const std::vector<std::string> key = words(kv.substr(0, kv.find('=')));
+        if (key.size() != 1 || std::find(known.begin(), known.end(), key[0]) == known.end()) continue;
+        bool read = false;
+        for (const KeysRead* r : rows) {
+            bool when = true;
+            for (const std::string& c : words(r->when)) when = when && (c[0] == '!' ? !holds(args, c.substr(1)) : holds(args, c));
+            for (const std::string& p : words(r->keys)) read = read || (when && covers(p, key[0]));
+        }
+        if (read) continue;
+        std::string reads;
+        for (const KeysRead* r : rows) reads += (reads.empty() ? "" : "; ") + keys_text(r->keys) + when_text(r->when);
+        return "--set " + key[0] + ": " + verb_path + " does not read this key, so it would change nothing; it reads " + reads;
     }
     return "";
 }

@@ -239,4 +239,36 @@ const std::vector<FlagRule>& flag_rules() {
     return rules;
 }
 
+const std::vector<KeysRead>& keys_read() {
+    // A model from a config: its shape, the tokenizer (a char one is built from the corpus) and the weights' seed.
+    static const char* kModel = "model.* train_input.tokenizer";
+    static const char* kFromConfig = "train_input.corpus train_input.data train_input.corpus_chars train_input.addition_digits runconfig.seed";
+    static const char* kPlan = "wafer.mesh wafer.execution wafer.schedule";   // what the model compiler reads; wafer.mode is the run's
+    static const std::vector<KeysRead> rows = {
+        {"train", "model.* train_input.* optimizer.* runconfig.*"},
+        {"train", "wafer.*", "on-mesh"},
+        {"generate", kModel},
+        {"generate", kFromConfig, "!checkpoint !llmc"},
+        {"generate", kPlan, "on-mesh"},   // generation runs in fast mode
+        {"compile-model", kModel},
+        {"compile-model", kFromConfig},
+        {"compile-model", kPlan},
+        {"forward", kModel},
+        {"forward", kFromConfig, "!checkpoint"},
+        {"forward", "wafer.*"},
+        {"compare", "model.*"},
+        {"compare", "train_input.batch_size", "!batch"},
+        {"compare", "optimizer.grad_accum_steps", "!accum !mode=infer"},
+        {"bench gpt", "model.* train_input.* optimizer.* runconfig.*"},
+        {"bench mesh-gpt", kModel},
+        {"bench mesh-gpt", kFromConfig},
+        {"bench mesh-gpt", "wafer.*"},
+        {"bench mesh-gpt", "train_input.batch_size optimizer.*", "train"},
+        {"bench swarmx", kModel},
+        {"bench swarmx", kFromConfig},
+        {"bench swarmx", "wafer.* train_input.batch_size optimizer.*"},
+    };
+    return rows;
+}
+
 }  // namespace wlcli

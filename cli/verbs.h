@@ -53,6 +53,21 @@ const std::vector<FlagRule>& flag_rules();
 // The first rule the args break, as "--a and --b cannot both apply: why", or "".
 std::string broken_rule(const char* verb_path, const Args& args);
 
+// The config keys a verb reads, so that a --set key it would ignore is an error (the flags'
+// rule for config keys): one row per set of keys, read always or only when `when` holds. Keys
+// are space-separated, "model.*" for a whole section; `when` is space-separated conditions that
+// must all hold: "on-mesh" (given), "!checkpoint" (not given), "!mode=infer" (not that value).
+struct KeysRead {
+    const char* verb;
+    const char* keys;
+    const char* when = "";
+};
+const std::vector<KeysRead>& keys_read();
+// The first --set key that the verb reads under none of its rows, as "--set k=v: generate does
+// not read optimizer.learning_rate; it reads ...", or "". A verb with no rows is not checked, and
+// a key no config has is left to the config's own error (with the nearest key).
+std::string unread_key(const char* verb_path, const Args& args);
+
 int verb_info(const Args& args);
 int verb_isa(const Args& args);        // verb_isa.cpp: instruction table, docs/cost-model.md
 int verb_run(const Args& args);        // verb_run.cpp: WaferKernel files

@@ -2,11 +2,13 @@
 // table does not name is an error naming the word and the nearest flag; every flag
 // the docs and tests use parses.
 #include "cli/command_line.h"
+#include "engine/gpt/gpt_config.h"
 #include "engine/core/parse_number.h"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -186,6 +188,54 @@ TEST(CliCommandLine, EveryNumberFlagHasARangeAndEveryRuleItsFlags) {
             else EXPECT_EQ(wl::parse_real(value, f->range, &x), "") << r.verb << " --" << word;
         }
     }
+}
+
+// Every row of keys_read names a verb that takes --set, keys a config has and flags the verb has,
+// so no row can silently never match.
+TEST(CliCommandLine, EveryKeysReadRowNamesRealKeysAndFlags) {
+    const std::vector<std::string> keys = wl::gpt::GPTConfig::keys();
+    auto split = [](const std::string& s) {
+        std::istringstream in(s);
+        std::vector<std::string> w;
+        for (std::string x; in >> x;) w.push_back(x);
+        return w;
+    };
+    for (const KeysRead& r : keys_read()) {
+        const Verb* v = nullptr;
+        for (const Verb& top : verb_table()) {
+            if (top.name == std::string(r.verb)) v = &top;
+            for (const Verb& s : top.subverbs)
+                if (std::string(top.name) + " " + s.name == r.verb) v = &s;
+        }
+        ASSERT_NE(v, nullptr) << r.verb;
+        auto has_flag = [&](const std::string& n) { return std::any_of(v->flags.begin(), v->flags.end(), [&](const Flag& f) { return f.name == n; }); };
+        EXPECT_TRUE(has_flag("set")) << r.verb;
+        for (const std::string& p : split(r.keys)) {
+            const bool section = p.size() > 2 && p.substr(p.size() - 2) == ".*";
+            EXPECT_TRUE(std::any_of(keys.begin(), keys.end(), [&](const std::string& k) { return section ? k.rfind(p.substr(0, p.size() - 1), 0) == 0 : k == p; }))
+                << r.verb << ": " << p;
+        }
+        for (const std::string& c : split(r.when)) {
+            const std::string flag = c.substr(c[0] == '!');
+            EXPECT_TRUE(has_flag(flag.substr(0, flag.find('=')))) << r.verb << ": " << c;
+        }
+    }
+}
+
+TEST(CliCommandLine, ASetKeyTheVerbDoesNotReadIsAnErrorNamingWhatItReads) {
+    CommandLine cl = parse({"generate", "--config", "c.yaml", "--set", "optimizer.beta1=0.8"});
+    EXPECT_EQ(cl.verb, nullptr);
+    EXPECT_EQ(cl.status, 2);
+    EXPECT_NE(cl.err.find("--set optimizer.beta1: generate does not read this key, so it would change nothing; it reads model.*"), std::string::npos) << cl.err;
+    // Read under a condition: wafer.* by train with --on-mesh only; runconfig.seed by generate from a config only.
+    EXPECT_NE(parse({"train", "--config", "c.yaml", "--set", "wafer.mode=cycle"}).err.find("wafer.* (with --on-mesh)"), std::string::npos);
+    EXPECT_NE(parse({"train", "--config", "c.yaml", "--on-mesh", "--set", "wafer.mode=cycle"}).verb, nullptr);
+    EXPECT_NE(parse({"generate", "--config", "c.yaml", "--set", "runconfig.seed=3"}).verb, nullptr);
+    EXPECT_EQ(parse({"generate", "--checkpoint", "a.ckpt", "--set", "runconfig.seed=3"}).verb, nullptr);
+    // An unknown key is the config's own error (with the nearest key), not this one.
+    EXPECT_NE(parse({"generate", "--config", "c.yaml", "--set", "optimiser.lr=1"}).verb, nullptr);
+    // A verb with no rows (bench sparsity reads every section) is not checked.
+    EXPECT_NE(parse({"bench", "sparsity", "--set", "optimizer.beta1=0.8"}).verb, nullptr);
 }
 
 TEST(CliCommandLine, FlagsThatCannotBothApplyAreAnErrorNamingBoth) {
