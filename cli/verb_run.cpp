@@ -5,16 +5,20 @@
 // traffic. check only compiles (exit 1 on errors), and
 // --disasm prints the compiled code. Diagnostics go to stderr.
 #include "cli/verbs.h"
+#include "engine/core/parse_number.h"
 #include "engine/core/read_file.h"
 #include "engine/core/thousands.h"
 #include "engine/lang/compile.h"
 #include "engine/lang/run.h"
 
+#include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cstdio>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <sstream>
 
 namespace wlcli {
 
@@ -35,6 +39,24 @@ static wl::lang::RunReport run_with_progress(const wl::lang::CompileResult& cr, 
     return run.report();
 }
 
+// --const's NAME=VALUE lines into CompileOptions::constants; "" or what is wrong ("N=ten: ...").
+// Whether the file declares NAME is the compiler's to say.
+static std::string const_overrides(const std::string& lines, std::map<std::string, double>* out) {
+    std::istringstream in(lines);
+    for (std::string kv; std::getline(in, kv);) {
+        const size_t eq = kv.find('=');
+        const std::string name = kv.substr(0, eq), value = kv.substr(eq + 1);
+        const bool ident = !name.empty() && (std::isalpha((unsigned char)name[0]) || name[0] == '_') &&
+                           std::all_of(name.begin(), name.end(), [](char c) { return std::isalnum((unsigned char)c) || c == '_'; });
+        if (!ident) return wl::quote_prefix(kv) + ": expects NAME=VALUE, NAME a constant's name";
+        double v = 0;
+        if (std::string why = wl::real_or_why(value, wl::NumberRange::any(), &v); !why.empty()) return name + " " + why;
+        if (out->count(name) && (*out)[name] != v) return name + " is given twice";
+        (*out)[name] = v;
+    }
+    return "";
+}
+
 static int run_or_check(const Args& args, bool check_only) {
     const std::string path = args.positional[0];
     std::string src, error;
@@ -44,6 +66,10 @@ static int run_or_check(const Args& args, bool check_only) {
     }
     wl::lang::CompileOptions co;
     co.optimise = args.has("optimise");
+    if (std::string why = const_overrides(args.get("const"), &co.constants); !why.empty()) {
+        std::fprintf(stderr, "waferlab-cli %s: error: --const %s\n", check_only ? "check" : "run", why.c_str());
+        return 2;
+    }
     wl::lang::CompileResult cr = wl::lang::compile(src, path, co);
     wl::lang::require_layout(cr, src);   // so that `check` fails on it as `run` does
     for (const wl::lang::Diagnostic& d : cr.diagnostics) std::fprintf(stderr, "%s\n", wl::lang::format_diagnostic(d).c_str());

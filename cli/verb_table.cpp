@@ -21,6 +21,7 @@ constexpr double kSeedMax = 9223372036854775807.0;   // a seed is any non-negati
 
 const Flag kJson{"json", Value::Switch, "print JSON instead of text"};
 const Flag kOptimise{"optimise", Value::Switch, "the optimising code generator: immediates, folded addresses, bottom-tested loops"};
+const Flag kConst{"const", Value::Text, "a top-level constant's value instead of the file's: N=40 (`const N = ...;`); may be given again", nullptr, {}, /*repeats=*/true};
 const Flag kThreads = int_flag("threads", 1, 1024, "worker threads (default: all cores)");
 const Flag kLessonDir{"dir", Value::Text, "the lessons folder (default: lessons)"};
 const Flag kBpeDir{"bpe-dir", Value::Text, "directory with GPT-2's encoder.json and vocab.bpe"};
@@ -56,10 +57,10 @@ const std::vector<Verb>& verb_table() {
          {int_flag("budget", 1, double(wl::lang::kMaxCycleBudget), "cycle budget per `run` statement (default 50000000)"),
           {"mode", Value::Text, "cycle: every router and CE each cycle; fast: functional, cycles estimated (default cycle)",
            "cycle|fast"},
-          kOptimise, kJson},
+          kConst, kOptimise, kJson},
          verb_run},
         {"check", "compile a WaferKernel file; print its diagnostics", "kernel.wk", true, nullptr,
-         {{"disasm", Value::Switch, "print each placed program's compiled instructions, with their source lines"}, kOptimise, kJson},
+         {{"disasm", Value::Switch, "print each placed program's compiled instructions, with their source lines"}, kConst, kOptimise, kJson},
          verb_check},
         {"train", "train the reference GPT from a config", nullptr, false, nullptr,
          {{"config", Value::Text, "model config, e.g. models/gpt-micro.yaml"},

@@ -229,6 +229,11 @@ const std::vector<Case>& catalogue() {
         {"numbers_sparsity_out_of_range", {"forward", "--config", "{tmp}/tiny.yaml", "--sparsity", "1.5"}, 2, {"--sparsity", "expects a number in 0..0.95, got '1.5'"}},
         {"numbers_huge_scalar_quoted_short", {"train", "--config", "{tmp}/huge_scalar.yaml"}, 1,
          {"optimizer.learning_rate: expected a number in 0..10, got '7777777777", "...' (5000001 bytes)"}},
+        {"numbers_const_that_is_not_a_number", {"run", "{src}/examples/gemv.wk", "--const", "W=ten"}, 2, {"--const W expects a finite number, got 'ten'"}},
+        {"numbers_const_that_sizes_the_grid_past_the_mesh", {"check", "{src}/examples/gemv.wk", "--const", "W=1e40"}, 1,
+         {"gemv.wk:17:10: error: a grid is 1 to 256 PEs on each side"}},
+        {"numbers_const_the_file_does_not_declare", {"check", "{src}/examples/gemv.wk", "--const", "N=8"}, 1,
+         {"constant override 'N': the file declares no top-level 'const N'"}},
         {"numbers_lesson_number_that_wraps", {"lesson", "check", "4294967297", "--dir", "{src}/lessons"}, 2, {"no lesson '4294967297'"}},
         // [constant]
         {"constant_min_int_over_minus_one", {"check", "{tmp}/min_div.wk"}, 1,
