@@ -101,7 +101,8 @@ std::string kernels_dir(const Args& args) {
     else if (args.has("config") && fs::is_directory(fs::path(args.get("config")).parent_path() / "kernels"))
         dir = (fs::path(args.get("config")).parent_path() / "kernels").string();
     if (!fs::is_directory(dir))
-        throw std::runtime_error("the kernel folder " + dir + " is not there (--kernels DIR names it; by default it is " +
+        throw std::runtime_error("the kernel folder " + dir + (fs::exists(dir) ? " is a file, not a folder" : " is not there") +
+                                 " (--kernels DIR names it; by default it is " +
                                  "the kernels/ folder beside --config, else models/kernels from the repository's root)");
     return dir;
 }

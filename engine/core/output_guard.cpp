@@ -15,7 +15,8 @@ void guard_output(const NamedPath& out, const OutputKind& kind, const std::vecto
     if (!fs::exists(out.path, ec)) {   // a new file: nothing to lose, if its folder is there to hold it
         const fs::path dir = fs::path(out.path).parent_path();
         if (!dir.empty() && !fs::is_directory(dir, ec))
-            throw std::runtime_error(out.flag + " " + out.path + ": the folder " + dir.string() + " is not there; create it first");
+            throw std::runtime_error(out.flag + " " + out.path + ": " +
+                                     (fs::exists(dir, ec) ? dir.string() + " is a file, not a folder" : "the folder " + dir.string() + " is not there; create it first"));
         return;
     }
     for (const NamedPath& in : inputs) {

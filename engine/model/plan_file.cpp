@@ -294,6 +294,11 @@ static_assert(sizeof(Program) == 208 && sizeof(Function) == 48 && sizeof(Symbol)
 
 }  // namespace
 
+bool is_plan_file_head(std::string_view head) {
+    static_assert(sizeof kMagic == kPlanFileHeadBytes);
+    return head.size() >= sizeof kMagic && std::memcmp(head.data(), kMagic, sizeof kMagic) == 0;
+}
+
 std::string write_plan_file(const PlanKey& key, const MeshPlan& plan) {
     ByteWriter p;
     write_key(p, key);

@@ -28,6 +28,11 @@ std::string write_plan_file(const PlanKey& key, const MeshPlan& plan);
 // target wraps its inputs with it to reach the payload's parser past the checksum).
 std::string plan_envelope(uint64_t key, std::string_view payload);
 
+// Whether a file's first bytes are a plan file's magic: the cache evicts only its own files,
+// never a user's that happens to end in ".plan" in the same folder.
+bool is_plan_file_head(std::string_view head);
+constexpr size_t kPlanFileHeadBytes = 8;
+
 // The file's key, for saying what changed since it was made (a cheaper read: the ops are
 // not parsed). "" when read, else why not ("is truncated (while reading ...)", "was written
 // by engine 0.0.9; this is 0.1.0").

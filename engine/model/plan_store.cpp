@@ -6,6 +6,7 @@
 #include "engine/model/plan_file.h"
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -25,7 +26,12 @@ constexpr uintmax_t kMaxFileBytes = uintmax_t(1) << 30;   // larger is not a fil
 // block, a link could lead anywhere).
 bool slurp(const fs::path& p, std::string* out, std::string* why) {
     std::error_code ec;
-    if (!fs::is_regular_file(fs::symlink_status(p, ec))) {
+    const fs::file_status st = fs::symlink_status(p, ec);
+    if (fs::is_directory(st)) {
+        *why = "is a directory, not a file this cache wrote: it is left as it is, and the executable not cached";
+        return false;
+    }
+    if (!fs::is_regular_file(st)) {
         *why = "is not a file this cache wrote (a link, pipe or device): it is replaced";
         return false;
     }
@@ -36,12 +42,24 @@ bool slurp(const fs::path& p, std::string* out, std::string* why) {
     return false;
 }
 
+// A name the store gives (path_of: 16 hex digits, ".plan") on a plain file that starts as a plan
+// file does: the store reads, counts and evicts only these, so a user's own "prod.plan" in a
+// shared --cache-dir is never touched.
+bool is_store_file(const fs::directory_entry& e) {
+    const std::string name = e.path().filename().string();
+    std::error_code ec;
+    if (name.size() != 21 || e.path().extension() != ".plan" || !e.is_regular_file(ec) || e.is_symlink(ec)) return false;
+    if (!std::all_of(name.begin(), name.begin() + 16, [](char c) { return std::isdigit((unsigned char)c) || (c >= 'a' && c <= 'f'); })) return false;
+    std::string head, error;
+    return read_head(e.path().string(), kPlanFileHeadBytes, "plan", &head, &error) && is_plan_file_head(head);
+}
+
 // The folder's plan files, newest first (ties by name, so the order is the same every time).
 std::vector<std::pair<fs::file_time_type, fs::path>> plan_files(const std::string& dir) {
     std::vector<std::pair<fs::file_time_type, fs::path>> out;
     std::error_code ec;
     for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
-        if (it->path().extension() != ".plan" || !it->is_regular_file(ec)) continue;
+        if (!is_store_file(*it)) continue;
         const fs::file_time_type t = fs::last_write_time(it->path(), ec);
         if (!ec) out.push_back({t, it->path()});
         ec.clear();
@@ -108,8 +126,9 @@ std::string PlanStore::save(const PlanKey& key, const MeshPlan& plan) const {
     fs::create_directories(dir_, ec);
     if (ec) return "cannot create the cache folder " + dir_ + ": " + ec.message();
     const std::string path = path_of(key.shape);
-    if (fs::exists(fs::symlink_status(path, ec)) && !fs::is_regular_file(fs::symlink_status(path, ec)))
-        fs::remove(path, ec);   // the link or node itself, never what it leads to
+    const fs::file_status st = fs::symlink_status(path, ec);
+    if (fs::is_directory(st)) return path + " is a directory: it is left as it is";
+    if (fs::exists(st) && !fs::is_regular_file(st)) fs::remove(path, ec);   // the link or node itself, never what it leads to
     std::string error;
     if (!write_file_atomically(path, write_plan_file(key, plan), &error)) return error;
     const auto files = plan_files(dir_);

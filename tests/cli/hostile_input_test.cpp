@@ -124,6 +124,16 @@ public:
                                   "program p {\n    export var a: [f32; 1];\n    export fn main() { a[0] = F; }\n}\n");
         spit(d / "iota.wk", "layout {\n    grid 1 x 1;\n    place p at (0, 0);\n}\nprogram p {\n    export var y: [f32; 4];\n}\n"
                             "host {\n    fill y at (0, 0) with iota(3.4e38, 3.4e38);\n}\n");
+        // A --cache-dir shared with a user's own .plan files, older than anything the cache writes: more
+        // than the cache keeps (16), so an eviction that took any ".plan" would take these first.
+        fs::create_directories(d / "shared_cache");
+        for (int i = 0; i < 17; ++i) {
+            char name[32];
+            std::snprintf(name, sizeof name, "%016llx.plan", 0x0123456789abcdefull ^ unsigned(i));
+            spit(d / "shared_cache" / (i == 0 ? std::string("0123456789abcdef.plan") : name), "a user's notes, not an executable\n");
+        }
+        spit(d / "shared_cache" / "prod.plan", "a user's plan for production\n");
+        for (const auto& e : fs::directory_iterator(d / "shared_cache")) fs::last_write_time(e.path(), fs::file_time_type::clock::now() - std::chrono::hours(48));
         ::mkfifo((d / "pipe").c_str(), 0644);
         spit(d / "cr.yaml", "model:\r  n_layer: 1\r  n_head: x4\r");
     }
@@ -298,6 +308,10 @@ const std::vector<Case>& catalogue() {
         {"output_empty", {"train", "--config", "{tmp}/tiny.yaml", "--out", ""}, 1, {"--out is empty"}},
         {"output_into_a_missing_folder", {"train", "--config", "{tmp}/tiny.yaml", "--out", "{tmp}/no_such_folder/x.ckpt"}, 1,
          {"no_such_folder is not there; create it first"}},
+        {"output_into_a_folder_that_is_a_file", {"train", "--config", "{tmp}/tiny.yaml", "--out", "{tmp}/notes.txt/x.ckpt"}, 1,
+         {"notes.txt is a file, not a folder"}},
+        {"output_cache_keeps_a_users_plan_files", {"compile-model", "--config", "{tmp}/tiny.yaml", "--cache-dir", "{tmp}/shared_cache"}, 0,
+         {}, {}, {"shared_cache/prod.plan", "shared_cache/0123456789abcdff.plan"}},
         // [size]
         {"size_checkpoint_from_dev_zero", {"generate", "--checkpoint", "/dev/zero"}, 1, {"/dev/zero: not a WaferLab GPT checkpoint (bad magic)"}},
         {"place_prompt_the_tokenizer_cannot_read", {"generate", "--checkpoint", "{tmp}/ok.ckpt", "--prompt", "\xe2\x82\xac"}, 1,
