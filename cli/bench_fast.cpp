@@ -10,6 +10,7 @@
 //   own speed-up; its results are the runs' with print.
 #include "cli/cpu_time.h"
 #include "cli/verbs.h"
+#include "engine/core/read_file.h"
 #include "engine/lang/compile.h"
 #include "engine/lang/run.h"
 
@@ -18,9 +19,7 @@
 #include <algorithm>
 #include <cstring>
 #include <cstdio>
-#include <fstream>
 #include <memory>
-#include <sstream>
 #include <vector>
 
 namespace wlcli {
@@ -112,22 +111,20 @@ bool same_bits(const std::vector<float>& a, const std::vector<float>& b) {
 int bench_fast(const Args& args) {
     const int P = int(args.get_int("p", 16)), B = int(args.get_int("b", 16)), reps = int(args.get_int("reps", 3));
     const std::string path = args.get("kernel", "examples/summa.wk");
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-        std::fprintf(stderr, "bench fast: cannot open %s (run from the repository root, or pass --kernel)\n", path.c_str());
+    std::string src, error;
+    if (!wl::read_file(path, wl::kMaxSourceBytes, "kernel", &src, &error)) {
+        std::fprintf(stderr, "bench fast: %s (run from the repository root, or pass --kernel)\n", error.c_str());
         return 2;
     }
-    std::stringstream ss;
-    ss << in.rdbuf();
     wl::lang::CompileOptions co;
     co.constants = {{"P", P}, {"B", B}};
-    wl::lang::CompileResult cr = wl::lang::compile(ss.str(), path, co);
+    wl::lang::CompileResult cr = wl::lang::compile(src, path, co);
     if (!cr.ok()) {
         std::fprintf(stderr, "bench fast: %s\n", cr.diagnostics.empty() ? "compile failed" : wl::lang::format_diagnostic(cr.diagnostics[0]).c_str());
         return 1;
     }
     co.optimise = true;
-    const wl::lang::CompileResult cro = wl::lang::compile(ss.str(), path, co);
+    const wl::lang::CompileResult cro = wl::lang::compile(src, path, co);
     const Timed cyc = run_best(cr, wl::RunMode::Cycle, reps);
     const Timed fast = run_best(cr, wl::RunMode::Fast, reps);
     const Timed ocyc = run_best(cro, wl::RunMode::Cycle, reps);   // the optimising compiler's code

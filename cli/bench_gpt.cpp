@@ -17,11 +17,13 @@
 #include <nlohmann/json.hpp>
 
 #include <chrono>
+#include <cstdlib>
 #include <cstdio>
 #include <fstream>
 #include <memory>
 #include <sstream>
 #include <thread>
+#include <unistd.h>
 
 namespace wlcli {
 
@@ -58,6 +60,30 @@ std::string run_capture(const std::string& cmd) {
     return out;
 }
 
+// A word for sh -c, whatever bytes it holds: 'it'\''s'.
+std::string shell_word(const std::string& w) {
+    std::string q = "'";
+    for (char c : w) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return q + "'";
+}
+
+// The generated text PyTorch reads too, in a file of its own (mkstemp: no fixed name in a shared
+// folder to be raced or pointed elsewhere), removed when the bench ends.
+struct GeneratedText {
+    std::string path;
+    explicit GeneratedText(const std::string& text) {
+        const char* tmp = std::getenv("TMPDIR");
+        std::string name = std::string(tmp && *tmp ? tmp : "/tmp") + "/waferlab_bench_gpt_XXXXXX";
+        const int fd = ::mkstemp(name.data());
+        if (fd < 0) throw std::runtime_error("bench gpt: cannot create a temporary file for the generated text in " + name.substr(0, name.rfind('/')));
+        const bool ok = ::write(fd, text.data(), text.size()) == ssize_t(text.size());
+        ::close(fd);
+        path = name;
+        if (!ok) throw std::runtime_error("bench gpt: cannot write the generated text to " + path);
+    }
+    ~GeneratedText() { std::remove(path.c_str()); }
+};
+
 }  // namespace
 
 int bench_gpt(const Args& args) {
@@ -75,9 +101,10 @@ int bench_gpt(const Args& args) {
     std::string data = args.get("data");
     if (data.empty() && std::getenv("WAFERLAB_BENCH_DATA")) data = std::getenv("WAFERLAB_BENCH_DATA");
     if (data.empty() && exists("../shared/data/tinyshakespeare.txt")) data = "../shared/data/tinyshakespeare.txt";
+    std::unique_ptr<GeneratedText> generated;
     if (data.empty()) {   // generated text, shared with PyTorch through a file
-        data = "/tmp/waferlab_bench_gpt_stories.txt";
-        std::ofstream(data, std::ios::binary) << generate_stories(cfg.seed, 1000000);
+        generated = std::make_unique<GeneratedText>(generate_stories(cfg.seed, 1000000));
+        data = generated->path;
     }
     cfg.corpus = "file";
     cfg.data = data;
@@ -115,7 +142,7 @@ int bench_gpt(const Args& args) {
         std::string script = exists("tools/gpt_bench_torch.py") ? "tools/gpt_bench_torch.py" : "";
         if (script.empty()) throw std::runtime_error("tools/gpt_bench_torch.py not found: run from the repository root");
         std::ostringstream cmd;
-        cmd << py << " " << script << " --data '" << data << "' --steps " << steps << " --warmup " << warmup
+        cmd << shell_word(py) << " " << script << " --data " << shell_word(data) << " --steps " << steps << " --warmup " << warmup
             << " --threads " << threads << " --n_layer " << cfg.n_layer << " --n_head " << cfg.n_head << " --n_embd "
             << cfg.n_embd << " --block_size " << cfg.block_size << " --batch_size " << cfg.batch_size << " --lr "
             << cfg.learning_rate;
@@ -132,7 +159,8 @@ int bench_gpt(const Args& args) {
     if (json) {
         std::printf("%s\n", j.dump().c_str());
     } else {
-        std::printf("gpt-micro training, %d steps of %lld tokens, %d thread(s), %s kernels, data %s\n", steps,
+        std::printf("%s training, %d steps of %lld tokens, %d thread(s), %s kernels, data %s\n",
+                    cfg_path.empty() ? "gpt-micro (built-in defaults)" : cfg_path.c_str(), steps,
                     (long long)tr.tokens_per_step(), num_threads(), gemm_isa(), data.c_str());
         std::printf("  ours:    %8.0f tokens/s  (%.1f ms/step, %.2f GFLOP/s = %.1f%% of %.0f GFLOP/s peak)\n", ours_tps,
                     1000 * dt / steps, ours_tps * flops_tok / 1e9, 100 * j["fraction_of_peak"].get<double>(), peak / 1e9);

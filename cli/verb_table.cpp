@@ -232,6 +232,7 @@ const std::vector<FlagRule>& flag_rules() {
         {"forward", "sparsity-seed", Rule::Needs, "sparsity-mask=random", kMagnitude},
         {"compile-model", "sparsity-mask", Rule::Needs, "sparsity", kSparse},
         {"isa", "json", Rule::Conflicts, "format", "--format prints the Markdown page, --json the table"},
+        {"bench gpt", "python", Rule::Conflicts, "no-torch", "--python names the PyTorch that --no-torch skips"},
         {"check", "json", Rule::Conflicts, "disasm", "--disasm prints the listing as text, --json the verdict"},
         {"compare", "accum", Rule::Conflicts, "mode=infer", "gradient accumulation splits a training step's batch; a forward has none"},
         {"compile-model", "sparsity-seed", Rule::Needs, "sparsity", kSparse},
@@ -260,7 +261,8 @@ const std::vector<KeysRead>& keys_read() {
         {"compare", "model.*"},
         {"compare", "train_input.batch_size", "!batch"},
         {"compare", "optimizer.grad_accum_steps", "!accum !mode=infer"},
-        {"bench gpt", "model.* train_input.* optimizer.* runconfig.*"},
+        // bench gpt trains on --data (or its own text) for --steps: the corpus keys and the run's length are its flags'.
+        {"bench gpt", "model.* train_input.tokenizer train_input.batch_size train_input.val_fraction optimizer.* runconfig.seed"},
         {"bench mesh-gpt", kModel},
         {"bench mesh-gpt", kFromConfig},
         {"bench mesh-gpt", "wafer.*"},
