@@ -277,6 +277,7 @@ CommandLine parse_command_line(const std::vector<Verb>& verbs, int argc, const c
     std::string path = verb_path(c).substr(std::string(kProgram).size() + 1);
     std::string broken = broken_rule(path.c_str(), cl.args);
     if (broken.empty()) broken = unread_key(path.c_str(), cl.args);
+    if (broken.empty()) broken = flag_and_set_clash(path.c_str(), cl.args);
     if (!broken.empty()) {
         cl.err = verb_path(c) + ": error: " + broken + "\n";
         cl.status = 2;
@@ -334,29 +335,50 @@ static std::string keys_text(const std::string& keys) {   // "a b" -> "a, b"
     return t;
 }
 
+// The config keys --set names, those a config has (a key no config has is left to the config's
+// own error, which names the nearest).
+static std::vector<std::string> set_keys(const Args& args) {
+    const std::vector<std::string> known = wl::gpt::GPTConfig::keys();
+    std::string all = args.get("set");
+    std::replace(all.begin(), all.end(), '\n', ',');
+    std::istringstream in(all);
+    std::vector<std::string> keys;
+    for (std::string kv; std::getline(in, kv, ',');) {
+        const std::vector<std::string> key = words(kv.substr(0, kv.find('=')));
+        if (key.size() == 1 && std::find(known.begin(), known.end(), key[0]) != known.end()) keys.push_back(key[0]);
+    }
+    return keys;
+}
+
+std::string flag_and_set_clash(const char* verb_path, const Args& args) {
+    if (!args.has("set")) return "";
+    const std::vector<std::string> keys = set_keys(args);
+    for (const FlagKeys& r : flag_keys()) {
+        if (std::string(r.verb) != verb_path || !args.has(r.flag)) continue;
+        for (const std::string& k : words(r.keys))
+            if (std::find(keys.begin(), keys.end(), k) != keys.end())
+                return std::string("--") + r.flag + " and --set " + k + " both set " + k + "; give one";
+    }
+    return "";
+}
+
 std::string unread_key(const char* verb_path, const Args& args) {
     if (!args.has("set")) return "";
     std::vector<const KeysRead*> rows;
     for (const KeysRead& r : keys_read())
         if (std::string(r.verb) == verb_path) rows.push_back(&r);
     if (rows.empty()) return "";
-    const std::vector<std::string> known = wl::gpt::GPTConfig::keys();
-    std::string all = args.get("set");
-    std::replace(all.begin(), all.end(), '\n', ',');
-    std::istringstream in(all);
-    for (std::string kv; std::getline(in, kv, ',');) {
-        const std::vector<std::string> key = words(kv.substr(0, kv.find('=')));
-        if (key.size() != 1 || std::find(known.begin(), known.end(), key[0]) == known.end()) continue;
+    for (const std::string& key : set_keys(args)) {
         bool read = false;
         for (const KeysRead* r : rows) {
             bool when = true;
             for (const std::string& c : words(r->when)) when = when && (c[0] == '!' ? !holds(args, c.substr(1)) : holds(args, c));
-            for (const std::string& p : words(r->keys)) read = read || (when && covers(p, key[0]));
+            for (const std::string& p : words(r->keys)) read = read || (when && covers(p, key));
         }
         if (read) continue;
         std::string reads;
         for (const KeysRead* r : rows) reads += (reads.empty() ? "" : "; ") + keys_text(r->keys) + when_text(r->when);
-        return "--set " + key[0] + ": " + verb_path + " does not read this key, so it would change nothing; it reads " + reads;
+        return "--set " + key + ": " + verb_path + " does not read this key, so it would change nothing; it reads " + reads;
     }
     return "";
 }

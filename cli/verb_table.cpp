@@ -274,4 +274,27 @@ const std::vector<KeysRead>& keys_read() {
     return rows;
 }
 
+const std::vector<FlagKeys>& flag_keys() {
+    static const std::vector<FlagKeys> rows = {
+        {"train", "data", "train_input.corpus train_input.data"},
+        {"train", "corpus", "train_input.corpus"},
+        {"train", "steps", "runconfig.max_steps"},
+        {"train", "mesh", "wafer.mesh"},
+        {"train", "mode", "wafer.mode"},
+        {"train", "execution", "wafer.execution"},
+        {"generate", "mesh", "wafer.mesh"},
+        {"generate", "execution", "wafer.execution"},
+        {"compile-model", "mesh", "wafer.mesh"},
+        {"compile-model", "execution", "wafer.execution"},
+        {"forward", "mesh", "wafer.mesh"},
+        {"forward", "execution", "wafer.execution"},
+        {"forward", "mode", "wafer.mode"},
+        {"bench mesh-gpt", "mesh", "wafer.mesh"},
+        {"bench swarmx", "mesh", "wafer.mesh"},
+        {"bench sparsity", "mesh", "wafer.mesh"},
+        {"bench sparsity", "mode", "wafer.mode"},
+    };
+    return rows;
+}
+
 }  // namespace wlcli

@@ -67,6 +67,16 @@ const std::vector<KeysRead>& keys_read();
 // not read optimizer.learning_rate; it reads ...", or "". A verb with no rows is not checked, and
 // a key no config has is left to the config's own error (with the nearest key).
 std::string unread_key(const char* verb_path, const Args& args);
+// Flags that are shorthands for config keys (train --steps is runconfig.max_steps): giving both the
+// flag and --set of its key is an error naming both, not one silently winning.
+struct FlagKeys {
+    const char* verb;
+    const char* flag;
+    const char* keys;   // space-separated
+};
+const std::vector<FlagKeys>& flag_keys();
+// "--steps and --set runconfig.max_steps both set runconfig.max_steps; give one", or "".
+std::string flag_and_set_clash(const char* verb_path, const Args& args);
 
 int verb_info(const Args& args);
 int verb_isa(const Args& args);        // verb_isa.cpp: instruction table, docs/cost-model.md

@@ -85,7 +85,7 @@ TEST(CliCommandLine, DocumentedCommandLinesParse) {
         {{"run", "examples/summa.wk", "--json", "--budget=1000"}, "run"},
         {{"check", "examples/hello.wk"}, "check"},
         {{"check", "--disasm", "examples/summa.wk"}, "check"},
-        {{"train", "--config", "models/gpt-micro.yaml", "--set", "optimizer.learning_rate=3e-4,runconfig.max_steps=500", "--steps", "5",
+        {{"train", "--config", "models/gpt-micro.yaml", "--set", "optimizer.learning_rate=3e-4,runconfig.seed=500", "--steps", "5",
           "--threads", "1", "--out", "x.ckpt", "--json"},
          "train"},
         {{"generate", "--llmc", "gpt2_124M.bin", "--prompt", "Once", "--tokens", "5", "--top-k", "40",
@@ -222,6 +222,29 @@ TEST(CliCommandLine, EveryKeysReadRowNamesRealKeysAndFlags) {
     }
 }
 
+// Every flag_keys row names a flag its verb has and keys a config has, and the clash is said.
+TEST(CliCommandLine, AFlagAndSetOfItsKeyAreAnErrorNamingBoth) {
+    const std::vector<std::string> keys = wl::gpt::GPTConfig::keys();
+    for (const FlagKeys& r : flag_keys()) {
+        const Verb* v = nullptr;
+        for (const Verb& top : verb_table()) {
+            if (top.name == std::string(r.verb)) v = &top;
+            for (const Verb& s : top.subverbs)
+                if (std::string(top.name) + " " + s.name == r.verb) v = &s;
+        }
+        ASSERT_NE(v, nullptr) << r.verb;
+        EXPECT_TRUE(std::any_of(v->flags.begin(), v->flags.end(), [&](const Flag& f) { return f.name == std::string(r.flag); })) << r.verb << " --" << r.flag;
+        std::istringstream in(r.keys);
+        for (std::string k; in >> k;) EXPECT_NE(std::find(keys.begin(), keys.end(), k), keys.end()) << r.verb << ": " << k;
+    }
+    CommandLine cl = parse({"train", "--config", "c.yaml", "--steps", "1", "--set", "runconfig.max_steps=5"});
+    EXPECT_EQ(cl.verb, nullptr);
+    EXPECT_NE(cl.err.find("--steps and --set runconfig.max_steps both set runconfig.max_steps; give one"), std::string::npos) << cl.err;
+    EXPECT_NE(parse({"train", "--config", "c.yaml", "--data", "a.txt", "--set", "train_input.corpus=addition"}).err.find("--data and --set train_input.corpus"),
+              std::string::npos);
+    EXPECT_NE(parse({"train", "--config", "c.yaml", "--steps", "1", "--set", "runconfig.seed=5"}).verb, nullptr);   // another key
+}
+
 TEST(CliCommandLine, ASetKeyTheVerbDoesNotReadIsAnErrorNamingWhatItReads) {
     CommandLine cl = parse({"generate", "--config", "c.yaml", "--set", "optimizer.beta1=0.8"});
     EXPECT_EQ(cl.verb, nullptr);
@@ -257,9 +280,9 @@ TEST(CliCommandLine, FlagsThatCannotBothApplyAreAnErrorNamingBoth) {
 // ignored), with the same value twice it is that value.
 TEST(CliCommandLine, RepeatedSetsAllApply) {
     CommandLine cl = parse({"train", "--config", "models/gpt-nano.yaml", "--set", "model.block_size=32", "--set",
-                            "runconfig.max_steps=2,optimizer.learning_rate=1e-3", "--steps", "4", "--steps", "4"});
+                            "runconfig.seed=2,optimizer.learning_rate=1e-3", "--steps", "4", "--steps", "4"});
     ASSERT_NE(cl.verb, nullptr) << cl.err;
-    EXPECT_EQ(cl.args.get("set"), "model.block_size=32\nrunconfig.max_steps=2,optimizer.learning_rate=1e-3");
+    EXPECT_EQ(cl.args.get("set"), "model.block_size=32\nrunconfig.seed=2,optimizer.learning_rate=1e-3");
     EXPECT_EQ(cl.args.get("steps"), "4");
     cl = parse({"train", "--config", "models/gpt-nano.yaml", "--steps", "1", "--steps", "0"});
     EXPECT_EQ(cl.verb, nullptr);
