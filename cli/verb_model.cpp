@@ -190,6 +190,9 @@ int verb_forward(const Args& args) {
     wl::model::MeshGPT mesh(plan, ref, mode);
     wl::model::ForwardRecord f;
     if (!wl::model::forward_checked(mesh, ref, ids, &f)) throw std::runtime_error(mesh.error());
+    if (f.not_finite)   // NaN equals NaN bit for bit: "identical" would say nothing
+        throw std::runtime_error(std::to_string(f.not_finite) + " of the reference's " + std::to_string(f.logits) + " logits are NaN or infinite: " + m.source +
+                                 "'s weights overflow the forward (or are not finite), so there is nothing to compare");
     const uint64_t cycles = f.cycles;
     const double wafer_s = double(cycles) / wl::kClockHz, mesh_s = f.mesh_seconds, ref_s = f.reference_seconds;
     if (args.has("json")) {

@@ -170,6 +170,14 @@ void save_checkpoint(const std::string& path, const GPTConfig& cfg, const Checkp
 
 Checkpoint load_checkpoint(const std::string& path) { return parse_checkpoint(read_checkpoint_bytes(path), path); }
 
+// Every value of v finite, or a CheckpointError naming the first that is not.
+static void require_finite(const std::vector<float>& v, const std::string& path, const char* what, const char* hint) {
+    for (size_t i = 0; i < v.size(); ++i)
+        if (!std::isfinite(v[i]))
+            throw CheckpointError(path + ": " + what + " " + std::to_string(i) + " of " + std::to_string(v.size()) + " is " +
+                                  (std::isnan(v[i]) ? "NaN" : "infinite") + hint);
+}
+
 // What a checkpoint says about itself, checked as it loads (a checksum proves only that the
 // bytes are the ones written): counts not negative, every weight and moment finite, and a
 // tokenizer whose vocabulary is the model's, so a load never leads to blank text or "id out of range".
@@ -179,15 +187,17 @@ static void validate(const Checkpoint& ck, const std::string& path) {
     // No run gets further than runconfig.max_steps allows (its key's range, gpt_config.h).
     if (ck.step > kMaxSteps) throw CheckpointError(path + ": step " + std::to_string(ck.step) + " is past any run's (runconfig.max_steps is at most " + std::to_string(kMaxSteps) + ")");
     if (ck.adam_t > ck.step) throw CheckpointError(path + ": AdamW's step " + std::to_string(ck.adam_t) + " is past the run's step " + std::to_string(ck.step));
-    auto finite = [&](const std::vector<float>& v, const char* what) {
-        for (size_t i = 0; i < v.size(); ++i)
-            if (!std::isfinite(v[i]))
-                throw CheckpointError(path + ": " + what + " " + std::to_string(i) + " of " + std::to_string(v.size()) + " is " +
-                                      (std::isnan(v[i]) ? "NaN" : "infinite") + " (a checkpoint of a diverged run?)");
-    };
-    finite(ck.params, "weight");
-    finite(ck.m, "AdamW first moment");
-    finite(ck.v, "AdamW second moment");
+    const char* diverged = " (a checkpoint of a diverged run?)";
+    require_finite(ck.params, path, "weight", diverged);
+    require_finite(ck.m, path, "AdamW first moment", diverged);
+    require_finite(ck.v, path, "AdamW second moment", diverged);
+    for (size_t i = 0; i < ck.v.size(); ++i)   // a running mean of squares; AdamW takes its square root
+        if (ck.v[i] < 0)
+            throw CheckpointError(path + ": AdamW second moment " + std::to_string(i) + " of " + std::to_string(ck.v.size()) + " is negative (" +
+                                  std::to_string(ck.v[i]) + "): a mean of squares cannot be");
+    if (ck.cfg.tokenizer != ck.tokenizer_kind)
+        throw CheckpointError(path + ": its config's train_input.tokenizer is " + quote_prefix(ck.cfg.tokenizer) + " but the tokenizer it holds is " +
+                              quote_prefix(ck.tokenizer_kind));
     if (ck.tokenizer_kind == "char") {
         std::unique_ptr<CharTokenizer> t;
         try {
@@ -315,6 +325,7 @@ std::unique_ptr<GPT> parse_llmc(const std::string& b, const std::string& path) {
     cfg.n_layer = h[4];
     cfg.n_head = h[5];
     cfg.n_embd = h[6];
+    cfg.tokenizer = "bpe";   // llm.c's weights are GPT-2's, for its tokenizer
     const int Vp = h[1] == 3 ? h[7] : h[3];
     if (cfg.block_size < 1 || cfg.vocab_size < 1 || cfg.n_layer < 1 || cfg.n_head < 1 || cfg.n_embd < 1 ||
         cfg.n_embd % cfg.n_head || Vp < cfg.vocab_size || cfg.n_embd > 65536 || cfg.n_layer > 1024 ||
@@ -333,6 +344,7 @@ std::unique_ptr<GPT> parse_llmc(const std::string& b, const std::string& path) {
     std::memcpy(model->params_memory.data(), src, wte * 4);                           // wte rows 0..V-1
     src += size_t(Vp) * C * 4;                                                        // skip padding rows
     std::memcpy(model->params_memory.data() + wte, src, (P - wte) * 4);               // wpe .. lnfb
+    require_finite(model->params_memory, path, "weight", " (llm.c's layout: wte, wpe, then each layer's tensors)");
     return model;
 }
 

@@ -5,11 +5,19 @@
 #include "engine/core/vecmath.h"
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
+#include <string>
 
 namespace wl::gpt {
 
 int sample_token(const float* logits, int V, float temperature, int top_k, Rng& rng) {
+    // A NaN or infinite logit has no probability to draw by: the weights overflowed (finite but huge
+    // ones do too) or are NaN. Said, rather than token 0 forever.
+    for (int i = 0; i < V; i++)
+        if (!std::isfinite(logits[i]))
+            throw std::runtime_error("logit " + std::to_string(i) + " of " + std::to_string(V) + " is " + (std::isnan(logits[i]) ? "NaN" : "infinite") +
+                                     ": the model's weights overflow the forward (or are not finite), so no token can be sampled");
     if (temperature <= 0.0f) {
         int best = 0;
         for (int i = 1; i < V; i++)

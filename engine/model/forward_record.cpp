@@ -33,6 +33,7 @@ bool forward_checked(MeshGPT& mesh, gpt::GPT& ref, const std::vector<int>& ids, 
     for (size_t i = 0; i < logits.size(); i++) {
         f.identical += std::memcmp(&logits[i], &ref.logits()[i], sizeof(float)) == 0;
         f.max_abs_diff = std::max(f.max_abs_diff, std::fabs(double(logits[i]) - double(ref.logits()[i])));
+        f.not_finite += !std::isfinite(ref.logits()[i]);
     }
     *out = std::move(f);
     return true;

@@ -22,6 +22,7 @@ struct ForwardRecord {
     double mesh_seconds = 0, reference_seconds = 0;   // host wall time of each
     size_t logits = 0, identical = 0;   // logits compared, and how many are bit-identical
     double max_abs_diff = 0;
+    size_t not_finite = 0;              // the reference's logits that are NaN or infinite (weights that overflow)
     uint64_t host_bytes = 0;            // activation bytes the host copied between ops
     bool streaming = false;             // the plan's execution
     uint64_t stream_bytes = 0, stream_cycles = 0;   // streaming: the weights brought in, and their cycles

@@ -9,6 +9,7 @@
 //   size      sizes checked against the limit before anything is allocated
 //   file      files validated as they load (checkpoints)
 //   place     errors that say where
+#include "engine/gpt/adamw.h"
 #include "engine/gpt/checkpoint.h"
 #include "engine/gpt/gpt.h"
 #include "engine/gpt/tokenizer_char.h"
@@ -103,6 +104,27 @@ public:
         spit(d / "ok.ckpt", ok);
         spit(d / "truncated.ckpt", ok.substr(0, 12));
         spit(d / "negative_step.ckpt", wl::gpt::checkpoint_bytes(model, nullptr, -1000, "char", tok.state()));
+        {
+            wl::gpt::GPT huge(cfg);   // finite weights whose forward overflows: NaN logits
+            for (size_t i = 0; i < huge.params_memory.size(); ++i) huge.params_memory[i] = i % 2 ? 3e38f : -3e38f;
+            spit(d / "huge.ckpt", wl::gpt::checkpoint_bytes(huge, nullptr, 10, "char", tok.state()));
+            wl::gpt::AdamW opt(model.num_parameters);
+            opt.t = 1;
+            opt.v[3] = -1.0f;
+            spit(d / "negative_moment.ckpt", wl::gpt::checkpoint_bytes(model, &opt, 10, "char", tok.state()));
+            wl::gpt::GPTConfig says_bpe = cfg;
+            says_bpe.tokenizer = "bpe";
+            wl::gpt::GPT bpe_cfg_model(says_bpe);
+            spit(d / "tokenizer_not_its_configs.ckpt", wl::gpt::checkpoint_bytes(bpe_cfg_model, nullptr, 10, "char", tok.state()));
+            // llm.c's layout (a 256-int header, then the weights), every weight NaN.
+            int32_t h[256] = {20240326, 3, 8, 10, 1, 1, 8, 10};
+            wl::gpt::GPTConfig l = cfg;
+            l.vocab_size = 10;
+            std::string llmc(reinterpret_cast<const char*>(h), sizeof h);
+            const float nan = std::numeric_limits<float>::quiet_NaN();
+            for (size_t i = 0; i < wl::gpt::count_parameters(l); ++i) llmc.append(reinterpret_cast<const char*>(&nan), 4);
+            spit(d / "nan_llmc.bin", llmc);
+        }
         model.params_memory[5] = std::numeric_limits<float>::quiet_NaN();
         spit(d / "nan.ckpt", wl::gpt::checkpoint_bytes(model, nullptr, 10, "char", tok.state()));
         wl::gpt::GPTConfig wide = cfg;
@@ -314,7 +336,7 @@ const std::vector<Case>& catalogue() {
          {"no_such_folder is not there; create it first"}},
         {"output_into_a_folder_that_is_a_file", {"train", "--config", "{tmp}/tiny.yaml", "--out", "{tmp}/notes.txt/x.ckpt"}, 1,
          {"notes.txt is a file, not a folder"}},
-        {"output_cache_keeps_a_users_plan_files", {"compile-model", "--config", "{tmp}/tiny.yaml", "--cache-dir", "{tmp}/shared_cache"}, 0,
+        {"output_cache_keeps_a_users_plan_files", {"compile-model", "--config", "{tmp}/tiny.yaml", "--kernels", "{src}/models/kernels", "--cache-dir", "{tmp}/shared_cache"}, 0,
          {}, {}, {"shared_cache/prod.plan", "shared_cache/0123456789abcdff.plan"}},
         // [size]
         {"size_checkpoint_from_dev_zero", {"generate", "--checkpoint", "/dev/zero"}, 1, {"/dev/zero: not a WaferLab GPT checkpoint (bad magic)"}},
@@ -334,6 +356,16 @@ const std::vector<Case>& catalogue() {
          {"...' (100000 bytes): cannot open training text file"}},
         // [file]
         {"file_checkpoint_with_nan_weights", {"generate", "--checkpoint", "{tmp}/nan.ckpt"}, 1, {"nan.ckpt: weight 5 of", "is NaN"}},
+        {"file_checkpoint_whose_weights_overflow_generates_nothing", {"generate", "--checkpoint", "{tmp}/huge.ckpt", "--tokens", "2", "--prompt", "the cat"}, 1,
+         {"is NaN", "the model's weights overflow the forward"}},
+        {"file_checkpoint_whose_weights_overflow_compares_nothing",
+         {"forward", "--checkpoint", "{tmp}/huge.ckpt", "--mesh", "8x8", "--kernels", "{src}/models/kernels", "--prompt", "the cat"}, 1,
+         {"of the reference's", "logits are NaN or infinite", "huge.ckpt"}},
+        {"file_checkpoint_negative_second_moment", {"train", "--resume", "{tmp}/negative_moment.ckpt", "--data", "{tmp}/precious.txt", "--steps", "12", "--out", "{tmp}/nm.ckpt"}, 1,
+         {"negative_moment.ckpt: AdamW second moment 3 of", "is negative"}},
+        {"file_checkpoint_tokenizer_not_its_configs", {"generate", "--checkpoint", "{tmp}/tokenizer_not_its_configs.ckpt"}, 1,
+         {"its config's train_input.tokenizer is 'bpe' but the tokenizer it holds is 'char'"}},
+        {"file_llmc_weights_nan", {"generate", "--llmc", "{tmp}/nan_llmc.bin"}, 1, {"nan_llmc.bin: weight 0 of", "is NaN"}},
         {"file_checkpoint_with_negative_step", {"train", "--resume", "{tmp}/negative_step.ckpt"}, 1, {"negative_step.ckpt: step -1000 is negative"}},
         {"file_checkpoint_tokenizer_shorter_than_vocab", {"generate", "--checkpoint", "{tmp}/short_tokenizer.ckpt"}, 1,
          {"short_tokenizer.ckpt: its char tokenizer has", "they must be equal"}},
