@@ -2,11 +2,45 @@
 // resolved against the programs placed in its region.
 #include "engine/lang/checker.h"
 
+#include <algorithm>
 #include <cfloat>
 #include <cmath>
 #include <sstream>
 
 namespace wl::lang::detail {
+
+// A fill's values against the type of the symbol's elements, t. An integer type must hold
+// each value as the host stores it (truncated): past it, the store would be a value nobody
+// wrote. An f32 iota must stay finite. A linear iota's ends are its extremes.
+static void fill_ranges(Diagnostics& d, const HostStmt& s, const HostAction& a, Ty t, size_t need) {
+    const std::string holds = "does not fit in " + q(s.name) + " " + int_range(t);
+    const bool iota = s.gen == GenKind::Iota && a.args.size() == 2 && need > 0;
+    if (t == Ty::F32) {
+        if (!iota) return;
+        const double last = a.args[0] + double(need - 1) * a.args[1];
+        if (!(std::fabs(last) <= double(FLT_MAX))) {
+            std::ostringstream m;
+            m << "iota(" << a.args[0] << ", " << a.args[1] << ") reaches " << last << " at element " << need - 1 << " of the region's " << need
+              << ": past f32's largest (3.40282e+38)";
+            d.error(s.gen_line, s.gen_col, m.str());
+        }
+        return;
+    }
+    if (!is_int(t)) return;
+    if (iota) {
+        const std::string name = "iota(" + num_text(a.args[0]) + ", " + num_text(a.args[1]) + ")";
+        const double last = a.args[0] + double(need - 1) * a.args[1];
+        if (!int_fits(t, a.args[0])) d.error(s.gen_line, s.gen_col, name + " starts at " + num_text(a.args[0]) + ", which " + holds);
+        else if (!int_fits(t, last))
+            d.error(s.gen_line, s.gen_col, name + " reaches " + num_text(last) + " at element " + std::to_string(need - 1) + " of the region's " +
+                                               std::to_string(need) + ", which " + holds);
+    }
+    if (s.gen == GenKind::Value && a.args.size() == 1 && !int_fits(t, a.args[0]))
+        d.error(s.gen_args[0]->line, s.gen_args[0]->col, "value(" + num_text(a.args[0]) + ") " + holds);
+    if (s.gen == GenKind::List && a.args.size() == s.gen_args.size())
+        for (size_t k = 0; k < a.args.size(); ++k)
+            if (!int_fits(t, a.args[k])) d.error(s.gen_args[k]->line, s.gen_args[k]->col, num_text(a.args[k]) + " " + holds);
+}
 
 void Checker::host() {
     if (grid_unknown_) return;   // the grid's error is reported; nothing here can be checked without it
@@ -31,6 +65,7 @@ void Checker::host() {
         a.x = x0, a.y = y0, a.w = x1 - x0, a.h = y1 - y0;
         bool ok = true;
         uint32_t len = 0;
+        std::vector<Ty> types;   // of the symbol's elements, one per program that differs
         for (int y = y0; y < y1 && ok; ++y)
             for (int x = x0; x < x1 && ok; ++x) {
                 int inst = out_.instance_of_pe[size_t(y * out_.grid_w + x)];
@@ -54,6 +89,8 @@ void Checker::host() {
                         uint32_t l = it == in.length.end() ? 1 : it->second;
                         if (len && l != len) { d_.error(s.line, s.col, "variable " + q(s.name) + " has different lengths across the region"); ok = false; }
                         len = l;
+                        const Ty t = !found->sym ? Ty::Error : found->sym->ty == Ty::Array ? found->sym->elem : found->sym->ty;
+                        if (std::find(types.begin(), types.end(), t) == types.end()) types.push_back(t);
                     }
                 }
             }
@@ -63,12 +100,15 @@ void Checker::host() {
             launch_line = s.line, launch_col = s.col;
         }
         if (s.kind == HostKind::Fill) {
+            // Literals take the elements' type, so an integer array's values stay exact (not rounded to f32).
+            const Ty want = s.gen != GenKind::Random && types.size() == 1 && is_num(types[0]) ? types[0] : Ty::F32;
             const_ctx_ = true;
             for (auto& g : s.gen_args) {
-                Ty t = expr(*g, Ty::F32);
+                Ty t = expr(*g, want);
                 if (t == Ty::Error) { ok = false; continue; }
                 if (!is_num(t)) { d_.error(g->line, g->col, std::string("fill values are numbers, found ") + ty_name(t)); ok = false; continue; }
                 Value v = eval_const(*g, nullptr, 0, 0, &d_);
+                if (v.ty == Ty::Error) { ok = false; continue; }   // reported
                 a.args.push_back(v.ty == Ty::F32 ? v.f : double(v.i));
             }
             const_ctx_ = false;
@@ -80,15 +120,8 @@ void Checker::host() {
                 ok = false;
             }
             size_t need = size_t(a.w) * size_t(a.h) * len;
-            if (ok && s.gen == GenKind::Iota && a.args.size() == 2 && need > 0) {   // linear: its ends are its extremes
-                const double last = a.args[0] + double(need - 1) * a.args[1];
-                if (!(std::fabs(last) <= double(FLT_MAX))) {
-                    std::ostringstream m;
-                    m << "iota(" << a.args[0] << ", " << a.args[1] << ") reaches " << last << " at element " << need - 1 << " of the region's " << need
-                      << ": past f32's largest (3.40282e+38)";
-                    d_.error(s.gen_line, s.gen_col, m.str());
-                }
-            }
+            if (ok)
+                for (Ty t : types) fill_ranges(d_, s, a, t, need);
             if (ok && s.gen == GenKind::List && s.gen_args.size() != need)
                 d_.error(s.gen_line, s.gen_col, "fill gives " + std::to_string(s.gen_args.size()) + " values; the region needs " + std::to_string(need) + " (" +
                                                     std::to_string(a.w * a.h) + " PEs x " + std::to_string(len) + " elements)");

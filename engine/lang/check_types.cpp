@@ -27,8 +27,8 @@ Ty Checker::expr(Expr& e, Ty want) {
     Ty t = expr_inner(e, want);
     e.type = t;
     t = coerce(e, t, want);
-    if (e.kind == ExprKind::Int && t == Ty::I32 && e.ival > 0x7fffffff)
-    {
+    // 2147483648 is an i32 only negated: -2147483648, i32's smallest (const_eval.cpp folds it whole).
+    if (e.kind == ExprKind::Int && t == Ty::I32 && e.ival > 0x7fffffff && !(e.ival == 0x80000000ll && &e == negated_)) {
         d_.error(e.line, e.col, "integer literal " + std::to_string(e.ival) + " does not fit in i32 (the largest is 2147483647)");
         e.type = t = Ty::Error;
     }
@@ -51,6 +51,7 @@ Ty Checker::expr_inner(Expr& e, Ty want) {
         return to;
     }
     case ExprKind::Unary: {
+        negated_ = e.op == Tok::Minus ? e.args[0].get() : nullptr;
         Ty a = expr(*e.args[0], want);
         e.konst = e.args[0]->konst;
         if (a == Ty::Error) return a;

@@ -17,6 +17,7 @@
 #pragma once
 #include "engine/lang/sema.h"
 
+#include <cmath>
 #include <map>
 #include <set>
 #include <string>
@@ -30,6 +31,14 @@ inline std::string pe_str(int x, int y) { return "PE (" + std::to_string(x) + ",
 inline std::string q(const std::string& s) { return "'" + s + "'"; }
 inline bool is_num(Ty t) { return t == Ty::F32 || t == Ty::I32 || t == Ty::U32; }
 inline bool is_int(Ty t) { return t == Ty::I32 || t == Ty::U32; }
+
+// What an integer type holds. A number fits when its truncation toward zero (ftoi's) is
+// inside; NaN fits nothing.
+inline double int_lo(Ty t) { return t == Ty::U32 ? 0.0 : -2147483648.0; }
+inline double int_hi(Ty t) { return t == Ty::U32 ? 4294967295.0 : 2147483647.0; }
+inline bool int_fits(Ty t, double v) { return std::trunc(v) >= int_lo(t) && std::trunc(v) <= int_hi(t); }
+std::string int_range(Ty t);           // "(i32 holds -2147483648 to 2147483647)"
+std::string num_text(double v);        // an integer exactly, else the shortest text that reads back as v (as an f32 where v is one)
 
 struct ColourUse {
     Expr* colour;                      // the colour argument
@@ -60,6 +69,7 @@ private:
     FnCtx fn_;
     ProgramDecl* prog_ = nullptr;
     bool const_ctx_ = false;           // evaluating a constant: every name must be constant
+    const Expr* negated_ = nullptr;    // the operand of the last unary minus met: a literal 2147483648 there is i32's smallest
     bool grid_unknown_ = false;        // the grid was rejected with no size to check the rest against
     Sym* coord_[2] = {nullptr, nullptr};
     std::vector<Sym*> colours_;

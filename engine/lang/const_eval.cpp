@@ -1,19 +1,45 @@
 // const_eval.cpp: compile-time constant evaluation (eval_const, sema.h) — the
 // same arithmetic the PE does (32-bit wrap, fp32 rounding), per instance and PE.
 // With diagnostics, what would silently wrap is an error at the operator instead:
-// i32/u32 overflow, a shift by a negative amount or by 32 or more, division by zero
-// and an f32 result that is infinite from finite operands. Without (the code
-// generator folding what the checker already passed), it wraps as the PE does.
+// i32/u32 overflow, a conversion to a type that does not hold the value, a shift by a
+// negative amount or by 32 or more, division by zero and an f32 result that is infinite
+// from finite operands. Without (the code generator folding what the checker already
+// passed), it wraps as the PE does.
 #include "engine/lang/checker.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <set>
 #include <sstream>
 
 namespace wl::lang {
 
+using detail::int_fits;
+using detail::int_range;
+using detail::num_text;
 using detail::q;
+
+namespace detail {
+
+std::string int_range(Ty t) { return t == Ty::U32 ? "(u32 holds 0 to 4294967295)" : "(i32 holds -2147483648 to 2147483647)"; }
+
+std::string num_text(double v) {
+    if (v == std::trunc(v) && std::fabs(v) < 9007199254740992.0) return std::to_string(int64_t(v));
+    const bool f32 = double(float(v)) == v;   // most constants are: "3e+38", not 3.0000000054977558e+38
+    char b[40];
+    for (int p = 6; p < 17; ++p) {
+        std::snprintf(b, sizeof b, "%.*g", p, v);
+        const double back = std::strtod(b, nullptr);
+        if (f32 ? float(back) == float(v) : back == v) return b;
+    }
+    std::snprintf(b, sizeof b, "%.17g", v);
+    return b;
+}
+
+}  // namespace detail
 
 static Value norm(Value v) {
     switch (v.ty) {
@@ -54,7 +80,7 @@ struct Evaluator {
             }
             busy->insert(s);
             Value v = s->decl && s->decl->init ? eval(*s->decl->init) : err();
-            if (v.ty != Ty::Error && s->ty != Ty::Error && v.ty != s->ty) v = convert(v, s->ty);
+            if (v.ty != Ty::Error && s->ty != Ty::Error && v.ty != s->ty) v = convert(v, s->ty, nullptr);
             busy->erase(s);
             inst->consts[s] = v;
             return v;
@@ -63,22 +89,22 @@ struct Evaluator {
         }
     }
 
-    static Value convert(Value v, Ty to) {
-        Value r{to, 0, 0};
-        if (v.ty == Ty::F32) {
-            if (to == Ty::F32) return v;
-            double f = v.f;
-            if (f != f) r.i = 0;
-            else if (f >= 2147483648.0) r.i = 2147483647;
-            else if (f < -2147483648.0) r.i = -2147483648ll;
-            else r.i = int64_t(f);
-            if (to == Ty::U32 && r.i < 0) r.i = int64_t(uint32_t(int32_t(r.i)));
-        } else if (to == Ty::F32) {
-            r.f = v.ty == Ty::U32 ? double(float(uint32_t(v.i))) : double(float(int32_t(v.i)));
-        } else {
-            r.i = v.i;
+    // A conversion, numeric (to an integer toward zero, as ftoi). A value the target does not
+    // hold (or NaN) is an error at `at`: ftoi would saturate it and mov would wrap it, to a value
+    // nobody wrote. Unreported (no diagnostics, or no `at`: what the checker refused already),
+    // int to int wraps as mov does and f32 to int saturates as ftoi does.
+    Value convert(Value v, Ty to, const Expr* at) {
+        if (to == Ty::F32) return v.ty == Ty::F32 ? v : Value{Ty::F32, 0, double(float(v.i))};   // v.i: exact, normalised
+        const double exact = v.ty == Ty::F32 ? std::trunc(v.f) : double(v.i);
+        if (int_fits(to, exact)) return norm(Value{to, int64_t(exact), 0});
+        if (d && at) {
+            const std::string arg = v.ty == Ty::F32 ? num_text(v.f) : std::to_string(v.i);
+            d->error(at->line, at->col, std::string("constant expression overflows ") + ty_name(to) + ": " + ty_name(to) + "(" + arg + ") is " +
+                                            (exact != exact ? "NaN" : num_text(exact)) + " " + int_range(to));
+            return err();
         }
-        return norm(r);
+        if (v.ty != Ty::F32) return norm(Value{to, v.i, 0});
+        return norm(Value{to, exact != exact ? 0 : int64_t(std::clamp(exact, -2147483648.0, 2147483647.0)), 0});
     }
 
     Value eval(const Expr& e) {
@@ -92,15 +118,18 @@ struct Evaluator {
         case ExprKind::Cast: {
             Value v = eval(*e.args[0]);
             if (v.ty == Ty::Error) return v;
-            return convert(v, e.type);
+            return convert(v, e.type, &e);
         }
         case ExprKind::Unary: {
             Value v = eval(*e.args[0]);
             if (v.ty == Ty::Error) return v;
             if (e.op == Tok::Bang) return Value{Ty::Bool, !v.i, 0};
             if (v.ty == Ty::F32) return Value{Ty::F32, 0, -v.f};
-            const int64_t n = v.ty == Ty::U32 ? -int64_t(uint32_t(v.i)) : -int64_t(int32_t(v.i));
-            if (!fits(v.ty, n)) return overflow(e, v.ty, "-" + std::to_string(v.ty == Ty::U32 ? int64_t(uint32_t(v.i)) : int64_t(int32_t(v.i))), n);
+            // A literal's own value: -2147483648 is i32's smallest, though 2147483648 alone is no i32.
+            const Expr& x = *e.args[0];
+            const int64_t m = x.kind == ExprKind::Int ? x.ival : v.ty == Ty::U32 ? int64_t(uint32_t(v.i)) : int64_t(int32_t(v.i));
+            const int64_t n = -m;
+            if (!fits(v.ty, n)) return overflow(e, v.ty, m < 0 ? "-(" + std::to_string(m) + ")" : "-" + std::to_string(m), n);
             return norm(Value{v.ty, n, 0});
         }
         case ExprKind::Call:
@@ -131,8 +160,7 @@ struct Evaluator {
 
     Value overflow(const Expr& e, Ty t, const std::string& what, int64_t exact) {
         if (!d) return norm(Value{t, exact, 0});   // the PE's wrap
-        d->error(e.line, e.col, std::string("constant expression overflows ") + ty_name(t) + ": " + what + " is " + std::to_string(exact) +
-                                    (t == Ty::U32 ? " (u32 holds 0 to 4294967295)" : " (i32 holds -2147483648 to 2147483647)"));
+        d->error(e.line, e.col, std::string("constant expression overflows ") + ty_name(t) + ": " + what + " is " + std::to_string(exact) + " " + int_range(t));
         return err();
     }
 

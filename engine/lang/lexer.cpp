@@ -1,5 +1,7 @@
 // lexer.cpp: a hand-written scanner. One pass, no backtracking, linear in the
 // input (a 10 MB file is fine). Positions are 1-based lines and byte columns.
+// A UTF-8 byte-order mark that opens the file (editors on Windows write one) is
+// skipped and is not a column; anywhere else it is an error that says what it is.
 #include "engine/lang/lexer.h"
 
 #include "engine/lang/builtins.h"
@@ -72,6 +74,7 @@ static Tok keyword(std::string_view s) {
 
 static bool is_alpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
 static bool is_digit(char c) { return c >= '0' && c <= '9'; }
+static bool is_bom(std::string_view s, size_t at) { return s.substr(at, 3) == "\xEF\xBB\xBF"; }
 
 namespace {
 struct Scanner {
@@ -81,6 +84,10 @@ struct Scanner {
     size_t pos = 0;
     int line = 1;
     size_t line_start = 0;
+
+    Scanner(std::string_view s, Diagnostics* d, bool comments) : src(s), diags(d), keep_comments(comments) {
+        if (is_bom(src, 0)) pos = line_start = 3;   // offsets stay bytes into src; columns start after it
+    }
 
     char peek(size_t k = 0) const { return pos + k < src.size() ? src[pos + k] : '\0'; }
     int col_of(size_t p) const { return int(p - line_start) + 1; }
@@ -194,6 +201,7 @@ struct Scanner {
                 }
                 unsigned char u = static_cast<unsigned char>(ch);
                 if (u >= 0x20 && u < 0x7f) error(l, c, std::string("unexpected character '") + ch + "'");
+                else if (is_bom(src, start)) error(l, c, "unexpected byte 0xef: a byte-order mark (ef bb bf) is allowed only at the start of the file");
                 else {
                     char buf[8];
                     static const char* hex = "0123456789abcdef";

@@ -15,11 +15,22 @@ namespace {
 struct FillGen {
     GenKind g;
     float start = 0, step = 1, value = 0;   // Iota, Value
+    double exact_start = 0, exact_step = 1; // Iota, for integer symbols
     uint32_t seed = 0;                      // Random
     const std::vector<double>& list;        // List
     FillGen(GenKind kind, const std::vector<double>& a) : g(kind), list(a) {
-        if (!a.empty()) start = float(a[0]), value = float(a[0]), seed = uint32_t(int64_t(a[0]));
-        if (a.size() > 1) step = float(a[1]);
+        if (!a.empty()) start = float(a[0]), value = float(a[0]), seed = uint32_t(int64_t(a[0])), exact_start = a[0];
+        if (a.size() > 1) step = float(a[1]), exact_step = a[1];
+    }
+    // An integer symbol's element, truncated. Not through float, which holds 24 bits: iota(2147483647, 1)
+    // became 2^31 there, past i32, and int32_t() of it gave -2147483648. The checker refused what the
+    // type does not hold (check_host.cpp); the clamp keeps the conversion defined all the same.
+    uint32_t word(uint64_t k, wl::ElemType t) const {
+        double v = g == GenKind::Iota ? exact_start + exact_step * double(k) : g == GenKind::Value ? exact_start
+                 : g == GenKind::List ? (k < list.size() ? list[size_t(k)] : 0.0) : double((*this)(k));
+        v = v == v ? std::trunc(v) : 0.0;
+        if (t == wl::ElemType::U32) return uint32_t(std::clamp(v, 0.0, 4294967295.0));
+        return uint32_t(int32_t(std::clamp(v, -2147483648.0, 2147483647.0)));
     }
     float operator()(uint64_t k) const {
         switch (g) {
@@ -144,7 +155,7 @@ void KernelRun::perform(const HostAction& a) {
                         std::memcpy(&words[e], &v, 4);
                     }
                 } else {
-                    for (uint32_t e = 0; e < s->length; ++e, ++k) words[e] = uint32_t(int32_t(gen(k)));
+                    for (uint32_t e = 0; e < s->length; ++e, ++k) words[e] = gen.word(k, s->type);
                 }
                 if (wl::Fault f = host_.h2d_u32(x, y, a.name, words.data(), words.size())) return fail(f, &a);
                 host_in_bytes_ += 4 * words.size();

@@ -56,3 +56,31 @@ TEST(LangLexer, HighlightClasses) {
     EXPECT_TRUE(error);
     EXPECT_STREQ(token_class_name(TokenClass::Builtin), "builtin");
 }
+
+// A UTF-8 byte-order mark that opens the file is skipped and is no column (offsets stay bytes
+// into the source, for the editor); anywhere else it is an error that says what it is.
+TEST(LangLexer, ByteOrderMark) {
+    Diagnostics d;
+    auto toks = lex("\xEF\xBB\xBF" "program p", d);
+    EXPECT_EQ(d.errors(), 0);
+    ASSERT_EQ(toks.size(), 3u);
+    EXPECT_EQ(toks[0].kind, Tok::KwProgram);
+    EXPECT_EQ(toks[0].line, 1);
+    EXPECT_EQ(toks[0].col, 1);
+    EXPECT_EQ(toks[0].offset, 3u);
+    EXPECT_EQ(toks[1].col, 9);
+
+    Diagnostics mid;
+    lex("a\n  \xEF\xBB\xBF" " b \xEF" " c", mid);
+    ASSERT_EQ(mid.errors(), 2);
+    EXPECT_EQ(mid.list()[0].line, 2);
+    EXPECT_EQ(mid.list()[0].col, 3);
+    EXPECT_EQ(mid.list()[0].message, "unexpected byte 0xef: a byte-order mark (ef bb bf) is allowed only at the start of the file");
+    EXPECT_EQ(mid.list()[1].message, "unexpected byte 0xef");   // a lone 0xEF is no mark
+
+    auto spans = lex_for_highlight("\xEF\xBB\xBF" "fn f");
+    ASSERT_EQ(spans.size(), 2u);
+    EXPECT_EQ(spans[0].cls, TokenClass::Keyword);
+    EXPECT_EQ(spans[0].offset, 3u);
+    EXPECT_EQ(spans[0].col, 1);
+}
