@@ -4,6 +4,7 @@
 //   waferlab-cli bench compile [--json] [--dir examples] [--reps 5]
 #include "cli/verbs.h"
 
+#include "engine/core/json_text.h"
 #include "engine/core/read_file.h"
 #include "engine/lang/compile.h"
 
@@ -56,7 +57,7 @@ int bench_compile(const Args& args) {
     const nlohmann::json j = {{"bench", "compile"}, {"reps", reps}, {"budget_ms", 50}, {"worst_ms", worst},
                               {"worst_vs_budget", worst / 50.0}, {"files", rows}};
     if (args.has("json")) {
-        std::printf("%s\n", j.dump().c_str());
+        std::printf("%s\n", wl::json_text(j).c_str());
     } else {
         for (const auto& r : rows)
             std::printf("%-16s %7.2f ms  %s  (%d program image%s)\n", r["file"].get<std::string>().c_str(), r["ms"].get<double>(),

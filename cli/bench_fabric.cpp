@@ -8,6 +8,7 @@
 // Single thread. Targets: (a) >= 50e6 PE-cycles/s, (b) ratio <= 3.
 #include "cli/cpu_time.h"
 #include "cli/verbs.h"
+#include "engine/core/json_text.h"
 #include "engine/fabric/host.h"
 #include "engine/fabric/program_builder.h"
 
@@ -180,7 +181,7 @@ int bench_fabric(const Args& args) {
         {"threads", 1},
     };
     if (args.has("json")) {
-        std::printf("%s\n", j.dump().c_str());
+        std::printf("%s\n", wl::json_text(j).c_str());
     } else {
         std::printf("fabric stream : %dx%d mesh, %d wavelets per row, %llu cycles in %.3f s CPU (%.3f s wall) = %.1f M PE-cycles/s (target >= 50)\n",
                     W, W, n, (unsigned long long)best.cycles, best.cpu, best.wall, stream_rate / 1e6);

@@ -10,6 +10,7 @@
 //   own speed-up; its results are the runs' with print.
 #include "cli/cpu_time.h"
 #include "cli/verbs.h"
+#include "engine/core/json_text.h"
 #include "engine/core/read_file.h"
 #include "engine/lang/compile.h"
 #include "engine/lang/run.h"
@@ -171,7 +172,7 @@ int bench_fast(const Args& args) {
         {"threads", 1},
     };
     if (args.has("json")) {
-        std::printf("%s\n", j.dump().c_str());
+        std::printf("%s\n", wl::json_text(j).c_str());
     } else {
         std::printf("SUMMA %d^3 on %d x %d PEs (B = %d), best of %d\n", int(n), P, P, B, reps);
         std::printf("  cycle mode  %8.3f s   %llu cycles\n", cyc.seconds, (unsigned long long)cyc.rep.cycles);

@@ -9,6 +9,7 @@
 // token come from op_list (forward + backward + AdamW), the same list the cost models read.
 #include "cli/verbs.h"
 
+#include "engine/core/json_text.h"
 #include "engine/gpt/corpus.h"
 #include "engine/gpt/matmul.h"
 #include "engine/gpt/parallel.h"
@@ -157,7 +158,7 @@ int bench_gpt(const Args& args) {
     }
 
     if (json) {
-        std::printf("%s\n", j.dump().c_str());
+        std::printf("%s\n", wl::json_text(j).c_str());
     } else {
         std::printf("%s training, %d steps of %lld tokens, %d thread(s), %s kernels, data %s\n",
                     cfg_path.empty() ? "gpt-micro (built-in defaults)" : cfg_path.c_str(), steps,

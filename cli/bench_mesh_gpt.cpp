@@ -11,6 +11,7 @@
 #include "cli/model_args.h"
 #include "cli/verbs.h"
 
+#include "engine/core/json_text.h"
 #include "engine/gpt/parallel.h"
 #include "engine/gpt/adamw.h"
 #include "engine/model/mesh_gpt.h"
@@ -96,7 +97,7 @@ int bench_train(const Args& a, wl::gpt::GPT& ref, int T, int reps) {
         if (!plan.streaming) j["schedules"] = wl::model::to_json(sched);
         for (const auto& [name, p] : by_time)
             j["by_function"].push_back({{"function", name}, {"seconds", p.seconds}, {"instructions", p.instructions}});
-        std::printf("%s\n", j.dump().c_str());
+        std::printf("%s\n", wl::json_text(j).c_str());
         return 0;
     }
     std::printf("bench mesh-gpt --train: %s, B = %d, T = %d, %dx%d mesh (%d PEs used), best of %d, CPU seconds of one thread\n",
@@ -184,7 +185,7 @@ int bench_mesh_gpt(const Args& args) {
                             {"utilisation", util}, {"matmul_utilisation", mm_util}, {"matmul_flops", mm_flops},
                             {"pes_used", plan.pes_used()}, {"logits", logits.size()}, {"logits_identical", same},
                             {"compile", wl::model::to_json(info)}};
-        std::printf("%s\n", j.dump().c_str());
+        std::printf("%s\n", wl::json_text(j).c_str());
         return 0;
     }
     std::printf("bench mesh-gpt: %s, T = %d, %dx%d mesh (%d PEs used), best of %d, CPU seconds of one thread\n",

@@ -21,6 +21,7 @@
 #include "cli/sparsity_plot.h"
 #include "cli/verbs.h"
 
+#include "engine/core/json_text.h"
 #include "engine/core/output_guard.h"
 #include "engine/fabric/mesh.h"
 #include "engine/gpt/trainer.h"
@@ -189,7 +190,7 @@ int bench_sparsity(const Args& args) {
                             {"T", T}, {"mode", wl::run_mode_name(mode)}, {"mask", wl::model::mask_kind_name(kind)},
                             {"seed", seed}, {"op", op_name}, {"points", rows},
                             {"training", {{"steps", steps}, {"batch", tr.sequences_per_step()}, {"points", trows}}}};
-        std::printf("%s\n", j.dump().c_str());
+        std::printf("%s\n", wl::json_text(j).c_str());
         return 0;
     }
     std::printf("bench sparsity: %s, T = %d, %dx%d mesh, %s mode (cycles%s), %s mask (seed %llu)\n", m.source.c_str(), T,

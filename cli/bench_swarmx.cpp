@@ -10,6 +10,7 @@
 #include "cli/model_args.h"
 #include "cli/verbs.h"
 
+#include "engine/core/json_text.h"
 #include "engine/gpt/adamw.h"
 #include "engine/gpt/parallel.h"
 #include "engine/model/mesh_measure.h"
@@ -71,7 +72,7 @@ int bench_swarmx(const Args& args) {
                                  {"cycles", r.st.cycles}, {"wafer_seconds", double(r.st.cycles) / links.clock_hz},
                                  {"swarmx_bytes", r.st.swarmx_bytes}, {"loss", r.st.loss}, {"cpu_seconds", r.cpu_s},
                                  {"wall_seconds", r.wall_s}});
-        std::printf("%s\n", j.dump().c_str());
+        std::printf("%s\n", wl::json_text(j).c_str());
         return 0;
     }
     std::printf("bench swarmx: %s, B = %d, T = %d, %dx%d mesh per wafer, links %.0f GB/s, %.2f GHz, best of %d, one thread\n",

@@ -7,6 +7,7 @@
 //   --mode infer also runs the forward on the emulated mesh when the model fits it: the "emulated" column.
 #include "cli/model_args.h"
 #include "cli/verbs.h"
+#include "engine/core/json_text.h"
 #include "engine/core/output_guard.h"
 #include "engine/gpt/gpt_config.h"
 #include "engine/gpu/compare.h"
@@ -74,7 +75,7 @@ int verb_compare(const Args& args) {
     const wl::gpu::Comparison c = wl::gpu::compare(cfg, o);
     if (args.has("csv")) write_csv(args.get("csv"), c);
     if (args.has("json")) {
-        std::printf("%s\n", wl::gpu::to_json(c).dump().c_str());
+        std::printf("%s\n", wl::json_text(wl::gpu::to_json(c)).c_str());
         return 0;
     }
 

@@ -9,6 +9,7 @@
 #include "cli/model_args.h"
 #include "cli/verbs.h"
 
+#include "engine/core/json_text.h"
 #include "engine/gpt/checkpoint.h"
 #include "engine/gpt/gpt.h"
 #include "engine/gpt/parallel.h"
@@ -113,7 +114,7 @@ int verb_generate(const Args& args) {
             }
         }
         if (sparse) j["density"] = pruned.density();
-        std::printf("%s\n", j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
+        std::printf("%s\n", wl::json_text(j).c_str());
     } else {
         std::printf("\n");
         std::fflush(stdout);   // the text's end before stderr's summary

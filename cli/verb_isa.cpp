@@ -1,6 +1,7 @@
 // verb_isa.cpp: `waferlab-cli isa [markdown] [--json]` — the compute engine's
 // instruction table. `isa markdown` prints docs/cost-model.md (a test keeps the file current).
 #include "cli/verbs.h"
+#include "engine/core/json_text.h"
 #include "engine/fabric/isa.h"
 
 #include <nlohmann/json.hpp>
@@ -21,7 +22,7 @@ int verb_isa(const Args& args) {
             const wl::OpInfo& o = wl::op_info(wl::Op(k));
             j.push_back({{"mnemonic", o.mnemonic}, {"base_cycles", o.base_cycles}, {"per_element", o.per_elem}, {"doc", o.doc}});
         }
-        std::printf("%s\n", j.dump().c_str());
+        std::printf("%s\n", wl::json_text(j).c_str());
         return 0;
     }
     for (int k = 0; k < wl::op_count(); ++k) {

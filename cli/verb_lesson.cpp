@@ -3,6 +3,7 @@
 // one line per check; a teacher can grade a folder of submissions with it. Exit status:
 // 0 passed, 1 did not pass, 2 the lesson or the file could not be read.
 #include "cli/verbs.h"
+#include "engine/core/json_text.h"
 #include "engine/core/parse_number.h"
 #include "engine/core/read_file.h"
 #include "engine/lessons/lesson.h"
@@ -34,7 +35,7 @@ int verb_lesson_list(const Args& args) {
         for (const auto& l : set.lessons)
             j.push_back({{"number", l.number}, {"slug", l.slug}, {"title", l.title}, {"dir", l.dir},
                          {"cycle_budget", l.spec.cycle_budget}, {"hints", l.spec.hints.size()}});
-        std::printf("%s\n", j.dump().c_str());
+        std::printf("%s\n", wl::json_text(j).c_str());
         return 0;
     }
     for (const auto& l : set.lessons) std::printf("%2d  %-52s %s\n", l.number, l.title.c_str(), l.dir.c_str());
@@ -65,7 +66,7 @@ int verb_lesson_check(const Args& args) {
     if (args.has("json")) {
         nlohmann::json j = {{"lesson", lesson->number}, {"kernel", path}};
         j.update(wl::lessons::verdict_json(v));
-        std::printf("%s\n", j.dump().c_str());
+        std::printf("%s\n", wl::json_text(j).c_str());
     } else {
         std::printf("Lesson %d: %s\n", lesson->number, lesson->title.c_str());
         for (const auto& i : v.items) std::printf("  %s %s\n", i.ok ? "ok  " : "FAIL", i.message.c_str());

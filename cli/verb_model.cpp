@@ -8,6 +8,7 @@
 #include "cli/model_args.h"
 #include "cli/verbs.h"
 
+#include "engine/core/json_text.h"
 #include "engine/model/forward_record.h"
 #include "engine/model/mesh_gpt.h"
 
@@ -162,7 +163,7 @@ int verb_compile_model(const Args& args) {
             j["pipeline"] = {{"stages", pl.stages}, {"chunks", pl.chunks}, {"waves", pl.waves.size()}, {"fill", pl.fill},
                              {"drain", pl.drain}, {"in_flight", pl.in_flight}, {"busiest", pl.busiest}};
         }
-        std::printf("%s\n", j.dump().c_str());
+        std::printf("%s\n", wl::json_text(j).c_str());
     } else {
         std::printf("%s: ", m.source.c_str());
         if (sparse) print_sparsity(args, pruned);
@@ -201,7 +202,7 @@ int verb_forward(const Args& args) {
         j["mode"] = wl::run_mode_name(mode);
         j["compile"] = wl::model::to_json(info);
         if (sparse) j["sparsity"] = sparsity_json(args, pruned);
-        std::printf("%s\n", j.dump().c_str());
+        std::printf("%s\n", wl::json_text(j).c_str());
         return 0;
     }
     std::printf("%s, T = %d, %s mode on a %dx%d mesh\n", m.source.c_str(), T, wl::run_mode_name(mode), plan.mesh_w,

@@ -5,6 +5,7 @@
 // traffic. check only compiles (exit 1 on errors), and
 // --disasm prints the compiled code. Diagnostics go to stderr.
 #include "cli/verbs.h"
+#include "engine/core/json_text.h"
 #include "engine/core/parse_number.h"
 #include "engine/core/read_file.h"
 #include "engine/core/thousands.h"
@@ -76,8 +77,8 @@ static int run_or_check(const Args& args, bool check_only) {
     const bool json = args.has("json");
     if (!cr.ok()) {
         if (json) {
-            nlohmann::json j = {{"ok", false}, {"errors", cr.errors}};
-            std::printf("%s\n", j.dump().c_str());
+            nlohmann::json j = {{"ok", false}, {"errors", cr.errors}, {"diagnostics", wl::lang::diagnostics_json(cr.diagnostics)}};
+            std::printf("%s\n", wl::json_text(j).c_str());
         }
         return 1;
     }
@@ -95,9 +96,10 @@ static int run_or_check(const Args& args, bool check_only) {
             nlohmann::json j = {{"ok", true},
                                 {"errors", 0},
                                 {"warnings", cr.diagnostics.size()},
+                                {"diagnostics", wl::lang::diagnostics_json(cr.diagnostics)},
                                 {"grid", {{"w", cr.grid_w}, {"h", cr.grid_h}}},
                                 {"images", cr.images()}};
-            std::printf("%s\n", j.dump().c_str());
+            std::printf("%s\n", wl::json_text(j).c_str());
         }
         return 0;
     }
@@ -125,7 +127,7 @@ static int run_or_check(const Args& args, bool check_only) {
                             {"link_out_per_pe_nsew", rep.link_out_per_pe},
                             {"output", rep.output}};
         if (!rep.ok) j["error"] = rep.error;
-        std::printf("%s\n", j.dump().c_str());
+        std::printf("%s\n", wl::json_text(j).c_str());
         return rep.ok ? 0 : 1;
     }
     for (const std::string& line : rep.output) std::printf("%s\n", line.c_str());

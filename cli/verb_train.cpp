@@ -22,6 +22,7 @@
 #include "cli/model_args.h"
 #include "cli/verbs.h"
 
+#include "engine/core/json_text.h"
 #include "engine/core/output_guard.h"
 #include "engine/core/thousands.h"
 #include "engine/gpt/checkpoint.h"
@@ -249,7 +250,7 @@ int verb_train(const Args& args) {
             nlohmann::json j = {{"step", tr->step}, {"train_loss", train_loss}, {"val_loss", val_loss},
                                 {"tokens_per_s", tps}, {"lr", tr->lr()}, {"elapsed_s", elapsed}};
             if (sparse) j["density"] = pruned.density();
-            std::printf("%s\n", j.dump().c_str());
+            std::printf("%s\n", wl::json_text(j).c_str());
             std::fflush(stdout);
         } else {
             if (tty) std::fprintf(stderr, "\n");
@@ -319,7 +320,7 @@ int verb_train(const Args& args) {
                 j["step"] = tr->step;
                 j["tokens_per_s"] = double(tr->tokens_per_step()) / st.seconds;
                 if (sparse) j["density"] = pruned.density();
-                std::printf("%s\n", j.dump().c_str());
+                std::printf("%s\n", wl::json_text(j).c_str());
                 std::fflush(stdout);
             }
         } else {
@@ -330,7 +331,7 @@ int verb_train(const Args& args) {
             if (json) {   // the step's loss, as the mesh's lines give it: the two runs compare line by line
                 const nlohmann::json j = {{"step", tr->step}, {"loss", last_loss}, {"grad_norm", tr->last_grad_norm},
                                           {"tokens_per_s", double(tr->tokens_per_step()) / seconds}};
-                std::printf("%s\n", j.dump().c_str());
+                std::printf("%s\n", wl::json_text(j).c_str());
             }
         }
         stop_if_diverged();
@@ -365,7 +366,7 @@ int verb_train(const Args& args) {
             return tr->tokenizer->decode(std::vector<int>(ids.begin() + long(p.size()), ids.end()));
         });
     }
-    if (json) std::printf("%s\n", summary.dump().c_str());
+    if (json) std::printf("%s\n", wl::json_text(summary).c_str());
     else {
         std::fprintf(stderr, "done: %lld steps, val loss %.4f, %.0f tok/s; checkpoint %s\n", (long long)tr->step,
                      val_loss, summary["tokens_per_s"].get<double>(), out.c_str());

@@ -3,6 +3,7 @@
 // embedder (web/waferlab-messages.js): the cycle as it moves, the run finished, a fault; and when
 // an idle embed stops drawing (wants_frame).
 #include "ui/app.h"
+#include "engine/core/json_text.h"
 #include "ui/flow_row.h"
 #include "ui/js_bridge.h"
 #include "ui/style.h"
@@ -56,16 +57,16 @@ void App::post_events() {
     const uint64_t c = runner_.cycle();
     if (c != event_cycle_) {
         event_cycle_ = c;
-        js_bridge_event("cycle", json{{"cycle", c}, {"running", runner_.busy()}}.dump());
+        js_bridge_event("cycle", wl::json_text(json{{"cycle", c}, {"running", runner_.busy()}}));
     }
     const bool fault = run && !run->ok();
-    if (fault && !event_fault_) js_bridge_event("fault", error_json().dump());
+    if (fault && !event_fault_) js_bridge_event("fault", wl::json_text(error_json()));
     event_fault_ = fault;
     const bool finished = run && run->ok() && runner_.done();
     if (finished && !event_finished_) {
         json out = json::array();
         for (const wl::lang::OutputLine& o : run->output()) out.push_back(o.text);
-        js_bridge_event("finished", json{{"cycle", c}, {"output", out}}.dump());
+        js_bridge_event("finished", wl::json_text(json{{"cycle", c}, {"output", out}}));
     }
     event_finished_ = finished;
 }

@@ -1,4 +1,5 @@
 #include "ui/js_bridge.h"
+#include "engine/core/json_text.h"
 
 #include "ui/app.h"
 
@@ -18,7 +19,7 @@ extern "C" EMSCRIPTEN_KEEPALIVE const char* wl_js_call(const char* method, const
     nlohmann::json args = nlohmann::json::parse(args_json ? args_json : "null", nullptr, false);
     if (!wlui::g_app) out = R"({"error":"app not started"})";
     else if (args.is_discarded()) out = R"({"error":"arguments are not valid JSON"})";
-    else out = wlui::g_app->call(method ? method : "", args).dump();
+    else out = wl::json_text(wlui::g_app->call(method ? method : "", args));
     return out.c_str();
 }
 

@@ -132,16 +132,6 @@ int KernelDoc::section_at(int line) const {
     return at;
 }
 
-nlohmann::json KernelDoc::diagnostics_json() const {
-    nlohmann::json a = nlohmann::json::array();
-    for (const wl::lang::Diagnostic& d : result_.diagnostics) {
-        nlohmann::json notes = nlohmann::json::array();
-        for (const wl::lang::DiagNote& n : d.notes) notes.push_back(wl::lang::note_text(n, ""));
-        a.push_back({{"file", d.file}, {"line", d.line}, {"col", d.col},
-                     {"severity", d.severity == wl::lang::Severity::Error ? "error" : "warning"},
-                     {"message", d.message}, {"notes", notes}});
-    }
-    return a;
-}
+nlohmann::json KernelDoc::diagnostics_json() const { return wl::lang::diagnostics_json(result_.diagnostics); }
 
 }  // namespace wlui

@@ -1,6 +1,7 @@
 // model_session.cpp: see model_session.h.
 #include "ui/model_session.h"
 
+#include "engine/core/json_text.h"
 #include "engine/gpt/checkpoint.h"
 #include "engine/gpt/trainer.h"
 #include "engine/gpu/wafer_estimate.h"
@@ -157,7 +158,7 @@ nlohmann::json to_json(const ForwardReport& f) {
 // Text a model made may split a multi-byte character between tokens: invalid UTF-8 becomes U+FFFD
 // here, so that dumping the JSON never throws.
 static nlohmann::json utf8(const std::string& s) {
-    return nlohmann::json::parse(nlohmann::json(s).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+    return nlohmann::json::parse(wl::json_text(nlohmann::json(s)));
 }
 
 nlohmann::json to_json(const Generation& g) {

@@ -1,6 +1,7 @@
 // train_session.cpp: see train_session.h.
 #include "ui/train_session.h"
 
+#include "engine/core/json_text.h"
 #include "engine/core/atomic_file.h"
 #include "engine/core/output_guard.h"
 #include "engine/gpt/checkpoint.h"
@@ -23,7 +24,7 @@ using Clock = std::chrono::steady_clock;
 // A char-level model's text may split a multi-byte character: invalid UTF-8 becomes U+FFFD, so
 // that dumping the JSON never throws.
 static nlohmann::json utf8(const std::string& s) {
-    return nlohmann::json::parse(nlohmann::json(s).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+    return nlohmann::json::parse(wl::json_text(nlohmann::json(s)));
 }
 
 const char* TrainSession::status_name(Status s) {

@@ -20,4 +20,15 @@ std::string message_with_notes(const Diagnostic& d) {
     return s;
 }
 
+nlohmann::json diagnostics_json(const std::vector<Diagnostic>& list) {
+    nlohmann::json a = nlohmann::json::array();
+    for (const Diagnostic& d : list) {
+        nlohmann::json notes = nlohmann::json::array();
+        for (const DiagNote& n : d.notes) notes.push_back(note_text(n, ""));
+        a.push_back({{"file", d.file}, {"line", d.line}, {"col", d.col}, {"severity", d.severity == Severity::Error ? "error" : "warning"},
+                     {"message", d.message}, {"notes", notes}});
+    }
+    return a;
+}
+
 }  // namespace wl::lang

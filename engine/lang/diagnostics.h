@@ -2,6 +2,7 @@
 // by the library. The app, the CLI and the tests decide how to show them.
 #pragma once
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <string>
 #include <tuple>
@@ -70,5 +71,8 @@ std::string format_diagnostic(const Diagnostic& d);
 std::string note_text(const DiagNote& n, const std::string& prefix);
 // The message, then each note on a line of its own ("note: ..."), for an editor's hover.
 std::string message_with_notes(const Diagnostic& d);
+// [{file, line, col, severity: "error"|"warning", message, notes: ["12:5: ..."]}]: the app's
+// state().diagnostics and `waferlab-cli run/check --json` alike.
+nlohmann::json diagnostics_json(const std::vector<Diagnostic>& list);
 
 }  // namespace wl::lang

@@ -46,6 +46,7 @@ struct Case {
     std::vector<std::string> not_says = {};
     std::vector<std::string> unchanged = {};   // fixture files that must keep their bytes
     size_t max_err_bytes = 4000;               // an error is a few lines, whatever the input's size
+    std::vector<std::string> prints = {};      // each in stdout (a --json answer)
 };
 
 std::string slurp(const fs::path& p) {
@@ -85,6 +86,7 @@ public:
                            "    export fn main() {\n        " + line + "\n    }\n}\n");
         };
         kernel("overflow.wk", "r[0] = 65536 * 65536 + 4;");
+        kernel("latin1_\xe9.wk", "let x = 1;");   // a name in Latin-1, not UTF-8: its diagnostics still print as JSON
         kernel("shift.wk", "r[0] = 1 << 40;");
         kernel("div0.wk", "r[0] = 7 / (3 - 3);");
         kernel("min_div.wk", "r[0] = (-2147483647 - 1) / -1;");
@@ -390,6 +392,9 @@ const std::vector<Case>& catalogue() {
         {"place_config_is_a_directory", {"compile-model", "--config", "{tmp}/adir"}, 1, {"adir: is a directory, not a config file"}},
         {"place_cr_only_line_endings", {"check", "{tmp}/cr.wk"}, 1, {"cr.wk:3:9: error:"}},
         {"place_deep_nesting_first", {"check", "{tmp}/deep.wk"}, 1, {"deep.wk:7:", "too deep"}, {"undefined program"}},
+        {"place_json_diagnostics_of_a_failed_check", {"check", "{tmp}/overflow.wk", "--json"}, 1, {"overflow.wk:8:"}, {}, {}, 4000,
+         {"\"diagnostics\":[", "overflow.wk\",\"line\":8", "overflows i32"}},
+        {"place_json_of_a_path_that_is_not_utf8", {"check", "{tmp}/latin1_\xe9.wk", "--json"}, 0, {}, {"type_error", "terminate"}},
         {"place_fast_mode_ring_says_what_cycle_mode_does", {"run", "{src}/tests/kernels/adversarial/deadlock_route_cycle.wk", "--mode", "fast"}, 1,
          {"watchdog"}, {"cycle mode deadlocks when"}},
     };
@@ -410,6 +415,7 @@ TEST_P(HostileInput, HasItsStatedOutcome) {
     for (const std::string& w : c.says) EXPECT_NE(o.err.find(expand(w)), std::string::npos) << "missing: " << w << "\nstderr:\n" << o.err.substr(0, 2000);
     for (const std::string& w : c.not_says) EXPECT_EQ(o.err.find(w), std::string::npos) << "should not say: " << w << "\nstderr:\n" << o.err.substr(0, 2000);
     EXPECT_LE(o.err.size(), c.max_err_bytes) << o.err.substr(0, 2000);
+    for (const std::string& w : c.prints) EXPECT_NE(o.out.find(expand(w)), std::string::npos) << "missing in stdout: " << w << "\nstdout:\n" << o.out.substr(0, 2000);
     for (size_t k = 0; k < c.unchanged.size(); ++k) EXPECT_EQ(slurp(fixtures().dir() / c.unchanged[k]), before[k]) << c.unchanged[k] << " changed";
 }
 
