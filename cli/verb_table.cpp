@@ -3,6 +3,7 @@
 // A new flag is one row here plus the line in the verb that reads it.
 #include "cli/command_line.h"
 #include "cli/model_args.h"
+#include "engine/gpt/parallel.h"
 #include "engine/lang/run.h"
 #include "engine/model/sparsity.h"
 #include "engine/model/swarmx.h"
@@ -22,7 +23,7 @@ constexpr double kSeedMax = 9223372036854775807.0;   // a seed is any non-negati
 const Flag kJson{"json", Value::Switch, "print JSON instead of text"};
 const Flag kOptimise{"optimise", Value::Switch, "the optimising code generator: immediates, folded addresses, bottom-tested loops"};
 const Flag kConst{"const", Value::Text, "a top-level constant's value instead of the file's: N=40 (`const N = ...;`); may be given again", nullptr, {}, /*repeats=*/true};
-const Flag kThreads = int_flag("threads", 1, 1024, "worker threads (default: all cores)");
+const Flag kThreads = int_flag("threads", 1, wl::gpt::kMaxThreads, "worker threads (default: all cores)");
 const Flag kLessonDir{"dir", Value::Text, "the lessons folder (default: lessons)"};
 const Flag kBpeDir{"bpe-dir", Value::Text, "directory with GPT-2's encoder.json and vocab.bpe"};
 const Flag kModelConfig{"config", Value::Text, "model config, e.g. models/gpt-nano.yaml (initial weights from its seed)"};

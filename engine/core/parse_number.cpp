@@ -67,7 +67,9 @@ std::string parse_real(std::string_view text, const NumberRange& r, double* out)
     char* e = nullptr;
     errno = 0;
     const double v = std::strtod(s.c_str(), &e);
-    if (*e || (errno == ERANGE && v != 0) || !std::isfinite(v) || !r.contains(v)) return want;
+    // Past the largest double strtod gives infinity (refused); below the smallest normal it gives
+    // the nearest subnormal or 0 with ERANGE, which is still the number's value (1e-320 is in 0..100).
+    if (*e || !std::isfinite(v) || !r.contains(v)) return want;
     *out = v;
     return "";
 }

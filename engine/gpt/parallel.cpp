@@ -99,7 +99,7 @@ std::mutex g_run_mu;   // one parallel_for at a time (the pool is shared)
 
 void set_num_threads(int n) {
     if (n <= 0) n = int(std::thread::hardware_concurrency());
-    n = std::clamp(n, 1, 64);
+    n = std::clamp(n, 1, kMaxThreads);
     std::lock_guard<std::mutex> lk(g_run_mu);
     if (n != pool().size()) pool().resize(n);
     g_threads = n;

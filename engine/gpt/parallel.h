@@ -11,7 +11,8 @@
 
 namespace wl::gpt {
 
-void set_num_threads(int n);   // n <= 0: hardware concurrency (capped at 64); always 1 in WASM
+inline constexpr int kMaxThreads = 64;   // the pool's size at most (--threads' range)
+void set_num_threads(int n);   // n <= 0: hardware concurrency (capped at kMaxThreads); always 1 in WASM
 int num_threads();
 
 // fn(begin, end) over [0, n) in chunks aligned to `grain`; runs inline when n is small.

@@ -63,7 +63,12 @@ LessonSet load_lessons(const std::string& root) {
     std::sort(dirs.begin(), dirs.end());
     for (const fs::path& d : dirs) {
         Lesson l;
-        if (!split_name(d.filename().string(), &l.number, &l.slug)) continue;
+        if (!split_name(d.filename().string(), &l.number, &l.slug)) {
+            const std::string name = d.filename().string();   // "100-big" looks meant as a lesson: not left out unsaid
+            if (!name.empty() && std::isdigit((unsigned char)name[0]) && name.find('-') != std::string::npos)
+                set.errors.push_back(d.string() + ": not a lesson's name: a lesson folder is two digits from 01, a dash and a name (03-routes)");
+            continue;
+        }
         l.dir = d.string();
         const size_t errors_before = set.errors.size();
         std::string spec_text;

@@ -158,6 +158,12 @@ public:
         }
         spit(d / "shared_cache" / "prod.plan", "a user's plan for production\n");
         for (const auto& e : fs::directory_iterator(d / "shared_cache")) fs::last_write_time(e.path(), fs::file_time_type::clock::now() - std::chrono::hours(48));
+        // A copy of two lessons, one broken (its check.txt names a kernel folder the copy lacks), and a
+        // folder whose name looks like a lesson's but is not one.
+        fs::create_directories(d / "lessons_copy");
+        for (const char* l : {"01-one-pe", "13-training"})
+            fs::copy(fs::path(WAFERLAB_SOURCE_DIR) / "lessons" / l, d / "lessons_copy" / l, fs::copy_options::recursive);
+        fs::create_directories(d / "lessons_copy" / "99999999999999999999-big");
         ::mkfifo((d / "pipe").c_str(), 0644);
         spit(d / "cr.yaml", "model:\r  n_layer: 1\r  n_head: x4\r");
     }
@@ -254,7 +260,7 @@ const std::vector<Case>& catalogue() {
          {"train_input.batch_size: expected an integer in 1..65536, got '2147483648'"}},
         {"numbers_negative_seed", {"train", "--config", "{tmp}/tiny.yaml", "--set", "runconfig.seed=-1"}, 1,
          {"runconfig.seed: expected an integer in 0..18446744073709551615, got '-1'"}},
-        {"numbers_negative_threads", {"train", "--config", "{tmp}/tiny.yaml", "--threads", "-2"}, 2, {"--threads", "expects an integer in 1..1024, got '-2'"}},
+        {"numbers_negative_threads", {"train", "--config", "{tmp}/tiny.yaml", "--threads", "-2"}, 2, {"--threads", "expects an integer in 1..64, got '-2'"}},
         {"numbers_negative_temperature", {"generate", "--checkpoint", "{tmp}/ok.ckpt", "--temperature", "-1"}, 2,
          {"--temperature", "expects a number in 0..100, got '-1'"}},
         {"numbers_temperature_nan", {"generate", "--checkpoint", "{tmp}/ok.ckpt", "--temperature", "nan"}, 2, {"--temperature", "got 'nan'"}},
@@ -395,6 +401,10 @@ const std::vector<Case>& catalogue() {
         {"place_json_diagnostics_of_a_failed_check", {"check", "{tmp}/overflow.wk", "--json"}, 1, {"overflow.wk:8:"}, {}, {}, 4000,
          {"\"diagnostics\":[", "overflow.wk\",\"line\":8", "overflows i32"}},
         {"place_json_of_a_path_that_is_not_utf8", {"check", "{tmp}/latin1_\xe9.wk", "--json"}, 0, {}, {"type_error", "terminate"}},
+        {"place_lesson_check_beside_a_broken_lesson", {"lesson", "check", "1", "--dir", "{tmp}/lessons_copy"}, 0,
+         {"warning: ", "13-training/check.txt:", "99999999999999999999-big: not a lesson's name"}},
+        {"place_lesson_list_of_a_folder_with_a_broken_lesson", {"lesson", "list", "--dir", "{tmp}/lessons_copy"}, 2,
+         {"13-training/check.txt:", "99999999999999999999-big: not a lesson's name"}},
         {"place_fast_mode_ring_says_what_cycle_mode_does", {"run", "{src}/tests/kernels/adversarial/deadlock_route_cycle.wk", "--mode", "fast"}, 1,
          {"watchdog"}, {"cycle mode deadlocks when"}},
     };

@@ -33,6 +33,10 @@ TEST(ParseNumber, RealsAreFiniteAndInRange) {
         EXPECT_EQ(wl::parse_real(bad, NumberRange::open(0, 1), &v), "a number in (0, 1)") << bad;
     EXPECT_EQ(wl::parse_real("1e300", NumberRange::any(), &v), "");
     EXPECT_EQ(wl::parse_real("1e400", NumberRange::any(), &v), "a finite number");
+    // Below the smallest normal double the value is the nearest subnormal (or 0), not out of range.
+    EXPECT_EQ(wl::parse_real("1e-320", NumberRange::closed(0, 100), &v), "");
+    EXPECT_GT(v, 0.0);
+    EXPECT_EQ(wl::parse_real("1e-400", NumberRange::above(0), &v), "a number > 0");
 }
 
 TEST(ParseNumber, RangesSayThemselves) {
