@@ -250,9 +250,16 @@ std::string GPTConfig::to_text() const {
 }
 
 GPTConfig parse_config_text(const std::string& text, const std::string& name, bool empty_ok) {
+    const std::string lf = lone_cr_as_lf(text);   // yaml-cpp does not end a line at a lone CR: an old Mac file would be one comment line
+    // A NUL is no YAML character; yaml-cpp reads one as the end of its line and blames the next.
+    if (const size_t nul = lf.find('\0'); nul != std::string::npos) {
+        const size_t line_start = lf.rfind('\n', nul) == std::string::npos ? 0 : lf.rfind('\n', nul) + 1;
+        const long line = 1 + std::count(lf.begin(), lf.begin() + long(line_start), '\n');
+        throw ConfigError(name + ":" + std::to_string(line) + ":" + std::to_string(nul - line_start + 1) + ": a NUL byte: a config is text (is this a binary file?)");
+    }
     YAML::Node root;
-    try {   // yaml-cpp does not end a line at a lone CR: an old Mac file would be one comment line
-        const std::vector<YAML::Node> docs = YAML::LoadAll(lone_cr_as_lf(text));
+    try {
+        const std::vector<YAML::Node> docs = YAML::LoadAll(lf);
         if (docs.size() > 1)   // the second would be dropped without a word
             throw ConfigError(place(name, docs[1].Mark()) + ": a second YAML document (after ---); a config is one");
         if (!docs.empty()) root = docs[0];

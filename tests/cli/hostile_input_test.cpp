@@ -166,6 +166,7 @@ public:
         fs::create_directories(d / "lessons_copy" / "99999999999999999999-big");
         ::mkfifo((d / "pipe").c_str(), 0644);
         spit(d / "cr.yaml", "model:\r  n_layer: 1\r  n_head: x4\r");
+        spit(d / "nul.yaml", std::string("model:\n  n_layer: 1\n  n_head: 4\0\n", 33));
     }
     const fs::path& dir() const { return tmp_.path(); }
 
@@ -386,6 +387,7 @@ const std::vector<Case>& catalogue() {
         {"file_checkpoint_optimizer_flag_7", {"generate", "--checkpoint", "{tmp}/opt_flag_7.ckpt"}, 1, {"opt_flag_7.ckpt: optimizer flag 7 is neither 0 nor 1"}},
         {"file_config_empty", {"train", "--config", "{tmp}/empty.yaml"}, 1, {"empty.yaml: the config is empty"}},
         {"file_config_cr_only_line_endings", {"compile-model", "--config", "{tmp}/cr.yaml"}, 1, {"cr.yaml:3:11: model.n_head: expected an integer in 1..1024, got 'x4'"}},
+        {"file_config_with_a_nul_byte", {"compile-model", "--config", "{tmp}/nul.yaml"}, 1, {"nul.yaml:3:12: a NUL byte"}},
         {"file_config_two_documents", {"compile-model", "--config", "{tmp}/two_docs.yaml"}, 1, {"two_docs.yaml:5:1: a second YAML document"}},
         {"file_config_nested_too_deep", {"compile-model", "--config", "{tmp}/deep.yaml"}, 1, {"deep.yaml:1:", "nested too deep"}},
         {"file_checkpoint_that_is_text", {"generate", "--checkpoint", "{tmp}/notes.txt"}, 1, {"notes.txt: not a WaferLab GPT checkpoint (bad magic)"}},
