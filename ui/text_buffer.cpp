@@ -14,6 +14,9 @@ constexpr size_t kUndoLimit = 1000;
 }  // namespace
 
 void TextBuffer::set_text(std::string_view text) {
+    // A UTF-8 byte-order mark (an editor on Windows writes one) marks the encoding; it is not text a
+    // column counts, so line 1's errors and colours sit where the compiler puts them.
+    if (text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);
     lines_.clear();
     size_t start = 0;
     for (size_t i = 0; i <= text.size(); ++i) {

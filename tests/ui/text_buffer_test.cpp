@@ -14,6 +14,13 @@ TEST(TextBuffer, SplitsLinesAndRoundTrips) {
     EXPECT_FALSE(b.modified());
 }
 
+// A file saved with a UTF-8 byte-order mark opens as its text: line 1's columns are the compiler's.
+TEST(TextBuffer, AByteOrderMarkIsNotText) {
+    TextBuffer b("\xEF\xBB\xBFconst N = 1;\nx");
+    EXPECT_EQ(b.line(0), "const N = 1;");
+    EXPECT_EQ(b.text(), "const N = 1;\nx");
+}
+
 TEST(TextBuffer, TypingMergesIntoOneUndoStep) {
     TextBuffer b("x");
     b.set_cursor({0, 1});
