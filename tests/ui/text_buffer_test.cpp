@@ -16,7 +16,7 @@ TEST(TextBuffer, SplitsLinesAndRoundTrips) {
 
 // A file saved with a UTF-8 byte-order mark opens as its text: line 1's columns are the compiler's.
 TEST(TextBuffer, AByteOrderMarkIsNotText) {
-    TextBuffer b("\xEF\xBB\xBFconst N = 1;\nx");
+    TextBuffer b("\xEF\xBB\xBF" "const N = 1;\nx");
     EXPECT_EQ(b.line(0), "const N = 1;");
     EXPECT_EQ(b.text(), "const N = 1;\nx");
 }
