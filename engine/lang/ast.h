@@ -130,6 +130,7 @@ struct LayoutStmt {
     std::string name;                  // Place: program; Route: colour
     int name_line = 0, name_col = 0;
     Region region;                     // Place / Route
+    ExprPtr cond;                      // Place / Route: `if COND`, only the region's PEs where it holds (null: all)
     std::vector<Binding> bindings;     // Place
     uint8_t rx = 0, tx = 0;            // Route: port masks (router.h bit order N,S,E,W,RAMP)
     int rx_line = 0, rx_col = 0, tx_line = 0, tx_col = 0;

@@ -32,6 +32,27 @@ bool Checker::region_eval(const Region& r, int* x0, int* x1, int* y0, int* y1) {
     return true;
 }
 
+// A place's or route's `if COND`: a bool of constants, x and y, checked once; false when it is not one.
+bool Checker::layout_cond_ok(const LayoutStmt& s) {
+    if (!s.cond) return true;
+    const_ctx_ = true;
+    const Ty t = expr(*s.cond, Ty::Bool);
+    const_ctx_ = false;
+    if (t == Ty::Error) return false;
+    if (t != Ty::Bool) { type_mismatch(*s.cond, Ty::Bool, t, "the 'if' condition"); return false; }
+    return true;
+}
+
+// Whether `if COND` holds at PE (x, y) (true without one); *bad when it cannot be evaluated there.
+bool Checker::layout_cond_at(const LayoutStmt& s, int x, int y, bool* bad) {
+    if (!s.cond) return true;
+    const size_t first = d_.list().size();
+    const Value v = eval_const(*s.cond, nullptr, x, y, &d_);
+    d_.note_since(first, {0, 0, "the condition evaluated at " + pe_str(x, y)});
+    if (v.ty == Ty::Error) *bad = true;
+    return v.ty != Ty::Error && v.i != 0;
+}
+
 void Checker::layout() {
     push();
     coord_[0] = declare(SymKind::Coord, "x", 0, 0, Ty::I32);
@@ -76,11 +97,12 @@ void Checker::layout() {
             if (!c) { d_.error(s.name_line, s.name_col, "undefined colour " + q(s.name)); continue; }
             if (c->kind != SymKind::Colour) { d_.error(s.name_line, s.name_col, q(s.name) + " is not a colour"); continue; }
             c->used = true;
-            if (c->ty != Ty::Colour || !region_eval(s.region, &x0, &x1, &y0, &y1)) continue;
+            if (c->ty != Ty::Colour || !region_eval(s.region, &x0, &x1, &y0, &y1) || !layout_cond_ok(s)) continue;
             auto& cells = out_.routes[size_t(c->val.i)];
-            bool reported = false;
-            for (int y = y0; y < y1; ++y)
-                for (int x = x0; x < x1; ++x) {
+            bool reported = false, bad = false;
+            for (int y = y0; y < y1 && !bad; ++y)
+                for (int x = x0; x < x1 && !bad; ++x) {
+                    if (!layout_cond_at(s, x, y, &bad)) continue;
                     RouteCell& rc = cells[size_t(y * out_.grid_w + x)];
                     if (rc.set) {
                         if (!reported) {
@@ -127,10 +149,14 @@ void Checker::place(LayoutStmt& s, std::map<std::string, int>& keys) {
     for (size_t k = 0; k < p.params.size(); ++k)
         if (!bound[k]) { d_.error(s.line, s.col, "placing " + q(p.name) + " needs a value for parameter " + q(p.params[k].name) + " (with (" + p.params[k].name + " = ...))"); ok = false; }
     int x0, x1, y0, y1;
-    if (!region_eval(s.region, &x0, &x1, &y0, &y1) || !ok) return;
-    bool reported = false;
+    if (!region_eval(s.region, &x0, &x1, &y0, &y1) || !layout_cond_ok(s) || !ok) return;
+    bool reported = false, bad = false;
     for (int y = y0; y < y1; ++y)
         for (int x = x0; x < x1; ++x) {
+            if (!layout_cond_at(s, x, y, &bad)) {
+                if (bad) return;
+                continue;
+            }
             int& slot = out_.instance_of_pe[size_t(y * out_.grid_w + x)];
             if (slot >= 0) {
                 if (!reported) d_.error(s.line, s.col, pe_str(x, y) + " already runs program " + q(out_.instances[size_t(slot)].name));

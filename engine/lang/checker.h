@@ -129,6 +129,8 @@ private:
     // [SECTION] layout: grid, placements, routes (check_layout.cpp)
 
     bool region_eval(const Region& r, int* x0, int* x1, int* y0, int* y1);
+    bool layout_cond_ok(const LayoutStmt& s);
+    bool layout_cond_at(const LayoutStmt& s, int x, int y, bool* bad);
     void layout();
     void place(LayoutStmt& s, std::map<std::string, int>& keys);
 

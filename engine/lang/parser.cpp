@@ -620,6 +620,7 @@ private:
             s.name = std::string(n.text), s.name_line = n.line, s.name_col = n.col;
             expect(Tok::KwAt, "after the program name");
             s.region = region();
+            if (match(Tok::KwIf)) s.cond = expr();
             if (match(Tok::KwWith)) {
                 expect(Tok::LParen, "after 'with'");
                 if (!at(Tok::RParen)) {
@@ -643,6 +644,7 @@ private:
             s.name = std::string(n.text), s.name_line = n.line, s.name_col = n.col;
             expect(Tok::KwAt, "after the colour name");
             s.region = region();
+            if (match(Tok::KwIf)) s.cond = expr();
             const Token& rx = expect(Tok::KwRx, "(a route is 'rx <ports> tx <ports>')");
             s.rx_line = rx.line, s.rx_col = rx.col;
             s.rx = ports("'rx'");
