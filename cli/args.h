@@ -11,6 +11,7 @@
 namespace wlcli {
 
 struct Args {
+    std::string verb;                             // its path in the table: "train", "bench sparsity"
     std::vector<std::string> positional;          // after the verb
     std::map<std::string, std::string> options;   // flag name (no "--") -> value; "" for a switch
 

@@ -275,6 +275,7 @@ CommandLine parse_command_line(const std::vector<Verb>& verbs, int argc, const c
         cl.args.options[f.name] = value;
     }
     std::string path = verb_path(c).substr(std::string(kProgram).size() + 1);
+    cl.args.verb = path;
     std::string broken = broken_rule(path.c_str(), cl.args);
     if (broken.empty()) broken = unread_key(path.c_str(), cl.args);
     if (broken.empty()) broken = flag_and_set_clash(path.c_str(), cl.args);
@@ -339,14 +340,14 @@ static std::string keys_text(const std::string& keys) {   // "a b" -> "a, b"
 // own error, which names the nearest).
 static std::vector<std::string> set_keys(const Args& args) {
     const std::vector<std::string> known = wl::gpt::GPTConfig::keys();
-    std::string all = args.get("set");
-    std::replace(all.begin(), all.end(), '\n', ',');
-    std::istringstream in(all);
-    std::vector<std::string> keys;
-    for (std::string kv; std::getline(in, kv, ',');) {
-        const std::vector<std::string> key = words(kv.substr(0, kv.find('=')));
-        if (key.size() == 1 && std::find(known.begin(), known.end(), key[0]) != known.end()) keys.push_back(key[0]);
+    wl::gpt::Overrides sets;
+    try {
+        sets = wl::gpt::parse_overrides(args.get("set"));
+    } catch (const std::exception&) {   // said by the verb, where the text is applied
     }
+    std::vector<std::string> keys;
+    for (const wl::gpt::Override& o : sets)
+        if (std::find(known.begin(), known.end(), o.key) != known.end()) keys.push_back(o.key);
     return keys;
 }
 
@@ -355,8 +356,9 @@ std::string flag_and_set_clash(const char* verb_path, const Args& args) {
     const std::vector<std::string> keys = set_keys(args);
     for (const FlagKeys& r : flag_keys()) {
         if (std::string(r.verb) != verb_path || !args.has(r.flag)) continue;
-        for (const std::string& k : words(r.keys))
-            if (std::find(keys.begin(), keys.end(), k) != keys.end())
+        const std::string also = r.also ? std::string(r.also).substr(0, std::string(r.also).find('=')) : "";
+        for (const std::string& k : {std::string(r.key), also})
+            if (!k.empty() && std::find(keys.begin(), keys.end(), k) != keys.end())
                 return std::string("--") + r.flag + " and --set " + k + " both set " + k + "; give one";
     }
     return "";

@@ -1,5 +1,6 @@
 // model_args.cpp: see model_args.h.
 #include "cli/model_args.h"
+#include "cli/verbs.h"
 
 #include "engine/gpt/checkpoint.h"
 #include "engine/gpt/trainer.h"
@@ -13,12 +14,18 @@
 
 namespace wlcli {
 
-static std::string cli_overrides(const Args& args) {   // --set with the wafer flags that are keys too
-    std::string sets = args.get("set");
-    if (args.has("mesh")) sets += ",wafer.mesh=" + args.get("mesh");
-    if (args.has("mode")) sets += ",wafer.mode=" + args.get("mode");
-    if (args.has("execution")) sets += ",wafer.execution=" + args.get("execution");
-    return sets;
+wl::gpt::Overrides cli_overrides(const Args& args) {
+    wl::gpt::Overrides o = wl::gpt::parse_overrides(args.get("set"), "command line");
+    // The flags' values whole, after --set's (a flag and --set of its key are refused: flag_keys()).
+    for (const FlagKeys& f : flag_keys()) {
+        if (!args.has(f.flag) || std::string(f.verb) != args.verb) continue;
+        if (f.also) {
+            const std::string also = f.also;
+            o.push_back({also.substr(0, also.find('=')), also.substr(also.find('=') + 1)});
+        }
+        o.push_back({f.key, args.get(f.flag)});
+    }
+    return o;
 }
 
 void apply_cli_overrides(const Args& args, wl::gpt::GPTConfig* cfg) { wl::gpt::apply_overrides(*cfg, cli_overrides(args), "command line"); }

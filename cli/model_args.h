@@ -30,6 +30,9 @@ struct LoadedModel {
 // and --mesh/--mode/--execution (wafer.mesh, wafer.mode, wafer.execution) where the verb has them. Throws ConfigError, placed.
 wl::gpt::GPTConfig config_from(const Args& args);
 // --set, --mesh, --mode and --execution onto a config that came from elsewhere (a checkpoint).
+// --set's keys, then those the verb's flags stand for (flag_keys(): train --data, --steps, --mesh ...),
+// each flag's value whole.
+wl::gpt::Overrides cli_overrides(const Args& args);
 void apply_cli_overrides(const Args& args, wl::gpt::GPTConfig* cfg);
 wl::RunMode run_mode_of(const wl::gpt::GPTConfig& cfg);   // wafer.mode
 

@@ -277,7 +277,7 @@ const std::vector<KeysRead>& keys_read() {
 
 const std::vector<FlagKeys>& flag_keys() {
     static const std::vector<FlagKeys> rows = {
-        {"train", "data", "train_input.corpus train_input.data"},
+        {"train", "data", "train_input.data", "train_input.corpus=file"},
         {"train", "corpus", "train_input.corpus"},
         {"train", "steps", "runconfig.max_steps"},
         {"train", "mesh", "wafer.mesh"},

@@ -50,14 +50,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// --data, --corpus and --steps are shorthands for keys; --set gives any key (apply_cli_overrides).
-std::string overrides_from(const Args& args) {
-    std::ostringstream o;
-    if (args.has("data")) o << "train_input.corpus=file\ntrain_input.data=" << args.get("data") << "\n";
-    if (args.has("corpus")) o << "train_input.corpus=" << args.get("corpus") << "\n";
-    if (args.has("steps")) o << "runconfig.max_steps=" << args.get_int("steps", 0) << "\n";
-    return o.str();
-}
 
 std::string base_name(const std::string& path) {
     std::string b = path.substr(path.find_last_of('/') + 1);
@@ -89,17 +81,12 @@ int verb_train(const Args& args) {
 
     std::unique_ptr<Trainer> tr;
     std::string name;
-    if (args.has("resume")) {
-        std::string o = overrides_from(args) + args.get("set");
-        if (args.has("mesh")) o += "\nwafer.mesh=" + args.get("mesh");
-        if (args.has("mode")) o += "\nwafer.mode=" + args.get("mode");
-        if (args.has("execution")) o += "\nwafer.execution=" + args.get("execution");
-        tr = Trainer::resume(args.get("resume"), o, bpe_dir);
+    if (args.has("resume")) {   // --set and the flags that stand for keys (--data, --steps, --mesh ...: cli_overrides)
+        tr = Trainer::resume(args.get("resume"), cli_overrides(args), bpe_dir);
         name = base_name(args.get("resume"));
     } else {
         if (!args.has("config")) throw std::runtime_error("train needs --config FILE (e.g. models/gpt-micro.yaml)");
         GPTConfig cfg = load_config(args.get("config"));
-        apply_overrides(cfg, overrides_from(args), "command line");
         apply_cli_overrides(args, &cfg);
         tr = std::make_unique<Trainer>(cfg, bpe_dir);
         name = base_name(args.get("config"));
@@ -244,6 +231,19 @@ int verb_train(const Args& args) {
         train_loss = mesh ? tr->eval_loss(Split::Train, on_mesh) : tr->eval_loss(Split::Train);
         eval_split = "validation", eval_batch = 0;
         val_loss = mesh ? tr->eval_loss(Split::Val, on_mesh) : tr->eval_loss(Split::Val);
+        // A step's loss is taken before its update: the last update's overflow shows only here, and
+        // is never saved over the last good checkpoint (nor are weights that overflow from the start).
+        if (!std::isfinite(train_loss) || !std::isfinite(val_loss)) {
+            const std::string what = std::string("the evaluation's loss is ") + (std::isnan(train_loss) || std::isnan(val_loss) ? "NaN" : "infinite");
+            if (trained_tokens == 0)
+                throw std::runtime_error("step " + std::to_string(tr->step) + ": " + what + " before any step: the weights it starts from (" +
+                                         (args.has("resume") ? "--resume " + args.get("resume") : "the config's seed") +
+                                         ") overflow the forward; nothing was trained or saved");
+            throw std::runtime_error("step " + std::to_string(tr->step) + ": " + what + ": step " + std::to_string(tr->step) +
+                                     "'s update left weights that overflow the forward. Stopped; " +
+                                     (saved_step < 0 ? "nothing was saved" : out + " keeps step " + std::to_string(saved_step) + "'s weights") +
+                                     " (a smaller optimizer.learning_rate, or optimizer.max_gradient_norm > 0 to clip, usually helps)");
+        }
         double tps = train_s > 0 ? double(trained_tokens) / train_s : 0.0;
         double elapsed = std::chrono::duration<double>(Clock::now() - t_start).count();
         if (json) {

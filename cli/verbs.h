@@ -72,7 +72,8 @@ std::string unread_key(const char* verb_path, const Args& args);
 struct FlagKeys {
     const char* verb;
     const char* flag;
-    const char* keys;   // space-separated
+    const char* key;              // the key that takes the flag's value, whole
+    const char* also = nullptr;   // another key the flag sets, "key=value" (--data: train_input.corpus=file)
 };
 const std::vector<FlagKeys>& flag_keys();
 // "--steps and --set runconfig.max_steps both set runconfig.max_steps; give one", or "".

@@ -209,7 +209,7 @@ bool ModelSession::compile(const std::string& config, int w, int h, const std::s
                 wl::gpt::Checkpoint ck = wl::gpt::load_checkpoint(checkpoint);
                 tokenizer = wl::gpt::make_tokenizer(ck.tokenizer_kind, ck.tokenizer_state);
                 wl::gpt::require_same_vocab(*tokenizer, ck.cfg.vocab_size, checkpoint);
-                wl::gpt::apply_checkpoint_overrides(ck, set, "set", checkpoint);   // as the CLI's --set on a checkpoint
+                wl::gpt::apply_checkpoint_overrides(ck, wl::gpt::parse_overrides(set, "set"), "set", checkpoint);   // as the CLI's --set on a checkpoint
                 model = wl::gpt::model_from_checkpoint(ck);
                 source = "checkpoint " + checkpoint + " (step " + std::to_string(ck.step) + ")";
             } else {

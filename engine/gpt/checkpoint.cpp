@@ -289,7 +289,7 @@ std::unique_ptr<GPT> model_from_checkpoint(const Checkpoint& ck, AdamW* opt) {
     return model;
 }
 
-void apply_checkpoint_overrides(Checkpoint& ck, const std::string& overrides, const std::string& where, const std::string& path) {
+void apply_checkpoint_overrides(Checkpoint& ck, const Overrides& overrides, const std::string& where, const std::string& path) {
     GPTConfig cfg = ck.cfg;
     apply_overrides(cfg, overrides, where);
     for (const ConfigDifference& d : config_differences(ck.cfg, cfg))

@@ -61,7 +61,7 @@ std::unique_ptr<GPT> model_from_checkpoint(const Checkpoint& ck, AdamW* opt = nu
 // ck.cfg with `overrides` (key=value,...) applied, as --set: any key but those the weights fix
 // (the model's shape, model.*, and train_input.tokenizer); changing one of those is a ConfigError
 // naming the key, both values and `path`, so a checkpoint never runs as a model of another shape.
-void apply_checkpoint_overrides(Checkpoint& ck, const std::string& overrides, const std::string& where, const std::string& path);
+void apply_checkpoint_overrides(Checkpoint& ck, const Overrides& overrides, const std::string& where, const std::string& path);
 
 // llm.c's gpt2_124M.bin: int32 header[256] (magic 20240326, version 1 or 3, maxT, V, L, NH, C,
 // and Vp for version 3), then fp32 parameters in ParameterTensors order with wte as (Vp, C).

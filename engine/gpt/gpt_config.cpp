@@ -354,18 +354,27 @@ GPTConfig parse_flat_config_text(const std::string& text, const std::string& nam
     return c;
 }
 
-void apply_overrides(GPTConfig& cfg, const std::string& overrides, const std::string& where) {
-    std::string all = overrides;
+Overrides parse_overrides(const std::string& text, const std::string& where) {
+    std::string all = text;
     std::replace(all.begin(), all.end(), '\n', ',');
     std::istringstream in(all);
-    std::string kv;
-    while (std::getline(in, kv, ',')) {
+    Overrides out;
+    for (std::string kv; std::getline(in, kv, ',');) {
         if (trim(kv).empty()) continue;
         auto eq = kv.find('=');
-        if (eq == std::string::npos) throw ConfigError(prefix(where) + "expected key=value, got '" + kv + "'");
-        cfg.set(trim(kv.substr(0, eq)), trim(kv.substr(eq + 1)), where);
+        if (eq == std::string::npos) throw ConfigError(prefix(where) + "expected key=value, got " + quote_prefix(kv));
+        out.push_back({trim(kv.substr(0, eq)), trim(kv.substr(eq + 1))});
     }
+    return out;
+}
+
+void apply_overrides(GPTConfig& cfg, const Overrides& overrides, const std::string& where) {
+    for (const Override& o : overrides) cfg.set(o.key, o.value, where);
     cfg.validate(where);
+}
+
+void apply_overrides(GPTConfig& cfg, const std::string& overrides, const std::string& where) {
+    apply_overrides(cfg, parse_overrides(overrides, where), where);
 }
 
 std::vector<ConfigDifference> config_differences(const GPTConfig& a, const GPTConfig& b) {

@@ -118,8 +118,17 @@ GPTConfig load_config(const std::string& path);   // throws ConfigError naming t
 // The flat `key = value` format (member names) that checkpoints written before the YAML
 // params files embed; kept so they still load. Not for new files.
 GPTConfig parse_flat_config_text(const std::string& text, const std::string& name = "<config>");
-// "key=value" overrides, one per line or separated by commas (--set): each through set(), then validate().
-void apply_overrides(GPTConfig& cfg, const std::string& overrides, const std::string& where = "--set");
+// Config keys to set, in order. From --set's text (parse_overrides), and from flags that stand for
+// keys, whose values are taken whole (a --data path may hold a comma: it must not set a second key).
+struct Override {
+    std::string key, value;
+};
+using Overrides = std::vector<Override>;
+// "key=value" overrides, one per line or separated by commas (--set); a piece without '=' is a ConfigError.
+Overrides parse_overrides(const std::string& text, const std::string& where = "--set");
+// Each through set(), then validate().
+void apply_overrides(GPTConfig& cfg, const Overrides& overrides, const std::string& where = "--set");
+void apply_overrides(GPTConfig& cfg, const std::string& overrides, const std::string& where = "--set");   // parse_overrides, then those
 
 // The keys on which two configs disagree, in table order, with each one's value as to_text()
 // writes it. A vocab_size of 0 ("from the tokenizer") agrees with any.

@@ -77,7 +77,7 @@ void Trainer::build_data() {
     targets_.resize(inputs_.size());
 }
 
-std::unique_ptr<Trainer> Trainer::resume(const std::string& path, const std::string& overrides,
+std::unique_ptr<Trainer> Trainer::resume(const std::string& path, const Overrides& overrides,
                                          const std::string& bpe_dir) {
     Checkpoint ck = load_checkpoint(path);
     std::unique_ptr<Trainer> t(new Trainer());

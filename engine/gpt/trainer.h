@@ -41,9 +41,9 @@ public:
     // The same, on a corpus the caller built (corpus_from_text) instead of cfg's.
     Trainer(const GPTConfig& cfg, Corpus corpus, const std::string& bpe_dir = "");
     // From a checkpoint: same config and tokenizer, corpus rebuilt, model and optimizer restored.
-    // overrides (key=value, by lines or commas, as --set) may change training settings
-    // (runconfig.max_steps, train_input.data, ...), not the shape.
-    static std::unique_ptr<Trainer> resume(const std::string& path, const std::string& overrides = "",
+    // overrides (as --set's, parse_overrides) may change training settings (runconfig.max_steps,
+    // train_input.data, ...), not the shape.
+    static std::unique_ptr<Trainer> resume(const std::string& path, const Overrides& overrides = {},
                                            const std::string& bpe_dir = "");
 
     // One optimizer step on micro-batches step*N .. step*N+N-1 (N = grad_accum_steps), their

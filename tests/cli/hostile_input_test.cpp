@@ -244,6 +244,13 @@ const std::vector<Case>& catalogue() {
           "{tmp}/diverged.ckpt"},
          1,
          {"step 2: the loss is infinite; it first appears in losses", "diverged.ckpt keeps step 0's weights"}},
+        // ... on its last step: the update's overflow shows only in the evaluation, which then saves nothing
+        {"numbers_learning_rate_that_diverges_on_the_last_step",
+         {"train", "--config", "{src}/models/gpt-nano.yaml", "--set",
+          "optimizer.learning_rate=10,optimizer.max_gradient_norm=0,optimizer.warmup_steps=0,runconfig.max_steps=1", "--out",
+          "{tmp}/diverged_last.ckpt"},
+         1,
+         {"step 1: the evaluation's loss is infinite: step 1's update left weights that overflow the forward", "diverged_last.ckpt keeps step 0's weights"}},
         // ... on the mesh: the step is not applied, and its sequences' forwards again name the op and the PE
         {"numbers_learning_rate_that_diverges_on_the_mesh",
          {"train", "--config", "{src}/models/gpt-nano.yaml", "--on-mesh", "--set",
@@ -318,6 +325,8 @@ const std::vector<Case>& catalogue() {
         {"conflict_mesh_without_on_mesh", {"generate", "--checkpoint", "{tmp}/ok.ckpt", "--mesh", "8x8"}, 2, {"--mesh needs --on-mesh"}},
         {"conflict_mask_without_sparsity", {"forward", "--config", "{tmp}/tiny.yaml", "--sparsity-mask", "random"}, 2,
          {"--sparsity-mask needs --sparsity"}},
+        {"conflict_data_value_is_one_path_not_more_keys", {"train", "--config", "{tmp}/tiny.yaml", "--data", "{tmp}/x.txt,model.n_layer=1", "--out", "{tmp}/inj.ckpt"}, 1,
+         {"train_input.data: ", "x.txt,model.n_layer=1: cannot open"}},
         {"conflict_steps_and_set_of_its_key", {"train", "--config", "{tmp}/tiny.yaml", "--steps", "1", "--set", "runconfig.max_steps=5", "--out", "{tmp}/s.ckpt"}, 2,
          {"--steps and --set runconfig.max_steps both set runconfig.max_steps; give one"}},
         {"conflict_mesh_and_set_of_its_key", {"forward", "--config", "{tmp}/tiny.yaml", "--mesh", "8x8", "--set", "wafer.mesh=16x16"}, 2,

@@ -76,6 +76,7 @@ TEST(CliModelArgs, SparsityPrunesOrSaysWhatIsWrong) {
 // says what it accepts.
 TEST(CliModelArgs, ExecutionSetsTheConfigsWaferExecution) {
     Args a;
+    a.verb = "forward";   // a verb whose --execution stands for wafer.execution (flag_keys)
     a.options["config"] = WAFERLAB_SOURCE_DIR "/models/gpt-nano.yaml";
     EXPECT_EQ(config_from(a).execution, "resident");
     a.options["execution"] = "streaming";
