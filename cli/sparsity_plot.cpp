@@ -2,6 +2,8 @@
 // the text depends on the data alone.
 #include "cli/sparsity_plot.h"
 
+#include "engine/core/output_guard.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -49,7 +51,8 @@ std::string cycles_label(double v) {
 std::string sparsity_svg(const SparsityPlot& p) {
     const size_t n = p.series.size();
     const double W = kLeft + double(n) * (kPanelW + kGap), H = kTop + kPanelH + kBottom + 30;
-    std::string s = fmt("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
+    // The first bytes say who wrote it (kSvgOutput's signature), so --plot replaces this plot, never a user's own SVG.
+    std::string s = std::string(wl::kSvgOutput.signature) + " -->\n" + fmt("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
                         "font-family=\"sans-serif\" font-size=\"11\">\n",
                         W, H, W, H);
     s += "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";

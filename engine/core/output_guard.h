@@ -24,7 +24,7 @@ struct OutputKind {
     const char* extension = nullptr;   // ".wk", when there is no signature
 };
 inline constexpr OutputKind kCheckpointOutput{"checkpoint", "WLGPTCKP"};
-inline constexpr OutputKind kSvgOutput{"SVG plot", "<svg"};
+inline constexpr OutputKind kSvgOutput{"WaferLab SVG plot", "<!-- a WaferLab plot"};   // what sparsity_svg writes first
 inline constexpr OutputKind kCsvOutput{"op table CSV", "op,tensor,layer,"};
 inline constexpr OutputKind kStatsCsvOutput{"PE statistics CSV", "x,y,program,"};
 inline constexpr OutputKind kTimelineCsvOutput{"timeline CSV", "cycle,busy,"};

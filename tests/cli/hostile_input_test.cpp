@@ -68,6 +68,7 @@ public:
         for (int i = 0; i < 40; ++i) text += "the cat sat on the mat. ";
         spit(d / "precious.txt", text);
         spit(d / "notes.txt", "my notes, not a checkpoint\n");
+        spit(d / "mine.svg", "<svg xmlns=\"http://www.w3.org/2000/svg\"><circle r=\"4\"/></svg>\n");
         const std::string tiny = "model: {n_layer: 1, n_head: 1, n_embd: 8, block_size: 8}\n"
                                  "train_input: {batch_size: 2, corpus_chars: 2000}\n"
                                  "runconfig: {max_steps: 1, eval_steps: 1, checkpoint_steps: 1}\n";
@@ -354,6 +355,8 @@ const std::vector<Case>& catalogue() {
          {"no_such_folder is not there; create it first"}},
         {"output_into_a_folder_that_is_a_file", {"train", "--config", "{tmp}/tiny.yaml", "--out", "{tmp}/notes.txt/x.ckpt"}, 1,
          {"notes.txt is a file, not a folder"}},
+        {"output_plot_over_a_users_own_svg", {"bench", "sparsity", "--config", "{tmp}/tiny.yaml", "--plot", "{tmp}/mine.svg"}, 1,
+         {"--plot", "mine.svg exists and is not a WaferLab SVG plot"}, {}, {"mine.svg"}},
         {"output_cache_keeps_a_users_plan_files", {"compile-model", "--config", "{tmp}/tiny.yaml", "--kernels", "{src}/models/kernels", "--cache-dir", "{tmp}/shared_cache"}, 0,
          {}, {}, {"shared_cache/prod.plan", "shared_cache/0123456789abcdff.plan"}},
         // [size]
