@@ -138,8 +138,8 @@ static ComputeResult bench_compute(int C, int len, int iters) {
 int bench_fabric(const Args& args) {
     const int W = int(args.get_int("mesh", 64)), n = int(args.get_int("n", 4096)), reps = int(args.get_int("reps", 3));
     const int C = int(args.get_int("cmesh", 16)), len = int(args.get_int("len", 2048)), iters = int(args.get_int("iters", 200));
-    if (W < 2 || n < 1 || reps < 1 || C < 1 || len < 1 || iters < 1 || len > 5000) {
-        std::fprintf(stderr, "bench fabric: bad arguments\n");
+    if (W < 2 || n < 1 || n > 6000 || reps < 1 || C < 1 || len < 1 || iters < 1 || len > 5000) {   // the flags' ranges (verb_table.cpp)
+        std::fprintf(stderr, "bench fabric: --mesh, --n or --len outside its range (waferlab-cli bench fabric --help)\n");
         return 2;
     }
     StreamResult best;

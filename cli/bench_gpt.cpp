@@ -24,6 +24,7 @@
 #include <memory>
 #include <sstream>
 #include <thread>
+#include <sys/wait.h>
 #include <unistd.h>
 
 namespace wlcli {
@@ -56,8 +57,9 @@ std::string run_capture(const std::string& cmd) {
     char buf[4096];
     size_t n;
     while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
-    int rc = pclose(p);
-    if (rc != 0) throw std::runtime_error("PyTorch run failed (exit " + std::to_string(rc) + "): " + cmd);
+    const int status = pclose(p);   // a wait status: the exit code is its WEXITSTATUS
+    if (status != 0)
+        throw std::runtime_error("PyTorch run failed (" + (WIFEXITED(status) ? "exit " + std::to_string(WEXITSTATUS(status)) : std::string("killed by a signal")) + "): " + cmd);
     return out;
 }
 

@@ -48,6 +48,7 @@ LoadedModel load_model(const Args& args) {
     if (args.has("llmc")) {   // GPT-2's weights; --config (its shape) may shorten the context and set the wafer
         m.model = import_llmc(args.get("llmc"));
         m.tokenizer = make_tokenizer("bpe", "", args.get("bpe-dir"));
+        require_same_vocab(*m.tokenizer, m.model->cfg.vocab_size, args.get("llmc") + " (llm.c's weights are for GPT-2's tokenizer)");
         m.source = "llm.c weights " + args.get("llmc");
         if (args.has("config")) {
             const int positions = m.model->maxT;

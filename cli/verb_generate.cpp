@@ -56,6 +56,8 @@ int verb_generate(const Args& args) {
         if (!json) print_compile(compile_info, stderr);
     }
     const int V = model->V, maxT = model->maxT;
+    if (int(ids.size()) > maxT && !json)   // as forward says: the model sees one context
+        std::fprintf(stderr, "waferlab-cli generate: the prompt is %zu tokens; each step sees the last %d (model.block_size)\n", ids.size(), maxT);
     if (mesh) model.reset();   // the weights are in the mesh's SRAM now: GPT-2 small's 500 MB go back
     if (!json) {
         std::fwrite(prompt.data(), 1, prompt.size(), stdout);
@@ -77,20 +79,21 @@ int verb_generate(const Args& args) {
         double seconds = 0;
         uint64_t cycles = 0;
     } prompt_part, step_part;
-    if (mesh) {
-        auto forward = [&](const int* ctx, int T) {
-            const auto t0 = std::chrono::steady_clock::now();
-            const float* l = mesh->next_logits(ctx, T);
-            Part& p = prompt_part.calls ? step_part : prompt_part;
-            p.calls++;
-            p.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-            p.cycles += mesh->last_cycles();
-            cycles += mesh->last_cycles();
-            return l;
-        };
-        all = generate(forward, V, maxT, ids, n, opt, show);
-    } else {
-        all = generate(*model, ids, n, opt, show);
+    auto forward_on_mesh = [&](const int* ctx, int T) {
+        const auto t0 = std::chrono::steady_clock::now();
+        const float* l = mesh->next_logits(ctx, T);
+        Part& p = prompt_part.calls ? step_part : prompt_part;
+        p.calls++;
+        p.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        p.cycles += mesh->last_cycles();
+        cycles += mesh->last_cycles();
+        return l;
+    };
+    try {   // a failure while generating names the weights it came from (a checkpoint whose forward overflows)
+        if (mesh) all = generate(forward_on_mesh, V, maxT, ids, n, opt, show);
+        else all = generate(*model, ids, n, opt, show);
+    } catch (const std::exception& e) {
+        throw std::runtime_error(loaded.source + ": " + e.what());
     }
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     std::string text = tok->decode(std::vector<int>(all.begin() + long(ids.size()), all.end()));

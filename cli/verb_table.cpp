@@ -18,7 +18,7 @@ using wl::NumberRange;
 Flag int_flag(const char* name, double lo, double hi, const char* help) { return {name, Value::Int, help, nullptr, NumberRange::closed(lo, hi)}; }
 Flag num_flag(const char* name, NumberRange r, const char* help) { return {name, Value::Number, help, nullptr, r}; }
 
-constexpr double kSeedMax = 9223372036854775807.0;   // a seed is any non-negative 64-bit integer the parser reads
+constexpr double kSeedMax = 9007199254740991.0;   // 2^53 - 1: the largest integer a range (a double) states exactly
 
 const Flag kJson{"json", Value::Switch, "print JSON instead of text"};
 const Flag kOptimise{"optimise", Value::Switch, "the optimising code generator: immediates, folded addresses, bottom-tested loops"};
@@ -135,11 +135,12 @@ const std::vector<Verb>& verb_table() {
         {"bench", "run a benchmark (measured figures: docs/performance.md)", nullptr, false, nullptr, {}, nullptr,
          {
              {"fabric", "streaming rows of a 64x64 mesh, fmacs vs plain C++", nullptr, false, nullptr,
-              {int_flag("mesh", 1, 256, "stream mesh side (default 64)"),
-               int_flag("n", 1, 10000000, "wavelets per row (default 4096)"),
+              // A PE holds two arrays of --n (the stream's) or --len (fmacs') words in its 48 KiB, with room to spare.
+              {int_flag("mesh", 2, 256, "stream mesh side: a row's first PE sends to its last (default 64)"),
+               int_flag("n", 1, 6000, "wavelets per row (default 4096)"),
                int_flag("reps", 1, 1000, "repetitions, best kept (default 3)"),
                int_flag("cmesh", 1, 256, "compute block side (default 16)"),
-               int_flag("len", 1, 12288, "fmacs vector length (default 2048)"),
+               int_flag("len", 1, 5000, "fmacs vector length (default 2048)"),
                int_flag("iters", 1, 1000000, "fmacs per PE (default 200)"),
                kJson},
               bench_fabric},

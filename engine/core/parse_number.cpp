@@ -13,9 +13,11 @@ namespace wl {
 
 namespace {
 
+// A bound as one types it: integers whole (a seed's 9007199254740991, not 9.00719925474099e+15).
 std::string num(double v) {
     char b[40];
-    std::snprintf(b, sizeof b, "%.15g", v);
+    if (v == std::floor(v) && std::fabs(v) <= 9007199254740992.0) std::snprintf(b, sizeof b, "%.0f", v);
+    else std::snprintf(b, sizeof b, "%.15g", v);
     return b;
 }
 

@@ -45,6 +45,7 @@ bool split_name(const std::string& name, int* number, std::string* slug) {
 }  // namespace
 
 const Lesson* LessonSet::find(int number) const {
+    if (std::find(twins.begin(), twins.end(), number) != twins.end()) return nullptr;   // which of two is meant cannot be known
     for (const Lesson& l : lessons)
         if (l.number == number) return &l;
     return nullptr;
@@ -93,8 +94,11 @@ LessonSet load_lessons(const std::string& root) {
                 set.errors.push_back(spec_path + ":" + std::to_string(l.spec.forward.line) + ": " + why);
         if (l.spec.expects.empty() && !l.spec.trains() && !l.spec.forwards() && errs.empty())
             set.errors.push_back(spec_path + ": no expect, train or forward line: the check would pass anything that runs");
-        if (const Lesson* twin = set.find(l.number))
+        const auto twin = std::find_if(set.lessons.begin(), set.lessons.end(), [&](const Lesson& o) { return o.number == l.number; });
+        if (twin != set.lessons.end()) {
             set.errors.push_back(l.dir + ": lesson " + std::to_string(l.number) + " again (also " + twin->dir + ")");
+            set.twins.push_back(l.number);
+        }
         if (set.errors.size() > errors_before) continue;
         set.lessons.push_back(std::move(l));
     }

@@ -28,6 +28,7 @@ struct Lesson {
 struct LessonSet {
     std::vector<Lesson> lessons;       // by number
     std::vector<std::string> errors;   // "lessons/03-x/check.txt:4: ..." — a folder with errors is left out
+    std::vector<int> twins;            // numbers two folders claim: neither is that lesson
     const Lesson* find(int number) const;
 };
 

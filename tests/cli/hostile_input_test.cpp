@@ -162,9 +162,12 @@ public:
         // A copy of two lessons, one broken (its check.txt names a kernel folder the copy lacks), and a
         // folder whose name looks like a lesson's but is not one.
         fs::create_directories(d / "lessons_copy");
+        fs::create_directories(d / "lessons_twins");
         for (const char* l : {"01-one-pe", "13-training"})
             fs::copy(fs::path(WAFERLAB_SOURCE_DIR) / "lessons" / l, d / "lessons_copy" / l, fs::copy_options::recursive);
         fs::create_directories(d / "lessons_copy" / "99999999999999999999-big");
+        for (const char* twin : {"01-a", "01-b"})   // two folders that are lesson 1
+            fs::copy(fs::path(WAFERLAB_SOURCE_DIR) / "lessons" / "01-one-pe", d / "lessons_twins" / twin, fs::copy_options::recursive);
         ::mkfifo((d / "pipe").c_str(), 0644);
         spit(d / "cr.yaml", "model:\r  n_layer: 1\r  n_head: x4\r");
         spit(d / "nul.yaml", std::string("model:\n  n_layer: 1\n  n_head: 4\0\n", 33));
@@ -417,6 +420,8 @@ const std::vector<Case>& catalogue() {
         {"place_json_of_a_path_that_is_not_utf8", {"check", "{tmp}/latin1_\xe9.wk", "--json"}, 0, {}, {"type_error", "terminate"}},
         {"place_lesson_check_beside_a_broken_lesson", {"lesson", "check", "1", "--dir", "{tmp}/lessons_copy"}, 0,
          {"warning: ", "13-training/check.txt:", "99999999999999999999-big: not a lesson's name"}},
+        {"place_lesson_check_of_a_number_two_folders_claim", {"lesson", "check", "1", "--dir", "{tmp}/lessons_twins"}, 2,
+         {"01-b: lesson 1 again (also ", "01-a)"}},
         {"place_lesson_list_of_a_folder_with_a_broken_lesson", {"lesson", "list", "--dir", "{tmp}/lessons_copy"}, 2,
          {"13-training/check.txt:", "99999999999999999999-big: not a lesson's name"}},
         {"place_fast_mode_ring_says_what_cycle_mode_does", {"run", "{src}/tests/kernels/adversarial/deadlock_route_cycle.wk", "--mode", "fast"}, 1,
