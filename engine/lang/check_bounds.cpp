@@ -8,6 +8,13 @@
 //
 //   var y: [f32; 4];
 //   for i in 0..5 { y[i] = 0.0; }   // warning: the index reaches 4 (i runs from 0 to 4); 'y' has 4 elements, 0 to 3, ...
+//
+// A mem() window whose start, length and stride are known the same way and reach past its array is
+// reported too: a vector op does not fault there, it runs on into the next variable. A window of
+// constants is an error, judged wherever it runs (under an if too: whenever it runs, it overruns);
+// one that a loop's counter moves is a warning, as an index is.
+//
+//   fadds(mem(y, 2, 4), mem(y), mem(x));   // error: mem() window out of range: it reaches y[5] ...
 #include "engine/lang/checker.h"
 
 #include <algorithm>
@@ -55,6 +62,9 @@ public:
         for (const StmtPtr& s : b) stmt(*s);
     }
 
+    // A program-level dsd's constructor (dsd xs = mem(A, 0, NB);).
+    void dsd(const Expr& init) { expr(init); }
+
 private:
     Instance& in_;
     Diagnostics& d_;
@@ -74,13 +84,16 @@ private:
             if (s.target) expr(*s.target);
             if (s.e0) expr(*s.e0);
             return;
-        case StmtKind::If:
+        case StmtKind::If: {
             expr(*s.e0);   // the condition runs whichever branch follows
+            // A condition of constants leaves one branch dead for this instance: nothing there runs.
+            const Value c = s.e0->konst ? eval_const(*s.e0, &in_, in_.first_x, in_.first_y, nullptr) : Value{};
             ++guarded_;
-            block(s.body);
-            block(s.else_body);
+            if (c.ty != Ty::Bool || c.i) block(s.body);
+            if (c.ty != Ty::Bool || !c.i) block(s.else_body);
             --guarded_;
             return;
+        }
         case StmtKind::While:
             ++guarded_;
             expr(*s.e0);
@@ -108,6 +121,7 @@ private:
 
     void expr(const Expr& e) {
         for (const ExprPtr& a : e.args) expr(*a);
+        if (e.kind == ExprKind::Call && e.builtin == Builtin::Mem) return window(e);
         if (e.kind != ExprKind::Index || guarded_ > 0 || !e.sym || e.args.empty()) return;
         const auto len = in_.length.find(e.sym);
         if (len == in_.length.end()) return;
@@ -127,6 +141,40 @@ private:
         // and the run still says where it went wrong. At the array's name: a binary index's own
         // place is its operator.
         d_.warning(e.line, e.col, msg);
+    }
+
+    // mem(a, start, len[, stride]): the elements from a[start] to a[start + (len - 1) * stride].
+    void window(const Expr& e) {
+        if (e.args.size() < 3 || !e.args[0]->sym) return;
+        const auto len = in_.length.find(e.args[0]->sym);
+        if (len == in_.length.end()) return;
+        const std::optional<Interval> start = range(*e.args[1]), n = range(*e.args[2]);
+        const std::optional<Interval> stride = e.args.size() > 3 ? range(*e.args[3]) : Interval{1, 1};
+        if (!start || !n || !stride || n->lo != n->hi || stride->lo != stride->hi || n->lo <= 0) return;
+        const bool constant = start->lo == start->hi && !counted(*e.args[1]);
+        if (guarded_ > 0 && !constant) return;   // a counter's values are the loop's only where every pass runs
+        const int64_t span = (n->lo - 1) * stride->lo;   // from the first element to the last
+        const int64_t lo = start->lo + std::min<int64_t>(span, 0), hi = start->hi + std::max<int64_t>(span, 0);
+        const int64_t size = int64_t(len->second);
+        if (lo >= 0 && hi < size) return;
+        if (!seen_.insert({e.line, e.col}).second) return;
+        const std::string& a = e.args[0]->name;
+        const bool high = hi >= size;
+        std::string from = start->lo == start->hi ? std::to_string(start->lo) : "from " + std::to_string(start->lo) + " to " + std::to_string(start->hi);
+        for (const Counter& c : counters_)
+            if (mentions(*e.args[1], c.sym)) from += ", " + c.sym->name + " runs from " + std::to_string(c.lo) + " to " + std::to_string(c.hi);
+        const std::string msg = "mem() window out of range: it reaches " + a + "[" + std::to_string(high ? hi : lo) + "] (start " + from +
+                                "; length " + std::to_string(n->lo) + ", stride " + std::to_string(stride->lo) + "); " + q(a) + " has " +
+                                std::to_string(size) + " element" + (size == 1 ? "" : "s") + ", 0 to " + std::to_string(size - 1) + at_ +
+                                ", and a vector op does not stop there: it would run into the memory " + (high ? "after" : "before") + " it";
+        // A loop's window is a warning, as an index is: a kernel may mean its last passes to fault
+        // (the tests of run-time faults do: past SRAM the run names the place).
+        if (constant) d_.error(e.line, e.col, msg);
+        else d_.warning(e.line, e.col, msg);
+    }
+
+    bool counted(const Expr& e) const {
+        return std::any_of(counters_.begin(), counters_.end(), [&](const Counter& c) { return mentions(e, c.sym); });
     }
 
     static bool mentions(const Expr& e, const Sym* s) {
@@ -203,6 +251,7 @@ void Checker::bounds_checks(Instance& in) {
     Bounds b(in, d_, bounds_seen_, at);
     for (const Decl& d : p.decls)
         if (runs.count(&d)) b.block(d.body);
+        else if (d.kind == DeclKind::Dsd && d.init) b.dsd(*d.init);
 }
 
 }  // namespace wl::lang::detail

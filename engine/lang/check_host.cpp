@@ -100,16 +100,25 @@ void Checker::host() {
             launch_line = s.line, launch_col = s.col;
         }
         if (s.kind == HostKind::Fill) {
-            // Literals take the elements' type, so an integer array's values stay exact (not rounded to f32).
-            const Ty want = s.gen != GenKind::Random && types.size() == 1 && is_num(types[0]) ? types[0] : Ty::F32;
+            // Literals take the elements' type, so an integer array's values stay exact (not rounded to
+            // f32); random's seed is the u32 its hash mixes (a negative one stays i32, for the seed's error).
+            const bool random = s.gen == GenKind::Random;
+            const Ty want = random ? Ty::U32 : types.size() == 1 && is_num(types[0]) ? types[0] : Ty::F32;
             const_ctx_ = true;
             for (auto& g : s.gen_args) {
-                Ty t = expr(*g, want);
+                Ty t = expr(*g, !random || g->kind == ExprKind::Int ? want : Ty::Error);
                 if (t == Ty::Error) { ok = false; continue; }
                 if (!is_num(t)) { d_.error(g->line, g->col, std::string("fill values are numbers, found ") + ty_name(t)); ok = false; continue; }
                 Value v = eval_const(*g, nullptr, 0, 0, &d_);
                 if (v.ty == Ty::Error) { ok = false; continue; }   // reported
-                a.args.push_back(v.ty == Ty::F32 ? v.f : double(v.i));
+                const double x = v.ty == Ty::F32 ? v.f : double(v.i);
+                // A seed that is not a u32 would be truncated or wrapped into one: a seed nobody wrote.
+                if (random && (v.ty == Ty::F32 || !int_fits(Ty::U32, x))) {
+                    d_.error(g->line, g->col, "random's seed is an integer from 0 to 4294967295, found " + num_text(x));
+                    ok = false;
+                    continue;
+                }
+                a.args.push_back(x);
             }
             const_ctx_ = false;
             size_t want_args = s.gen == GenKind::Iota ? 2 : s.gen == GenKind::Value ? 1 : s.gen == GenKind::Random ? 1 : 0;
@@ -119,6 +128,13 @@ void Checker::host() {
                 d_.error(s.gen_line, s.gen_col, std::string(gname) + " takes " + std::to_string(want_args) + " argument" + (want_args == 1 ? "" : "s") + ", given " + std::to_string(s.gen_args.size()));
                 ok = false;
             }
+            // Its values lie in [-1, 1): an integer array would hold their truncations, zeros.
+            for (Ty t : types)
+                if (ok && random && t != Ty::F32 && t != Ty::Error) {
+                    d_.error(s.gen_line, s.gen_col, "random fills f32 arrays: " + q(s.name) + " is " + ty_name(t) +
+                                                        " (its values in [-1, 1) would truncate to 0); fill it with iota, value or a list");
+                    ok = false;
+                }
             size_t need = size_t(a.w) * size_t(a.h) * len;
             if (ok)
                 for (Ty t : types) fill_ranges(d_, s, a, t, need);

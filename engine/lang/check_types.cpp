@@ -43,9 +43,11 @@ Ty Checker::expr_inner(Expr& e, Ty want) {
     case ExprKind::Name: return name(e);
     case ExprKind::Index: return index(e);
     case ExprKind::Cast: {
-        Ty a = expr(*e.args[0]);
-        e.konst = e.args[0]->konst;
         Ty to = e.op == Tok::KwF32 ? Ty::F32 : e.op == Tok::KwI32 ? Ty::I32 : Ty::U32;
+        // u32(4294967295): the literal is the u32 it is converted to, not an i32 too big to be one.
+        // (A negated one stays i32: u32(-1)'s error names the conversion.)
+        Ty a = expr(*e.args[0], to == Ty::U32 && e.args[0]->kind == ExprKind::Int ? Ty::U32 : Ty::Error);
+        e.konst = e.args[0]->konst;
         if (a == Ty::Error) return to;
         if (!is_num(a) && a != Ty::Bool) d_.error(e.args[0]->line, e.args[0]->col, std::string("cannot convert ") + ty_name(a) + " to " + ty_name(to));
         return to;

@@ -1,13 +1,16 @@
 // compile.cpp: lex -> parse -> check -> generate, collecting diagnostics.
 #include "engine/lang/compile.h"
 
+#include "engine/lang/checker.h"
 #include "engine/lang/codegen.h"
 #include "engine/lang/lexer.h"
+#include "engine/lang/literal_limits.h"
 #include "engine/lang/parser.h"
 #include "engine/lang/sema.h"
 #include "engine/lang/shared_images.h"
 
 #include <algorithm>
+#include <cmath>
 #include <set>
 #include <tuple>
 
@@ -19,7 +22,20 @@ size_t CompileResult::images() const {
     return distinct.size();
 }
 
-// The caller's constant values replace the initialisers of the file's top-level constants.
+// The type a constant's override is read as: the declared one; else f32 for a fraction, or where
+// the file's own value is a float literal (const ALPHA = 0.1; then ALPHA=2 means 2.0); else i32,
+// as the same number written in the file would be.
+static Ty override_type(const TopDecl& d, double v) {
+    if (d.ty != Ty::Error) return d.ty;
+    if (v != std::trunc(v)) return Ty::F32;
+    const Expr* e = d.value.get();
+    while (e && e->kind == ExprKind::Unary && e->op == Tok::Minus && !e->args.empty()) e = e->args[0].get();
+    return e && e->kind == ExprKind::Float ? Ty::F32 : Ty::I32;
+}
+
+// The caller's constant values replace the initialisers of the file's top-level constants. Each
+// gets the checks its literal would get in the file (f32's range, or the integer type's), the
+// error at the constant's value naming the override; the file's value then stays, so nothing follows from it.
 static void override_constants(File& ast, const CompileOptions& opt, Diagnostics& diags) {
     for (const auto& [name, v] : opt.constants) {
         TopDecl* d = nullptr;
@@ -30,10 +46,16 @@ static void override_constants(File& ast, const CompileOptions& opt, Diagnostics
             diags.error(1, 1, "constant override '" + name + "': the file declares no top-level 'const " + name + "'");
             continue;
         }
+        const int line = d->value ? d->value->line : d->line, col = d->value ? d->value->col : d->col;
+        const Ty t = override_type(*d, v);
+        const bool integer = t == Ty::I32 || t == Ty::U32;
+        if (const std::string why = t == Ty::F32 ? f32_literal_problem(v) : integer ? int_value_problem(v, t) : ""; !why.empty()) {
+            diags.error(line, col, "constant override '" + name + "': " + detail::num_text(v) + " " + why);
+            continue;
+        }
         auto e = std::make_unique<Expr>();
-        e->line = d->value ? d->value->line : d->line;
-        e->col = d->value ? d->value->col : d->col;
-        if (v == double(int64_t(v)) && d->ty != Ty::F32) {
+        e->line = line, e->col = col;
+        if (integer) {   // (another declared type refuses the number at check time)
             e->kind = ExprKind::Int;
             e->ival = int64_t(v);
         } else {

@@ -1,8 +1,8 @@
 // const_eval.cpp: compile-time constant evaluation (eval_const, sema.h) — the
 // same arithmetic the PE does (32-bit wrap, fp32 rounding), per instance and PE.
 // With diagnostics, what would silently wrap is an error at the operator instead:
-// i32/u32 overflow, a conversion to a type that does not hold the value, a shift by a
-// negative amount or by 32 or more, division by zero and an f32 result that is infinite
+// i32/u32 overflow (a left shift's too), a conversion to a type that does not hold the value,
+// a shift by a negative amount or by 32 or more, division by zero and an f32 result that is infinite
 // from finite operands. Without (the code generator folding what the checker already
 // passed), it wraps as the PE does.
 #include "engine/lang/checker.h"
@@ -170,6 +170,7 @@ struct Evaluator {
         case Tok::Minus: return " - ";
         case Tok::Star: return " * ";
         case Tok::Slash: return " / ";
+        case Tok::Shl: return " << ";
         default: return " ? ";
         }
     }
@@ -223,6 +224,12 @@ struct Evaluator {
             d->error(e.line, e.col, "shift by " + std::to_string(b.ty == Ty::U32 ? int64_t(ub) : int64_t(ib)) +
                                         " in a constant expression: the amount must be 0 to 31");
             return err();
+        }
+        // A left shift is a multiplication by 2^n: what it pushes past the type (into i32's sign
+        // bit too, as C's signed shift) overflows. -1 << 31 is -2147483648, which i32 holds.
+        if (e.op == Tok::Shl && (b.ty == Ty::U32 ? ub < 32 : ib >= 0 && ib < 32)) {
+            const int64_t exact = sa * (int64_t(1) << (ub & 31));
+            if (!fits(a.ty, exact)) return overflow(e, a.ty, std::to_string(sa) + op_text(e.op) + std::to_string(ub & 31), exact);
         }
         uint32_t r = 0;
         switch (e.op) {

@@ -9,6 +9,8 @@
 //   [SECTION] the file
 #include "engine/lang/parser.h"
 
+#include "engine/lang/literal_limits.h"
+
 #include <cerrno>
 #include <cfloat>
 #include <cmath>
@@ -214,13 +216,10 @@ private:
             errno = 0;
             e->fval = std::strtod(std::string(t.text).c_str(), nullptr);
             const bool underflow = errno == ERANGE && e->fval == 0;   // below even a double's range
-            // Beyond f32's largest finite value the PE would hold infinity: say so, as for integers.
+            // Beyond f32's largest finite value the PE would hold infinity, below its smallest 0: say so, as for integers.
             if (errno == ERANGE && e->fval != 0) e->fval = HUGE_VAL;
-            if (std::fabs(e->fval) >= double(FLT_MAX) + std::ldexp(1.0, 103))   // rounds to infinity in f32
-                diags_.error(t.line, t.col, "float literal " + std::string(t.text).substr(0, 40) + " is out of range for f32 (largest 3.40282e+38)");
-            // Likewise below the smallest (a subnormal's half): the PE would hold 0, which was not written.
-            else if (underflow || (e->fval != 0 && float(e->fval) == 0.0f))
-                diags_.error(t.line, t.col, "float literal " + std::string(t.text).substr(0, 40) + " is below f32's smallest (1.4e-45): it would be 0; write 0.0");
+            if (const std::string why = f32_literal_problem(e->fval, underflow); !why.empty())
+                diags_.error(t.line, t.col, "float literal " + std::string(t.text).substr(0, 40) + " " + why);
             return e;
         }
         case Tok::KwTrue: case Tok::KwFalse: {

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <map>
 #include <sstream>
 
 namespace wl::lessons {
@@ -68,14 +69,23 @@ std::string parse_expect(const std::string& rest, ExpectLine* e) {
     return "";
 }
 
+// A word of a train or forward line given twice would leave one of its values unread: "" or the error.
+std::string given_twice(const char* line, const std::string& key, const std::string& val, std::map<std::string, std::string>* given) {
+    const auto [at, fresh] = given->emplace(key, val);
+    if (fresh) return "";
+    return std::string(line) + ": " + key + " is given twice ('" + at->second + "' and '" + val + "'); give it once";
+}
+
 // "tiny.yaml steps 20 kernel crossentropy.wk [mesh 8x8]" -> t. Returns an error message or "".
 std::string parse_train(const std::string& rest, TrainSpec* t) {
     const char* form = "train needs the form 'train CONFIG steps N kernel FILE.wk [mesh WxH]'";
     std::istringstream in(rest);
     std::string key, val;
     if (!(in >> t->config)) return form;
+    std::map<std::string, std::string> given;
     while (in >> key) {
         if (!(in >> val)) return form;
+        if (const std::string why = given_twice("train", key, val, &given); !why.empty()) return why;
         if (key == "steps") {
             if (const std::string err = integer_word(val, wl::NumberRange::closed(1, 10000), &t->steps); !err.empty()) return "train: steps " + err;
         } else if (key == "kernel") {
@@ -100,8 +110,10 @@ std::string parse_forward(const std::string& rest, ForwardSpec* f) {
     std::istringstream in(rest);
     std::string key, val;
     if (!(in >> f->config) || f->config == "kernel") return form;
+    std::map<std::string, std::string> given;
     while (in >> key) {
         if (!(in >> val)) return form;
+        if (const std::string why = given_twice("forward", key, val, &given); !why.empty()) return why;
         if (key == "kernel") {
             if (val.size() < 4 || val.compare(val.size() - 3, 3, ".wk") != 0 || val.find('/') != std::string::npos)
                 return "forward: kernel needs a file name of models/kernels, as in matmul.wk";
@@ -141,6 +153,15 @@ CheckSpec parse_check_spec(std::string_view text, std::vector<SpecError>* errors
         if (errors) errors->push_back({n, std::move(msg)});
     };
     enum class Advised { None, Expect, Loss, Logits, Cycles } advised = Advised::None;   // what a when-wrong line advises on
+    int advice_line = 0;   // the when-wrong already given for it (0: none)
+    // The line each once-only directive was first given on: a second would silently replace it.
+    std::map<std::string, int> first;
+    auto once = [&](const std::string& what) {
+        const auto [at, fresh] = first.emplace(what, n);
+        if (!fresh) fail(what + " is given twice (the first is line " + std::to_string(at->second) + "); give it once");
+        return fresh;
+    };
+    auto advise = [&](Advised a) { advised = a, advice_line = 0; };
     while (std::getline(in, raw)) {
         ++n;
         const std::string line = trim(raw);
@@ -150,9 +171,20 @@ CheckSpec parse_check_spec(std::string_view text, std::vector<SpecError>* errors
         const std::string rest = sp == std::string::npos ? "" : trim(line.substr(sp));
         if (word == "hint" || word == "when-wrong") {
             if (rest.empty()) { fail(word + " needs text"); continue; }
-            if (word == "hint") spec.hints.push_back(rest);
-            else if (advised == Advised::None) fail("when-wrong must follow an expect, a loss, a logits or a cycles below line");
-            else if (advised == Advised::Expect) spec.expects.back().when_wrong = rest;
+            if (word == "hint") {
+                spec.hints.push_back(rest);
+                continue;
+            }
+            if (advised == Advised::None) {
+                fail("when-wrong must follow an expect, a loss, a logits or a cycles below line");
+                continue;
+            }
+            if (advice_line) {
+                fail("when-wrong is given twice for one line (the first is line " + std::to_string(advice_line) + "); give it once");
+                continue;
+            }
+            advice_line = n;
+            if (advised == Advised::Expect) spec.expects.back().when_wrong = rest;
             else if (advised == Advised::Logits) spec.forward.logits_when_wrong = rest;
             else if (advised == Advised::Cycles) spec.forward.cycles_when_wrong = rest;
             else spec.train.when_wrong = rest;
@@ -165,19 +197,23 @@ CheckSpec parse_check_spec(std::string_view text, std::vector<SpecError>* errors
             e.line = n;
             const std::string err = parse_expect(arg, &e);
             if (!err.empty()) fail(err);
-            else spec.expects.push_back(std::move(e)), advised = Advised::Expect;
+            else spec.expects.push_back(std::move(e)), advise(Advised::Expect);
         } else if (word == "tolerance") {
+            if (!once(word)) continue;
             if (const std::string err = wl::real_or_why(arg, wl::NumberRange::at_least(0), &v); !err.empty()) fail("tolerance " + err);
             else spec.tolerance = v;
         } else if (word == "cycles" && arg.compare(0, 5, "below") == 0) {   // a forward's: cycles below N
+            if (!once("cycles below")) continue;
             uint64_t c = 0;
             if (const std::string err = integer_word(trim(arg.substr(5)), wl::NumberRange::closed(1, kMaxCycles), &c); !err.empty()) fail("cycles below " + err);
-            else spec.forward.cycles_below = c, spec.forward.cycles_line = n, advised = Advised::Cycles;
+            else spec.forward.cycles_below = c, spec.forward.cycles_line = n, advise(Advised::Cycles);
         } else if (word == "cycles") {
+            if (!once(word)) continue;
             uint64_t c = 0;
             if (const std::string err = integer_word(arg, wl::NumberRange::closed(1, kMaxCycles), &c); !err.empty()) fail("cycles " + err);
             else spec.cycle_budget = c;
         } else if (word == "pes") {
+            if (!once(word)) continue;
             int pes = 0;
             if (const std::string err = integer_word(arg, wl::NumberRange::closed(1, double(wl::kMaxMeshSide) * wl::kMaxMeshSide), &pes); !err.empty()) fail("pes " + err);
             else spec.pes = pes;
@@ -204,14 +240,17 @@ CheckSpec parse_check_spec(std::string_view text, std::vector<SpecError>* errors
                 spec.forward = f;
             }
         } else if (word == "logits") {
+            if (!once(word)) continue;
             if (arg != "match") fail("logits needs the form 'logits match'");
-            else spec.forward.logits_match = true, spec.forward.logits_line = n, advised = Advised::Logits;
+            else spec.forward.logits_match = true, spec.forward.logits_line = n, advise(Advised::Logits);
         } else if (word == "loss") {
+            if (!once(word)) continue;
             const size_t sp2 = arg.find_first_of(" \t");
             if (arg.substr(0, sp2) != "below" || sp2 == std::string::npos) fail("loss needs the form 'loss below X', X > 0");
             else if (const std::string err = wl::real_or_why(trim(arg.substr(sp2)), wl::NumberRange::above(0), &v); !err.empty()) fail("loss below " + err);
-            else spec.train.loss_below = v, spec.train.loss_line = n, advised = Advised::Loss;
+            else spec.train.loss_below = v, spec.train.loss_line = n, advise(Advised::Loss);
         } else if (word == "faster-than-gpu") {
+            if (!once(word)) continue;
             const std::vector<std::string> ids = wl::gpu::gpu_ids();
             if (std::find(ids.begin(), ids.end(), arg) == ids.end()) {
                 std::string list;

@@ -17,7 +17,9 @@
 //   cycles below 30000             its emulated cycles must be fewer than this
 //   when-wrong ...                 (after an expect, a loss, a logits or a cycles below line) advice shown when it fails
 //
-// A run that faults never passes. Bad directives are errors naming file:line.
+// A run that faults never passes. Bad directives are errors naming file:line; so is a directive
+// other than expect and hint given twice, a second when-wrong for one line, or a word given twice
+// in a train or forward line (each names the first).
 #pragma once
 #include <cstdint>
 #include <string>
@@ -38,7 +40,7 @@ struct ExpectLine {
 // block but one of the model compiler's kernels (models/kernels/FILE); the check plans the GPT of
 // CONFIG for training with it, runs N steps on the mesh and asks for `loss below X`.
 struct TrainSpec {
-    std::string config;            // relative to the lesson's folder
+    std::string config;            // relative to the lesson's folder; inside it or models/ (lesson_files.h)
     int steps = 0;
     std::string kernel;            // "gelu.wk": the model kernel the student's file stands in for
     int mesh_w = 32, mesh_h = 32;
@@ -52,7 +54,7 @@ struct TrainSpec {
 // layers pruned to sparsity S and planned sparse when S > 0), runs one forward of a prompt on the mesh
 // and asks for `logits match` and, optionally, `cycles below N` (forward_check.h).
 struct ForwardSpec {
-    std::string config;            // relative to the lesson's folder
+    std::string config;            // relative to the lesson's folder; inside it or models/ (lesson_files.h)
     std::string kernel;            // the model kernel the student's file stands in for
     int mesh_w = 32, mesh_h = 32;
     std::string execution;         // "resident" or "streaming"; "" keeps the config's

@@ -2,12 +2,13 @@
 #include "engine/lessons/forward_check.h"
 
 #include "engine/gpt/trainer.h"
-#include "engine/lessons/train_check.h"
+#include "engine/lessons/lesson_files.h"
 #include "engine/model/mesh_gpt.h"
 #include "engine/model/sparsity.h"
 
 #include <cstdio>
 #include <memory>
+#include <stdexcept>
 
 namespace wl::lessons {
 
@@ -23,11 +24,9 @@ std::string num(float v) {
 
 std::string forward_files_error(const CheckSpec& spec) {
     if (!spec.forwards()) return "";
-    try {
-        wl::gpt::load_config(spec.dir + "/" + spec.forward.config);
-    } catch (const std::exception& e) {
-        return e.what();
-    }
+    const ForwardSpec& f = spec.forward;
+    wl::gpt::GPTConfig cfg;
+    if (const std::string why = lesson_model_config(spec.dir, f.config, f.mesh_w, f.mesh_h, /*train=*/false, &cfg); !why.empty()) return why;
     if (wl::model::read_kernels(model_kernels_dir(spec.dir))(spec.forward.kernel).empty())
         return "no model kernel " + spec.forward.kernel + " in " + model_kernels_dir(spec.dir);
     return "";
@@ -39,7 +38,9 @@ void check_forward(const CheckSpec& spec, std::string_view source, Verdict* v) {
     // data loader whose first sequence is the prompt.
     std::unique_ptr<wl::gpt::Trainer> tr;
     try {
-        wl::gpt::GPTConfig cfg = wl::gpt::load_config(spec.dir + "/" + f.config);
+        wl::gpt::GPTConfig cfg;
+        if (const std::string why = lesson_model_config(spec.dir, f.config, f.mesh_w, f.mesh_h, /*train=*/false, &cfg); !why.empty())
+            throw std::runtime_error("check.txt:" + std::to_string(f.line) + ": " + why);
         if (!f.execution.empty()) cfg.execution = f.execution;
         tr = std::make_unique<wl::gpt::Trainer>(cfg);
     } catch (const std::exception& e) {

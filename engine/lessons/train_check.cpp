@@ -3,11 +3,13 @@
 
 #include "engine/fabric/machine.h"
 #include "engine/gpt/trainer.h"
+#include "engine/lessons/lesson_files.h"
 #include "engine/model/mesh_trainer.h"
 
 #include <cmath>
 #include <cstdio>
 #include <memory>
+#include <stdexcept>
 
 namespace wl::lessons {
 
@@ -21,15 +23,11 @@ std::string loss_text(double v) {
 
 }  // namespace
 
-std::string model_kernels_dir(const std::string& lesson_dir) { return lesson_dir + "/../../models/kernels"; }
-
 std::string train_files_error(const CheckSpec& spec) {
     if (!spec.trains()) return "";
-    try {
-        wl::gpt::load_config(spec.dir + "/" + spec.train.config);
-    } catch (const std::exception& e) {
-        return e.what();
-    }
+    const TrainSpec& t = spec.train;
+    wl::gpt::GPTConfig cfg;
+    if (const std::string why = lesson_model_config(spec.dir, t.config, t.mesh_w, t.mesh_h, /*train=*/true, &cfg); !why.empty()) return why;
     if (wl::model::read_kernels(model_kernels_dir(spec.dir))(spec.train.kernel).empty())
         return "no model kernel " + spec.train.kernel + " in " + model_kernels_dir(spec.dir);
     return "";
@@ -52,7 +50,10 @@ TrainingCheck::TrainingCheck(const CheckSpec& spec, std::string_view source) : s
     Verdict& v = s_->v;
     done_ = true;   // until the plan stands
     try {
-        s_->tr = std::make_unique<wl::gpt::Trainer>(wl::gpt::load_config(spec.dir + "/" + t.config));
+        wl::gpt::GPTConfig cfg;
+        if (const std::string why = lesson_model_config(spec.dir, t.config, t.mesh_w, t.mesh_h, /*train=*/true, &cfg); !why.empty())
+            throw std::runtime_error("check.txt:" + std::to_string(t.line) + ": " + why);
+        s_->tr = std::make_unique<wl::gpt::Trainer>(cfg);
     } catch (const std::exception& e) {
         v.items.push_back({CheckKind::Fault, false, std::string("The lesson's model could not be built: ") + e.what()});
         return;

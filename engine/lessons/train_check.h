@@ -21,10 +21,6 @@ class Machine;
 
 namespace wl::lessons {
 
-// Where a lesson's `train` finds the model's other kernels: models/kernels beside the lessons
-// folder (lessons/13-x/../../models/kernels; in the browser /models/kernels).
-std::string model_kernels_dir(const std::string& lesson_dir);
-
 // Whether the lesson's own files for `train` are usable: "" or why not (load_lessons names the line).
 std::string train_files_error(const CheckSpec& spec);
 

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
 
 using namespace wl::lessons;
@@ -526,4 +527,120 @@ TEST(LessonSet, AMissingFolderIsAnError) {
     EXPECT_TRUE(set.lessons.empty());
     ASSERT_EQ(set.errors.size(), 1u);
     EXPECT_NE(set.errors[0].find("no lessons folder"), std::string::npos);
+}
+
+// A directive, or a word of a train or forward line, given twice would silently take the last:
+// each is an error at its line naming the first.
+TEST(CheckSpec, ADirectiveOrAWordGivenTwiceIsAnErrorNamingTheFirst) {
+    auto errors_of = [](const std::string& text) {
+        std::vector<SpecError> e;
+        parse_check_spec(text, &e);
+        return e;
+    };
+    std::vector<SpecError> e = errors_of("expect y @ (0,0): 1\npes 1\n# c\npes 2\n");
+    ASSERT_EQ(e.size(), 1u);
+    EXPECT_EQ(e[0].line, 4);
+    EXPECT_EQ(e[0].message, "pes is given twice (the first is line 2); give it once");
+    e = errors_of("expect y @ (0,0): 1\ntolerance 1\ncycles 5\nfaster-than-gpu h100\ntolerance 2\ncycles 6\nfaster-than-gpu a100\n");
+    ASSERT_EQ(e.size(), 3u);
+    EXPECT_EQ(e[0].message, "tolerance is given twice (the first is line 2); give it once");
+    EXPECT_EQ(e[1].message, "cycles is given twice (the first is line 3); give it once");
+    EXPECT_EQ(e[2].message, "faster-than-gpu is given twice (the first is line 4); give it once");
+    e = errors_of("expect y @ (0,0): 1\nwhen-wrong one\nwhen-wrong two\n");
+    ASSERT_EQ(e.size(), 1u);
+    EXPECT_EQ(e[0].line, 3);
+    EXPECT_EQ(e[0].message, "when-wrong is given twice for one line (the first is line 2); give it once");
+    EXPECT_TRUE(errors_of("expect y @ (0,0): 1\nwhen-wrong one\nexpect y @ (1,0): 2\nwhen-wrong two\n").empty()) << "one each";
+    e = errors_of("train tiny.yaml steps 5 kernel gelu.wk\nloss below 3\nloss below 2\n");
+    ASSERT_EQ(e.size(), 1u);
+    EXPECT_EQ(e[0].message, "loss is given twice (the first is line 2); give it once");
+    e = errors_of("forward t.yaml kernel matmul.wk\nlogits match\ncycles below 9\nlogits match\ncycles below 8\n");
+    ASSERT_EQ(e.size(), 2u);
+    EXPECT_EQ(e[0].message, "logits is given twice (the first is line 2); give it once");
+    EXPECT_EQ(e[1].message, "cycles below is given twice (the first is line 3); give it once");
+    e = errors_of("train tiny.yaml steps 1 kernel crossentropy.wk steps 2\nloss below 3\n");
+    ASSERT_GE(e.size(), 1u);
+    EXPECT_EQ(e[0].line, 1);
+    EXPECT_EQ(e[0].message, "train: steps is given twice ('1' and '2'); give it once");
+    e = errors_of("forward t.yaml kernel matmul.wk mesh 8x8 mesh 4x4\nlogits match\n");
+    ASSERT_GE(e.size(), 1u);
+    EXPECT_EQ(e[0].message, "forward: mesh is given twice ('8x8' and '4x4'); give it once");
+}
+
+namespace {
+
+// A lessons folder of one lesson whose check.txt is `check`, beside a models/ folder with lesson
+// 13's config and the repository's kernels, as lessons/ sits beside models/.
+struct ModelLessons {
+    wltest::TempPath root{"lessons_models"};
+    std::filesystem::path lesson() const { return root.path() / "lessons" / "01-x"; }
+    explicit ModelLessons(const std::string& check) {
+        namespace fs = std::filesystem;
+        fs::create_directories(lesson());
+        fs::create_directories(root.path() / "models");
+        fs::copy(std::string(WAFERLAB_SOURCE_DIR) + "/models/kernels", root.path() / "models" / "kernels", fs::copy_options::recursive);
+        fs::copy_file(kLessons + "/13-training/tiny.yaml", root.path() / "models" / "tiny.yaml");
+        fs::copy_file(kLessons + "/13-training/tiny.yaml", lesson() / "own.yaml");
+        std::ofstream(lesson() / "lesson.md") << "# X\n?\n";
+        std::ofstream(lesson() / "starter.wk") << "";
+        std::ofstream(lesson() / "solution.wk") << "";
+        std::ofstream(lesson() / "check.txt") << check;
+    }
+    LessonSet load() const { return load_lessons((root.path() / "lessons").string()); }
+};
+
+}  // namespace
+
+// A lesson's config is read from its own folder or the repository's models/ folder, nowhere else:
+// not up and out of them, not by an absolute path, not through a link that leads out.
+TEST(LessonSet, AConfigOutsideTheLessonAndModelsIsRefusedAtItsLine) {
+    EXPECT_TRUE(ModelLessons("hint h\ntrain own.yaml steps 5 kernel crossentropy.wk\nloss below 3\n").load().errors.empty());
+    {
+        const ModelLessons m("hint h\ntrain ../../models/tiny.yaml steps 5 kernel crossentropy.wk\nloss below 3\n");
+        const LessonSet set = m.load();
+        for (const std::string& e : set.errors) ADD_FAILURE() << e;
+        EXPECT_EQ(set.lessons.size(), 1u);
+    }
+    for (const std::string& config : {std::string("../../../../../../etc/passwd"), std::string("/etc/passwd"), std::string("../../tiny.yaml"),
+                                      std::string("link.yaml")}) {
+        const ModelLessons m("hint h\ntrain " + config + " steps 5 kernel crossentropy.wk\nloss below 3\n");
+        std::filesystem::create_symlink(m.root.path() / "models" / ".." / "outside.yaml", m.lesson() / "link.yaml");
+        std::filesystem::copy_file(kLessons + "/13-training/tiny.yaml", m.root.path() / "outside.yaml");
+        std::filesystem::copy_file(kLessons + "/13-training/tiny.yaml", m.root.path() / "tiny.yaml");
+        const LessonSet set = m.load();
+        EXPECT_TRUE(set.lessons.empty());
+        ASSERT_EQ(set.errors.size(), 1u) << config;
+        EXPECT_EQ(set.errors[0], (m.lesson() / "check.txt").string() + ":2: config " + config +
+                                     " is outside the lesson's folder and the repository's models/ folder (a check reads its files from those only)");
+    }
+    const ModelLessons f("hint h\nforward ../own.yaml kernel matmul.wk\nlogits match\n");
+    const LessonSet set = f.load();
+    ASSERT_EQ(set.errors.size(), 1u);
+    EXPECT_NE(set.errors[0].find("check.txt:2: config ../own.yaml is outside the lesson's folder"), std::string::npos) << set.errors[0];
+}
+
+// A mesh the model compiler cannot plan any GPT on is the lesson's mistake, whatever the student
+// writes: an error at the train or forward line when the lesson loads, and at check time (a spec
+// made by hand) the lesson's failure, not a verdict on the student's kernel.
+TEST(LessonSet, AMeshTheModelCompilerCannotUseIsALessonError) {
+    const ModelLessons m("hint h\ntrain own.yaml steps 5 kernel crossentropy.wk mesh 1x1\nloss below 3\n");
+    const LessonSet set = m.load();
+    ASSERT_EQ(set.errors.size(), 1u);
+    EXPECT_EQ(set.errors[0], (m.lesson() / "check.txt").string() +
+                                 ":2: the model compiler cannot plan own.yaml's GPT on a 1x1 mesh: the mesh is 1 PE wide; the model compiler needs rows of at least 2");
+    const ModelLessons f("hint h\nforward own.yaml kernel matmul.wk mesh 1x8\nlogits match\n");
+    ASSERT_EQ(f.load().errors.size(), 1u);
+    EXPECT_NE(f.load().errors[0].find("check.txt:2: the model compiler cannot plan own.yaml's GPT on a 1x8 mesh"), std::string::npos);
+
+    CheckSpec spec = spec_of("hint h\ntrain own.yaml steps 5 kernel crossentropy.wk mesh 1x1\nloss below 3\n");
+    spec.dir = m.lesson().string();
+    std::ifstream sol(kLessons + "/13-training/solution.wk");
+    const std::string solution((std::istreambuf_iterator<char>(sol)), std::istreambuf_iterator<char>());
+    const Verdict v = check_kernel(spec, solution, "mine.wk");
+    EXPECT_TRUE(v.compiled);
+    EXPECT_FALSE(v.passed);
+    ASSERT_EQ(v.items.size(), 1u);
+    EXPECT_EQ(v.items[0].kind, CheckKind::Fault);
+    EXPECT_EQ(v.items[0].message.rfind("The lesson's model could not be built: check.txt:2: the model compiler cannot plan own.yaml's GPT on a 1x1 mesh", 0), 0u)
+        << v.items[0].message;
 }
