@@ -71,7 +71,7 @@ static int run_or_check(const Args& args, bool check_only) {
         std::fprintf(stderr, "waferlab-cli %s: error: --const %s\n", check_only ? "check" : "run", why.c_str());
         return 2;
     }
-    wl::lang::CompileResult cr = wl::lang::compile(src, path, co);
+    wl::lang::CompileResult cr = wl::lang::compile(src, wl::path_in_message(path), co);
     wl::lang::require_layout(cr, src);   // so that `check` fails on it as `run` does
     for (const wl::lang::Diagnostic& d : cr.diagnostics) std::fprintf(stderr, "%s\n", wl::lang::format_diagnostic(d).c_str());
     const bool json = args.has("json");

@@ -13,8 +13,6 @@ namespace wl {
 
 namespace {
 
-// A path as a message shows it: a 50 MB "path" (a --set value) is not 50 MB of stderr.
-std::string shown(const std::string& path) { return path.size() > 200 ? quote_prefix(path, 200) : path; }
 
 std::string mib(uint64_t bytes) {
     return bytes >= (uint64_t(1) << 30) ? std::to_string(bytes >> 30) + " GiB" : std::to_string(bytes >> 20) + " MiB";
@@ -23,15 +21,17 @@ std::string mib(uint64_t bytes) {
 // The file open for reading, its stat in *st; nullptr with *error for a folder or what cannot open.
 std::FILE* open_to_read(const std::string& path, const char* what, struct stat* st, std::string* error) {
     if (::stat(path.c_str(), st) == 0 && S_ISDIR(st->st_mode)) {
-        *error = shown(path) + ": is a directory, not a " + what + " file";
+        *error = path_in_message(path) + ": is a directory, not a " + what + " file";
         return nullptr;
     }
     std::FILE* f = std::fopen(path.c_str(), "rb");
-    if (!f) *error = shown(path) + ": cannot open " + what + " file (" + std::strerror(errno) + ")";
+    if (!f) *error = path_in_message(path) + ": cannot open " + what + " file (" + std::strerror(errno) + ")";
     return f;
 }
 
 }  // namespace
+
+std::string path_in_message(const std::string& path) { return path.size() > 200 ? quote_prefix(path, 200) : path; }
 
 bool read_file(const std::string& path, uint64_t limit, const char* what, std::string* out, std::string* error) {
     struct stat st {};
@@ -50,11 +50,11 @@ bool read_file(const std::string& path, uint64_t limit, const char* what, std::s
     const bool failed = std::ferror(f);
     std::fclose(f);
     if (over) {
-        *error = shown(path) + ": larger than the limit of " + mib(limit) + " for a " + what + " file";
+        *error = path_in_message(path) + ": larger than the limit of " + mib(limit) + " for a " + what + " file";
         return false;
     }
     if (failed) {
-        *error = shown(path) + ": read error on " + what + " file";
+        *error = path_in_message(path) + ": read error on " + what + " file";
         return false;
     }
     *out = std::move(s);

@@ -14,6 +14,10 @@ constexpr uint64_t kMaxSourceBytes = uint64_t(64) << 20;       // kernels, confi
 constexpr uint64_t kMaxTextBytes = uint64_t(1) << 30;          // training texts
 constexpr uint64_t kMaxCheckpointBytes = uint64_t(16) << 30;   // checkpoints, llm.c weights
 
+// A path as a message shows it: one longer than 200 bytes is cut to 200 and its size said, so a
+// 50 MB "path" (a --set value) or a 4 KB one repeated by every diagnostic is not megabytes of stderr.
+std::string path_in_message(const std::string& path);
+
 // The file's bytes, or false with `error` = "PATH: is a directory" / "PATH: cannot open (No such
 // file or directory)" / "PATH: larger than the limit of 64 MiB for a kernel" (`what` names the kind).
 bool read_file(const std::string& path, uint64_t limit, const char* what, std::string* out, std::string* error);

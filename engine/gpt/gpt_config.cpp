@@ -327,7 +327,7 @@ GPTConfig parse_config_text(const std::string& text, const std::string& name, bo
 GPTConfig load_config(const std::string& path) {
     std::string text, error;
     if (!read_file(path, kMaxSourceBytes, "config", &text, &error)) throw ConfigError(error);
-    return parse_config_text(text, path, false);
+    return parse_config_text(text, path_in_message(path), false);
 }
 
 GPTConfig parse_flat_config_text(const std::string& text, const std::string& name) {

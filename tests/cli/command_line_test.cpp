@@ -235,7 +235,9 @@ TEST(CliCommandLine, AFlagAndSetOfItsKeyAreAnErrorNamingBoth) {
         ASSERT_NE(v, nullptr) << r.verb;
         EXPECT_TRUE(std::any_of(v->flags.begin(), v->flags.end(), [&](const Flag& f) { return f.name == std::string(r.flag); })) << r.verb << " --" << r.flag;
         EXPECT_NE(std::find(keys.begin(), keys.end(), std::string(r.key)), keys.end()) << r.verb << ": " << r.key;
-        if (r.also) EXPECT_NE(std::find(keys.begin(), keys.end(), std::string(r.also).substr(0, std::string(r.also).find('='))), keys.end()) << r.also;
+        if (r.also) {
+            EXPECT_NE(std::find(keys.begin(), keys.end(), std::string(r.also).substr(0, std::string(r.also).find('='))), keys.end()) << r.also;
+        }
     }
     CommandLine cl = parse({"train", "--config", "c.yaml", "--steps", "1", "--set", "runconfig.max_steps=5"});
     EXPECT_EQ(cl.verb, nullptr);
