@@ -1,10 +1,11 @@
 // train_session.cpp: see train_session.h.
 #include "ui/train_session.h"
 
-#include "engine/core/json_text.h"
 #include "engine/core/atomic_file.h"
+#include "engine/core/json_text.h"
 #include "engine/core/output_guard.h"
 #include "engine/gpt/checkpoint.h"
+#include "engine/gpt/corpus.h"
 #include "engine/gpt/tokenizer_char.h"
 #include "engine/gpu/wafer_estimate.h"
 #include "engine/model/fit_advice.h"
@@ -39,14 +40,7 @@ std::string check_train_text(const std::string& name, const std::string& text) {
     if (text.size() > kMaxTrainTextBytes)
         return name + " is too big to train on here (" + std::to_string(text.size() >> 20) + " MiB; at most " +
                std::to_string(kMaxTrainTextBytes >> 20) + " MiB)";
-    // Text has no NUL bytes and few control characters besides tab, newline and carriage return.
-    size_t control = 0;
-    for (unsigned char c : text) {
-        if (c == 0) return name + " looks binary (it has NUL bytes): train on a text file";
-        control += c < 32 && c != '\n' && c != '\r' && c != '\t';
-    }
-    if (control * 100 > text.size()) return name + " looks binary (" + std::to_string(control) + " control bytes): train on a text file";
-    return "";
+    return wl::gpt::binary_text(name, text);
 }
 
 // What a start builds aside, in this order, a unit a tick: the corpus, the model (the trainer,

@@ -104,7 +104,18 @@ double addition_accuracy(const std::vector<AdditionProblem>& problems,
 std::string read_text_file(const std::string& path) {
     std::string text, error;
     if (!read_file(path, kMaxTextBytes, "training text", &text, &error)) throw std::runtime_error(error);
+    if (const std::string why = binary_text(path_in_message(path), text); !why.empty()) throw std::runtime_error(why);
     return text;
+}
+
+std::string binary_text(const std::string& name, const std::string& text) {
+    size_t control = 0;
+    for (unsigned char c : text) {
+        if (c == 0) return name + " looks binary (it has NUL bytes): train on a text file";
+        control += c < 32 && c != '\n' && c != '\r' && c != '\t';
+    }
+    if (control * 100 > text.size()) return name + " looks binary (" + std::to_string(control) + " control bytes): train on a text file";
+    return "";
 }
 
 Corpus make_corpus(const GPTConfig& cfg) {

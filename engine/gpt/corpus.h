@@ -22,7 +22,10 @@ struct Corpus {
 
 std::string generate_stories(uint64_t seed, size_t chars);
 std::string generate_addition(uint64_t seed, size_t chars, int digits);   // lines "123+45=168\n"
-std::string read_text_file(const std::string& path);                      // throws naming the path
+std::string read_text_file(const std::string& path);                      // throws naming the path (and a binary file: binary_text)
+// "" for text; else why `text` is not ("NAME looks binary (it has NUL bytes): train on a text file"):
+// text has no NUL bytes and few control characters besides tab, newline and carriage return.
+std::string binary_text(const std::string& name, const std::string& text);
 
 // From cfg.corpus / cfg.data / cfg.seed / cfg.corpus_chars / cfg.val_fraction.
 Corpus make_corpus(const GPTConfig& cfg);

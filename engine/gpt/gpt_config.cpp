@@ -313,6 +313,8 @@ GPTConfig parse_config_text(const std::string& text, const std::string& name, bo
             if (!kv.IsScalar())
                 throw ConfigError(place(name, kv.IsNull() ? kk.Mark() : kv.Mark()) + ": " + path + ": expected " +
                                   (f->kind == Kind::Int ? "an " : "a ") + kind_name(f->kind) + ", got " + node_kind(kv));
+            if (kv.Tag() != "?" && kv.Tag() != "!")   // plain and quoted scalars; a tag (!custom 3) would be dropped unsaid
+                throw ConfigError(place(name, kv.Mark()) + ": " + path + ": the YAML tag " + quote_prefix(kv.Tag()) + " is not one a config reads");
             assign(*f, c, kv.Scalar(), place(name, kv.Mark()));
             at[path] = where;
         }
@@ -321,6 +323,11 @@ GPTConfig parse_config_text(const std::string& text, const std::string& name, bo
         auto it = at.find(path);
         throw ConfigError((it != at.end() ? it->second : name) + ": " + path + " " + m);
     });
+    if (!empty_ok) {   // a file a user wrote: a key its corpus never reads is a mistake to say (not in a checkpoint's, which holds every key)
+        std::vector<std::string> keys;
+        for (const auto& [path, where] : at) keys.push_back(path);
+        if (const std::string why = corpus_key_unread(c, keys); !why.empty()) throw ConfigError(at[why.substr(0, why.find(':'))] + ": " + why);
+    }
     return c;
 }
 
@@ -369,8 +376,25 @@ Overrides parse_overrides(const std::string& text, const std::string& where) {
 }
 
 void apply_overrides(GPTConfig& cfg, const Overrides& overrides, const std::string& where) {
-    for (const Override& o : overrides) cfg.set(o.key, o.value, where);
+    std::vector<std::string> keys;
+    for (const Override& o : overrides) {
+        cfg.set(o.key, o.value, where);
+        keys.push_back(o.key);
+    }
     cfg.validate(where);
+    if (const std::string why = corpus_key_unread(cfg, keys); !why.empty()) throw ConfigError(prefix(where) + why);
+}
+
+std::string corpus_key_unread(const GPTConfig& c, const std::vector<std::string>& keys) {
+    const auto given = [&](const char* k) { return std::find(keys.begin(), keys.end(), k) != keys.end(); };
+    const std::string corpus = "train_input.corpus is '" + c.corpus + "'";
+    if (given("train_input.data") && c.corpus != "file")
+        return "train_input.data: " + corpus + ", which reads no file (train_input.corpus: file, or --data, trains on one)";
+    if (given("train_input.corpus_chars") && c.corpus == "file")
+        return "train_input.corpus_chars: " + corpus + ": a text file is its own size (corpus_chars sizes a generated corpus)";
+    if (given("train_input.addition_digits") && c.corpus != "addition")
+        return "train_input.addition_digits: " + corpus + ": only the addition corpus has operands";
+    return "";
 }
 
 void apply_overrides(GPTConfig& cfg, const std::string& overrides, const std::string& where) {

@@ -129,6 +129,9 @@ Overrides parse_overrides(const std::string& text, const std::string& where = "-
 // Each through set(), then validate().
 void apply_overrides(GPTConfig& cfg, const Overrides& overrides, const std::string& where = "--set");
 void apply_overrides(GPTConfig& cfg, const std::string& overrides, const std::string& where = "--set");   // parse_overrides, then those
+// Among `keys` (those one layer set: a file's, or the command line's), the first that c's corpus does
+// not read, as "train_input.data: train_input.corpus is 'stories', which reads no file ...", or "".
+std::string corpus_key_unread(const GPTConfig& c, const std::vector<std::string>& keys);
 
 // The keys on which two configs disagree, in table order, with each one's value as to_text()
 // writes it. A vocab_size of 0 ("from the tokenizer") agrees with any.

@@ -170,6 +170,8 @@ public:
             fs::copy(fs::path(WAFERLAB_SOURCE_DIR) / "lessons" / "01-one-pe", d / "lessons_twins" / twin, fs::copy_options::recursive);
         ::mkfifo((d / "pipe").c_str(), 0644);
         spit(d / "cr.yaml", "model:\r  n_layer: 1\r  n_head: x4\r");
+        spit(d / "data_unread.yaml", "model: {n_layer: 1, n_head: 1, n_embd: 8, block_size: 8}\ntrain_input: {corpus: stories, data: notes.txt}\n");
+        spit(d / "tagged.yaml", "model:\n  n_layer: !custom 1\n");
         spit(d / "nul.yaml", std::string("model:\n  n_layer: 1\n  n_head: 4\0\n", 33));
     }
     const fs::path& dir() const { return tmp_.path(); }
@@ -331,6 +333,8 @@ const std::vector<Case>& catalogue() {
          {"--sparsity-mask needs --sparsity"}},
         {"conflict_data_value_is_one_path_not_more_keys", {"train", "--config", "{tmp}/tiny.yaml", "--data", "{tmp}/x.txt,model.n_layer=1", "--out", "{tmp}/inj.ckpt"}, 1,
          {"train_input.data: ", "x.txt,model.n_layer=1: cannot open"}},
+        {"conflict_set_data_for_a_generated_corpus", {"train", "--config", "{tmp}/tiny.yaml", "--corpus", "addition", "--set", "train_input.data={tmp}/precious.txt", "--out", "{tmp}/ad.ckpt"}, 1,
+         {"train_input.data: train_input.corpus is 'addition', which reads no file"}},
         {"conflict_steps_and_set_of_its_key", {"train", "--config", "{tmp}/tiny.yaml", "--steps", "1", "--set", "runconfig.max_steps=5", "--out", "{tmp}/s.ckpt"}, 2,
          {"--steps and --set runconfig.max_steps both set runconfig.max_steps; give one"}},
         {"conflict_mesh_and_set_of_its_key", {"forward", "--config", "{tmp}/tiny.yaml", "--mesh", "8x8", "--set", "wafer.mesh=16x16"}, 2,
@@ -403,6 +407,12 @@ const std::vector<Case>& catalogue() {
         {"file_config_empty", {"train", "--config", "{tmp}/empty.yaml"}, 1, {"empty.yaml: the config is empty"}},
         {"file_config_cr_only_line_endings", {"compile-model", "--config", "{tmp}/cr.yaml"}, 1, {"cr.yaml:3:11: model.n_head: expected an integer in 1..1024, got 'x4'"}},
         {"file_config_with_a_nul_byte", {"compile-model", "--config", "{tmp}/nul.yaml"}, 1, {"nul.yaml:3:12: a NUL byte"}},
+        {"file_config_key_its_corpus_does_not_read", {"train", "--config", "{tmp}/data_unread.yaml", "--out", "{tmp}/du.ckpt"}, 1,
+         {"data_unread.yaml:2:", "train_input.data: train_input.corpus is 'stories', which reads no file"}},
+        {"file_config_with_a_yaml_tag", {"compile-model", "--config", "{tmp}/tagged.yaml"}, 1,
+         {"tagged.yaml:2:", "model.n_layer: the YAML tag '!custom' is not one a config reads"}},
+        {"file_training_text_that_is_binary", {"train", "--config", "{tmp}/tiny.yaml", "--data", "{tmp}/ok.ckpt", "--out", "{tmp}/bin.ckpt"}, 1,
+         {"ok.ckpt looks binary"}},
         {"file_config_two_documents", {"compile-model", "--config", "{tmp}/two_docs.yaml"}, 1, {"two_docs.yaml:5:1: a second YAML document"}},
         {"file_config_nested_too_deep", {"compile-model", "--config", "{tmp}/deep.yaml"}, 1, {"deep.yaml:1:", "nested too deep"}},
         {"file_checkpoint_that_is_text", {"generate", "--checkpoint", "{tmp}/notes.txt"}, 1, {"notes.txt: not a WaferLab GPT checkpoint (bad magic)"}},
