@@ -108,6 +108,9 @@ int verb_train(const Args& args) {
         tr->model->mask_out(tr->opt.v.data());
     }
     const int64_t total = cfg.max_iters;
+    if (args.has("resume") && tr->step >= kMaxSteps)
+        throw std::runtime_error("--resume " + args.get("resume") + " is at step " + std::to_string(tr->step) +
+                                 ", the last any run reaches (runconfig.max_steps is at most " + std::to_string(kMaxSteps) + "): it cannot be trained further");
     if (args.has("resume") && tr->step >= total)   // else it would save the checkpoint again and call it done
         throw std::runtime_error("--resume " + args.get("resume") + " is at step " + std::to_string(tr->step) + ", and the run ends at step " +
                                  std::to_string(total) + (args.has("steps") ? " (--steps)" : " (runconfig.max_steps)") +

@@ -292,6 +292,7 @@ std::unique_ptr<GPT> model_from_checkpoint(const Checkpoint& ck, AdamW* opt) {
 void apply_checkpoint_overrides(Checkpoint& ck, const Overrides& overrides, const std::string& where, const std::string& path) {
     GPTConfig cfg = ck.cfg;
     apply_overrides(cfg, overrides, where);
+    if (cfg.vocab_size == 0) cfg.vocab_size = ck.cfg.vocab_size;   // 0 is "from the tokenizer": the checkpoint's
     for (const ConfigDifference& d : config_differences(ck.cfg, cfg))
         if (d.path.rfind("model.", 0) == 0 || d.path == "train_input.tokenizer")
             throw ConfigError(where + ": " + d.path + " " + d.b + " cannot apply to " + path + ", whose weights are for " + d.path + " " + d.a +

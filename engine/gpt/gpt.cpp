@@ -162,7 +162,8 @@ void check_model_memory(const GPTConfig& cfg, bool training) {
     char n[32];
     std::snprintf(n, sizeof n, "%.3g", params);
     std::string msg = "the model needs " + byte_size_text(bytes) + ": " + n + " parameters (model.n_layer " + std::to_string(c.n_layer) +
-                      ", model.n_embd " + std::to_string(c.n_embd) + ", model.vocab_size " + std::to_string(c.vocab_size) + ")";
+                      ", model.n_embd " + std::to_string(c.n_embd) + ", model.vocab_size " + std::to_string(c.vocab_size) +
+                      (cfg.vocab_size <= 0 ? " assumed: the config's 0 takes it from the tokenizer" : "") + ")";
     if (training)
         msg += " with their gradients and AdamW's two moments, and " + byte_size_text(4 * acts) + " of activations for a batch of " +
                "train_input.batch_size " + std::to_string(c.batch_size) + " x model.block_size " + std::to_string(c.block_size);

@@ -1,6 +1,8 @@
 // fit_advice.cpp: see fit_advice.h.
 #include "engine/model/fit_advice.h"
 
+#include <algorithm>
+
 #include "engine/core/thousands.h"
 
 namespace wl::model {
@@ -17,7 +19,10 @@ std::optional<WeightOverflow> trains_only_streamed(const gpt::GPTConfig& cfg, ui
 FitAdvisor::FitAdvisor(const gpt::GPTConfig& cfg, int mesh_w, int mesh_h, KernelSource kernels, uint32_t sram_bytes, bool train)
     : cfg_(cfg), w_(mesh_w), h_(mesh_h), kernels_(std::move(kernels)), sram_(sram_bytes), train_(train), t_(cfg.block_size / 2) {
     // Weights too big for a PE on any row: no remedy below can help, and trying them costs a plan each.
-    if (const auto o = weights_never_fit(cfg, sram_bytes, train)) {
+    // At the shortest context tried: the embedding's positions (wpe) shrink with it.
+    gpt::GPTConfig shortest = cfg;
+    shortest.block_size = std::min(cfg.block_size, 8);
+    if (const auto o = weights_never_fit(shortest, sram_bytes, train)) {
         if (train && trains_only_streamed(cfg, sram_bytes)) {   // every remedy streams
             cfg_.execution = "streaming";
             with_ = "wafer.execution=streaming,";
