@@ -23,8 +23,8 @@ int bench_compile(const Args& args) {
     const int reps = int(std::max(1ll, args.get_int("reps", 5)));
     std::vector<fs::path> files;
     std::error_code ec;
-    for (const auto& e : fs::directory_iterator(dir, ec))
-        if (e.path().extension() == ".wk") files.push_back(e.path());
+    for (const auto& e : fs::directory_iterator(dir, ec))   // a FIFO or device named .wk in the folder is not a kernel to open
+        if (e.path().extension() == ".wk" && (e.is_regular_file(ec) || e.is_directory(ec))) files.push_back(e.path());
     if (files.empty()) {
         std::fprintf(stderr, "bench compile: no .wk files in %s (run from the repository root or pass --dir)\n", dir.c_str());
         return 1;

@@ -10,6 +10,7 @@
 #include "cli/verbs.h"
 
 #include "engine/core/json_text.h"
+#include "engine/core/parse_number.h"
 #include "engine/gpt/corpus.h"
 #include "engine/gpt/matmul.h"
 #include "engine/gpt/parallel.h"
@@ -149,8 +150,15 @@ int bench_gpt(const Args& args) {
             << " --threads " << threads << " --n_layer " << cfg.n_layer << " --n_head " << cfg.n_head << " --n_embd "
             << cfg.n_embd << " --block_size " << cfg.block_size << " --batch_size " << cfg.batch_size << " --lr "
             << cfg.learning_rate;
-        std::string out = run_capture(cmd.str());
-        auto t = nlohmann::json::parse(out.substr(out.rfind('{')));
+        const std::string out = run_capture(cmd.str());
+        nlohmann::json t;
+        try {   // its last line is a JSON object with tokens_per_s, ms_per_step, threads and torch
+            t = nlohmann::json::parse(out.substr(out.rfind('{') == std::string::npos ? out.size() : out.rfind('{')));
+            (void)t.at("tokens_per_s").get<double>(), t.at("ms_per_step").get<double>(), t.at("threads").get<int>(), t.at("torch").get<std::string>();
+        } catch (const std::exception&) {
+            throw std::runtime_error("--python " + py + ": tools/gpt_bench_torch.py did not print its JSON line (tokens_per_s, ms_per_step, threads, torch); it printed " +
+                                     wl::quote_prefix(out, 200));
+        }
         double torch_tps = t["tokens_per_s"].get<double>();
         j["torch_tokens_per_s"] = torch_tps;
         j["torch_ms_per_step"] = t["ms_per_step"];

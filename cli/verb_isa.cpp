@@ -5,6 +5,7 @@
 #include "engine/fabric/isa.h"
 
 #include <nlohmann/json.hpp>
+#include <stdexcept>
 
 #include <cstdio>
 
@@ -12,6 +13,8 @@ namespace wlcli {
 
 int verb_isa(const Args& args) {
     const bool md = (!args.positional.empty() && args.positional[0] == "markdown") || args.get("format") == "markdown";
+    if (md && args.has("json"))   // as the flag rule for --format: one or the other
+        throw std::runtime_error("markdown and --json cannot both apply: markdown prints docs/cost-model.md, --json the table; give one");
     if (md) {
         std::fputs(wl::isa_markdown().c_str(), stdout);
         return 0;

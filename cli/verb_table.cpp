@@ -236,6 +236,7 @@ const std::vector<FlagRule>& flag_rules() {
         {"isa", "json", Rule::Conflicts, "format", "--format prints the Markdown page, --json the table"},
         {"bench gpt", "python", Rule::Conflicts, "no-torch", "--python names the PyTorch that --no-torch skips"},
         {"check", "json", Rule::Conflicts, "disasm", "--disasm prints the listing as text, --json the verdict"},
+        {"compare", "kernels", Rule::Needs, "mode=infer", "a forward is what compare emulates on the mesh with them; a training step is modelled"},
         {"compare", "accum", Rule::Conflicts, "mode=infer", "gradient accumulation splits a training step's batch; a forward has none"},
         {"compile-model", "sparsity-seed", Rule::Needs, "sparsity", kSparse},
         {"compile-model", "sparsity-seed", Rule::Needs, "sparsity-mask=random", kMagnitude},

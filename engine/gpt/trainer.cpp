@@ -22,6 +22,9 @@ static std::unique_ptr<Tokenizer> tokenizer_for(GPTConfig& cfg, const std::strin
     std::unique_ptr<Tokenizer> t;
     if (cfg.tokenizer == "char") t = std::make_unique<CharTokenizer>(CharTokenizer::from_text(text));
     else t = make_tokenizer("bpe", "", bpe_dir);
+    if (t->vocab_size() < 2)   // one token: every prediction is right, the loss is 0 and nothing is learnt
+        throw ConfigError("the training text has " + std::to_string(t->vocab_size()) + " distinct character" + (t->vocab_size() == 1 ? "" : "s") +
+                          " (train_input.tokenizer char): there is nothing to predict; train on a text with more than one");
     if (cfg.vocab_size == 0) cfg.vocab_size = t->vocab_size();
     if (cfg.vocab_size != t->vocab_size())
         throw ConfigError("model.vocab_size " + std::to_string(cfg.vocab_size) + " is not the tokenizer's " +

@@ -150,6 +150,10 @@ private:
         if (len == in_.length.end()) return;
         const std::optional<Interval> start = range(*e.args[1]), n = range(*e.args[2]);
         const std::optional<Interval> stride = e.args.size() > 3 ? range(*e.args[3]) : Interval{1, 1};
+        if (n && n->lo == n->hi && n->lo <= 0 && seen_.insert({e.args[2]->line, e.args[2]->col}).second) {   // a length is a count: a vector op's is at least 1
+            d_.error(e.args[2]->line, e.args[2]->col, "mem() length " + std::to_string(n->lo) + ": a window is at least 1 element long");
+            return;
+        }
         if (!start || !n || !stride || n->lo != n->hi || stride->lo != stride->hi || n->lo <= 0) return;
         const bool constant = start->lo == start->hi && !counted(*e.args[1]);
         if (guarded_ > 0 && !constant) return;   // a counter's values are the loop's only where every pass runs

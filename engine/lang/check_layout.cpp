@@ -100,9 +100,11 @@ void Checker::layout() {
             if (c->ty != Ty::Colour || !region_eval(s.region, &x0, &x1, &y0, &y1) || !layout_cond_ok(s)) continue;
             auto& cells = out_.routes[size_t(c->val.i)];
             bool reported = false, bad = false;
+            int matched = 0;
             for (int y = y0; y < y1 && !bad; ++y)
                 for (int x = x0; x < x1 && !bad; ++x) {
                     if (!layout_cond_at(s, x, y, &bad)) continue;
+                    ++matched;
                     RouteCell& rc = cells[size_t(y * out_.grid_w + x)];
                     if (rc.set) {
                         if (!reported) {
@@ -114,6 +116,7 @@ void Checker::layout() {
                     }
                     rc = RouteCell{true, s.rx, s.tx, s.line, s.col, s.tx_line, s.tx_col};
                 }
+            if (s.cond && !bad && matched == 0) d_.warning(s.cond->line, s.cond->col, "the 'if' condition holds at no PE of the region: this route sets nothing");
         }
     }
     if (!have_grid) d_.error(f_.layout_line, f_.layout_col, "the layout needs 'grid W x H;'");
@@ -151,12 +154,14 @@ void Checker::place(LayoutStmt& s, std::map<std::string, int>& keys) {
     int x0, x1, y0, y1;
     if (!region_eval(s.region, &x0, &x1, &y0, &y1) || !layout_cond_ok(s) || !ok) return;
     bool reported = false, bad = false;
+    int matched = 0;
     for (int y = y0; y < y1; ++y)
         for (int x = x0; x < x1; ++x) {
             if (!layout_cond_at(s, x, y, &bad)) {
                 if (bad) return;
                 continue;
             }
+            ++matched;
             int& slot = out_.instance_of_pe[size_t(y * out_.grid_w + x)];
             if (slot >= 0) {
                 if (!reported) d_.error(s.line, s.col, pe_str(x, y) + " already runs program " + q(out_.instances[size_t(slot)].name));
@@ -190,6 +195,7 @@ void Checker::place(LayoutStmt& s, std::map<std::string, int>& keys) {
             slot = it->second;
             out_.instances[size_t(slot)].pes.push_back({x, y});
         }
+    if (s.cond && matched == 0) d_.warning(s.cond->line, s.cond->col, "the 'if' condition holds at no PE of the region: this place runs nothing");
 }
 
 }  // namespace wl::lang::detail

@@ -39,7 +39,8 @@ bool split_name(const std::string& name, int* number, std::string* slug) {
         return false;
     *number = (name[0] - '0') * 10 + (name[1] - '0');
     *slug = name.substr(3);
-    return *number > 0;
+    const bool printable = std::none_of(slug->begin(), slug->end(), [](char c) { return (unsigned char)c < 32 || c == 127; });
+    return *number > 0 && printable;
 }
 
 }  // namespace
@@ -67,7 +68,7 @@ LessonSet load_lessons(const std::string& root) {
         if (!split_name(d.filename().string(), &l.number, &l.slug)) {
             const std::string name = d.filename().string();   // "100-big" looks meant as a lesson: not left out unsaid
             if (!name.empty() && std::isdigit((unsigned char)name[0]) && name.find('-') != std::string::npos)
-                set.errors.push_back(d.string() + ": not a lesson's name: a lesson folder is two digits from 01, a dash and a name (03-routes)");
+                set.errors.push_back(path_in_message(d.string()) + ": not a lesson's name: a lesson folder is two digits from 01, a dash and a name of printable characters (03-routes)");
             continue;
         }
         l.dir = d.string();
@@ -92,6 +93,8 @@ LessonSet load_lessons(const std::string& root) {
         if (errs.empty() && l.spec.forwards())
             if (const std::string why = forward_files_error(l.spec); !why.empty())
                 set.errors.push_back(spec_path + ":" + std::to_string(l.spec.forward.line) + ": " + why);
+        if (errs.empty() && l.spec.hints.empty())   // lessons/README.md: a student who fails is shown one at a time
+            set.errors.push_back(spec_path + ": no hint line: a lesson gives at least one");
         if (l.spec.expects.empty() && !l.spec.trains() && !l.spec.forwards() && errs.empty())
             set.errors.push_back(spec_path + ": no expect, train or forward line: the check would pass anything that runs");
         const auto twin = std::find_if(set.lessons.begin(), set.lessons.end(), [&](const Lesson& o) { return o.number == l.number; });

@@ -77,7 +77,8 @@ std::string PlanStore::default_dir() {
     return "";
 #else
     if (const char* d = std::getenv("WAFERLAB_CACHE_DIR"); d && *d) return d;
-    if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return std::string(x) + "/waferlab/plans";
+    // The XDG Base Directory spec: a relative XDG_CACHE_HOME is invalid and ignored.
+    if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x == '/') return std::string(x) + "/waferlab/plans";
     if (const char* h = std::getenv("HOME"); h && *h) return std::string(h) + "/.cache/waferlab/plans";
     return "";
 #endif

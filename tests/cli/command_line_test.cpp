@@ -192,6 +192,16 @@ TEST(CliCommandLine, EveryNumberFlagHasARangeAndEveryRuleItsFlags) {
 
 // Every row of keys_read names a verb that takes --set, keys a config has and flags the verb has,
 // so no row can silently never match.
+// The verb (or sub-verb: "bench gpt") at a table path, or null.
+static const Verb* verb_at(const std::string& path) {
+    for (const Verb& top : verb_table()) {
+        if (top.name == path) return &top;
+        for (const Verb& s : top.subverbs)
+            if (std::string(top.name) + " " + s.name == path) return &s;
+    }
+    return nullptr;
+}
+
 TEST(CliCommandLine, EveryKeysReadRowNamesRealKeysAndFlags) {
     const std::vector<std::string> keys = wl::gpt::GPTConfig::keys();
     auto split = [](const std::string& s) {
@@ -201,12 +211,7 @@ TEST(CliCommandLine, EveryKeysReadRowNamesRealKeysAndFlags) {
         return w;
     };
     for (const KeysRead& r : keys_read()) {
-        const Verb* v = nullptr;
-        for (const Verb& top : verb_table()) {
-            if (top.name == std::string(r.verb)) v = &top;
-            for (const Verb& s : top.subverbs)
-                if (std::string(top.name) + " " + s.name == r.verb) v = &s;
-        }
+        const Verb* v = verb_at(r.verb);
         ASSERT_NE(v, nullptr) << r.verb;
         auto has_flag = [&](const std::string& n) { return std::any_of(v->flags.begin(), v->flags.end(), [&](const Flag& f) { return f.name == n; }); };
         EXPECT_TRUE(has_flag("set")) << r.verb;
@@ -226,12 +231,7 @@ TEST(CliCommandLine, EveryKeysReadRowNamesRealKeysAndFlags) {
 TEST(CliCommandLine, AFlagAndSetOfItsKeyAreAnErrorNamingBoth) {
     const std::vector<std::string> keys = wl::gpt::GPTConfig::keys();
     for (const FlagKeys& r : flag_keys()) {
-        const Verb* v = nullptr;
-        for (const Verb& top : verb_table()) {
-            if (top.name == std::string(r.verb)) v = &top;
-            for (const Verb& s : top.subverbs)
-                if (std::string(top.name) + " " + s.name == r.verb) v = &s;
-        }
+        const Verb* v = verb_at(r.verb);
         ASSERT_NE(v, nullptr) << r.verb;
         EXPECT_TRUE(std::any_of(v->flags.begin(), v->flags.end(), [&](const Flag& f) { return f.name == std::string(r.flag); })) << r.verb << " --" << r.flag;
         EXPECT_NE(std::find(keys.begin(), keys.end(), std::string(r.key)), keys.end()) << r.verb << ": " << r.key;

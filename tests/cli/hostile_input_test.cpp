@@ -68,6 +68,7 @@ public:
         for (int i = 0; i < 40; ++i) text += "the cat sat on the mat. ";
         spit(d / "precious.txt", text);
         spit(d / "notes.txt", "my notes, not a checkpoint\n");
+        spit(d / "one_char.txt", std::string(4000, 'a'));
         spit(d / "mine.svg", "<svg xmlns=\"http://www.w3.org/2000/svg\"><circle r=\"4\"/></svg>\n");
         const std::string tiny = "model: {n_layer: 1, n_head: 1, n_embd: 8, block_size: 8}\n"
                                  "train_input: {batch_size: 2, corpus_chars: 2000}\n"
@@ -335,6 +336,9 @@ const std::vector<Case>& catalogue() {
          {"train_input.data: ", "x.txt,model.n_layer=1: cannot open"}},
         {"conflict_set_data_for_a_generated_corpus", {"train", "--config", "{tmp}/tiny.yaml", "--corpus", "addition", "--set", "train_input.data={tmp}/precious.txt", "--out", "{tmp}/ad.ckpt"}, 1,
          {"train_input.data: train_input.corpus is 'addition', which reads no file"}},
+        {"conflict_isa_markdown_and_json", {"isa", "markdown", "--json"}, 1, {"markdown and --json cannot both apply"}},
+        {"conflict_compare_kernels_for_a_training_step", {"compare", "--config", "{tmp}/tiny.yaml", "--kernels", "{tmp}/adir"}, 2,
+         {"--kernels needs --mode infer"}},
         {"conflict_steps_and_set_of_its_key", {"train", "--config", "{tmp}/tiny.yaml", "--steps", "1", "--set", "runconfig.max_steps=5", "--out", "{tmp}/s.ckpt"}, 2,
          {"--steps and --set runconfig.max_steps both set runconfig.max_steps; give one"}},
         {"conflict_mesh_and_set_of_its_key", {"forward", "--config", "{tmp}/tiny.yaml", "--mesh", "8x8", "--set", "wafer.mesh=16x16"}, 2,
@@ -416,6 +420,8 @@ const std::vector<Case>& catalogue() {
         {"file_context_too_long_is_told_a_shorter_one", {"compile-model", "--config", "{src}/models/gpt-nano.yaml", "--kernels", "{src}/models/kernels", "--set", "model.block_size=65536", "--mesh", "256x256", "--no-cache"}, 1,
          {"encoded needs", "It fits with --set model.block_size="}, {"no shorter context fits"}},
         {"file_checkpoint_vocab_size_0_on_resume_is_its_own", {"train", "--resume", "{tmp}/ok.ckpt", "--data", "{tmp}/precious.txt", "--steps", "11", "--set", "model.vocab_size=0", "--out", "{tmp}/v0.ckpt"}, 0, {}},
+        {"file_training_text_of_one_character", {"train", "--config", "{tmp}/tiny.yaml", "--data", "{tmp}/one_char.txt", "--out", "{tmp}/one.ckpt"}, 1,
+         {"the training text has 1 distinct character"}},
         {"file_config_two_documents", {"compile-model", "--config", "{tmp}/two_docs.yaml"}, 1, {"two_docs.yaml:5:1: a second YAML document"}},
         {"file_config_nested_too_deep", {"compile-model", "--config", "{tmp}/deep.yaml"}, 1, {"deep.yaml:1:", "nested too deep"}},
         {"file_checkpoint_that_is_text", {"generate", "--checkpoint", "{tmp}/notes.txt"}, 1, {"notes.txt: not a WaferLab GPT checkpoint (bad magic)"}},
