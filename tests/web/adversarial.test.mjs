@@ -63,6 +63,7 @@ for (const { file, long, pauseOnly } of FAULTS) {
     const want = expectedFault(src, file);
     await focusCanvas(page);                              // Space goes to the app, not the editor
     await page.evaluate(([f, text]) => {
+      window.waferlab.set_mode('cycle');                  // the run before may have left fast mode, where a long one ends in a second
       window.waferlab.set_source(f, text);
       window.waferlab.compile();
       window.waferlab.call('run', null);
