@@ -140,10 +140,13 @@ wl::model::MeshPlan plan_for(const Args& args, const wl::gpt::GPTConfig& cfg, bo
     wl::model::PlanCache cache;
     if (args.has("cache-dir") && args.get("cache-dir").empty())   // "" would be the default folder, silently
         throw std::runtime_error("--cache-dir is empty: it names the compile cache's folder (leave it out for the default)");
-    cache.set_dir(args.has("cache-dir") ? args.get("cache-dir") : wl::model::PlanStore::default_dir());
+    const std::string cache_dir = args.has("cache-dir") ? args.get("cache-dir") : wl::model::PlanStore::default_dir();
+    cache.set_dir(cache_dir);
     wl::model::PlanResult r = cache.plan(cfg, m.w, m.h, wl::model::read_kernels(dir), wl::MachineConfig{}.sram_bytes, train,
                                          args.has("no-cache"), info);
     if (!r.ok) throw std::runtime_error("compile-model: " + r.error);
+    if (cache_dir.empty() && info && !info->cached)   // no folder to keep it in: said, not silently compiled again next time
+        info->reason += "; not kept: no cache folder (set WAFERLAB_CACHE_DIR, XDG_CACHE_HOME or HOME, or give --cache-dir)";
     return std::move(r.plan);
 }
 
