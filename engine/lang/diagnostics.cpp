@@ -1,5 +1,7 @@
-// diagnostics.cpp: rendering a diagnostic as text (for CLIs and tests only).
+// diagnostics.cpp: rendering a diagnostic as text (for CLIs and tests) and as JSON (the CLI's --json, the app's state()).
 #include "engine/lang/diagnostics.h"
+
+#include <nlohmann/json.hpp>
 
 namespace wl::lang {
 

@@ -2,7 +2,7 @@
 // by the library. The app, the CLI and the tests decide how to show them.
 #pragma once
 #include <cstdint>
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 #include <set>
 #include <string>
 #include <tuple>
