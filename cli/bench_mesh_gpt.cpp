@@ -37,6 +37,36 @@ uint64_t peak_rss_bytes() {   // this process's high-water mark (Linux: ru_maxrs
     return uint64_t(u.ru_maxrss) * 1024;
 }
 
+// Where a run's time went, by kernel function (wall seconds of its launches), the longest first.
+struct FunctionTime {
+    std::string function;
+    double seconds = 0;
+    uint64_t instructions = 0;
+};
+std::vector<FunctionTime> by_function(const std::vector<wl::model::OpRun>& runs) {
+    std::map<std::string, FunctionTime> parts;
+    for (const wl::model::OpRun& r : runs) {
+        FunctionTime& p = parts[r.op];
+        p.function = r.op;
+        p.seconds += r.seconds;
+        p.instructions += r.instructions;
+    }
+    std::vector<FunctionTime> v;
+    for (auto& [name, p] : parts) v.push_back(p);
+    std::sort(v.begin(), v.end(), [](const FunctionTime& x, const FunctionTime& y) { return x.seconds > y.seconds; });
+    return v;
+}
+nlohmann::json to_json(const std::vector<FunctionTime>& v) {
+    nlohmann::json j = nlohmann::json::array();
+    for (const FunctionTime& p : v) j.push_back({{"function", p.function}, {"seconds", p.seconds}, {"instructions", p.instructions}});
+    return j;
+}
+void print_by_function(const std::vector<FunctionTime>& v, const char* what) {
+    std::printf("  %s by kernel function (wall):\n", what);
+    for (size_t k = 0; k < v.size() && k < 10; ++k)
+        std::printf("    %-22s %8.1f ms  %6.2f M instructions\n", v[k].function.c_str(), v[k].seconds * 1e3, double(v[k].instructions) / 1e6);
+}
+
 int bench_train(const Args& a, wl::gpt::GPT& ref, int T, int reps) {
     const int B = ref.cfg.batch_size;
     wl::model::CompileInfo info;
@@ -71,19 +101,7 @@ int bench_train(const Args& a, wl::gpt::GPT& ref, int T, int reps) {
     }
     const double tokens = double(B) * T;
     const bool same = std::memcmp(&ref_loss, &mesh_loss, 4) == 0;
-    // Where the last step's time went, by kernel function (wall seconds of its launches).
-    struct Part {
-        double seconds = 0;
-        uint64_t instructions = 0;
-    };
-    std::map<std::string, Part> parts;
-    for (const wl::model::OpRun& r : mesh.last_run()) {
-        Part& p = parts[r.op];
-        p.seconds += r.seconds;
-        p.instructions += r.instructions;
-    }
-    std::vector<std::pair<std::string, Part>> by_time(parts.begin(), parts.end());
-    std::sort(by_time.begin(), by_time.end(), [](const auto& x, const auto& y) { return x.second.seconds > y.second.seconds; });
+    const std::vector<FunctionTime> by_time = by_function(mesh.last_run());
     if (a.has("json")) {
         nlohmann::json j = {{"config", a.get("config")}, {"mesh", {{"w", plan.mesh_w}, {"h", plan.mesh_h}}}, {"B", B},
                             {"T", T}, {"reps", reps}, {"reference_seconds", ref_s}, {"mesh_seconds", mesh_s},
@@ -95,8 +113,7 @@ int bench_train(const Args& a, wl::gpt::GPT& ref, int T, int reps) {
                             {"streaming", plan.streaming}, {"peak_rss_bytes", peak_rss_bytes()},
                             {"compile", wl::model::to_json(info)}};
         if (!plan.streaming) j["schedules"] = wl::model::to_json(sched);
-        for (const auto& [name, p] : by_time)
-            j["by_function"].push_back({{"function", name}, {"seconds", p.seconds}, {"instructions", p.instructions}});
+        j["by_function"] = to_json(by_time);
         std::printf("%s\n", wl::json_text(j).c_str());
         return 0;
     }
@@ -124,10 +141,7 @@ int bench_train(const Args& a, wl::gpt::GPT& ref, int T, int reps) {
     std::printf("  first step's loss  %s (%.6f)\n", same ? "bit-identical to the reference" : "DIFFERS from the reference",
                 double(mesh_loss));
     std::printf("  %s\n", info.summary().c_str());
-    std::printf("  the last step's time by kernel function (wall):\n");
-    for (size_t k = 0; k < by_time.size() && k < 10; ++k)
-        std::printf("    %-22s %8.1f ms  %6.2f M instructions\n", by_time[k].first.c_str(), by_time[k].second.seconds * 1e3,
-                    double(by_time[k].second.instructions) / 1e6);
+    print_by_function(by_time, "the last step's time");
     return 0;
 }
 
@@ -184,7 +198,7 @@ int bench_mesh_gpt(const Args& args) {
                             {"instructions_per_second", double(instrs) / mesh_s}, {"flops", flops},
                             {"utilisation", util}, {"matmul_utilisation", mm_util}, {"matmul_flops", mm_flops},
                             {"pes_used", plan.pes_used()}, {"logits", logits.size()}, {"logits_identical", same},
-                            {"compile", wl::model::to_json(info)}};
+                            {"compile", wl::model::to_json(info)}, {"by_function", to_json(by_function(mesh.last_run()))}};
         std::printf("%s\n", wl::json_text(j).c_str());
         return 0;
     }
@@ -198,6 +212,7 @@ int bench_mesh_gpt(const Args& args) {
     std::printf("  PE utilisation     %9.1f%% over the ops' PEs, %.1f%% in the matmuls\n", 100 * util, 100 * mm_util);
     std::printf("  logits             %zu of %zu bit-identical to the reference\n", same, logits.size());
     std::printf("  %s\n", info.summary().c_str());
+    print_by_function(by_function(mesh.last_run()), "the last forward's time");
     return 0;
 }
 

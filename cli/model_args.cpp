@@ -66,8 +66,7 @@ LoadedModel load_model(const Args& args) {
     }
     if (args.has("checkpoint")) {
         Checkpoint ck = load_checkpoint(args.get("checkpoint"));
-        m.tokenizer = make_tokenizer(ck.tokenizer_kind, ck.tokenizer_state, args.get("bpe-dir"));
-        require_same_vocab(*m.tokenizer, ck.cfg.vocab_size, args.get("checkpoint"));
+        m.tokenizer = checkpoint_tokenizer(ck, args.get("checkpoint"), args.get("bpe-dir"));
         apply_checkpoint_overrides(ck, cli_overrides(args), "command line", args.get("checkpoint"));
         m.model = model_from_checkpoint(ck);
         m.source = "checkpoint " + args.get("checkpoint") + " (step " + std::to_string(ck.step) + ")";

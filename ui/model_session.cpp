@@ -207,8 +207,7 @@ bool ModelSession::compile(const std::string& config, int w, int h, const std::s
         if (!model_ || config != config_ || checkpoint != checkpoint_ || set != set_) {
             if (!checkpoint.empty()) {
                 wl::gpt::Checkpoint ck = wl::gpt::load_checkpoint(checkpoint);
-                tokenizer = wl::gpt::make_tokenizer(ck.tokenizer_kind, ck.tokenizer_state);
-                wl::gpt::require_same_vocab(*tokenizer, ck.cfg.vocab_size, checkpoint);
+                tokenizer = wl::gpt::checkpoint_tokenizer(ck, checkpoint);
                 wl::gpt::apply_checkpoint_overrides(ck, wl::gpt::parse_overrides(set, "set"), "set", checkpoint);   // as the CLI's --set on a checkpoint
                 model = wl::gpt::model_from_checkpoint(ck);
                 source = "checkpoint " + checkpoint + " (step " + std::to_string(ck.step) + ")";

@@ -210,7 +210,11 @@ static void validate(const Checkpoint& ck, const std::string& path) {
         } catch (const std::runtime_error& e) {
             throw CheckpointError(e.what());   // a CheckpointError, as every load error is
         }
-    } else if (ck.tokenizer_kind != "bpe") {   // bpe: its files, read when the tokenizer is made, give its size
+    } else if (ck.tokenizer_kind == "bpe") {   // its files, read when the tokenizer is made, give its size
+        const std::string& f = ck.tokenizer_state;   // empty (written before fingerprints) or 16 hex digits
+        if (!f.empty() && (f.size() != 16 || f.find_first_not_of("0123456789abcdef") != std::string::npos))
+            throw CheckpointError(path + ": its BPE vocabulary fingerprint " + quote_prefix(f) + " is not 16 hex digits");
+    } else {
         throw CheckpointError(path + ": tokenizer " + quote_prefix(ck.tokenizer_kind) + " (expected char or bpe)");
     }
 }
@@ -272,6 +276,17 @@ Checkpoint parse_checkpoint(const std::string& b, const std::string& path) {
     } catch (const ByteError& e) {
         throw CheckpointError(path + ": " + e.what() + " in the checkpoint");
     }
+}
+
+std::unique_ptr<Tokenizer> checkpoint_tokenizer(const Checkpoint& ck, const std::string& path, const std::string& bpe_dir) {
+    std::unique_ptr<Tokenizer> t;
+    try {
+        t = make_tokenizer(ck.tokenizer_kind, ck.tokenizer_state, bpe_dir);
+    } catch (const std::runtime_error& e) {
+        throw std::runtime_error(path + ": " + e.what());
+    }
+    require_same_vocab(*t, ck.cfg.vocab_size, path);
+    return t;
 }
 
 std::unique_ptr<GPT> model_from_checkpoint(const Checkpoint& ck, AdamW* opt) {

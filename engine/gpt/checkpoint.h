@@ -3,7 +3,7 @@
 // Our format (little-endian; docs/gpt-reference.md has the table):
 //   "WLGPTCKP"  u32 version (1)  u64 payload bytes
 //   payload: u32 len + config text (gpt_config to_text) | u32 len + tokenizer kind |
-//            u32 len + tokenizer state | i64 step | i64 adam t | u64 P | u8 has_optimizer |
+//            u32 len + tokenizer state (char: the vocabulary; bpe: its fingerprint) | i64 step | i64 adam t | u64 P | u8 has_optimizer |
 //            f32 params[P] | (has_optimizer) f32 m[P], f32 v[P]
 //   u64 FNV-1a 64 of the payload
 // A resumed run continues bit-identically: params, Adam moments, the step count
@@ -22,6 +22,7 @@
 namespace wl::gpt {
 
 class GPT;
+class Tokenizer;
 struct AdamW;
 
 struct CheckpointError : std::runtime_error {
@@ -54,6 +55,11 @@ std::string checkpoint_bytes(const GPT& model, const AdamW* opt, int64_t step, c
 Checkpoint load_checkpoint(const std::string& path);   // throws CheckpointError
 Checkpoint parse_checkpoint(const std::string& bytes, const std::string& path);   // the file's bytes; `path` for messages
 std::string checkpoint_envelope(const std::string& payload);   // magic, version, size, payload, checksum
+
+// The tokenizer a checkpoint's weights were trained with (GPT-2's BPE files from bpe_dir, empty:
+// default_bpe_dir()): refused, naming `path`, when its files are not the vocabulary the checkpoint
+// records (tokenizer_bpe.h's fingerprint) or its size is not the model's.
+std::unique_ptr<Tokenizer> checkpoint_tokenizer(const Checkpoint& ck, const std::string& path, const std::string& bpe_dir = "");
 
 // Builds a model (and restores the optimizer if given and saved) from a checkpoint.
 std::unique_ptr<GPT> model_from_checkpoint(const Checkpoint& ck, AdamW* opt = nullptr);

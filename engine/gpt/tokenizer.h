@@ -18,7 +18,8 @@ public:
 };
 
 // Rebuilds a tokenizer from kind() + state(); "bpe" loads GPT-2's files from bpe_dir
-// (empty: default_bpe_dir()). Throws std::runtime_error with the reason.
+// (empty: default_bpe_dir()) and, given a state, refuses files whose fingerprint is another.
+// Throws std::runtime_error with the reason.
 std::unique_ptr<Tokenizer> make_tokenizer(const std::string& kind, const std::string& state,
                                           const std::string& bpe_dir = "");
 

