@@ -50,18 +50,20 @@ LoadedModel load_model(const Args& args) {
         m.tokenizer = make_tokenizer("bpe", "", args.get("bpe-dir"));
         require_same_vocab(*m.tokenizer, m.model->cfg.vocab_size, args.get("llmc") + " (llm.c's weights are for GPT-2's tokenizer)");
         m.source = "llm.c weights " + args.get("llmc");
-        if (args.has("config")) {
-            const int positions = m.model->maxT;
-            try {
-                m.model = with_context(*m.model, config_from(args));
-            } catch (const std::invalid_argument& e) {
-                throw std::runtime_error("--config " + args.get("config") + " and --llmc " + args.get("llmc") + ": " + e.what());
-            }
-            if (m.model->maxT < positions)
-                m.source += " (the first " + std::to_string(m.model->maxT) + " of its " + std::to_string(positions) + " positions)";
-        } else {
-            apply_cli_overrides(args, &m.model->cfg);
+        // The config (--config, else the weights' own) with --set: its shape must be the weights', its
+        // context may be shorter (with_context refuses the rest, naming the keys).
+        GPTConfig cfg = m.model->cfg;
+        if (args.has("config")) cfg = config_from(args);
+        else apply_cli_overrides(args, &cfg);
+        const int positions = m.model->maxT;
+        try {
+            m.model = with_context(*m.model, cfg);
+        } catch (const std::invalid_argument& e) {
+            throw std::runtime_error((args.has("config") ? "--config " + args.get("config") + " and " : std::string("--set and ")) + "--llmc " +
+                                     args.get("llmc") + ": " + e.what());
         }
+        if (m.model->maxT < positions)
+            m.source += " (the first " + std::to_string(m.model->maxT) + " of its " + std::to_string(positions) + " positions)";
         return m;
     }
     if (args.has("checkpoint")) {
@@ -117,8 +119,13 @@ std::string kernels_dir(const Args& args) {
 wl::Mesh mesh_of(const Args& args, const wl::gpt::GPTConfig& cfg) {
     wl::Mesh m;
     const std::string mesh = args.has("mesh") ? args.get("mesh") : cfg.mesh;
-    if (!wl::parse_mesh(mesh, &m)) throw std::runtime_error("--mesh expects WxH, each 1..256, e.g. 32x32");
+    if (!wl::parse_mesh(mesh, &m)) throw std::runtime_error((args.has("mesh") ? "--mesh " : "wafer.mesh ") + wl::mesh_error(mesh));
     return m;
+}
+
+static std::string plan_error(const wl::model::PlanResult& r, const std::string& kernels) {
+    // A kernel's file:line:col names the file in its folder: say which folder (the model's size needs none).
+    return "compile-model: " + (r.too_big ? "" : "kernels from " + kernels + ": ") + r.error;
 }
 
 wl::model::MeshPlan plan_for(const Args& args, const wl::gpt::GPTConfig& cfg, bool train, wl::model::CompileInfo* info,
@@ -130,7 +137,7 @@ wl::model::MeshPlan plan_for(const Args& args, const wl::gpt::GPTConfig& cfg, bo
         wl::model::PlanBuilder b(cfg, m.w, m.h, wl::model::read_kernels(dir), wl::MachineConfig{}.sram_bytes, train);
         b.set_sparse(wl::model::sparse_nonzeros(*sparse));
         wl::model::PlanResult r = b.take();
-        if (!r.ok) throw std::runtime_error("compile-model: " + r.error);
+        if (!r.ok) throw std::runtime_error(plan_error(r, dir));
         *info = {};
         info->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         info->reason = "sparse weights: sized for these non-zeros, not cached";
@@ -143,7 +150,7 @@ wl::model::MeshPlan plan_for(const Args& args, const wl::gpt::GPTConfig& cfg, bo
     cache.set_dir(cache_dir);
     wl::model::PlanResult r = cache.plan(cfg, m.w, m.h, wl::model::read_kernels(dir), wl::MachineConfig{}.sram_bytes, train,
                                          args.has("no-cache"), info);
-    if (!r.ok) throw std::runtime_error("compile-model: " + r.error);
+    if (!r.ok) throw std::runtime_error(plan_error(r, dir));
     if (cache_dir.empty() && info && !info->cached)   // no folder to keep it in: said, not silently compiled again next time
         info->reason += "; not kept: no cache folder (set WAFERLAB_CACHE_DIR, XDG_CACHE_HOME or HOME, or give --cache-dir)";
     return std::move(r.plan);

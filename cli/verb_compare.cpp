@@ -64,7 +64,7 @@ int verb_compare(const Args& args) {
     if (!o.with_backward) o.kernels_dir = kernels_dir(args);
     if (args.has("mesh")) {
         wl::Mesh m;
-        if (!wl::parse_mesh(args.get("mesh"), &m)) throw std::runtime_error("--mesh expects WxH, each 1..256, e.g. 16x16");
+        if (!wl::parse_mesh(args.get("mesh"), &m)) throw std::runtime_error("--mesh " + wl::mesh_error(args.get("mesh")));
         o.mesh.w = m.w;
         o.mesh.h = m.h;
     }
@@ -74,9 +74,16 @@ int verb_compare(const Args& args) {
     if (args.has("csv")) wl::guard_output({"--csv", args.get("csv")}, wl::kCsvOutput, {{"--config", args.get("config")}});
     const wl::gpu::Comparison c = wl::gpu::compare(cfg, o);
     if (args.has("csv")) write_csv(args.get("csv"), c);
+    // The emulated column's forward failed (the kernels do not compile, or a fault): said after the
+    // model's figures, and the exit is an error's. A model too big for the mesh is only not measured.
+    const auto emulation_failed = [&] {
+        if (c.emulated.failed)
+            throw std::runtime_error("the emulated forward (kernels from " + o.kernels_dir + ") failed: " + c.emulated.why_not);
+        return 0;
+    };
     if (args.has("json")) {
         std::printf("%s\n", wl::json_text(wl::gpu::to_json(c)).c_str());
-        return 0;
+        return emulation_failed();
     }
 
     const auto& g = c.gpu;
@@ -124,12 +131,15 @@ int verb_compare(const Args& args) {
         std::printf("projection %-5s %s per step (%s tokens/s): %s\n", p.wafer.id.c_str(), wl::gpu::format_seconds(p.step_s).c_str(),
                     si(p.tokens_per_s, "").c_str(), p.verdict.c_str());
     std::printf("\n%s\n%s\n%s\n", c.gpu_sentence.c_str(), c.wafer_sentence.c_str(), c.case_sentence.c_str());
-    std::printf("%s (%s).\n", wl::gpu::kGpuSparsityNote, wl::gpu::kGpuSparsitySource);
+    if (o.sparsity > 0)   // the case sentence says it, beside the wafer's sparsity: its source alone here
+        std::printf("(GPU 2:4 sparsity: %s.)\n", wl::gpu::kGpuSparsitySource);
+    else
+        std::printf("%s (%s).\n", wl::gpu::kGpuSparsityNote, wl::gpu::kGpuSparsitySource);
     if (c.gpu_2to4_s > 0)
         std::printf("GPU with the linear layers pruned 2:4 instead (their GEMMs' math halved; bytes and launches as "
                     "dense): %s against %s dense.\n",
                     wl::gpu::format_seconds(c.gpu_2to4_s).c_str(), wl::gpu::format_seconds(c.gpu.compute_s).c_str());
-    return 0;
+    return emulation_failed();
 }
 
 }  // namespace wlcli

@@ -18,9 +18,15 @@ namespace wlcli {
 
 namespace {
 
+// --dir, else lessons/; an empty one would be "no lessons folder" without naming the flag.
+std::string lessons_dir(const Args& args) {
+    if (args.has("dir") && args.get("dir").empty()) throw std::runtime_error("--dir is empty: it names the lessons folder (leave it out for lessons/)");
+    return args.get("dir", "lessons");
+}
+
 // The lessons, or 2 after saying why not.
 bool load(const Args& args, wl::lessons::LessonSet* set) {
-    *set = wl::lessons::load_lessons(args.get("dir", "lessons"));
+    *set = wl::lessons::load_lessons(lessons_dir(args));
     for (const std::string& e : set->errors) std::fprintf(stderr, "waferlab-cli lesson: %s\n", e.c_str());
     return set->errors.empty();
 }
@@ -45,7 +51,7 @@ int verb_lesson_list(const Args& args) {
 int verb_lesson_check(const Args& args) {
     // Another lesson's problem (a copied folder whose lesson 13 names ../../models/kernels) does not
     // keep this one from its check: it is said as a warning, and only this lesson's own is an error.
-    const wl::lessons::LessonSet set = wl::lessons::load_lessons(args.get("dir", "lessons"));
+    const wl::lessons::LessonSet set = wl::lessons::load_lessons(lessons_dir(args));
     long long n = 0;   // the one parser: 4294967297 is not lesson 1
     const wl::lessons::Lesson* lesson =
         wl::parse_integer(args.positional[0], wl::NumberRange::closed(1, wl::lessons::kMaxLessonNumber), &n).empty() ? set.find(int(n)) : nullptr;
@@ -75,6 +81,7 @@ int verb_lesson_check(const Args& args) {
         for (const auto& i : v.items) std::printf("  %s %s\n", i.ok ? "ok  " : "FAIL", i.message.c_str());
         std::printf("%s\n", v.summary().c_str());
     }
+    if (v.lesson_error) return 2;   // the lesson's, named at its check.txt line (printed above)
     return v.passed ? 0 : 1;
 }
 

@@ -165,8 +165,8 @@ int verb_compile_model(const Args& args) {
         }
         std::printf("%s\n", wl::json_text(j).c_str());
     } else {
+        if (sparse) print_sparsity(args, pruned);   // a line of its own, before the plan's header
         std::printf("%s: ", m.source.c_str());
-        if (sparse) print_sparsity(args, pruned);
         print_plan(plan);
         print_compile(info, stdout);
     }

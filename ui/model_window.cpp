@@ -42,7 +42,7 @@ std::string mesh_text(int w, int h) { return std::to_string(w) + "x" + std::to_s
 void parse_mesh(const std::string& s, int* w, int* h) {
     wl::Mesh m;
     if (!wl::parse_mesh(s, &m))
-        throw std::invalid_argument("'mesh' must be WxH, each 1..256, e.g. \"32x32\"; got \"" + s + "\"");
+        throw std::invalid_argument("'mesh' " + wl::mesh_error(s));
     *w = m.w, *h = m.h;
 }
 

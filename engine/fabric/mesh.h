@@ -32,4 +32,9 @@ inline bool parse_mesh(const std::string& s, Mesh* out) {
     return true;
 }
 
+// What parse_mesh wants, and the text it was given (cut: quote_prefix), for every refusal's words.
+inline std::string mesh_error(const std::string& s) {
+    return "expects WxH, each 1.." + std::to_string(kMaxMeshSide) + " (as in 32x32), got " + quote_prefix(s);
+}
+
 }  // namespace wl

@@ -22,6 +22,7 @@ namespace {
 
 constexpr char kMagic[8] = {'W', 'L', 'G', 'P', 'T', 'C', 'K', 'P'};
 constexpr uint32_t kVersion = 1;
+constexpr int kMaxPaddedVocab = 1 << 24;   // llm.c's Vp: V rounded up, so at most the vocabulary's range and some
 
 uint64_t fnv1a64(const char* p, size_t n) {
     Fnv1a h;
@@ -335,20 +336,24 @@ std::unique_ptr<GPT> parse_llmc(const std::string& b, const std::string& path) {
     parse_llmc_magic(b, path);
     if (h[1] != 1 && h[1] != 3)
         throw CheckpointError(path + ": llm.c version " + std::to_string(h[1]) + " (supported: 1, 3)");
+    // The header's fields through the config's keys, so each is held to its key's range and rules
+    // and an error names the field, the key and the limit.
     GPTConfig cfg;
-    cfg.block_size = h[2];
-    cfg.vocab_size = h[3];
-    cfg.n_layer = h[4];
-    cfg.n_head = h[5];
-    cfg.n_embd = h[6];
     cfg.tokenizer = "bpe";   // llm.c's weights are GPT-2's, for its tokenizer
     const int Vp = h[1] == 3 ? h[7] : h[3];
-    if (cfg.block_size < 1 || cfg.vocab_size < 1 || cfg.n_layer < 1 || cfg.n_head < 1 || cfg.n_embd < 1 ||
-        cfg.n_embd % cfg.n_head || Vp < cfg.vocab_size || cfg.n_embd > 65536 || cfg.n_layer > 1024 ||
-        cfg.block_size > 1 << 20 || Vp > 1 << 24)
-        throw CheckpointError(path + ": implausible header (maxT " + std::to_string(h[2]) + ", V " + std::to_string(h[3]) +
-                              ", L " + std::to_string(h[4]) + ", NH " + std::to_string(h[5]) + ", C " +
-                              std::to_string(h[6]) + ", Vp " + std::to_string(Vp) + ")");
+    try {
+        const std::pair<const char*, const char*> fields[] = {
+            {"maxT", "model.block_size"}, {"V", "model.vocab_size"}, {"L", "model.n_layer"}, {"NH", "model.n_head"}, {"C", "model.n_embd"}};
+        for (int k = 0; k < 5; ++k)
+            cfg.set(fields[k].second, std::to_string(h[2 + k]), path + ": llm.c header field " + fields[k].first);
+        if (cfg.vocab_size < 1) throw ConfigError(path + ": llm.c header field V: model.vocab_size 0 (the weights need a vocabulary)");
+        cfg.validate(path + ": llm.c header (C " + std::to_string(h[6]) + ", NH " + std::to_string(h[5]) + ")");
+    } catch (const ConfigError& e) {
+        throw CheckpointError(e.what());
+    }
+    if (Vp < cfg.vocab_size || Vp > kMaxPaddedVocab)
+        throw CheckpointError(path + ": llm.c header field Vp (the padded vocabulary) " + std::to_string(Vp) + " is outside V.." +
+                              std::to_string(kMaxPaddedVocab) + " (V " + std::to_string(cfg.vocab_size) + ")");
     const size_t C = size_t(cfg.n_embd);
     const size_t P = count_parameters(cfg), Pp = P + (size_t(Vp) - size_t(cfg.vocab_size)) * C;
     if (b.size() != 1024 + Pp * 4)
@@ -374,6 +379,7 @@ std::unique_ptr<GPT> with_context(const GPT& model, const GPTConfig& cfg) {
     check("model.n_head", cfg.n_head, m.n_head);
     check("model.n_embd", cfg.n_embd, m.n_embd);
     check("model.vocab_size", cfg.vocab_size, m.vocab_size);
+    if (cfg.tokenizer != m.tokenizer) differ += std::string(differ.empty() ? "" : ", ") + "train_input.tokenizer " + cfg.tokenizer + " (the weights' " + m.tokenizer + ")";
     if (!differ.empty()) throw std::invalid_argument("the config's shape is not the weights': " + differ);
     if (cfg.block_size < 1 || cfg.block_size > m.block_size)
         throw std::invalid_argument("model.block_size " + std::to_string(cfg.block_size) + " is outside 1.." +

@@ -78,7 +78,7 @@ std::unique_ptr<GPT> parse_llmc(const std::string& bytes, const std::string& pat
 // The same model with a shorter context: cfg's block_size (at most the model's) positions of wpe,
 // the first ones, and every other weight as it is. For T up to that context it computes exactly
 // what the model computes (a mesh planned for a shorter context runs GPT-2's real weights). cfg's
-// shape (layers, heads, channels, vocabulary) must be the model's; its other keys (the wafer's,
+// shape (layers, heads, channels, vocabulary) and tokenizer must be the model's; its other keys (the wafer's,
 // training's) are taken. Throws std::invalid_argument naming the keys that differ.
 std::unique_ptr<GPT> with_context(const GPT& model, const GPTConfig& cfg);
 

@@ -199,7 +199,7 @@ void check(const GPTConfig& c, const std::function<void(const char*, const std::
     std::transform(opt.begin(), opt.end(), opt.begin(), [](unsigned char ch) { return char(std::tolower(ch)); });
     if (opt != "adamw") fail("optimizer.optimizer_type", "must be AdamW, got " + quote_prefix(c.optimizer_type));
     Mesh m;
-    if (!parse_mesh(c.mesh, &m)) fail("wafer.mesh", "expects WxH, each 1..256, got " + quote_prefix(c.mesh));
+    if (!parse_mesh(c.mesh, &m)) fail("wafer.mesh", mesh_error(c.mesh));
     if (c.mode != "fast" && c.mode != "cycle") fail("wafer.mode", "must be fast or cycle, got " + quote_prefix(c.mode));
     if (c.execution != "resident" && c.execution != "streaming")
         fail("wafer.execution", "must be resident or streaming, got " + quote_prefix(c.execution));
@@ -370,7 +370,12 @@ Overrides parse_overrides(const std::string& text, const std::string& where) {
         if (trim(kv).empty()) continue;
         auto eq = kv.find('=');
         if (eq == std::string::npos) throw ConfigError(prefix(where) + "expected key=value, got " + quote_prefix(kv));
-        out.push_back({trim(kv.substr(0, eq)), trim(kv.substr(eq + 1))});
+        const Override o{trim(kv.substr(0, eq)), trim(kv.substr(eq + 1))};
+        // A key given twice with two values: the first would be dropped without a word (as a value flag given twice is refused).
+        for (const Override& e : out)
+            if (e.key == o.key && e.value != o.value)
+                throw ConfigError(prefix(where) + o.key + " is set twice (" + quote_prefix(e.value) + " and " + quote_prefix(o.value) + "); give it once");
+        out.push_back(o);
     }
     return out;
 }

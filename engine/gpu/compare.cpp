@@ -153,7 +153,7 @@ Comparison compare(const gpt::GPTConfig& cfg_in, const CompareOptions& o) {
         c.projections.push_back(estimate_wafer(c.cfg, w, B, T, o.with_backward, o.grad_accum, wc));
     // Per-replica comparison: one GPU's step against one wafer's step on the same micro-batch.
     c.ratio = c.gpu.compute_s / c.wafer.step_s;
-    if (o.with_backward) c.emulated.why_not = "training does not run on the mesh yet: the emulated column is for one forward";
+    if (o.with_backward) c.emulated.why_not = "the emulated column measures one forward (--mode infer); a training step on the mesh is `bench mesh-gpt --train`";
     else if (o.kernels_dir.empty()) c.emulated.why_not = "not asked for";
     else if (o.sparsity > 0) c.emulated.why_not = "the emulated column runs dense weights: `bench sparsity` measures pruned ones";
     else {
@@ -207,7 +207,7 @@ std::string projection_sentence(const Comparison& c, double measured_s) {
 }
 
 static nlohmann::json emulated_json(const model::MeasuredForward& m) {
-    if (!m.ran) return {{"ran", false}, {"why_not", m.why_not}};
+    if (!m.ran) return {{"ran", false}, {"why_not", m.why_not}, {"failed", m.failed}};
     return {{"ran", true},          {"mesh", {{"w", m.mesh_w}, {"h", m.mesh_h}}}, {"pes_used", m.pes_used},
             {"B", m.B},             {"T", m.T},      {"cycles", m.cycles},     {"seconds", m.seconds},
             {"wall_seconds", m.wall_s}, {"op_cycles", m.op_cycles}};
@@ -274,7 +274,7 @@ nlohmann::json compare_call(const nlohmann::json& args, const std::string& model
         if (args.contains("mesh")) {
             Mesh m;
             if (!parse_mesh(args.value("mesh", std::string()), &m))
-                throw std::invalid_argument("mesh is WxH, each 1..256, e.g. \"32x32\"");
+                throw std::invalid_argument("mesh " + mesh_error(args.value("mesh", std::string())));
             o.mesh.w = m.w;
             o.mesh.h = m.h;
         }

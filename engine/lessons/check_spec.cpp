@@ -9,6 +9,7 @@
 #include "engine/model/sparsity.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <sstream>
@@ -94,7 +95,7 @@ std::string parse_train(const std::string& rest, TrainSpec* t) {
             t->kernel = val;
         } else if (key == "mesh") {
             wl::Mesh m;
-            if (!wl::parse_mesh(val, &m)) return "train: mesh needs WxH, as in 32x32";
+            if (!wl::parse_mesh(val, &m)) return "train: mesh " + wl::mesh_error(val);
             t->mesh_w = m.w, t->mesh_h = m.h;
         } else {
             return "train: unknown word '" + key + "' (" + form + ")";
@@ -120,7 +121,7 @@ std::string parse_forward(const std::string& rest, ForwardSpec* f) {
             f->kernel = val;
         } else if (key == "mesh") {
             wl::Mesh m;
-            if (!wl::parse_mesh(val, &m)) return "forward: mesh needs WxH, as in 32x32";
+            if (!wl::parse_mesh(val, &m)) return "forward: mesh " + wl::mesh_error(val);
             f->mesh_w = m.w, f->mesh_h = m.h;
         } else if (key == "execution") {
             if (val != "resident" && val != "streaming") return "forward: execution is resident or streaming";
@@ -166,6 +167,14 @@ CheckSpec parse_check_spec(std::string_view text, std::vector<SpecError>* errors
         ++n;
         const std::string line = trim(raw);
         if (line.empty() || line[0] == '#') continue;
+        // A control byte (a NUL, an escape) would reach the student's screen inside a hint: said at its column.
+        if (const auto c = std::find_if(raw.begin(), raw.end(), [](char ch) { return (unsigned char)ch < 0x20 && ch != '\t' && ch != '\r'; });
+            c != raw.end()) {
+            char b[64];
+            std::snprintf(b, sizeof b, "column %zu: control byte 0x%02x; a check line is text", size_t(c - raw.begin()) + 1, unsigned((unsigned char)*c));
+            fail(b);
+            continue;
+        }
         const size_t sp = line.find_first_of(" \t");
         const std::string word = line.substr(0, sp);
         const std::string rest = sp == std::string::npos ? "" : trim(line.substr(sp));

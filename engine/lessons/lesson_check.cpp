@@ -117,6 +117,7 @@ std::string Verdict::summary() const {
         return b;
     }
     if (passed) return "Passed: every check holds (" + std::to_string(cycles) + " cycles).";
+    if (lesson_error) return "The lesson's check cannot run: the error above is the lesson's; your kernel was not judged.";
     return "Not yet: " + std::to_string(failed) + " of " + std::to_string(items.size()) + " checks failed.";
 }
 
@@ -242,10 +243,18 @@ KernelCheck::KernelCheck(const CheckSpec& spec, std::string_view source, std::st
     for (const CheckItem& i : v.items) v.passed = v.passed && i.ok;
 }
 
+void lesson_fault(Verdict* v, int line, const std::string& why) {
+    v->lesson_error = true;
+    v->items.push_back({CheckKind::Fault, false,
+                        "check.txt:" + std::to_string(line) + ": the lesson's model fails whatever the kernel (its own solution too), so this is "
+                        "the lesson's error, not yours: " + why});
+}
+
 nlohmann::json verdict_json(const Verdict& v) {
     nlohmann::json checks = nlohmann::json::array();
     for (const CheckItem& i : v.items) checks.push_back({{"kind", check_kind_name(i.kind)}, {"ok", i.ok}, {"message", i.message}});
-    nlohmann::json j = {{"passed", v.passed}, {"cycles", v.cycles}, {"pes", v.pes}, {"summary", v.summary()}, {"checks", checks}};
+    nlohmann::json j = {{"passed", v.passed}, {"cycles", v.cycles}, {"pes", v.pes}, {"summary", v.summary()}, {"checks", checks},
+                        {"lesson_error", v.lesson_error}};
     if (v.loss >= 0) j["loss"] = v.loss, j["loss_start"] = v.loss_start;
     if (v.gpu_s > 0) j["wafer_s"] = v.wafer_s, j["gpu_s"] = v.gpu_s;
     return j;

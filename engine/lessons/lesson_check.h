@@ -36,6 +36,7 @@ struct Verdict {
     bool passed = false;
     bool compiled = false;
     bool ran = false;           // the run ended without a fault
+    bool lesson_error = false;  // it fails whatever the kernel (the lesson's model, its own kernels): the lesson's doing
     uint64_t cycles = 0;            // a training check: every step's, summed
     int pes = 0;
     double loss = -1, loss_start = -1;   // a training check: the loss after the steps and before them (-1: none)
@@ -43,6 +44,10 @@ struct Verdict {
     std::vector<CheckItem> items;   // in the order: compile, fault, each expect line, cycles, pes, gpu; or loss
     std::string summary() const;    // "Passed: ..." or "Not yet: 2 of 4 checks failed"
 };
+
+// What fails whatever the student writes (a model that cannot be built, or that the lesson's own
+// kernels cannot plan either) is the lesson's error at its check.txt line, not a failed check.
+void lesson_fault(Verdict* v, int line, const std::string& why);
 
 // 16384 -> "16,384": the numbers in a verdict's words.
 std::string grouped(uint64_t n);

@@ -2,6 +2,7 @@
 #include "engine/lessons/lesson_files.h"
 
 #include "engine/fabric/machine.h"
+#include "engine/gpt/gpt.h"
 #include "engine/model/mesh_plan.h"
 
 #include <algorithm>
@@ -36,9 +37,14 @@ std::string lesson_model_config(const std::string& lesson_dir, const std::string
     } catch (const std::exception& e) {
         return e.what();
     }
-    // What the model compiler refuses before it reads a kernel (the mesh's size, the model's shape)
-    // is the lesson's doing whatever the student writes. The vocabulary comes from the tokenizer
-    // when the check runs; none of those checks depends on it.
+    // What the model compiler refuses before it reads a kernel (the mesh's size, the model's shape),
+    // and a model too big for this machine, is the lesson's doing whatever the student writes. The
+    // vocabulary comes from the tokenizer when the check runs; none of those checks depends on it.
+    try {
+        wl::gpt::check_model_memory(*cfg, train);
+    } catch (const std::exception& e) {
+        return config + ": " + e.what();
+    }
     wl::gpt::GPTConfig c = *cfg;
     if (c.vocab_size <= 0) c.vocab_size = 1;
     wl::model::PlanBuilder b(c, mesh_w, mesh_h, [](const std::string&) { return std::string(); }, wl::MachineConfig{}.sram_bytes, train);

@@ -52,18 +52,24 @@ TrainingCheck::TrainingCheck(const CheckSpec& spec, std::string_view source) : s
     try {
         wl::gpt::GPTConfig cfg;
         if (const std::string why = lesson_model_config(spec.dir, t.config, t.mesh_w, t.mesh_h, /*train=*/true, &cfg); !why.empty())
-            throw std::runtime_error("check.txt:" + std::to_string(t.line) + ": " + why);
+            throw std::runtime_error(why);
         s_->tr = std::make_unique<wl::gpt::Trainer>(cfg);
     } catch (const std::exception& e) {
-        v.items.push_back({CheckKind::Fault, false, std::string("The lesson's model could not be built: ") + e.what()});
+        lesson_fault(&v, t.line, std::string("its model could not be built: ") + e.what());
         return;
     }
     // The model's kernels, with the student's text for the one this lesson is about.
     const wl::model::KernelSource base = wl::model::read_kernels(model_kernels_dir(spec.dir));
     const std::string mine(source);
     const wl::model::KernelSource kernels = [&](const std::string& f) { return f == t.kernel ? mine : base(f); };
-    wl::model::PlanResult r =
-        wl::model::plan_model(s_->tr->cfg, t.mesh_w, t.mesh_h, kernels, wl::MachineConfig{}.sram_bytes, /*train=*/true);
+    const auto plan = [&](const wl::model::KernelSource& k) {
+        return wl::model::plan_model(s_->tr->cfg, t.mesh_w, t.mesh_h, k, wl::MachineConfig{}.sram_bytes, /*train=*/true);
+    };
+    wl::model::PlanResult r = plan(kernels);
+    if (!r.ok && !plan(base).ok) {
+        lesson_fault(&v, t.line, r.error);
+        return;
+    }
     if (!r.ok) {
         v.items.push_back({CheckKind::Compile, false,
                            "The model compiler could not use your kernel as " + t.kernel + ": " + r.error +
@@ -134,6 +140,7 @@ void TrainingCheck::finish(Verdict* v) const {
     const Verdict& mine = s_->v;
     v->items.insert(v->items.end(), mine.items.begin(), mine.items.end());
     v->ran = mine.ran;
+    v->lesson_error = mine.lesson_error;
     v->cycles = mine.cycles;
     v->pes = mine.pes;
     v->loss = mine.loss;

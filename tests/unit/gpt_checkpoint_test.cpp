@@ -220,6 +220,14 @@ TEST(GptCheckpoint, WithContextComputesWhatTheModelComputesWithinIt) {
         EXPECT_NE(std::string(e.what()).find("model.n_embd 32 (the weights' 16), model.vocab_size 50 (the weights' 21)"),
                   std::string::npos) << e.what();
     }
+    GPTConfig bpe = shorter;   // the same shape, for another tokenizer: its ids would mean other tokens
+    bpe.tokenizer = "bpe";
+    try {
+        with_context(full, bpe);
+        ADD_FAILURE() << "a config of another tokenizer was taken";
+    } catch (const std::invalid_argument& e) {
+        EXPECT_NE(std::string(e.what()).find("train_input.tokenizer bpe (the weights' char)"), std::string::npos) << e.what();
+    }
 }
 
 }  // namespace

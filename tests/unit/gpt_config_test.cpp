@@ -119,7 +119,7 @@ TEST(GptConfigErrors, ValueOutOfRangeIsPlacedAtItsKey) {
               "test.yaml:3:3: model.n_embd must be a positive multiple of model.n_head");
     EXPECT_EQ(error_of("train_input:\n  tokenizer: words\n"), "test.yaml:2:3: train_input.tokenizer must be char or bpe, got 'words'");
     EXPECT_EQ(error_of("optimizer: {grad_accum_steps: 0}\n"), "test.yaml:1:31: optimizer.grad_accum_steps: expected an integer in 1..65536, got '0'");
-    EXPECT_EQ(error_of("wafer: {mesh: 0x4}\n"), "test.yaml:1:9: wafer.mesh expects WxH, each 1..256, got '0x4'");
+    EXPECT_EQ(error_of("wafer: {mesh: 0x4}\n"), "test.yaml:1:9: wafer.mesh expects WxH, each 1..256 (as in 32x32), got '0x4'");
     EXPECT_EQ(error_of("train_input: {corpus: file}\n"), "test.yaml: train_input.data corpus: file needs data: <path>");
 }
 

@@ -641,6 +641,32 @@ TEST(LessonSet, AMeshTheModelCompilerCannotUseIsALessonError) {
     EXPECT_FALSE(v.passed);
     ASSERT_EQ(v.items.size(), 1u);
     EXPECT_EQ(v.items[0].kind, CheckKind::Fault);
-    EXPECT_EQ(v.items[0].message.rfind("The lesson's model could not be built: check.txt:2: the model compiler cannot plan own.yaml's GPT on a 1x1 mesh", 0), 0u)
+    EXPECT_TRUE(v.lesson_error);
+    EXPECT_EQ(v.items[0].message.rfind("check.txt:2: the lesson's model fails whatever the kernel (its own solution too), so this is the lesson's error, "
+                                       "not yours: its model could not be built: the model compiler cannot plan own.yaml's GPT on a 1x1 mesh", 0), 0u)
         << v.items[0].message;
+}
+
+// A mesh too small to place the model whatever its kernels (found only once they are compiled) is
+// the lesson's error too: the lesson's own kernels are planned when the student's fail, and when
+// theirs fail as well the verdict says so at the line, not "your kernel".
+TEST(LessonSet, AModelTheLessonsOwnKernelsCannotPlaceIsTheLessonsError) {
+    const ModelLessons m("hint h\ntrain own.yaml steps 5 kernel crossentropy.wk mesh 4x4\nloss below 3\n");
+    const LessonSet set = m.load();
+    ASSERT_EQ(set.lessons.size(), 1u);
+    std::ifstream sol(kLessons + "/13-training/solution.wk");
+    const std::string solution((std::istreambuf_iterator<char>(sol)), std::istreambuf_iterator<char>());
+    const Verdict v = check_kernel(set.lessons[0].spec, solution, "mine.wk");
+    EXPECT_FALSE(v.passed);
+    EXPECT_TRUE(v.lesson_error);
+    ASSERT_EQ(v.items.size(), 1u);
+    EXPECT_EQ(v.items[0].message.rfind("check.txt:2: the lesson's model fails whatever the kernel", 0), 0u) << v.items[0].message;
+    EXPECT_NE(v.items[0].message.find("4x4 PEs are too few"), std::string::npos) << v.items[0].message;
+    EXPECT_EQ(v.summary(), "The lesson's check cannot run: the error above is the lesson's; your kernel was not judged.");
+
+    // A kernel of the student's that does not compile, on a mesh that fits, is still the student's.
+    const ModelLessons ok("hint h\ntrain own.yaml steps 5 kernel crossentropy.wk\nloss below 3\n");
+    const Verdict mine = check_kernel(ok.load().lessons[0].spec, "garbage", "mine.wk");
+    EXPECT_FALSE(mine.lesson_error);
+    EXPECT_FALSE(mine.passed);
 }

@@ -64,6 +64,9 @@ TEST(OutputGuard, AFileBeingReadIsNeverTheOutputByAnyName) {
     const std::string other_name = (p.parent_path() / "." / p.filename()).string();
     EXPECT_EQ(refusal({"--out", other_name}, wl::kCheckpointOutput, {{"--config", ckpt.str()}}),
               "--out " + other_name + " is the file --config " + ckpt.str() + " reads: writing the checkpoint would replace it; choose another --out");
+    // A default path's remedy is to give the flag, not "another the default --out".
+    EXPECT_EQ(refusal({"the default --out", ckpt.str()}, wl::kCheckpointOutput, {{"--config", ckpt.str()}}),
+              "the default --out " + ckpt.str() + " is the file --config " + ckpt.str() + " reads: writing the checkpoint would replace it; give --out");
     EXPECT_TRUE(wl::same_file(other_name, ckpt.str()));
     EXPECT_FALSE(wl::same_file(ckpt.str(), ""));
     const std::string dir = p.parent_path().string();

@@ -93,7 +93,7 @@ test('a mesh too small for the model is a clear error, and the app keeps working
   assert.equal(s.model.compiled, true);
   assert.equal(s.model.compiled_mesh, '32x32');
   assert.equal(s.model.error, msg.replace(/^model_compile: /, ''));
-  assert.match(await error(page, 'model_compile', 'gpt-nano', 'big'), /'mesh' must be WxH/);
+  assert.match(await error(page, 'model_compile', 'gpt-nano', 'big'), /'mesh' expects WxH/);
   const f = await call(page, 'model_forward', 'The cat');
   assert.equal(f.logits_identical, f.logits);
   s = await state(page);
