@@ -10,6 +10,7 @@
 #include "engine/core/read_file.h"
 #include "engine/core/thousands.h"
 #include "engine/lang/compile.h"
+#include "engine/lang/literal_limits.h"
 #include "engine/lang/run.h"
 
 #include <algorithm>
@@ -51,6 +52,8 @@ static std::string const_overrides(const std::string& lines, std::map<std::strin
                            std::all_of(name.begin(), name.end(), [](char c) { return std::isalnum((unsigned char)c) || c == '_'; });
         if (!ident) return wl::quote_prefix(kv) + ": expects NAME=VALUE, NAME a constant's name";
         double v = 0;
+        // The kernel's rule for a number's text, so 010 cannot be ten here and eight in the file.
+        if (std::string why = wl::lang::leading_zero_problem(value); !why.empty()) return name + ": " + wl::lang::shown(value) + " " + why;
         if (std::string why = wl::real_or_why(value, wl::NumberRange::any(), &v); !why.empty()) return name + " " + why;
         if (out->count(name) && (*out)[name] != v) return name + " is given twice";
         (*out)[name] = v;

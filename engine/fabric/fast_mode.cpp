@@ -10,6 +10,7 @@
 
 #include "engine/fabric/core_exec.h"
 
+#include "engine/core/simd.h"
 #include "engine/core/thousands.h"
 
 #include <algorithm>
@@ -19,6 +20,36 @@
 namespace wl {
 
 // [SECTION] the port: what a CE sees in fast mode
+
+namespace {
+template <int W>
+__attribute__((always_inline)) inline void add_delay_by(uint64_t* to, const uint64_t* from, size_t n, uint64_t delay) {
+    typedef uint64_t V __attribute__((vector_size(8 * W)));
+    size_t k = 0;
+    for (; k + W <= n; k += W) {
+        V v;
+        std::memcpy(&v, from + k, sizeof v);
+        v += delay;
+        std::memcpy(to + k, &v, sizeof v);
+    }
+    for (; k < n; ++k) to[k] = from[k] + delay;
+}
+#if defined(__x86_64__) && !defined(__EMSCRIPTEN__)
+__attribute__((target("avx2"))) void add_delay4(uint64_t* to, const uint64_t* from, size_t n, uint64_t d) { add_delay_by<4>(to, from, n, d); }
+__attribute__((target("avx512f"))) void add_delay8(uint64_t* to, const uint64_t* from, size_t n, uint64_t d) { add_delay_by<8>(to, from, n, d); }
+#endif
+}  // namespace
+
+void add_delay(uint64_t* to, const uint64_t* from, size_t n, uint64_t delay) {
+#if defined(__x86_64__) && !defined(__EMSCRIPTEN__)
+    switch (simd_level()) {
+    case Simd::Avx512: return add_delay8(to, from, n, delay);
+    case Simd::Avx2: return add_delay4(to, from, n, delay);
+    default: break;
+    }
+#endif
+    add_delay_by<2>(to, from, n, delay);
+}
 
 struct FastPort {
     FastMode& f;
@@ -122,18 +153,20 @@ struct FastCore : CoreExec<FastPort> {
             ce.stats.received += n;
             st.last[slot] = t;
         } else if (v.op == Op::FMOVS && ina >= 0 && out && n) {   // a relay (receive and send on): one pass
-            uint64_t ramp = st.ramp_free, tt = t;
-            port.f.take_each(port.i, ina, n, [&](uint32_t data, uint64_t at) {
-                tt = std::max({tt, at, ramp});   // it arrives, then waits for the ramp
-                ramp = tt + 1;
-                block[nb] = data, block_at[nb] = tt + 1, ++nb;
-                ++tt;
-            });
+            // Element k goes up the ramp at s_k = max(s_{k-1} + 1, its arrival a_k), the first not
+            // before t or the ramp's free cycle: s_k - k is the running maximum of a_j - j, one
+            // compare an element (no chain through the ramp).
+            port.f.take_block(port.i, ina, n, block, block_at);
+            int64_t m = int64_t(std::max(t, st.ramp_free));
+            for (uint32_t k = 0; k < n; ++k) {
+                m = std::max(m, int64_t(block_at[k]) - int64_t(k));
+                block_at[k] = uint64_t(m + int64_t(k)) + 1;   // it enters the router the cycle after
+            }
+            nb = n;
             ce.stats.received += n;
             ce.stats.sent += n;
-            st.last[slot] = tt - 1;
-            t = tt;
-            st.ramp_free = ramp;
+            st.last[slot] = block_at[n - 1] - 1;
+            t = st.ramp_free = block_at[n - 1];
         } else if (v.op == Op::FMOVS && ina < 0 && out && n) {   // the common send from memory: one pass
             // One wavelet up the ramp per cycle: after the first, each goes the cycle after the last.
             const uint64_t t0 = std::max(t, st.ramp_free);

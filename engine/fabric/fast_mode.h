@@ -35,6 +35,10 @@
 
 namespace wl {
 
+// to[k] = from[k] + delay for k < n: a block's stamps as it joins a queue down its path, in the
+// widest vectors the CPU has (simd.h; integer adds, so every width gives the same stamps).
+void add_delay(uint64_t* to, const uint64_t* from, size_t n, uint64_t delay);
+
 struct FastWavelet {
     uint32_t data;
     uint32_t ctrl;      // 1 = control wavelet
@@ -90,14 +94,13 @@ public:
         return t;
     }
 
-    // The first n, all data, in order: f(data, stamp) for each.
-    template <class F>
-    void pop_each(size_t n, F&& f) {
+    // The first n, all data, in order: their data into data[] and their stamps into at[].
+    void pop_block(size_t n, uint32_t* data, uint64_t* at) {
         const size_t first = std::min(n, cap() - head_);
-        const uint32_t* const d = data_.get();   // locals: f's stores could alias the members
-        const uint64_t* const a = at_.get();
-        for (size_t k = head_; k < head_ + first; ++k) f(d[k], a[k]);
-        for (size_t k = 0; k < n - first; ++k) f(d[k], a[k]);
+        std::memcpy(data, data_.get() + head_, first * 4);
+        std::memcpy(data + first, data_.get(), (n - first) * 4);
+        std::memcpy(at, at_.get() + head_, first * 8);
+        std::memcpy(at + first, at_.get(), (n - first) * 8);
         head_ = (head_ + n) & (cap() - 1);
         n_ -= n;
     }
@@ -112,8 +115,7 @@ private:
     size_t cap() const { return cap_; }   // 0 or a power of two
     void put(size_t at, const uint32_t* data, const uint64_t* stamps, size_t n, uint64_t delay) {
         std::memcpy(data_.get() + at, data, n * 4);
-        uint64_t* const a = at_.get() + at;   // a local: the stores could alias the members
-        for (size_t k = 0; k < n; ++k) a[k] = stamps[k] + delay;
+        add_delay(at_.get() + at, stamps, n, delay);
         std::memset(ctrl_.get() + at, 0, n);
     }
     uint64_t get(size_t at, size_t n, uint8_t* to, int64_t step, uint64_t t) const {
@@ -240,11 +242,10 @@ private:
     void deliver(Machine& m, int i, int colour, FastWavelet w);
     void leave(Machine& m, EdgeDrain& d, const FastWavelet& w);   // out through an outbound edge link, at its rate
     FastWavelet take(int pe, int colour);  // the head of a CE queue, off the counts
-    template <class F>
-    void take_each(int pe, int colour, uint32_t n, F&& f) {   // its first n (data), in order, off the counts
+    void take_block(int pe, int colour, uint32_t n, uint32_t* data, uint64_t* at) {   // its first n (data), in order, off the counts
         pe_queued_[size_t(pe)] -= n;
         queued_total_ -= n;
-        ceq_[size_t(pe) * kColours + size_t(colour)].pop_each(n, f);
+        ceq_[size_t(pe) * kColours + size_t(colour)].pop_block(n, data, at);
     }
     // Its first n (data) into memory, off the counts (FastQueue::pop_into).
     uint64_t take_into(int pe, int colour, uint32_t n, uint8_t* to, int64_t step, uint64_t t) {

@@ -44,6 +44,7 @@ struct Expr {
     Builtin builtin = Builtin::None;   // Call
     Op vop = Op::NOP;                  // Call of a vector builtin
     bool konst = false;                // a compile-time constant (per PE instance)
+    bool refused = false;              // Int: a literal the parser refused (too big), already reported: typed Error, so nothing follows from it
 };
 
 // [SECTION] statements

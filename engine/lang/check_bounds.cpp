@@ -4,10 +4,13 @@
 // factor, whose smallest or largest value falls outside the array. Only an access that runs on
 // every pass is judged (none under an if or a while, none in a loop that can break, continue or
 // return, none whose counter the body assigns), in code that runs (what the host block launches,
-// the tasks, and what they call), so each warning is an access the run will make.
+// the tasks, and what they call), so each warning is an access the run will make. An index of
+// constants alone is an error, judged wherever it runs (under an if too: whenever it runs, it
+// overruns): a PE does not check an index, so the run would use another variable's bytes and succeed.
 //
 //   var y: [f32; 4];
 //   for i in 0..5 { y[i] = 0.0; }   // warning: the index reaches 4 (i runs from 0 to 4); 'y' has 4 elements, 0 to 3, ...
+//   y[4] = 0.0;                     // error: index out of range: the index is 4; 'y' has 4 elements, 0 to 3, ...
 //
 // A mem() window whose start, length and stride are known the same way and reach past its array is
 // reported too: a vector op does not fault there, it runs on into the next variable. A window of
@@ -122,24 +125,31 @@ private:
     void expr(const Expr& e) {
         for (const ExprPtr& a : e.args) expr(*a);
         if (e.kind == ExprKind::Call && e.builtin == Builtin::Mem) return window(e);
-        if (e.kind != ExprKind::Index || guarded_ > 0 || !e.sym || e.args.empty()) return;
+        if (e.kind != ExprKind::Index || !e.sym || e.args.empty()) return;
         const auto len = in_.length.find(e.sym);
         if (len == in_.length.end()) return;
         const std::optional<Interval> r = range(*e.args[0]);
-        if (!r || (r->lo >= 0 && r->hi < int64_t(len->second))) return;
+        if (!r) return;
+        const bool constant = r->lo == r->hi && !counted(*e.args[0]);
+        if (guarded_ > 0 && !constant) return;   // a counter's values are the loop's only where every pass runs
+        if (r->lo >= 0 && r->hi < int64_t(len->second)) return;
         if (!seen_.insert({e.line, e.col}).second) return;
         const bool high = r->hi >= int64_t(len->second);
+        if (constant) {
+            d_.error(e.line, e.col, "index out of range: the index is " + std::to_string(r->lo) + "; " + q(e.name) + " has " + elements(len->second) +
+                                        at_ + ", and a PE does not check an index: the access would use the memory " + (high ? "after" : "before") + " it");
+            return;
+        }
         std::string msg = "index out of range: the index " + (high ? "reaches " + std::to_string(r->hi) : "goes down to " + std::to_string(r->lo));
         std::string loops;
         for (const Counter& c : counters_)
             if (mentions(*e.args[0], c.sym))
-                loops += std::string(loops.empty() ? "" : ", ") + c.sym->name + " runs from " + std::to_string(c.lo) + " to " + std::to_string(c.hi);
+                loops += std::string(loops.empty() ? "" : ", ") + shown(c.sym->name) + " runs from " + std::to_string(c.lo) + " to " + std::to_string(c.hi);
         if (!loops.empty()) msg += " (" + loops + ")";
-        msg += "; " + q(e.name) + " has " + std::to_string(len->second) + " element" + (len->second == 1 ? "" : "s") + ", 0 to " +
-               std::to_string(int64_t(len->second) - 1) + at_ + ", so the access reaches past it";
-        // A warning, not an error: a kernel may mean to fault (the tests of run-time faults do),
-        // and the run still says where it went wrong. At the array's name: a binary index's own
-        // place is its operator.
+        msg += "; " + q(e.name) + " has " + elements(len->second) + at_ + ", so the access reaches past it";
+        // A loop's index is a warning: a kernel may mean its last passes to fault (the tests of
+        // run-time faults do), and the run still says where it went wrong. At the array's name: a
+        // binary index's own place is its operator.
         d_.warning(e.line, e.col, msg);
     }
 
@@ -166,16 +176,19 @@ private:
         const bool high = hi >= size;
         std::string from = start->lo == start->hi ? std::to_string(start->lo) : "from " + std::to_string(start->lo) + " to " + std::to_string(start->hi);
         for (const Counter& c : counters_)
-            if (mentions(*e.args[1], c.sym)) from += ", " + c.sym->name + " runs from " + std::to_string(c.lo) + " to " + std::to_string(c.hi);
-        const std::string msg = "mem() window out of range: it reaches " + a + "[" + std::to_string(high ? hi : lo) + "] (start " + from +
+            if (mentions(*e.args[1], c.sym)) from += ", " + shown(c.sym->name) + " runs from " + std::to_string(c.lo) + " to " + std::to_string(c.hi);
+        const std::string msg = "mem() window out of range: it reaches " + shown(a) + "[" + std::to_string(high ? hi : lo) + "] (start " + from +
                                 "; length " + std::to_string(n->lo) + ", stride " + std::to_string(stride->lo) + "); " + q(a) + " has " +
-                                std::to_string(size) + " element" + (size == 1 ? "" : "s") + ", 0 to " + std::to_string(size - 1) + at_ +
+                                elements(size) + at_ +
                                 ", and a vector op does not stop there: it would run into the memory " + (high ? "after" : "before") + " it";
         // A loop's window is a warning, as an index is: a kernel may mean its last passes to fault
         // (the tests of run-time faults do: past SRAM the run names the place).
         if (constant) d_.error(e.line, e.col, msg);
         else d_.warning(e.line, e.col, msg);
     }
+
+    // "4 elements, 0 to 3"
+    static std::string elements(int64_t n) { return std::to_string(n) + " element" + (n == 1 ? "" : "s") + ", 0 to " + std::to_string(n - 1); }
 
     bool counted(const Expr& e) const {
         return std::any_of(counters_.begin(), counters_.end(), [&](const Counter& c) { return mentions(e, c.sym); });

@@ -16,7 +16,7 @@ void Checker::instance_checks(Instance& in) {
     auto for_instance = [&](auto&& check) {
         const size_t first = d_.list().size();
         check();
-        if (!p.params.empty()) d_.note_since(first, {0, 0, "with " + in.name + ", the program placed at " + pe_str(in.first_x, in.first_y)});
+        if (!p.params.empty()) d_.note_since(first, {0, 0, "with " + shown(in.name) + ", the program placed at " + pe_str(in.first_x, in.first_y)});
     };
     uint64_t used = 0;
     bool over = false;
@@ -50,7 +50,7 @@ void Checker::instance_checks(Instance& in) {
                 }
                 total += l * 4;
             }
-            Diagnostic* dg = d_.error(d.line, d.col, "program " + in.name + " needs " + std::to_string(total) + " bytes of SRAM" + at + "; a PE has " +
+            Diagnostic* dg = d_.error(d.line, d.col, "program " + shown(in.name) + " needs " + std::to_string(total) + " bytes of SRAM" + at + "; a PE has " +
                                                          std::to_string(opt_.sram_bytes) + " (over by " + std::to_string(total - opt_.sram_bytes) + " bytes)");
             dg->notes.push_back({0, 0, q(d.name) + " is the variable that crosses the budget"});
         }

@@ -150,7 +150,7 @@ void Checker::place(LayoutStmt& s, std::map<std::string, int>& keys) {
         if (t != p.params[k].ty) { type_mismatch(*b.value, p.params[k].ty, t, "parameter " + q(b.name)); ok = false; }
     }
     for (size_t k = 0; k < p.params.size(); ++k)
-        if (!bound[k]) { d_.error(s.line, s.col, "placing " + q(p.name) + " needs a value for parameter " + q(p.params[k].name) + " (with (" + p.params[k].name + " = ...))"); ok = false; }
+        if (!bound[k]) { d_.error(s.line, s.col, "placing " + q(p.name) + " needs a value for parameter " + q(p.params[k].name) + " (with (" + shown(p.params[k].name) + " = ...))"); ok = false; }
     int x0, x1, y0, y1;
     if (!region_eval(s.region, &x0, &x1, &y0, &y1) || !layout_cond_ok(s) || !ok) return;
     bool reported = false, bad = false;

@@ -44,7 +44,7 @@ void Checker::route_checks() {
                     } else if (!(out_.instances[size_t(inst)].consumed >> c & 1)) {
                         if (once(rc.line, 9))
                             d_.error(rc.tx_line, rc.tx_col, "colour " + cn + " is delivered to the ramp at " + pe_str(x, y) + ", but program " +
-                                                                out_.instances[size_t(inst)].name + " has no task or recv for it");
+                                                                shown(out_.instances[size_t(inst)].name) + " has no task or recv for it");
                     }
                 }
             }

@@ -16,7 +16,7 @@ void Checker::retype(Expr& e, Ty t) {
 }
 
 Ty Checker::coerce(Expr& e, Ty got, Ty want) {
-    if (want != Ty::Error && got != want && is_num(want) && int_literal(e)) {
+    if (want != Ty::Error && got != Ty::Error && got != want && is_num(want) && int_literal(e)) {
         retype(e, want);
         return want;
     }
@@ -37,7 +37,7 @@ Ty Checker::expr(Expr& e, Ty want) {
 
 Ty Checker::expr_inner(Expr& e, Ty want) {
     switch (e.kind) {
-    case ExprKind::Int: e.konst = true; return Ty::I32;
+    case ExprKind::Int: e.konst = true; return e.refused ? Ty::Error : Ty::I32;
     case ExprKind::Float: e.konst = true; return Ty::F32;
     case ExprKind::Bool: e.konst = true; return Ty::Bool;
     case ExprKind::Name: return name(e);

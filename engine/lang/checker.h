@@ -28,7 +28,7 @@
 namespace wl::lang::detail {
 
 inline std::string pe_str(int x, int y) { return "PE (" + std::to_string(x) + "," + std::to_string(y) + ")"; }
-inline std::string q(const std::string& s) { return "'" + s + "'"; }
+inline std::string q(const std::string& s) { return quoted(s); }   // a name, cut when long (diagnostics.h)
 inline bool is_num(Ty t) { return t == Ty::F32 || t == Ty::I32 || t == Ty::U32; }
 inline bool is_int(Ty t) { return t == Ty::I32 || t == Ty::U32; }
 

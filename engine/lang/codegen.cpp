@@ -900,7 +900,7 @@ std::shared_ptr<wl::Program> generate(File& f, Checked& c, Instance& in, const s
         }
         const FnGen& g = *gen;
         if (g.max_regs > kMaxFrameRegs) {
-            d.error(dc.line, dc.col, (dc.kind == DeclKind::Fn ? "function " : "task ") + std::string("'") + dc.name + "' needs " + std::to_string(g.max_regs) +
+            d.error(dc.line, dc.col, (dc.kind == DeclKind::Fn ? "function " : "task ") + quoted(dc.name) + " needs " + std::to_string(g.max_regs) +
                                          " registers; a PE function has at most " + std::to_string(kMaxFrameRegs) + " (split it into smaller functions)");
             continue;
         }
@@ -927,7 +927,7 @@ std::shared_ptr<wl::Program> generate(File& f, Checked& c, Instance& in, const s
         b.ret();
     }
     Program prog = b.finish();
-    for (const std::string& e : b.errors()) d.error(p.line, p.col, "internal code generation error in " + in.name + ": " + e);
+    for (const std::string& e : b.errors()) d.error(p.line, p.col, "internal code generation error in " + shown(in.name) + ": " + e);
     return std::make_shared<wl::Program>(std::move(prog));
 }
 

@@ -43,14 +43,14 @@ static void override_constants(File& ast, const CompileOptions& opt, Diagnostics
             if (!g.is_colour && g.name == name) d = &g;
         if (!d && opt.optional_constants.count(name)) continue;
         if (!d) {
-            diags.error(1, 1, "constant override '" + name + "': the file declares no top-level 'const " + name + "'");
+            diags.error(1, 1, "constant override " + quoted(name) + ": the file declares no top-level " + quoted("const " + name));
             continue;
         }
         const int line = d->value ? d->value->line : d->line, col = d->value ? d->value->col : d->col;
         const Ty t = override_type(*d, v);
         const bool integer = t == Ty::I32 || t == Ty::U32;
         if (const std::string why = t == Ty::F32 ? f32_literal_problem(v) : integer ? int_value_problem(v, t) : ""; !why.empty()) {
-            diags.error(line, col, "constant override '" + name + "': " + detail::num_text(v) + " " + why);
+            diags.error(line, col, "constant override " + quoted(name) + ": " + detail::num_text(v) + " " + why);
             continue;
         }
         auto e = std::make_unique<Expr>();
@@ -153,6 +153,8 @@ bool Compilation::step() {
     if (s.diags.truncated()) {
         Diagnostic more;
         more.file = r.file;
+        // At the last one kept, where the reporting stopped: a place in the file, as every reader expects.
+        if (!r.diagnostics.empty()) more.line = r.diagnostics.back().line, more.col = r.diagnostics.back().col;
         more.severity = s.diags.dropped_errors() ? Severity::Error : Severity::Warning;   // a warning when only warnings went
         more.message = "too many problems; stopped reporting after " + std::to_string(Diagnostics::kMaxReported);
         r.diagnostics.push_back(std::move(more));

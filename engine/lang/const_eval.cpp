@@ -110,6 +110,7 @@ struct Evaluator {
     Value eval(const Expr& e) {
         switch (e.kind) {
         case ExprKind::Int:
+            if (e.refused) return err();   // reported by the parser
             if (e.type == Ty::F32) return Value{Ty::F32, 0, double(float(e.ival))};
             return norm(Value{e.type == Ty::Error ? Ty::I32 : e.type, e.ival, 0});
         case ExprKind::Float: return norm(Value{Ty::F32, 0, e.fval});

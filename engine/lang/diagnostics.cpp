@@ -1,9 +1,17 @@
-// diagnostics.cpp: rendering a diagnostic as text (for CLIs and tests) and as JSON (the CLI's --json, the app's state()).
+// diagnostics.cpp: quoting the file's text in a message; rendering a diagnostic as text (for CLIs
+// and tests) and as JSON (the CLI's --json, the app's state()).
 #include "engine/lang/diagnostics.h"
+
+#include "engine/core/parse_number.h"
 
 #include <nlohmann/json.hpp>
 
 namespace wl::lang {
+
+static constexpr size_t kShownBytes = 40;   // docs/reliability.md: a long value in a message is cut to 40 bytes
+
+std::string quoted(std::string_view text) { return wl::quote_prefix(text, kShownBytes); }
+std::string shown(std::string_view text) { return text.size() <= kShownBytes ? std::string(text) : wl::quote_prefix(text, kShownBytes); }
 
 std::string format_diagnostic(const Diagnostic& d) {
     std::string s = d.file + ":" + std::to_string(d.line) + ":" + std::to_string(d.col) + ": " +

@@ -5,6 +5,7 @@
 #include <nlohmann/json_fwd.hpp>
 #include <set>
 #include <string>
+#include <string_view>
 #include <tuple>
 #include <vector>
 
@@ -64,6 +65,13 @@ private:
     int errors_ = 0;
     bool truncated_ = false, dropped_errors_ = false;
 };
+
+// Text of the file in a message: a name quoted ('main'), a literal's digits as written (099).
+// Either is cut past 40 bytes and its size said, quoted: 'vvvv...' (1000000 bytes) (wl::quote_prefix),
+// so an identifier of a megabyte makes a line of a hundred bytes, not a megabyte of stderr.
+// Every diagnostic that shows a name or a literal goes through one of the two.
+std::string quoted(std::string_view text);   // 'abc'
+std::string shown(std::string_view text);    // abc: where a message names it bare (program p needs ...)
 
 // "file:line:col: error: message" plus "  note: ..." lines (for CLIs and tests).
 std::string format_diagnostic(const Diagnostic& d);

@@ -1,10 +1,12 @@
 // lexer.cpp: a hand-written scanner. One pass, no backtracking, linear in the
 // input (a 10 MB file is fine). Positions are 1-based lines and byte columns.
 // A UTF-8 byte-order mark that opens the file (editors on Windows write one) is
-// skipped and is not a column; anywhere else it is an error that says what it is.
+// skipped and is not a column; anywhere else it is an error that says what it is. Integers are
+// decimal or 0x hex: a leading 0 (010) is an error, not C's octal (literal_limits.h).
 #include "engine/lang/lexer.h"
 
 #include "engine/lang/builtins.h"
+#include "engine/lang/literal_limits.h"
 
 #include <cstring>
 
@@ -242,9 +244,13 @@ struct Scanner {
         }
         if (pos < src.size() && (is_alpha(src[pos]) || is_digit(src[pos]))) {
             while (pos < src.size() && (is_alpha(src[pos]) || is_digit(src[pos]))) pos++;
-            error(l, c, "malformed number '" + std::string(src.substr(start, pos - start)) + "'");
+            error(l, c, "malformed number " + quoted(src.substr(start, pos - start)));
             return make(Tok::Error, start, l, c);
         }
+        // 010 is 8 in C and 10 to a reader: neither, here. Still an integer token, so the parse goes on.
+        if (!is_float)
+            if (const std::string why = leading_zero_problem(src.substr(start, pos - start)); !why.empty())
+                error(l, c, "integer literal " + shown(src.substr(start, pos - start)) + " " + why);
         return make(is_float ? Tok::Float : Tok::Int, start, l, c);
     }
 };

@@ -3,8 +3,10 @@
 
 #include "engine/lang/checker.h"
 
+#include <algorithm>
 #include <cfloat>
 #include <cmath>
+#include <cstdio>
 
 namespace wl::lang {
 
@@ -20,6 +22,22 @@ std::string int_value_problem(double v, Ty t) {
     if (v != std::trunc(v)) return std::string("is not an integer: ") + ty_name(t) + " holds whole numbers";
     if (!detail::int_fits(t, v)) return std::string("does not fit in ") + ty_name(t) + " " + detail::int_range(t);
     return "";
+}
+
+std::string leading_zero_problem(std::string_view text) {
+    const std::string sign = !text.empty() && text[0] == '-' ? "-" : "";
+    const std::string_view digits = text.substr(sign.size());
+    if (digits.size() < 2 || digits[0] != '0' || digits.find_first_not_of("0123456789") != std::string_view::npos) return "";
+    const std::string_view rest = digits.substr(std::min(digits.find_first_not_of('0'), digits.size() - 1));   // 000: 0
+    std::string why = "has a leading 0, which is not octal here: write " + shown(sign + std::string(rest));
+    // What C would have read, where it reads one (octal digits, 32 bits) and it is another number (010 up).
+    if (rest.find_first_of("89") == std::string_view::npos && rest.size() <= 11) {
+        const unsigned long long v = std::stoull(std::string(rest), nullptr, 8);
+        char hex[24];
+        std::snprintf(hex, sizeof hex, "0x%llX", v);
+        if (v >= 8 && v <= 0xffffffffull) why += ", or " + sign + hex + " for C's octal " + shown(text);
+    }
+    return why;
 }
 
 }  // namespace wl::lang

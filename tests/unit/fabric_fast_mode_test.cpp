@@ -360,12 +360,15 @@ TEST(FastMode, QueueKeepsOrderAcrossWrapAndGrowth) {
                 model.pop_front();
             }
             EXPECT_EQ(t, latest);
-        } else if (round % 4 == 0) {   // one by one through a callback: data and stamps
-            q.pop_each(take, [&](uint32_t data, uint64_t at) {
-                EXPECT_EQ(data, model.front().data);
-                EXPECT_EQ(at, model.front().at);
+        } else if (round % 4 == 0) {   // a block: data and stamps, in order, across the ring's wrap
+            std::vector<uint32_t> data(take);
+            std::vector<uint64_t> at(take);
+            q.pop_block(take, data.data(), at.data());
+            for (size_t k = 0; k < take; ++k) {
+                EXPECT_EQ(data[k], model.front().data);
+                EXPECT_EQ(at[k], model.front().at);
                 model.pop_front();
-            });
+            }
         } else {
             for (size_t k = 0; k < take; ++k) {
                 const FastWavelet w = q.pop();

@@ -1,5 +1,6 @@
-// lang_lexer_test.cpp: tokens keep their positions; highlighting classes.
+// lang_lexer_test.cpp: tokens keep their positions; numbers; highlighting classes.
 #include "engine/lang/lexer.h"
+#include "engine/lang/literal_limits.h"
 
 #include <gtest/gtest.h>
 
@@ -28,6 +29,43 @@ TEST(LangLexer, NumbersAndOperators) {
     ASSERT_EQ(toks.size(), want.size());
     for (size_t k = 0; k < want.size(); ++k) EXPECT_EQ(toks[k].kind, want[k]) << k;
     EXPECT_EQ(d.errors(), 0);
+}
+
+// An integer with a leading 0 is C's octal to some readers and decimal to others: an error at its
+// place that says what to write, still an integer token (the parse goes on). 0, hex and floats are fine.
+TEST(LangLexer, ALeadingZeroIsNotOctal) {
+    Diagnostics ok;
+    auto toks = lex("0 0x08 0X1f 09.5 0.5 010e2 0e0 0..4", ok);
+    EXPECT_EQ(ok.errors(), 0) << (ok.list().empty() ? "" : ok.list()[0].message);
+    std::vector<Tok> want = {Tok::Int, Tok::Int, Tok::Int, Tok::Float, Tok::Float, Tok::Float, Tok::Float, Tok::Int, Tok::DotDot, Tok::Int, Tok::Eof};
+    ASSERT_EQ(toks.size(), want.size());
+    for (size_t k = 0; k < want.size(); ++k) EXPECT_EQ(toks[k].kind, want[k]) << k;
+
+    Diagnostics d;
+    toks = lex("a = 08;\n  b = 010 + 00;", d);
+    ASSERT_EQ(d.errors(), 3);
+    EXPECT_EQ(d.list()[0].line, 1);
+    EXPECT_EQ(d.list()[0].col, 5);
+    EXPECT_EQ(d.list()[0].message, "integer literal 08 has a leading 0, which is not octal here: write 8");
+    EXPECT_EQ(d.list()[1].line, 2);
+    EXPECT_EQ(d.list()[1].col, 7);
+    EXPECT_EQ(d.list()[1].message, "integer literal 010 has a leading 0, which is not octal here: write 10, or 0x8 for C's octal 010");
+    EXPECT_EQ(d.list()[2].message, "integer literal 00 has a leading 0, which is not octal here: write 0");
+    EXPECT_EQ(toks[2].kind, Tok::Int);
+
+    // The rule's one place, which --const's values go through too (a sign allowed there).
+    EXPECT_EQ(leading_zero_problem("0123"), "has a leading 0, which is not octal here: write 123, or 0x53 for C's octal 0123");
+    EXPECT_EQ(leading_zero_problem("-010"), "has a leading 0, which is not octal here: write -10, or -0x8 for C's octal -010");
+    EXPECT_EQ(leading_zero_problem("07"), "has a leading 0, which is not octal here: write 7");   // the same number either way
+    EXPECT_EQ(leading_zero_problem("040000000000"), "has a leading 0, which is not octal here: write 40000000000");   // past 32 bits as octal
+    for (const char* fine : {"0", "-0", "10", "0x10", "09.5", "0.5", "010e2", "", "-"}) EXPECT_EQ(leading_zero_problem(fine), "") << fine;
+    const std::string zeros = std::string(1000000, '0') + "10";   // a megabyte of them: cut in the message
+    EXPECT_LT(leading_zero_problem(zeros).size(), 200u);
+    Diagnostics big;
+    lex(zeros, big);
+    ASSERT_EQ(big.errors(), 1);
+    EXPECT_LT(big.list()[0].message.size(), 300u);
+    EXPECT_NE(big.list()[0].message.find("(1000002 bytes)"), std::string::npos) << big.list()[0].message;
 }
 
 TEST(LangLexer, BadBytesAreOneDiagnosticPerRun) {
