@@ -66,6 +66,7 @@ static int run_or_check(const Args& args, bool check_only) {
     std::string src, error;
     if (!wl::read_file(path, wl::kMaxSourceBytes, "kernel", &src, &error)) {
         std::fprintf(stderr, "waferlab-cli %s: error: %s\n", check_only ? "check" : "run", error.c_str());
+        if (args.has("json")) std::printf("%s\n", wl::json_text({{"ok", false}, {"errors", 1}, {"error", error}}).c_str());   // a reader of --json gets an answer
         return 2;
     }
     wl::lang::CompileOptions co;
