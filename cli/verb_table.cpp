@@ -194,6 +194,12 @@ const std::vector<Verb>& verb_table() {
                int_flag("reps", 1, 1000, "repetitions, best kept (default 5)"),
                kJson},
               bench_compile},
+             {"published", "our kernels at the sizes of cycle counts published for the real machine: ours, theirs, the ratio (docs/fidelity.md)",
+              nullptr, false, nullptr,
+              {{"dir", Value::Text, "the kernels (default examples/published)"},
+               {"markdown", Value::Switch, "docs/fidelity.md's table"},
+               kJson},
+              bench_published},
          }},
     };
     return verbs;
@@ -234,6 +240,7 @@ const std::vector<FlagRule>& flag_rules() {
         {"forward", "sparsity-seed", Rule::Needs, "sparsity-mask=random", kMagnitude},
         {"compile-model", "sparsity-mask", Rule::Needs, "sparsity", kSparse},
         {"isa", "json", Rule::Conflicts, "format", "--format prints the Markdown page, --json the table"},
+        {"bench published", "json", Rule::Conflicts, "markdown", "--markdown prints the table docs/fidelity.md holds, --json the rows"},
         {"bench gpt", "python", Rule::Conflicts, "no-torch", "--python names the PyTorch that --no-torch skips"},
         {"check", "json", Rule::Conflicts, "disasm", "--disasm prints the listing as text, --json the verdict"},
         {"compare", "kernels", Rule::Needs, "mode=infer", "a forward is what compare emulates on the mesh with them; a training step is modelled"},

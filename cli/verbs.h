@@ -95,6 +95,7 @@ int verb_lesson_check(const Args& args);   // verb_lesson.cpp
 int bench_gpt(const Args& args);       // bench_gpt.cpp
 int bench_fabric(const Args& args);    // bench_fabric.cpp
 int bench_compile(const Args& args);   // bench_compile.cpp
+int bench_published(const Args& args);   // bench_published.cpp: our kernels at the sizes of published WSE cycle counts
 int bench_fast(const Args& args);      // bench_fast.cpp: fast mode vs cycle mode vs plain C++
 int bench_mesh_gpt(const Args& args);  // bench_mesh_gpt.cpp: the GPT forward on the mesh vs the reference
 int bench_sparsity(const Args& args);  // bench_sparsity.cpp: cycles and wavelets of the mesh forward against weight density

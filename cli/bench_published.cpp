@@ -1,0 +1,156 @@
+// bench_published.cpp: `waferlab-cli bench published [--json | --markdown] [--dir examples/published]`
+//   Runs the kernels of examples/published/ at the sizes of cycle counts published for the real
+//   machine, and prints ours beside theirs: cycle mode with the plain code generator and with
+//   --optimise, and whether fast mode's estimate is the same count. docs/fidelity.md gives each
+//   figure's source, what its timestamps cover, and why each ratio is what it is; its table is
+//   this verb's --markdown (a test keeps the two the same). A benchmark: it measures, it asserts
+//   nothing about the ratios.
+#include "cli/verbs.h"
+
+#include "engine/core/json_text.h"
+#include "engine/core/read_file.h"
+#include "engine/core/thousands.h"
+#include "engine/lang/compile.h"
+#include "engine/lang/run.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace wlcli {
+
+namespace {
+
+// One published cycle count and the size that gave it. docs/fidelity.md cites each source.
+struct Published {
+    int figure;
+    const char* kernel;                      // in --dir
+    std::map<std::string, double> consts;    // the size, as --const
+    const char* size;                        // the size in words
+    double cycles;                           // the published count
+};
+
+const std::vector<Published>& published() {
+    // 1: csl-examples benchmarks/single-tile-matvec, WSE-2 simfabric, 10 x 10 PEs, 10 iterations:
+    //    max cycles over PEs (github.com/lingzhi227/MIMD_dataflow 2benchmarks/14-single-tile-matvec/out.csv).
+    // 2: github.com/Elia-Belli/stencil-cerebras Stencil2D, WSE-2 simfabric, a 256 x 256 grid, one
+    //    iteration: max cycles over PEs (Stencil2D/run_test_log.csv).
+    static const std::vector<Published> rows = {
+        {1, "matvec_single_tile.wk", {{"N", 10}}, "N = 10", 1698},
+        {1, "matvec_single_tile.wk", {{"N", 40}}, "N = 40", 16788},
+        {1, "matvec_single_tile.wk", {{"N", 100}}, "N = 100", 101448},
+        {2, "stencil2d.wk", {{"K", 4}}, "4 x 4 PEs", 35052},
+        {2, "stencil2d.wk", {{"K", 8}}, "8 x 8 PEs", 11501},
+        {2, "stencil2d.wk", {{"K", 12}}, "12 x 12 PEs", 8782},
+        {2, "stencil2d.wk", {{"K", 16}}, "16 x 16 PEs", 4140},
+        {2, "stencil2d.wk", {{"K", 20}}, "20 x 20 PEs", 3375},
+        {2, "stencil2d.wk", {{"K", 24}}, "24 x 24 PEs", 3437},
+        {2, "stencil2d.wk", {{"K", 28}}, "28 x 28 PEs", 2546},
+        {2, "stencil2d.wk", {{"K", 32}}, "32 x 32 PEs", 1797},
+    };
+    return rows;
+}
+
+struct Measured {
+    uint64_t plain = 0, optimised = 0;
+    bool fast_same = false;   // fast mode's estimate equals cycle mode's count, both code generators
+};
+
+// The kernel at its size: cycles in cycle mode, plain and --optimise, and fast mode beside. Empty
+// error, or what failed (a compile error at its line:col, a fault at its PE).
+std::string measure(const std::string& path, const std::string& src, const Published& p, Measured* m) {
+    uint64_t cycles[2][2] = {};
+    for (int opt = 0; opt < 2; ++opt) {
+        wl::lang::CompileOptions co;
+        co.constants = p.consts;
+        co.optimise = opt == 1;
+        const wl::lang::CompileResult cr = wl::lang::compile(src, path, co);
+        if (!cr.ok()) {
+            for (const wl::lang::Diagnostic& d : cr.diagnostics)
+                if (d.severity == wl::lang::Severity::Error) return wl::lang::format_diagnostic(d);
+            return path + ": did not compile";
+        }
+        for (int fast = 0; fast < 2; ++fast) {
+            wl::lang::RunOptions ro;
+            ro.mode = fast ? wl::RunMode::Fast : wl::RunMode::Cycle;
+            const wl::lang::RunReport r = wl::lang::run_kernel(cr, ro);
+            if (!r.ok) return r.error;
+            cycles[opt][fast] = r.cycles;
+        }
+    }
+    m->plain = cycles[0][0];
+    m->optimised = cycles[1][0];
+    m->fast_same = cycles[0][1] == cycles[0][0] && cycles[1][1] == cycles[1][0];
+    return "";
+}
+
+// A row's cells as both tables show them: figure, kernel, size, published, ours, ratio, ours
+// --optimise, ratio, fast mode.
+std::vector<std::string> cells(const nlohmann::json& r) {
+    const auto ratio = [](double x) {
+        char b[32];
+        std::snprintf(b, sizeof b, "%.2f", x);
+        return std::string(b);
+    };
+    return {std::to_string(int(r["figure"])), r["kernel"].get<std::string>(), r["size"].get<std::string>(),
+            wl::thousands(uint64_t(r["published_cycles"].get<double>())), wl::thousands(r["cycles"].get<uint64_t>()),
+            ratio(r["ratio"]), wl::thousands(r["cycles_optimised"].get<uint64_t>()), ratio(r["ratio_optimised"]),
+            r["fast_mode_same"].get<bool>() ? "the same" : "differs"};
+}
+
+}  // namespace
+
+int bench_published(const Args& args) {
+    const std::string dir = args.get("dir", "examples/published");
+    nlohmann::json rows = nlohmann::json::array();
+    std::map<std::string, std::string> sources;
+    for (const Published& p : published()) {
+        const std::string path = dir + "/" + p.kernel;
+        if (!sources.count(path)) {
+            std::string error;
+            if (!wl::read_file(path, wl::kMaxSourceBytes, "kernel", &sources[path], &error)) {
+                std::fprintf(stderr, "bench published: %s (run from the repository root, or pass --dir)\n", error.c_str());
+                return 1;
+            }
+        }
+        Measured m;
+        if (const std::string why = measure(path, sources[path], p, &m); !why.empty()) {
+            std::fprintf(stderr, "bench published: figure %d, %s: %s\n", p.figure, p.size, why.c_str());
+            return 1;
+        }
+        rows.push_back({{"figure", p.figure}, {"kernel", p.kernel}, {"size", p.size}, {"consts", p.consts},
+                        {"published_cycles", p.cycles}, {"cycles", m.plain}, {"cycles_optimised", m.optimised},
+                        {"ratio", double(m.plain) / p.cycles}, {"ratio_optimised", double(m.optimised) / p.cycles},
+                        {"fast_mode_same", m.fast_same}});
+    }
+    if (args.has("json")) {
+        std::printf("%s\n", wl::json_text({{"bench", "published"}, {"rows", rows}}).c_str());
+        return 0;
+    }
+    if (args.has("markdown")) {   // docs/fidelity.md's table, as it is there
+        std::printf("| figure | kernel | size | published | ours | ratio | ours, `--optimise` | ratio | fast mode |\n");
+        std::printf("|---|---|---|---:|---:|---:|---:|---:|---|\n");
+        for (const auto& r : rows) {
+            std::vector<std::string> c = cells(r);
+            c[1] = "`" + c[1] + "`";
+            std::string line = "|";
+            for (const std::string& x : c) line += " " + x + " |";
+            std::printf("%s\n", line.c_str());
+        }
+        return 0;
+    }
+    std::printf("bench published: our kernels at the sizes of published cycle counts (sources: docs/fidelity.md)\n");
+    std::printf("%-3s %-24s %-12s %10s %10s %6s %12s %6s  %s\n", "fig", "kernel", "size", "published", "ours", "ratio", "--optimise",
+                "ratio", "fast mode");
+    for (const auto& r : rows) {
+        const std::vector<std::string> c = cells(r);
+        std::printf("%-3s %-24s %-12s %10s %10s %6s %12s %6s  %s\n", c[0].c_str(), c[1].c_str(), c[2].c_str(), c[3].c_str(), c[4].c_str(),
+                    c[5].c_str(), c[6].c_str(), c[7].c_str(), c[8].c_str());
+    }
+    return 0;
+}
+
+}  // namespace wlcli
