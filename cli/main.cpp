@@ -15,7 +15,7 @@ int main(int argc, char** argv) {
     try {
         return cl.verb->run(cl.args);
     } catch (const std::exception& e) {
-        std::fprintf(stderr, "waferlab-cli %s: error: %s\n", cl.verb->name, e.what());
+        std::fprintf(stderr, "waferlab-cli %s: error: %s\n", cl.args.verb.c_str(), e.what());   // the whole verb: "lesson check", not "check"
         return 1;
     }
 }
