@@ -114,14 +114,18 @@ int bench_fast(const Args& args) {
     const std::string path = args.get("kernel", "examples/summa.wk");
     std::string src, error;
     if (!wl::read_file(path, wl::kMaxSourceBytes, "kernel", &src, &error)) {
-        std::fprintf(stderr, "bench fast: %s (run from the repository root, or pass --kernel)\n", error.c_str());
+        std::fprintf(stderr, "bench fast: %s%s\n", error.c_str(), args.has("kernel") ? "" : " (run from the repository root, or pass --kernel)");
         return 2;
     }
     wl::lang::CompileOptions co;
     co.constants = {{"P", P}, {"B", B}};
     wl::lang::CompileResult cr = wl::lang::compile(src, path, co);
     if (!cr.ok()) {
-        std::fprintf(stderr, "bench fast: %s\n", cr.diagnostics.empty() ? "compile failed" : wl::lang::format_diagnostic(cr.diagnostics[0]).c_str());
+        // The flags set the kernel's constants P and B: a size it cannot take is said as theirs.
+        const auto e = std::find_if(cr.diagnostics.begin(), cr.diagnostics.end(),
+                                    [](const wl::lang::Diagnostic& d) { return d.severity == wl::lang::Severity::Error; });
+        std::fprintf(stderr, "bench fast: the kernel with --p %d --b %d (its constants P and B): %s\n", P, B,
+                     e == cr.diagnostics.end() ? "compile failed" : wl::lang::format_diagnostic(*e).c_str());
         return 1;
     }
     co.optimise = true;

@@ -1,6 +1,7 @@
 // command_line.cpp: see command_line.h.
 #include "cli/command_line.h"
 
+#include "engine/core/parse_number.h"
 #include "engine/gpt/gpt_config.h"
 
 #include <CLI/CLI.hpp>
@@ -264,7 +265,9 @@ CommandLine parse_command_line(const std::vector<Verb>& verbs, int argc, const c
             value.clear();
             for (const std::string& r : o->results()) {
                 if (r.find('=') == std::string::npos) {
-                    cl.err = verb_path(c) + ": error: --" + f.name + " '" + r.substr(0, 40) + "' sets nothing: give key=value[,key=value...]\n";
+                    // --set takes comma lists of keys; --const one NAME=VALUE an occurrence
+                    const char* form = std::string(f.name) == "const" ? "NAME=VALUE" : "key=value[,key=value...]";
+                    cl.err = verb_path(c) + ": error: --" + f.name + " " + wl::quote_prefix(r) + " sets nothing: give " + form + "\n";
                     cl.status = 2;
                     cl.verb = nullptr;
                     return cl;

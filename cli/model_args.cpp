@@ -55,6 +55,7 @@ LoadedModel load_model(const Args& args) {
         GPTConfig cfg = m.model->cfg;
         if (args.has("config")) cfg = config_from(args);
         else apply_cli_overrides(args, &cfg);
+        if (cfg.vocab_size == 0) cfg.vocab_size = m.tokenizer->vocab_size();   // 0: the tokenizer's, GPT-2's here
         const int positions = m.model->maxT;
         try {
             m.model = with_context(*m.model, cfg);

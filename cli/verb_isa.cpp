@@ -13,8 +13,10 @@ namespace wlcli {
 
 int verb_isa(const Args& args) {
     const bool md = (!args.positional.empty() && args.positional[0] == "markdown") || args.get("format") == "markdown";
-    if (md && args.has("json"))   // as the flag rule for --format: one or the other
-        throw std::runtime_error("markdown and --json cannot both apply: markdown prints docs/cost-model.md, --json the table; give one");
+    if (md && args.has("json")) {   // as the flag rule for --format: one or the other, a usage error's exit
+        std::fprintf(stderr, "waferlab-cli isa: error: markdown and --json cannot both apply: markdown prints docs/cost-model.md, --json the table; give one\n");
+        return 2;
+    }
     if (md) {
         std::fputs(wl::isa_markdown().c_str(), stdout);
         return 0;

@@ -111,7 +111,7 @@ const std::vector<Verb>& verb_table() {
           kSet,
           {"gpu", Value::Text, "a100, a100-40gb, h100 or same-silicon (default a100)"},
           {"profile", Value::Text, "reference-fp32, pytorch-bf16, tuned-bf16 or flash1-bf16 (default tuned-bf16)"},
-          int_flag("batch", 1, 1000000, "sequences per GPU (default: what fits)"),
+          int_flag("batch", 1, 1000000, "sequences per GPU (default: the config's train_input.batch_size)"),
           int_flag("gpus", 1, 100000, "data-parallel GPUs (default 1)"),
           int_flag("accum", 1, 65536, "gradient-accumulation micro-batches (default: the config's optimizer.grad_accum_steps)"),
           {"mode", Value::Text, "a training step or one forward (default train)", "train|infer"},

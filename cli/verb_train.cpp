@@ -214,26 +214,37 @@ int verb_train(const Args& args) {
     const auto t_start = Clock::now();
     const char* eval_split = "";   // the evaluation in progress, for its progress line
     int eval_batch = 0;
-    auto on_mesh = [&](const int* in, const int* tg, int B, int T) {   // one evaluation batch's mean loss
+    auto eval_shown = Clock::now();
+    // A long evaluation (GPT-small's on the mesh: minutes a batch; runconfig.eval_steps up to 10^6)
+    // says where it is: on a terminal as a live line, elsewhere a line every 10 s, as `run` does.
+    auto eval_progress = [&] {
+        if (Clock::now() - eval_shown < (tty ? std::chrono::milliseconds(250) : std::chrono::milliseconds(10000))) return;
+        std::fprintf(stderr, "%s  evaluating at step %lld: the %s split's batch %d of %d (runconfig.eval_steps)%s", tty ? "\r\033[K" : "",
+                     (long long)tr->step, eval_split, eval_batch, cfg.eval_iters, tty ? "" : "\n");
+        std::fflush(stderr);
+        eval_shown = Clock::now();
+    };
+    auto on_reference = [&](const int* in, const int* tg, int B, int T) {   // one evaluation batch's mean loss
+        ++eval_batch;
+        eval_progress();
+        tr->model->forward(in, tg, B, T);
+        return tr->model->mean_loss;
+    };
+    auto on_mesh = [&](const int* in, const int* tg, int B, int T) {
         const std::string failed = "evaluate on the mesh, step " + std::to_string(tr->step) + ": ";
         if (!mesh->begin_eval(in, tg, B, T)) throw std::runtime_error(failed + mesh->error());
         ++eval_batch;
-        auto shown = Clock::now();
-        while (mesh->busy()) {   // a launch at a time; a long evaluation (GPT-small's: minutes a batch) says where it is
+        while (mesh->busy()) {   // a launch at a time
             if (!mesh->run_slice(1)) throw std::runtime_error(failed + mesh->error());
-            if (!tty || Clock::now() - shown < std::chrono::milliseconds(250)) continue;
-            std::fprintf(stderr, "\r\033[K  evaluating at step %lld: the %s split's batch %d of %d", (long long)tr->step, eval_split,
-                         eval_batch, cfg.eval_iters);
-            std::fflush(stderr);
-            shown = Clock::now();
+            eval_progress();
         }
         return mesh->last_eval();
     };
     auto evaluate = [&]() {
         eval_split = "train", eval_batch = 0;
-        train_loss = mesh ? tr->eval_loss(Split::Train, on_mesh) : tr->eval_loss(Split::Train);
+        train_loss = mesh ? tr->eval_loss(Split::Train, on_mesh) : tr->eval_loss(Split::Train, on_reference);
         eval_split = "validation", eval_batch = 0;
-        val_loss = mesh ? tr->eval_loss(Split::Val, on_mesh) : tr->eval_loss(Split::Val);
+        val_loss = mesh ? tr->eval_loss(Split::Val, on_mesh) : tr->eval_loss(Split::Val, on_reference);
         // A step's loss is taken before its update: the last update's overflow shows only here, and
         // is never saved over the last good checkpoint (nor are weights that overflow from the start).
         if (!std::isfinite(train_loss) || !std::isfinite(val_loss)) {

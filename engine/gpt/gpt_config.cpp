@@ -205,6 +205,9 @@ void check(const GPTConfig& c, const std::function<void(const char*, const std::
         fail("wafer.execution", "must be resident or streaming, got " + quote_prefix(c.execution));
     if (c.schedule != "pipelined" && c.schedule != "sequential")
         fail("wafer.schedule", "must be pipelined or sequential, got " + quote_prefix(c.schedule));
+    else if (c.schedule == "pipelined" && c.execution == "streaming")   // it would run sequential without a word
+        fail("wafer.schedule", "pipelined does not apply to wafer.execution streaming: a streamed model runs one layer at a time, "
+                               "its ops one after another (sequential); give one");
 }
 
 }  // namespace

@@ -21,6 +21,13 @@ CharTokenizer::CharTokenizer(std::string chars) : chars_(std::move(chars)) {
     for (size_t i = 0; i < chars_.size(); i++) {
         unsigned char c = chars_[i];
         if (index_[c] >= 0) throw std::runtime_error("char tokenizer: vocabulary repeats a character");
+        // from_text's order, the only one a model was trained with: another order makes every id another character
+        if (i > 0 && c < (unsigned char)chars_[i - 1]) {
+            char buf[256];
+            std::snprintf(buf, sizeof buf, "char tokenizer: the vocabulary is not in byte order (0x%02x at position %zu comes after 0x%02x): "
+                          "a model's vocabulary is its text's distinct bytes, sorted", c, i, (unsigned char)chars_[i - 1]);
+            throw std::runtime_error(buf);
+        }
         index_[c] = int(i);
     }
 }

@@ -295,4 +295,7 @@ TEST(CliCommandLine, RepeatedSetsAllApply) {
         EXPECT_EQ(cl.verb, nullptr) << nothing;
         EXPECT_NE(cl.err.find("sets nothing: give key=value"), std::string::npos) << cl.err;
     }
+    cl = parse({"check", "examples/summa.wk", "--const", "P"});   // --const's form, not --set's comma list
+    EXPECT_EQ(cl.verb, nullptr);
+    EXPECT_NE(cl.err.find("--const 'P' sets nothing: give NAME=VALUE"), std::string::npos) << cl.err;
 }

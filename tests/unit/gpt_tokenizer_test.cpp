@@ -43,6 +43,12 @@ TEST(GptCharTokenizer, RejectsUnknownCharactersAndIds) {
     }
     EXPECT_THROW(t.decode({0, 3}), std::runtime_error);
     EXPECT_THROW(CharTokenizer("aba"), std::runtime_error);
+    try {   // a checkpoint's vocabulary in another order: every id would mean another character
+        CharTokenizer("cba");
+        FAIL() << "no error for a vocabulary out of byte order";
+    } catch (const std::runtime_error& e) {
+        EXPECT_NE(std::string(e.what()).find("not in byte order (0x62 at position 1 comes after 0x63)"), std::string::npos) << e.what();
+    }
     EXPECT_THROW(make_tokenizer("words", ""), std::runtime_error);
 }
 
