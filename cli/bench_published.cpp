@@ -31,6 +31,7 @@ struct Published {
     std::map<std::string, double> consts;    // the size, as --const
     const char* size;                        // the size in words
     double cycles;                           // the published count
+    const char* repeats = nullptr;           // a steady-state period: this constant's 10 and 30 runs' difference over 20
 };
 
 const std::vector<Published>& published() {
@@ -38,6 +39,8 @@ const std::vector<Published>& published() {
     //    max cycles over PEs (github.com/lingzhi227/MIMD_dataflow 2benchmarks/14-single-tile-matvec/out.csv).
     // 2: github.com/Elia-Belli/stencil-cerebras Stencil2D, WSE-2 simfabric, a 256 x 256 grid, one
     //    iteration: max cycles over PEs (Stencil2D/run_test_log.csv).
+    // 3: WaferLLM's MeshGEMV (github.com/MeshInfra/WaferLLM MeshGEMV/WSE-3), WSE-3 hardware, g = 8,
+    //    M = N = P: the mean period of 100 repeats (github.com/FxPiGaAo/WaferLLM MeshGEMV/WSE-3/wse_result.json).
     static const std::vector<Published> rows = {
         {1, "matvec_single_tile.wk", {{"N", 10}}, "N = 10", 1698},
         {1, "matvec_single_tile.wk", {{"N", 40}}, "N = 40", 16788},
@@ -50,37 +53,44 @@ const std::vector<Published>& published() {
         {2, "stencil2d.wk", {{"K", 24}}, "24 x 24 PEs", 3437},
         {2, "stencil2d.wk", {{"K", 28}}, "28 x 28 PEs", 2546},
         {2, "stencil2d.wk", {{"K", 32}}, "32 x 32 PEs", 1797},
+        {3, "meshgemv.wk", {{"P", 16}}, "P = 16", 240.96, "REPS"},
+        {3, "meshgemv.wk", {{"P", 144}}, "P = 144", 601.95, "REPS"},
     };
     return rows;
 }
 
 struct Measured {
-    uint64_t plain = 0, optimised = 0;
+    double plain = 0, optimised = 0;
     bool fast_same = false;   // fast mode's estimate equals cycle mode's count, both code generators
 };
 
 // The kernel at its size: cycles in cycle mode, plain and --optimise, and fast mode beside. Empty
 // error, or what failed (a compile error at its line:col, a fault at its PE).
 std::string measure(const std::string& path, const std::string& src, const Published& p, Measured* m) {
-    uint64_t cycles[2][2] = {};
-    for (int opt = 0; opt < 2; ++opt) {
-        wl::lang::CompileOptions co;
-        co.constants = p.consts;
-        co.optimise = opt == 1;
-        const wl::lang::CompileResult cr = wl::lang::compile(src, path, co);
-        if (!cr.ok()) {
-            for (const wl::lang::Diagnostic& d : cr.diagnostics)
-                if (d.severity == wl::lang::Severity::Error) return wl::lang::format_diagnostic(d);
-            return path + ": did not compile";
-        }
+    double cycles[2][2] = {};
+    for (int opt = 0; opt < 2; ++opt)
         for (int fast = 0; fast < 2; ++fast) {
-            wl::lang::RunOptions ro;
-            ro.mode = fast ? wl::RunMode::Fast : wl::RunMode::Cycle;
-            const wl::lang::RunReport r = wl::lang::run_kernel(cr, ro);
-            if (!r.ok) return r.error;
-            cycles[opt][fast] = r.cycles;
+            // A period: the same kernel at 10 and 30 repeats, the difference over 20 (no start-up in it).
+            uint64_t at[2] = {};
+            for (int run = 0; run < (p.repeats ? 2 : 1); ++run) {
+                wl::lang::CompileOptions co;
+                co.constants = p.consts;
+                if (p.repeats) co.constants[p.repeats] = run ? 30 : 10;
+                co.optimise = opt == 1;
+                const wl::lang::CompileResult cr = wl::lang::compile(src, path, co);
+                if (!cr.ok()) {
+                    for (const wl::lang::Diagnostic& d : cr.diagnostics)
+                        if (d.severity == wl::lang::Severity::Error) return wl::lang::format_diagnostic(d);
+                    return path + ": did not compile";
+                }
+                wl::lang::RunOptions ro;
+                ro.mode = fast ? wl::RunMode::Fast : wl::RunMode::Cycle;
+                const wl::lang::RunReport r = wl::lang::run_kernel(cr, ro);
+                if (!r.ok) return r.error;
+                at[run] = r.cycles;
+            }
+            cycles[opt][fast] = p.repeats ? double(at[1] - at[0]) / 20.0 : double(at[0]);
         }
-    }
     m->plain = cycles[0][0];
     m->optimised = cycles[1][0];
     m->fast_same = cycles[0][1] == cycles[0][0] && cycles[1][1] == cycles[1][0];
@@ -90,14 +100,14 @@ std::string measure(const std::string& path, const std::string& src, const Publi
 // A row's cells as both tables show them: figure, kernel, size, published, ours, ratio, ours
 // --optimise, ratio, fast mode.
 std::vector<std::string> cells(const nlohmann::json& r) {
-    const auto ratio = [](double x) {
+    const auto two = [](double x) {
         char b[32];
         std::snprintf(b, sizeof b, "%.2f", x);
         return std::string(b);
     };
+    const auto count = [&](double c) { return c == double(uint64_t(c)) ? wl::thousands(uint64_t(c)) : two(c); };   // 1,698 or 240.96
     return {std::to_string(int(r["figure"])), r["kernel"].get<std::string>(), r["size"].get<std::string>(),
-            wl::thousands(uint64_t(r["published_cycles"].get<double>())), wl::thousands(r["cycles"].get<uint64_t>()),
-            ratio(r["ratio"]), wl::thousands(r["cycles_optimised"].get<uint64_t>()), ratio(r["ratio_optimised"]),
+            count(r["published_cycles"]), count(r["cycles"]), two(r["ratio"]), count(r["cycles_optimised"]), two(r["ratio_optimised"]),
             r["fast_mode_same"].get<bool>() ? "the same" : "differs"};
 }
 
@@ -124,7 +134,7 @@ int bench_published(const Args& args) {
         rows.push_back({{"figure", p.figure}, {"kernel", p.kernel}, {"size", p.size}, {"consts", p.consts},
                         {"published_cycles", p.cycles}, {"cycles", m.plain}, {"cycles_optimised", m.optimised},
                         {"ratio", double(m.plain) / p.cycles}, {"ratio_optimised", double(m.optimised) / p.cycles},
-                        {"fast_mode_same", m.fast_same}});
+                        {"fast_mode_same", m.fast_same}, {"period", p.repeats != nullptr}});
     }
     if (args.has("json")) {
         std::printf("%s\n", wl::json_text({{"bench", "published"}, {"rows", rows}}).c_str());
