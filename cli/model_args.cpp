@@ -46,25 +46,16 @@ LoadedModel load_model(const Args& args) {
     using namespace wl::gpt;
     LoadedModel m;
     if (args.has("llmc")) {   // GPT-2's weights; --config (its shape) may shorten the context and set the wafer
-        m.model = import_llmc(args.get("llmc"));
-        m.tokenizer = make_tokenizer("bpe", "", args.get("bpe-dir"));
-        require_same_vocab(*m.tokenizer, m.model->cfg.vocab_size, args.get("llmc") + " (llm.c's weights are for GPT-2's tokenizer)");
-        m.source = "llm.c weights " + args.get("llmc");
-        // The config (--config, else the weights' own) with --set: its shape must be the weights', its
-        // context may be shorter (with_context refuses the rest, naming the keys).
-        GPTConfig cfg = m.model->cfg;
-        if (args.has("config")) cfg = config_from(args);
-        else apply_cli_overrides(args, &cfg);
-        if (cfg.vocab_size == 0) cfg.vocab_size = m.tokenizer->vocab_size();   // 0: the tokenizer's, GPT-2's here
-        const int positions = m.model->maxT;
         try {
-            m.model = with_context(*m.model, cfg);
-        } catch (const std::invalid_argument& e) {
+            LlmcModel w = llmc_model(args.get("llmc"), [&](GPTConfig* cfg) {   // --config, else the weights' own, with --set
+                if (args.has("config")) *cfg = config_from(args);
+                else apply_cli_overrides(args, cfg);
+            }, args.get("bpe-dir"));
+            m.model = std::move(w.model), m.tokenizer = std::move(w.tokenizer), m.source = std::move(w.source);
+        } catch (const std::invalid_argument& e) {   // the config's shape is not the weights'
             throw std::runtime_error((args.has("config") ? "--config " + args.get("config") + " and " : std::string("--set and ")) + "--llmc " +
                                      args.get("llmc") + ": " + e.what());
         }
-        if (m.model->maxT < positions)
-            m.source += " (the first " + std::to_string(m.model->maxT) + " of its " + std::to_string(positions) + " positions)";
         return m;
     }
     if (args.has("checkpoint")) {

@@ -205,7 +205,17 @@ bool ModelSession::compile(const std::string& config, int w, int h, const std::s
         wl::model::CompileInfo early_info;   // when the early check below compiled
         bool early_ran = false;
         if (!model_ || config != config_ || checkpoint != checkpoint_ || set != set_) {
-            if (!checkpoint.empty()) {
+            if (!checkpoint.empty() && wl::gpt::is_llmc_file(checkpoint)) {   // GPT-2's weights from llm.c, for this config
+                try {
+                    wl::gpt::LlmcModel w = wl::gpt::llmc_model(checkpoint, [&](wl::gpt::GPTConfig* cfg) {
+                        *cfg = wl::gpt::load_config(path);
+                        wl::gpt::apply_overrides(*cfg, set, "set");
+                    });
+                    model = std::move(w.model), tokenizer = std::move(w.tokenizer), source = std::move(w.source);
+                } catch (const std::invalid_argument& e) {   // the config's shape is not the weights'
+                    throw std::runtime_error(config + " and " + checkpoint + ": " + e.what());
+                }
+            } else if (!checkpoint.empty()) {
                 wl::gpt::Checkpoint ck = wl::gpt::load_checkpoint(checkpoint);
                 tokenizer = wl::gpt::checkpoint_tokenizer(ck, checkpoint);
                 wl::gpt::apply_checkpoint_overrides(ck, wl::gpt::parse_overrides(set, "set"), "set", checkpoint);   // as the CLI's --set on a checkpoint

@@ -584,8 +584,10 @@ void ModelWindow::draw_settings() {
 #ifndef __EMSCRIPTEN__
     ImGui::SameLine();
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 10);
-    ImGui::InputTextWithHint("##checkpoint", "checkpoint (optional)", checkpoint_, sizeof checkpoint_);
-    if (ImGui::IsItemHovered()) ImGui::SetTooltip("a checkpoint from waferlab-cli train: its weights instead of the seed's");
+    ImGui::InputTextWithHint("##checkpoint", "checkpoint or llm.c .bin (optional)", checkpoint_, sizeof checkpoint_);
+    if (ImGui::IsItemHovered())
+        ImGui::SetTooltip("a checkpoint from waferlab-cli train, or GPT-2's weights in llm.c's file (gpt2_124M.bin, with the config's\n"
+                          "shape: models/gpt2-small.yaml): its weights instead of the seed's");
 #endif
     ImGui::SameLine();
     if (ImGui::Button("Compile")) compile();

@@ -10,6 +10,7 @@
 #include "engine/gpt/adamw.h"
 #include "engine/gpt/gpt.h"
 #include "engine/gpt/tokenizer_char.h"
+#include "engine/gpt/tokenizer.h"
 #include "engine/core/parse_number.h"
 
 #include <cmath>
@@ -329,6 +330,28 @@ std::unique_ptr<GPT> import_llmc(const std::string& path) {
     return parse_llmc(slurp(path, kMaxCheckpointBytes, "llm.c weights"), path);
 }
 
+bool is_llmc_file(const std::string& path) {
+    std::string head, error;
+    int32_t magic = 0;
+    if (!read_head(path, 4, "weights", &head, &error) || head.size() < 4) return false;
+    std::memcpy(&magic, head.data(), 4);
+    return magic == 20240326;
+}
+
+LlmcModel llmc_model(const std::string& path, const std::function<void(GPTConfig*)>& configure, const std::string& bpe_dir) {
+    LlmcModel m;
+    m.model = import_llmc(path);
+    m.tokenizer = make_tokenizer("bpe", "", bpe_dir);
+    require_same_vocab(*m.tokenizer, m.model->cfg.vocab_size, path + " (llm.c's weights are for GPT-2's tokenizer)");
+    GPTConfig cfg = m.model->cfg;
+    configure(&cfg);
+    const int positions = m.model->maxT;
+    m.model = with_context(*m.model, cfg);
+    m.source = "llm.c weights " + path;
+    if (m.model->maxT < positions) m.source += " (the first " + std::to_string(m.model->maxT) + " of its " + std::to_string(positions) + " positions)";
+    return m;
+}
+
 std::unique_ptr<GPT> parse_llmc(const std::string& b, const std::string& path) {
     if (b.size() < 1024) throw CheckpointError(path + ": too short for llm.c's 256-int header");
     int32_t h[256];
@@ -369,8 +392,9 @@ std::unique_ptr<GPT> parse_llmc(const std::string& b, const std::string& path) {
     return model;
 }
 
-std::unique_ptr<GPT> with_context(const GPT& model, const GPTConfig& cfg) {
+std::unique_ptr<GPT> with_context(const GPT& model, GPTConfig cfg) {
     const GPTConfig& m = model.cfg;
+    if (cfg.vocab_size == 0) cfg.vocab_size = m.vocab_size;   // 0: the tokenizer's, which is the weights
     std::string differ;
     const auto check = [&](const char* key, int want, int have) {
         if (want != have) differ += std::string(differ.empty() ? "" : ", ") + key + " " + std::to_string(want) + " (the weights' " + std::to_string(have) + ")";

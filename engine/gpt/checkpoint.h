@@ -11,6 +11,7 @@
 // (seed, step)). A short, long or corrupt file is an error naming the path.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <stdexcept>
@@ -74,12 +75,24 @@ void apply_checkpoint_overrides(Checkpoint& ck, const Overrides& overrides, cons
 // The padding rows Vp - V are dropped. Training settings take the defaults. Throws CheckpointError.
 std::unique_ptr<GPT> import_llmc(const std::string& path);
 std::unique_ptr<GPT> parse_llmc(const std::string& bytes, const std::string& path);   // the file's bytes
+bool is_llmc_file(const std::string& path);   // it opens with llm.c's magic (a weights file, not a checkpoint of ours)
+
+// llm.c's weights at `path` as a model of a config: `configure` gets the weights' own config to
+// change (a config file's keys, --set); its shape and tokenizer must stay the weights' and its
+// context may be shorter (with_context, whose std::invalid_argument names the keys); a vocab_size
+// of 0 is the weights'. The tokenizer is GPT-2's BPE from bpe_dir (empty: default_bpe_dir()).
+struct LlmcModel {
+    std::unique_ptr<GPT> model;
+    std::unique_ptr<Tokenizer> tokenizer;
+    std::string source;   // "llm.c weights PATH (the first 64 of its 1024 positions)"
+};
+LlmcModel llmc_model(const std::string& path, const std::function<void(GPTConfig*)>& configure, const std::string& bpe_dir = "");
 
 // The same model with a shorter context: cfg's block_size (at most the model's) positions of wpe,
 // the first ones, and every other weight as it is. For T up to that context it computes exactly
 // what the model computes (a mesh planned for a shorter context runs GPT-2's real weights). cfg's
 // shape (layers, heads, channels, vocabulary) and tokenizer must be the model's; its other keys (the wafer's,
 // training's) are taken. Throws std::invalid_argument naming the keys that differ.
-std::unique_ptr<GPT> with_context(const GPT& model, const GPTConfig& cfg);
+std::unique_ptr<GPT> with_context(const GPT& model, GPTConfig cfg);
 
 }  // namespace wl::gpt

