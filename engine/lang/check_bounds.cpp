@@ -18,9 +18,18 @@
 // one that a loop's counter moves is a warning, as an index is.
 //
 //   fadds(mem(y, 2, 4), mem(y), mem(x));   // error: mem() window out of range: it reaches y[5] ...
+//
+// A mem() stride the DSD cannot hold (16 bits: Dsd::stride) is an error at the stride, in all
+// code compiled for the instance, run or not: the code generator emits every function and task,
+// and the loader refuses the whole program at its dmem before any PE runs.
+//
+//   fmovs(mem(r), mem(a, 0, 1, 40000));    // error: mem() stride 40000 is out of range: a DSD holds a stride of -32768 to 32767 ...
 #include "engine/lang/checker.h"
 
+#include "engine/fabric/dsd.h"
+
 #include <algorithm>
+#include <limits>
 #include <optional>
 #include <set>
 #include <string>
@@ -37,6 +46,53 @@ struct Counter {
 
 struct Interval {
     int64_t lo, hi;
+};
+
+// What dmem encodes; outside it the program is refused as it loads (engine/fabric/program.cpp).
+constexpr int64_t kStrideMin = std::numeric_limits<decltype(wl::Dsd::stride)>::min();
+constexpr int64_t kStrideMax = std::numeric_limits<decltype(wl::Dsd::stride)>::max();
+
+// A mem() call's constant stride for this instance, when it has one.
+std::optional<int64_t> constant_stride(const Expr& e, Instance& in) {
+    if (e.kind != ExprKind::Call || e.builtin != Builtin::Mem || e.args.size() != 4 || !e.args[3]->konst || e.args[3]->type == Ty::Error)
+        return std::nullopt;
+    const Value v = eval_const(*e.args[3], &in, in.first_x, in.first_y, nullptr);
+    if (v.ty == Ty::I32) return v.i;
+    if (v.ty == Ty::U32) return int64_t(uint32_t(v.i));
+    return std::nullopt;
+}
+
+bool stride_fits(const Expr& e, Instance& in) {
+    const std::optional<int64_t> st = constant_stride(e, in);
+    return !st || (*st >= kStrideMin && *st <= kStrideMax);
+}
+
+// Every mem() stride in the code compiled for one instance (not a branch that a compile-time if
+// leaves dead: the code generator skips it too).
+struct Strides {
+    Instance& in;
+    Diagnostics& d;
+    std::set<std::pair<int, int>>& seen;
+    const std::string& at;
+
+    void expr(const Expr& e) {
+        for (const ExprPtr& a : e.args) expr(*a);
+        if (stride_fits(e, in)) return;
+        const Expr& s = *e.args[3];
+        if (!seen.insert({s.line, s.col}).second) return;
+        d.error(s.line, s.col, "mem() stride " + std::to_string(*constant_stride(e, in)) + at + " is out of range: a DSD holds a stride of " +
+                                   std::to_string(kStrideMin) + " to " + std::to_string(kStrideMax) + ", so the program would not load");
+    }
+
+    void block(const std::vector<StmtPtr>& b) {
+        for (const StmtPtr& s : b) {
+            for (const Expr* e : {s->e0.get(), s->e1.get(), s->target.get()})
+                if (e) expr(*e);
+            const Value c = s->kind == StmtKind::If && s->e0->konst ? eval_const(*s->e0, &in, in.first_x, in.first_y, nullptr) : Value{};
+            if (c.ty != Ty::Bool || c.i) block(s->body);
+            if (c.ty != Ty::Bool || !c.i) block(s->else_body);
+        }
+    }
 };
 
 // A break, continue or return anywhere in the body: the loop may not run every pass to its end.
@@ -164,6 +220,7 @@ private:
             d_.error(e.args[2]->line, e.args[2]->col, "mem() length " + std::to_string(n->lo) + ": a window is at least 1 element long");
             return;
         }
+        if (!stride_fits(e, in_)) return;   // its stride's error is said (Strides)
         if (!start || !n || !stride || n->lo != n->hi || stride->lo != stride->hi || n->lo <= 0) return;
         const bool constant = start->lo == start->hi && !counted(*e.args[1]);
         if (guarded_ > 0 && !constant) return;   // a counter's values are the loop's only where every pass runs
@@ -249,11 +306,19 @@ void calls(const std::vector<StmtPtr>& body, std::set<const Decl*>& out) {
 }  // namespace
 
 void Checker::bounds_checks(Instance& in) {
-    // Only code that runs: the functions the host block launches, the tasks, and what they call.
     // A file without a host block is a model kernel, whose entry points the model compiler picks
     // per configuration: its other code is compiled with arrays cut to one element, and never runs.
+    // Its strides are the configuration's too (TP, the context): one past 16 bits comes with
+    // arrays past a PE's SRAM, which the planner names with what would fit.
     if (!f_.has_host) return;
     ProgramDecl& p = f_.programs[size_t(in.program)];
+    const std::string at = p.params.empty() ? "" : " at " + pe_str(in.first_x, in.first_y);
+    Strides strides{in, d_, bounds_seen_, at};   // all code: the loader refuses the program whole
+    for (const Decl& d : p.decls) {
+        if (d.kind == DeclKind::Dsd && d.init) strides.expr(*d.init);
+        strides.block(d.body);
+    }
+    // Only code that runs: the functions the host block launches, the tasks, and what they call.
     std::set<const Decl*> runs;
     for (const Decl& d : p.decls) {
         const bool launched = std::any_of(f_.host.begin(), f_.host.end(),
@@ -264,7 +329,6 @@ void Checker::bounds_checks(Instance& in) {
         before = runs.size();
         for (const Decl* d : std::set<const Decl*>(runs)) calls(d->body, runs);
     }
-    const std::string at = p.params.empty() ? "" : " at " + pe_str(in.first_x, in.first_y);
     Bounds b(in, d_, bounds_seen_, at);
     for (const Decl& d : p.decls)
         if (runs.count(&d)) b.block(d.body);

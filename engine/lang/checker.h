@@ -8,7 +8,8 @@
 //   check_programs.cpp   statements, functions, tasks and program declarations
 //   check_layout.cpp     the layout: grid, placements, routes
 //   check_instances.cpp  each placed instance: SRAM budget, data tasks, colour reads
-//   check_bounds.cpp     each placed instance: array indices and mem() windows out of range that constants show
+//   check_bounds.cpp     each placed instance: array indices and mem() windows out of range that constants show,
+//                        mem() strides a DSD cannot hold
 //   check_constants.cpp  each placed instance: constant expressions in code that overflow
 //   check_routes.cpp     route sanity across the grid
 //   check_host.cpp       the host block
@@ -138,7 +139,8 @@ private:
 
     void instance_checks(Instance& in);
 
-    // Array indices and mem() windows out of range that the constants and 'for' bounds show (check_bounds.cpp).
+    // Array indices and mem() windows out of range that the constants and 'for' bounds show, and
+    // mem() strides a DSD cannot hold (check_bounds.cpp).
     void bounds_checks(Instance& in);
     std::set<std::pair<int, int>> bounds_seen_;   // places already reported (once, not once per instance)
 

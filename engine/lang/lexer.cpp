@@ -1,7 +1,8 @@
 // lexer.cpp: a hand-written scanner. One pass, no backtracking, linear in the
 // input (a 10 MB file is fine). Positions are 1-based lines and byte columns.
 // A UTF-8 byte-order mark that opens the file (editors on Windows write one) is
-// skipped and is not a column; anywhere else it is an error that says what it is. Integers are
+// skipped and is not a column; anywhere else it is an error that says what it is, and then read as
+// a space, so the parse goes on as if it were not there. Integers are
 // decimal or 0x hex: a leading 0 (010) is an error, not C's octal (literal_limits.h).
 #include "engine/lang/lexer.h"
 
@@ -130,6 +131,14 @@ struct Scanner {
             size_t start = pos;
             int l = line, c = col_of(pos);
             char ch = src[pos];
+            // A mark elsewhere (files pasted together) is said once and then read as a space: as an
+            // error token the parser would skip the statement it opens, and report that as missing.
+            if (is_bom(src, pos)) {
+                pos += 3;
+                error(l, c, "unexpected byte 0xef: a byte-order mark (ef bb bf) is allowed only at the start of the file");
+                if (keep_comments) { *out = make(Tok::Error, start, l, c); return true; }   // the editor marks it
+                continue;
+            }
             if (ch == '/' && peek(1) == '/') {
                 while (pos < src.size() && src[pos] != '\n' && src[pos] != '\r') pos++;
                 if (keep_comments) { *out = make(Tok::Comment, start, l, c); return true; }
@@ -199,11 +208,11 @@ struct Scanner {
                 while (pos < src.size()) {
                     char d = src[pos];
                     if (is_alpha(d) || is_digit(d) || d == ' ' || d == '\n' || d == '\t' || d == '\r' || std::strchr("(){}[],;:.+-*/%^&|!=<>", d)) break;
+                    if (is_bom(src, pos)) break;   // said on its own
                     pos++;
                 }
                 unsigned char u = static_cast<unsigned char>(ch);
                 if (u >= 0x20 && u < 0x7f) error(l, c, std::string("unexpected character '") + ch + "'");
-                else if (is_bom(src, start)) error(l, c, "unexpected byte 0xef: a byte-order mark (ef bb bf) is allowed only at the start of the file");
                 else {
                     char buf[8];
                     static const char* hex = "0123456789abcdef";

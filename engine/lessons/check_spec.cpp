@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <map>
+#include <set>
 #include <sstream>
 
 namespace wl::lessons {
@@ -150,34 +151,47 @@ CheckSpec parse_check_spec(std::string_view text, std::vector<SpecError>* errors
     std::istringstream in{wl::lone_cr_as_lf(text)};
     std::string raw;
     int n = 0;
+    std::string key;   // the directive of the line being read ("cycles below" apart from "cycles")
     auto fail = [&](std::string msg) {
         if (errors) errors->push_back({n, std::move(msg)});
     };
-    enum class Advised { None, Expect, Loss, Logits, Cycles } advised = Advised::None;   // what a when-wrong line advises on
+    // What a when-wrong line advises on; Rejected: a line already reported, whose advice goes nowhere.
+    enum class Advised { None, Expect, Loss, Logits, Cycles, Rejected } advised = Advised::None;
     int advice_line = 0;   // the when-wrong already given for it (0: none)
+    // The directives of rejected lines. Each still counts as given for the rules about which lines
+    // need which, so its own error is the one said, not "loss below needs a train line" beside a
+    // train line the author can see (as a rejected grid counts as given in a kernel).
+    std::set<std::string> rejected;
+    auto advise = [&](Advised a) { advised = a, advice_line = 0; };
+    auto reject = [&](std::string msg) {
+        fail(std::move(msg));
+        rejected.insert(key);
+        if (key == "expect" || key == "loss" || key == "logits" || key == "cycles below") advise(Advised::Rejected);
+    };
     // The line each once-only directive was first given on: a second would silently replace it.
     std::map<std::string, int> first;
     auto once = [&](const std::string& what) {
         const auto [at, fresh] = first.emplace(what, n);
-        if (!fresh) fail(what + " is given twice (the first is line " + std::to_string(at->second) + "); give it once");
+        if (!fresh) reject(what + " is given twice (the first is line " + std::to_string(at->second) + "); give it once");
         return fresh;
     };
-    auto advise = [&](Advised a) { advised = a, advice_line = 0; };
     while (std::getline(in, raw)) {
         ++n;
         const std::string line = trim(raw);
         if (line.empty() || line[0] == '#') continue;
+        const size_t sp = line.find_first_of(" \t");
+        const std::string word = line.substr(0, sp);
+        const std::string rest = sp == std::string::npos ? "" : trim(line.substr(sp));
+        const std::string arg = strip_comment(rest);
+        key = word == "cycles" && arg.compare(0, 5, "below") == 0 ? "cycles below" : word;
         // A control byte (a NUL, an escape) would reach the student's screen inside a hint: said at its column.
         if (const auto c = std::find_if(raw.begin(), raw.end(), [](char ch) { return (unsigned char)ch < 0x20 && ch != '\t' && ch != '\r'; });
             c != raw.end()) {
             char b[64];
             std::snprintf(b, sizeof b, "column %zu: control byte 0x%02x; a check line is text", size_t(c - raw.begin()) + 1, unsigned((unsigned char)*c));
-            fail(b);
+            reject(b);
             continue;
         }
-        const size_t sp = line.find_first_of(" \t");
-        const std::string word = line.substr(0, sp);
-        const std::string rest = sp == std::string::npos ? "" : trim(line.substr(sp));
         if (word == "hint" || word == "when-wrong") {
             if (rest.empty()) { fail(word + " needs text"); continue; }
             if (word == "hint") {
@@ -193,45 +207,45 @@ CheckSpec parse_check_spec(std::string_view text, std::vector<SpecError>* errors
                 continue;
             }
             advice_line = n;
+            if (advised == Advised::Rejected) continue;   // advice on a line whose own error is said
             if (advised == Advised::Expect) spec.expects.back().when_wrong = rest;
             else if (advised == Advised::Logits) spec.forward.logits_when_wrong = rest;
             else if (advised == Advised::Cycles) spec.forward.cycles_when_wrong = rest;
             else spec.train.when_wrong = rest;
             continue;
         }
-        const std::string arg = strip_comment(rest);
         double v = 0;
         if (word == "expect") {
             ExpectLine e;
             e.line = n;
             const std::string err = parse_expect(arg, &e);
-            if (!err.empty()) fail(err);
+            if (!err.empty()) reject(err);
             else spec.expects.push_back(std::move(e)), advise(Advised::Expect);
         } else if (word == "tolerance") {
             if (!once(word)) continue;
-            if (const std::string err = wl::real_or_why(arg, wl::NumberRange::at_least(0), &v); !err.empty()) fail("tolerance " + err);
+            if (const std::string err = wl::real_or_why(arg, wl::NumberRange::at_least(0), &v); !err.empty()) reject("tolerance " + err);
             else spec.tolerance = v;
-        } else if (word == "cycles" && arg.compare(0, 5, "below") == 0) {   // a forward's: cycles below N
+        } else if (key == "cycles below") {   // a forward's: cycles below N
             if (!once("cycles below")) continue;
             uint64_t c = 0;
-            if (const std::string err = integer_word(trim(arg.substr(5)), wl::NumberRange::closed(1, kMaxCycles), &c); !err.empty()) fail("cycles below " + err);
+            if (const std::string err = integer_word(trim(arg.substr(5)), wl::NumberRange::closed(1, kMaxCycles), &c); !err.empty()) reject("cycles below " + err);
             else spec.forward.cycles_below = c, spec.forward.cycles_line = n, advise(Advised::Cycles);
         } else if (word == "cycles") {
             if (!once(word)) continue;
             uint64_t c = 0;
-            if (const std::string err = integer_word(arg, wl::NumberRange::closed(1, kMaxCycles), &c); !err.empty()) fail("cycles " + err);
+            if (const std::string err = integer_word(arg, wl::NumberRange::closed(1, kMaxCycles), &c); !err.empty()) reject("cycles " + err);
             else spec.cycle_budget = c;
         } else if (word == "pes") {
             if (!once(word)) continue;
             int pes = 0;
-            if (const std::string err = integer_word(arg, wl::NumberRange::closed(1, double(wl::kMaxMeshSide) * wl::kMaxMeshSide), &pes); !err.empty()) fail("pes " + err);
+            if (const std::string err = integer_word(arg, wl::NumberRange::closed(1, double(wl::kMaxMeshSide) * wl::kMaxMeshSide), &pes); !err.empty()) reject("pes " + err);
             else spec.pes = pes;
         } else if (word == "train") {
             TrainSpec t;
             t.line = n;
             const std::string err = parse_train(arg, &t);
-            if (!err.empty()) fail(err);
-            else if (spec.trains()) fail("train: only one train line (the first is line " + std::to_string(spec.train.line) + ")");
+            if (!err.empty()) reject(err);
+            else if (spec.trains()) reject("train: only one train line (the first is line " + std::to_string(spec.train.line) + ")");
             else {
                 t.loss_below = spec.train.loss_below, t.loss_line = spec.train.loss_line, t.when_wrong = spec.train.when_wrong;
                 spec.train = t;
@@ -240,8 +254,8 @@ CheckSpec parse_check_spec(std::string_view text, std::vector<SpecError>* errors
             ForwardSpec f;
             f.line = n;
             const std::string err = parse_forward(arg, &f);
-            if (!err.empty()) fail(err);
-            else if (spec.forwards()) fail("forward: only one forward line (the first is line " + std::to_string(spec.forward.line) + ")");
+            if (!err.empty()) reject(err);
+            else if (spec.forwards()) reject("forward: only one forward line (the first is line " + std::to_string(spec.forward.line) + ")");
             else {
                 f.logits_match = spec.forward.logits_match, f.logits_line = spec.forward.logits_line;
                 f.cycles_below = spec.forward.cycles_below, f.cycles_line = spec.forward.cycles_line;
@@ -250,13 +264,13 @@ CheckSpec parse_check_spec(std::string_view text, std::vector<SpecError>* errors
             }
         } else if (word == "logits") {
             if (!once(word)) continue;
-            if (arg != "match") fail("logits needs the form 'logits match'");
+            if (arg != "match") reject("logits needs the form 'logits match'");
             else spec.forward.logits_match = true, spec.forward.logits_line = n, advise(Advised::Logits);
         } else if (word == "loss") {
             if (!once(word)) continue;
             const size_t sp2 = arg.find_first_of(" \t");
-            if (arg.substr(0, sp2) != "below" || sp2 == std::string::npos) fail("loss needs the form 'loss below X', X > 0");
-            else if (const std::string err = wl::real_or_why(trim(arg.substr(sp2)), wl::NumberRange::above(0), &v); !err.empty()) fail("loss below " + err);
+            if (arg.substr(0, sp2) != "below" || sp2 == std::string::npos) reject("loss needs the form 'loss below X', X > 0");
+            else if (const std::string err = wl::real_or_why(trim(arg.substr(sp2)), wl::NumberRange::above(0), &v); !err.empty()) reject("loss below " + err);
             else spec.train.loss_below = v, spec.train.loss_line = n, advise(Advised::Loss);
         } else if (word == "faster-than-gpu") {
             if (!once(word)) continue;
@@ -264,20 +278,22 @@ CheckSpec parse_check_spec(std::string_view text, std::vector<SpecError>* errors
             if (std::find(ids.begin(), ids.end(), arg) == ids.end()) {
                 std::string list;
                 for (const std::string& id : ids) list += (list.empty() ? "" : ", ") + id;
-                fail("faster-than-gpu needs one of the GPU model's ids: " + list);
+                reject("faster-than-gpu needs one of the GPU model's ids: " + list);
             } else {
                 spec.faster_than_gpu = arg, spec.gpu_line = n;
             }
         } else {
-            fail("unknown directive '" + word + "' (expect, when-wrong, tolerance, cycles, pes, hint, train, loss, "
-                 "faster-than-gpu, forward, logits)");
+            reject("unknown directive '" + word + "' (expect, when-wrong, tolerance, cycles, pes, hint, train, loss, "
+                   "faster-than-gpu, forward, logits)");
         }
     }
-    // The pairs that only mean something together, named at the line that is there.
-    if (spec.train.loss_line && !spec.trains()) {
+    // The pairs that only mean something together, named at the line that is there (a rejected
+    // line is there: its own error is said).
+    auto given = [&](bool accepted, const char* word) { return accepted || rejected.count(word); };
+    if (spec.train.loss_line && !given(spec.trains(), "train")) {
         n = spec.train.loss_line;
         fail("loss below needs a train line: which training should reach it?");
-    } else if (spec.trains() && !spec.train.loss_line) {
+    } else if (spec.trains() && !given(spec.train.loss_line, "loss")) {
         n = spec.train.line;
         fail("train needs a 'loss below X' line: a training check must say what loss to reach");
     }
@@ -286,10 +302,10 @@ CheckSpec parse_check_spec(std::string_view text, std::vector<SpecError>* errors
         fail("train checks a model kernel, which has no host block: expect, cycles, pes and faster-than-gpu cannot go with it");
     }
     const ForwardSpec& f = spec.forward;
-    if ((f.logits_line || f.cycles_line) && !spec.forwards()) {
+    if ((f.logits_line || f.cycles_line) && !given(spec.forwards(), "forward")) {
         n = f.logits_line ? f.logits_line : f.cycles_line;
         fail(std::string(f.logits_line ? "logits match" : "cycles below") + " needs a forward line: which forward should it check?");
-    } else if (spec.forwards() && !f.logits_match) {
+    } else if (spec.forwards() && !given(f.logits_match, "logits")) {
         n = f.line;
         fail("forward needs a 'logits match' line: a fast kernel must still be right");
     }

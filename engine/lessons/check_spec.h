@@ -19,7 +19,9 @@
 //
 // A run that faults never passes. Bad directives are errors naming file:line; so is a directive
 // other than expect and hint given twice, a second when-wrong for one line, or a word given twice
-// in a train or forward line (each names the first).
+// in a train or forward line (each names the first). A rejected line still counts as given for the
+// rules that pair lines (a loss below needs a train line, a when-wrong follows what it advises on), so
+// its own error is the only one said.
 #pragma once
 #include <cstdint>
 #include <string>

@@ -102,6 +102,8 @@ public:
                              "    export fn main() { y[0] = f32(A); }\n}\nhost {\n    fill y at (0, 0) with iota(010, 0.5);\n    launch main at (0, 0);\n    run;\n}\n");
         spit(d / "index_past.wk", "layout {\n    grid 1 x 1;\n    place p at (0, 0);\n}\nprogram p {\n    var a: [f32; 4];\n    export var y: [f32; 1];\n"
                                   "    export fn main() {\n        y[0] = a[4];\n    }\n}\nhost {\n    launch main at (0, 0);\n    run;\n    print y at (0, 0);\n}\n");
+        spit(d / "stride.wk", "layout {\n    grid 1 x 1;\n    place p at (0, 0);\n}\nprogram p {\n    export var r: [f32; 4];\n"   // a stride dmem cannot encode
+                              "    export fn main() {\n        fmovs(mem(r), mem(r, 0, 1, 1073741824));\n    }\n}\nhost {\n    launch main at (0, 0);\n    run;\n}\n");
         std::string at_signs;
         for (int i = 0; i < 500000; ++i) at_signs += "@ ";
         spit(d / "at_signs.wk", at_signs);
@@ -196,6 +198,19 @@ public:
         fs::create_directories(d / "lessons_copy" / "99999999999999999999-big");
         for (const char* twin : {"01-a", "01-b"})   // two folders that are lesson 1
             fs::copy(fs::path(WAFERLAB_SOURCE_DIR) / "lessons" / "01-one-pe", d / "lessons_twins" / twin, fs::copy_options::recursive);
+        // A lesson whose check.txt has one bad line (steps past the range) beside the lines it pairs with.
+        fs::create_directories(d / "lessons_steps");
+        fs::copy(fs::path(WAFERLAB_SOURCE_DIR) / "lessons" / "13-training", d / "lessons_steps" / "13-training", fs::copy_options::recursive);
+        {
+            std::string check = slurp(d / "lessons_steps" / "13-training" / "check.txt");
+            check.replace(check.find("steps 20"), 8, "steps 1000000000");
+            spit(d / "lessons_steps" / "13-training" / "check.txt", check);
+        }
+        {   // hello.wk with a byte-order mark opening the line after 'layout {' (files pasted together)
+            std::string hello = slurp(fs::path(WAFERLAB_SOURCE_DIR) / "examples" / "hello.wk");
+            hello.insert(hello.find("layout {\n") + 9, "\xEF\xBB\xBF");
+            spit(d / "bom_mid.wk", hello);
+        }
         ::mkfifo((d / "pipe").c_str(), 0644);
         spit(d / "cr.yaml", "model:\r  n_layer: 1\r  n_head: x4\r");
         spit(d / "data_unread.yaml", "model: {n_layer: 1, n_head: 1, n_embd: 8, block_size: 8}\ntrain_input: {corpus: stories, data: notes.txt}\n");
@@ -323,6 +338,10 @@ const std::vector<Case>& catalogue() {
         {"numbers_const_with_a_leading_zero", {"check", "{src}/examples/gemv.wk", "--const", "W=010"}, 2,
          {"--const W: 010 has a leading 0, which is not octal here: write 10, or 0x8"}, {"gemv.wk:"}},
         {"numbers_lesson_number_that_wraps", {"lesson", "check", "4294967297", "--dir", "{src}/lessons"}, 2, {"no lesson '4294967297'"}},
+        // a check.txt line refused is the one error: the lines it pairs with still count it as given
+        {"numbers_lesson_train_steps_past_the_range", {"lesson", "list", "--dir", "{tmp}/lessons_steps"}, 2,
+         {"13-training/check.txt:4: train: steps expects an integer in 1..10000, got '1000000000'"},
+         {"needs a train line", "when-wrong must follow"}},
         // [constant]
         {"constant_min_int_over_minus_one", {"check", "{tmp}/min_div.wk"}, 1,
          {"min_div.wk:8:34: error: constant expression overflows i32: -2147483648 / -1 is 2147483648"}},
@@ -338,6 +357,9 @@ const std::vector<Case>& catalogue() {
         {"constant_iota_past_f32", {"check", "{tmp}/iota.wk"}, 1, {"iota.wk:9:27: error: iota(3.4e+38, 3.4e+38) reaches"}},
         {"constant_float_literal_past_f32", {"check", "{tmp}/float_range.wk"}, 1,
          {"float_range.wk:1:11: error: float literal 1e39 is out of range for f32"}},
+        // a stride dmem cannot encode: refused at the stride, not left to fault the run at cycle 0
+        {"constant_mem_stride_past_the_dsd", {"run", "{tmp}/stride.wk"}, 1,
+         {"stride.wk:8:36: error: mem() stride 1073741824 is out of range: a DSD holds a stride of -32768 to 32767"}, {"bad_program", "cycle 0"}},
         // [conflict]
         {"conflict_data_and_corpus", {"train", "--config", "{tmp}/tiny.yaml", "--data", "{tmp}/precious.txt", "--corpus", "addition"}, 2,
          {"--data and --corpus cannot both apply"}},
@@ -371,7 +393,7 @@ const std::vector<Case>& catalogue() {
          {"train_input.data: ", "x.txt,model.n_layer=1: cannot open"}},
         {"conflict_set_data_for_a_generated_corpus", {"train", "--config", "{tmp}/tiny.yaml", "--corpus", "addition", "--set", "train_input.data={tmp}/precious.txt", "--out", "{tmp}/ad.ckpt"}, 1,
          {"train_input.data: train_input.corpus is 'addition', which reads no file"}},
-        {"conflict_isa_markdown_and_json", {"isa", "markdown", "--json"}, 1, {"markdown and --json cannot both apply"}},
+        {"conflict_isa_markdown_and_json", {"isa", "markdown", "--json"}, 2, {"markdown and --json cannot both apply"}},
         {"conflict_compare_kernels_for_a_training_step", {"compare", "--config", "{tmp}/tiny.yaml", "--kernels", "{tmp}/adir"}, 2,
          {"--kernels needs --mode infer"}},
         {"conflict_steps_and_set_of_its_key", {"train", "--config", "{tmp}/tiny.yaml", "--steps", "1", "--set", "runconfig.max_steps=5", "--out", "{tmp}/s.ckpt"}, 2,
@@ -508,6 +530,10 @@ const std::vector<Case>& catalogue() {
          {"01-b: lesson 1 again (also ", "01-a)"}},
         {"place_lesson_list_of_a_folder_with_a_broken_lesson", {"lesson", "list", "--dir", "{tmp}/lessons_copy"}, 2,
          {"13-training/check.txt:", "99999999999999999999-big: not a lesson's name"}},
+        // a byte-order mark mid-file is said at its place and read as a space: the grid line it opens still counts
+        {"place_byte_order_mark_mid_file", {"check", "{tmp}/bom_mid.wk"}, 1,
+         {"bom_mid.wk:6:1: error: unexpected byte 0xef: a byte-order mark (ef bb bf) is allowed only at the start of the file"},
+         {"grid W x H", "undefined", "error: expected"}},
         {"place_fast_mode_ring_says_what_cycle_mode_does", {"run", "{src}/tests/kernels/adversarial/deadlock_route_cycle.wk", "--mode", "fast"}, 1,
          {"watchdog"}, {"cycle mode deadlocks when"}},
     };

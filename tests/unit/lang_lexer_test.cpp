@@ -116,6 +116,23 @@ TEST(LangLexer, ByteOrderMark) {
     EXPECT_EQ(mid.list()[0].message, "unexpected byte 0xef: a byte-order mark (ef bb bf) is allowed only at the start of the file");
     EXPECT_EQ(mid.list()[1].message, "unexpected byte 0xef");   // a lone 0xEF is no mark
 
+    // Said, then read as a space: the tokens it stood before reach the parser, so the statement
+    // it opens is parsed and not reported missing. The editor still marks it.
+    Diagnostics glued;
+    toks = lex("layout {\n\xEF\xBB\xBF" "grid\xEF\xBB\xBF" "2", glued);
+    ASSERT_EQ(glued.errors(), 2);
+    EXPECT_EQ(glued.list()[1].line, 2);
+    EXPECT_EQ(glued.list()[1].col, 8);
+    ASSERT_EQ(toks.size(), 5u);
+    EXPECT_EQ(toks[2].kind, Tok::KwGrid);
+    EXPECT_EQ(toks[2].col, 4);
+    EXPECT_EQ(toks[3].kind, Tok::Int);
+    EXPECT_EQ(toks[3].text, "2");
+    auto marked = lex_for_highlight("a \xEF\xBB\xBF" "b");
+    ASSERT_EQ(marked.size(), 3u);
+    EXPECT_EQ(marked[1].cls, TokenClass::Error);
+    EXPECT_EQ(marked[1].length, 3u);
+
     auto spans = lex_for_highlight("\xEF\xBB\xBF" "fn f");
     ASSERT_EQ(spans.size(), 2u);
     EXPECT_EQ(spans[0].cls, TokenClass::Keyword);

@@ -567,6 +567,49 @@ TEST(CheckSpec, ADirectiveOrAWordGivenTwiceIsAnErrorNamingTheFirst) {
     EXPECT_EQ(e[0].message, "forward: mesh is given twice ('8x8' and '4x4'); give it once");
 }
 
+// A rejected line still counts as given for the rules that pair lines: its own error is the one
+// said, not "loss below needs a train line" beside the train line the author wrote.
+TEST(CheckSpec, ARejectedLineIsTheOnlyError) {
+    struct Case {
+        const char* text;
+        int line;
+        const char* message;
+    };
+    const Case cases[] = {
+        {"train tiny.yaml steps 1000000000 kernel crossentropy.wk\nloss below 3.4\nwhen-wrong look at dx\n", 1,
+         "train: steps expects an integer in 1..10000, got '1000000000'"},
+        {"train tiny.yaml steps 20 kernel crossentropy.wk\nloss below nan\nwhen-wrong look at dx\n", 2,
+         "loss below expects a number > 0, got 'nan'"},
+        {"train tiny.yaml steps 20 kernel crossentropy.wk\nloss below 1e400\nwhen-wrong look at dx\n", 2,
+         "loss below expects a number > 0, got '1e400'"},
+        {"train tiny.yaml steps 20 kernel ../../../o/hello.wk\nloss below 3.4\nwhen-wrong look at dx\n", 1,
+         "train: kernel needs a file name of models/kernels, as in gelu.wk"},
+        {"train tiny.yaml steps 20 kernel crossentropy.wk\nloss under 3\nwhen-wrong look at dx\n", 2, "loss needs the form 'loss below X', X > 0"},
+        {"train tiny.yaml steps 20 kernel crossentropy.wk\nloss below 3\x01\n", 2, "column 13: control byte 0x01; a check line is text"},
+        {"forward tiny.yaml kernel matmul.wk sparsity 2\nlogits match\nwhen-wrong look at the sum\ncycles below 9\n", 1,
+         "forward: sparsity expects a number in (0, 0.95], got '2'"},
+        {"forward tiny.yaml kernel matmul.wk\nlogits matches\nwhen-wrong look at the sum\n", 2, "logits needs the form 'logits match'"},
+        {"forward tiny.yaml kernel matmul.wk\nlogits match\ncycles below 0\nwhen-wrong skip the zeros\n", 3,
+         "cycles below expects an integer in 1..1000000000000, got '0'"},
+        {"expect y @ (0,0): x\nwhen-wrong look at the route\n", 1, "expect: a value expects a finite number, got 'x'"},
+        {"train tiny.yaml steps 20 kernel crossentropy.wk\nloss below 3\nloss below 2\nwhen-wrong two\n", 3,
+         "loss is given twice (the first is line 2); give it once"},
+    };
+    for (const Case& c : cases) {
+        std::vector<SpecError> e;
+        parse_check_spec(c.text, &e);
+        ASSERT_EQ(e.size(), 1u) << c.text << (e.size() > 1 ? "second: " + e[1].message : "");
+        EXPECT_EQ(e[0].line, c.line) << c.text;
+        EXPECT_EQ(e[0].message, c.message) << c.text;
+    }
+    // Advice after a rejected line still comes once.
+    std::vector<SpecError> e;
+    parse_check_spec("train tiny.yaml steps 20 kernel crossentropy.wk\nloss below nan\nwhen-wrong one\nwhen-wrong two\n", &e);
+    ASSERT_EQ(e.size(), 2u);
+    EXPECT_EQ(e[1].line, 4);
+    EXPECT_EQ(e[1].message, "when-wrong is given twice for one line (the first is line 3); give it once");
+}
+
 namespace {
 
 // A lessons folder of one lesson whose check.txt is `check`, beside a models/ folder with lesson
