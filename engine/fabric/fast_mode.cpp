@@ -170,7 +170,12 @@ struct FastCore : CoreExec<FastPort> {
         } else if (v.op == Op::FMOVS && ina < 0 && out && n) {   // the common send from memory: one pass
             // One wavelet up the ramp per cycle: after the first, each goes the cycle after the last.
             const uint64_t t0 = std::max(t, st.ramp_free);
-            for (uint32_t k = 0; k < n; ++k) block[k] = u32(load(v.a, v.i + k)), block_at[k] = t0 + 1 + k;
+            const uint8_t* const src = mem + v.a.base + int64_t(v.i) * v.a.stride * 4;   // locals: the stores could alias v
+            const int64_t step = int64_t(v.a.stride) * 4;
+            if (step == 4) std::memcpy(block, src, size_t(n) * 4);
+            else
+                for (uint32_t k = 0; k < n; ++k) std::memcpy(&block[k], src + int64_t(k) * step, 4);
+            for (uint32_t k = 0; k < n; ++k) block_at[k] = t0 + 1 + k;
             nb = n;
             ce.stats.sent += n;
             st.last[slot] = t0 + n - 1;

@@ -119,10 +119,11 @@ private:
         std::memset(ctrl_.get() + at, 0, n);
     }
     uint64_t get(size_t at, size_t n, uint8_t* to, int64_t step, uint64_t t) const {
+        const uint32_t* const d = data_.get() + at;   // a local: the stores could alias the member
         if (step == 4) {
-            std::memcpy(to, data_.get() + at, n * 4);
+            std::memcpy(to, d, n * 4);
         } else {
-            for (size_t k = 0; k < n; ++k) std::memcpy(to + int64_t(k) * step, &data_[at + k], 4);
+            for (size_t k = 0; k < n; ++k) std::memcpy(to + int64_t(k) * step, d + k, 4);
         }
         return ordered_ ? t : latest(at_.get() + at, n, t);
     }
