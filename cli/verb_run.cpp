@@ -54,7 +54,16 @@ static std::string const_overrides(const std::string& lines, std::map<std::strin
         double v = 0;
         // The kernel's rule for a number's text, so 010 cannot be ten here and eight in the file.
         if (std::string why = wl::lang::leading_zero_problem(value); !why.empty()) return name + ": " + wl::lang::shown(value) + " " + why;
-        if (std::string why = wl::real_or_why(value, wl::NumberRange::any(), &v); !why.empty()) return name + " " + why;
+        const bool neg = !value.empty() && value[0] == '-';
+        const std::string digits = value.substr(neg ? 1 : 0);
+        if (digits.size() > 1 && digits[0] == '0' && (digits[1] == 'x' || digits[1] == 'X')) {   // hex, as the file writes it
+            const std::string hex = digits.substr(2);
+            if (hex.empty() || hex.size() > 8 || hex.find_first_not_of("0123456789abcdefABCDEF") != std::string::npos)
+                return name + ": " + wl::lang::shown(value) + " is not a hex integer of at most 32 bits (0x0 to 0xFFFFFFFF)";
+            v = double(std::stoull(hex, nullptr, 16)) * (neg ? -1.0 : 1.0);
+        } else if (std::string why = wl::real_or_why(value, wl::NumberRange::any(), &v); !why.empty()) {
+            return name + " " + why;
+        }
         if (out->count(name) && (*out)[name] != v) return name + " is given twice";
         (*out)[name] = v;
     }

@@ -105,6 +105,17 @@ const Field* find(const std::string& path) {
 void assign(const Field& f, GPTConfig& c, const std::string& value, const std::string& where) {
     void* p = f.at(c);
     std::string want;
+    // An integer with a leading 0 (010) is 8 to a YAML 1.1 reader (PyYAML, which reads ModelZoo's
+    // configs) and 10 to a YAML 1.2 one: neither here, as in the kernel language.
+    if (f.kind == Kind::Int || f.kind == Kind::U64) {
+        const std::string t = trim(value);
+        const size_t d = !t.empty() && (t[0] == '-' || t[0] == '+') ? 1 : 0;
+        if (t.size() > d + 1 && t[d] == '0' && t.find_first_not_of("0123456789", d) == std::string::npos) {
+            const size_t first = std::min(t.find_first_not_of('0', d), t.size() - 1);
+            throw ConfigError(prefix(where) + f.path() + ": " + quote_prefix(t) + " has a leading 0, which YAML 1.1 readers (PyYAML) take as octal; write " +
+                              t.substr(0, d) + t.substr(first));
+        }
+    }
     switch (f.kind) {
     case Kind::Int: {
         long long v = 0;

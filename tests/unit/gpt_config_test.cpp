@@ -121,6 +121,10 @@ TEST(GptConfigErrors, ValueOutOfRangeIsPlacedAtItsKey) {
     EXPECT_EQ(error_of("optimizer: {grad_accum_steps: 0}\n"), "test.yaml:1:31: optimizer.grad_accum_steps: expected an integer in 1..65536, got '0'");
     EXPECT_EQ(error_of("wafer: {mesh: 0x4}\n"), "test.yaml:1:9: wafer.mesh expects WxH, each 1..256 (as in 32x32), got '0x4'");
     EXPECT_EQ(error_of("train_input: {corpus: file}\n"), "test.yaml: train_input.data corpus: file needs data: <path>");
+    // 010 is 8 to a YAML 1.1 reader and 10 to a 1.2 one: refused, at its place (a float's leading 0 is no octal).
+    EXPECT_EQ(error_of("model:\n  n_layer: 010\n"), "test.yaml:2:12: model.n_layer: '010' has a leading 0, which YAML 1.1 readers (PyYAML) take as octal; write 10");
+    EXPECT_EQ(error_of("runconfig: {seed: 007}\n"), "test.yaml:1:19: runconfig.seed: '007' has a leading 0, which YAML 1.1 readers (PyYAML) take as octal; write 7");
+    EXPECT_EQ(error_of("optimizer: {learning_rate: 0.001}\nmodel: {n_layer: 0}\n").find("leading"), std::string::npos);
 }
 
 TEST(GptConfigErrors, BadYamlAndBadShape) {
