@@ -63,7 +63,9 @@ void check_forward(const CheckSpec& spec, std::string_view source, Verdict* v) {
         return b.take();
     };
     wl::model::PlanResult r = plan(kernels);
-    if (!r.ok && !plan(base).ok) {
+    // A failure the error places in the student's file is theirs; any other is planned again with
+    // the lesson's own kernels, so a failed Check compiles the model twice only when it must.
+    if (!r.ok && r.error.find(f.kernel + ":") == std::string::npos && !plan(base).ok) {
         lesson_fault(v, f.line, r.error);
         return;
     }
