@@ -10,7 +10,6 @@
 
 #include "engine/fabric/core_exec.h"
 
-#include "engine/core/simd.h"
 #include "engine/core/thousands.h"
 
 #include <algorithm>
@@ -20,36 +19,6 @@
 namespace wl {
 
 // [SECTION] the port: what a CE sees in fast mode
-
-namespace {
-template <int W>
-__attribute__((always_inline)) inline void add_delay_by(uint64_t* to, const uint64_t* from, size_t n, uint64_t delay) {
-    typedef uint64_t V __attribute__((vector_size(8 * W)));
-    size_t k = 0;
-    for (; k + W <= n; k += W) {
-        V v;
-        std::memcpy(&v, from + k, sizeof v);
-        v += delay;
-        std::memcpy(to + k, &v, sizeof v);
-    }
-    for (; k < n; ++k) to[k] = from[k] + delay;
-}
-#if defined(__x86_64__) && !defined(__EMSCRIPTEN__)
-__attribute__((target("avx2"))) void add_delay4(uint64_t* to, const uint64_t* from, size_t n, uint64_t d) { add_delay_by<4>(to, from, n, d); }
-__attribute__((target("avx512f"))) void add_delay8(uint64_t* to, const uint64_t* from, size_t n, uint64_t d) { add_delay_by<8>(to, from, n, d); }
-#endif
-}  // namespace
-
-void add_delay(uint64_t* to, const uint64_t* from, size_t n, uint64_t delay) {
-#if defined(__x86_64__) && !defined(__EMSCRIPTEN__)
-    switch (simd_level()) {
-    case Simd::Avx512: return add_delay8(to, from, n, delay);
-    case Simd::Avx2: return add_delay4(to, from, n, delay);
-    default: break;
-    }
-#endif
-    add_delay_by<2>(to, from, n, delay);
-}
 
 struct FastPort {
     FastMode& f;
@@ -565,10 +534,13 @@ bool FastMode::route_block(Machine& m, int i, int port, int c, const uint32_t* d
         for (const auto& [pe, delay] : p.ramps)
             if (ceq_[size_t(pe) * kColours + size_t(c)].size() + n > kMaxQueued) return false;
     replayed(key, p, n);
+    // Several receivers share one copy of a block (fast_queue.h); one takes its own.
+    FastBlock* const shared = p.ramps.size() > 1 && n >= kShareFrom ? FastBlock::make(data, at, uint32_t(n)) : nullptr;
     for (const auto& [pe, delay] : p.ramps) {
         FastQueue& q = ceq_[size_t(pe) * kColours + size_t(c)];
         room_ -= q.room();
-        q.push_block(data, at, n, delay);
+        if (shared) q.push_run(shared, delay);
+        else q.push_block(data, at, n, delay);
         room_ += q.room();
         pe_queued_[size_t(pe)] += uint32_t(n);
         queued_total_ += n;

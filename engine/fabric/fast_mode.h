@@ -21,6 +21,7 @@
 // and SRAM state are the same in both modes, so every view of a machine works
 // after a fast run.
 #pragma once
+#include "engine/fabric/fast_queue.h"
 #include "engine/fabric/machine.h"
 #include "engine/fabric/nest_map.h"
 
@@ -34,137 +35,6 @@
 #include <vector>
 
 namespace wl {
-
-// to[k] = from[k] + delay for k < n: a block's stamps as it joins a queue down its path, in the
-// widest vectors the CPU has (simd.h; integer adds, so every width gives the same stamps).
-void add_delay(uint64_t* to, const uint64_t* from, size_t n, uint64_t delay);
-
-struct FastWavelet {
-    uint32_t data;
-    uint32_t ctrl;      // 1 = control wavelet
-    uint64_t at;        // the cycle it is visible at its CE (or reaches its router, while held)
-};
-
-// A FIFO on a ring that doubles when full: its storage is the most it ever held
-// at once, however many wavelets pass through it. Data, stamps and control bits
-// lie in three arrays, so a block of data moves as a copy and its stamps as one
-// loop the compiler vectorises. While its stamps are in order (one sender's
-// wavelets, as they nearly always are) the latest of a run taken is its last.
-class FastQueue {
-public:
-    FastQueue() = default;
-    FastQueue(FastQueue&&) = default;
-    FastQueue& operator=(FastQueue&&) = default;
-    FastQueue(const FastQueue& o) : FastQueue(o, o.cap_) {}
-    FastQueue& operator=(const FastQueue& o) { return *this = FastQueue(o); }
-    bool empty() const { return n_ == 0; }
-    size_t size() const { return n_; }
-    FastWavelet front() const { return FastWavelet{data_[head_], ctrl_[head_], at_[head_]}; }
-    uint64_t front_at() const { return at_[head_]; }
-    void push(const FastWavelet& w) {
-        if (n_ == cap()) grow(1);
-        note(w.at, w.at);
-        const size_t k = (head_ + n_++) & (cap() - 1);
-        data_[k] = w.data, at_[k] = w.at, ctrl_[k] = uint8_t(w.ctrl);
-    }
-    FastWavelet pop() {
-        const FastWavelet w = front();
-        head_ = (head_ + 1) & (cap() - 1);
-        --n_;
-        return w;
-    }
-    // n data wavelets at the back, stamped at[k] + delay (at nondecreasing). Block moves walk the
-    // ring as its two contiguous runs (no wrap per element).
-    void push_block(const uint32_t* data, const uint64_t* at, size_t n, uint64_t delay) {
-        if (cap() - n_ < n) grow(n);
-        if (n) note(at[0] + delay, at[n - 1] + delay);
-        const size_t back = (head_ + n_) & (cap() - 1), first = std::min(n, cap() - back);
-        put(back, data, at, first, delay);
-        put(0, data + first, at + first, n - first, delay);
-        n_ += n;
-    }
-    // The first n, all data, into memory from `to`, `step` bytes apart. Returns the latest of t and their stamps.
-    uint64_t pop_into(size_t n, uint8_t* to, int64_t step, uint64_t t) {
-        const size_t first = std::min(n, cap() - head_);
-        if (ordered_ && n) t = std::max(t, at_[(head_ + n - 1) & (cap() - 1)]);
-        t = get(head_, first, to, step, t);
-        t = get(0, n - first, to + int64_t(first) * step, step, t);
-        head_ = (head_ + n) & (cap() - 1);
-        n_ -= n;
-        return t;
-    }
-
-    // The first n, all data, in order: their data into data[] and their stamps into at[].
-    void pop_block(size_t n, uint32_t* data, uint64_t* at) {
-        const size_t first = std::min(n, cap() - head_);
-        std::memcpy(data, data_.get() + head_, first * 4);
-        std::memcpy(data + first, data_.get(), (n - first) * 4);
-        std::memcpy(at, at_.get() + head_, first * 8);
-        std::memcpy(at + first, at_.get(), (n - first) * 8);
-        head_ = (head_ + n) & (cap() - 1);
-        n_ -= n;
-    }
-
-    size_t room() const { return cap_; }   // wavelets its ring holds
-    // Empty and holding room for more than `keep`: its storage goes.
-    void shrink(size_t keep) {
-        if (n_ == 0 && cap_ > keep) *this = FastQueue();
-    }
-
-private:
-    size_t cap() const { return cap_; }   // 0 or a power of two
-    void put(size_t at, const uint32_t* data, const uint64_t* stamps, size_t n, uint64_t delay) {
-        std::memcpy(data_.get() + at, data, n * 4);
-        add_delay(at_.get() + at, stamps, n, delay);
-        std::memset(ctrl_.get() + at, 0, n);
-    }
-    uint64_t get(size_t at, size_t n, uint8_t* to, int64_t step, uint64_t t) const {
-        const uint32_t* const d = data_.get() + at;   // a local: the stores could alias the member
-        if (step == 4) {
-            std::memcpy(to, d, n * 4);
-        } else {
-            for (size_t k = 0; k < n; ++k) std::memcpy(to + int64_t(k) * step, d + k, 4);
-        }
-        return ordered_ ? t : latest(at_.get() + at, n, t);
-    }
-    // The latest of t and a[0, n): four running maxima, so the compares do not wait on each other.
-    static uint64_t latest(const uint64_t* a, size_t n, uint64_t t) {
-        uint64_t m[4] = {t, t, t, t};
-        size_t k = 0;
-        for (; k + 4 <= n; k += 4)
-            for (int j = 0; j < 4; ++j) m[j] = std::max(m[j], a[k + size_t(j)]);
-        for (; k < n; ++k) m[0] = std::max(m[0], a[k]);
-        return std::max(std::max(m[0], m[1]), std::max(m[2], m[3]));
-    }
-    // Stamps first..last arrive at the back: still in order if first is not before the last one's.
-    void note(uint64_t first, uint64_t last) {
-        ordered_ = n_ == 0 || (ordered_ && first >= back_at_);
-        back_at_ = last;
-    }
-    // Room for `more` wavelets past the n_ held, in one step.
-    void grow(size_t more) {
-        const size_t c = cap();
-        size_t nc = c ? c * 2 : 16;
-        while (nc - n_ < more) nc *= 2;
-        *this = FastQueue(*this, nc);
-    }
-    // o's wavelets in storage for c (a power of two, at least o's size), from slot 0. The slots past
-    // them are left unwritten: a slot is read only after a push writes it.
-    FastQueue(const FastQueue& o, size_t c) : cap_(c), n_(o.n_), ordered_(o.ordered_), back_at_(o.back_at_) {
-        if (!c) return;
-        data_.reset(new uint32_t[c]), at_.reset(new uint64_t[c]), ctrl_.reset(new uint8_t[c]);
-        for (size_t e = 0; e < n_; ++e) {
-            const size_t from = (o.head_ + e) & (o.cap_ - 1);
-            data_[e] = o.data_[from], at_[e] = o.at_[from], ctrl_[e] = o.ctrl_[from];
-        }
-    }
-    std::unique_ptr<uint32_t[]> data_;
-    std::unique_ptr<uint64_t[]> at_;
-    std::unique_ptr<uint8_t[]> ctrl_;
-    size_t cap_ = 0, head_ = 0, n_ = 0;
-    bool ordered_ = true;    // stamps nondecreasing from the head to the back
-    uint64_t back_at_ = 0;   // the back's stamp
-};
 
 class FastMode {
 public:
@@ -238,6 +108,7 @@ private:
     void add_counts(Machine& m);
     void replay(Machine& m, uint64_t key, Path& p, int colour, const FastWavelet& w);
     bool route_block(Machine& m, int i, int port, int colour, const uint32_t* data, const uint64_t* at, size_t n);
+    static constexpr size_t kShareFrom = 8;   // a shorter block is copied into each queue: its slot and count would cost more
     std::vector<uint32_t> block_data_;     // a fabric op's outgoing data wavelets, sent together
     std::vector<uint64_t> block_at_;       // ... and the cycles they enter the router
     void deliver(Machine& m, int i, int colour, FastWavelet w);

@@ -329,18 +329,34 @@ program receiver {
 }
 
 // The CE queues are rings that double when full: order, stamps and control bits survive
-// wrapping and growing, one at a time and in blocks (data, stamps and control lie apart).
+// wrapping and growing, one at a time, in copied blocks and in runs of a block shared with another
+// queue (data, stamps and control lie apart). A copy of a queue holds the same wavelets.
 TEST(FastMode, QueueKeepsOrderAcrossWrapAndGrowth) {
-    FastQueue q;
-    std::deque<FastWavelet> model;
+    FastQueue q, other;
+    std::deque<FastWavelet> model, other_model;
     uint32_t in = 0;
+    auto same = [](FastQueue c, std::deque<FastWavelet> m) {   // drains copies of both
+        ASSERT_EQ(c.size(), m.size());
+        for (; !c.empty(); m.pop_front()) {
+            const FastWavelet w = c.pop();
+            ASSERT_EQ(w.data, m.front().data);
+            ASSERT_EQ(w.ctrl, m.front().ctrl);
+            ASSERT_EQ(w.at, m.front().at);
+        }
+    };
     for (int round = 0; round < 200; ++round) {
         const int n = round % 37 + 1;   // grows past 16, 32, 64 ...
         if (round % 3 == 0) {
             std::vector<uint32_t> data;
             std::vector<uint64_t> at;
             for (int k = 0; k < n; ++k, ++in) data.push_back(in), at.push_back(uint64_t(in) * 3);
-            q.push_block(data.data(), at.data(), data.size(), 7);
+            if (round % 2) {   // a run of a block the other queue shares, 2 cycles further down the path
+                FastBlock* b = FastBlock::make(data.data(), at.data(), uint32_t(n));
+                q.push_run(b, 7), other.push_run(b, 9);
+                for (int k = 0; k < n; ++k) other_model.push_back(FastWavelet{data[size_t(k)], 0, at[size_t(k)] + 9});
+            } else {
+                q.push_block(data.data(), at.data(), data.size(), 7);
+            }
             for (int k = 0; k < n; ++k) model.push_back(FastWavelet{data[size_t(k)], 0, at[size_t(k)] + 7});
         } else {
             for (int k = 0; k < n; ++k, ++in) {
@@ -379,6 +395,7 @@ TEST(FastMode, QueueKeepsOrderAcrossWrapAndGrowth) {
             }
         }
         ASSERT_EQ(q.size(), model.size());
+        if (round % 50 == 49) same(q, model);
         if (!q.empty()) {
             EXPECT_EQ(q.front().data, model.front().data);
             EXPECT_EQ(q.front_at(), model.front().at);
@@ -389,6 +406,10 @@ TEST(FastMode, QueueKeepsOrderAcrossWrapAndGrowth) {
         model.pop_front();
     }
     EXPECT_TRUE(model.empty());
+    same(other, other_model);
+    uint32_t word[4];
+    EXPECT_EQ(other.pop_into(4, reinterpret_cast<uint8_t*>(word), 4, 0), other_model[3].at) << "the shared runs, into memory";
+    EXPECT_EQ(word[3], other_model[3].data);
 }
 
 // A receive into memory waits for the latest stamp it takes. One sender's stamps arrive in order,
@@ -413,4 +434,11 @@ TEST(FastMode, QueueTakesTheLatestStampOfMergedStreams) {
     EXPECT_EQ(into(1), 7u);
     EXPECT_EQ(into(1), 8u);
     EXPECT_EQ(mem[0], 9u);
+    FastBlock* b = FastBlock::make(data, at, 3);   // the same, as a run of a shared block
+    q.push({10, 0, 60});
+    q.push_run(b, 40);                // 50, 51, 52: before the back
+    EXPECT_EQ(into(3), 60u);
+    EXPECT_EQ(into(1), 52u);
+    q.push_run(b, 5);                 // emptied: in order again, the last one's
+    EXPECT_EQ(into(3), 17u);
 }
