@@ -15,6 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <map>
 #include <string>
@@ -31,7 +32,8 @@ struct Published {
     std::map<std::string, double> consts;    // the size, as --const
     const char* size;                        // the size in words
     double cycles;                           // the published count
-    const char* repeats = nullptr;           // a steady-state period: this constant's 10 and 30 runs' difference over 20
+    const char* repeats = nullptr;           // a steady-state period: this constant at reps[0] and reps[1], the
+    int reps[2] = {10, 30};                  // difference over reps[1] - reps[0] (no start-up in it)
 };
 
 const std::vector<Published>& published() {
@@ -41,6 +43,9 @@ const std::vector<Published>& published() {
     //    iteration: max cycles over PEs (Stencil2D/run_test_log.csv).
     // 3: WaferLLM's MeshGEMV (github.com/MeshInfra/WaferLLM MeshGEMV/WSE-3), WSE-3 hardware, g = 8,
     //    M = N = P: the mean period of 100 repeats (github.com/FxPiGaAo/WaferLLM MeshGEMV/WSE-3/wse_result.json).
+    // 4: WaferLLM's MeshGEMM (github.com/MeshInfra/WaferLLM MeshGEMM/WSE-3), WSE-3 hardware: the mean period
+    //    of 50 repeats (github.com/FxPiGaAo/WaferLLM MeshGEMM/WSE-3/wse_result.json). At M = K = N = P no
+    //    data moves and every column times the same: P = 144 runs 8 columns (WX) of the 144 x 144 mesh.
     static const std::vector<Published> rows = {
         {1, "matvec_single_tile.wk", {{"N", 10}}, "N = 10", 1698},
         {1, "matvec_single_tile.wk", {{"N", 40}}, "N = 40", 16788},
@@ -55,6 +60,9 @@ const std::vector<Published>& published() {
         {2, "stencil2d.wk", {{"K", 32}}, "32 x 32 PEs", 1797},
         {3, "meshgemv.wk", {{"P", 16}}, "P = 16", 240.96, "REPS"},
         {3, "meshgemv.wk", {{"P", 144}}, "P = 144", 601.95, "REPS"},
+        {4, "meshgemm.wk", {{"P", 16}, {"M", 16}, {"K", 16}, {"N", 16}}, "P = 16, M = K = N = 16", 2637.4, "REPS", {2, 4}},
+        {4, "meshgemm.wk", {{"P", 144}, {"M", 144}, {"K", 144}, {"N", 144}, {"WX", 8}}, "P = 144, M = K = N = 144", 23319.42, "REPS", {2, 4}},
+        {4, "meshgemm.wk", {{"P", 16}, {"M", 128}, {"K", 128}, {"N", 128}}, "P = 16, M = K = N = 128", 10818.46, "REPS", {2, 4}},
     };
     return rows;
 }
@@ -70,12 +78,12 @@ std::string measure(const std::string& path, const std::string& src, const Publi
     double cycles[2][2] = {};
     for (int opt = 0; opt < 2; ++opt)
         for (int fast = 0; fast < 2; ++fast) {
-            // A period: the same kernel at 10 and 30 repeats, the difference over 20 (no start-up in it).
+            // A period: the same kernel at reps[0] and reps[1] repeats, the difference over reps[1] - reps[0].
             uint64_t at[2] = {};
             for (int run = 0; run < (p.repeats ? 2 : 1); ++run) {
                 wl::lang::CompileOptions co;
                 co.constants = p.consts;
-                if (p.repeats) co.constants[p.repeats] = run ? 30 : 10;
+                if (p.repeats) co.constants[p.repeats] = p.reps[run];
                 co.optimise = opt == 1;
                 const wl::lang::CompileResult cr = wl::lang::compile(src, path, co);
                 if (!cr.ok()) {
@@ -89,7 +97,7 @@ std::string measure(const std::string& path, const std::string& src, const Publi
                 if (!r.ok) return r.error;
                 at[run] = r.cycles;
             }
-            cycles[opt][fast] = p.repeats ? double(at[1] - at[0]) / 20.0 : double(at[0]);
+            cycles[opt][fast] = p.repeats ? double(at[1] - at[0]) / double(p.reps[1] - p.reps[0]) : double(at[0]);
         }
     m->plain = cycles[0][0];
     m->optimised = cycles[1][0];
@@ -105,7 +113,12 @@ std::vector<std::string> cells(const nlohmann::json& r) {
         std::snprintf(b, sizeof b, "%.2f", x);
         return std::string(b);
     };
-    const auto count = [&](double c) { return c == double(uint64_t(c)) ? wl::thousands(uint64_t(c)) : two(c); };   // 1,698 or 240.96
+    const auto count = [&](double c) {   // 1,698 or 2,637.40
+        if (c == double(uint64_t(c))) return wl::thousands(uint64_t(c));
+        const std::string t = two(c);
+        const size_t dot = t.find('.');
+        return wl::thousands(std::stoull(t.substr(0, dot))) + t.substr(dot);
+    };
     return {std::to_string(int(r["figure"])), r["kernel"].get<std::string>(), r["size"].get<std::string>(),
             count(r["published_cycles"]), count(r["cycles"]), two(r["ratio"]), count(r["cycles_optimised"]), two(r["ratio_optimised"]),
             r["fast_mode_same"].get<bool>() ? "the same" : "differs"};
@@ -152,13 +165,15 @@ int bench_published(const Args& args) {
         }
         return 0;
     }
+    int size_w = 4;   // the size column, as wide as its longest cell
+    for (const auto& r : rows) size_w = std::max(size_w, int(r["size"].get<std::string>().size()));
     std::printf("bench published: our kernels at the sizes of published cycle counts (sources: docs/fidelity.md)\n");
-    std::printf("%-3s %-24s %-12s %10s %10s %6s %12s %6s  %s\n", "fig", "kernel", "size", "published", "ours", "ratio", "--optimise",
+    std::printf("%-3s %-24s %-*s %10s %10s %6s %12s %6s  %s\n", "fig", "kernel", size_w, "size", "published", "ours", "ratio", "--optimise",
                 "ratio", "fast mode");
     for (const auto& r : rows) {
         const std::vector<std::string> c = cells(r);
-        std::printf("%-3s %-24s %-12s %10s %10s %6s %12s %6s  %s\n", c[0].c_str(), c[1].c_str(), c[2].c_str(), c[3].c_str(), c[4].c_str(),
-                    c[5].c_str(), c[6].c_str(), c[7].c_str(), c[8].c_str());
+        std::printf("%-3s %-24s %-*s %10s %10s %6s %12s %6s  %s\n", c[0].c_str(), c[1].c_str(), size_w, c[2].c_str(), c[3].c_str(),
+                    c[4].c_str(), c[5].c_str(), c[6].c_str(), c[7].c_str(), c[8].c_str());
     }
     return 0;
 }
