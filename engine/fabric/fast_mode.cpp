@@ -57,13 +57,14 @@ struct FastPort {
     void send_block(int c, const uint32_t* data, const uint64_t* at, size_t n) {
         for (size_t k = 0; k < n && !m.fault_; ++k) {
             if (f.route_block(m, i, kRamp, c, data + k, at + k, n - k)) {
-                m.routers_[size_t(i)].stats.in[kRamp] += n - k;
+                ramp_sent(n - k);
                 f.pe_[size_t(i)].ramp_free = at[n - 1];
                 return;
             }
             send(c, data[k], false, at[k] - 1);
         }
     }
+    void ramp_sent(size_t n) { m.routers_[size_t(i)].stats.in[kRamp] += n; }   // n wavelets up the ramp
     void timer(uint64_t) {}                 // the driver runs on; it needs no wake-ups
     NestMap& nest_map() {                   // this PE's (nest_map.h)
         if (f.nest_maps_.pe.empty()) f.nest_maps_.pe.resize(f.pe_.size());
@@ -125,17 +126,19 @@ struct FastCore : CoreExec<FastPort> {
             // Element k goes up the ramp at s_k = max(s_{k-1} + 1, its arrival a_k), the first not
             // before t or the ramp's free cycle: s_k - k is the running maximum of a_j - j, one
             // compare an element (no chain through the ramp).
-            port.f.take_block(port.i, ina, n, block, block_at);
-            int64_t m = int64_t(std::max(t, st.ramp_free));
-            for (uint32_t k = 0; k < n; ++k) {
-                m = std::max(m, int64_t(block_at[k]) - int64_t(k));
-                block_at[k] = uint64_t(m + int64_t(k)) + 1;   // it enters the router the cycle after
+            nb = n - relay_runs(ina, v.dst.colour, n, t, slot);
+            if (nb) {
+                port.f.take_block(port.i, ina, nb, block, block_at);
+                int64_t m = int64_t(std::max(t, st.ramp_free));
+                for (uint32_t k = 0; k < nb; ++k) {
+                    m = std::max(m, int64_t(block_at[k]) - int64_t(k));
+                    block_at[k] = uint64_t(m + int64_t(k)) + 1;   // it enters the router the cycle after
+                }
+                st.last[slot] = block_at[nb - 1] - 1;
+                t = st.ramp_free = block_at[nb - 1];
             }
-            nb = n;
             ce.stats.received += n;
             ce.stats.sent += n;
-            st.last[slot] = block_at[n - 1] - 1;
-            t = st.ramp_free = block_at[n - 1];
         } else if (v.op == Op::FMOVS && ina < 0 && out && n) {   // the common send from memory: one pass
             // One wavelet up the ramp per cycle: after the first, each goes the cycle after the last.
             const uint64_t t0 = std::max(t, st.ramp_free);
@@ -178,6 +181,30 @@ struct FastCore : CoreExec<FastPort> {
         if (v.i < v.n) return false;
         if (v.n == 0) st.last[slot] = t;
         return true;
+    }
+
+    // A relay's leading runs of a block with consecutive stamps go on as runs of the same block
+    // (fast_queue.h): a_k = a_0 + k makes s_k = max(t, the ramp's free cycle, a_0) + k, so only
+    // the delay changes and no word is copied. Returns how many of n it sent.
+    uint32_t relay_runs(int in, int out, uint32_t n, uint64_t& t, int slot) {
+        FastMode& f = port.f;
+        uint32_t done = 0;
+        FastQueue::RunView r;
+        while (done < n && port.q(in).head_run(&r) && r.b->consecutive()) {
+            const uint32_t k = std::min(n - done, r.left);
+            FastMode::Path* const p = f.block_path(port.i, kRamp, out, k);
+            if (!p) break;
+            const uint64_t first = r.b->at()[r.next], s0 = std::max({t, st.ramp_free, first + r.delay});
+            r.b->hold();   // past the queue's run, until the path's queues hold it
+            f.skip(port.i, in, k);
+            f.deliver_run(port.m, *p, out, r.b, r.next, r.next + k, s0 + 1 - first);   // it enters the router the cycle after
+            r.b->release();
+            port.ramp_sent(k);
+            st.last[slot] = s0 + k - 1;
+            t = st.ramp_free = s0 + k;
+            done += k;
+        }
+        return done;
     }
 
     // Microthreads' fabric ops move what they can; a finished one completes at its last element's cycle.
@@ -518,37 +545,64 @@ void FastMode::replay(Machine& m, uint64_t key, Path& p, int c, const FastWavele
     for (const auto& [k, delay] : p.drains) leave(m, m.drains_[size_t(k)], FastWavelet{w.data, 0, w.at + delay});
 }
 
-// A block of data wavelets into router i from `port` (its ramp, or an edge link's), along the
-// recorded path: the same queues, order, stamps and counters as one route() each. False (nothing
-// done) when there is no such path, or when a queue on it would flood: route() then takes them
-// one by one and raises the fault.
-bool FastMode::route_block(Machine& m, int i, int port, int c, const uint32_t* data, const uint64_t* at, size_t n) {
-    if (!held_.empty()) return false;
+// The recorded path from router i's `port` (its ramp, or an edge link's) on colour c, for a block
+// of n data wavelets about to go along it (counted). Null when there is none, or when a queue on
+// it would flood: route() then takes them one by one and raises the fault.
+FastMode::Path* FastMode::block_path(int i, int port, int c, size_t n) {
+    if (!held_.empty()) return nullptr;
     const uint64_t key = held_key(i, port, c);
     Path* found = nullptr;
     if (port == kRamp) found = ramp_path(i, c, key);
     else if (auto it = paths_.find(key); it != paths_.end()) found = &it->second;
-    if (!found) return false;
-    Path& p = *found;
+    if (!found) return nullptr;
     if (queued_total_ + n > kMaxQueued)   // some queue may be near the flood mark: look at each
-        for (const auto& [pe, delay] : p.ramps)
-            if (ceq_[size_t(pe) * kColours + size_t(c)].size() + n > kMaxQueued) return false;
-    replayed(key, p, n);
-    // Several receivers share one copy of a block (fast_queue.h); one takes its own.
-    FastBlock* const shared = p.ramps.size() > 1 && n >= kShareFrom ? FastBlock::make(data, at, uint32_t(n)) : nullptr;
-    for (const auto& [pe, delay] : p.ramps) {
+        for (const auto& [pe, delay] : found->ramps)
+            if (ceq_[size_t(pe) * kColours + size_t(c)].size() + n > kMaxQueued) return nullptr;
+    replayed(key, *found, n);
+    return found;
+}
+
+// A block of data wavelets into router i from `port`, along the recorded path: the same queues,
+// order, stamps and counters as one route() each. A block of kShareFrom or more is written once
+// and each queue on the path holds a run of it (fast_queue.h). False (nothing done) as block_path.
+bool FastMode::route_block(Machine& m, int i, int port, int c, const uint32_t* data, const uint64_t* at, size_t n) {
+    Path* const p = block_path(i, port, c, n);
+    if (!p) return false;
+    if (n >= kShareFrom && !p->ramps.empty()) {
+        FastBlock* const b = FastBlock::make(data, at, uint32_t(n));
+        b->hold();
+        deliver_run(m, *p, c, b, 0, uint32_t(n), 0);
+        b->release();
+        return true;
+    }
+    for (const auto& [pe, delay] : p->ramps) {
         FastQueue& q = ceq_[size_t(pe) * kColours + size_t(c)];
         room_ -= q.room();
-        if (shared) q.push_run(shared, delay);
-        else q.push_block(data, at, n, delay);
+        q.push_block(data, at, n, delay);
         room_ += q.room();
         pe_queued_[size_t(pe)] += uint32_t(n);
         queued_total_ += n;
         if (pe != running_) wake(m, pe, c, at[0] + delay);
     }
-    for (const auto& [k, delay] : p.drains)
+    for (const auto& [k, delay] : p->drains)
         for (size_t e = 0; e < n; ++e) leave(m, m.drains_[size_t(k)], FastWavelet{data[e], 0, at[e] + delay});
     return true;
+}
+
+// b's wavelets [begin, end), stamped b->at()[k] + delay as they enter the path, along it.
+void FastMode::deliver_run(Machine& m, const Path& p, int c, FastBlock* b, uint32_t begin, uint32_t end, uint64_t delay) {
+    const uint32_t n = end - begin;
+    for (const auto& [pe, hops] : p.ramps) {
+        FastQueue& q = ceq_[size_t(pe) * kColours + size_t(c)];
+        room_ -= q.room();
+        q.push_run(b, begin, end, delay + hops);
+        room_ += q.room();
+        pe_queued_[size_t(pe)] += n;
+        queued_total_ += n;
+        if (pe != running_) wake(m, pe, c, b->at()[begin] + delay + hops);
+    }
+    for (const auto& [k, hops] : p.drains)
+        for (uint32_t e = begin; e < end; ++e) leave(m, m.drains_[size_t(k)], FastWavelet{b->data()[e], 0, b->at()[e] + delay + hops});
 }
 
 // After a switch change at router i: wavelets held on colour c that the new position accepts go on, in order.

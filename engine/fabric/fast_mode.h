@@ -107,8 +107,10 @@ private:
     }
     void add_counts(Machine& m);
     void replay(Machine& m, uint64_t key, Path& p, int colour, const FastWavelet& w);
+    Path* block_path(int i, int port, int colour, size_t n);
     bool route_block(Machine& m, int i, int port, int colour, const uint32_t* data, const uint64_t* at, size_t n);
-    static constexpr size_t kShareFrom = 8;   // a shorter block is copied into each queue: its slot and count would cost more
+    void deliver_run(Machine& m, const Path& p, int colour, FastBlock* b, uint32_t begin, uint32_t end, uint64_t delay);
+    static constexpr size_t kShareFrom = 8;   // a shorter block is copied into each queue: its run would cost more
     std::vector<uint32_t> block_data_;     // a fabric op's outgoing data wavelets, sent together
     std::vector<uint64_t> block_at_;       // ... and the cycles they enter the router
     void deliver(Machine& m, int i, int colour, FastWavelet w);
@@ -118,6 +120,11 @@ private:
         pe_queued_[size_t(pe)] -= n;
         queued_total_ -= n;
         ceq_[size_t(pe) * kColours + size_t(colour)].pop_block(n, data, at);
+    }
+    void skip(int pe, int colour, uint32_t n) {   // its first n, all of its head's run, off the counts, unread
+        pe_queued_[size_t(pe)] -= n;
+        queued_total_ -= n;
+        ceq_[size_t(pe) * kColours + size_t(colour)].skip(n);
     }
     // Its first n (data) into memory, off the counts (FastQueue::pop_into).
     uint64_t take_into(int pe, int colour, uint32_t n, uint8_t* to, int64_t step, uint64_t t) {

@@ -61,6 +61,9 @@ FastBlock* FastBlock::make(const uint32_t* data, const uint64_t* at, uint32_t n)
     FastBlock* b = new (::operator new(sizeof(FastBlock) + size_t(n) * 12)) FastBlock(n);
     std::memcpy(const_cast<uint64_t*>(b->at()), at, size_t(n) * 8);
     std::memcpy(const_cast<uint32_t*>(b->data()), data, size_t(n) * 4);
+    uint64_t apart = 0;   // the bits where a stamp is not its first's plus its index (a loop the compiler vectorises)
+    for (uint32_t k = 0; k < n; ++k) apart |= at[k] ^ (at[0] + k);
+    b->consecutive_ = apart == 0;
     return b;
 }
 
@@ -118,9 +121,8 @@ void FastQueue::push_block(const uint32_t* data, const uint64_t* at, size_t n, u
     s_ += n, n_ += n;
 }
 
-void FastQueue::push_run(FastBlock* b, uint64_t delay) {
-    const uint32_t n = b->size();
-    if (!n) return;
+void FastQueue::push_run(FastBlock* b, uint32_t begin, uint32_t end, uint64_t delay) {
+    if (begin == end) return;
     if (s_ == cap_) grow(1);
     if (rn_ == rcap_) {
         const size_t c = rcap_ ? rcap_ * 2 : 4;
@@ -128,11 +130,11 @@ void FastQueue::push_run(FastBlock* b, uint64_t delay) {
         for (size_t r = 0; r < rn_; ++r) runs[r] = runs_[(rhead_ + r) & (rcap_ - 1)];
         runs_ = std::move(runs), rcap_ = c, rhead_ = 0;
     }
-    note(b->at()[0] + delay, b->at()[n - 1] + delay);
+    note(b->at()[begin] + delay, b->at()[end - 1] + delay);
     b->hold();
-    runs_[(rhead_ + rn_++) & (rcap_ - 1)] = Run{b, 0, n, delay};
+    runs_[(rhead_ + rn_++) & (rcap_ - 1)] = Run{b, begin, end, delay};
     ctrl_[(head_ + s_++) & (cap_ - 1)] = kRun;
-    n_ += n;
+    n_ += end - begin;
 }
 
 uint64_t FastQueue::pop_into(size_t n, uint8_t* to, int64_t step, uint64_t t) {

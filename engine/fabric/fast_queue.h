@@ -32,6 +32,9 @@ class FastBlock {
 public:
     static FastBlock* make(const uint32_t* data, const uint64_t* at, uint32_t n);
     uint32_t size() const { return n_; }
+    // Its stamps one cycle apart (a send from memory's, and a relay's of them): a relay sends a
+    // run of it on unchanged, as a run of the same block with a later delay.
+    bool consecutive() const { return consecutive_; }
     const uint64_t* at() const { return reinterpret_cast<const uint64_t*>(this + 1); }
     const uint32_t* data() const { return reinterpret_cast<const uint32_t*>(at() + n_); }
     void hold() { ++refs_; }
@@ -42,7 +45,7 @@ public:
 private:
     explicit FastBlock(uint32_t n) : n_(n) {}
     uint32_t refs_ = 0, n_;
-    uint64_t pad_ = 0;   // the stamps after the header start 8-byte aligned
+    bool consecutive_ = false;   // the stamps after the header start 8-byte aligned
 };
 
 // A FIFO on a ring of slots that doubles when full: its storage is the most it ever held at once,
@@ -92,8 +95,25 @@ public:
     }
     // n data wavelets at the back, stamped at[k] + delay (at nondecreasing), copied.
     void push_block(const uint32_t* data, const uint64_t* at, size_t n, uint64_t delay);
-    // All of b's wavelets at the back, stamped b->at()[k] + delay: one slot, b shared.
-    void push_run(FastBlock* b, uint64_t delay);
+    // b's wavelets [begin, end) at the back, stamped b->at()[k] + delay: one slot, b shared.
+    void push_run(FastBlock* b, uint32_t begin, uint32_t end, uint64_t delay);
+    // The head, when it is a run: its block, first wavelet, wavelets left and delay.
+    struct RunView {
+        FastBlock* b;
+        uint32_t next, left;
+        uint64_t delay;
+    };
+    bool head_run(RunView* r) const {
+        if (!n_ || ctrl_[head_] != kRun) return false;
+        const Run& h = runs_[rhead_];
+        *r = RunView{h.b, h.next, h.end - h.next, h.delay};
+        return true;
+    }
+    // The first k wavelets, all of the head's run, taken unread (a caller that keeps the block holds it).
+    void skip(uint32_t k) {
+        n_ -= k;
+        if ((runs_[rhead_].next += k) == runs_[rhead_].end) drop_run();
+    }
     // The first n, all data, into memory from `to`, `step` bytes apart. Returns the latest of t and their stamps.
     uint64_t pop_into(size_t n, uint8_t* to, int64_t step, uint64_t t);
     // The first n, all data, in order: their data into data[] and their stamps into at[].

@@ -352,7 +352,7 @@ TEST(FastMode, QueueKeepsOrderAcrossWrapAndGrowth) {
             for (int k = 0; k < n; ++k, ++in) data.push_back(in), at.push_back(uint64_t(in) * 3);
             if (round % 2) {   // a run of a block the other queue shares, 2 cycles further down the path
                 FastBlock* b = FastBlock::make(data.data(), at.data(), uint32_t(n));
-                q.push_run(b, 7), other.push_run(b, 9);
+                q.push_run(b, 0, uint32_t(n), 7), other.push_run(b, 0, uint32_t(n), 9);
                 for (int k = 0; k < n; ++k) other_model.push_back(FastWavelet{data[size_t(k)], 0, at[size_t(k)] + 9});
             } else {
                 q.push_block(data.data(), at.data(), data.size(), 7);
@@ -435,10 +435,13 @@ TEST(FastMode, QueueTakesTheLatestStampOfMergedStreams) {
     EXPECT_EQ(into(1), 8u);
     EXPECT_EQ(mem[0], 9u);
     FastBlock* b = FastBlock::make(data, at, 3);   // the same, as a run of a shared block
+    b->hold();                        // kept here, as a relay keeps the block it sends on
     q.push({10, 0, 60});
-    q.push_run(b, 40);                // 50, 51, 52: before the back
+    q.push_run(b, 0, 3, 40);          // 50, 51, 52: before the back
     EXPECT_EQ(into(3), 60u);
     EXPECT_EQ(into(1), 52u);
-    q.push_run(b, 5);                 // emptied: in order again, the last one's
-    EXPECT_EQ(into(3), 17u);
+    q.push_run(b, 1, 3, 5);           // emptied: in order again, the last one's
+    EXPECT_EQ(into(2), 17u);
+    EXPECT_EQ(mem[1], 5u);
+    b->release();
 }
