@@ -28,7 +28,7 @@ struct FastWavelet {
 // in one allocation. The queues holding a run of it count themselves in refs; the last to take
 // its run frees it. One thread's: the count is not atomic, so a copied queue holds its own
 // wavelets, never a block of the original's.
-class FastBlock {
+class alignas(8) FastBlock {   // 8: its stamps follow it
 public:
     static FastBlock* make(const uint32_t* data, const uint64_t* at, uint32_t n);
     uint32_t size() const { return n_; }
@@ -45,8 +45,9 @@ public:
 private:
     explicit FastBlock(uint32_t n) : n_(n) {}
     uint32_t refs_ = 0, n_;
-    bool consecutive_ = false;   // the stamps after the header start 8-byte aligned
+    bool consecutive_ = false;
 };
+static_assert(sizeof(FastBlock) % 8 == 0, "a block's stamps start 8-byte aligned");
 
 // A FIFO on a ring of slots that doubles when full: its storage is the most it ever held at once,
 // however many wavelets pass through it. A slot is one wavelet, or a run of a shared block (its

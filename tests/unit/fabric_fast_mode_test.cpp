@@ -19,6 +19,7 @@
 #include <cstdio>
 #include <cstring>
 #include <deque>
+#include <random>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -410,6 +411,95 @@ TEST(FastMode, QueueKeepsOrderAcrossWrapAndGrowth) {
     uint32_t word[4];
     EXPECT_EQ(other.pop_into(4, reinterpret_cast<uint8_t*>(word), 4, 0), other_model[3].at) << "the shared runs, into memory";
     EXPECT_EQ(word[3], other_model[3].data);
+}
+
+// Three queues against a model (a deque each) under a seeded mix of every operation: single
+// wavelets, copied blocks, runs of blocks shared between them (stamps one cycle apart or not),
+// takes of each kind, a relay's unread skip of a run, copies and shrinking.
+TEST(FastMode, QueuesMatchAModelUnderMixedOperations) {
+    std::mt19937 rng(7);
+    constexpr int kQ = 3;
+    std::vector<FastQueue> q(kQ);
+    std::vector<std::deque<FastWavelet>> model(kQ);
+    uint32_t in = 0;
+    uint64_t clock = 0;
+    for (int step = 0; step < 20000; ++step) {
+        const int op = int(rng() % 9), j = int(rng() % kQ);
+        FastQueue& qj = q[size_t(j)];
+        std::deque<FastWavelet>& mj = model[size_t(j)];
+        if (op == 0) {
+            const FastWavelet w{in++, rng() % 4 == 0 ? 1u : 0u, clock += rng() % 3};
+            qj.push(w), mj.push_back(w);
+        } else if (op <= 3) {
+            const uint32_t n = 1 + rng() % 40;
+            const bool one_apart = rng() % 2;
+            std::vector<uint32_t> data(n);
+            std::vector<uint64_t> at(n);
+            for (uint32_t k = 0; k < n; ++k) data[k] = in++, at[k] = one_apart ? clock + k : (clock += rng() % 2);
+            clock = at[n - 1];
+            if (op == 3) {
+                qj.push_block(data.data(), at.data(), n, 3);
+                for (uint32_t k = 0; k < n; ++k) mj.push_back({data[k], 0, at[k] + 3});
+                continue;
+            }
+            FastBlock* b = FastBlock::make(data.data(), at.data(), n);
+            b->hold();
+            EXPECT_TRUE(!one_apart || b->consecutive());
+            const uint32_t lo = rng() % n, hi = lo + 1 + rng() % (n - lo);
+            for (int k = 0; k < kQ; ++k) {
+                if (rng() % 2) continue;
+                const uint64_t delay = rng() % 5;
+                q[size_t(k)].push_run(b, lo, hi, delay);
+                for (uint32_t e = lo; e < hi; ++e) model[size_t(k)].push_back({data[e], 0, at[e] + delay});
+            }
+            b->release();
+        } else if (op == 4 && !mj.empty()) {
+            const FastWavelet w = qj.pop();
+            ASSERT_EQ(w.data, mj.front().data);
+            ASSERT_EQ(w.ctrl, mj.front().ctrl);
+            ASSERT_EQ(w.at, mj.front().at);
+            mj.pop_front();
+        } else if (op == 5 || op == 6) {   // data only: up to the first control wavelet
+            size_t n = 0;
+            while (n < mj.size() && n < 60 && !mj[n].ctrl) ++n;
+            if (!n) continue;
+            n = 1 + rng() % n;
+            if (op == 5) {
+                std::vector<uint32_t> mem(2 * n);
+                const uint64_t t = qj.pop_into(n, reinterpret_cast<uint8_t*>(mem.data()), 8, 5);
+                uint64_t latest = 5;
+                for (size_t k = 0; k < n; ++k, mj.pop_front()) {
+                    ASSERT_EQ(mem[2 * k], mj.front().data);
+                    latest = std::max(latest, mj.front().at);
+                }
+                ASSERT_EQ(t, latest);
+            } else {
+                std::vector<uint32_t> data(n);
+                std::vector<uint64_t> at(n);
+                qj.pop_block(n, data.data(), at.data());
+                for (size_t k = 0; k < n; ++k, mj.pop_front()) {
+                    ASSERT_EQ(data[k], mj.front().data);
+                    ASSERT_EQ(at[k], mj.front().at);
+                }
+            }
+        } else if (op == 7) {
+            FastQueue::RunView r;
+            if (!qj.head_run(&r)) continue;
+            ASSERT_EQ(r.b->data()[r.next], mj.front().data);
+            ASSERT_EQ(r.b->at()[r.next] + r.delay, mj.front().at);
+            const uint32_t k = 1 + rng() % r.left;
+            qj.skip(k);
+            mj.erase(mj.begin(), mj.begin() + k);
+        } else if (op == 8) {
+            if (rng() % 50 == 0) q[size_t((j + 1) % kQ)] = FastQueue(qj), model[size_t((j + 1) % kQ)] = mj;
+            if (rng() % 50 == 0) qj.shrink(16);
+        }
+        ASSERT_EQ(qj.size(), mj.size());
+        if (!mj.empty()) {
+            ASSERT_EQ(qj.front().data, mj.front().data);
+            ASSERT_EQ(qj.front_at(), mj.front().at);
+        }
+    }
 }
 
 // A receive into memory waits for the latest stamp it takes. One sender's stamps arrive in order,
