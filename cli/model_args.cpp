@@ -126,7 +126,7 @@ wl::model::MeshPlan plan_for(const Args& args, const wl::gpt::GPTConfig& cfg, bo
     const std::string dir = kernels_dir(args);
     if (sparse) {
         const auto t0 = std::chrono::steady_clock::now();
-        wl::model::PlanBuilder b(cfg, m.w, m.h, wl::model::read_kernels(dir), wl::MachineConfig{}.sram_bytes, train);
+        wl::model::PlanBuilder b(cfg, m.w, m.h, wl::model::read_kernels(dir), wl::gpt::machine_profile_of(cfg).sram_bytes_per_pe, train);
         b.set_sparse(wl::model::sparse_nonzeros(*sparse));
         wl::model::PlanResult r = b.take();
         if (!r.ok) throw std::runtime_error(plan_error(r, dir));
@@ -140,7 +140,7 @@ wl::model::MeshPlan plan_for(const Args& args, const wl::gpt::GPTConfig& cfg, bo
         throw std::runtime_error("--cache-dir is empty: it names the compile cache's folder (leave it out for the default)");
     const std::string cache_dir = args.has("cache-dir") ? args.get("cache-dir") : wl::model::PlanStore::default_dir();
     cache.set_dir(cache_dir);
-    wl::model::PlanResult r = cache.plan(cfg, m.w, m.h, wl::model::read_kernels(dir), wl::MachineConfig{}.sram_bytes, train,
+    wl::model::PlanResult r = cache.plan(cfg, m.w, m.h, wl::model::read_kernels(dir), wl::gpt::machine_profile_of(cfg).sram_bytes_per_pe, train,
                                          args.has("no-cache"), info);
     if (!r.ok) throw std::runtime_error(plan_error(r, dir));
     if (cache_dir.empty() && info && !info->cached)   // no folder to keep it in: said, not silently compiled again next time

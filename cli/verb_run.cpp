@@ -1,5 +1,6 @@
 // verb_run.cpp: `waferlab-cli run <kernel.wk> [--budget N] [--json]` and
-// `waferlab-cli check <kernel.wk> [--disasm]`.
+// `waferlab-cli check <kernel.wk> [--disasm]`. --arch NAME picks the machine profile (its SRAM
+// per PE is the compiler's budget, its lanes the vector ops'), --lanes fp16 its 16-bit lanes.
 // run compiles a WaferKernel file, performs its host block on an emulated mesh
 // and prints what the block prints, then cycles, PE utilisation and link
 // traffic. check only compiles (exit 1 on errors), and
@@ -78,8 +79,13 @@ static int run_or_check(const Args& args, bool check_only) {
         if (args.has("json")) std::printf("%s\n", wl::json_text({{"ok", false}, {"errors", 1}, {"error", error}}).c_str());   // a reader of --json gets an answer
         return 2;
     }
+    // The parser has checked --arch and --lanes against their choices.
+    const wl::MachineProfile& arch = *wl::find_machine_profile(args.get("arch", wl::default_profile().id));
+    wl::Lanes lanes = wl::Lanes::Fp32;
+    wl::lanes_from_name(args.get("lanes", "fp32"), &lanes);
     wl::lang::CompileOptions co;
     co.optimise = args.has("optimise");
+    co.sram_bytes = arch.sram_bytes_per_pe;
     if (std::string why = const_overrides(args.get("const"), &co.constants); !why.empty()) {
         std::fprintf(stderr, "waferlab-cli %s: error: --const %s\n", check_only ? "check" : "run", why.c_str());
         return 2;
@@ -117,6 +123,7 @@ static int run_or_check(const Args& args, bool check_only) {
         return 0;
     }
     wl::lang::RunOptions opt;
+    opt.machine = wl::machine_config(arch, lanes);
     opt.cycle_budget = uint64_t(args.get_int("budget", (long long)opt.cycle_budget));
     const std::string mode = args.get("mode", "cycle");
     if (!wl::run_mode_from_name(mode, &opt.mode)) {
@@ -129,6 +136,10 @@ static int run_or_check(const Args& args, bool check_only) {
                             {"kernel", path},
                             {"grid", {{"w", cr.grid_w}, {"h", cr.grid_h}}},
                             {"mode", wl::run_mode_name(opt.mode)},
+                            {"arch", arch.id},
+                            {"lanes", {{"type", wl::lanes_name(lanes)}, {"per_cycle", arch.lanes(lanes)}}},
+                            {"clock_hz", arch.clock_hz},
+                            {"seconds", double(rep.cycles) / arch.clock_hz},
                             {"cycles", rep.cycles},
                             {"pes_loaded", rep.pes_loaded},
                             {"utilisation", rep.utilisation},
@@ -151,6 +162,9 @@ static int run_or_check(const Args& args, bool check_only) {
     std::printf("cycles %llu, PE utilisation %.1f%% over %d PEs, link traffic %llu wavelet-hops (%llu sent), %llu instructions, %llu vector elements\n",
                 (unsigned long long)rep.cycles, rep.utilisation * 100.0, rep.pes_loaded, (unsigned long long)rep.link_wavelets,
                 (unsigned long long)rep.stats.sent, (unsigned long long)rep.stats.instrs, (unsigned long long)rep.stats.elems);
+    if (args.has("arch") || args.has("lanes"))
+        std::printf("machine %s (%s): vector ops at %d %s lane(s); %.3g s at %.2f GHz\n", arch.id, arch.name, arch.lanes(lanes),
+                    wl::lanes_name(lanes), double(rep.cycles) / arch.clock_hz, arch.clock_hz / 1e9);
     return 0;
 }
 

@@ -43,6 +43,15 @@ const Flag kNoCache{"no-cache", Value::Switch, "compile the model even if the co
 const Flag kSparsity = num_flag("sparsity", NumberRange::closed(0, wl::model::kMaxSparsity), "zero this fraction of every linear layer's weights; the mesh's matmuls skip them");
 const Flag kSparsityMask{"sparsity-mask", Value::Text, "which weights --sparsity zeroes: the smallest |w|, or a seeded random choice (default magnitude)", "magnitude|random"};
 const Flag kSparsitySeed = int_flag("sparsity-seed", 0, kSeedMax, "the random mask's seed (default: the model's runconfig.seed)");
+// The machine profile (engine/fabric/wafer.h, machine_profiles(); docs/fidelity.md, "Machine profiles").
+const Flag kArch{"arch", Value::Text, "the machine profile: clock, SRAM per PE, SIMD lanes (default: default, WaferLab's own; docs/fidelity.md)",
+                 wl::machine_profile_choices()};
+const Flag kLanes{"lanes", Value::Text,
+                  "the profile's lanes the vector ops run at: fp32, or fp16 (the same ops timed as on 16-bit data; the data stays fp32) (default fp32)",
+                  "fp32|fp16"};
+// The GPT verbs': a shorthand for the config key, as --mesh is for wafer.mesh.
+const Flag kArchKey{"arch", Value::Text, "the machine profile: clock, SRAM per PE, SIMD lanes (default: the config's wafer.arch; docs/fidelity.md)",
+                    wl::machine_profile_choices()};
 const Flag kCacheDir{"cache-dir", Value::Text, "the compile cache's folder (default $WAFERLAB_CACHE_DIR, else $XDG_CACHE_HOME/waferlab/plans or ~/.cache/waferlab/plans)"};
 
 }  // namespace
@@ -58,10 +67,10 @@ const std::vector<Verb>& verb_table() {
          {int_flag("budget", 1, double(wl::lang::kMaxCycleBudget), "cycle budget per `run` statement (default 50000000)"),
           {"mode", Value::Text, "cycle: every router and CE each cycle; fast: functional, cycles estimated (default cycle)",
            "cycle|fast"},
-          kConst, kOptimise, kJson},
+          kArch, kLanes, kConst, kOptimise, kJson},
          verb_run},
         {"check", "compile a WaferKernel file; print its diagnostics", "kernel.wk", true, nullptr,
-         {{"disasm", Value::Switch, "print each placed program's compiled instructions, with their source lines"}, kConst, kOptimise, kJson},
+         {{"disasm", Value::Switch, "print each placed program's compiled instructions, with their source lines"}, kArch, kConst, kOptimise, kJson},
          verb_check},
         {"train", "train the reference GPT from a config", nullptr, false, nullptr,
          {{"config", Value::Text, "model config, e.g. models/gpt-micro.yaml"},
@@ -73,7 +82,7 @@ const std::vector<Verb>& verb_table() {
           kSet,
           {"on-mesh", Value::Switch, "every step on the emulated mesh: forward, backward and AdamW on the PEs"},
           int_flag("wafers", 1, wl::model::SwarmX::kMaxWafers, "with --on-mesh: data-parallel wafers, each on its shard of the batch; SwarmX sums their gradients (default 1)"),
-          kMesh, kExecution, kKernels, kNoCache, kCacheDir,
+          kMesh, kArchKey, kExecution, kKernels, kNoCache, kCacheDir,
           {"mode", Value::Text, "with --on-mesh: fast (functional, cycles estimated) or cycle (default: the config's wafer.mode)", "cycle|fast"},
           kSparsity, kSparsityMask, kSparsitySeed,
           kThreads, kBpeDir, kJson},
@@ -89,18 +98,18 @@ const std::vector<Verb>& verb_table() {
           int_flag("seed", 0, kSeedMax, "sampling seed (default 1337)"),
           {"on-mesh", Value::Switch, "run every forward on the emulated mesh (fast mode, KV cache in SRAM)"},
           kSparsity, kSparsityMask, kSparsitySeed,
-          kMesh, kExecution, kKernels, kNoCache, kCacheDir, kThreads, kBpeDir, kJson},
+          kMesh, kArchKey, kExecution, kKernels, kNoCache, kCacheDir, kThreads, kBpeDir, kJson},
          verb_generate},
         {"compile-model", "the model compiler: a GPT's graph, placement, memory plan, kernels, schedule", nullptr,
          false, nullptr,
-         {kModelConfig, kSet, kMesh, kExecution, kKernels,
+         {kModelConfig, kSet, kMesh, kArchKey, kExecution, kKernels,
           {"train", Value::Switch, "plan for training: gradients, AdamW's m and v, activations kept for backward"},
           kSparsity, kSparsityMask, kSparsitySeed,
           kNoCache, kCacheDir, kBpeDir, kJson},
          verb_compile_model},
         {"forward", "one forward pass on the emulated mesh, op by op, checked against the reference", nullptr, false,
          nullptr,
-         {kModelConfig, kModelCheckpoint, kSet, kMesh, kExecution, kKernels,
+         {kModelConfig, kModelCheckpoint, kSet, kMesh, kArchKey, kExecution, kKernels,
           {"prompt", Value::Text, "the tokens to run (default: a line of a story)"},
           {"mode", Value::Text, "fast: functional, cycles estimated; cycle: every cycle (default: the config's wafer.mode)", "cycle|fast"},
           kSparsity, kSparsityMask, kSparsitySeed,
@@ -164,7 +173,7 @@ const std::vector<Verb>& verb_table() {
              {"mesh-gpt", "the GPT forward (or --train: a training step) on the emulated mesh vs the reference: time, ratio, cycles",
               nullptr, false, nullptr,
               {{"config", Value::Text, "model config (default models/gpt-nano.yaml)"},
-               kSet, kMesh, kKernels,
+               kSet, kMesh, kArchKey, kKernels,
                int_flag("t", 1, 65536, "tokens in the forward (default: the config's block_size)"),
                int_flag("reps", 1, 1000, "repetitions, best kept (default 5)"),
                {"train", Value::Switch, "a training step (batch_size sequences, backward, AdamW) instead of a forward"},
@@ -173,7 +182,7 @@ const std::vector<Verb>& verb_table() {
              {"swarmx", "a data-parallel training step on 1, 2 and 4 emulated wafers: compute and SwarmX cycles, host time",
               nullptr, false, nullptr,
               {{"config", Value::Text, "model config (default models/gpt-nano.yaml)"},
-               kSet, kMesh, kKernels,
+               kSet, kMesh, kArchKey, kKernels,
                int_flag("t", 1, 65536, "tokens per sequence (default: the config's block_size)"),
                int_flag("reps", 1, 1000, "repetitions, best kept (default 2)"),
                kNoCache, kCacheDir, kJson},
@@ -181,7 +190,7 @@ const std::vector<Verb>& verb_table() {
              {"sparsity", "one gpt-nano matmul, a whole forward and a training step on the mesh at densities 1, 0.5, 0.25, 0.1: cycles and wavelets vs the ideal, and the loss after N steps",
               nullptr, false, nullptr,
               {{"config", Value::Text, "model config (default models/gpt-nano.yaml)"},
-               kSet, kMesh, kKernels, kSparsityMask, kSparsitySeed,
+               kSet, kMesh, kArchKey, kKernels, kSparsityMask, kSparsitySeed,
                {"op", Value::Text, "the matmul to show on its own (default l0.fch)"},
                int_flag("steps", 1, 1000000, "training steps at each density, mask fixed (default 20)"),
                {"plot", Value::Text, "also write an SVG of cycles against density (one matmul, the forward, a training step) to this file"},
@@ -197,7 +206,9 @@ const std::vector<Verb>& verb_table() {
              {"published", "our kernels at the sizes of cycle counts published for the real machine: ours, theirs, the ratio (docs/fidelity.md)",
               nullptr, false, nullptr,
               {{"dir", Value::Text, "the kernels (default examples/published)"},
-               {"markdown", Value::Switch, "docs/fidelity.md's table"},
+               {"arch", Value::Text, "run every row on this machine profile instead of its own (wse2 for figures 1-2, wse3 for 3-4)",
+                wl::machine_profile_choices()},
+               {"markdown", Value::Switch, "docs/fidelity.md's table, and the reasons of the rows outside the band under it"},
                kJson},
               bench_published},
          }},
@@ -214,6 +225,7 @@ const std::vector<FlagRule>& flag_rules() {
         {"train", "resume", Rule::Conflicts, "config", "a checkpoint carries its config (--set changes its keys)", config_vs_checkpoint},
         {"train", "wafers", Rule::Needs, "on-mesh", "the wafers are meshes"},
         {"train", "mesh", Rule::Needs, "on-mesh", kOnMesh},
+        {"train", "arch", Rule::Needs, "on-mesh", kOnMesh},
         {"train", "execution", Rule::Needs, "on-mesh", kOnMesh},
         {"train", "mode", Rule::Needs, "on-mesh", kOnMesh},
         {"train", "kernels", Rule::Needs, "on-mesh", kOnMesh},
@@ -227,6 +239,7 @@ const std::vector<FlagRule>& flag_rules() {
         {"generate", "top-k", Rule::Conflicts, "temperature=0", "temperature 0 is greedy: the top token, whatever --top-k"},
         {"generate", "seed", Rule::Conflicts, "temperature=0", "temperature 0 is greedy: no draw for a seed to choose"},
         {"generate", "mesh", Rule::Needs, "on-mesh", kOnMesh},
+        {"generate", "arch", Rule::Needs, "on-mesh", kOnMesh},
         {"generate", "execution", Rule::Needs, "on-mesh", kOnMesh},
         {"generate", "kernels", Rule::Needs, "on-mesh", kOnMesh},
         {"generate", "no-cache", Rule::Needs, "on-mesh", kOnMesh},
@@ -255,7 +268,7 @@ const std::vector<KeysRead>& keys_read() {
     // A model from a config: its shape, the tokenizer (a char one is built from the corpus) and the weights' seed.
     static const char* kModel = "model.* train_input.tokenizer";
     static const char* kFromConfig = "train_input.corpus train_input.data train_input.corpus_chars train_input.addition_digits runconfig.seed";
-    static const char* kPlan = "wafer.mesh wafer.execution wafer.schedule";   // what the model compiler reads; wafer.mode is the run's
+    static const char* kPlan = "wafer.mesh wafer.arch wafer.execution wafer.schedule";   // what the model compiler reads (wafer.arch: its SRAM); wafer.mode is the run's
     static const std::vector<KeysRead> rows = {
         {"train", "model.* train_input.* optimizer.* runconfig.*"},
         {"train", "wafer.*", "on-mesh"},
@@ -290,18 +303,25 @@ const std::vector<FlagKeys>& flag_keys() {
         {"train", "corpus", "train_input.corpus"},
         {"train", "steps", "runconfig.max_steps"},
         {"train", "mesh", "wafer.mesh"},
+        {"train", "arch", "wafer.arch"},
         {"train", "mode", "wafer.mode"},
         {"train", "execution", "wafer.execution"},
         {"generate", "mesh", "wafer.mesh"},
+        {"generate", "arch", "wafer.arch"},
         {"generate", "execution", "wafer.execution"},
         {"compile-model", "mesh", "wafer.mesh"},
+        {"compile-model", "arch", "wafer.arch"},
         {"compile-model", "execution", "wafer.execution"},
         {"forward", "mesh", "wafer.mesh"},
+        {"forward", "arch", "wafer.arch"},
         {"forward", "execution", "wafer.execution"},
         {"forward", "mode", "wafer.mode"},
         {"bench mesh-gpt", "mesh", "wafer.mesh"},
+        {"bench mesh-gpt", "arch", "wafer.arch"},
         {"bench swarmx", "mesh", "wafer.mesh"},
+        {"bench swarmx", "arch", "wafer.arch"},
         {"bench sparsity", "mesh", "wafer.mesh"},
+        {"bench sparsity", "arch", "wafer.arch"},
         {"bench sparsity", "mode", "wafer.mode"},
     };
     return rows;

@@ -142,7 +142,7 @@ int verb_train(const Args& args) {
         // A vocabulary that fits no row of PEs resident (GPT-2's) trains streamed, where wte is the
         // store's (docs/weight-streaming.md, "The vocabulary"), unless --execution says otherwise.
         GPTConfig mesh_cfg = cfg;
-        if (const auto o = args.has("execution") ? std::nullopt : wl::model::trains_only_streamed(cfg, wl::MachineConfig{}.sram_bytes)) {
+        if (const auto o = args.has("execution") ? std::nullopt : wl::model::trains_only_streamed(cfg, wl::gpt::machine_profile_of(cfg).sram_bytes_per_pe)) {
             mesh_cfg.execution = "streaming";
             if (!json) std::fprintf(stderr, "weights streamed (wafer.execution: streaming): %s's weights fit no row of PEs resident\n", o->op.c_str());
         }

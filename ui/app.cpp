@@ -837,6 +837,7 @@ json App::state() const {
         {"loaded", runner_.loaded()},
         {"cycle", runner_.cycle()},
         {"run_mode", wl::run_mode_name(runner_.run_mode())},
+        {"arch", {{"id", runner_.arch().id}, {"lanes", wl::lanes_name(runner_.lanes())}}},
         {"optimise", doc_.optimise()},
         {"extent", {{"cycle", runner_.extent()}, {"end", runner_.extent_is_end()}}},
         {"running", runner_.busy()},

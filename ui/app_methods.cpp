@@ -140,6 +140,17 @@ const std::vector<App::Method>& App::methods() {
              a.runner_.set_run_mode(m);
              return a.state();
          }},
+        {"set_arch", "arch lanes=\"fp32\"", 0, [](App& a, const json& x) {   // a machine profile (engine/fabric/wafer.h); reloads at cycle 0
+             const json arch = x.is_object() && x.contains("arch") ? x["arch"] : json(nullptr);
+             const wl::MachineProfile* p = arch.is_string() ? wl::find_machine_profile(arch.get<std::string>()) : nullptr;
+             if (!p) throw std::invalid_argument("unknown arch " + (arch.is_null() ? std::string("(none)") : arch.dump()) + ": use " + wl::machine_profile_list());
+             const json lanes = x.contains("lanes") ? x["lanes"] : json("fp32");
+             wl::Lanes l;
+             if (!lanes.is_string() || !wl::lanes_from_name(lanes.get<std::string>(), &l))
+                 throw std::invalid_argument("unknown lanes " + lanes.dump() + ": use \"fp32\" or \"fp16\"");
+             a.runner_.set_arch(*p, l);
+             return a.state();
+         }},
         {"set_optimise", "on", 0, [](App& a, const json& x) {   // rebuilds a loaded kernel at cycle 0
              const json on = x.is_object() && x.contains("on") ? x["on"] : json(nullptr);
              if (!on.is_boolean()) throw std::invalid_argument("'on' must be true or false");

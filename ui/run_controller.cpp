@@ -11,6 +11,7 @@ static double ms_since(Clock::time_point t) { return std::chrono::duration<doubl
 
 void RunController::load(std::shared_ptr<const wl::lang::CompileResult> cr) {
     wl::lang::RunOptions ro;
+    ro.machine = wl::machine_config(*arch_, lanes_);
     ro.cycle_budget = opt_.cycle_budget;
     ro.machine.trace_capacity = opt_.trace_capacity;
     ro.mode = run_mode_;
@@ -33,6 +34,13 @@ void RunController::load(std::shared_ptr<const wl::lang::CompileResult> cr) {
 void RunController::set_run_mode(wl::RunMode m) {
     if (m == run_mode_) return;
     run_mode_ = m;
+    if (cr_) load(cr_);
+}
+
+void RunController::set_arch(const wl::MachineProfile& p, wl::Lanes lanes) {
+    if (&p == arch_ && lanes == lanes_) return;
+    arch_ = &p;
+    lanes_ = lanes;
     if (cr_) load(cr_);
 }
 

@@ -60,6 +60,11 @@ public:
     // cycles estimated: docs/engine.md). A change reloads the kernel at cycle 0.
     void set_run_mode(wl::RunMode m);
     wl::RunMode run_mode() const { return run_mode_; }
+    // The machine profile the kernel runs on (engine/fabric/wafer.h: its lanes for the vector ops,
+    // fp32 or fp16) and its SRAM per PE. A change reloads the kernel at cycle 0.
+    void set_arch(const wl::MachineProfile& p, wl::Lanes lanes);
+    const wl::MachineProfile& arch() const { return *arch_; }
+    wl::Lanes lanes() const { return lanes_; }
 
     // [SECTION] controls (each only sets where to go; tick() goes there)
     void play();                              // at speed() cycles per second, until done
@@ -99,6 +104,8 @@ private:
     uint64_t next_stop() const;               // the next snapshot or sample boundary
 
     RunControllerOptions opt_;
+    const wl::MachineProfile* arch_ = &wl::default_profile();
+    wl::Lanes lanes_ = wl::Lanes::Fp32;
     wl::RunMode run_mode_ = wl::RunMode::Cycle;
     std::shared_ptr<const wl::lang::CompileResult> cr_;
     std::optional<wl::lang::KernelRun> run_;

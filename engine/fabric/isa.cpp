@@ -99,6 +99,8 @@ std::string isa_markdown() {
     s += "- A scalar instruction costs `base` cycles; the next one issues `base` cycles later.\n";
     s += "- A vector op over n elements costs `base + ceil(n * per_elem / simd_fp32)` cycles when all its operands are in\n";
     s += "  memory (`simd_fp32` is `MachineConfig::simd_fp32`, default 1: the CE reads 2 and writes 1 32-bit word per cycle).\n";
+    s += "  A machine profile sets it (`--arch wse2|wse3`, `wafer.arch`: its fp32 lanes, or with `--lanes fp16` its fp16\n";
+    s += "  lanes, the same ops timed at the 16-bit width; docs/fidelity.md, \"Machine profiles\").\n";
     s += "- A vector op with a fabin or fabout operand moves at the fabric's pace instead: at most one wavelet per cycle on\n";
     s += "  the ramp, and it waits (the thread stalls) while its input queue is empty or the ramp queue is full.\n";
     s += "- An async vector op (`kVecAsync`) runs on one of 4 microthreads; the main thread pays 1 issue cycle and goes on.\n";

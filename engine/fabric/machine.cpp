@@ -31,6 +31,12 @@ namespace wl {
 
 // [SECTION] construction and snapshots
 
+MachineConfig machine_config(const MachineProfile& p, Lanes lanes, MachineConfig base) {
+    base.sram_bytes = p.sram_bytes_per_pe;
+    base.simd_fp32 = p.lanes(lanes);
+    return base;
+}
+
 void Machine::FreeDeleter::operator()(uint8_t* p) const { std::free(p); }
 
 // "3.4 GiB": sizes in messages.

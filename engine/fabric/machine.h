@@ -33,7 +33,7 @@ struct MachineConfig {
     uint32_t sram_bytes = kSramBytesPerPe;  // per PE (wafer.h)
     int router_queue_depth = 2;             // per (port, colour), 1..kRouterQueueMax; 2 sustains 1 wavelet/cycle
     int ce_queue_depth = 4;                 // per colour at the CE, 1..kCeQueueMax
-    int simd_fp32 = 1;                      // fp32 elements per cycle (2 reads + 1 write port: 1)
+    int simd_fp32 = 1;                      // vector-op elements per cycle (2 reads + 1 write port: 1); machine_config() sets a profile's
     int task_pick_cycles = 1;               // the picker's cost to start a task
     size_t trace_capacity = 0;              // events kept; 0 = trace off
     size_t max_stuck_reported = 32;         // deadlock report size cap
@@ -42,6 +42,12 @@ struct MachineConfig {
     // app and its snapshots: half of it for the machine.
     uint64_t memory_limit = sizeof(void*) == 4 ? (uint64_t(2) << 30) : 0;
 };
+
+// A machine of profile p (wafer.h, "machine profiles"): base with p's SRAM per PE and p's lanes
+// for its vector ops: the fp32 lanes, or with Lanes::Fp16 the fp16 lanes (a kernel's fp32 vector
+// ops timed as the same ops on 16-bit data: docs/fidelity.md, "fp16"). The default profile at fp32
+// is MachineConfig{} exactly.
+MachineConfig machine_config(const MachineProfile& p, Lanes lanes = Lanes::Fp32, MachineConfig base = {});
 
 struct Rect {
     int x = 0, y = 0, w = 1, h = 1;

@@ -7,6 +7,7 @@
 #include "engine/core/read_file.h"
 
 #include "engine/fabric/mesh.h"
+#include "engine/fabric/wafer.h"
 
 #include <yaml-cpp/yaml.h>
 
@@ -211,6 +212,7 @@ void check(const GPTConfig& c, const std::function<void(const char*, const std::
     if (opt != "adamw") fail("optimizer.optimizer_type", "must be AdamW, got " + quote_prefix(c.optimizer_type));
     Mesh m;
     if (!parse_mesh(c.mesh, &m)) fail("wafer.mesh", mesh_error(c.mesh));
+    if (!find_machine_profile(c.arch)) fail("wafer.arch", "must be " + machine_profile_list() + ", got " + quote_prefix(c.arch));
     if (c.mode != "fast" && c.mode != "cycle") fail("wafer.mode", "must be fast or cycle, got " + quote_prefix(c.mode));
     if (c.execution != "resident" && c.execution != "streaming")
         fail("wafer.execution", "must be resident or streaming, got " + quote_prefix(c.execution));
@@ -418,6 +420,11 @@ std::string corpus_key_unread(const GPTConfig& c, const std::vector<std::string>
 
 void apply_overrides(GPTConfig& cfg, const std::string& overrides, const std::string& where) {
     apply_overrides(cfg, parse_overrides(overrides, where), where);
+}
+
+const wl::MachineProfile& machine_profile_of(const GPTConfig& c) {
+    if (const wl::MachineProfile* p = find_machine_profile(c.arch)) return *p;
+    throw ConfigError("wafer.arch must be " + machine_profile_list() + ", got " + quote_prefix(c.arch));
 }
 
 std::vector<ConfigDifference> config_differences(const GPTConfig& a, const GPTConfig& b) {

@@ -7,7 +7,7 @@
 //   train_input: { batch_size: 8, corpus: stories, ... }
 //   optimizer:   { optimizer_type: AdamW, learning_rate: 2e-3, grad_accum_steps: 1, ... }
 //   runconfig:   { max_steps: 1500, eval_steps: 10, checkpoint_steps: 100, seed: 1337 }
-//   wafer:       { mesh: 32x32, mode: fast, execution: resident, schedule: sequential }
+//   wafer:       { mesh: 32x32, arch: default, mode: fast, execution: resident, schedule: sequential }
 //
 // WL_CONFIG_KEYS below is the one table of keys: its path, the member it sets, its
 // type and its help. The parser, its error messages, to_text(), --set and the key
@@ -20,6 +20,10 @@
 #include <stdexcept>
 #include <string>
 #include <vector>
+
+namespace wl {
+struct MachineProfile;
+}
 
 namespace wl::gpt {
 
@@ -60,6 +64,7 @@ constexpr int64_t kMaxSteps = 1'000'000'000;   // runconfig.max_steps and --step
     X(runconfig, checkpoint_steps, eval_interval, Int, closed(1, 1000000000), "evaluate and save a checkpoint every this many steps") \
     X(runconfig, seed, seed, U64, any(), "weights, batches and the generated corpus") \
     X(wafer, mesh, mesh, Text, any(), "WxH PEs the model compiler places the GPT on, each side 1..256") \
+    X(wafer, arch, arch, Text, any(), "the machine profile (clock, SRAM per PE, SIMD lanes): default | wse2 | wse3 (docs/fidelity.md)") \
     X(wafer, mode, mode, Text, any(), "fast | cycle: how the mesh is emulated") \
     X(wafer, execution, execution, Text, any(), "resident: weights stay in the PEs' SRAM; streaming: one layer's ops serve every layer, weights streamed in (and, training, gradients out)") \
     X(wafer, schedule, schedule, Text, any(), "pipelined: a resident model's forward ops work at once, each on its own chunk of the time steps; sequential: one op at a time (streaming execution is always sequential)")
@@ -98,6 +103,7 @@ struct GPTConfig {
     uint64_t seed = 1337;
     // wafer
     std::string mesh = "32x32";
+    std::string arch = "default";         // a machine profile's id (engine/fabric/wafer.h): its SRAM per PE is the planner's
     std::string mode = "fast";
     std::string execution = "resident";
     std::string schedule = "sequential";   // pipelined: fewer cycles, but a training step twice the host time (docs/configs.md)
@@ -132,6 +138,10 @@ void apply_overrides(GPTConfig& cfg, const std::string& overrides, const std::st
 // Among `keys` (those one layer set: a file's, or the command line's), the first that c's corpus does
 // not read, as "train_input.data: train_input.corpus is 'stories', which reads no file ...", or "".
 std::string corpus_key_unread(const GPTConfig& c, const std::vector<std::string>& keys);
+
+// wafer.arch's profile (validate() has refused an unknown one; this throws ConfigError on one too).
+// The model compiler plans for its SRAM per PE; the GPT's vector ops are fp32, at its fp32 lanes.
+const wl::MachineProfile& machine_profile_of(const GPTConfig& c);
 
 // The keys on which two configs disagree, in table order, with each one's value as to_text()
 // writes it. A vocab_size of 0 ("from the tokenizer") agrees with any.

@@ -10,7 +10,7 @@ namespace wl::model {
 MeshBuild::MeshBuild(const wl::gpt::GPTConfig& cfg, int mesh_w, int mesh_h, KernelSource kernels, bool train,
                      const wl::gpt::GPT* sparse, wl::RunMode mode)
     : train_(train), mode_(mode) {
-    builder_.emplace(cfg, mesh_w, mesh_h, std::move(kernels), wl::MachineConfig{}.sram_bytes, train);
+    builder_.emplace(cfg, mesh_w, mesh_h, std::move(kernels), wl::gpt::machine_profile_of(cfg).sram_bytes_per_pe, train);
     if (sparse) builder_->set_sparse(sparse_nonzeros(*sparse));
 }
 

@@ -299,3 +299,24 @@ TEST(CliCommandLine, RepeatedSetsAllApply) {
     EXPECT_EQ(cl.verb, nullptr);
     EXPECT_NE(cl.err.find("--const 'P' sets nothing: give NAME=VALUE"), std::string::npos) << cl.err;
 }
+
+// --arch picks a machine profile (engine/fabric/wafer.h) where a verb builds a machine: run and
+// check take it whole, bench published for every row, the GPT verbs as the shorthand of wafer.arch.
+TEST(CliCommandLine, ArchIsAMachineProfileWhereAVerbBuildsAMachine) {
+    EXPECT_NE(parse({"run", "k.wk", "--arch", "wse3", "--lanes", "fp16"}).verb, nullptr);
+    EXPECT_NE(parse({"check", "k.wk", "--arch", "wse2"}).verb, nullptr);
+    EXPECT_NE(parse({"bench", "published", "--arch", "default", "--markdown"}).verb, nullptr);
+    EXPECT_NE(parse({"forward", "--config", "c.yaml", "--arch", "wse3"}).verb, nullptr);
+    CommandLine cl = parse({"run", "k.wk", "--arch", "wse9"});
+    EXPECT_EQ(cl.verb, nullptr);
+    EXPECT_NE(cl.err.find("default|wse2|wse3"), std::string::npos) << cl.err;
+    EXPECT_EQ(parse({"run", "k.wk", "--lanes", "fp8"}).verb, nullptr);
+    cl = parse({"train", "--config", "c.yaml", "--arch", "wse3"});   // the mesh's, so with --on-mesh
+    EXPECT_EQ(cl.verb, nullptr);
+    EXPECT_NE(cl.err.find("--arch"), std::string::npos) << cl.err;
+    EXPECT_NE(parse({"train", "--config", "c.yaml", "--on-mesh", "--arch", "wse3"}).verb, nullptr);
+    cl = parse({"forward", "--config", "c.yaml", "--arch", "wse3", "--set", "wafer.arch=wse2"});
+    EXPECT_EQ(cl.verb, nullptr);
+    EXPECT_NE(cl.err.find("--arch and --set wafer.arch both set wafer.arch; give one"), std::string::npos) << cl.err;
+    EXPECT_NE(parse({"compile-model", "--config", "c.yaml", "--set", "wafer.arch=wse3"}).verb, nullptr);   // the planner reads it
+}

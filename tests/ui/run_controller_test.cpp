@@ -289,3 +289,28 @@ TEST(RunController, FastModeGivesTheSameOutput) {
     EXPECT_EQ(rc.run()->machine().mode(), wl::RunMode::Cycle);
     EXPECT_EQ(rc.cycle(), 0u);
 }
+
+// The JS hook's set_arch: a machine profile's lanes time the vector ops (summa's fmacs at the
+// WSE-3's eight fp16 lanes take fewer cycles), the output is the same, and a change reloads at cycle 0.
+TEST(RunController, AMachineProfileChangesTheCyclesNotTheOutput) {
+    auto cr = example("summa.wk");
+    RunController rc;
+    EXPECT_STREQ(rc.arch().id, "default");
+    rc.load(cr);
+    rc.run_to_end();
+    finish(rc);
+    const std::vector<wl::lang::OutputLine> out = rc.run()->output();
+    const uint64_t cycles = rc.cycle();
+    rc.set_arch(*wl::find_machine_profile("wse3"), wl::Lanes::Fp16);
+    EXPECT_STREQ(rc.arch().id, "wse3");
+    EXPECT_EQ(rc.lanes(), wl::Lanes::Fp16);
+    EXPECT_EQ(rc.cycle(), 0u);
+    EXPECT_EQ(rc.run()->machine().config().simd_fp32, 8);
+    rc.run_to_end();
+    finish(rc);
+    ASSERT_EQ(rc.run()->output().size(), out.size());
+    for (size_t k = 0; k < out.size(); ++k) EXPECT_EQ(rc.run()->output()[k].text, out[k].text);
+    EXPECT_LT(rc.cycle(), cycles);
+    rc.set_arch(wl::default_profile(), wl::Lanes::Fp32);
+    EXPECT_EQ(rc.run()->machine().config().simd_fp32, 1);
+}

@@ -2,6 +2,7 @@
 // loads, the converted files equal the flat .cfg files they replaced (and train to the same
 // bits), one test per class of mistake, --set overrides, and the key table in docs/configs.md.
 #include "engine/gpt/gpt_config.h"
+#include "engine/fabric/wafer.h"
 #include "engine/gpt/trainer.h"
 
 #include <gtest/gtest.h>
@@ -164,6 +165,18 @@ TEST(GptConfig, SetOverridesAnyKey) {
 }
 
 // The key table in docs/configs.md is generated from WL_CONFIG_KEYS; this keeps the doc current.
+// wafer.arch names a machine profile (engine/fabric/wafer.h); the model compiler plans for its SRAM.
+TEST(GptConfig, ArchIsAMachineProfile) {
+    EXPECT_EQ(GPTConfig{}.arch, "default");
+    const GPTConfig c = parse_config_text("wafer:\n  arch: wse3\n", "test.yaml");
+    EXPECT_EQ(c.arch, "wse3");
+    EXPECT_STREQ(machine_profile_of(c).id, "wse3");
+    EXPECT_EQ(machine_profile_of(c).sram_bytes_per_pe, wl::kSramBytesPerPe);
+    const std::string e = error_of("wafer:\n  arch: wse9\n");
+    EXPECT_NE(e.find("wafer.arch must be default, wse2 or wse3, got 'wse9'"), std::string::npos) << e;
+    EXPECT_NE(GPTConfig{}.to_text().find("arch: \"default\""), std::string::npos);
+}
+
 TEST(GptConfig, DocsListEveryKey) {
     const std::string doc = read_all(kSrc + "/docs/configs.md");
     EXPECT_NE(doc.find(config_keys_markdown()), std::string::npos)
