@@ -66,9 +66,9 @@ struct FastPort {
     }
     void ramp_sent(size_t n) { m.routers_[size_t(i)].stats.in[kRamp] += n; }   // n wavelets up the ramp
     void timer(uint64_t) {}                 // the driver runs on; it needs no wake-ups
-    NestMap& nest_map() {                   // this PE's (nest_map.h)
-        if (f.nest_maps_.pe.empty()) f.nest_maps_.pe.resize(f.pe_.size());
-        return f.nest_maps_.pe[size_t(i)];
+    template <class Same>
+    NestMap& nest_map(Same same, bool* fresh) {   // this PE's for which same() holds, or one to work out (nest_map.h)
+        return f.nest_maps_.find(i, f.pe_.size(), same, fresh);
     }
     void fault(FaultKind k, int colour, int task, int32_t pc, std::string msg) {
         const bool first = !m.fault_;

@@ -55,9 +55,7 @@ public:
     size_t held(int pe, int port, int colour) const;       // wavelets waiting at a router for a switch position
     bool holds_any() const { return !held_.empty(); }
     void forget_paths(Machine& m);                         // a route or a program changed
-    void forget_nest_map(int pe) {                         // a program or its constants were placed there
-        if (!nest_maps_.pe.empty()) nest_maps_.pe[size_t(pe)].loop = nullptr;
-    }
+    void forget_nest_map(int pe) { nest_maps_.forget(pe); }   // a program or its constants were placed there
     size_t queued_at(int pe) const { return pe_queued_[size_t(pe)]; }   // over all colours
     uint64_t busy_until() const { return end_time_; }
 
@@ -151,7 +149,7 @@ private:
     std::vector<uint64_t> counting_;       // the paths with wavelets not yet in their routers' counters
     Path recording_;
     std::vector<Pe> pe_;
-    NestMaps nest_maps_;                   // each PE's last affine nest map (nest_map.h)
+    NestMaps nest_maps_;                   // each PE's affine nest maps, by the state worked out from (nest_map.h)
     std::vector<Entry> heap_;
     // The PEs scheduled since the last deadlock check that found nothing stuck: no other PE's
     // state has changed since, so the check at quiescence looks at these alone (the whole mesh

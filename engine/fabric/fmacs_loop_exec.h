@@ -299,24 +299,26 @@ private:
         for (uint32_t k = 0; k < W.ndsd; ++k) std::memcpy(static_cast<void*>(&ce.dsd[W.dsd[k]]), P.w + W.nreg + 3 * k, 12);
     }
 
-    // Whether M was worked out for loop L from the live state (nest_map.h), and if not, makes it
-    // M's state.
-    bool same_state(NestMap& M, const FmacsLoop& L, const uint32_t* R) const {
+    // Whether M was worked out for loop L from the live state (nest_map.h).
+    bool same_state(const NestMap& M, const FmacsLoop& L, const uint32_t* R) const {
+        if (M.loop != &L) return false;
         const FmacsNest& N = L.nest;
-        const uint32_t nregs = lp->prog->functions[ce.fn].nregs;   // no instruction names one past the frame (validate_program)
-        bool same = M.loop == &L;
-        for (uint64_t m = N.state_regs & (nregs < 64 ? (1ull << nregs) - 1 : ~0ull); m; m &= m - 1) {
-            const int k = __builtin_ctzll(m);
-            same = same && M.regs[k] == R[k];
-            M.regs[k] = R[k];
-        }
-        for (uint32_t m = N.state_dsds; m; m &= m - 1) {
-            const int k = __builtin_ctz(m);
-            same = same && !std::memcmp(static_cast<const void*>(&M.dsd[k]), static_cast<const void*>(&ce.dsd[k]), sizeof(Dsd));
-            M.dsd[k] = ce.dsd[k];
-        }
+        for (uint64_t m = state_regs(N); m; m &= m - 1)
+            if (M.regs[__builtin_ctzll(m)] != R[__builtin_ctzll(m)]) return false;
+        for (uint32_t m = N.state_dsds; m; m &= m - 1)
+            if (std::memcmp(static_cast<const void*>(&M.dsd[__builtin_ctz(m)]), static_cast<const void*>(&ce.dsd[__builtin_ctz(m)]), sizeof(Dsd)))
+                return false;
+        return true;
+    }
+    // M's state becomes the live state, for loop L.
+    void keep_state(NestMap& M, const FmacsLoop& L, const uint32_t* R) const {
+        for (uint64_t m = state_regs(L.nest); m; m &= m - 1) M.regs[__builtin_ctzll(m)] = R[__builtin_ctzll(m)];
+        for (uint32_t m = L.nest.state_dsds; m; m &= m - 1) M.dsd[__builtin_ctz(m)] = ce.dsd[__builtin_ctz(m)];
         M.loop = &L;
-        return same;
+    }
+    uint64_t state_regs(const FmacsNest& N) const {   // no instruction names one past the frame (validate_program)
+        const uint32_t nregs = lp->prog->functions[ce.fn].nregs;
+        return N.state_regs & (nregs < 64 ? (1ull << nregs) - 1 : ~0ull);
     }
     // An affine nest's map from the live state (r.ip after the inner loop; nest_map.h): two passes'
     // effect on the registers and DSDs worked out without their fmacs (the map needs no memory: the
@@ -382,15 +384,16 @@ private:
 
     // An affine nest's passes from here (r.ip is after the inner loop), as many as run at once
     // (fmacs_loop.h), from the nest's map at the live state (work_out, or the PE's map kept from an
-    // entry at the same state): the passes the outer loop has left before its last, that end before
+    // entry at the same state, nest_map.h): the passes the outer loop has left before its last, that end before
     // stop, and whose every address lies in SRAM run their fmacs back to back, and the registers,
     // DSDs, time, count and statistics move that many passes on. Else nothing changes.
     __attribute__((noinline)) LoopRun run_affine_passes(const FmacsLoop& L, const NestCode& c, LoopRun r, uint64_t stop, uint32_t* const R) {
         const Instr *const fm = c.fm, *const ld = c.ld;
         if (fm->e | ce.ut_busy) return r;
         const FmacsNest& W = L.nest;
-        NestMap& M = cx.port.nest_map();
-        if (!same_state(M, L, R)) work_out(M, L, c, R);
+        bool fresh = false;
+        NestMap& M = cx.port.nest_map([&](const NestMap& m) { return same_state(m, L, R); }, &fresh);
+        if (fresh) keep_state(M, L, R), work_out(M, L, c, R);
         if (!M.alike) return r;
         const NestEntry &e0 = M.e0, &e1 = M.e1;
         const uint64_t trips = M.trips;

@@ -1,7 +1,7 @@
 // nest_map.h: an affine nest's pass map (fmacs_loop.h), worked out from one state of the PE's
-// registers and DSDs by FmacsLoopExec::run_affine_passes, and kept per PE in fast mode: a nest entered
-// again from the same state (SUMMA's, once a step on every PE) has the same map, so it is not
-// worked out again.
+// registers and DSDs by FmacsLoopExec::run_affine_passes, and kept per PE and state in fast mode:
+// a nest entered again from a state it was entered from before (SUMMA's, once a step on every PE;
+// a GPT matmul's, once a round of each forward) has the same map, so it is not worked out again.
 #pragma once
 #include "engine/fabric/dsd.h"
 #include "engine/fabric/fmacs_loop.h"
@@ -42,12 +42,50 @@ struct NestMap {
     uint64_t trips = 0;
 };
 
-// One per PE, made on first use; a copy of a machine starts with none (its loops lie elsewhere).
+// A PE's maps, one for each state it entered a nest from (up to NestMaps::kPerPe). A forward
+// enters its nests from the same few states each time, in the same order (a gpt-nano matmul PE
+// from about 8, one a round of its outer loop), so the next state's map is found, not worked out.
+struct PeNestMaps {
+    std::vector<NestMap> map;
+    uint32_t last = 0;     // the map found or made last: looked at first, then the ones after it
+    uint32_t victim = 0;   // the next to be made over once the PE may keep no more
+};
+
+// Every PE's maps, made on first use, while all of them together are fewer than kKept (past that
+// a PE with one makes its maps over in turn); a copy of a machine starts with none (its loops lie
+// elsewhere).
 struct NestMaps {
-    std::vector<NestMap> pe;
+    static constexpr size_t kPerPe = 16, kKept = size_t(1) << 15;   // 16 a PE; at most 25 MB in all
+    std::vector<PeNestMaps> pe;
+    size_t kept = 0;
     NestMaps() = default;
     NestMaps(const NestMaps&) {}
-    NestMaps& operator=(const NestMaps&) { return pe.clear(), *this; }
+    NestMaps& operator=(const NestMaps&) { return pe.clear(), kept = 0, *this; }
+
+    // PE i's map for which same(map) holds; else a map to work out (*fresh set).
+    template <class Same>
+    NestMap& find(int i, size_t pes, Same same, bool* fresh) {
+        if (pe.empty()) pe.resize(pes);
+        PeNestMaps& p = pe[size_t(i)];
+        const uint32_t n = uint32_t(p.map.size());
+        for (uint32_t k = 0, j = p.last; k < n; ++k, j = j + 1 == n ? 0 : j + 1)
+            if (same(p.map[j])) return *fresh = false, p.last = j, p.map[j];
+        *fresh = true;
+        if (n == 0 || (n < kPerPe && kept < kKept)) {
+            p.map.emplace_back();
+            ++kept;
+            p.last = n;
+        } else {
+            p.last = p.victim;
+            p.victim = p.victim + 1 == n ? 0 : p.victim + 1;
+        }
+        return p.map[p.last];
+    }
+    void forget(int i) {   // a program or its constants were placed on PE i: its maps read them
+        if (pe.empty()) return;
+        kept -= pe[size_t(i)].map.size();
+        pe[size_t(i)] = PeNestMaps();
+    }
 };
 
 }  // namespace wl
