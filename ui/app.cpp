@@ -41,6 +41,7 @@ App::App(const AppOptions& opt) : asset_dir_(opt.asset_dir), developer_(opt.deve
     lessons_.load(asset_dir_ + "/lessons");
     model_.open_in_editor = [this](const std::string& file, const std::string& text) { open_text(file, text, "", true); };
     model_.pick_text_file = [] { js_bridge_pick_text_file(); };
+    model_.pick_weights_file = [] { js_bridge_pick_weights_file(); };
     model_.download = [](const std::string& name, const std::string& bytes) {
         js_bridge_download(name.c_str(), "application/octet-stream", bytes.data(), bytes.size());
     };

@@ -23,10 +23,10 @@
 #include "engine/core/output_guard.h"
 #include "engine/gpu/compare.h"
 #include "ui/json_args.h"
+#include "ui/memory_use.h"
 #include "ui/pe_report.h"
 
 #include <algorithm>
-#include <malloc.h>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <unordered_map>
@@ -41,15 +41,11 @@ using wl::NumberRange;
 static NumberRange upto(int n) { return NumberRange::closed(0, n - 1); }   // an index below n
 
 // What the process holds, for `make soak`'s leak check: malloc's bytes in use, and on the web the
-// WebAssembly memory (which grows and never shrinks: a high-water mark).
+// WebAssembly memory (which grows and never shrinks: a high-water mark) and its ceiling.
 static json memory_json() {
-#ifdef __EMSCRIPTEN__
-    const struct mallinfo mi = mallinfo();
-    return {{"malloc_in_use", uint64_t(unsigned(mi.uordblks))}, {"wasm_memory", uint64_t(__builtin_wasm_memory_size(0)) * 65536}};
-#else
-    const struct mallinfo2 mi = mallinfo2();
-    return {{"malloc_in_use", uint64_t(mi.uordblks)}, {"wasm_memory", nullptr}};
-#endif
+    const MemoryUse m = memory_use();
+    return {{"malloc_in_use", m.malloc_in_use}, {"wasm_memory", m.wasm_memory ? json(m.wasm_memory) : json(nullptr)},
+            {"in_use", m.in_use}, {"ceiling", m.ceiling}};
 }
 
 const std::vector<App::Method>& App::methods() {
@@ -286,7 +282,9 @@ const std::vector<App::Method>& App::methods() {
     };
     // [SECTION] the table: the Model window (its rows are ModelWindow::methods(), ui/model_window.cpp)
     for (const ModelWindow::Method& m : ModelWindow::methods())
-        t.push_back({m.name, m.params, (m.waits_generation ? unsigned(M::kWaitGeneration) : 0u) | (m.local ? unsigned(M::kLocal) : 0u),
+        t.push_back({m.name, m.params,
+                     (m.waits_generation ? unsigned(M::kWaitGeneration) : 0u) | (m.local ? unsigned(M::kLocal) : 0u) |
+                         (m.internal ? unsigned(M::kInternal) : 0u),
                      [run = m.run](App& a, const json& x) { return run(a.model_, x); }});
     return t;
     }();

@@ -43,6 +43,10 @@ EM_JS(void, wl_js_pick_text_file, (), {
     if (window.waferlab && window.waferlab._pickFile) window.waferlab._pickFile('text');
 });
 
+EM_JS(void, wl_js_pick_weights_file, (), {
+    if (window.waferlab && window.waferlab._pickFile) window.waferlab._pickFile('weights');
+});
+
 EM_JS(void, js_bridge_download, (const char* filename, const char* mime, const void* data, size_t n), {
     const bytes = HEAPU8.slice(data, data + n);   // a copy: the heap may move
     const url = URL.createObjectURL(new Blob([bytes], { type: UTF8ToString(mime) }));
@@ -89,6 +93,7 @@ void js_bridge_canvas_size(int* w, int* h) {
 float js_bridge_pixel_ratio() { return float(emscripten_get_device_pixel_ratio()); }
 void js_bridge_pick_file() { wl_js_pick_file(); }
 void js_bridge_pick_text_file() { wl_js_pick_text_file(); }
+void js_bridge_pick_weights_file() { wl_js_pick_weights_file(); }
 bool js_bridge_can_open_url() { return true; }
 void js_bridge_open_url(const char* url) { wl_js_open_url(url); }
 void js_bridge_share() { wl_js_share(); }
@@ -104,6 +109,7 @@ void js_bridge_canvas_size(int* w, int* h) { *w = *h = 0; }
 float js_bridge_pixel_ratio() { return 1.0f; }
 void js_bridge_pick_file() {}
 void js_bridge_pick_text_file() {}
+void js_bridge_pick_weights_file() {}
 bool js_bridge_can_open_url() { return false; }
 void js_bridge_open_url(const char*) {}
 void js_bridge_share() {}

@@ -15,6 +15,7 @@ void js_bridge_canvas_size(int* w, int* h);           // the page's window size,
 float js_bridge_pixel_ratio();
 void js_bridge_pick_file();                           // opens the page's file picker (web/waferlab-api.js)
 void js_bridge_pick_text_file();                      // the same, for a text to train on (the Model window's Train)
+void js_bridge_pick_weights_file();                   // the same, for llm.c's weights (the Model window's Open weights...)
 bool js_bridge_can_open_url();                        // true on the web: links open in a new tab
 void js_bridge_open_url(const char* url);             // a link's target, in a new tab (web only)
 void js_bridge_share();                               // File > Share: the page's share dialog (web only)

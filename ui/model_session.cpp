@@ -2,6 +2,7 @@
 #include "ui/model_session.h"
 
 #include "engine/core/json_text.h"
+#include "engine/core/memory_limit.h"
 #include "engine/gpt/checkpoint.h"
 #include "engine/gpt/trainer.h"
 #include "engine/gpu/wafer_estimate.h"
@@ -16,6 +17,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
+#include <utility>
 
 namespace wlui {
 
@@ -190,81 +192,181 @@ std::vector<std::string> ModelSession::configs() const {
     return names;
 }
 
+std::string ModelSession::config_path(const std::string& config) const {
+    const bool is_path = config.find('/') != std::string::npos || config.find(".yaml") != std::string::npos;
+    return is_path ? config : dir_ + "/" + config + ".yaml";
+}
+
 bool ModelSession::compile(const std::string& config, int w, int h, const std::string& checkpoint, const std::string& set,
                            bool no_cache) {
     // Everything is built aside and swapped in only when it all worked: a failed compile (a mesh too
     // small, a broken kernel) leaves the last good one loaded and usable.
     try {
-        const bool is_path = config.find('/') != std::string::npos || config.find(".yaml") != std::string::npos;
-        const std::string path = is_path ? config : dir_ + "/" + config + ".yaml";
-        const auto kernels = this->kernels();
-        std::unique_ptr<wl::gpt::GPT> model;
-        std::unique_ptr<wl::gpt::Tokenizer> tokenizer;
-        std::string source;
-        const uint32_t sram = wl::MachineConfig{}.sram_bytes;
+        const std::string path = config_path(config);
+        Loaded m;
         wl::model::CompileInfo early_info;   // when the early check below compiled
         bool early_ran = false;
         if (!model_ || config != config_ || checkpoint != checkpoint_ || set != set_) {
+            if (from_bytes_ && !checkpoint.empty() && checkpoint == checkpoint_)   // no file here to read again
+                throw std::runtime_error(checkpoint + " was opened from the page's file picker, and only the model made from it for " +
+                                         config_ + (set_.empty() ? "" : " (" + set_ + ")") +
+                                         " is kept: open the file again (Open weights...) for another config or setting, or use the seed's weights");
             if (!checkpoint.empty() && wl::gpt::is_llmc_file(checkpoint)) {   // GPT-2's weights from llm.c, for this config
                 try {
                     wl::gpt::LlmcModel w = wl::gpt::llmc_model(checkpoint, [&](wl::gpt::GPTConfig* cfg) {
                         *cfg = wl::gpt::load_config(path);
                         wl::gpt::apply_overrides(*cfg, set, "set");
                     });
-                    model = std::move(w.model), tokenizer = std::move(w.tokenizer), source = std::move(w.source);
+                    m.model = std::move(w.model), m.tokenizer = std::move(w.tokenizer), m.source = std::move(w.source);
                 } catch (const std::invalid_argument& e) {   // the config's shape is not the weights'
                     throw std::runtime_error(config + " and " + checkpoint + ": " + e.what());
                 }
             } else if (!checkpoint.empty()) {
                 wl::gpt::Checkpoint ck = wl::gpt::load_checkpoint(checkpoint);
-                tokenizer = wl::gpt::checkpoint_tokenizer(ck, checkpoint);
+                m.tokenizer = wl::gpt::checkpoint_tokenizer(ck, checkpoint);
                 wl::gpt::apply_checkpoint_overrides(ck, wl::gpt::parse_overrides(set, "set"), "set", checkpoint);   // as the CLI's --set on a checkpoint
-                model = wl::gpt::model_from_checkpoint(ck);
-                source = "checkpoint " + checkpoint + " (step " + std::to_string(ck.step) + ")";
+                m.model = wl::gpt::model_from_checkpoint(ck);
+                m.source = "checkpoint " + checkpoint + " (step " + std::to_string(ck.step) + ")";
             } else {
                 wl::gpt::GPTConfig cfg = wl::gpt::load_config(path);
                 wl::gpt::apply_overrides(cfg, set, "set");
                 // A config that names its vocabulary can be planned before its weights are made: a model
                 // too big for the mesh fails here, in milliseconds, not after building its parameters.
                 if (cfg.vocab_size > 0) {
-                    const wl::model::PlanResult early = cache_.plan(cfg, w, h, kernels, sram, false, no_cache, &early_info);
+                    const wl::model::PlanResult early =
+                        cache_.plan(cfg, w, h, kernels(), wl::MachineConfig{}.sram_bytes, false, no_cache, &early_info);
                     if (!early.ok) throw std::runtime_error(early.error);
                     early_ran = true;
                 }
                 wl::gpt::InitialModel init = wl::gpt::initial_model(cfg);   // the weights from the seed; no optimizer
-                tokenizer = std::move(init.tokenizer);
-                model = std::move(init.model);
-                source = "config " + config + ", initial weights (seed " + std::to_string(cfg.seed) + ")";
+                m.tokenizer = std::move(init.tokenizer);
+                m.model = std::move(init.model);
+                m.source = "config " + config + ", initial weights (seed " + std::to_string(cfg.seed) + ")";
             }
         }
-        const wl::gpt::GPT& m = model ? *model : *model_;
+        install(std::move(m), config, checkpoint, set, w, h, no_cache && !early_ran, early_ran ? &early_info : nullptr);
+        return true;
+    } catch (const std::exception& e) {
+        error_ = e.what();
+        return false;
+    }
+}
+
+void ModelSession::install(Loaded m, const std::string& config, const std::string& checkpoint, const std::string& set, int w, int h,
+                           bool no_cache, const wl::model::CompileInfo* early) {
+    const wl::gpt::GPT& model = m.model ? *m.model : *model_;
+    wl::model::CompileInfo info;
+    wl::model::PlanResult r = cache_.plan(model.cfg, w, h, kernels(), wl::MachineConfig{}.sram_bytes, false, no_cache, &info);
+    if (!r.ok) throw std::runtime_error(r.error);
+    if (early && early->key == info.key) {   // the early check did the compiling (or the lookup)
+        const double seconds = info.seconds;
+        info = *early;
+        info.seconds += seconds;
+    }
+    auto mesh = std::make_unique<wl::model::MeshGPT>(std::move(r.plan), model);
+    mesh_.reset();   // it refers to model_
+    if (m.model) {
+        model_ = std::move(m.model);
+        tokenizer_ = std::move(m.tokenizer);
+        source_ = std::move(m.source);
+        from_bytes_ = m.from_bytes;
+        config_ = config;
+        checkpoint_ = checkpoint;
+        set_ = set;
+    }
+    mesh_ = std::move(mesh);
+    compile_info_ = info;
+    have_forward_ = false;
+    gen_ = Generation{};
+    error_.clear();
+}
+
+// [SECTION] llm.c's weights as bytes (the browser's file picker)
+
+bool ModelSession::check_llmc(const std::string& name, std::string_view head, uint64_t size, const std::string& config, int w, int h,
+                              const std::string& set, const MemoryUse& memory, LlmcNeed* need) {
+    try {
+        const wl::gpt::LlmcHeader header = wl::gpt::parse_llmc_header(head, name);
+        wl::gpt::GPTConfig cfg = wl::gpt::load_config(config_path(config));
+        wl::gpt::apply_overrides(cfg, set, "set");
+        try {
+            cfg = wl::gpt::context_config(header.cfg, cfg);
+        } catch (const std::invalid_argument& e) {   // the config's shape is not the weights', as compile() says it
+            throw std::runtime_error(config + " and " + name + ": " + e.what());
+        }
+        // What it needs, before a byte more is read: the refusal a GPT-2 small file on a mesh too
+        // big for the tab gets at once, not after 500 MB.
+        LlmcNeed n;
+        n.name = name;
+        n.file = header.file_bytes;
+        n.weights = uint64_t(wl::gpt::count_parameters(header.cfg)) * 4;
+        n.model = uint64_t(wl::gpt::count_parameters(cfg)) * 4;
+        const wl::MachineConfig machine;
+        n.mesh = uint64_t(w) * uint64_t(h) * (machine.sram_bytes + wl::Machine::state_bytes_per_pe());
+        n.store = cfg.execution == "streaming" ? n.model : 0;   // as the planner reads the key
+        n.mesh_limit = machine.memory_limit;
+        n.memory = memory;
+        if (need) *need = n;
+        if (!n.fits()) throw std::runtime_error(n.text(w, h));
+        wl::gpt::check_llmc_size(header, size, name);
+        // The plan now, so a mesh too small says so before the file is read (compile_llmc finds it in the cache).
+        llmc_plan_.reset();
         wl::model::CompileInfo info;
-        wl::model::PlanResult r = cache_.plan(m.cfg, w, h, kernels, sram, false, no_cache && !early_ran, &info);
-        if (!r.ok) throw std::runtime_error(r.error);
-        if (early_ran && early_info.key == info.key) {   // the early check did the compiling (or the lookup)
-            early_info.seconds += info.seconds;
-            info = early_info;
-        }
-        auto mesh = std::make_unique<wl::model::MeshGPT>(std::move(r.plan), m);
-        mesh_.reset();   // it refers to model_
-        if (model) {
-            model_ = std::move(model);
-            tokenizer_ = std::move(tokenizer);
-            source_ = std::move(source);
-            config_ = config;
-            checkpoint_ = checkpoint;
-            set_ = set;
-        }
-        mesh_ = std::move(mesh);
-        compile_info_ = info;
-        have_forward_ = false;
-        gen_ = Generation{};
+        const wl::model::PlanResult plan = cache_.plan(cfg, w, h, kernels(), machine.sram_bytes, false, false, &info);
+        if (!plan.ok) throw std::runtime_error(plan.error);
+        llmc_plan_ = info;
         error_.clear();
         return true;
     } catch (const std::exception& e) {
         error_ = e.what();
         return false;
     }
+}
+
+bool ModelSession::compile_llmc(const std::string& name, std::string bytes, const std::string& config, int w, int h,
+                                const std::string& set, bool no_cache) {
+    try {
+        Loaded m;
+        try {
+            wl::gpt::LlmcModel l = wl::gpt::llmc_model_from_bytes(std::move(bytes), name, [&](wl::gpt::GPTConfig* cfg) {
+                *cfg = wl::gpt::load_config(config_path(config));
+                wl::gpt::apply_overrides(*cfg, set, "set");
+            });
+            m.model = std::move(l.model), m.tokenizer = std::move(l.tokenizer), m.source = std::move(l.source);
+        } catch (const std::invalid_argument& e) {   // the config's shape is not the weights'
+            throw std::runtime_error(config + " and " + name + ": " + e.what());
+        }
+        m.from_bytes = true;
+        const std::optional<wl::model::CompileInfo> early = std::exchange(llmc_plan_, std::nullopt);
+        install(std::move(m), config, name, set, w, h, no_cache, early ? &*early : nullptr);
+        return true;
+    } catch (const std::exception& e) {
+        error_ = e.what();
+        return false;
+    }
+}
+
+std::string LlmcNeed::text(int w, int h) const {
+    using wl::byte_size_text;
+    const std::string mesh_text = std::to_string(w) + "x" + std::to_string(h);
+    std::string s = name + " on a " + mesh_text + " mesh needs at least " + byte_size_text(double(peak())) +
+                    " at once: the file (" + byte_size_text(double(file)) + ") is read whole and parsed into its weights (" +
+                    byte_size_text(double(weights)) + " as f32), and the model";
+    if (model != weights) s += " for the config's context (" + byte_size_text(double(model)) + ")";
+    s += " is kept beside the mesh's SRAM and state (" + byte_size_text(double(mesh)) + ")";
+    if (store) s += " and the streamed weights' store (" + byte_size_text(double(store)) + ")";
+    s += ". This tab has " + byte_size_text(double(memory.available())) + " free of its " + byte_size_text(double(memory.ceiling)) +
+         " (" + byte_size_text(double(memory.in_use)) + " in use)";
+    if (mesh_limit && mesh > mesh_limit)
+        s += ", and one mesh may take at most " + byte_size_text(double(mesh_limit)) + " (a " + mesh_text + " mesh needs " +
+             byte_size_text(double(mesh)) + ")";
+    return s + ".";
+}
+
+nlohmann::json to_json(const LlmcNeed& n) {
+    return {{"name", n.name}, {"file", n.file}, {"weights", n.weights}, {"model", n.model}, {"mesh", n.mesh}, {"store", n.store},
+            {"peak", n.peak()}, {"fits", n.fits()}, {"mesh_limit", n.mesh_limit},
+            {"memory", {{"ceiling", n.memory.ceiling}, {"in_use", n.memory.in_use}, {"available", n.memory.available()}}}};
 }
 
 nlohmann::json ModelSession::plan_json() const {

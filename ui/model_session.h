@@ -18,11 +18,15 @@
 #include "engine/model/mesh_gpt.h"
 #include "engine/model/mesh_plan.h"
 #include "engine/model/plan_cache.h"
+#include "ui/memory_use.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <nlohmann/json_fwd.hpp>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace wlui {
@@ -66,6 +70,26 @@ nlohmann::json to_json(const ForwardReport& f);
 nlohmann::json to_json(const Generation& g);
 nlohmann::json to_json(const std::vector<SramEntry>& map);
 
+// What opening llm.c's weights from bytes needs at once (ModelSession::check_llmc), from the file's
+// header, the config and the mesh, before anything large is allocated. At least this: the plan's
+// programs, fast mode's queues and the tokenizer come on top.
+struct LlmcNeed {
+    std::string name;             // the file's
+    uint64_t file = 0;            // the file's bytes: read whole into memory, then parsed
+    uint64_t weights = 0;         // the weights as f32, every position the file has
+    uint64_t model = 0;           // the config's model (its context may be shorter), kept beside the mesh
+    uint64_t mesh = 0;            // the machine: SRAM and state for each of its PEs
+    uint64_t store = 0;           // streaming: the mesh's store of the weights (MemoryX), another copy
+    uint64_t mesh_limit = 0;      // the most one machine may take in this build (wl::MachineConfig::memory_limit; 0: no limit)
+    MemoryUse memory;             // the memory as it was asked
+    // The most held at once: the file and the weights while it is parsed, the weights and the
+    // config's copy of them, then that copy beside the mesh (and its store).
+    uint64_t peak() const { return std::max({file + weights, weights + model, model + mesh + store}); }
+    bool fits() const { return peak() <= memory.available() && (!mesh_limit || mesh <= mesh_limit); }
+    std::string text(int w, int h) const;   // what it needs, and what there is ("needs at least 3.7 GiB at once: ...")
+};
+nlohmann::json to_json(const LlmcNeed& n);
+
 class ModelSession {
 public:
     // models_dir holds <name>.yaml files and kernels/*.wk.
@@ -81,6 +105,18 @@ public:
     // compiled before (compile_info() says so); no_cache compiles again.
     bool compile(const std::string& config, int w, int h, const std::string& checkpoint = "", const std::string& set = "",
                  bool no_cache = false);
+    // llm.c's weights as bytes, not a file here (the browser's file picker reads them). check_llmc
+    // first, with the file's first 1,024 bytes and its size: its header as the engine reads it, the
+    // config as compile() takes it (its shape the weights', its context at most theirs), the memory
+    // loading it needs against `memory` (*need), its size against the header's, and the plan for the
+    // mesh. Then compile_llmc with the whole file: the engine's llmc_model_from_bytes, the same path
+    // as compile() with a path, then the plan and the mesh. False, with error(), when anything
+    // fails; the last good compile stays loaded. Only the model made from the bytes is kept, so a
+    // compile() for another config or set must be given the file again.
+    bool check_llmc(const std::string& name, std::string_view head, uint64_t size, const std::string& config, int w, int h,
+                    const std::string& set, const MemoryUse& memory, LlmcNeed* need);
+    bool compile_llmc(const std::string& name, std::string bytes, const std::string& config, int w, int h, const std::string& set,
+                      bool no_cache = false);
     const wl::model::CompileInfo& compile_info() const { return compile_info_; }   // the last good compile's
     bool compiled() const { return mesh_ != nullptr; }
     const std::string& error() const { return error_; }   // the last call's failure, "" after a success
@@ -117,11 +153,24 @@ public:
 
 private:
     bool encode(const std::string& prompt, std::vector<int>* ids);   // false (error_) on text it cannot encode
+    struct Loaded {                       // a model made for a compile, before it is swapped in
+        std::unique_ptr<wl::gpt::GPT> model;   // null: keep the loaded one
+        std::unique_ptr<wl::gpt::Tokenizer> tokenizer;
+        std::string source;
+        bool from_bytes = false;
+    };
+    // Plans `m` (or the loaded model) for a w x h mesh, loads it there and swaps it all in; throws,
+    // changing nothing, when that fails. `early`: the plan's compile info when it was planned before.
+    void install(Loaded m, const std::string& config, const std::string& checkpoint, const std::string& set, int w, int h,
+                 bool no_cache, const wl::model::CompileInfo* early);
+    std::string config_path(const std::string& config) const;   // a name in models_dir, or a path
 
     std::string dir_;
     std::string config_, checkpoint_, set_, source_;
+    bool from_bytes_ = false;               // the model came from compile_llmc: checkpoint_ names no file
     wl::model::PlanCache cache_;
     wl::model::CompileInfo compile_info_;   // what the loaded model came from
+    std::optional<wl::model::CompileInfo> llmc_plan_;   // check_llmc's plan, for the compile_llmc that follows it
     std::unique_ptr<wl::gpt::GPT> model_;
     std::unique_ptr<wl::gpt::Tokenizer> tokenizer_;
     std::unique_ptr<wl::model::MeshGPT> mesh_;

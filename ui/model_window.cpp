@@ -3,11 +3,13 @@
 //
 // Index of this file:
 // [SECTION] actions        compile, forward, generate, open a kernel, the density sweep, resident vs streaming
+// [SECTION] llm.c's weights from the page   the web's Open weights...: checked, read a chunk at a time, loaded
 // [SECTION] JS hook        model_* methods and state().model
-// [SECTION] window         settings, the PE under the mouse, the stages, forward, generation
+// [SECTION] window         settings, the weights being read, the PE under the mouse, the stages, forward, generation
 // The Train section: model_train_view.cpp; the Density and Resident vs streaming views: model_views.cpp.
 #include "ui/model_window.h"
 
+#include "engine/core/memory_limit.h"
 #include "engine/fabric/mesh.h"
 #include "engine/gpt/adamw.h"
 #include "engine/gpt/trainer.h"
@@ -15,6 +17,7 @@
 #include "engine/model/mesh_measure.h"
 #include "engine/model/weight_stream.h"
 #include "ui/json_args.h"
+#include "ui/memory_use.h"
 #include "ui/style.h"
 
 #include <imgui.h>
@@ -22,6 +25,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -53,11 +57,17 @@ ModelWindow::ModelWindow(const std::string& models_dir) : session_(models_dir) {
 
 // [SECTION] actions
 
+std::string ModelWindow::compile_set() const { return set_ + (streaming_ ? ",wafer.execution=streaming" : ""); }
+
 bool ModelWindow::compile() {
     const bool no_cache = no_cache_;
     no_cache_ = false;   // one compile only
-    const std::string set = set_ + (streaming_ ? ",wafer.execution=streaming" : "");
-    if (!session_.compile(config_, mesh_w_, mesh_h_, checkpoint_, set, no_cache)) return false;   // the last good plan stays shown
+    if (!session_.compile(config_, mesh_w_, mesh_h_, checkpoint_, compile_set(), no_cache)) return false;   // the last good plan stays shown
+    compiled();
+    return true;
+}
+
+void ModelWindow::compiled() {
     anim_.stop();
     compare_.reset();   // it reads the model the compile replaced
     sweep_.reset();
@@ -68,7 +78,49 @@ bool ModelWindow::compile() {
     stages_ = plan_stages(*session_.plan());
     rebuild_overlay();
     refit_ = true;
-    return true;
+}
+
+// [SECTION] llm.c's weights from the page (web/waferlab-api.js's openWeightsFile)
+
+json ModelWindow::open_weights(const std::string& name, std::string_view head, uint64_t size) {
+    weights_read_.reset();   // a read still going on is dropped: its next chunk is refused
+    weights_error_.clear();
+    LlmcNeed need;
+    if (!session_.check_llmc(name, head, size, config_, mesh_w_, mesh_h_, compile_set(), memory_use(), &need))
+        throw std::runtime_error(session_.error());
+    WeightsRead r;
+    r.id = ++weights_ids_;
+    r.name = name;
+    try {
+        r.bytes.resize(size_t(size));   // the file's bytes, written here by the page a chunk at a time
+    } catch (const std::exception&) {   // the check's estimate said it fits, but the heap would not give it
+        throw std::runtime_error(name + ": the tab could not give " + wl::byte_size_text(double(size)) + " for the file's bytes (" +
+                                 wl::byte_size_text(double(memory_use().available())) + " of " +
+                                 wl::byte_size_text(double(memory_use().ceiling)) + " free)");
+    }
+    weights_read_ = std::move(r);
+    return {{"id", weights_read_->id}, {"ptr", uint64_t(reinterpret_cast<uintptr_t>(weights_read_->bytes.data()))},
+            {"bytes", size}, {"need", to_json(need)}};
+}
+
+ModelWindow::WeightsRead& ModelWindow::weights_reading(uint64_t id) {
+    if (!weights_read_ || weights_read_->id != id)
+        throw std::invalid_argument("the weights file " + std::to_string(id) + " is no longer being read (another was opened, or it failed)");
+    return *weights_read_;
+}
+
+json ModelWindow::load_weights(uint64_t id) {
+    WeightsRead& r = weights_reading(id);
+    if (r.read != r.bytes.size())
+        throw std::invalid_argument(r.name + ": " + std::to_string(r.read) + " of its " + std::to_string(r.bytes.size()) + " bytes read");
+    WeightsRead done = std::move(*weights_read_);
+    weights_read_.reset();
+    session_.stop_generation();
+    if (!session_.compile_llmc(done.name, std::move(done.bytes), config_, mesh_w_, mesh_h_, compile_set()))
+        throw std::runtime_error(session_.error());   // the last good compile stays loaded
+    std::snprintf(checkpoint_, sizeof checkpoint_, "%s", done.name.c_str());   // Compile keeps these weights for another mesh
+    compiled();
+    return session_.plan_json();
 }
 
 void ModelWindow::rebuild_overlay() {
@@ -240,6 +292,19 @@ void ModelWindow::frame(MeshCanvas& canvas) {
 
 using wl::NumberRange;
 
+void ModelWindow::take_settings(const json& a, const std::string& set_default) {
+    const std::string config = str_arg(a, "config", config_);
+    int mw = mesh_w_, mh = mesh_h_;
+    parse_mesh(str_arg(a, "mesh", mesh_text(mesh_w_, mesh_h_)), &mw, &mh);
+    const std::string execution = str_arg(a, "execution", streaming_ ? "streaming" : "resident");
+    if (execution != "resident" && execution != "streaming")
+        throw std::invalid_argument("'execution' must be resident or streaming, got '" + execution + "'");
+    config_ = config, mesh_w_ = mw, mesh_h_ = mh;
+    set_ = str_arg(a, "set", set_default);
+    streaming_ = execution == "streaming";
+    if (flag_arg(a, "show", false)) open = true;
+}
+
 void ModelWindow::need_compiled() const {
     if (!session_.compiled()) throw std::invalid_argument("no model is compiled: model_compile() first");
 }
@@ -249,21 +314,51 @@ void ModelWindow::need_compiled() const {
 const std::vector<ModelWindow::Method>& ModelWindow::methods() {
     static const std::vector<Method> table = {
         {"model_compile", "config=\"gpt-nano\" mesh=\"32x32\" ...options", false, [](ModelWindow& w, const json& a) {
-             w.config_ = str_arg(a, "config", w.config_);
-             parse_mesh(str_arg(a, "mesh", mesh_text(w.mesh_w_, w.mesh_h_)), &w.mesh_w_, &w.mesh_h_);
              const std::string ck = str_arg(a, "checkpoint", "");
              if (ck.size() >= sizeof w.checkpoint_) throw std::invalid_argument("'checkpoint' is too long");
+             w.take_settings(a, "");
              std::snprintf(w.checkpoint_, sizeof w.checkpoint_, "%s", ck.c_str());
-             w.set_ = str_arg(a, "set", "");
-             const std::string execution = str_arg(a, "execution", w.streaming_ ? "streaming" : "resident");
-             if (execution != "resident" && execution != "streaming")
-                 throw std::invalid_argument("'execution' must be resident or streaming, got '" + execution + "'");
-             w.streaming_ = execution == "streaming";
              w.no_cache_ = flag_arg(a, "no_cache", false);
-             if (flag_arg(a, "show", false)) w.open = true;
              if (!w.compile()) throw std::runtime_error(w.session_.error());
              return w.session_.plan_json();
          }},
+        // The page's openWeightsFile (web/waferlab-api.js): the file's header and size, checked
+        // (ModelSession::check_llmc) before a buffer of the file's size is made; then its bytes a
+        // chunk at a time, written by the page where chunk says; then load, or cancel with the
+        // page's own failure (a read, GPT-2's tokenizer files). The settings are the window's
+        // unless given, as model_compile's.
+        {"model_weights_open", "{options}", false, [](ModelWindow& w, const json& a) {   // {name, size, head: [bytes], config, mesh, set, execution, show}
+             const std::string name = str_arg(a, "name");
+             if (name.empty() || name.size() >= sizeof w.checkpoint_) throw std::invalid_argument("'name' must be 1 to 511 bytes");
+             const uint64_t size = uint64_t(int_arg(a, "size", NumberRange::closed(0, 1e15)));
+             if (!a.contains("head") || !a["head"].is_array() || a["head"].size() > 1024)
+                 throw std::invalid_argument("'head' must be the file's first bytes (at most 1,024), as numbers");
+             std::string head;
+             for (const json& b : a["head"]) head += char(int_value(b, "head", NumberRange::closed(0, 255)));
+             w.take_settings(a, w.set_);
+             return w.open_weights(name, head, size);
+         }, true, true},
+        {"model_weights_chunk", "id at bytes", false, [](ModelWindow& w, const json& a) {   // where the page writes bytes [at, at + bytes)
+             WeightsRead& r = w.weights_reading(uint64_t(int_arg(a, "id", NumberRange::closed(0, 1e15))));
+             const uint64_t at = uint64_t(int_arg(a, "at", NumberRange::closed(0, 1e15)));
+             const uint64_t n = uint64_t(int_arg(a, "bytes", NumberRange::closed(0, 1e15)));
+             if (at != r.read || n > r.bytes.size() - at)
+                 throw std::invalid_argument("bytes " + std::to_string(at) + ".." + std::to_string(at + n) + " of " + r.name + ": " +
+                                             std::to_string(r.read) + " of " + std::to_string(r.bytes.size()) + " are read, in order");
+             r.read = at + n;
+             return json{{"ptr", uint64_t(reinterpret_cast<uintptr_t>(r.bytes.data() + at))}};
+         }, true, true},
+        {"model_weights_load", "id", false, [](ModelWindow& w, const json& a) {
+             return w.load_weights(uint64_t(int_arg(a, "id", NumberRange::closed(0, 1e15))));
+         }, true, true},
+        {"model_weights_cancel", "id error", false, [](ModelWindow& w, const json& a) {   // the read stops; `error` is said in the window
+             const uint64_t id = uint64_t(int_arg(a, "id", NumberRange::closed(0, 1e15), 0));
+             if (!w.weights_read_ || id == 0 || w.weights_read_->id == id) {   // not a read another open replaced
+                 w.weights_read_.reset();
+                 w.weights_error_ = str_arg(a, "error", "");
+             }
+             return w.state()["weights"];
+         }, true, true},
         {"model_stages", "", false, [](ModelWindow& w, const json&) {
              w.need_compiled();
              json out = json::array();
@@ -489,6 +584,11 @@ json ModelWindow::state() const {
             {"compiled_mesh", session_.compiled() ? json(mesh_text(session_.plan()->mesh_w, session_.plan()->mesh_h)) : json(nullptr)},
             {"model", session_.model_source()},
             {"error", session_.error().empty() ? json(nullptr) : json(session_.error())},
+            {"weights", {{"file", checkpoint_[0] ? json(checkpoint_) : json(nullptr)},   // the next Compile's: a checkpoint, llm.c's weights
+                         {"reading", weights_read_ ? json{{"name", weights_read_->name}, {"bytes", weights_read_->bytes.size()},
+                                                          {"read", weights_read_->read}}
+                                                   : json(nullptr)},
+                         {"error", weights_error_.empty() ? json(nullptr) : json(weights_error_)}}},
             {"on_canvas", on_canvas()},
             {"colour", colour_ ? placement_colour_name(*colour_) : "canvas"},
             {"hovered", pe(hovered_)},
@@ -592,6 +692,9 @@ void ModelWindow::draw_settings() {
     ImGui::SameLine();
     if (ImGui::Button("Compile")) compile();
     mark("compile_button");
+#ifdef __EMSCRIPTEN__
+    draw_weights();
+#endif
     if (!session_.error().empty()) {
         wrapped_text(kErrorText, session_.error().c_str());
         if (session_.compiled())
@@ -626,6 +729,38 @@ void ModelWindow::draw_settings() {
     if (c != before) {
         colour_ = c == 2 ? std::nullopt : std::optional<PlacementColour>(PlacementColour(c));
         rebuild_overlay();
+    }
+}
+
+// The web's Open weights...: the weights the next Compile keeps, the read going on, the page's failure.
+void ModelWindow::draw_weights() {
+    if (ImGui::Button("Open weights...") && pick_weights_file) pick_weights_file();
+    mark("open_weights");
+    if (ImGui::IsItemHovered())
+        ImGui::SetTooltip("GPT-2's weights in llm.c's file (gpt2_124M.bin, with the config's shape: models/gpt2-small.yaml), read\n"
+                          "into this tab and compiled for the config and mesh above. The tab's memory grows up to %s; the\n"
+                          "weights are held as f32, the file's bytes and the model at once while they load. A file the tab\n"
+                          "cannot hold is refused before it is read, saying how much it needs and how much the tab has.",
+                          wl::byte_size_text(double(memory_use().ceiling)).c_str());
+    ImGui::SameLine();
+    if (checkpoint_[0]) {
+        ImGui::TextDisabled("Compile keeps %s's weights", checkpoint_);
+        ImGui::SameLine();
+        if (ImGui::SmallButton("use the seed's")) checkpoint_[0] = 0;
+        mark("weights_seed");
+        if (ImGui::IsItemHovered()) ImGui::SetTooltip("the next Compile makes the config's weights from its seed instead");
+    } else {
+        ImGui::TextDisabled("GPT-2's weights (llm.c's .bin) instead of the seed's");
+    }
+    if (weights_read_) {
+        const WeightsRead& r = *weights_read_;
+        const std::string label = "reading " + r.name + ": " + wl::byte_size_text(double(r.read)) + " of " +
+                                  wl::byte_size_text(double(r.bytes.size()));
+        ImGui::ProgressBar(r.bytes.empty() ? 1.0f : float(double(r.read) / double(r.bytes.size())), ImVec2(-1, 0), label.c_str());
+        mark("weights_progress");
+    } else if (!weights_error_.empty()) {
+        wrapped_text(kErrorText, weights_error_.c_str());
+        mark("weights_error");
     }
 }
 

@@ -35,6 +35,7 @@
 #include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace wlui {
@@ -91,6 +92,9 @@ public:
     // as a download (the web's Save checkpoint).
     std::function<void()> pick_text_file;
     std::function<void(const std::string& name, const std::string& bytes)> download;
+    // Set by the app on the web: the page's picker for llm.c's weights (Open weights...), which it
+    // reads into this window (model_weights_* methods, web/waferlab-api.js's openWeightsFile).
+    std::function<void()> pick_weights_file;
 
     // The JS hook: the model_* rows of the app's method table (ui/app_methods.cpp, docs/js-api.md).
     // A handler throws std::invalid_argument (or runtime_error) with the reason on bad arguments or a failure.
@@ -100,6 +104,7 @@ public:
         bool waits_generation;           // JS returns a promise of model_generation() when the text is made
         nlohmann::json (*run)(ModelWindow&, const nlohmann::json&);
         bool local = false;              // the page only, never from a postMessage (files, downloads)
+        bool internal = false;           // the page's own plumbing: no window.waferlab.<name> (openWeightsFile's steps)
     };
     static const std::vector<Method>& methods();
     nlohmann::json state() const;        // state().model
@@ -111,6 +116,21 @@ public:
 
 private:
     bool compile();                      // the pickers' config and mesh
+    void compiled();                     // after a compile that worked: the stages, the overlay, the canvas
+    std::string compile_set() const;     // set_ with the weights combo's wafer.execution
+    void take_settings(const nlohmann::json& a, const std::string& set_default);   // config, mesh, set, execution, show
+    // llm.c's weights read by the page: checked, then a buffer of the file's size that the page
+    // fills a chunk at a time, then loaded and compiled (ModelSession::check_llmc, compile_llmc).
+    struct WeightsRead {
+        uint64_t id = 0;
+        std::string name;
+        std::string bytes;               // the whole file's size from the start
+        uint64_t read = 0;               // bytes [0, read) are written
+    };
+    nlohmann::json open_weights(const std::string& name, std::string_view head, uint64_t size);   // {id, ptr, bytes, need}
+    WeightsRead& weights_reading(uint64_t id);   // the read `id`, or std::invalid_argument when it is not the one going on
+    nlohmann::json load_weights(uint64_t id);    // the plan, as model_compile's
+    void draw_weights();                 // the web's Open weights... and what it is doing
     bool forward(const std::string& prompt);
     bool generate(const std::string& prompt, int tokens, const wl::gpt::SampleOptions& opt);
     void open_kernel(const wl::model::PlannedOp& op);
@@ -157,7 +177,10 @@ private:
     bool no_cache_ = false;              // model_compile's {no_cache}: the next compile skips the cache
     bool streaming_ = false;             // the weights combo, model_compile's {execution}: wafer.execution
     int mesh_w_ = 32, mesh_h_ = 32;
-    char checkpoint_[512] = {};
+    char checkpoint_[512] = {};          // a checkpoint or llm.c's weights: natively a path; on the web the name of a file opened
+    std::optional<WeightsRead> weights_read_;
+    std::string weights_error_;          // the page's failure to read the file (weights_read_'s own are the session's)
+    uint64_t weights_ids_ = 0;
     char prompt_[512] = "Once upon a time there was a little";
     int gen_tokens_ = 100, top_k_ = 0, seed_ = 1337;
     float temperature_ = 0.8f;

