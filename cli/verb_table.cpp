@@ -206,7 +206,7 @@ const std::vector<Verb>& verb_table() {
              {"published", "our kernels at the sizes of cycle counts published for the real machine: ours, theirs, the ratio (docs/fidelity.md)",
               nullptr, false, nullptr,
               {{"dir", Value::Text, "the kernels (default examples/published)"},
-               {"arch", Value::Text, "run every row on this machine profile instead of its own (wse2 for figures 1-2, wse3 for 3-4)",
+               {"arch", Value::Text, "run every row on this machine profile instead of its own (wse2 for figures 1, 2 and 5, wse3 for 3-4)",
                 wl::machine_profile_choices()},
                {"markdown", Value::Switch, "docs/fidelity.md's table, and the reasons of the rows outside the band under it"},
                kJson},
