@@ -28,7 +28,7 @@ TARGET ?= compile
 SOAK_MINUTES ?= 30
 export NODE_PATH := /usr/share/nodejs
 
-.PHONY: all native web docs serve app test test-native test-slow test-web test-browser sanitize fuzz soak screenshot bench-web clean
+.PHONY: all native web docs serve app test test-native test-slow test-web test-browser sanitize fuzz soak screenshot bench-web node-bench clean
 
 all: native web
 
@@ -102,6 +102,11 @@ bench-web: web
 	node bench/train_web.mjs
 	node bench/generate_web.mjs
 	node bench/summa_web.mjs
+
+# The CLI's fabric, mesh-gpt and fast benches in the web build, under node (docs/performance.md,
+# "WebAssembly against native"): node build/web/bench/node_bench.js mesh-gpt --json
+node-bench: web
+	cmake --build $(WEB) --target node_bench
 
 soak: web
 	node bench/soak.mjs --minutes $(SOAK_MINUTES)
