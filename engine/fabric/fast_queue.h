@@ -26,7 +26,7 @@ struct FastWavelet {
 
 // Data wavelets sent together along one path, and the cycles they entered it (nondecreasing),
 // in one allocation. The queues holding a run of it count themselves in refs; the last to take
-// its run frees it. One thread's: the count is not atomic, so a copied queue holds its own
+// its run gives it back (to the thread's free blocks of its size, for the next make()). One thread's: the count is not atomic, so a copied queue holds its own
 // wavelets, never a block of the original's.
 class alignas(8) FastBlock {   // 8: its stamps follow it
 public:
@@ -39,13 +39,15 @@ public:
     const uint32_t* data() const { return reinterpret_cast<const uint32_t*>(at() + n_); }
     void hold() { ++refs_; }
     void release() {
-        if (--refs_ == 0) ::operator delete(this);
+        if (--refs_ == 0) recycle(this);
     }
 
 private:
-    explicit FastBlock(uint32_t n) : n_(n) {}
+    FastBlock(uint32_t n, uint8_t size_class) : n_(n), size_class_(size_class) {}
+    static void recycle(FastBlock* b);   // to this thread's free blocks of its size class (fast_queue.cpp)
     uint32_t refs_ = 0, n_;
     bool consecutive_ = false;
+    uint8_t size_class_;                 // room for 2^size_class_ wavelets
 };
 static_assert(sizeof(FastBlock) % 8 == 0, "a block's stamps start 8-byte aligned");
 
