@@ -26,8 +26,9 @@ struct FastWavelet {
 
 // Data wavelets sent together along one path, and the cycles they entered it (nondecreasing),
 // in one allocation. The queues holding a run of it count themselves in refs; the last to take
-// its run gives it back (to the thread's free blocks of its size, for the next make()). One thread's: the count is not atomic, so a copied queue holds its own
-// wavelets, never a block of the original's.
+// its run gives it back (to the thread's free blocks of its size, for the next make()). One
+// machine's: the count is not atomic, so a copied queue holds its own wavelets, never a block of
+// the original's.
 class alignas(8) FastBlock {   // 8: its stamps follow it
 public:
     static FastBlock* make(const uint32_t* data, const uint64_t* at, uint32_t n);
