@@ -2,6 +2,7 @@
 #include "engine/fabric/fast_queue.h"
 
 #include "engine/core/simd.h"
+#include "engine/core/thread_local.h"
 
 #include <new>
 #include <utility>
@@ -66,7 +67,7 @@ namespace {
 constexpr int kClasses = 33;
 constexpr size_t kKept = size_t(32) << 20;
 size_t block_bytes(int c) { return sizeof(FastBlock) + (size_t(1) << c) * 12; }
-thread_local bool pool_gone = false;   // trivially destroyed: readable after the pool's end
+WL_THREAD_LOCAL bool pool_gone = false;   // trivially destroyed: readable after the pool's end
 struct BlockPool {
     std::vector<void*> free[kClasses];
     size_t bytes = 0;
@@ -76,7 +77,7 @@ struct BlockPool {
         pool_gone = true;   // a block given back after this (a queue of a static machine) is freed
     }
 };
-thread_local BlockPool pool;
+WL_THREAD_LOCAL BlockPool pool;
 }  // namespace
 
 void FastBlock::recycle(FastBlock* b) {

@@ -5,6 +5,7 @@
 
 #include "engine/gpt/parallel.h"
 #include "engine/core/simd.h"
+#include "engine/core/thread_local.h"
 
 #include <cstring>
 #include <vector>
@@ -144,7 +145,7 @@ void gemm(int M, int N, int K, const float* A, long a_row, long a_col, const flo
     });
 }
 
-static thread_local std::vector<float> t_scratch;
+static WL_THREAD_LOCAL std::vector<float> t_scratch;
 
 void matmul_forward(float* out, const float* inp, const float* weight, const float* bias, int N, int C, int OC) {
     // Two ways to get a B operand contiguous in j; pick the cheaper transpose.
