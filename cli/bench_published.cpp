@@ -30,7 +30,7 @@ namespace wlcli {
 
 namespace {
 
-// The fidelity target (issue 41): ours, optimised, within this factor of the published count either way.
+// The fidelity target: ours, optimised, within this factor of the published count either way.
 constexpr double kBand = 1.15;
 
 // The machine each figure's count was measured on: its profile, and the lanes its kernels' vector
