@@ -2,6 +2,7 @@
 //   waferlab-cli <verb> [args] [--json]      (waferlab-cli help: the verbs; <verb> --help: its flags)
 // Every verb drives the same engine API as the app and the tests.
 #include "cli/command_line.h"
+#include "cli/mpi_bands.h"
 
 #include <cstdio>
 #include <exception>
@@ -12,6 +13,11 @@ int main(int argc, char** argv) {
     std::fputs(cl.out.c_str(), stdout);
     std::fputs(cl.err.c_str(), stderr);
     if (!cl.verb) return cl.status;
+    if (under_mpirun() && cl.args.verb != "run" && cl.args.verb != "check") {   // every rank would do it all, and say it
+        std::fprintf(stderr, "waferlab-cli %s: error: under mpirun only run (and check) split the work over the ranks (docs/scale.md)\n",
+                     cl.args.verb.c_str());
+        return 2;
+    }
     try {
         return cl.verb->run(cl.args);
     } catch (const std::exception& e) {

@@ -5,6 +5,7 @@
 // and prints what the block prints, then cycles, PE utilisation and link
 // traffic. check only compiles (exit 1 on errors), and
 // --disasm prints the compiled code. Diagnostics go to stderr.
+#include "cli/mpi_bands.h"
 #include "cli/verbs.h"
 #include "engine/core/json_text.h"
 #include "engine/core/parse_number.h"
@@ -71,7 +72,23 @@ static std::string const_overrides(const std::string& lines, std::map<std::strin
     return "";
 }
 
+// Under mpirun, this rank's band of the mesh (cli/mpi_bands.h); nullptr in one process. An
+// error (printed) when mpirun started a CLI built without MPI.
+static bool mpi_band(wl::BandLink** out) {
+    *out = nullptr;
+    if (!under_mpirun()) return true;
+#ifdef WAFERLAB_MPI
+    *out = MpiBands::world();
+    return true;
+#else
+    std::fprintf(stderr, "waferlab-cli run: error: started by mpirun, but this build has no MPI (install libopenmpi-dev: tools/setup, then rebuild)\n");
+    return false;
+#endif
+}
+
 static int run_or_check(const Args& args, bool check_only) {
+    wl::BandLink* bands = nullptr;   // first: ranks other than 0 go quiet before anything prints
+    if (!mpi_band(&bands)) return 2;
     const std::string path = args.positional[0];
     std::string src, error;
     if (!wl::read_file(path, wl::kMaxSourceBytes, "kernel", &src, &error)) {
@@ -130,12 +147,21 @@ static int run_or_check(const Args& args, bool check_only) {
         std::fprintf(stderr, "waferlab-cli run: --mode must be cycle or fast (got '%s')\n", mode.c_str());
         return 2;
     }
+    opt.bands = bands;
+    if (bands && bands->ranks() > cr.grid_h) {   // before anything runs: a band is at least one row
+        std::fprintf(stderr, "waferlab-cli run: error: %d MPI ranks for a grid of %d row%s: each rank runs a band of at least one row, so start at most %d (mpirun -np %d)\n",
+                     bands->ranks(), cr.grid_h, cr.grid_h == 1 ? "" : "s", cr.grid_h, cr.grid_h);
+        return 2;
+    }
     wl::lang::RunReport rep = run_with_progress(cr, opt);
+    int fault_rank = -1;   // split: the rank whose band holds the fault's PE
+    if (bands && !rep.ok && rep.fault.y >= 0) fault_rank = wl::band_holding(rep.fault.y, bands->ranks(), cr.grid_h);
     if (json) {
         nlohmann::json j = {{"ok", rep.ok},
                             {"kernel", path},
                             {"grid", {{"w", cr.grid_w}, {"h", cr.grid_h}}},
                             {"mode", wl::run_mode_name(opt.mode)},
+                            {"ranks", bands ? bands->ranks() : 1},
                             {"arch", arch.id},
                             {"lanes", {{"type", wl::lanes_name(lanes)}, {"per_cycle", arch.lanes(lanes)}}},
                             {"clock_hz", arch.clock_hz},
@@ -151,12 +177,18 @@ static int run_or_check(const Args& args, bool check_only) {
                             {"link_out_per_pe_nsew", rep.link_out_per_pe},
                             {"output", rep.output}};
         if (!rep.ok) j["error"] = rep.error;
+        if (fault_rank >= 0) j["fault_rank"] = fault_rank;
         std::printf("%s\n", wl::json_text(j).c_str());
         return rep.ok ? 0 : 1;
     }
     for (const std::string& line : rep.output) std::printf("%s\n", line.c_str());
     if (!rep.ok) {
         std::fprintf(stderr, "run failed: %s\n", rep.error.c_str());
+        if (fault_rank >= 0) {
+            const wl::Band b = wl::band_of(fault_rank, bands->ranks(), cr.grid_h);
+            std::fprintf(stderr, "  (PE (%d,%d) is on rank %d of %d, which runs rows %d to %d)\n", rep.fault.x, rep.fault.y, fault_rank,
+                         bands->ranks(), b.y0, b.y1 - 1);
+        }
         return 1;
     }
     std::printf("cycles %llu, PE utilisation %.1f%% over %d PEs, link traffic %llu wavelet-hops (%llu sent), %llu instructions, %llu vector elements\n",

@@ -97,6 +97,8 @@ Machine::Machine(const MachineConfig& cfg) : cfg_(cfg), trace_(cfg.trace_capacit
         c.state = ThreadState::Idle;
     }
     step_[kNorth] = -cfg_.w, step_[kSouth] = cfg_.w, step_[kEast] = 1, step_[kWest] = -1;
+    band_ = Band{0, cfg_.h};
+    own0_ = 0, own1_ = int(n);
     if (!bad.empty()) {
         fault_.kind = FaultKind::HostError;
         fault_.message = "bad machine config: " + bad;
@@ -151,6 +153,7 @@ bool run_mode_from_name(const std::string& s, RunMode* out) {
 
 Fault Machine::set_mode(RunMode m) {
     if (m == mode_) return {};
+    if (link_ && m == RunMode::Fast) return host_error(-1, -1, "set_mode: fast mode does not yet run split across bands (docs/scale.md); use cycle mode");
     if (fast_ && !fast_->empty()) return host_error(-1, -1, "set_mode: a fast run is part-way (wavelets in flight); finish or reset it first");
     mode_ = m;
     fast_ = m == RunMode::Fast ? std::make_unique<FastMode>(cores_.size()) : nullptr;
@@ -169,6 +172,10 @@ void Machine::copy_state(const Machine& o) {
     fast_ = o.fast_ ? std::make_unique<FastMode>(*o.fast_) : nullptr;
     feeds_ = o.feeds_;
     drains_ = o.drains_, drain_colours_ = o.drain_colours_;
+    // A copy is the whole machine, not a band: between runs a split machine holds every band's rows.
+    link_ = nullptr;
+    band_ = Band{0, cfg_.h};
+    own0_ = 0, own1_ = int(routers_.size());
 }
 
 size_t Machine::snapshot_bytes() const {
@@ -376,7 +383,7 @@ Fault Machine::launch(int x, int y, int fn) {
         return host_error(x, y, "launch: function is not exported");
     if (c.launch_fn >= 0) return host_error(x, y, "launch: a launch is already pending");
     c.launch_fn = int16_t(fn);
-    wake_core(i, now_);
+    if (owns(i)) wake_core(i, now_);   // split: every band records it, its own band runs it
     return {};
 }
 
@@ -402,13 +409,14 @@ void Machine::push_from_outside(int i, int port, int colour, uint32_t data, bool
     r.push(port, colour, data, ctrl);
     r.pushed[port] &= ~(1u << colour);   // from outside the cycle: visible at once
     r.stats.in[port]++;
-    wake_router(i, now_);
+    if (owns(i)) wake_router(i, now_);
 }
 
 uint64_t EdgeFeed::due(size_t k) const { return start + uint64_t(std::ceil(double(k + 1) * cycles_per_wavelet)); }
 
 Fault Machine::feed(int x, int y, int port, int colour, std::vector<uint32_t> words, double cycles_per_wavelet) {
     if (!mesh().contains(x, y)) return host_error(x, y, "feed: PE outside the mesh");
+    if (link_) return host_error(x, y, "feed: edge links are not split across bands (docs/scale.md)");
     if (port < 0 || port >= kRamp || colour < 0 || colour >= kColours) return host_error(x, y, "feed: bad port or colour");
     const bool edge = (port == kWest && x == 0) || (port == kEast && x == cfg_.w - 1) || (port == kNorth && y == 0) ||
                       (port == kSouth && y == cfg_.h - 1);
@@ -477,6 +485,7 @@ const EdgeDrain* Machine::drain_at(int x, int y, int port, int colour) const {
 
 Fault Machine::drain(int x, int y, int port, int colour, double cycles_per_wavelet) {
     if (!mesh().contains(x, y)) return host_error(x, y, "drain: PE outside the mesh");
+    if (link_) return host_error(x, y, "drain: edge links are not split across bands (docs/scale.md)");
     if (port < 0 || port >= kRamp || colour < 0 || colour >= kColours) return host_error(x, y, "drain: bad port or colour");
     const int i = idx(x, y);
     if (!off_mesh(i, port)) return host_error(x, y, "drain: the port does not face off the mesh (an edge link leaves at the edge)");
@@ -562,7 +571,7 @@ RunResult Machine::run_until_quiescent(uint64_t budget) {
 }
 
 Fault Machine::watchdog(uint64_t budget) {
-    auto st = stuck(true);
+    auto st = link_ ? band_stuck(true) : stuck(true);
     Fault f;
     f.kind = FaultKind::Watchdog;
     f.cycle = now_;
@@ -576,8 +585,29 @@ Fault Machine::watchdog(uint64_t budget) {
     return f;
 }
 
+void Machine::cycle_step() {
+    while (!timers_.empty() && timers_.front().at <= now_) {
+        int pe = timers_.front().pe;
+        std::pop_heap(timers_.begin(), timers_.end(), std::greater<Timer>());
+        timers_.pop_back();
+        wake_core(pe, now_);
+    }
+    progress_ = 0;
+    if (!feeds_.empty()) feed_phase();
+    rr_colour_ = unsigned(now_ % kColours);
+    rr_port_ = unsigned(now_ % kPorts);
+    route_phase();                                                     // phase 1: route
+    for (size_t k = 0; k < cnow_.size(); ++k) core_step(cnow_[k]);     // phase 2: compute
+    rnow_.clear();
+    cnow_.clear();
+    std::swap(rnow_, rnext_);
+    std::swap(cnow_, cnext_);
+    ++now_;
+}
+
 RunResult Machine::run_loop(uint64_t cycles, bool stop_when_quiet) {
     if (fast_) return fast_->advance(*this, cycles, stop_when_quiet);
+    if (link_) return run_bands(cycles, stop_when_quiet);
     RunResult res;
     const uint64_t start = now_, end = now_ + cycles;
     auto finish = [&](RunStatus s) {
@@ -604,23 +634,7 @@ RunResult Machine::run_loop(uint64_t cycles, bool stop_when_quiet) {
             if (t > now_) now_ = t;   // idle skip
         }
         if (now_ >= end) return finish(RunStatus::CyclesDone);
-        while (!timers_.empty() && timers_.front().at <= now_) {
-            int pe = timers_.front().pe;
-            std::pop_heap(timers_.begin(), timers_.end(), std::greater<Timer>());
-            timers_.pop_back();
-            wake_core(pe, now_);
-        }
-        progress_ = 0;
-        if (!feeds_.empty()) feed_phase();
-        rr_colour_ = unsigned(now_ % kColours);
-        rr_port_ = unsigned(now_ % kPorts);
-        route_phase();                                                     // phase 1: route
-        for (size_t k = 0; k < cnow_.size(); ++k) core_step(cnow_[k]);     // phase 2: compute
-        rnow_.clear();
-        cnow_.clear();
-        std::swap(rnow_, rnext_);
-        std::swap(cnow_, cnext_);
-        ++now_;
+        cycle_step();
         if (fault_) return finish(RunStatus::Faulted);
         // no progress, no timer, and no edge link waiting for its next word's time (one that waits for room is stuck too)
         // nor an outbound one that was busy (a wavelet waiting for it goes when it frees)
@@ -654,6 +668,12 @@ void Machine::route_phase() {
     router_steps_ += rnow_.size();
     if (trace_.on()) route_phase_t<true>();
     else route_phase_t<false>();
+    if (link_) {   // a push into a ghost row listed another band's router: its own machine steps it
+        size_t k = 0;
+        for (size_t j = 0; j < rnext_.n; ++j)
+            if (owns(rnext_.v[j])) rnext_.v[k++] = rnext_.v[j];
+        rnext_.n = k;
+    }
 }
 
 template <bool kTrace>

@@ -9,6 +9,7 @@
 // jumps to the next timer (a CE busy with a long vector op). No globals: many
 // machines may live in one process. A Machine copy is a snapshot.
 #pragma once
+#include "engine/fabric/band.h"
 #include "engine/fabric/core.h"
 #include "engine/fabric/fault.h"
 #include "engine/fabric/mesh.h"
@@ -145,6 +146,16 @@ public:
     Fault close_drain(int x, int y, int port, int colour);   // HostError if a route still sends there; words not taken go with it
     const EdgeDrain* drain_at(int x, int y, int port, int colour) const;   // nullptr: none open
 
+    // [SECTION] one mesh over several processes (band.h, docs/scale.md)
+    // From now on this machine steps only band link->rank() of link->ranks() (band_of), and each run
+    // advances every band together, as one machine would. Each band makes the same host calls; at
+    // the end of every run each band takes the others' rows, so between runs every band holds the
+    // whole machine (what one process would) and reads and writes it as one. Cycle mode only; edge
+    // links are not split. A HostError if there are more bands than rows, or the machine has run.
+    Fault split(BandLink* link);
+    const Band& band() const { return band_; }
+    BandLink* band_link() const { return link_; }   // nullptr: whole
+
     // [SECTION] running
     RunMode mode() const { return mode_; }
     Fault set_mode(RunMode m);                     // a HostError while a fast run has wavelets in flight
@@ -191,8 +202,19 @@ private:
     void add_timer(uint64_t at, int i);
     void raise(FaultKind k, int pe, int colour, int task, int32_t pc, std::string msg);
     RunResult run_loop(uint64_t cycles, bool stop_when_quiet);
+    void cycle_step();                             // one cycle: timers due, edge feeds, route, compute; the clock moves on
+    bool owns(int i) const { return i >= own0_ && i < own1_; }   // only the host's calls wake another band's PEs: they ask
+    // [SECTION] bands (machine_band.cpp)
+    RunResult run_bands(uint64_t cycles, bool stop_when_quiet);
+    void band_exchange();                          // after a cycle: the boundary queues' pushes and pops, both ways
+    std::string boundary_changes(int ghost_row, int ghost_port, int own_row, int own_port) const;
+    void apply_boundary(const std::string& msg, int ghost_row, int ghost_port, int own_row, int own_port);
+    void sync_bands();                             // every band's rows to every band
+    bool band_deadlock();                          // check_deadlock over every band
+    std::vector<Stuck> band_stuck(bool include_running) const;
     // False (and fault_ set) when stuck. pes: the only PEs whose state changed since the last check.
     bool check_deadlock(const std::vector<int>* pes = nullptr);
+    Fault deadlock_fault(std::vector<Stuck> st) const;   // st: not empty
     void place_at_instruction(Fault& f, int pe) const;
     void copy_state(const Machine& o);             // everything but the SRAM arena
     void place(int prog, Rect r, const std::vector<uint32_t>& consts);   // load()'s part per PE
@@ -236,6 +258,11 @@ private:
     std::vector<EdgeFeed> feeds_;                  // edge links with words still to send
     std::vector<EdgeDrain> drains_;                // outbound edge links, open until closed
     uint32_t drain_colours_ = 0;                   // colour bits with an open drain: route_general's cheap test
+    BandLink* link_ = nullptr;                     // split(): the other bands; a copy of the machine is whole
+    Band band_;                                    // the rows this machine steps (all of them unless split)
+    int own0_ = 0, own1_ = 0;                      // ... as PE indices [own0_, own1_)
+    uint64_t synced_router_steps_ = 0, synced_core_steps_ = 0;   // the steps counts at the last sync_bands
+    bool band_ran_ = false;                        // a cycle ran since the last sync_bands
 };
 
 }  // namespace wl

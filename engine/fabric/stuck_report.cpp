@@ -29,6 +29,7 @@ void Machine::place_at_instruction(Fault& f, int pe) const {
 }
 
 bool Machine::check_deadlock(const std::vector<int>* pes) {
+    if (link_) return band_deadlock();
     auto st = stuck(false, pes);
     if (!st.empty() && pes) st = stuck(false);   // the report lists every place, in the mesh's order
     if (st.empty()) {
@@ -36,6 +37,11 @@ bool Machine::check_deadlock(const std::vector<int>* pes) {
         cnow_.clear();
         return true;
     }
+    fault_ = deadlock_fault(std::move(st));
+    return false;
+}
+
+Fault Machine::deadlock_fault(std::vector<Stuck> st) const {
     Fault f;
     f.kind = FaultKind::Deadlock;
     f.cycle = now_;
@@ -46,8 +52,7 @@ bool Machine::check_deadlock(const std::vector<int>* pes) {
     f.message = "nothing can move any more, yet " + std::to_string(st.size()) + (capped ? " or more" : "") +
                 (st.size() == 1 ? " place still waits:" : " places still wait:");
     f.stuck = std::move(st);
-    fault_ = f;
-    return false;
+    return f;
 }
 
 static const char* op_name(const Program& p, uint32_t pc) {
@@ -80,8 +85,9 @@ std::vector<Stuck> Machine::stuck(bool include_running, const std::vector<int>* 
         s.what = head + what;
         out.push_back(std::move(s));
     };
-    const int n = pes ? int(pes->size()) : int(routers_.size());
-    for (int k = 0; k < n && out.size() < cfg_.max_stuck_reported; ++k) {
+    // Every PE, or this band's own (band.h: the other rows here are not the live ones).
+    const int first = pes ? 0 : own0_, n = pes ? int(pes->size()) : own1_;
+    for (int k = first; k < n && out.size() < cfg_.max_stuck_reported; ++k) {
         const int i = pes ? (*pes)[size_t(k)] : k;
         const Router& r = routers_[i];
         const Core& ce = cores_[i];

@@ -86,6 +86,11 @@ KernelRun::KernelRun(std::shared_ptr<const CompileResult> cr, const RunOptions& 
         fail(f);
         return;
     }
+    if (opt.bands)
+        if (wl::Fault f = host_.machine().split(opt.bands)) {
+            fail(f);
+            return;
+        }
     for (const Placement& p : cr_->placements) {
         if (wl::Fault f = host_.machine().load(p.program, wl::Rect{p.x, p.y, p.w, p.h}, p.consts)) {
             fail(f);

@@ -36,6 +36,9 @@ struct RunOptions {
     // text (up to print_limit) but not its values, so printing a whole 256x256 mesh's SRAM cannot
     // hold gigabytes. A lesson's expect lines read a few PEs.
     uint64_t values_limit = uint64_t(16) << 20;
+    // Split the mesh by bands of rows (band.h): this process runs band bands->rank(). Every band
+    // runs the same kernel with the same options and ends with the same report. Cycle mode only.
+    wl::BandLink* bands = nullptr;
 };
 
 // The line that ends a host block's output once it reaches `limit` bytes.

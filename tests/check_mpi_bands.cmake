@@ -1,0 +1,63 @@
+# waferlab-cli run under mpirun (docs/scale.md): the mesh split by bands of rows over 2 and 4 ranks
+# ends exactly as in one process (the --json report, output and cycles; only "ranks" differs), a
+# fault on another rank than 0 names its PE, place and rank, more ranks than rows are refused
+# before anything runs, and a rank that dies ends the job instead of hanging it. Run from the
+# repository root:
+#   cmake -DCLI=build/native/cli/waferlab-cli -DMPIRUN=/usr/bin/mpirun -P tests/check_mpi_bands.cmake
+# The ranks share this machine's cores (--oversubscribe), yielding while they wait.
+set(ENV{OMPI_ALLOW_RUN_AS_ROOT} 1)            # CI runs as root; Open MPI refuses root without both
+set(ENV{OMPI_ALLOW_RUN_AS_ROOT_CONFIRM} 1)
+set(mpi ${MPIRUN} --oversubscribe --mca mpi_yield_when_idle 1)
+
+function(run_json var np kernel)
+  if(np EQUAL 1)
+    set(cmd ${CLI} run ${kernel} --json ${ARGN})
+  else()
+    set(cmd ${mpi} -np ${np} ${CLI} run ${kernel} --json ${ARGN})
+  endif()
+  execute_process(COMMAND ${cmd} OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 300 RESULT_VARIABLE rc)
+  if(rc MATCHES "timeout")
+    message(FATAL_ERROR "${cmd}: did not end within 300 s")
+  endif()
+  string(JSON out ERROR_VARIABLE bad REMOVE "${out}" ranks)
+  if(bad)
+    message(FATAL_ERROR "${cmd} (${rc}): no --json report: ${out} ${err}")
+  endif()
+  string(JSON rank ERROR_VARIABLE none GET "${out}" fault_rank)
+  if(NOT none)
+    string(JSON out REMOVE "${out}" fault_rank)
+  endif()
+  set(${var} "${out}" PARENT_SCOPE)
+  set(${var}_rank "${rank}" PARENT_SCOPE)
+endfunction()
+
+foreach(kernel examples/summa.wk examples/cannon.wk examples/stencil.wk examples/published/meshgemv.wk
+               tests/kernels/adversarial/oob_lower_band.wk tests/kernels/adversarial/deadlock_lower_band.wk)
+  run_json(one 1 ${kernel})
+  foreach(np 2 4)
+    run_json(split ${np} ${kernel})
+    if(NOT one STREQUAL split)
+      message(FATAL_ERROR "${kernel}: ${np} ranks ended otherwise than one process:\n${split}\none process:\n${one}")
+    endif()
+  endforeach()
+endforeach()
+
+# A fault on the last rank: its PE, place and rank.
+run_json(oob 4 tests/kernels/adversarial/oob_lower_band.wk)
+string(JSON error GET "${oob}" error)
+if(NOT error MATCHES "out_of_bounds at PE \\(0,3\\) .*oob_lower_band.wk:19:9" OR NOT oob_rank EQUAL 3)
+  message(FATAL_ERROR "oob_lower_band.wk on 4 ranks: '${error}', on rank '${oob_rank}' (want PE (0,3) at :19:9, on rank 3)")
+endif()
+
+# More ranks than rows: refused before anything runs, by every rank.
+execute_process(COMMAND ${mpi} -np 2 ${CLI} run examples/hello.wk OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 120 RESULT_VARIABLE rc)
+if(rc EQUAL 0 OR NOT err MATCHES "2 MPI ranks for a grid of 1 row" OR out MATCHES "cycles")
+  message(FATAL_ERROR "hello.wk (1 row) on 2 ranks: exit ${rc}, '${err}', '${out}'")
+endif()
+
+# A rank killed part-way: mpirun ends the others and the job fails; nothing waits for ever.
+execute_process(COMMAND ${mpi} -np 2 sh -c "if [ \"$OMPI_COMM_WORLD_RANK\" = 1 ]; then (sleep 2; kill -9 $$) & fi; exec ${CLI} run tests/kernels/adversarial/loop_across_bands.wk --budget 1000000000000"
+                OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 120 RESULT_VARIABLE rc)
+if(rc MATCHES "timeout" OR rc EQUAL 0 OR NOT err MATCHES "rank 1 .* exited on signal 9")
+  message(FATAL_ERROR "a rank killed part-way: mpirun ended with '${rc}' (want it to report rank 1 killed, within 120 s): ${err}")
+endif()

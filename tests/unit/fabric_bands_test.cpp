@@ -1,0 +1,91 @@
+// fabric_bands_test.cpp: one mesh split into bands of rows (engine/fabric/band.h), each band on
+// its own thread (thread_bands.h): every kernel ends exactly as in one machine, whatever the
+// number of bands: its output, every PE's SRAM and registers, the traffic counts and the cycles.
+#include "engine/lang/compile.h"
+#include "engine/lang/run.h"
+#include "tests/unit/kernel_files.h"
+#include "tests/unit/thread_bands.h"
+
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <thread>
+
+namespace {
+
+struct Ending {
+    wl::lang::RunReport report;
+    uint64_t checksum = 0;
+};
+
+// The kernel run by `bands` bands (0: one machine, not split), each band's ending.
+std::vector<Ending> run_split(const std::shared_ptr<const wl::lang::CompileResult>& cr, int bands, uint64_t budget) {
+    wl::lang::RunOptions opt;
+    opt.cycle_budget = budget;
+    if (bands == 0) {
+        wl::lang::KernelRun run(cr, opt);
+        run.finish();
+        return {{run.report(), run.machine().checksum()}};
+    }
+    wl::test::ThreadBands link(bands);
+    std::vector<Ending> out(static_cast<size_t>(bands));
+    std::vector<std::thread> threads;
+    for (int r = 0; r < bands; ++r)
+        threads.emplace_back([&, r] {
+            wl::lang::RunOptions o = opt;
+            o.bands = &link.link(r);
+            wl::lang::KernelRun run(cr, o);
+            run.finish();
+            out[size_t(r)] = {run.report(), run.machine().checksum()};
+        });
+    for (std::thread& t : threads) t.join();
+    return out;
+}
+
+void expect_same(const Ending& a, const Ending& b, const std::string& what) {
+    EXPECT_EQ(a.report.ok, b.report.ok) << what;
+    EXPECT_EQ(a.report.error, b.report.error) << what;
+    EXPECT_EQ(a.report.output, b.report.output) << what;
+    EXPECT_EQ(a.report.cycles, b.report.cycles) << what;
+    EXPECT_EQ(a.report.stats.hops, b.report.stats.hops) << what;
+    EXPECT_EQ(a.report.stats.instrs, b.report.stats.instrs) << what;
+    EXPECT_EQ(a.report.stats.router_steps, b.report.stats.router_steps) << what;
+    EXPECT_EQ(a.report.stats.core_steps, b.report.stats.core_steps) << what;
+    EXPECT_EQ(a.report.link_out_per_pe, b.report.link_out_per_pe) << what;
+    EXPECT_EQ(a.checksum, b.checksum) << what;
+}
+
+// Every kernel of examples/ and tests/kernels/ that compiles, faults and deadlocks included: the
+// same ending at 2 and 4 bands (a fault on any band names the same PE, line and cycle).
+TEST(FabricBands, EveryKernelEndsAsInOneMachine) {
+#ifdef __EMSCRIPTEN__
+    GTEST_SKIP() << "the bands run on threads; the web build has one";
+#endif
+    int split = 0, refused = 0;
+    for (const auto& path : wl::testing::kernel_files()) {
+        const std::string src = wl::testing::slurp(path);
+        auto cr = std::make_shared<const wl::lang::CompileResult>(wl::lang::compile(src, path.filename().string()));
+        // mesh_256.wk's 65,536 PEs: its checksums would hash 3 GiB of SRAM per band.
+        if (!cr->ok() || cr->grid_w == 0 || cr->grid_w * cr->grid_h > 4096) continue;
+        const uint64_t budget = wl::testing::kernel_budget(src, 50'000'000);
+        const Ending one = run_split(cr, 0, budget)[0];
+        for (int bands : {1, 2, 4}) {
+            const std::string what = path.filename().string() + ", " + std::to_string(bands) + " bands";
+            const std::vector<Ending> ends = run_split(cr, bands, budget);
+            if (bands > cr->grid_h) {   // refused before anything runs, on every band
+                for (const Ending& e : ends) {
+                    EXPECT_EQ(e.report.cycles, 0u) << what;
+                    EXPECT_NE(e.report.error.find("each band needs at least one row"), std::string::npos) << what << ": " << e.report.error;
+                }
+                refused++;
+                continue;
+            }
+            for (int r = 0; r < bands; ++r) expect_same(one, ends[size_t(r)], what + ", band " + std::to_string(r));
+            split++;
+        }
+    }
+    EXPECT_GE(split, 40);     // 14 kernels of 2 or more rows (2 and 4 bands where they have the rows), and 1 band of each
+    EXPECT_GE(refused, 50);   // the 1-row kernels at 2 and 4 bands
+}
+
+}  // namespace
