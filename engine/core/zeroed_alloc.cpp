@@ -8,6 +8,8 @@
 
 #ifdef __EMSCRIPTEN__
 #include <unistd.h>   // sbrk(0): the heap's break
+#else
+#include <sys/mman.h>
 #endif
 
 namespace wl {
@@ -23,7 +25,19 @@ void* zeroed_alloc(size_t count, size_t size) {
     std::memset(p, 0, std::min(a + bytes, std::max(a, brk)) - a);   // [a, brk): memory that was handed out before
     return p;
 #else
-    return std::calloc(count, size);
+    const size_t bytes = std::max<size_t>(count * size, 1);
+    void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    return p == MAP_FAILED ? nullptr : p;
+#endif
+}
+
+void zeroed_free(void* p, size_t count, size_t size) {
+    if (!p) return;
+#ifdef __EMSCRIPTEN__
+    (void)count, (void)size;
+    std::free(p);
+#else
+    munmap(p, std::max<size_t>(count * size, 1));
 #endif
 }
 

@@ -58,7 +58,7 @@ struct Core {
     uint32_t pc;
     uint32_t tasks_active, tasks_blocked;
     uint32_t reading;                 // colours an in-flight fabin op reads (data tasks wait)
-    int32_t prog;                     // loaded program index, -1 = none (one per PE at most: up to 2^18)
+    int32_t prog;                     // loaded program index, -1 = none (one per PE at most)
     uint32_t sram_used;               // bytes [0, sram_used) of SRAM may be non-zero, the rest is zero: snapshots copy only these
     int16_t launch_fn;                // host launch pending, -1 = none
     uint16_t fn;                      // current function

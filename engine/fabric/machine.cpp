@@ -37,7 +37,12 @@ MachineConfig machine_config(const MachineProfile& p, Lanes lanes, MachineConfig
     return base;
 }
 
-void Machine::FreeDeleter::operator()(uint8_t* p) const { std::free(p); }
+void SramArenaDeleter::operator()(uint8_t* p) const { zeroed_free(p, bytes, 1); }
+
+void Machine::new_arena(size_t pes) {
+    const size_t bytes = pes * size_t(cfg_.sram_bytes);
+    sram_ = std::unique_ptr<uint8_t, SramArenaDeleter>(static_cast<uint8_t*>(zeroed_alloc(pes, cfg_.sram_bytes)), SramArenaDeleter{bytes});
+}
 
 // "3.4 GiB": sizes in messages.
 static std::string byte_size(uint64_t b) {
@@ -49,8 +54,9 @@ static std::string byte_size(uint64_t b) {
 
 Machine::Machine(const MachineConfig& cfg) : cfg_(cfg), trace_(cfg.trace_capacity) {
     std::string bad;
-    if (cfg_.w < 1 || cfg_.h < 1 || cfg_.w > 4096 || cfg_.h > 4096 || int64_t(cfg_.w) * cfg_.h > (1 << 18))
-        bad = "mesh size out of range (at most 2^18 PEs)";   // 2^18 x 3.4 KiB of state + SRAM: refuse, never throw
+    // At most a whole WSE-3 (wafer.h): 896,112 PEs of 3.4 KiB of state besides SRAM. Refuse, never throw.
+    if (cfg_.w < 1 || cfg_.h < 1 || cfg_.w > 4096 || cfg_.h > 4096 || int64_t(cfg_.w) * cfg_.h > int64_t(kWse3GridW) * kWse3GridH)
+        bad = "mesh size out of range (at most " + std::to_string(int64_t(kWse3GridW) * kWse3GridH) + " PEs, a whole WSE-3)";
     if (cfg_.sram_bytes < 4 || cfg_.sram_bytes % 4 || cfg_.sram_bytes > (1u << 24)) bad = "sram_bytes must be a multiple of 4 up to 16 MiB";
     if (cfg_.router_queue_depth < 1 || cfg_.router_queue_depth > kRouterQueueMax) bad = "router_queue_depth out of range";
     if (cfg_.ce_queue_depth < 1 || cfg_.ce_queue_depth > kCeQueueMax) bad = "ce_queue_depth out of range";
@@ -64,13 +70,13 @@ Machine::Machine(const MachineConfig& cfg) : cfg_(cfg), trace_(cfg.trace_capacit
     if (bad.empty() && cfg_.memory_limit && need > cfg_.memory_limit)
         bad = mesh_text + "; this build allows " + byte_size(cfg_.memory_limit);
     if (bad.empty()) {
-        sram_.reset(static_cast<uint8_t*>(zeroed_alloc(size_t(pes), cfg_.sram_bytes)));
+        new_arena(size_t(pes));
         if (!sram_) bad = mesh_text + ", and the allocation failed";
     }
     if (!bad.empty()) {
         cfg_ = MachineConfig{};
         cfg_.w = cfg_.h = 1;
-        sram_.reset(static_cast<uint8_t*>(std::calloc(1, cfg_.sram_bytes)));
+        new_arena(1);
     }
     size_t n = size_t(cfg_.w) * size_t(cfg_.h);
     try {
@@ -85,7 +91,7 @@ Machine::Machine(const MachineConfig& cfg) : cfg_(cfg), trace_(cfg.trace_capacit
         routers_.assign(1, Router{});
         cores_.assign(1, Core{});
         for (auto* l : {&rnow_, &rnext_, &cnow_, &cnext_}) l->init(1);
-        sram_.reset(static_cast<uint8_t*>(std::calloc(1, cfg_.sram_bytes)));
+        new_arena(1);
     }
     for (size_t i = 0; i < n; ++i) {
         std::memset(static_cast<void*>(&routers_[i]), 0, sizeof(Router));
@@ -111,7 +117,7 @@ Machine::Machine(const MachineConfig& cfg) : cfg_(cfg), trace_(cfg.trace_capacit
 Machine::Machine(const Machine& o) {
     copy_state(o);
     if (!o.sram_) return;
-    sram_.reset(static_cast<uint8_t*>(zeroed_alloc(routers_.size(), cfg_.sram_bytes)));
+    new_arena(routers_.size());
     if (!sram_) {
         fault_.kind = FaultKind::HostError;
         fault_.message = "snapshot: cannot allocate SRAM";

@@ -64,6 +64,11 @@ bool run_mode_from_name(const std::string& s, RunMode* out);
 
 class FastMode;
 
+struct SramArenaDeleter {   // a Machine's SRAM arena back to zeroed_free
+    size_t bytes = 0;
+    void operator()(uint8_t* p) const;
+};
+
 // An edge link: wavelets from outside the mesh (an external store) into a router port on the mesh's
 // edge, word k visible at start + ceil((k + 1) * cycles_per_wavelet): the link's bandwidth. Cycle
 // mode never pushes into a full queue (the word waits); fast mode routes them all at once, stamped.
@@ -231,8 +236,8 @@ private:
     Fault fault_;
     std::vector<Router> routers_;
     std::vector<Core> cores_;
-    struct FreeDeleter { void operator()(uint8_t* p) const; };
-    std::unique_ptr<uint8_t, FreeDeleter> sram_;   // one calloc'd arena; pages commit on first touch
+    void new_arena(size_t pes);                    // a zeroed arena of pes PEs' SRAM (sram_ null if it fails)
+    std::unique_ptr<uint8_t, SramArenaDeleter> sram_;   // one zeroed_alloc'd arena; pages commit on first touch
     std::vector<LoadedProgram> progs_;
     // Active lists: this cycle's and the next's; timers (CE wake-ups) as a min-heap.
     struct ActiveList {                            // fixed capacity: each PE is listed at most once per cycle

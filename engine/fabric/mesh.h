@@ -2,6 +2,7 @@
 // Machine::mesh() gives a machine's; the default size is MachineConfig's (machine.h).
 #pragma once
 #include "engine/core/parse_number.h"
+#include "engine/fabric/wafer.h"
 
 #include <cstdint>
 #include <string>
@@ -16,7 +17,10 @@ struct Mesh {
     int size() const { return w * h; }
 };
 
-constexpr int kMaxMeshSide = 256;   // PEs on a side: the kernel language's grids and the model compiler's meshes
+constexpr int kMaxMeshSide = 256;   // PEs on a side: the model compiler's meshes and the app's
+// A kernel's grid: up to a whole wafer on each side (the WSE-3's fabric is the largest, wafer.h),
+// as large as memory allows (a Machine refuses what does not fit, with its size).
+constexpr int kMaxGridSide = kWse3GridH;
 
 // "32x32" -> {32, 32}: how the CLI, the JS hook and the app write a mesh. False for anything
 // else, a side outside 1..kMaxMeshSide included (each side read whole, so 4294967328x32 is not 32x32).

@@ -41,7 +41,7 @@ const WaferFacts& wse2_facts() {
 }
 
 const WaferFacts& wse3_facts() {
-    static const WaferFacts w{"wse3", "Cerebras WSE-3", 762, 1176, 900e3, 44e9, 150e9};
+    static const WaferFacts w{"wse3", "Cerebras WSE-3", kWse3GridW, kWse3GridH, 900e3, 44e9, 150e9};
     return w;
 }
 

@@ -24,6 +24,9 @@ inline constexpr int kColours = 24;                      // routable colours (vi
 // The clock every wafer time in the product is converted at: 1.1 GHz (Sean Lie, "Cerebras
 // Architecture Deep Dive", Hot Chips 34, 2022). The SDK's examples convert cycles at 0.85 GHz.
 inline constexpr double kClockHz = 1.1e9;
+// The largest fabric a machine profile has: the WSE-3's user grid, 762 x 1176 PEs (the SDK's GEMV
+// tutorial: wafer.cpp). A kernel's grid may be a whole wafer's (kMaxGridSide, mesh.h).
+inline constexpr int kWse3GridW = 762, kWse3GridH = 1176;
 // The emulated PE's own choices, not published figures (docs/engine.md).
 inline constexpr int kMicrothreads = 4;                  // async DSD ops in flight per PE
 

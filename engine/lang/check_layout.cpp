@@ -75,10 +75,10 @@ void Checker::layout() {
             if (a == Ty::Error || b == Ty::Error) { grid_unknown_ = true; continue; }
             Value w = eval_const(*s.w, nullptr, 0, 0, &d_), h = eval_const(*s.h, nullptr, 0, 0, &d_);
             if (w.ty == Ty::Error || h.ty == Ty::Error) { grid_unknown_ = true; continue; }
-            if (a != Ty::I32 || b != Ty::I32 || w.i < 1 || h.i < 1 || w.i > kMaxMeshSide || h.i > kMaxMeshSide) {
-                d_.error(s.w->line, s.w->col, "a grid is 1 to 256 PEs on each side");
+            if (a != Ty::I32 || b != Ty::I32 || w.i < 1 || h.i < 1 || w.i > kMaxGridSide || h.i > kMaxGridSide) {
+                d_.error(s.w->line, s.w->col, "a grid is 1 to " + std::to_string(kMaxGridSide) + " PEs on each side (a whole WSE-3's fabric)");
                 if (a != Ty::I32 || b != Ty::I32) { grid_unknown_ = true; continue; }
-                w.i = std::clamp<int64_t>(w.i, 1, kMaxMeshSide), h.i = std::clamp<int64_t>(h.i, 1, kMaxMeshSide);
+                w.i = std::clamp<int64_t>(w.i, 1, kMaxGridSide), h.i = std::clamp<int64_t>(h.i, 1, kMaxGridSide);
             }
             out_.grid_w = int(w.i), out_.grid_h = int(h.i);
             out_.instance_of_pe.assign(size_t(w.i * h.i), -1);

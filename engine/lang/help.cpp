@@ -20,7 +20,7 @@ const KeywordDoc kKeywords[] = {
     {Tok::KwLayout, "the layout block: the grid, which program runs on which PEs, and the routes"},
     {Tok::KwProgram, "program P(params) { ... }: the code and SRAM of one kind of PE; params are fixed per PE at compile time"},
     {Tok::KwHost, "the host block: what the host does — fill SRAM, launch functions, run the machine, print results"},
-    {Tok::KwGrid, "grid W x H: the mesh of PEs the kernel uses (1..256 each way); comes first in the layout"},
+    {Tok::KwGrid, "grid W x H: the mesh of PEs the kernel uses (each side from 1 up to a whole WSE-3 fabric's); comes first in the layout"},
     {Tok::KwPlace, "place P at REGION [with (param = expr, ...)]: runs program P on every PE of the region"},
     {Tok::KwAt, "at (x, y) or at (x0..x1, y0..y1): the PE or region a place, route, fill, launch or print applies to"},
     {Tok::KwWith, "with (param = expr, ...): a placed program's parameters; x and y are the PE's coordinates"},

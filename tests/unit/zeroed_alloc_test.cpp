@@ -1,6 +1,7 @@
 // zeroed_alloc_test.cpp: a block is all zeros, whether its memory is fresh or was used and freed
 // (in WebAssembly only the part below the heap's break is cleared: this holds that split).
 #include "engine/core/zeroed_alloc.h"
+#include "engine/fabric/wafer.h"
 
 #include <gtest/gtest.h>
 
@@ -29,7 +30,23 @@ TEST(ZeroedAlloc, FreshReusedAndStraddlingBlocksAreZero) {
         ASSERT_NE(p, nullptr);
         EXPECT_TRUE(all_zero(p, n)) << "round " << round;
         std::memset(p, 0x5A, n);
-        std::free(p);
+        wl::zeroed_free(p, n / 4, 4);
     }
     EXPECT_EQ(wl::zeroed_alloc(SIZE_MAX / 2, 4), nullptr);   // count * size overflows: refused, as calloc
+}
+
+// A whole WSE-2's SRAM (757 x 996 PEs of 48 KiB, 37 GB) is more than this machine has, yet natively
+// it is asked for up front and costs only the pages touched (docs/scale.md).
+TEST(ZeroedAlloc, AWholeWafersSramCostsOnlyWhatIsTouched) {
+#ifdef __EMSCRIPTEN__
+    GTEST_SKIP() << "a 32-bit heap holds 4 GiB at most";
+#else
+    const size_t pes = size_t(wl::wse2_facts().grid_w) * size_t(wl::wse2_facts().grid_h), per_pe = wl::kSramBytesPerPe;
+    auto* p = static_cast<unsigned char*>(wl::zeroed_alloc(pes, per_pe));
+    ASSERT_NE(p, nullptr);
+    for (size_t pe = 0; pe < pes; pe += 997) p[pe * per_pe + 7] = 1;   // a page here and there
+    EXPECT_EQ(p[(pes - 1) * per_pe], 0);
+    EXPECT_EQ(p[997 * per_pe + 7], 1);
+    wl::zeroed_free(p, pes, per_pe);
+#endif
 }
