@@ -10,7 +10,9 @@
 // swarmx_cycles, and streamed: stream_bytes, stream_cycles) and a final summary object.
 // --wafers N: N emulated wafers, each on its shard of the step's batch, their gradients summed by
 // SwarmX (engine/model/swarmx.h); cycles is the slowest wafer's plus SwarmX's, and evaluation,
-// sampling and the checkpoint use wafer 0 (all hold the same weights).
+// sampling and the checkpoint use wafer 0 (all hold the same weights). Under mpirun with N ranks,
+// --wafers N runs one wafer a rank (docs/scale.md): the same losses, bit for bit; rank 0 prints
+// and writes the checkpoint.
 // The checkpoint (--out, default <config name>.ckpt) is written at every evaluation and at the end,
 // in the same format either way (the mesh's weights and AdamW moments, read back from SRAM).
 // With --on-mesh the train and validation losses are the mesh's too (the forward and the loss on
@@ -20,6 +22,7 @@
 // updated; the reference (without --on-mesh) zeroes the masked gradients. --json lines carry
 // "density" then.
 #include "cli/model_args.h"
+#include "cli/mpi_bands.h"
 #include "cli/verbs.h"
 
 #include "engine/core/json_text.h"
@@ -72,8 +75,26 @@ void bar(int64_t step, int64_t total, float loss, double tps) {
 
 }  // namespace
 
+// Under mpirun: SwarmX's wafers one a rank (cli/mpi_bands.h, docs/scale.md), which needs --on-mesh
+// and --wafers N for N ranks. nullptr in one process. First thing: ranks other than 0 go quiet.
+static wl::Ranks* wafer_ranks(const Args& args) {
+    if (!under_mpirun()) return nullptr;
+    wl::Ranks* ranks = nullptr;
+#ifdef WAFERLAB_MPI
+    ranks = MpiBands::world();
+#endif
+    if (!ranks) throw std::runtime_error("train: started by mpirun, but this build has no MPI (install libopenmpi-dev: tools/setup, then rebuild)");
+    const int wafers = int(args.get_int("wafers", 1));
+    if (!args.has("on-mesh") || wafers != ranks->ranks())
+        throw std::runtime_error("train: under mpirun each rank runs one wafer of SwarmX: give --on-mesh --wafers " +
+                                 std::to_string(ranks->ranks()) + " for " + std::to_string(ranks->ranks()) + " ranks" +
+                                 (args.has("on-mesh") ? " (got --wafers " + std::to_string(wafers) + ")" : ""));
+    return ranks;
+}
+
 int verb_train(const Args& args) {
     using namespace wl::gpt;
+    wl::Ranks* ranks = wafer_ranks(args);
     set_num_threads(int(args.get_int("threads", 0)));
     const bool json = args.has("json");
     const bool tty = !json && isatty(2);
@@ -147,8 +168,8 @@ int verb_train(const Args& args) {
             if (!json) std::fprintf(stderr, "weights streamed (wafer.execution: streaming): %s's weights fit no row of PEs resident\n", o->op.c_str());
         }
         swarm = std::make_unique<wl::model::SwarmX>(plan_for(args, mesh_cfg, true, &compile_info, sparse ? tr->model.get() : nullptr),
-                                                    *tr->model, wafers, mode);
-        mesh = &swarm->wafer(0);
+                                                    *tr->model, wafers, mode, wl::model::cs_links(), ranks);
+        mesh = &swarm->wafer(swarm->first_wafer());
         if (tr->opt.t > 0) {   // resumed: AdamW's moments into SRAM
             swarm->write_all(wl::model::MeshTrainer::State::Moment1, &tr->opt.m);
             swarm->write_all(wl::model::MeshTrainer::State::Moment2, &tr->opt.v);
@@ -195,6 +216,7 @@ int verb_train(const Args& args) {
     // The checkpoint: streamed, written from the store's arrays where they lie (Cerebras-GPT-111M's
     // weights and moments are 1.3 GB, never copied); else from the host's copy of the mesh's.
     auto save = [&]() {
+        if (ranks && ranks->rank() != 0) return;   // every rank holds the same weights: rank 0 writes them
         using State = wl::model::MeshTrainer::State;
         if (mesh && mesh->mesh().plan().streaming) {
             const CheckpointState state{mesh->gathered(State::Params), mesh->gathered(State::Moment1),

@@ -1,9 +1,10 @@
-# waferlab-cli run under mpirun (docs/scale.md): the mesh split by bands of rows over 2 and 4 ranks
+# waferlab-cli under mpirun (docs/scale.md). run: the mesh split by bands of rows over 2 and 4 ranks
 # ends exactly as in one process (the --json report, output and cycles; only "ranks" differs), a
 # fault on another rank than 0 names its PE, place and rank, more ranks than rows are refused
-# before anything runs, and a rank that dies ends the job instead of hanging it. Run from the
+# before anything runs, and a rank that dies ends the job instead of hanging it. train: SwarmX's
+# 2 wafers one a rank give one process's steps and checkpoint, bit for bit. Run from the
 # repository root:
-#   cmake -DCLI=build/native/cli/waferlab-cli -DMPIRUN=/usr/bin/mpirun -P tests/check_mpi_bands.cmake
+#   cmake -DCLI=build/native/cli/waferlab-cli -DMPIRUN=/usr/bin/mpirun -DDIR=/tmp/mpi -P tests/check_mpi_bands.cmake
 # The ranks share this machine's cores (--oversubscribe), yielding while they wait.
 set(ENV{OMPI_ALLOW_RUN_AS_ROOT} 1)            # CI runs as root; Open MPI refuses root without both
 set(ENV{OMPI_ALLOW_RUN_AS_ROOT_CONFIRM} 1)
@@ -60,4 +61,45 @@ execute_process(COMMAND ${mpi} -np 2 sh -c "if [ \"$OMPI_COMM_WORLD_RANK\" = 1 ]
                 OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 120 RESULT_VARIABLE rc)
 if(rc MATCHES "timeout" OR rc EQUAL 0 OR NOT err MATCHES "rank 1 .* exited on signal 9")
   message(FATAL_ERROR "a rank killed part-way: mpirun ended with '${rc}' (want it to report rank 1 killed, within 120 s): ${err}")
+endif()
+
+# train --on-mesh --wafers 2: one process, then a wafer a rank. Every step's and evaluation's line
+# (but its wall times) and the checkpoint's bytes are the same.
+file(MAKE_DIRECTORY ${DIR})
+function(train var np)
+  set(cmd ${CLI} train --config models/gpt-nano.yaml --on-mesh --wafers 2 --steps 2 --json --out ${DIR}/wafers_${np}.ckpt)
+  if(np GREATER 1)
+    set(cmd ${mpi} -np ${np} ${cmd})
+  endif()
+  execute_process(COMMAND ${cmd} OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 300 RESULT_VARIABLE rc)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "${cmd} failed (${rc}): ${err}")
+  endif()
+  string(REPLACE "\n" ";" lines "${out}")
+  set(kept "")
+  foreach(line ${lines})
+    if(line MATCHES "\"summary\"")
+      continue()
+    endif()
+    foreach(key tokens_per_s step_s elapsed_s)
+      string(JSON line ERROR_VARIABLE none REMOVE "${line}" ${key})
+    endforeach()
+    list(APPEND kept "${line}")
+  endforeach()
+  set(${var} "${kept}" PARENT_SCOPE)
+endfunction()
+train(one 1)
+train(two 2)
+list(LENGTH one n)
+if(n LESS 4 OR NOT one STREQUAL two)
+  message(FATAL_ERROR "train --wafers 2 on 2 ranks:\n${two}\none process:\n${one}")
+endif()
+execute_process(COMMAND ${CMAKE_COMMAND} -E compare_files ${DIR}/wafers_1.ckpt ${DIR}/wafers_2.ckpt RESULT_VARIABLE differ)
+if(differ)
+  message(FATAL_ERROR "train --wafers 2: the checkpoint from 2 ranks differs from one process's")
+endif()
+execute_process(COMMAND ${mpi} -np 2 ${CLI} train --config models/gpt-nano.yaml --on-mesh --steps 1 OUTPUT_VARIABLE out ERROR_VARIABLE err
+                TIMEOUT 120 RESULT_VARIABLE rc)
+if(rc EQUAL 0 OR NOT err MATCHES "give --on-mesh --wafers 2 for 2 ranks")
+  message(FATAL_ERROR "train on 2 ranks without --wafers 2: exit ${rc}, '${err}'")
 endif()

@@ -20,6 +20,7 @@
 // A BandLink carries the messages: threads in one process (thread_bands.h, for tests) or MPI
 // ranks (cli/mpi_bands.h). Every band makes the same calls in the same order.
 #pragma once
+#include "engine/core/ranks.h"
 #include "engine/fabric/fault.h"
 
 #include <cstdint>
@@ -38,18 +39,13 @@ Band band_of(int rank, int ranks, int h);
 // The band that holds row y.
 int band_holding(int y, int ranks, int h);
 
-class BandLink {
+// The bands as ranks (engine/core/ranks.h: max and gather over every band, in band order), and the
+// one call that only neighbours make.
+class BandLink : public Ranks {
 public:
-    virtual ~BandLink() = default;
-    virtual int rank() const = 0;
-    virtual int ranks() const = 0;
     // Sends `up` to band rank-1 and `down` to band rank+1, and returns what they sent this band
     // (empty past the mesh's first and last band).
     virtual void exchange(const std::string& up, const std::string& down, std::string* from_up, std::string* from_down) = 0;
-    // v[k] = the largest v[k] over every band, on every band.
-    virtual void max(uint64_t* v, int n) = 0;
-    // Every band's bytes, in band order, on every band.
-    virtual std::vector<std::string> gather(const std::string& mine) = 0;
 };
 
 // A fault and a stuck report as bytes, for a BandLink's messages.

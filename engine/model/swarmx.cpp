@@ -1,6 +1,7 @@
 // swarmx.cpp: see swarmx.h.
 #include "engine/model/swarmx.h"
 
+#include "engine/core/byte_io.h"
 #include "engine/fabric/wafer.h"
 
 #include <algorithm>
@@ -49,13 +50,20 @@ uint64_t SwarmXLinks::cycles(uint64_t bytes, int wafers) const {
     return uint64_t(depth(wafers)) * uint64_t(per_level);
 }
 
-SwarmX::SwarmX(const MeshPlan& plan, const gpt::GPT& model, int wafers, RunMode mode, const SwarmXLinks& links)
-    : links_(links) {
+SwarmX::SwarmX(const MeshPlan& plan, const gpt::GPT& model, int wafers, RunMode mode, const SwarmXLinks& links, Ranks* ranks)
+    : ranks_(ranks), links_(links) {
     if (wafers < 1 || wafers > kMaxWafers)
         throw std::invalid_argument("swarmx: " + std::to_string(wafers) + " wafers; 1 to " + std::to_string(kMaxWafers) +
                                     " run in one process");
+    if (ranks && ranks->ranks() != wafers)
+        throw std::invalid_argument("swarmx: " + std::to_string(wafers) + " wafers over " + std::to_string(ranks->ranks()) +
+                                    " ranks: one wafer a rank (mpirun -np " + std::to_string(wafers) + ")");
+    if (ranks && plan.streaming)
+        throw std::invalid_argument("swarmx: streamed wafers share one store (MemoryX), which lives in one process: "
+                                    "over ranks only resident plans train (wafer.execution: resident)");
     check_links();
-    for (int k = 0; k < wafers; k++) {
+    first_ = ranks ? ranks->rank() : 0;
+    for (int k = 0; k < (ranks ? 1 : wafers); k++) {
         auto w = std::make_unique<MeshTrainer>(plan, mode, MeshGPT::InSteps{});
         if (k > 0 && plan.streaming) w->share_store(*wafers_[0]);   // one MemoryX: its weights loaded once
         while (w->load_step(model)) {
@@ -94,7 +102,20 @@ std::string SwarmX::split_error(int B, int wafers) {
            " wafers (B must be a multiple of N)";
 }
 
-uint64_t SwarmX::gradient_bytes() const { return uint64_t(wafer(0).own_parameters()) * sizeof(float); }
+uint64_t SwarmX::gradient_bytes() const { return uint64_t(wafers_[0]->own_parameters()) * sizeof(float); }
+
+std::vector<std::string> SwarmX::every_wafer(std::vector<std::string> here) const {
+    if (!ranks_) return here;
+    return ranks_->gather(here.at(0));   // one wafer a rank: rank k's is wafer k's
+}
+
+// A float vector as a blob and back (every_wafer's), bit for bit.
+static std::string floats_blob(const std::vector<float>& v) { return std::string(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(float)); }
+static std::vector<float> blob_floats(const std::string& b) {
+    std::vector<float> v(b.size() / sizeof(float));
+    std::memcpy(v.data(), b.data(), v.size() * sizeof(float));
+    return v;
+}
 
 void SwarmX::write_all(MeshTrainer::State state, std::vector<float>* buf) {
     for (auto& w : wafers_) w->transfer(state, buf, true);
@@ -156,27 +177,32 @@ bool SwarmX::run_slice(int units) {
 //   3. Update: the norm, the clipping and AdamW on every wafer's PEs, from the same gradients.
 //   4. Check: every wafer holds the same weights (one unit).
 bool SwarmX::unit() {
-    const int N = wafers();
-    MeshTrainer* w = k_ < N ? wafers_[size_t(k_)].get() : nullptr;
+    const int N = wafers(), here = int(wafers_.size());
+    MeshTrainer* w = k_ < here ? wafers_[size_t(k_)].get() : nullptr;
     switch (stage_) {
     case SwarmXStage::Idle: return true;
     case SwarmXStage::Shard: {
         const int b = B_ / N;
         if (!queued_) {
-            const size_t at = size_t(k_) * size_t(b) * size_t(T_);
-            if (!w->begin_backward(inputs_.data() + at, targets_.data() + at, b, T_, B_ * T_)) return fail(k_, w->error());
+            const size_t at = size_t(first_ + k_) * size_t(b) * size_t(T_);
+            if (!w->begin_backward(inputs_.data() + at, targets_.data() + at, b, T_, B_ * T_)) return fail(first_ + k_, w->error());
             queued_ = true;
+            if (k_ == 0) here_.clear();
         }
-        if (!w->run_slice(1)) return fail(k_, w->error());
+        if (!w->run_slice(1)) return fail(first_ + k_, w->error());
         if (w->busy()) return true;
-        // The shards' loss sums in wafer order (the reference's sum runs over the sequences in order).
-        const float shard = w->loss_sum();
-        lsum_ = k_ == 0 ? shard : lsum_ + shard;
-        cur_.shards[size_t(k_)].loss = shard / float(B_ * T_);
+        here_.push_back(floats_blob({w->loss_sum()}));
         queued_ = false;
-        if (++k_ < N) return true;
-        cur_.loss = lsum_ / float(B_ * T_);   // crossentropy.wk's division
+        if (++k_ < here) return true;
         k_ = 0;
+        // The shards' loss sums in wafer order (the reference's sum runs over the sequences in order).
+        const std::vector<std::string> all = every_wafer(std::move(here_));
+        for (int k = 0; k < N; k++) {
+            const float shard = blob_floats(all[size_t(k)]).at(0);
+            lsum_ = k == 0 ? shard : lsum_ + shard;
+            cur_.shards[size_t(k)].loss = shard / float(B_ * T_);
+        }
+        cur_.loss = lsum_ / float(B_ * T_);   // crossentropy.wk's division
         if (!std::isfinite(cur_.loss)) {   // not applied: the weights before it stay, to look for the cause in
             cur_.applied = false;
             last_ = cur_;
@@ -193,12 +219,15 @@ bool SwarmX::unit() {
         // on every run and every platform. Streamed, the store's part is summed already: each wafer's
         // gradient streams added into the one store's sums as they came, wafer by wafer; what is
         // left is what the wafers hold (MeshTrainer::read_own).
-        std::vector<float> sum = wafers_[0]->read_own(MeshTrainer::State::Grads);
+        std::vector<std::string> mine;
+        for (auto& wf : wafers_) mine.push_back(floats_blob(wf->read_own(MeshTrainer::State::Grads)));
+        const std::vector<std::string> all = every_wafer(std::move(mine));
+        std::vector<float> sum = blob_floats(all[0]);
         for (int k = 1; k < N; k++) {
-            const std::vector<float> g = wafers_[size_t(k)]->read_own(MeshTrainer::State::Grads);
+            const std::vector<float> g = blob_floats(all[size_t(k)]);
             for (size_t i = 0; i < sum.size(); i++) sum[i] += g[i];
         }
-        for (auto& w : wafers_) w->write_own(MeshTrainer::State::Grads, sum);
+        for (auto& wf : wafers_) wf->write_own(MeshTrainer::State::Grads, sum);
         const uint64_t G = gradient_bytes();
         cur_.swarmx_bytes = 2 * uint64_t(N) * G;
         cur_.swarmx_cycles = links_.cycles(G, N) + links_.cycles(G, N);   // up the tree, then down it
@@ -207,29 +236,38 @@ bool SwarmX::unit() {
     }
     case SwarmXStage::Update: {
         if (!queued_) {
-            if (!w->begin_update(lr_)) return fail(k_, w->error());
+            if (!w->begin_update(lr_)) return fail(first_ + k_, w->error());
             queued_ = true;
+            if (k_ == 0) here_.clear();
         }
-        if (!w->run_slice(1)) return fail(k_, w->error());
+        if (!w->run_slice(1)) return fail(first_ + k_, w->error());
         if (w->busy()) return true;
         queued_ = false;
         const TrainStep& st = w->last_step();
-        const float norm = st.grad_norm;
-        if (k_ == 0) cur_.grad_norm = norm;
-        else if (std::memcmp(&norm, &cur_.grad_norm, sizeof norm) != 0)
-            return fail(-1, "wafer " + std::to_string(k_) + "'s gradient norm " + std::to_string(norm) + " differs from wafer 0's " +
-                                std::to_string(cur_.grad_norm));
-        SwarmXShard& sh = cur_.shards[size_t(k_)];
-        sh.cycles = st.cycles;
-        sh.stream_bytes = st.stream_bytes;
-        sh.stream_cycles = st.stream_cycles;
-        cur_.compute_cycles = std::max(cur_.compute_cycles, st.cycles);
-        cur_.instructions += st.instructions;
-        cur_.host_bytes += st.host_bytes;
-        cur_.stream_bytes += st.stream_bytes;
-        cur_.stream_cycles = std::max(cur_.stream_cycles, st.stream_cycles);
-        if (++k_ < N) return true;
+        ByteWriter rec;   // what the step's totals need of this wafer's update
+        rec.put(st.grad_norm);
+        for (uint64_t v : {st.cycles, st.stream_bytes, st.stream_cycles, st.instructions, st.host_bytes}) rec.u64(v);
+        here_.push_back(rec.take());
+        if (++k_ < here) return true;
         k_ = 0;
+        const std::vector<std::string> all = every_wafer(std::move(here_));
+        for (int k = 0; k < N; k++) {
+            ByteReader r(all[size_t(k)]);
+            const float norm = r.get<float>("norm");
+            if (k == 0) cur_.grad_norm = norm;
+            else if (std::memcmp(&norm, &cur_.grad_norm, sizeof norm) != 0)
+                return fail(-1, "wafer " + std::to_string(k) + "'s gradient norm " + std::to_string(norm) + " differs from wafer 0's " +
+                                    std::to_string(cur_.grad_norm));
+            SwarmXShard& sh = cur_.shards[size_t(k)];
+            sh.cycles = r.u64("cycles");
+            sh.stream_bytes = r.u64("stream bytes");
+            sh.stream_cycles = r.u64("stream cycles");
+            cur_.compute_cycles = std::max(cur_.compute_cycles, sh.cycles);
+            cur_.instructions += r.u64("instructions");
+            cur_.host_bytes += r.u64("host bytes");
+            cur_.stream_bytes += sh.stream_bytes;
+            cur_.stream_cycles = std::max(cur_.stream_cycles, sh.stream_cycles);
+        }
         stage_ = SwarmXStage::Check;
         if (N > 1) return true;
         [[fallthrough]];
@@ -238,12 +276,14 @@ bool SwarmX::unit() {
         // Every wafer holds the same weights: checked, not assumed.
         // Streamed, the store's weights are one copy: the wafers' own parts are compared.
         if (N > 1) {
-            const std::vector<float> first = wafers_[0]->read_own(MeshTrainer::State::Params);
+            std::vector<std::string> mine;
+            for (auto& wf : wafers_) mine.push_back(floats_blob(wf->read_own(MeshTrainer::State::Params)));
+            const std::vector<std::string> all = every_wafer(std::move(mine));
             for (int k = 1; k < N; k++) {
-                const std::vector<float> p = wafers_[size_t(k)]->read_own(MeshTrainer::State::Params);
-                if (std::memcmp(p.data(), first.data(), first.size() * sizeof(float)) == 0) continue;
+                if (all[size_t(k)] == all[0]) continue;
+                const std::vector<float> first = blob_floats(all[0]), p = blob_floats(all[size_t(k)]);
                 size_t i = 0;
-                while (std::memcmp(&p[i], &first[i], sizeof(float)) == 0) i++;
+                while (i < p.size() && i < first.size() && std::memcmp(&p[i], &first[i], sizeof(float)) == 0) i++;
                 return fail(-1, "after the update wafer " + std::to_string(k) + "'s weights differ from wafer 0's (first at element " +
                                     std::to_string(i) + " of its own part)");
             }
@@ -271,7 +311,7 @@ SwarmXWork SwarmX::next_work() const {
     SwarmXWork w;
     w.stage = stage_;
     if (stage_ == SwarmXStage::Shard || stage_ == SwarmXStage::Update) {
-        w.wafer = k_;
+        w.wafer = first_ + k_;
         w.work = queued_ ? wafers_[size_t(k_)]->next_work() : nullptr;
     }
     return w;
@@ -280,15 +320,15 @@ SwarmXWork SwarmX::next_work() const {
 double SwarmX::progress() const {
     if (!stepping()) return 0;
     if (last_units_) return std::min(1.0, double(units_) / double(last_units_));
-    // Parts: each wafer's shard, the reduction (N > 1), each wafer's update, the check (N > 1).
-    const int N = wafers();
-    const double parts = 2.0 * N + (N > 1 ? 2 : 0);
-    const MeshTrainer& w = *wafers_[size_t(std::min(k_, N - 1))];
+    // Parts: each wafer's shard here, the reduction (N > 1), each wafer's update here, the check (N > 1).
+    const int N = wafers(), here = int(wafers_.size());
+    const double parts = 2.0 * here + (N > 1 ? 2 : 0);
+    const MeshTrainer& w = *wafers_[size_t(std::min(k_, here - 1))];
     const double in_part = queued_ && w.work_total() ? double(w.work_done()) / double(w.work_total()) : 0.0;
     double done = 0;
     if (stage_ == SwarmXStage::Shard) done = k_ + in_part;
-    else if (stage_ == SwarmXStage::Reduce) done = N;
-    else if (stage_ == SwarmXStage::Update) done = N + (N > 1) + k_ + in_part;
+    else if (stage_ == SwarmXStage::Reduce) done = here;
+    else if (stage_ == SwarmXStage::Update) done = here + (N > 1) + k_ + in_part;
     else done = parts - 1;
     return done / parts;
 }

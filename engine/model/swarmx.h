@@ -35,7 +35,13 @@
 // run_slice to the end: the same bits however it is sliced (tests/unit/model_swarmx_slice_test.cpp).
 //   sx.begin_step(inputs, targets, B, T, lr);
 //   while (sx.stepping()) { sx.run_slice(1); redraw(sx.next_work()); }   // sx.last_step(): the result
+//
+// Over several processes (waferlab-cli train under mpirun, docs/scale.md), each process runs one
+// wafer, its rank's: the same step, with what a stage needs of the other wafers (their shards' loss
+// sums, their gradients, their norms, their weights) gathered from every rank in wafer order, so
+// the sums are added in the same order and the step is the same bits as in one process.
 #pragma once
+#include "engine/core/ranks.h"
 #include "engine/model/mesh_trainer.h"
 
 #include <cstdint>
@@ -111,8 +117,10 @@ public:
     // Each wafer in this process is a whole Machine; four shows data parallelism's 2- and 4-way cases and keeps memory in check.
     static constexpr int kMaxWafers = 4;
     // plan.train must be true; model's config the plan's. Throws std::invalid_argument outside 1..kMaxWafers.
+    // ranks: one wafer a rank (ranks->ranks() == wafers): this process runs wafer ranks->rank() alone.
+    // Resident plans only: a streamed plan's wafers share one store, in one process.
     SwarmX(const MeshPlan& plan, const wl::gpt::GPT& model, int wafers, wl::RunMode mode = wl::RunMode::Fast,
-           const SwarmXLinks& links = cs_links());
+           const SwarmXLinks& links = cs_links(), Ranks* ranks = nullptr);
     // Wafers already made and loaded (the app loads each in steps, MeshTrainer's InSteps): the same
     // plan and starting weights on each, as the caller made them; streamed, every wafer after the
     // first shares its store (MeshTrainer::share_store). Throws as above, or if one is not loaded() or
@@ -140,9 +148,10 @@ public:
     // each), naming B and N; empty when it does. step() refuses such a batch with it.
     static std::string split_error(int B, int wafers);
 
-    int wafers() const { return int(wafers_.size()); }
-    MeshTrainer& wafer(int i) { return *wafers_.at(size_t(i)); }
-    const MeshTrainer& wafer(int i) const { return *wafers_.at(size_t(i)); }
+    int wafers() const { return ranks_ ? ranks_->ranks() : int(wafers_.size()); }
+    int first_wafer() const { return first_; }   // the first this process runs (its rank's, over ranks; else 0)
+    MeshTrainer& wafer(int i) { return *wafers_.at(size_t(i - first_)); }   // one this process runs
+    const MeshTrainer& wafer(int i) const { return *wafers_.at(size_t(i - first_)); }
     const SwarmXLinks& links() const { return links_; }
     const std::string& error() const { return error_; }
     // Per-parameter state into every wafer (resuming: AdamW's moments), and AdamW's step count.
@@ -156,19 +165,24 @@ public:
 private:
     void check_links() const;
     bool unit();                   // the next unit of the sliced step; false on a failure (error_)
+    // One blob per wafer, in wafer order: `here`, this process's wafers' own, with every other rank's.
+    std::vector<std::string> every_wafer(std::vector<std::string> here) const;
     bool fail(int wafer, const std::string& why);   // error_, and the step dropped
 
-    std::vector<std::unique_ptr<MeshTrainer>> wafers_;
+    std::vector<std::unique_ptr<MeshTrainer>> wafers_;   // the ones this process runs: wafers first_, first_ + 1, ...
+    Ranks* ranks_ = nullptr;
+    int first_ = 0;
     SwarmXLinks links_;
     std::string error_;
     // The sliced step: where it is, and what its units share.
     SwarmXStage stage_ = SwarmXStage::Idle;
-    int k_ = 0;                    // the wafer of the current Shard or Update
+    int k_ = 0;                    // the wafer of the current Shard or Update, in wafers_
     bool queued_ = false;          // wafer k_'s part is queued on it
     std::vector<int> inputs_, targets_;
     int B_ = 0, T_ = 0;
     double lr_ = 0;
     float lsum_ = 0;
+    std::vector<std::string> here_;   // this process's wafers' parts of the stage, for every_wafer
     size_t units_ = 0, last_units_ = 0;   // units this step has run; the last step's (0: none yet)
     SwarmXStep cur_, last_;
 };

@@ -14,11 +14,13 @@
 #include "engine/model/mesh_plan.h"
 #include "engine/model/swarmx.h"
 #include "tests/unit/model_fixtures.h"
+#include "tests/unit/thread_bands.h"
 
 #include <gtest/gtest.h>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <thread>
 
 namespace {
 
@@ -182,6 +184,57 @@ TEST(SwarmX, FourWafersTrainAsOneOnTheCombinedBatch) { check_against_one_wafer(4
 
 // Streamed, with a vocabulary over the LM head's tiers (wte the store's on every wafer:
 // docs/weight-streaming.md, "The vocabulary"): the shards' summed gradients are the batch's.
+// Over ranks (threads here: tests/unit/thread_bands.h; MPI ranks under mpirun), each rank runs its
+// own wafer and gathers what a stage needs of the others: every step's loss, norm, cycles and the
+// weights after it are one process's SwarmX's, bit for bit, on every rank.
+TEST(SwarmX, WafersOverRanksTrainAsInOneProcess) {
+#ifdef __EMSCRIPTEN__
+    GTEST_SKIP() << "the ranks run on threads; the web build has one";
+#endif
+    const GPTConfig cfg = small();
+    GPT model(cfg);
+    model.init_weights(3);
+    const wl::model::MeshPlan plan = train_plan(cfg, 8);
+    constexpr int N = 2, B = 4, T = 8, kSteps = 3;
+    std::vector<std::vector<int>> in, tg;
+    for (int s = 0; s < kSteps; s++) {
+        in.push_back(tokens(B * T, cfg.vocab_size, uint32_t(60 + s)));
+        tg.push_back(tokens(B * T, cfg.vocab_size, uint32_t(70 + s)));
+    }
+    SwarmX one(plan, model, N);
+    std::vector<SwarmXStep> want(kSteps);
+    for (int s = 0; s < kSteps; s++) ASSERT_TRUE(one.step(in[size_t(s)].data(), tg[size_t(s)].data(), B, T, 1e-2, &want[size_t(s)])) << one.error();
+    std::vector<float> want_params;
+    one.wafer(0).read_params(&want_params);
+
+    wl::test::ThreadBands ranks(N);
+    std::vector<std::vector<SwarmXStep>> got(N, std::vector<SwarmXStep>(kSteps));
+    std::vector<std::vector<float>> params(N);
+    std::vector<std::string> errors(N);
+    std::vector<std::thread> threads;
+    for (int r = 0; r < N; r++)
+        threads.emplace_back([&, r] {
+            SwarmX sx(plan, model, N, wl::RunMode::Fast, wl::model::cs_links(), &ranks.link(r));
+            for (int s = 0; s < kSteps && errors[size_t(r)].empty(); s++)
+                if (!sx.step(in[size_t(s)].data(), tg[size_t(s)].data(), B, T, 1e-2, &got[size_t(r)][size_t(s)])) errors[size_t(r)] = sx.error();
+            sx.wafer(r).read_params(&params[size_t(r)]);
+        });
+    for (std::thread& t : threads) t.join();
+    for (int r = 0; r < N; r++) {
+        ASSERT_EQ(errors[size_t(r)], "") << "rank " << r;
+        for (int s = 0; s < kSteps; s++) {
+            const SwarmXStep &a = want[size_t(s)], &b = got[size_t(r)][size_t(s)];
+            EXPECT_EQ(std::memcmp(&a.loss, &b.loss, sizeof a.loss), 0) << "rank " << r << " step " << s << ": " << b.loss << " vs " << a.loss;
+            EXPECT_EQ(std::memcmp(&a.grad_norm, &b.grad_norm, sizeof a.grad_norm), 0) << "rank " << r << " step " << s;
+            EXPECT_EQ(a.cycles, b.cycles) << "rank " << r << " step " << s;
+            EXPECT_EQ(a.instructions, b.instructions) << "rank " << r << " step " << s;
+            ASSERT_EQ(b.shards.size(), size_t(N));
+            for (int k = 0; k < N; k++) EXPECT_EQ(a.shards[size_t(k)].cycles, b.shards[size_t(k)].cycles);
+        }
+        EXPECT_TRUE(same_bits(params[size_t(r)], want_params)) << "rank " << r;
+    }
+}
+
 TEST(SwarmX, TwoStreamedWafersWithAVocabularyOverTiers) {
     GPTConfig cfg = streaming(config(1, 2, 32, 8, 2000));
     cfg.warmup_iters = 1;
