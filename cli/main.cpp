@@ -13,8 +13,9 @@ int main(int argc, char** argv) {
     std::fputs(cl.out.c_str(), stdout);
     std::fputs(cl.err.c_str(), stderr);
     if (!cl.verb) return cl.status;
-    if (under_mpirun() && cl.args.verb != "run" && cl.args.verb != "check" && cl.args.verb != "train") {   // every rank would do it all, and say it
-        std::fprintf(stderr, "waferlab-cli %s: error: under mpirun only run (and check) and train --on-mesh --wafers N split the work over the ranks (docs/scale.md)\n",
+    if (under_mpirun() && cl.args.verb != "run" && cl.args.verb != "check" && cl.args.verb != "train" && cl.args.verb != "bench scale") {
+        // every rank would do it all, and say it
+        std::fprintf(stderr, "waferlab-cli %s: error: under mpirun only run (and check), train --on-mesh --wafers N and bench scale split the work over the ranks (docs/scale.md)\n",
                      cl.args.verb.c_str());
         return 2;
     }

@@ -45,7 +45,7 @@ static wl::lang::RunReport run_with_progress(const wl::lang::CompileResult& cr, 
 
 // --const's NAME=VALUE lines into CompileOptions::constants; "" or what is wrong ("N=ten: ...").
 // Whether the file declares NAME is the compiler's to say.
-static std::string const_overrides(const std::string& lines, std::map<std::string, double>* out) {
+std::string const_overrides(const std::string& lines, std::map<std::string, double>* out) {
     std::istringstream in(lines);
     for (std::string kv; std::getline(in, kv);) {
         const size_t eq = kv.find('=');

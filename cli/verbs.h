@@ -5,6 +5,7 @@
 #include "cli/args.h"
 #include "engine/core/parse_number.h"
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -82,6 +83,8 @@ std::string flag_and_set_clash(const char* verb_path, const Args& args);
 int verb_info(const Args& args);
 int verb_isa(const Args& args);        // verb_isa.cpp: instruction table, docs/cost-model.md
 int verb_run(const Args& args);        // verb_run.cpp: WaferKernel files
+// --const's NAME=VALUE lines (one a line) into a kernel's constants; "" or what is wrong (verb_run.cpp).
+std::string const_overrides(const std::string& lines, std::map<std::string, double>* out);
 int verb_check(const Args& args);      // verb_run.cpp
 int verb_train(const Args& args);      // verb_train.cpp: the reference GPT
 int verb_generate(const Args& args);   // verb_generate.cpp
@@ -100,5 +103,6 @@ int bench_fast(const Args& args);      // bench_fast.cpp: fast mode vs cycle mod
 int bench_mesh_gpt(const Args& args);  // bench_mesh_gpt.cpp: the GPT forward on the mesh vs the reference
 int bench_sparsity(const Args& args);  // bench_sparsity.cpp: cycles and wavelets of the mesh forward against weight density
 int bench_swarmx(const Args& args);    // bench_swarmx.cpp: a data-parallel training step on 1, 2 and 4 wafers
+int bench_scale(const Args& args);     // bench_scale.cpp: a kernel in one process and split over mpirun's ranks
 
 }  // namespace wlcli

@@ -103,3 +103,13 @@ execute_process(COMMAND ${mpi} -np 2 ${CLI} train --config models/gpt-nano.yaml 
 if(rc EQUAL 0 OR NOT err MATCHES "give --on-mesh --wafers 2 for 2 ranks")
   message(FATAL_ERROR "train on 2 ranks without --wafers 2: exit ${rc}, '${err}'")
 endif()
+
+# bench scale: one process and 2 ranks in one run (it fails itself if they end differently).
+execute_process(COMMAND ${mpi} -np 2 ${CLI} bench scale --const K=8 --const NG=32 --json OUTPUT_VARIABLE out ERROR_VARIABLE err
+                TIMEOUT 120 RESULT_VARIABLE rc)
+string(JSON ranks ERROR_VARIABLE bad GET "${out}" ranks)
+string(JSON rss ERROR_VARIABLE bad2 LENGTH "${out}" peak_rss_mb_per_rank)
+string(JSON exchanges ERROR_VARIABLE bad3 GET "${out}" exchanges)
+if(NOT rc EQUAL 0 OR bad OR bad2 OR bad3 OR NOT ranks EQUAL 2 OR NOT rss EQUAL 2 OR exchanges LESS 100)
+  message(FATAL_ERROR "bench scale on 2 ranks: exit ${rc}: ${out} ${err}")
+endif()

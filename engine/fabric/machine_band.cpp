@@ -159,12 +159,16 @@ void Machine::band_exchange() {
 void Machine::sync_bands() {
     if (!band_ran_) return;   // every band made the same host calls since: each holds the same machine
     band_ran_ = false;
-    const size_t S = cfg_.sram_bytes;
+    if (link_->ranks() == 1) return;   // one band: its rows are the machine
+    const size_t S = cfg_.sram_bytes, n = size_t(own1_ - own0_);
+    size_t used = 0;
+    for (int i = own0_; i < own1_; ++i) used += cores_[size_t(i)].sram_used;
     ByteWriter w;
+    w.reserve(16 + n * (sizeof(Router) + sizeof(Core)) + used);
     w.u64(router_steps_ - synced_router_steps_);
     w.u64(core_steps_ - synced_core_steps_);
-    w.raw({reinterpret_cast<const char*>(&routers_[size_t(own0_)]), size_t(own1_ - own0_) * sizeof(Router)});
-    w.raw({reinterpret_cast<const char*>(&cores_[size_t(own0_)]), size_t(own1_ - own0_) * sizeof(Core)});
+    w.raw({reinterpret_cast<const char*>(&routers_[size_t(own0_)]), n * sizeof(Router)});
+    w.raw({reinterpret_cast<const char*>(&cores_[size_t(own0_)]), n * sizeof(Core)});
     for (int i = own0_; i < own1_; ++i) w.raw({reinterpret_cast<const char*>(sram_.get() + size_t(i) * S), cores_[size_t(i)].sram_used});
     const std::vector<std::string> all = link_->gather(w.take());
     uint64_t rs = synced_router_steps_, cs = synced_core_steps_;
