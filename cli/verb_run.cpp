@@ -153,6 +153,14 @@ static int run_or_check(const Args& args, bool check_only) {
                      bands->ranks(), cr.grid_h, cr.grid_h == 1 ? "" : "s", cr.grid_h, cr.grid_h);
         return 2;
     }
+    if (bands && !json) {   // how the mesh is split: rank 0 speaks for all (the others print nothing)
+        std::string split;
+        for (int r = 0; r < bands->ranks(); r++) {
+            const wl::Band b = wl::band_of(r, bands->ranks(), cr.grid_h);
+            split += (r ? ", " : "") + std::to_string(b.y0) + "-" + std::to_string(b.y1 - 1);
+        }
+        std::fprintf(stderr, "split over %d MPI ranks by bands of rows: %s (docs/scale.md)\n", bands->ranks(), split.c_str());
+    }
     wl::lang::RunReport rep = run_with_progress(cr, opt);
     int fault_rank = -1;   // split: the rank whose band holds the fault's PE
     if (bands && !rep.ok && rep.fault.y >= 0) fault_rank = wl::band_holding(rep.fault.y, bands->ranks(), cr.grid_h);
