@@ -6,9 +6,9 @@
 #define MPICH_SKIP_MPICXX 1
 #include <mpi.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
-#include <stdexcept>
 
 namespace wlcli {
 
@@ -48,23 +48,21 @@ void MpiBands::exchange(const std::string& up, const std::string& down, std::str
 
 void MpiBands::max(uint64_t* v, int n) { MPI_Allreduce(MPI_IN_PLACE, v, n, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD); }
 
+// Each rank's bytes broadcast from it into a string of their own: no gathered buffer to cut up
+// again (the end of a run's sync moves every band's SRAM and cores: a copy saved is a pass over them).
 std::vector<std::string> MpiBands::gather(const std::string& mine) {
     long long size = (long long)mine.size();
     std::vector<long long> sizes(static_cast<size_t>(ranks_));
     MPI_Allgather(&size, 1, MPI_LONG_LONG, sizes.data(), 1, MPI_LONG_LONG, MPI_COMM_WORLD);
-    std::vector<int> counts(static_cast<size_t>(ranks_)), at(static_cast<size_t>(ranks_));
-    long long total = 0;
+    std::vector<std::string> out(static_cast<size_t>(ranks_));
     for (int r = 0; r < ranks_; ++r) {
-        at[size_t(r)] = int(total);
-        counts[size_t(r)] = int(sizes[size_t(r)]);
-        total += sizes[size_t(r)];
+        std::string& s = out[size_t(r)];
+        if (r == rank_) s = mine;
+        else s.resize(size_t(sizes[size_t(r)]));
+        // MPI counts are ints: a rank's bytes in pieces of at most 1 GiB
+        for (size_t at = 0; at < s.size(); at += size_t(1) << 30)
+            MPI_Bcast(s.data() + at, int(std::min(s.size() - at, size_t(1) << 30)), MPI_BYTE, r, MPI_COMM_WORLD);
     }
-    // MPI counts are ints: one gather holds at most 2 GiB
-    if (total > 0x7fffffffLL) throw std::runtime_error("the bands' rows add up to more than 2 GiB, more than one MPI gather carries");
-    std::string all(size_t(total), '\0');
-    MPI_Allgatherv(mine.data(), int(mine.size()), MPI_BYTE, all.data(), counts.data(), at.data(), MPI_BYTE, MPI_COMM_WORLD);
-    std::vector<std::string> out;
-    for (int r = 0; r < ranks_; ++r) out.push_back(all.substr(size_t(at[size_t(r)]), size_t(counts[size_t(r)])));
     return out;
 }
 

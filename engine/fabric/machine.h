@@ -154,9 +154,9 @@ public:
     // [SECTION] one mesh over several processes (band.h, docs/scale.md)
     // From now on this machine steps only band link->rank() of link->ranks() (band_of), and each run
     // advances every band together, as one machine would. Each band makes the same host calls; at
-    // the end of every run each band takes the others' rows, so between runs every band holds the
-    // whole machine (what one process would) and reads and writes it as one. Cycle mode only; edge
-    // links are not split. A HostError if there are more bands than rows, or the machine has run.
+    // the end of every run each band takes the others' rows' SRAM, cores and counters, so between
+    // runs every band reads and writes the machine as one process would (sync_bands). Cycle mode
+    // only; edge links are not split. A HostError if there are more bands than rows, or in fast mode.
     Fault split(BandLink* link);
     const Band& band() const { return band_; }
     BandLink* band_link() const { return link_; }   // nullptr: whole

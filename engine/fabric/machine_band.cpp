@@ -154,8 +154,11 @@ void Machine::band_exchange() {
     if (down) apply_boundary(from_down, band_.y1, kNorth, band_.y1 - 1, kSouth);
 }
 
-// Each band's rows (routers, cores, the SRAM each core has used) and its steps since the last
-// sync, to every band. A band's own rows are already its own.
+// Each band's rows to every band: its routers' counters, its cores (registers, threads, counters)
+// and the SRAM each core has used, with its steps since the last sync. What a host call, a report
+// or a checksum reads is then whole on every band. The other bands' queues and switch positions
+// are not sent: only their own band steps them, and the rows next to a band's (its ghosts) are
+// kept exact cycle by cycle (band_exchange).
 void Machine::sync_bands() {
     if (!band_ran_) return;   // every band made the same host calls since: each holds the same machine
     band_ran_ = false;
@@ -164,10 +167,10 @@ void Machine::sync_bands() {
     size_t used = 0;
     for (int i = own0_; i < own1_; ++i) used += cores_[size_t(i)].sram_used;
     ByteWriter w;
-    w.reserve(16 + n * (sizeof(Router) + sizeof(Core)) + used);
+    w.reserve(16 + n * (sizeof(RouterStats) + sizeof(Core)) + used);
     w.u64(router_steps_ - synced_router_steps_);
     w.u64(core_steps_ - synced_core_steps_);
-    w.raw({reinterpret_cast<const char*>(&routers_[size_t(own0_)]), n * sizeof(Router)});
+    for (int i = own0_; i < own1_; ++i) w.raw({reinterpret_cast<const char*>(&routers_[size_t(i)].stats), sizeof(RouterStats)});
     w.raw({reinterpret_cast<const char*>(&cores_[size_t(own0_)]), n * sizeof(Core)});
     for (int i = own0_; i < own1_; ++i) w.raw({reinterpret_cast<const char*>(sram_.get() + size_t(i) * S), cores_[size_t(i)].sram_used});
     const std::vector<std::string> all = link_->gather(w.take());
@@ -178,16 +181,16 @@ void Machine::sync_bands() {
         cs += r.u64("core steps");
         if (b == link_->rank()) continue;
         const Band o = band_of(b, link_->ranks(), cfg_.h);
-        const size_t i0 = size_t(o.y0) * size_t(cfg_.w), n = size_t(o.y1 - o.y0) * size_t(cfg_.w);
-        std::memcpy(static_cast<void*>(&routers_[i0]), r.raw(n * sizeof(Router), "routers").data(), n * sizeof(Router));
-        const std::string_view cores = r.raw(n * sizeof(Core), "cores");
-        for (size_t k = 0; k < n; ++k) {
+        const size_t i0 = size_t(o.y0) * size_t(cfg_.w), m = size_t(o.y1 - o.y0) * size_t(cfg_.w);
+        for (size_t k = 0; k < m; ++k) std::memcpy(&routers_[i0 + k].stats, r.raw(sizeof(RouterStats), "router counters").data(), sizeof(RouterStats));
+        const std::string_view cores = r.raw(m * sizeof(Core), "cores");
+        for (size_t k = 0; k < m; ++k) {
             Core c;
             std::memcpy(static_cast<void*>(&c), cores.data() + k * sizeof(Core), sizeof(Core));
-            uint8_t* m = sram_.get() + (i0 + k) * S;
+            uint8_t* mem = sram_.get() + (i0 + k) * S;
             const uint32_t had = cores_[i0 + k].sram_used;
-            std::memcpy(m, r.raw(c.sram_used, "sram").data(), c.sram_used);
-            if (had > c.sram_used) std::memset(m + c.sram_used, 0, had - c.sram_used);
+            std::memcpy(mem, r.raw(c.sram_used, "sram").data(), c.sram_used);
+            if (had > c.sram_used) std::memset(mem + c.sram_used, 0, had - c.sram_used);
             std::memcpy(static_cast<void*>(&cores_[i0 + k]), &c, sizeof(Core));
         }
     }
