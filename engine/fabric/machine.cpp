@@ -178,7 +178,7 @@ void Machine::copy_state(const Machine& o) {
     fast_ = o.fast_ ? std::make_unique<FastMode>(*o.fast_) : nullptr;
     feeds_ = o.feeds_;
     drains_ = o.drains_, drain_colours_ = o.drain_colours_;
-    // A copy is the whole machine, not a band: between runs a split machine holds every band's rows.
+    // A copy is one machine, not a band: between runs a split machine holds what the host reads of every band.
     link_ = nullptr;
     band_ = Band{0, cfg_.h};
     own0_ = 0, own1_ = int(routers_.size());
