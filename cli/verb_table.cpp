@@ -63,7 +63,7 @@ const std::vector<Verb>& verb_table() {
          "markdown",
          {{"format", Value::Text, "markdown: print docs/cost-model.md", "markdown"}, kJson},
          verb_isa},
-        {"run", "compile a WaferKernel file and run its host block", "kernel.wk", true, nullptr,
+        {"run", "compile a WaferKernel file and run its host block (under mpirun -np N: the mesh split by bands of rows over N ranks, docs/scale.md)", "kernel.wk", true, nullptr,
          {int_flag("budget", 1, double(wl::lang::kMaxCycleBudget), "cycle budget per `run` statement (default 50000000)"),
           {"mode", Value::Text, "cycle: every router and CE each cycle; fast: functional, cycles estimated (default cycle)",
            "cycle|fast"},
