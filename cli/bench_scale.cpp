@@ -59,11 +59,7 @@ double peak_rss_mb() {
 }  // namespace
 
 int bench_scale(const Args& args) {
-    wl::BandLink* mpi = nullptr;
-#ifdef WAFERLAB_MPI
-    if (under_mpirun()) mpi = MpiBands::world();
-#endif
-    CountedLink link(mpi);
+    CountedLink link(mpirun_ranks());
     const std::string path = args.get("kernel", "examples/published/stencil2d.wk");
     std::string src, error;
     if (!wl::read_file(path, wl::kMaxSourceBytes, "kernel", &src, &error)) throw std::runtime_error(error);

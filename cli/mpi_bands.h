@@ -6,6 +6,7 @@
 #include "engine/fabric/band.h"
 
 #include <cstdlib>
+#include <stdexcept>
 
 namespace wlcli {
 
@@ -34,6 +35,18 @@ inline bool under_mpirun() {
     const char* n = std::getenv("OMPI_COMM_WORLD_SIZE");
     if (!n) n = std::getenv("PMI_SIZE");
     return n && std::atoi(n) > 1;
+}
+
+// This process's rank under mpirun (MpiBands::world()), nullptr in one process; std::runtime_error
+// when mpirun started a build without MPI. Every verb that splits its work calls it first, so the
+// ranks other than 0 go quiet before anything prints.
+inline wl::BandLink* mpirun_ranks() {
+    if (!under_mpirun()) return nullptr;
+#ifdef WAFERLAB_MPI
+    return MpiBands::world();
+#else
+    throw std::runtime_error("started by mpirun, but this build has no MPI (install libopenmpi-dev: tools/setup, then rebuild)");
+#endif
 }
 
 }  // namespace wlcli

@@ -72,23 +72,8 @@ std::string const_overrides(const std::string& lines, std::map<std::string, doub
     return "";
 }
 
-// Under mpirun, this rank's band of the mesh (cli/mpi_bands.h); nullptr in one process. An
-// error (printed) when mpirun started a CLI built without MPI.
-static bool mpi_band(wl::BandLink** out) {
-    *out = nullptr;
-    if (!under_mpirun()) return true;
-#ifdef WAFERLAB_MPI
-    *out = MpiBands::world();
-    return true;
-#else
-    std::fprintf(stderr, "waferlab-cli run: error: started by mpirun, but this build has no MPI (install libopenmpi-dev: tools/setup, then rebuild)\n");
-    return false;
-#endif
-}
-
 static int run_or_check(const Args& args, bool check_only) {
-    wl::BandLink* bands = nullptr;   // first: ranks other than 0 go quiet before anything prints
-    if (!mpi_band(&bands)) return 2;
+    wl::BandLink* bands = mpirun_ranks();   // under mpirun, this rank's band of the mesh
     const std::string path = args.positional[0];
     std::string src, error;
     if (!wl::read_file(path, wl::kMaxSourceBytes, "kernel", &src, &error)) {

@@ -78,12 +78,8 @@ void bar(int64_t step, int64_t total, float loss, double tps) {
 // Under mpirun: SwarmX's wafers one a rank (cli/mpi_bands.h, docs/scale.md), which needs --on-mesh
 // and --wafers N for N ranks. nullptr in one process. First thing: ranks other than 0 go quiet.
 static wl::Ranks* wafer_ranks(const Args& args) {
-    if (!under_mpirun()) return nullptr;
-    wl::Ranks* ranks = nullptr;
-#ifdef WAFERLAB_MPI
-    ranks = MpiBands::world();
-#endif
-    if (!ranks) throw std::runtime_error("train: started by mpirun, but this build has no MPI (install libopenmpi-dev: tools/setup, then rebuild)");
+    wl::Ranks* ranks = mpirun_ranks();
+    if (!ranks) return nullptr;
     const int wafers = int(args.get_int("wafers", 1));
     if (!args.has("on-mesh") || wafers != ranks->ranks())
         throw std::runtime_error("train: under mpirun each rank runs one wafer of SwarmX: give --on-mesh --wafers " +

@@ -2,8 +2,8 @@
 // moves every band together, cycle by cycle: after each cycle the bands trade their boundary
 // queues' pushes and pops, then agree (one max over every band) on a fault, on whether anything
 // moved, and on the next cycle anything can happen; each band then does what one machine would
-// with that answer. At the end of a run every band takes the others' rows, so the host's calls
-// between runs see the whole machine on every band.
+// with that answer. At the end of a run every band takes the others' cores, counters and SRAM,
+// so the host's calls between runs see on every band what one machine would show.
 #include "engine/fabric/machine.h"
 
 #include "engine/core/byte_io.h"
