@@ -37,19 +37,8 @@ struct FastPort {
         f.pe_[size_t(i)].ramp_free = t + 1;   // one wavelet up the ramp per cycle
         m.routers_[size_t(i)].stats.in[kRamp]++;
         f.route(m, i, kRamp, c, FastWavelet{w, ctrl ? 1u : 0u, t + 1});
-        if (f.flooded_ >= 0) {
-            const int j = f.flooded_;
-            f.flooded_ = -1;
-            fault(FaultKind::Deadlock, c, ce.task, int32_t(ce.state == ThreadState::Vec ? ce.vop.pc : ce.pc),
-                  "PE (" + std::to_string(j % m.cfg_.w) + "," + std::to_string(j / m.cfg_.w) + ") has " + thousands(FastMode::kMaxQueued) +
-                      " wavelets of this colour queued that nothing takes (fast mode's queues grow where cycle mode's fill and deadlock)");
-        }
-        if (f.looped_) {
-            f.looped_ = false;
-            fault(FaultKind::Deadlock, c, ce.task, int32_t(ce.state == ThreadState::Vec ? ce.vop.pc : ce.pc),
-                  "a wavelet sent from here goes round a ring of routes and never leaves it (the colour loops; in cycle mode such "
-                  "wavelets circle until the watchdog stops the run at its cycle budget, or deadlock if they fill the ring)");
-        }
+        if (std::string why = f.routing_fault(m, true); !why.empty())
+            fault(FaultKind::Deadlock, c, ce.task, int32_t(ce.state == ThreadState::Vec ? ce.vop.pc : ce.pc), std::move(why));
     }
     // A fabric op's wavelets from this CE, in order (stamps nondecreasing): one pass along the
     // recorded path when there is one, else one send() each (which records it, or faults). A
@@ -406,14 +395,21 @@ size_t FastMode::held(int pe, int port, int colour) const {
 
 // A wavelet reaches router i on `port` at cycle w.at: the current switch position forwards it
 // (copies for multicast), holds it (another position accepts the port), or it faults.
-void FastMode::route(Machine& m, int i0, int port0, int colour, FastWavelet w0) {
+void FastMode::route(Machine& m, int i0, int port0, int colour, FastWavelet w0, uint64_t hops0) {
     // A data wavelet on a path of fixed routes goes where the last one from this port went: replay
     // the recorded path (the same hops in the same order, so the same stats and deliveries).
     const uint64_t key = held_key(i0, port0, colour);
+    // A route DAG visits each (router, input port) at most once per switch position; more hops than
+    // that is a ring of routes, where cycle mode's wavelets circle until its watchdog (or fill it and deadlock).
+    const uint64_t most = uint64_t(m.routers_.size()) * kPorts * kMaxSwitchPositions;
+    if (hops0 > most) {   // it came round the other bands' part of a ring (recorded there, so no walk counted it)
+        looped_ = true;
+        return;
+    }
     const bool cacheable = !w0.ctrl && held_.empty();
     if (cacheable) {
         auto it = paths_.find(key);
-        if (it != paths_.end()) return replay(m, key, it->second, colour, w0);
+        if (it != paths_.end()) return replay(m, key, it->second, colour, w0, hops0);
     }
     Path* rec = nullptr;
     if (cacheable) {
@@ -421,6 +417,7 @@ void FastMode::route(Machine& m, int i0, int port0, int colour, FastWavelet w0) 
         rec->visits.clear();
         rec->ramps.clear();
         rec->drains.clear();
+        rec->handoffs.clear();
         rec->ok = true;
     }
     // Depth-first, so a path's hops keep their order. The stack is a member: routing allocates nothing.
@@ -428,12 +425,9 @@ void FastMode::route(Machine& m, int i0, int port0, int colour, FastWavelet w0) 
     const size_t base = work.size();   // route() nests when a control wavelet releases held ones
     work.push_back({i0, port0, w0});
     const int c = colour;
-    // A route DAG visits each (router, input port) at most once per switch position; more hops than
-    // that is a ring of routes, where cycle mode's wavelets circle until its watchdog (or fill it and deadlock).
-    const uint64_t most = uint64_t(m.routers_.size()) * kPorts * kMaxSwitchPositions;
     uint64_t hops = 0;
     while (work.size() > base && !m.fault_) {
-        if (++hops > most) {
+        if (hops0 + ++hops > most) {
             looped_ = true;
             work.resize(base);
             return;
@@ -491,7 +485,18 @@ void FastMode::route(Machine& m, int i0, int port0, int colour, FastWavelet w0) 
                 work.resize(base);
                 return;
             }
-            work.push_back({j, op, FastWavelet{h.w.data, h.w.ctrl, h.w.at + 1}});
+            const FastWavelet next{h.w.data, h.w.ctrl, h.w.at + 1};
+            if (!m.owns(j)) {   // another band's router: the walk goes on there (fast_band.cpp)
+                if (rings(m, j, op, c, hops0 + hops)) {
+                    looped_ = true;
+                    work.resize(base);
+                    return;
+                }
+                if (rec) rec->handoffs.push_back({j, op, uint32_t(next.at - w0.at), uint32_t(hops)});
+                hand_off(m, j, op, c, next, hops0 + hops);
+                continue;
+            }
+            work.push_back({j, op, next});
         }
         r.stats.out_colour[c]++;
         if (h.w.ctrl && r.npos[c] > 1) {   // a control wavelet advances this colour's switch
@@ -539,10 +544,11 @@ FastMode::Path* FastMode::ramp_path(int i, int c, uint64_t key) {
 }
 
 // A recorded path, replayed: its CEs take the colour (a program placed since would have dropped it).
-void FastMode::replay(Machine& m, uint64_t key, Path& p, int c, const FastWavelet& w) {
+void FastMode::replay(Machine& m, uint64_t key, Path& p, int c, const FastWavelet& w, uint64_t hops) {
     replayed(key, p, 1);
     for (const auto& [pe, delay] : p.ramps) deliver(m, pe, c, FastWavelet{w.data, 0, w.at + delay});
     for (const auto& [k, delay] : p.drains) leave(m, m.drains_[size_t(k)], FastWavelet{w.data, 0, w.at + delay});
+    for (const Path::Handoff& h : p.handoffs) hand_off(m, h.router, h.port, c, FastWavelet{w.data, 0, w.at + h.delay}, hops + h.hops);
 }
 
 // The recorded path from router i's `port` (its ramp, or an edge link's) on colour c, for a block
@@ -565,13 +571,14 @@ FastMode::Path* FastMode::block_path(int i, int port, int c, size_t n) {
 // A block of data wavelets into router i from `port`, along the recorded path: the same queues,
 // order, stamps and counters as one route() each. A block of kShareFrom or more is written once
 // and each queue on the path holds a run of it (fast_queue.h). False (nothing done) as block_path.
-bool FastMode::route_block(Machine& m, int i, int port, int c, const uint32_t* data, const uint64_t* at, size_t n) {
+bool FastMode::route_block(Machine& m, int i, int port, int c, const uint32_t* data, const uint64_t* at, size_t n, uint64_t hops) {
+    if (hops > uint64_t(m.routers_.size()) * kPorts * kMaxSwitchPositions) return false;   // round a ring: route() says so
     Path* const p = block_path(i, port, c, n);
     if (!p) return false;
     if (n >= kShareFrom && !p->ramps.empty()) {
         FastBlock* const b = FastBlock::make(data, at, uint32_t(n));
         b->hold();
-        deliver_run(m, *p, c, b, 0, uint32_t(n), 0);
+        deliver_run(m, *p, c, b, 0, uint32_t(n), 0, hops);
         b->release();
         return true;
     }
@@ -586,11 +593,12 @@ bool FastMode::route_block(Machine& m, int i, int port, int c, const uint32_t* d
     }
     for (const auto& [k, delay] : p->drains)
         for (size_t e = 0; e < n; ++e) leave(m, m.drains_[size_t(k)], FastWavelet{data[e], 0, at[e] + delay});
+    for (const Path::Handoff& h : p->handoffs) hand_off_block(m, h.router, h.port, c, data, at, n, h.delay, hops + h.hops);
     return true;
 }
 
 // b's wavelets [begin, end), stamped b->at()[k] + delay as they enter the path, along it.
-void FastMode::deliver_run(Machine& m, const Path& p, int c, FastBlock* b, uint32_t begin, uint32_t end, uint64_t delay) {
+void FastMode::deliver_run(Machine& m, const Path& p, int c, FastBlock* b, uint32_t begin, uint32_t end, uint64_t delay, uint64_t hops0) {
     const uint32_t n = end - begin;
     for (const auto& [pe, hops] : p.ramps) {
         FastQueue& q = ceq_[size_t(pe) * kColours + size_t(c)];
@@ -603,6 +611,7 @@ void FastMode::deliver_run(Machine& m, const Path& p, int c, FastBlock* b, uint3
     }
     for (const auto& [k, hops] : p.drains)
         for (uint32_t e = begin; e < end; ++e) leave(m, m.drains_[size_t(k)], FastWavelet{b->data()[e], 0, b->at()[e] + delay + hops});
+    for (const Path::Handoff& h : p.handoffs) hand_off_block(m, h.router, h.port, c, b->data() + begin, b->at() + begin, n, delay + h.delay, hops0 + h.hops);
 }
 
 // After a switch change at router i: wavelets held on colour c that the new position accepts go on, in order.
@@ -660,6 +669,21 @@ bool FastMode::flush_starved(Machine& m) {
     return true;
 }
 
+std::string FastMode::routing_fault(const Machine& m, bool sent_here) {
+    if (flooded_ >= 0) {
+        const int j = flooded_;
+        flooded_ = -1;
+        looped_ = false;
+        return "PE (" + std::to_string(j % m.cfg_.w) + "," + std::to_string(j / m.cfg_.w) + ") has " + thousands(kMaxQueued) +
+               " wavelets of this colour queued that nothing takes (fast mode's queues grow where cycle mode's fill and deadlock)";
+    }
+    if (!looped_) return {};
+    looped_ = false;
+    return std::string(sent_here ? "a wavelet sent from here" : "a wavelet that came into this band here") +
+           " goes round a ring of routes and never leaves it (the colour loops; in cycle mode such wavelets circle until the watchdog "
+           "stops the run at its cycle budget, or deadlock if they fill the ring)";
+}
+
 // A wavelet at an off-mesh port at w.at enters the link when it is free. The run's clock estimate
 // covers its crossing, so a long stream out costs its cycles as in cycle mode.
 void FastMode::leave(Machine&, EdgeDrain& d, const FastWavelet& w) {
@@ -687,7 +711,7 @@ void FastMode::schedule(int pe, uint64_t key) {
 
 uint64_t FastMode::horizon() const {
     // A stale entry (a PE since run or rescheduled) may sit at the front: that only makes choices wait longer.
-    return heap_.empty() ? kNever : heap_.front().key + 2;   // a wavelet takes at least 2 cycles to become visible
+    return std::min(heap_.empty() ? kNever : heap_.front().key + 2, remote_);   // a wavelet takes at least 2 cycles to become visible
 }
 
 uint64_t FastMode::run_ahead_limit() const {
@@ -723,9 +747,9 @@ void FastMode::absorb(Machine& m) {
     for (int i : listed_) m.routers_[size_t(i)].listed = 0;
     m.rnow_.clear();
     m.rnext_.clear();
-    if (scan_routers_) {
-        listed_.resize(m.routers_.size());
-        for (size_t i = 0; i < listed_.size(); ++i) listed_[i] = int(i);
+    if (scan_routers_) {   // this band's (band.h: the other rows here are not the live ones)
+        listed_.clear();
+        for (int i = m.own0_; i < m.own1_; ++i) listed_.push_back(i);
         scan_routers_ = false;
     }
     for (int i : listed_) {
@@ -766,12 +790,43 @@ void FastMode::absorb(Machine& m) {
     m.feeds_.clear();
 }
 
+uint64_t FastMode::front() {
+    while (!heap_.empty()) {
+        const Entry e = heap_.front();
+        const Pe& p = pe_[size_t(e.pe)];
+        if (p.scheduled && p.key == e.key) return e.key;
+        std::pop_heap(heap_.begin(), heap_.end(), std::greater<Entry>());   // stale: since run or rescheduled
+        heap_.pop_back();
+    }
+    return kNever;
+}
+
+void FastMode::run_until(Machine& m, uint64_t limit, uint64_t end) {
+    for (uint64_t key; !m.fault_ && (key = front()) < std::min(limit, remote_);) {
+        const int pe = heap_.front().pe;
+        std::pop_heap(heap_.begin(), heap_.end(), std::greater<Entry>());
+        heap_.pop_back();
+        pe_[size_t(pe)].scheduled = false;
+        run_pe(m, pe, end);
+    }
+}
+
+FastMode::Ended FastMode::run_whole(Machine& m, uint64_t end) {
+    for (;;) {
+        run_until(m, end, end);
+        if (m.fault_) return Ended::Fault;
+        if (flush_starved(m)) continue;   // the run would stop: every PE left short takes what it has, and goes on
+        return front() == kNever ? Ended::Quiet : Ended::Slice;
+    }
+}
+
 RunResult FastMode::advance(Machine& m, uint64_t max_cycles, bool stop_when_quiet) {
     RunResult res;
     const uint64_t start = m.now_;
     const uint64_t end = max_cycles > kNever - start ? kNever : start + max_cycles;
     auto finish = [&](RunStatus s) {
         add_counts(m);
+        if (m.link_) m.sync_bands();
         res.status = m.fault_ ? RunStatus::Faulted : s;
         res.fault = m.fault_;
         res.cycles = m.now_ - start;
@@ -780,33 +835,19 @@ RunResult FastMode::advance(Machine& m, uint64_t max_cycles, bool stop_when_quie
     if (m.fault_) return finish(RunStatus::Faulted);
     absorb(m);
     end_time_ = std::max(end_time_, start);
-    do {
-        while (!heap_.empty() && !m.fault_) {
-            const Entry e = heap_.front();
-            Pe& p = pe_[size_t(e.pe)];
-            if (!p.scheduled || p.key != e.key) {   // stale
-                std::pop_heap(heap_.begin(), heap_.end(), std::greater<Entry>());
-                heap_.pop_back();
-                continue;
-            }
-            if (e.key >= end) {
-                if (flush_starved(m)) continue;   // the slice ends as if every block had woken its PE
-                m.now_ = end;
-                return finish(RunStatus::CyclesDone);
-            }
-            std::pop_heap(heap_.begin(), heap_.end(), std::greater<Entry>());
-            heap_.pop_back();
-            p.scheduled = false;
-            run_pe(m, e.pe, end);
-        }
-    } while (!m.fault_ && flush_starved(m));
-    if (m.fault_) {
+    const Ended ended = m.link_ ? run_bands(m, end) : run_whole(m, end);
+    if (ended == Ended::Slice) {
+        m.now_ = end;
+        return finish(RunStatus::CyclesDone);
+    }
+    if (ended == Ended::Fault) {
         m.now_ = std::max(m.now_, std::min(m.fault_.cycle, end));
         return finish(RunStatus::Faulted);
     }
     // Quiescent: the clock is the estimate, whatever the slice. Cycle mode stops the cycle after its
     // last event: a CE that is next free at cycle t is seen idle then.
     if (ran_) m.now_ = std::max(m.now_, end_time_ + 1);
+    add_counts(m);   // split: a deadlock's report takes every band's rows, counters included
     if (!m.check_deadlock(check_all_ || !held_.empty() ? nullptr : &touched_)) return finish(RunStatus::Faulted);
     const bool shrink = room_ > kRoomKept;
     for (int pe : touched_) {

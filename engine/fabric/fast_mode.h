@@ -20,7 +20,12 @@
 // State lives beside a Machine (Machine::fast_); the Machine's Core, Router
 // and SRAM state are the same in both modes, so every view of a machine works
 // after a fast run.
+//
+// Split across bands of rows (Machine::split, band.h), each band runs its own
+// PEs and routes up to its edge; a wavelet that crosses it is handed to the
+// next band in windows (fast_band.cpp, docs/scale.md).
 #pragma once
+#include "engine/core/byte_io.h"
 #include "engine/fabric/fast_queue.h"
 #include "engine/fabric/machine.h"
 #include "engine/fabric/nest_map.h"
@@ -89,11 +94,24 @@ private:
     static constexpr uint64_t kRunAhead = 4096;   // docs/engine.md weighs its memory against yields
     uint64_t run_ahead_limit() const;
     void run_pe(Machine& m, int i, uint64_t end);
-    void route(Machine& m, int i, int port, int colour, FastWavelet w);
+    uint64_t front();                      // the earliest scheduled PE's key (stale entries dropped), or kNever
+    void run_until(Machine& m, uint64_t limit, uint64_t end);   // the PEs scheduled before limit (and remote_), in order of their clocks
+    enum class Ended { Quiet, Slice, Fault };
+    Ended run_whole(Machine& m, uint64_t end);   // one machine: until quiescent, the slice's end, or a fault
+    // hops: routers the wavelet crossed in other bands before it came here (a ring of routes counts them all).
+    void route(Machine& m, int i, int port, int colour, FastWavelet w, uint64_t hops = 0);
+    // A fault route() or deliver() left for the sender (a queue flooded, a ring of routes), in words; empty if none.
+    std::string routing_fault(const Machine& m, bool sent_here);
     struct Path {                          // where a data wavelet from one (router, port, colour) goes
         std::vector<std::pair<int, uint8_t>> visits;    // routers in route()'s order, with their tx ports
         std::vector<std::pair<int, uint32_t>> ramps;    // CEs it reaches, and the cycles it takes
         std::vector<std::pair<int, uint32_t>> drains;   // outbound links it leaves by (Machine::drains_ index), and the cycles to them
+        struct Handoff {
+            int router;                    // another band's, where the path goes on (fast_band.cpp)
+            int port;                      // ... the port it enters by
+            uint32_t delay, hops;          // the cycles to it, and the routers route() had crossed
+        };
+        std::vector<Handoff> handoffs;
         bool ok = true;                    // no switch with several positions, nothing held
         uint64_t uncounted = 0;            // data wavelets sent along it since add_counts()
     };
@@ -104,10 +122,10 @@ private:
         p.uncounted += n;
     }
     void add_counts(Machine& m);
-    void replay(Machine& m, uint64_t key, Path& p, int colour, const FastWavelet& w);
+    void replay(Machine& m, uint64_t key, Path& p, int colour, const FastWavelet& w, uint64_t hops);
     Path* block_path(int i, int port, int colour, size_t n);
-    bool route_block(Machine& m, int i, int port, int colour, const uint32_t* data, const uint64_t* at, size_t n);
-    void deliver_run(Machine& m, const Path& p, int colour, FastBlock* b, uint32_t begin, uint32_t end, uint64_t delay);
+    bool route_block(Machine& m, int i, int port, int colour, const uint32_t* data, const uint64_t* at, size_t n, uint64_t hops = 0);
+    void deliver_run(Machine& m, const Path& p, int colour, FastBlock* b, uint32_t begin, uint32_t end, uint64_t delay, uint64_t hops = 0);
     static constexpr size_t kShareFrom = 8;   // a shorter block is copied into each queue: its run would cost more
     std::vector<uint32_t> block_data_;     // a fabric op's outgoing data wavelets, sent together
     std::vector<uint64_t> block_at_;       // ... and the cycles they enter the router
@@ -131,6 +149,28 @@ private:
         return ceq_[size_t(pe) * kColours + size_t(colour)].pop_into(n, to, step, t);
     }
     void release_held(Machine& m, int i, int colour, uint64_t at);
+
+    // [split across bands] (fast_band.cpp)
+    Ended run_bands(Machine& m, uint64_t end);
+    // A wavelet, or a block of them (at[k] + delay), into router j of the band above or below.
+    void hand_off(const Machine& m, int j, int port, int colour, const FastWavelet& w, uint64_t hops);
+    void hand_off_block(const Machine& m, int j, int port, int colour, const uint32_t* data, const uint64_t* at, size_t n, uint64_t delay,
+                        uint64_t hops);
+    // Whether a wavelet into router j from `port`, past `hops` routers, goes round a ring of routes.
+    bool rings(const Machine& m, int j, int port, int colour, uint64_t hops);
+    std::vector<std::pair<int, int>> dry_;   // rings()'s work stack
+    void take_handoffs(Machine& m, const std::string& msg);   // a neighbour's, routed on from its routers here
+    void enter(Machine& m, int j, int port, int colour, const uint32_t* data, const uint64_t* at, size_t n, uint64_t hops);
+    struct Outbox {
+        ByteWriter w;
+        uint64_t first = kNever;           // the earliest cycle any of it reaches its router
+    };
+    Outbox out_[2];                        // to the band above, and below
+    // No wavelet from another band (or handed off from here and coming back) is visible here
+    // before this cycle: PEs choose tasks, and run, only before it until the next exchange.
+    uint64_t remote_ = kNever;
+    std::vector<uint32_t> in_data_;        // a handed-in block's words and stamps
+    std::vector<uint64_t> in_at_;
 
     std::vector<FastQueue> ceq_;           // [pe * kColours + colour]: the CE's input queues
     std::vector<uint32_t> pe_queued_;      // wavelets in each PE's CE queues (so idle PEs are skipped fast)

@@ -159,7 +159,7 @@ bool run_mode_from_name(const std::string& s, RunMode* out) {
 
 Fault Machine::set_mode(RunMode m) {
     if (m == mode_) return {};
-    if (link_ && m == RunMode::Fast) return host_error(-1, -1, "set_mode: fast mode does not yet run split across bands (docs/scale.md); use cycle mode");
+    if (link_) return host_error(-1, -1, "set_mode: a machine split across bands keeps the mode it was split in (docs/scale.md)");
     if (fast_ && !fast_->empty()) return host_error(-1, -1, "set_mode: a fast run is part-way (wavelets in flight); finish or reset it first");
     mode_ = m;
     fast_ = m == RunMode::Fast ? std::make_unique<FastMode>(cores_.size()) : nullptr;

@@ -155,8 +155,9 @@ public:
     // From now on this machine steps only band link->rank() of link->ranks() (band_of), and each run
     // advances every band together, as one machine would. Each band makes the same host calls; at
     // the end of every run each band takes the others' rows' SRAM, cores and counters, so between
-    // runs every band reads and writes the machine as one process would (sync_bands). Cycle mode
-    // only; edge links are not split. A HostError if there are more bands than rows, or in fast mode.
+    // runs every band reads and writes the machine as one process would (sync_bands). Either mode
+    // (fast mode's bands: fast_band.cpp), kept from then on; edge links are not split. A HostError
+    // if there are more bands than rows, or edge links are open.
     Fault split(BandLink* link);
     const Band& band() const { return band_; }
     BandLink* band_link() const { return link_; }   // nullptr: whole

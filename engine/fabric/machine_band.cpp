@@ -24,7 +24,6 @@ Fault Machine::split(BandLink* link) {
     if (link->ranks() > cfg_.h)
         return host_error(-1, -1, "split: " + std::to_string(link->ranks()) + " bands for a mesh of " + std::to_string(cfg_.h) +
                                       " rows; each band needs at least one row (use at most " + std::to_string(cfg_.h) + ")");
-    if (fast_) return host_error(-1, -1, "split: fast mode does not yet run split across bands (docs/scale.md); use cycle mode");
     if (!feeds_.empty() || !drains_.empty()) return host_error(-1, -1, "split: edge links are not split across bands (docs/scale.md)");
     link_ = link;
     band_ = band_of(link->rank(), link->ranks(), cfg_.h);
