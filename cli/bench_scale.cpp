@@ -1,7 +1,7 @@
 // bench_scale.cpp: `waferlab-cli bench scale` — one kernel in one process and split by bands of
 // rows over mpirun's ranks (docs/scale.md), in one run: the wall times and their ratio, what the
-// bands exchanged per cycle, and each rank's peak memory. Without mpirun, one rank: the split's
-// own cost. Cycle mode, the mode that splits today.
+// bands exchanged per exchange (a cycle in cycle mode, a window in fast mode), and each rank's
+// peak memory. Without mpirun, one rank: the split's own cost.
 //   mpirun -np 2 waferlab-cli bench scale --json
 #include "cli/mpi_bands.h"
 #include "cli/verbs.h"
@@ -24,7 +24,7 @@ namespace wlcli {
 
 namespace {
 
-// The ranks' link, counted: exchanges (one a cycle), the bytes this rank sends in them, and the
+// The ranks' link, counted: exchanges (one a cycle, or a window), the bytes this rank sends in them, and the
 // bytes of its gathers (the syncs at the end of a run). With no link below it, one rank alone.
 class CountedLink final : public wl::BandLink {
 public:
@@ -68,6 +68,8 @@ int bench_scale(const Args& args) {
     if (std::string why = const_overrides(consts, &co.constants); !why.empty()) throw std::runtime_error("--const " + why);
     auto cr = std::make_shared<const wl::lang::CompileResult>(wl::lang::compile(src, wl::path_in_message(path), co));
     if (!cr->ok()) throw std::runtime_error(path + " does not compile (waferlab-cli check " + path + " says where)");
+    wl::RunMode mode = wl::RunMode::Fast;
+    if (!wl::run_mode_from_name(args.get("mode", "fast"), &mode)) throw std::runtime_error("--mode must be cycle or fast");
     if (link.ranks() > cr->grid_h) throw std::runtime_error("more ranks than the grid's " + std::to_string(cr->grid_h) + " rows");
     using Clock = std::chrono::steady_clock;
     auto timed = [&](wl::BandLink* bands, wl::lang::RunReport* rep) {
@@ -76,6 +78,7 @@ int bench_scale(const Args& args) {
         const auto t0 = Clock::now();
         wl::lang::RunOptions opt;
         opt.bands = bands;
+        opt.mode = mode;
         *rep = wl::lang::run_kernel(*cr, opt);
         return std::chrono::duration<double>(Clock::now() - t0).count();
     };
@@ -106,7 +109,7 @@ int bench_scale(const Args& args) {
     nlohmann::json j = {{"kernel", path},
                         {"consts", consts},
                         {"grid", {{"w", cr->grid_w}, {"h", cr->grid_h}}},
-                        {"mode", "cycle"},
+                        {"mode", wl::run_mode_name(mode)},
                         {"ranks", link.ranks()},
                         {"cycles", one.cycles},
                         {"one_process_s", one_s},
@@ -123,11 +126,13 @@ int bench_scale(const Args& args) {
     }
     std::string shown = consts;
     std::replace(shown.begin(), shown.end(), '\n', ' ');
-    std::printf("%s (%s) on %dx%d PEs, %llu cycles, cycle mode\n", path.c_str(), shown.c_str(), cr->grid_w, cr->grid_h, (unsigned long long)one.cycles);
+    std::printf("%s (%s) on %dx%d PEs, %llu cycles, %s mode\n", path.c_str(), shown.c_str(), cr->grid_w, cr->grid_h, (unsigned long long)one.cycles,
+                wl::run_mode_name(mode));
     std::printf("  one process   %8.2f s\n  %d rank%s       %8.2f s   %.2fx\n", one_s, link.ranks(), link.ranks() == 1 ? " " : "s", split_s,
                 split_s > 0 ? one_s / split_s : 0.0);
-    std::printf("  per cycle: %.0f bytes in %d messages from rank 0's band; the end-of-run sync: %.1f MB from rank 0\n",
-                double(link.exchange_bytes) / exchanges, 2 * (link.ranks() - 1), double(link.gather_bytes) / 1e6);
+    std::printf("  %llu exchanges (%s), %.0f bytes each from rank 0's band, %d messages; the gathers: %.1f MB from rank 0\n",
+                (unsigned long long)link.exchanges, mode == wl::RunMode::Fast ? "windows" : "cycles", double(link.exchange_bytes) / exchanges,
+                2 * (link.ranks() - 1), double(link.gather_bytes) / 1e6);
     std::string mem;
     for (size_t r = 0; r < per_rank.size(); r++) mem += (r ? ", " : "") + std::to_string(int(per_rank[r].get<double>())) + " MB";
     std::printf("  peak memory per rank: %s\n", mem.c_str());

@@ -190,6 +190,7 @@ const std::vector<Verb>& verb_table() {
              {"scale", "a kernel in one process and split by bands of rows over mpirun's ranks: times, bytes exchanged, memory a rank (docs/scale.md)",
               nullptr, false, nullptr,
               {{"kernel", Value::Text, "the kernel (default examples/published/stencil2d.wk, with K=256 and NG=1024: 65,536 PEs)"},
+               {"mode", Value::Text, "fast (default) or cycle"},
                kConst, kJson},
               bench_scale},
              {"sparsity", "one gpt-nano matmul, a whole forward and a training step on the mesh at densities 1, 0.5, 0.25, 0.1: cycles and wavelets vs the ideal, and the loss after N steps",

@@ -1,5 +1,5 @@
-# waferlab-cli under mpirun (docs/scale.md). run: the mesh split by bands of rows over 2 and 4 ranks
-# ends exactly as in one process (the --json report, output and cycles; only "ranks" differs), a
+# waferlab-cli under mpirun (docs/scale.md). run: the mesh split by bands of rows over 2 and 4 ranks,
+# in cycle and in fast mode, ends exactly as in one process (the --json report, output and cycles; only "ranks" differs), a
 # fault on another rank than 0 names its PE, place and rank, more ranks than rows are refused
 # before anything runs, and a rank that dies ends the job instead of hanging it. train: SwarmX's
 # 2 wafers one a rank give one process's steps and checkpoint, bit for bit. Run from the
@@ -32,14 +32,16 @@ function(run_json var np kernel)
   set(${var}_rank "${rank}" PARENT_SCOPE)
 endfunction()
 
-foreach(kernel examples/summa.wk examples/cannon.wk examples/stencil.wk examples/published/meshgemv.wk
-               tests/kernels/adversarial/oob_lower_band.wk tests/kernels/adversarial/deadlock_lower_band.wk)
-  run_json(one 1 ${kernel})
-  foreach(np 2 4)
-    run_json(split ${np} ${kernel})
-    if(NOT one STREQUAL split)
-      message(FATAL_ERROR "${kernel}: ${np} ranks ended otherwise than one process:\n${split}\none process:\n${one}")
-    endif()
+foreach(mode cycle fast)
+  foreach(kernel examples/summa.wk examples/cannon.wk examples/stencil.wk examples/published/meshgemv.wk
+                 tests/kernels/adversarial/oob_lower_band.wk tests/kernels/adversarial/deadlock_lower_band.wk)
+    run_json(one 1 ${kernel} --mode ${mode})
+    foreach(np 2 4)
+      run_json(split ${np} ${kernel} --mode ${mode})
+      if(NOT one STREQUAL split)
+        message(FATAL_ERROR "${kernel}, ${mode} mode: ${np} ranks ended otherwise than one process:\n${split}\none process:\n${one}")
+      endif()
+    endforeach()
   endforeach()
 endforeach()
 

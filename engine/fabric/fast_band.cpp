@@ -13,22 +13,26 @@
 //   - the earliest cycle anything in its outbox reaches its router;
 //   - whether it faulted, and whether PEs wait short of a receive (starved).
 // A wavelet sent at cycle s reaches the next band's router at s + 2 at the soonest and its CE at
-// s + 3; one handed off at a reaches a CE in the band it left at a + 2 at the soonest. So
-// nothing from elsewhere is visible here before
-//     remote = min(min over other bands (min(front + 2, outbox) + 1), own outbox + 2),
-// lowered as this band hands off more during the window. In the window a PE chooses a task
-// (and task control waits for microthreads) only before min(this band's front + 2, remote), as
-// in one machine it does only before its front + 2; a PE runs at all only while its key is
-// below remote. What a choice or a receive sees is then what one machine would show it: every
-// wavelet visible by then has been routed here. A queue fed by one sender gets that sender's
-// wavelets in its order, whichever window they come in, so results do not depend on the number
-// of bands (programs that merge two senders into one colour already depend on the schedule in
-// one machine: docs/engine.md, Fast mode).
+// s + 3, and crosses a row a cycle; one handed off at a reaches the CE of the row it left at
+// a + 2 at the soonest. So nothing from elsewhere is visible at this band's first row before
+//     remote_up_ = min(over bands above: min(front + 2, outbox) + 1, own outbox up + 2),
+// at its last row before remote_down_ (the same from below), and d rows in, d cycles later
+// (remote_at); the bounds fall as this band hands off more during the window. In the window a PE
+// chooses a task (and task control waits for microthreads) only before min(this band's front + 2,
+// its row's bound), as in one machine it does only before the front + 2. A PE that must wait past
+// its row's bound is parked until the next window: its key is past the bound, and so is anything it
+// could send to another row's PE (the bound rises a cycle a row), so the front may leave it out.
+// Plain code, receives and sends need no bound, and run as far as their data allows. What a
+// choice or a receive sees is then what one machine would show it: every wavelet visible by then
+// has been routed here. A queue fed by one sender gets that sender's wavelets in its order,
+// whichever window they come in, so results do not depend on the number of bands (programs that
+// merge two senders into one colour already depend on the schedule in one machine: docs/engine.md,
+// Fast mode).
 //
-// The band with the earliest front can always run (its remote is at least its front + 3), so
-// every window moves. When no band has a PE before the slice's end and no outbox holds
-// anything, every band flushes its starved PEs (as one machine does before it stops) or the run
-// ends there, quiescent or at the slice's end, on every band alike.
+// The band with the earliest front can always run (its bounds are at least its front + 3), so
+// every window moves. When no band has a PE before the slice's end and no outbox holds anything,
+// every band flushes its starved PEs (as one machine does before it stops) or the run ends there,
+// quiescent or at the slice's end, on every band alike.
 #include "engine/fabric/fast_mode.h"
 
 #include <algorithm>
@@ -40,8 +44,16 @@ namespace {
 enum : uint8_t { kOne = 1, kBlock = 2 };   // an outbox's records
 }
 
+// Router j's band is above this one, or below: the outbox, and the bound on what comes back across that edge.
+FastMode::Outbox& FastMode::outbox_to(const Machine& m, int j, uint64_t** back) {
+    const bool up = j < m.own0_;
+    *back = up ? &remote_up_ : &remote_down_;
+    return out_[up ? 0 : 1];
+}
+
 void FastMode::hand_off(const Machine& m, int j, int port, int colour, const FastWavelet& w, uint64_t hops) {
-    Outbox& o = out_[j < m.own0_ ? 0 : 1];
+    uint64_t* back;
+    Outbox& o = outbox_to(m, j, &back);
     o.w.u8(kOne);
     o.w.u32(uint32_t(j));
     o.w.u8(uint8_t(port));
@@ -51,13 +63,14 @@ void FastMode::hand_off(const Machine& m, int j, int port, int colour, const Fas
     o.w.u64(w.at);
     o.w.u64(hops);
     o.first = std::min(o.first, w.at);
-    remote_ = std::min(remote_, w.at + 2);   // it may come back round
+    *back = std::min(*back, w.at + 2);   // it may come back round
 }
 
 void FastMode::hand_off_block(const Machine& m, int j, int port, int colour, const uint32_t* data, const uint64_t* at, size_t n,
                               uint64_t delay, uint64_t hops) {
     if (!n) return;
-    Outbox& o = out_[j < m.own0_ ? 0 : 1];
+    uint64_t* back;
+    Outbox& o = outbox_to(m, j, &back);
     o.w.u8(kBlock);
     o.w.u32(uint32_t(j));
     o.w.u8(uint8_t(port));
@@ -68,7 +81,7 @@ void FastMode::hand_off_block(const Machine& m, int j, int port, int colour, con
     o.w.raw({reinterpret_cast<const char*>(data), n * sizeof(uint32_t)});
     o.w.raw({reinterpret_cast<const char*>(at), n * sizeof(uint64_t)});
     o.first = std::min(o.first, at[0] + delay);   // stamps nondecreasing
-    remote_ = std::min(remote_, at[0] + delay + 2);
+    *back = std::min(*back, at[0] + delay + 2);
 }
 
 // The walk route() would make from there, dry, through the other bands' routers as well: their
@@ -142,6 +155,7 @@ FastMode::Ended FastMode::run_bands(Machine& m, uint64_t end) {
     BandLink& link = *m.link_;
     const int me = link.rank(), n = link.ranks();
     m.band_ran_ = true;
+    w_ = m.cfg_.w, y0_ = m.band_.y0, y1_ = m.band_.y1;
     for (;;) {
         // Agree: every band's front, outbox, fault and starved PEs.
         ByteWriter w;
@@ -152,7 +166,8 @@ FastMode::Ended FastMode::run_bands(Machine& m, uint64_t end) {
         const std::vector<std::string> all = link.gather(w.take());
         uint64_t fronts = kNever, outboxes = kNever;
         bool faulted = false, starved = false;
-        remote_ = kNever;
+        remote_up_ = out_[0].first == kNever ? kNever : out_[0].first + 2;
+        remote_down_ = out_[1].first == kNever ? kNever : out_[1].first + 2;
         for (int b = 0; b < n; ++b) {
             ByteReader r(all[size_t(b)]);
             const uint64_t f = r.u64("front"), o = r.u64("outbox");
@@ -160,8 +175,8 @@ FastMode::Ended FastMode::run_bands(Machine& m, uint64_t end) {
             starved |= r.u8("starved") != 0;
             fronts = std::min(fronts, f), outboxes = std::min(outboxes, o);
             const uint64_t reach = std::min(f == kNever ? kNever : f + 2, o);   // the soonest it reaches a router beyond it
-            if (b != me) remote_ = std::min(remote_, reach == kNever ? kNever : reach + 1);
-            else if (o != kNever) remote_ = std::min(remote_, o + 2);
+            uint64_t& edge = b < me ? remote_up_ : remote_down_;   // it comes in across that edge
+            if (b != me && reach != kNever) edge = std::min(edge, reach + 1);
         }
         if (faulted) {   // the earliest fault, the lowest PE within a cycle
             const std::vector<std::string> faults = link.gather(m.fault_ ? fault_bytes(m.fault_) : std::string());
@@ -173,7 +188,7 @@ FastMode::Ended FastMode::run_bands(Machine& m, uint64_t end) {
                     first = std::move(f);
             }
             m.fault_ = std::move(first);
-            remote_ = kNever;
+            remote_up_ = remote_down_ = kNever;
             return Ended::Fault;
         }
         if (outboxes == kNever && fronts >= end) {   // nothing moves before the slice's end, anywhere
@@ -184,7 +199,7 @@ FastMode::Ended FastMode::run_bands(Machine& m, uint64_t end) {
             uint64_t v[2] = {ran_ ? 1u : 0u, end_time_};
             link.max(v, 2);
             ran_ = v[0] != 0, end_time_ = v[1];
-            remote_ = kNever;
+            remote_up_ = remote_down_ = kNever;
             return fronts == kNever ? Ended::Quiet : Ended::Slice;
         }
         run_until(m, end, end);
@@ -195,6 +210,8 @@ FastMode::Ended FastMode::run_bands(Machine& m, uint64_t end) {
         link.exchange(up, down, &from_up, &from_down);
         take_handoffs(m, from_up);
         take_handoffs(m, from_down);
+        for (const Entry& e : parked_) schedule(e.pe, e.key);   // the next window may run them
+        parked_.clear();
     }
 }
 

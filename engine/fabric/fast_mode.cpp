@@ -381,7 +381,9 @@ void FastMode::run_pe(Machine& m, int i, uint64_t end) {
     end_time_ = std::max(end_time_, ce.ready_at);
     for (int k = 0; k < kMicrothreads; ++k)
         if (ce.ut_busy >> k & 1) end_time_ = std::max(end_time_, ce.ut[k].done_at);
-    if (s == FastCore::Stop::Yield) schedule(i, x.key);
+    if (s != FastCore::Stop::Yield) return;
+    if (x.key >= remote_at(i)) parked_.push_back({x.key, i});   // it waits for another band: until the next window (fast_band.cpp)
+    else schedule(i, x.key);
 }
 
 // [SECTION] the fabric: routes resolved at send
@@ -711,7 +713,15 @@ void FastMode::schedule(int pe, uint64_t key) {
 
 uint64_t FastMode::horizon() const {
     // A stale entry (a PE since run or rescheduled) may sit at the front: that only makes choices wait longer.
-    return std::min(heap_.empty() ? kNever : heap_.front().key + 2, remote_);   // a wavelet takes at least 2 cycles to become visible
+    return std::min(heap_.empty() ? kNever : heap_.front().key + 2, remote_at(running_));   // a wavelet takes at least 2 cycles to become visible
+}
+
+uint64_t FastMode::remote_at(int i) const {
+    if (remote_up_ == kNever && remote_down_ == kNever) return kNever;   // one machine, or nothing elsewhere
+    const int row = i / int(w_);   // a wavelet crosses a row a cycle at least, from the edge it enters by
+    const uint64_t up = remote_up_ == kNever ? kNever : remote_up_ + uint64_t(row - y0_);
+    const uint64_t down = remote_down_ == kNever ? kNever : remote_down_ + uint64_t(y1_ - 1 - row);
+    return std::min(up, down);
 }
 
 uint64_t FastMode::run_ahead_limit() const {
@@ -802,7 +812,7 @@ uint64_t FastMode::front() {
 }
 
 void FastMode::run_until(Machine& m, uint64_t limit, uint64_t end) {
-    for (uint64_t key; !m.fault_ && (key = front()) < std::min(limit, remote_);) {
+    for (uint64_t key; !m.fault_ && (key = front()) < limit;) {
         const int pe = heap_.front().pe;
         std::pop_heap(heap_.begin(), heap_.end(), std::greater<Entry>());
         heap_.pop_back();

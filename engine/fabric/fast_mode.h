@@ -95,7 +95,7 @@ private:
     uint64_t run_ahead_limit() const;
     void run_pe(Machine& m, int i, uint64_t end);
     uint64_t front();                      // the earliest scheduled PE's key (stale entries dropped), or kNever
-    void run_until(Machine& m, uint64_t limit, uint64_t end);   // the PEs scheduled before limit (and remote_), in order of their clocks
+    void run_until(Machine& m, uint64_t limit, uint64_t end);   // the PEs scheduled before limit, in order of their clocks
     enum class Ended { Quiet, Slice, Fault };
     Ended run_whole(Machine& m, uint64_t end);   // one machine: until quiescent, the slice's end, or a fault
     // hops: routers the wavelet crossed in other bands before it came here (a ring of routes counts them all).
@@ -166,9 +166,15 @@ private:
         uint64_t first = kNever;           // the earliest cycle any of it reaches its router
     };
     Outbox out_[2];                        // to the band above, and below
-    // No wavelet from another band (or handed off from here and coming back) is visible here
-    // before this cycle: PEs choose tasks, and run, only before it until the next exchange.
-    uint64_t remote_ = kNever;
+    Outbox& outbox_to(const Machine& m, int j, uint64_t** back);
+    // No wavelet from another band (or handed off from here and coming back) is visible at this
+    // band's first row before remote_up_, nor at its last before remote_down_; a row further in,
+    // a cycle later for each row. A PE chooses a task only before its row's (remote_at); one that
+    // must wait past it waits in parked_ until the next window.
+    uint64_t remote_up_ = kNever, remote_down_ = kNever;
+    int w_ = 1, y0_ = 0, y1_ = 0;          // the mesh's width, and this band's rows
+    uint64_t remote_at(int pe) const;      // kNever when not split
+    std::vector<Entry> parked_;
     std::vector<uint32_t> in_data_;        // a handed-in block's words and stamps
     std::vector<uint64_t> in_at_;
 
