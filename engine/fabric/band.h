@@ -16,6 +16,8 @@
 // wavelets it pushed into that neighbour's queues and the slots it popped from the queues the
 // neighbour fills; both sides then hold, for every boundary queue, what one process would. That
 // is a lookahead of one hop: exact, and the reference the faster protocols are checked against.
+// Fast mode's bands hand each other the wavelets that cross their edges in windows instead
+// (fast_band.cpp).
 //
 // A BandLink carries the messages: threads in one process (thread_bands.h, for tests) or MPI
 // ranks (cli/mpi_bands.h). Every band makes the same calls in the same order.

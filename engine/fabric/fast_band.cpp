@@ -114,11 +114,17 @@ bool FastMode::rings(const Machine& m, int j, int port, int c, uint64_t hops) {
 void FastMode::enter(Machine& m, int j, int port, int c, const uint32_t* data, const uint64_t* at, size_t n, uint64_t hops) {
     for (size_t k = 0; k < n && !m.fault_; ++k) {
         if (route_block(m, j, port, c, data + k, at + k, n - k, hops)) return;
-        route(m, j, port, c, FastWavelet{data[k], 0, at[k]}, hops);
-        if (std::string why = routing_fault(m, false); !why.empty()) {
-            m.raise(FaultKind::Deadlock, j, c, m.cores_[size_t(j)].task, -1, std::move(why));
-            m.fault_.cycle = at[k];
-        }
+        route_in(m, j, port, c, FastWavelet{data[k], 0, at[k]}, hops);
+    }
+}
+
+// route(), for a wavelet from another band: a fault its walk leaves (a flooded queue, a ring of
+// routes) is raised at the router it came in by, as there is no sender here.
+void FastMode::route_in(Machine& m, int j, int port, int c, const FastWavelet& w, uint64_t hops) {
+    route(m, j, port, c, w, hops);
+    if (std::string why = routing_fault(m, false); !why.empty()) {
+        m.raise(FaultKind::Deadlock, j, c, m.cores_[size_t(j)].task, -1, std::move(why));
+        m.fault_.cycle = w.at;
     }
 }
 
@@ -133,12 +139,7 @@ void FastMode::take_handoffs(Machine& m, const std::string& msg) {
             w.ctrl = r.u8("hand-off ctrl");
             w.data = r.u32("hand-off word");
             w.at = r.u64("hand-off cycle");
-            const uint64_t hops = r.u64("hand-off hops");
-            route(m, j, port, c, w, hops);
-            if (std::string why = routing_fault(m, false); !why.empty()) {
-                m.raise(FaultKind::Deadlock, j, c, m.cores_[size_t(j)].task, -1, std::move(why));
-                m.fault_.cycle = w.at;
-            }
+            route_in(m, j, port, c, w, r.u64("hand-off hops"));
             continue;
         }
         const uint64_t hops = r.u64("hand-off hops"), delay = r.u64("hand-off delay");

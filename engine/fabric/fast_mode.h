@@ -161,6 +161,7 @@ private:
     std::vector<std::pair<int, int>> dry_;   // rings()'s work stack
     void take_handoffs(Machine& m, const std::string& msg);   // a neighbour's, routed on from its routers here
     void enter(Machine& m, int j, int port, int colour, const uint32_t* data, const uint64_t* at, size_t n, uint64_t hops);
+    void route_in(Machine& m, int j, int port, int colour, const FastWavelet& w, uint64_t hops);
     struct Outbox {
         ByteWriter w;
         uint64_t first = kNever;           // the earliest cycle any of it reaches its router

@@ -55,7 +55,9 @@ void expect_same(const Ending& a, const Ending& b, const std::string& what, wl::
     EXPECT_EQ(a.report.stats.hops, b.report.stats.hops) << what;
     EXPECT_EQ(a.report.stats.instrs, b.report.stats.instrs) << what;
     EXPECT_EQ(a.report.stats.router_steps, b.report.stats.router_steps) << what;
-    if (mode == wl::RunMode::Cycle) EXPECT_EQ(a.report.stats.core_steps, b.report.stats.core_steps) << what;
+    if (mode == wl::RunMode::Cycle) {
+        EXPECT_EQ(a.report.stats.core_steps, b.report.stats.core_steps) << what;
+    }
     EXPECT_EQ(a.report.link_out_per_pe, b.report.link_out_per_pe) << what;
     EXPECT_EQ(a.checksum, b.checksum) << what;
 }
