@@ -382,7 +382,7 @@ void FastMode::run_pe(Machine& m, int i, uint64_t end) {
     for (int k = 0; k < kMicrothreads; ++k)
         if (ce.ut_busy >> k & 1) end_time_ = std::max(end_time_, ce.ut[k].done_at);
     if (s != FastCore::Stop::Yield) return;
-    if (x.key >= remote_at(i)) parked_.push_back({x.key, i});   // it waits for another band: until the next window (fast_band.cpp)
+    if (x.key >= remote_at(i)) parked_.push_back({x.key, i});   // past what another band may still send: the next window's (fast_band.cpp)
     else schedule(i, x.key);
 }
 
@@ -726,7 +726,14 @@ uint64_t FastMode::remote_at(int i) const {
 
 uint64_t FastMode::run_ahead_limit() const {
     // The front is the earliest scheduled PE (or a stale entry, earlier still: a shorter leash).
-    return heap_.empty() ? kNever : heap_.front().key + kRunAhead;
+    // Split, a PE alone in its band's schedule is held within kBandLeash of its row's bound
+    // (remote_at): what it hands to another band then waits in an outbox for a window, not for the
+    // whole run, and meets that band's flood check as in one machine.
+    if (heap_.empty()) {
+        const uint64_t bound = remote_at(running_);
+        return bound == kNever ? kNever : bound + kBandLeash;
+    }
+    return heap_.front().key + kRunAhead;
 }
 
 bool FastMode::empty() const { return heap_.empty() && held_.empty() && queued_total_ == 0; }

@@ -92,6 +92,7 @@ private:
     // A PE runs at most this many cycles ahead of the PE furthest behind, so what it sends waits in
     // queues (unbounded here) for no longer than that: memory stays near cycle mode's.
     static constexpr uint64_t kRunAhead = 4096;   // docs/engine.md weighs its memory against yields
+    static constexpr uint64_t kBandLeash = uint64_t(1) << 18;   // at most a wavelet a cycle: 5.5 MB of outbox a PE
     uint64_t run_ahead_limit() const;
     void run_pe(Machine& m, int i, uint64_t end);
     uint64_t front();                      // the earliest scheduled PE's key (stale entries dropped), or kNever
