@@ -79,6 +79,9 @@ std::pair<int, int> every_kernel(wl::RunMode mode) {
             // mode: the two long published kernels (meshgemm, stencil2d: 35-40 k cycles) split in 1
             // and 2 bands there, every other kernel in 4 too.
             if (mode == wl::RunMode::Cycle && bands == 4 && one.report.cycles > 20'000) continue;
+            // Fast mode's timing-dependent kernels (flood.wk queues 2^20 wavelets a PE) at 2 bands only.
+            const bool timing = src.find("// fast mode:") != std::string::npos;
+            if (mode == wl::RunMode::Fast && timing && bands != 2) continue;
             const std::string what = path.filename().string() + ", " + std::to_string(bands) + " bands";
             const std::vector<Ending> ends = run_split(cr, bands, budget, mode);
             if (bands > cr->grid_h) {   // refused before anything runs, on every band
@@ -92,8 +95,7 @@ std::pair<int, int> every_kernel(wl::RunMode mode) {
             // Fast mode's counts after a fault that depends on its schedule (a kernel marked "// fast
             // mode:", docs/engine.md), or after a ring of routes, which a band stops before the
             // wavelet leaves it, where one machine walks the ring up to its limit (fast_band.cpp).
-            const bool ending_only = mode == wl::RunMode::Fast && (src.find("// fast mode:") != std::string::npos ||
-                                                                   one.report.error.find("ring of routes") != std::string::npos);
+            const bool ending_only = mode == wl::RunMode::Fast && (timing || one.report.error.find("ring of routes") != std::string::npos);
             for (int r = 0; r < bands; ++r) expect_same(one, ends[size_t(r)], what + ", band " + std::to_string(r), mode, ending_only);
             split++;
         }
@@ -116,8 +118,8 @@ TEST(FabricBands, EveryKernelEndsAsInOneMachineInFastMode) {
     GTEST_SKIP() << "the bands run on threads; the web build has one";
 #endif
     const auto [split, refused] = every_kernel(wl::RunMode::Fast);
-    EXPECT_GE(split, 42);
-    EXPECT_GE(refused, 50);
+    EXPECT_GE(split, 60);     // as above, and the long kernels at 4 bands too; the timing-dependent ones at 2 alone
+    EXPECT_GE(refused, 55);
 }
 
 }  // namespace
