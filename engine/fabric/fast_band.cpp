@@ -44,44 +44,38 @@ namespace {
 enum : uint8_t { kOne = 1, kBlock = 2 };   // an outbox's records
 }
 
-// Router j's band is above this one, or below: the outbox, and the bound on what comes back across that edge.
-FastMode::Outbox& FastMode::outbox_to(const Machine& m, int j, uint64_t** back) {
+// A record's head into the outbox toward router j's band (above this one, or below), for a wavelet
+// that reaches j at cycle `first` at the soonest: the outbox's earliest, and the bound on what may
+// come back across that edge, follow it. The body follows the head.
+ByteWriter& FastMode::record(const Machine& m, uint8_t kind, int j, int port, int colour, uint64_t hops, uint64_t first) {
     const bool up = j < m.own0_;
-    *back = up ? &remote_up_ : &remote_down_;
-    return out_[up ? 0 : 1];
-}
-
-void FastMode::hand_off(const Machine& m, int j, int port, int colour, const FastWavelet& w, uint64_t hops) {
-    uint64_t* back;
-    Outbox& o = outbox_to(m, j, &back);
-    o.w.u8(kOne);
+    Outbox& o = out_[up ? 0 : 1];
+    uint64_t& back = up ? remote_up_ : remote_down_;
+    o.w.u8(kind);
     o.w.u32(uint32_t(j));
     o.w.u8(uint8_t(port));
     o.w.u8(uint8_t(colour));
-    o.w.u8(uint8_t(w.ctrl));
-    o.w.u32(w.data);
-    o.w.u64(w.at);
     o.w.u64(hops);
-    o.first = std::min(o.first, w.at);
-    *back = std::min(*back, w.at + 2);   // it may come back round
+    o.first = std::min(o.first, first);
+    back = std::min(back, first + 2);   // it may come back round
+    return o.w;
+}
+
+void FastMode::hand_off(const Machine& m, int j, int port, int colour, const FastWavelet& w, uint64_t hops) {
+    ByteWriter& b = record(m, kOne, j, port, colour, hops, w.at);
+    b.u8(uint8_t(w.ctrl));
+    b.u32(w.data);
+    b.u64(w.at);
 }
 
 void FastMode::hand_off_block(const Machine& m, int j, int port, int colour, const uint32_t* data, const uint64_t* at, size_t n,
                               uint64_t delay, uint64_t hops) {
     if (!n) return;
-    uint64_t* back;
-    Outbox& o = outbox_to(m, j, &back);
-    o.w.u8(kBlock);
-    o.w.u32(uint32_t(j));
-    o.w.u8(uint8_t(port));
-    o.w.u8(uint8_t(colour));
-    o.w.u64(hops);
-    o.w.u64(delay);
-    o.w.u32(uint32_t(n));
-    o.w.raw({reinterpret_cast<const char*>(data), n * sizeof(uint32_t)});
-    o.w.raw({reinterpret_cast<const char*>(at), n * sizeof(uint64_t)});
-    o.first = std::min(o.first, at[0] + delay);   // stamps nondecreasing
-    *back = std::min(*back, at[0] + delay + 2);
+    ByteWriter& b = record(m, kBlock, j, port, colour, hops, at[0] + delay);   // stamps nondecreasing
+    b.u64(delay);
+    b.u32(uint32_t(n));
+    b.raw({reinterpret_cast<const char*>(data), n * sizeof(uint32_t)});
+    b.raw({reinterpret_cast<const char*>(at), n * sizeof(uint64_t)});
 }
 
 // The walk route() would make from there, dry, through the other bands' routers as well: their
@@ -134,15 +128,16 @@ void FastMode::take_handoffs(Machine& m, const std::string& msg) {
         const uint8_t kind = r.u8("hand-off");
         const int j = int(r.u32("hand-off router"));
         const int port = r.u8("hand-off port"), c = r.u8("hand-off colour");
+        const uint64_t hops = r.u64("hand-off hops");
         if (kind == kOne) {
             FastWavelet w;
             w.ctrl = r.u8("hand-off ctrl");
             w.data = r.u32("hand-off word");
             w.at = r.u64("hand-off cycle");
-            route_in(m, j, port, c, w, r.u64("hand-off hops"));
+            route_in(m, j, port, c, w, hops);
             continue;
         }
-        const uint64_t hops = r.u64("hand-off hops"), delay = r.u64("hand-off delay");
+        const uint64_t delay = r.u64("hand-off delay");
         const size_t n = r.u32("hand-off block");
         in_data_.resize(n), in_at_.resize(n);
         std::memcpy(in_data_.data(), r.raw(n * sizeof(uint32_t), "hand-off words").data(), n * sizeof(uint32_t));

@@ -168,7 +168,7 @@ private:
         uint64_t first = kNever;           // the earliest cycle any of it reaches its router
     };
     Outbox out_[2];                        // to the band above, and below
-    Outbox& outbox_to(const Machine& m, int j, uint64_t** back);
+    ByteWriter& record(const Machine& m, uint8_t kind, int j, int port, int colour, uint64_t hops, uint64_t first);
     // No wavelet from another band (or handed off from here and coming back) is visible at this
     // band's first row before remote_up_, nor at its last before remote_down_; a row further in,
     // a cycle later for each row. A PE chooses a task only before its row's (remote_at); one that
