@@ -83,7 +83,7 @@ void FastMode::hand_off_block(const Machine& m, int j, int port, int colour, con
 // since, so the walk ends at one. One machine's route() finds a ring of routes at the wavelet's
 // sender, and stops it there (fast_mode.h); so does this, before the wavelet leaves the band.
 bool FastMode::rings(const Machine& m, int j, int port, int c, uint64_t hops) {
-    const uint64_t most = uint64_t(m.routers_.size()) * kPorts * kMaxSwitchPositions;
+    const uint64_t most = ring_hops(m);
     dry_.clear();
     dry_.push_back({j, port});
     while (!dry_.empty()) {

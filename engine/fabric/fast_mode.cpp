@@ -388,6 +388,10 @@ void FastMode::run_pe(Machine& m, int i, uint64_t end) {
 
 // [SECTION] the fabric: routes resolved at send
 
+// A route DAG visits each (router, input port) at most once per switch position; more hops than
+// that is a ring of routes, where cycle mode's wavelets circle until its watchdog (or fill it and deadlock).
+uint64_t FastMode::ring_hops(const Machine& m) { return uint64_t(m.routers_.size()) * kPorts * kMaxSwitchPositions; }
+
 static uint64_t held_key(int pe, int port, int colour) { return (uint64_t(uint32_t(pe)) << 8) | uint64_t(port * kColours + colour); }
 
 size_t FastMode::held(int pe, int port, int colour) const {
@@ -401,9 +405,7 @@ void FastMode::route(Machine& m, int i0, int port0, int colour, FastWavelet w0, 
     // A data wavelet on a path of fixed routes goes where the last one from this port went: replay
     // the recorded path (the same hops in the same order, so the same stats and deliveries).
     const uint64_t key = held_key(i0, port0, colour);
-    // A route DAG visits each (router, input port) at most once per switch position; more hops than
-    // that is a ring of routes, where cycle mode's wavelets circle until its watchdog (or fill it and deadlock).
-    const uint64_t most = uint64_t(m.routers_.size()) * kPorts * kMaxSwitchPositions;
+    const uint64_t most = ring_hops(m);
     if (hops0 > most) {   // it came round the other bands' part of a ring (recorded there, so no walk counted it)
         looped_ = true;
         return;
@@ -574,7 +576,7 @@ FastMode::Path* FastMode::block_path(int i, int port, int c, size_t n) {
 // order, stamps and counters as one route() each. A block of kShareFrom or more is written once
 // and each queue on the path holds a run of it (fast_queue.h). False (nothing done) as block_path.
 bool FastMode::route_block(Machine& m, int i, int port, int c, const uint32_t* data, const uint64_t* at, size_t n, uint64_t hops) {
-    if (hops > uint64_t(m.routers_.size()) * kPorts * kMaxSwitchPositions) return false;   // round a ring: route() says so
+    if (hops > ring_hops(m)) return false;   // round a ring: route() says so
     Path* const p = block_path(i, port, c, n);
     if (!p) return false;
     if (n >= kShareFrom && !p->ramps.empty()) {

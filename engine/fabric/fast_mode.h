@@ -99,6 +99,7 @@ private:
     void run_until(Machine& m, uint64_t limit, uint64_t end);   // the PEs scheduled before limit, in order of their clocks
     enum class Ended { Quiet, Slice, Fault };
     Ended run_whole(Machine& m, uint64_t end);   // one machine: until quiescent, the slice's end, or a fault
+    static uint64_t ring_hops(const Machine& m);   // more hops than this on one walk: a ring of routes
     // hops: routers the wavelet crossed in other bands before it came here (a ring of routes counts them all).
     void route(Machine& m, int i, int port, int colour, FastWavelet w, uint64_t hops = 0);
     // A fault route() or deliver() left for the sender (a queue flooded, a ring of routes), in words; empty if none.
