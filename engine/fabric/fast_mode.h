@@ -172,12 +172,11 @@ private:
     ByteWriter& record(const Machine& m, uint8_t kind, int j, int port, int colour, uint64_t hops, uint64_t first);
     // No wavelet from another band (or handed off from here and coming back) is visible at this
     // band's first row before remote_up_, nor at its last before remote_down_; a row further in,
-    // a cycle later for each row. A PE chooses a task only before its row's (remote_at); one that
-    // must wait past it waits in parked_ until the next window.
+    // a cycle later for each row. A PE chooses a task only before its row's (remote_at).
     uint64_t remote_up_ = kNever, remote_down_ = kNever;
-    int w_ = 1, y0_ = 0, y1_ = 0;          // the mesh's width, and this band's rows
+    int w_ = 1, y0_ = 0, y1_ = 0;          // the mesh's width, and this band's rows (horizon() has no Machine)
     uint64_t remote_at(int pe) const;      // kNever when not split
-    std::vector<Entry> parked_;
+    std::vector<Entry> parked_;            // PEs that stopped past their row's bound (to choose, or on the leash): the next window's
     std::vector<uint32_t> in_data_;        // a handed-in block's words and stamps
     std::vector<uint64_t> in_at_;
 
