@@ -47,7 +47,7 @@ enum : uint8_t { kOne = 1, kBlock = 2 };   // an outbox's records
 // A record's head into the outbox toward router j's band (above this one, or below), for a wavelet
 // that reaches j at cycle `first` at the soonest: the outbox's earliest, and the bound on what may
 // come back across that edge, follow it. The body follows the head.
-ByteWriter& FastMode::record(const Machine& m, uint8_t kind, int j, int port, int colour, uint64_t hops, uint64_t first) {
+ByteWriter& FastMode::record(const MachineState& m, uint8_t kind, int j, int port, int colour, uint64_t hops, uint64_t first) {
     const bool up = j < m.own0_;
     Outbox& o = out_[up ? 0 : 1];
     uint64_t& back = up ? remote_up_ : remote_down_;
@@ -61,14 +61,14 @@ ByteWriter& FastMode::record(const Machine& m, uint8_t kind, int j, int port, in
     return o.w;
 }
 
-void FastMode::hand_off(const Machine& m, int j, int port, int colour, const FastWavelet& w, uint64_t hops) {
+void FastMode::hand_off(const MachineState& m, int j, int port, int colour, const FastWavelet& w, uint64_t hops) {
     ByteWriter& b = record(m, kOne, j, port, colour, hops, w.at);
     b.u8(uint8_t(w.ctrl));
     b.u32(w.data);
     b.u64(w.at);
 }
 
-void FastMode::hand_off_block(const Machine& m, int j, int port, int colour, const uint32_t* data, const uint64_t* at, size_t n,
+void FastMode::hand_off_block(const MachineState& m, int j, int port, int colour, const uint32_t* data, const uint64_t* at, size_t n,
                               uint64_t delay, uint64_t hops) {
     if (!n) return;
     ByteWriter& b = record(m, kBlock, j, port, colour, hops, at[0] + delay);   // stamps nondecreasing
@@ -82,7 +82,7 @@ void FastMode::hand_off_block(const Machine& m, int j, int port, int colour, con
 // routes are the same on every band, but a switch with several positions there may have moved
 // since, so the walk ends at one. One machine's route() finds a ring of routes at the wavelet's
 // sender, and stops it there (fast_mode.h); so does this, before the wavelet leaves the band.
-bool FastMode::rings(const Machine& m, int j, int port, int c, uint64_t hops) {
+bool FastMode::rings(const MachineState& m, int j, int port, int c, uint64_t hops) {
     const uint64_t most = ring_hops(m);
     dry_.clear();
     dry_.push_back({j, port});
@@ -90,14 +90,14 @@ bool FastMode::rings(const Machine& m, int j, int port, int c, uint64_t hops) {
         const auto [i, p] = dry_.back();
         dry_.pop_back();
         if (++hops > most) return true;
-        const Router& r = m.routers_[size_t(i)];
+        const Router& r = m.net_[size_t(i)];
         const SwitchPos sp = r.cur_sw[c];
         if ((!m.owns(i) && r.npos[c] > 1) || !(sp.rx >> p & 1)) continue;
         for (uint32_t tx = sp.tx; tx; tx &= tx - 1) {
             const int d = __builtin_ctz(tx);
-            if (d == kRamp || m.off_mesh(i, d)) continue;
-            const int next = i + m.step_[d];
-            if (m.routers_[size_t(next)].rx_any[c] >> opposite(Port(d)) & 1) dry_.push_back({next, opposite(Port(d))});
+            if (d == kRamp || m.net_.off_mesh(i, d)) continue;
+            const int next = m.net_.neighbour(i, d);
+            if (m.net_.accepts(next, opposite(Port(d)), c)) dry_.push_back({next, opposite(Port(d))});
         }
     }
     return false;
@@ -105,7 +105,7 @@ bool FastMode::rings(const Machine& m, int j, int port, int c, uint64_t hops) {
 
 // A block into router j from `port`, as route_block or one route() each: a path recorded (by the
 // first wavelet, if none was) carries the rest as one block.
-void FastMode::enter(Machine& m, int j, int port, int c, const uint32_t* data, const uint64_t* at, size_t n, uint64_t hops) {
+void FastMode::enter(MachineState& m, int j, int port, int c, const uint32_t* data, const uint64_t* at, size_t n, uint64_t hops) {
     for (size_t k = 0; k < n && !m.fault_; ++k) {
         if (route_block(m, j, port, c, data + k, at + k, n - k, hops)) return;
         route_in(m, j, port, c, FastWavelet{data[k], 0, at[k]}, hops);
@@ -114,7 +114,7 @@ void FastMode::enter(Machine& m, int j, int port, int c, const uint32_t* data, c
 
 // route(), for a wavelet from another band: a fault its walk leaves (a flooded queue, a ring of
 // routes) is raised at the router it came in by, as there is no sender here.
-void FastMode::route_in(Machine& m, int j, int port, int c, const FastWavelet& w, uint64_t hops) {
+void FastMode::route_in(MachineState& m, int j, int port, int c, const FastWavelet& w, uint64_t hops) {
     route(m, j, port, c, w, hops);
     if (std::string why = routing_fault(m, false); !why.empty()) {
         m.raise(FaultKind::Deadlock, j, c, m.cores_[size_t(j)].task, -1, std::move(why));
@@ -122,7 +122,7 @@ void FastMode::route_in(Machine& m, int j, int port, int c, const FastWavelet& w
     }
 }
 
-void FastMode::take_handoffs(Machine& m, const std::string& msg) {
+void FastMode::take_handoffs(MachineState& m, const std::string& msg) {
     ByteReader r(msg);
     while (r.left() && !m.fault_) {
         const uint8_t kind = r.u8("hand-off");
@@ -147,7 +147,7 @@ void FastMode::take_handoffs(Machine& m, const std::string& msg) {
     }
 }
 
-FastMode::Ended FastMode::run_bands(Machine& m, uint64_t end) {
+FastMode::Ended FastMode::run_bands(MachineState& m, uint64_t end) {
     BandLink& link = *m.link_;
     const int me = link.rank(), n = link.ranks();
     m.band_ran_ = true;

@@ -22,7 +22,7 @@ namespace wl {
 
 struct FastPort {
     FastMode& f;
-    Machine& m;
+    MachineState& m;
     const int i;
     Core& ce;
     const uint64_t* clock = nullptr;       // the driver's clock, for fault cycles
@@ -32,10 +32,10 @@ struct FastPort {
     bool head_ctrl(int c) { return q(c).front().ctrl; }
     uint32_t pop(int c) { return f.take(i, c).data; }
     uint64_t ramp_at(int) const { return f.pe_[size_t(i)].ramp_free; }   // the interpreter waits for the later of this and now
-    bool routed(int c) const { return m.routers_[size_t(i)].rx_any[c] & kR; }
+    bool routed(int c) const { return m.net_[size_t(i)].rx_any[c] & kR; }
     void send(int c, uint32_t w, bool ctrl, uint64_t t) {
         f.pe_[size_t(i)].ramp_free = t + 1;   // one wavelet up the ramp per cycle
-        m.routers_[size_t(i)].stats.in[kRamp]++;
+        m.net_[size_t(i)].stats.in[kRamp]++;
         f.route(m, i, kRamp, c, FastWavelet{w, ctrl ? 1u : 0u, t + 1});
         if (std::string why = f.routing_fault(m, true); !why.empty())
             fault(FaultKind::Deadlock, c, ce.task, int32_t(ce.state == ThreadState::Vec ? ce.vop.pc : ce.pc), std::move(why));
@@ -53,7 +53,7 @@ struct FastPort {
             send(c, data[k], false, at[k] - 1);
         }
     }
-    void ramp_sent(size_t n) { m.routers_[size_t(i)].stats.in[kRamp] += n; }   // n wavelets up the ramp
+    void ramp_sent(size_t n) { m.net_[size_t(i)].stats.in[kRamp] += n; }   // n wavelets up the ramp
     void timer(uint64_t) {}                 // the driver runs on; it needs no wake-ups
     template <class Same>
     NestMap& nest_map(Same same, bool* fresh) {   // this PE's for which same() holds, or one to work out (nest_map.h)
@@ -366,7 +366,7 @@ struct FastCore : CoreExec<FastPort> {
     uint64_t key = 0;
 };
 
-void FastMode::run_pe(Machine& m, int i, uint64_t end) {
+void FastMode::run_pe(MachineState& m, int i, uint64_t end) {
     Core& ce = m.cores_[size_t(i)];
     if (ce.prog < 0) return;
     m.core_steps_++;
@@ -390,7 +390,7 @@ void FastMode::run_pe(Machine& m, int i, uint64_t end) {
 
 // A route DAG visits each (router, input port) at most once per switch position; more hops than
 // that is a ring of routes, where cycle mode's wavelets circle until its watchdog (or fill it and deadlock).
-uint64_t FastMode::ring_hops(const Machine& m) { return uint64_t(m.routers_.size()) * kPorts * kMaxSwitchPositions; }
+uint64_t FastMode::ring_hops(const MachineState& m) { return uint64_t(m.net_.size()) * kPorts * kMaxSwitchPositions; }
 
 static uint64_t held_key(int pe, int port, int colour) { return (uint64_t(uint32_t(pe)) << 8) | uint64_t(port * kColours + colour); }
 
@@ -401,7 +401,7 @@ size_t FastMode::held(int pe, int port, int colour) const {
 
 // A wavelet reaches router i on `port` at cycle w.at: the current switch position forwards it
 // (copies for multicast), holds it (another position accepts the port), or it faults.
-void FastMode::route(Machine& m, int i0, int port0, int colour, FastWavelet w0, uint64_t hops0) {
+void FastMode::route(MachineState& m, int i0, int port0, int colour, FastWavelet w0, uint64_t hops0) {
     // A data wavelet on a path of fixed routes goes where the last one from this port went: replay
     // the recorded path (the same hops in the same order, so the same stats and deliveries).
     const uint64_t key = held_key(i0, port0, colour);
@@ -438,7 +438,7 @@ void FastMode::route(Machine& m, int i0, int port0, int colour, FastWavelet w0, 
         }
         Hop h = work.back();
         work.pop_back();
-        Router& r = m.routers_[size_t(h.i)];
+        Router& r = m.net_[size_t(h.i)];
         const SwitchPos sp = r.cur_sw[c];
         if (rec) {
             if (r.npos[c] > 1) rec->ok = false;   // a switch can change this path
@@ -446,10 +446,8 @@ void FastMode::route(Machine& m, int i0, int port0, int colour, FastWavelet w0, 
         }
         if (!(sp.rx >> h.port & 1) || (!held_.empty() && held_.count(held_key(h.i, h.port, c)))) {
             if (rec) rec->ok = false;
-            if (!(r.rx_any[c] >> h.port & 1)) {
-                m.raise(FaultKind::NoRoute, h.i, c, m.cores_[size_t(h.i)].task, -1,
-                        "wavelet on colour " + std::to_string(c) + " arrived from " + port_name(h.port) +
-                            " but no switch position of that colour accepts " + port_name(h.port));
+            if (!m.net_.accepts(h.i, h.port, c)) {
+                m.refuse(h.i, h.port, c);
                 m.fault_.cycle = h.w.at;
                 work.resize(base);
                 return;
@@ -461,11 +459,8 @@ void FastMode::route(Machine& m, int i0, int port0, int colour, FastWavelet w0, 
             const int d = __builtin_ctz(tx);
             r.stats.out[d]++;
             if (d == kRamp) {
-                const Core& ce = m.cores_[size_t(h.i)];
-                if (ce.prog < 0 || !(m.progs_[size_t(ce.prog)].consumed_colours >> c & 1)) {
-                    m.raise(FaultKind::NoTask, h.i, c, ce.task, -1,
-                            "wavelet on colour " + std::to_string(c) + " delivered to a CE with no task or reader for it" +
-                                (ce.prog < 0 ? " (no program loaded)" : ""));
+                if (!m.reads(h.i, c)) {
+                    m.unread(h.i, c);
                     m.fault_.cycle = h.w.at;
                     work.resize(base);
                     return;
@@ -474,17 +469,14 @@ void FastMode::route(Machine& m, int i0, int port0, int colour, FastWavelet w0, 
                 deliver(m, h.i, c, FastWavelet{h.w.data, h.w.ctrl, h.w.at + 1});
                 continue;
             }
-            if ((m.drain_colours_ >> c & 1) && m.off_mesh(h.i, d)) {   // out of the mesh, to the host
-                EdgeDrain* e = m.find_drain(h.i, d, c);
-                if (rec) rec->drains.push_back({int(e - m.drains_.data()), uint32_t(h.w.at - w0.at)});
+            if (EdgeDrain* e = m.net_.leaves_by(h.i, d, c)) {   // out of the mesh, to the host
+                if (rec) rec->drains.push_back({int(e - m.net_.drains().data()), uint32_t(h.w.at - w0.at)});
                 leave(m, *e, h.w);
                 continue;
             }
-            const int j = h.i + m.step_[d], op = opposite(Port(d));
-            if (!(m.routers_[size_t(j)].rx_any[c] >> op & 1)) {
-                m.raise(FaultKind::NoRoute, j, c, m.cores_[size_t(j)].task, -1,
-                        "wavelet on colour " + std::to_string(c) + " arrived from " + port_name(op) +
-                            " but no switch position of that colour accepts " + port_name(op));
+            const int j = m.net_.neighbour(h.i, d), op = opposite(Port(d));
+            if (!m.net_.accepts(j, op, c)) {
+                m.refuse(j, op, c);
                 m.fault_.cycle = h.w.at + 1;
                 work.resize(base);
                 return;
@@ -504,21 +496,21 @@ void FastMode::route(Machine& m, int i0, int port0, int colour, FastWavelet w0, 
         }
         r.stats.out_colour[c]++;
         if (h.w.ctrl && r.npos[c] > 1) {   // a control wavelet advances this colour's switch
-            m.switch_advance(h.i, c);
+            m.net_.advance_switch(h.i, c);
             release_held(m, h.i, c, h.w.at);
         }
     }
     if (rec && rec->ok && !m.fault_ && !looped_ && held_.empty() && work.size() == base) paths_[key] = *rec;
 }
 
-void FastMode::add_counts(Machine& m) {
+void FastMode::add_counts(MachineState& m) {
     for (uint64_t key : counting_) {
         auto it = paths_.find(key);
         if (it == paths_.end()) continue;
         Path& p = it->second;
         const int c = int(key & 0xff) % kColours;
         for (const auto& [i, tx] : p.visits) {
-            Router& r = m.routers_[size_t(i)];
+            Router& r = m.net_[size_t(i)];
             for (uint32_t t = tx; t; t &= t - 1) r.stats.out[__builtin_ctz(t)] += p.uncounted;
             r.stats.out_colour[c] += p.uncounted;
         }
@@ -527,7 +519,7 @@ void FastMode::add_counts(Machine& m) {
     counting_.clear();
 }
 
-void FastMode::forget_paths(Machine& m) {
+void FastMode::forget_paths(MachineState& m) {
     add_counts(m);
     for (size_t k : ramp_paths_.set) ramp_paths_.at[k] = nullptr;
     ramp_paths_.set.clear();
@@ -548,10 +540,10 @@ FastMode::Path* FastMode::ramp_path(int i, int c, uint64_t key) {
 }
 
 // A recorded path, replayed: its CEs take the colour (a program placed since would have dropped it).
-void FastMode::replay(Machine& m, uint64_t key, Path& p, int c, const FastWavelet& w, uint64_t hops) {
+void FastMode::replay(MachineState& m, uint64_t key, Path& p, int c, const FastWavelet& w, uint64_t hops) {
     replayed(key, p, 1);
     for (const auto& [pe, delay] : p.ramps) deliver(m, pe, c, FastWavelet{w.data, 0, w.at + delay});
-    for (const auto& [k, delay] : p.drains) leave(m, m.drains_[size_t(k)], FastWavelet{w.data, 0, w.at + delay});
+    for (const auto& [k, delay] : p.drains) leave(m, m.net_.drains()[size_t(k)], FastWavelet{w.data, 0, w.at + delay});
     for (const Path::Handoff& h : p.handoffs) hand_off(m, h.router, h.port, c, FastWavelet{w.data, 0, w.at + h.delay}, hops + h.hops);
 }
 
@@ -575,7 +567,7 @@ FastMode::Path* FastMode::block_path(int i, int port, int c, size_t n) {
 // A block of data wavelets into router i from `port`, along the recorded path: the same queues,
 // order, stamps and counters as one route() each. A block of kShareFrom or more is written once
 // and each queue on the path holds a run of it (fast_queue.h). False (nothing done) as block_path.
-bool FastMode::route_block(Machine& m, int i, int port, int c, const uint32_t* data, const uint64_t* at, size_t n, uint64_t hops) {
+bool FastMode::route_block(MachineState& m, int i, int port, int c, const uint32_t* data, const uint64_t* at, size_t n, uint64_t hops) {
     if (hops > ring_hops(m)) return false;   // round a ring: route() says so
     Path* const p = block_path(i, port, c, n);
     if (!p) return false;
@@ -596,13 +588,13 @@ bool FastMode::route_block(Machine& m, int i, int port, int c, const uint32_t* d
         if (pe != running_) wake(m, pe, c, at[0] + delay);
     }
     for (const auto& [k, delay] : p->drains)
-        for (size_t e = 0; e < n; ++e) leave(m, m.drains_[size_t(k)], FastWavelet{data[e], 0, at[e] + delay});
+        for (size_t e = 0; e < n; ++e) leave(m, m.net_.drains()[size_t(k)], FastWavelet{data[e], 0, at[e] + delay});
     for (const Path::Handoff& h : p->handoffs) hand_off_block(m, h.router, h.port, c, data, at, n, h.delay, hops + h.hops);
     return true;
 }
 
 // b's wavelets [begin, end), stamped b->at()[k] + delay as they enter the path, along it.
-void FastMode::deliver_run(Machine& m, const Path& p, int c, FastBlock* b, uint32_t begin, uint32_t end, uint64_t delay, uint64_t hops0) {
+void FastMode::deliver_run(MachineState& m, const Path& p, int c, FastBlock* b, uint32_t begin, uint32_t end, uint64_t delay, uint64_t hops0) {
     const uint32_t n = end - begin;
     for (const auto& [pe, hops] : p.ramps) {
         FastQueue& q = ceq_[size_t(pe) * kColours + size_t(c)];
@@ -614,15 +606,15 @@ void FastMode::deliver_run(Machine& m, const Path& p, int c, FastBlock* b, uint3
         if (pe != running_) wake(m, pe, c, b->at()[begin] + delay + hops);
     }
     for (const auto& [k, hops] : p.drains)
-        for (uint32_t e = begin; e < end; ++e) leave(m, m.drains_[size_t(k)], FastWavelet{b->data()[e], 0, b->at()[e] + delay + hops});
+        for (uint32_t e = begin; e < end; ++e) leave(m, m.net_.drains()[size_t(k)], FastWavelet{b->data()[e], 0, b->at()[e] + delay + hops});
     for (const Path::Handoff& h : p.handoffs) hand_off_block(m, h.router, h.port, c, b->data() + begin, b->at() + begin, n, delay + h.delay, hops0 + h.hops);
 }
 
 // After a switch change at router i: wavelets held on colour c that the new position accepts go on, in order.
-void FastMode::release_held(Machine& m, int i, int c, uint64_t at) {
+void FastMode::release_held(MachineState& m, int i, int c, uint64_t at) {
     for (int p = 0; p < kPorts; ++p) {
         auto it = held_.find(held_key(i, p, c));
-        while (it != held_.end() && !it->second.empty() && (m.routers_[size_t(i)].cur_sw[c].rx >> p & 1) && !m.fault_) {
+        while (it != held_.end() && !it->second.empty() && (m.net_[size_t(i)].cur_sw[c].rx >> p & 1) && !m.fault_) {
             FastWavelet w = it->second.pop();
             w.at = std::max(w.at, at + 1);
             if (it->second.empty()) held_.erase(it);
@@ -632,7 +624,7 @@ void FastMode::release_held(Machine& m, int i, int c, uint64_t at) {
     }
 }
 
-void FastMode::deliver(Machine& m, int i, int c, FastWavelet w) {
+void FastMode::deliver(MachineState& m, int i, int c, FastWavelet w) {
     FastQueue& q = ceq_[size_t(i) * kColours + size_t(c)];
     if (q.size() >= kMaxQueued) {   // nothing takes them: cycle mode's queue would be full
         flooded_ = i;
@@ -646,7 +638,7 @@ void FastMode::deliver(Machine& m, int i, int c, FastWavelet w) {
     if (i != running_) wake(m, i, c, w.at);
 }
 
-void FastMode::wake(Machine& m, int pe, int colour, uint64_t at) {
+void FastMode::wake(MachineState& m, int pe, int colour, uint64_t at) {
     Pe& p = pe_[size_t(pe)];
     if (p.wait_n && ceq_[size_t(pe) * kColours + size_t(p.wait_colour)].size() < p.wait_n) {
         if (!p.starved && colour == p.wait_colour) {
@@ -658,7 +650,7 @@ void FastMode::wake(Machine& m, int pe, int colour, uint64_t at) {
     schedule(pe, std::min(m.cores_[size_t(pe)].ready_at, at));
 }
 
-bool FastMode::flush_starved(Machine& m) {
+bool FastMode::flush_starved(MachineState& m) {
     if (starved_.empty()) return false;
     for (int pe : starved_) {
         Pe& p = pe_[size_t(pe)];
@@ -673,7 +665,7 @@ bool FastMode::flush_starved(Machine& m) {
     return true;
 }
 
-std::string FastMode::routing_fault(const Machine& m, bool sent_here) {
+std::string FastMode::routing_fault(const MachineState& m, bool sent_here) {
     if (flooded_ >= 0) {
         const int j = flooded_;
         flooded_ = -1;
@@ -690,7 +682,7 @@ std::string FastMode::routing_fault(const Machine& m, bool sent_here) {
 
 // A wavelet at an off-mesh port at w.at enters the link when it is free. The run's clock estimate
 // covers its crossing, so a long stream out costs its cycles as in cycle mode.
-void FastMode::leave(Machine&, EdgeDrain& d, const FastWavelet& w) {
+void FastMode::leave(MachineState&, EdgeDrain& d, const FastWavelet& w) {
     d.leave(d.leave_at(w.at), w.data, w.ctrl);
     end_time_ = std::max(end_time_, d.busy_until());
     ran_ = true;
@@ -746,33 +738,19 @@ FastWavelet FastMode::take(int pe, int c) {
     return ceq_[size_t(pe) * kColours + size_t(c)].pop();
 }
 
-void FastMode::absorb(Machine& m) {
+void FastMode::absorb(MachineState& m, const std::vector<int>& listed) {
     const uint64_t now = m.now_;
-    for (auto* l : {&m.cnow_, &m.cnext_}) {
-        for (size_t k = 0; k < l->size(); ++k) {   // woken by the host (a launch): nothing happens before now
-            Core& ce = m.cores_[size_t((*l)[k])];
-            ce.ready_at = std::max(ce.ready_at, now);
-            schedule((*l)[k], ce.ready_at);
-        }
-        l->clear();
-    }
-    for (const Machine::Timer& t : m.timers_) schedule(t.pe, std::max(now, std::min(t.at, m.cores_[size_t(t.pe)].ready_at)));
-    m.timers_.clear();
     // Wavelets in cycle mode's queues: any a run left there when fast mode took over (every router
     // is looked at, once), then a host's inject alone puts one there, and it lists the router.
-    listed_.clear();
-    for (size_t k = 0; k < m.rnow_.size(); ++k) listed_.push_back(m.rnow_[k]);
-    for (size_t k = 0; k < m.rnext_.size(); ++k) listed_.push_back(m.rnext_[k]);
-    for (int i : listed_) m.routers_[size_t(i)].listed = 0;
-    m.rnow_.clear();
-    m.rnext_.clear();
+    const std::vector<int>* routers = &listed;
     if (scan_routers_) {   // this band's (band.h: the other rows here are not the live ones)
-        listed_.clear();
-        for (int i = m.own0_; i < m.own1_; ++i) listed_.push_back(i);
+        all_routers_.clear();
+        for (int i = m.own0_; i < m.own1_; ++i) all_routers_.push_back(i);
+        routers = &all_routers_;
         scan_routers_ = false;
     }
-    for (int i : listed_) {
-        Router& r = m.routers_[size_t(i)];
+    for (int i : *routers) {
+        Router& r = m.net_[size_t(i)];
         if (!r.work && !r.nonempty[kCeQ]) continue;   // most routers hold nothing
         for (int c = 0; c < kColours; ++c)
             while (r.ce_count(c)) {
@@ -791,8 +769,8 @@ void FastMode::absorb(Machine& m) {
     }
     // Edge links: every word at once, each stamped with the cycle its link brings it in.
     // The first word routes (and records its path); the rest follow it as one block where the path is fixed.
-    for (EdgeFeed& f : m.feeds_) {
-        m.routers_[size_t(f.pe)].stats.in[f.port] += uint32_t(f.words.size() - f.next);   // as cycle mode counts each push
+    for (EdgeFeed& f : m.net_.feeds()) {
+        m.net_[size_t(f.pe)].stats.in[f.port] += uint32_t(f.words.size() - f.next);   // as cycle mode counts each push
         for (const size_t first = f.next; !f.done(); ++f.next) {
             if (f.next == first + 1) {
                 const size_t n = f.words.size() - f.next;
@@ -806,7 +784,7 @@ void FastMode::absorb(Machine& m) {
             route(m, f.pe, f.port, f.colour, FastWavelet{f.words[f.next], 0, std::max(now, f.due(f.next))});
         }
     }
-    m.feeds_.clear();
+    m.net_.feeds().clear();
 }
 
 uint64_t FastMode::front() {
@@ -820,7 +798,7 @@ uint64_t FastMode::front() {
     return kNever;
 }
 
-void FastMode::run_until(Machine& m, uint64_t limit, uint64_t end) {
+void FastMode::run_until(MachineState& m, uint64_t limit, uint64_t end) {
     for (uint64_t key; !m.fault_ && (key = front()) < limit;) {
         const int pe = heap_.front().pe;
         std::pop_heap(heap_.begin(), heap_.end(), std::greater<Entry>());
@@ -830,7 +808,7 @@ void FastMode::run_until(Machine& m, uint64_t limit, uint64_t end) {
     }
 }
 
-FastMode::Ended FastMode::run_whole(Machine& m, uint64_t end) {
+FastMode::Ended FastMode::run_whole(MachineState& m, uint64_t end) {
     for (;;) {
         run_until(m, end, end);
         if (m.fault_) return Ended::Fault;
@@ -839,35 +817,12 @@ FastMode::Ended FastMode::run_whole(Machine& m, uint64_t end) {
     }
 }
 
-RunResult FastMode::advance(Machine& m, uint64_t max_cycles, bool stop_when_quiet) {
-    RunResult res;
-    const uint64_t start = m.now_;
-    const uint64_t end = max_cycles > kNever - start ? kNever : start + max_cycles;
-    auto finish = [&](RunStatus s) {
-        add_counts(m);
-        if (m.link_) m.sync_bands();
-        res.status = m.fault_ ? RunStatus::Faulted : s;
-        res.fault = m.fault_;
-        res.cycles = m.now_ - start;
-        return res;
-    };
-    if (m.fault_) return finish(RunStatus::Faulted);
-    absorb(m);
-    end_time_ = std::max(end_time_, start);
-    const Ended ended = m.link_ ? run_bands(m, end) : run_whole(m, end);
-    if (ended == Ended::Slice) {
-        m.now_ = end;
-        return finish(RunStatus::CyclesDone);
-    }
-    if (ended == Ended::Fault) {
-        m.now_ = std::max(m.now_, std::min(m.fault_.cycle, end));
-        return finish(RunStatus::Faulted);
-    }
-    // Quiescent: the clock is the estimate, whatever the slice. Cycle mode stops the cycle after its
-    // last event: a CE that is next free at cycle t is seen idle then.
-    if (ran_) m.now_ = std::max(m.now_, end_time_ + 1);
-    add_counts(m);   // split: a deadlock's report takes every band's rows, counters included
-    if (!m.check_deadlock(check_all_ || !held_.empty() ? nullptr : &touched_)) return finish(RunStatus::Faulted);
+FastMode::Ended FastMode::run(MachineState& m, uint64_t end) {
+    end_time_ = std::max(end_time_, m.now_);
+    return m.link_ ? run_bands(m, end) : run_whole(m, end);
+}
+
+void FastMode::rest() {
     const bool shrink = room_ > kRoomKept;
     for (int pe : touched_) {
         pe_[size_t(pe)].touched = false;
@@ -880,8 +835,6 @@ RunResult FastMode::advance(Machine& m, uint64_t max_cycles, bool stop_when_quie
     }
     touched_.clear();
     check_all_ = false;
-    if (!stop_when_quiet) m.now_ = std::max(m.now_, end);
-    return finish(RunStatus::Quiescent);
 }
 
 }  // namespace wl

@@ -17,9 +17,10 @@
 // (streams merged into one colour, a deadlock made by a full queue) can differ
 // from cycle mode; docs/engine.md says how.
 //
-// State lives beside a Machine (Machine::fast_); the Machine's Core, Router
-// and SRAM state are the same in both modes, so every view of a machine works
-// after a fast run.
+// State lives beside a Machine (Machine::fast_). The PEs' cores, routers and
+// SRAM are the MachineState both modes step (machine_state.h), and a wavelet
+// goes where the network says (network.h), so every view of a machine works
+// after a fast run. The Machine keeps a run's books (Machine::run_fast).
 //
 // Split across bands of rows (Machine::split, band.h), each band runs its own
 // PEs and routes up to its edge; a wavelet that crosses it is handed to the
@@ -27,7 +28,7 @@
 #pragma once
 #include "engine/core/byte_io.h"
 #include "engine/fabric/fast_queue.h"
-#include "engine/fabric/machine.h"
+#include "engine/fabric/machine_state.h"
 #include "engine/fabric/nest_map.h"
 
 #include <algorithm>
@@ -51,15 +52,25 @@ public:
     static constexpr size_t kRoomKept = size_t(1) << 25, kQueueKept = 256;
     explicit FastMode(size_t pes);
 
-    // Runs until every PE's clock reaches machine.now() + max_cycles, or nothing can happen
-    // (quiescent, or a deadlock fault), or a fault.
-    RunResult advance(Machine& m, uint64_t max_cycles, bool stop_when_quiet);
+    // A run (Machine::run_fast): the PEs that may run, from `key` on (cycle mode's woken CEs and
+    // timers, the host's launches), then what waits in the routers that may hold wavelets
+    // (listed: a host's inject; every router, the first time) and the edge links.
+    void schedule(int pe, uint64_t key);
+    void absorb(MachineState& m, const std::vector<int>& listed);
+    // Then runs the PEs until every clock reaches end (Slice), nothing can happen (Quiet), or a fault.
+    enum class Ended { Quiet, Slice, Fault };
+    Ended run(MachineState& m, uint64_t end);
+    uint64_t quiet_at() const { return ran_ ? end_time_ + 1 : 0; }   // quiet: cycle mode stops the cycle after its last event
+    void add_counts(MachineState& m);      // the recorded paths' wavelets into their routers' counters
+    // The PEs whose state changed since a deadlock check last found nothing stuck (nullptr: any may have).
+    const std::vector<int>* changed() const { return check_all_ || !held_.empty() ? nullptr : &touched_; }
+    void rest();                           // none was stuck: start counting changes anew, give back queue room
 
     bool empty() const;                                    // no wavelet in flight, no PE scheduled
     size_t queued(int pe, int colour) const { return ceq_[size_t(pe) * kColours + size_t(colour)].size(); }
     size_t held(int pe, int port, int colour) const;       // wavelets waiting at a router for a switch position
     bool holds_any() const { return !held_.empty(); }
-    void forget_paths(Machine& m);                         // a route or a program changed
+    void forget_paths(MachineState& m);                         // a route or a program changed
     void forget_nest_map(int pe) { nest_maps_.forget(pe); }   // a program or its constants were placed there
     size_t queued_at(int pe) const { return pe_queued_[size_t(pe)]; }   // over all colours
     uint64_t busy_until() const { return end_time_; }
@@ -84,30 +95,27 @@ private:
         bool operator>(const Entry& o) const { return key != o.key ? key > o.key : pe > o.pe; }
     };
 
-    void absorb(Machine& m);               // take over cycle mode's lists, timers and queued wavelets
-    void schedule(int pe, uint64_t key);
-    void wake(Machine& m, int pe, int colour, uint64_t at);   // a wavelet at `at` joined the PE's queue of `colour`
-    bool flush_starved(Machine& m);        // every PE woken late takes what it has; false if there were none
+    void wake(MachineState& m, int pe, int colour, uint64_t at);   // a wavelet at `at` joined the PE's queue of `colour`
+    bool flush_starved(MachineState& m);        // every PE woken late takes what it has; false if there were none
     uint64_t horizon() const;              // no wavelet not yet sent can be visible before this cycle
     // A PE runs at most this many cycles ahead of the PE furthest behind, so what it sends waits in
     // queues (unbounded here) for no longer than that: memory stays near cycle mode's.
     static constexpr uint64_t kRunAhead = 4096;   // docs/engine.md weighs its memory against yields
     static constexpr uint64_t kBandLeash = uint64_t(1) << 18;   // at most a wavelet a cycle: 5.5 MB of outbox a PE
     uint64_t run_ahead_limit() const;
-    void run_pe(Machine& m, int i, uint64_t end);
+    void run_pe(MachineState& m, int i, uint64_t end);
     uint64_t front();                      // the earliest scheduled PE's key (stale entries dropped), or kNever
-    void run_until(Machine& m, uint64_t limit, uint64_t end);   // the PEs scheduled before limit, in order of their clocks
-    enum class Ended { Quiet, Slice, Fault };
-    Ended run_whole(Machine& m, uint64_t end);   // one machine: until quiescent, the slice's end, or a fault
-    static uint64_t ring_hops(const Machine& m);   // more hops than this on one walk: a ring of routes
+    void run_until(MachineState& m, uint64_t limit, uint64_t end);   // the PEs scheduled before limit, in order of their clocks
+    Ended run_whole(MachineState& m, uint64_t end);   // one machine: until quiescent, the slice's end, or a fault
+    static uint64_t ring_hops(const MachineState& m);   // more hops than this on one walk: a ring of routes
     // hops: routers the wavelet crossed in other bands before it came here (a ring of routes counts them all).
-    void route(Machine& m, int i, int port, int colour, FastWavelet w, uint64_t hops = 0);
+    void route(MachineState& m, int i, int port, int colour, FastWavelet w, uint64_t hops = 0);
     // A fault route() or deliver() left for the sender (a queue flooded, a ring of routes), in words; empty if none.
-    std::string routing_fault(const Machine& m, bool sent_here);
+    std::string routing_fault(const MachineState& m, bool sent_here);
     struct Path {                          // where a data wavelet from one (router, port, colour) goes
         std::vector<std::pair<int, uint8_t>> visits;    // routers in route()'s order, with their tx ports
         std::vector<std::pair<int, uint32_t>> ramps;    // CEs it reaches, and the cycles it takes
-        std::vector<std::pair<int, uint32_t>> drains;   // outbound links it leaves by (Machine::drains_ index), and the cycles to them
+        std::vector<std::pair<int, uint32_t>> drains;   // outbound links it leaves by (Network::drains() index), and the cycles to them
         struct Handoff {
             int router;                    // another band's, where the path goes on (fast_band.cpp)
             int port;                      // ... the port it enters by
@@ -123,16 +131,15 @@ private:
         if (!p.uncounted) counting_.push_back(key);
         p.uncounted += n;
     }
-    void add_counts(Machine& m);
-    void replay(Machine& m, uint64_t key, Path& p, int colour, const FastWavelet& w, uint64_t hops);
+    void replay(MachineState& m, uint64_t key, Path& p, int colour, const FastWavelet& w, uint64_t hops);
     Path* block_path(int i, int port, int colour, size_t n);
-    bool route_block(Machine& m, int i, int port, int colour, const uint32_t* data, const uint64_t* at, size_t n, uint64_t hops = 0);
-    void deliver_run(Machine& m, const Path& p, int colour, FastBlock* b, uint32_t begin, uint32_t end, uint64_t delay, uint64_t hops = 0);
+    bool route_block(MachineState& m, int i, int port, int colour, const uint32_t* data, const uint64_t* at, size_t n, uint64_t hops = 0);
+    void deliver_run(MachineState& m, const Path& p, int colour, FastBlock* b, uint32_t begin, uint32_t end, uint64_t delay, uint64_t hops = 0);
     static constexpr size_t kShareFrom = 8;   // a shorter block is copied into each queue: its run would cost more
     std::vector<uint32_t> block_data_;     // a fabric op's outgoing data wavelets, sent together
     std::vector<uint64_t> block_at_;       // ... and the cycles they enter the router
-    void deliver(Machine& m, int i, int colour, FastWavelet w);
-    void leave(Machine& m, EdgeDrain& d, const FastWavelet& w);   // out through an outbound edge link, at its rate
+    void deliver(MachineState& m, int i, int colour, FastWavelet w);
+    void leave(MachineState& m, EdgeDrain& d, const FastWavelet& w);   // out through an outbound edge link, at its rate
     FastWavelet take(int pe, int colour);  // the head of a CE queue, off the counts
     void take_block(int pe, int colour, uint32_t n, uint32_t* data, uint64_t* at) {   // its first n (data), in order, off the counts
         pe_queued_[size_t(pe)] -= n;
@@ -150,26 +157,26 @@ private:
         queued_total_ -= n;
         return ceq_[size_t(pe) * kColours + size_t(colour)].pop_into(n, to, step, t);
     }
-    void release_held(Machine& m, int i, int colour, uint64_t at);
+    void release_held(MachineState& m, int i, int colour, uint64_t at);
 
     // [split across bands] (fast_band.cpp)
-    Ended run_bands(Machine& m, uint64_t end);
+    Ended run_bands(MachineState& m, uint64_t end);
     // A wavelet, or a block of them (at[k] + delay), into router j of the band above or below.
-    void hand_off(const Machine& m, int j, int port, int colour, const FastWavelet& w, uint64_t hops);
-    void hand_off_block(const Machine& m, int j, int port, int colour, const uint32_t* data, const uint64_t* at, size_t n, uint64_t delay,
+    void hand_off(const MachineState& m, int j, int port, int colour, const FastWavelet& w, uint64_t hops);
+    void hand_off_block(const MachineState& m, int j, int port, int colour, const uint32_t* data, const uint64_t* at, size_t n, uint64_t delay,
                         uint64_t hops);
     // Whether a wavelet into router j from `port`, past `hops` routers, goes round a ring of routes.
-    bool rings(const Machine& m, int j, int port, int colour, uint64_t hops);
+    bool rings(const MachineState& m, int j, int port, int colour, uint64_t hops);
     std::vector<std::pair<int, int>> dry_;   // rings()'s work stack
-    void take_handoffs(Machine& m, const std::string& msg);   // a neighbour's, routed on from its routers here
-    void enter(Machine& m, int j, int port, int colour, const uint32_t* data, const uint64_t* at, size_t n, uint64_t hops);
-    void route_in(Machine& m, int j, int port, int colour, const FastWavelet& w, uint64_t hops);
+    void take_handoffs(MachineState& m, const std::string& msg);   // a neighbour's, routed on from its routers here
+    void enter(MachineState& m, int j, int port, int colour, const uint32_t* data, const uint64_t* at, size_t n, uint64_t hops);
+    void route_in(MachineState& m, int j, int port, int colour, const FastWavelet& w, uint64_t hops);
     struct Outbox {
         ByteWriter w;
         uint64_t first = kNever;           // the earliest cycle any of it reaches its router
     };
     Outbox out_[2];                        // to the band above, and below
-    ByteWriter& record(const Machine& m, uint8_t kind, int j, int port, int colour, uint64_t hops, uint64_t first);
+    ByteWriter& record(const MachineState& m, uint8_t kind, int j, int port, int colour, uint64_t hops, uint64_t first);
     // No wavelet from another band (or handed off from here and coming back) is visible at this
     // band's first row before remote_up_, nor at its last before remote_down_; a row further in,
     // a cycle later for each row. A PE chooses a task only before its row's (remote_at).
@@ -207,15 +214,15 @@ private:
     // The PEs that blocked on a receive and got wavelets that do not finish it yet: they run when
     // the rest comes, or when the run would otherwise stop (flush_starved).
     std::vector<int> starved_;
-    std::vector<int> listed_;              // absorb(): the routers that may hold cycle mode's wavelets
-    bool scan_routers_ = true;             // ... all of them, the first time
+    std::vector<int> all_routers_;         // absorb()'s list the first time: every router of this band
+    bool scan_routers_ = true;
     struct Hop { int i, port; FastWavelet w; };
     std::vector<Hop> hops_;                // route()'s work stack
     int running_ = -1;
     uint64_t end_time_ = 0;                // the latest cycle any PE was busy until
-    bool ran_ = false;
+    bool ran_ = false;                     // a PE has run (so end_time_ is an estimate)
     bool looped_ = false;                  // route() found a ring of routes
-    int flooded_ = -1;                     // deliver() found this PE's queue at kMaxQueued                     // a PE has run (so end_time_ is an estimate)
+    int flooded_ = -1;                     // deliver() found this PE's queue at kMaxQueued
 };
 
 }  // namespace wl

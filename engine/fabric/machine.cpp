@@ -1,5 +1,6 @@
-// machine.cpp: the mesh, its layout, the phased cycle loop and the routers.
-// The compute engine's step is in core.cpp, the stuck report in stuck_report.cpp.
+// machine.cpp: the host's calls, the phased cycle loop and cycle mode's router step.
+// The routes and edge links are network.cpp's, the compute engine's step core.cpp's, the
+// stuck report stuck_report.cpp's, fast mode's run fast_mode.cpp's.
 //
 // Index of this file:
 //   [SECTION] construction and snapshots
@@ -37,8 +38,6 @@ MachineConfig machine_config(const MachineProfile& p, Lanes lanes, MachineConfig
     return base;
 }
 
-void SramArenaDeleter::operator()(uint8_t* p) const { zeroed_free(p, bytes, 1); }
-
 void Machine::new_arena(size_t pes) {
     const size_t bytes = pes * size_t(cfg_.sram_bytes);
     sram_ = std::unique_ptr<uint8_t, SramArenaDeleter>(static_cast<uint8_t*>(zeroed_alloc(pes, cfg_.sram_bytes)), SramArenaDeleter{bytes});
@@ -52,7 +51,8 @@ static std::string byte_size(uint64_t b) {
     return s;
 }
 
-Machine::Machine(const MachineConfig& cfg) : cfg_(cfg), trace_(cfg.trace_capacity) {
+Machine::Machine(const MachineConfig& cfg) : trace_(cfg.trace_capacity) {
+    cfg_ = cfg;
     std::string bad;
     // At most a whole WSE-3 (wafer.h): 896,112 PEs of 3.4 KiB of state besides SRAM. Refuse, never throw.
     if (cfg_.w < 1 || cfg_.h < 1 || cfg_.w > 4096 || cfg_.h > 4096 || int64_t(cfg_.w) * cfg_.h > int64_t(kWse3GridW) * kWse3GridH)
@@ -80,7 +80,7 @@ Machine::Machine(const MachineConfig& cfg) : cfg_(cfg), trace_(cfg.trace_capacit
     }
     size_t n = size_t(cfg_.w) * size_t(cfg_.h);
     try {
-        routers_.resize(n);
+        net_ = Network(Mesh{cfg_.w, cfg_.h});
         cores_.resize(n);
         for (auto* l : {&rnow_, &rnext_, &cnow_, &cnext_}) l->init(n);   // no allocation while running
     } catch (const std::bad_alloc&) {
@@ -88,13 +88,12 @@ Machine::Machine(const MachineConfig& cfg) : cfg_(cfg), trace_(cfg.trace_capacit
         cfg_ = MachineConfig{};
         cfg_.w = cfg_.h = 1;
         n = 1;
-        routers_.assign(1, Router{});
+        net_ = Network(Mesh{1, 1});
         cores_.assign(1, Core{});
         for (auto* l : {&rnow_, &rnext_, &cnow_, &cnext_}) l->init(1);
         new_arena(1);
     }
     for (size_t i = 0; i < n; ++i) {
-        std::memset(static_cast<void*>(&routers_[i]), 0, sizeof(Router));
         std::memset(static_cast<void*>(&cores_[i]), 0, sizeof(Core));
         Core& c = cores_[i];
         c.prog = -1;
@@ -102,7 +101,6 @@ Machine::Machine(const MachineConfig& cfg) : cfg_(cfg), trace_(cfg.trace_capacit
         c.task = -1;
         c.state = ThreadState::Idle;
     }
-    step_[kNorth] = -cfg_.w, step_[kSouth] = cfg_.w, step_[kEast] = 1, step_[kWest] = -1;
     band_ = Band{0, cfg_.h};
     own0_ = 0, own1_ = int(n);
     if (!bad.empty()) {
@@ -117,7 +115,7 @@ Machine::Machine(const MachineConfig& cfg) : cfg_(cfg), trace_(cfg.trace_capacit
 Machine::Machine(const Machine& o) {
     copy_state(o);
     if (!o.sram_) return;
-    new_arena(routers_.size());
+    new_arena(net_.size());
     if (!sram_) {
         fault_.kind = FaultKind::HostError;
         fault_.message = "snapshot: cannot allocate SRAM";
@@ -168,105 +166,40 @@ Fault Machine::set_mode(RunMode m) {
 
 void Machine::copy_state(const Machine& o) {
     cfg_ = o.cfg_, now_ = o.now_, fault_ = o.fault_;
-    routers_ = o.routers_, cores_ = o.cores_, progs_ = o.progs_;
+    net_ = o.net_, cores_ = o.cores_, progs_ = o.progs_;
     rnow_ = o.rnow_, rnext_ = o.rnext_, cnow_ = o.cnow_, cnext_ = o.cnext_, timers_ = o.timers_;
     progress_ = o.progress_, router_steps_ = o.router_steps_, core_steps_ = o.core_steps_;
-    std::memcpy(step_, o.step_, sizeof step_);
     rr_colour_ = o.rr_colour_, rr_port_ = o.rr_port_;
     trace_ = o.trace_;
     mode_ = o.mode_;
     fast_ = o.fast_ ? std::make_unique<FastMode>(*o.fast_) : nullptr;
-    feeds_ = o.feeds_;
-    drains_ = o.drains_, drain_colours_ = o.drain_colours_;
     // A copy is one machine, not a band: between runs a split machine holds what the host reads of every band.
     link_ = nullptr;
     band_ = Band{0, cfg_.h};
-    own0_ = 0, own1_ = int(routers_.size());
+    own0_ = 0, own1_ = int(net_.size());
+    band_ran_ = false;
 }
 
 size_t Machine::snapshot_bytes() const {
     // The whole arena counts: copying only used SRAM saves time, but a copy still allocates the
     // arena, which in WebAssembly is real memory, not untouched pages.
-    return sizeof(Machine) + routers_.size() * (state_bytes_per_pe() + cfg_.sram_bytes) + trace_.capacity() * sizeof(TraceEvent);
-}
-
-void Machine::raise(FaultKind k, int pe, int colour, int task, int32_t pc, std::string msg) {
-    // One fault per run: the first cycle's, lowest PE index (iteration order never decides).
-    if (fault_ && (fault_.cycle < now_ || (pe >= 0 && idx(fault_.x < 0 ? 0 : fault_.x, fault_.y < 0 ? 0 : fault_.y) <= pe)))
-        return;
-    Fault f;
-    f.kind = k;
-    f.cycle = now_;
-    if (pe >= 0) {
-        f.x = pe % cfg_.w;
-        f.y = pe / cfg_.w;
-    }
-    f.colour = colour;
-    f.task = task;
-    if (pc >= 0 && pe >= 0 && cores_[pe].prog >= 0) {
-        const Program& p = *progs_[cores_[pe].prog].prog;
-        if (size_t(pc) < p.locs.size()) f.loc = p.locs[pc];
-        f.where = p.where(uint32_t(pc));
-    }
-    f.message = std::move(msg);
-    fault_ = std::move(f);
+    return sizeof(Machine) + net_.size() * (state_bytes_per_pe() + cfg_.sram_bytes) + trace_.capacity() * sizeof(TraceEvent);
 }
 
 // [SECTION] layout: routes and programs
 
 Fault Machine::set_route(int x, int y, int colour, const Route& r) {
-    Fault f;
-    auto bad = [&](const std::string& m) {
+    std::string why = mesh().contains(x, y) ? net_.check_route(idx(x, y), colour, r) : "PE outside the mesh";
+    if (!why.empty()) {
+        Fault f;
         f.kind = FaultKind::InvalidRoute;
         f.x = x, f.y = y, f.colour = colour;
-        f.message = m;
+        f.message = std::move(why);
         return f;
-    };
-    if (!mesh().contains(x, y)) return bad("PE outside the mesh");
-    if (colour < 0 || colour >= kColours) return bad("colour must be 0..23");
-    if (r.npos > kMaxSwitchPositions) return bad("at most 4 switch positions");
-    for (int k = 0; k < r.npos; ++k) {
-        SwitchPos sp = r.pos[k];
-        if ((sp.rx | sp.tx) & ~0x1f) return bad("port mask has bits beyond N,S,E,W,RAMP");
-        if (sp.rx && !sp.tx) return bad("switch position " + std::to_string(k) + " receives but sends nowhere");
-        for (int p = 0; p < 4; ++p)
-            if ((sp.tx >> p & 1) && off_mesh(idx(x, y), p) && !find_drain(idx(x, y), p, colour))
-                return bad(std::string("tx ") + port_name(p) + " leads off the mesh");   // the traffic goldens hash this text
     }
     if (fast_) fast_->forget_paths(*this);   // its recorded paths may cross this router
-    Router& rt = routers_[idx(x, y)];
-    rt.npos[colour] = r.npos;
-    rt.cur[colour] = 0;
-    rt.cur_sw[colour] = r.npos ? r.pos[0] : SwitchPos{};
-    rt.rx_any[colour] = 0;
-    for (int k = 0; k < kMaxSwitchPositions; ++k) {
-        rt.sw[colour][k] = k < r.npos ? r.pos[k] : SwitchPos{};
-        rt.rx_any[colour] |= rt.sw[colour][k].rx;
-    }
-    // The fast path here and at the neighbours that may send to this router depends on this route.
-    const int i = idx(x, y);
-    set_fast(i, colour);
-    if (y > 0) set_fast(i - cfg_.w, colour);
-    if (y + 1 < cfg_.h) set_fast(i + cfg_.w, colour);
-    if (x > 0) set_fast(i - 1, colour);
-    if (x + 1 < cfg_.w) set_fast(i + 1, colour);
-    return f;
-}
-
-// Router::fast[c]: the current switch position takes one rx port and sends to one mesh port
-// whose neighbour accepts colour c from this side. Otherwise route_general handles the colour.
-void Machine::set_fast(int i, int c) {
-    Router& r = routers_[i];
-    const uint32_t rx = r.cur_sw[c].rx, tx = r.cur_sw[c].tx;
-    uint32_t f = 0;
-    // A port off the mesh (an outbound edge link) has no neighbour queue: route_general's.
-    if (rx && !(rx & (rx - 1)) && tx && !(tx & (tx - 1)) && tx != kR && !off_mesh(i, __builtin_ctz(tx))) {
-        const int p = __builtin_ctz(rx), d = __builtin_ctz(tx), op = opposite(Port(d));
-        constexpr uint32_t kQ = sizeof(PortQueue);
-        if (routers_[i + step_[d]].rx_any[c] >> op & 1)
-            f = Router::kFast | uint32_t(p) << 22 | uint32_t(d) << 25 | (uint32_t(op * kColours + c) * kQ) << 11 | uint32_t(p * kColours + c) * kQ;
-    }
-    r.fast[c] = f;
+    net_.set_route(idx(x, y), colour, r);
+    return {};
 }
 
 const Program* Machine::program_at(int x, int y) const {
@@ -397,10 +330,10 @@ Fault Machine::inject(int x, int y, int port, int colour, uint32_t data, bool ct
     if (!mesh().contains(x, y)) return host_error(x, y, "inject: PE outside the mesh");
     if (port < 0 || port >= kPorts || colour < 0 || colour >= kColours) return host_error(x, y, "inject: bad port or colour");
     int i = idx(x, y);
-    Router& r = routers_[i];
+    Router& r = net_[size_t(i)];
     r.refresh(now_);
     if (!r.space(port, colour, cfg_.router_queue_depth)) return host_error(x, y, "inject: input queue full");
-    if (!(r.rx_any[colour] >> port & 1)) {
+    if (!net_.accepts(i, port, colour)) {
         Fault f = host_error(x, y, "inject: no route on this colour accepts the port");
         f.kind = FaultKind::NoRoute;
         f.colour = colour;
@@ -411,82 +344,49 @@ Fault Machine::inject(int x, int y, int port, int colour, uint32_t data, bool ct
 }
 
 void Machine::push_from_outside(int i, int port, int colour, uint32_t data, bool ctrl) {
-    Router& r = routers_[size_t(i)];
+    Router& r = net_[size_t(i)];
     r.push(port, colour, data, ctrl);
     r.pushed[port] &= ~(1u << colour);   // from outside the cycle: visible at once
     r.stats.in[port]++;
     if (owns(i)) wake_router(i, now_);
 }
 
-uint64_t EdgeFeed::due(size_t k) const { return start + uint64_t(std::ceil(double(k + 1) * cycles_per_wavelet)); }
-
 Fault Machine::feed(int x, int y, int port, int colour, std::vector<uint32_t> words, double cycles_per_wavelet) {
     if (!mesh().contains(x, y)) return host_error(x, y, "feed: PE outside the mesh");
     if (link_) return host_error(x, y, "feed: edge links are not split across bands (docs/scale.md)");
     if (port < 0 || port >= kRamp || colour < 0 || colour >= kColours) return host_error(x, y, "feed: bad port or colour");
-    const bool edge = (port == kWest && x == 0) || (port == kEast && x == cfg_.w - 1) || (port == kNorth && y == 0) ||
-                      (port == kSouth && y == cfg_.h - 1);
-    if (!edge) return host_error(x, y, "feed: the port does not face off the mesh (an edge link enters at the edge)");
-    if (!(cycles_per_wavelet >= 1)) return host_error(x, y, "feed: at most one wavelet a cycle");
     const int i = idx(x, y);
-    if (!(routers_[size_t(i)].rx_any[colour] >> port & 1)) {
+    if (!net_.off_mesh(i, port)) return host_error(x, y, "feed: the port does not face off the mesh (an edge link enters at the edge)");
+    if (!(cycles_per_wavelet >= 1)) return host_error(x, y, "feed: at most one wavelet a cycle");
+    if (!net_.accepts(i, port, colour)) {
         Fault f = host_error(x, y, "feed: no route on this colour accepts the port");
         f.kind = FaultKind::NoRoute;
         f.colour = colour;
         return f;
     }
     if (words.empty()) return {};
-    feeds_.push_back({i, uint8_t(port), uint8_t(colour), std::move(words), 0, now_, cycles_per_wavelet});
+    net_.feeds().push_back({i, uint8_t(port), uint8_t(colour), std::move(words), 0, now_, cycles_per_wavelet});
     return {};
 }
 
-bool Machine::feeding() const { return !feeds_.empty(); }
-
-uint64_t Machine::next_feed() const {
-    uint64_t t = kNever;
-    for (const EdgeFeed& f : feeds_) t = std::min(t, f.due(f.next));
-    return t;
-}
+bool Machine::feeding() const { return !net_.feeds().empty(); }
 
 void Machine::feed_phase() {
-    for (EdgeFeed& f : feeds_) {
+    std::vector<EdgeFeed>& feeds = net_.feeds();
+    for (EdgeFeed& f : feeds) {
         if (f.done() || f.due(f.next) > now_) continue;
-        Router& r = routers_[size_t(f.pe)];
+        Router& r = net_[size_t(f.pe)];
         r.refresh(now_);
         if (!r.space(f.port, f.colour, cfg_.router_queue_depth)) continue;   // waits for room
         push_from_outside(f.pe, f.port, f.colour, f.words[f.next++], false);
         progress_++;
     }
-    feeds_.erase(std::remove_if(feeds_.begin(), feeds_.end(), [](const EdgeFeed& f) { return f.done(); }), feeds_.end());
-}
-
-bool Machine::off_mesh(int i, int port) const {
-    switch (port) {
-    case kNorth: return i < cfg_.w;
-    case kSouth: return i >= (cfg_.h - 1) * cfg_.w;
-    case kEast: return i % cfg_.w == cfg_.w - 1;
-    case kWest: return i % cfg_.w == 0;
-    default: return false;
-    }
-}
-
-void EdgeDrain::leave(uint64_t t, uint32_t data, bool ctrl) {
-    // A word that waited for its slot keeps the fractional schedule; one after an idle spell starts it anew.
-    free = (t == uint64_t(std::ceil(free)) ? free : double(t)) + cycles_per_wavelet;
-    last = t;
-    ++left;
-    if (!ctrl) words.push_back(data);
-}
-
-EdgeDrain* Machine::find_drain(int i, int port, int colour) {
-    for (EdgeDrain& d : drains_)
-        if (d.pe == i && d.port == port && d.colour == colour) return &d;
-    return nullptr;
+    feeds.erase(std::remove_if(feeds.begin(), feeds.end(), [](const EdgeFeed& f) { return f.done(); }), feeds.end());
 }
 
 const EdgeDrain* Machine::drain_at(int x, int y, int port, int colour) const {
     if (!mesh().contains(x, y)) return nullptr;
-    return const_cast<Machine*>(this)->find_drain(idx(x, y), port, colour);
+    return net_.find_drain(idx(x, y), port, colour);
 }
 
 Fault Machine::drain(int x, int y, int port, int colour, double cycles_per_wavelet) {
@@ -494,20 +394,19 @@ Fault Machine::drain(int x, int y, int port, int colour, double cycles_per_wavel
     if (link_) return host_error(x, y, "drain: edge links are not split across bands (docs/scale.md)");
     if (port < 0 || port >= kRamp || colour < 0 || colour >= kColours) return host_error(x, y, "drain: bad port or colour");
     const int i = idx(x, y);
-    if (!off_mesh(i, port)) return host_error(x, y, "drain: the port does not face off the mesh (an edge link leaves at the edge)");
+    if (!net_.off_mesh(i, port)) return host_error(x, y, "drain: the port does not face off the mesh (an edge link leaves at the edge)");
     if (!(cycles_per_wavelet >= 1) || !std::isfinite(cycles_per_wavelet)) return host_error(x, y, "drain: at most one wavelet a cycle");
-    if (find_drain(i, port, colour)) return host_error(x, y, "drain: a link is already open on this port and colour");
+    if (net_.find_drain(i, port, colour)) return host_error(x, y, "drain: a link is already open on this port and colour");
     EdgeDrain d;
     d.pe = i, d.port = uint8_t(port), d.colour = uint8_t(colour);
     d.cycles_per_wavelet = cycles_per_wavelet;
     d.free = double(now_);
-    drains_.push_back(std::move(d));
-    drain_colours_ |= 1u << colour;
+    net_.open_drain(std::move(d));
     return {};
 }
 
 std::vector<uint32_t> Machine::take_drained(int x, int y, int port, int colour) {
-    EdgeDrain* d = mesh().contains(x, y) ? find_drain(idx(x, y), port, colour) : nullptr;
+    EdgeDrain* d = mesh().contains(x, y) ? net_.find_drain(idx(x, y), port, colour) : nullptr;
     std::vector<uint32_t> out;
     if (d) out.swap(d->words);
     return out;
@@ -516,34 +415,20 @@ std::vector<uint32_t> Machine::take_drained(int x, int y, int port, int colour) 
 Fault Machine::close_drain(int x, int y, int port, int colour) {
     if (!mesh().contains(x, y)) return host_error(x, y, "close_drain: PE outside the mesh");
     const int i = idx(x, y);
-    EdgeDrain* d = find_drain(i, port, colour);
-    if (!d) return host_error(x, y, "close_drain: no edge link is open on this port and colour");
-    const Router& r = routers_[size_t(i)];
-    for (int k = 0; k < r.npos[colour]; ++k)
-        if (r.sw[colour][k].tx >> port & 1) {
-            Fault f = host_error(x, y, std::string("close_drain: colour ") + std::to_string(colour) + "'s route still sends tx " + port_name(port) +
-                                           " (switch position " + std::to_string(k) + "); set another route first");
-            f.colour = colour;
-            return f;
-        }
-    drains_.erase(drains_.begin() + (d - drains_.data()));
-    drain_colours_ = 0;
-    for (const EdgeDrain& o : drains_) drain_colours_ |= 1u << o.colour;
-    if (fast_) fast_->forget_paths(*this);   // a recorded path may name the link by its place in drains_
+    if (!net_.find_drain(i, port, colour)) return host_error(x, y, "close_drain: no edge link is open on this port and colour");
+    if (std::string why = net_.close_drain(i, port, colour); !why.empty()) {
+        Fault f = host_error(x, y, "close_drain: " + why);
+        f.colour = colour;
+        return f;
+    }
+    if (fast_) fast_->forget_paths(*this);   // a recorded path may name the link by its place in drains()
     return {};
-}
-
-uint64_t Machine::next_drain() const {
-    uint64_t t = kNever;
-    for (const EdgeDrain& d : drains_)
-        if (d.busy_until() >= now_) t = std::min(t, d.busy_until());
-    return t;
 }
 
 // [SECTION] the cycle loop
 
 void Machine::wake_router(int i, uint64_t cycle) {
-    Router& r = routers_[i];
+    Router& r = net_[size_t(i)];
     if (r.listed != cycle + 1) {
         r.listed = cycle + 1;
         (cycle == now_ ? rnow_ : rnext_).push(i);
@@ -599,7 +484,7 @@ void Machine::cycle_step() {
         wake_core(pe, now_);
     }
     progress_ = 0;
-    if (!feeds_.empty()) feed_phase();
+    if (!net_.feeds().empty()) feed_phase();
     rr_colour_ = unsigned(now_ % kColours);
     rr_port_ = unsigned(now_ % kPorts);
     route_phase();                                                     // phase 1: route
@@ -612,7 +497,7 @@ void Machine::cycle_step() {
 }
 
 RunResult Machine::run_loop(uint64_t cycles, bool stop_when_quiet) {
-    if (fast_) return fast_->advance(*this, cycles, stop_when_quiet);
+    if (fast_) return run_fast(cycles, stop_when_quiet);
     if (link_) return run_bands(cycles, stop_when_quiet);
     RunResult res;
     const uint64_t start = now_, end = now_ + cycles;
@@ -625,14 +510,14 @@ RunResult Machine::run_loop(uint64_t cycles, bool stop_when_quiet) {
     if (fault_) return finish(RunStatus::Faulted);
     while (true) {
         if (rnow_.empty() && cnow_.empty()) {
-            const uint64_t crossed = drains_.empty() ? kNever : next_drain();
-            if (timers_.empty() && feeds_.empty() && crossed == kNever) {
+            const uint64_t crossed = net_.next_drain(now_);
+            if (timers_.empty() && net_.feeds().empty() && crossed == kNever) {
                 // Nothing will ever happen again: done, or deadlocked.
                 if (!check_deadlock()) return finish(RunStatus::Faulted);
                 if (!stop_when_quiet) now_ = std::max(now_, end);
                 return finish(RunStatus::Quiescent);
             }
-            uint64_t t = std::min({timers_.empty() ? kNever : timers_.front().at, next_feed(), crossed});
+            uint64_t t = std::min({timers_.empty() ? kNever : timers_.front().at, net_.next_feed(), crossed});
             if (t >= end) {
                 now_ = end;
                 return finish(RunStatus::CyclesDone);
@@ -644,14 +529,65 @@ RunResult Machine::run_loop(uint64_t cycles, bool stop_when_quiet) {
         if (fault_) return finish(RunStatus::Faulted);
         // no progress, no timer, and no edge link waiting for its next word's time (one that waits for room is stuck too)
         // nor an outbound one that was busy (a wavelet waiting for it goes when it frees)
-        if (progress_ == 0 && timers_.empty() && (feeds_.empty() || next_feed() < now_) && (drains_.empty() || next_drain() == kNever) &&
+        if (progress_ == 0 && timers_.empty() && (net_.feeds().empty() || net_.next_feed() < now_) && net_.next_drain(now_) == kNever &&
             !check_deadlock())
             return finish(RunStatus::Faulted);
     }
 }
 
+// Fast mode's run: fast_ runs the PEs; the machine hands it what cycle mode's lists and timers
+// left waiting, and keeps the books a run ends with (the clock, the deadlock check, the bands' sync).
+RunResult Machine::run_fast(uint64_t cycles, bool stop_when_quiet) {
+    RunResult res;
+    const uint64_t start = now_, end = cycles > kNever - start ? kNever : start + cycles;
+    auto finish = [&](RunStatus s) {
+        fast_->add_counts(*this);
+        if (link_) sync_bands();
+        res.status = fault_ ? RunStatus::Faulted : s;
+        res.fault = fault_;
+        res.cycles = now_ - start;
+        return res;
+    };
+    if (fault_) return finish(RunStatus::Faulted);
+    for (ActiveList* l : {&cnow_, &cnext_}) {   // woken by the host (a launch): nothing happens before now
+        for (size_t k = 0; k < l->size(); ++k) {
+            Core& ce = cores_[size_t((*l)[k])];
+            ce.ready_at = std::max(ce.ready_at, now_);
+            fast_->schedule((*l)[k], ce.ready_at);
+        }
+        l->clear();
+    }
+    for (const Timer& t : timers_) fast_->schedule(t.pe, std::max(now_, std::min(t.at, cores_[size_t(t.pe)].ready_at)));
+    timers_.clear();
+    std::vector<int> listed;
+    for (ActiveList* l : {&rnow_, &rnext_}) {
+        for (size_t k = 0; k < l->size(); ++k) {
+            listed.push_back((*l)[k]);
+            net_[size_t((*l)[k])].listed = 0;
+        }
+        l->clear();
+    }
+    fast_->absorb(*this, listed);
+    const FastMode::Ended ended = fast_->run(*this, end);
+    if (ended == FastMode::Ended::Slice) {
+        now_ = end;
+        return finish(RunStatus::CyclesDone);
+    }
+    if (ended == FastMode::Ended::Fault) {
+        now_ = std::max(now_, std::min(fault_.cycle, end));
+        return finish(RunStatus::Faulted);
+    }
+    // Quiescent: the clock is the estimate, whatever the slice.
+    now_ = std::max(now_, fast_->quiet_at());
+    fast_->add_counts(*this);   // split: a deadlock's report takes every band's rows, counters included
+    if (!check_deadlock(fast_->changed())) return finish(RunStatus::Faulted);
+    fast_->rest();
+    if (!stop_when_quiet) now_ = std::max(now_, end);
+    return finish(RunStatus::Quiescent);
+}
+
 bool Machine::quiescent() const {
-    return rnow_.empty() && cnow_.empty() && timers_.empty() && feeds_.empty() && next_drain() == kNever && (!fast_ || fast_->empty()) &&
+    return rnow_.empty() && cnow_.empty() && timers_.empty() && net_.feeds().empty() && net_.next_drain(now_) == kNever && (!fast_ || fast_->empty()) &&
            stuck(false).empty();
 }
 
@@ -686,7 +622,7 @@ template <bool kTrace>
 void Machine::route_phase_t() {
     // Few loop-carried values (pointers, the clock), so the hot loop keeps them in registers.
     const uint64_t now = now_;
-    Router* const R = routers_.data();
+    Router* const R = net_.data();
     int* nextp = rnext_.v.data() + rnext_.n;
     for (const int *it = rnow_.v.data(), *const end = it + rnow_.size(); it != end; ++it) {
         const unsigned i = unsigned(*it);   // PE indices are >= 0: no sign extension in the address arithmetic
@@ -710,7 +646,7 @@ void Machine::route_phase_t() {
             continue;
         }
         const unsigned d = f >> 25 & 3, op = d ^ 1;   // opposite(): N<->S, E<->W
-        const unsigned j = i + unsigned(step_[d]);
+        const unsigned j = i + unsigned(net_.step(int(d)));
         Router& n = R[j];
         n.refresh(now);
         PortQueue& N = *reinterpret_cast<PortQueue*>(reinterpret_cast<char*>(&n.q[0][0]) + (f >> 11 & 0x7ff));
@@ -752,7 +688,7 @@ void Machine::route_phase_t() {
             Q.ctrl = uint8_t(qctrl >> 1);
             if (qctrl & 1) {
                 N.ctrl = uint8_t(N.ctrl | (1u << nc));
-                switch_advance(int(i), c);
+                net_.advance_switch(int(i), c);
             }
         }
         if (kTrace) trace_.add({now, uint16_t(i % cfg_.w), uint16_t(i / cfg_.w), TraceKind::Hop, uint8_t(c), uint8_t(p), uint8_t(1u << d), -1, w});
@@ -768,19 +704,9 @@ __attribute__((noinline)) int* Machine::route_general_from(int i, int* nextp) {
     return rnext_.v.data() + rnext_.n;
 }
 
-// A control wavelet left colour c at router i: advance its switch position (if it has several).
-__attribute__((noinline)) void Machine::switch_advance(int i, int c) {
-    Router& r = routers_[i];
-    if (r.npos[c] > 1) {
-        r.cur[c] = uint8_t((r.cur[c] + 1) % r.npos[c]);
-        r.cur_sw[c] = r.sw[c][r.cur[c]];
-        set_fast(i, c);
-    }
-}
-
 // Any number of colours, merging rx ports, multicast tx, delivery to the CE.
 __attribute__((noinline)) void Machine::route_general(int i) {
-    Router& r = routers_[i];
+    Router& r = net_[size_t(i)];
     const uint64_t now = now_;
     r.refresh(now);
     const int rqd = cfg_.router_queue_depth;
@@ -813,9 +739,9 @@ __attribute__((noinline)) void Machine::route_general(int i) {
         for (uint32_t m = tx; m && ok; m &= m - 1) {
             int d = __builtin_ctz(m);
             if (d == kRamp) ok = r.ce_space(c, cfg_.ce_queue_depth);
-            else if ((drain_colours_ >> c & 1) && off_mesh(i, d)) ok = find_drain(i, d, c)->leave_at(now) == now;   // the link is free
+            else if (const EdgeDrain* e = net_.leaves_by(i, d, c)) ok = e->leave_at(now) == now;   // the link is free
             else {
-                Router& n = routers_[i + step_[d]];
+                Router& n = net_[size_t(net_.neighbour(i, d))];
                 n.refresh(now);
                 ok = n.space(opposite(Port(d)), c, rqd);
             }
@@ -831,28 +757,22 @@ __attribute__((noinline)) void Machine::route_general(int i) {
             int d = __builtin_ctz(m);
             r.stats.out[d]++;
             if (d == kRamp) {
-                const Core& ce = cores_[i];
-                if (ce.prog < 0 || !(progs_[ce.prog].consumed_colours >> c & 1)) {
-                    raise(FaultKind::NoTask, i, c, ce.task, -1,
-                          "wavelet on colour " + std::to_string(c) + " delivered to a CE with no task or reader for it" +
-                              (ce.prog < 0 ? " (no program loaded)" : ""));
+                if (!reads(i, c)) {
+                    unread(i, c);
                     continue;
                 }
                 r.ce_push(c, w, ctrl);
                 wake_core(i, now + 1);
                 if (trace_.on()) trace_.add({now, uint16_t(i % cfg_.w), uint16_t(i / cfg_.w), TraceKind::Deliver, uint8_t(c), 0, 0, -1, w});
-            } else if ((drain_colours_ >> c & 1) && off_mesh(i, d)) {   // out of the mesh, to the host
-                find_drain(i, d, c)->leave(now, w, ctrl);
+            } else if (EdgeDrain* e = net_.leaves_by(i, d, c)) {   // out of the mesh, to the host
+                e->leave(now, w, ctrl);
             } else {
-                const int j = i + step_[d];
-                Router& n = routers_[j];
-                const int op = opposite(Port(d));
-                if (!(n.rx_any[c] >> op & 1)) {
-                    raise(FaultKind::NoRoute, j, c, cores_[j].task, -1,
-                          "wavelet on colour " + std::to_string(c) + " arrived from " + port_name(op) +
-                              " but no switch position of that colour accepts " + port_name(op));
+                const int j = net_.neighbour(i, d), op = opposite(Port(d));
+                if (!net_.accepts(j, op, c)) {
+                    refuse(j, op, c);
                     continue;
                 }
+                Router& n = net_[size_t(j)];
                 n.push(op, c, w, ctrl);
                 if (n.listed != now + 2) {   // on next cycle's list
                     n.listed = now + 2;
@@ -863,11 +783,7 @@ __attribute__((noinline)) void Machine::route_general(int i) {
         r.stats.out_colour[c]++;
         used |= tx;
         ++progress_;
-        if (ctrl && r.npos[c] > 1) {   // a control wavelet advances this colour's switch
-            r.cur[c] = uint8_t((r.cur[c] + 1) % r.npos[c]);
-            r.cur_sw[c] = r.sw[c][r.cur[c]];
-            set_fast(i, c);
-        }
+        if (ctrl) net_.advance_switch(i, c);   // a control wavelet advances this colour's switch
         if (trace_.on()) trace_.add({now, uint16_t(i % cfg_.w), uint16_t(i / cfg_.w), TraceKind::Hop, uint8_t(c), uint8_t(p), uint8_t(tx), -1, w});
     }
     relist(r, i, now, ramp_popped);
@@ -879,7 +795,7 @@ __attribute__((noinline)) void Machine::route_general(int i) {
 int Machine::ce_queued(int x, int y, int colour) const {
     if (!mesh().contains(x, y) || colour < 0 || colour >= kColours) return 0;
     const int i = idx(x, y);
-    return routers_[size_t(i)].ce_count(colour) + (fast_ ? int(fast_->queued(i, colour)) : 0);
+    return net_[size_t(i)].ce_count(colour) + (fast_ ? int(fast_->queued(i, colour)) : 0);
 }
 
 RouterStats Machine::router_stats(int x, int y) const {
@@ -900,7 +816,7 @@ MachineStats Machine::stats(const Rect& r) const {
     const int x0 = std::max(r.x, 0), y0 = std::max(r.y, 0), x1 = std::min(r.x + r.w, cfg_.w), y1 = std::min(r.y + r.h, cfg_.h);
     for (int y = y0; y < y1; y++)
         for (int x = x0; x < x1; x++) {
-            const Router& rt = routers_[idx(x, y)];
+            const Router& rt = net_[size_t(idx(x, y))];
             for (int p = 0; p < kPorts; ++p) s.hops += rt.stats.out[p];
             s.router_stalls += rt.stats.stalls;
             const Core& c = cores_[idx(x, y)];
@@ -915,8 +831,8 @@ MachineStats Machine::stats(const Rect& r) const {
 
 uint64_t Machine::checksum() const {
     Fnv1a h;
-    if (sram_) h.add(sram_.get(), routers_.size() * size_t(cfg_.sram_bytes));
-    for (const Router& r : routers_) h.add(&r.stats, sizeof r.stats);
+    if (sram_) h.add(sram_.get(), net_.size() * size_t(cfg_.sram_bytes));
+    for (const Router& r : net_.routers()) h.add(&r.stats, sizeof r.stats);
     for (const Core& c : cores_) {
         h.add(c.reg, sizeof c.reg);
         h.add(&c.stats, kHashedCoreStats);

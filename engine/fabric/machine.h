@@ -9,11 +9,8 @@
 // jumps to the next timer (a CE busy with a long vector op). No globals: many
 // machines may live in one process. A Machine copy is a snapshot.
 #pragma once
-#include "engine/fabric/band.h"
-#include "engine/fabric/core.h"
-#include "engine/fabric/fault.h"
+#include "engine/fabric/machine_state.h"
 #include "engine/fabric/mesh.h"
-#include "engine/fabric/router.h"
 #include "engine/fabric/stats.h"
 #include "engine/fabric/trace.h"
 #include "engine/fabric/wafer.h"
@@ -27,22 +24,6 @@
 #include <vector>
 
 namespace wl {
-
-// Every default in one place (docs/engine.md explains each).
-struct MachineConfig {
-    int w = 8, h = 8;                       // PEs across and down
-    uint32_t sram_bytes = kSramBytesPerPe;  // per PE (wafer.h)
-    int router_queue_depth = 2;             // per (port, colour), 1..kRouterQueueMax; 2 sustains 1 wavelet/cycle
-    int ce_queue_depth = 4;                 // per colour at the CE, 1..kCeQueueMax
-    int simd_fp32 = 1;                      // vector-op elements per cycle (2 reads + 1 write port: 1); machine_config() sets a profile's
-    int task_pick_cycles = 1;               // the picker's cost to start a task
-    size_t trace_capacity = 0;              // events kept; 0 = trace off
-    size_t max_stuck_reported = 32;         // deadlock report size cap
-    // The most memory a machine may take (SRAM + per-PE state); 0 = no limit but what
-    // allocation allows. A 32-bit (WebAssembly) heap tops out at 4 GiB, shared with the
-    // app and its snapshots: half of it for the machine.
-    uint64_t memory_limit = sizeof(void*) == 4 ? (uint64_t(2) << 30) : 0;
-};
 
 // A machine of profile p (wafer.h, "machine profiles"): base with p's SRAM per PE and p's lanes
 // for its vector ops: the fp32 lanes, or with Lanes::Fp16 the fp16 lanes (a kernel's fp32 vector
@@ -64,44 +45,6 @@ bool run_mode_from_name(const std::string& s, RunMode* out);
 
 class FastMode;
 
-struct SramArenaDeleter {   // a Machine's SRAM arena back to zeroed_free
-    size_t bytes = 0;
-    void operator()(uint8_t* p) const;
-};
-
-// An edge link: wavelets from outside the mesh (an external store) into a router port on the mesh's
-// edge, word k visible at start + ceil((k + 1) * cycles_per_wavelet): the link's bandwidth. Cycle
-// mode never pushes into a full queue (the word waits); fast mode routes them all at once, stamped.
-struct EdgeFeed {
-    int pe = 0;
-    uint8_t port = 0, colour = 0;
-    std::vector<uint32_t> words;
-    size_t next = 0;                  // the first word not yet in the mesh
-    uint64_t start = 0;
-    double cycles_per_wavelet = 1;
-    uint64_t due(size_t k) const;     // when word k may enter
-    bool done() const { return next >= words.size(); }
-};
-
-// An outbound edge link: wavelets a route sends out of a port that faces off the mesh cross it into a
-// buffer the host takes (the store receiving gradients), one every cycles_per_wavelet cycles. A
-// wavelet enters the link at max(its arrival, ceil(free)) and has crossed it cycles_per_wavelet
-// later, when the next may enter: so n words take n * cycles_per_wavelet, as EdgeFeed's do coming
-// in. free moves on from the slot a word used (fractional when it waited for it, its entry cycle
-// after an idle spell), so a saturated link averages its rate as EdgeFeed::due does.
-struct EdgeDrain {
-    int pe = 0;
-    uint8_t port = 0, colour = 0;
-    double cycles_per_wavelet = 1;
-    double free = 0;                  // when the next wavelet may enter: the last one has crossed
-    uint64_t last = 0;                // when the last wavelet entered (valid once left > 0)
-    uint64_t left = 0;                // wavelets that entered so far, control ones included
-    std::vector<uint32_t> words;      // data words not yet taken, in the order they entered
-    uint64_t leave_at(uint64_t arrival) const { return std::max(arrival, busy_until()); }
-    uint64_t busy_until() const { return uint64_t(std::ceil(free)); }
-    void leave(uint64_t t, uint32_t data, bool ctrl);   // one wavelet enters at cycle t (t >= leave_at)
-};
-
 struct RunResult {
     RunStatus status = RunStatus::Quiescent;
     uint64_t cycles = 0;          // cycles this call advanced
@@ -109,7 +52,7 @@ struct RunResult {
     bool ok() const { return status != RunStatus::Faulted; }
 };
 
-class Machine {
+class Machine : private MachineState {
 public:
     explicit Machine(const MachineConfig& cfg = {});
     Machine(const Machine& o);               // deep copy: a snapshot
@@ -174,7 +117,7 @@ public:
     std::vector<Stuck> stuck(bool include_running = false, const std::vector<int>* pes = nullptr) const;
 
     // [SECTION] inspection
-    const Router& router(int x, int y) const { return routers_[idx(x, y)]; }
+    const Router& router(int x, int y) const { return net_[size_t(idx(x, y))]; }
     const Core& core(int x, int y) const { return cores_[idx(x, y)]; }
     int ce_queued(int x, int y, int colour) const;   // wavelets waiting at the CE on a colour (either mode)
     RouterStats router_stats(int x, int y) const;  // with in[N..W] filled from the neighbours
@@ -192,24 +135,17 @@ public:
 private:
     friend struct CyclePort;
     friend struct CycleCore;
-    friend struct FastPort;
-    friend class FastMode;
-    int idx(int x, int y) const { return y * cfg_.w + x; }
     void route_phase();                            // phase 1 over the active routers (fast path inline)
     void route_general(int i);
     template <bool kTrace> void route_phase_t();
     int* route_general_from(int i, int* nextp);
-    void switch_advance(int i, int c);
-    void set_fast(int i, int c);                   // recompute Router::fast[c] after a route or switch change
     void relist(Router& r, int i, uint64_t now, bool ramp_popped);
     void core_step(int i);
     void wake_router(int i, uint64_t cycle);
     void wake_core(int i, uint64_t cycle);
     void add_timer(uint64_t at, int i);
-    void raise(FaultKind k, int pe, int colour, int task, int32_t pc, std::string msg);
     RunResult run_loop(uint64_t cycles, bool stop_when_quiet);
     void cycle_step();                             // one cycle: timers due, edge feeds, route, compute; the clock moves on
-    bool owns(int i) const { return i >= own0_ && i < own1_; }   // only the host's calls wake another band's PEs: they ask
     // [SECTION] bands (machine_band.cpp)
     RunResult run_bands(uint64_t cycles, bool stop_when_quiet);
     void band_exchange();                          // after a cycle: the boundary queues' pushes and pops, both ways
@@ -226,20 +162,9 @@ private:
     void place(int prog, Rect r, const std::vector<uint32_t>& consts);   // load()'s part per PE
     void push_from_outside(int i, int port, int colour, uint32_t data, bool ctrl);   // inject's and feed's: visible at once
     void feed_phase();                             // cycle mode: the edge links' words due now, where there is room
-    uint64_t next_feed() const;                    // when an edge link's next word is due (kNever: none)
-    bool off_mesh(int i, int port) const;          // port (N..W) of PE i faces off the mesh
-    EdgeDrain* find_drain(int i, int port, int colour);
-    uint64_t next_drain() const;                   // when a busy outbound link has carried its last word (kNever: none busy);
-                                                   // a wait on it is not a deadlock, and the clock runs on until then
-
-    MachineConfig cfg_;
-    uint64_t now_ = 0;
-    Fault fault_;
-    std::vector<Router> routers_;
-    std::vector<Core> cores_;
     void new_arena(size_t pes);                    // a zeroed arena of pes PEs' SRAM (sram_ null if it fails)
-    std::unique_ptr<uint8_t, SramArenaDeleter> sram_;   // one zeroed_alloc'd arena; pages commit on first touch
-    std::vector<LoadedProgram> progs_;
+    RunResult run_fast(uint64_t cycles, bool stop_when_quiet);   // fast mode's run: fast_ steps the PEs, this keeps the machine's books
+
     // Active lists: this cycle's and the next's; timers (CE wake-ups) as a min-heap.
     struct ActiveList {                            // fixed capacity: each PE is listed at most once per cycle
         std::vector<int> v;
@@ -255,20 +180,11 @@ private:
     struct Timer { uint64_t at; int pe; bool operator>(const Timer& o) const { return at != o.at ? at > o.at : pe > o.pe; } };
     std::vector<Timer> timers_;
     uint64_t progress_ = 0;                        // events this cycle (deadlock = a cycle of none, no timers)
-    uint64_t router_steps_ = 0, core_steps_ = 0;
-    int step_[4] = {};                             // PE index step per port N, S, E, W
     unsigned rr_colour_ = 0, rr_port_ = 0;         // round-robin starts this cycle (now % 24, now % 5)
     Trace trace_;
     RunMode mode_ = RunMode::Cycle;
     std::unique_ptr<FastMode> fast_;               // fast mode's queues and schedule, while in fast mode
-    std::vector<EdgeFeed> feeds_;                  // edge links with words still to send
-    std::vector<EdgeDrain> drains_;                // outbound edge links, open until closed
-    uint32_t drain_colours_ = 0;                   // colour bits with an open drain: route_general's cheap test
-    BandLink* link_ = nullptr;                     // split(): the other bands; a copy of the machine is whole
-    Band band_;                                    // the rows this machine steps (all of them unless split)
-    int own0_ = 0, own1_ = 0;                      // ... as PE indices [own0_, own1_)
     uint64_t synced_router_steps_ = 0, synced_core_steps_ = 0;   // the steps counts at the last sync_bands
-    bool band_ran_ = false;                        // a cycle ran since the last sync_bands
 };
 
 }  // namespace wl

@@ -24,7 +24,7 @@ Fault Machine::split(BandLink* link) {
     if (link->ranks() > cfg_.h)
         return host_error(-1, -1, "split: " + std::to_string(link->ranks()) + " bands for a mesh of " + std::to_string(cfg_.h) +
                                       " rows; each band needs at least one row (use at most " + std::to_string(cfg_.h) + ")");
-    if (!feeds_.empty() || !drains_.empty()) return host_error(-1, -1, "split: edge links are not split across bands (docs/scale.md)");
+    if (!net_.feeds().empty() || !net_.drains().empty()) return host_error(-1, -1, "split: edge links are not split across bands (docs/scale.md)");
     link_ = link;
     band_ = band_of(link->rank(), link->ranks(), cfg_.h);
     own0_ = band_.y0 * cfg_.w, own1_ = band_.y1 * cfg_.w;
@@ -97,7 +97,7 @@ std::string Machine::boundary_changes(int ghost_row, int ghost_port, int own_row
     const uint64_t t = now_ - 1;
     ByteWriter w;
     for (int x = 0; x < cfg_.w; ++x) {
-        const Router& g = routers_[size_t(idx(x, ghost_row))];
+        const Router& g = net_[size_t(idx(x, ghost_row))];
         if (g.mark_cycle == t)
             for (uint32_t m = g.pushed[ghost_port]; m; m &= m - 1) {   // at most one push a cycle: the tail
                 const int c = __builtin_ctz(m);
@@ -108,7 +108,7 @@ std::string Machine::boundary_changes(int ghost_row, int ghost_port, int own_row
                 w.u8(uint8_t(q.ctrl >> (q.count - 1) & 1));
                 w.u32(q.slot[q.count - 1]);
             }
-        const Router& o = routers_[size_t(idx(x, own_row))];
+        const Router& o = net_[size_t(idx(x, own_row))];
         if (o.mark_cycle == t && o.popped[own_port]) {
             w.u8(kPops);
             w.put(uint16_t(x));
@@ -131,10 +131,10 @@ void Machine::apply_boundary(const std::string& msg, int ghost_row, int ghost_po
             const bool ctrl = r.u8("boundary ctrl");
             const uint32_t w = r.u32("boundary word");
             const int i = idx(x, own_row);
-            routers_[size_t(i)].push(own_port, c, w, ctrl);
+            net_[size_t(i)].push(own_port, c, w, ctrl);
             wake_router(i, now_);
         } else {
-            Router& g = routers_[size_t(idx(x, ghost_row))];
+            Router& g = net_[size_t(idx(x, ghost_row))];
             for (uint32_t m = r.u32("boundary pops"); m; m &= m - 1) {
                 bool ctrl;
                 g.pop(ghost_port, __builtin_ctz(m), &ctrl);
@@ -169,7 +169,7 @@ void Machine::sync_bands() {
     w.reserve(16 + n * (sizeof(RouterStats) + sizeof(Core)) + used);
     w.u64(router_steps_ - synced_router_steps_);
     w.u64(core_steps_ - synced_core_steps_);
-    for (int i = own0_; i < own1_; ++i) w.raw({reinterpret_cast<const char*>(&routers_[size_t(i)].stats), sizeof(RouterStats)});
+    for (int i = own0_; i < own1_; ++i) w.raw({reinterpret_cast<const char*>(&net_[size_t(i)].stats), sizeof(RouterStats)});
     w.raw({reinterpret_cast<const char*>(&cores_[size_t(own0_)]), n * sizeof(Core)});
     for (int i = own0_; i < own1_; ++i) w.raw({reinterpret_cast<const char*>(sram_.get() + size_t(i) * S), cores_[size_t(i)].sram_used});
     const std::vector<std::string> all = link_->gather(w.take());
@@ -181,7 +181,7 @@ void Machine::sync_bands() {
         if (b == link_->rank()) continue;
         const Band o = band_of(b, link_->ranks(), cfg_.h);
         const size_t i0 = size_t(o.y0) * size_t(cfg_.w), m = size_t(o.y1 - o.y0) * size_t(cfg_.w);
-        for (size_t k = 0; k < m; ++k) std::memcpy(&routers_[i0 + k].stats, r.raw(sizeof(RouterStats), "router counters").data(), sizeof(RouterStats));
+        for (size_t k = 0; k < m; ++k) std::memcpy(&net_[i0 + k].stats, r.raw(sizeof(RouterStats), "router counters").data(), sizeof(RouterStats));
         const std::string_view cores = r.raw(m * sizeof(Core), "cores");
         for (size_t k = 0; k < m; ++k) {
             Core c;

@@ -89,7 +89,7 @@ std::vector<Stuck> Machine::stuck(bool include_running, const std::vector<int>* 
     const int first = pes ? 0 : own0_, n = pes ? int(pes->size()) : own1_;
     for (int k = first; k < n && out.size() < cfg_.max_stuck_reported; ++k) {
         const int i = pes ? (*pes)[size_t(k)] : k;
-        const Router& r = routers_[i];
+        const Router& r = net_[size_t(i)];
         const Core& ce = cores_[i];
         const Program* prog = ce.prog >= 0 ? progs_[ce.prog].prog.get() : nullptr;
         const uint32_t pc = ce.state == ThreadState::Vec ? ce.vop.pc : ce.pc;
