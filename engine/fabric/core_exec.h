@@ -248,22 +248,13 @@ struct CoreExec {
 
     // [SECTION] plain instructions: registers, SRAM, DSD registers and branches
 
-    // Plain instructions touch only this PE's registers, SRAM and DSD registers, and the pc: the
-    // CE's time and the fabric cannot change what they do, so a run of them needs no checks between.
-    static constexpr bool plain_op(Op op) {
-        switch (op) {
-        case Op::CALL: case Op::RET: case Op::SEND: case Op::SENDC: case Op::RECV:
-        case Op::ACTIVATE: case Op::BLOCK: case Op::UNBLOCK: return false;
-        default: return !op_is_vector_fmt(op_fmt(op));
-        }
-    }
     // Per op byte: its cost in cycles when it is plain, 0 when not, so one lookup decides both.
     struct PlainCost {
         uint8_t v[256];
         constexpr PlainCost() : v() {
             for (size_t k = 0; k < size_t(Op::kCount); ++k) {
-                v[k] = plain_op(Op(k)) ? op_base_cycles(Op(k)) : 0;
-                if (plain_op(Op(k)) && v[k] == 0) throw "a plain op must take at least one cycle";   // not constexpr: a compile error
+                v[k] = op_is_plain(Op(k)) ? op_base_cycles(Op(k)) : 0;
+                if (op_is_plain(Op(k)) && v[k] == 0) throw "a plain op must take at least one cycle";   // not constexpr: a compile error
             }
         }
     };
@@ -387,7 +378,7 @@ struct CoreExec {
         switch (in.op) {
 #define WL_X(name, ...)          \
     case Op::name:               \
-        if constexpr (straight_op(Op::name)) { __VA_ARGS__ } \
+        if constexpr (op_is_straight(Op::name)) { __VA_ARGS__ } \
         break;
             WL_PLAIN_OPS(WL_X)
 #undef WL_X
@@ -426,7 +417,7 @@ struct CoreExec {
 #define WL_STOP64 WL_STOP4 WL_STOP4 WL_STOP4 WL_STOP4 WL_STOP4 WL_STOP4 WL_STOP4 WL_STOP4 \
     WL_STOP4 WL_STOP4 WL_STOP4 WL_STOP4 WL_STOP4 WL_STOP4 WL_STOP4 WL_STOP4
         static const void* const kLabels[] = {
-#define WL_X(name, mn, fmt, base, per, doc) &&L_##name,
+#define WL_X(name, mn, fmt, base, per, kind, rd, wr, doc) &&L_##name,
             WL_ISA(WL_X)
 #undef WL_X
             WL_STOP64 WL_STOP64 WL_STOP64 WL_STOP64
@@ -705,7 +696,7 @@ struct CoreExec {
     struct MemoryVecTable {
         MemoryVec v[256] = {};
         constexpr MemoryVecTable() {
-#define WL_X(name, mn, fmt, base, per, doc) v[size_t(Op::name)] = memory_vec_case<Op::name>();
+#define WL_X(name, mn, fmt, base, per, kind, rd, wr, doc) v[size_t(Op::name)] = memory_vec_case<Op::name>();
             WL_ISA(WL_X)
 #undef WL_X
         }

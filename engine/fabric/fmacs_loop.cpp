@@ -37,21 +37,6 @@ void decode_affine(const Program& p, FmacsLoop& L) {
     L.affine = true;
 }
 
-// The registers a straight instruction, or one of an fmacs loop's (blt, iaddi, daddr, ld), reads;
-// the fmacs reads only its scalar, which a nest's map does not.
-uint64_t sources(const Instr& in) {
-    auto r = [](uint8_t k) { return 1ull << (k & 63); };
-    switch (in.op) {
-    case Op::MOV: case Op::IADDI: case Op::ISHLI: case Op::IMULI: case Op::DSETLEN: case Op::DADDR: case Op::LD: return r(in.b);
-    case Op::IADD: case Op::ISUB: case Op::IMUL: case Op::IDIV: case Op::IREM: case Op::IAND: case Op::IOR: case Op::IXOR:
-    case Op::ISHL: case Op::ISHR: case Op::ILT: case Op::ILE: case Op::IEQ: case Op::INE: case Op::DMEM:
-        return r(in.b) | r(in.c);
-    case Op::BLT: return r(in.a) | r(in.b);
-    case Op::NOP: case Op::LI: case Op::LDP: case Op::PEID: case Op::FMACS: return 0;
-    default: return ~0ull;   // an op not listed here: every register, to be safe
-    }
-}
-
 // Whether a pass of the nest is an affine map of the registers and DSDs (fmacs_loop.h): its straight
 // instructions are linear (constants, moves, sums, shifts and products by constants, DSD set-up),
 // and the value the inner loop's ld brings from memory is dead when a pass starts (nothing reads
@@ -59,14 +44,7 @@ uint64_t sources(const Instr& in) {
 bool nest_is_affine(const Program& p, const FmacsLoop& L, const FmacsNest& N) {
     const uint8_t rs = p.code[L.fmacs].d;
     bool written = false;   // rs, so far in the pass
-    auto reads_rs = [&](const Instr& in) {
-        switch (in.op) {
-        case Op::MOV: case Op::IADDI: case Op::ISHLI: case Op::IMULI: case Op::DSETLEN: case Op::DADDR: return in.b == rs;
-        case Op::IADD: case Op::ISUB: case Op::DMEM: return in.b == rs || in.c == rs;
-        case Op::BLT: return in.a == rs || in.b == rs;
-        default: return false;
-        }
-    };
+    auto reads_rs = [&](const Instr& in) { return (regs_read(in) >> (rs & 63) & 1) != 0; };
     auto linear = [&](const Instr& in) {
         switch (in.op) {
         case Op::NOP: case Op::LI: case Op::LDP: case Op::PEID: case Op::MOV: case Op::IADD: case Op::ISUB:
@@ -76,8 +54,7 @@ bool nest_is_affine(const Program& p, const FmacsLoop& L, const FmacsNest& N) {
             return false;
         }
         if (L.ld >= 0 && !written && reads_rs(in)) return false;
-        const bool sets_register = in.op != Op::NOP && in.op != Op::DMEM && in.op != Op::DSETLEN && in.op != Op::DADDR;
-        written = written || (sets_register && in.a == rs);
+        written = written || (regs_written(in) >> (rs & 63) & 1);
         return true;
     };
     for (uint32_t k = L.blt + 1; k < N.blt; ++k)
@@ -95,7 +72,7 @@ void decode_nest(const Program& p, FmacsLoop& L) {
     const uint32_t n = uint32_t(p.code.size()), head = L.head();
     FmacsNest N;
     uint32_t q = L.blt + 1, straight = 0;
-    for (; q < n && straight_op(p.code[q].op) && straight < kMaxNestStraight; ++q, ++straight)
+    for (; q < n && op_is_straight(p.code[q].op) && straight < kMaxNestStraight; ++q, ++straight)
         N.tail_cycles += op_base_cycles(p.code[q].op);
     if (q >= n || p.code[q].op != Op::BLT) return;
     const int32_t lead = p.code[q].imm;
@@ -104,7 +81,7 @@ void decode_nest(const Program& p, FmacsLoop& L) {
     if (lead < 0 || uint32_t(lead) > lead_end || uint32_t(lead) == head || straight + (head - uint32_t(lead)) > kMaxNestStraight) return;
     N.last_cost = op_base_cycles(Op::BLT);   // the outer blt's, or the entry's test's
     for (uint32_t k = uint32_t(lead); k < lead_end; ++k) {
-        if (!straight_op(p.code[k].op)) return;
+        if (!op_is_straight(p.code[k].op)) return;
         N.lead_cycles += op_base_cycles(p.code[k].op);
         if (!N.entry_test) N.last_cost = op_base_cycles(p.code[k].op);
     }
@@ -117,11 +94,13 @@ void decode_nest(const Program& p, FmacsLoop& L) {
     };
     for (uint32_t k = N.lead; k < N.blt; ++k) {
         const Instr& in = p.code[k];
-        if (in.op == Op::DMEM || in.op == Op::DSETLEN || in.op == Op::DADDR) add(N.dsd, N.ndsd, in.a);
-        else if (in.op == Op::IADDI || in.op == Op::LD || (straight_op(in.op) && in.op != Op::NOP)) add(N.reg, N.nreg, in.a);
+        if (op_writes_dsd(in.op)) add(N.dsd, N.ndsd, in.a);
+        else if (op_writes(in.op) == op_regs::A) add(N.reg, N.nreg, in.a);
     }
-    // The state its map depends on: what it writes, what its instructions read, the fmacs operands.
-    for (uint32_t k = N.lead; k <= N.blt; ++k) N.state_regs |= sources(p.code[k]);
+    // The state its map depends on: what it writes, what its instructions read (the fmacs reads only
+    // its scalar, data a map does not follow), the fmacs operands.
+    for (uint32_t k = N.lead; k <= N.blt; ++k)
+        if (k != L.fmacs) N.state_regs |= regs_read(p.code[k]);
     for (uint8_t k = 0; k < N.nreg; ++k) N.state_regs |= 1ull << N.reg[k];
     if (L.ld >= 0) N.state_regs &= ~(1ull << p.code[L.fmacs].d);   // the scalar: data, dead as a pass starts
     const Instr& fm = p.code[L.fmacs];

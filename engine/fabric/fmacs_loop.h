@@ -97,20 +97,6 @@ struct FmacsLoop {
     uint32_t lead_end() const { return head() - (nest.entry_test ? 1 : 0); }   // past the nest's straight lead
 };
 
-// Whether op is straight: it neither branches nor touches memory nor the fabric, so it cannot fault
-// (integer arithmetic, constants, and DSD set-up).
-constexpr bool straight_op(Op op) {
-    switch (op) {
-    case Op::NOP: case Op::LI: case Op::LDP: case Op::MOV: case Op::PEID:
-    case Op::IADD: case Op::ISUB: case Op::IMUL: case Op::IDIV: case Op::IREM: case Op::IAND: case Op::IOR: case Op::IXOR:
-    case Op::ISHL: case Op::ISHR: case Op::IADDI: case Op::ISHLI: case Op::IMULI: case Op::ILT: case Op::ILE: case Op::IEQ: case Op::INE:
-    case Op::DMEM: case Op::DSETLEN: case Op::DADDR:
-        return true;
-    default:
-        return false;
-    }
-}
-
 struct FmacsLoops {
     std::vector<uint32_t> at;                // per pc of p.code: 1 + the index of the loop whose fmacs is there, else 0 (empty if none)
     std::vector<FmacsLoop> loops;

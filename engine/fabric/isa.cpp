@@ -10,7 +10,7 @@
 namespace wl {
 
 static const OpInfo kOps[] = {
-#define WL_X(name, mn, fmt, base, per, doc) {#name, mn, Fmt::fmt, base, per, doc},
+#define WL_X(name, mn, fmt, base, per, kind, rd, wr, doc) {#name, mn, Fmt::fmt, base, per, doc},
     WL_ISA(WL_X)
 #undef WL_X
 };

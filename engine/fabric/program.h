@@ -40,6 +40,17 @@ struct Instr {
 };
 static_assert(sizeof(Instr) == 12, "keep instructions compact");
 
+// The frame registers (a bit each, r0..r63) an instruction reads or writes, from WL_ISA's columns;
+// a call's arguments count as every register.
+constexpr uint64_t instr_regs(const Instr& in, uint8_t fields) {
+    if (fields & op_regs::Args) return ~uint64_t(0);
+    const auto r = [](uint8_t k) { return uint64_t(1) << (k & 63); };
+    return (fields & op_regs::A ? r(in.a) : 0) | (fields & op_regs::B ? r(in.b) : 0) | (fields & op_regs::C ? r(in.c) : 0) |
+           (fields & op_regs::D ? r(in.d) : 0);
+}
+constexpr uint64_t regs_read(const Instr& in) { return instr_regs(in, op_reads(in.op)); }
+constexpr uint64_t regs_written(const Instr& in) { return instr_regs(in, op_writes(in.op)); }
+
 struct Function {
     std::string name;
     uint32_t entry = 0, end = 0;      // code range [entry, end)

@@ -57,7 +57,7 @@ constexpr bool fmt_two_sources(Fmt f) { return f == Fmt::Vec2 || f == Fmt::Vec2S
 template <class F>
 inline bool vec_dispatch(Op op, F&& f) {
     switch (op) {
-#define WL_X(name, mn, fmt, base, per, doc)                                   \
+#define WL_X(name, mn, fmt, base, per, kind, rd, wr, doc)                                   \
     case Op::name:                                                            \
         if constexpr (fmt_elementwise(Fmt::fmt)) {                            \
             f(std::integral_constant<Op, Op::name>{});                        \

@@ -190,3 +190,33 @@ TEST(FabricMemory, Mesh256x256ConstructsAndRuns) {
     EXPECT_EQ(r.cycles, 15u);   // send at 2, task at 2 + 5 + 2, sink li/st/ret (1+1+2), idle check
 #endif
 }
+
+// The table's kind and register columns against what the ops do (isa.h): a plain op touches only
+// this PE; a straight one cannot branch, touch SRAM or fault; reads and writes name the fields the
+// disassembler prints as registers.
+TEST(Isa, KindsAndRegisterColumnsAgreeWithTheOps) {
+    using namespace wl;
+    for (Op op : {Op::CALL, Op::RET, Op::SEND, Op::SENDC, Op::RECV, Op::ACTIVATE, Op::BLOCK, Op::UNBLOCK}) EXPECT_FALSE(op_is_plain(op)) << op_info(op).mnemonic;
+    for (Op op : {Op::LD, Op::ST, Op::JMP, Op::BLT, Op::FADD, Op::DFABIN}) {
+        EXPECT_TRUE(op_is_plain(op)) << op_info(op).mnemonic;
+        EXPECT_FALSE(op_is_straight(op)) << op_info(op).mnemonic;
+    }
+    for (Op op : {Op::IADDI, Op::DMEM, Op::DADDR, Op::LDP, Op::NOP}) EXPECT_TRUE(op_is_straight(op)) << op_info(op).mnemonic;
+    for (int k = 0; k < op_count(); ++k) {
+        const Op op = Op(k);
+        EXPECT_EQ(op_kind(op) == OpKind::Vector, op_is_vector(op)) << op_info(op).mnemonic;
+        if (op_kind(op) == OpKind::Straight) EXPECT_FALSE(op_reads(op) & op_regs::Args);
+    }
+    Instr in;
+    in.op = Op::IADD, in.a = 1, in.b = 2, in.c = 3;
+    EXPECT_EQ(regs_read(in), (1ull << 2) | (1ull << 3));
+    EXPECT_EQ(regs_written(in), 1ull << 1);
+    in.op = Op::ST;   // [rB + imm] = rA: reads both, writes none
+    EXPECT_EQ(regs_read(in), (1ull << 1) | (1ull << 2));
+    EXPECT_EQ(regs_written(in), 0u);
+    in.op = Op::FSUMS, in.d = 5;   // rD = sum of dB
+    EXPECT_EQ(regs_read(in), 0u);
+    EXPECT_EQ(regs_written(in), 1ull << 5);
+    in.op = Op::CALL;   // arguments: every register, to be safe
+    EXPECT_EQ(regs_read(in), ~0ull);
+}
