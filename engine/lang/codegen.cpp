@@ -7,13 +7,20 @@
 // a vector op are materialised into d0 (destination), d1, d2 right before it;
 // the engine copies DSDs when an op issues, so async ops may reuse them.
 //
+// What the optimising passes (hoisted descriptors, induction variables) may assume of a loop's
+// body is loop_facts.cpp's; here they emit the code.
+//
 // Index of this file:
 //   [SECTION] the buffer and registers
 //   [SECTION] expressions
 //   [SECTION] builtins and vector ops
+//   [SECTION] loop-invariant descriptors (optimising)
+//   [SECTION] induction variables (optimising)
 //   [SECTION] statements
 //   [SECTION] the program
 #include "engine/lang/codegen.h"
+
+#include "engine/lang/loop_facts.h"
 
 #include "engine/fabric/program_builder.h"
 
@@ -68,6 +75,7 @@ private:
     const bool opt_;                           // immediate operands, folded addresses, loops tested at the bottom
     const bool iv_;                            // induction variables: addresses stepped, not recomputed, in innermost loops
     std::unordered_map<const Sym*, int> reg_of_;
+    LoopFacts facts_{in_, reg_of_};            // what the optimising passes may assume of a loop (loop_facts.h)
     int next_ = 0;
     int line_ = 0, col_ = 0;
     std::vector<std::pair<int, int>> loops_;   // (continue label, break label)
@@ -448,10 +456,6 @@ private:
     std::vector<std::pair<const Expr*, int>> hoisted_;   // mem() expression -> its DSD register
     int next_dsd_ = 3;                                   // d0..d2 are each vector op's own
 
-    static const Expr& resolved(const Expr& e) {   // a declared dsd's name -> its mem() / fabin()
-        if (e.kind == ExprKind::Name && e.sym && e.sym->decl && e.sym->decl->init) return resolved(*e.sym->decl->init);
-        return e;
-    }
     int hoisted_reg(const Expr& e) const {
         const Expr& m = resolved(e);
         if (m.kind != ExprKind::Call || m.builtin != Builtin::Mem) return -1;
@@ -459,47 +463,8 @@ private:
             if (same_mem(*h, m)) return r;
         return -1;
     }
-    // What a loop body assigns (its lets, assignments' variables and loops' counters), and whether it calls.
-    static void assigned_in(const std::vector<StmtPtr>& body, std::vector<const Sym*>* out, bool* calls) {
-        for (const StmtPtr& st : body) {
-            if (st->sym) out->push_back(st->sym);
-            if (st->target && st->target->sym) out->push_back(st->target->sym);
-            for (const Expr* e : {st->e0.get(), st->e1.get(), st->target.get()})
-                if (e && calls_in(*e)) *calls = true;
-            assigned_in(st->body, out, calls);
-            assigned_in(st->else_body, out, calls);
-        }
-    }
-    static bool calls_in(const Expr& e) {
-        if (e.kind == ExprKind::Call && e.builtin == Builtin::None) return true;
-        for (const ExprPtr& a : e.args)
-            if (calls_in(*a)) return true;
-        return false;
-    }
-    bool invariant(const Expr& e, const std::vector<const Sym*>& assigned) const {
-        if (e.konst) return true;
-        switch (e.kind) {
-        case ExprKind::Name:
-            return reg_of_.count(e.sym) && std::find(assigned.begin(), assigned.end(), e.sym) == assigned.end();
-        case ExprKind::Unary: case ExprKind::Binary: case ExprKind::Cast:
-            for (const ExprPtr& a : e.args)
-                if (!invariant(*a, assigned)) return false;
-            return true;
-        default: return false;   // SRAM reads, calls
-        }
-    }
     // Sets the invariant mem() operands of the vector ops in the body's innermost loops (the ones
     // that run most: registers are few) into free DSD registers. `inner`: this body has no loop.
-    // Whether a statement of body, at any depth, is one `is` picks.
-    template <class P>
-    static bool any_stmt(const std::vector<StmtPtr>& body, P is) {
-        for (const StmtPtr& st : body)
-            if (is(*st) || any_stmt(st->body, is) || any_stmt(st->else_body, is)) return true;
-        return false;
-    }
-    static bool has_loop(const std::vector<StmtPtr>& body) {
-        return any_stmt(body, [](const Stmt& st) { return st.kind == StmtKind::For || st.kind == StmtKind::While; });
-    }
     void hoist(const std::vector<StmtPtr>& body, const std::vector<const Sym*>& assigned, bool inner) {
         std::function<void(const Expr&)> visit = [&](const Expr& e) {
             for (const ExprPtr& a : e.args) visit(*a);
@@ -508,7 +473,7 @@ private:
                 const Expr& m = resolved(*a);
                 if (m.kind != ExprKind::Call || m.builtin != Builtin::Mem || hoisted_reg(m) >= 0 || next_dsd_ >= kDsdRegs) continue;
                 bool inv = true;
-                for (size_t k = 1; k < m.args.size(); ++k) inv = inv && invariant(*m.args[k], assigned);
+                for (size_t k = 1; k < m.args.size(); ++k) inv = inv && facts_.invariant(*m.args[k], assigned);
                 if (!inv) continue;
                 dsd(const_cast<Expr&>(m), next_dsd_);
                 hoisted_.push_back({&m, next_dsd_++});
@@ -535,77 +500,19 @@ private:
     struct IvStep { int dsd; int reg; uint32_t bytes; };          // dsd >= 0: daddr dsd, reg (reg holds bytes); else iaddi reg, bytes
     static constexpr size_t kMaxIvIndex = 4;                      // address registers per loop
 
-    // Derived induction variables: a local int stepped by a constant once a pass, `v += c` as a
-    // statement of the loop's own body and its only assignment there, with no `continue` to skip
-    // it and no read of v after it: in every pass, up to that statement, v is its value before the
-    // loop plus c per pass so far, so its addresses step as the counter's do (matmul.wk's
-    // `yo += TP; wi += K;`).
-    std::vector<std::pair<const Sym*, uint32_t>> derived_;
-    static bool reads(const Expr& e, const Sym* v) {
-        if (e.kind == ExprKind::Name && e.sym == v) return true;
-        for (const ExprPtr& a : e.args)
-            if (reads(*a, v)) return true;
-        return false;
-    }
-    static bool reads(const Stmt& st, const Sym* v) {
-        for (const Expr* e : {st.e0.get(), st.e1.get(), st.target.get()})
-            if (e && reads(*e, v)) return true;
-        for (const auto* b : {&st.body, &st.else_body})
-            for (const StmtPtr& s : *b)
-                if (reads(*s, v)) return true;
-        return false;
-    }
-    void find_derived(const std::vector<StmtPtr>& body, const std::vector<const Sym*>& assigned) {
-        derived_.clear();
-        if (any_stmt(body, [](const Stmt& st) { return st.kind == StmtKind::Continue; })) return;
-        for (size_t k = 0; k < body.size(); ++k) {
-            const Stmt& st = *body[k];
-            if (st.kind != StmtKind::Assign || (st.op != Tok::PlusAssign && st.op != Tok::MinusAssign) || st.target->kind != ExprKind::Name ||
-                st.target->type == Ty::F32 || !st.e0->konst || !reg_of_.count(st.target->sym))
-                continue;
-            const Sym* v = st.target->sym;
-            if (std::count(assigned.begin(), assigned.end(), v) != 1) continue;
-            bool later = false;
-            for (size_t j = k + 1; j < body.size(); ++j) later = later || reads(*body[j], v);
-            if (later) continue;
-            const uint32_t c = uint32_t(konst(*st.e0).i);
-            derived_.push_back({v, st.op == Tok::PlusAssign ? c : 0u - c});
-        }
-    }
-
     const IvIndex* iv_of(const Expr& ix) const {
         for (const IvIndex& v : iv_index_)
             if (v.ix == &ix) return &v;
         return nullptr;
     }
-    // *c such that e = c * i + (a value the loop does not change), wrapping; false if e is not so.
-    bool affine(const Expr& e, const Sym* i, const std::vector<const Sym*>& assigned, uint32_t* c) {
-        if (e.konst) return *c = 0, true;
-        if (e.type == Ty::F32) return false;
-        if (e.kind == ExprKind::Name && e.sym == i) return *c = 1, true;
-        if (e.kind == ExprKind::Name)
-            for (const auto& [v, step] : derived_)
-                if (v == e.sym) return *c = step, true;
-        if (e.kind == ExprKind::Binary && e.args[0]->type != Ty::F32 && e.args[1]->type != Ty::F32) {
-            const Expr& l = *e.args[0];
-            const Expr& r = *e.args[1];
-            uint32_t a = 0, b = 0;
-            if ((e.op == Tok::Plus || e.op == Tok::Minus) && affine(l, i, assigned, &a) && affine(r, i, assigned, &b))
-                return *c = e.op == Tok::Plus ? a + b : a - b, true;
-            if (e.op == Tok::Star && r.konst && affine(l, i, assigned, &a)) return *c = a * uint32_t(konst(r).i), true;
-            if (e.op == Tok::Star && l.konst && affine(r, i, assigned, &b)) return *c = b * uint32_t(konst(l).i), true;
-        }
-        if (invariant(e, assigned)) return *c = 0, true;
-        return false;
-    }
     // Sets up the loop's induction addresses (before it, with i at its first value); their steps go in *steps.
     void induction(const std::vector<StmtPtr>& body, const Sym* i, const std::vector<const Sym*>& assigned, std::vector<IvStep>* steps) {
         const int line = line_, col = col_;   // the loop's
-        find_derived(body, assigned);
+        facts_.begin(body, assigned);
         std::function<void(const Expr&)> visit = [&](const Expr& e) {
             uint32_t c = 0;
             if (e.kind == ExprKind::Index && !e.args[0]->konst && iv_of(*e.args[0]) == nullptr && iv_index_.size() < kMaxIvIndex &&
-                affine(*e.args[0], i, assigned, &c) && c != 0) {
+                facts_.affine(*e.args[0], i, assigned, &c) && c != 0) {
                 const int q = alloc();
                 named_[size_t(q) & 63] = true;
                 at(e.line, e.col);   // as gen() would for the load: its place is recorded below
@@ -620,9 +527,9 @@ private:
             for (const ExprPtr& a : e.args) {
                 const Expr& m = resolved(*a);
                 if (m.kind != ExprKind::Call || m.builtin != Builtin::Mem || m.args.size() < 3 || hoisted_reg(m) >= 0 || next_dsd_ >= kDsdRegs) continue;
-                if (m.args[1]->konst || !affine(*m.args[1], i, assigned, &c) || c == 0) continue;
+                if (m.args[1]->konst || !facts_.affine(*m.args[1], i, assigned, &c) || c == 0) continue;
                 bool inv = true;
-                for (size_t k = 2; k < m.args.size(); ++k) inv = inv && invariant(*m.args[k], assigned);
+                for (size_t k = 2; k < m.args.size(); ++k) inv = inv && facts_.invariant(*m.args[k], assigned);
                 if (!inv) continue;
                 dsd(const_cast<Expr&>(m), next_dsd_);
                 hoisted_.push_back({&m, next_dsd_});
@@ -638,7 +545,7 @@ private:
             }
         };
         walk(body);
-        derived_.clear();
+        facts_.end();
         for (IvStep& st : *steps) {   // a DSD's step in a register (daddr adds a register), one per distinct step
             if (st.dsd < 0) continue;
             for (const IvStep& o : *steps)
@@ -718,7 +625,7 @@ private:
             if (opt_) {
                 std::vector<const Sym*> assigned{s.sym};
                 bool calls = false;
-                assigned_in(s.body, &assigned, &calls);
+                LoopFacts::assigned_in(s.body, &assigned, &calls);
                 if (!calls) hoist(s.body, assigned, !has_loop(s.body));
                 const bool counter_kept = std::find(assigned.begin() + 1, assigned.end(), s.sym) == assigned.end();
                 at(s.line, s.col);
