@@ -20,7 +20,7 @@ try {
     const g = await w.model_generate({ prompt: 'Once upon a time', tokens, temperature: 0.8, seed: 7 });
     const secs = (performance.now() - t0) / 1000;
     return { tokens: g.made, seconds: secs, tokens_per_s: g.made / secs, frames_per_s: (w.state().frame - f0) / secs,
-             emulator_tokens_per_s: g.tokens_per_second, cycles_per_token: g.cycles_per_token, text: g.text };
+             emulator_tokens_per_s: g.tokens_per_s, cycles_per_token: g.cycles_per_token, text: g.text };
   }, tokens);
   if (json) console.log(JSON.stringify(r));
   else console.log(`gpt-nano generating on a 32x32 mesh in headless Chromium: ${r.tokens} tokens in ${r.seconds.toFixed(1)} s = ` +

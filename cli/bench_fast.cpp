@@ -178,7 +178,7 @@ int bench_fast(const Args& args) {
           {"fast_vs_cycle_speedup", ocyc.seconds / ofast.seconds},
           {"fast_gflops", flop / ofast.seconds / 1e9},
           {"without_print",
-           {{"cycle_seconds", qcyc.seconds}, {"fast_seconds", qfast.seconds}, {"fast_vs_cycle_speedup", qcyc.seconds / qfast.seconds},
+           {{"cycle_s", qcyc.seconds}, {"fast_s", qfast.seconds}, {"fast_vs_cycle_speedup", qcyc.seconds / qfast.seconds},
             {"fast_gflops", flop / qfast.seconds / 1e9}}}}},
         {"plain", {{"seconds", plain_s}}},
         {"fast_vs_cycle_speedup", cyc.seconds / fast.seconds},

@@ -102,10 +102,10 @@ int bench_train(const Args& a, wl::gpt::GPT& ref, int T, int reps) {
     const std::vector<FunctionTime> by_time = by_function(mesh.last_run());
     if (a.has("json")) {
         nlohmann::json j = {{"config", a.get("config")}, {"mesh", {{"w", plan.mesh_w}, {"h", plan.mesh_h}}}, {"B", B},
-                            {"T", T}, {"reps", reps}, {"reference_seconds", ref_s}, {"mesh_seconds", mesh_s},
+                            {"T", T}, {"reps", reps}, {"reference_s", ref_s}, {"mesh_s", mesh_s},
                             {"ratio", mesh_s / ref_s}, {"reference_tokens_per_s", tokens / ref_s},
                             {"mesh_tokens_per_s", tokens / mesh_s}, {"cycles", st.cycles},
-                            {"wafer_seconds", double(st.cycles) / wl::kClockHz}, {"instructions", st.instructions},
+                            {"wafer_s", double(st.cycles) / wl::kClockHz}, {"instructions", st.instructions},
                             {"pes_used", plan.pes_used()}, {"bytes_max", plan.bytes_max()}, {"loss_identical", same},
                             {"host_bytes", st.host_bytes}, {"stream_bytes", st.stream_bytes}, {"stream_cycles", st.stream_cycles},
                             {"streaming", plan.streaming}, {"peak_rss_bytes", peak_rss_bytes()},
@@ -189,9 +189,9 @@ int bench_mesh_gpt(const Args& args) {
     const double mm_util = mm_pe_cycles ? double(mm_busy) / double(mm_pe_cycles) : 0;
     if (a.has("json")) {
         nlohmann::json j = {{"config", a.get("config")}, {"mesh", {{"w", plan.mesh_w}, {"h", plan.mesh_h}}}, {"T", T},
-                            {"reps", reps}, {"reference_seconds", ref_s}, {"mesh_seconds", mesh_s},
+                            {"reps", reps}, {"reference_s", ref_s}, {"mesh_s", mesh_s},
                             {"ratio", mesh_s / ref_s}, {"cycles", cycles}, {"instructions", instrs},
-                            {"instructions_per_second", double(instrs) / mesh_s}, {"flops", flops},
+                            {"instructions_per_s", double(instrs) / mesh_s}, {"flops", flops},
                             {"utilisation", util}, {"matmul_utilisation", mm_util}, {"matmul_flops", mm_flops},
                             {"pes_used", plan.pes_used()}, {"logits", logits.size()}, {"logits_identical", same},
                             {"compile", wl::model::to_json(info)}, {"by_function", to_json(by_function(mesh.last_run()))}};

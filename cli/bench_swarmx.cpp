@@ -69,9 +69,9 @@ int bench_swarmx(const Args& args) {
         for (const Row& r : rows)
             j["rows"].push_back({{"wafers", r.wafers}, {"sequences_per_wafer", B / r.wafers},
                                  {"compute_cycles", r.st.compute_cycles}, {"swarmx_cycles", r.st.swarmx_cycles},
-                                 {"cycles", r.st.cycles}, {"wafer_seconds", double(r.st.cycles) / links.clock_hz},
-                                 {"swarmx_bytes", r.st.swarmx_bytes}, {"loss", r.st.loss}, {"cpu_seconds", r.cpu_s},
-                                 {"wall_seconds", r.wall_s}});
+                                 {"cycles", r.st.cycles}, {"wafer_s", double(r.st.cycles) / links.clock_hz},
+                                 {"swarmx_bytes", r.st.swarmx_bytes}, {"loss", r.st.loss}, {"cpu_s", r.cpu_s},
+                                 {"wall_s", r.wall_s}});
         std::printf("%s\n", wl::json_text(j).c_str());
         return 0;
     }

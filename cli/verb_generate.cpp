@@ -98,22 +98,22 @@ int verb_generate(const Args& args) {
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     std::string text = tok->decode(std::vector<int>(all.begin() + long(ids.size()), all.end()));
     if (json) {
-        nlohmann::json j = {{"prompt", prompt}, {"text", text}, {"tokens", n}, {"wall_seconds", wall}};
+        nlohmann::json j = {{"prompt", prompt}, {"text", text}, {"tokens", n}, {"wall_s", wall}};
         if (mesh) {
             j["on_mesh"] = true;
             j["cycles"] = cycles;
             j["cycles_per_token"] = n ? double(cycles) / n : 0.0;
-            j["wafer_seconds"] = double(cycles) / wl::kClockHz;
+            j["wafer_s"] = double(cycles) / wl::kClockHz;
             j["clock_hz"] = wl::kClockHz;
             j["compile"] = wl::model::to_json(compile_info);
             j["prompt_tokens"] = ids.size();
-            j["prompt_seconds"] = prompt_part.seconds;
+            j["prompt_s"] = prompt_part.seconds;
             j["prompt_cycles"] = prompt_part.cycles;
             if (step_part.calls) {
-                j["seconds_per_token"] = step_part.seconds / step_part.calls;
-                j["tokens_per_second"] = step_part.calls / step_part.seconds;
+                j["wall_s_per_token"] = step_part.seconds / step_part.calls;
+                j["tokens_per_s"] = step_part.calls / step_part.seconds;
                 j["cycles_per_step"] = double(step_part.cycles) / step_part.calls;
-                j["wafer_tokens_per_second"] = wl::kClockHz * step_part.calls / double(step_part.cycles);
+                j["wafer_tokens_per_s"] = wl::kClockHz * step_part.calls / double(step_part.cycles);
             }
         }
         if (sparse) j["density"] = pruned.density();

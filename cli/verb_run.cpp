@@ -158,7 +158,8 @@ static int run_or_check(const Args& args, bool check_only) {
                             {"arch", arch.id},
                             {"lanes", {{"type", wl::lanes_name(lanes)}, {"per_cycle", arch.lanes(lanes)}}},
                             {"clock_hz", arch.clock_hz},
-                            {"seconds", double(rep.cycles) / arch.clock_hz},
+                            {"wafer_s", double(rep.cycles) / arch.clock_hz},
+                            {"seconds", double(rep.cycles) / arch.clock_hz},   // wafer_s's old name, for one release (docs/js-api.md)
                             {"cycles", rep.cycles},
                             {"pes_loaded", rep.pes_loaded},
                             {"utilisation", rep.utilisation},

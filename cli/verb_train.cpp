@@ -377,7 +377,7 @@ int verb_train(const Args& args) {
                               {"val_loss", val_loss},
                               {"last_batch_loss", last_loss},
                               {"tokens_per_s", train_s > 0 ? double(trained_tokens) / train_s : 0.0},
-                              {"train_seconds", train_s},
+                              {"train_s", train_s},
                               {"parameters", parameters},
                               {"threads", num_threads()},
                               {"checkpoint", out},

@@ -167,8 +167,8 @@ nlohmann::json to_json(const Generation& g) {
     return {{"prompt", utf8(g.prompt)}, {"text", utf8(g.text)}, {"tokens", g.wanted}, {"made", g.made()},
             {"running", g.running()}, {"temperature", g.opt.temperature}, {"top_k", g.opt.top_k},
             {"seed", g.opt.seed}, {"cycles", g.cycles}, {"cycles_per_token", g.cycles_per_token()},
-            {"wafer_seconds_per_token", g.cycles_per_token() / wl::kClockHz}, {"clock_hz", wl::kClockHz},
-            {"wall_seconds", g.wall_seconds}, {"tokens_per_second", g.tokens_per_second()},
+            {"wafer_s_per_token", g.cycles_per_token() / wl::kClockHz}, {"clock_hz", wl::kClockHz},
+            {"wall_s", g.wall_seconds}, {"tokens_per_s", g.tokens_per_second()},
             {"error", g.error.empty() ? nlohmann::json(nullptr) : nlohmann::json(g.error)}};
 }
 

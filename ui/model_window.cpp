@@ -555,7 +555,8 @@ json ModelWindow::compare_json() const {
         return {{"execution", r.execution}, {"ran", r.ran}, {"error", r.error.empty() ? json(nullptr) : json(r.error)},
                 {"too_big", r.too_big}, {"pes", r.pes}, {"cycles", r.cycles}, {"compute_cycles", r.ran ? r.compute_cycles() : 0},
                 {"stream_cycles", r.stream_cycles}, {"stream_bytes", r.stream_bytes}, {"host_bytes", r.host_bytes},
-                {"seconds", double(r.cycles) / wl::kClockHz}};
+                {"wafer_s", double(r.cycles) / wl::kClockHz},
+                {"seconds", double(r.cycles) / wl::kClockHz}};   // wafer_s's old name, for one release (docs/js-api.md)
     };
     const long long differ = compare_->logits_differ();
     return {{"running", comparing()}, {"cancelled", compare_cancelled_}, {"done", compare_->done()},

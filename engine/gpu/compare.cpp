@@ -208,9 +208,10 @@ std::string projection_sentence(const Comparison& c, double measured_s) {
 
 static nlohmann::json emulated_json(const model::MeasuredForward& m) {
     if (!m.ran) return {{"ran", false}, {"why_not", m.why_not}, {"failed", m.failed}};
-    return {{"ran", true},          {"mesh", {{"w", m.mesh_w}, {"h", m.mesh_h}}}, {"pes_used", m.pes_used},
-            {"B", m.B},             {"T", m.T},      {"cycles", m.cycles},     {"seconds", m.seconds},
-            {"wall_seconds", m.wall_s}, {"op_cycles", m.op_cycles}};
+    nlohmann::json j = {{"ran", true}, {"mesh", {{"w", m.mesh_w}, {"h", m.mesh_h}}}, {"pes_used", m.pes_used}, {"B", m.B}, {"T", m.T},
+                        {"cycles", m.cycles}, {"wafer_s", m.seconds}, {"wall_s", m.wall_s}, {"op_cycles", m.op_cycles}};
+    j["seconds"] = m.seconds;   // wafer_s's old name, for one release (docs/js-api.md, "Renamed keys")
+    return j;
 }
 
 nlohmann::json to_json(const Comparison& c) {

@@ -274,7 +274,8 @@ nlohmann::json to_json(const GpuStep& s) {
               {"bytes", s.allreduce.bytes},
               {"bandwidth", s.allreduce.bandwidth},
               {"latency_s", s.allreduce.latency_s},
-              {"seconds", s.allreduce.seconds},
+              {"time_s", s.allreduce.seconds},
+              {"seconds", s.allreduce.seconds},   // time_s's old name, for one release (docs/js-api.md)
               {"link", s.allreduce.link}}},
             {"step_s", s.step_s},
             {"tokens_per_step", s.tokens_per_step},

@@ -42,7 +42,8 @@ bool forward_checked(MeshGPT& mesh, gpt::GPT& ref, const std::vector<int>& ids, 
 nlohmann::json to_json(const OpRun& r) {
     nlohmann::json j = {{"name", r.name},   {"op", r.op},       {"cycles", r.cycles},   {"instructions", r.instructions},
                         {"pes", r.pes},     {"utilisation", r.utilisation()},           {"hops", r.hops},
-                        {"flops", r.flops}, {"seconds", r.seconds}, {"host_bytes", r.host_bytes}, {"stream_bytes", r.stream_bytes}};
+                        {"flops", r.flops}, {"wall_s", r.seconds}, {"host_bytes", r.host_bytes}, {"stream_bytes", r.stream_bytes}};
+    j["seconds"] = r.seconds;   // wall_s's old name, for one release (docs/js-api.md, "Renamed keys")
     if (r.concurrent) j["pipelined"] = {{"span", r.span}, {"start", r.start}, {"chunks", r.chunks}};   // pipeline.h
     return j;
 }
@@ -53,9 +54,9 @@ nlohmann::json to_json(const ForwardRecord& f) {
     return {{"T", f.T},
             {"cycles", f.cycles},
             {"clock_hz", kClockHz},
-            {"wafer_seconds", double(f.cycles) / kClockHz},
-            {"mesh_seconds", f.mesh_seconds},
-            {"reference_seconds", f.reference_seconds},
+            {"wafer_s", double(f.cycles) / kClockHz},
+            {"mesh_s", f.mesh_seconds},
+            {"reference_s", f.reference_seconds},
             {"logits", f.logits},
             {"logits_identical", f.identical},
             {"max_abs_diff", f.max_abs_diff},

@@ -4,7 +4,7 @@
 //
 //   ForwardRecord r;
 //   if (!forward_checked(mesh, model, ids, &r)) report(mesh.error());
-//   print(to_json(r));   // {T, cycles, clock_hz, wafer_seconds, mesh_seconds, ..., ops: [...]}
+//   print(to_json(r));   // {T, cycles, clock_hz, wafer_s, mesh_s, ..., ops: [...]}
 #pragma once
 #include "engine/gpt/gpt.h"
 #include "engine/model/mesh_gpt.h"
@@ -33,7 +33,7 @@ struct ForwardRecord {
 // when the mesh faults (mesh.error() says where); ref's logits are then its last forward's.
 bool forward_checked(MeshGPT& mesh, gpt::GPT& ref, const std::vector<int>& ids, ForwardRecord* out);
 
-// {name, op, cycles, instructions, pes, utilisation, hops, flops, seconds, host_bytes, stream_bytes}, and a
+// {name, op, cycles, instructions, pes, utilisation, hops, flops, wall_s, host_bytes, stream_bytes}, and a
 // pipelined forward's op {pipelined: {span, start, chunks}} (OpRun::concurrent)
 nlohmann::json to_json(const OpRun& r);
 nlohmann::json to_json(const ForwardRecord& f);   // times at wl::kClockHz

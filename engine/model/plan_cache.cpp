@@ -17,7 +17,8 @@ std::string CompileInfo::summary() const {
 }
 
 nlohmann::json to_json(const CompileInfo& info) {
-    nlohmann::json j = {{"cached", info.cached}, {"seconds", info.seconds}, {"reason", info.reason}, {"key", info.key}};
+    nlohmann::json j = {{"cached", info.cached}, {"wall_s", info.seconds}, {"reason", info.reason}, {"key", info.key}};
+    j["seconds"] = info.seconds;   // wall_s's old name, for one release (docs/js-api.md, "Renamed keys")
     if (!info.file.empty()) j["file"] = info.file;
     if (!info.warning.empty()) j["warning"] = info.warning;
     return j;

@@ -49,7 +49,8 @@ nlohmann::json to_json(const ScheduleCompare& c) {
                                         {"busy_pe_cycles", r.busy},
                                         {"pes", r.pes},
                                         {"utilisation", r.utilisation()},
-                                        {"seconds", r.seconds},
+                                        {"wall_s", r.seconds},
+                                        {"seconds", r.seconds},   // wall_s's old name, for one release (docs/js-api.md)
                                         {"loss", r.loss}};
     return j;
 }
