@@ -68,8 +68,11 @@ int verb_compare(const Args& args) {
         o.mesh.w = m.w;
         o.mesh.h = m.h;
     }
-    if (args.has("execution") && !wl::gpu::execution_from_name(args.get("execution"), &o.execution))
-        throw std::runtime_error("--execution expects resident or streaming");
+    if (args.has("execution")) {
+        wl::gpt::Execution e;
+        if (!wl::gpt::execution_from_name(args.get("execution"), &e)) throw std::runtime_error("--execution expects resident or streaming");
+        o.execution = e;
+    }
     o.sparsity = args.get_double("sparsity", 0);   // the flags' ranges are the parser's (verb_table.cpp)
     if (args.has("csv")) wl::guard_output({"--csv", args.get("csv")}, wl::kCsvOutput, {{"--config", args.get("config")}});
     const wl::gpu::Comparison c = wl::gpu::compare(cfg, o);

@@ -160,7 +160,7 @@ int verb_train(const Args& args) {
         // store's (docs/weight-streaming.md, "The vocabulary"), unless --execution says otherwise.
         GPTConfig mesh_cfg = cfg;
         if (const auto o = args.has("execution") ? std::nullopt : wl::model::trains_only_streamed(cfg, wl::gpt::machine_profile_of(cfg).sram_bytes_per_pe)) {
-            mesh_cfg.execution = "streaming";
+            mesh_cfg.execution = wl::gpt::Execution::Streaming;
             if (!json) std::fprintf(stderr, "weights streamed (wafer.execution: streaming): %s's weights fit no row of PEs resident\n", o->op.c_str());
         }
         swarm = std::make_unique<wl::model::SwarmX>(plan_for(args, mesh_cfg, true, &compile_info, sparse ? tr->model.get() : nullptr),

@@ -168,8 +168,8 @@ const std::vector<App::Method>& App::methods() {
                  a.compare_.set(x.value("config", "gpt-nano"), x.value("gpu", "a100"), x.value("profile", "tuned-bf16"), x.value("batch", 0),
                                 x.value("gpus", 1));
                  a.compare_.set_inference(x.value("mode", "train") == std::string("infer"), x.value("mesh", "32x32"));
-                 wl::gpu::Execution e = wl::gpu::Execution::ByFit;
-                 wl::gpu::execution_from_name(x.value("execution", std::string()), &e);   // a bad one: compare_call said so
+                 wl::gpu::WaferExecution e;   // by fit, unless one was asked for (a bad one: compare_call said so)
+                 if (wl::gpt::Execution asked; wl::gpt::execution_from_name(x.value("execution", std::string()), &asked)) e = asked;
                  a.compare_.set_case(e, x.value("sparsity", 0.0));
              }
              return out;

@@ -74,7 +74,7 @@ void CompareWindow::set_inference(bool infer, const std::string& mesh) {
     dirty_ = true;
 }
 
-void CompareWindow::set_case(wl::gpu::Execution execution, double sparsity) {
+void CompareWindow::set_case(wl::gpu::WaferExecution execution, double sparsity) {
     execution_ = execution;
     sparsity_ = float(std::clamp(sparsity, 0.0, 0.95));
     dirty_ = true;
@@ -104,7 +104,7 @@ void CompareWindow::recompute() {
             o.mesh.w = run_->mesh_w;
             o.mesh.h = run_->mesh_h;
             o.with_backward = run_->training || !infer_;
-            o.execution = run_->streaming ? wl::gpu::Execution::Streaming : wl::gpu::Execution::Resident;
+            o.execution = run_->streaming ? wl::gpt::Execution::Streaming : wl::gpt::Execution::Resident;
             if (o.with_backward) o.kernels_dir.clear();
         }
         cmp_ = wl::gpu::compare(cfg, o);
@@ -186,7 +186,7 @@ void CompareWindow::draw_gpt(const std::optional<ShownRun>& run) {
                                run->wafers > 1 ? (" x " + std::to_string(run->wafers) + " wafers").c_str() : "", c.vocab_size,
                                run->training ? " (its corpus)" : "", c.batch_size,
                                c.grad_accum_steps > 1 ? (" x " + std::to_string(c.grad_accum_steps) + " accumulated").c_str() : "",
-                               run->streaming ? "streaming" : "resident",
+                               wl::gpt::execution_name(run->streaming ? wl::gpt::Execution::Streaming : wl::gpt::Execution::Resident),
                                run->training ? (", step " + std::to_string(run->step)).c_str() : "");
         }
     }
@@ -231,10 +231,9 @@ void CompareWindow::draw_gpt(const std::optional<ShownRun>& run) {
         term_help("mesh");
     }
     if (!follow) {   // a run's weights are as it holds them
-        const wl::gpu::Execution cases[] = {wl::gpu::Execution::ByFit, wl::gpu::Execution::Resident,
-                                            wl::gpu::Execution::Streaming};
+        const wl::gpu::WaferExecution cases[] = {std::nullopt, wl::gpt::Execution::Resident, wl::gpt::Execution::Streaming};
         if (ImGui::BeginCombo("wafer weights", wl::gpu::execution_name(execution_))) {
-            for (wl::gpu::Execution e : cases)
+            for (const wl::gpu::WaferExecution& e : cases)
                 if (ImGui::Selectable(wl::gpu::execution_name(e), e == execution_)) execution_ = e, dirty_ = true;
             ImGui::EndCombo();
         }
@@ -285,7 +284,7 @@ json CompareWindow::gpt_state() const {
             {"vocab_assumed", cmp_.vocab_assumed},
             {"batch", cmp_.wafer.B},
             {"training", cmp_.wafer.with_backward},
-            {"execution", cmp_.wafer.weight_streaming ? "streaming" : "resident"},
+            {"execution", wl::gpt::execution_name(cmp_.wafer.weight_streaming ? wl::gpt::Execution::Streaming : wl::gpt::Execution::Resident)},
             {"measured_s", measured_s_ > 0 ? json(measured_s_) : json(nullptr)},
             {"wafer_s", cmp_.wafer.step_s},
             {"sentence", sentence_}};

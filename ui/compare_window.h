@@ -64,7 +64,7 @@ public:
     void set_inference(bool infer, const std::string& mesh = "32x32");   // mesh "WxH"; a bad one keeps the last
     // The case: the wafer's weights resident or streamed (ByFit: streamed when they do not fit), and
     // unstructured sparsity 0 .. 0.95 of the blocks' linear layers.
-    void set_case(wl::gpu::Execution execution, double sparsity);
+    void set_case(wl::gpu::WaferExecution execution, double sparsity);
     const wl::gpu::Comparison* result() const { return ok_ ? &cmp_ : nullptr; }
     std::string models_dir = "models";   // where <model>.yaml files live (embedded in the WASM build)
 
@@ -87,7 +87,7 @@ private:
     std::string model_ = "gpt-nano", gpu_ = "a100", profile_ = "tuned-bf16";
     int batch_ = 0, gpus_ = 1;
     bool infer_ = false;
-    wl::gpu::Execution execution_ = wl::gpu::Execution::ByFit;
+    wl::gpu::WaferExecution execution_;   // none: by fit
     float sparsity_ = 0;
     int mesh_w_ = 32, mesh_h_ = 32;      // inference: the emulated mesh, where the forward is also measured
     bool log_bars_ = true;

@@ -24,6 +24,15 @@ std::string shown(const json& v) {
 
 bool has_arg(const json& a, const char* key) { return a.is_object() && a.contains(key) && !a[key].is_null(); }
 
+std::optional<wl::gpt::Execution> execution_arg(const json& a) {
+    if (!has_arg(a, "execution")) return std::nullopt;
+    const json& v = a["execution"];
+    if (v.is_string() && v.get<std::string>().empty()) return std::nullopt;
+    wl::gpt::Execution e;
+    if (!v.is_string() || !wl::gpt::execution_from_name(v.get<std::string>(), &e)) refuse("execution", "resident or streaming", v);
+    return e;
+}
+
 bool flag_arg(const json& a, const char* key, bool dflt) {
     if (!has_arg(a, key)) return dflt;
     if (!a[key].is_boolean()) refuse(key, "true or false", a[key]);

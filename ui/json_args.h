@@ -7,8 +7,10 @@
 //   'w' expects an integer in 1..256, got 4294967328
 #pragma once
 #include "engine/core/parse_number.h"
+#include "engine/gpt/gpt_config.h"
 
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 
 namespace wlui {
@@ -21,6 +23,8 @@ long long int_arg(const nlohmann::json& a, const char* key, const wl::NumberRang
 long long int_arg(const nlohmann::json& a, const char* key, const wl::NumberRange& r, long long dflt);
 double real_arg(const nlohmann::json& a, const char* key, const wl::NumberRange& r);
 double real_arg(const nlohmann::json& a, const char* key, const wl::NumberRange& r, double dflt);
+// "execution": "resident" or "streaming"; none when missing, null or "" (a caller's default: the config's).
+std::optional<wl::gpt::Execution> execution_arg(const nlohmann::json& a);
 // The same checks on a value already in hand (a settings object's field), named `key`.
 long long int_value(const nlohmann::json& v, const std::string& key, const wl::NumberRange& r);
 double real_value(const nlohmann::json& v, const std::string& key, const wl::NumberRange& r);

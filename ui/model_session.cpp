@@ -303,7 +303,7 @@ bool ModelSession::check_llmc(const std::string& name, std::string_view head, ui
         n.model = uint64_t(wl::gpt::count_parameters(cfg)) * 4;
         const wl::MachineConfig machine;
         n.mesh = uint64_t(w) * uint64_t(h) * (machine.sram_bytes + wl::Machine::state_bytes_per_pe());
-        n.store = cfg.execution == "streaming" ? n.model : 0;   // as the planner reads the key
+        n.store = cfg.execution == wl::gpt::Execution::Streaming ? n.model : 0;   // as the planner reads the key
         n.mesh_limit = machine.memory_limit;
         n.memory = memory;
         if (need) *need = n;

@@ -119,9 +119,9 @@ void ModelWindow::draw_train() {
 
     // How the weights are held, and over how many wafers (the next start's).
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 7);
-    if (ImGui::BeginCombo("weights##train", train_set_.execution.empty() ? "config's" : train_set_.execution.c_str())) {
-        for (const char* e : {"resident", "streaming"})
-            if (ImGui::Selectable(e, train_set_.execution == e)) train_set_.execution = e;
+    if (ImGui::BeginCombo("weights##train", train_set_.execution ? wl::gpt::execution_name(*train_set_.execution) : "config's")) {
+        for (wl::gpt::Execution e : {wl::gpt::Execution::Resident, wl::gpt::Execution::Streaming})
+            if (ImGui::Selectable(wl::gpt::execution_name(e), train_set_.execution == e)) train_set_.execution = e;
         ImGui::EndCombo();
     }
     mark("train_execution");

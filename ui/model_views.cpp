@@ -237,9 +237,10 @@ void ModelWindow::draw_compare() {
     ImGui::TextDisabled("%s, T = %d", compare_model_.c_str(), c.T());
     const wl::model::ExecutionRun* runs[2] = {&c.resident(), &c.streaming()};
     for (const wl::model::ExecutionRun* r : runs)
-        if (!r->error.empty())
-            wrapped_text(kErrorText, (r->too_big ? "does not fit " + r->execution + " on this mesh: " + r->error
-                                                 : r->execution + " failed: " + r->error).c_str());
+        if (!r->error.empty()) {
+            const std::string name = wl::gpt::execution_name(r->execution);
+            wrapped_text(kErrorText, (r->too_big ? "does not fit " + name + " on this mesh: " + r->error : name + " failed: " + r->error).c_str());
+        }
     if (!runs[0]->ran && !runs[1]->ran) return;
     if (ImGui::BeginTable("##compare", 3, ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingStretchProp)) {
         ImGui::TableSetupColumn("");
@@ -282,7 +283,7 @@ void ModelWindow::draw_compare() {
         const float w = std::max(100.0f, ImGui::GetContentRegionAvail().x - label_w);
         ImGui::Dummy(ImVec2(label_w + w, fs * 1.2f));
         ImDrawList* dl = ImGui::GetWindowDrawList();
-        dl->AddText(at, ImGui::GetColorU32(ImGuiCol_Text), r->execution.c_str());
+        dl->AddText(at, ImGui::GetColorU32(ImGuiCol_Text), wl::gpt::execution_name(r->execution));
         const float x0 = at.x + label_w, xc = x0 + w * float(double(r->compute_cycles()) / double(most)),
                     xs = x0 + w * float(double(r->cycles) / double(most));
         dl->AddRectFilled(ImVec2(x0, at.y + 1), ImVec2(xc, at.y + fs), kDenseCol);

@@ -296,12 +296,10 @@ void ModelWindow::take_settings(const json& a, const std::string& set_default) {
     const std::string config = str_arg(a, "config", config_);
     int mw = mesh_w_, mh = mesh_h_;
     parse_mesh(str_arg(a, "mesh", mesh_text(mesh_w_, mesh_h_)), &mw, &mh);
-    const std::string execution = str_arg(a, "execution", streaming_ ? "streaming" : "resident");
-    if (execution != "resident" && execution != "streaming")
-        throw std::invalid_argument("'execution' must be resident or streaming, got '" + execution + "'");
+    const wl::gpt::Execution execution = execution_arg(a).value_or(streaming_ ? wl::gpt::Execution::Streaming : wl::gpt::Execution::Resident);
     config_ = config, mesh_w_ = mw, mesh_h_ = mh;
     set_ = str_arg(a, "set", set_default);
-    streaming_ = execution == "streaming";
+    streaming_ = execution == wl::gpt::Execution::Streaming;
     if (flag_arg(a, "show", false)) open = true;
 }
 
@@ -464,10 +462,7 @@ const std::vector<ModelWindow::Method>& ModelWindow::methods() {
              s.sample_tokens = int(int_arg(a, "sample_tokens", NumberRange::closed(0, 10000), s.sample_tokens));
              s.temperature = float(real_arg(a, "temperature", NumberRange::closed(0, 100), s.temperature));
              s.set = str_arg(a, "set", "");
-             const std::string execution = str_arg(a, "execution", s.execution);   // the Train section's weights combo
-             if (!execution.empty() && execution != "resident" && execution != "streaming")
-                 throw std::invalid_argument("'execution' must be resident or streaming, got '" + execution + "'");
-             s.execution = execution;
+             if (has_arg(a, "execution")) s.execution = execution_arg(a);   // the Train section's weights combo; "": the config's
              s.wafers = int(int_arg(a, "wafers", NumberRange::closed(1, wl::model::SwarmX::kMaxWafers), s.wafers));
              w.open = true;
              if (!w.start_training()) throw std::runtime_error(w.train_.error());
@@ -552,7 +547,7 @@ json ModelWindow::sweep_json() const {
 json ModelWindow::compare_json() const {
     if (!compare_) return nullptr;
     auto run = [](const wl::model::ExecutionRun& r) -> json {
-        return {{"execution", r.execution}, {"ran", r.ran}, {"error", r.error.empty() ? json(nullptr) : json(r.error)},
+        return {{"execution", wl::gpt::execution_name(r.execution)}, {"ran", r.ran}, {"error", r.error.empty() ? json(nullptr) : json(r.error)},
                 {"too_big", r.too_big}, {"pes", r.pes}, {"cycles", r.cycles}, {"compute_cycles", r.ran ? r.compute_cycles() : 0},
                 {"stream_cycles", r.stream_cycles}, {"stream_bytes", r.stream_bytes}, {"host_bytes", r.host_bytes},
                 {"wafer_s", double(r.cycles) / wl::kClockHz},
@@ -580,7 +575,7 @@ json ModelWindow::state() const {
             {"configs", configs_},
             {"config", config_},
             {"mesh", mesh_text(mesh_w_, mesh_h_)},
-            {"execution", streaming_ ? "streaming" : "resident"},   // the weights combo: the next compile's
+            {"execution", wl::gpt::execution_name(streaming_ ? wl::gpt::Execution::Streaming : wl::gpt::Execution::Resident)},   // the weights combo: the next compile's
             {"compiled", session_.compiled()},
             {"compiled_mesh", session_.compiled() ? json(mesh_text(session_.plan()->mesh_w, session_.plan()->mesh_h)) : json(nullptr)},
             {"model", session_.model_source()},
@@ -675,9 +670,9 @@ void ModelWindow::draw_settings() {
     mark("mesh");
     ImGui::SameLine();
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 7);
-    static constexpr const char* kExecution[] = {"resident", "streaming"};
+    const char* const executions[] = {wl::gpt::execution_name(wl::gpt::Execution::Resident), wl::gpt::execution_name(wl::gpt::Execution::Streaming)};
     int e = streaming_ ? 1 : 0;
-    if (ImGui::Combo("weights", &e, kExecution, 2)) streaming_ = e == 1;
+    if (ImGui::Combo("weights", &e, executions, 2)) streaming_ = e == 1;
     if (ImGui::IsItemHovered())
         ImGui::SetTooltip("resident: every layer on its own PEs, its weights in their SRAM.\nstreaming: one layer's ops serve "
                           "every layer, each layer's weights streamed in over the mesh's edge (docs/weight-streaming.md)");

@@ -101,14 +101,12 @@ bool TrainSession::start(const TrainSettings& s) {
     try {
         if (s.steps < 1 || s.eval_every < 1 || s.sample_every < 1 || s.sample_tokens < 0)
             throw std::invalid_argument("steps, eval_every and sample_every must be >= 1");
-        if (!s.execution.empty() && s.execution != "resident" && s.execution != "streaming")
-            throw std::invalid_argument("execution must be resident or streaming, got '" + s.execution + "'");
         if (s.wafers < 1 || s.wafers > wl::model::SwarmX::kMaxWafers)
             throw std::invalid_argument("wafers must be 1 to " + std::to_string(wl::model::SwarmX::kMaxWafers) + ", got " +
                                         std::to_string(s.wafers));
         wl::gpt::GPTConfig cfg = wl::gpt::load_config(config_path(s.config));
         wl::gpt::apply_overrides(cfg, s.set, "set");
-        if (!s.execution.empty()) cfg.execution = s.execution;
+        if (s.execution) cfg.execution = *s.execution;
         cfg.max_iters = int(s.steps);   // as the CLI's --steps; the schedule's other keys stay the config's
         if (text_) cfg.corpus = "file", cfg.data = text_name_;
         cfg.validate("config");         // as the trainer will, before its corpus is built
@@ -147,8 +145,8 @@ bool TrainSession::start_unit() {
             st.corpus.reset();
             st.kernels = wl::model::read_kernels(dir_ + "/kernels");
             // GPT-2's vocabulary trains streamed, as the CLI's train (fit_advice.h), unless the settings say.
-            if (st.s.execution.empty() && wl::model::trains_only_streamed(st.tr->cfg, wl::MachineConfig{}.sram_bytes))
-                st.tr->cfg.execution = "streaming";
+            if (!st.s.execution && wl::model::trains_only_streamed(st.tr->cfg, wl::MachineConfig{}.sram_bytes))
+                st.tr->cfg.execution = wl::gpt::Execution::Streaming;
             st.plan.emplace(st.tr->cfg, st.s.mesh_w, st.s.mesh_h, st.kernels, wl::MachineConfig{}.sram_bytes, /*train=*/true);
             st.stage = Starting::Stage::Plan;
             return true;
@@ -598,7 +596,7 @@ nlohmann::json TrainSession::to_json() const {
             {"steps_per_s", steps_per_s()},
             {"tokens_per_s", tokens_per_s()},
             {"mesh_tokens_per_s", mesh_tokens_per_s()},
-            {"execution", tr_ ? json(streaming() ? "streaming" : "resident") : json(nullptr)},
+            {"execution", tr_ ? json(wl::gpt::execution_name(streaming() ? wl::gpt::Execution::Streaming : wl::gpt::Execution::Resident)) : json(nullptr)},
             {"wafers", tr_ ? json(swarm_->wafers()) : json(nullptr)},
             {"last", losses_.empty() ? json(nullptr) : last_json()},
             {"activity", activity()},

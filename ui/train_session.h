@@ -51,7 +51,7 @@ struct TrainSettings {
     int sample_tokens = 64;
     float temperature = 0.8f;
     std::string set;                    // key overrides, as the CLI's --set ("optimizer.learning_rate=1e-3,...")
-    std::string execution;              // "resident" or "streaming" (over set's wafer.execution); "": the config's
+    std::optional<wl::gpt::Execution> execution;   // over set's wafer.execution; none: the config's
     int wafers = 1;                     // data-parallel wafers, 1..SwarmX::kMaxWafers: a step's batch must split over them
 };
 

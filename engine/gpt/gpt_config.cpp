@@ -21,7 +21,7 @@ namespace wl::gpt {
 
 namespace {
 
-enum class Kind { Int, U64, Real, Text };
+enum class Kind { Int, U64, Real, Text, Execution };
 
 struct Field {
     const char* section;
@@ -47,7 +47,7 @@ const char* kind_name(Kind k) {
     case Kind::Int: return "integer";
     case Kind::U64: return "non-negative integer";
     case Kind::Real: return "number";
-    case Kind::Text: return "text";
+    case Kind::Text: case Kind::Execution: return "text";
     }
     return "?";
 }
@@ -140,6 +140,10 @@ void assign(const Field& f, GPTConfig& c, const std::string& value, const std::s
                 throw ConfigError(prefix(where) + f.path() + ": expected text without control characters");
         *static_cast<std::string*>(p) = value;
         return;
+    case Kind::Execution:
+        if (!execution_from_name(value, static_cast<Execution*>(p)))
+            throw ConfigError(prefix(where) + f.path() + " must be resident or streaming, got " + quote_prefix(value));
+        return;
     }
     if (!want.empty()) throw ConfigError(prefix(where) + f.path() + ": expected " + want + ", got " + quote_prefix(value));
 }
@@ -152,7 +156,7 @@ double number_of(const Field& f, const GPTConfig& cfg) {
     case Kind::Int: return *static_cast<int*>(p);
     case Kind::U64: return double(*static_cast<uint64_t*>(p));
     case Kind::Real: return *static_cast<double*>(p);
-    case Kind::Text: break;
+    case Kind::Text: case Kind::Execution: break;
     }
     return 0;
 }
@@ -167,6 +171,7 @@ std::string value_text(const Field& f, const GPTConfig& cfg) {
     case Kind::U64: o << *static_cast<uint64_t*>(p); break;
     case Kind::Real: o << *static_cast<double*>(p); break;
     case Kind::Text: o << *static_cast<std::string*>(p); break;
+    case Kind::Execution: o << execution_name(*static_cast<Execution*>(p)); break;
     }
     return o.str();
 }
@@ -193,7 +198,7 @@ bool is_section(const std::string& s) {
 // Range and name checks. fail(path, message) throws, placed at that key when the caller knows where it is.
 void check(const GPTConfig& c, const std::function<void(const char*, const std::string&)>& fail) {
     for (const Field& f : fields()) {   // each number in its key's range (a config built in code, or a checkpoint's)
-        if (f.kind == Kind::Text || !f.range.bounded()) continue;
+        if (f.kind == Kind::Text || f.kind == Kind::Execution || !f.range.bounded()) continue;
         const double v = number_of(f, c);
         if (!f.range.contains(v)) {
             std::ostringstream o;
@@ -214,16 +219,22 @@ void check(const GPTConfig& c, const std::function<void(const char*, const std::
     if (!parse_mesh(c.mesh, &m)) fail("wafer.mesh", mesh_error(c.mesh));
     if (!find_machine_profile(c.arch)) fail("wafer.arch", "must be " + machine_profile_list() + ", got " + quote_prefix(c.arch));
     if (c.mode != "fast" && c.mode != "cycle") fail("wafer.mode", "must be fast or cycle, got " + quote_prefix(c.mode));
-    if (c.execution != "resident" && c.execution != "streaming")
-        fail("wafer.execution", "must be resident or streaming, got " + quote_prefix(c.execution));
     if (c.schedule != "pipelined" && c.schedule != "sequential")
         fail("wafer.schedule", "must be pipelined or sequential, got " + quote_prefix(c.schedule));
-    else if (c.schedule == "pipelined" && c.execution == "streaming")   // it would run sequential without a word
+    else if (c.schedule == "pipelined" && c.execution == Execution::Streaming)   // it would run sequential without a word
         fail("wafer.schedule", "pipelined does not apply to wafer.execution streaming: a streamed model runs one layer at a time, "
                                "its ops one after another (sequential); give one");
 }
 
 }  // namespace
+
+const char* execution_name(Execution e) { return e == Execution::Streaming ? "streaming" : "resident"; }
+
+bool execution_from_name(const std::string& s, Execution* out) {
+    if (s == "resident") return *out = Execution::Resident, true;
+    if (s == "streaming") return *out = Execution::Streaming, true;
+    return false;
+}
 
 std::vector<std::string> GPTConfig::keys() {
     std::vector<std::string> k;
@@ -252,7 +263,7 @@ std::string GPTConfig::to_text() const {
             out += section + ":\n";
         }
         std::string v = value_text(f, *this);
-        if (f.kind == Kind::Text) {
+        if (f.kind == Kind::Text || f.kind == Kind::Execution) {
             std::string q = "\"";
             for (char ch : v) {
                 if (ch == '\\' || ch == '"') q += '\\';

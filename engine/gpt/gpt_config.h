@@ -33,7 +33,14 @@ struct ConfigError : std::runtime_error {
 
 constexpr int64_t kMaxSteps = 1'000'000'000;   // runconfig.max_steps and --steps at most; a checkpoint's step too
 
-// X(section, key, member, type, range, help). type: Int, U64, Real, Text. range: what a number
+// How a planned model holds its weights (docs/weight-streaming.md): Resident, each layer's ops on
+// their own PEs with their weights; Streaming, one layer's ops serve every layer, its weights
+// streamed in over the mesh's edge (and, training, the gradients out).
+enum class Execution : uint8_t { Resident, Streaming };
+const char* execution_name(Execution e);                         // "resident", "streaming"
+bool execution_from_name(const std::string& s, Execution* out);  // false for anything else
+
+// X(section, key, member, type, range, help). type: Int, U64, Real, Text, Execution. range: what a number
 // may be (NumberRange, engine/core/parse_number.h), checked as it is read; any() for text and seeds.
 #define WL_CONFIG_KEYS(X) \
     X(model, n_layer, n_layer, Int, closed(1, 1024), "transformer blocks") \
@@ -66,7 +73,7 @@ constexpr int64_t kMaxSteps = 1'000'000'000;   // runconfig.max_steps and --step
     X(wafer, mesh, mesh, Text, any(), "WxH PEs the model compiler places the GPT on, each side 1..256") \
     X(wafer, arch, arch, Text, any(), "the machine profile (clock, SRAM per PE, SIMD lanes): default | wse2 | wse3 (docs/fidelity.md)") \
     X(wafer, mode, mode, Text, any(), "fast | cycle: how the mesh is emulated") \
-    X(wafer, execution, execution, Text, any(), "resident: weights stay in the PEs' SRAM; streaming: one layer's ops serve every layer, weights streamed in (and, training, gradients out)") \
+    X(wafer, execution, execution, Execution, any(), "resident: weights stay in the PEs' SRAM; streaming: one layer's ops serve every layer, weights streamed in (and, training, gradients out)") \
     X(wafer, schedule, schedule, Text, any(), "pipelined: a resident model's forward ops work at once, each on its own chunk of the time steps; sequential: one op at a time (streaming execution is always sequential)")
 
 struct GPTConfig {
@@ -105,7 +112,7 @@ struct GPTConfig {
     std::string mesh = "32x32";
     std::string arch = "default";         // a machine profile's id (engine/fabric/wafer.h): its SRAM per PE is the planner's
     std::string mode = "fast";
-    std::string execution = "resident";
+    Execution execution = Execution::Resident;
     std::string schedule = "sequential";   // pipelined: fewer cycles, but a training step twice the host time (docs/configs.md)
 
     // Set one key ("optimizer.learning_rate") from text; throws ConfigError(where + message)

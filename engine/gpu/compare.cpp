@@ -158,7 +158,7 @@ Comparison compare(const gpt::GPTConfig& cfg_in, const CompareOptions& o) {
     else if (o.sparsity > 0) c.emulated.why_not = "the emulated column runs dense weights: `bench sparsity` measures pruned ones";
     else {
         gpt::GPTConfig run = c.cfg;   // the measured forward runs the asked execution (the planner's own check)
-        if (o.execution != Execution::ByFit) run.execution = execution_name(o.execution);
+        if (o.execution) run.execution = *o.execution;
         c.emulated = model::measure_forward(run, o.mesh.w, o.mesh.h, B, T, model::read_kernels(o.kernels_dir), o.clock_hz);
     }
     c.gpu_sentence = gpu_sentence(c.gpu);
@@ -269,8 +269,11 @@ nlohmann::json compare_call(const nlohmann::json& args, const std::string& model
         if (mode != "train" && mode != "infer") throw std::invalid_argument("mode is train or infer");
         o.with_backward = mode == "train";
         if (!o.with_backward) o.kernels_dir = models_dir + "/kernels";
-        if (args.contains("execution") && !execution_from_name(args.value("execution", std::string()), &o.execution))
-            throw std::invalid_argument("execution is resident or streaming");
+        if (args.contains("execution")) {
+            gpt::Execution e;
+            if (!gpt::execution_from_name(args.value("execution", std::string()), &e)) throw std::invalid_argument("execution is resident or streaming");
+            o.execution = e;
+        }
         o.sparsity = args.value("sparsity", 0.0);
         if (args.contains("mesh")) {
             Mesh m;

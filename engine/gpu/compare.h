@@ -35,7 +35,7 @@ struct CompareOptions {
     // The case: resident or streaming weights (ByFit: stream only when they do not fit SRAM), and
     // unstructured sparsity S of the blocks' linear layers (the wafer's matmuls skip zeros; the GPU's
     // dense kernels do not).
-    Execution execution = Execution::ByFit;
+    WaferExecution execution;   // none: by fit
     double sparsity = 0;                   // 0 .. 0.95
 };
 

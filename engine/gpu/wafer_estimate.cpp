@@ -56,16 +56,7 @@ static WaferSpec published(const WaferFacts& f) {
 WaferSpec wse2() { return published(wse2_facts()); }
 WaferSpec wse3() { return published(wse3_facts()); }
 
-const char* execution_name(Execution e) {
-    return e == Execution::Resident ? "resident" : e == Execution::Streaming ? "streaming" : "by fit";
-}
-
-bool execution_from_name(const std::string& s, Execution* out) {
-    if (s == "resident") *out = Execution::Resident;
-    else if (s == "streaming") *out = Execution::Streaming;
-    else return false;
-    return true;
-}
+const char* execution_name(WaferExecution e) { return e ? gpt::execution_name(*e) : "by fit"; }
 
 // matmul.wk's gemm path (docs/model-compiler.md, "What costs what"): a dense weight costs 10
 // instructions + T elements (one fmacs), a non-zero 20 + T (the index walk), a zero nothing.
@@ -154,7 +145,7 @@ WaferEstimate estimate_wafer(const gpt::GPTConfig& cfg, const WaferSpec& w, int 
     e.sram_needed = e.sram_weights + e.sram_activations;
     const double have = w.sram_bytes();
     e.fits_sram = e.sram_needed <= have;
-    e.weight_streaming = wc.execution == Execution::Streaming || (wc.execution == Execution::ByFit && !e.fits_sram);
+    e.weight_streaming = wc.execution == gpt::Execution::Streaming || (!wc.execution && !e.fits_sram);
     // Streaming keeps activations plus double-buffered weights of the largest layer on the wafer.
     const double layer_w = 4 * 2 * std::max(12 * C * C, C * V);
     e.activations_fit = e.sram_activations + (e.weight_streaming ? layer_w : 0) <= have;
@@ -165,7 +156,7 @@ WaferEstimate estimate_wafer(const gpt::GPTConfig& cfg, const WaferSpec& w, int 
         return std::string(t);
     };
     char b[320];
-    if (!e.fits_sram && wc.execution == Execution::Resident)
+    if (!e.fits_sram && wc.execution == gpt::Execution::Resident)
         std::snprintf(b, sizeof b,
                       "resident asked, but it needs %s of %s SRAM: it does not fit (the time assumes it did)",
                       mb(e.sram_needed).c_str(), mb(have).c_str());

@@ -19,6 +19,7 @@
 //   time    = max(compute, sram, fabric, stream) + (W + H) cycles of fill/drain.
 // Assumptions, each written down in docs/gpu-model.md.
 #pragma once
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -52,13 +53,14 @@ WaferSpec emulated_wafer(const MachineConfig& mc = {}, double clock_hz = WaferSp
 WaferSpec wse2();   // wse2_facts() at the emulator's cost model (engine/fabric/wafer.h)
 WaferSpec wse3();   // wse3_facts()
 
-enum class Execution { ByFit, Resident, Streaming };
-const char* execution_name(Execution e);                       // "by fit", "resident", "streaming"
-bool execution_from_name(const std::string& s, Execution* out);   // "resident" | "streaming"
+// The execution an estimate is for: the one asked for, or none: by fit (the weights streamed only
+// when they do not fit SRAM).
+using WaferExecution = std::optional<gpt::Execution>;
+const char* execution_name(WaferExecution e);                   // "by fit", "resident", "streaming"
 
 // Which case of the same model the estimate is for.
 struct WaferCase {
-    Execution execution = Execution::ByFit;   // ByFit: stream only when the weights do not fit SRAM
+    WaferExecution execution;                 // none: stream only when the weights do not fit SRAM
     double density = 1;                       // of the blocks' qkv, attproj, fch, fcproj weights (1: dense)
 };
 // Compute (and SRAM) of a pruned matmul against the dense one at T tokens a sequence: d (20 + T) / (10 + T).
@@ -90,7 +92,7 @@ struct WaferEstimate {
     bool fits_sram = true;         // everything resident
     bool weight_streaming = false; // weights live off-wafer and stream in per layer
     bool activations_fit = true;
-    Execution execution = Execution::ByFit;   // as asked
+    WaferExecution execution;      // as asked
     double density = 1;
     double stream_bytes = 0;       // per micro-batch: weights in (and gradients out)
     double stream_s = 0;           // the stream terms' sum per micro-batch (each overlaps its op's compute)

@@ -125,8 +125,9 @@ std::string parse_forward(const std::string& rest, ForwardSpec* f) {
             if (!wl::parse_mesh(val, &m)) return "forward: mesh " + wl::mesh_error(val);
             f->mesh_w = m.w, f->mesh_h = m.h;
         } else if (key == "execution") {
-            if (val != "resident" && val != "streaming") return "forward: execution is resident or streaming";
-            f->execution = val;
+            wl::gpt::Execution e;
+            if (!wl::gpt::execution_from_name(val, &e)) return "forward: execution is resident or streaming";
+            f->execution = e;
         } else if (key == "sparsity") {
             if (const std::string err = wl::real_or_why(val, wl::NumberRange{0, wl::model::kMaxSparsity, true, false}, &f->sparsity); !err.empty())
                 return "forward: sparsity " + err;
@@ -135,7 +136,7 @@ std::string parse_forward(const std::string& rest, ForwardSpec* f) {
         }
     }
     if (f->kernel.empty()) return form;
-    if (f->sparsity > 0 && f->execution == "streaming")
+    if (f->sparsity > 0 && f->execution == wl::gpt::Execution::Streaming)
         return "forward: sparsity with execution streaming: the planner streams dense weights only";
     return "";
 }

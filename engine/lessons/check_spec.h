@@ -23,7 +23,10 @@
 // rules that pair lines (a loss below needs a train line, a when-wrong follows what it advises on), so
 // its own error is the only one said.
 #pragma once
+#include "engine/gpt/gpt_config.h"
+
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -59,7 +62,7 @@ struct ForwardSpec {
     std::string config;            // relative to the lesson's folder; inside it or models/ (lesson_files.h)
     std::string kernel;            // the model kernel the student's file stands in for
     int mesh_w = 32, mesh_h = 32;
-    std::string execution;         // "resident" or "streaming"; "" keeps the config's
+    std::optional<wl::gpt::Execution> execution;   // none: the config's
     double sparsity = 0;           // 0: dense
     bool logits_match = false;     // from `logits match`
     uint64_t cycles_below = 0;     // from `cycles below N`; 0: no bound

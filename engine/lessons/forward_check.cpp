@@ -27,7 +27,7 @@ std::string forward_files_error(const CheckSpec& spec) {
     const ForwardSpec& f = spec.forward;
     wl::gpt::GPTConfig cfg;
     if (const std::string why = lesson_model_config(spec.dir, f.config, f.mesh_w, f.mesh_h, /*train=*/false, &cfg); !why.empty()) return why;
-    if (f.sparsity > 0 && (f.execution.empty() ? cfg.execution : f.execution) == "streaming")   // as check_spec's refusal on one line
+    if (f.sparsity > 0 && f.execution.value_or(cfg.execution) == wl::gpt::Execution::Streaming)   // as check_spec's refusal on one line
         return "sparsity with " + f.config + "'s execution streaming: the planner streams dense weights only";
     if (wl::model::read_kernels(model_kernels_dir(spec.dir))(spec.forward.kernel).empty())
         return "no model kernel " + spec.forward.kernel + " in " + model_kernels_dir(spec.dir);
@@ -43,7 +43,7 @@ void check_forward(const CheckSpec& spec, std::string_view source, Verdict* v) {
         wl::gpt::GPTConfig cfg;
         if (const std::string why = lesson_model_config(spec.dir, f.config, f.mesh_w, f.mesh_h, /*train=*/false, &cfg); !why.empty())
             throw std::runtime_error(why);
-        if (!f.execution.empty()) cfg.execution = f.execution;
+        if (f.execution) cfg.execution = *f.execution;
         tr = std::make_unique<wl::gpt::Trainer>(cfg);
     } catch (const std::exception& e) {
         lesson_fault(v, f.line, std::string("its model could not be built: ") + e.what());

@@ -25,7 +25,7 @@ DensitySweep::DensitySweep(const wl::gpt::GPT& model, KernelSource kernels, Dens
         throw std::invalid_argument("density sweep: the training batch must be B x T tokens and as many targets, 1 <= T <= " +
                                     std::to_string(model.maxT));
     wl::gpt::GPTConfig cfg = model.cfg;
-    cfg.execution = "resident";   // the pruned matmuls keep their own PEs (sparse streaming is not planned)
+    cfg.execution = wl::gpt::Execution::Resident;   // the pruned matmuls keep their own PEs (sparse streaming is not planned)
     cfg.schedule = "sequential";  // each matmul's own cycles over the window, not its share of a pipeline's
     model_ = std::make_unique<wl::gpt::GPT>(cfg);
 }

@@ -6,7 +6,7 @@
 namespace wl::model {
 
 namespace {
-const char* const kExecutions[2] = {"resident", "streaming"};
+const wl::gpt::Execution kExecutions[2] = {wl::gpt::Execution::Resident, wl::gpt::Execution::Streaming};
 }
 
 ExecutionCompare::ExecutionCompare(const wl::gpt::GPT& model, int mesh_w, int mesh_h, KernelSource kernels,
@@ -70,7 +70,7 @@ long long ExecutionCompare::logits_differ() const {
 
 std::string ExecutionCompare::activity() const {
     if (done()) return "";
-    const std::string head = std::string(kExecutions[which_]) + ": ";
+    const std::string head = std::string(wl::gpt::execution_name(kExecutions[which_])) + ": ";
     if (mesh_) return head + "forward of " + std::to_string(T()) + " tokens";
     return head + build_->activity();
 }

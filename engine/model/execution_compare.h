@@ -23,7 +23,7 @@
 namespace wl::model {
 
 struct ExecutionRun {
-    std::string execution;         // "resident" or "streaming"
+    gpt::Execution execution = gpt::Execution::Resident;
     bool ran = false;              // planned, loaded and the forward ran
     std::string error;             // why not: the planner's error when it does not fit, or a fault
     bool too_big = false;          // the planner's error is for want of SRAM or rows

@@ -8,11 +8,11 @@
 namespace wl::model {
 
 std::optional<WeightOverflow> trains_only_streamed(const gpt::GPTConfig& cfg, uint32_t sram_bytes) {
-    if (cfg.execution == "streaming") return std::nullopt;
+    if (cfg.execution == wl::gpt::Execution::Streaming) return std::nullopt;
     const auto resident = weights_never_fit(cfg, sram_bytes, true);
     if (!resident) return std::nullopt;
     gpt::GPTConfig s = cfg;
-    s.execution = "streaming";
+    s.execution = wl::gpt::Execution::Streaming;
     return weights_never_fit(s, sram_bytes, true) ? std::nullopt : resident;
 }
 
@@ -24,7 +24,7 @@ FitAdvisor::FitAdvisor(const gpt::GPTConfig& cfg, int mesh_w, int mesh_h, Kernel
     shortest.block_size = std::min(cfg.block_size, 8);
     if (const auto o = weights_never_fit(shortest, sram_bytes, train)) {
         if (train && trains_only_streamed(cfg, sram_bytes)) {   // every remedy streams
-            cfg_.execution = "streaming";
+            cfg_.execution = wl::gpt::Execution::Streaming;
             with_ = "wafer.execution=streaming,";
             begin();
             return;
@@ -43,10 +43,10 @@ FitAdvisor::FitAdvisor(const gpt::GPTConfig& cfg, int mesh_w, int mesh_h, Kernel
 // and values shrink with it. The first of each that fits is suggested.
 void FitAdvisor::begin() {
     plan_.reset();
-    if (trying_ == Trying::Streaming && cfg_.execution == "streaming" && with_.empty()) trying_ = Trying::Mesh;
+    if (trying_ == Trying::Streaming && cfg_.execution == wl::gpt::Execution::Streaming && with_.empty()) trying_ = Trying::Mesh;
     if (trying_ == Trying::Streaming) {
         gpt::GPTConfig c = cfg_;
-        c.execution = "streaming";
+        c.execution = wl::gpt::Execution::Streaming;
         plan_.emplace(c, w_, h_, kernels_, sram_, train_);
     }
     if (trying_ == Trying::Mesh && (w_ * k_ > 256 || h_ * k_ > 256)) trying_ = Trying::Context;

@@ -61,7 +61,7 @@ nlohmann::json to_json(const ForwardRecord& f) {
             {"logits_identical", f.identical},
             {"max_abs_diff", f.max_abs_diff},
             {"host_bytes", f.host_bytes},
-            {"execution", f.streaming ? "streaming" : "resident"},
+            {"execution", gpt::execution_name(f.streaming ? gpt::Execution::Streaming : gpt::Execution::Resident)},
             {"stream_bytes", f.stream_bytes},
             {"stream_cycles", f.stream_cycles},
             {"ops", ops}};

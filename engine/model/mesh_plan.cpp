@@ -198,7 +198,7 @@ std::vector<PlannedOp> graph(const gpt::GPTConfig& cfg, int pmax, bool train) {
     for (const PlannedOp& o : ops)
         for (const Transfer& in : o.inputs) readers[in.tensor]++;
     // Streaming: wte is the store's (embedding.wk's STORE), the LM head's rows streamed in like a layer's.
-    const bool store = cfg.execution == "streaming";
+    const bool store = cfg.execution == wl::gpt::Execution::Streaming;
     for (PlannedOp& o : ops) {
         if (o.kernel_info().train_switch) o.constants["TRAIN"] = 1;
         if (o.row().tied) o.constants["TIED"] = 1;
@@ -493,7 +493,7 @@ uint64_t weight_bytes_per_pe(const PlannedOp& o) {
 
 std::optional<WeightOverflow> weights_never_fit(const gpt::GPTConfig& cfg, uint32_t sram_bytes, bool train) {
     std::vector<PlannedOp> ops = graph(cfg, kMaxMeshSide, train);
-    spread_over_pes(ops, sram_bytes, kMaxMeshSide, cfg.execution == "streaming", train);
+    spread_over_pes(ops, sram_bytes, kMaxMeshSide, cfg.execution == wl::gpt::Execution::Streaming, train);
     for (const PlannedOp& o : ops)
         if (const uint64_t b = weight_bytes_per_pe(o); b > sram_bytes) return WeightOverflow{o.name, o.rect.w, b};
     return std::nullopt;
@@ -776,7 +776,7 @@ nlohmann::json to_json(const MeshPlan& plan) {
                        {"inputs", in}, {"output", transfer(o.output)}, {"host_out", o.host_out}});
     }
     return {{"mesh", {{"w", plan.mesh_w}, {"h", plan.mesh_h}}}, {"sram_bytes", plan.sram_bytes}, {"train", plan.train},
-            {"execution", plan.streaming ? "streaming" : "resident"},
+            {"execution", gpt::execution_name(plan.streaming ? gpt::Execution::Streaming : gpt::Execution::Resident)},
             {"pes_used", plan.pes_used()}, {"bytes_max", plan.bytes_max()}, {"bytes_mean", plan.bytes_mean()},
             {"ops", ops}};
 }

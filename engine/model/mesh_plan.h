@@ -216,7 +216,7 @@ public:
 
 private:
     enum class Stage : uint8_t { Place, Stash, Compile, Done };
-    bool streaming() const { return cfg_.execution == "streaming"; }   // MeshPlan::streaming
+    bool streaming() const { return cfg_.execution == wl::gpt::Execution::Streaming; }   // MeshPlan::streaming
     void fail(const std::string& why);
     void begin_job(const std::string& kernel, const std::map<std::string, double>& constants);
 

@@ -9,7 +9,7 @@ namespace wl::model {
 
 PlanShape PlanShape::of(const wl::gpt::GPTConfig& cfg, int mesh_w, int mesh_h, uint32_t sram_bytes, bool train) {
     return {cfg.n_layer, cfg.n_head, cfg.n_embd, cfg.block_size, cfg.vocab_size, mesh_w, mesh_h, sram_bytes, train,
-            cfg.execution == "streaming"};
+            cfg.execution == wl::gpt::Execution::Streaming};
 }
 
 static void add_shape(Fnv1a& f, const PlanShape& s) {
@@ -74,7 +74,8 @@ std::string PlanKey::what_changed(const PlanShape& now, SourceHashes& hashes) co
          std::to_string(now.mesh_w) + "x" + std::to_string(now.mesh_h));
     note("SRAM per PE", std::to_string(s.sram_bytes), std::to_string(now.sram_bytes));
     note("planned for", s.train ? "training" : "inference", now.train ? "training" : "inference");
-    note("wafer.execution", s.streaming ? "streaming" : "resident", now.streaming ? "streaming" : "resident");
+    auto execution = [](bool streaming) { return gpt::execution_name(streaming ? gpt::Execution::Streaming : gpt::Execution::Resident); };
+    note("wafer.execution", execution(s.streaming), execution(now.streaming));
     for (const auto& [name, h] : kernels)
         if (hashes(name) != h) r += (r.empty() ? "" : ", ") + name + " edited";
     return r;

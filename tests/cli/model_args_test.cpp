@@ -78,12 +78,12 @@ TEST(CliModelArgs, ExecutionSetsTheConfigsWaferExecution) {
     Args a;
     a.verb = "forward";   // a verb whose --execution stands for wafer.execution (flag_keys)
     a.options["config"] = WAFERLAB_SOURCE_DIR "/models/gpt-nano.yaml";
-    EXPECT_EQ(config_from(a).execution, "resident");
+    EXPECT_EQ(config_from(a).execution, wl::gpt::Execution::Resident);
     a.options["execution"] = "streaming";
-    EXPECT_EQ(config_from(a).execution, "streaming");
+    EXPECT_EQ(config_from(a).execution, wl::gpt::Execution::Streaming);
     wl::gpt::GPTConfig from_checkpoint;
     apply_cli_overrides(a, &from_checkpoint);
-    EXPECT_EQ(from_checkpoint.execution, "streaming");
+    EXPECT_EQ(from_checkpoint.execution, wl::gpt::Execution::Streaming);
     a.options["execution"] = "pipelined";
     try {
         config_from(a);

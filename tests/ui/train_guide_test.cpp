@@ -28,14 +28,15 @@ std::string tiny_config() {   // two layers, so a layer's number is read, not as
 }
 
 // Every (phase, op) one step runs, as train_state() names them unit by unit; each must be explained.
-void every_op_has_words(const std::string& execution) {
+void every_op_has_words(wl::gpt::Execution e) {
+    const std::string execution = wl::gpt::execution_name(e);
     wlui::TrainSession t(kModels);
     wlui::TrainSettings s;
     s.config = tiny_config();
     s.mesh_w = s.mesh_h = 16;
     s.steps = 1;
     s.eval_every = 1000, s.sample_every = 1000;
-    s.execution = execution;
+    s.execution = e;
     ASSERT_TRUE(t.start(s)) << t.error();
     std::set<std::string> seen;
     for (int i = 0; i < 100000 && t.status() != wlui::TrainSession::Status::Done; i++) {
@@ -98,5 +99,5 @@ TEST(TrainGuide, RowWhyAndLoss) {
     EXPECT_NE(g.loss.find("ln 45 = 3.81"), std::string::npos);
 }
 
-TEST(TrainGuide, EveryOpOfAResidentStep) { every_op_has_words("resident"); }
-TEST(TrainGuide, EveryOpOfAStreamedStep) { every_op_has_words("streaming"); }
+TEST(TrainGuide, EveryOpOfAResidentStep) { every_op_has_words(wl::gpt::Execution::Resident); }
+TEST(TrainGuide, EveryOpOfAStreamedStep) { every_op_has_words(wl::gpt::Execution::Streaming); }

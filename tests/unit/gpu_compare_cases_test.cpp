@@ -28,8 +28,8 @@ double sum_stream(const WaferEstimate& e) {
 TEST(GpuCompareCase, StreamingAddsTheStreamTermAtTheWafersIo) {
     const gpt::GPTConfig cfg = nano();
     for (const WaferSpec& w : {emulated_wafer(), wse2()}) {
-        const WaferEstimate res = estimate_wafer(cfg, w, 4, 64, false, 1, {Execution::Resident, 1});
-        const WaferEstimate str = estimate_wafer(cfg, w, 4, 64, false, 1, {Execution::Streaming, 1});
+        const WaferEstimate res = estimate_wafer(cfg, w, 4, 64, false, 1, {wl::gpt::Execution::Resident, 1});
+        const WaferEstimate str = estimate_wafer(cfg, w, 4, 64, false, 1, {wl::gpt::Execution::Streaming, 1});
         EXPECT_FALSE(res.weight_streaming);
         EXPECT_TRUE(str.weight_streaming);
         EXPECT_EQ(sum_stream(res), 0.0);
@@ -51,7 +51,7 @@ TEST(GpuCompareCase, StreamingAddsTheStreamTermAtTheWafersIo) {
 
 TEST(GpuCompareCase, ResidentAskedForAModelThatDoesNotFitSaysSo) {
     const gpt::GPTConfig g2 = shape(12, 12, 768, 1024, 50257);
-    const WaferEstimate e = estimate_wafer(g2, emulated_wafer(), 1, 1024, false, 1, {Execution::Resident, 1});
+    const WaferEstimate e = estimate_wafer(g2, emulated_wafer(), 1, 1024, false, 1, {wl::gpt::Execution::Resident, 1});
     EXPECT_FALSE(e.fits_sram);
     EXPECT_FALSE(e.weight_streaming);
     EXPECT_NE(e.verdict.find("does not fit"), std::string::npos) << e.verdict;

@@ -385,7 +385,7 @@ TEST(CheckSpec, ReadsForwardLogitsAndCyclesAndNamesBadLines) {
     EXPECT_EQ(s.forward.mesh_w, 8);
     EXPECT_EQ(s.forward.mesh_h, 8);
     EXPECT_DOUBLE_EQ(s.forward.sparsity, 0.75);
-    EXPECT_EQ(s.forward.execution, "");
+    EXPECT_FALSE(s.forward.execution);
     EXPECT_TRUE(s.forward.logits_match);
     EXPECT_EQ(s.forward.cycles_below, 350000u);
     EXPECT_EQ(s.cycle_budget, 0u) << "cycles below is the forward's bound, not a host block's budget";
@@ -394,7 +394,7 @@ TEST(CheckSpec, ReadsForwardLogitsAndCyclesAndNamesBadLines) {
     EXPECT_EQ(s.forward.line, 2);
     s = parse_check_spec("logits match\nforward t.yaml kernel matmul.wk execution streaming\n", &errors);
     EXPECT_TRUE(errors.empty());
-    EXPECT_EQ(s.forward.execution, "streaming");
+    EXPECT_EQ(s.forward.execution, wl::gpt::Execution::Streaming);
     EXPECT_TRUE(s.forward.logits_match) << "the order of the lines does not matter";
 
     auto first_error = [](const std::string& text) {

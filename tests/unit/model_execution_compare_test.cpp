@@ -39,8 +39,8 @@ TEST(ExecutionCompare, BothWaysOnOneModelAgreeBitForBit) {
     const ExecutionRun &res = c.resident(), &str = c.streaming();
     ASSERT_TRUE(res.ran) << res.error;
     ASSERT_TRUE(str.ran) << str.error;
-    EXPECT_EQ(res.execution, "resident");
-    EXPECT_EQ(str.execution, "streaming");
+    EXPECT_EQ(res.execution, wl::gpt::Execution::Resident);
+    EXPECT_EQ(str.execution, wl::gpt::Execution::Streaming);
     EXPECT_EQ(c.logits_differ(), 0);
     EXPECT_EQ(res.logits.size(), size_t(12) * size_t(cfg.vocab_size));
     EXPECT_EQ(res.stream_cycles, 0u);
@@ -50,7 +50,7 @@ TEST(ExecutionCompare, BothWaysOnOneModelAgreeBitForBit) {
     EXPECT_EQ(str.compute_cycles() + str.stream_cycles, str.cycles);
     EXPECT_GT(res.pes, 0);
     EXPECT_GT(str.pes, 0);
-    for (const char* execution : {"resident", "streaming"}) {   // each is MeshGPT's own forward on that plan
+    for (wl::gpt::Execution execution : {wl::gpt::Execution::Resident, wl::gpt::Execution::Streaming}) {   // each is MeshGPT's own forward on that plan
         GPTConfig e = cfg;
         e.execution = execution;
         PlanResult r = plan_model(e, 16, 16, kernels());
@@ -58,11 +58,11 @@ TEST(ExecutionCompare, BothWaysOnOneModelAgreeBitForBit) {
         MeshGPT m(r.plan, model);
         std::vector<float> logits;
         ASSERT_TRUE(m.forward(in.data(), int(in.size()), &logits)) << m.error();
-        const ExecutionRun& got = e.execution == "resident" ? res : str;
-        EXPECT_EQ(got.cycles, m.last_cycles()) << execution;
-        EXPECT_EQ(got.stream_cycles, m.last_stream_cycles()) << execution;
-        EXPECT_EQ(got.stream_bytes, m.last_stream_bytes()) << execution;
-        EXPECT_EQ(got.host_bytes, m.last_host_bytes()) << execution;
+        const ExecutionRun& got = e.execution == wl::gpt::Execution::Resident ? res : str;
+        EXPECT_EQ(got.cycles, m.last_cycles()) << wl::gpt::execution_name(execution);
+        EXPECT_EQ(got.stream_cycles, m.last_stream_cycles()) << wl::gpt::execution_name(execution);
+        EXPECT_EQ(got.stream_bytes, m.last_stream_bytes()) << wl::gpt::execution_name(execution);
+        EXPECT_EQ(got.host_bytes, m.last_host_bytes()) << wl::gpt::execution_name(execution);
     }
 }
 

@@ -26,7 +26,7 @@ TEST(FitAdvice, TooSmallAMeshSuggestsTheSmallestLargerOneThatFits) {
     EXPECT_EQ(advice.find("--set train_input.batch_size"), std::string::npos) << advice;
     // Streaming is tried first, and suggested exactly when it fits.
     wl::gpt::GPTConfig streamed = nano();
-    streamed.execution = "streaming";
+    streamed.execution = wl::gpt::Execution::Streaming;
     EXPECT_EQ(advice.find("--set wafer.execution=streaming") != std::string::npos,
               plan_model(streamed, 16, 16, kernels(), kSram, true).ok) << advice;
 }
@@ -37,7 +37,7 @@ TEST(FitAdvice, TrainingTriesWeightStreamingFirst) {
     ASSERT_TRUE(plan_model(cfg, 32, 32, kernels(), kSram, true).too_big);
     const std::string advice = fit_advice(cfg, 32, 32, kernels(), kSram, true);
     EXPECT_EQ(advice.find(". It fits with --set wafer.execution=streaming (weights streamed in layer by layer"), 0u) << advice;
-    cfg.execution = "streaming";
+    cfg.execution = wl::gpt::Execution::Streaming;
     EXPECT_TRUE(plan_model(cfg, 32, 32, kernels(), kSram, true).ok);   // what it says is so
 }
 
@@ -48,7 +48,7 @@ TEST(FitAdvice, InferenceTriesWeightStreamingFirst) {
     const std::string advice = fit_advice(cfg, 16, 16, kernels(), kSram, false);
     EXPECT_EQ(advice.find(". It fits with --set wafer.execution=streaming (weights streamed in layer by layer"), 0u) << advice;
     EXPECT_EQ(advice.find("inference only"), std::string::npos) << advice;
-    cfg.execution = "streaming";
+    cfg.execution = wl::gpt::Execution::Streaming;
     EXPECT_TRUE(plan_model(cfg, 16, 16, kernels(), kSram, false).ok);   // what it says is so
 }
 
@@ -92,7 +92,7 @@ TEST(FitAdvice, WeightsThatFitNoRowResidentAreStreamed) {
     EXPECT_EQ(o->row, 32);   // C = 32: one channel a PE
     EXPECT_GT(o->bytes, kSram);
     wl::gpt::GPTConfig streamed = cfg;
-    streamed.execution = "streaming";
+    streamed.execution = wl::gpt::Execution::Streaming;
     EXPECT_FALSE(weights_never_fit(streamed, kSram, true).has_value());
     const std::string advice = fit_advice(cfg, 32, 64, kernels(), kSram, true);
     EXPECT_EQ(advice.find(". It fits with --set wafer.execution=streaming (weights streamed"), 0u) << advice;
@@ -111,7 +111,7 @@ TEST(FitAdvice, WeightsThatFitNoRowResidentAreStreamed) {
     EXPECT_TRUE(weights_never_fit(small, kSram, true).has_value());
     EXPECT_FALSE(weights_never_fit(small, kSram, false).has_value());   // tiers
     wl::gpt::GPTConfig small_streamed = small;
-    small_streamed.execution = "streaming";
+    small_streamed.execution = wl::gpt::Execution::Streaming;
     EXPECT_FALSE(weights_never_fit(small_streamed, kSram, true).has_value());
     // Models that fit somewhere are not refused by it.
     EXPECT_FALSE(weights_never_fit(nano(), kSram, true).has_value());

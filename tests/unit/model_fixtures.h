@@ -41,7 +41,7 @@ inline gpt::GPTConfig config(int layers, int heads, int embd, int block, int voc
 inline gpt::GPTConfig nano() { return config(3, 4, 64, 64, 65); }   // models/gpt-nano.cfg with a 65-character vocabulary
 
 inline gpt::GPTConfig streaming(gpt::GPTConfig c) {   // the same model, its weights streamed (docs/weight-streaming.md)
-    c.execution = "streaming";
+    c.execution = wl::gpt::Execution::Streaming;
     return c;
 }
 

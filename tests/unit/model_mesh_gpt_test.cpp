@@ -169,7 +169,7 @@ TEST(MeshGpt, ThePlanKeepsEveryOpOnItsOwnPes) {
 // add up to the whole machine's, so nothing a run moved fell outside its box.
 TEST(MeshGpt, EachOpsCountsAreTheWholeMachines) {
     wl::gpt::GPTConfig streamed = config(2, 2, 32, 16, 23);
-    streamed.execution = "streaming";
+    streamed.execution = wl::gpt::Execution::Streaming;
     const struct {
         GPTConfig cfg;
         int w, h;
