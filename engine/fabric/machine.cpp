@@ -646,7 +646,7 @@ void Machine::route_phase_t() {
             continue;
         }
         const unsigned d = f >> 25 & 3, op = d ^ 1;   // opposite(): N<->S, E<->W
-        const unsigned j = i + unsigned(net_.step(int(d)));
+        const unsigned j = i + unsigned(net_.step(d));
         Router& n = R[j];
         n.refresh(now);
         PortQueue& N = *reinterpret_cast<PortQueue*>(reinterpret_cast<char*>(&n.q[0][0]) + (f >> 11 & 0x7ff));
@@ -767,12 +767,12 @@ __attribute__((noinline)) void Machine::route_general(int i) {
             } else if (EdgeDrain* e = net_.leaves_by(i, d, c)) {   // out of the mesh, to the host
                 e->leave(now, w, ctrl);
             } else {
-                const int j = net_.neighbour(i, d), op = opposite(Port(d));
+                const int j = net_.neighbour(i, unsigned(d)), op = opposite(Port(d));
+                Router& n = net_[size_t(j)];
                 if (!net_.accepts(j, op, c)) {
                     refuse(j, op, c);
                     continue;
                 }
-                Router& n = net_[size_t(j)];
                 n.push(op, c, w, ctrl);
                 if (n.listed != now + 2) {   // on next cycle's list
                     n.listed = now + 2;
@@ -783,7 +783,7 @@ __attribute__((noinline)) void Machine::route_general(int i) {
         r.stats.out_colour[c]++;
         used |= tx;
         ++progress_;
-        if (ctrl) net_.advance_switch(i, c);   // a control wavelet advances this colour's switch
+        if (ctrl && r.npos[c] > 1) net_.advance_switch(i, c);   // a control wavelet advances this colour's switch
         if (trace_.on()) trace_.add({now, uint16_t(i % cfg_.w), uint16_t(i / cfg_.w), TraceKind::Hop, uint8_t(c), uint8_t(p), uint8_t(tx), -1, w});
     }
     relist(r, i, now, ramp_popped);

@@ -71,8 +71,8 @@ public:
     void advance_switch(int i, int colour);    // a control wavelet left router i on colour: its next switch position
 
     // [SECTION] where a wavelet goes
-    int step(int port) const { return step_[port]; }              // PE index step to the neighbour across N, S, E or W
-    int neighbour(int i, int port) const { return i + step_[port]; }
+    int step(unsigned port) const { return step_[port]; }         // PE index step to the neighbour across N, S, E or W
+    int neighbour(int i, unsigned port) const { return i + step_[port]; }
     bool off_mesh(int i, int port) const;                         // port (N..W) of router i faces off the mesh
     bool accepts(int i, int port, int colour) const { return routers_[size_t(i)].rx_any[colour] >> port & 1; }
     // The open outbound link that a wavelet on colour leaving router i by port enters, or null (a neighbour's).
