@@ -8,6 +8,11 @@
 // Only active routers and CEs are visited; when nothing is active the clock
 // jumps to the next timer (a CE busy with a long vector op). No globals: many
 // machines may live in one process. A Machine copy is a snapshot.
+//
+// What both run modes step (the network of routers and links, the cores, SRAM
+// and programs, the clock and the fault) is MachineState (machine_state.h),
+// this class's base; fast mode (fast_mode.h) steps it too, and a wavelet goes
+// where the network says in either mode (network.h).
 #pragma once
 #include "engine/fabric/machine_state.h"
 #include "engine/fabric/mesh.h"

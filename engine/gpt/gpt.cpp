@@ -139,7 +139,7 @@ std::string GPT::first_nonfinite() const {
         {"residual3", {acts.residual3, C}}};
     for (int l = 0; l < L; l++)
         for (const auto& [name, t] : layer)
-            if (bad(t.first + size_t(l) * BT * t.second, BT * t.second)) return "l" + std::to_string(l) + "." + name;
+            if (bad(t.first + size_t(l) * BT * t.second, BT * t.second)) return layer_unit_name(l, name);
     if (bad(acts.lnf, BT * C)) return "lnf";
     if (bad(acts.logits, BT * V)) return "logits";
     if (mean_loss != -1.0f && bad(acts.losses, BT)) return "losses";
