@@ -106,6 +106,39 @@ TEST(FabricErrors, NoTaskForADeliveredColour) {
     EXPECT_NE(r2.fault.message.find("no program"), std::string::npos);
 }
 
+// Both modes ask the one network where a wavelet goes (network.h), so a wavelet no route accepts,
+// and one delivered to a CE with nothing to read it, fault alike: the same kind, place and words.
+TEST(FabricErrors, TheNetworksFaultsAreTheSameInBothModes) {
+    auto run = [](RunMode mode, bool reader_route) {
+        ProgramBuilder s("sender");
+        s.func("main", 2, 0, true).li(0, 1).send(0, 2).ret();
+        ProgramBuilder idle("idle");
+        idle.func("main", 1, 0, true).ret();
+        Host h(MachineConfig{.w = 3, .h = 1});
+        EXPECT_FALSE(h.machine().set_mode(mode));
+        EXPECT_FALSE(h.load(s.finish(), {0, 0, 1, 1}));
+        EXPECT_FALSE(h.load(idle.finish(), {1, 0, 1, 1}));
+        EXPECT_FALSE(h.route(0, 0, 2, Route::of(kR, kE)));
+        if (reader_route) {
+            EXPECT_FALSE(h.route(1, 0, 2, Route::of(kW, kR)));
+        }   // else (1,0) takes nothing on colour 2
+        EXPECT_FALSE(h.launch({0, 0, 1, 1}, "main"));
+        return h.run_until_quiescent(1000).fault;
+    };
+    for (bool reader_route : {false, true}) {
+        const Fault cycle = run(RunMode::Cycle, reader_route), fast = run(RunMode::Fast, reader_route);
+        EXPECT_EQ(cycle.kind, reader_route ? FaultKind::NoTask : FaultKind::NoRoute) << cycle.to_string();
+        EXPECT_EQ(fast.kind, cycle.kind) << fast.to_string();
+        EXPECT_EQ(fast.x, 1);
+        EXPECT_EQ(cycle.x, 1);
+        EXPECT_EQ(fast.colour, cycle.colour);
+        EXPECT_EQ(fast.message, cycle.message);
+        if (!reader_route) {
+            EXPECT_EQ(cycle.message, Network::refused(2, kWest));
+        }
+    }
+}
+
 TEST(FabricErrors, InvalidRoutes) {
     Host h(MachineConfig{.w = 2, .h = 2});
     Fault f = h.route(0, 0, 6, Route::of(kR, kW));   // off the west edge
