@@ -70,7 +70,7 @@ public:
     size_t queued(int pe, int colour) const { return ceq_[size_t(pe) * kColours + size_t(colour)].size(); }
     size_t held(int pe, int port, int colour) const;       // wavelets waiting at a router for a switch position
     bool holds_any() const { return !held_.empty(); }
-    void forget_paths(MachineState& m);                         // a route or a program changed
+    void forget_paths(MachineState& m);                    // a route or a program changed
     void forget_nest_map(int pe) { nest_maps_.forget(pe); }   // a program or its constants were placed there
     size_t queued_at(int pe) const { return pe_queued_[size_t(pe)]; }   // over all colours
     uint64_t busy_until() const { return end_time_; }
@@ -96,7 +96,7 @@ private:
     };
 
     void wake(MachineState& m, int pe, int colour, uint64_t at);   // a wavelet at `at` joined the PE's queue of `colour`
-    bool flush_starved(MachineState& m);        // every PE woken late takes what it has; false if there were none
+    bool flush_starved(MachineState& m);   // every PE woken late takes what it has; false if there were none
     uint64_t horizon() const;              // no wavelet not yet sent can be visible before this cycle
     // A PE runs at most this many cycles ahead of the PE furthest behind, so what it sends waits in
     // queues (unbounded here) for no longer than that: memory stays near cycle mode's.
