@@ -310,8 +310,22 @@ private:
                 return false;
         return true;
     }
+    // A hash of the live state same_state compares (and of L): most maps a lookup passes over differ
+    // in it, so their registers and DSDs are not compared one by one.
+    uint64_t state_key(const FmacsLoop& L, const uint32_t* R) const {
+        uint64_t h = uint64_t(reinterpret_cast<uintptr_t>(&L));
+        auto mix = [&h](uint64_t v) { h = (h ^ v) * 0x9E3779B97F4A7C15ull; };
+        for (uint64_t m = state_regs(L.nest); m; m &= m - 1) mix(R[__builtin_ctzll(m)]);
+        for (uint32_t m = L.nest.state_dsds; m; m &= m - 1) {
+            const Dsd& d = ce.dsd[__builtin_ctz(m)];
+            mix(uint64_t(d.base) << 32 | d.length);
+            mix(uint64_t(uint8_t(d.kind)) << 24 | uint64_t(d.colour) << 16 | uint16_t(d.stride));
+        }
+        return h;
+    }
     // M's state becomes the live state, for loop L.
-    void keep_state(NestMap& M, const FmacsLoop& L, const uint32_t* R) const {
+    void keep_state(NestMap& M, const FmacsLoop& L, const uint32_t* R, uint64_t key) const {
+        M.key = key;
         for (uint64_t m = state_regs(L.nest); m; m &= m - 1) M.regs[__builtin_ctzll(m)] = R[__builtin_ctzll(m)];
         for (uint32_t m = L.nest.state_dsds; m; m &= m - 1) M.dsd[__builtin_ctz(m)] = ce.dsd[__builtin_ctz(m)];
         M.loop = &L;
@@ -392,8 +406,9 @@ private:
         if (fm->e | ce.ut_busy) return r;
         const FmacsNest& W = L.nest;
         bool fresh = false;
-        NestMap& M = cx.port.nest_map([&](const NestMap& m) { return same_state(m, L, R); }, &fresh);
-        if (fresh) keep_state(M, L, R), work_out(M, L, c, R);
+        const uint64_t key = state_key(L, R);
+        NestMap& M = cx.port.nest_map([&](const NestMap& m) { return m.key == key && same_state(m, L, R); }, &fresh);
+        if (fresh) keep_state(M, L, R, key), work_out(M, L, c, R);
         if (!M.alike) return r;
         const NestEntry &e0 = M.e0, &e1 = M.e1;
         const uint64_t trips = M.trips;

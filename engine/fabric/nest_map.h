@@ -31,6 +31,7 @@ struct NestMap {
     // writes (FmacsNest::state_regs, state_dsds), at their places in the frame and the DSD file.
     // The PE's constants and place stay until a load, which forgets the map (FastMode::forget_nest_map).
     const FmacsLoop* loop = nullptr;
+    uint64_t key = 0;      // a hash of that state (FmacsLoopExec::state_key): a lookup compares it first
     uint32_t regs[kRegs];
     Dsd dsd[kDsdRegs];
     // The map: whether two passes from that state are alike (else no pass runs at once from it),
