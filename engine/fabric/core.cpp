@@ -170,7 +170,7 @@ struct CycleCore : CoreExec<CyclePort> {
 void Machine::core_step(int i) {
     Core& ce = cores_[i];
     CyclePort port{*this, i, net_[size_t(i)], ce, now_};
-    CycleCore(port, ce, sram_.get() + size_t(i) * cfg_.sram_bytes, cfg_.sram_bytes, ce.prog >= 0 ? &progs_[ce.prog] : nullptr,
+    CycleCore(port, ce, sram_at(i), cfg_.sram_bytes, ce.prog >= 0 ? &progs_[ce.prog] : nullptr,
               cfg_.task_pick_cycles, cfg_.simd_fp32, now_)
         .step();
 }

@@ -371,7 +371,7 @@ void FastMode::run_pe(MachineState& m, int i, uint64_t end) {
     if (ce.prog < 0) return;
     m.core_steps_++;
     FastPort port{*this, m, i, ce};
-    FastCore x(port, ce, m.sram_.get() + size_t(i) * m.cfg_.sram_bytes, m.cfg_.sram_bytes, &m.progs_[size_t(ce.prog)],
+    FastCore x(port, ce, m.sram_at(i), m.cfg_.sram_bytes, &m.progs_[size_t(ce.prog)],
                m.cfg_.task_pick_cycles, m.cfg_.simd_fp32, pe_[size_t(i)]);
     running_ = i;
     ran_ = true;

@@ -276,7 +276,7 @@ void Machine::place(int pi, Rect r, const std::vector<uint32_t>& consts) {
             if (fast_) fast_->forget_nest_map(i);   // its map read the constants and place
             c.tasks_active = 0;
             c.tasks_blocked = blocked;
-            uint8_t* mem = sram_.get() + size_t(i) * cfg_.sram_bytes;
+            uint8_t* mem = sram_at(i);
             for (const InitData& d : p->init) {
                 std::memcpy(mem + d.offset, d.words.data(), d.words.size() * 4);
                 c.sram_used = std::max<uint32_t>(c.sram_used, d.offset + uint32_t(d.words.size() * 4));
@@ -289,17 +289,17 @@ void Machine::place(int pi, Rect r, const std::vector<uint32_t>& consts) {
 uint8_t* Machine::sram(int x, int y) {
     if (!mesh().contains(x, y) || !sram_) return nullptr;
     cores_[size_t(idx(x, y))].sram_used = cfg_.sram_bytes;   // the caller may write anywhere
-    return sram_.get() + size_t(idx(x, y)) * cfg_.sram_bytes;
+    return sram_at(idx(x, y));
 }
 const uint8_t* Machine::sram(int x, int y) const {
-    return mesh().contains(x, y) && sram_ ? sram_.get() + size_t(idx(x, y)) * cfg_.sram_bytes : nullptr;
+    return mesh().contains(x, y) && sram_ ? sram_at(idx(x, y)) : nullptr;
 }
 
 Fault Machine::write(int x, int y, uint32_t offset, const void* src, size_t bytes) {
     if (!mesh().contains(x, y) || !sram_) return host_error(x, y, "write: PE outside the mesh");
     if (uint64_t(offset) + bytes > cfg_.sram_bytes) return host_error(x, y, "write: beyond SRAM");
     Core& c = cores_[size_t(idx(x, y))];
-    std::memcpy(sram_.get() + size_t(idx(x, y)) * cfg_.sram_bytes + offset, src, bytes);
+    std::memcpy(sram_at(idx(x, y)) + offset, src, bytes);
     c.sram_used = std::max<uint32_t>(c.sram_used, offset + uint32_t(bytes));
     return {};
 }

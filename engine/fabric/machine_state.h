@@ -57,7 +57,8 @@ struct MachineState {
 
     int idx(int x, int y) const { return y * cfg_.w + x; }
     bool owns(int i) const { return i >= own0_ && i < own1_; }   // only the host's calls wake another band's PEs: they ask
-    uint8_t* sram_at(int i) { return sram_.get() + size_t(i) * cfg_.sram_bytes; }
+    uint8_t* sram_at(int i) { return sram_.get() + size_t(i) * cfg_.sram_bytes; }   // PE i's SRAM
+    const uint8_t* sram_at(int i) const { return sram_.get() + size_t(i) * cfg_.sram_bytes; }
 
     // The run's fault, if it is the first: the earliest cycle's, then the lowest PE index, so the
     // order PEs are visited in never decides. pc >= 0 names the kernel's line.

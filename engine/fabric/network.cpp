@@ -3,12 +3,9 @@
 
 #include "engine/fabric/core.h"   // kNever
 
-#include <cstring>
-
 namespace wl {
 
-Network::Network(Mesh m) : mesh_(m), routers_(size_t(m.size())) {
-    for (Router& r : routers_) std::memset(static_cast<void*>(&r), 0, sizeof(Router));
+Network::Network(Mesh m) : mesh_(m), routers_(size_t(m.size())) {   // value-initialised: every byte 0
     step_[kNorth] = -m.w, step_[kSouth] = m.w, step_[kEast] = 1, step_[kWest] = -1;
 }
 

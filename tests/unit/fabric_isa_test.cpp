@@ -205,7 +205,9 @@ TEST(Isa, KindsAndRegisterColumnsAgreeWithTheOps) {
     for (int k = 0; k < op_count(); ++k) {
         const Op op = Op(k);
         EXPECT_EQ(op_kind(op) == OpKind::Vector, op_is_vector(op)) << op_info(op).mnemonic;
-        if (op_kind(op) == OpKind::Straight) EXPECT_FALSE(op_reads(op) & op_regs::Args);
+        if (op_kind(op) == OpKind::Straight) {
+            EXPECT_FALSE(op_reads(op) & op_regs::Args) << op_info(op).mnemonic;
+        }
     }
     Instr in;
     in.op = Op::IADD, in.a = 1, in.b = 2, in.c = 3;
