@@ -56,8 +56,8 @@ struct FastPort {
     void ramp_sent(size_t n) { m.net_[size_t(i)].stats.in[kRamp] += n; }   // n wavelets up the ramp
     void timer(uint64_t) {}                 // the driver runs on; it needs no wake-ups
     template <class Same>
-    NestMap& nest_map(Same same, bool* fresh) {   // this PE's for which same() holds, or one to work out (nest_map.h)
-        return f.nest_maps_.find(i, f.pe_.size(), same, fresh);
+    NestMap& nest_map(uint64_t key, Same same, bool* fresh) {   // this PE's for which same() holds, or one to work out (nest_map.h)
+        return f.nest_maps_.find(i, f.pe_.size(), key, same, fresh);
     }
     void fault(FaultKind k, int colour, int task, int32_t pc, std::string msg) {
         const bool first = !m.fault_;

@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <climits>
 #include <cstddef>
+#include <cstdlib>
 #include <cstring>
 
 namespace wl {
@@ -299,36 +300,19 @@ private:
         for (uint32_t k = 0; k < W.ndsd; ++k) std::memcpy(static_cast<void*>(&ce.dsd[W.dsd[k]]), P.w + W.nreg + 3 * k, 12);
     }
 
-    // Whether M was worked out for loop L from the live state (nest_map.h).
-    bool same_state(const NestMap& M, const FmacsLoop& L, const uint32_t* R) const {
-        if (M.loop != &L) return false;
-        const FmacsNest& N = L.nest;
-        for (uint64_t m = state_regs(N); m; m &= m - 1)
-            if (M.regs[__builtin_ctzll(m)] != R[__builtin_ctzll(m)]) return false;
-        for (uint32_t m = N.state_dsds; m; m &= m - 1)
-            if (std::memcmp(static_cast<const void*>(&M.dsd[__builtin_ctz(m)]), static_cast<const void*>(&ce.dsd[__builtin_ctz(m)]), sizeof(Dsd)))
-                return false;
-        return true;
+    // The live state a map of loop L depends on, packed as NestMap::state keeps it; returns its words.
+    uint32_t pack_state(const FmacsLoop& L, const uint32_t* R, uint32_t* w) const {
+        uint32_t k = 0;
+        for (uint64_t m = state_regs(L.nest); m; m &= m - 1) w[k++] = R[__builtin_ctzll(m)];
+        for (uint32_t m = L.nest.state_dsds; m; m &= m - 1, k += 3) std::memcpy(w + k, static_cast<const void*>(&ce.dsd[__builtin_ctz(m)]), 12);
+        return k;
     }
-    // A hash of the live state same_state compares (and of L): most maps a lookup passes over differ
-    // in it, so their registers and DSDs are not compared one by one.
-    uint64_t state_key(const FmacsLoop& L, const uint32_t* R) const {
+    // A hash of a packed state and its loop: a lookup compares it first, so most maps it passes
+    // over are not read at all (nest_map.h).
+    static uint64_t state_key(const FmacsLoop& L, const uint32_t* w, uint32_t nw) {
         uint64_t h = uint64_t(reinterpret_cast<uintptr_t>(&L));
-        auto mix = [&h](uint64_t v) { h = (h ^ v) * 0x9E3779B97F4A7C15ull; };
-        for (uint64_t m = state_regs(L.nest); m; m &= m - 1) mix(R[__builtin_ctzll(m)]);
-        for (uint32_t m = L.nest.state_dsds; m; m &= m - 1) {
-            const Dsd& d = ce.dsd[__builtin_ctz(m)];
-            mix(uint64_t(d.base) << 32 | d.length);
-            mix(uint64_t(uint8_t(d.kind)) << 24 | uint64_t(d.colour) << 16 | uint16_t(d.stride));
-        }
+        for (uint32_t k = 0; k < nw; ++k) h = (h ^ w[k]) * 0x9E3779B97F4A7C15ull;
         return h;
-    }
-    // M's state becomes the live state, for loop L.
-    void keep_state(NestMap& M, const FmacsLoop& L, const uint32_t* R, uint64_t key) const {
-        M.key = key;
-        for (uint64_t m = state_regs(L.nest); m; m &= m - 1) M.regs[__builtin_ctzll(m)] = R[__builtin_ctzll(m)];
-        for (uint32_t m = L.nest.state_dsds; m; m &= m - 1) M.dsd[__builtin_ctz(m)] = ce.dsd[__builtin_ctz(m)];
-        M.loop = &L;
     }
     uint64_t state_regs(const FmacsNest& N) const {   // no instruction names one past the frame (validate_program)
         const uint32_t nregs = lp->prog->functions[ce.fn].nregs;
@@ -406,9 +390,15 @@ private:
         if (fm->e | ce.ut_busy) return r;
         const FmacsNest& W = L.nest;
         bool fresh = false;
-        const uint64_t key = state_key(L, R);
-        NestMap& M = cx.port.nest_map([&](const NestMap& m) { return m.key == key && same_state(m, L, R); }, &fresh);
-        if (fresh) keep_state(M, L, R, key), work_out(M, L, c, R);
+        uint32_t w[kMaxNestState];
+        const uint32_t nw = pack_state(L, R, w);
+        NestMap& M = cx.port.nest_map(
+            state_key(L, w, nw), [&](const NestMap& m) { return m.loop == &L && m.nstate == nw && !std::memcmp(m.state, w, 4 * nw); }, &fresh);
+        if (fresh) {
+            M.loop = &L, M.nstate = nw;
+            std::memcpy(M.state, w, 4 * nw);
+            work_out(M, L, c, R);
+        }
         if (!M.alike) return r;
         const NestEntry &e0 = M.e0, &e1 = M.e1;
         const uint64_t trips = M.trips;
@@ -445,9 +435,19 @@ private:
         const uint32_t pa = a1.base - a0.base, pd = d1.base - d0.base, pb = b1.base - b0.base, pv = v1 - v0;
         const uint64_t loads = ld ? trips - 1 : 0;
         uint32_t sbits = R[fm->d];
+        // The tile moves within a pass and every pass takes the same tiles (a GPT matmul's rounds: row j's
+        // sum, kk after kk): apart, each tile's fmacs run in the same order with the loops swapped, a
+        // tile in registers across the passes (its scalars pv apart, a tile's first cp from the one before).
+        const bool swapped = register_tile(n) && a0.base == d0.base && a1.base == d1.base && sa == sd && d0.base == d1.base &&
+                             uint32_t(std::abs(int64_t(int32_t(sd)))) >= tile && apart_from_tiles(blo, bhi + tile) &&
+                             (!ld || apart_from_tiles(llo, lhi + 4));
         if (in_registers) {   // every pass's addresses lie in SRAM: they step by a signed pass step
             sbits = fmacs_tile_passes({mem + d0.base, mem + b0.base, ld ? mem + v0 : nullptr, int32_t(pd), int32_t(pb), int32_t(pv), int32_t(sb),
                                        int32_t(cp), passes, trips, loads, ld != nullptr, n},
+                                      sbits);
+        } else if (swapped) {
+            sbits = fmacs_tile_passes({mem + d0.base, mem + b0.base, ld ? mem + v0 : nullptr, int32_t(sd), int32_t(sb), int32_t(cp), int32_t(pb),
+                                       int32_t(pv), trips, passes, ld ? passes - 1 : 0, ld != nullptr, n},
                                       sbits);
         } else {
             for (uint32_t q = 0; q < uint32_t(passes); ++q) {

@@ -26,27 +26,32 @@ struct NestEntry {
     uint32_t sa, sd, sb, vi, vn, vp, outer_a, outer_b;
 };
 
+// The state a map was worked out from, packed: the registers of FmacsNest::state_regs in index
+// order, then the DSDs of state_dsds, three words each (FmacsLoopExec::pack_state).
+constexpr uint32_t kMaxNestState = kRegs + 3 * kDsdRegs;
+
 struct NestMap {
-    // The state it was worked out from: the loop, and the registers and DSDs its pass reads or
-    // writes (FmacsNest::state_regs, state_dsds), at their places in the frame and the DSD file.
-    // The PE's constants and place stay until a load, which forgets the map (FastMode::forget_nest_map).
+    // The loop, and its state: the registers and DSDs its pass reads or writes. The PE's constants
+    // and place stay until a load, which forgets the map (FastMode::forget_nest_map).
     const FmacsLoop* loop = nullptr;
-    uint64_t key = 0;      // a hash of that state (FmacsLoopExec::state_key): a lookup compares it first
-    uint32_t regs[kRegs];
-    Dsd dsd[kDsdRegs];
+    uint32_t nstate = 0;
     // The map: whether two passes from that state are alike (else no pass runs at once from it),
-    // and then what a pass adds to the words it writes, the two passes' entries and their inner
-    // loops' trip count.
+    // and then the two passes' entries, their inner loops' trip count and what a pass adds to the
+    // words it writes.
     bool alike = false;
-    NestPoint d;
-    NestEntry e0, e1;
     uint64_t trips = 0;
+    NestEntry e0, e1;
+    NestPoint d;
+    uint32_t state[kMaxNestState];   // its first nstate words: a lookup reads them in a line or two
 };
 
-// A PE's maps, one for each state it entered a nest from (up to NestMaps::kPerPe). A forward
-// enters its nests from the same few states each time, in the same order (a gpt-nano matmul PE
-// from about 8, one a round of its outer loop), so the next state's map is found, not worked out.
+// A PE's maps, one for each state it entered a nest from (up to NestMaps::kPerPe), and a hash of
+// each one's state (FmacsLoopExec::state_key) kept apart, so a lookup passes over the hashes, not
+// the maps. A forward enters its nests from the same few states each time, in the same order (a
+// gpt-nano matmul PE from about 8, one a round of its outer loop), so the next state's map is
+// found, not worked out.
 struct PeNestMaps {
+    std::vector<uint64_t> key;
     std::vector<NestMap> map;
     uint32_t last = 0;     // the map found or made last: looked at first, then the ones after it
     uint32_t victim = 0;   // the next to be made over once the PE may keep no more
@@ -63,21 +68,24 @@ struct NestMaps {
     NestMaps(const NestMaps&) {}
     NestMaps& operator=(const NestMaps&) { return pe.clear(), kept = 0, *this; }
 
-    // PE i's map for which same(map) holds; else a map to work out (*fresh set).
+    // PE i's map whose state hashes to key and for which same(map) holds; else a map to work out
+    // for that key (*fresh set).
     template <class Same>
-    NestMap& find(int i, size_t pes, Same same, bool* fresh) {
+    NestMap& find(int i, size_t pes, uint64_t key, Same same, bool* fresh) {
         if (pe.empty()) pe.resize(pes);
         PeNestMaps& p = pe[size_t(i)];
         const uint32_t n = uint32_t(p.map.size());
         for (uint32_t k = 0, j = p.last; k < n; ++k, j = j + 1 == n ? 0 : j + 1)
-            if (same(p.map[j])) return *fresh = false, p.last = j, p.map[j];
+            if (p.key[j] == key && same(p.map[j])) return *fresh = false, p.last = j, p.map[j];
         *fresh = true;
         if (n == 0 || (n < kPerPe && kept < kKept)) {
             p.map.emplace_back();
+            p.key.push_back(key);
             ++kept;
             p.last = n;
         } else {
             p.last = p.victim;
+            p.key[p.last] = key;
             p.victim = p.victim + 1 == n ? 0 : p.victim + 1;
         }
         return p.map[p.last];

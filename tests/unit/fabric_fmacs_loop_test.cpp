@@ -271,6 +271,15 @@ TEST(FastModeFmacsLoop, NestsMatchCycleMode) {
     const NestCase cases[] = {
         {"SUMMA's shape, tile in registers", nest_kernel(12, 16, "fmacs(mem(C, j * 16, 16), mem(C, j * 16, 16), mem(A, l * 16, 16), x[j * 16 + l]);"), 2, false},
         {"the tile moves in the inner loop", nest_kernel(9, 5, "fmacs(mem(D, j * 4 + l * 8, 8), mem(C, j * 4, 8), mem(A, l * 8, 8), x[j + l]);"), 2, false},
+        // A GPT matmul's rounds: the tile moves in the inner loop and every pass takes the same
+        // tiles, so the loops run swapped, a tile in registers across the passes; not where the
+        // tiles overlap each other, or meet the fmacs's source or the scalars.
+        {"the same moving tiles each pass", nest_kernel(6, 12, "fmacs(mem(C, l * 16, 16), mem(C, l * 16, 16), mem(A, j * 16, 16), x[l * 8 + j]);"), 2, false},
+        {"the same moving tiles each pass, apart, tile 8", nest_kernel(7, 9, "fmacs(mem(C, l * 20 + 4, 8), mem(C, l * 20 + 4, 8), mem(A, j * 8, 8), x[l * 7 + j]);"), 2, false},
+        {"the same moving tiles, overlapping", nest_kernel(6, 12, "fmacs(mem(C, l * 8, 16), mem(C, l * 8, 16), mem(A, j * 16, 16), x[l * 8 + j]);"), 2, false},
+        {"the same moving tiles, a source that meets them", nest_kernel(6, 12, "fmacs(mem(C, l * 16, 16), mem(C, l * 16, 16), mem(C, 160 + j * 4, 16), x[l * 8 + j]);"), 2, false},
+        {"the same moving tiles, scalars read from them", nest_kernel(6, 12, "fmacs(mem(C, l * 16, 16), mem(C, l * 16, 16), mem(A, j * 16, 16), C[l * 8 + j + 3]);"), 2, false},
+        {"the same moving tiles, ld leaves SRAM in pass 4", nest_kernel(6, 12, "fmacs(mem(C, l * 16, 16), mem(C, l * 16, 16), mem(A, j * 16, 16), x[j * 3000 + l]);"), 2, true},
         {"odd trips, tile 6", nest_kernel(7, 3, "fmacs(mem(C, j * 6, 6), mem(C, j * 6, 6), mem(A, l * 6 + j, 6), x[l * 3 + j]);"), 2, false},
         {"the scalar read from the pass's own tile", nest_kernel(10, 4, "fmacs(mem(C, j * 16, 16), mem(C, j * 16, 16), mem(A, l * 16, 16), C[j * 16 + l + 3]);"), 2, false},
         {"fmacs leaves SRAM in pass 6", nest_kernel(12, 4, "fmacs(mem(C, 0, 16), mem(C, 0, 16), mem(A, j * 2000 + l * 16, 16), x[l]);"), 2, true},
