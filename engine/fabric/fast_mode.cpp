@@ -373,6 +373,7 @@ void FastMode::run_pe(MachineState& m, int i, uint64_t end) {
     FastPort port{*this, m, i, ce};
     FastCore x(port, ce, m.sram_at(i), m.cfg_.sram_bytes, &m.progs_[size_t(ce.prog)],
                m.cfg_.task_pick_cycles, m.cfg_.simd_fp32, pe_[size_t(i)]);
+    nest_maps_.prefetch(i);
     running_ = i;
     ran_ = true;
     pe_[size_t(i)].wait_n = 0;

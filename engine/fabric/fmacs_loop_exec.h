@@ -386,20 +386,33 @@ private:
     // stop, and whose every address lies in SRAM run their fmacs back to back, and the registers,
     // DSDs, time, count and statistics move that many passes on. Else nothing changes.
     __attribute__((noinline)) LoopRun run_affine_passes(const FmacsLoop& L, const NestCode& c, LoopRun r, uint64_t stop, uint32_t* const R) {
-        const Instr *const fm = c.fm, *const ld = c.ld;
-        if (fm->e | ce.ut_busy) return r;
-        const FmacsNest& W = L.nest;
+        if (c.fm->e | ce.ut_busy) return r;
         bool fresh = false;
-        uint32_t w[kMaxNestState];
+        uint32_t w[kRegs + 3 * kDsdRegs];
         const uint32_t nw = pack_state(L, R, w);
-        NestMap& M = cx.port.nest_map(
-            state_key(L, w, nw), [&](const NestMap& m) { return m.loop == &L && m.nstate == nw && !std::memcmp(m.state, w, 4 * nw); }, &fresh);
+        if (nw > kMaxNestState) {   // too much state to keep: worked out for this entry alone
+            NestMap once;
+            work_out(once, L, c, R);
+            return once.alike ? run_passes(once, L, c, r, stop, R) : r;
+        }
+        auto same = [&](const NestMap& m) {   // a loop, not memcmp's call: the states are a few words
+            if (m.loop != &L || m.nstate != nw) return false;
+            uint32_t diff = 0;
+            for (uint32_t k = 0; k < nw; ++k) diff |= m.state[k] ^ w[k];
+            return diff == 0;
+        };
+        NestMap& M = cx.port.nest_map(state_key(L, w, nw), same, &fresh);
         if (fresh) {
             M.loop = &L, M.nstate = nw;
             std::memcpy(M.state, w, 4 * nw);
             work_out(M, L, c, R);
         }
-        if (!M.alike) return r;
+        return M.alike ? run_passes(M, L, c, r, stop, R) : r;
+    }
+    // The passes of run_affine_passes from map M (M.alike).
+    LoopRun run_passes(const NestMap& M, const FmacsLoop& L, const NestCode& c, LoopRun r, uint64_t stop, uint32_t* const R) {
+        const Instr *const fm = c.fm, *const ld = c.ld;
+        const FmacsNest& W = L.nest;
         const NestEntry &e0 = M.e0, &e1 = M.e1;
         const uint64_t trips = M.trips;
         const Dsd &a0 = e0.a, &d0 = e0.d, &b0 = e0.b, &a1 = e1.a, &d1 = e1.d, &b1 = e1.b;

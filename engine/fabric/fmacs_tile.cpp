@@ -1,6 +1,7 @@
 // fmacs_tile.cpp: fmacs_tile_passes and fmacs_moving_tile (fmacs_tile.h) in the vectors of the
 // SIMD level the CPU has (engine/core/simd.h): SSE2's four lanes (WebAssembly's SIMD128 too),
-// AVX2's eight, or AVX-512's sixteen, the widest of which the tile is whole vectors. Each element
+// AVX2's eight, or AVX-512's sixteen, the widest of which the tile is whole vectors (a register
+// tile's last n % 4 floats in scalars). Each element
 // is vector_ops.h's fmacs_elem, a multiply then an add, each rounded (no fused multiply-add:
 // -ffp-contract=off keeps them apart), so every width gives the same bits. On the wide vectors
 // it is written out: a wide vector passed or returned by value changes the ABI by target, and a
@@ -45,6 +46,29 @@ __attribute__((always_inline)) inline uint32_t tile_passes(const TilePasses& p, 
             if (k < p.loads) std::memcpy(&sbits, x, 4), x += p.xstep;
         }
         for (int v = 0; v < kVecs; ++v) std::memcpy(d + v * kBytes, &c[v], kBytes);
+    }
+    return sbits;
+}
+
+// A tile's last R < 4 floats (p.n = R here), in scalars: the same passes, runs and scalars.
+template <int R>
+uint32_t tail_passes(const TilePasses& p, uint32_t sbits) {
+    uint8_t* d = p.d;
+    const uint8_t *y0 = p.y, *xq = p.x;
+    for (uint64_t q = 0; q < p.passes; ++q, d += p.dpass, y0 += p.ypass, xq += p.xpass) {
+        const uint8_t* y = y0;
+        const uint8_t* x = xq;
+        if (p.lead_load) std::memcpy(&sbits, x, 4), x += p.xstep;
+        float c[R];
+        std::memcpy(c, d, 4 * R);
+        for (uint64_t k = 0; k < p.runs; ++k, y += p.ystep) {
+            float s, yv[R];
+            std::memcpy(&s, &sbits, 4);
+            std::memcpy(yv, y, 4 * R);
+            for (int e = 0; e < R; ++e) c[e] = fmacs_elem(c[e], yv[e], s);
+            if (k < p.loads) std::memcpy(&sbits, x, 4), x += p.xstep;
+        }
+        std::memcpy(d, c, 4 * R);
     }
     return sbits;
 }
@@ -120,7 +144,8 @@ __attribute__((target("avx512f"))) uint32_t moving16(const MovingTile& p, uint32
 
 }  // namespace
 
-uint32_t fmacs_tile_passes(const TilePasses& p, uint32_t sbits) {
+namespace {
+uint32_t whole_passes(const TilePasses& p, uint32_t sbits) {
 #if defined(__x86_64__) && !defined(__EMSCRIPTEN__)
     switch (simd_level()) {
     case Simd::Avx512: return passes16(p, sbits);
@@ -129,6 +154,25 @@ uint32_t fmacs_tile_passes(const TilePasses& p, uint32_t sbits) {
     }
 #endif
     return passes4(p, sbits);
+}
+}  // namespace
+
+// A tile's elements are independent: its whole vectors of four, then its last n % 4 floats, each
+// their passes from the same scalars (read twice, each time the same).
+uint32_t fmacs_tile_passes(const TilePasses& p, uint32_t sbits) {
+    const uint32_t whole = p.n & ~3u, tail = p.n & 3u;
+    uint32_t last = sbits;
+    if (whole) {
+        TilePasses w = p;
+        w.n = whole;
+        last = whole_passes(w, sbits);
+    }
+    if (tail) {
+        TilePasses t = p;
+        t.n = tail, t.d += 4 * whole, t.y += 4 * whole;
+        last = tail == 1 ? tail_passes<1>(t, sbits) : tail == 2 ? tail_passes<2>(t, sbits) : tail_passes<3>(t, sbits);
+    }
+    return last;
 }
 
 uint32_t fmacs_moving_tile(const MovingTile& p, uint32_t sbits) {

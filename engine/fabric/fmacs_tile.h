@@ -9,10 +9,10 @@
 
 namespace wl {
 
-// Whether a tile of n floats is held in registers (whole vectors of four, up to 64 floats: the
-// GPT's time steps): fmacs_tile_passes takes it.
+// Whether a tile of n floats is held in registers (up to 64 floats: the GPT's time steps, and an
+// attention query's scores, t + 1 of them): fmacs_tile_passes takes it.
 constexpr uint32_t kMaxRegisterTile = 64;
-constexpr bool register_tile(uint32_t n) { return n >= 4 && n <= kMaxRegisterTile && (n & 3) == 0; }
+constexpr bool register_tile(uint32_t n) { return n >= 1 && n <= kMaxRegisterTile; }
 
 // `passes` passes of `runs` fmacs each on a tile of n floats (register_tile(n)). Pass q: the
 // tile at d + q dpass += y s, y from y + q ypass stepping ystep bytes. Its scalars: with

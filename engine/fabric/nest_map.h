@@ -7,6 +7,7 @@
 #include "engine/fabric/fmacs_loop.h"
 #include "engine/fabric/program.h"
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -27,9 +28,12 @@ struct NestEntry {
 };
 
 // The state a map was worked out from, packed: the registers of FmacsNest::state_regs in index
-// order, then the DSDs of state_dsds, three words each (FmacsLoopExec::pack_state).
-constexpr uint32_t kMaxNestState = kRegs + 3 * kDsdRegs;
+// order, then the DSDs of state_dsds, three words each (FmacsLoopExec::pack_state). A GPT
+// matmul's nests have 17 or 18 words; a nest with more than kMaxNestState keeps no map.
+constexpr uint32_t kMaxNestState = 32;
 
+// What a lookup reads comes first, and what a found map's passes read next, so a map a PE is
+// about to look up can be fetched ahead of its nest (NestMaps::prefetch).
 struct NestMap {
     // The loop, and its state: the registers and DSDs its pass reads or writes. The PE's constants
     // and place stay until a load, which forgets the map (FastMode::forget_nest_map).
@@ -39,10 +43,10 @@ struct NestMap {
     // and then the two passes' entries, their inner loops' trip count and what a pass adds to the
     // words it writes.
     bool alike = false;
+    uint32_t state[kMaxNestState];   // its first nstate words
     uint64_t trips = 0;
     NestEntry e0, e1;
     NestPoint d;
-    uint32_t state[kMaxNestState];   // its first nstate words: a lookup reads them in a line or two
 };
 
 // A PE's maps, one for each state it entered a nest from (up to NestMaps::kPerPe), and a hash of
@@ -89,6 +93,16 @@ struct NestMaps {
             p.victim = p.victim + 1 == n ? 0 : p.victim + 1;
         }
         return p.map[p.last];
+    }
+    // Fetches the map PE i most likely looks up next (the one after the last found: a forward
+    // enters its nests in the same order each time) into the cache, while the PE runs up to it.
+    void prefetch(int i) const {
+        if (size_t(i) >= pe.size()) return;
+        const PeNestMaps& p = pe[size_t(i)];
+        const size_t n = p.map.size();
+        if (n == 0) return;
+        const char* m = reinterpret_cast<const char*>(&p.map[p.last + 1 == n ? 0 : p.last + 1]);
+        for (size_t at = 0; at < offsetof(NestMap, d) + 64; at += 64) __builtin_prefetch(m + at);
     }
     void forget(int i) {   // a program or its constants were placed on PE i: its maps read them
         if (pe.empty()) return;

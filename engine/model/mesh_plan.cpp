@@ -231,7 +231,7 @@ uint64_t matmul_train_bytes(uint64_t NC, uint64_t K, uint64_t KP, uint64_t TP, u
 // not a tied or a sparse one (the tie and the sparse index take a row).
 // Streaming keeps its layer ops one row each in inference (the edge link feeds a row); in
 // training a tiered matmul takes a link on each of its rows (plan_edge_links).
-// The attention, whose SRAM is its keys and values (a head's q, k, v and y: 4 x HS x TP floats),
+// The attention, whose SRAM is its keys and values (a head's q, k, v, y and v time-major: 5 x HS x TP floats),
 // not weights, spreads the other way: each head's channels over S PEs side by side (attention.wk),
 // the fewest S that divides HS and fits, if the row has room for NH x S PEs; in training with
 // its gradients too.
@@ -251,10 +251,10 @@ void spread_over_pes(std::vector<PlannedOp>& ops, uint32_t sram, int pmax, bool 
         // A tied matmul tiers only where the store holds wte (streaming; resident, the tie takes a row).
         const bool tierable = o.is(gpt::OpKind::Matmul) && (!o.on("TIED") || streaming) && !o.on("SPARSE");
         if (train && !o.is(gpt::OpKind::Attention) && !tierable) continue;
-        if (o.is(gpt::OpKind::Attention)) {   // q, k, v, y (and dy, dq, dk, dv), HC x TP each, and 3 (4) of TP
+        if (o.is(gpt::OpKind::Attention)) {   // q, k, v, y, vt (and dy, dq, dk, dv, kt), HC x TP each, and 4 (5) of TP at most
             const int NH = int(o.constants.at("NH")), HS = int(o.constants.at("HS"));
             const uint64_t TP = uint64_t(o.constants.at("TP")), room = sram - std::min<uint64_t>(sram, 1024);   // its scalars
-            const uint64_t arrays = train ? 8 : 4, rows = train ? 4 : 3;
+            const uint64_t arrays = train ? 10 : 5, rows = train ? 5 : 4;
             int S = 1;
             while (S < HS && (HS % S || 4 * (arrays * uint64_t(HS / S) + rows) * TP > room)) S++;
             if (S == 1 || NH * S > pmax) continue;
