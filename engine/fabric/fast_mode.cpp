@@ -56,9 +56,10 @@ struct FastPort {
     void ramp_sent(size_t n) { m.net_[size_t(i)].stats.in[kRamp] += n; }   // n wavelets up the ramp
     void timer(uint64_t) {}                 // the driver runs on; it needs no wake-ups
     template <class Same>
-    NestMap& nest_map(uint64_t key, Same same, bool* fresh) {   // this PE's for which same() holds, or one to work out (nest_map.h)
-        return f.nest_maps_.find(i, f.pe_.size(), key, same, fresh);
+    NestMap& nest_map(const FmacsLoop* L, uint64_t key, Same same, bool* fresh) {   // this PE's for which same() holds, or one to work out (nest_map.h)
+        return f.nest_maps_.find(i, f.pe_.size(), L, key, same, fresh);
     }
+    const NestMap* nest_map_at(int32_t k) const { return f.nest_maps_.at(i, k); }
     void fault(FaultKind k, int colour, int task, int32_t pc, std::string msg) {
         const bool first = !m.fault_;
         m.raise(k, i, colour, task, pc, std::move(msg));

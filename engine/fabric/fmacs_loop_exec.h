@@ -349,10 +349,8 @@ private:
                 E.sb += L.step[k].a == fm->c ? st : 0;
             }
             E.vi = R[br.a], E.vn = R[br.b], E.vp = ld ? R[ld->b] : 0;
-            const uint32_t ci = L.counter_step;
-            const int64_t left = int64_t(int32_t(E.vn)) - int32_t(E.vi);
-            const uint64_t t = int32_t(ci) <= 0 ? 0 : left <= 0 ? (W.entry_test ? 0 : 1) : uint64_t((left + int32_t(ci) - 1) / int32_t(ci));
-            if (!Exec::unit_operands(E.a, E.d, E.b) || !t || int64_t(int32_t(E.vi)) + int64_t(t) * int32_t(ci) > INT32_MAX) {
+            const uint64_t t = entry_trips(L, E);
+            if (!t) {
                 restore(x[0], W, R);
                 return;
             }
@@ -365,19 +363,73 @@ private:
         const uint32_t nw = W.nreg + 3u * W.ndsd;
         for (uint32_t k = 0; k < nw; ++k)
             if (x[1].w[k] - x[0].w[k] != x[2].w[k] - x[1].w[k] && !(ld && k < W.nreg && W.reg[k] == fm->d)) return;
-        // Then every pass is alike if the first two are: the operands' kinds, strides and lengths, the
-        // steps, and the counter's start and bound (so the trip count); and the outer blt is taken
-        // while its counter counts up to a fixed bound.
-        const NestEntry &e0 = e[0], &e1 = e[1];
+        if (!entries_alike(e[0], e[1])) return;
+        for (uint32_t k = 0; k < nw; ++k) M.d.w[k] = x[1].w[k] - x[0].w[k];
+        M.e0 = e[0], M.e1 = e[1], M.trips = trips;
+        M.alike = true;
+    }
+    // A pass's inner trip count from its entry (its counter's start and bound), or 0 where the pass
+    // cannot run at once (its operands not unit-stride memory, no iteration, or the counter wraps).
+    uint64_t entry_trips(const FmacsLoop& L, const NestEntry& E) const {
+        const uint32_t ci = L.counter_step;
+        const int64_t left = int64_t(int32_t(E.vn)) - int32_t(E.vi);
+        const uint64_t t = int32_t(ci) <= 0 ? 0 : left <= 0 ? (L.nest.entry_test ? 0 : 1) : uint64_t((left + int32_t(ci) - 1) / int32_t(ci));
+        if (!Exec::unit_operands(E.a, E.d, E.b) || !t || int64_t(int32_t(E.vi)) + int64_t(t) * int32_t(ci) > INT32_MAX) return 0;
+        return t;
+    }
+    // Whether every pass is alike when the first two are (and change the words by the same d): the
+    // operands' kinds, strides and lengths, the steps, and the counter's start and bound (so the trip
+    // count); and the outer blt is taken while its counter counts up to a fixed bound.
+    static bool entries_alike(const NestEntry& e0, const NestEntry& e1) {
         auto same_shape = [](const Dsd& u, const Dsd& v) { return u.kind == v.kind && u.stride == v.stride && u.length == v.length; };
         if (!same_shape(e0.a, e1.a) || !same_shape(e0.d, e1.d) || !same_shape(e0.b, e1.b) || e0.vi != e1.vi || e0.vn != e1.vn ||
             e0.sa != e1.sa || e0.sd != e1.sd || e0.sb != e1.sb)
-            return;
+            return false;
         const int64_t da = int32_t(e1.outer_a - e0.outer_a), a0v = int32_t(e0.outer_a);
-        if (e1.outer_b != e0.outer_b || da <= 0 || a0v + da != int32_t(e1.outer_a) || a0v >= int32_t(e0.outer_b)) return;
-        for (uint32_t k = 0; k < nw; ++k) M.d.w[k] = x[1].w[k] - x[0].w[k];
-        M.e0 = e0, M.e1 = e1, M.trips = trips;
-        M.alike = true;
+        return e1.outer_b == e0.outer_b && da > 0 && a0v + da == int32_t(e1.outer_a) && a0v < int32_t(e0.outer_b);
+    }
+    // The map at the state w that continues the line of two maps' states, s1 - s0 on from s1 (a
+    // matmul's rounds, each entering its nest one block on), where the map is affine along it: a pass
+    // is an affine map of the words mod 2^32 (the nest is affine), so while the inner loop's trip
+    // count stays (its counter's start and bound move together), every word of the entries and of d
+    // is an affine function of the state too, and the map at w is 2 M1 - M0, word by word. The words
+    // that pack a DSD's kind, colour and stride must not move; the rest (registers, bases, lengths)
+    // are plain words mod 2^32. What an extrapolated map must still satisfy (the trip count, the
+    // passes alike) is checked on it as work_out checks it. Returns false (out untouched but for
+    // its fields being worked out next) where it does not apply.
+    bool extrapolate(NestMap& out, const NestMap& m0, const NestMap& m1, const FmacsLoop& L, const uint32_t* w, uint32_t nw) const {
+        if (m0.loop != &L || m1.loop != &L || m0.nstate != nw || m1.nstate != nw || !m0.alike || !m1.alike || m0.trips != m1.trips ||
+            m0.e0.vn - m0.e0.vi != m1.e0.vn - m1.e0.vi)   // the counter's start and bound move together: the trip count stays
+            return false;
+        const uint32_t nregs = uint32_t(__builtin_popcountll(state_regs(L.nest)));
+        for (uint32_t k = 0; k < nw; ++k)
+            if (w[k] != 2 * m1.state[k] - m0.state[k] || (k >= nregs && (k - nregs) % 3 == 0 && m1.state[k] != m0.state[k])) return false;
+        auto lin = [](uint32_t a, uint32_t b) { return 2 * b - a; };
+        auto dsd = [&](const Dsd& a, const Dsd& b, Dsd* o) {
+            if (a.kind != b.kind || a.colour != b.colour || a.stride != b.stride) return false;
+            *o = b, o->base = lin(a.base, b.base), o->length = lin(a.length, b.length);
+            return true;
+        };
+        NestEntry e[2];
+        for (int p = 0; p < 2; ++p) {
+            const NestEntry &A = p ? m0.e1 : m0.e0, &B = p ? m1.e1 : m1.e0;
+            NestEntry& E = e[p];
+            if (!dsd(A.a, B.a, &E.a) || !dsd(A.d, B.d, &E.d) || !dsd(A.b, B.b, &E.b)) return false;
+            E.sa = lin(A.sa, B.sa), E.sd = lin(A.sd, B.sd), E.sb = lin(A.sb, B.sb);
+            E.vi = lin(A.vi, B.vi), E.vn = lin(A.vn, B.vn), E.vp = lin(A.vp, B.vp);
+            E.outer_a = lin(A.outer_a, B.outer_a), E.outer_b = lin(A.outer_b, B.outer_b);
+            if (entry_trips(L, E) != m1.trips) return false;
+        }
+        if (!entries_alike(e[0], e[1])) return false;
+        const FmacsNest& W = L.nest;
+        NestPoint d;
+        for (uint32_t k = 0; k < W.nreg + 3u * W.ndsd; ++k) {
+            if (k >= W.nreg && (k - W.nreg) % 3 == 0 && m0.d.w[k] != m1.d.w[k]) return false;   // a DSD's packed word
+            d.w[k] = lin(m0.d.w[k], m1.d.w[k]);
+        }
+        out.e0 = e[0], out.e1 = e[1], out.trips = m1.trips, out.d = d;
+        out.alike = true;
+        return true;
     }
 
     // An affine nest's passes from here (r.ip is after the inner loop), as many as run at once
@@ -401,11 +453,13 @@ private:
             for (uint32_t k = 0; k < nw; ++k) diff |= m.state[k] ^ w[k];
             return diff == 0;
         };
-        NestMap& M = cx.port.nest_map(state_key(L, w, nw), same, &fresh);
-        if (fresh) {
+        NestMap& M = cx.port.nest_map(&L, state_key(L, w, nw), same, &fresh);
+        if (fresh) {   // from the two maps before it when its state continues their line, else worked out
+            const NestMap* m1 = cx.port.nest_map_at(M.prev);
+            const NestMap* m0 = m1 ? cx.port.nest_map_at(m1->prev) : nullptr;
+            if (!m1 || !m0 || m1 == &M || m0 == &M || !extrapolate(M, *m0, *m1, L, w, nw)) work_out(M, L, c, R);
             M.loop = &L, M.nstate = nw;
             std::memcpy(M.state, w, 4 * nw);
-            work_out(M, L, c, R);
         }
         return M.alike ? run_passes(M, L, c, r, stop, R) : r;
     }

@@ -1,11 +1,11 @@
 // fmacs_tile.cpp: fmacs_tile_passes and fmacs_moving_tile (fmacs_tile.h) in the vectors of the
 // SIMD level the CPU has (engine/core/simd.h): SSE2's four lanes (WebAssembly's SIMD128 too),
 // AVX2's eight, or AVX-512's sixteen, the widest of which the tile is whole vectors (a register
-// tile's last n % 4 floats in scalars). Each element
-// is vector_ops.h's fmacs_elem, a multiply then an add, each rounded (no fused multiply-add:
-// -ffp-contract=off keeps them apart), so every width gives the same bits. On the wide vectors
-// it is written out: a wide vector passed or returned by value changes the ABI by target, and a
-// broadcast through a pointer cost SUMMA's passes half as many instructions again.
+// tile's last n % 4 floats in scalars). Each element is vector_ops.h's fmacs_elem, a multiply
+// then an add, each rounded (no fused multiply-add: -ffp-contract=off keeps them apart), so every
+// width gives the same bits. On the wide vectors it is written out: a wide vector passed or
+// returned by value changes the ABI by target, and a broadcast through a pointer cost SUMMA's
+// passes half as many instructions again.
 #include "engine/fabric/fmacs_tile.h"
 
 #include "engine/core/simd.h"

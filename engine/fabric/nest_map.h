@@ -8,7 +8,9 @@
 #include "engine/fabric/program.h"
 
 #include <cstddef>
+#include <algorithm>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 namespace wl {
@@ -35,15 +37,16 @@ constexpr uint32_t kMaxNestState = 32;
 // What a lookup reads comes first, and what a found map's passes read next, so a map a PE is
 // about to look up can be fetched ahead of its nest (NestMaps::prefetch).
 struct NestMap {
-    // The loop, and its state: the registers and DSDs its pass reads or writes. The PE's constants
+    // The loop and the state it was worked out from: what a lookup compares. The PE's constants
     // and place stay until a load, which forgets the map (FastMode::forget_nest_map).
     const FmacsLoop* loop = nullptr;
     uint32_t nstate = 0;
+    uint32_t state[kMaxNestState];   // its first nstate words
     // The map: whether two passes from that state are alike (else no pass runs at once from it),
-    // and then the two passes' entries, their inner loops' trip count and what a pass adds to the
+    // and then their inner loops' trip count, the two passes' entries and what a pass adds to the
     // words it writes.
     bool alike = false;
-    uint32_t state[kMaxNestState];   // its first nstate words
+    int32_t prev = -1;   // the PE's map of the same loop looked up before this one was made (NestMaps::find), or -1
     uint64_t trips = 0;
     NestEntry e0, e1;
     NestPoint d;
@@ -57,6 +60,7 @@ struct NestMap {
 struct PeNestMaps {
     std::vector<uint64_t> key;
     std::vector<NestMap> map;
+    std::vector<std::pair<const FmacsLoop*, uint32_t>> latest;   // each loop's map looked up last
     uint32_t last = 0;     // the map found or made last: looked at first, then the ones after it
     uint32_t victim = 0;   // the next to be made over once the PE may keep no more
 };
@@ -72,15 +76,17 @@ struct NestMaps {
     NestMaps(const NestMaps&) {}
     NestMaps& operator=(const NestMaps&) { return pe.clear(), kept = 0, *this; }
 
-    // PE i's map whose state hashes to key and for which same(map) holds; else a map to work out
-    // for that key (*fresh set).
+    // PE i's map of loop L whose state hashes to key and for which same(map) holds; else a map to
+    // work out for that key (*fresh set; its prev L's map looked up before).
     template <class Same>
-    NestMap& find(int i, size_t pes, uint64_t key, Same same, bool* fresh) {
+    NestMap& find(int i, size_t pes, const FmacsLoop* L, uint64_t key, Same same, bool* fresh) {
         if (pe.empty()) pe.resize(pes);
         PeNestMaps& p = pe[size_t(i)];
-        const uint32_t n = uint32_t(p.map.size());
+        auto latest = std::find_if(p.latest.begin(), p.latest.end(), [&](const auto& e) { return e.first == L; });
+        if (latest == p.latest.end()) latest = p.latest.insert(p.latest.end(), {L, UINT32_MAX});
+        const uint32_t n = uint32_t(p.map.size()), before = latest->second;
         for (uint32_t k = 0, j = p.last; k < n; ++k, j = j + 1 == n ? 0 : j + 1)
-            if (p.key[j] == key && same(p.map[j])) return *fresh = false, p.last = j, p.map[j];
+            if (p.key[j] == key && same(p.map[j])) return *fresh = false, p.last = latest->second = j, p.map[j];
         *fresh = true;
         if (n == 0 || (n < kPerPe && kept < kKept)) {
             p.map.emplace_back();
@@ -92,7 +98,14 @@ struct NestMaps {
             p.key[p.last] = key;
             p.victim = p.victim + 1 == n ? 0 : p.victim + 1;
         }
+        p.map[p.last].prev = before < n && before != p.last ? int32_t(before) : -1;
+        latest->second = p.last;
         return p.map[p.last];
+    }
+    // PE i's map k (a prev), or null.
+    const NestMap* at(int i, int32_t k) const {
+        if (k < 0 || size_t(i) >= pe.size() || size_t(k) >= pe[size_t(i)].map.size()) return nullptr;
+        return &pe[size_t(i)].map[size_t(k)];
     }
     // Fetches the map PE i most likely looks up next (the one after the last found: a forward
     // enters its nests in the same order each time) into the cache, while the PE runs up to it.

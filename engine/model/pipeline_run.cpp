@@ -216,8 +216,9 @@ bool MeshGPT::run_pipeline(int until) {
     const auto wall = std::chrono::steady_clock::now();
     const size_t first_run = p.runs.size();
     try {
+        bool finished = true;   // what may start changes only when a launch finishes (its outputs, its PEs)
         while (until < 0 ? p.done < U : p.st[size_t(until)] != PipeRun::St::Done) {
-            start_ready();
+            if (finished) start_ready();
             if (p.live.empty()) throw std::logic_error("pipelined forward: no launch can start");
             RunResult r = m.advance(kSlice);
             for (const PipeRun::Live& l : p.live)   // each launch has the sequential schedule's budget
@@ -245,7 +246,8 @@ bool MeshGPT::run_pipeline(int until) {
                     i++;
                 }
             }
-            if (p.runs.size() > had) {   // the cycles since the last finish, shared by those that finished now
+            finished = p.runs.size() > had;
+            if (finished) {   // the cycles since the last finish, shared by those that finished now
                 const uint64_t delta = m.now() - p.last_end, k = p.runs.size() - had;
                 for (size_t i = had; i < p.runs.size(); i++) p.runs[i].cycles = delta / k + (i == had ? delta % k : 0);
                 p.last_end = m.now();

@@ -297,6 +297,11 @@ TEST(FastModeFmacsLoop, NestsMatchCycleMode) {
         {"entered again, the same state", nest_kernel(6, 4, "fmacs(mem(C, j * 16, 16), mem(C, j * 16, 16), mem(A, 64, 16), x[l]);", "", 3), 2, false},
         {"entered again, another DSD", nest_kernel(6, 4, "fmacs(mem(C, j * 16, 16), mem(C, j * 16, 16), mem(A, rep * 64, 16), x[l]);", "", 3), 2, false},
         {"entered again, another register", nest_kernel(6, 4, "fmacs(mem(C, j * 16, 16), mem(C, j * 16, 16), mem(A, l * 16, 16), x[rep * 4 + l + j]);", "", 3), 2, false},
+        // Entered from states along a line (a matmul's rounds): the map extrapolated from the two
+        // before it, where the trip count stays; not where it grows with the state.
+        {"entered along a line", nest_kernel(6, 4, "fmacs(mem(C, j * 16, 16), mem(C, j * 16, 16), mem(A, rep * 32 + l * 16, 16), x[rep * 4 + l + j]);", "", 6), 2, false},
+        {"entered along a line, the tile's length growing", nest_kernel(5, 3, "fmacs(mem(C, j * 24, n), mem(C, j * 24, n), mem(A, rep * 8 + l * 24, n), x[rep * 3 + l + j]);", "let n = rep + 4;", 6), 2, false},
+        {"entered along a line, the trip count growing", nest_kernel(5, "0..n", "fmacs(mem(C, j * 16, 16), mem(C, j * 16, 16), mem(A, l * 16, 16), x[rep * 4 + l + j]);", "let n = rep + 2;", 6), 2, false},
     };
     for (const NestCase& k : cases) {
         for (bool optimise : {false, true}) {
