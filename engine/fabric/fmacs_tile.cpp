@@ -18,7 +18,7 @@ namespace wl {
 namespace {
 
 // The tile of N floats as N / W vectors F of W floats (W = 4: 16 of them at most, as many as
-// SSE2 has registers; the compiler keeps what it can in them).
+// SSE2 has registers; the compiler keeps what it can in them; W = 1: a tile's last floats).
 template <class F, int W, int N>
 __attribute__((always_inline)) inline uint32_t tile_passes(const TilePasses& p, uint32_t sbits) {
     static_assert(N % W == 0, "whole vectors");
@@ -35,7 +35,8 @@ __attribute__((always_inline)) inline uint32_t tile_passes(const TilePasses& p, 
             float s;
             std::memcpy(&s, &sbits, 4);
             F sv;   // s in every lane (a broadcast: not F{} + s, as 0 + -0 is +0)
-            if constexpr (W == 4) sv = F{s, s, s, s};
+            if constexpr (W == 1) sv = s;   // a tile's last n % 4 floats, as scalars
+            else if constexpr (W == 4) sv = F{s, s, s, s};
             else if constexpr (W == 8) sv = F{s, s, s, s, s, s, s, s};
             else sv = F{s, s, s, s, s, s, s, s, s, s, s, s, s, s, s, s};
             for (int v = 0; v < kVecs; ++v) {
@@ -46,29 +47,6 @@ __attribute__((always_inline)) inline uint32_t tile_passes(const TilePasses& p, 
             if (k < p.loads) std::memcpy(&sbits, x, 4), x += p.xstep;
         }
         for (int v = 0; v < kVecs; ++v) std::memcpy(d + v * kBytes, &c[v], kBytes);
-    }
-    return sbits;
-}
-
-// A tile's last R < 4 floats (p.n = R here), in scalars: the same passes, runs and scalars.
-template <int R>
-uint32_t tail_passes(const TilePasses& p, uint32_t sbits) {
-    uint8_t* d = p.d;
-    const uint8_t *y0 = p.y, *xq = p.x;
-    for (uint64_t q = 0; q < p.passes; ++q, d += p.dpass, y0 += p.ypass, xq += p.xpass) {
-        const uint8_t* y = y0;
-        const uint8_t* x = xq;
-        if (p.lead_load) std::memcpy(&sbits, x, 4), x += p.xstep;
-        float c[R];
-        std::memcpy(c, d, 4 * R);
-        for (uint64_t k = 0; k < p.runs; ++k, y += p.ystep) {
-            float s, yv[R];
-            std::memcpy(&s, &sbits, 4);
-            std::memcpy(yv, y, 4 * R);
-            for (int e = 0; e < R; ++e) c[e] = fmacs_elem(c[e], yv[e], s);
-            if (k < p.loads) std::memcpy(&sbits, x, 4), x += p.xstep;
-        }
-        std::memcpy(d, c, 4 * R);
     }
     return sbits;
 }
@@ -170,7 +148,7 @@ uint32_t fmacs_tile_passes(const TilePasses& p, uint32_t sbits) {
     if (tail) {
         TilePasses t = p;
         t.n = tail, t.d += 4 * whole, t.y += 4 * whole;
-        last = tail == 1 ? tail_passes<1>(t, sbits) : tail == 2 ? tail_passes<2>(t, sbits) : tail_passes<3>(t, sbits);
+        last = tail == 1 ? tile_passes<float, 1, 1>(t, sbits) : tail == 2 ? tile_passes<float, 1, 2>(t, sbits) : tile_passes<float, 1, 3>(t, sbits);
     }
     return last;
 }
