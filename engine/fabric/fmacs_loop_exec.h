@@ -397,6 +397,47 @@ private:
     // are plain words mod 2^32. What an extrapolated map must still satisfy (the trip count, the
     // passes alike) is checked on it as work_out checks it. Returns false (out untouched but for
     // its fields being worked out next) where it does not apply.
+    // The map m k > 0 passes on, when the state w is where k of m's passes lead (a nest a slice's end
+    // stopped part-way, entered again where it stopped): every word a pass writes k times its d on
+    // from m's state, every other word the same. The passes being alike, the entries move k steps
+    // of e1 - e0 and d stays. Returns false where w is not on m's orbit.
+    bool orbit(NestMap& out, const NestMap& m, const FmacsLoop& L, const uint32_t* w, uint32_t nw) const {
+        if (m.loop != &L || m.nstate != nw || !m.alike) return false;
+        const FmacsNest& W = L.nest;
+        const uint64_t regs = state_regs(W);
+        const uint32_t nregs = uint32_t(__builtin_popcountll(regs));
+        uint32_t ds[kMaxNestState] = {};   // what a pass adds to each state word
+        for (uint32_t j = 0; j < W.nreg; ++j)
+            if (regs >> W.reg[j] & 1) ds[__builtin_popcountll(regs & ((1ull << W.reg[j]) - 1))] = m.d.w[j];
+        for (uint32_t j = 0; j < W.ndsd; ++j)
+            if (W.state_dsds >> W.dsd[j] & 1)
+                for (uint32_t t = 0; t < 3; ++t)
+                    ds[nregs + 3 * uint32_t(__builtin_popcount(W.state_dsds & ((1u << W.dsd[j]) - 1))) + t] = m.d.w[W.nreg + 3 * j + t];
+        int64_t k = 0;
+        for (uint32_t i = 0; i < nw && !k; ++i)
+            if (const int32_t step = int32_t(ds[i])) {
+                const int32_t moved = int32_t(w[i] - m.state[i]);
+                if (moved % step) return false;
+                k = moved / step;
+            }
+        if (k <= 0) return false;
+        for (uint32_t i = 0; i < nw; ++i)
+            if (w[i] != m.state[i] + uint32_t(k) * ds[i]) return false;
+        NestEntry e[2];   // entries k and k + 1 of m's passes
+        for (int p = 0; p < 2; ++p) {
+            const NestEntry &A = m.e0, &B = m.e1;
+            NestEntry& E = e[p];
+            const uint32_t q = uint32_t(k + p);
+            auto at = [&](uint32_t a, uint32_t b) { return a + q * (b - a); };
+            E = B;
+            E.a.base = at(A.a.base, B.a.base), E.d.base = at(A.d.base, B.d.base), E.b.base = at(A.b.base, B.b.base);
+            E.vp = at(A.vp, B.vp), E.outer_a = at(A.outer_a, B.outer_a);
+        }
+        if (entry_trips(L, e[0]) != m.trips || !entries_alike(e[0], e[1])) return false;
+        out.e0 = e[0], out.e1 = e[1], out.trips = m.trips, out.d = m.d;
+        out.alike = true;
+        return true;
+    }
     bool extrapolate(NestMap& out, const NestMap& m0, const NestMap& m1, const FmacsLoop& L, const uint32_t* w, uint32_t nw) const {
         if (m0.loop != &L || m1.loop != &L || m0.nstate != nw || m1.nstate != nw || !m0.alike || !m1.alike || m0.trips != m1.trips ||
             m0.e0.vn - m0.e0.vi != m1.e0.vn - m1.e0.vi)   // the counter's start and bound move together: the trip count stays
@@ -454,10 +495,11 @@ private:
             return diff == 0;
         };
         NestMap& M = cx.port.nest_map(&L, state_key(L, w, nw), same, &fresh);
-        if (fresh) {   // from the two maps before it when its state continues their line, else worked out
+        if (fresh) {   // from the map before it, on its orbit or continuing its line with the one before, else worked out
             const NestMap* m1 = cx.port.nest_map_at(M.prev);
             const NestMap* m0 = m1 ? cx.port.nest_map_at(m1->prev) : nullptr;
-            if (!m1 || !m0 || m1 == &M || m0 == &M || !extrapolate(M, *m0, *m1, L, w, nw)) work_out(M, L, c, R);
+            if (!m1 || m1 == &M || !orbit(M, *m1, L, w, nw))
+                if (!m0 || m0 == &M || !extrapolate(M, *m0, *m1, L, w, nw)) work_out(M, L, c, R);
             M.loop = &L, M.nstate = nw;
             std::memcpy(M.state, w, 4 * nw);
         }
