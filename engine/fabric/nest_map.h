@@ -7,8 +7,8 @@
 #include "engine/fabric/fmacs_loop.h"
 #include "engine/fabric/program.h"
 
-#include <cstddef>
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <utility>
 #include <vector>
