@@ -338,6 +338,10 @@ private:
             NestEntry& E = e[p];
             for (const Instr* q = after; q != outer; ++q) cx.straight(*q, R);
             E.outer_a = R[outer->a], E.outer_b = R[outer->b];
+            if (int32_t(E.outer_a) >= int32_t(E.outer_b)) {   // the outer blt falls through: no pass left to run at once
+                restore(x[0], W, R);
+                return;
+            }
             for (const Instr* q = lead; q != lead_end; ++q) cx.straight(*q, R);
             if (ld) R[ld->a] = 0;   // the scalar: data, read by nothing but the fmacs
             E.a = ce.dsd[fm->b], E.d = ce.dsd[fm->a], E.b = ce.dsd[fm->c];
@@ -495,11 +499,10 @@ private:
             return diff == 0;
         };
         NestMap& M = cx.port.nest_map(&L, state_key(L, w, nw), same, &fresh);
-        if (fresh) {   // from the map before it, on its orbit or continuing its line with the one before, else worked out
+        if (fresh) {   // from the map before it, continuing its line with the one before or on its orbit, else worked out
             const NestMap* m1 = cx.port.nest_map_at(M.prev);
             const NestMap* m0 = m1 ? cx.port.nest_map_at(m1->prev) : nullptr;
-            if (!m1 || m1 == &M || !orbit(M, *m1, L, w, nw))
-                if (!m0 || m0 == &M || !extrapolate(M, *m0, *m1, L, w, nw)) work_out(M, L, c, R);
+            if (!m1 || m1 == &M || ((!m0 || m0 == &M || !extrapolate(M, *m0, *m1, L, w, nw)) && !orbit(M, *m1, L, w, nw))) work_out(M, L, c, R);
             M.loop = &L, M.nstate = nw;
             std::memcpy(M.state, w, 4 * nw);
         }
