@@ -392,15 +392,6 @@ private:
         const int64_t da = int32_t(e1.outer_a - e0.outer_a), a0v = int32_t(e0.outer_a);
         return e1.outer_b == e0.outer_b && da > 0 && a0v + da == int32_t(e1.outer_a) && a0v < int32_t(e0.outer_b);
     }
-    // The map at the state w that continues the line of two maps' states, s1 - s0 on from s1 (a
-    // matmul's rounds, each entering its nest one block on), where the map is affine along it: a pass
-    // is an affine map of the words mod 2^32 (the nest is affine), so while the inner loop's trip
-    // count stays (its counter's start and bound move together), every word of the entries and of d
-    // is an affine function of the state too, and the map at w is 2 M1 - M0, word by word. The words
-    // that pack a DSD's kind, colour and stride must not move; the rest (registers, bases, lengths)
-    // are plain words mod 2^32. What an extrapolated map must still satisfy (the trip count, the
-    // passes alike) is checked on it as work_out checks it. Returns false (out untouched but for
-    // its fields being worked out next) where it does not apply.
     // The map m k > 0 passes on, when the state w is where k of m's passes lead (a nest a slice's end
     // stopped part-way, entered again where it stopped): every word a pass writes k times its d on
     // from m's state, every other word the same. The passes being alike, the entries move k steps
@@ -427,9 +418,9 @@ private:
         if (k <= 0) return false;
         for (uint32_t i = 0; i < nw; ++i)
             if (w[i] != m.state[i] + uint32_t(k) * ds[i]) return false;
-        NestEntry e[2];   // entries k and k + 1 of m's passes
+        const NestEntry &A = m.e0, &B = m.e1;
+        NestEntry e[2];   // entries k and k + 1 of m's passes: only the bases, the ld's address and the outer counter move
         for (int p = 0; p < 2; ++p) {
-            const NestEntry &A = m.e0, &B = m.e1;
             NestEntry& E = e[p];
             const uint32_t q = uint32_t(k + p);
             auto at = [&](uint32_t a, uint32_t b) { return a + q * (b - a); };
@@ -442,6 +433,15 @@ private:
         out.alike = true;
         return true;
     }
+    // The map at the state w that continues the line of two maps' states, s1 - s0 on from s1 (a
+    // matmul's rounds, each entering its nest one block on), where the map is affine along it: a pass
+    // is an affine map of the words mod 2^32 (the nest is affine), so while the inner loop's trip
+    // count stays (its counter's start and bound move together), every word of the entries and of d
+    // is an affine function of the state too, and the map at w is 2 M1 - M0, word by word. The words
+    // that pack a DSD's kind, colour and stride must not move; the rest (registers, bases, lengths)
+    // are plain words mod 2^32. What an extrapolated map must still satisfy (the trip count, the
+    // passes alike) is checked on it as work_out checks it. Returns false (out untouched but for
+    // its fields being worked out next) where it does not apply.
     bool extrapolate(NestMap& out, const NestMap& m0, const NestMap& m1, const FmacsLoop& L, const uint32_t* w, uint32_t nw) const {
         if (m0.loop != &L || m1.loop != &L || m0.nstate != nw || m1.nstate != nw || !m0.alike || !m1.alike || m0.trips != m1.trips ||
             m0.e0.vn - m0.e0.vi != m1.e0.vn - m1.e0.vi)   // the counter's start and bound move together: the trip count stays
