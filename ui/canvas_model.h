@@ -167,6 +167,7 @@ struct PeOverlay {
     Legend legend;
     int lit = 0;                         // training_overlay: how many PEs the op running now lights,
     wl::Rect lit_box{0, 0, 0, 0};        // and the box around them (w = 0: none)
+    std::vector<std::pair<wl::Rect, std::string>> tags;   // text the canvas writes over these PEs, where it fits
 };
 
 // Everything one frame needs to colour PEs; built once per frame by update().

@@ -99,6 +99,7 @@ nlohmann::json MeshCanvas::state() const {
     j["grid"] = {{"x", grid_min_.x}, {"y", grid_min_.y}, {"cell", cell_}};   // PE (i, j) spans x + i * cell .. x + (i + 1) * cell
     j["mesh_rect"] = j["grid"];
     j["legend"] = legend_;
+    j["tags"] = tags_;                   // the overlay's tags drawn (the pipeline's chunks over their ops)
     j["coords"] = coords_;               // PEs were labelled with their coordinates (there was room)
     j["dot"] = dot_ ? nlohmann::json{{"x", dot_->x}, {"y", dot_->y}} : nlohmann::json(nullptr);   // a wavelet drawn this frame
     j["route_label"] = route_label();
@@ -185,6 +186,7 @@ void MeshCanvas::draw(const wl::Mesh& mesh, const wl::Machine* machine, const Pe
     f.dl->ChannelsSetCurrent(0);
     f.dl->PushClipRect(im(f.origin), im(f.origin + f.size), true);   // its ground is the frame's clear (kCanvasBackground)
     draw_pes(f, machine);
+    draw_tags(f);
     dots_ = 0;
     dot_.reset();
     // One picture: a route is its colour's arrows along the links; traffic lights the same links up over it.
@@ -265,6 +267,19 @@ void MeshCanvas::draw_pes(const Frame& f, const wl::Machine* m) {
     // The PE that stopped the run, in the error colour, over everything else.
     if (m && m->fault() && f.mesh.contains(m->fault().x, m->fault().y))
         outline(PeCoord{m->fault().x, m->fault().y}, kErrorOutline, std::clamp(f.cell * 0.06f, 2.5f, 5.0f));
+}
+
+void MeshCanvas::draw_tags(const Frame& f) {
+    tags_.clear();
+    if (!overlay_) return;
+    for (const auto& [r, text] : overlay_->tags) {
+        const vec2 a = f.corner(r.x, r.y), b = f.corner(r.x + r.w, r.y + r.h), size = gl(ImGui::CalcTextSize(text.c_str()));
+        if (size.x + 6 > b.x - a.x || size.y + 2 > b.y - a.y) continue;   // too small at this zoom: the tooltip says it
+        const vec2 at = (a + b - size) * 0.5f;
+        f.dl->AddRectFilled(im(at - vec2(3, 1)), im(at + size + vec2(3, 1)), kShadow, 3.0f);
+        f.dl->AddText(im(at), kText, text.c_str());
+        tags_.push_back(text);
+    }
 }
 
 // [SECTION] wavelets: fading trails on recently used links, and a dot per hop in flight

@@ -55,6 +55,7 @@ private:
     void draw_wavelets(const Frame& f);
     void draw_routes(const Frame& f, const wl::Machine& m);
     void draw_legend(const Frame& f, const wl::Machine* m);
+    void draw_tags(const Frame& f);     // the overlay's tags, each centred over its PEs where it fits
     void tooltip(const wl::Machine* m) const;
     std::string route_label() const;     // the route picker's text: "route xdown", "no route"
 
@@ -78,6 +79,7 @@ private:
     float cell_ = 0;                     // one PE's pitch on screen
     std::vector<std::string> colour_names_;
     bool coords_ = false;                // PEs were labelled with their coordinates (there was room)
+    std::vector<std::string> tags_;      // the overlay's tags drawn last frame (state())
     std::optional<glm::vec2> dot_;       // a wavelet drawn this frame
     nlohmann::json legend_ = nlohmann::json::array();   // [{title, swatches: [{label, rgb}]}] as last drawn
     std::array<float, 4> legend_rect_{};  // x, y, w, h

@@ -275,6 +275,7 @@ void ModelSession::install(Loaded m, const std::string& config, const std::strin
         set_ = set;
     }
     mesh_ = std::move(mesh);
+    if (schedule_) mesh_->set_schedule(*schedule_);
     compile_info_ = info;
     have_forward_ = false;
     gen_ = Generation{};
@@ -425,6 +426,15 @@ bool ModelSession::encode(const std::string& prompt, std::vector<int>* ids) {
         return false;
     }
     return true;
+}
+
+wl::model::Schedule ModelSession::schedule() const {
+    return mesh_ ? mesh_->schedule() : schedule_.value_or(wl::model::Schedule::Sequential);
+}
+
+void ModelSession::set_schedule(wl::model::Schedule s) {
+    schedule_ = s;
+    if (mesh_) mesh_->set_schedule(s);
 }
 
 bool ModelSession::forward(const std::string& prompt) {

@@ -132,6 +132,11 @@ public:
     std::vector<SramEntry> sram_map(int x, int y) const;
     std::string kernel_text(const std::string& kernel) const;   // models_dir/kernels/<kernel>, "" if unreadable
 
+    // The schedule forward() runs (engine/model/pipeline.h): the compiled plan's wafer.schedule
+    // until set_schedule, which holds for later compiles too. Streaming always runs sequential.
+    wl::model::Schedule schedule() const;
+    void set_schedule(wl::model::Schedule s);
+
     // One forward pass over the prompt's tokens, then the reference's over the same tokens.
     bool forward(const std::string& prompt);
     const ForwardReport* last_forward() const { return have_forward_ ? &forward_ : nullptr; }
@@ -174,6 +179,7 @@ private:
     std::unique_ptr<wl::gpt::GPT> model_;
     std::unique_ptr<wl::gpt::Tokenizer> tokenizer_;
     std::unique_ptr<wl::model::MeshGPT> mesh_;
+    std::optional<wl::model::Schedule> schedule_;   // set_schedule's
     std::string error_;
     ForwardReport forward_;
     bool have_forward_ = false;

@@ -77,6 +77,8 @@ void ModelWindow::compiled() {
     hovered_.reset();
     stages_ = plan_stages(*session_.plan());
     rebuild_overlay();
+    timeline_.set({});   // the last forward went with the last compile
+    timeline_overlay_at_.reset();
     refit_ = true;
 }
 
@@ -130,7 +132,10 @@ void ModelWindow::rebuild_overlay() {
 bool ModelWindow::forward(const std::string& prompt) {
     anim_.stop();
     session_.stop_generation();   // one run on the mesh at a time: the forward replaces the cache
-    return session_.forward(prompt);
+    if (!session_.forward(prompt)) return false;
+    timeline_.set(session_.last_forward()->run.timeline);
+    timeline_overlay_at_.reset();
+    return true;
 }
 
 bool ModelWindow::generate(const std::string& prompt, int tokens, const wl::gpt::SampleOptions& opt) {
@@ -256,6 +261,13 @@ const PeOverlay* ModelWindow::canvas_overlay() {
         shown_canvas_ = w ? train_overlay_key_ : "";
         return &train_overlay_;
     }
+    if (session_.compiled() && session_.last_forward() && !anim_.active() && timeline_.cursor()) {   // the ops working at the cursor
+        if (timeline_overlay_at_ != timeline_.cursor()) {
+            timeline_overlay_ = timeline_overlay(*session_.plan(), timeline_.spans(), *timeline_.cursor());
+            timeline_overlay_at_ = timeline_.cursor();
+        }
+        return &timeline_overlay_;
+    }
     return colour_ && session_.compiled() && !anim_.active() ? &overlay_ : nullptr;
 }
 
@@ -269,6 +281,7 @@ void ModelWindow::frame(MeshCanvas& canvas) {
     while (session_.step())
         if (std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count() > kStepBudgetMs) break;
     anim_.tick(ImGui::GetIO().DeltaTime, kStepBudgetMs);
+    timeline_.tick(ImGui::GetIO().DeltaTime);
     if (on_canvas() != was_on_canvas_ || (refit_ && on_canvas())) {
         canvas.select(std::nullopt);
         canvas.fit();
@@ -368,6 +381,27 @@ const std::vector<ModelWindow::Method>& ModelWindow::methods() {
              w.need_compiled();
              if (!w.forward(str_arg(a, "prompt", w.prompt_))) throw std::runtime_error(w.session_.error());
              return to_json(*w.session_.last_forward());
+         }},
+        {"model_schedule", "schedule", false, [](ModelWindow& w, const json& a) {   // "sequential" | "pipelined": the next forward's
+             w.need_compiled();
+             wl::model::Schedule s;
+             if (!wl::model::schedule_from_name(str_arg(a, "schedule"), &s)) throw std::invalid_argument("'schedule' is sequential or pipelined");
+             if (s == wl::model::Schedule::Pipelined && w.session_.plan()->streaming)
+                 throw std::invalid_argument("streaming execution runs one op at a time: compile it resident to pipeline it");
+             w.session_.set_schedule(s);
+             return w.state();
+         }},
+        // The last forward's timeline: {cycle} puts the cursor there (the canvas lights the ops
+        // working then), {clear: true} takes it away, {play: true|false} runs it along, {seconds}
+        // sets Play's time for the whole forward.
+        {"model_timeline", "{options}", false, [](ModelWindow& w, const json& a) {
+             if (!w.session_.last_forward() || w.timeline_.empty()) throw std::invalid_argument("no forward to draw: model_forward() first");
+             if (flag_arg(a, "clear", false)) w.timeline_.set_cursor(std::nullopt), w.timeline_.play(false);
+             if (a.is_object() && a.contains("seconds")) w.timeline_.set_play_seconds(real_arg(a, "seconds", NumberRange::closed(0.5, 600)));
+             if (a.is_object() && a.contains("cycle"))
+                 w.timeline_.set_cursor(uint64_t(real_arg(a, "cycle", NumberRange::closed(0, double(w.timeline_.end())))));
+             if (a.is_object() && a.contains("play")) w.timeline_.play(flag_arg(a, "play", false));
+             return w.timeline_json();
          }},
         {"model_generate", "{options}", true, [](ModelWindow& w, const json& a) {
              w.need_compiled();
@@ -544,6 +578,24 @@ json ModelWindow::sweep_json() const {
             {"mask", wl::model::mask_kind_name(s.mask)}, {"seed", s.seed}, {"points", points}};
 }
 
+json ModelWindow::timeline_json() const {
+    if (timeline_.empty()) return nullptr;
+    json working = json::array();
+    if (timeline_.cursor())
+        for (size_t i : wl::model::in_flight_at(timeline_.spans(), *timeline_.cursor())) {
+            const wl::model::LaunchSpan& s = timeline_.spans()[i];
+            working.push_back({{"op", s.op}, {"sequence", s.sequence}, {"chunk", s.chunk}, {"t0", s.t0}, {"n", s.n}});
+        }
+    return {{"schedule", wl::model::schedule_name(session_.last_forward()->run.schedule)},
+            {"launches", timeline_.spans().size()},
+            {"rows", wl::model::timeline_rows(timeline_.spans()).size()},
+            {"cycles", timeline_.end()},
+            {"cursor", timeline_.cursor() ? json(*timeline_.cursor()) : json(nullptr)},
+            {"playing", timeline_.playing()},
+            {"seconds", timeline_.play_seconds()},
+            {"working", working}};   // the launches at the cursor: what the canvas lights
+}
+
 json ModelWindow::compare_json() const {
     if (!compare_) return nullptr;
     auto run = [](const wl::model::ExecutionRun& r) -> json {
@@ -587,6 +639,8 @@ json ModelWindow::state() const {
                          {"error", weights_error_.empty() ? json(nullptr) : json(weights_error_)}}},
             {"on_canvas", on_canvas()},
             {"colour", colour_ ? placement_colour_name(*colour_) : "canvas"},
+            {"schedule", wl::model::schedule_name(session_.schedule())},   // the next forward's
+            {"timeline", timeline_json()},
             {"hovered", pe(hovered_)},
             {"selected", pe(selected_)},
             {"generation", {{"running", g.running()}, {"made", g.made()}, {"tokens", g.wanted}}},
@@ -830,11 +884,50 @@ void ModelWindow::draw_stages() {
     }
 }
 
+void ModelWindow::draw_timeline() {
+    if (timeline_.empty()) return;
+    const wl::model::ForwardRecord& f = session_.last_forward()->run;
+    const bool piped = f.schedule == wl::model::Schedule::Pipelined;
+    int chunks = 1;
+    for (const wl::model::LaunchSpan& s : timeline_.spans()) chunks = std::max(chunks, s.chunk + 1);
+    const std::string head = piped ? "Timeline: pipelined, " + std::to_string(f.ops.size()) + " stages x " + std::to_string(chunks) +
+                                         " chunks, " + std::to_string(timeline_.spans().size()) + " launches###timeline"
+                                   : "Timeline: sequential, " + std::to_string(timeline_.spans().size()) + " launches, one at a time###timeline";
+    ImGui::SetNextItemOpen(true, ImGuiCond_Appearing);
+    const bool open_now = ImGui::TreeNode(head.c_str());
+    mark("timeline_header");
+    if (!open_now) return;
+    ImGui::TextWrapped(piped ? "A row per op, a bar per launch in its chunk's colour: op k works on chunk c while op k+1 works on c-1 "
+                               "(the picture of a pipeline: GPipe, arXiv:1811.06965). Click or drag: the canvas lights the ops working "
+                               "at that cycle."
+                             : "One op at a time, each over the whole window: pick pipelined beside Forward and run it again to "
+                               "see every op busy at once.");
+    timeline_.draw(ImGui::GetTextLineHeight() * 24, timeline_rect_);
+    drawn_["timeline"] = {ImVec2(timeline_rect_[0], timeline_rect_[1]),
+                          ImVec2(timeline_rect_[0] + timeline_rect_[2], timeline_rect_[1] + timeline_rect_[3])};
+    ImGui::TreePop();
+}
+
 void ModelWindow::draw_forward() {
     if (!ImGui::CollapsingHeader("Forward", ImGuiTreeNodeFlags_DefaultOpen)) return;
-    ImGui::SetNextItemWidth(-ImGui::GetFontSize() * 6);
+    ImGui::SetNextItemWidth(-ImGui::GetFontSize() * 14);
     ImGui::InputText("##prompt", prompt_, sizeof prompt_);
     mark("prompt");
+    ImGui::SameLine();
+    const bool streamed = session_.plan()->streaming;
+    int sched = int(session_.schedule());
+    const char* const schedules[] = {wl::model::schedule_name(wl::model::Schedule::Sequential),
+                                     wl::model::schedule_name(wl::model::Schedule::Pipelined)};
+    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 7);
+    ImGui::BeginDisabled(streamed);
+    if (ImGui::Combo("##schedule", &sched, schedules, 2)) session_.set_schedule(wl::model::Schedule(sched));
+    ImGui::EndDisabled();
+    mark("schedule");
+    if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+        ImGui::SetTooltip(streamed ? "streaming execution runs one op at a time: one layer's ops serve every layer"
+                                   : "sequential: one op at a time, each over the whole window.\npipelined: the window cut into chunks "
+                                     "of about 8 steps, op k on chunk c while op k+1 works on chunk c-1\n(wafer.schedule; docs/model-compiler.md, "
+                                     "\"Pipelined execution\")");
     ImGui::SameLine();
     ImGui::BeginDisabled(session_.generation().running());
     if (ImGui::Button("Forward")) forward(prompt_);
@@ -859,6 +952,7 @@ void ModelWindow::draw_forward() {
                            (unsigned long long)stream_bytes, (unsigned long long)stream_cycles, (unsigned long long)f->cycles,
                            100.0 * double(stream_cycles) / double(std::max<uint64_t>(f->cycles, 1)),
                            wl::model::EdgeLink::wse2().bytes_per_cycle);
+    draw_timeline();
     draw_animation();
     if (ImGui::BeginTable("##ops", 8, ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit |
                                           ImGuiTableFlags_ScrollY,

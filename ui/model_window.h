@@ -3,7 +3,9 @@
 // placement on the mesh canvas (hover a PE: its op; click: its SRAM map), open an
 // op's kernel in the editor, run a forward pass (checked against the reference)
 // or generate text, one token per frame, and animate any op again in cycle mode
-// (op_animation.h). The state is a ModelSession (model_session.h); this file
+// (op_animation.h). A forward runs under the schedule picked beside it (sequential, or
+// pipelined: engine/model/pipeline.h); its Timeline draws its launches, op by op over the cycles,
+// and lights the ops working at its cursor on the canvas, each tagged with its chunk. The state is a ModelSession (model_session.h); this file
 // draws it and answers the JS hook's model_* methods. Train trains the GPT on the
 // mesh a few launches per frame (a TrainSession, train_session.h; train_* methods).
 // Density sweeps the compiled model's weights to densities 1, 0.5, 0.25 and 0.1 and shows
@@ -23,6 +25,7 @@
 #include "ui/model_session.h"
 #include "ui/op_animation.h"
 #include "ui/placement_overlay.h"
+#include "ui/timeline_view.h"
 #include "ui/train_guide.h"
 #include "ui/train_session.h"
 
@@ -62,7 +65,7 @@ public:
     // Something moves without input: training, a generation making tokens, or an op animating.
     bool busy() const {
         return train_.running() || session_.generation().running() || (anim_.active() && !anim_.done()) || sweeping() ||
-               comparing();
+               comparing() || timeline_.playing();
     }
     wl::Mesh mesh() const { return machine() ? machine()->mesh() : wl::Mesh{}; }
     const wl::Machine* machine() const {
@@ -147,6 +150,8 @@ private:
     void draw_stages();
     void draw_forward();
     void draw_animation();
+    void draw_timeline();                // the last forward's launches (timeline_view.h), the canvas lit at its cursor
+    nlohmann::json timeline_json() const;   // state().model.timeline and model_timeline()
     void draw_generation();
     void draw_train();
     void draw_loss_plot();
@@ -190,6 +195,10 @@ private:
     std::vector<PlanStage> stages_;
     std::optional<PeCoord> hovered_, selected_;   // on the model's mesh, from the canvas
     OpAnimation anim_;
+    TimelineView timeline_;              // the last forward's, from forward()
+    PeOverlay timeline_overlay_;         // timeline_overlay at timeline_overlay_at_
+    std::optional<uint64_t> timeline_overlay_at_;
+    float timeline_rect_[4] = {};        // the chart on screen, last frame
     std::string anim_error_;
     std::map<std::string, std::pair<ImVec2, ImVec2>> drawn_;
     bool was_on_canvas_ = false, refit_ = false;   // the canvas's mesh changes: fit it, drop its selection

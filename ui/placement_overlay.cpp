@@ -1,6 +1,8 @@
 // placement_overlay.cpp: see placement_overlay.h.
 #include "ui/placement_overlay.h"
 
+#include "engine/core/thousands.h"
+
 #include <algorithm>
 
 namespace wlui {
@@ -50,10 +52,38 @@ PeOverlay placement_overlay(const wl::model::MeshPlan& plan, PlacementColour by)
     return ov;
 }
 
+// Whether run `run` (an OpRun's name) works on o's PEs. Streaming: the plan's layer ops (l0.*) run
+// every layer: "l2.qkv" lights l0.qkv's PEs, and a layer's stream ("l2.weights" in, "l2.grads" out)
+// the layer's weight-holding ops.
+static bool runs_on(const wl::model::MeshPlan& plan, const wl::model::PlannedOp& o, const std::string& run) {
+    const wl::gpt::OpName unit = wl::gpt::parse_op_name(run);
+    if (plan.streaming && unit.layer >= 0 && o.layer >= 0)
+        return unit.row ? o.id == unit.row->id : (unit.rest == "weights" || unit.rest == "grads") && !o.weights.empty();
+    return o.name == run || run == o.name + ".weights" || run == o.name + ".grads" ||   // the tied wte's streams
+           (run == wl::gpt::entry::kGradNorm && !o.weights.empty());
+}
+
+// Marks o's PEs in ov: colour c, tooltip label; lit ones add to ov.lit and ov.lit_box.
+static void paint(PeOverlay& ov, const wl::model::PlannedOp& o, Rgba c, const std::string& label, bool lit) {
+    for (int y = o.rect.y; y < o.rect.y + o.rect.h; ++y)
+        for (int x = o.rect.x; x < o.rect.x + o.rect.w; ++x) {
+            if (!ov.mesh.contains(x, y)) continue;
+            ov.colour[size_t(ov.mesh.index(x, y))] = c;
+            ov.label[size_t(ov.mesh.index(x, y))] = label;
+            if (!lit) continue;
+            wl::Rect& b = ov.lit_box;
+            if (ov.lit++ == 0) b = {x, y, 1, 1};
+            const int x0 = std::min(b.x, x), y0 = std::min(b.y, y), x1 = std::max(b.x + b.w, x + 1), y1 = std::max(b.y + b.h, y + 1);
+            b = {x0, y0, x1 - x0, y1 - y0};
+        }
+}
+
+static constexpr Rgba kWaiting{78, 84, 98, 255};   // a placed PE whose op is not running
+
 PeOverlay training_overlay(const wl::model::MeshPlan& plan, const std::string& op, const std::string& phase) {
     static const char* kPhases[] = {"forward", "backward", "optimiser"};
     static constexpr Rgba kPhaseColour[] = {{90, 170, 255, 255}, {255, 150, 60, 255}, {110, 220, 120, 255}};
-    static constexpr Rgba kIdle{78, 84, 98, 255};
+    static constexpr Rgba kIdle = kWaiting;
     PeOverlay ov;
     ov.mesh = wl::Mesh{plan.mesh_w, plan.mesh_h};
     ov.colour.assign(size_t(ov.mesh.size()), kNoProgram);
@@ -66,26 +96,43 @@ PeOverlay training_overlay(const wl::model::MeshPlan& plan, const std::string& o
         ov.legend.swatches.push_back({kPhaseColour[i], kPhases[i]});
         if (phase == kPhases[i]) lit = kPhaseColour[i];
     }
-    // Streaming: the plan's layer ops (l0.*) run every layer: "l2.qkv" lights l0.qkv's PEs, and a
-    // layer's stream ("l2.weights" in, "l2.grads" out) the layer's weight-holding ops.
-    const wl::gpt::OpName unit = wl::gpt::parse_op_name(op);
-    const bool layer_op = plan.streaming && unit.layer >= 0;
     for (const wl::model::PlannedOp& o : plan.ops) {
-        bool now = o.name == op || op == o.name + ".weights" || op == o.name + ".grads" ||   // the tied wte's streams
-                   (op == wl::gpt::entry::kGradNorm && !o.weights.empty());
-        if (layer_op && o.layer >= 0)
-            now = unit.row ? o.id == unit.row->id : (unit.rest == "weights" || unit.rest == "grads") && !o.weights.empty();
-        const std::string label = o.name + ": " + o.op + " (" + o.kernel + ")" + (now ? ", running: " + phase : "");
-        for (int y = o.rect.y; y < o.rect.y + o.rect.h; ++y)
-            for (int x = o.rect.x; x < o.rect.x + o.rect.w; ++x) {
-                if (!ov.mesh.contains(x, y)) continue;
-                ov.colour[size_t(ov.mesh.index(x, y))] = now ? lit : kIdle;
-                ov.label[size_t(ov.mesh.index(x, y))] = label;
-                if (!now) continue;
-                wl::Rect& b = ov.lit_box;
-                if (ov.lit++ == 0) b = {x, y, 1, 1};
-                const int x0 = std::min(b.x, x), y0 = std::min(b.y, y), x1 = std::max(b.x + b.w, x + 1), y1 = std::max(b.y + b.h, y + 1);
-                b = {x0, y0, x1 - x0, y1 - y0};
+        const bool now = runs_on(plan, o, op);
+        paint(ov, o, now ? lit : kIdle, o.name + ": " + o.op + " (" + o.kernel + ")" + (now ? ", running: " + phase : ""), now);
+    }
+    return ov;
+}
+
+Rgba slot_colour(int slot) { return colour_of(slot); }
+
+PeOverlay timeline_overlay(const wl::model::MeshPlan& plan, const std::vector<wl::model::LaunchSpan>& t, uint64_t cycle) {
+    PeOverlay ov;
+    ov.mesh = wl::Mesh{plan.mesh_w, plan.mesh_h};
+    ov.colour.assign(size_t(ov.mesh.size()), kNoProgram);
+    ov.label.assign(size_t(ov.mesh.size()), "");
+    ov.legend.title = "cycle " + wl::thousands(cycle) + ": the ops working, by chunk";
+    ov.legend.swatches.push_back({kNoProgram, "unused"});
+    ov.legend.swatches.push_back({kWaiting, "placed, waiting"});
+    int chunks = 1;
+    for (const wl::model::LaunchSpan& s : t) chunks = std::max(chunks, s.chunk + 1);
+    const std::vector<size_t> now = wl::model::in_flight_at(t, cycle);
+    for (const wl::model::PlannedOp& o : plan.ops) {
+        if (o.train_only) continue;
+        paint(ov, o, kWaiting, o.name + ": " + o.op + " (" + o.kernel + "), waiting", false);
+    }
+    for (size_t i : now) {
+        const wl::model::LaunchSpan& s = t[i];
+        const int slot = s.sequence * chunks + s.chunk;
+        const std::string chunk = (s.sequence ? "sequence " + std::to_string(s.sequence) + ", " : "") + "chunk " + std::to_string(s.chunk) +
+                                  " (steps " + std::to_string(s.t0) + "-" + std::to_string(s.t0 + s.n - 1) + ")";
+        const std::string tag = (s.sequence ? "s" + std::to_string(s.sequence) + " " : "") + "c" + std::to_string(s.chunk);
+        bool swatch = false;
+        for (const auto& [c, name] : ov.legend.swatches) swatch = swatch || name == chunk;
+        if (!swatch) ov.legend.swatches.push_back({slot_colour(slot), chunk});
+        for (const wl::model::PlannedOp& o : plan.ops)
+            if (runs_on(plan, o, s.op)) {
+                paint(ov, o, slot_colour(slot), s.op + ": " + o.op + " (" + o.kernel + "), working on " + chunk, true);
+                ov.tags.push_back({o.rect, tag});
             }
     }
     return ov;

@@ -3,11 +3,13 @@
 // line naming the op. No ImGui: tests/ui checks it; the Model window hands it to
 // the mesh canvas.
 #pragma once
+#include "engine/model/launch_timeline.h"
 #include "engine/model/mesh_plan.h"
 #include "ui/canvas_model.h"
 
 #include <optional>
 #include <string_view>
+#include <vector>
 
 namespace wlui {
 
@@ -23,5 +25,11 @@ PeOverlay placement_overlay(const wl::model::MeshPlan& plan, PlacementColour by)
 // PEs dim. op "" lights nothing. A streaming plan's layer ops light for every layer's instance
 // ("l2.qkv": l0.qkv's PEs), and "l<k>.weights" / "l<k>.grads" (the layer's streams) its weight-holding ops.
 PeOverlay training_overlay(const wl::model::MeshPlan& plan, const std::string& op, const std::string& phase);
+
+// A forward's timeline (launch_timeline.h) at `cycle`: the PEs of every op working then in the
+// colour of the chunk it works on (slot_colour; a batch's sequence s, chunk c: slot s * chunks + c),
+// tagged "c3" ("s1 c3") on the canvas, its tooltip naming the chunk's steps; the other placed PEs dim.
+PeOverlay timeline_overlay(const wl::model::MeshPlan& plan, const std::vector<wl::model::LaunchSpan>& t, uint64_t cycle);
+Rgba slot_colour(int slot);   // the timeline's bars and the canvas share it
 
 }  // namespace wlui

@@ -21,6 +21,8 @@ bool forward_checked(MeshGPT& mesh, gpt::GPT& ref, const std::vector<int>& ids, 
     if (!mesh.forward(ids.data(), f.T, &logits)) return false;
     f.mesh_seconds = since(t0);
     f.ops = mesh.last_run();
+    f.schedule = !f.ops.empty() && f.ops.front().concurrent ? Schedule::Pipelined : Schedule::Sequential;   // one step runs whole
+    f.timeline = mesh.timeline();
     f.cycles = mesh.last_cycles();
     f.host_bytes = mesh.last_host_bytes();
     f.streaming = mesh.plan().streaming;
@@ -51,6 +53,8 @@ nlohmann::json to_json(const OpRun& r) {
 nlohmann::json to_json(const ForwardRecord& f) {
     nlohmann::json ops = nlohmann::json::array();
     for (const OpRun& r : f.ops) ops.push_back(to_json(r));
+    nlohmann::json timeline = nlohmann::json::array();
+    for (const LaunchSpan& s : f.timeline) timeline.push_back(to_json(s));
     return {{"T", f.T},
             {"cycles", f.cycles},
             {"clock_hz", kClockHz},
@@ -64,7 +68,9 @@ nlohmann::json to_json(const ForwardRecord& f) {
             {"execution", gpt::execution_name(f.streaming ? gpt::Execution::Streaming : gpt::Execution::Resident)},
             {"stream_bytes", f.stream_bytes},
             {"stream_cycles", f.stream_cycles},
-            {"ops", ops}};
+            {"schedule", schedule_name(f.schedule)},
+            {"ops", ops},
+            {"timeline", timeline}};
 }
 
 }  // namespace wl::model

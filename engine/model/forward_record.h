@@ -4,7 +4,7 @@
 //
 //   ForwardRecord r;
 //   if (!forward_checked(mesh, model, ids, &r)) report(mesh.error());
-//   print(to_json(r));   // {T, cycles, clock_hz, wafer_s, mesh_s, ..., ops: [...]}
+//   print(to_json(r));   // {T, cycles, clock_hz, wafer_s, mesh_s, ..., schedule, ops: [...], timeline: [...]}
 #pragma once
 #include "engine/gpt/gpt.h"
 #include "engine/model/mesh_gpt.h"
@@ -27,6 +27,8 @@ struct ForwardRecord {
     bool streaming = false;             // the plan's execution
     uint64_t stream_bytes = 0, stream_cycles = 0;   // streaming: the weights brought in, and their cycles
     std::vector<OpRun> ops;             // per op, in order
+    Schedule schedule = Schedule::Sequential;   // the one it ran with (streaming, or one step: sequential)
+    std::vector<LaunchSpan> timeline;   // its launches over its cycles (launch_timeline.h)
 };
 
 // Runs ids on the mesh and then on the reference, and compares the logits bit for bit. False

@@ -588,6 +588,11 @@ bool MeshGPT::launch(const PlannedOp& op, const char* fn, int t0, int n, OpRun* 
 
 std::vector<const PlannedOp*> MeshGPT::stages() const { return forward_stages(plan_); }
 
+std::vector<LaunchSpan> MeshGPT::timeline() const {
+    if (!runs_.empty() && runs_.front().concurrent) return pipe_timeline_;
+    return sequential_timeline(runs_, window_t0_, window_n_);
+}
+
 Pipeline MeshGPT::pipeline(int t0, int n) const { return plan_pipeline(plan_, t0, n, default_chunks(plan_, n)); }
 
 // Resident: the ops in schedule order, or pipelined (pipeline.h) in waves. Streaming: the ops
@@ -624,6 +629,7 @@ bool MeshGPT::run_forward_ops(int t0, int n) {
 
 bool MeshGPT::run(int t0, int n, std::vector<float>* logits) {
     runs_.clear();
+    window_t0_ = t0, window_n_ = n;
     try {
         if (!run_forward_ops(t0, n)) return false;
     } catch (const std::exception& e) {
@@ -699,6 +705,7 @@ bool MeshGPT::forward_batch(const int* tokens, int B, int T, std::vector<float>*
         batch[size_t(b)].assign(tokens + size_t(b) * T, tokens + size_t(b + 1) * T);
     }
     runs_.clear();
+    window_t0_ = 0, window_n_ = T;
     std::vector<Tensors> acts;
     try {
         begin_pipeline(stages(), 0, T, true, std::move(batch), &acts);

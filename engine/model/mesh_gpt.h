@@ -31,6 +31,7 @@
 #include "engine/gpt/gpt.h"
 #include "engine/model/memoryx.h"
 #include "engine/model/mesh_plan.h"
+#include "engine/model/launch_timeline.h"
 #include "engine/model/pipeline.h"
 
 #include <algorithm>
@@ -167,6 +168,9 @@ public:
     // While a pipelined forward runs: the ops working now, each with the chunk it works on (a batch's:
     // sequence * chunks + chunk).
     std::vector<std::pair<std::string, int>> in_flight() const;
+    // The last forward's launches over its cycles (launch_timeline.h): pipelined, one per op and
+    // chunk as they ran; sequential, one per run, end to end.
+    std::vector<LaunchSpan> timeline() const;
 
 private:
     friend class MeshTrainer;   // mesh_trainer.h: runs the backward ops on the same machine
@@ -230,6 +234,8 @@ private:
     std::string nonfinite_;
     std::vector<int> tokens_;
     std::vector<OpRun> runs_;
+    int window_t0_ = 0, window_n_ = 0;        // the last forward's steps
+    std::vector<LaunchSpan> pipe_timeline_;   // the last pipelined forward's launches (timeline())
     std::vector<float> logits_;   // next_logits' result
     std::string error_;
     uint64_t host_bytes_ = 0;     // activation bytes put and got, ever

@@ -61,6 +61,7 @@ struct MeshGPT::PipeRun {
     uint64_t began = 0, last_end = 0;
     wl::MachineStats all0;
     std::vector<OpRun> runs;
+    std::vector<LaunchSpan> launches;   // as they finished
     int chunk_t0(int c) const { return t0 + int(int64_t(c) * n / C); }
 };
 
@@ -211,6 +212,7 @@ bool MeshGPT::run_pipeline(int until) {
         for (int i : l.claimed) p.claim[size_t(i)] = 0;
         p.st[size_t(l.u)] = PipeRun::St::Done;
         p.done++;
+        p.launches.push_back({op.name, seq, c, t0, n, run.start, run.start + run.span});
         p.runs.push_back(std::move(run));
     };
     const auto wall = std::chrono::steady_clock::now();
@@ -291,6 +293,14 @@ bool MeshGPT::run_pipeline(int until) {
     first.hops += (all.hops - p.all0.hops) - hops;
     for (const PlannedOp* op : p.stages) set_window(*op, p.t0, p.n);
     runs_.insert(runs_.end(), ops.begin(), ops.end());
+    pipe_timeline_ = std::move(p.launches);   // by op, then by slot: the timeline's rows in schedule order
+    std::stable_sort(pipe_timeline_.begin(), pipe_timeline_.end(), [&](const LaunchSpan& a, const LaunchSpan& b) {
+        const auto stage = [&](const std::string& name) {
+            return std::find_if(p.stages.begin(), p.stages.end(), [&](const PlannedOp* s) { return s->name == name; }) - p.stages.begin();
+        };
+        const auto sa = stage(a.op), sb = stage(b.op);
+        return sa != sb ? sa < sb : a.start < b.start;
+    });
     if (p.S > 1) {   // the KV cache holds the last sequence
         tokens_ = p.tokens.back();
         if (p.acts_out) *p.acts_out = std::move(p.acts);

@@ -209,6 +209,54 @@ TEST_F(ModelSessionTest, ThePlacementColoursEachOpsPesByItsKindOrItsLayer) {
     EXPECT_FALSE(wlui::placement_colour_from_name("nope"));
 }
 
+// The schedule picked for the next forward: pipelined, the same logits; the forward's timeline
+// then lights, at a cycle, the PEs of every op working then in its chunk's colour, tagged with
+// the chunk over the op's PEs, and dims the rest.
+TEST_F(ModelSessionTest, APipelinedForwardsTimelineLightsTheOpsAtACycle) {
+    const std::string prompt = "Once upon a time there was a little girl who lived in a village";
+    EXPECT_EQ(s_->schedule(), wl::model::Schedule::Sequential) << "gpt-nano.yaml's wafer.schedule";
+    s_->set_schedule(wl::model::Schedule::Pipelined);
+    ASSERT_TRUE(s_->forward(prompt)) << s_->error();
+    s_->set_schedule(wl::model::Schedule::Sequential);
+    const wl::model::ForwardRecord& f = s_->last_forward()->run;
+    EXPECT_EQ(f.identical, f.logits);
+    EXPECT_EQ(f.schedule, wl::model::Schedule::Pipelined);
+    const auto& plan = *s_->plan();
+    const std::vector<wl::model::LaunchSpan>& t = f.timeline;
+    ASSERT_GT(t.size(), plan.ops.size());
+    // The cycle at which most launches work: each of their ops lit in its chunk's colour and tagged.
+    uint64_t busiest = 0;
+    for (const auto& s : t)
+        if (wl::model::in_flight_at(t, s.start).size() > wl::model::in_flight_at(t, busiest).size()) busiest = s.start;
+    const std::vector<size_t> now = wl::model::in_flight_at(t, busiest);
+    ASSERT_GT(now.size(), 1u);
+    const wlui::PeOverlay ov = wlui::timeline_overlay(plan, t, busiest);
+    EXPECT_EQ(ov.tags.size(), now.size());
+    std::set<std::string> lit;
+    for (size_t i : now) {
+        const wl::model::LaunchSpan& s = t[i];
+        lit.insert(s.op);
+        const wl::model::PlannedOp* op = plan.find(s.op);
+        ASSERT_NE(op, nullptr) << s.op;
+        const size_t pe = size_t(ov.mesh.index(op->rect.x, op->rect.y));
+        EXPECT_EQ(ov.colour[pe], wlui::slot_colour(s.chunk)) << s.op;
+        EXPECT_NE(ov.label[pe].find("working on chunk " + std::to_string(s.chunk) + " (steps " + std::to_string(s.t0) + "-"),
+                  std::string::npos) << ov.label[pe];
+        EXPECT_TRUE(std::any_of(ov.tags.begin(), ov.tags.end(), [&](const auto& tag) {
+            return tag.first.x == op->rect.x && tag.first.y == op->rect.y && tag.first.w == op->rect.w && tag.second == "c" + std::to_string(s.chunk);
+        })) << s.op;
+    }
+    for (const auto& o : plan.ops) {
+        if (o.train_only || lit.count(o.name)) continue;
+        const size_t pe = size_t(ov.mesh.index(o.rect.x, o.rect.y));
+        EXPECT_NE(ov.label[pe].find("waiting"), std::string::npos) << o.name << ": " << ov.label[pe];
+        for (size_t i : now) EXPECT_NE(ov.colour[pe], wlui::slot_colour(t[i].chunk)) << o.name;
+    }
+    EXPECT_EQ(ov.colour[size_t(ov.mesh.index(31, 31))], wlui::kNoProgram);
+    // Past the end nothing works: only the placement, dim.
+    EXPECT_TRUE(wlui::timeline_overlay(plan, t, wl::model::timeline_end(t)).tags.empty());
+}
+
 // Each op again in cycle mode on a copy of the machine: its output is the fast run's, bit for bit.
 TEST_F(ModelSessionTest, EveryOpAnimatedInCycleModeGivesTheFastRunsOutput) {
     ASSERT_TRUE(s_->forward("Once")) << s_->error();

@@ -14,6 +14,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <set>
 
 namespace {
@@ -152,6 +153,74 @@ TEST(MeshPipeline, FastAndCycleModeAgree) {
     EXPECT_EQ(differ(std::vector<float>(lf.begin(), lf.begin() + long(fast.logits.size())), fast.logits.data()), 0);
     EXPECT_NEAR(double(mf.last_cycles()), double(mc.last_cycles()), 0.10 * double(mc.last_cycles()))
         << mf.last_cycles() << " " << mc.last_cycles();
+}
+
+// The timeline (launch_timeline.h) is the launches as they ran: pipelined, every op once per
+// chunk, each op's chunks in order and apart, each after its producers' same chunk, several at
+// once, the last ending at the forward's cycles; sequential, one per op, end to end. A batch's
+// launches carry their sequence.
+TEST(MeshPipeline, TheTimelineIsTheLaunchesAsTheyRan) {
+    const GPTConfig cfg = config(1, 2, 16, 24, 11);
+    GPT model(cfg);
+    model.init_weights(6);
+    const std::vector<int> in = tokens(24, cfg.vocab_size, 6);
+    auto r = plan_model(cfg, 8, 8, kernels());
+    ASSERT_TRUE(r.ok) << r.error;
+    MeshGPT m(r.plan, model);
+    const std::vector<const wl::model::PlannedOp*> ops = wl::model::forward_stages(r.plan);
+    std::vector<float> logits;
+    m.set_schedule(Schedule::Pipelined);
+    ASSERT_TRUE(m.forward(in.data(), 24, &logits)) << m.error();
+    const int C = wl::model::default_chunks(r.plan, 24);
+    ASSERT_GT(C, 1);
+    std::vector<wl::model::LaunchSpan> t = m.timeline();
+    ASSERT_EQ(t.size(), ops.size() * size_t(C));
+    EXPECT_EQ(wl::model::timeline_end(t), m.last_cycles());
+    EXPECT_EQ(wl::model::timeline_rows(t).size(), ops.size());
+    const auto at = [&](const std::string& op, int c) {
+        for (const auto& s : t)
+            if (s.op == op && s.chunk == c) return s;
+        ADD_FAILURE() << op << " chunk " << c << " is not in the timeline";
+        return wl::model::LaunchSpan{};
+    };
+    const wl::model::Pipeline plan = m.pipeline(0, 24);
+    const std::vector<wl::model::PipeStage> deps = wl::model::pipeline_stages(ops);
+    for (size_t k = 0; k < ops.size(); k++)
+        for (int c = 0; c < C; c++) {
+            const wl::model::LaunchSpan s = at(ops[k]->name, c);
+            EXPECT_LT(s.start, s.end);
+            EXPECT_EQ(s.t0, plan.chunk_t0(c));
+            EXPECT_EQ(s.n, plan.chunk_n(c));
+            if (c > 0) EXPECT_LE(at(ops[k]->name, c - 1).end, s.start) << ops[k]->name << " chunk " << c;
+            for (int j : deps[k].producers) EXPECT_LE(at(ops[size_t(j)]->name, c).end, s.start) << ops[k]->name << " chunk " << c;
+        }
+    size_t most = 0;
+    for (const auto& s : t) most = std::max(most, wl::model::in_flight_at(t, s.start).size());
+    EXPECT_GT(most, 1u) << "a pipeline has launches at once";
+
+    m.set_schedule(Schedule::Sequential);
+    ASSERT_TRUE(m.forward(in.data(), 24, &logits)) << m.error();
+    t = m.timeline();
+    ASSERT_EQ(t.size(), ops.size());
+    for (size_t k = 0; k < t.size(); k++) {
+        EXPECT_EQ(t[k].op, ops[k]->name);
+        EXPECT_EQ(t[k].end - t[k].start, m.last_run()[k].cycles);
+        if (k) EXPECT_EQ(t[k].start, t[k - 1].end);
+        EXPECT_EQ(wl::model::in_flight_at(t, t[k].start).size(), 1u);
+    }
+    EXPECT_EQ(wl::model::timeline_end(t), m.last_cycles());
+
+    std::vector<int> batch = in;
+    const std::vector<int> second = tokens(24, cfg.vocab_size, 7);
+    batch.insert(batch.end(), second.begin(), second.end());
+    for (Schedule sc : {Schedule::Sequential, Schedule::Pipelined}) {
+        m.set_schedule(sc);
+        ASSERT_TRUE(m.forward_batch(batch.data(), 2, 24, &logits)) << m.error();
+        t = m.timeline();
+        EXPECT_EQ(t.size(), ops.size() * size_t(sc == Schedule::Pipelined ? 2 * C : 2));
+        EXPECT_EQ(std::count_if(t.begin(), t.end(), [](const auto& s) { return s.sequence == 1; }), long(t.size() / 2));
+        EXPECT_EQ(wl::model::timeline_end(t), m.last_cycles());
+    }
 }
 
 // Two training steps of gpt-nano (B = 2, T = 64) on 32x32 under each schedule: the same losses,

@@ -64,6 +64,61 @@ test('a forward on the mesh gives every logit of the reference, bit for bit', as
   assert.equal(f.cycles, f.ops.reduce((a, o) => a + o.cycles, 0));
 });
 
+test('a pipelined forward: its timeline, clicked, lights every op working at that cycle with its chunk', async () => {
+  const { page } = app;
+  const plan = await call(page, 'model_compile', 'gpt-nano', '32x32', { show: true });
+  await call(page, 'model_window', { colour: 'op' });
+  assert.equal((await state(page)).model.schedule, 'sequential', 'gpt-nano.yaml\'s wafer.schedule');
+  await call(page, 'model_schedule', 'pipelined');
+  const prompt = 'Once upon a time there was a little girl who lived in a village n';   // 64 characters
+  const f = await call(page, 'model_forward', prompt);
+  assert.equal(f.schedule, 'pipelined');
+  assert.equal(f.logits_identical, f.logits);
+  const stages = f.ops.length, chunks = Math.max(...f.timeline.map((l) => l.chunk)) + 1;
+  assert.equal(chunks, 8);
+  assert.equal(f.timeline.length, stages * chunks);
+  assert.equal(Math.max(...f.timeline.map((l) => l.end)), f.cycles);
+  await frames(page, 3);
+  let s = await state(page);
+  assert.ok(s.model.layout.timeline, 'the timeline is not drawn');
+  assert.equal(s.model.timeline.cursor, null);
+  assert.equal(s.canvas.legend[0].title, 'placement: PEs by op');
+  // A real click 40% along the chart (right of the op names): the cursor, and the canvas lit.
+  const r = s.model.layout.timeline;
+  await clickAt(page, { x: r.x + r.w * 0.6, y: r.y + r.h * 0.4 });
+  await frames(page, 3);
+  s = await state(page);
+  const at = s.model.timeline.cursor;
+  assert.ok(at > 0 && at < f.cycles, `cursor ${at}`);
+  const working = f.timeline.filter((l) => l.start <= at && at < l.end);
+  assert.ok(working.length >= 2, `${working.length} launches at cycle ${at}`);
+  assert.deepEqual(s.model.timeline.working.map((w) => `${w.op}:${w.chunk}`), working.map((w) => `${w.op}:${w.chunk}`));
+  assert.match(s.canvas.legend[0].title, /^cycle [\d,]+: the ops working, by chunk$/);
+  assert.ok(s.canvas.tags.length >= 1, 'no chunk written over an op');
+  for (const t of s.canvas.tags) assert.ok(working.some((w) => `c${w.chunk}` === t), `tag ${t} is no working launch's`);
+  await shot(page, 'model-pipeline.png');
+  // Play runs the cursor along; Clear gives the canvas back to the placement.
+  await call(page, 'model_timeline', { cycle: 0, play: true, seconds: 3 });
+  await frames(page, 6);
+  s = await state(page);
+  assert.ok(s.model.timeline.cursor > 0 && s.model.timeline.playing, JSON.stringify(s.model.timeline));
+  await call(page, 'model_timeline', { clear: true });
+  await frames(page, 2);
+  s = await state(page);
+  assert.equal(s.model.timeline.cursor, null);
+  assert.equal(s.canvas.legend[0].title, 'placement: PEs by op');
+  assert.match(await error(page, 'model_schedule', 'fastest'), /'schedule' is sequential or pipelined/);
+  // Sequential: one launch per op, end to end, one op lit at a time.
+  await call(page, 'model_schedule', 'sequential');
+  const g = await call(page, 'model_forward', prompt);
+  assert.equal(g.schedule, 'sequential');
+  assert.equal(g.timeline.length, stages);
+  assert.ok(g.cycles > f.cycles * 2, `sequential ${g.cycles}, pipelined ${f.cycles}`);
+  const one = await call(page, 'model_timeline', { cycle: g.timeline[5].start });
+  assert.deepEqual(one.working.map((w) => w.op), [g.timeline[5].op]);
+  assert.equal(plan.mesh.w, 32);
+});
+
 test('20 greedy tokens on the mesh are the reference\'s, and the same each time', async () => {
   const { page } = app;
   const options = { prompt: 'Once upon a time', tokens: 20, temperature: 0, check: true };
