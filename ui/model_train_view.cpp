@@ -266,8 +266,9 @@ void ModelWindow::draw_train_guide() {
     const std::string phase = w ? wl::model::train_phase_name(w->phase) : "", op = w ? w->op : "";
     PeOverlay fresh;
     const PeOverlay* ov = &train_overlay_;
-    if (phase + " " + op != train_overlay_key_) ov = &(fresh = training_overlay(t.mesh()->mesh().plan(), op, phase));
-    const TrainGuide g = train_guide({phase, op, ov->lit, ov->lit_box, t.corpus().vocab, t.losses(), t.step()});
+    if (train_overlay_key(w) != train_overlay_key_) ov = &(fresh = train_overlay_for(w));
+    const TrainGuide g = train_guide({phase, op, ov->lit, ov->lit_box, t.corpus().vocab, t.losses(), t.step(), w ? w->chunk : -1,
+                                      int(ov->tags.size())});
     const ImVec2 top = ImGui::GetCursorScreenPos();
     ImGui::Indent();
     static const ImVec4 kPhase[] = {{0.35f, 0.67f, 1.0f, 1.0f}, {1.0f, 0.59f, 0.24f, 1.0f}, {0.43f, 0.86f, 0.47f, 1.0f}};

@@ -243,6 +243,28 @@ void ModelWindow::work_tick(double budget_ms) {
 
 // Built as the canvas is drawn, from what runs next: built after the units instead (or in
 // frame(), which follows the canvas), it showed the op one tick late beside the panel's text.
+// A unit's words for the canvas (state().model.train.shown.canvas): "backward l1.atty"; a pipelined
+// forward's unit, "forward l0.qkv chunk 3"; "" between jobs.
+std::string ModelWindow::train_overlay_key(const wl::model::TrainWork* w) {
+    if (!w) return " ";
+    return std::string(wl::model::train_phase_name(w->phase)) + " " + w->op + (w->chunk >= 0 ? " chunk " + std::to_string(w->chunk) : "");
+}
+
+// The op a unit runs, lit in its phase's colour; in a pipelined forward every launch working now,
+// each in its chunk's colour with the chunk written over it (the unit runs until its own finishes).
+PeOverlay ModelWindow::train_overlay_for(const wl::model::TrainWork* w) const {
+    const wl::model::MeshGPT& mesh = train_.mesh()->mesh();
+    if (w && w->chunk >= 0) {
+        const std::vector<wl::model::LaunchSpan> working = mesh.in_flight();
+        if (!working.empty()) {
+            PeOverlay ov = timeline_overlay(mesh.plan(), working, working.front().end - 1);
+            ov.legend.title = "training, pipelined forward: the ops working, by chunk";
+            return ov;
+        }
+    }
+    return training_overlay(mesh.plan(), w ? w->op : "", w ? wl::model::train_phase_name(w->phase) : "");
+}
+
 const PeOverlay* ModelWindow::canvas_overlay() {
     if (train_.run_id() != train_run_seen_) {   // a start finished: its mesh replaces the last run's on the canvas
         train_run_seen_ = train_.run_id();
@@ -252,10 +274,9 @@ const PeOverlay* ModelWindow::canvas_overlay() {
     shown_canvas_.clear();
     if (training_shown()) {
         const wl::model::TrainWork* w = train_.mesh()->next_work();
-        const std::string phase = w ? wl::model::train_phase_name(w->phase) : "", op = w ? w->op : "";
-        if (phase + " " + op != train_overlay_key_ || train_overlay_.mesh.size() == 0) {
-            train_overlay_ = training_overlay(train_.mesh()->mesh().plan(), op, phase);
-            train_overlay_key_ = phase + " " + op;
+        if (train_overlay_key(w) != train_overlay_key_ || train_overlay_.mesh.size() == 0) {
+            train_overlay_ = train_overlay_for(w);
+            train_overlay_key_ = train_overlay_key(w);
         }
         if (!colour_) return nullptr;
         shown_canvas_ = w ? train_overlay_key_ : "";

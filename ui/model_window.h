@@ -160,6 +160,8 @@ private:
     void guide_term(const char* term);   // a term of the guide, its glossary entry on hover
     void draw_wafer_panels();            // a panel per wafer: its loss share, cycles, busy heatmap
     bool training_shown() const { return train_shown_ && train_.has_run(); }
+    static std::string train_overlay_key(const wl::model::TrainWork* w);   // what the training canvas lights, in words
+    PeOverlay train_overlay_for(const wl::model::TrainWork* w) const;      // and the overlay that lights it
     bool start_training();               // the Train section's settings
     void save_checkpoint();              // native: to train_path_; web: a download
     void mark(const char* name);         // the last item's rectangle, for state().model.layout

@@ -116,10 +116,7 @@ PeOverlay timeline_overlay(const wl::model::MeshPlan& plan, const std::vector<wl
     int chunks = 1;
     for (const wl::model::LaunchSpan& s : t) chunks = std::max(chunks, s.chunk + 1);
     const std::vector<size_t> now = wl::model::in_flight_at(t, cycle);
-    for (const wl::model::PlannedOp& o : plan.ops) {
-        if (o.train_only) continue;
-        paint(ov, o, kWaiting, o.name + ": " + o.op + " (" + o.kernel + "), waiting", false);
-    }
+    for (const wl::model::PlannedOp& o : plan.ops) paint(ov, o, kWaiting, o.name + ": " + o.op + " (" + o.kernel + "), waiting", false);
     for (size_t i : now) {
         const wl::model::LaunchSpan& s = t[i];
         const int slot = s.sequence * chunks + s.chunk;

@@ -42,7 +42,8 @@ TrainGuide train_guide(const TrainGuideInput& in) {
     } else if (in.phase == "optimiser" && in.op != "grad_norm" && in.op != "store") {
         g.now = "optimiser " + in.op + ": AdamW updating the weights of " + (words.empty() ? in.op : words);
     } else {
-        g.now = in.phase + " " + in.op + ": " + (words.empty() ? "an op of the plan" : words);
+        g.now = in.phase + " " + in.op + (in.chunk >= 0 ? ", chunk " + std::to_string(in.chunk) : "") + ": " +
+                (words.empty() ? "an op of the plan" : words);
     }
     if (in.lit > 0) {
         const wl::Rect& b = in.box;
@@ -54,7 +55,12 @@ TrainGuide train_guide(const TrainGuideInput& in) {
         g.row = r;
     }
     const std::string n = std::to_string(in.lit > 0 ? in.lit : 1);
-    if (in.phase == "forward")
+    if (in.phase == "forward" && in.chunk >= 0)
+        g.why = "Why several rows: the schedule is pipelined (wafer.schedule). The forward's window is cut into chunks of "
+                "about 8 time steps, and each op works on its own chunk while the op after it works on the one before, so " +
+                std::to_string(std::max(in.working, 1)) + " ops are lit now, each in its chunk's colour with the chunk written over it. "
+                "The backward still runs one op at a time.";
+    else if (in.phase == "forward")
         g.why = "Why only this row: the ops run in dependency order, and each forward op needs the previous op's output, "
                 "so one op runs at a time for each sequence. The parallelism is inside the row: its " + n +
                 " PEs work at once, each on its own slice of the op.";

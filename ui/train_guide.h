@@ -25,6 +25,8 @@ struct TrainGuideInput {
     int vocab = 0;                      // the run's vocabulary
     std::vector<float> losses;          // per step so far
     int64_t step = 0;
+    int chunk = -1;                     // a pipelined forward's unit: its chunk; -1: the op runs alone
+    int working = 0;                    // ... and the launches working with it (ops lit)
 };
 
 struct TrainGuide {

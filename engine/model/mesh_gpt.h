@@ -165,9 +165,9 @@ public:
     void set_schedule(Schedule s) { schedule_ = plan_.streaming ? Schedule::Sequential : s; }
     // The waves a pipelined forward over [t0, t0+n) is planned as (its chunks: default_chunks).
     Pipeline pipeline(int t0, int n) const;
-    // While a pipelined forward runs: the ops working now, each with the chunk it works on (a batch's:
-    // sequence * chunks + chunk).
-    std::vector<std::pair<std::string, int>> in_flight() const;
+    // While a pipelined forward runs: the launches working now (op, sequence, chunk, window), their
+    // cycles from the forward's start so far, [start, now + 1) (the app lights them during training).
+    std::vector<LaunchSpan> in_flight() const;
     // The last forward's launches over its cycles (launch_timeline.h): pipelined, one per op and
     // chunk as they ran; sequential, one per run, end to end.
     std::vector<LaunchSpan> timeline() const;

@@ -28,7 +28,7 @@ const char* mesh_job_name(MeshJob j) {
 
 std::string work_text(const TrainWork& w, bool brief) {
     const std::string phase = train_phase_name(w.phase);
-    if (!w.streaming) return brief ? phase : phase + " " + w.op;
+    if (!w.streaming) return brief ? phase : phase + " " + w.op + (w.chunk >= 0 ? ", chunk " + std::to_string(w.chunk) : "");
     std::string s = "l" + std::to_string(w.layer) + " " + phase + ", " + w.streaming;
     if (!brief && w.op.find(".weights") == std::string::npos && w.op.find(".grads") == std::string::npos) s += " (" + w.op + ")";
     return s;

@@ -127,7 +127,8 @@ struct TrainWork {                // one unit of a job: what it runs, for a prog
     int chunk = -1;
 };
 
-// What a unit does, in words: "forward l0.qkv", or for a streamed layer's unit "l1 backward, gradients out".
+// What a unit does, in words: "forward l0.qkv" ("forward l0.qkv, chunk 3" pipelined), or for a streamed
+// layer's unit "l1 backward, gradients out".
 // Brief (a step's units in a row): the phase alone, "forward", or the streamed layer's words alone.
 std::string work_text(const TrainWork& w, bool brief = false);
 

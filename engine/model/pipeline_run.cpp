@@ -69,10 +69,15 @@ MeshGPT::Tensors& MeshGPT::pipe_acts(int sequence) { return pipe_->S > 1 ? pipe_
 
 size_t MeshGPT::pipeline_launches() const { return pipe_ ? pipe_->st.size() : 0; }
 
-std::vector<std::pair<std::string, int>> MeshGPT::in_flight() const {
-    std::vector<std::pair<std::string, int>> out;
-    if (pipe_)
-        for (const PipeRun::Live& l : pipe_->live) out.push_back({pipe_->stages[size_t(l.u % pipe_->D)]->name, l.u / pipe_->D});   // its slot
+std::vector<LaunchSpan> MeshGPT::in_flight() const {
+    std::vector<LaunchSpan> out;
+    if (!pipe_) return out;
+    const PipeRun& p = *pipe_;
+    const uint64_t now = host_.machine().now() - p.began;
+    for (const PipeRun::Live& l : p.live) {
+        const int c = l.u / p.D % p.C, t0 = p.chunk_t0(c);
+        out.push_back({p.stages[size_t(l.u % p.D)]->name, l.u / p.D / p.C, c, t0, p.chunk_t0(c + 1) - t0, l.start - p.began, now + 1});
+    }
     return out;
 }
 

@@ -101,3 +101,38 @@ TEST(TrainGuide, RowWhyAndLoss) {
 
 TEST(TrainGuide, EveryOpOfAResidentStep) { every_op_has_words(wl::gpt::Execution::Resident); }
 TEST(TrainGuide, EveryOpOfAStreamedStep) { every_op_has_words(wl::gpt::Execution::Streaming); }
+
+// Pipelined (wafer.schedule: pipelined): a forward's units are its launches, one per op and
+// chunk, and while one runs the ops working beside it are lit too, each in its chunk's colour with
+// the chunk written over it; the guide says why several rows are lit.
+TEST(TrainGuide, APipelinedForwardLightsEveryOpWorking) {
+    wlui::TrainSession t(kModels);
+    wlui::TrainSettings s;
+    s.config = tiny_config();
+    s.mesh_w = s.mesh_h = 16;
+    s.steps = 1;
+    s.eval_every = 1000, s.sample_every = 1000;
+    s.set = "wafer.schedule=pipelined,model.block_size=64";   // 8 chunks: launches overlap between units
+    ASSERT_TRUE(t.start(s)) << t.error();
+    size_t most = 0;
+    for (int i = 0; i < 100000 && t.status() != wlui::TrainSession::Status::Done; i++) {
+        t.tick(0);
+        ASSERT_TRUE(t.error().empty()) << t.error();
+        if (!t.stepping()) continue;
+        const wl::model::TrainWork* w = t.mesh()->next_work();
+        if (!w || w->chunk < 0) continue;
+        EXPECT_EQ(wl::model::train_phase_name(w->phase), std::string("forward"));
+        EXPECT_NE(t.to_json().dump().find("chunk " + std::to_string(w->chunk)), std::string::npos) << "the panel names the chunk";
+        const std::vector<wl::model::LaunchSpan> working = t.mesh()->mesh().in_flight();
+        if (working.size() <= most) continue;
+        most = working.size();
+        const wlui::PeOverlay ov = wlui::timeline_overlay(t.mesh()->mesh().plan(), working, working.front().end - 1);
+        EXPECT_EQ(ov.tags.size(), working.size());
+        const wlui::TrainGuide g = wlui::train_guide({"forward", w->op, ov.lit, ov.lit_box, t.corpus().vocab, t.losses(), t.step(),
+                                                      w->chunk, int(ov.tags.size())});
+        EXPECT_EQ(g.now.rfind("forward " + w->op + ", chunk " + std::to_string(w->chunk) + ": ", 0), 0u) << g.now;
+        EXPECT_NE(g.why.find(std::to_string(working.size()) + " ops are lit now"), std::string::npos) << g.why;
+    }
+    EXPECT_EQ(t.status(), wlui::TrainSession::Status::Done);
+    EXPECT_GT(most, 1u) << "no two launches of the forward worked at once";
+}
