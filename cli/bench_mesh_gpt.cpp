@@ -1,9 +1,11 @@
-// bench_mesh_gpt.cpp: `waferlab-cli bench mesh-gpt [--config models/gpt-nano.yaml] [--mesh 32x32] [--t 64] [--reps 5] [--train] [--json]`
+// bench_mesh_gpt.cpp: `waferlab-cli bench mesh-gpt [--config models/gpt-nano.yaml] [--mesh 32x32] [--t 64] [--reps 5] [--batch B] [--train] [--json]`
 //   The reference forward (engine/gpt, one thread) and the same forward on the
 //   emulated mesh (fast mode), for one sequence of T tokens, in one process:
 //   best-of-reps CPU seconds for each (one run of each in turn) and their ratio, the mesh's emulated
 //   cycles, instructions and PE utilisation (all ops, and the matmuls alone),
 //   and whether the logits are bit-identical. The target is in docs/performance.md.
+//   --batch B: also B prompts' forward under each wafer.schedule (MeshGPT::forward_batch): cycles,
+//   utilisation, host seconds, and whether the two schedules' logits are bit-identical.
 //   --train: a training step instead (batch_size sequences of T tokens: forward, backward,
 //   AdamW), the reference's and MeshTrainer's, best-of-reps CPU seconds, tokens/s, the ratio,
 //   emulated cycles per step, and whether the first step's losses are bit-identical.
@@ -26,6 +28,7 @@
 #include <cstring>
 #include <sys/resource.h>
 #include <map>
+#include <optional>
 
 namespace wlcli {
 
@@ -187,6 +190,13 @@ int bench_mesh_gpt(const Args& args) {
     }
     const double util = pe_cycles ? double(busy) / double(pe_cycles) : 0;
     const double mm_util = mm_pe_cycles ? double(mm_busy) / double(mm_pe_cycles) : 0;
+    // --batch B: B prompts' forward under each wafer.schedule (schedule_compare.h); streaming runs sequential only.
+    const int B = int(a.get_int("batch", 0));   // the flag's range is 1..64; 0: not asked
+    std::optional<wl::model::ScheduleCompare> batch;
+    if (B > 0 && !plan.streaming) {
+        const std::vector<int> tokens = wl::model::bench_tokens(B * T, ref.V);   // B prompts, each its own tokens
+        batch = wl::model::compare_batch_schedules(plan, ref, tokens.data(), B, T);
+    }
     if (a.has("json")) {
         nlohmann::json j = {{"config", a.get("config")}, {"mesh", {{"w", plan.mesh_w}, {"h", plan.mesh_h}}}, {"T", T},
                             {"reps", reps}, {"reference_s", ref_s}, {"mesh_s", mesh_s},
@@ -195,6 +205,7 @@ int bench_mesh_gpt(const Args& args) {
                             {"utilisation", util}, {"matmul_utilisation", mm_util}, {"matmul_flops", mm_flops},
                             {"pes_used", plan.pes_used()}, {"logits", logits.size()}, {"logits_identical", same},
                             {"compile", wl::model::to_json(info)}, {"by_function", to_json(by_function(mesh.last_run()))}};
+        if (batch) j["batch"] = wl::model::to_json(*batch);
         std::printf("%s\n", wl::json_text(j).c_str());
         return 0;
     }
@@ -207,6 +218,16 @@ int bench_mesh_gpt(const Args& args) {
                 double(cycles) / wl::kClockHz * 1e6, wl::kClockHz / 1e9);
     std::printf("  PE utilisation     %9.1f%% over the ops' PEs, %.1f%% in the matmuls\n", 100 * util, 100 * mm_util);
     std::printf("  logits             %zu of %zu bit-identical to the reference\n", same, logits.size());
+    if (batch) {
+        std::printf("  a batch of %d prompts of %d tokens:\n", B, T);
+        for (const wl::model::ScheduleRun& r : batch->runs)
+            std::printf("    %-10s       %10llu cycles, whole-mesh utilisation %.1f%% (busy PE-cycles / (%d PEs x cycles)), %.3f s host\n",
+                        wl::model::schedule_name(r.schedule), (unsigned long long)r.cycles, 100 * r.utilisation(), r.pes, r.seconds);
+        std::printf("    pipelined/sequential %.2fx fewer cycles, %s\n", batch->gain(),
+                    batch->identical ? "logits bit-identical" : "logits DIFFER");
+    } else if (B > 0) {
+        std::printf("  a batch            sequential only (streaming runs one layer at a time)\n");
+    }
     std::printf("  %s\n", info.summary().c_str());
     print_by_function(by_function(mesh.last_run()), "the last forward's time");
     return 0;

@@ -176,6 +176,7 @@ const std::vector<Verb>& verb_table() {
                kSet, kMesh, kArchKey, kKernels,
                int_flag("t", 1, 65536, "tokens in the forward (default: the config's block_size)"),
                int_flag("reps", 1, 1000, "repetitions, best kept (default 5)"),
+               int_flag("batch", 1, 64, "also a batch of this many prompts' forward under each wafer.schedule (sequential, pipelined)"),
                {"train", Value::Switch, "a training step (batch_size sequences, backward, AdamW) instead of a forward"},
                kNoCache, kCacheDir, kJson},
               bench_mesh_gpt},

@@ -13,6 +13,7 @@
 #include "tests/unit/model_fixtures.h"
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <set>
@@ -191,7 +192,9 @@ TEST(MeshPipeline, TheTimelineIsTheLaunchesAsTheyRan) {
             EXPECT_LT(s.start, s.end);
             EXPECT_EQ(s.t0, plan.chunk_t0(c));
             EXPECT_EQ(s.n, plan.chunk_n(c));
-            if (c > 0) EXPECT_LE(at(ops[k]->name, c - 1).end, s.start) << ops[k]->name << " chunk " << c;
+            if (c > 0) {
+                EXPECT_LE(at(ops[k]->name, c - 1).end, s.start) << ops[k]->name << " chunk " << c;
+            }
             for (int j : deps[k].producers) EXPECT_LE(at(ops[size_t(j)]->name, c).end, s.start) << ops[k]->name << " chunk " << c;
         }
     size_t most = 0;
@@ -205,7 +208,9 @@ TEST(MeshPipeline, TheTimelineIsTheLaunchesAsTheyRan) {
     for (size_t k = 0; k < t.size(); k++) {
         EXPECT_EQ(t[k].op, ops[k]->name);
         EXPECT_EQ(t[k].end - t[k].start, m.last_run()[k].cycles);
-        if (k) EXPECT_EQ(t[k].start, t[k - 1].end);
+        if (k) {
+            EXPECT_EQ(t[k].start, t[k - 1].end);
+        }
         EXPECT_EQ(wl::model::in_flight_at(t, t[k].start).size(), 1u);
     }
     EXPECT_EQ(wl::model::timeline_end(t), m.last_cycles());
@@ -221,6 +226,31 @@ TEST(MeshPipeline, TheTimelineIsTheLaunchesAsTheyRan) {
         EXPECT_EQ(std::count_if(t.begin(), t.end(), [](const auto& s) { return s.sequence == 1; }), long(t.size() / 2));
         EXPECT_EQ(wl::model::timeline_end(t), m.last_cycles());
     }
+}
+
+// bench mesh-gpt --batch B's comparison: a batch's forward under each schedule, from the same
+// weights: the same logits, fewer cycles pipelined, and no loss in its JSON (nothing trains).
+TEST(MeshPipeline, CompareBatchSchedulesReportsBothForwards) {
+    const GPTConfig cfg = config(1, 2, 16, 24, 11);
+    GPT model(cfg);
+    model.init_weights(6);
+    auto r = plan_model(cfg, 8, 8, kernels());
+    ASSERT_TRUE(r.ok) << r.error;
+    const std::vector<int> in = tokens(3 * 24, cfg.vocab_size, 9);
+    const wl::model::ScheduleCompare c = wl::model::compare_batch_schedules(r.plan, model, in.data(), 3, 24);
+    EXPECT_TRUE(c.identical);
+    EXPECT_EQ(c.batch, 3);
+    EXPECT_EQ(c.runs[0].schedule, Schedule::Sequential);
+    EXPECT_EQ(c.runs[1].schedule, Schedule::Pipelined);
+    EXPECT_GT(c.gain(), 1.5) << c.runs[0].cycles << " " << c.runs[1].cycles;
+    MeshGPT m(r.plan, model);
+    std::vector<float> logits;
+    ASSERT_TRUE(m.forward_batch(in.data(), 3, 24, &logits)) << m.error();
+    EXPECT_EQ(c.runs[0].cycles, m.last_cycles()) << "the sequential run is forward_batch's";
+    const nlohmann::json j = wl::model::to_json(c);
+    EXPECT_EQ(j["batch"], 3);
+    EXPECT_FALSE(j["pipelined"].contains("loss"));
+    EXPECT_EQ(j["pipelined"]["cycles"], c.runs[1].cycles);
 }
 
 // Two training steps of gpt-nano (B = 2, T = 64) on 32x32 under each schedule: the same losses,

@@ -83,8 +83,15 @@ test('a pipelined forward: its timeline, clicked, lights every op working at tha
   assert.ok(s.model.layout.timeline, 'the timeline is not drawn');
   assert.equal(s.model.timeline.cursor, null);
   assert.equal(s.canvas.legend[0].title, 'placement: PEs by op');
-  // A real click 40% along the chart (right of the op names): the cursor, and the canvas lit.
-  const r = s.model.layout.timeline;
+  // A real click 60% along the chart (right of the op names), scrolled into view: the cursor, and the canvas lit.
+  let r = s.model.layout.timeline;
+  const win = s.model.layout.window;
+  for (let i = 0; i < 30 && (r.y + r.h * 0.4 > win.y + win.h - 20 || r.y + r.h * 0.4 < win.y + 30); ++i) {
+    await page.mouse.move(win.x + win.w / 2, win.y + win.h / 2);
+    await page.mouse.wheel(0, r.y + r.h * 0.4 < win.y + 30 ? -120 : 120);
+    await frames(page, 2);
+    r = (await state(page)).model.layout.timeline;
+  }
   await clickAt(page, { x: r.x + r.w * 0.6, y: r.y + r.h * 0.4 });
   await frames(page, 3);
   s = await state(page);
