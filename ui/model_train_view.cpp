@@ -160,15 +160,18 @@ void ModelWindow::draw_train() {
         ImGui::SetNextItemWidth(ImGui::GetFontSize() * 14);
         ImGui::InputTextWithHint("##textpath", "a text file to train on (or drop one)", text_path_, sizeof text_path_);
         ImGui::SameLine();
-        if (ImGui::SmallButton("Load text") && text_path_[0]) {
-            std::ifstream in(text_path_, std::ios::binary);
-            if (!in) train_notice_ = std::string("could not open ") + text_path_;
-            else {
-                std::stringstream ss;
-                ss << in.rdbuf();
-                train_text(std::filesystem::path(text_path_).filename().string(), ss.str());
-            }
+        if (ImGui::SmallButton("Load text") && text_path_[0]) load_text_file();
+#ifndef __EMSCRIPTEN__
+        ImGui::SameLine();
+        ImGui::BeginDisabled(text_dialog_.running());
+        if (ImGui::SmallButton("Open...")) {
+            std::string why;
+            if (!text_dialog_.open("Open a text file to train on", {"*.txt", "*"}, &why)) train_notice_ = why;
         }
+        ImGui::EndDisabled();
+        mark("train_pick");
+        if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) ImGui::SetTooltip("the desktop's file dialog: train on your own text");
+#endif
     }
 
     // Start, pause, resume, save.
@@ -257,6 +260,17 @@ void ModelWindow::draw_train() {
 // The guide beside the run, as the lessons have: what the lit row computes (the op the canvas
 // lights this frame: nothing runs between the canvas's drawing and this), why it runs alone, what
 // the loss should do, and the words on this screen with their glossary entries.
+void ModelWindow::load_text_file() {
+    std::ifstream in(text_path_, std::ios::binary);
+    if (!in) {
+        train_notice_ = std::string("could not open ") + text_path_;
+        return;
+    }
+    std::stringstream ss;
+    ss << in.rdbuf();
+    train_text(std::filesystem::path(text_path_).filename().string(), ss.str());
+}
+
 void ModelWindow::draw_train_guide() {
     const TrainSession& t = train_;
     const bool open = ImGui::CollapsingHeader("Guide: what the lit row is doing", ImGuiTreeNodeFlags_DefaultOpen);

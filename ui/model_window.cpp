@@ -302,6 +302,24 @@ void ModelWindow::frame(MeshCanvas& canvas) {
     while (session_.step())
         if (std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count() > kStepBudgetMs) break;
     anim_.tick(ImGui::GetIO().DeltaTime, kStepBudgetMs);
+#ifndef __EMSCRIPTEN__
+    if (std::optional<std::string> path = weights_dialog_.poll()) {   // the desktop's dialog closed: a file, or a cancel
+        weights_error_ = weights_dialog_.error();
+        if (!path->empty() && path->size() < sizeof checkpoint_) {
+            std::snprintf(checkpoint_, sizeof checkpoint_, "%s", path->c_str());
+            compile();
+        } else if (path->size() >= sizeof checkpoint_) {
+            weights_error_ = "the path is too long (" + std::to_string(path->size()) + " bytes; at most " + std::to_string(sizeof checkpoint_ - 1) + ")";
+        }
+    }
+    if (std::optional<std::string> path = text_dialog_.poll()) {
+        if (!text_dialog_.error().empty()) train_notice_ = text_dialog_.error();
+        if (!path->empty() && path->size() < sizeof text_path_) {
+            std::snprintf(text_path_, sizeof text_path_, "%s", path->c_str());
+            load_text_file();
+        }
+    }
+#endif
     timeline_.tick(ImGui::GetIO().DeltaTime);
     if (on_canvas() != was_on_canvas_ || (refit_ && on_canvas())) {
         canvas.select(std::nullopt);
@@ -759,10 +777,24 @@ void ModelWindow::draw_settings() {
     if (ImGui::IsItemHovered())
         ImGui::SetTooltip("a checkpoint from waferlab-cli train, or GPT-2's weights in llm.c's file (gpt2_124M.bin, with the config's\n"
                           "shape: models/gpt2-small.yaml): its weights instead of the seed's");
+    ImGui::SameLine();
+    ImGui::BeginDisabled(weights_dialog_.running());
+    if (ImGui::Button("Open...")) {
+        std::string why;
+        weights_error_.clear();
+        if (!weights_dialog_.open("Open a checkpoint or llm.c's weights", {"*.bin", "*.ckpt"}, &why)) weights_error_ = why;
+    }
+    ImGui::EndDisabled();
+    mark("open_weights");
+    if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+        ImGui::SetTooltip("the desktop's file dialog: the file chosen goes in the field and compiles with the config and mesh picked");
 #endif
     ImGui::SameLine();
     if (ImGui::Button("Compile")) compile();
     mark("compile_button");
+#ifndef __EMSCRIPTEN__
+    if (!weights_error_.empty()) wrapped_text(kErrorText, weights_error_.c_str());
+#endif
 #ifdef __EMSCRIPTEN__
     draw_weights();
 #endif

@@ -21,6 +21,9 @@
 //   after drawing: w.work_tick(budget_ms);  // training's launches, the sweep's units, while the GPU draws
 #pragma once
 #include "ui/compare_window.h"
+#ifndef __EMSCRIPTEN__
+#include "ui/file_dialog.h"
+#endif
 #include "ui/mesh_canvas.h"
 #include "ui/model_session.h"
 #include "ui/op_animation.h"
@@ -164,6 +167,7 @@ private:
     PeOverlay train_overlay_for(const wl::model::TrainWork* w) const;      // and the overlay that lights it
     bool start_training();               // the Train section's settings
     void save_checkpoint();              // native: to train_path_; web: a download
+    void load_text_file();               // native: text_path_'s text to train on (train_text)
     void mark(const char* name);         // the last item's rectangle, for state().model.layout
     // Density and Resident vs streaming: started on the compiled model, a unit at a time in frame().
     void start_sweep();
@@ -186,7 +190,11 @@ private:
     int mesh_w_ = 32, mesh_h_ = 32;
     char checkpoint_[512] = {};          // a checkpoint or llm.c's weights: natively a path; on the web the name of a file opened
     std::optional<WeightsRead> weights_read_;
-    std::string weights_error_;          // the page's failure to read the file (weights_read_'s own are the session's)
+    std::string weights_error_;          // the page's failure to read the file (weights_read_'s own are the session's); natively the dialog's
+#ifndef __EMSCRIPTEN__
+    FileDialog weights_dialog_;          // natively: Open... beside the path (file_dialog.h)
+    FileDialog text_dialog_;             // ... and beside Train's text file
+#endif
     uint64_t weights_ids_ = 0;
     char prompt_[512] = "Once upon a time there was a little";
     int gen_tokens_ = 100, top_k_ = 0, seed_ = 1337;
