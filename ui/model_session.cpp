@@ -444,6 +444,7 @@ bool ModelSession::forward(const std::string& prompt) {
     if (int(ids.size()) > model_->maxT) ids.erase(ids.begin(), ids.end() - model_->maxT);
     ForwardReport f;
     f.prompt = prompt;
+    f.tokens = ids;
     if (!wl::model::forward_checked(*mesh_, *model_, ids, &f.run)) {
         error_ = mesh_->error();
         return false;
@@ -451,6 +452,12 @@ bool ModelSession::forward(const std::string& prompt) {
     forward_ = std::move(f);
     have_forward_ = true;
     return true;
+}
+
+std::vector<float> ModelSession::reference_logits(const std::vector<int>& tokens) {
+    const int T = int(tokens.size()), V = model_->cfg.vocab_size;
+    model_->forward(tokens.data(), nullptr, 1, T);
+    return std::vector<float>(model_->logits(), model_->logits() + size_t(T) * size_t(V));
 }
 
 bool ModelSession::start_generation(const std::string& prompt, int tokens, const wl::gpt::SampleOptions& opt) {

@@ -48,6 +48,7 @@ struct SramEntry {                                // one symbol of a PE's progra
 
 struct ForwardReport {                            // the last forward pass
     std::string prompt;
+    std::vector<int> tokens;                      // what it ran: the prompt's last block_size tokens
     wl::model::ForwardRecord run;                 // its prompt's last block_size tokens, against the reference
 };
 
@@ -140,6 +141,9 @@ public:
     // One forward pass over the prompt's tokens, then the reference's over the same tokens.
     bool forward(const std::string& prompt);
     const ForwardReport* last_forward() const { return have_forward_ ? &forward_ : nullptr; }
+
+    // The reference GPT's logits (T, V) for tokens: what a replay of a forward must give.
+    std::vector<float> reference_logits(const std::vector<int>& tokens);
 
     // Generation: start, then step() makes one token per call (false when it has nothing to do).
     // The same tokens as gpt::generate with these options: one Rng, the same context window.

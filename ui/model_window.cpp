@@ -10,6 +10,7 @@
 #include "ui/model_window.h"
 
 #include "engine/core/memory_limit.h"
+#include "engine/core/thousands.h"
 #include "engine/fabric/mesh.h"
 #include "engine/gpt/adamw.h"
 #include "engine/gpt/trainer.h"
@@ -69,6 +70,7 @@ bool ModelWindow::compile() {
 
 void ModelWindow::compiled() {
     anim_.stop();
+    replay_.stop();
     compare_.reset();   // it reads the model the compile replaced
     sweep_.reset();
     if (train_shown_) train_.pause();   // the canvas goes back to the compiled model: the run waits
@@ -131,6 +133,7 @@ void ModelWindow::rebuild_overlay() {
 
 bool ModelWindow::forward(const std::string& prompt) {
     anim_.stop();
+    replay_.stop();
     session_.stop_generation();   // one run on the mesh at a time: the forward replaces the cache
     if (!session_.forward(prompt)) return false;
     timeline_.set(session_.last_forward()->run.timeline);
@@ -140,6 +143,7 @@ bool ModelWindow::forward(const std::string& prompt) {
 
 bool ModelWindow::generate(const std::string& prompt, int tokens, const wl::gpt::SampleOptions& opt) {
     anim_.stop();
+    replay_.stop();
     return session_.start_generation(prompt, tokens, opt);
 }
 
@@ -161,9 +165,38 @@ std::string ModelWindow::replay_refusal(const std::string& run) const {
     return "";
 }
 
+void ModelWindow::start_replay() {
+    const ForwardReport* f = session_.last_forward();
+    if (!f) throw std::invalid_argument("run a forward first: the replay runs it again");
+    if (f->run.schedule != wl::model::Schedule::Pipelined)
+        throw std::invalid_argument("the last forward was not pipelined: pick pipelined beside Forward and run it again");
+    session_.stop_generation();
+    anim_.stop();
+    const double speed = replay_.speed();
+    replay_error_.clear();
+    if (!replay_.start(*session_.plan(), *session_.model(), f->tokens, session_.reference_logits(f->tokens), &replay_error_))
+        throw std::runtime_error(replay_error_);
+    replay_.set_speed(speed);
+}
+
+json ModelWindow::replay_json() const {
+    if (!replay_.active()) return nullptr;
+    json working = json::array();
+    for (const wl::model::LaunchSpan& s : replay_.in_flight()) working.push_back({{"op", s.op}, {"sequence", s.sequence}, {"chunk", s.chunk}});
+    const ForwardReport* f = session_.last_forward();
+    return {{"cycles", replay_.cycles()},
+            {"fast_cycles", f ? json(f->run.cycles) : json(nullptr)},
+            {"speed", replay_.speed()},
+            {"done", replay_.done()},
+            {"error", replay_.error().empty() ? json(nullptr) : json(replay_.error())},
+            {"matches_reference", replay_.matches() ? json(*replay_.matches()) : json(nullptr)},
+            {"working", working}};
+}
+
 void ModelWindow::animate(const std::string& run) {
     if (const std::string why = replay_refusal(run); !why.empty()) throw std::invalid_argument(why);
     session_.stop_generation();
+    replay_.stop();
     const double speed = anim_.speed();
     anim_error_.clear();
     const wl::model::MeshPlan& p = *session_.plan();
@@ -282,6 +315,13 @@ const PeOverlay* ModelWindow::canvas_overlay() {
         shown_canvas_ = w ? train_overlay_key_ : "";
         return &train_overlay_;
     }
+    if (replay_.active()) {   // the replay's launches working now, in cycle mode
+        const std::vector<wl::model::LaunchSpan> working = replay_.in_flight();
+        timeline_overlay_ = timeline_overlay(*session_.plan(), working, working.empty() ? 0 : working.front().end - 1);
+        timeline_overlay_.legend.title = "cycle mode, cycle " + wl::thousands(replay_.cycles()) + ": the ops working, by chunk";
+        timeline_overlay_at_.reset();
+        return &timeline_overlay_;
+    }
     if (session_.compiled() && session_.last_forward() && !anim_.active() && timeline_.cursor()) {   // the ops working at the cursor
         if (timeline_overlay_at_ != timeline_.cursor()) {
             timeline_overlay_ = timeline_overlay(*session_.plan(), timeline_.spans(), *timeline_.cursor());
@@ -302,6 +342,7 @@ void ModelWindow::frame(MeshCanvas& canvas) {
     while (session_.step())
         if (std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count() > kStepBudgetMs) break;
     anim_.tick(ImGui::GetIO().DeltaTime, kStepBudgetMs);
+    replay_.tick(ImGui::GetIO().DeltaTime, kStepBudgetMs);
 #ifndef __EMSCRIPTEN__
     if (std::optional<std::string> path = weights_dialog_.poll()) {   // the desktop's dialog closed: a file, or a cancel
         weights_error_ = weights_dialog_.error();
@@ -420,6 +461,20 @@ const std::vector<ModelWindow::Method>& ModelWindow::methods() {
              w.need_compiled();
              if (!w.forward(str_arg(a, "prompt", w.prompt_))) throw std::runtime_error(w.session_.error());
              return to_json(*w.session_.last_forward());
+         }},
+        // The last pipelined forward again in cycle mode on the canvas: {start: true}, {speed} cycles a
+        // second, {to_end: true}, {stop: true}. Returns state().model.replay.
+        {"model_replay", "{options}", false, [](ModelWindow& w, const json& a) {
+             w.need_compiled();
+             if (flag_arg(a, "stop", false)) {
+                 w.replay_.stop();
+                 return json(nullptr);
+             }
+             if (flag_arg(a, "start", false)) w.start_replay();
+             if (!w.replay_.active()) throw std::invalid_argument("no replay: pass start: true");
+             if (a.is_object() && a.contains("speed")) w.replay_.set_speed(real_arg(a, "speed", NumberRange::closed(256, 1e8)));
+             if (flag_arg(a, "to_end", false)) w.replay_.to_end();
+             return w.replay_json();
          }},
         {"model_schedule", "schedule", false, [](ModelWindow& w, const json& a) {   // "sequential" | "pipelined": the next forward's
              w.need_compiled();
@@ -680,6 +735,7 @@ json ModelWindow::state() const {
             {"colour", colour_ ? placement_colour_name(*colour_) : "canvas"},
             {"schedule", wl::model::schedule_name(session_.schedule())},   // the next forward's
             {"timeline", timeline_json()},
+            {"replay", replay_json()},
             {"hovered", pe(hovered_)},
             {"selected", pe(selected_)},
             {"generation", {{"running", g.running()}, {"made", g.made()}, {"tokens", g.wanted}}},
@@ -937,6 +993,41 @@ void ModelWindow::draw_stages() {
     }
 }
 
+// The pipelined forward again in cycle mode: every op of the pipeline at work on the canvas,
+// wavelets and all, and at the end its logits against the reference's.
+void ModelWindow::draw_replay() {
+    if (!replay_.active()) {
+        if (ImGui::Button("Replay in cycle mode")) {
+            try {
+                start_replay();
+            } catch (const std::exception& e) {
+                replay_error_ = e.what();
+            }
+        }
+        mark("replay_button");
+        if (ImGui::IsItemHovered())
+            ImGui::SetTooltip("the same pipelined forward on a fresh mesh in cycle mode, a few hundred cycles a frame: every op at work on the canvas, its wavelets moving");
+        if (!replay_error_.empty()) wrapped_text(kErrorText, replay_error_.c_str());
+        return;
+    }
+    const uint64_t fast = session_.last_forward()->run.cycles;
+    ImGui::Text("cycle mode: cycle %s (fast mode estimated %s for the whole forward), %zu launches working", wl::thousands(replay_.cycles()).c_str(),
+                wl::thousands(fast).c_str(), replay_.in_flight().size());
+    mark("replay");
+    if (!replay_.error().empty()) wrapped_text(kErrorText, replay_.error().c_str());
+    else if (replay_.matches())
+        ImGui::TextColored(*replay_.matches() ? kGoodText : kWarnText, "finished: its logits are %s the reference's", *replay_.matches() ? "bit for bit" : "NOT");
+    float speed = float(replay_.speed());
+    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 10);
+    if (ImGui::SliderFloat("cycles/s##replay", &speed, 256.0f, 1e6f, "%.0f", ImGuiSliderFlags_Logarithmic)) replay_.set_speed(speed);
+    ImGui::SameLine();
+    ImGui::BeginDisabled(replay_.done());
+    if (ImGui::Button("To end##replay")) replay_.to_end();
+    ImGui::EndDisabled();
+    ImGui::SameLine();
+    if (ImGui::Button("Stop replay")) replay_.stop();
+}
+
 void ModelWindow::draw_timeline() {
     if (timeline_.empty()) return;
     const wl::model::ForwardRecord& f = session_.last_forward()->run;
@@ -958,6 +1049,7 @@ void ModelWindow::draw_timeline() {
     timeline_.draw(ImGui::GetTextLineHeight() * 24, timeline_rect_);
     drawn_["timeline"] = {ImVec2(timeline_rect_[0], timeline_rect_[1]),
                           ImVec2(timeline_rect_[0] + timeline_rect_[2], timeline_rect_[1] + timeline_rect_[3])};
+    if (piped) draw_replay();
     ImGui::TreePop();
 }
 

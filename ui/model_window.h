@@ -27,6 +27,7 @@
 #include "ui/mesh_canvas.h"
 #include "ui/model_session.h"
 #include "ui/op_animation.h"
+#include "ui/pipeline_replay.h"
 #include "ui/placement_overlay.h"
 #include "ui/timeline_view.h"
 #include "ui/train_guide.h"
@@ -68,11 +69,12 @@ public:
     // Something moves without input: training, a generation making tokens, or an op animating.
     bool busy() const {
         return train_.running() || session_.generation().running() || (anim_.active() && !anim_.done()) || sweeping() ||
-               comparing() || timeline_.playing();
+               comparing() || timeline_.playing() || (replay_.active() && !replay_.done());
     }
     wl::Mesh mesh() const { return machine() ? machine()->mesh() : wl::Mesh{}; }
     const wl::Machine* machine() const {
         if (training_shown()) return &train_.mesh()->mesh().host().machine();
+        if (replay_.active()) return replay_.machine();
         return anim_.active() ? anim_.machine() : session_.machine();
     }
     // Called as the canvas is drawn: a training run's overlay is brought up to the op that runs
@@ -154,6 +156,7 @@ private:
     void draw_forward();
     void draw_animation();
     void draw_timeline();                // the last forward's launches (timeline_view.h), the canvas lit at its cursor
+    void draw_replay();                  // its Replay in cycle mode (pipeline_replay.h)
     nlohmann::json timeline_json() const;   // state().model.timeline and model_timeline()
     void draw_generation();
     void draw_train();
@@ -205,6 +208,10 @@ private:
     std::vector<PlanStage> stages_;
     std::optional<PeCoord> hovered_, selected_;   // on the model's mesh, from the canvas
     OpAnimation anim_;
+    PipelineReplay replay_;              // the last pipelined forward again in cycle mode, on the canvas
+    std::string replay_error_;
+    void start_replay();                 // throws with the reason when there is nothing to replay
+    nlohmann::json replay_json() const;  // state().model.replay and model_replay()
     TimelineView timeline_;              // the last forward's, from forward()
     PeOverlay timeline_overlay_;         // timeline_overlay at timeline_overlay_at_
     std::optional<uint64_t> timeline_overlay_at_;

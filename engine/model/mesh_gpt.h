@@ -171,6 +171,16 @@ public:
     // The last forward's launches over its cycles (launch_timeline.h): pipelined, one per op and
     // chunk as they ran; sequential, one per run, end to end.
     std::vector<LaunchSpan> timeline() const;
+    // A pipelined forward a few slices at a time (the app replays one in cycle mode on the canvas):
+    // begin_forward queues it (false, error(): not pipelined, or bad tokens); each advance_forward
+    // runs at most `slices` more of the schedule's slices, the same slices forward() runs, so the
+    // same cycles; false (error()) on a fault. forward_running() until every launch has finished;
+    // the call that finishes it fills *logits (T, V).
+    bool begin_forward(const int* tokens, int T);
+    bool advance_forward(size_t slices, std::vector<float>* logits);
+    bool forward_running() const { return pipe_ != nullptr; }
+    uint64_t now() const { return host_.machine().now(); }
+    void trace_hops(size_t events) { host_.machine().trace().set_capacity(events); }   // the canvas's wavelets
 
 private:
     friend class MeshTrainer;   // mesh_trainer.h: runs the backward ops on the same machine
@@ -193,7 +203,7 @@ private:
     void begin_pipeline(const std::vector<const PlannedOp*>& stages, int t0, int n, bool read_logits = true,
                         std::vector<std::vector<int>> batch = {}, std::vector<Tensors>* acts_out = nullptr);
     Tensors& pipe_acts(int sequence);   // the host's activations of a pipeline's sequence
-    bool run_pipeline(int until = -1);
+    bool run_pipeline(int until = -1, size_t slices = SIZE_MAX);   // at most `slices` slices of kSlice cycles
     size_t pipeline_launches() const;
     std::vector<const PlannedOp*> stages() const;   // the forward's ops, as pipeline()'s stages
     void set_window(const PlannedOp& op, int t0, int n);   // t0 and tlen on the op's PEs

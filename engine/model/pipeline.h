@@ -35,6 +35,9 @@ struct MeshPlan;
 struct PlannedOp;
 
 enum class Schedule : uint8_t { Sequential, Pipelined };
+// The pipelined forward advances the machine in slices of this many cycles, starting launches only
+// between them (pipeline_run.cpp): short against a chunk's launch (4,000-40,000 cycles).
+inline constexpr uint64_t kPipelineSlice = 256;
 const char* schedule_name(Schedule s);                       // "sequential", "pipelined"
 bool schedule_from_name(const std::string& name, Schedule* out);
 // The schedule a plan runs with: its config's wafer.schedule, sequential for streaming execution

@@ -28,7 +28,7 @@
 namespace wl::model {
 
 namespace {
-constexpr uint64_t kSlice = 256;   // cycles between looks at which launches finished (a chunk's launch: 4,000-40,000)
+constexpr uint64_t kSlice = kPipelineSlice;
 
 struct Counts {                   // what a launch's OpRun counts, from MachineStats
     uint64_t instrs = 0, busy = 0, sent = 0, flops = 0, hops = 0;
@@ -68,6 +68,40 @@ struct MeshGPT::PipeRun {
 MeshGPT::Tensors& MeshGPT::pipe_acts(int sequence) { return pipe_->S > 1 ? pipe_->acts[size_t(sequence)] : acts_; }
 
 size_t MeshGPT::pipeline_launches() const { return pipe_ ? pipe_->st.size() : 0; }
+
+bool MeshGPT::begin_forward(const int* tokens, int T) {
+    error_.clear();
+    if (schedule_ != Schedule::Pipelined || plan_.streaming || T < 2) {
+        error_ = "a forward a slice at a time is a pipelined one: a resident plan, wafer.schedule pipelined, at least 2 tokens";
+        return false;
+    }
+    if (!loaded() || T > plan_.cfg.block_size) {
+        error_ = "forward on the mesh: need a loaded mesh and 2 <= T <= block_size (" + std::to_string(plan_.cfg.block_size) + ")";
+        return false;
+    }
+    for (int t = 0; t < T; t++)
+        if (!valid_token(tokens[t], t)) return false;
+    tokens_.assign(tokens, tokens + T);
+    runs_.clear();
+    window_t0_ = 0, window_n_ = T;
+    begin_pipeline(stages(), 0, T);
+    return true;
+}
+
+bool MeshGPT::advance_forward(size_t slices, std::vector<float>* logits) {
+    if (!pipe_) return true;
+    if (!run_pipeline(-1, slices)) {
+        tokens_.clear();   // the cache is not whole
+        return false;
+    }
+    if (pipe_) return true;
+    const int V = plan_.cfg.vocab_size, TP = plan_.cfg.block_size, n = window_n_;
+    const std::vector<float>& y = acts_.at(gpt::op_row(gpt::OpId::Logits).name);   // (V, TP) -> (n, V), as run()
+    logits->assign(size_t(n) * V, 0.0f);
+    for (int v = 0; v < V; v++)
+        for (int t = 0; t < n; t++) (*logits)[size_t(t) * V + v] = y[size_t(v) * TP + t];
+    return true;
+}
 
 std::vector<LaunchSpan> MeshGPT::in_flight() const {
     std::vector<LaunchSpan> out;
@@ -137,7 +171,7 @@ void add_rect(std::vector<int>& out, const wl::Rect& r, int mesh_w) {
 }
 }  // namespace
 
-bool MeshGPT::run_pipeline(int until) {
+bool MeshGPT::run_pipeline(int until, size_t slices) {
     if (!pipe_) return true;   // finished already (a later launch's unit found it done)
     PipeRun& p = *pipe_;
     wl::Machine& m = host_.machine();
@@ -224,7 +258,7 @@ bool MeshGPT::run_pipeline(int until) {
     const size_t first_run = p.runs.size();
     try {
         bool finished = true;   // what may start changes only when a launch finishes (its outputs, its PEs)
-        while (until < 0 ? p.done < U : p.st[size_t(until)] != PipeRun::St::Done) {
+        for (size_t slice = 0; slice < slices && (until < 0 ? p.done < U : p.st[size_t(until)] != PipeRun::St::Done); slice++) {
             if (finished) start_ready();
             if (p.live.empty()) throw std::logic_error("pipelined forward: no launch can start");
             RunResult r = m.advance(kSlice);

@@ -3,6 +3,7 @@
 // against the reference GPT; a model that does not fit is an error, not a crash.
 #include "ui/model_session.h"
 #include "ui/op_animation.h"
+#include "ui/pipeline_replay.h"
 #include "ui/placement_overlay.h"
 
 #include "engine/fabric/machine.h"
@@ -470,4 +471,43 @@ TEST(ModelSession, SaysGpt2SmallNeedsMoreThanATabHas) {
         EXPECT_NE(e.find("one mesh may take at most 2.0 GiB"), std::string::npos) << e;
     }
     EXPECT_FALSE(s.compiled());
+}
+
+// A pipelined forward replayed in cycle mode, a slice at a time (the app's Replay in cycle mode):
+// several ops work at once as it goes, it ends with the reference's logits bit for bit, in cycles
+// within fast mode's stated bound of the fast run's estimate, and the same each time; a forward
+// of one token (nothing to pipeline) is refused with the reason.
+TEST(ModelSession, APipelinedForwardReplaysInCycleModeWithTheSameLogits) {
+    ModelSession s(kModels);
+    ASSERT_TRUE(s.compile(std::string(WAFERLAB_SOURCE_DIR) + "/lessons/17-pipelined-execution/pipe.yaml", 32, 32)) << s.error();
+    EXPECT_EQ(s.schedule(), wl::model::Schedule::Pipelined) << "pipe.yaml's wafer.schedule";
+    ASSERT_TRUE(s.forward("Once upon a time there was")) << s.error();
+    const wlui::ForwardReport& f = *s.last_forward();
+    ASSERT_EQ(f.run.schedule, wl::model::Schedule::Pipelined);
+    uint64_t cycles[2] = {};
+    for (int run = 0; run < 2; run++) {
+        wlui::PipelineReplay r;
+        std::string why;
+        ASSERT_TRUE(r.start(*s.plan(), *s.model(), f.tokens, s.reference_logits(f.tokens), &why)) << why;
+        EXPECT_EQ(r.machine()->mode(), wl::RunMode::Cycle);
+        size_t most = 0;
+        for (int i = 0; i < 100000 && !r.done(); i++) {
+            r.tick(0.05, 1e9);   // 1,000 cycles a tick at the default 20,000 a second
+            most = std::max(most, r.in_flight().size());
+        }
+        ASSERT_TRUE(r.done());
+        EXPECT_EQ(r.error(), "");
+        ASSERT_TRUE(r.matches());
+        EXPECT_TRUE(*r.matches()) << "cycle mode's logits are not the reference's";
+        EXPECT_GT(most, 1u) << "no two ops worked at once";
+        EXPECT_GT(r.machine()->trace().size(), 0u) << "no wavelet for the canvas";
+        cycles[run] = r.cycles();
+        EXPECT_NEAR(double(f.run.cycles), double(r.cycles()), 0.10 * double(r.cycles()));
+    }
+    EXPECT_EQ(cycles[0], cycles[1]) << "the replay's cycles depend on its frames";
+    wlui::PipelineReplay r;   // one token: nothing to pipeline
+    std::string why;
+    EXPECT_FALSE(r.start(*s.plan(), *s.model(), {f.tokens[0]}, {}, &why));
+    EXPECT_NE(why.find("at least 2 tokens"), std::string::npos) << why;
+    EXPECT_FALSE(r.active());
 }

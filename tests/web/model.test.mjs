@@ -114,6 +114,26 @@ test('a pipelined forward: its timeline, clicked, lights every op working at tha
   s = await state(page);
   assert.equal(s.model.timeline.cursor, null);
   assert.equal(s.canvas.legend[0].title, 'placement: PEs by op');
+  // Replay in cycle mode (its button): several ops at once on the canvas, wavelets moving, then the reference's logits.
+  await clickAt(page, centreOf(s.model.layout.replay_button));
+  await call(page, 'model_replay', { speed: 200000 });
+  let most = 0, dots = 0;
+  for (let i = 0; i < 40 && most < 2; i++) {
+    await frames(page, 2);
+    s = await state(page);
+    most = Math.max(most, s.model.replay.working.length);
+    dots = Math.max(dots, s.canvas.dots);
+  }
+  assert.ok(most >= 2, `at most ${most} ops worked at once in the replay`);
+  assert.match(s.canvas.legend[0].title, /^cycle mode, cycle [\d,]+: the ops working, by chunk$/);
+  assert.ok(dots > 0, 'no wavelet drawn during the replay');
+  // Its end (the reference's logits, bit for bit) is the ui suite's, natively and in WebAssembly
+  // (ModelSession.APipelinedForwardReplaysInCycleModeWithTheSameLogits): gpt-nano's 700 k cycles
+  // in cycle mode take minutes at a frame's budget.
+  assert.equal(s.model.replay.error, null);
+  assert.equal(await call(page, 'model_replay', { stop: true }), null);
+  await frames(page, 2);
+  assert.equal((await state(page)).model.replay, null);
   assert.match(await error(page, 'model_schedule', 'fastest'), /'schedule' is sequential or pipelined/);
   // Sequential: one launch per op, end to end, one op lit at a time.
   await call(page, 'model_schedule', 'sequential');
