@@ -636,12 +636,16 @@ bool MeshGPT::run(int t0, int n, std::vector<float>* logits) {
         error_ = e.what();
         return false;
     }
+    copy_logits(t0, n, logits);
+    return true;
+}
+
+void MeshGPT::copy_logits(int t0, int n, std::vector<float>* logits) const {
     const int V = plan_.cfg.vocab_size, TP = plan_.cfg.block_size;
     const std::vector<float>& y = acts_.at(gpt::op_row(gpt::OpId::Logits).name);   // (V, TP) -> (n, V)
     logits->assign(size_t(n) * V, 0.0f);
     for (int v = 0; v < V; v++)
         for (int t = 0; t < n; t++) (*logits)[size_t(t) * V + v] = y[size_t(v) * TP + t0 + t];
-    return true;
 }
 
 bool MeshGPT::valid_token(int token, int position) {
@@ -651,7 +655,7 @@ bool MeshGPT::valid_token(int token, int position) {
     return false;
 }
 
-bool MeshGPT::forward(const int* tokens, int T, std::vector<float>* logits) {
+bool MeshGPT::take_tokens(const int* tokens, int T) {
     error_.clear();
     if (!loaded()) {
         error_ = "forward on the mesh: the mesh is still loading (load_step until loaded())";
@@ -666,6 +670,11 @@ bool MeshGPT::forward(const int* tokens, int T, std::vector<float>* logits) {
     for (int t = 0; t < T; t++)
         if (!valid_token(tokens[t], t)) return false;
     tokens_.assign(tokens, tokens + T);
+    return true;
+}
+
+bool MeshGPT::forward(const int* tokens, int T, std::vector<float>* logits) {
+    if (!take_tokens(tokens, T)) return false;
     if (run(0, T, logits)) return true;
     tokens_.clear();   // the cache is not whole
     return false;

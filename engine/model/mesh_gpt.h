@@ -186,7 +186,9 @@ private:
     friend class MeshTrainer;   // mesh_trainer.h: runs the backward ops on the same machine
     using Tensors = std::map<std::string, std::vector<float>>;   // tensor -> (rows, TP), channel-major
 
+    bool take_tokens(const int* tokens, int T);   // a forward's tokens into tokens_; false (error()) on bad ones
     bool run(int t0, int n, std::vector<float>* logits);   // every forward op over steps [t0, t0+n)
+    void copy_logits(int t0, int n, std::vector<float>* logits) const;   // the logits op's output (n, V), from acts_
     bool run_forward_ops(int t0, int n);                    // run()'s ops, in order (streaming: layer by layer)
     // Streaming: the layer's weights from the store; for_backward: its matmuls' wt too (WT, take_wt).
     bool stream_in(int layer, bool for_backward = false);

@@ -28,7 +28,7 @@
 namespace wl::model {
 
 namespace {
-constexpr uint64_t kSlice = kPipelineSlice;
+constexpr uint64_t kSlice = kPipelineSlice;   // cycles between looks at which launches finished
 
 struct Counts {                   // what a launch's OpRun counts, from MachineStats
     uint64_t instrs = 0, busy = 0, sent = 0, flops = 0, hops = 0;
@@ -70,18 +70,12 @@ MeshGPT::Tensors& MeshGPT::pipe_acts(int sequence) { return pipe_->S > 1 ? pipe_
 size_t MeshGPT::pipeline_launches() const { return pipe_ ? pipe_->st.size() : 0; }
 
 bool MeshGPT::begin_forward(const int* tokens, int T) {
-    error_.clear();
+    if (!take_tokens(tokens, T)) return false;
     if (schedule_ != Schedule::Pipelined || plan_.streaming || T < 2) {
+        tokens_.clear();
         error_ = "a forward a slice at a time is a pipelined one: a resident plan, wafer.schedule pipelined, at least 2 tokens";
         return false;
     }
-    if (!loaded() || T > plan_.cfg.block_size) {
-        error_ = "forward on the mesh: need a loaded mesh and 2 <= T <= block_size (" + std::to_string(plan_.cfg.block_size) + ")";
-        return false;
-    }
-    for (int t = 0; t < T; t++)
-        if (!valid_token(tokens[t], t)) return false;
-    tokens_.assign(tokens, tokens + T);
     runs_.clear();
     window_t0_ = 0, window_n_ = T;
     begin_pipeline(stages(), 0, T);
@@ -94,12 +88,7 @@ bool MeshGPT::advance_forward(size_t slices, std::vector<float>* logits) {
         tokens_.clear();   // the cache is not whole
         return false;
     }
-    if (pipe_) return true;
-    const int V = plan_.cfg.vocab_size, TP = plan_.cfg.block_size, n = window_n_;
-    const std::vector<float>& y = acts_.at(gpt::op_row(gpt::OpId::Logits).name);   // (V, TP) -> (n, V), as run()
-    logits->assign(size_t(n) * V, 0.0f);
-    for (int v = 0; v < V; v++)
-        for (int t = 0; t < n; t++) (*logits)[size_t(t) * V + v] = y[size_t(v) * TP + t];
+    if (!pipe_) copy_logits(0, window_n_, logits);
     return true;
 }
 

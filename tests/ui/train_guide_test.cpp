@@ -27,15 +27,21 @@ std::string tiny_config() {   // two layers, so a layer's number is read, not as
     return tmp.str();
 }
 
-// Every (phase, op) one step runs, as train_state() names them unit by unit; each must be explained.
-void every_op_has_words(wl::gpt::Execution e) {
-    const std::string execution = wl::gpt::execution_name(e);
-    wlui::TrainSession t(kModels);
+// One step of tiny_config's GPT on 16x16, nothing evaluated or sampled.
+wlui::TrainSettings one_step() {
     wlui::TrainSettings s;
     s.config = tiny_config();
     s.mesh_w = s.mesh_h = 16;
     s.steps = 1;
     s.eval_every = 1000, s.sample_every = 1000;
+    return s;
+}
+
+// Every (phase, op) one step runs, as train_state() names them unit by unit; each must be explained.
+void every_op_has_words(wl::gpt::Execution e) {
+    const std::string execution = wl::gpt::execution_name(e);
+    wlui::TrainSession t(kModels);
+    wlui::TrainSettings s = one_step();
     s.execution = e;
     ASSERT_TRUE(t.start(s)) << t.error();
     std::set<std::string> seen;
@@ -107,11 +113,7 @@ TEST(TrainGuide, EveryOpOfAStreamedStep) { every_op_has_words(wl::gpt::Execution
 // the chunk written over it; the guide says why several rows are lit.
 TEST(TrainGuide, APipelinedForwardLightsEveryOpWorking) {
     wlui::TrainSession t(kModels);
-    wlui::TrainSettings s;
-    s.config = tiny_config();
-    s.mesh_w = s.mesh_h = 16;
-    s.steps = 1;
-    s.eval_every = 1000, s.sample_every = 1000;
+    wlui::TrainSettings s = one_step();
     s.set = "wafer.schedule=pipelined,model.block_size=64";   // 8 chunks: launches overlap between units
     ASSERT_TRUE(t.start(s)) << t.error();
     size_t most = 0;

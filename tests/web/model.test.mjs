@@ -64,6 +64,21 @@ test('a forward on the mesh gives every logit of the reference, bit for bit', as
   assert.equal(f.cycles, f.ops.reduce((a, o) => a + o.cycles, 0));
 });
 
+// The Model window scrolled (the wheel over it) until the part `at` of the way down control
+// `name` is in view; its rectangle then.
+const scrolledTo = async (page, name, at) => {
+  let s = await state(page), r = s.model.layout[name];
+  const win = s.model.layout.window;
+  for (let i = 0; i < 30 && (r.y + r.h * at > win.y + win.h - 20 || r.y + r.h * at < win.y + 30); ++i) {
+    await page.mouse.move(win.x + win.w / 2, win.y + win.h / 2);
+    await page.mouse.wheel(0, r.y + r.h * at < win.y + 30 ? -120 : 120);
+    await frames(page, 2);
+    s = await state(page);
+    r = s.model.layout[name];
+  }
+  return r;
+};
+
 test('a pipelined forward: its timeline, clicked, lights every op working at that cycle with its chunk', async () => {
   const { page } = app;
   const plan = await call(page, 'model_compile', 'gpt-nano', '32x32', { show: true });
@@ -84,14 +99,7 @@ test('a pipelined forward: its timeline, clicked, lights every op working at tha
   assert.equal(s.model.timeline.cursor, null);
   assert.equal(s.canvas.legend[0].title, 'placement: PEs by op');
   // A real click 60% along the chart (right of the op names), scrolled into view: the cursor, and the canvas lit.
-  let r = s.model.layout.timeline;
-  const win = s.model.layout.window;
-  for (let i = 0; i < 30 && (r.y + r.h * 0.4 > win.y + win.h - 20 || r.y + r.h * 0.4 < win.y + 30); ++i) {
-    await page.mouse.move(win.x + win.w / 2, win.y + win.h / 2);
-    await page.mouse.wheel(0, r.y + r.h * 0.4 < win.y + 30 ? -120 : 120);
-    await frames(page, 2);
-    r = (await state(page)).model.layout.timeline;
-  }
+  const r = await scrolledTo(page, 'timeline', 0.4);
   await clickAt(page, { x: r.x + r.w * 0.6, y: r.y + r.h * 0.4 });
   await frames(page, 3);
   s = await state(page);
@@ -115,16 +123,18 @@ test('a pipelined forward: its timeline, clicked, lights every op working at tha
   assert.equal(s.model.timeline.cursor, null);
   assert.equal(s.canvas.legend[0].title, 'placement: PEs by op');
   // Replay in cycle mode (its button): several ops at once on the canvas, wavelets moving, then the reference's logits.
-  await clickAt(page, centreOf(s.model.layout.replay_button));
+  await clickAt(page, centreOf(await scrolledTo(page, 'replay_button', 0.5)));
+  await frames(page, 2);   // the click is the next frame's
   await call(page, 'model_replay', { speed: 200000 });
   let most = 0, dots = 0;
-  for (let i = 0; i < 40 && most < 2; i++) {
+  for (let i = 0; i < 60 && (most < 2 || dots === 0); i++) {
     await frames(page, 2);
     s = await state(page);
     most = Math.max(most, s.model.replay.working.length);
     dots = Math.max(dots, s.canvas.dots);
   }
   assert.ok(most >= 2, `at most ${most} ops worked at once in the replay`);
+  await shot(page, 'model-replay.png');
   assert.match(s.canvas.legend[0].title, /^cycle mode, cycle [\d,]+: the ops working, by chunk$/);
   assert.ok(dots > 0, 'no wavelet drawn during the replay');
   // Its end (the reference's logits, bit for bit) is the ui suite's, natively and in WebAssembly
