@@ -186,11 +186,13 @@ int verb_forward(const Args& args) {
         std::fprintf(stderr, "waferlab-cli forward: the prompt is %zu tokens; the forward takes its last %d (model.block_size)\n", ids.size(), ref.maxT);
         ids.erase(ids.begin(), ids.end() - ref.maxT);
     }
-    const int T = int(ids.size());
+    const int T = int(ids.size()), B = int(args.get_int("batch", 1));
+    std::vector<int> batch;   // the prompt B times
+    for (int b = 0; b < B; b++) batch.insert(batch.end(), ids.begin(), ids.end());
 
     wl::model::MeshGPT mesh(plan, ref, mode);
     wl::model::ForwardRecord f;
-    if (!wl::model::forward_checked(mesh, ref, ids, &f)) throw std::runtime_error(mesh.error());
+    if (!wl::model::forward_checked(mesh, ref, batch, &f, B)) throw std::runtime_error(mesh.error());
     if (f.not_finite)   // NaN equals NaN bit for bit: "identical" would say nothing
         throw std::runtime_error(std::to_string(f.not_finite) + " of the reference's " + std::to_string(f.logits) + " logits are NaN or infinite: " + m.source +
                                  "'s weights overflow the forward (or are not finite), so there is nothing to compare");
@@ -205,8 +207,8 @@ int verb_forward(const Args& args) {
         std::printf("%s\n", wl::json_text(j).c_str());
         return 0;
     }
-    std::printf("%s, T = %d, %s mode on a %dx%d mesh\n", m.source.c_str(), T, wl::run_mode_name(mode), plan.mesh_w,
-                plan.mesh_h);
+    std::printf("%s, %s%sT = %d, %s mode on a %dx%d mesh, %s schedule\n", m.source.c_str(), B > 1 ? std::to_string(B).c_str() : "",
+                B > 1 ? " sequences of " : "", T, wl::run_mode_name(mode), plan.mesh_w, plan.mesh_h, wl::model::schedule_name(f.schedule));
     if (sparse) print_sparsity(args, pruned);
     print_compile(info, stdout);
     std::printf("%-14s %-18s %4s %9s %7s %9s %9s %8s\n", "tensor", "op", "PEs", "cycles", "util", "MFLOP", "hops",

@@ -111,6 +111,7 @@ const std::vector<Verb>& verb_table() {
          nullptr,
          {kModelConfig, kModelCheckpoint, kSet, kMesh, kArchKey, kExecution, kKernels,
           {"prompt", Value::Text, "the tokens to run (default: a line of a story)"},
+          int_flag("batch", 1, 16, "the prompt this many times, as a batch of sequences (pipelined, they stream through the ops)"),
           {"mode", Value::Text, "fast: functional, cycles estimated; cycle: every cycle (default: the config's wafer.mode)", "cycle|fast"},
           kSparsity, kSparsityMask, kSparsitySeed,
           kNoCache, kCacheDir, kBpeDir, kJson},

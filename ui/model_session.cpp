@@ -437,15 +437,21 @@ void ModelSession::set_schedule(wl::model::Schedule s) {
     if (mesh_) mesh_->set_schedule(s);
 }
 
-bool ModelSession::forward(const std::string& prompt) {
+bool ModelSession::forward(const std::string& prompt, int batch) {
     error_.clear();
+    if (batch < 1 || batch > kMaxBatch) {
+        error_ = "batch must be 1.." + std::to_string(kMaxBatch) + " sequences, got " + std::to_string(batch);
+        return false;
+    }
     std::vector<int> ids;
     if (!encode(prompt, &ids)) return false;
     if (int(ids.size()) > model_->maxT) ids.erase(ids.begin(), ids.end() - model_->maxT);
     ForwardReport f;
     f.prompt = prompt;
     f.tokens = ids;
-    if (!wl::model::forward_checked(*mesh_, *model_, ids, &f.run)) {
+    std::vector<int> all;
+    for (int b = 0; b < batch; b++) all.insert(all.end(), ids.begin(), ids.end());
+    if (!wl::model::forward_checked(*mesh_, *model_, all, &f.run, batch)) {
         error_ = mesh_->error();
         return false;
     }

@@ -48,7 +48,7 @@ struct SramEntry {                                // one symbol of a PE's progra
 
 struct ForwardReport {                            // the last forward pass
     std::string prompt;
-    std::vector<int> tokens;                      // what it ran: the prompt's last block_size tokens
+    std::vector<int> tokens;                      // what it ran: the prompt's last block_size tokens (each of run.B sequences)
     wl::model::ForwardRecord run;                 // its prompt's last block_size tokens, against the reference
 };
 
@@ -139,7 +139,10 @@ public:
     void set_schedule(wl::model::Schedule s);
 
     // One forward pass over the prompt's tokens, then the reference's over the same tokens.
-    bool forward(const std::string& prompt);
+    // batch > 1 (at most kMaxBatch): the prompt that many times, as a batch of sequences
+    // (MeshGPT::forward_batch: pipelined, they stream through the ops one after another).
+    static constexpr int kMaxBatch = 16;
+    bool forward(const std::string& prompt, int batch = 1);
     const ForwardReport* last_forward() const { return have_forward_ ? &forward_ : nullptr; }
 
     // The reference GPT's logits (T, V) for tokens: what a replay of a forward must give.

@@ -131,11 +131,11 @@ void ModelWindow::rebuild_overlay() {
     overlay_ = colour_ && session_.plan() ? placement_overlay(*session_.plan(), *colour_) : PeOverlay{};
 }
 
-bool ModelWindow::forward(const std::string& prompt) {
+bool ModelWindow::forward(const std::string& prompt, int batch) {
     anim_.stop();
     replay_.stop();
     session_.stop_generation();   // one run on the mesh at a time: the forward replaces the cache
-    if (!session_.forward(prompt)) return false;
+    if (!session_.forward(prompt, batch)) return false;
     timeline_.set(session_.last_forward()->run.timeline);
     timeline_overlay_at_.reset();
     return true;
@@ -170,6 +170,7 @@ void ModelWindow::start_replay() {
     if (!f) throw std::invalid_argument("run a forward first: the replay runs it again");
     if (f->run.schedule != wl::model::Schedule::Pipelined)
         throw std::invalid_argument("the last forward was not pipelined: pick pipelined beside Forward and run it again");
+    if (f->run.B > 1) throw std::invalid_argument("the replay runs one sequence: run a forward with batch 1 first");
     session_.stop_generation();
     anim_.stop();
     const double speed = replay_.speed();
@@ -457,9 +458,10 @@ const std::vector<ModelWindow::Method>& ModelWindow::methods() {
                  out.push_back({{"title", s.title}, {"summary", s.summary}, {"columns", s.columns}, {"rows", s.rows}});
              return out;
          }},
-        {"model_forward", "prompt", false, [](ModelWindow& w, const json& a) {
+        {"model_forward", "prompt ...options", false, [](ModelWindow& w, const json& a) {   // {batch}: the prompt that many times
              w.need_compiled();
-             if (!w.forward(str_arg(a, "prompt", w.prompt_))) throw std::runtime_error(w.session_.error());
+             const int batch = int(int_arg(a, "batch", NumberRange::closed(1, ModelSession::kMaxBatch), w.batch_));
+             if (!w.forward(str_arg(a, "prompt", w.prompt_), batch)) throw std::runtime_error(w.session_.error());
              return to_json(*w.session_.last_forward());
          }},
         // The last pipelined forward again in cycle mode on the canvas: {start: true}, {speed} cycles a
@@ -1034,16 +1036,20 @@ void ModelWindow::draw_timeline() {
     const bool piped = f.schedule == wl::model::Schedule::Pipelined;
     int chunks = 1;
     for (const wl::model::LaunchSpan& s : timeline_.spans()) chunks = std::max(chunks, s.chunk + 1);
-    const std::string head = piped ? "Timeline: pipelined, " + std::to_string(f.ops.size()) + " stages x " + std::to_string(chunks) +
+    const std::string seqs = f.B > 1 ? std::to_string(f.B) + " sequences x " : "";
+    const std::string head = piped ? "Timeline: pipelined, " + std::to_string(f.ops.size()) + " stages, " + seqs + std::to_string(chunks) +
                                          " chunks, " + std::to_string(timeline_.spans().size()) + " launches###timeline"
                                    : "Timeline: sequential, " + std::to_string(timeline_.spans().size()) + " launches, one at a time###timeline";
     ImGui::SetNextItemOpen(true, ImGuiCond_Appearing);
     const bool open_now = ImGui::TreeNode(head.c_str());
     mark("timeline_header");
     if (!open_now) return;
-    ImGui::TextWrapped(piped ? "A row per op, a bar per launch in its chunk's colour: op k works on chunk c while op k+1 works on c-1 "
-                               "(the picture of a pipeline: GPipe, arXiv:1811.06965). Click or drag: the canvas lights the ops working "
-                               "at that cycle."
+    ImGui::TextWrapped(piped ? (f.B > 1 ? "A row per op, a bar per launch in its sequence's colour (its chunk's number on it): the "
+                                          "sequences stream through the ops one after another, op k on sequence s while the ops after it "
+                                          "finish s-1. Click or drag: the canvas lights the ops working at that cycle."
+                                        : "A row per op, a bar per launch in its chunk's colour: op k works on chunk c while op k+1 works "
+                                          "on c-1 (the picture of a pipeline: GPipe, arXiv:1811.06965). Click or drag: the canvas lights "
+                                          "the ops working at that cycle.")
                              : "One op at a time, each over the whole window: pick pipelined beside Forward and run it again to "
                                "see every op busy at once.");
     timeline_.draw(ImGui::GetTextLineHeight() * 24, timeline_rect_);
@@ -1055,7 +1061,7 @@ void ModelWindow::draw_timeline() {
 
 void ModelWindow::draw_forward() {
     if (!ImGui::CollapsingHeader("Forward", ImGuiTreeNodeFlags_DefaultOpen)) return;
-    ImGui::SetNextItemWidth(-ImGui::GetFontSize() * 14);
+    ImGui::SetNextItemWidth(-ImGui::GetFontSize() * 19);
     ImGui::InputText("##prompt", prompt_, sizeof prompt_);
     mark("prompt");
     ImGui::SameLine();
@@ -1074,8 +1080,14 @@ void ModelWindow::draw_forward() {
                                      "of about 8 steps, op k on chunk c while op k+1 works on chunk c-1\n(wafer.schedule; docs/model-compiler.md, "
                                      "\"Pipelined execution\")");
     ImGui::SameLine();
+    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 4.5f);
+    if (ImGui::InputInt("##batch", &batch_, 1, 1)) batch_ = std::clamp(batch_, 1, ModelSession::kMaxBatch);
+    mark("batch");
+    if (ImGui::IsItemHovered())
+        ImGui::SetTooltip("sequences: the prompt this many times, as a batch; pipelined, they stream through the ops one after another");
+    ImGui::SameLine();
     ImGui::BeginDisabled(session_.generation().running());
-    if (ImGui::Button("Forward")) forward(prompt_);
+    if (ImGui::Button("Forward")) forward(prompt_, batch_);
     ImGui::EndDisabled();
     mark("forward_button");
     if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
@@ -1084,8 +1096,9 @@ void ModelWindow::draw_forward() {
     if (!report) return;
     const wl::model::ForwardRecord* f = &report->run;
     const double wafer_s = double(f->cycles) / wl::kClockHz;
-    ImGui::TextWrapped("T = %d: %llu cycles (estimated in fast mode) = %s at %.2f GHz; wall %s on the mesh, %s reference",
-                       f->T, (unsigned long long)f->cycles, format_seconds(wafer_s).c_str(), wl::kClockHz / 1e9,
+    const std::string shape = f->B > 1 ? std::to_string(f->B) + " sequences of T = " + std::to_string(f->T) : "T = " + std::to_string(f->T);
+    ImGui::TextWrapped("%s: %llu cycles (estimated in fast mode) = %s at %.2f GHz; wall %s on the mesh, %s reference", shape.c_str(),
+                       (unsigned long long)f->cycles, format_seconds(wafer_s).c_str(), wl::kClockHz / 1e9,
                        format_seconds(f->mesh_seconds).c_str(), format_seconds(f->reference_seconds).c_str());
     ImGui::TextColored(f->identical == f->logits ? kGoodText : kWarnText, "logits: %zu of %zu bit-identical to the reference (max |diff| %.3g)",
                        f->identical, f->logits, f->max_abs_diff);

@@ -139,7 +139,7 @@ private:
     WeightsRead& weights_reading(uint64_t id);   // the read `id`, or std::invalid_argument when it is not the one going on
     nlohmann::json load_weights(uint64_t id);    // the plan, as model_compile's
     void draw_weights();                 // the web's Open weights... and what it is doing
-    bool forward(const std::string& prompt);
+    bool forward(const std::string& prompt, int batch = 1);
     bool generate(const std::string& prompt, int tokens, const wl::gpt::SampleOptions& opt);
     void open_kernel(const wl::model::PlannedOp& op);
     // A run of the last forward (its OpRun name: "l0.qkv"; streaming: "l2.qkv", "l2.weights") again in
@@ -201,6 +201,7 @@ private:
     uint64_t weights_ids_ = 0;
     char prompt_[512] = "Once upon a time there was a little";
     int gen_tokens_ = 100, top_k_ = 0, seed_ = 1337;
+    int batch_ = 1;                      // Forward's sequences (the prompt that many times)
     float temperature_ = 0.8f;
     bool show_on_canvas_ = true;
     std::optional<PlacementColour> colour_ = PlacementColour::Op;   // nullopt: the canvas's own mode

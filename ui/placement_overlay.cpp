@@ -103,32 +103,35 @@ PeOverlay training_overlay(const wl::model::MeshPlan& plan, const std::string& o
     return ov;
 }
 
-Rgba slot_colour(int slot) { return colour_of(slot); }
+Rgba launch_colour(const wl::model::LaunchSpan& s, bool by_sequence) { return colour_of(by_sequence ? s.sequence : s.chunk); }
+
+bool batch_timeline(const std::vector<wl::model::LaunchSpan>& t) {
+    return std::any_of(t.begin(), t.end(), [](const wl::model::LaunchSpan& s) { return s.sequence > 0; });
+}
 
 PeOverlay timeline_overlay(const wl::model::MeshPlan& plan, const std::vector<wl::model::LaunchSpan>& t, uint64_t cycle) {
     PeOverlay ov;
     ov.mesh = wl::Mesh{plan.mesh_w, plan.mesh_h};
     ov.colour.assign(size_t(ov.mesh.size()), kNoProgram);
     ov.label.assign(size_t(ov.mesh.size()), "");
-    ov.legend.title = "cycle " + wl::thousands(cycle) + ": the ops working, by chunk";
+    const bool by_sequence = batch_timeline(t);
+    ov.legend.title = "cycle " + wl::thousands(cycle) + ": the ops working, by " + (by_sequence ? "sequence" : "chunk");
     ov.legend.swatches.push_back({kNoProgram, "unused"});
     ov.legend.swatches.push_back({kWaiting, "placed, waiting"});
-    int chunks = 1;
-    for (const wl::model::LaunchSpan& s : t) chunks = std::max(chunks, s.chunk + 1);
     const std::vector<size_t> now = wl::model::in_flight_at(t, cycle);
     for (const wl::model::PlannedOp& o : plan.ops) paint(ov, o, kWaiting, o.name + ": " + o.op + " (" + o.kernel + "), waiting", false);
     for (size_t i : now) {
         const wl::model::LaunchSpan& s = t[i];
-        const int slot = s.sequence * chunks + s.chunk;
         const std::string chunk = (s.sequence ? "sequence " + std::to_string(s.sequence) + ", " : "") + "chunk " + std::to_string(s.chunk) +
                                   " (steps " + std::to_string(s.t0) + "-" + std::to_string(s.t0 + s.n - 1) + ")";
         const std::string tag = (s.sequence ? "s" + std::to_string(s.sequence) + " " : "") + "c" + std::to_string(s.chunk);
+        const std::string key = by_sequence ? "sequence " + std::to_string(s.sequence) : chunk;
         bool swatch = false;
-        for (const auto& [c, name] : ov.legend.swatches) swatch = swatch || name == chunk;
-        if (!swatch) ov.legend.swatches.push_back({slot_colour(slot), chunk});
+        for (const auto& [c, name] : ov.legend.swatches) swatch = swatch || name == key;
+        if (!swatch) ov.legend.swatches.push_back({launch_colour(s, by_sequence), key});
         for (const wl::model::PlannedOp& o : plan.ops)
             if (runs_on(plan, o, s.op)) {
-                paint(ov, o, slot_colour(slot), s.op + ": " + o.op + " (" + o.kernel + "), working on " + chunk, true);
+                paint(ov, o, launch_colour(s, by_sequence), s.op + ": " + o.op + " (" + o.kernel + "), working on " + chunk, true);
                 ov.tags.push_back({o.rect, tag});
             }
     }

@@ -26,10 +26,13 @@ PeOverlay placement_overlay(const wl::model::MeshPlan& plan, PlacementColour by)
 // ("l2.qkv": l0.qkv's PEs), and "l<k>.weights" / "l<k>.grads" (the layer's streams) its weight-holding ops.
 PeOverlay training_overlay(const wl::model::MeshPlan& plan, const std::string& op, const std::string& phase);
 
-// A forward's timeline (launch_timeline.h) at `cycle`: the PEs of every op working then in the
-// colour of the chunk it works on (slot_colour; a batch's sequence s, chunk c: slot s * chunks + c),
-// tagged "c3" ("s1 c3") on the canvas, its tooltip naming the chunk's steps; the other placed PEs dim.
+// A forward's timeline (launch_timeline.h) at `cycle`: the PEs of every op working then in its
+// launch's colour (launch_colour), tagged "c3" (a batch's "s1 c3") on the canvas, its tooltip
+// naming the chunk's steps; the other placed PEs dim.
 PeOverlay timeline_overlay(const wl::model::MeshPlan& plan, const std::vector<wl::model::LaunchSpan>& t, uint64_t cycle);
-Rgba slot_colour(int slot);   // the timeline's bars and the canvas share it
+// A launch's colour, the timeline's bars' and the canvas's: its chunk's, or in a batch's timeline
+// (by_sequence: batch_timeline(t)) its sequence's, the picture of sequences streaming through.
+Rgba launch_colour(const wl::model::LaunchSpan& s, bool by_sequence);
+bool batch_timeline(const std::vector<wl::model::LaunchSpan>& t);   // some launch is of a sequence after the first
 
 }  // namespace wlui

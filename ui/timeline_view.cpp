@@ -26,8 +26,7 @@ void TimelineView::set(std::vector<wl::model::LaunchSpan> t) {
     rows_ = wl::model::timeline_rows(spans_);
     row_of_.clear();
     for (const wl::model::LaunchSpan& s : spans_) row_of_.push_back(int(std::find(rows_.begin(), rows_.end(), s.op) - rows_.begin()));
-    chunks_ = 1;
-    for (const wl::model::LaunchSpan& s : spans_) chunks_ = std::max(chunks_, s.chunk + 1);
+    by_sequence_ = batch_timeline(spans_);
     end_ = wl::model::timeline_end(spans_);
     cursor_.reset();
     playing_ = false;
@@ -94,10 +93,9 @@ void TimelineView::draw(float max_height, float layout[4]) {
         const wl::model::LaunchSpan& s = spans_[i];
         const float y = at.y + row_h * float(row_of_[i]);
         const ImVec2 a(x_of(s.start), y + 1), b(std::max(x_of(s.end), x_of(s.start) + 1), y + row_h - 1);
-        const int slot = s.sequence * chunks_ + s.chunk;
-        dl->AddRectFilled(a, b, im_col(slot_colour(slot)));
-        if (text_fits && b.x - a.x > digit) {
-            const std::string c = std::to_string(slot);
+        dl->AddRectFilled(a, b, im_col(launch_colour(s, by_sequence_)));
+        if (text_fits && b.x - a.x > digit) {   // its chunk's number
+            const std::string c = std::to_string(s.chunk);
             dl->AddText(ImVec2(a.x + 2, y + (row_h - ImGui::GetTextLineHeight()) * 0.5f), kOnBar, c.c_str());
         }
         if (hovered && ImGui::IsMouseHoveringRect(a, b)) under = &s;

@@ -1,6 +1,7 @@
 // timeline_view.h: a forward's launches drawn as the picture of a pipeline (engine/model/
 // launch_timeline.h): a row per op, the emulated cycles across, a bar per launch in its chunk's
-// colour (slot_colour, as the canvas lights it) with the chunk's number where it fits. A cursor
+// colour, a batch's in its sequence's (launch_colour, as the canvas lights it), with the chunk's
+// number where it fits. A cursor
 // marks a cycle: click or drag on the chart to move it, Play runs it along; while it is set the
 // Model window lights the ops in flight there on the canvas (timeline_overlay).
 //
@@ -42,7 +43,7 @@ private:
     std::vector<wl::model::LaunchSpan> spans_;
     std::vector<std::string> rows_;
     std::vector<int> row_of_;   // per span, its row
-    int chunks_ = 1;            // per sequence: slot = sequence * chunks_ + chunk
+    bool by_sequence_ = false;  // a batch's: bars coloured by sequence (launch_colour)
     uint64_t end_ = 0;
     std::optional<uint64_t> cursor_;
     bool playing_ = false;

@@ -11,14 +11,15 @@
 
 namespace wl::model {
 
-bool forward_checked(MeshGPT& mesh, gpt::GPT& ref, const std::vector<int>& ids, ForwardRecord* out) {
+bool forward_checked(MeshGPT& mesh, gpt::GPT& ref, const std::vector<int>& ids, ForwardRecord* out, int B) {
     using Clock = std::chrono::steady_clock;
     const auto since = [](Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); };
     ForwardRecord f;
-    f.T = int(ids.size());
+    f.B = std::max(B, 1);
+    f.T = int(ids.size()) / f.B;
     std::vector<float> logits;
     const auto t0 = Clock::now();
-    if (!mesh.forward(ids.data(), f.T, &logits)) return false;
+    if (!(f.B == 1 ? mesh.forward(ids.data(), f.T, &logits) : mesh.forward_batch(ids.data(), f.B, f.T, &logits))) return false;
     f.mesh_seconds = since(t0);
     f.ops = mesh.last_run();
     f.schedule = !f.ops.empty() && f.ops.front().concurrent ? Schedule::Pipelined : Schedule::Sequential;   // one step runs whole
@@ -29,7 +30,7 @@ bool forward_checked(MeshGPT& mesh, gpt::GPT& ref, const std::vector<int>& ids, 
     f.stream_bytes = mesh.last_stream_bytes();
     f.stream_cycles = mesh.last_stream_cycles();
     const auto t1 = Clock::now();
-    ref.forward(ids.data(), nullptr, 1, f.T);
+    ref.forward(ids.data(), nullptr, f.B, f.T);
     f.reference_seconds = since(t1);
     f.logits = logits.size();
     for (size_t i = 0; i < logits.size(); i++) {
@@ -55,7 +56,8 @@ nlohmann::json to_json(const ForwardRecord& f) {
     for (const OpRun& r : f.ops) ops.push_back(to_json(r));
     nlohmann::json timeline = nlohmann::json::array();
     for (const LaunchSpan& s : f.timeline) timeline.push_back(to_json(s));
-    return {{"T", f.T},
+    return {{"B", f.B},
+            {"T", f.T},
             {"cycles", f.cycles},
             {"clock_hz", kClockHz},
             {"wafer_s", double(f.cycles) / kClockHz},

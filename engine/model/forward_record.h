@@ -17,7 +17,8 @@
 namespace wl::model {
 
 struct ForwardRecord {
-    int T = 0;                          // tokens run
+    int B = 1;                          // sequences (a batch's: MeshGPT::forward_batch)
+    int T = 0;                          // tokens run, each
     uint64_t cycles = 0;                // emulated, every op (fast mode: estimated)
     double mesh_seconds = 0, reference_seconds = 0;   // host wall time of each
     size_t logits = 0, identical = 0;   // logits compared, and how many are bit-identical
@@ -33,7 +34,8 @@ struct ForwardRecord {
 
 // Runs ids on the mesh and then on the reference, and compares the logits bit for bit. False
 // when the mesh faults (mesh.error() says where); ref's logits are then its last forward's.
-bool forward_checked(MeshGPT& mesh, gpt::GPT& ref, const std::vector<int>& ids, ForwardRecord* out);
+// B > 1: ids is a batch of B sequences (B, T), run as MeshGPT::forward_batch.
+bool forward_checked(MeshGPT& mesh, gpt::GPT& ref, const std::vector<int>& ids, ForwardRecord* out, int B = 1);
 
 // {name, op, cycles, instructions, pes, utilisation, hops, flops, wall_s, host_bytes, stream_bytes}, and a
 // pipelined forward's op {pipelined: {span, start, chunks}} (OpRun::concurrent)

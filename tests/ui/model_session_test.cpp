@@ -240,7 +240,7 @@ TEST_F(ModelSessionTest, APipelinedForwardsTimelineLightsTheOpsAtACycle) {
         const wl::model::PlannedOp* op = plan.find(s.op);
         ASSERT_NE(op, nullptr) << s.op;
         const size_t pe = size_t(ov.mesh.index(op->rect.x, op->rect.y));
-        EXPECT_EQ(ov.colour[pe], wlui::slot_colour(s.chunk)) << s.op;
+        EXPECT_EQ(ov.colour[pe], wlui::launch_colour(s, false)) << s.op;
         EXPECT_NE(ov.label[pe].find("working on chunk " + std::to_string(s.chunk) + " (steps " + std::to_string(s.t0) + "-"),
                   std::string::npos) << ov.label[pe];
         EXPECT_TRUE(std::any_of(ov.tags.begin(), ov.tags.end(), [&](const auto& tag) {
@@ -251,7 +251,7 @@ TEST_F(ModelSessionTest, APipelinedForwardsTimelineLightsTheOpsAtACycle) {
         if (o.train_only || lit.count(o.name)) continue;
         const size_t pe = size_t(ov.mesh.index(o.rect.x, o.rect.y));
         EXPECT_NE(ov.label[pe].find("waiting"), std::string::npos) << o.name << ": " << ov.label[pe];
-        for (size_t i : now) EXPECT_NE(ov.colour[pe], wlui::slot_colour(t[i].chunk)) << o.name;
+        for (size_t i : now) EXPECT_NE(ov.colour[pe], wlui::launch_colour(t[i], false)) << o.name;
     }
     EXPECT_EQ(ov.colour[size_t(ov.mesh.index(31, 31))], wlui::kNoProgram);
     // Past the end nothing works: only the placement, dim.
@@ -510,4 +510,41 @@ TEST(ModelSession, APipelinedForwardReplaysInCycleModeWithTheSameLogits) {
     EXPECT_FALSE(r.start(*s.plan(), *s.model(), {f.tokens[0]}, {}, &why));
     EXPECT_NE(why.find("at least 2 tokens"), std::string::npos) << why;
     EXPECT_FALSE(r.active());
+}
+
+// A batch: the prompt B times, pipelined: every sequence's logits the reference's, a launch per
+// op, chunk and sequence on the timeline, and the canvas coloured by sequence ("s1 c3").
+TEST_F(ModelSessionTest, ABatchStreamsThroughTheOpsColouredBySequence) {
+    s_->set_schedule(wl::model::Schedule::Pipelined);
+    const std::string prompt = "Once upon a time there was a little girl";
+    ASSERT_TRUE(s_->forward(prompt, 3)) << s_->error();
+    s_->set_schedule(wl::model::Schedule::Sequential);
+    const wl::model::ForwardRecord& f = s_->last_forward()->run;
+    EXPECT_EQ(f.B, 3);
+    EXPECT_EQ(f.T, int(prompt.size()));
+    EXPECT_EQ(f.logits, size_t(3) * f.T * size_t(s_->plan()->cfg.vocab_size));
+    EXPECT_EQ(f.identical, f.logits);
+    const std::vector<wl::model::LaunchSpan>& t = f.timeline;
+    ASSERT_TRUE(wlui::batch_timeline(t));
+    for (int seq = 0; seq < 3; seq++)
+        EXPECT_EQ(std::count_if(t.begin(), t.end(), [&](const auto& s) { return s.sequence == seq; }), long(t.size() / 3)) << seq;
+    // A cycle at which two sequences are in flight: each op lit in its sequence's colour.
+    uint64_t at = 0;
+    for (const auto& s : t) {
+        std::set<int> seqs;
+        for (size_t i : wl::model::in_flight_at(t, s.start)) seqs.insert(t[i].sequence);
+        if (seqs.size() > 1) at = s.start;
+    }
+    ASSERT_GT(at, 0u) << "no two sequences in flight at once";
+    const wlui::PeOverlay ov = wlui::timeline_overlay(*s_->plan(), t, at);
+    EXPECT_NE(ov.legend.title.find("by sequence"), std::string::npos) << ov.legend.title;
+    bool later = false;
+    for (const auto& tag : ov.tags) later = later || tag.second.rfind("s1 c", 0) == 0 || tag.second.rfind("s2 c", 0) == 0;
+    EXPECT_TRUE(later);
+    for (size_t i : wl::model::in_flight_at(t, at)) {
+        const wl::model::PlannedOp* op = s_->plan()->find(t[i].op);
+        EXPECT_EQ(ov.colour[size_t(ov.mesh.index(op->rect.x, op->rect.y))], wlui::launch_colour(t[i], true)) << t[i].op;
+    }
+    EXPECT_FALSE(s_->forward(prompt, 17));
+    EXPECT_EQ(s_->error(), "batch must be 1..16 sequences, got 17");
 }

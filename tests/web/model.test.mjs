@@ -145,6 +145,20 @@ test('a pipelined forward: its timeline, clicked, lights every op working at tha
   await frames(page, 2);
   assert.equal((await state(page)).model.replay, null);
   assert.match(await error(page, 'model_schedule', 'fastest'), /'schedule' is sequential or pipelined/);
+  // A batch of 3: the sequences stream through, the timeline and the canvas coloured by sequence.
+  const b3 = await call(page, 'model_forward', prompt, { batch: 3 });
+  assert.equal(b3.B, 3);
+  assert.equal(b3.logits_identical, b3.logits);
+  assert.equal(b3.timeline.length, 3 * stages * chunks);
+  const two = b3.timeline.find((l) => l.sequence === 1 && b3.timeline.some((m) => m.sequence === 0 && m.start <= l.start && l.start < m.end));
+  assert.ok(two, 'no two sequences in flight at once');
+  await call(page, 'model_timeline', { cycle: two.start });
+  await frames(page, 3);
+  s = await state(page);
+  assert.match(s.canvas.legend[0].title, /by sequence$/);
+  assert.ok(s.canvas.tags.some((t) => /^s1 c\d$/.test(t)), JSON.stringify(s.canvas.tags));
+  assert.match(await error(page, 'model_replay', { start: true }), /the replay runs one sequence/);
+  assert.match(await error(page, 'model_forward', prompt, { batch: 17 }), /'batch' expects an integer in 1\.\.16, got 17/);
   // Sequential: one launch per op, end to end, one op lit at a time.
   await call(page, 'model_schedule', 'sequential');
   const g = await call(page, 'model_forward', prompt);
