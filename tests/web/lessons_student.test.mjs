@@ -1,4 +1,4 @@
-// Lessons 12–16 as a student meets them, with real clicks and keys: lesson 13's fix found with the
+// Lessons 12–17 as a student meets them, with real clicks and keys: lesson 13's fix found with the
 // editor's find and typed, its Check watched (the loss falling, the mesh training), then Next
 // lesson with the page alive; a lesson's edits kept across lessons and asked about before Load
 // starter replaces them; the lesson text's code names jumping to their definitions; a table
@@ -234,6 +234,42 @@ test('what the screen says is what is loaded: lesson 3 with its route error does
     assert.ok(s.diagnostics.some((d) => d.severity === 'error'), 'lesson 3\'s starter has its route error');
     assert.equal(s.loaded, false, 'lesson 2\'s kernel is not left on the mesh');
     assert.match(s.status, /^not compiled/);
+  } finally { await app.close(); }
+});
+
+test('lesson 17: the starter is right but slow pipelined; the query loop started at t0 passes', async () => {
+  const app = await openApp('?lesson=17', { width: 1366, height: 768 });
+  const { page, logs } = app;
+  try {
+    await frames(page);
+    let s = await state(page);
+    assert.equal(s.lesson.current, 17);
+    s = await press(page, 'lesson_check');
+    await page.waitForFunction(() => window.waferlab.state().lesson.verdict, null, { timeout: 60000 });
+    s = await state(page);
+    let v = s.lesson.verdict;
+    assert.equal(v.passed, false, JSON.stringify(v));
+    assert.ok(v.checks.some((c) => c.ok && /equal the reference's bit for bit/.test(c.message)), JSON.stringify(v.checks));
+    assert.ok(v.checks.some((c) => !c.ok && /587,722 emulated cycles; the check wants fewer than 250,000/.test(c.message)), JSON.stringify(v.checks));
+    // Find the loop the last hint names; the match selected, typing replaces it.
+    await clickText(page, 1, 1);
+    await page.keyboard.press('Control+f');
+    await frames(page);
+    await page.keyboard.type('for t in 0..t0 + tlen {');
+    await page.keyboard.press('Enter');
+    await frames(page);
+    s = await state(page);
+    assert.equal(s.editor.selection, 'for t in 0..t0 + tlen {');
+    await page.keyboard.press('Escape');
+    await frames(page);
+    await page.keyboard.type('for t in t0..t0 + tlen {');
+    await frames(page);
+    assert.ok((await source(page)).includes('for t in t0..t0 + tlen {\n            let n = t + 1;'), 'the fix is in');
+    s = await press(page, 'lesson_check');
+    await page.waitForFunction(() => window.waferlab.state().lesson.verdict?.passed === true, null, { timeout: 60000 });
+    v = (await state(page)).lesson.verdict;
+    assert.ok(v.checks.some((c) => c.ok && /214,771 emulated cycles/.test(c.message)), JSON.stringify(v.checks));
+    assert.deepEqual(pageErrors(logs), []);
   } finally { await app.close(); }
 });
 
