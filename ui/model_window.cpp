@@ -275,10 +275,8 @@ void ModelWindow::work_tick(double budget_ms) {
     tick_jobs(budget_ms - std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
 }
 
-// Built as the canvas is drawn, from what runs next: built after the units instead (or in
-// frame(), which follows the canvas), it showed the op one tick late beside the panel's text.
 // A unit's words for the canvas (state().model.train.shown.canvas): "backward l1.atty"; a pipelined
-// forward's unit, "forward l0.qkv chunk 3"; "" between jobs.
+// forward's unit, "forward l0.qkv chunk 3"; " " between jobs (shown as "").
 std::string ModelWindow::train_overlay_key(const wl::model::TrainWork* w) {
     if (!w) return " ";
     return std::string(wl::model::train_phase_name(w->phase)) + " " + w->op + (w->chunk >= 0 ? " chunk " + std::to_string(w->chunk) : "");
@@ -299,6 +297,8 @@ PeOverlay ModelWindow::train_overlay_for(const wl::model::TrainWork* w) const {
     return training_overlay(mesh.plan(), w ? w->op : "", w ? wl::model::train_phase_name(w->phase) : "");
 }
 
+// Built as the canvas is drawn, from what runs next: built after the units instead (or in
+// frame(), which follows the canvas), it showed the op one tick late beside the panel's text.
 const PeOverlay* ModelWindow::canvas_overlay() {
     if (train_.run_id() != train_run_seen_) {   // a start finished: its mesh replaces the last run's on the canvas
         train_run_seen_ = train_.run_id();

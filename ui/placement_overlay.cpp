@@ -83,22 +83,21 @@ static constexpr Rgba kWaiting{78, 84, 98, 255};   // a placed PE whose op is no
 PeOverlay training_overlay(const wl::model::MeshPlan& plan, const std::string& op, const std::string& phase) {
     static const char* kPhases[] = {"forward", "backward", "optimiser"};
     static constexpr Rgba kPhaseColour[] = {{90, 170, 255, 255}, {255, 150, 60, 255}, {110, 220, 120, 255}};
-    static constexpr Rgba kIdle = kWaiting;
     PeOverlay ov;
     ov.mesh = wl::Mesh{plan.mesh_w, plan.mesh_h};
     ov.colour.assign(size_t(ov.mesh.size()), kNoProgram);
     ov.label.assign(size_t(ov.mesh.size()), "");
     ov.legend.title = "training: the op running now, by phase";
     ov.legend.swatches.push_back({kNoProgram, "unused"});
-    ov.legend.swatches.push_back({kIdle, "placed, waiting"});
-    Rgba lit = kIdle;
+    ov.legend.swatches.push_back({kWaiting, "placed, waiting"});
+    Rgba lit = kWaiting;
     for (int i = 0; i < 3; i++) {
         ov.legend.swatches.push_back({kPhaseColour[i], kPhases[i]});
         if (phase == kPhases[i]) lit = kPhaseColour[i];
     }
     for (const wl::model::PlannedOp& o : plan.ops) {
         const bool now = runs_on(plan, o, op);
-        paint(ov, o, now ? lit : kIdle, o.name + ": " + o.op + " (" + o.kernel + ")" + (now ? ", running: " + phase : ""), now);
+        paint(ov, o, now ? lit : kWaiting, o.name + ": " + o.op + " (" + o.kernel + ")" + (now ? ", running: " + phase : ""), now);
     }
     return ov;
 }
@@ -124,7 +123,7 @@ PeOverlay timeline_overlay(const wl::model::MeshPlan& plan, const std::vector<wl
         const wl::model::LaunchSpan& s = t[i];
         const std::string chunk = (s.sequence ? "sequence " + std::to_string(s.sequence) + ", " : "") + "chunk " + std::to_string(s.chunk) +
                                   " (steps " + std::to_string(s.t0) + "-" + std::to_string(s.t0 + s.n - 1) + ")";
-        const std::string tag = (s.sequence ? "s" + std::to_string(s.sequence) + " " : "") + "c" + std::to_string(s.chunk);
+        const std::string tag = (by_sequence ? "s" + std::to_string(s.sequence) + " " : "") + "c" + std::to_string(s.chunk);
         const std::string key = by_sequence ? "sequence " + std::to_string(s.sequence) : chunk;
         bool swatch = false;
         for (const auto& [c, name] : ov.legend.swatches) swatch = swatch || name == key;
