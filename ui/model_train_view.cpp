@@ -21,6 +21,28 @@
 
 namespace wlui {
 
+// A unit's words for the canvas (state().model.train.shown.canvas): "backward l1.atty"; a pipelined
+// forward's unit, "forward l0.qkv chunk 3"; " " between jobs (shown as "").
+std::string ModelWindow::train_overlay_key(const wl::model::TrainWork* w) {
+    if (!w) return " ";
+    return std::string(wl::model::train_phase_name(w->phase)) + " " + w->op + (w->chunk >= 0 ? " chunk " + std::to_string(w->chunk) : "");
+}
+
+// The op a unit runs, lit in its phase's colour; in a pipelined forward every launch working now,
+// each in its chunk's colour with the chunk written over it (the unit runs until its own finishes).
+PeOverlay ModelWindow::train_overlay_for(const wl::model::TrainWork* w) const {
+    const wl::model::MeshGPT& mesh = train_.mesh()->mesh();
+    if (w && w->chunk >= 0) {
+        const std::vector<wl::model::LaunchSpan> working = mesh.in_flight();
+        if (!working.empty()) {
+            PeOverlay ov = timeline_overlay(mesh.plan(), working, working.front().end - 1);
+            ov.legend.title = "training, pipelined forward: the ops working, by chunk";
+            return ov;
+        }
+    }
+    return training_overlay(mesh.plan(), w ? w->op : "", w ? wl::model::train_phase_name(w->phase) : "");
+}
+
 using wl::gpu::format_seconds;
 
 namespace {

@@ -3,22 +3,124 @@
 // density, beside dense and the ideal) and Resident vs streaming (one forward each way).
 //
 // Index of this file:
+// [SECTION] starting them, and their JS state (model_density(), model_execution())
 // [SECTION] density        the sweep's tables and plots
 // [SECTION] execution      resident against streaming
 #include "ui/model_window.h"
 
+#include "engine/gpt/trainer.h"
 #include "engine/gpu/compare.h"
+#include "engine/model/mesh_measure.h"
 #include "ui/canvas_model.h"
 #include "ui/style.h"
 
 #include <imgui.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <nlohmann/json.hpp>
 #include <string>
 
 namespace wlui {
+
+using nlohmann::json;
+
+// [SECTION] starting them, and their JS state
+
+// The compiled model's config and mesh, in words: what a sweep or a comparison was started on.
+static std::string model_words(const ModelSession& s) {
+    const wl::model::MeshPlan& p = *s.plan();
+    return s.config_name() + " (" + std::to_string(p.cfg.n_layer) + " layers) on " + std::to_string(p.mesh_w) + "x" +
+           std::to_string(p.mesh_h);
+}
+
+void ModelWindow::start_sweep() {
+    need_compiled();
+    const wl::gpt::GPT& m = *session_.model();
+    wl::model::DensitySweepSettings s;
+    s.mesh_w = session_.plan()->mesh_w, s.mesh_h = session_.plan()->mesh_h;
+    s.seed = m.cfg.seed;
+    s.tokens = wl::model::bench_tokens(m.maxT, m.V);
+    s.B = wl::gpt::sequences_per_step(m.cfg);
+    s.T = m.maxT;
+    wl::model::bench_batch(s.B, s.T, m.V, &s.inputs, &s.targets);
+    s.lr = wl::gpt::learning_rate_at(m.cfg, 0);
+    sweep_ = std::make_unique<wl::model::DensitySweep>(m, session_.kernels(), s);
+    sweep_model_ = model_words(session_);
+    sweep_cancelled_ = false;
+}
+
+void ModelWindow::start_compare() {
+    need_compiled();
+    const wl::gpt::GPT& m = *session_.model();
+    compare_ = std::make_unique<wl::model::ExecutionCompare>(m, session_.plan()->mesh_w, session_.plan()->mesh_h, session_.kernels(),
+                                                             wl::model::bench_tokens(m.maxT, m.V));
+    compare_model_ = model_words(session_);
+    compare_cancelled_ = false;
+}
+
+void ModelWindow::tick_jobs(double budget_ms) {
+    if (!sweeping() && !comparing()) return;
+    const auto t0 = std::chrono::steady_clock::now();
+    auto left = [&] { return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count() < budget_ms; };
+    do {
+        if (sweeping()) sweep_->step();
+        if (comparing()) compare_->step();
+    } while ((sweeping() || comparing()) && left());
+}
+
+static json figures_json(const wl::model::RunFigures& f, const wl::model::RunFigures& dense, double density) {
+    return {{"cycles", f.cycles}, {"wavelets", f.wavelets},
+            {"vs_dense", dense.cycles ? double(f.cycles) / double(dense.cycles) : 0.0},
+            {"ideal_cycles", density * double(dense.cycles)}};
+}
+
+json ModelWindow::sweep_json() const {
+    if (!sweep_) return nullptr;
+    const auto& pts = sweep_->points();
+    json points = json::array();
+    for (const wl::model::DensityPoint& p : pts) {
+        const wl::model::DensityPoint& d = pts.front();
+        json j = {{"plan", p.sparse ? "sparse" : "dense"}, {"density", p.density}, {"measured", p.measured}};
+        if (p.measured) {
+            j["op"] = figures_json(p.op, d.op, p.density);
+            j["matmuls"] = figures_json(p.matmuls, d.matmuls, p.density);
+            j["forward"] = figures_json(p.forward, d.forward, p.density);
+            j["generation"] = figures_json(p.generation, d.generation, p.density);
+            j["op_weight_bytes"] = p.op_weight_bytes;
+            j["logits_differ"] = p.logits_differ;
+        }
+        j["train_step"] = p.trained && d.trained ? figures_json(p.train_step, d.train_step, p.density) : json(nullptr);
+        j["train_matmuls"] = p.trained && d.trained ? figures_json(p.train_matmuls, d.train_matmuls, p.density) : json(nullptr);
+        j["train_error"] = p.train_error.empty() ? json(nullptr) : json(p.train_error);
+        points.push_back(j);
+    }
+    const auto& s = sweep_->settings();
+    return {{"running", sweeping()}, {"cancelled", sweep_cancelled_}, {"done", sweep_->done()},
+            {"progress", sweep_->progress()}, {"activity", sweep_->activity()},
+            {"error", sweep_->error().empty() ? json(nullptr) : json(sweep_->error())}, {"model", sweep_model_},
+            {"op", s.op}, {"T", s.tokens.size()}, {"B", s.B}, {"mode", wl::run_mode_name(s.mode)},
+            {"mask", wl::model::mask_kind_name(s.mask)}, {"seed", s.seed}, {"points", points}};
+}
+
+json ModelWindow::compare_json() const {
+    if (!compare_) return nullptr;
+    auto run = [](const wl::model::ExecutionRun& r) -> json {
+        return {{"execution", wl::gpt::execution_name(r.execution)}, {"ran", r.ran}, {"error", r.error.empty() ? json(nullptr) : json(r.error)},
+                {"too_big", r.too_big}, {"pes", r.pes}, {"cycles", r.cycles}, {"compute_cycles", r.ran ? r.compute_cycles() : 0},
+                {"stream_cycles", r.stream_cycles}, {"stream_bytes", r.stream_bytes}, {"host_bytes", r.host_bytes},
+                {"wafer_s", double(r.cycles) / wl::kClockHz},
+                {"seconds", double(r.cycles) / wl::kClockHz}};   // wafer_s's old name, for one release (docs/js-api.md)
+    };
+    const long long differ = compare_->logits_differ();
+    return {{"running", comparing()}, {"cancelled", compare_cancelled_}, {"done", compare_->done()},
+            {"progress", compare_->progress()}, {"activity", compare_->activity()}, {"model", compare_model_},
+            {"T", compare_->T()}, {"resident", run(compare_->resident())}, {"streaming", run(compare_->streaming())},
+            {"logits", compare_->resident().logits.size()},
+            {"logits_differ", differ < 0 ? json(nullptr) : json(differ)}};
+}
 
 using wl::gpu::format_seconds;
 

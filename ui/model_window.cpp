@@ -2,7 +2,8 @@
 // comes from the ModelSession (the engine's plan, MeshGPT's runs, the reference).
 //
 // Index of this file:
-// [SECTION] actions        compile, forward, generate, open a kernel, the density sweep, resident vs streaming
+// [SECTION] actions        compile, forward, generate, open a kernel (the replays: model_replay_view.cpp;
+//                          the density sweep and resident vs streaming: model_views.cpp)
 // [SECTION] llm.c's weights from the page   the web's Open weights...: checked, read a chunk at a time, loaded
 // [SECTION] JS hook        model_* methods and state().model
 // [SECTION] window         settings, the weights being read, the PE under the mouse, the stages, forward, generation
@@ -13,9 +14,7 @@
 #include "engine/core/thousands.h"
 #include "engine/fabric/mesh.h"
 #include "engine/gpt/adamw.h"
-#include "engine/gpt/trainer.h"
 #include "engine/gpu/compare.h"
-#include "engine/model/mesh_measure.h"
 #include "engine/model/weight_stream.h"
 #include "ui/json_args.h"
 #include "ui/memory_use.h"
@@ -147,154 +146,16 @@ bool ModelWindow::generate(const std::string& prompt, int tokens, const wl::gpt:
     return session_.start_generation(prompt, tokens, opt);
 }
 
-// Streaming leaves the last layer's weights and inputs on the layer's PEs, so of the layer's runs
-// only the last layer's can run again from what the mesh holds.
-std::string ModelWindow::replay_refusal(const std::string& run) const {
-    const wl::model::MeshPlan* p = session_.plan();
-    if (!session_.last_forward() || !p) return "run a forward first: the animation replays an op of it";
-    if (!p->streaming) return p->find(run) ? "" : "no op named '" + run + "' in the plan";
-    const int last = p->cfg.n_layer - 1;
-    const size_t dot = run.find('.');
-    if (p->find(run) && p->find(run)->layer < 0) return "";
-    if (run.size() < 2 || run[0] != 'l' || dot == std::string::npos) return "no op named '" + run + "' in the plan";
-    const std::string layer = run.substr(1, dot - 1), rest = run.substr(dot + 1);
-    if (rest != "weights" && !p->find("l0." + rest)) return "no op named '" + run + "' in the plan";
-    if (layer != std::to_string(last))
-        return "streaming: the mesh now holds layer " + std::to_string(last) + "'s weights and inputs, so only its runs (l" +
-               std::to_string(last) + ".*) and the ops outside the layer can run again";
-    return "";
-}
-
-void ModelWindow::start_replay() {
-    const ForwardReport* f = session_.last_forward();
-    if (!f) throw std::invalid_argument("run a forward first: the replay runs it again");
-    if (f->run.schedule != wl::model::Schedule::Pipelined)
-        throw std::invalid_argument("the last forward was not pipelined: pick pipelined beside Forward and run it again");
-    if (f->run.B > 1) throw std::invalid_argument("the replay runs one sequence: run a forward with batch 1 first");
-    session_.stop_generation();
-    anim_.stop();
-    const double speed = replay_.speed();
-    replay_error_.clear();
-    if (!replay_.start(*session_.plan(), *session_.model(), f->tokens, session_.reference_logits(f->tokens), &replay_error_))
-        throw std::runtime_error(replay_error_);
-    replay_.set_speed(speed);
-}
-
-json ModelWindow::replay_json() const {
-    if (!replay_.active()) return nullptr;
-    json working = json::array();
-    for (const wl::model::LaunchSpan& s : replay_.in_flight()) working.push_back({{"op", s.op}, {"sequence", s.sequence}, {"chunk", s.chunk}});
-    const ForwardReport* f = session_.last_forward();
-    return {{"cycles", replay_.cycles()},
-            {"fast_cycles", f ? json(f->run.cycles) : json(nullptr)},
-            {"speed", replay_.speed()},
-            {"done", replay_.done()},
-            {"error", replay_.error().empty() ? json(nullptr) : json(replay_.error())},
-            {"matches_reference", replay_.matches() ? json(*replay_.matches()) : json(nullptr)},
-            {"working", working}};
-}
-
-void ModelWindow::animate(const std::string& run) {
-    if (const std::string why = replay_refusal(run); !why.empty()) throw std::invalid_argument(why);
-    session_.stop_generation();
-    replay_.stop();
-    const double speed = anim_.speed();
-    anim_error_.clear();
-    const wl::model::MeshPlan& p = *session_.plan();
-    const wl::model::MeshGPT& mesh = *session_.mesh();
-    bool ok;
-    if (p.streaming && run.size() > 8 && run.compare(run.size() - 8, 8, ".weights") == 0) {
-        const int l = p.cfg.n_layer - 1;
-        ok = anim_.start(*session_.machine(), run, [&](wl::Host& h) { return mesh.feed_layer(l, h); }, mesh.streamed_weights(),
-                         &anim_error_);
-    } else {
-        const wl::model::PlannedOp* op = p.find(run);
-        if (!p.streaming) {
-            ok = anim_.start(*session_.machine(), *op, &anim_error_);
-        } else {   // the plan's op (l0.* for the layer's) as the run it was: the last layer's, or one outside the layer
-            if (!op) op = p.find("l0." + run.substr(run.find('.') + 1));
-            const int l = op->layer < 0 ? 0 : p.cfg.n_layer - 1;
-            ok = anim_.start(*session_.machine(), wl::model::layer_instance(*op, l, p.cfg.n_layer), &anim_error_);
-        }
-    }
-    if (!ok) throw std::runtime_error(anim_error_);
-    anim_.set_speed(speed);
-}
-
 void ModelWindow::open_kernel(const wl::model::PlannedOp& op) {
     const std::string text = session_.kernel_text(op.kernel);
     if (text.empty()) throw std::runtime_error("could not read kernels/" + op.kernel);
     if (open_in_editor) open_in_editor(op.kernel, text);
 }
 
-// The compiled model's config and mesh, in words: what a sweep or a comparison was started on.
-static std::string model_words(const ModelSession& s) {
-    const wl::model::MeshPlan& p = *s.plan();
-    return s.config_name() + " (" + std::to_string(p.cfg.n_layer) + " layers) on " + std::to_string(p.mesh_w) + "x" +
-           std::to_string(p.mesh_h);
-}
-
-void ModelWindow::start_sweep() {
-    need_compiled();
-    const wl::gpt::GPT& m = *session_.model();
-    wl::model::DensitySweepSettings s;
-    s.mesh_w = session_.plan()->mesh_w, s.mesh_h = session_.plan()->mesh_h;
-    s.seed = m.cfg.seed;
-    s.tokens = wl::model::bench_tokens(m.maxT, m.V);
-    s.B = wl::gpt::sequences_per_step(m.cfg);
-    s.T = m.maxT;
-    wl::model::bench_batch(s.B, s.T, m.V, &s.inputs, &s.targets);
-    s.lr = wl::gpt::learning_rate_at(m.cfg, 0);
-    sweep_ = std::make_unique<wl::model::DensitySweep>(m, session_.kernels(), s);
-    sweep_model_ = model_words(session_);
-    sweep_cancelled_ = false;
-}
-
-void ModelWindow::start_compare() {
-    need_compiled();
-    const wl::gpt::GPT& m = *session_.model();
-    compare_ = std::make_unique<wl::model::ExecutionCompare>(m, session_.plan()->mesh_w, session_.plan()->mesh_h, session_.kernels(),
-                                                             wl::model::bench_tokens(m.maxT, m.V));
-    compare_model_ = model_words(session_);
-    compare_cancelled_ = false;
-}
-
-void ModelWindow::tick_jobs(double budget_ms) {
-    if (!sweeping() && !comparing()) return;
-    const auto t0 = std::chrono::steady_clock::now();
-    auto left = [&] { return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count() < budget_ms; };
-    do {
-        if (sweeping()) sweep_->step();
-        if (comparing()) compare_->step();
-    } while ((sweeping() || comparing()) && left());
-}
-
 void ModelWindow::work_tick(double budget_ms) {
     const auto t0 = std::chrono::steady_clock::now();
     train_.tick(budget_ms / 1000.0);
     tick_jobs(budget_ms - std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
-}
-
-// A unit's words for the canvas (state().model.train.shown.canvas): "backward l1.atty"; a pipelined
-// forward's unit, "forward l0.qkv chunk 3"; " " between jobs (shown as "").
-std::string ModelWindow::train_overlay_key(const wl::model::TrainWork* w) {
-    if (!w) return " ";
-    return std::string(wl::model::train_phase_name(w->phase)) + " " + w->op + (w->chunk >= 0 ? " chunk " + std::to_string(w->chunk) : "");
-}
-
-// The op a unit runs, lit in its phase's colour; in a pipelined forward every launch working now,
-// each in its chunk's colour with the chunk written over it (the unit runs until its own finishes).
-PeOverlay ModelWindow::train_overlay_for(const wl::model::TrainWork* w) const {
-    const wl::model::MeshGPT& mesh = train_.mesh()->mesh();
-    if (w && w->chunk >= 0) {
-        const std::vector<wl::model::LaunchSpan> working = mesh.in_flight();
-        if (!working.empty()) {
-            PeOverlay ov = timeline_overlay(mesh.plan(), working, working.front().end - 1);
-            ov.legend.title = "training, pipelined forward: the ops working, by chunk";
-            return ov;
-        }
-    }
-    return training_overlay(mesh.plan(), w ? w->op : "", w ? wl::model::train_phase_name(w->phase) : "");
 }
 
 // Built as the canvas is drawn, from what runs next: built after the units instead (or in
@@ -640,75 +501,6 @@ const std::vector<ModelWindow::Method>& ModelWindow::methods() {
     return table;
 }
 
-static json figures_json(const wl::model::RunFigures& f, const wl::model::RunFigures& dense, double density) {
-    return {{"cycles", f.cycles}, {"wavelets", f.wavelets},
-            {"vs_dense", dense.cycles ? double(f.cycles) / double(dense.cycles) : 0.0},
-            {"ideal_cycles", density * double(dense.cycles)}};
-}
-
-json ModelWindow::sweep_json() const {
-    if (!sweep_) return nullptr;
-    const auto& pts = sweep_->points();
-    json points = json::array();
-    for (const wl::model::DensityPoint& p : pts) {
-        const wl::model::DensityPoint& d = pts.front();
-        json j = {{"plan", p.sparse ? "sparse" : "dense"}, {"density", p.density}, {"measured", p.measured}};
-        if (p.measured) {
-            j["op"] = figures_json(p.op, d.op, p.density);
-            j["matmuls"] = figures_json(p.matmuls, d.matmuls, p.density);
-            j["forward"] = figures_json(p.forward, d.forward, p.density);
-            j["generation"] = figures_json(p.generation, d.generation, p.density);
-            j["op_weight_bytes"] = p.op_weight_bytes;
-            j["logits_differ"] = p.logits_differ;
-        }
-        j["train_step"] = p.trained && d.trained ? figures_json(p.train_step, d.train_step, p.density) : json(nullptr);
-        j["train_matmuls"] = p.trained && d.trained ? figures_json(p.train_matmuls, d.train_matmuls, p.density) : json(nullptr);
-        j["train_error"] = p.train_error.empty() ? json(nullptr) : json(p.train_error);
-        points.push_back(j);
-    }
-    const auto& s = sweep_->settings();
-    return {{"running", sweeping()}, {"cancelled", sweep_cancelled_}, {"done", sweep_->done()},
-            {"progress", sweep_->progress()}, {"activity", sweep_->activity()},
-            {"error", sweep_->error().empty() ? json(nullptr) : json(sweep_->error())}, {"model", sweep_model_},
-            {"op", s.op}, {"T", s.tokens.size()}, {"B", s.B}, {"mode", wl::run_mode_name(s.mode)},
-            {"mask", wl::model::mask_kind_name(s.mask)}, {"seed", s.seed}, {"points", points}};
-}
-
-json ModelWindow::timeline_json() const {
-    if (timeline_.empty()) return nullptr;
-    json working = json::array();
-    if (timeline_.cursor())
-        for (size_t i : wl::model::in_flight_at(timeline_.spans(), *timeline_.cursor())) {
-            const wl::model::LaunchSpan& s = timeline_.spans()[i];
-            working.push_back({{"op", s.op}, {"sequence", s.sequence}, {"chunk", s.chunk}, {"t0", s.t0}, {"n", s.n}});
-        }
-    return {{"schedule", wl::model::schedule_name(session_.last_forward()->run.schedule)},
-            {"launches", timeline_.spans().size()},
-            {"rows", wl::model::timeline_rows(timeline_.spans()).size()},
-            {"cycles", timeline_.end()},
-            {"cursor", timeline_.cursor() ? json(*timeline_.cursor()) : json(nullptr)},
-            {"playing", timeline_.playing()},
-            {"seconds", timeline_.play_seconds()},
-            {"working", working}};   // the launches at the cursor: what the canvas lights
-}
-
-json ModelWindow::compare_json() const {
-    if (!compare_) return nullptr;
-    auto run = [](const wl::model::ExecutionRun& r) -> json {
-        return {{"execution", wl::gpt::execution_name(r.execution)}, {"ran", r.ran}, {"error", r.error.empty() ? json(nullptr) : json(r.error)},
-                {"too_big", r.too_big}, {"pes", r.pes}, {"cycles", r.cycles}, {"compute_cycles", r.ran ? r.compute_cycles() : 0},
-                {"stream_cycles", r.stream_cycles}, {"stream_bytes", r.stream_bytes}, {"host_bytes", r.host_bytes},
-                {"wafer_s", double(r.cycles) / wl::kClockHz},
-                {"seconds", double(r.cycles) / wl::kClockHz}};   // wafer_s's old name, for one release (docs/js-api.md)
-    };
-    const long long differ = compare_->logits_differ();
-    return {{"running", comparing()}, {"cancelled", compare_cancelled_}, {"done", compare_->done()},
-            {"progress", compare_->progress()}, {"activity", compare_->activity()}, {"model", compare_model_},
-            {"T", compare_->T()}, {"resident", run(compare_->resident())}, {"streaming", run(compare_->streaming())},
-            {"logits", compare_->resident().logits.size()},
-            {"logits_differ", differ < 0 ? json(nullptr) : json(differ)}};
-}
-
 json ModelWindow::state() const {
     auto pe = [&](const std::optional<PeCoord>& p) -> json {
         if (!p) return nullptr;
@@ -995,70 +787,6 @@ void ModelWindow::draw_stages() {
     }
 }
 
-// The pipelined forward again in cycle mode: every op of the pipeline at work on the canvas,
-// wavelets and all, and at the end its logits against the reference's.
-void ModelWindow::draw_replay() {
-    if (!replay_.active()) {
-        if (ImGui::Button("Replay in cycle mode")) {
-            try {
-                start_replay();
-            } catch (const std::exception& e) {
-                replay_error_ = e.what();
-            }
-        }
-        mark("replay_button");
-        if (ImGui::IsItemHovered())
-            ImGui::SetTooltip("the same pipelined forward on a fresh mesh in cycle mode, a few hundred cycles a frame: every op at work on the canvas, its wavelets moving");
-        if (!replay_error_.empty()) wrapped_text(kErrorText, replay_error_.c_str());
-        return;
-    }
-    const uint64_t fast = session_.last_forward()->run.cycles;
-    ImGui::Text("cycle mode: cycle %s (fast mode estimated %s for the whole forward), %zu launches working", wl::thousands(replay_.cycles()).c_str(),
-                wl::thousands(fast).c_str(), replay_.in_flight().size());
-    mark("replay");
-    if (!replay_.error().empty()) wrapped_text(kErrorText, replay_.error().c_str());
-    else if (replay_.matches())
-        ImGui::TextColored(*replay_.matches() ? kGoodText : kWarnText, "finished: its logits are %s the reference's", *replay_.matches() ? "bit for bit" : "NOT");
-    float speed = float(replay_.speed());
-    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 10);
-    if (ImGui::SliderFloat("cycles/s##replay", &speed, 256.0f, 1e6f, "%.0f", ImGuiSliderFlags_Logarithmic)) replay_.set_speed(speed);
-    ImGui::SameLine();
-    ImGui::BeginDisabled(replay_.done());
-    if (ImGui::Button("To end##replay")) replay_.to_end();
-    ImGui::EndDisabled();
-    ImGui::SameLine();
-    if (ImGui::Button("Stop replay")) replay_.stop();
-}
-
-void ModelWindow::draw_timeline() {
-    if (timeline_.empty()) return;
-    const wl::model::ForwardRecord& f = session_.last_forward()->run;
-    const bool piped = f.schedule == wl::model::Schedule::Pipelined;
-    int chunks = 1;
-    for (const wl::model::LaunchSpan& s : timeline_.spans()) chunks = std::max(chunks, s.chunk + 1);
-    const std::string seqs = f.B > 1 ? std::to_string(f.B) + " sequences x " : "";
-    const std::string head = piped ? "Timeline: pipelined, " + std::to_string(f.ops.size()) + " stages, " + seqs + std::to_string(chunks) +
-                                         " chunks, " + std::to_string(timeline_.spans().size()) + " launches###timeline"
-                                   : "Timeline: sequential, " + std::to_string(timeline_.spans().size()) + " launches, one at a time###timeline";
-    ImGui::SetNextItemOpen(true, ImGuiCond_Appearing);
-    const bool open_now = ImGui::TreeNode(head.c_str());
-    mark("timeline_header");
-    if (!open_now) return;
-    ImGui::TextWrapped(piped ? (f.B > 1 ? "A row per op, a bar per launch in its sequence's colour (its chunk's number on it): the "
-                                          "sequences stream through the ops one after another, op k on sequence s while the ops after it "
-                                          "finish s-1. Click or drag: the canvas lights the ops working at that cycle."
-                                        : "A row per op, a bar per launch in its chunk's colour: op k works on chunk c while op k+1 works "
-                                          "on c-1 (the picture of a pipeline: GPipe, arXiv:1811.06965). Click or drag: the canvas lights "
-                                          "the ops working at that cycle.")
-                             : "One op at a time, each over the whole window: pick pipelined beside Forward and run it again to "
-                               "see every op busy at once.");
-    timeline_.draw(ImGui::GetTextLineHeight() * 24, timeline_rect_);
-    drawn_["timeline"] = {ImVec2(timeline_rect_[0], timeline_rect_[1]),
-                          ImVec2(timeline_rect_[0] + timeline_rect_[2], timeline_rect_[1] + timeline_rect_[3])};
-    if (piped) draw_replay();
-    ImGui::TreePop();
-}
-
 void ModelWindow::draw_forward() {
     if (!ImGui::CollapsingHeader("Forward", ImGuiTreeNodeFlags_DefaultOpen)) return;
     ImGui::SetNextItemWidth(-ImGui::GetFontSize() * 19);
@@ -1148,38 +876,6 @@ void ModelWindow::draw_forward() {
         }
         ImGui::EndTable();
     }
-}
-
-void ModelWindow::draw_animation() {
-    if (!anim_error_.empty()) wrapped_text(kErrorText, anim_error_.c_str());
-    if (!anim_.active()) {
-        ImGui::TextDisabled("animate: any op again in cycle mode, its wavelets on the canvas (a button per row below)");
-        return;
-    }
-    const ForwardReport* report = session_.last_forward();
-    const wl::model::ForwardRecord* f = report ? &report->run : nullptr;
-    const auto& ops = session_.plan()->ops;
-    uint64_t fast = 0;
-    for (size_t i = 0; f && i < f->ops.size() && i < ops.size(); ++i)
-        if (ops[i].name == anim_.op()) fast = f->ops[i].cycles;
-    ImGui::Text("%s in cycle mode: cycle %llu (fast mode estimated %llu)", anim_.op().c_str(), (unsigned long long)anim_.cycles(),
-                (unsigned long long)fast);
-    mark("animation");
-    if (!anim_.error().empty()) wrapped_text(kErrorText, anim_.error().c_str());
-    else if (anim_.matches_fast())
-        ImGui::TextColored(*anim_.matches_fast() ? kGoodText : kWarnText, "finished: its output is %s the fast run's",
-                           *anim_.matches_fast() ? "bit for bit" : "NOT");
-    double speed = anim_.speed(), lo = 1, hi = 1e6;
-    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 12);
-    if (ImGui::SliderScalar("##anim_speed", ImGuiDataType_Double, &speed, &lo, &hi, "%.0f cycles/s",
-                            ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp))
-        anim_.set_speed(speed);
-    ImGui::SameLine();
-    ImGui::BeginDisabled(anim_.done());
-    if (ImGui::Button("To end")) anim_.to_end();
-    ImGui::EndDisabled();
-    ImGui::SameLine();
-    if (ImGui::Button("Stop animation")) anim_.stop();
 }
 
 void ModelWindow::draw_generation() {
