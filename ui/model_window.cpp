@@ -79,7 +79,7 @@ void ModelWindow::compiled() {
     stages_ = plan_stages(*session_.plan());
     rebuild_overlay();
     timeline_.set({});   // the last forward went with the last compile
-    timeline_overlay_at_.reset();
+    timeline_overlay_key_.clear();
     refit_ = true;
 }
 
@@ -136,7 +136,7 @@ bool ModelWindow::forward(const std::string& prompt, int batch) {
     session_.stop_generation();   // one run on the mesh at a time: the forward replaces the cache
     if (!session_.forward(prompt, batch)) return false;
     timeline_.set(session_.last_forward()->run.timeline);
-    timeline_overlay_at_.reset();
+    timeline_overlay_key_.clear();
     return true;
 }
 
@@ -178,16 +178,18 @@ const PeOverlay* ModelWindow::canvas_overlay() {
         return &train_overlay_;
     }
     if (replay_.active()) {   // the replay's launches working now, in cycle mode
-        const std::vector<wl::model::LaunchSpan> working = replay_.in_flight();
-        timeline_overlay_ = timeline_overlay(*session_.plan(), working, working.empty() ? 0 : working.front().end - 1);
-        timeline_overlay_.legend.title = "cycle mode, cycle " + wl::thousands(replay_.cycles()) + ": the ops working, by chunk";
-        timeline_overlay_at_.reset();
+        if (const std::string key = "replay " + std::to_string(replay_.cycles()); key != timeline_overlay_key_) {
+            const std::vector<wl::model::LaunchSpan> working = replay_.in_flight();
+            timeline_overlay_ = timeline_overlay(*session_.plan(), working, working.empty() ? 0 : working.front().end - 1);
+            timeline_overlay_.legend.title = "cycle mode, cycle " + wl::thousands(replay_.cycles()) + ": the ops working, by chunk";
+            timeline_overlay_key_ = key;
+        }
         return &timeline_overlay_;
     }
     if (session_.compiled() && session_.last_forward() && !anim_.active() && timeline_.cursor()) {   // the ops working at the cursor
-        if (timeline_overlay_at_ != timeline_.cursor()) {
+        if (const std::string key = "cursor " + std::to_string(*timeline_.cursor()); key != timeline_overlay_key_) {
             timeline_overlay_ = timeline_overlay(*session_.plan(), timeline_.spans(), *timeline_.cursor());
-            timeline_overlay_at_ = timeline_.cursor();
+            timeline_overlay_key_ = key;
         }
         return &timeline_overlay_;
     }

@@ -214,8 +214,8 @@ private:
     void start_replay();                 // throws with the reason when there is nothing to replay
     nlohmann::json replay_json() const;  // state().model.replay and model_replay()
     TimelineView timeline_;              // the last forward's, from forward()
-    PeOverlay timeline_overlay_;         // timeline_overlay at timeline_overlay_at_
-    std::optional<uint64_t> timeline_overlay_at_;
+    PeOverlay timeline_overlay_;         // the replay's launches now, or the timeline's at its cursor
+    std::string timeline_overlay_key_;   // which ("replay 1200", "cursor 5000"): rebuilt only when it changes
     float timeline_rect_[4] = {};        // the chart on screen, last frame
     std::string anim_error_;
     std::map<std::string, std::pair<ImVec2, ImVec2>> drawn_;

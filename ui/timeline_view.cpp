@@ -13,7 +13,7 @@
 namespace wlui {
 
 namespace {
-ImU32 im_col(Rgba c, float alpha = 1.0f) { return IM_COL32(c.r, c.g, c.b, int(float(c.a) * alpha)); }
+ImU32 im_col(Rgba c) { return IM_COL32(c.r, c.g, c.b, c.a); }
 constexpr ImU32 kGround = IM_COL32(24, 28, 36, 255);
 constexpr ImU32 kGrid = IM_COL32(60, 66, 80, 255);
 constexpr ImU32 kCursor = IM_COL32(255, 255, 255, 230);

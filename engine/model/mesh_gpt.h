@@ -205,7 +205,7 @@ private:
     void begin_pipeline(const std::vector<const PlannedOp*>& stages, int t0, int n, bool read_logits = true,
                         std::vector<std::vector<int>> batch = {}, std::vector<Tensors>* acts_out = nullptr);
     Tensors& pipe_acts(int sequence);   // the host's activations of a pipeline's sequence
-    bool run_pipeline(int until = -1, size_t slices = SIZE_MAX);   // at most `slices` slices of kSlice cycles
+    bool run_pipeline(int until = -1, size_t slices = SIZE_MAX);   // at most `slices` slices of kPipelineSlice cycles
     size_t pipeline_launches() const;
     std::vector<const PlannedOp*> stages() const;   // the forward's ops, as pipeline()'s stages
     void set_window(const PlannedOp& op, int t0, int n);   // t0 and tlen on the op's PEs

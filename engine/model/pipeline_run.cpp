@@ -4,7 +4,7 @@
 // soon as they may and run side by side: (k, c) starts once (k, c-1) has finished, the launch of
 // each op that makes one of its inputs for chunk c has finished, and none of its PEs (its own and
 // its linked producers', which send while it runs) is in use by a running launch. Between starts
-// the machine advances in slices of kSlice cycles; a launch has finished when every one of its PEs
+// the machine advances in slices of kPipelineSlice cycles (pipeline.h); a launch has finished when every one of its PEs
 // is idle (no function or task running or pending, no wavelet waiting at its CE). Its outputs are
 // then read (where the host carries them) and its PEs are free for the next.
 //
@@ -28,7 +28,6 @@
 namespace wl::model {
 
 namespace {
-constexpr uint64_t kSlice = kPipelineSlice;   // cycles between looks at which launches finished
 
 struct Counts {                   // what a launch's OpRun counts, from MachineStats
     uint64_t instrs = 0, busy = 0, sent = 0, flops = 0, hops = 0;
@@ -61,7 +60,7 @@ struct MeshGPT::PipeRun {
     uint64_t began = 0, last_end = 0;
     wl::MachineStats all0;
     std::vector<OpRun> runs;
-    std::vector<LaunchSpan> launches;   // as they finished
+    std::vector<std::vector<LaunchSpan>> launches;   // per stage, as they finished: in slot order (a stage takes its slots in order)
     int chunk_t0(int c) const { return t0 + int(int64_t(c) * n / C); }
 };
 
@@ -123,6 +122,7 @@ void MeshGPT::begin_pipeline(const std::vector<const PlannedOp*>& stages, int t0
         p->acts_out = acts_out;
     }
     p->st.assign(size_t(p->D) * size_t(p->C) * size_t(p->S), PipeRun::St::Waiting);
+    p->launches.resize(size_t(p->D));
     const size_t pes = size_t(plan_.mesh_w) * size_t(plan_.mesh_h);
     p->in_use.assign(pes, 0);
     p->claim.assign(pes, 0);
@@ -240,7 +240,7 @@ bool MeshGPT::run_pipeline(int until, size_t slices) {
         for (int i : l.claimed) p.claim[size_t(i)] = 0;
         p.st[size_t(l.u)] = PipeRun::St::Done;
         p.done++;
-        p.launches.push_back({op.name, seq, c, t0, n, run.start, run.start + run.span});
+        p.launches[size_t(k)].push_back({op.name, seq, c, t0, n, run.start, run.start + run.span});
         p.runs.push_back(std::move(run));
     };
     const auto wall = std::chrono::steady_clock::now();
@@ -250,7 +250,7 @@ bool MeshGPT::run_pipeline(int until, size_t slices) {
         for (size_t slice = 0; slice < slices && (until < 0 ? p.done < U : p.st[size_t(until)] != PipeRun::St::Done); slice++) {
             if (finished) start_ready();
             if (p.live.empty()) throw std::logic_error("pipelined forward: no launch can start");
-            RunResult r = m.advance(kSlice);
+            RunResult r = m.advance(kPipelineSlice);
             for (const PipeRun::Live& l : p.live)   // each launch has the sequential schedule's budget
                 if (r.ok() && m.now() - l.start > cycle_budget) {
                     r.status = RunStatus::Faulted;
@@ -321,14 +321,8 @@ bool MeshGPT::run_pipeline(int until, size_t slices) {
     first.hops += (all.hops - p.all0.hops) - hops;
     for (const PlannedOp* op : p.stages) set_window(*op, p.t0, p.n);
     runs_.insert(runs_.end(), ops.begin(), ops.end());
-    pipe_timeline_ = std::move(p.launches);   // by op, then by slot: the timeline's rows in schedule order
-    std::stable_sort(pipe_timeline_.begin(), pipe_timeline_.end(), [&](const LaunchSpan& a, const LaunchSpan& b) {
-        const auto stage = [&](const std::string& name) {
-            return std::find_if(p.stages.begin(), p.stages.end(), [&](const PlannedOp* s) { return s->name == name; }) - p.stages.begin();
-        };
-        const auto sa = stage(a.op), sb = stage(b.op);
-        return sa != sb ? sa < sb : a.start < b.start;
-    });
+    pipe_timeline_.clear();   // by op, then by slot: the timeline's rows in schedule order
+    for (const std::vector<LaunchSpan>& stage : p.launches) pipe_timeline_.insert(pipe_timeline_.end(), stage.begin(), stage.end());
     if (p.S > 1) {   // the KV cache holds the last sequence
         tokens_ = p.tokens.back();
         if (p.acts_out) *p.acts_out = std::move(p.acts);
