@@ -323,7 +323,7 @@ const std::vector<ModelWindow::Method>& ModelWindow::methods() {
          }},
         {"model_forward", "prompt ...options", false, [](ModelWindow& w, const json& a) {   // {batch}: the prompt that many times
              w.need_compiled();
-             const int batch = int(int_arg(a, "batch", NumberRange::closed(1, ModelSession::kMaxBatch), w.batch_));
+             const int batch = w.batch_ = int(int_arg(a, "batch", NumberRange::closed(1, ModelSession::kMaxBatch), w.batch_));   // the field says it
              if (!w.forward(str_arg(a, "prompt", w.prompt_), batch)) throw std::runtime_error(w.session_.error());
              return to_json(*w.session_.last_forward());
          }},
@@ -810,14 +810,14 @@ void ModelWindow::draw_forward() {
                                      "of about 8 steps, op k on chunk c while op k+1 works on chunk c-1\n(wafer.schedule; docs/model-compiler.md, "
                                      "\"Pipelined execution\")");
     ImGui::SameLine();
-    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 4.5f);
-    if (ImGui::InputInt("##batch", &batch_, 1, 1)) batch_ = std::clamp(batch_, 1, ModelSession::kMaxBatch);
+    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 2);
+    if (ImGui::InputInt("seqs##batch", &batch_, 0, 0)) batch_ = std::clamp(batch_, 1, ModelSession::kMaxBatch);
     mark("batch");
     if (ImGui::IsItemHovered())
         ImGui::SetTooltip("sequences: the prompt this many times, as a batch; pipelined, they stream through the ops one after another");
     ImGui::SameLine();
     ImGui::BeginDisabled(session_.generation().running());
-    if (ImGui::Button("Forward")) forward(prompt_, batch_);
+    if (ImGui::Button("Forward##run")) forward(prompt_, batch_);   // ##run: the section's header is "Forward" too (one ID would take both)
     ImGui::EndDisabled();
     mark("forward_button");
     if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
@@ -898,7 +898,7 @@ void ModelWindow::draw_generation() {
     ImGui::SameLine();
     if (g.running()) {
         if (ImGui::Button("Stop")) session_.stop_generation();
-    } else if (ImGui::Button("Generate")) {
+    } else if (ImGui::Button("Generate##run")) {   // ##run: not the section header's ID
         wl::gpt::SampleOptions opt;
         opt.temperature = temperature_;
         opt.top_k = top_k_;

@@ -161,13 +161,43 @@ test('a pipelined forward: its timeline, clicked, lights every op working at tha
   assert.match(await error(page, 'model_forward', prompt, { batch: 17 }), /'batch' expects an integer in 1\.\.16, got 17/);
   // Sequential: one launch per op, end to end, one op lit at a time.
   await call(page, 'model_schedule', 'sequential');
-  const g = await call(page, 'model_forward', prompt);
+  const g = await call(page, 'model_forward', prompt, { batch: 1 });   // the batch of 3 above set the field
   assert.equal(g.schedule, 'sequential');
   assert.equal(g.timeline.length, stages);
   assert.ok(g.cycles > f.cycles * 2, `sequential ${g.cycles}, pipelined ${f.cycles}`);
   const one = await call(page, 'model_timeline', { cycle: g.timeline[5].start });
   assert.deepEqual(one.working.map((w) => w.op), [g.timeline[5].op]);
   assert.equal(plan.mesh.w, 32);
+});
+
+test('Forward and Generate run when clicked, and the sequences typed beside Forward make a batch', async () => {
+  const { page } = app;
+  await call(page, 'model_compile', 'gpt-nano', '32x32', { show: true });
+  await call(page, 'model_schedule', 'sequential');
+  await frames(page, 3);
+  const stages = (await state(page)).model.timeline;   // this compile's: no forward yet
+  assert.equal(stages, null);
+  // 2 typed into the field (its left part; "seqs" is its label), Enter, then Forward.
+  const field = await scrolledTo(page, 'batch', 0.5);
+  await clickAt(page, { x: field.x + 8, y: field.y + field.h / 2 });
+  await frames(page, 2);
+  await page.keyboard.press('Control+a');
+  await page.keyboard.type('2');
+  await page.keyboard.press('Enter');
+  await frames(page, 2);
+  await clickAt(page, centreOf((await state(page)).model.layout.forward_button));
+  await page.waitForFunction(() => window.waferlab.state().model.timeline !== null, null, { timeout: 60000 });
+  let s = await state(page);
+  assert.equal(s.model.error, null);
+  const ops = (await call(page, 'model_stages'))[0].rows.length;
+  assert.equal(s.model.timeline.launches, 2 * ops, 'two sequences, one launch an op each');
+  assert.equal(s.model.timeline.schedule, 'sequential');
+  // Generate, clicked: tokens come.
+  const gen = await scrolledTo(page, 'generate_button', 0.5);
+  await clickAt(page, centreOf(gen));
+  await page.waitForFunction(() => window.waferlab.state().model.generation.made > 0, null, { timeout: 60000 });
+  await call(page, 'model_stop');
+  assert.equal((await call(page, 'model_forward', 'The cat', { batch: 1 })).B, 1);   // the field back to 1 for the tests after
 });
 
 test('20 greedy tokens on the mesh are the reference\'s, and the same each time', async () => {
