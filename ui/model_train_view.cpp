@@ -22,13 +22,13 @@
 namespace wlui {
 
 // A unit's words for the canvas (state().model.train.shown.canvas): "backward l1.atty"; a pipelined
-// forward's unit, "forward l0.qkv chunk 3"; " " between jobs (shown as "").
+// unit, "forward l0.qkv chunk 3"; " " between jobs (shown as "").
 std::string ModelWindow::train_overlay_key(const wl::model::TrainWork* w) {
     if (!w) return " ";
     return std::string(wl::model::train_phase_name(w->phase)) + " " + w->op + (w->chunk >= 0 ? " chunk " + std::to_string(w->chunk) : "");
 }
 
-// The op a unit runs, lit in its phase's colour; in a pipelined forward every launch working now,
+// The op a unit runs, lit in its phase's colour; pipelined, every launch working now,
 // each in its chunk's colour with the chunk written over it (the unit runs until its own finishes).
 PeOverlay ModelWindow::train_overlay_for(const wl::model::TrainWork* w) const {
     const wl::model::MeshGPT& mesh = train_.mesh()->mesh();
@@ -36,7 +36,7 @@ PeOverlay ModelWindow::train_overlay_for(const wl::model::TrainWork* w) const {
         const std::vector<wl::model::LaunchSpan> working = mesh.in_flight();
         if (!working.empty()) {
             PeOverlay ov = timeline_overlay(mesh.plan(), working, working.front().end - 1);
-            ov.legend.title = "training, pipelined forward: the ops working, by chunk";
+            ov.legend.title = "training, pipelined: the ops working, by chunk";
             return ov;
         }
     }

@@ -123,14 +123,15 @@ PeOverlay timeline_overlay(const wl::model::MeshPlan& plan, const std::vector<wl
         const wl::model::LaunchSpan& s = t[i];
         const std::string chunk = (s.sequence ? "sequence " + std::to_string(s.sequence) + ", " : "") + "chunk " + std::to_string(s.chunk) +
                                   " (steps " + std::to_string(s.t0) + "-" + std::to_string(s.t0 + s.n - 1) + ")";
-        const std::string tag = (by_sequence ? "s" + std::to_string(s.sequence) + " " : "") + "c" + std::to_string(s.chunk);
+        const std::string tag = (by_sequence ? "s" + std::to_string(s.sequence) + " " : "") + "c" + std::to_string(s.chunk) + (s.backward ? " back" : "");
         const std::string key = by_sequence ? "sequence " + std::to_string(s.sequence) : chunk;
         bool swatch = false;
         for (const auto& [c, name] : ov.legend.swatches) swatch = swatch || name == key;
         if (!swatch) ov.legend.swatches.push_back({launch_colour(s, by_sequence), key});
         for (const wl::model::PlannedOp& o : plan.ops)
             if (runs_on(plan, o, s.op)) {
-                paint(ov, o, launch_colour(s, by_sequence), s.op + ": " + o.op + " (" + o.kernel + "), working on " + chunk, true);
+                paint(ov, o, launch_colour(s, by_sequence), s.op + ": " + o.op + " (" + o.kernel + "), " + (s.backward ? "its backward " : "") +
+                      "working on " + chunk, true);
                 ov.tags.push_back({o.rect, tag});
             }
     }

@@ -38,7 +38,8 @@ TrainGuide train_guide(const TrainGuideInput& in) {
     if (in.op.empty()) {
         g.now = "Between jobs: nothing runs on the mesh until the next step, evaluation or sample begins.";
     } else if (in.phase == "backward") {
-        g.now = "backward " + in.op + ": the gradient flowing back through " + (words.empty() ? in.op : words);
+        g.now = "backward " + in.op + (in.chunk >= 0 ? ", chunk " + std::to_string(in.chunk) : "") + ": the gradient flowing back through " +
+                (words.empty() ? in.op : words);
     } else if (in.phase == "optimiser" && in.op != "grad_norm" && in.op != "store") {
         g.now = "optimiser " + in.op + ": AdamW updating the weights of " + (words.empty() ? in.op : words);
     } else {
@@ -59,7 +60,13 @@ TrainGuide train_guide(const TrainGuideInput& in) {
         g.why = "Why several rows: the schedule is pipelined (wafer.schedule). The forward's window is cut into chunks of "
                 "about 8 time steps, and each op works on its own chunk while the op after it works on the one before, so " +
                 std::to_string(std::max(in.working, 1)) + " ops are lit now, each in its chunk's colour with the chunk written over it. "
-                "The backward still runs one op at a time.";
+                "Each chunk's loss and backward follow as soon as it reaches the top.";
+    else if (in.phase == "backward" && in.chunk >= 0)
+        g.why = "Why several rows: the schedule is pipelined (wafer.schedule). Each chunk's gradient flows back through the ops in "
+                "reverse while the chunks after it follow, and the forward's later chunks may still climb: " +
+                std::to_string(std::max(in.working, 1)) + " ops are lit now, the backward's tagged \"back\". The attention's "
+                "backward is the one wall: its keys and values take terms from every later query, so the matmul below it waits for "
+                "all of its chunks.";
     else if (in.phase == "forward")
         g.why = "Why only this row: the ops run in dependency order, and each forward op needs the previous op's output, "
                 "so one op runs at a time for each sequence. The parallelism is inside the row: its " + n +

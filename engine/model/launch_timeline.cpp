@@ -41,7 +41,9 @@ std::vector<std::string> timeline_rows(const std::vector<LaunchSpan>& t) {
 }
 
 nlohmann::json to_json(const LaunchSpan& s) {
-    return {{"op", s.op}, {"sequence", s.sequence}, {"chunk", s.chunk}, {"t0", s.t0}, {"n", s.n}, {"start", s.start}, {"end", s.end}};
+    nlohmann::json j = {{"op", s.op}, {"sequence", s.sequence}, {"chunk", s.chunk}, {"t0", s.t0}, {"n", s.n}, {"start", s.start}, {"end", s.end}};
+    if (s.backward) j["backward"] = true;
+    return j;
 }
 
 }  // namespace wl::model

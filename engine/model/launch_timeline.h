@@ -23,6 +23,7 @@ struct LaunchSpan {
     int chunk = 0;                  // the pipeline's chunk of the window; 0 when it runs whole
     int t0 = 0, n = 0;              // its window of time steps
     uint64_t start = 0, end = 0;    // emulated cycles from the forward's start, [start, end)
+    bool backward = false;          // a training step's backward launch (or its loss's) on op's PEs
 };
 
 // The sequential schedule's timeline: each run after the one before, over its own cycles, each
@@ -36,6 +37,6 @@ uint64_t timeline_end(const std::vector<LaunchSpan>& t);
 // The ops in the order they first launch: the timeline's rows.
 std::vector<std::string> timeline_rows(const std::vector<LaunchSpan>& t);
 
-nlohmann::json to_json(const LaunchSpan& s);   // {op, sequence, chunk, t0, n, start, end}
+nlohmann::json to_json(const LaunchSpan& s);   // {op, sequence, chunk, t0, n, start, end}, and backward: true
 
 }  // namespace wl::model

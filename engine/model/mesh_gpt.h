@@ -202,8 +202,21 @@ private:
     // (OpRun::concurrent). read_logits false: the logits stay on their PEs.
     // batch: a batch's sequences' tokens, streamed through one after another (forward_batch); their
     // activations go to *acts_out at the end. Empty: one sequence, tokens_ and acts_.
+    // tasks: one sequence's launches after the forward's (training's loss and backward, MeshTrainer),
+    // stages D, D+1 ... of the same pipeline, each over the same chunks.
+    using Senders = std::vector<std::pair<wl::Rect, std::string>>;
+    struct PipeTask {
+        const PlannedOp* op = nullptr;
+        std::string fn;                                             // its entry: backward, main
+        std::vector<std::pair<const PlannedOp*, std::string>> senders;   // launched with it, each on the chunk's window
+        std::vector<int> after;       // stages whose launch of the same chunk must have finished
+        std::vector<int> after_all;   // stages whose every chunk must have finished (the attention's dk and dv)
+        std::function<void(int t0, int n)> before, finish;          // the host's transfers into it and out of it
+        bool backward = true;         // a backward's launch (timeline: LaunchSpan::backward)
+    };
     void begin_pipeline(const std::vector<const PlannedOp*>& stages, int t0, int n, bool read_logits = true,
-                        std::vector<std::vector<int>> batch = {}, std::vector<Tensors>* acts_out = nullptr);
+                        std::vector<std::vector<int>> batch = {}, std::vector<Tensors>* acts_out = nullptr,
+                        std::vector<PipeTask> tasks = {});
     Tensors& pipe_acts(int sequence);   // the host's activations of a pipeline's sequence
     bool run_pipeline(int until = -1, size_t slices = SIZE_MAX);   // at most `slices` slices of kPipelineSlice cycles
     size_t pipeline_launches() const;
@@ -212,7 +225,6 @@ private:
     // Sets the window (t0, tlen) on the op's PEs, launches fn, runs until quiescent; the
     // op's cycles, instructions and traffic into *run. False (and error_) on a fault.
     // senders: (PEs, function) launched in the same run: the links into op (send_y, send_dx).
-    using Senders = std::vector<std::pair<wl::Rect, std::string>>;
     bool launch(const PlannedOp& op, const char* fn, int t0, int n, OpRun* run, const Senders& senders = {});
     void put(const PlannedOp& op, const Transfer& tr, int t0, int n);   // from acts_
     void get(const PlannedOp& op, const Transfer& tr, int t0, int n);   // into acts_

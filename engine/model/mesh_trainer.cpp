@@ -325,13 +325,7 @@ bool MeshTrainer::loss_grad(const PlannedOp& o, const int* targets, int bt_rows,
     MeshGPT::Senders senders;
     if (in.colour) senders.push_back({in.from, in.send});
     else mesh_.put(o, in, 0, T);
-    const uint32_t bt = uint32_t(bt_rows);
-    const std::vector<uint32_t> tgt(targets, targets + T);   // every PE: its rows may hold any step's target
-    for (int p = 0; p < o.pes(); p++) {   // every tier's
-        const int x = o.pe_x(p), y = o.pe_y(p);
-        throw_if(mesh_.host_.h2d_u32(x, y, "tgt", tgt.data(), tgt.size()));
-        throw_if(mesh_.host_.h2d_u32(x, y, "bt", &bt, 1));
-    }
+    write_targets(o, targets, bt_rows, T);
     OpRun run;
     const auto start = std::chrono::steady_clock::now();
     if (!mesh_.launch(o, gpt::entry::kMain, 0, T, &run, senders)) {
@@ -350,6 +344,16 @@ bool MeshTrainer::loss_grad(const PlannedOp& o, const int* targets, int bt_rows,
     return true;
 }
 
+void MeshTrainer::write_targets(const PlannedOp& o, const int* targets, int bt_rows, int T) {
+    const uint32_t bt = uint32_t(bt_rows);
+    const std::vector<uint32_t> tgt(targets, targets + T);   // every PE: its rows may hold any step's target
+    for (int p = 0; p < o.pes(); p++) {   // every tier's
+        const int x = o.pe_x(p), y = o.pe_y(p);
+        throw_if(mesh_.host_.h2d_u32(x, y, "tgt", tgt.data(), tgt.size()));
+        throw_if(mesh_.host_.h2d_u32(x, y, "bt", &bt, 1));
+    }
+}
+
 std::pair<const PlannedOp*, const Transfer*> MeshTrainer::grad_link_into(const PlannedOp& o) const {
     for (const PlannedOp& c : ops_)   // by name: streaming's layers share the PEs
         for (const Transfer& in : c.inputs)
@@ -364,16 +368,40 @@ std::pair<const PlannedOp*, const Transfer*> MeshTrainer::grad_link_into(const P
 bool MeshTrainer::backward_op(const PlannedOp& o, int T) {
     const uint64_t bytes0 = mesh_.host_bytes();
     MeshGPT::Senders senders;
+    for (const auto& [from, send] : backward_senders(o)) senders.push_back({from->rect, send});
+    for (const Transfer& t : backward_puts(o)) mesh_.put(o, t, 0, T, grads_);
+    OpRun run;
+    const auto start = std::chrono::steady_clock::now();
+    if (!mesh_.launch(o, gpt::entry::kBackward, 0, T, &run, senders)) {
+        error_ = mesh_.error();
+        return false;
+    }
+    backward_gets(o, 0, T);
+    run.op = o.op + ":backward";
+    run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    run.host_bytes = mesh_.host_bytes() - bytes0;
+    runs_.push_back(run);
+    return true;
+}
+
+std::vector<std::pair<const PlannedOp*, std::string>> MeshTrainer::backward_senders(const PlannedOp& o) const {
+    std::vector<std::pair<const PlannedOp*, std::string>> out;
     const auto [below, via] = grad_link_into(o);
     const auto [stream_from, stream_send] = stream_grad_into(ops_, o);
-    if (below) senders.push_back({below->rect, grad_send(*below, *via)});
-    if (stream_from) senders.push_back({stream_from->rect, stream_send});
-    if (!below && !(stream_from && o.is(gpt::OpKind::Matmul))) {
+    if (below) out.push_back({below, grad_send(*below, *via)});
+    if (stream_from) out.push_back({stream_from, stream_send});
+    return out;
+}
+
+std::vector<Transfer> MeshTrainer::backward_puts(const PlannedOp& o) const {
+    std::vector<Transfer> out;
+    const auto [stream_from, stream_send] = stream_grad_into(ops_, o);
+    if (!grad_link_into(o).first && !(stream_from && o.is(gpt::OpKind::Matmul))) {
         Transfer dy = o.output;
         dy.tensor = grad_name(o.name);
         dy.symbol = gpt::symbol::kDy;
         if (o.constants.count("RK")) dy.tiers = Tiers::Each;   // each tier's dW and dx take all of it (matmul.wk)
-        mesh_.put(o, dy, 0, T, grads_);
+        out.push_back(dy);
     }
     // A layernorm's dx starts as the stream's gradient, from the residual that also reads x:
     // over a link, or through the host; the last layernorm's starts at zero on its PEs (DX0).
@@ -384,14 +412,12 @@ bool MeshTrainer::backward_op(const PlannedOp& o, int T) {
         for (const PlannedOp& r : ops_)
             if (r.is(gpt::OpKind::Residual) && r.inputs.front().tensor == o.inputs.front().tensor) stream.tensor = r.name;
         if (stream.tensor.empty()) throw std::logic_error("mesh_trainer: " + o.name + "'s input has no residual reader and no DX0");
-        mesh_.put(o, stream, 0, T, grads_);
+        out.push_back(stream);
     }
-    OpRun run;
-    const auto start = std::chrono::steady_clock::now();
-    if (!mesh_.launch(o, gpt::entry::kBackward, 0, T, &run, senders)) {
-        error_ = mesh_.error();
-        return false;
-    }
+    return out;
+}
+
+void MeshTrainer::backward_gets(const PlannedOp& o, int t0, int n) {
     for (Transfer in : o.inputs) {
         if (in.grad_colour || stream_grad_kept(ops_, o)) {   // it goes up a link when its reader runs
             grads_.erase(in.tensor);
@@ -399,13 +425,8 @@ bool MeshTrainer::backward_op(const PlannedOp& o, int T) {
         }
         in.symbol = "d" + in.symbol;
         if (in.tiers == Tiers::Each && o.tiers() > 1) in.tiers = Tiers::Last;   // R: dx ends on the last tier (matmul.wk)
-        mesh_.get(o, in, 0, T, grads_);
+        mesh_.get(o, in, t0, n, grads_);
     }
-    run.op = o.op + ":backward";
-    run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    run.host_bytes = mesh_.host_bytes() - bytes0;
-    runs_.push_back(run);
-    return true;
 }
 
 int MeshTrainer::stash_slots() const {

@@ -256,8 +256,17 @@ private:
     // bt: the rows the loss is the mean over.
     bool loss_grad(const PlannedOp& op, const int* targets, int bt, int T, bool keep_grad = true);
     const PlannedOp& loss_op() const;
+    void write_targets(const PlannedOp& loss, const int* targets, int bt, int T);   // the loss's tgt and bt, every PE
     std::string loss_nonfinite(const int* targets, int T) const;   // find_nonfinite's look at the loss's own terms
     bool backward_op(const PlannedOp& op, int T);
+    // Its parts: the links that bring op's gradients (their senders, launched with it), the
+    // gradients the host puts in first (from grads_), and those it gets out after, over [t0, t0+n).
+    std::vector<std::pair<const PlannedOp*, std::string>> backward_senders(const PlannedOp& op) const;
+    std::vector<Transfer> backward_puts(const PlannedOp& op) const;
+    void backward_gets(const PlannedOp& op, int t0, int n);
+    // Pipelined (wafer.schedule: pipelined): sequence b's forward, loss and backward as one
+    // pipeline over chunks of its time steps (mesh_train_pipeline.cpp), a unit per launch.
+    void queue_pipelined(int b);
     bool keep_dy(int b);             // the embedding's dy for sequence b, kept until its backward
     int stash_slots() const;         // the sequences whose dy the embedding's stash takes over its link (0: none)
     std::string grad_name(const std::string& tensor) const;   // through the residuals' identity backward

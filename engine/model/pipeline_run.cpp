@@ -31,12 +31,23 @@ namespace {
 
 struct Counts {                   // what a launch's OpRun counts, from MachineStats
     uint64_t instrs = 0, busy = 0, sent = 0, flops = 0, hops = 0;
+    Counts& operator+=(const Counts& o) {
+        instrs += o.instrs, busy += o.busy, sent += o.sent, flops += o.flops, hops += o.hops;
+        return *this;
+    }
+    Counts& operator-=(const Counts& o) {
+        instrs -= o.instrs, busy -= o.busy, sent -= o.sent, flops -= o.flops, hops -= o.hops;
+        return *this;
+    }
 };
 }  // namespace
 
 struct MeshGPT::PipeRun {
-    std::vector<const PlannedOp*> stages;
+    std::vector<const PlannedOp*> stages;    // the forward's: stages 0 .. F-1
+    std::vector<PipeTask> tasks;             // the rest: stages F .. D-1 (training's loss and backward)
+    int F = 0;
     std::vector<PipeStage> deps;
+    std::vector<std::vector<int>> after_all; // per stage: the stages whose every chunk it waits for
     std::vector<std::vector<int>> readers;   // per stage: the stages it sends to over a link
     int D = 0, C = 0, S = 1, t0 = 0, n = 0;  // stages, chunks a sequence, sequences
     bool read_logits = true;
@@ -48,9 +59,12 @@ struct MeshGPT::PipeRun {
     struct Live {
         int u = 0;
         uint64_t start = 0;
-        std::vector<int> pes;      // its PEs (own and senders'): cores counted, idle checked
+        std::vector<int> pes;      // its PEs (own and senders' still sending): cores counted, idle checked
         std::vector<int> claimed;  // the routers it holds the counts of (its box, where no other launch held them)
-        Counts at_start;
+        Counts at_start;           // pes' and claimed's counts at its start
+        std::vector<std::vector<int>> senders;   // each sender's PEs while it sends; empty once let go
+        std::vector<Counts> sender_start;
+        Counts let_go;             // what the senders let go did for it
         uint64_t host_bytes = 0;
     };
     std::vector<Live> live;
@@ -60,8 +74,10 @@ struct MeshGPT::PipeRun {
     uint64_t began = 0, last_end = 0;
     wl::MachineStats all0;
     std::vector<OpRun> runs;
+    std::vector<int> run_stage;    // each run's stage
     std::vector<std::vector<LaunchSpan>> launches;   // per stage, as they finished: in slot order (a stage takes its slots in order)
     int chunk_t0(int c) const { return t0 + int(int64_t(c) * n / C); }
+    const PlannedOp& op_of(int k) const { return k < F ? *stages[size_t(k)] : *tasks[size_t(k - F)].op; }
 };
 
 MeshGPT::Tensors& MeshGPT::pipe_acts(int sequence) { return pipe_->S > 1 ? pipe_->acts[size_t(sequence)] : acts_; }
@@ -98,20 +114,30 @@ std::vector<LaunchSpan> MeshGPT::in_flight() const {
     const uint64_t now = host_.machine().now() - p.began;
     for (const PipeRun::Live& l : p.live) {
         const int c = l.u / p.D % p.C, t0 = p.chunk_t0(c);
-        out.push_back({p.stages[size_t(l.u % p.D)]->name, l.u / p.D / p.C, c, t0, p.chunk_t0(c + 1) - t0, l.start - p.began, now + 1});
+        const int k = l.u % p.D;
+        out.push_back({p.op_of(k).name, l.u / p.D / p.C, c, t0, p.chunk_t0(c + 1) - t0, l.start - p.began, now + 1,
+                       k >= p.F && p.tasks[size_t(k - p.F)].backward});
     }
     return out;
 }
 
 void MeshGPT::begin_pipeline(const std::vector<const PlannedOp*>& stages, int t0, int n, bool read_logits,
-                             std::vector<std::vector<int>> batch, std::vector<Tensors>* acts_out) {
+                             std::vector<std::vector<int>> batch, std::vector<Tensors>* acts_out, std::vector<PipeTask> tasks) {
+    if (!tasks.empty() && batch.size() > 1) throw std::logic_error("pipeline: a backward's tasks run for one sequence");
     auto p = std::make_shared<PipeRun>();
     p->stages = stages;
+    p->F = int(stages.size());
     p->deps = pipeline_stages(stages);
-    p->readers.resize(stages.size());
+    p->after_all.resize(stages.size());
+    for (const PipeTask& t : tasks) {
+        p->deps.push_back({{t.op->rect}, t.after, {}});
+        p->after_all.push_back(t.after_all);
+    }
+    p->tasks = std::move(tasks);
+    p->D = int(p->deps.size());
+    p->readers.resize(size_t(p->D));
     for (size_t m = 0; m < stages.size(); m++)
         for (int k : p->deps[m].linked) p->readers[size_t(k)].push_back(int(m));
-    p->D = int(stages.size());
     p->C = default_chunks(plan_, n);
     p->S = std::max<int>(1, int(batch.size()));
     p->t0 = t0, p->n = n;
@@ -154,6 +180,10 @@ bool pe_idle(const wl::Machine& m, int i) {
     return true;
 }
 
+bool overlap(const wl::Rect& a, const wl::Rect& b) {
+    return a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + b.h && b.y < a.y + a.h;
+}
+
 void add_rect(std::vector<int>& out, const wl::Rect& r, int mesh_w) {
     for (int y = r.y; y < r.y + r.h; y++)
         for (int x = r.x; x < r.x + r.w; x++) out.push_back(y * mesh_w + x);
@@ -175,28 +205,44 @@ bool MeshGPT::run_pipeline(int until, size_t slices) {
                 if (p.st[size_t(u)] != PipeRun::St::Waiting || (slot > 0 && !done(slot - 1, k))) continue;
                 bool ready = true;
                 for (int j : p.deps[size_t(k)].producers) ready = ready && done(slot, j);
+                for (int j : p.after_all[size_t(k)]) ready = ready && done(seq * p.C + p.C - 1, j);
                 if (slot >= p.C)   // the previous sequence's same columns: every linked reader has them
                     for (int r : p.readers[size_t(k)]) ready = ready && done(slot - p.C, r);
                 if (!ready) continue;
-                const PlannedOp& op = *p.stages[size_t(k)];
+                const PlannedOp& op = p.op_of(k);
+                const PipeTask* task = k >= p.F ? &p.tasks[size_t(k - p.F)] : nullptr;
+                Senders senders;                        // launched with it: its links' senders
+                std::vector<const PlannedOp*> windowed;   // and the ops they are: each sends the chunk's window
+                if (task) {
+                    for (const auto& [from, send] : task->senders) senders.push_back({from->rect, send}), windowed.push_back(from);
+                } else {
+                    senders = link_senders(op);
+                    for (const Transfer& tr : op.inputs)
+                        if (tr.colour)
+                            for (const PlannedOp* from : p.stages)
+                                if (from->name == tr.tensor) windowed.push_back(from);
+                }
                 PipeRun::Live l;
                 l.u = u;
                 add_rect(l.pes, op.rect, W);
-                for (const auto& [from, send] : link_senders(op)) add_rect(l.pes, from, W);
+                for (const auto& [from, send] : senders) {
+                    add_rect(l.pes, from, W);
+                    l.senders.emplace_back();
+                    if (!overlap(from, op.rect)) add_rect(l.senders.back(), from, W);   // let go when done: its own PEs
+                }
                 if (std::any_of(l.pes.begin(), l.pes.end(), [&](int i) { return p.in_use[size_t(i)]; })) continue;
                 const int t0 = p.chunk_t0(c), n = p.chunk_t0(c + 1) - t0;
                 const uint64_t bytes0 = host_bytes_;
                 if (p.S > 1) tokens_ = p.tokens[size_t(seq)];   // the embedding's put reads them
-                for (const Transfer& tr : op.inputs)
-                    if (!tr.colour) put(op, tr, t0, n, pipe_acts(seq));
+                if (task && task->before) task->before(t0, n);
+                if (!task)
+                    for (const Transfer& tr : op.inputs)
+                        if (!tr.colour) put(op, tr, t0, n, pipe_acts(seq));
                 set_window(op, t0, n);
-                for (const Transfer& tr : op.inputs)   // a sender sends its window: the chunk's, whatever it ran last
-                    if (tr.colour)
-                        for (const PlannedOp* from : p.stages)
-                            if (from->name == tr.tensor) set_window(*from, t0, n);
+                for (const PlannedOp* from : windowed) set_window(*from, t0, n);   // a sender sends its window: the chunk's
                 l.host_bytes = host_bytes_ - bytes0;
                 Rect box = op.rect;   // the launch's routers: the box around it and its senders (MeshGPT::launch's)
-                for (const auto& [from, send] : link_senders(op)) {
+                for (const auto& [from, send] : senders) {
                     const int x1 = std::max(box.x + box.w, from.x + from.w), y1 = std::max(box.y + box.h, from.y + from.h);
                     box.x = std::min(box.x, from.x), box.y = std::min(box.y, from.y);
                     box.w = x1 - box.x, box.h = y1 - box.y;
@@ -210,21 +256,24 @@ bool MeshGPT::run_pipeline(int until, size_t slices) {
                     }
                 for (int i : l.pes) p.in_use[size_t(i)] = 1;
                 l.at_start = counts_of(m, l.pes, l.claimed);
+                for (const std::vector<int>& g : l.senders) l.sender_start.push_back(counts_of(m, g, {}));
                 l.start = m.now();
-                throw_if(host_.launch(op.rect, gpt::entry::kMain));
-                for (const auto& [from, send] : link_senders(op)) throw_if(host_.launch(from, send));
+                throw_if(host_.launch(op.rect, task ? task->fn : gpt::entry::kMain));
+                for (const auto& [from, send] : senders) throw_if(host_.launch(from, send));
                 p.st[size_t(u)] = PipeRun::St::Running;
                 p.live.push_back(std::move(l));
             }
     };
     const auto finish = [&](const PipeRun::Live& l) {
         const int k = l.u % p.D, c = l.u / p.D % p.C, seq = l.u / p.D / p.C;
-        const PlannedOp& op = *p.stages[size_t(k)];
+        const PlannedOp& op = p.op_of(k);
+        const PipeTask* task = k >= p.F ? &p.tasks[size_t(k - p.F)] : nullptr;
         const int t0 = p.chunk_t0(c), n = p.chunk_t0(c + 1) - t0;
-        const Counts e = counts_of(m, l.pes, l.claimed);
+        Counts e = counts_of(m, l.pes, l.claimed);
+        e += l.let_go;
         OpRun run;
         run.name = op.name;
-        run.op = op.op;
+        run.op = task ? op.op + ":" + task->fn : op.op;
         run.span = m.now() - l.start;
         run.start = l.start - p.began;
         run.instructions = e.instrs - l.at_start.instrs, run.busy = e.busy - l.at_start.busy;
@@ -232,16 +281,18 @@ bool MeshGPT::run_pipeline(int until, size_t slices) {
         run.hops = e.hops - l.at_start.hops;
         run.pes = op.rect.w * op.rect.h;
         run.concurrent = true;
-        run.flops = op.flops * n / TP;
+        run.flops = task ? 0 : op.flops * n / TP;   // the model's FLOPs are the forward's (the sequential backward's too)
         const uint64_t bytes0 = host_bytes_;
-        if (op.host_out && (p.read_logits || op.id != gpt::OpId::Logits)) get(op, op.output, t0, n, pipe_acts(seq));
+        if (task && task->finish) task->finish(t0, n);
+        else if (!task && op.host_out && (p.read_logits || op.id != gpt::OpId::Logits)) get(op, op.output, t0, n, pipe_acts(seq));
         run.host_bytes = l.host_bytes + host_bytes_ - bytes0;
         for (int i : l.pes) p.in_use[size_t(i)] = 0;
         for (int i : l.claimed) p.claim[size_t(i)] = 0;
         p.st[size_t(l.u)] = PipeRun::St::Done;
         p.done++;
-        p.launches[size_t(k)].push_back({op.name, seq, c, t0, n, run.start, run.start + run.span});
+        p.launches[size_t(k)].push_back({op.name, seq, c, t0, n, run.start, run.start + run.span, task && task->backward});
         p.runs.push_back(std::move(run));
+        p.run_stage.push_back(k);
     };
     const auto wall = std::chrono::steady_clock::now();
     const size_t first_run = p.runs.size();
@@ -260,13 +311,31 @@ bool MeshGPT::run_pipeline(int until, size_t slices) {
                 const PipeRun::Live* at = p.live.empty() ? nullptr : &p.live.front();
                 for (const PipeRun::Live& l : p.live)
                     if (std::find(l.pes.begin(), l.pes.end(), r.fault.y * W + r.fault.x) != l.pes.end()) at = &l;
-                const PlannedOp* op = at ? p.stages[size_t(at->u % p.D)] : nullptr;
+                const PlannedOp* op = at ? &p.op_of(at->u % p.D) : nullptr;
                 error_ = (op ? op->name + " (" + op->kernel + ", chunk " + std::to_string(at->u / p.D) + " of the pipeline): " : "") +
                          r.fault.to_string();
                 pipe_.reset();
                 return false;
             }
             const bool quiet = r.status == RunStatus::Quiescent;
+            // A sender that has sent its window is let go: its PEs may start their next launch
+            // while the reader still computes (the wavelets it sent are on their way, in order).
+            bool let_go = false;
+            for (PipeRun::Live& l : p.live)
+                for (size_t g = 0; g < l.senders.size(); g++) {
+                    std::vector<int>& pes = l.senders[g];
+                    if (pes.empty() || quiet || !std::all_of(pes.begin(), pes.end(), [&](int pe) { return pe_idle(m, pe); })) continue;
+                    Counts done_now = counts_of(m, pes, {});
+                    done_now -= l.sender_start[g];
+                    l.let_go += done_now;
+                    l.at_start -= l.sender_start[g];
+                    for (int i : pes) {
+                        p.in_use[size_t(i)] = 0;
+                        l.pes.erase(std::find(l.pes.begin(), l.pes.end(), i));
+                    }
+                    pes.clear();
+                    let_go = true;
+                }
             const size_t had = p.runs.size();
             for (size_t i = 0; i < p.live.size();) {
                 if (quiet || std::all_of(p.live[i].pes.begin(), p.live[i].pes.end(), [&](int pe) { return pe_idle(m, pe); })) {
@@ -276,8 +345,8 @@ bool MeshGPT::run_pipeline(int until, size_t slices) {
                     i++;
                 }
             }
-            finished = p.runs.size() > had;
-            if (finished) {   // the cycles since the last finish, shared by those that finished now
+            finished = p.runs.size() > had || let_go;
+            if (p.runs.size() > had) {   // the cycles since the last finish, shared by those that finished now
                 const uint64_t delta = m.now() - p.last_end, k = p.runs.size() - had;
                 for (size_t i = had; i < p.runs.size(); i++) p.runs[i].cycles = delta / k + (i == had ? delta % k : 0);
                 p.last_end = m.now();
@@ -298,13 +367,14 @@ bool MeshGPT::run_pipeline(int until, size_t slices) {
     // producers' windows over links).
     std::vector<OpRun> ops(size_t(p.D));
     for (int k = 0; k < p.D; k++) {
-        const PlannedOp& op = *p.stages[size_t(k)];
-        ops[size_t(k)].name = op.name, ops[size_t(k)].op = op.op, ops[size_t(k)].pes = op.rect.w * op.rect.h;
+        const PlannedOp& op = p.op_of(k);
+        ops[size_t(k)].name = op.name, ops[size_t(k)].op = k < p.F ? op.op : op.op + ":" + p.tasks[size_t(k - p.F)].fn;
+        ops[size_t(k)].pes = op.rect.w * op.rect.h;
         ops[size_t(k)].concurrent = true, ops[size_t(k)].start = UINT64_MAX;
     }
-    for (const OpRun& r : p.runs) {
-        OpRun& o = ops[size_t(std::find_if(p.stages.begin(), p.stages.end(), [&](const PlannedOp* s) { return s->name == r.name; }) -
-                              p.stages.begin())];
+    for (size_t i = 0; i < p.runs.size(); i++) {
+        const OpRun& r = p.runs[i];
+        OpRun& o = ops[size_t(p.run_stage[i])];
         o.cycles += r.cycles, o.span += r.span, o.start = std::min(o.start, r.start);
         o.instructions += r.instructions, o.busy += r.busy, o.hops += r.hops, o.wavelets += r.wavelets;
         o.vector_flops += r.vector_flops, o.flops += r.flops, o.seconds += r.seconds, o.host_bytes += r.host_bytes;
@@ -319,7 +389,7 @@ bool MeshGPT::run_pipeline(int until, size_t slices) {
     first.wavelets += (all.sent - p.all0.sent) - sent;
     first.vector_flops += (all.flops - p.all0.flops) - flops;
     first.hops += (all.hops - p.all0.hops) - hops;
-    for (const PlannedOp* op : p.stages) set_window(*op, p.t0, p.n);
+    for (int k = 0; k < p.D; k++) set_window(p.op_of(k), p.t0, p.n);
     runs_.insert(runs_.end(), ops.begin(), ops.end());
     pipe_timeline_.clear();   // by op, then by slot: the timeline's rows in schedule order
     for (const std::vector<LaunchSpan>& stage : p.launches) pipe_timeline_.insert(pipe_timeline_.end(), stage.begin(), stage.end());

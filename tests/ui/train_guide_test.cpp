@@ -108,33 +108,39 @@ TEST(TrainGuide, RowWhyAndLoss) {
 TEST(TrainGuide, EveryOpOfAResidentStep) { every_op_has_words(wl::gpt::Execution::Resident); }
 TEST(TrainGuide, EveryOpOfAStreamedStep) { every_op_has_words(wl::gpt::Execution::Streaming); }
 
-// Pipelined (wafer.schedule: pipelined): a forward's units are its launches, one per op and
-// chunk, and while one runs the ops working beside it are lit too, each in its chunk's colour with
-// the chunk written over it; the guide says why several rows are lit.
-TEST(TrainGuide, APipelinedForwardLightsEveryOpWorking) {
+// Pipelined (wafer.schedule: pipelined): a sequence's units are its forward's, loss's and
+// backward's launches, one per op and chunk, and while one runs the ops working beside it are lit
+// too, each in its chunk's colour with the chunk written over it (a backward's tagged "back"); the
+// guide says why several rows are lit.
+TEST(TrainGuide, APipelinedStepLightsEveryOpWorking) {
     wlui::TrainSession t(kModels);
     wlui::TrainSettings s = one_step();
     s.set = "wafer.schedule=pipelined,model.block_size=64";   // 8 chunks: launches overlap between units
     ASSERT_TRUE(t.start(s)) << t.error();
-    size_t most = 0;
+    size_t most[2] = {0, 0};   // the most launches working at once during a forward unit, a backward unit
     for (int i = 0; i < 100000 && t.status() != wlui::TrainSession::Status::Done; i++) {
         t.tick(0);
         ASSERT_TRUE(t.error().empty()) << t.error();
         if (!t.stepping()) continue;
         const wl::model::TrainWork* w = t.mesh()->next_work();
         if (!w || w->chunk < 0) continue;
-        EXPECT_EQ(wl::model::train_phase_name(w->phase), std::string("forward"));
+        const std::string phase = wl::model::train_phase_name(w->phase);
+        ASSERT_TRUE(phase == "forward" || phase == "backward") << phase;
         EXPECT_NE(t.to_json().dump().find("chunk " + std::to_string(w->chunk)), std::string::npos) << "the panel names the chunk";
         const std::vector<wl::model::LaunchSpan> working = t.mesh()->mesh().in_flight();
-        if (working.size() <= most) continue;
-        most = working.size();
+        size_t& seen = most[phase == "backward"];
+        if (working.size() <= seen) continue;
+        seen = working.size();
         const wlui::PeOverlay ov = wlui::timeline_overlay(t.mesh()->mesh().plan(), working, working.front().end - 1);
         EXPECT_EQ(ov.tags.size(), working.size());
-        const wlui::TrainGuide g = wlui::train_guide({"forward", w->op, ov.lit, ov.lit_box, t.corpus().vocab, t.losses(), t.step(),
+        for (size_t k = 0; k < working.size(); k++)
+            EXPECT_EQ(ov.tags[k].second.find(" back") != std::string::npos, working[k].backward) << ov.tags[k].second;
+        const wlui::TrainGuide g = wlui::train_guide({phase, w->op, ov.lit, ov.lit_box, t.corpus().vocab, t.losses(), t.step(),
                                                       w->chunk, int(ov.tags.size())});
-        EXPECT_EQ(g.now.rfind("forward " + w->op + ", chunk " + std::to_string(w->chunk) + ": ", 0), 0u) << g.now;
+        EXPECT_EQ(g.now.rfind(phase + " " + w->op + ", chunk " + std::to_string(w->chunk) + ": ", 0), 0u) << g.now;
         EXPECT_NE(g.why.find(std::to_string(working.size()) + " ops are lit now"), std::string::npos) << g.why;
     }
     EXPECT_EQ(t.status(), wlui::TrainSession::Status::Done);
-    EXPECT_GT(most, 1u) << "no two launches of the forward worked at once";
+    EXPECT_GT(most[0], 1u) << "no two launches of the forward worked at once";
+    EXPECT_GT(most[1], 1u) << "no two launches of the backward worked at once";
 }

@@ -1,0 +1,120 @@
+// mesh_train_pipeline.cpp: a training sequence under wafer.schedule: pipelined. Its forward, its
+// loss and its backward are one pipeline over chunks of its time steps (pipeline_run.cpp): op k's
+// backward works on chunk c while op k-1's works on chunk c-1, and while the forward's lower ops
+// still work on later chunks. GPipe cuts a batch into micro-batches the same way (Huang et al.,
+// arXiv:1811.06965); here the micro-batches are a sequence's chunks of time steps.
+//
+// Why the bits cannot change: every backward kernel works on its window's columns alone and adds
+// its window's terms to the weight gradients' running sums time step after time step, so chunks
+// in order add the terms in the sequential schedule's order. A launch (k, c) waits for (k, c-1)
+// and for the launches that make its gradients for chunk c: the backward that sends its dy (and,
+// for a layernorm, the residual stream's part of dx) over a link, or whose output the host carries.
+// Only the attention's backward mixes time steps: the keys and values of chunk c take terms from
+// every later query, so the backward that takes its dq, dk and dv waits for its every chunk.
+// The loss takes its chunk of logits over their link and adds its steps' terms to the running sum
+// in order too.
+#include "engine/model/mesh_trainer.h"
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace wl::model {
+
+void MeshTrainer::queue_pipelined(int b) {
+    const PlannedOp& ce = loss_op();
+    const std::vector<const PlannedOp*> stages = mesh_.stages();
+    const int F = int(stages.size());
+    std::map<std::string, int> forward_at;   // op name -> its forward stage
+    for (int k = 0; k < F; k++) forward_at[stages[size_t(k)]->name] = k;
+    std::vector<MeshGPT::PipeTask> tasks;
+    std::map<std::string, int> backward_at;   // op name -> its backward's (or the loss's) stage
+    // The stages that write tensor's gradient for the host (their inputs' gradients, got after them).
+    const auto writers = [&](const std::string& tensor) {
+        std::vector<const PlannedOp*> out;
+        for (const auto& [name, k] : backward_at)
+            for (const Transfer& in : tasks[size_t(k - F)].op->inputs)
+                if (in.tensor == tensor) out.push_back(tasks[size_t(k - F)].op);
+        return out;
+    };
+    const auto wait_for = [&](MeshGPT::PipeTask& t, const PlannedOp& from) {   // the attention's every chunk
+        (from.is(gpt::OpKind::Attention) ? t.after_all : t.after).push_back(backward_at.at(from.name));
+    };
+
+    MeshGPT::PipeTask loss;   // crossentropy.wk's main: the loss's terms and dlogits
+    loss.op = &ce;
+    loss.fn = gpt::entry::kMain;
+    const Transfer& x = ce.inputs.front();
+    loss.after = {forward_at.at(x.tensor)};
+    if (x.colour) loss.senders.push_back({stages[size_t(forward_at.at(x.tensor))], x.send});
+    loss.before = [this, &ce, x](int t0, int n) {
+        if (!x.colour) mesh_.put(ce, x, t0, n);
+    };
+    loss.finish = [this, &ce, x](int t0, int n) {
+        if (x.grad_colour) return;
+        Transfer out = ce.output;
+        out.tensor = op(gpt::OpId::Logits).name;
+        mesh_.get(ce, out, t0, n, grads_);
+    };
+    backward_at[ce.name] = F;
+    tasks.push_back(std::move(loss));
+    for (auto it = ops_.rbegin(); it != ops_.rend(); ++it) {   // backward_op's, in the sequential step's order
+        const PlannedOp& o = *it;
+        if (!o.on("TRAIN") || o.is(gpt::OpKind::Embedding)) continue;
+        MeshGPT::PipeTask t;
+        t.op = &o;
+        t.fn = gpt::entry::kBackward;
+        t.senders = backward_senders(o);
+        for (const auto& [from, send] : t.senders) wait_for(t, *from);
+        const std::vector<Transfer> puts = backward_puts(o);
+        for (const Transfer& in : puts)
+            for (const PlannedOp* w : writers(in.tensor)) wait_for(t, *w);
+        t.before = [this, &o, puts](int t0, int n) {
+            for (const Transfer& in : puts) mesh_.put(o, in, t0, n, grads_);
+        };
+        t.finish = [this, &o](int t0, int n) { backward_gets(o, t0, n); };
+        backward_at[o.name] = F + int(tasks.size());
+        tasks.push_back(std::move(t));
+    }
+
+    // A unit per launch: the forward's in its waves' order, then the loss's and the backward's
+    // chunk by chunk; each runs the pipeline until its launch has finished, the others going on.
+    const int T = cur_.T, D = F + int(tasks.size());
+    const Pipeline plan = mesh_.pipeline(0, T);
+    struct Step {
+        int stage, chunk;
+    };
+    std::vector<Step> order;
+    for (const auto& wave : plan.waves)
+        for (const PipeLaunch& l : wave) order.push_back({l.stage, l.chunk});
+    for (int c = 0; c < plan.chunks; c++)
+        for (int k = F; k < D; k++) order.push_back({k, c});
+    const auto shared = std::make_shared<std::vector<MeshGPT::PipeTask>>(std::move(tasks));
+    for (size_t i = 0; i < order.size(); i++) {
+        const Step at = order[i];
+        const bool first = i == 0;
+        const int until = i + 1 == order.size() ? -1 : at.chunk * D + at.stage;
+        const PlannedOp& runs = at.stage < F ? *stages[size_t(at.stage)] : *(*shared)[size_t(at.stage - F)].op;
+        TrainWork unit{at.stage < F ? TrainPhase::Forward : TrainPhase::Backward, runs.name, b};
+        unit.chunk = at.chunk;
+        add(unit, [this, b, first, until, stages, shared, &ce] {
+            if (first) {
+                const int T = cur_.T;
+                mesh_.tokens_.assign(cur_.inputs.begin() + size_t(b) * T, cur_.inputs.begin() + size_t(b + 1) * T);
+                mesh_.runs_.clear();
+                write_targets(ce, cur_.targets.data() + size_t(b) * T, cur_.bt, T);
+                mesh_.begin_pipeline(stages, 0, T, !ce.inputs.front().colour, {}, nullptr, *shared);
+            }
+            const size_t had = mesh_.runs_.size();
+            if (!mesh_.run_pipeline(until)) {
+                mesh_.tokens_.clear();   // the cache is not whole
+                error_ = mesh_.error();
+                return false;
+            }
+            runs_.insert(runs_.end(), mesh_.runs_.begin() + long(had), mesh_.runs_.end());
+            return true;
+        });
+    }
+}
+
+}  // namespace wl::model
