@@ -74,7 +74,7 @@ bool execution_from_name(const std::string& s, Execution* out);  // false for an
     X(wafer, arch, arch, Text, any(), "the machine profile (clock, SRAM per PE, SIMD lanes): default | wse2 | wse3 (docs/fidelity.md)") \
     X(wafer, mode, mode, Text, any(), "fast | cycle: how the mesh is emulated") \
     X(wafer, execution, execution, Execution, any(), "resident: weights stay in the PEs' SRAM; streaming: one layer's ops serve every layer, weights streamed in (and, training, gradients out)") \
-    X(wafer, schedule, schedule, Text, any(), "pipelined: a resident model's forward ops work at once, each on its own chunk of the time steps; sequential: one op at a time (streaming execution is always sequential)")
+    X(wafer, schedule, schedule, Text, any(), "pipelined: a resident model's ops (forward, and a training step's backward) work at once, each on its own chunk of the time steps; sequential: one op at a time (streaming execution is always sequential)")
 
 struct GPTConfig {
     // model

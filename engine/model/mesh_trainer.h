@@ -16,6 +16,10 @@
 // that holds a weight), AdamW on those PEs, and the updated wte streamed from
 // the embedding's PEs to the logits' (route_tie, route_stream).
 //
+// Pipelined (wafer.schedule: pipelined; mesh_train_pipeline.cpp): a sequence's forward, loss and
+// backward are one pipeline over chunks of its time steps, the same launches' work column by
+// column, so the same bits in fewer cycles; the embedding's part and the update run as above.
+//
 // Streaming execution (MeshPlan::streaming; docs/weight-streaming.md, "Training"): the plan's one
 // layer of ops serves every layer. A sequence's forward streams each layer's weights in before its
 // ops; its backward takes the layers in reverse, each (but the last, still on the PEs) streamed in

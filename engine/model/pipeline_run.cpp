@@ -6,7 +6,13 @@
 // its linked producers', which send while it runs) is in use by a running launch. Between starts
 // the machine advances in slices of kPipelineSlice cycles (pipeline.h); a launch has finished when every one of its PEs
 // is idle (no function or task running or pending, no wavelet waiting at its CE). Its outputs are
-// then read (where the host carries them) and its PEs are free for the next.
+// then read (where the host carries them) and its PEs are free for the next. A sender whose PEs
+// are idle has sent its window: they are let go at once, while the reader still computes (the
+// wavelets are on their way in order, and the sender's next launch writes other columns).
+//
+// Training (mesh_train_pipeline.cpp) adds stages after the forward's: PipeTasks, the loss and each
+// op's backward, over the same chunks, each waiting for the stages it names (or for every chunk of
+// them: the attention's backward).
 //
 // A batch of sequences (forward_batch) streams through as more chunks: sequence s's chunk c is
 // slot s*C + c, and a stage takes its slots in order. Sequence s+1 writes the columns sequence s
