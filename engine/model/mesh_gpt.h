@@ -218,7 +218,9 @@ private:
                         std::vector<std::vector<int>> batch = {}, std::vector<Tensors>* acts_out = nullptr,
                         std::vector<PipeTask> tasks = {});
     Tensors& pipe_acts(int sequence);   // the host's activations of a pipeline's sequence
-    bool run_pipeline(int until = -1, size_t slices = SIZE_MAX);   // at most `slices` slices of kPipelineSlice cycles
+    // At most `slices` slices of kPipelineSlice cycles; until_done > 0: until that many launches have finished.
+    bool run_pipeline(int until = -1, size_t slices = SIZE_MAX, size_t until_done = 0);
+    bool run_pipeline_finishes(size_t launches);   // until `launches` more have finished (or all)
     size_t pipeline_launches() const;
     std::vector<const PlannedOp*> stages() const;   // the forward's ops, as pipeline()'s stages
     void set_window(const PlannedOp& op, int t0, int n);   // t0 and tlen on the op's PEs

@@ -77,44 +77,14 @@ void MeshTrainer::queue_pipelined(int b) {
         tasks.push_back(std::move(t));
     }
 
-    // A unit per launch: the forward's in its waves' order, then the loss's and the backward's
-    // chunk by chunk; each runs the pipeline until its launch has finished, the others going on.
-    const int T = cur_.T, D = F + int(tasks.size());
-    const Pipeline plan = mesh_.pipeline(0, T);
-    struct Step {
-        int stage, chunk;
-    };
-    std::vector<Step> order;
-    for (const auto& wave : plan.waves)
-        for (const PipeLaunch& l : wave) order.push_back({l.stage, l.chunk});
-    for (int c = 0; c < plan.chunks; c++)
-        for (int k = F; k < D; k++) order.push_back({k, c});
-    const auto shared = std::make_shared<std::vector<MeshGPT::PipeTask>>(std::move(tasks));
-    for (size_t i = 0; i < order.size(); i++) {
-        const Step at = order[i];
-        const bool first = i == 0;
-        const int until = i + 1 == order.size() ? -1 : at.chunk * D + at.stage;
-        const PlannedOp& runs = at.stage < F ? *stages[size_t(at.stage)] : *(*shared)[size_t(at.stage - F)].op;
-        TrainWork unit{at.stage < F ? TrainPhase::Forward : TrainPhase::Backward, runs.name, b};
-        unit.chunk = at.chunk;
-        add(unit, [this, b, first, until, stages, shared, &ce] {
-            if (first) {
-                const int T = cur_.T;
-                mesh_.tokens_.assign(cur_.inputs.begin() + size_t(b) * T, cur_.inputs.begin() + size_t(b + 1) * T);
-                mesh_.runs_.clear();
-                write_targets(ce, cur_.targets.data() + size_t(b) * T, cur_.bt, T);
-                mesh_.begin_pipeline(stages, 0, T, !ce.inputs.front().colour, {}, nullptr, *shared);
-            }
-            const size_t had = mesh_.runs_.size();
-            if (!mesh_.run_pipeline(until)) {
-                mesh_.tokens_.clear();   // the cache is not whole
-                error_ = mesh_.error();
-                return false;
-            }
-            runs_.insert(runs_.end(), mesh_.runs_.begin() + long(had), mesh_.runs_.end());
-            return true;
-        });
-    }
+    const int T = cur_.T, units = (F + int(tasks.size())) * mesh_.pipeline(0, T).chunks;
+    queue_pipeline({TrainPhase::Forward, "", b}, units, [this, b, stages, tasks = std::move(tasks), &ce] {
+        const int T = cur_.T;
+        mesh_.tokens_.assign(cur_.inputs.begin() + size_t(b) * T, cur_.inputs.begin() + size_t(b + 1) * T);
+        mesh_.runs_.clear();
+        write_targets(ce, cur_.targets.data() + size_t(b) * T, cur_.bt, T);
+        mesh_.begin_pipeline(stages, 0, T, !ce.inputs.front().colour, {}, nullptr, tasks);
+    });
 }
 
 }  // namespace wl::model

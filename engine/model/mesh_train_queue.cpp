@@ -92,35 +92,15 @@ void MeshTrainer::queue_forward(TrainWork what, int t0, int n, bool read_logits,
     const PlannedOp* last = nullptr;
     for (const PlannedOp& o : ops_)
         if (!o.train_only) last = &o;
-    if (mesh_.schedule() == Schedule::Pipelined && n > 1) {
-        // Pipelined (pipeline_run.cpp): a unit per launch, in the order the plan's waves take them
-        // (pipeline.h), each running the pipeline until that launch has finished (the others go on
-        // meanwhile; a unit whose launch is already done runs nothing). The last runs it to its end.
+    if (mesh_.schedule() == Schedule::Pipelined && n > 1) {   // pipeline_run.cpp
         std::vector<const PlannedOp*> stages;
         for (const PlannedOp& o : ops_)
             if (!o.train_only) stages.push_back(&o);
-        const Pipeline plan = mesh_.pipeline(t0, n);
-        std::vector<PipeLaunch> order;
-        for (const auto& wave : plan.waves) order.insert(order.end(), wave.begin(), wave.end());
-        for (size_t i = 0; i < order.size(); i++) {
-            TrainWork unit = what;
-            unit.op = stages[size_t(order[i].stage)]->name;
-            unit.chunk = order[i].chunk;
-            const bool first = i == 0, final = i + 1 == order.size();
-            const int until = final ? -1 : order[i].chunk * int(stages.size()) + order[i].stage;
-            add(unit, [this, stages, first, until, t0, n, read_logits, before = first ? before : nullptr, after = final ? after : nullptr] {
-                if (before) before();
-                if (first) mesh_.begin_pipeline(stages, t0, n, read_logits);
-                const size_t had = mesh_.runs_.size();
-                if (!mesh_.run_pipeline(until)) {
-                    mesh_.tokens_.clear();   // the cache is not whole
-                    error_ = mesh_.error();
-                    return false;
-                }
-                runs_.insert(runs_.end(), mesh_.runs_.begin() + long(had), mesh_.runs_.end());
-                return !after || after();
-            });
-        }
+        const int units = int(stages.size()) * mesh_.pipeline(t0, n).chunks;
+        queue_pipeline(what, units, [this, stages, t0, n, read_logits, before] {
+            if (before) before();
+            mesh_.begin_pipeline(stages, t0, n, read_logits);
+        }, after);
         return;
     }
     int layer = -1;
@@ -159,6 +139,39 @@ void MeshTrainer::queue_forward(int b, bool read_logits) {
         mesh_.tokens_.assign(cur_.inputs.begin() + size_t(b) * T, cur_.inputs.begin() + size_t(b + 1) * T);
         mesh_.runs_.clear();
     });
+}
+
+// A pipeline's units (pipeline_run.cpp), one per launch: the first begins it, each runs it until
+// one more launch has finished, whichever it is (they finish in the order the pipeline takes them),
+// and names the launch that has run longest for the unit after it: what the app lights and the
+// progress line says. The last runs it to its end, then after.
+void MeshTrainer::queue_pipeline(TrainWork what, int units, std::function<void()> begin, std::function<bool()> after) {
+    const auto stages = mesh_.stages();
+    what.op = stages.front()->name;   // the first launch: the embedding's chunk 0
+    what.chunk = 0;
+    for (int i = 0; i < units; i++) {
+        const size_t at = queue_.size();
+        add(what, [this, i, units, at, begin = i == 0 ? begin : nullptr, after = i + 1 == units ? after : nullptr] {
+            if (begin) begin();
+            const size_t had = mesh_.runs_.size();
+            if (!(i + 1 == units ? mesh_.run_pipeline() : mesh_.run_pipeline_finishes(1))) {
+                mesh_.tokens_.clear();   // the cache is not whole
+                error_ = mesh_.error();
+                return false;
+            }
+            runs_.insert(runs_.end(), mesh_.runs_.begin() + long(had), mesh_.runs_.end());
+            const std::vector<LaunchSpan> working = mesh_.in_flight();
+            if (i + 1 < units && !working.empty()) {
+                const LaunchSpan& oldest = *std::min_element(working.begin(), working.end(),
+                                                             [](const LaunchSpan& x, const LaunchSpan& y) { return x.start < y.start; });
+                TrainWork& next = queue_[at + 1].what;
+                next.phase = oldest.backward ? TrainPhase::Backward : TrainPhase::Forward;
+                next.op = oldest.op;
+                next.chunk = oldest.chunk;
+            }
+            return !after || after();
+        });
+    }
 }
 
 bool MeshTrainer::stream_in(int layer, bool for_backward) {

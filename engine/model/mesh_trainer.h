@@ -126,8 +126,9 @@ struct TrainWork {                // one unit of a job: what it runs, for a prog
     // "weights in", "weights in again" (backward), "forward recomputed" (backward), "gradients out".
     int layer = -1;
     const char* streaming = nullptr;
-    // Pipelined forward (pipeline.h): the chunk of op's launch the unit runs the pipeline until,
-    // other ops working meanwhile (MeshGPT::in_flight); -1: the whole window, op alone.
+    // Pipelined (pipeline.h): the chunk of op's launch, the one that has run longest of those working
+    // when the unit starts (MeshGPT::in_flight); the unit runs the pipeline until one more launch
+    // has finished. -1: the whole window, op alone.
     int chunk = -1;
 };
 
@@ -249,6 +250,7 @@ private:
     void queue_forward(TrainWork what, int t0, int n, bool read_logits, std::function<void()> before,
                        std::function<bool()> after = nullptr);   // one forward's units (mesh_trainer.cpp)
     void queue_forward(int b, bool read_logits);   // sequence b of cur_'s batch, an op a unit
+    void queue_pipeline(TrainWork what, int units, std::function<void()> begin, std::function<bool()> after = nullptr);
     void queue_layer_backward(int l, int b);       // streaming: layer l's backward for sequence b, its gradients out
     void queue_backward();           // from cur_'s batch: zero_grad, B forwards and backwards, the tied wte, the loss
     void queue_eval();               // from cur_'s batch: zero_loss, then B forwards and losses

@@ -196,7 +196,12 @@ void add_rect(std::vector<int>& out, const wl::Rect& r, int mesh_w) {
 }
 }  // namespace
 
-bool MeshGPT::run_pipeline(int until, size_t slices) {
+bool MeshGPT::run_pipeline_finishes(size_t launches) {
+    if (!pipe_) return true;
+    return run_pipeline(-1, SIZE_MAX, std::min(pipe_->st.size(), pipe_->done + launches));
+}
+
+bool MeshGPT::run_pipeline(int until, size_t slices, size_t until_done) {
     if (!pipe_) return true;   // finished already (a later launch's unit found it done)
     PipeRun& p = *pipe_;
     wl::Machine& m = host_.machine();
@@ -231,10 +236,13 @@ bool MeshGPT::run_pipeline(int until, size_t slices) {
                 PipeRun::Live l;
                 l.u = u;
                 add_rect(l.pes, op.rect, W);
-                for (const auto& [from, send] : senders) {
+                for (size_t i = 0; i < senders.size(); i++) {
+                    const Rect& from = senders[i].first;
                     add_rect(l.pes, from, W);
-                    l.senders.emplace_back();
-                    if (!overlap(from, op.rect)) add_rect(l.senders.back(), from, W);   // let go when done: its own PEs
+                    l.senders.emplace_back();   // let go when done, unless its PEs serve another part of the launch too
+                    bool own = !overlap(from, op.rect);
+                    for (size_t j = 0; j < senders.size(); j++) own = own && (j == i || !overlap(from, senders[j].first));
+                    if (own) add_rect(l.senders.back(), from, W);
                 }
                 if (std::any_of(l.pes.begin(), l.pes.end(), [&](int i) { return p.in_use[size_t(i)]; })) continue;
                 const int t0 = p.chunk_t0(c), n = p.chunk_t0(c + 1) - t0;
@@ -304,7 +312,8 @@ bool MeshGPT::run_pipeline(int until, size_t slices) {
     const size_t first_run = p.runs.size();
     try {
         bool finished = true;   // what may start changes only when a launch finishes (its outputs, its PEs)
-        for (size_t slice = 0; slice < slices && (until < 0 ? p.done < U : p.st[size_t(until)] != PipeRun::St::Done); slice++) {
+        const auto going = [&] { return until_done ? p.done < until_done : until < 0 ? p.done < U : p.st[size_t(until)] != PipeRun::St::Done; };
+        for (size_t slice = 0; slice < slices && going(); slice++) {
             if (finished) start_ready();
             if (p.live.empty()) throw std::logic_error("pipelined forward: no launch can start");
             RunResult r = m.advance(kPipelineSlice);
@@ -358,6 +367,9 @@ bool MeshGPT::run_pipeline(int until, size_t slices) {
                 p.last_end = m.now();
             }
         }
+        // What may start now starts before the call returns (at the same cycle as at the next call's
+        // start): a caller drawing between calls sees every launch working (in_flight).
+        if (finished && p.done < U) start_ready();
     } catch (const std::exception& e) {
         error_ = e.what();
         pipe_.reset();

@@ -3,7 +3,9 @@
 // (ln of the run's vocabulary), and explains each of its terms on hover.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { openApp, frames, state, centreOf, clickAt, onPage } from './browser.mjs';
+import fs from 'node:fs';
+import path from 'node:path';
+import { openApp, frames, state, centreOf, clickAt, onPage, outDir } from './browser.mjs';
 
 let app;
 before(async () => { app = await openApp('', { width: 1366, height: 900 }); });
@@ -67,4 +69,35 @@ test('the guide names the running op in words, why it runs alone, the loss to ex
     await until(page, (want) => window.waferlab.state().model.train.guide?.hovered_term === want, term, 20000);
   }
   await page.evaluate(() => window.waferlab.train_pause());
+});
+
+// Under wafer.schedule: pipelined a step's forward, loss and backward run as one pipeline over
+// chunks: while a backward unit runs, the canvas lights every launch working beside it, each
+// tagged with its chunk (a backward's "c3 back"), and the guide says why several rows are lit.
+test('a pipelined step lights every op working, the backward\'s tagged, and the guide says why', async () => {
+  const { page } = app;
+  await page.evaluate(() => window.waferlab.model_window({ open: true }));
+  await page.evaluate(() => window.waferlab.train_start({ steps: 2, eval_every: 100, sample_every: 100, set: 'wafer.schedule=pipelined,train_input.batch_size=1' }));
+  const seen = await page.evaluate(() => new Promise((ok, fail) => {
+    const t0 = performance.now();
+    const f = () => {
+      const s = window.waferlab.state();
+      const canvas = s.model.train.shown.canvas, tags = s.canvas.tags || [];
+      if (/^backward \S+ chunk \d+$/.test(canvas) && tags.some((t) => / back$/.test(t)) && tags.length > 1) {
+        window.waferlab.train_pause();   // held there for the picture
+        return ok({ canvas, tags, guide: s.model.train.guide });
+      }
+      if (performance.now() - t0 > 170000) return fail(new Error(`no pipelined backward unit drawn: ${canvas}`));
+      requestAnimationFrame(f);
+    };
+    f();
+  }));
+  assert.match(seen.guide.now, /^backward \S+, chunk \d+: the gradient flowing back through/, seen.guide.now);
+  assert.match(seen.guide.why, /pipelined/);
+  assert.ok(seen.guide.why.includes('ops are lit now'), seen.guide.why);
+  assert.ok(seen.tags.every((t) => /^c\d+( back)?$/.test(t)), seen.tags.join(', '));
+  await frames(page, 3);
+  assert.match((await state(page)).model.train.shown.canvas, /^backward \S+ chunk \d+$/, 'paused, the canvas keeps the backward lit');
+  fs.mkdirSync(outDir, { recursive: true });
+  fs.writeFileSync(path.join(outDir, 'train-pipelined.png'), await page.locator('#canvas').screenshot());
 });
