@@ -116,7 +116,12 @@ void print_plan(const wl::model::MeshPlan& p) {
             if (nl == std::string::npos) nl = text.size();
             std::printf("   %s\n", text.substr(at, nl - at).c_str());
         }
-        std::printf("   (a row per op, a column per wave, the digit the chunk it works on; the backward and AdamW run op by op)\n");
+        std::printf("   (a row per op, a column per wave, the digit the chunk it works on)\n");
+        if (p.train)
+            std::printf("   A training step's loss and backward follow each chunk through the same pipeline, the ops in reverse;\n"
+                        "   the attention's backward waits for all of its chunks (its keys take terms from every later query),\n"
+                        "   so the backward runs as %d pipelines, cut at its %d attentions. AdamW runs op by op.\n",
+                        c.n_layer + 1, c.n_layer);
     } else {
         std::printf("   wafer.schedule %s: the ops one at a time over the whole window\n",
                     p.streaming ? "sequential (streaming execution)" : "sequential");
