@@ -197,9 +197,9 @@ private:
     void look_for_nonfinite(const PlannedOp& op, int t0, int n);   // watch_nonfinite's look at op's output
     // Pipelined (pipeline.h; pipeline_run.cpp): the forward's launches over chunks of [t0, t0+n),
     // each started as soon as its inputs are made and its PEs are free, the machine advanced in
-    // slices between. begin_pipeline queues them; run_pipeline runs until launch `until` (chunk c of
-    // stage k: c * stages + k) has finished, or all (-1); when all have, an OpRun per op
-    // (OpRun::concurrent). read_logits false: the logits stay on their PEs.
+    // slices between. begin_pipeline queues them; run_pipeline runs them (all, or until `launches`
+    // more have finished); when all have, an OpRun per stage (OpRun::concurrent). read_logits
+    // false: the logits stay on their PEs.
     // batch: a batch's sequences' tokens, streamed through one after another (forward_batch); their
     // activations go to *acts_out at the end. Empty: one sequence, tokens_ and acts_.
     // tasks: one sequence's launches after the forward's (training's loss and backward, MeshTrainer),
@@ -212,14 +212,13 @@ private:
         std::vector<int> after;       // stages whose launch of the same chunk must have finished
         std::vector<int> after_all;   // stages whose every chunk must have finished (the attention's dk and dv)
         std::function<void(int t0, int n)> before, finish;          // the host's transfers into it and out of it
-        bool backward = true;         // a backward's launch (timeline: LaunchSpan::backward)
     };
     void begin_pipeline(const std::vector<const PlannedOp*>& stages, int t0, int n, bool read_logits = true,
                         std::vector<std::vector<int>> batch = {}, std::vector<Tensors>* acts_out = nullptr,
                         std::vector<PipeTask> tasks = {});
     Tensors& pipe_acts(int sequence);   // the host's activations of a pipeline's sequence
     // At most `slices` slices of kPipelineSlice cycles; until_done > 0: until that many launches have finished.
-    bool run_pipeline(int until = -1, size_t slices = SIZE_MAX, size_t until_done = 0);
+    bool run_pipeline(size_t slices = SIZE_MAX, size_t until_done = 0);
     bool run_pipeline_finishes(size_t launches);   // until `launches` more have finished (or all)
     size_t pipeline_launches() const;
     std::vector<const PlannedOp*> stages() const;   // the forward's ops, as pipeline()'s stages

@@ -93,9 +93,7 @@ void MeshTrainer::queue_forward(TrainWork what, int t0, int n, bool read_logits,
     for (const PlannedOp& o : ops_)
         if (!o.train_only) last = &o;
     if (mesh_.schedule() == Schedule::Pipelined && n > 1) {   // pipeline_run.cpp
-        std::vector<const PlannedOp*> stages;
-        for (const PlannedOp& o : ops_)
-            if (!o.train_only) stages.push_back(&o);
+        const std::vector<const PlannedOp*> stages = mesh_.stages();
         const int units = int(stages.size()) * mesh_.pipeline(t0, n).chunks;
         queue_pipeline(what, units, [this, stages, t0, n, read_logits, before] {
             if (before) before();

@@ -105,7 +105,7 @@ bool MeshGPT::begin_forward(const int* tokens, int T) {
 
 bool MeshGPT::advance_forward(size_t slices, std::vector<float>* logits) {
     if (!pipe_) return true;
-    if (!run_pipeline(-1, slices)) {
+    if (!run_pipeline(slices)) {
         tokens_.clear();   // the cache is not whole
         return false;
     }
@@ -122,7 +122,7 @@ std::vector<LaunchSpan> MeshGPT::in_flight() const {
         const int c = l.u / p.D % p.C, t0 = p.chunk_t0(c);
         const int k = l.u % p.D;
         out.push_back({p.op_of(k).name, l.u / p.D / p.C, c, t0, p.chunk_t0(c + 1) - t0, l.start - p.began, now + 1,
-                       k >= p.F && p.tasks[size_t(k - p.F)].backward});
+                       k >= p.F});
     }
     return out;
 }
@@ -198,10 +198,10 @@ void add_rect(std::vector<int>& out, const wl::Rect& r, int mesh_w) {
 
 bool MeshGPT::run_pipeline_finishes(size_t launches) {
     if (!pipe_) return true;
-    return run_pipeline(-1, SIZE_MAX, std::min(pipe_->st.size(), pipe_->done + launches));
+    return run_pipeline(SIZE_MAX, std::min(pipe_->st.size(), pipe_->done + launches));
 }
 
-bool MeshGPT::run_pipeline(int until, size_t slices, size_t until_done) {
+bool MeshGPT::run_pipeline(size_t slices, size_t until_done) {
     if (!pipe_) return true;   // finished already (a later launch's unit found it done)
     PipeRun& p = *pipe_;
     wl::Machine& m = host_.machine();
@@ -304,7 +304,7 @@ bool MeshGPT::run_pipeline(int until, size_t slices, size_t until_done) {
         for (int i : l.claimed) p.claim[size_t(i)] = 0;
         p.st[size_t(l.u)] = PipeRun::St::Done;
         p.done++;
-        p.launches[size_t(k)].push_back({op.name, seq, c, t0, n, run.start, run.start + run.span, task && task->backward});
+        p.launches[size_t(k)].push_back({op.name, seq, c, t0, n, run.start, run.start + run.span, task != nullptr});
         p.runs.push_back(std::move(run));
         p.run_stage.push_back(k);
     };
@@ -312,8 +312,8 @@ bool MeshGPT::run_pipeline(int until, size_t slices, size_t until_done) {
     const size_t first_run = p.runs.size();
     try {
         bool finished = true;   // what may start changes only when a launch finishes (its outputs, its PEs)
-        const auto going = [&] { return until_done ? p.done < until_done : until < 0 ? p.done < U : p.st[size_t(until)] != PipeRun::St::Done; };
-        for (size_t slice = 0; slice < slices && going(); slice++) {
+        const size_t target = until_done ? until_done : U;
+        for (size_t slice = 0; slice < slices && p.done < target; slice++) {
             if (finished) start_ready();
             if (p.live.empty()) throw std::logic_error("pipelined forward: no launch can start");
             RunResult r = m.advance(kPipelineSlice);
