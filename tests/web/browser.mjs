@@ -78,15 +78,25 @@ export async function openApp(query = '', options = {}) {
 
 // Waits for the app to render a few more frames, and to have taken every input event sent so far
 // (it takes one key press a frame: state().input_pending), so input has been handled and drawn.
-// It fails when no frame comes for 20 s: a long typed text on a loaded machine takes as many
-// frames as keys, which may be longer than that, while the page is alive all along.
+// It fails when no frame comes for a minute (a frozen page), saying where the app stood: a long
+// typed text on a loaded machine takes as many frames as keys, and a machine running several
+// browsers with software GL may go many seconds between two of them while the page is alive.
 export async function frames(page, n = 3) {
   const start = await page.evaluate(() => window.waferlab.state().frame);
   for (let seen = start; ;) {
-    const r = await page.waitForFunction(([target, seen]) => {
-      const s = window.waferlab.state();
-      return s.frame >= target && !s.input_pending ? -1 : s.frame > seen ? s.frame : false;
-    }, [start + n, seen], { timeout: 20000 });
+    let r;
+    try {
+      r = await page.waitForFunction(([target, seen]) => {
+        const s = window.waferlab.state();
+        return s.frame >= target && !s.input_pending ? -1 : s.frame > seen ? s.frame : false;
+      }, [start + n, seen], { timeout: 60000 });
+    } catch (e) {
+      const s = await page.evaluate(() => {
+        const s = window.waferlab.state();
+        return { frame: s.frame, input_pending: s.input_pending, frame_ms: s.frame_ms, status: s.status, visibility: document.visibilityState };
+      }).catch((e2) => `state() failed too: ${e2.message}`);
+      throw new Error(`no frame for 60 s after frame ${seen} (waiting for frame ${start + n} with no input pending): ${JSON.stringify(s)}`, { cause: e });
+    }
     seen = await r.jsonValue();
     if (seen < 0) return;
   }
