@@ -810,18 +810,19 @@ void FastMode::run_until(MachineState& m, uint64_t limit, uint64_t end) {
     }
 }
 
-FastMode::Ended FastMode::run_whole(MachineState& m, uint64_t end) {
+FastMode::Ended FastMode::run_whole(MachineState& m, uint64_t end, uint64_t lookahead) {
+    const uint64_t stop = lookahead > kNever - end ? kNever : end + lookahead;
     for (;;) {
-        run_until(m, end, end);
+        run_until(m, end, stop);
         if (m.fault_) return Ended::Fault;
         if (flush_starved(m)) continue;   // the run would stop: every PE left short takes what it has, and goes on
         return front() == kNever ? Ended::Quiet : Ended::Slice;
     }
 }
 
-FastMode::Ended FastMode::run(MachineState& m, uint64_t end) {
+FastMode::Ended FastMode::run(MachineState& m, uint64_t end, uint64_t lookahead) {
     end_time_ = std::max(end_time_, m.now_);
-    return m.link_ ? run_bands(m, end) : run_whole(m, end);
+    return m.link_ ? run_bands(m, end) : run_whole(m, end, lookahead);
 }
 
 void FastMode::rest() {

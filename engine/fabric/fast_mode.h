@@ -59,7 +59,7 @@ public:
     void absorb(MachineState& m, const std::vector<int>& listed);
     // Then runs the PEs until every clock reaches end (Slice), nothing can happen (Quiet), or a fault.
     enum class Ended { Quiet, Slice, Fault };
-    Ended run(MachineState& m, uint64_t end);
+    Ended run(MachineState& m, uint64_t end, uint64_t lookahead = 0);   // PEs may run on to end + lookahead (one machine)
     uint64_t quiet_at() const { return ran_ ? end_time_ + 1 : 0; }   // quiet: cycle mode stops the cycle after its last event
     void add_counts(MachineState& m);      // the recorded paths' wavelets into their routers' counters
     // The PEs whose state changed since a deadlock check last found nothing stuck (nullptr: any may have).
@@ -106,7 +106,7 @@ private:
     void run_pe(MachineState& m, int i, uint64_t end);
     uint64_t front();                      // the earliest scheduled PE's key (stale entries dropped), or kNever
     void run_until(MachineState& m, uint64_t limit, uint64_t end);   // the PEs scheduled before limit, in order of their clocks
-    Ended run_whole(MachineState& m, uint64_t end);   // one machine: until quiescent, the slice's end, or a fault
+    Ended run_whole(MachineState& m, uint64_t end, uint64_t lookahead);   // one machine: until quiescent, the slice's end, or a fault
     static uint64_t ring_hops(const MachineState& m);   // more hops than this on one walk: a ring of routes
     // hops: routers the wavelet crossed in other bands before it came here (a ring of routes counts them all).
     void route(MachineState& m, int i, int port, int colour, FastWavelet w, uint64_t hops = 0);

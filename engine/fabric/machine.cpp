@@ -568,8 +568,9 @@ RunResult Machine::run_fast(uint64_t cycles, bool stop_when_quiet) {
         l->clear();
     }
     fast_->absorb(*this, listed);
-    const FastMode::Ended ended = fast_->run(*this, end);
-    if (ended == FastMode::Ended::Slice) {
+    const FastMode::Ended ended = fast_->run(*this, end, lookahead_);
+    // Looking ahead, the PEs may be quiet with clocks past the slice: it ends at its end all the same.
+    if (ended == FastMode::Ended::Slice || (ended == FastMode::Ended::Quiet && fast_->quiet_at() > end)) {
         now_ = end;
         return finish(RunStatus::CyclesDone);
     }

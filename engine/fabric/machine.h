@@ -116,6 +116,12 @@ public:
     RunResult run(uint64_t cycles);                // advance exactly `cycles` (or until a fault)
     RunResult run_until_quiescent(uint64_t budget);   // Watchdog fault past the budget; Deadlock if stuck
     RunResult advance(uint64_t max_cycles);        // a slice of the above: stops when quiescent, no watchdog
+    // Fast mode: a slice's PEs may run on this many cycles past its end (the run's bits and clocks
+    // are the same however it is sliced), stopping where they block rather than at the slice's end.
+    // The slice still ends at its end, quiescent only once every clock is there: the pipelined
+    // schedule looks at its launches every few hundred cycles, and its PEs' long nests go on
+    // unbroken. 0 (the default): every PE stops at the slice's end.
+    void set_lookahead(uint64_t cycles) { lookahead_ = cycles; }
     Fault watchdog(uint64_t budget);               // raise (and return) the Watchdog fault for a spent budget
     bool quiescent() const;                        // nothing active, nothing pending
     // Who holds pending work, and what it waits for: on every PE, or on `pes` alone.
@@ -189,6 +195,7 @@ private:
     Trace trace_;
     RunMode mode_ = RunMode::Cycle;
     std::unique_ptr<FastMode> fast_;               // fast mode's queues and schedule, while in fast mode
+    uint64_t lookahead_ = 0;                       // set_lookahead
     uint64_t synced_router_steps_ = 0, synced_core_steps_ = 0;   // the steps counts at the last sync_bands
 };
 

@@ -163,6 +163,9 @@ public:
     // streaming execution. set_schedule changes it for the next forward (streaming: ignored).
     Schedule schedule() const { return schedule_; }
     void set_schedule(Schedule s) { schedule_ = plan_.streaming ? Schedule::Sequential : s; }
+    // How far past a pipeline's slice its PEs may run in fast mode (pipeline.h): the same launches
+    // at the same cycles whatever it is; 0 stops every PE at every slice's end.
+    void set_lookahead(uint64_t cycles) { lookahead_ = cycles; }
     // The waves a pipelined forward over [t0, t0+n) is planned as (its chunks: default_chunks).
     Pipeline pipeline(int t0, int n) const;
     // While a pipelined forward runs: the launches working now (op, sequence, chunk, window), their
@@ -265,6 +268,7 @@ private:
     std::string error_;
     uint64_t host_bytes_ = 0;     // activation bytes put and got, ever
     Schedule schedule_ = Schedule::Sequential;
+    uint64_t lookahead_ = kPipelineLookahead;
     struct PipeRun;                  // a pipelined forward in progress (pipeline_run.cpp)
     std::shared_ptr<PipeRun> pipe_;
     size_t load_next_ = 0;        // load_step's next: op i's programs (i < n), the links (n), op i's weights (n + 1 + i)

@@ -38,6 +38,9 @@ enum class Schedule : uint8_t { Sequential, Pipelined };
 // The pipelined forward advances the machine in slices of this many cycles, starting launches only
 // between them (pipeline_run.cpp): short against a chunk's launch (4,000-40,000 cycles).
 inline constexpr uint64_t kPipelineSlice = 256;
+// In fast mode its PEs may run this far past a slice's end (Machine::set_lookahead): a launch's
+// nests are not cut at every slice, and it is still seen to finish in the slice it does.
+inline constexpr uint64_t kPipelineLookahead = uint64_t(1) << 20;
 const char* schedule_name(Schedule s);                       // "sequential", "pipelined"
 bool schedule_from_name(const std::string& name, Schedule* out);
 // The schedule a plan runs with: its config's wafer.schedule, sequential for streaming execution

@@ -310,6 +310,11 @@ bool MeshGPT::run_pipeline(size_t slices, size_t until_done) {
     };
     const auto wall = std::chrono::steady_clock::now();
     const size_t first_run = p.runs.size();
+    struct Lookahead {   // fast mode: PEs run on past each slice (the same bits and clocks), for this call only
+        wl::Machine& m;
+        Lookahead(wl::Machine& mm, uint64_t cycles) : m(mm) { m.set_lookahead(cycles); }
+        ~Lookahead() { m.set_lookahead(0); }
+    } lookahead(m, lookahead_);
     try {
         bool finished = true;   // what may start changes only when a launch finishes (its outputs, its PEs)
         const size_t target = until_done ? until_done : U;

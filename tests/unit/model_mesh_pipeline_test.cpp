@@ -339,6 +339,63 @@ TEST(MeshPipeline, HostCarriedGradientsKeepTheBits) {
     EXPECT_LT(s[1].cycles, s[0].cycles);
 }
 
+// Fast mode lets a pipeline's PEs run past each slice (MeshGPT::set_lookahead) so that their nests
+// are not cut every 256 cycles. A launch must still be seen to finish in the slice it does: with
+// and without it, a training step and a batch's forward make the same launches at the same cycles,
+// with the same counts and the same bits.
+TEST(MeshPipeline, LookingAheadChangesNoLaunchAndNoCycle) {
+    const GPTConfig cfg = config(2, 2, 16, 24, 11);
+    GPT model(cfg);
+    model.init_weights(6);
+    auto r = plan_model(cfg, 8, 8, kernels(), wl::MachineConfig{}.sram_bytes, /*train=*/true);
+    ASSERT_TRUE(r.ok) << r.error;
+    const std::vector<int> in = tokens(2 * 24, cfg.vocab_size, 6), tg = tokens(2 * 24, cfg.vocab_size, 9);
+    struct Ran {
+        wl::model::TrainStep step;
+        std::vector<wl::model::OpRun> runs;
+        std::vector<float> weights, logits;
+        std::vector<wl::model::LaunchSpan> batch;
+    } ran[2];
+    for (int i = 0; i < 2; i++) {
+        MeshTrainer tr(r.plan, model);
+        tr.mesh().set_schedule(Schedule::Pipelined);
+        if (i) tr.mesh().set_lookahead(0);
+        ASSERT_TRUE(tr.step(in.data(), tg.data(), 2, 24, 1e-3, &ran[i].step)) << tr.error();
+        ran[i].runs = tr.last_run();
+        tr.read_params(&ran[i].weights);
+        ASSERT_TRUE(tr.mesh().forward_batch(in.data(), 2, 24, &ran[i].logits)) << tr.mesh().error();
+        ran[i].batch = tr.mesh().timeline();
+    }
+    EXPECT_EQ(ran[0].step.cycles, ran[1].step.cycles);
+    EXPECT_EQ(ran[0].step.instructions, ran[1].step.instructions);
+    EXPECT_EQ(float_bits(ran[0].step.loss), float_bits(ran[1].step.loss));
+    EXPECT_EQ(differ(ran[0].weights, ran[1].weights.data()), 0);
+    EXPECT_EQ(differ(ran[0].logits, ran[1].logits.data()), 0);
+    ASSERT_EQ(ran[0].runs.size(), ran[1].runs.size());
+    int concurrent = 0;
+    for (size_t k = 0; k < ran[0].runs.size(); k++) {
+        const wl::model::OpRun &a = ran[0].runs[k], &b = ran[1].runs[k];
+        SCOPED_TRACE(a.name + " " + a.op);
+        EXPECT_EQ(a.name + a.op, b.name + b.op);
+        EXPECT_EQ(a.start, b.start);
+        EXPECT_EQ(a.span, b.span);
+        EXPECT_EQ(a.cycles, b.cycles);
+        EXPECT_EQ(a.instructions, b.instructions);
+        EXPECT_EQ(a.busy, b.busy);
+        EXPECT_EQ(a.wavelets, b.wavelets);
+        concurrent += a.concurrent;
+    }
+    EXPECT_GT(concurrent, 10) << "the step ran pipelined";
+    ASSERT_EQ(ran[0].batch.size(), ran[1].batch.size());
+    for (size_t k = 0; k < ran[0].batch.size(); k++) {
+        const wl::model::LaunchSpan &a = ran[0].batch[k], &b = ran[1].batch[k];
+        EXPECT_EQ(a.op + "/" + std::to_string(a.sequence) + "/" + std::to_string(a.chunk) + " " + std::to_string(a.start) + ".." +
+                      std::to_string(a.end),
+                  b.op + "/" + std::to_string(b.sequence) + "/" + std::to_string(b.chunk) + " " + std::to_string(b.start) + ".." +
+                      std::to_string(b.end));
+    }
+}
+
 // The record bench mesh-gpt --train reports: one step under each schedule from the same weights.
 TEST(MeshPipeline, CompareSchedulesReportsBothStepsInOneRun) {
     const GPTConfig cfg = nano();
