@@ -314,16 +314,25 @@ TEST(MeshPipeline, NanoTrainingStepsAreTheSequentialOnesBitForBit) {
     EXPECT_GT(gain, 1.5);
 }
 
-// On a small mesh the placement lines up fewer ops, and the host carries some activations and
-// gradients between them: a pipelined backward launch then waits for the one whose gradient the host
-// got, and takes its chunk's columns of it. The same bits again.
+// Two layers of 16 channels on 8x8, planned for training: the placement lines up fewer ops, and the
+// host carries some activations and gradients between them. A batch of two sequences of 24 tokens.
+struct SmallTraining {
+    GPTConfig cfg = config(2, 2, 16, 24, 11);
+    GPT model{cfg};
+    wl::model::PlanResult r;
+    std::vector<int> in = tokens(2 * 24, cfg.vocab_size, 6), tg = tokens(2 * 24, cfg.vocab_size, 9);
+    SmallTraining() {
+        model.init_weights(6);
+        r = plan_model(cfg, 8, 8, kernels(), wl::MachineConfig{}.sram_bytes, /*train=*/true);
+    }
+};
+
+// Where the host carries a gradient (SmallTraining), a pipelined backward launch waits for the one
+// whose gradient the host got, and takes its chunk's columns of it. The same bits again.
 TEST(MeshPipeline, HostCarriedGradientsKeepTheBits) {
-    const GPTConfig cfg = config(2, 2, 16, 24, 11);
-    GPT model(cfg);
-    model.init_weights(6);
-    auto r = plan_model(cfg, 8, 8, kernels(), wl::MachineConfig{}.sram_bytes, /*train=*/true);
-    ASSERT_TRUE(r.ok) << r.error;
-    const std::vector<int> in = tokens(2 * 24, cfg.vocab_size, 6), tg = tokens(2 * 24, cfg.vocab_size, 9);
+    const SmallTraining f;
+    ASSERT_TRUE(f.r.ok) << f.r.error;
+    const auto& [cfg, model, r, in, tg] = f;
     wl::model::TrainStep s[2];
     std::vector<float> w[2];
     for (int i = 0; i < 2; i++) {
@@ -344,12 +353,9 @@ TEST(MeshPipeline, HostCarriedGradientsKeepTheBits) {
 // and without it, a training step and a batch's forward make the same launches at the same cycles,
 // with the same counts and the same bits.
 TEST(MeshPipeline, LookingAheadChangesNoLaunchAndNoCycle) {
-    const GPTConfig cfg = config(2, 2, 16, 24, 11);
-    GPT model(cfg);
-    model.init_weights(6);
-    auto r = plan_model(cfg, 8, 8, kernels(), wl::MachineConfig{}.sram_bytes, /*train=*/true);
-    ASSERT_TRUE(r.ok) << r.error;
-    const std::vector<int> in = tokens(2 * 24, cfg.vocab_size, 6), tg = tokens(2 * 24, cfg.vocab_size, 9);
+    const SmallTraining f;
+    ASSERT_TRUE(f.r.ok) << f.r.error;
+    const auto& [cfg, model, r, in, tg] = f;
     struct Ran {
         wl::model::TrainStep step;
         std::vector<wl::model::OpRun> runs;
