@@ -807,8 +807,9 @@ void ModelWindow::draw_forward() {
     if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
         ImGui::SetTooltip(streamed ? "streaming execution runs one op at a time: one layer's ops serve every layer"
                                    : "sequential: one op at a time, each over the whole window.\npipelined: the window cut into chunks "
-                                     "of about 8 steps, op k on chunk c while op k+1 works on chunk c-1\n(wafer.schedule; docs/model-compiler.md, "
-                                     "\"Pipelined execution\")");
+                                     "of about 8 steps, op k on chunk c while op k+1 works on chunk c-1:\nfewer emulated cycles, but more, shorter "
+                                     "vector ops for this computer to emulate (a training step about 5 times as long)\n"
+                                     "(wafer.schedule; docs/model-compiler.md, \"Pipelined execution\")");
     ImGui::SameLine();
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 2);
     if (ImGui::InputInt("seqs##batch", &batch_, 0, 0)) batch_ = std::clamp(batch_, 1, ModelSession::kMaxBatch);
