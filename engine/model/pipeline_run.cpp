@@ -385,9 +385,11 @@ bool MeshGPT::run_pipeline(size_t slices, size_t until_done) {
     if (p.done < U) return true;
     // Done: an OpRun per op, in the schedule's order, its launches' counts added up (the sequential
     // schedule's one run per op). What no launch held (routers between launches that only passed
-    // wavelets on) goes to the first, so the runs add up to the machine's counts. Every op's window
-    // is the whole one again, as the sequential schedule leaves it (what runs next reads its
-    // producers' windows over links).
+    // wavelets on) goes to the first, so the runs add up to the machine's counts. A launch's hops are
+    // its box's routers' while it ran: fast mode counts a wavelet's hops as it is sent, its PEs ahead
+    // of the slice, so a hop on a router another launch holds may go to either op (their sum is the
+    // same). Every op's window is the whole one again, as the sequential schedule leaves it (what
+    // runs next reads its producers' windows over links).
     std::vector<OpRun> ops(size_t(p.D));
     for (int k = 0; k < p.D; k++) {
         const PlannedOp& op = p.op_of(k);
