@@ -808,7 +808,7 @@ void ModelWindow::draw_forward() {
         ImGui::SetTooltip(streamed ? "streaming execution runs one op at a time: one layer's ops serve every layer"
                                    : "sequential: one op at a time, each over the whole window.\npipelined: the window cut into chunks "
                                      "of about 8 steps, op k on chunk c while op k+1 works on chunk c-1:\nfewer emulated cycles, but more, shorter "
-                                     "vector ops for this computer to emulate (a training step about 5 times as long)\n"
+                                     "vector ops for this computer to emulate (a training step 5 to 6 times as long)\n"
                                      "(wafer.schedule; docs/model-compiler.md, \"Pipelined execution\")");
     ImGui::SameLine();
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 2);

@@ -113,7 +113,7 @@ struct GPTConfig {
     std::string arch = "default";         // a machine profile's id (engine/fabric/wafer.h): its SRAM per PE is the planner's
     std::string mode = "fast";
     Execution execution = Execution::Resident;
-    std::string schedule = "sequential";   // pipelined: fewer cycles, but a training step 6 times the host time (docs/configs.md)
+    std::string schedule = "sequential";   // pipelined: fewer cycles, but a training step 5-6 times the host time (docs/configs.md)
 
     // Set one key ("optimizer.learning_rate") from text; throws ConfigError(where + message)
     // on an unknown key (with the nearest known one) or a value of the wrong type.
