@@ -211,8 +211,11 @@ const std::vector<App::Method>& App::methods() {
              if (!a.write_workspace()) throw std::runtime_error(a.files_.problem);
              return a.state();
          }},
-        {"raise_in_frame", "", M::kLocal | M::kInternal, [](App& a, const json&) {   // the tests: the next frame throws, as a bug would
-             a.raise_in_frame_ = true;
+        {"raise_in_frame", "trap=false", M::kLocal | M::kInternal, [](App& a, const json& x) {   // the tests: the next frame fails, as a bug would
+             a.raise_in_frame_ = flag_arg(x, "trap", false) ? App::Raise::Trap : App::Raise::Exception;
+#ifndef __EMSCRIPTEN__
+             if (a.raise_in_frame_ == App::Raise::Trap) throw std::invalid_argument("a trap ends a native process: the page's frame guard only");
+#endif
              return json(nullptr);
          }},
         {"flush_state", "", M::kLocal | M::kInternal, [](App& a, const json&) {   // the page, as it goes away

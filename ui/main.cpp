@@ -1,6 +1,7 @@
 // main.cpp: the platform layer — SDL2 window, OpenGL context, Dear ImGui backends.
 // One file for native and web: the loop body is Platform::frame(), called by a
-// plain loop natively and by emscripten_set_main_loop in the browser (no Asyncify).
+// plain loop natively and by emscripten_set_main_loop in the browser (no Asyncify), inside a
+// JS try there (wl_js_frame).
 //
 //   waferlab [--mesh WxH] [--example NAME] [--lesson N] [--run N|all | --play S] [--frames N] [--screenshot out.png] [--no-persist] [--no-start] [--dev] [--embed [--editor]]
 //     --lesson N          open lesson N in the Lessons panel, its starter in the editor
@@ -151,6 +152,7 @@ struct Platform {
     int exit_code = 0;
 
     void frame();
+    void frame_failed(const char* what);
     bool take_events();         // true when any event other than a window event came
     void handle(const SDL_Event& ev);
     void new_imgui_frame();
@@ -332,6 +334,17 @@ void Platform::frame() {
     wlui::js_bridge_frame_done(app->frames());
 }
 
+// A frame that stopped without a C++ exception (a trap, a JS error: see wl_js_frame) is closed as
+// guarded() closes one, and recovered the same way.
+void Platform::frame_failed(const char* what) {
+    if (GImGui->WithinFrameScope) {
+        ImGui::ErrorCheckEndFrameRecover(nullptr);
+        while (GImGui->FontStack.Size > 0) ImGui::PopFont();
+        ImGui::EndFrame();
+    }
+    app->recover("drawing a frame", what);
+}
+
 void Platform::finish() {
     ImGui_ImplOpenGL3_Shutdown();
     ImGui_ImplSDL2_Shutdown();
@@ -342,6 +355,31 @@ void Platform::finish() {
 }
 
 }  // namespace
+
+#ifdef __EMSCRIPTEN__
+// A trap (an out-of-bounds access, `unreachable`) or a JS error in a frame is no C++ exception, so
+// guarded() cannot take it, and thrown out of the main loop's callback it ends Emscripten's loop for
+// good: the page keeps its last picture and takes no more input, the edits since the last autosave
+// in it. So each frame runs inside a JS try, and one that threw is recovered like an exception.
+static Platform* g_platform = nullptr;
+extern "C" EMSCRIPTEN_KEEPALIVE void wl_frame() { g_platform->frame(); }
+extern "C" EMSCRIPTEN_KEEPALIVE void wl_frame_failed(const char* what) { g_platform->frame_failed(what); }
+EM_JS(void, wl_js_frame, (), {
+    const sp = stackSave();
+    try {
+        _wl_frame();
+    } catch (e) {
+        stackRestore(sp);   // a trap skips the epilogues that free the frame's shadow stack
+        if (ABORT) throw e;   // abort(): the runtime is gone (onAbort said so on the page)
+        console.error('[waferlab] a frame stopped: ' + (e && e.stack || e));
+        const what = 'the page stopped it: ' + String(e && e.message || e);
+        const n = lengthBytesUTF8(what) + 1, p = stackAlloc(n);
+        stringToUTF8(what, p, n);
+        _wl_frame_failed(p);
+        stackRestore(sp);
+    }
+});
+#endif
 
 int main(int argc, char** argv) {
     auto* p = new Platform;
@@ -390,7 +428,8 @@ int main(int argc, char** argv) {
     wlui::js_bridge_attach(p->app);
 
 #ifdef __EMSCRIPTEN__
-    emscripten_set_main_loop_arg([](void* arg) { static_cast<Platform*>(arg)->frame(); }, p, 0, true);
+    g_platform = p;
+    emscripten_set_main_loop(wl_js_frame, 0, true);
 #else
     while (!p->done) p->frame();
     p->app->flush_state();

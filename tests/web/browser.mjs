@@ -35,6 +35,8 @@ function release() {
   }, 1000);
 }
 
+const pageLogs = new WeakMap();   // page → its console and page errors, for frames()'s failure
+
 // A fresh browser context (empty localStorage) with one page.
 export async function launch({ scale = 1, width = 1280, height = 720 } = {}) {
   const b = await browser();
@@ -42,6 +44,7 @@ export async function launch({ scale = 1, width = 1280, height = 720 } = {}) {
   const context = await b.newContext({ viewport: { width, height }, deviceScaleFactor: scale });
   const page = await context.newPage();
   const logs = [];
+  pageLogs.set(page, logs);
   page.on('console', (m) => logs.push(`${m.type()}: ${m.text()}`));
   page.on('pageerror', (e) => logs.push(`pageerror: ${e.message}`));
   let closed = false;
@@ -78,7 +81,8 @@ export async function openApp(query = '', options = {}) {
 
 // Waits for the app to render a few more frames, and to have taken every input event sent so far
 // (it takes one key press a frame: state().input_pending), so input has been handled and drawn.
-// It fails when no frame comes for a minute (a frozen page), saying where the app stood: a long
+// It fails when no frame comes for a minute (a frozen page), saying where the app stood and what
+// the page last logged: a long
 // typed text on a loaded machine takes as many frames as keys, and a machine running several
 // browsers with software GL may go many seconds between two of them while the page is alive.
 export async function frames(page, n = 3) {
@@ -91,11 +95,17 @@ export async function frames(page, n = 3) {
         return s.frame >= target && !s.input_pending ? -1 : s.frame > seen ? s.frame : false;
       }, [start + n, seen], { timeout: 60000 });
     } catch (e) {
-      const s = await page.evaluate(() => {
+      // Where the app stood, whether the browser still calls animation frames at all (if it does,
+      // the app's loop has ended), and what the page last logged.
+      const s = await page.evaluate(async () => {
         const s = window.waferlab.state();
-        return { frame: s.frame, input_pending: s.input_pending, frame_ms: s.frame_ms, status: s.status, visibility: document.visibilityState };
+        const raf = await Promise.race([new Promise((r) => requestAnimationFrame(() => r(true))), new Promise((r) => setTimeout(() => r(false), 5000))]);
+        return { frame: s.frame, input_pending: s.input_pending, frame_ms: s.frame_ms, status: s.status, recovered: s.recovered,
+                 visibility: document.visibilityState, animation_frames: raf };
       }).catch((e2) => `state() failed too: ${e2.message}`);
-      throw new Error(`no frame for 60 s after frame ${seen} (waiting for frame ${start + n} with no input pending): ${JSON.stringify(s)}`, { cause: e });
+      const logs = (pageLogs.get(page) || []).slice(-12).join('\n');
+      throw new Error(`no frame for 60 s after frame ${seen} (waiting for frame ${start + n} with no input pending): ${JSON.stringify(s)}\n` +
+                      `the page's last logs:\n${logs}`, { cause: e });
     }
     seen = await r.jsonValue();
     if (seen < 0) return;

@@ -176,7 +176,7 @@ test('lesson 15: the text\'s load_w() shows its definition; a new lesson opens a
   } finally { await app.close(); }
 });
 
-test('an exception in a frame is reported in the app, the work saved first, and the page goes on', async () => {
+test('an exception or a trap in a frame is reported in the app, the work saved first, and the page goes on', async () => {
   const app = await openApp('?lesson=1');
   const { page, logs } = app;
   try {
@@ -184,7 +184,7 @@ test('an exception in a frame is reported in the app, the work saved first, and 
     await page.evaluate(() => window.waferlab.set_source('// work in progress\n'));
     await page.evaluate(() => window.waferlab.call('raise_in_frame'));
     await frames(page, 5);
-    const s = await state(page);
+    let s = await state(page);
     assert.deepEqual(pageErrors(logs), []);
     assert.equal(s.recovered.length, 1);
     assert.match(s.recovered[0], /drawing a frame: raise_in_frame/);
@@ -196,6 +196,22 @@ test('an exception in a frame is reported in the app, the work saved first, and 
     await clickAt(page, centreOf(s.layout.menu_view));
     await frames(page);
     assert.ok((await state(page)).frame > f);
+
+    // A trap (no C++ exception: an out-of-bounds access would be one) the same, the edits since
+    // kept: it would have ended the browser's main loop, the page frozen with them in it.
+    await page.keyboard.press('Escape');
+    await page.evaluate(() => window.waferlab.set_source('// more work\n'));
+    await page.evaluate(() => window.waferlab.call('raise_in_frame', { trap: true }));
+    await frames(page, 5);
+    s = await state(page);
+    assert.equal(s.recovered.length, 2);
+    assert.match(s.recovered[1], /^drawing a frame: the page stopped it: .*unreachable/);
+    assert.ok(logs.some((l) => /^error: \[waferlab\] a frame stopped: .*unreachable/.test(l)), logs.join('\n'));
+    assert.deepEqual(pageErrors(logs), []);
+    assert.equal(JSON.parse(await page.evaluate(() => localStorage.getItem('waferlab/workspace.json'))).text, '// more work\n');
+    await clickAt(page, centreOf(s.layout.menu_view));
+    await frames(page);
+    assert.ok((await state(page)).frame > s.frame);
   } finally { await app.close(); }
 });
 
