@@ -35,7 +35,10 @@
 #include <string>
 
 #ifdef __EMSCRIPTEN__
+#include "ui/webgl_state.h"
+
 #include <emscripten.h>
+#include <emscripten/html5.h>
 #include <GLES3/gl3.h>
 static const char* kGlslVersion = "#version 300 es";
 static const char* kFontDir = "/fonts";
@@ -144,6 +147,7 @@ struct Platform {
     float pixel_scale = 0.0f;   // framebuffer pixels per window unit, the font is built for it
     float font_scale = 0.0f;    // View > Font size, the font is built for it too
     SDL_Event deferred{};       // the event an ImGui frame could not take, first for the next (type 0: none)
+    bool gl_restored = false;   // web: the browser gave the WebGL context back, what lived in it is remade
     ImVec2 mouse{-FLT_MAX, -FLT_MAX};   // where the events put the mouse, in the order they came
     bool mouse_down[3] = {}, mouse_pressed[3] = {};   // per button: held, and went down since the last ImGui frame
     bool shown_down[3] = {};                          // per button: down in what the last ImGui frame was given
@@ -152,7 +156,7 @@ struct Platform {
     int exit_code = 0;
 
     void frame();
-    void frame_failed(const char* what);
+    void frame_failed(const char* what);   // web only (wl_js_frame)
     bool take_events();         // true when any event other than a window event came
     void handle(const SDL_Event& ev);
     void new_imgui_frame();
@@ -253,6 +257,13 @@ void Platform::frame() {
     wlui::js_bridge_canvas_size(&cw, &ch);
     SDL_GetWindowSize(window, &ww, &wh);
     if (cw > 0 && ch > 0 && (cw != ww || ch != wh)) SDL_SetWindowSize(window, cw, ch);
+    if (gl_restored) {   // the old context's buffers, shaders and font texture went with it
+        gl_restored = false;
+        wlui::webgl_state_forget();
+        ImGui_ImplOpenGL3_Shutdown();   // not just its device objects: it keeps their buffers' sizes
+        ImGui_ImplOpenGL3_Init(kGlslVersion);
+        drawn_w = drawn_h = -1;   // and a frame is drawn, idle embed or not
+    }
 #endif
     bool input = take_events();
     app->input_pending(deferred.type != 0 || SDL_HasEvents(SDL_FIRSTEVENT, SDL_LASTEVENT));
@@ -334,6 +345,7 @@ void Platform::frame() {
     wlui::js_bridge_frame_done(app->frames());
 }
 
+#ifdef __EMSCRIPTEN__
 // A frame that stopped without a C++ exception (a trap, a JS error: see wl_js_frame) is closed as
 // guarded() closes one, and recovered the same way.
 void Platform::frame_failed(const char* what) {
@@ -344,6 +356,7 @@ void Platform::frame_failed(const char* what) {
     }
     app->recover("drawing a frame", what);
 }
+#endif
 
 void Platform::finish() {
     ImGui_ImplOpenGL3_Shutdown();
@@ -429,6 +442,14 @@ int main(int argc, char** argv) {
 
 #ifdef __EMSCRIPTEN__
     g_platform = p;
+    // The browser may take the WebGL context away (a GPU reset, its GPU process restarted): the
+    // canvas goes blank, for good unless the page asks for it back (true: preventDefault) and
+    // remakes what lived in it once it comes (gl_restored). The app runs on meanwhile.
+    emscripten_set_webglcontextlost_callback("#canvas", p, false, [](int, const void*, void*) -> EM_BOOL { return EM_TRUE; });
+    emscripten_set_webglcontextrestored_callback("#canvas", p, false, [](int, const void*, void* arg) -> EM_BOOL {
+        static_cast<Platform*>(arg)->gl_restored = true;
+        return EM_TRUE;
+    });
     emscripten_set_main_loop(wl_js_frame, 0, true);
 #else
     while (!p->done) p->frame();

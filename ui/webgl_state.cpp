@@ -9,6 +9,8 @@
 // the shadow and forward to WebGL through the emscripten_gl* names Emscripten provides for exactly
 // this (library_webgl.js: "to allow name collisions with user-implemented things"). Anything not
 // shadowed goes to WebGL's own getParameter.
+#include "ui/webgl_state.h"
+
 #include <GLES3/gl3.h>
 #include <webgl/webgl1.h>
 #include <webgl/webgl2.h>
@@ -51,6 +53,8 @@ bool* capability(GLenum cap) {
 }
 
 }  // namespace
+
+void wlui::webgl_state_forget() { s = Shadow{}; }
 
 extern "C" {
 

@@ -1,5 +1,5 @@
 // The mesh canvas in the browser: colouring modes, the route overlay drawn from
-// the live machine, and the heatmap level of detail at 256x256.
+// the live machine, the heatmap level of detail at 256x256, and a lost WebGL context.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -73,4 +73,23 @@ test('a 256x256 mesh is drawn as a heatmap, quickly', async () => {
   assert.equal(s.canvas.detail, 'heatmap');
   assert.equal(s.canvas.visible_pes, 256 * 256);
   console.log(`256x256 heatmap: canvas draw ${s.canvas.draw_ms.toFixed(2)} ms`);
+});
+
+test('a WebGL context the browser takes away comes back, and the canvas is drawn again', async () => {
+  const { page } = app;
+  await call('load_example', { name: 'summa', discard: true });
+  await frames(page, 3);
+  const shot = async () => imageStats(page, await page.locator('#canvas').screenshot());
+  const before = await shot();
+  // The extension is not to be had from a lost context: the one that lost it restores it.
+  await page.evaluate(() => (window.loser = document.getElementById('canvas').getContext('webgl2').getExtension('WEBGL_lose_context')).loseContext());
+  await frames(page, 3);   // the app runs on meanwhile
+  assert.ok((await shot()).distinct < 4, 'the canvas was not blank with its context lost');
+  await page.evaluate(() => window.loser.restoreContext());
+  await page.waitForFunction(() => !document.getElementById('canvas').getContext('webgl2').isContextLost(), null, { timeout: 30000 });
+  await frames(page, 3);
+  const after = await shot();
+  assert.ok(after.distinct >= before.distinct * 0.8 && Math.abs(after.mean - before.mean) < 10,
+            `drawn again: ${JSON.stringify(after)} against ${JSON.stringify(before)} before`);
+  assert.deepEqual(app.logs.filter((l) => /pageerror|restoration not allowed/.test(l)), []);
 });
