@@ -385,7 +385,7 @@ EM_JS(void, wl_js_frame, (), {
         stackRestore(sp);   // a trap skips the epilogues that free the frame's shadow stack
         if (ABORT) throw e;   // abort(): the runtime is gone (onAbort said so on the page)
         console.error('[waferlab] a frame stopped: ' + (e && e.stack || e));
-        const what = 'the page stopped it: ' + String(e && e.message || e);
+        const what = 'the browser stopped it: ' + String(e);   // RuntimeError: memory access out of bounds, ...
         const n = lengthBytesUTF8(what) + 1, p = stackAlloc(n);
         stringToUTF8(what, p, n);
         _wl_frame_failed(p);

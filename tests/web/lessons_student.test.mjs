@@ -205,7 +205,8 @@ test('an exception or a trap in a frame is reported in the app, the work saved f
     await frames(page, 5);
     s = await state(page);
     assert.equal(s.recovered.length, 2);
-    assert.match(s.recovered[1], /^drawing a frame: the page stopped it: .*unreachable/);
+    assert.equal(s.recovered[1], 'drawing a frame: the browser stopped it: RuntimeError: unreachable');
+    assert.ok(s.notices.some((n) => /while drawing a frame \(the browser stopped it: RuntimeError: unreachable\)\. Your kernel is saved/.test(n)), JSON.stringify(s.notices));
     assert.ok(logs.some((l) => /^error: \[waferlab\] a frame stopped: .*unreachable/.test(l)), logs.join('\n'));
     assert.deepEqual(pageErrors(logs), []);
     assert.equal(JSON.parse(await page.evaluate(() => localStorage.getItem('waferlab/workspace.json'))).text, '// more work\n');
