@@ -532,10 +532,13 @@ void App::editor_window() {
         if (er.changed) doc_.refresh();
         if (er.compile_requested) compile_and_load();
         if (er.hover) hover_help(*er.hover);
-        if (n) {
+        // The edit just made may have changed the diagnostics: the list is the text's now, not the
+        // n it was sized for (a key that mends the last error left n past the end, read as garbage).
+        const std::vector<wl::lang::Diagnostic>& diags = doc_.diagnostics();
+        if (!diags.empty()) {
             ImGui::BeginChild("##diagnostics", ImVec2(0, 0), false);
-            for (size_t i = 0; i < n; ++i) {
-                const auto& d = doc_.diagnostics()[i];
+            for (size_t i = 0; i < diags.size(); ++i) {
+                const auto& d = diags[i];
                 ImGui::PushID(int(i));
                 ImVec4 col = d.severity == wl::lang::Severity::Error ? kErrorText : kWarnText;
                 char label[64];
