@@ -255,8 +255,8 @@ private:
     bool refit_ = false;                           // fit the mesh to the free area at the end of this frame
     uint64_t frame_ = 0;
     std::vector<std::string> recovered_;   // what recover() caught, oldest first (state().recovered)
-    enum class Raise { None, Exception, Trap };
-    Raise raise_in_frame_ = Raise::None;   // the next frame throws or traps (raise_in_frame, for the tests of recover())
+    int raise_frames_ = 0;                 // the next frames that throw, or trap (raise_in_frame, for the tests of recover())
+    bool raise_trap_ = false;
     uint64_t quiet_frames_ = 0;          // frames since the last input, call or motion (wants_frame)
     bool show_about_ = false;
     bool show_demo_ = false;

@@ -211,11 +211,13 @@ const std::vector<App::Method>& App::methods() {
              if (!a.write_workspace()) throw std::runtime_error(a.files_.problem);
              return a.state();
          }},
-        {"raise_in_frame", "trap=false", M::kLocal | M::kInternal, [](App& a, const json& x) {   // the tests: the next frame fails, as a bug would
-             a.raise_in_frame_ = flag_arg(x, "trap", false) ? App::Raise::Trap : App::Raise::Exception;
+        {"raise_in_frame", "trap=false frames=1", M::kLocal | M::kInternal, [](App& a, const json& x) {   // the tests: the next frames fail, as a bug would
+             const bool trap = flag_arg(x, "trap", false);
 #ifndef __EMSCRIPTEN__
-             if (a.raise_in_frame_ == App::Raise::Trap) throw std::invalid_argument("a trap ends a native process: the page's frame guard only");
+             if (trap) throw std::invalid_argument("a trap ends a native process: the page's frame guard only");
 #endif
+             a.raise_trap_ = trap;
+             a.raise_frames_ = int(int_arg(x, "frames", NumberRange::closed(1, 100), 1));
              return json(nullptr);
          }},
         {"flush_state", "", M::kLocal | M::kInternal, [](App& a, const json&) {   // the page, as it goes away

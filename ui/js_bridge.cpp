@@ -74,6 +74,10 @@ EM_JS(void, wl_js_event, (const char* name, const char* detail), {
     if (window.waferlab && window.waferlab._event) window.waferlab._event(UTF8ToString(name), JSON.parse(UTF8ToString(detail)));
 });
 
+EM_JS(void, wl_js_fatal, (const char* message), {
+    if (window.waferlab && window.waferlab._fatal) window.waferlab._fatal(UTF8ToString(message));
+});
+
 EM_JS(int, wl_js_window_w, (), { return window.innerWidth; });
 // An embed's "Open in WaferLab" strip (web/waferlab.css) sits below the canvas: the app gets the rest.
 EM_JS(int, wl_js_window_h, (), {
@@ -98,6 +102,7 @@ bool js_bridge_can_open_url() { return true; }
 void js_bridge_open_url(const char* url) { wl_js_open_url(url); }
 void js_bridge_share() { wl_js_share(); }
 void js_bridge_event(const char* name, const std::string& detail_json) { wl_js_event(name, detail_json.c_str()); }
+void js_bridge_fatal(const std::string& message) { wl_js_fatal(message.c_str()); }
 }  // namespace wlui
 
 #else
@@ -114,6 +119,7 @@ bool js_bridge_can_open_url() { return false; }
 void js_bridge_open_url(const char*) {}
 void js_bridge_share() {}
 void js_bridge_event(const char*, const std::string&) {}
+void js_bridge_fatal(const std::string&) {}
 }  // namespace wlui
 void js_bridge_download(const char*, const char*, const void*, size_t) {}
 

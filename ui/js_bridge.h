@@ -20,6 +20,7 @@ bool js_bridge_can_open_url();                        // true on the web: links 
 void js_bridge_open_url(const char* url);             // a link's target, in a new tab (web only)
 void js_bridge_share();                               // File > Share: the page's share dialog (web only)
 void js_bridge_event(const char* name, const std::string& detail_json);   // to the page and an embedder (web only)
+void js_bridge_fatal(const std::string& message);     // the page's own words over the canvas: the app has stopped (web only)
 
 }  // namespace wlui
 

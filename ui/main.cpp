@@ -43,6 +43,7 @@
 static const char* kGlslVersion = "#version 300 es";
 static const char* kFontDir = "/fonts";
 static const char* kAssetDir = "";        // examples/ and lessons/ are preloaded at /examples and /lessons
+constexpr int kFailedFramesToStop = 5;    // frames in a row a trap stops before the page gives up (frame_failed)
 #else
 #include <SDL_opengl.h>
 static const char* kGlslVersion = "#version 150";
@@ -148,6 +149,7 @@ struct Platform {
     float font_scale = 0.0f;    // View > Font size, the font is built for it too
     SDL_Event deferred{};       // the event an ImGui frame could not take, first for the next (type 0: none)
     bool gl_restored = false;   // web: the browser gave the WebGL context back, what lived in it is remade
+    int failed_in_a_row = 0;    // web: frames a trap or a JS error stopped since the last that ended (frame_failed)
     ImVec2 mouse{-FLT_MAX, -FLT_MAX};   // where the events put the mouse, in the order they came
     bool mouse_down[3] = {}, mouse_pressed[3] = {};   // per button: held, and went down since the last ImGui frame
     bool shown_down[3] = {};                          // per button: down in what the last ImGui frame was given
@@ -343,11 +345,13 @@ void Platform::frame() {
     SDL_GL_SwapWindow(window);
     app->frame_busy(spent_ms());
     wlui::js_bridge_frame_done(app->frames());
+    failed_in_a_row = 0;
 }
 
 #ifdef __EMSCRIPTEN__
 // A frame that stopped without a C++ exception (a trap, a JS error: see wl_js_frame) is closed as
-// guarded() closes one, and recovered the same way.
+// guarded() closes one, and recovered the same way. One that stops every time draws nothing, not
+// even the notice: after a few in a row the loop ends, and the page says so over the canvas.
 void Platform::frame_failed(const char* what) {
     if (GImGui->WithinFrameScope) {
         ImGui::ErrorCheckEndFrameRecover(nullptr);
@@ -355,6 +359,10 @@ void Platform::frame_failed(const char* what) {
         ImGui::EndFrame();
     }
     app->recover("drawing a frame", what);
+    if (++failed_in_a_row < kFailedFramesToStop) return;
+    emscripten_cancel_main_loop();
+    wlui::js_bridge_fatal("WaferLab stopped: every frame fails (" + std::string(what) +
+                          "). Your kernel is saved: reload the page to go on, and if it happens again, please report these words.");
 }
 #endif
 

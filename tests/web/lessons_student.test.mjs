@@ -216,6 +216,25 @@ test('an exception or a trap in a frame is reported in the app, the work saved f
   } finally { await app.close(); }
 });
 
+test('a frame that traps every time stops the page, in its words over the canvas, the work saved', async () => {
+  const app = await openApp('?lesson=1');
+  const { page, logs } = app;
+  try {
+    await frames(page);
+    await page.evaluate(() => window.waferlab.set_source('// my work\n'));
+    await page.evaluate(() => window.waferlab.call('raise_in_frame', { trap: true, frames: 50 }));
+    // Such frames draw nothing, not even the app's notice: after five in a row the page says it.
+    await page.locator('#fatal').waitFor({ state: 'visible', timeout: 60000 });
+    assert.equal(await page.locator('#fatal').textContent(),
+                 'WaferLab stopped: every frame fails (the browser stopped it: RuntimeError: unreachable). Your kernel is saved: ' +
+                 'reload the page to go on, and if it happens again, please report these words.');
+    const s = await state(page);
+    assert.equal(s.recovered.length, 5);
+    assert.equal(JSON.parse(await page.evaluate(() => localStorage.getItem('waferlab/workspace.json'))).text, '// my work\n');
+    assert.deepEqual(pageErrors(logs), []);
+  } finally { await app.close(); }
+});
+
 test('typing while the mesh trains: every key arrives, once and in order', async () => {
   const app = await openApp('?lesson=13', { width: 1366, height: 768 });
   const { page } = app;
