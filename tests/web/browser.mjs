@@ -82,9 +82,9 @@ export async function openApp(query = '', options = {}) {
 // Waits for the app to render a few more frames, and to have taken every input event sent so far
 // (it takes one key press a frame: state().input_pending), so input has been handled and drawn.
 // It fails when no frame comes for a minute (a frozen page), saying where the app stood and what
-// the page last logged: a long
-// typed text on a loaded machine takes as many frames as keys, and a machine running several
-// browsers with software GL may go many seconds between two of them while the page is alive.
+// the page last logged: a long typed text on a loaded machine takes as many frames as keys, and a
+// machine running several browsers with software GL may go many seconds between two of them while
+// the page is alive.
 export async function frames(page, n = 3) {
   const start = await page.evaluate(() => window.waferlab.state().frame);
   for (let seen = start; ;) {
