@@ -115,10 +115,16 @@ bool parse_options(int argc, char** argv, Options& o, std::string* why) {
     return true;
 }
 
+// What a frame cut short left open in ImGui: its windows ended, its stacks popped.
+void close_cut_frame() {
+    ImGui::ErrorCheckEndFrameRecover(nullptr);
+    while (GImGui->FontStack.Size > 0) ImGui::PopFont();
+}
+
 // An exception out of the app must not end the browser's main loop: the page would keep its last
 // picture, take no more input, and lose the edits since the last autosave. What threw is closed as
-// ImGui can (its windows ended, its stacks popped), the app saves and says so (App::recover), and
-// the next frame is drawn as usual.
+// ImGui can (close_cut_frame), the app saves and says so (App::recover), and the next frame is
+// drawn as usual.
 template <class F>
 void guarded(wlui::App* app, const char* during, bool in_frame, F&& f) {
     std::string what;
@@ -130,10 +136,7 @@ void guarded(wlui::App* app, const char* during, bool in_frame, F&& f) {
     } catch (...) {
         what = "an unknown error";
     }
-    if (in_frame) {
-        ImGui::ErrorCheckEndFrameRecover(nullptr);
-        while (GImGui->FontStack.Size > 0) ImGui::PopFont();
-    }
+    if (in_frame) close_cut_frame();
     app->recover(during, what);
 }
 
@@ -354,8 +357,7 @@ void Platform::frame() {
 // even the notice: after a few in a row the loop ends, and the page says so over the canvas.
 void Platform::frame_failed(const char* what) {
     if (GImGui->WithinFrameScope) {
-        ImGui::ErrorCheckEndFrameRecover(nullptr);
-        while (GImGui->FontStack.Size > 0) ImGui::PopFont();
+        close_cut_frame();
         ImGui::EndFrame();
     }
     app->recover("drawing a frame", what);
