@@ -48,6 +48,7 @@ struct Core {
     uint32_t reg[kRegs];
     uint32_t konst[kPeConsts];        // this PE's constants (ldp), from Machine::load
     Dsd dsd[kDsdRegs];
+    uint32_t dstep[kDsdRegs];         // map's step of each DSD's base a pass, in bytes (dstep); a map sets its op's to 0
     Frame frame[kMaxDepth];
     VecOp vop;                        // the main thread's fabric op
     VecOp ut[kMicrothreads];          // microthreads

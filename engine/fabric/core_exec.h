@@ -333,7 +333,8 @@ struct CoreExec {
     X(DFABIN, C.dsd[in.a] = Dsd{DsdKind::FabIn, uint8_t(in.imm), 1, 0, R[in.b]};)                                         \
     X(DFABOUT, C.dsd[in.a] = Dsd{DsdKind::FabOut, uint8_t(in.imm), 1, 0, R[in.b]};)                                       \
     X(DSETLEN, C.dsd[in.a].length = R[in.b];)                                                                             \
-    X(DADDR, C.dsd[in.a].base += R[in.b];)
+    X(DADDR, C.dsd[in.a].base += R[in.b];)                                                                               \
+    X(DSTEP, C.dstep[in.a] = R[in.b];)
 
     // Cycle mode's step issues one plain instruction here, at `now`, as run_plain(now + 1) would,
     // through a switch over the same effects (a call into the threaded loop per instruction cost
@@ -481,7 +482,7 @@ struct CoreExec {
             WL_ISSUE(k)
         }
         // Calls, task control and the fabric: exec() takes them.
-        L_CALL: L_RET: L_ACTIVATE: L_BLOCK: L_UNBLOCK: L_SEND: L_SENDC: L_RECV: L_stop:
+        L_CALL: L_RET: L_ACTIVATE: L_BLOCK: L_UNBLOCK: L_SEND: L_SENDC: L_RECV: L_MAP: L_stop:
             goto done;
 #undef WL_DISPATCH
 #undef WL_OP
@@ -553,6 +554,10 @@ struct CoreExec {
             next = fr.ret_pc;
             break;
         }
+        case Op::MAP:
+            if (!run_map(in, pc, R, &cost)) return false;
+            next = pc + 2;   // past its op
+            break;
         case Op::ACTIVATE: ce.tasks_active |= 1u << in.imm; break;
         case Op::BLOCK: ce.tasks_blocked |= 1u << in.imm; break;
         case Op::UNBLOCK: ce.tasks_blocked &= ~(1u << in.imm); break;
@@ -592,6 +597,56 @@ struct CoreExec {
         ce.stats.busy += cost;
         ce.ready_at = now + cost;
         if (cost > 1) port.timer(ce.ready_at);
+        return true;
+    }
+
+    // A map (isa.h) and its op, the next instruction (validate_program): the op issued R[m.b] times
+    // at once, each pass one cycle beside its own cost, its scalar the next word from R[m.c]'s
+    // address, its DSDs stepped by their dstep after each pass, the steps then set to 0. The op runs
+    // as issue_vec() runs it, so the same results, counters and faults. False on a fault.
+    bool run_map(const Instr& m, uint32_t pc, uint32_t* R, uint64_t* cost) {
+        const Instr& op = lp->prog->code[pc + 1];
+        const Fmt f = op_fmt(op.op);
+        uint8_t ds[3];   // the op's DSD registers, each once (fmacs d3, d3, d4 steps d3 once)
+        int nd = 0;
+        auto add = [&](uint8_t d) {
+            for (int k = 0; k < nd; ++k)
+                if (ds[k] == d) return;
+            ds[nd++] = d;
+        };
+        if (f != Fmt::VecR) add(op.a);
+        add(op.b);
+        if (fmt_two_sources(f)) add(op.c);
+        const int32_t passes = int32_t(R[m.b]);
+        uint64_t total = op_base_cycles(Op::MAP);
+        if (passes > 0) {
+            for (int k = 0; k < nd; ++k)
+                if (ce.dsd[ds[k]].kind != DsdKind::Mem1d) {
+                    fault(FaultKind::BadProgram, -1, int32_t(pc), "map: d" + std::to_string(ds[k]) +
+                                                                      " is not a mem1d DSD: a map issues its op on memory only");
+                    return false;
+                }
+            uint32_t addr = m.a != kNoReg ? R[m.c] : 0;
+            for (int32_t p = 0; p < passes; ++p) {
+                if (m.a != kNoReg) {
+                    if ((addr & 3) || uint64_t(addr) + 4 > sram_bytes) {
+                        fault(FaultKind::OutOfBounds, -1, int32_t(pc), "map: pass " + std::to_string(p) + "'s scalar at byte address " +
+                                                                           std::to_string(addr) + ((addr & 3) ? " (not 4-aligned)" : "") +
+                                                                           " outside SRAM of " + std::to_string(sram_bytes) + " bytes");
+                        return false;
+                    }
+                    std::memcpy(&R[m.a], mem + addr, 4);
+                    addr += uint32_t(m.imm);
+                }
+                uint64_t k = (this->*kMemoryVec.v[size_t(op.op)])(op, R);
+                if (!k && issue_vec(op, pc + 1, R, &k) <= 0) return false;   // it faults there (a synchronous op never stalls)
+                total += 1 + k;
+                for (int j = 0; j < nd; ++j) ce.dsd[ds[j]].base += ce.dstep[ds[j]];
+            }
+            ce.stats.instrs += uint64_t(passes);   // each pass issues the op
+        }
+        for (int j = 0; j < nd; ++j) ce.dstep[ds[j]] = 0;
+        *cost = total;
         return true;
     }
 

@@ -63,6 +63,7 @@ static const char* fmt_operands(Fmt f) {
     case Fmt::Vec1S: return "dA, dB, rD";
     case Fmt::Vec2S: return "dA, dB, dC, rD";
     case Fmt::VecR: return "rD, dB";
+    case Fmt::Map: return "rA, rB, rC, imm";
     }
     return "";
 }
@@ -76,6 +77,7 @@ static const char* cost_reason(const OpInfo& o) {
     if (n == "FEXP" || n == "FTANH" || n == "FRSQRT") return "software routine of ~10-24 multiply-adds (estimate)";
     if (n == "FLOG") return "software routine: exponent split (~2), (m-1)/(m+1) by one divide (8), 11 multiply-adds of the series, 3 to scale and add e ln2 (estimate)";
     if (n == "CALL" || n == "RET") return "save/restore pc and frame base";
+    if (n == "MAP") return "CSL's @map: the DSDs give the loop's structure, so the hardware issues the op once an element with no loop code (Cerebras SDK, Topic 10: the @map builtin); about one cycle a pass beside the op's own (docs/fidelity.md, figure 1)";
     if (n == "LD" || n == "ST") return "one SRAM port access, single-cycle SRAM";
     if (n == "SEND" || n == "SENDC" || n == "RECV") return "one wavelet over the ramp per cycle (SDK: one 32-bit wavelet per link per cycle)";
     return "single-issue scalar pipeline: one instruction per cycle";
@@ -105,6 +107,8 @@ std::string isa_markdown() {
     s += "  the ramp, and it waits (the thread stalls) while its input queue is empty or the ramp queue is full.\n";
     s += "- An async vector op (`kVecAsync`) runs on one of 4 microthreads; the main thread pays 1 issue cycle and goes on.\n";
     s += "  On completion it can activate or unblock a task.\n";
+    s += "- `map` issues the vector op after it once a pass: `1 + passes * (1 + the op's cost)` cycles, no loop code between\n";
+    s += "  passes (CSL's `@map`; the `map` statement of docs/kernel-language.md).\n";
     s += "- Starting a task costs `MachineConfig::task_pick_cycles` (default 1).\n";
     s += "- Fabric latencies (docs/engine.md): 1 cycle per hop, 1 cycle up the ramp, 1 cycle down the ramp.\n\n";
     s += "| Opcode | Operands | Base | Per element | Meaning | Why this cost |\n";

@@ -61,6 +61,7 @@ std::string Program::disassemble(uint32_t pc) const {
     case Fmt::Vec1S: ops = d(in.a) + ", " + d(in.b) + ", " + r(in.d); break;
     case Fmt::Vec2S: ops = d(in.a) + ", " + d(in.b) + ", " + d(in.c) + ", " + r(in.d); break;
     case Fmt::VecR: ops = r(in.d) + ", " + d(in.b); break;
+    case Fmt::Map: ops = r(in.a) + ", passes " + r(in.b) + (in.a == kNoReg ? std::string() : ", from [" + r(in.c) + "] step " + std::to_string(in.imm)); break;
     }
     if (op_is_vector(in.op) && in.e) {
         if (in.e & kVecAsync) ops += " async";
@@ -147,8 +148,28 @@ std::string validate_program(const Program& p, uint32_t sram_bytes, int32_t* bad
             if (in.e & ~(kVecAsync | kVecActivate | kVecUnblock)) return m + "unknown flags";
             if ((in.e & (kVecActivate | kVecUnblock)) && (in.imm < 0 || in.imm >= kMaxTasks)) return m + "completion task id must be 0..31";
             break;
+        case Fmt::Map: {
+            if (!reg(in.b) || (in.a != kNoReg && (!reg(in.a) || !reg(in.c)))) return m + "register out of range";
+            const Instr* op = pc + 1 < f.end ? &p.code[pc + 1] : nullptr;
+            if (!op || !op_is_vector(op->op) || op->e != 0) return m + "the next instruction must be a vector op without async or then";
+            const Fmt of = op_fmt(op->op);
+            if (of == Fmt::VecR) return m + "the next instruction must be an element-wise vector op";
+            if (in.a != kNoReg && ((of != Fmt::Vec1S && of != Fmt::Vec2S) || in.a != op->d))
+                return m + "the scalar it loads goes to the op's scalar register, and only an op with a scalar takes one";
+            break;
+        }
         }
         if (pc + 1 == f.end && in.op != Op::RET && in.op != Op::JMP) return "function " + f.name + " must end with ret or jmp";
+    }
+    std::vector<bool> map_op(p.code.size());   // a map's op issues only from its map: nothing jumps to it
+    for (size_t pc = 1; pc < p.code.size(); ++pc) map_op[pc] = p.code[pc - 1].op == Op::MAP;
+    for (size_t pc = 0; pc < p.code.size(); ++pc) {
+        const Instr& in = p.code[pc];
+        const Fmt f = op_fmt(in.op);
+        if ((f == Fmt::Jump || f == Fmt::Branch || f == Fmt::Branch2) && map_op[size_t(in.imm)]) {   // labels checked above
+            *bad_pc = int32_t(pc);
+            return std::string(op_info(in.op).mnemonic) + ": jumps to the op of the map before it";
+        }
     }
     *bad_pc = -1;
     uint32_t seen = 0;

@@ -68,6 +68,9 @@ public:
     ProgramBuilder& dfabout(int d, int rlen, int colour) { return emit(Op::DFABOUT, d, rlen, 0, 0, 0, colour); }
     ProgramBuilder& dsetlen(int d, int r) { return emit(Op::DSETLEN, d, r); }
     ProgramBuilder& daddr(int d, int r) { return emit(Op::DADDR, d, r); }
+    ProgramBuilder& dstep(int d, int r) { return emit(Op::DSTEP, d, r); }
+    // The next instruction (a vector op) rpasses times; rs = the word at raddr, raddr + step bytes a pass (rs = kNoReg: none).
+    ProgramBuilder& map(int rs, int rpasses, int raddr = kNoReg, int step = 4) { return emit(Op::MAP, rs, rpasses, raddr, 0, 0, step); }
     // Vector ops: dst, src1, src2 DSD registers, scalar register s; flags = VecFlags, task = completion target.
     ProgramBuilder& vec(Op op, int dst, int a, int b = 0, int s = 0, int flags = 0, int task = 0) { return emit(op, dst, a, b, s, flags, task); }
     ProgramBuilder& fmacs(int dst, int a, int b, int s, int flags = 0, int task = 0) { return vec(Op::FMACS, dst, a, b, s, flags, task); }

@@ -63,6 +63,7 @@ struct Stmt {
     Tok op = Tok::Assign;              // Assign: = += -= *=
     ExprPtr target;                    // Assign: Name or Index
     ExprPtr e0, e1;                    // Let/Assign/Return/ExprStmt/If/While: e0; For: e0..e1
+    bool map = false;                  // For: a `map` (one vector op a pass, issued as the hardware issues CSL's @map)
     std::vector<StmtPtr> body;         // Block, If-then, While, For
     std::vector<StmtPtr> else_body;    // If
     bool has_else = false;

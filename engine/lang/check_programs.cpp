@@ -1,6 +1,7 @@
 // check_programs.cpp: statements, function and task bodies, and each
 // program's declarations (constants, SRAM variables, DSDs, tasks).
 #include "engine/lang/checker.h"
+#include "engine/lang/map_rule.h"
 
 namespace wl::lang::detail {
 
@@ -67,8 +68,8 @@ void Checker::stmt(Stmt& s) {
         return;
     case StmtKind::For: {
         Ty a = expr(*s.e0, Ty::I32), b = expr(*s.e1, Ty::I32);
-        if (a != Ty::Error && a != Ty::I32) d_.error(s.e0->line, s.e0->col, std::string("a 'for' range needs i32 bounds, found ") + ty_name(a));
-        if (b != Ty::Error && b != Ty::I32) d_.error(s.e1->line, s.e1->col, std::string("a 'for' range needs i32 bounds, found ") + ty_name(b));
+        if (a != Ty::Error && a != Ty::I32) d_.error(s.e0->line, s.e0->col, std::string("a '") + (s.map ? "map" : "for") + "' range needs i32 bounds, found " + ty_name(a));
+        if (b != Ty::Error && b != Ty::I32) d_.error(s.e1->line, s.e1->col, std::string("a '") + (s.map ? "map" : "for") + "' range needs i32 bounds, found " + ty_name(b));
         push();
         s.sym = declare(SymKind::Local, s.name, s.name_line, s.name_col, Ty::I32);
         if (s.sym) s.sym->used = true;   // a counter that is never read is fine
@@ -76,6 +77,11 @@ void Checker::stmt(Stmt& s) {
         block(s.body);
         fn_.loops--;
         pop(false);
+        if (s.map) {
+            const Expr* at = nullptr;
+            const std::string why = map_error(s, &at);
+            if (!why.empty()) d_.error(at ? at->line : s.line, at ? at->col : s.col, why);
+        }
         return;
     }
     case StmtKind::Return: {

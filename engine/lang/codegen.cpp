@@ -21,6 +21,7 @@
 #include "engine/lang/codegen.h"
 
 #include "engine/lang/loop_facts.h"
+#include "engine/lang/map_rule.h"
 
 #include "engine/fabric/program_builder.h"
 
@@ -558,6 +559,62 @@ private:
         }
     }
 
+    // [SECTION] map (map_rule.h)
+    // The op's operands at the first pass, the steps of those that move and the scalar's address,
+    // then map and the op: the map instruction issues it a pass at a time (isa.h).
+    void map_loop(Stmt& s) {
+        Expr& e = *s.body[0]->e0;
+        const VectorArgs va = vector_args(op_info(e.vop).fmt);
+        auto& A = e.args;
+        const int i = bind_local(s.sym);
+        gen(*s.e0, i);
+        const int n = alloc();
+        gen(*s.e1, n);
+        at(s.line, s.col);
+        emit(Op::ISUB, n, n, i);   // the passes
+        const auto k32 = [&](const Expr& x) { return int32_t(konst(x).i); };
+        int reg[3] = {-1, -1, -1};
+        uint32_t step[3] = {0, 0, 0};   // words a pass
+        for (int k = 0; k < va.dsds; ++k) {
+            const Expr& m = resolved(*A[size_t(k)]);
+            if (m.args.size() > 1) map_step(*m.args[1], s.sym, k32, &step[k]);
+            if (step[k] == 0) reg[k] = hoisted_reg(*A[size_t(k)]);   // a hoisted operand does not move
+            for (int j = 0; j < k && reg[k] < 0; ++j)
+                if (A[size_t(k)]->kind == ExprKind::Call && same_mem(*A[size_t(k)], *A[size_t(j)])) reg[k] = reg[j];
+            if (reg[k] < 0) dsd(*A[size_t(k)], reg[k] = k);
+        }
+        int sreg = 0, loaded = kNoReg, addr = kNoReg;
+        uint32_t sstep = 0;
+        if (va.scalar) {
+            Expr& x = *A[size_t(va.dsds)];
+            if (x.kind == ExprKind::Index && reads_sym(x, s.sym)) {   // a[c * i + ...]: loaded a pass at a time
+                uint32_t c = 0;
+                map_step(*x.args[0], s.sym, k32, &c);
+                addr = alloc();
+                gen(*x.args[0], addr);
+                at(x.line, x.col);
+                muli(addr, addr, 4);
+                emit(Op::IADDI, addr, addr, 0, 0, 0, int32_t(off_.at(x.sym)));
+                sreg = loaded = alloc();
+                sstep = 4u * c;
+            } else {
+                sreg = operand(x);
+            }
+        }
+        at(s.line, s.col);
+        for (int k = 0; k < va.dsds; ++k) {
+            bool shared = false;   // a register two operands share steps once
+            for (int j = 0; j < k; ++j) shared = shared || reg[j] == reg[k];
+            if (step[k] == 0 || shared) continue;
+            const int r = alloc();
+            li(r, 4u * step[k]);
+            emit(Op::DSTEP, reg[k], r);
+        }
+        emit(Op::MAP, loaded, n, addr, 0, 0, int32_t(sstep));
+        at(e.line, e.col);
+        emit(e.vop, reg[0], reg[1], va.dsds == 3 ? reg[2] : 0, sreg, 0, 0);
+    }
+
     // [SECTION] statements
 
     void stmts(std::vector<StmtPtr>& b) {
@@ -614,6 +671,10 @@ private:
             break;
         }
         case StmtKind::For: {
+            if (s.map) {
+                map_loop(s);
+                break;
+            }
             int i = bind_local(s.sym);
             gen(*s.e0, i);
             int hi = alloc();

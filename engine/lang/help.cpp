@@ -50,7 +50,9 @@ const KeywordDoc kKeywords[] = {
     {Tok::KwElse, "else: the other branch of an if"},
     {Tok::KwWhile, "while cond { ... }: a loop"},
     {Tok::KwFor, "for i in a..b { ... }: an i32 counter from a up to b (excluded); bounds evaluated once"},
-    {Tok::KwIn, "in: the range of a for loop"},
+    {Tok::KwMap, "map i in a..b { op(...); }: one vector op on memory issued b - a times, as the hardware issues CSL's @map "
+                 "(about a cycle a pass, no loop code): its mem() offsets and its scalar's index step by a constant each pass"},
+    {Tok::KwIn, "in: the range of a for or map loop"},
     {Tok::KwReturn, "return [value]: leaves the function, or ends the task"},
     {Tok::KwBreak, "break: leaves the innermost loop"},
     {Tok::KwContinue, "continue: the next iteration of the innermost loop"},

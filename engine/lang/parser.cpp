@@ -111,7 +111,7 @@ private:
                 if (nest == 0) { advance(); return; }
             } else if (nest == 0) {
                 if (k == Tok::Semi) { advance(); return; }
-                if (k == Tok::KwLet || k == Tok::KwIf || k == Tok::KwWhile || k == Tok::KwFor || k == Tok::KwReturn ||
+                if (k == Tok::KwLet || k == Tok::KwIf || k == Tok::KwWhile || k == Tok::KwFor || k == Tok::KwMap || k == Tok::KwReturn ||
                     k == Tok::KwAsync || starts_decl(k) || starts_item(k))
                     return;
             }
@@ -339,10 +339,11 @@ private:
             s->body = block();
             return s;
         }
-        case Tok::KwFor: {
+        case Tok::KwFor: case Tok::KwMap: {
             advance();
             auto s = mk(StmtKind::For, t);
-            const Token& n = ident("a loop variable after 'for'");
+            s->map = t.kind == Tok::KwMap;
+            const Token& n = ident(s->map ? "a pass variable after 'map'" : "a loop variable after 'for'");
             s->name = std::string(n.text), s->name_line = n.line, s->name_col = n.col;
             expect(Tok::KwIn, "after the loop variable");
             s->e0 = expr();

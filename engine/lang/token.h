@@ -15,7 +15,7 @@ namespace wl::lang {
     X(North, "north") X(South, "south") X(East, "east") X(West, "west") X(Ramp, "ramp") \
     X(Colour, "colour") X(Const, "const") X(Var, "var") X(Export, "export") X(Fn, "fn") \
     X(Task, "task") X(On, "on") X(Blocked, "blocked") X(Dsd, "dsd") X(Let, "let") \
-    X(If, "if") X(Else, "else") X(While, "while") X(For, "for") X(In, "in") \
+    X(If, "if") X(Else, "else") X(While, "while") X(For, "for") X(Map, "map") X(In, "in") \
     X(Return, "return") X(Break, "break") X(Continue, "continue") X(Async, "async") X(Then, "then") \
     X(True, "true") X(False, "false") X(F32, "f32") X(I32, "i32") X(U32, "u32") X(Bool, "bool") \
     X(Fill, "fill") X(Launch, "launch") X(Run, "run") X(Print, "print")

@@ -1,0 +1,149 @@
+// lang_map_test.cpp: `map i in a..b { op(...); }` gives the bits of the same `for` loop, in both
+// code generators and both run modes, in fewer cycles (one a pass beside the op); a body the map
+// instruction cannot issue is an error at its place (map_rule.h).
+#include "engine/lang/compile.h"
+#include "engine/lang/run.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+using namespace wl;
+using namespace wl::lang;
+
+namespace {
+
+// y[0..8) += A[:, j] * x[j] over columns 1 + j * 8, and z = the same with fadds over A's columns, in
+// `kw` loops (for or map).
+std::string kernel(const std::string& kw) {
+    return R"(const N = 5;
+layout { grid 2 x 1; place k at (0..2, 0); }
+program k {
+    export var A: [f32; 1 + N * 8];
+    export var x: [f32; N];
+    export var y: [f32; 8];
+    export var z: [f32; 8];
+    export fn main() {
+        )" + kw + R"( j in 0..N {
+            fmacs(mem(y), mem(y), mem(A, 1 + j * 8, 8), x[j]);
+        }
+        )" + kw + R"( j in 1..N {
+            fadds(mem(z), mem(A, N * 8 - j * 8 + 1, 8), mem(z));
+        }
+    }
+}
+host {
+    fill A at (0..2, 0) with random(1);
+    fill x at (0..2, 0) with random(2);
+    launch main at (0..2, 0);
+    run;
+    print y at (1, 0);
+    print z at (1, 0);
+}
+)";
+}
+
+struct Ran {
+    RunReport rep;
+    std::string code;
+};
+
+Ran run(const std::string& src, bool optimise, RunMode mode) {
+    CompileOptions co;
+    co.optimise = optimise;
+    CompileResult cr = compile(src, "map.wk", co);
+    EXPECT_TRUE(cr.ok()) << (cr.diagnostics.empty() ? "" : format_diagnostic(cr.diagnostics[0]));
+    Ran r;
+    if (!cr.ok()) return r;
+    r.code = cr.placements[0].program->disassemble();
+    RunOptions ro;
+    ro.mode = mode;
+    KernelRun k(std::make_shared<const CompileResult>(std::move(cr)), ro);
+    k.finish();
+    r.rep = k.report();
+    return r;
+}
+
+std::string diagnostics(const std::string& src) {   // a line each
+    CompileResult cr = compile(src, "bad.wk", CompileOptions{});
+    std::string all;
+    for (const Diagnostic& d : cr.diagnostics) all += format_diagnostic(d) + "\n";
+    return all;
+}
+
+}  // namespace
+
+TEST(LangMap, GivesTheLoopsBitsInFewerCycles) {
+    for (bool optimise : {false, true}) {
+        SCOPED_TRACE(optimise ? "optimised" : "plain");
+        const Ran loop = run(kernel("for"), optimise, RunMode::Cycle);
+        ASSERT_TRUE(loop.rep.ok) << loop.rep.error;
+        for (RunMode mode : {RunMode::Cycle, RunMode::Fast}) {
+            const Ran m = run(kernel("map"), optimise, mode);
+            ASSERT_TRUE(m.rep.ok) << m.rep.error;
+            EXPECT_EQ(m.rep.output, loop.rep.output);
+            EXPECT_EQ(m.rep.stats.elems, loop.rep.stats.elems);
+            EXPECT_LT(m.rep.cycles, loop.rep.cycles);
+            EXPECT_NE(m.code.find("map "), std::string::npos) << m.code;
+            EXPECT_NE(m.code.find("dstep"), std::string::npos) << m.code;
+        }
+        EXPECT_EQ(run(kernel("map"), optimise, RunMode::Fast).rep.cycles, run(kernel("map"), optimise, RunMode::Cycle).rep.cycles);
+    }
+}
+
+// A pass costs its op's cycles (fmacs over 8: 1 + 8) and one more, whatever the code generator.
+TEST(LangMap, APassCostsOneCycleBesideItsOp) {
+    auto passes = [](int n, bool optimise) {
+        const std::string src = "layout { grid 1 x 1; place k at (0, 0); }\n"
+                                "program k {\n"
+                                "    export var A: [f32; 64];\n"
+                                "    export var x: [f32; 8];\n"
+                                "    export var y: [f32; 8];\n"
+                                "    export fn main() { map j in 0.." + std::to_string(n) +
+                                " { fmacs(mem(y), mem(y), mem(A, j * 8, 8), x[j]); } }\n"
+                                "}\n"
+                                "host { launch main at (0, 0); run; }\n";
+        const Ran r = run(src, optimise, RunMode::Cycle);
+        EXPECT_TRUE(r.rep.ok) << r.rep.error;
+        return r.rep;
+    };
+    for (bool optimise : {false, true}) {
+        const RunReport a = passes(5, optimise), b = passes(7, optimise);
+        EXPECT_EQ(b.cycles - a.cycles, 2u * (1 + 1 + 8));
+        EXPECT_EQ(b.stats.instrs - a.stats.instrs, 2u);   // the op, issued twice more
+    }
+}
+
+TEST(LangMap, ABodyItCannotIssueIsAnErrorAtItsPlace) {
+    auto with = [](const std::string& body) {
+        return "colour c = 3;\n"
+               "layout { grid 1 x 1; place k at (0, 0); }\n"
+               "program k {\n"
+               "    export var a: [f32; 64];\n"
+               "    export var s: [f32; 8];\n"
+               "    export fn main() {\n"
+               "        map j in 0..4 {\n"
+               "            " +
+               body +
+               "\n        }\n"
+               "    }\n"
+               "}\n"
+               "host { launch main at (0, 0); run; }\n";
+    };
+    EXPECT_NE(diagnostics(with("fmovs(mem(a), mem(s)); fmovs(mem(s), mem(a));")).find("bad.wk:7:9: error: a 'map' body is one vector op"),
+              std::string::npos);
+    EXPECT_NE(diagnostics(with("let t = 1;")).find("a 'map' body is one vector op"), std::string::npos);
+    EXPECT_NE(diagnostics(with("fmovs(mem(s, 0, 4), fabin(c, 4));")).find("bad.wk:8:33: error: a map's operands are mem() descriptors"),
+              std::string::npos);
+    EXPECT_NE(diagnostics(with("fmovs(mem(s, j * j, 2), mem(a, j, 2));")).find("bad.wk:8:19: error: this operand's offset must step by a constant"),
+              std::string::npos);
+    EXPECT_NE(diagnostics(with("fmovs(mem(s, 0, j + 1), mem(a, 0, j + 1));")).find("keep their length and stride"), std::string::npos);
+    EXPECT_NE(diagnostics(with("fscales(mem(s, 0, 4), mem(a, j * 4, 4), a[j] * 2.0);")).find("bad.wk:8:58: error: a map's scalar is a value"),
+              std::string::npos);
+    EXPECT_NE(diagnostics(with("async fmovs(mem(s, 0, 4), mem(a, j * 4, 4));")).find("no 'async' or 'then'"), std::string::npos);
+    EXPECT_NE(diagnostics(with("fsums(mem(a, j * 4, 4));")).find("gives one value"), std::string::npos);
+    // Its bounds are checked as a for loop's: the last pass reads a[63 .. 67).
+    EXPECT_NE(diagnostics(with("fmovs(mem(s, 0, 4), mem(a, j * 21, 4));")).find("bad.wk:8:33: warning: mem() window out of range: it reaches a[66]"),
+              std::string::npos);
+    EXPECT_EQ(diagnostics(with("fscales(mem(s, 0, 4), mem(a, j * 4, 4), a[2 * j + 1]);")).find("error"), std::string::npos);
+}
