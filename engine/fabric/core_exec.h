@@ -619,7 +619,9 @@ struct CoreExec {
         if (fmt_two_sources(f)) add(op.c);
         const int32_t passes = int32_t(R[m.b]);
         uint64_t total = op_base_cycles(Op::MAP);
-        if (passes > 0) {
+        if (passes > 0 && (this->*kMapUnit.v[size_t(op.op)])(m, op, R, passes, &total)) {
+            ce.stats.instrs += uint64_t(passes);
+        } else if (passes > 0) {
             for (int k = 0; k < nd; ++k)
                 if (ce.dsd[ds[k]].kind != DsdKind::Mem1d) {
                     fault(FaultKind::BadProgram, -1, int32_t(pc), "map: d" + std::to_string(ds[k]) +
@@ -741,6 +743,64 @@ struct CoreExec {
         ce.stats.sram_bytes += uint64_t(n) * 4 * (2 + two);
         return uint32_t(op_base_cycles(O) + memory_work(O, n));
     }
+    // run_map's common case, first: an element-wise op on unit-stride mem1d operands of one length,
+    // every pass's operands and scalar inside SRAM (the first and the last pass's: the steps are
+    // constant). The passes then run back to back, tested once: the same loops, results, counters and
+    // cost as memory_vec's a pass. False (nothing done) for anything else.
+    template <Op O>
+    __attribute__((noinline)) bool map_unit(const Instr& m, const Instr& op, uint32_t* R, int32_t passes, uint64_t* total) {
+        constexpr Fmt f = op_fmt(O);
+        if constexpr (!fmt_elementwise(f)) {
+            return false;
+        } else {
+            constexpr bool two = fmt_two_sources(f), scalar = f == Fmt::Vec1S || f == Fmt::Vec2S;
+            if (op.e | ce.ut_busy) return false;
+            Dsd& a = ce.dsd[op.b];
+            Dsd& dst = ce.dsd[op.a];
+            Dsd& b = ce.dsd[two ? op.c : op.b];
+            if (!unit_operands(a, dst, b)) return false;
+            const uint32_t n = a.length;
+            const uint32_t sa = ce.dstep[op.b], sd = ce.dstep[op.a], sb = ce.dstep[two ? op.c : op.b];
+            const auto inside = [&](uint32_t base, uint32_t step, uint32_t bytes) {   // every pass's window: its ends'
+                if ((base | step) & 3) return false;
+                const int64_t last = int64_t(base) + int64_t(int32_t(step)) * (passes - 1);
+                return last >= 0 && uint64_t(std::max<int64_t>(base, last)) + bytes <= sram_bytes;
+            };
+            if (!inside(a.base, sa, n * 4) || !inside(dst.base, sd, n * 4) || !inside(b.base, sb, n * 4)) return false;
+            if (m.a != kNoReg && !inside(R[m.c], uint32_t(m.imm), 4)) return false;
+            uint32_t ab = a.base, db = dst.base, bb = b.base, addr = m.a != kNoReg ? R[m.c] : 0, top = 0;
+            for (int32_t p = 0; p < passes; ++p) {
+                if (m.a != kNoReg) {
+                    std::memcpy(&R[m.a], mem + addr, 4);
+                    addr += uint32_t(m.imm);
+                }
+                unit_memory_loop<O>(reinterpret_cast<float*>(mem + db), reinterpret_cast<const float*>(mem + ab),
+                                    reinterpret_cast<const float*>(mem + bb), n, scalar ? f32(R[op.d]) : 0.0f);
+                top = std::max(top, std::max(std::max(ab, db), bb));
+                ab += sa, db += sd, bb += sb;
+            }
+            a.base = ab, dst.base = db, b.base = bb;   // a register two operands share got the same value twice
+            if (top + n * 4 > ce.sram_used) ce.sram_used = top + n * 4;
+            const uint64_t elems = uint64_t(n) * uint64_t(passes);
+            ce.stats.elems += elems;
+            ce.stats.flops += elems * vec_flops_per_elem(O);
+            ce.stats.sram_bytes += elems * 4 * (2 + two);
+            *total += uint64_t(passes) * (1 + op_base_cycles(O) + memory_work(O, n));
+            return true;
+        }
+    }
+    using MapUnit = bool (CoreExec::*)(const Instr&, const Instr&, uint32_t*, int32_t, uint64_t*);
+    struct MapUnitTable {
+        MapUnit v[256] = {};
+        constexpr MapUnitTable() {
+            for (MapUnit& f : v) f = &CoreExec::map_unit<Op::NOP>;
+#define WL_X(name, mn, fmt, base, per, kind, rd, wr, doc) v[size_t(Op::name)] = &CoreExec::map_unit<Op::name>;
+            WL_ISA(WL_X)
+#undef WL_X
+        }
+    };
+    static const MapUnitTable kMapUnit;   // defined below the class, as kMemoryVec
+
     // Per op byte: its memory_vec case, or none (not a vector op).
     using MemoryVec = uint32_t (CoreExec::*)(const Instr&, uint32_t*);
     template <Op O>
@@ -829,5 +889,7 @@ struct CoreExec {
 
 template <class Port>
 constexpr typename CoreExec<Port>::MemoryVecTable CoreExec<Port>::kMemoryVec{};
+template <class Port>
+constexpr typename CoreExec<Port>::MapUnitTable CoreExec<Port>::kMapUnit{};
 
 }  // namespace wl

@@ -21,12 +21,13 @@ struct Out {
     Fault fault;
 };
 
-// y += A x on one PE, as a map (mapped) or as a loop of fmacs (not): the loop's ld, fmacs, steps and branch.
-Program matvec(bool mapped, int passes = kCols) {
+// y += A x on one PE, as a map (mapped) or as a loop of fmacs (not): the loop's ld, fmacs, steps and
+// branch. A column's elements `stride` words apart (2: map's general path, not its unit-stride one).
+Program matvec(bool mapped, int passes = kCols, int stride = 1) {
     ProgramBuilder b("mv");
     const uint32_t A = b.array("A", kCols * kLen), x = b.array("x", kCols), y = b.array("y", kLen);
     b.func("main", 12, 0, true);
-    b.li(0, kLen).li(1, int32_t(y)).dmem(0, 1, 0).li(1, int32_t(A)).dmem(1, 1, 0);
+    b.li(0, kLen / stride).li(1, int32_t(y)).dmem(0, 1, 0, stride).li(1, int32_t(A)).dmem(1, 1, 0, stride);
     b.li(2, passes).li(3, int32_t(x)).li(4, kLen * 4);
     if (mapped) {
         b.dstep(1, 4).map(5, 2, 3, 4).fmacs(0, 0, 1, 5);
@@ -80,6 +81,16 @@ TEST(Map, IssuesItsOpOncePassWithTheLoopsBitsInBothModes) {
     }
     const Out fast = run(matvec(true), RunMode::Fast), cycle = run(matvec(true), RunMode::Cycle);
     EXPECT_EQ(fast.cycles, cycle.cycles);
+    // Strided operands take map's general path, a pass at a time: the same bits and cycles again.
+    const Out strided_loop = run(matvec(false, kCols, 2), RunMode::Cycle);
+    ASSERT_FALSE(strided_loop.fault) << strided_loop.fault.to_string();
+    for (RunMode mode : {RunMode::Cycle, RunMode::Fast}) {
+        const Out m = run(matvec(true, kCols, 2), mode);
+        ASSERT_FALSE(m.fault) << m.fault.to_string();
+        EXPECT_EQ(m.y, strided_loop.y);
+        EXPECT_NE(m.y, loop.y);
+        EXPECT_EQ(strided_loop.cycles - m.cycles, uint64_t(kCols) * 4 + 1);
+    }
 }
 
 TEST(Map, NoPassesIssueNothingAndStepsEndAtZero) {

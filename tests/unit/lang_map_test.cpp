@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <sstream>
 #include <string>
 
 using namespace wl;
@@ -146,4 +148,22 @@ TEST(LangMap, ABodyItCannotIssueIsAnErrorAtItsPlace) {
     EXPECT_NE(diagnostics(with("fmovs(mem(s, 0, 4), mem(a, j * 21, 4));")).find("bad.wk:8:33: warning: mem() window out of range: it reaches a[66]"),
               std::string::npos);
     EXPECT_EQ(diagnostics(with("fscales(mem(s, 0, 4), mem(a, j * 4, 4), a[2 * j + 1]);")).find("error"), std::string::npos);
+}
+
+// Lesson 7's text: its solution with the local work as a map runs in 79 cycles, not 128, with the
+// same y (lessons/07-gemv/lesson.md, "The hardware's way").
+TEST(LangMap, LessonSevensMapRunsInTheCyclesItsTextSays) {
+    std::ifstream f(std::string(WAFERLAB_SOURCE_DIR) + "/lessons/07-gemv/solution.wk");
+    std::stringstream ss;
+    ss << f.rdbuf();
+    const std::string loop = ss.str();
+    std::string mapped = loop;
+    const size_t at = mapped.find("for k in 0..NB {");
+    ASSERT_NE(at, std::string::npos);
+    mapped.replace(at, 3, "map");
+    const Ran a = run(loop, false, RunMode::Cycle), b = run(mapped, false, RunMode::Cycle);
+    ASSERT_TRUE(a.rep.ok && b.rep.ok);
+    EXPECT_EQ(a.rep.cycles, 128u);
+    EXPECT_EQ(b.rep.cycles, 79u);
+    EXPECT_EQ(b.rep.output, a.rep.output);
 }
