@@ -587,7 +587,7 @@ private:
         uint32_t sstep = 0;
         if (va.scalar) {
             Expr& x = *A[size_t(va.dsds)];
-            if (x.kind == ExprKind::Index && reads_sym(x, s.sym)) {   // a[c * i + ...]: loaded a pass at a time
+            if (x.kind == ExprKind::Index && reads(x, s.sym)) {   // a[c * i + ...]: loaded a pass at a time
                 uint32_t c = 0;
                 map_step(*x.args[0], s.sym, k32, &c);
                 addr = alloc();

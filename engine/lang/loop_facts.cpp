@@ -22,13 +22,6 @@ bool calls_in(const Expr& e) {
     return false;
 }
 
-bool reads(const Expr& e, const Sym* v) {
-    if (e.kind == ExprKind::Name && e.sym == v) return true;
-    for (const ExprPtr& a : e.args)
-        if (reads(*a, v)) return true;
-    return false;
-}
-
 bool reads(const Stmt& st, const Sym* v) {
     for (const Expr* e : {st.e0.get(), st.e1.get(), st.target.get()})
         if (e && reads(*e, v)) return true;
@@ -39,6 +32,13 @@ bool reads(const Stmt& st, const Sym* v) {
 }
 
 }  // namespace
+
+bool reads(const Expr& e, const Sym* v) {
+    if (e.kind == ExprKind::Name && e.sym == v) return true;
+    for (const ExprPtr& a : e.args)
+        if (reads(*a, v)) return true;
+    return false;
+}
 
 const Expr& resolved(const Expr& e) {
     if (e.kind == ExprKind::Name && e.sym && e.sym->decl && e.sym->decl->init) return resolved(*e.sym->decl->init);

@@ -17,6 +17,7 @@ namespace wl::lang {
 
 const Expr& resolved(const Expr& e);                 // a declared dsd's name -> its mem() / fabin()
 bool has_loop(const std::vector<StmtPtr>& body);     // a for or while at any depth
+bool reads(const Expr& e, const Sym* v);             // e reads variable v
 
 class LoopFacts {
 public:

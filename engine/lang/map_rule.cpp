@@ -7,15 +7,8 @@
 
 namespace wl::lang {
 
-bool reads_sym(const Expr& e, const Sym* v) {
-    if (e.kind == ExprKind::Name && e.sym == v) return true;
-    for (const ExprPtr& a : e.args)
-        if (reads_sym(*a, v)) return true;
-    return false;
-}
-
 bool map_step(const Expr& e, const Sym* i, const std::function<int32_t(const Expr&)>& konst, uint32_t* c) {
-    if (!reads_sym(e, i)) return *c = 0, true;
+    if (!reads(e, i)) return *c = 0, true;
     if (e.kind == ExprKind::Name) return *c = 1, true;   // i itself
     if (e.kind == ExprKind::Unary && e.op == Tok::Minus && map_step(*e.args[0], i, konst, c)) return *c = 0u - *c, true;
     if (e.kind != ExprKind::Binary || e.type == Ty::F32) return false;
@@ -53,12 +46,12 @@ std::string map_error(const Stmt& s, const Expr** where) {
         if (m.args.size() > 1 && !map_step(*m.args[1], i, structure, &c))
             return "this operand's offset must step by a constant each pass (c * " + s.name + " + what does not read " + s.name + ")";
         for (size_t j = 2; j < m.args.size(); ++j)
-            if (reads_sym(*m.args[j], i)) return "a map's operands keep their length and stride: only the offset may read " + s.name;
+            if (reads(*m.args[j], i)) return "a map's operands keep their length and stride: only the offset may read " + s.name;
     }
     if (va.scalar) {
         const Expr& x = *e.args[size_t(va.dsds)];
         *where = &x;
-        if (!reads_sym(x, i)) return "";
+        if (!reads(x, i)) return "";
         uint32_t c = 0;
         if (x.kind != ExprKind::Index || !x.sym || x.sym->kind != SymKind::Var || x.type != Ty::F32 ||
             !map_step(*x.args[0], i, structure, &c))

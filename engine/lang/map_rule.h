@@ -20,6 +20,4 @@ std::string map_error(const Stmt& s, const Expr** where);
 // False if e reads i otherwise.
 bool map_step(const Expr& e, const Sym* i, const std::function<int32_t(const Expr&)>& konst, uint32_t* c);
 
-bool reads_sym(const Expr& e, const Sym* v);
-
 }  // namespace wl::lang
