@@ -119,6 +119,8 @@ const std::vector<Published>& published() {
         {2, "stencil2d.wk", {{"K", 32}}, "32 x 32 PEs", 1797},
         {3, "meshgemv.wk", {{"P", 16}}, "P = 16", 240.96, "REPS", {10, 30}, kGemvLatency},
         {3, "meshgemv.wk", {{"P", 144}}, "P = 144", 601.95, "REPS", {10, 30}, kGemvLatency},
+        {3, "meshgemv.wk", {{"P", 400}}, "P = 400", 1372.08, "REPS", {10, 30}, kGemvLatency},
+        {3, "meshgemv.wk", {{"P", 720}}, "P = 720", 2327.22, "REPS", {10, 30}, kGemvLatency},
         {4, "meshgemm.wk", {{"P", 16}, {"M", 16}, {"K", 16}, {"N", 16}}, "P = 16, M = K = N = 16", 2637.4, "REPS", {2, 4}},
         {4, "meshgemm.wk", {{"P", 144}, {"M", 144}, {"K", 144}, {"N", 144}, {"WX", 8}}, "P = 144, M = K = N = 144", 23319.42, "REPS", {2, 4}},
         {4, "meshgemm.wk", {{"P", 16}, {"M", 128}, {"K", 128}, {"N", 128}}, "P = 16, M = K = N = 128", 10818.46, "REPS", {2, 4}, kGemmElements},
