@@ -481,8 +481,21 @@ struct CoreExec {
             if (!k) goto done;
             WL_ISSUE(k)
         }
+        // A map's passes touch only this PE too (not while a microthread runs: exec() takes it then).
+        L_MAP: {
+            if (ce.ut_busy) goto done;
+            now = t;   // a fault's cycle is the map's
+            uint64_t k = 0;
+            if (!run_map(*ip, uint32_t(ip - code), R, &k)) goto done;
+            cost = uint32_t(std::min<uint64_t>(k, UINT32_MAX));   // (only compared with 1 below)
+            t += k;
+            ip += 2;   // past its op
+            ++count;
+            if (t >= stop) goto done;
+            WL_DISPATCH;
+        }
         // Calls, task control and the fabric: exec() takes them.
-        L_CALL: L_RET: L_ACTIVATE: L_BLOCK: L_UNBLOCK: L_SEND: L_SENDC: L_RECV: L_MAP: L_stop:
+        L_CALL: L_RET: L_ACTIVATE: L_BLOCK: L_UNBLOCK: L_SEND: L_SENDC: L_RECV: L_stop:
             goto done;
 #undef WL_DISPATCH
 #undef WL_OP
@@ -749,6 +762,7 @@ struct CoreExec {
     // cost as memory_vec's a pass. False (nothing done) for anything else.
     template <Op O>
     __attribute__((noinline)) bool map_unit(const Instr& m, const Instr& op, uint32_t* R, int32_t passes, uint64_t* total) {
+        const int32_t all = passes;
         constexpr Fmt f = op_fmt(O);
         if constexpr (!fmt_elementwise(f)) {
             return false;
@@ -769,6 +783,15 @@ struct CoreExec {
             if (!inside(a.base, sa, n * 4) || !inside(dst.base, sd, n * 4) || !inside(b.base, sb, n * 4)) return false;
             if (m.a != kNoReg && !inside(R[m.c], uint32_t(m.imm), 4)) return false;
             uint32_t ab = a.base, db = dst.base, bb = b.base, addr = m.a != kNoReg ? R[m.c] : 0, top = 0;
+            if constexpr (O == Op::FMACS) {
+                if (op.a == op.b && map_tile(m, op, R, passes, db, sd, bb, sb, n)) {   // y += b s a pass, in the tile kernels
+                    const int64_t last = int64_t(passes - 1);
+                    top = uint32_t(std::max({int64_t(db), int64_t(db) + int64_t(int32_t(sd)) * last, int64_t(bb),
+                                             int64_t(bb) + int64_t(int32_t(sb)) * last}));
+                    ab = db = db + sd * uint32_t(passes), bb += sb * uint32_t(passes);
+                    passes = 0;   // the loop below: done
+                }
+            }
             for (int32_t p = 0; p < passes; ++p) {
                 if (m.a != kNoReg) {
                     std::memcpy(&R[m.a], mem + addr, 4);
@@ -781,13 +804,47 @@ struct CoreExec {
             }
             a.base = ab, dst.base = db, b.base = bb;   // a register two operands share got the same value twice
             if (top + n * 4 > ce.sram_used) ce.sram_used = top + n * 4;
-            const uint64_t elems = uint64_t(n) * uint64_t(passes);
+            const uint64_t elems = uint64_t(n) * uint64_t(all);
             ce.stats.elems += elems;
             ce.stats.flops += elems * vec_flops_per_elem(O);
             ce.stats.sram_bytes += elems * 4 * (2 + two);
-            *total += uint64_t(passes) * (1 + op_base_cycles(O) + memory_work(O, n));
+            *total += uint64_t(all) * (1 + op_base_cycles(O) + memory_work(O, n));
             return true;
         }
+    }
+    // An fmacs map whose destination is its first source, y += b s a pass (map_unit has checked every
+    // window), in fast mode's tile kernels (fmacs_tile.h), which keep the interpreter's rounding and
+    // order: a tile that stays put (y does not step) held in registers across the passes, unless b's
+    // windows or the scalars touch it; a tile that moves, a pass after the other. False: map_unit's
+    // loop takes it.
+    bool map_tile(const Instr& m, const Instr& op, uint32_t* R, int32_t passes, uint32_t db, uint32_t sd, uint32_t bb, uint32_t sb,
+                  uint32_t n) {
+        const bool loads = m.a != kNoReg;
+        const uint32_t addr = loads ? R[m.c] : 0;
+        if (sd == 0 && register_tile(n)) {
+            const auto span = [&](uint32_t base, uint32_t step, uint32_t bytes, int64_t* lo, int64_t* hi) {
+                const int64_t last = int64_t(base) + int64_t(int32_t(step)) * (passes - 1);
+                *lo = std::min<int64_t>(base, last), *hi = std::max<int64_t>(base, last) + bytes;
+            };
+            int64_t blo, bhi, xlo = 0, xhi = 0;
+            span(bb, sb, n * 4, &blo, &bhi);
+            if (loads) span(addr, uint32_t(m.imm), 4, &xlo, &xhi);
+            const int64_t dlo = db, dhi = int64_t(db) + n * 4;
+            if ((blo < dhi && dlo < bhi) || (loads && xlo < dhi && dlo < xhi)) return false;
+            TilePasses t{mem + db, mem + bb, mem + addr, 0, 0, 0, ptrdiff_t(int32_t(sb)), ptrdiff_t(m.imm),
+                         1, uint64_t(passes), loads ? uint64_t(passes - 1) : 0, loads, n};
+            const uint32_t last = fmacs_tile_passes(t, R[op.d]);
+            if (loads) R[m.a] = last;
+            return true;
+        }
+        if (n % 4) return false;
+        uint32_t first = R[op.d];
+        if (loads) std::memcpy(&first, mem + addr, 4);
+        MovingTile t{mem + db, mem + bb, mem + addr + (passes > 1 ? uint32_t(m.imm) : 0), ptrdiff_t(int32_t(sd)), ptrdiff_t(int32_t(sb)),
+                     ptrdiff_t(m.imm), uint64_t(passes), loads ? uint64_t(passes - 1) : 0, n};
+        const uint32_t last = fmacs_moving_tile(t, first);
+        if (loads) R[m.a] = last;
+        return true;
     }
     using MapUnit = bool (CoreExec::*)(const Instr&, const Instr&, uint32_t*, int32_t, uint64_t*);
     struct MapUnitTable {

@@ -167,3 +167,38 @@ TEST(LangMap, LessonSevensMapRunsInTheCyclesItsTextSays) {
     EXPECT_EQ(b.rep.cycles, 79u);
     EXPECT_EQ(b.rep.output, a.rep.output);
 }
+
+// The shapes an fmacs map's fast path tells apart (CoreExec::map_tile), each against the same for
+// loop in cycle mode (one instruction at a time): a tile that stays put, one that moves, a source
+// or scalars that overlap the tile (the pass-at-a-time loop, or element by element), a tile that is
+// not whole vectors of four.
+TEST(LangMap, EveryShapeOfAnFmacsMapGivesTheLoopsBits) {
+    auto kernel_of = [](const std::string& kw) {
+        return "layout { grid 1 x 1; place k at (0, 0); }\n"
+               "program k {\n"
+               "    export var b: [f32; 64];\n"
+               "    export var w: [f32; 64];\n"
+               "    export var y: [f32; 64];\n"
+               "    export var z: [f32; 64];\n"
+               "    export fn main() {\n"
+               "        " + kw + " j in 0..5 { fmacs(mem(y, 0, 12), mem(y, 0, 12), mem(b, j * 4, 12), w[j * 3]); }\n"   // stays put
+               "        " + kw + " j in 0..5 { fmacs(mem(y, j * 8, 8), mem(y, j * 8, 8), mem(b, 0, 8), w[j * 3 + 1]); }\n"   // moves
+               "        " + kw + " j in 0..4 { fmacs(mem(z, 0, 8), mem(z, 0, 8), mem(z, 2 + j, 8), w[j]); }\n"   // its source overlaps it
+               "        " + kw + " j in 0..4 { fmacs(mem(z, j * 4, 8), mem(z, j * 4, 8), mem(z, j * 4 + 2, 8), z[j * 4 + 9]); }\n"   // both
+               "        " + kw + " j in 0..4 { fmacs(mem(y, j * 6, 6), mem(y, j * 6, 6), mem(b, j, 6), 0.5); }\n"   // 6: not whole fours
+               "        " + kw + " j in 3..1 { fmacs(mem(y), mem(y), mem(b), w[j]); }\n"   // no passes
+               "    }\n"
+               "}\n"
+               "host { fill b at (0, 0) with random(1); fill w at (0, 0) with random(2); fill y at (0, 0) with random(3);\n"
+               "       fill z at (0, 0) with random(4); launch main at (0, 0); run; print y at (0, 0); print z at (0, 0); }\n";
+    };
+    const Ran loop = run(kernel_of("for"), false, RunMode::Cycle);
+    ASSERT_TRUE(loop.rep.ok) << loop.rep.error;
+    for (bool optimise : {false, true})
+        for (RunMode mode : {RunMode::Cycle, RunMode::Fast}) {
+            const Ran m = run(kernel_of("map"), optimise, mode);
+            ASSERT_TRUE(m.rep.ok) << m.rep.error;
+            EXPECT_EQ(m.rep.output, loop.rep.output) << (optimise ? "optimised, " : "plain, ") << (mode == RunMode::Fast ? "fast" : "cycle");
+            EXPECT_EQ(m.rep.stats.elems, loop.rep.stats.elems);
+        }
+}
