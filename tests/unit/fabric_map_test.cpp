@@ -132,29 +132,23 @@ TEST(Map, ARefusedShapeIsRefusedOnLoad) {
 }
 
 TEST(Map, AFabricOperandOrAScalarOutsideSramFaultsAtTheMap) {
-    {
-        ProgramBuilder b("fab");
+    auto fault_of = [](auto build) {   // main() on one PE, d0 = a[0..4): the run's fault
+        ProgramBuilder b("bad");
         b.array("a", 8);
         b.func("main", 8, 0, true);
-        b.li(0, 4).li(1, 0).dmem(0, 1, 0).dfabin(1, 0, 3).li(2, 2).map(kNoReg, 2).fmovs(0, 1).ret();
+        b.li(0, 4).li(1, 0).dmem(0, 1, 0);
+        build(b);
+        b.ret();
         Host h(MachineConfig{.w = 1, .h = 1});
-        ASSERT_FALSE(h.load(b.finish(), {0, 0, 1, 1}));
-        ASSERT_FALSE(h.launch({0, 0, 1, 1}, "main"));
-        const RunResult r = h.run_until_quiescent(10'000);
-        EXPECT_EQ(r.fault.kind, FaultKind::BadProgram);
-        EXPECT_NE(r.fault.message.find("not a mem1d DSD"), std::string::npos) << r.fault.to_string();
-    }
-    {
-        ProgramBuilder b("far");
-        b.array("a", 8);
-        b.func("main", 8, 0, true);
-        b.li(0, 4).li(1, 0).dmem(0, 1, 0).li(2, 3).li(3, int32_t(kSramBytesPerPe - 8)).map(4, 2, 3, 4).vec(Op::FSCALES, 0, 0, 0, 4).ret();
-        Host h(MachineConfig{.w = 1, .h = 1});
-        ASSERT_FALSE(h.load(b.finish(), {0, 0, 1, 1}));
-        ASSERT_FALSE(h.launch({0, 0, 1, 1}, "main"));
-        const RunResult r = h.run_until_quiescent(10'000);
-        EXPECT_EQ(r.fault.kind, FaultKind::OutOfBounds);
-        EXPECT_NE(r.fault.message.find("pass 2's scalar"), std::string::npos) << r.fault.to_string();
-        EXPECT_EQ(r.fault.loc.line, 6);   // the map's (pc 5: the builder numbers lines pc + 1)
-    }
+        EXPECT_FALSE(h.load(b.finish(), {0, 0, 1, 1}));
+        EXPECT_FALSE(h.launch({0, 0, 1, 1}, "main"));
+        return h.run_until_quiescent(10'000).fault;
+    };
+    const Fault fab = fault_of([](ProgramBuilder& b) { b.dfabin(1, 0, 3).li(2, 2).map(kNoReg, 2).fmovs(0, 1); });
+    EXPECT_EQ(fab.kind, FaultKind::BadProgram);
+    EXPECT_NE(fab.message.find("not a mem1d DSD"), std::string::npos) << fab.to_string();
+    const Fault far = fault_of([](ProgramBuilder& b) { b.li(2, 3).li(3, int32_t(kSramBytesPerPe - 8)).map(4, 2, 3, 4).vec(Op::FSCALES, 0, 0, 0, 4); });
+    EXPECT_EQ(far.kind, FaultKind::OutOfBounds);
+    EXPECT_NE(far.message.find("pass 2's scalar"), std::string::npos) << far.to_string();
+    EXPECT_EQ(far.loc.line, 6);   // the map's (pc 5: the builder numbers lines pc + 1)
 }
