@@ -430,7 +430,9 @@ void App::deliver_png(const Image& frame) {
 
 void App::files_state(json& j) const {
     j["editor"]["path"] = files_.path.empty() ? json(nullptr) : json(files_.path);
-    j["persisted"] = files_.stored && !files_.autosave.dirty() && !files_.write_failed && storage::enabled();
+    // An edit made between frames (a JS method's) is not yet seen by autosave_tick: its signature tells.
+    j["persisted"] = files_.stored && !files_.autosave.dirty() && workspace_sig() == files_.seen_sig && !files_.write_failed &&
+                     storage::enabled();
     j["storage"] = {{"where", storage::where()}, {"enabled", storage::enabled()},
                     {"problem", files_.problem.empty() ? json(nullptr) : json(files_.problem)}};
     j["notices"] = files_.notices.texts();

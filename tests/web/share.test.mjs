@@ -100,7 +100,8 @@ test('a link opened over unsaved edits puts them aside, and File > Restore bring
   try {
     await page.evaluate(() => window.waferlab.load_example('hello'));
     const { link } = await page.evaluate(() => window.waferlab.shareLinks());
-    await page.evaluate(() => window.waferlab.set_source('mine.wk', '// my own work\n'));
+    const edited = await page.evaluate(() => window.waferlab.set_source('mine.wk', '// my own work\n'));
+    assert.equal(edited.persisted, false, 'an edit no frame has saved yet is not persisted');   // else the wait below ends at once
     await until(page, () => window.waferlab.state().persisted);
     await page.goto('about:blank');
     await page.goto(link.replace(/^http:\/\/[^/]+\//, url));
