@@ -64,6 +64,18 @@ Out run(const Program& p, RunMode mode) {
     return o;
 }
 
+// main() with d0 = a[0..4) of an array a of 8, then what build adds.
+template <class Build>
+Program with_a(Build build) {
+    ProgramBuilder b("bad");
+    b.array("a", 8);
+    b.func("main", 8, 0, true);
+    b.li(0, 4).li(1, 0).dmem(0, 1, 0);
+    build(b);
+    b.ret();
+    return b.finish();
+}
+
 }  // namespace
 
 TEST(Map, IssuesItsOpOncePassWithTheLoopsBitsInBothModes) {
@@ -110,14 +122,8 @@ TEST(Map, NoPassesIssueNothingAndStepsEndAtZero) {
 
 TEST(Map, ARefusedShapeIsRefusedOnLoad) {
     auto refused = [](auto build) {
-        ProgramBuilder b("bad");
-        b.array("a", 8);
-        b.func("main", 8, 0, true);
-        b.li(0, 4).li(1, 0).dmem(0, 1, 0);
-        build(b);
-        b.ret();
         Host h(MachineConfig{.w = 1, .h = 1});
-        const Fault f = h.load(b.finish(), {0, 0, 1, 1});
+        const Fault f = h.load(with_a(build), {0, 0, 1, 1});
         return f ? f.to_string() : std::string();
     };
     EXPECT_NE(refused([](ProgramBuilder& b) { b.map(kNoReg, 0).addi(1, 1, 1); }).find("the next instruction must be a vector op"), std::string::npos);
@@ -132,15 +138,9 @@ TEST(Map, ARefusedShapeIsRefusedOnLoad) {
 }
 
 TEST(Map, AFabricOperandOrAScalarOutsideSramFaultsAtTheMap) {
-    auto fault_of = [](auto build) {   // main() on one PE, d0 = a[0..4): the run's fault
-        ProgramBuilder b("bad");
-        b.array("a", 8);
-        b.func("main", 8, 0, true);
-        b.li(0, 4).li(1, 0).dmem(0, 1, 0);
-        build(b);
-        b.ret();
+    auto fault_of = [](auto build) {   // the run's fault
         Host h(MachineConfig{.w = 1, .h = 1});
-        EXPECT_FALSE(h.load(b.finish(), {0, 0, 1, 1}));
+        EXPECT_FALSE(h.load(with_a(build), {0, 0, 1, 1}));
         EXPECT_FALSE(h.launch({0, 0, 1, 1}, "main"));
         return h.run_until_quiescent(10'000).fault;
     };
