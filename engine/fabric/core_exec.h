@@ -627,7 +627,7 @@ struct CoreExec {
                 if (ds[k] == d) return;
             ds[nd++] = d;
         };
-        if (f != Fmt::VecR) add(op.a);
+        add(op.a);   // an element-wise op (validate_program): a destination, one or two sources
         add(op.b);
         if (fmt_two_sources(f)) add(op.c);
         const int32_t passes = int32_t(R[m.b]);
@@ -756,13 +756,21 @@ struct CoreExec {
         ce.stats.sram_bytes += uint64_t(n) * 4 * (2 + two);
         return uint32_t(op_base_cycles(O) + memory_work(O, n));
     }
+    // The bytes [lo, hi) a map's operand covers over its passes: `bytes` from base, stepping `step`.
+    struct PassSpan {
+        int64_t lo, hi;
+        PassSpan(uint32_t base, uint32_t step, int32_t passes, uint32_t bytes) {
+            const int64_t last = int64_t(base) + int64_t(int32_t(step)) * (passes - 1);
+            lo = std::min<int64_t>(base, last), hi = std::max<int64_t>(base, last) + bytes;
+        }
+        bool overlaps(const PassSpan& o) const { return lo < o.hi && o.lo < hi; }
+    };
     // run_map's common case, first: an element-wise op on unit-stride mem1d operands of one length,
     // every pass's operands and scalar inside SRAM (the first and the last pass's: the steps are
     // constant). The passes then run back to back, tested once: the same loops, results, counters and
     // cost as memory_vec's a pass. False (nothing done) for anything else.
     template <Op O>
     __attribute__((noinline)) bool map_unit(const Instr& m, const Instr& op, uint32_t* R, int32_t passes, uint64_t* total) {
-        const int32_t all = passes;
         constexpr Fmt f = op_fmt(O);
         if constexpr (!fmt_elementwise(f)) {
             return false;
@@ -774,63 +782,50 @@ struct CoreExec {
             Dsd& b = ce.dsd[two ? op.c : op.b];
             if (!unit_operands(a, dst, b)) return false;
             const uint32_t n = a.length;
-            const uint32_t sa = ce.dstep[op.b], sd = ce.dstep[op.a], sb = ce.dstep[two ? op.c : op.b];
-            const auto inside = [&](uint32_t base, uint32_t step, uint32_t bytes) {   // every pass's window: its ends'
-                if ((base | step) & 3) return false;
-                const int64_t last = int64_t(base) + int64_t(int32_t(step)) * (passes - 1);
-                return last >= 0 && uint64_t(std::max<int64_t>(base, last)) + bytes <= sram_bytes;
+            const bool loads = m.a != kNoReg;
+            const uint32_t sa = ce.dstep[op.b], sd = ce.dstep[op.a], sb = ce.dstep[two ? op.c : op.b], addr = loads ? R[m.c] : 0;
+            const PassSpan as(a.base, sa, passes, n * 4), ds(dst.base, sd, passes, n * 4), bs(b.base, sb, passes, n * 4),
+                xs(addr, uint32_t(m.imm), passes, 4);
+            const auto inside = [&](const PassSpan& sp, uint32_t base, uint32_t step) {
+                return !((base | step) & 3) && sp.lo >= 0 && uint64_t(sp.hi) <= sram_bytes;
             };
-            if (!inside(a.base, sa, n * 4) || !inside(dst.base, sd, n * 4) || !inside(b.base, sb, n * 4)) return false;
-            if (m.a != kNoReg && !inside(R[m.c], uint32_t(m.imm), 4)) return false;
-            uint32_t ab = a.base, db = dst.base, bb = b.base, addr = m.a != kNoReg ? R[m.c] : 0, top = 0;
-            if constexpr (O == Op::FMACS) {
-                if (op.a == op.b && map_tile(m, op, R, passes, db, sd, bb, sb, n)) {   // y += b s a pass, in the tile kernels
-                    const int64_t last = int64_t(passes - 1);
-                    top = uint32_t(std::max({int64_t(db), int64_t(db) + int64_t(int32_t(sd)) * last, int64_t(bb),
-                                             int64_t(bb) + int64_t(int32_t(sb)) * last}));
-                    ab = db = db + sd * uint32_t(passes), bb += sb * uint32_t(passes);
-                    passes = 0;   // the loop below: done
+            if (!inside(as, a.base, sa) || !inside(ds, dst.base, sd) || !inside(bs, b.base, sb) || (loads && !inside(xs, addr, uint32_t(m.imm))))
+                return false;
+            bool tiled = false;
+            if constexpr (O == Op::FMACS)   // y += b s a pass: the tile kernels
+                tiled = op.a == op.b && map_tile(m, op, R, passes, dst.base, sd, b.base, sb, n, ds, bs, xs);
+            if (!tiled) {
+                uint32_t ab = a.base, db = dst.base, bb = b.base, x = addr;
+                for (int32_t p = 0; p < passes; ++p, ab += sa, db += sd, bb += sb) {
+                    if (loads) std::memcpy(&R[m.a], mem + x, 4), x += uint32_t(m.imm);
+                    unit_memory_loop<O>(reinterpret_cast<float*>(mem + db), reinterpret_cast<const float*>(mem + ab),
+                                        reinterpret_cast<const float*>(mem + bb), n, scalar ? f32(R[op.d]) : 0.0f);
                 }
             }
-            for (int32_t p = 0; p < passes; ++p) {
-                if (m.a != kNoReg) {
-                    std::memcpy(&R[m.a], mem + addr, 4);
-                    addr += uint32_t(m.imm);
-                }
-                unit_memory_loop<O>(reinterpret_cast<float*>(mem + db), reinterpret_cast<const float*>(mem + ab),
-                                    reinterpret_cast<const float*>(mem + bb), n, scalar ? f32(R[op.d]) : 0.0f);
-                top = std::max(top, std::max(std::max(ab, db), bb));
-                ab += sa, db += sd, bb += sb;
-            }
-            a.base = ab, dst.base = db, b.base = bb;   // a register two operands share got the same value twice
-            if (top + n * 4 > ce.sram_used) ce.sram_used = top + n * 4;
-            const uint64_t elems = uint64_t(n) * uint64_t(all);
+            const uint32_t P = uint32_t(passes);   // the DSDs end stepped past the passes; a register two share gets one value
+            const uint32_t na = a.base + sa * P, nd = dst.base + sd * P, nb = b.base + sb * P;
+            a.base = na, dst.base = nd, b.base = nb;
+            const uint32_t end = uint32_t(std::max({as.hi, ds.hi, bs.hi}));   // as in_sram: the highest operand's end
+            if (end > ce.sram_used) ce.sram_used = end;
+            const uint64_t elems = uint64_t(n) * P;
             ce.stats.elems += elems;
             ce.stats.flops += elems * vec_flops_per_elem(O);
             ce.stats.sram_bytes += elems * 4 * (2 + two);
-            *total += uint64_t(all) * (1 + op_base_cycles(O) + memory_work(O, n));
+            *total += uint64_t(P) * (1 + op_base_cycles(O) + memory_work(O, n));
             return true;
         }
     }
     // An fmacs map whose destination is its first source, y += b s a pass (map_unit has checked every
-    // window), in fast mode's tile kernels (fmacs_tile.h), which keep the interpreter's rounding and
-    // order: a tile that stays put (y does not step) held in registers across the passes, unless b's
-    // windows or the scalars touch it; a tile that moves, a pass after the other. False: map_unit's
-    // loop takes it.
+    // window: ds, bs, xs), in fast mode's tile kernels (fmacs_tile.h), which keep the interpreter's
+    // rounding and order: a tile that stays put (y does not step) held in registers across the passes,
+    // unless b's windows or the scalars touch it; a tile that moves, a pass after the other. False:
+    // map_unit's loop takes it.
     bool map_tile(const Instr& m, const Instr& op, uint32_t* R, int32_t passes, uint32_t db, uint32_t sd, uint32_t bb, uint32_t sb,
-                  uint32_t n) {
+                  uint32_t n, const PassSpan& ds, const PassSpan& bs, const PassSpan& xs) {
         const bool loads = m.a != kNoReg;
         const uint32_t addr = loads ? R[m.c] : 0;
         if (sd == 0 && register_tile(n)) {
-            const auto span = [&](uint32_t base, uint32_t step, uint32_t bytes, int64_t* lo, int64_t* hi) {
-                const int64_t last = int64_t(base) + int64_t(int32_t(step)) * (passes - 1);
-                *lo = std::min<int64_t>(base, last), *hi = std::max<int64_t>(base, last) + bytes;
-            };
-            int64_t blo, bhi, xlo = 0, xhi = 0;
-            span(bb, sb, n * 4, &blo, &bhi);
-            if (loads) span(addr, uint32_t(m.imm), 4, &xlo, &xhi);
-            const int64_t dlo = db, dhi = int64_t(db) + n * 4;
-            if ((blo < dhi && dlo < bhi) || (loads && xlo < dhi && dlo < xhi)) return false;
+            if (ds.overlaps(bs) || (loads && ds.overlaps(xs))) return false;
             TilePasses t{mem + db, mem + bb, mem + addr, 0, 0, 0, ptrdiff_t(int32_t(sb)), ptrdiff_t(m.imm),
                          1, uint64_t(passes), loads ? uint64_t(passes - 1) : 0, loads, n};
             const uint32_t last = fmacs_tile_passes(t, R[op.d]);
