@@ -53,7 +53,7 @@ namespace wl {
 
 struct Program;
 
-constexpr uint32_t kMaxFmacsLoopPost = 6;   // iaddi and daddr instructions after the fmacs (SUMMA has 3, the GPT's matmuls 5)
+constexpr uint32_t kMaxFmacsLoopPost = 6;   // iaddi and daddr instructions after the fmacs (SUMMA has 3)
 constexpr uint32_t kMaxNestStraight = 32;   // a nest's lead and tail together (SUMMA's: 15)
 
 struct FmacsLoopStep {   // an iaddi (rA = rB + imm) or a daddr (DSD a's base += rB)

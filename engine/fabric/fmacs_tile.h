@@ -1,8 +1,8 @@
-// fmacs_tile.h: fast mode's hottest kernel, an fmacs loop run whole when its tile stays put: a
-// tile of up to 64 floats, held in vector registers across the fmacs of a pass, C += A s
-// (fmacs_loop.h: SUMMA's inner loop, the GPT's matmul rows, and its dW sums side by side); an
-// affine nest's passes (one tile each) back to back. And an fmacs loop whose tile moves (the GPT's
-// matmul rows and dx), a run at a time, in the same vectors.
+// fmacs_tile.h: fast mode's hottest kernel, an fmacs loop or map run whole when its tile stays put:
+// a tile of up to 64 floats, held in vector registers across the fmacs of a pass, C += A s
+// (fmacs_loop.h: SUMMA's inner loop; core_exec.h's map_tile: the GPT's dW sums side by side, an
+// attention query's scores); an affine nest's passes (one tile each) back to back. And an fmacs loop
+// or map whose tile moves (the GPT's matmul rows and dx), a run at a time, in the same vectors.
 #pragma once
 #include <cstddef>
 #include <cstdint>

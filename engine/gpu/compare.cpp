@@ -104,7 +104,7 @@ static std::string case_sentence(const WaferEstimate& e, double sparsity) {
     if (sparsity > 0) {
         std::snprintf(b, sizeof b,
                       " Sparsity %.2f: the wafer's qkv, attproj, fch and fcproj matmuls hold and multiply only the "
-                      "non-zeros, compute x %.3f (density %.2f x (20 + T) / (10 + T), matmul.wk's instructions per "
+                      "non-zeros, compute x %.3f (density %.2f x (20 + T) / (2 + T), matmul.wk's cycles per "
                       "non-zero against per dense weight, T = %d), their activations' wavelets unchanged. %s.",
                       sparsity, sparse_matmul_factor(e.density, e.T), e.density, e.T, kGpuSparsityNote);
         s += b;

@@ -58,9 +58,10 @@ WaferSpec wse3() { return published(wse3_facts()); }
 
 const char* execution_name(WaferExecution e) { return e ? gpt::execution_name(*e) : "by fit"; }
 
-// matmul.wk's gemm path (docs/model-compiler.md, "What costs what"): a dense weight costs 10
-// instructions + T elements (one fmacs), a non-zero 20 + T (the index walk), a zero nothing.
-double sparse_matmul_factor(double density, int T) { return density * (20.0 + T) / (10.0 + T); }
+// matmul.wk's gemm path (docs/model-compiler.md, "What costs what"): a dense weight costs T
+// elements (one fmacs) and about 2 cycles (its pass of a map, a share of the map's set-up), a
+// non-zero T and 20 (the index walk), a zero nothing.
+double sparse_matmul_factor(double density, int T) { return density * (20.0 + T) / (2.0 + T); }
 
 bool pruned_gemm(const gpt::OpInfo& op) { return op.row && op.row->prunable; }
 

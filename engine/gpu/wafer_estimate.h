@@ -14,8 +14,8 @@
 //             parameters + AdamW state do not fit in SRAM, or when streaming execution
 //             is asked for (WaferCase): bytes / io_bytes_per_s, once per micro-batch;
 //   sparse  = the blocks' linear layers at density d (WaferCase::density): compute and
-//             SRAM x d (20 + T) / (10 + T), matmul.wk's instructions per non-zero against
-//             per dense weight (1.14 d at T = 64, as measured); the fabric term unchanged;
+//             SRAM x d (20 + T) / (2 + T), matmul.wk's cycles per non-zero against per
+//             dense weight (1.27 d at T = 64, as measured); the fabric term unchanged;
 //   time    = max(compute, sram, fabric, stream) + (W + H) cycles of fill/drain.
 // Assumptions, each written down in docs/gpu-model.md.
 #pragma once
@@ -63,7 +63,7 @@ struct WaferCase {
     WaferExecution execution;                 // none: stream only when the weights do not fit SRAM
     double density = 1;                       // of the blocks' qkv, attproj, fch, fcproj weights (1: dense)
 };
-// Compute (and SRAM) of a pruned matmul against the dense one at T tokens a sequence: d (20 + T) / (10 + T).
+// Compute (and SRAM) of a pruned matmul against the dense one at T tokens a sequence: d (20 + T) / (2 + T).
 double sparse_matmul_factor(double density, int T);
 bool pruned_gemm(const gpt::OpInfo& op);   // a block's qkv, attproj, fch or fcproj (forward or backward): OpRow::prunable
 

@@ -120,10 +120,8 @@ Pipeline plan_pipeline(const MeshPlan& plan, int t0, int n, int chunks) {
 
 // Chunks of about kChunkSteps time steps. A launch has a cost that does not shrink with its chunk
 // (a layernorm's sums cross its row, a link's first wavelet crosses the rows between), and shorter
-// vector ops cost the emulator more host time. gpt-nano (32x32), chunks of 4, 6, 8, 11, 16 steps:
-// one forward of T = 64 takes 0.54, 0.71, 0.73, 0.78, 0.89 M cycles (sequential 1.82 M), a batch of
-// 8 such prompts 2.99, 3.83, 3.26, 3.02, 2.97 M (sequential 14.54 M); fewer chunks, fewer launches
-// for the host (docs/model-compiler.md, "Pipelined execution").
+// vector ops cost the emulator more host time; 8 is near the fewest cycles for a training step and
+// a batch (docs/model-compiler.md, "Pipelined execution", measures 4 to 16).
 int default_chunks(const MeshPlan& plan, int n) {
     constexpr int kChunkSteps = 8;
     return pipeline_chunks(n, std::min((n + kChunkSteps - 1) / kChunkSteps, std::max(1, int(forward_stages(plan).size()))));

@@ -88,8 +88,8 @@ TEST(GpuCompareCase, SparsityShortensTheWafersMatmulsAndNotTheGpus) {
         EXPECT_LE(c.wafer.step_s, dense.wafer.step_s);
         EXPECT_NE(c.case_sentence.find("gain nothing"), std::string::npos) << c.case_sentence;
     }
-    // 1.14 x density at T = 64, as bench sparsity measures (docs/model-compiler.md, "Sparsity").
-    EXPECT_NEAR(sparse_matmul_factor(1, 64), 1.14, 0.01);
+    // 1.27 x density at T = 64, as bench sparsity measures (docs/model-compiler.md, "Sparsity").
+    EXPECT_NEAR(sparse_matmul_factor(1, 64), 1.27, 0.01);
     std::set<std::string> pruned;
     for (const gpt::OpInfo& op : gpt::op_list(nano(), 1, 8, true))
         if (pruned_gemm(op)) pruned.insert(op.tensor);
