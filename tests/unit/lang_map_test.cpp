@@ -168,6 +168,23 @@ TEST(LangMap, LessonSevensMapRunsInTheCyclesItsTextSays) {
     EXPECT_EQ(b.rep.output, a.rep.output);
 }
 
+// Lesson 9's "Where 2,422 cycles go" says its inner loop as a map takes the kernel to 1,286.
+TEST(LangMap, LessonNinesMapRunsInTheCyclesItsTextSays) {
+    std::ifstream f(std::string(WAFERLAB_SOURCE_DIR) + "/lessons/09-gemm/solution.wk");
+    std::stringstream ss;
+    ss << f.rdbuf();
+    const std::string loop = ss.str();
+    std::string mapped = loop;
+    const size_t at = mapped.find("for l in 0..B {");
+    ASSERT_NE(at, std::string::npos);
+    mapped.replace(at, 3, "map");
+    const Ran a = run(loop, false, RunMode::Cycle), b = run(mapped, false, RunMode::Cycle);
+    ASSERT_TRUE(a.rep.ok && b.rep.ok);
+    EXPECT_EQ(a.rep.cycles, 2422u);
+    EXPECT_EQ(b.rep.cycles, 1286u);
+    EXPECT_EQ(b.rep.output, a.rep.output);
+}
+
 // The shapes an fmacs map's fast path tells apart (CoreExec::map_tile), each against the same for
 // loop in cycle mode (one instruction at a time): a tile that stays put, one that moves, a source
 // or scalars that overlap the tile (the pass-at-a-time loop, or element by element), a tile that is
