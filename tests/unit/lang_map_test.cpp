@@ -150,40 +150,32 @@ TEST(LangMap, ABodyItCannotIssueIsAnErrorAtItsPlace) {
     EXPECT_EQ(diagnostics(with("fscales(mem(s, 0, 4), mem(a, j * 4, 4), a[2 * j + 1]);")).find("error"), std::string::npos);
 }
 
+namespace {
+// A lesson's solution, and the same with the loop `loop` (its header) as a map, in cycle mode: the
+// cycles its text gives for each, and the same output.
+void expect_lesson_map(const std::string& solution, const std::string& loop, uint64_t loop_cycles, uint64_t map_cycles) {
+    std::ifstream f(std::string(WAFERLAB_SOURCE_DIR) + "/lessons/" + solution);
+    std::stringstream ss;
+    ss << f.rdbuf();
+    const std::string as_loop = ss.str();
+    std::string as_map = as_loop;
+    const size_t at = as_map.find(loop);
+    ASSERT_NE(at, std::string::npos) << loop;
+    as_map.replace(at, 3, "map");
+    const Ran a = run(as_loop, false, RunMode::Cycle), b = run(as_map, false, RunMode::Cycle);
+    ASSERT_TRUE(a.rep.ok && b.rep.ok);
+    EXPECT_EQ(a.rep.cycles, loop_cycles);
+    EXPECT_EQ(b.rep.cycles, map_cycles);
+    EXPECT_EQ(b.rep.output, a.rep.output);
+}
+}  // namespace
+
 // Lesson 7's text: its solution with the local work as a map runs in 79 cycles, not 128, with the
 // same y (lessons/07-gemv/lesson.md, "The hardware's way").
-TEST(LangMap, LessonSevensMapRunsInTheCyclesItsTextSays) {
-    std::ifstream f(std::string(WAFERLAB_SOURCE_DIR) + "/lessons/07-gemv/solution.wk");
-    std::stringstream ss;
-    ss << f.rdbuf();
-    const std::string loop = ss.str();
-    std::string mapped = loop;
-    const size_t at = mapped.find("for k in 0..NB {");
-    ASSERT_NE(at, std::string::npos);
-    mapped.replace(at, 3, "map");
-    const Ran a = run(loop, false, RunMode::Cycle), b = run(mapped, false, RunMode::Cycle);
-    ASSERT_TRUE(a.rep.ok && b.rep.ok);
-    EXPECT_EQ(a.rep.cycles, 128u);
-    EXPECT_EQ(b.rep.cycles, 79u);
-    EXPECT_EQ(b.rep.output, a.rep.output);
-}
+TEST(LangMap, LessonSevensMapRunsInTheCyclesItsTextSays) { expect_lesson_map("07-gemv/solution.wk", "for k in 0..NB {", 128, 79); }
 
-// Lesson 9's "Where 2,422 cycles go" says its inner loop as a map takes the kernel to 1,286.
-TEST(LangMap, LessonNinesMapRunsInTheCyclesItsTextSays) {
-    std::ifstream f(std::string(WAFERLAB_SOURCE_DIR) + "/lessons/09-gemm/solution.wk");
-    std::stringstream ss;
-    ss << f.rdbuf();
-    const std::string loop = ss.str();
-    std::string mapped = loop;
-    const size_t at = mapped.find("for l in 0..B {");
-    ASSERT_NE(at, std::string::npos);
-    mapped.replace(at, 3, "map");
-    const Ran a = run(loop, false, RunMode::Cycle), b = run(mapped, false, RunMode::Cycle);
-    ASSERT_TRUE(a.rep.ok && b.rep.ok);
-    EXPECT_EQ(a.rep.cycles, 2422u);
-    EXPECT_EQ(b.rep.cycles, 1286u);
-    EXPECT_EQ(b.rep.output, a.rep.output);
-}
+// Lesson 9's "Where 2,422 cycles go": its inner loop as a map takes the kernel to 1,286.
+TEST(LangMap, LessonNinesMapRunsInTheCyclesItsTextSays) { expect_lesson_map("09-gemm/solution.wk", "for l in 0..B {", 2422, 1286); }
 
 // The shapes an fmacs map's fast path tells apart (CoreExec::map_tile), each against the same for
 // loop in cycle mode (one instruction at a time): a tile that stays put, one that moves, a source
