@@ -22,6 +22,7 @@
 #include "engine/fabric/core.h"
 #include "engine/fabric/fault.h"
 #include "engine/fabric/fmacs_loop_exec.h"
+#include "engine/fabric/map_nest_exec.h"
 #include "engine/fabric/trace.h"
 #include "engine/fabric/vector_ops.h"
 
@@ -484,6 +485,14 @@ struct CoreExec {
         // A map's passes touch only this PE too (not while a microthread runs: exec() takes it then).
         L_MAP: {
             if (ce.ut_busy) goto done;
+            if (const MapNest* N = lp->map_nests.find(uint32_t(ip - code))) {   // a loop around it: its passes at once
+                const LoopRun r = MapNestExec<CoreExec>(*this).run(*N, ip, t, count, cost, loop_stop, R);
+                if (r.ip != ip || r.count != count) {   // it ran: go on from where it left (after the loop, or at this map)
+                    ip = r.ip, t = r.t, count = r.count, cost = r.cost;
+                    if (t >= stop) goto done;
+                    WL_DISPATCH;
+                }
+            }
             now = t;   // a fault's cycle is the map's
             uint64_t k = 0;
             if (!run_map(*ip, uint32_t(ip - code), R, &k)) goto done;

@@ -46,13 +46,7 @@ bool nest_is_affine(const Program& p, const FmacsLoop& L, const FmacsNest& N) {
     bool written = false;   // rs, so far in the pass
     auto reads_rs = [&](const Instr& in) { return (regs_read(in) >> (rs & 63) & 1) != 0; };
     auto linear = [&](const Instr& in) {
-        switch (in.op) {
-        case Op::NOP: case Op::LI: case Op::LDP: case Op::PEID: case Op::MOV: case Op::IADD: case Op::ISUB:
-        case Op::IADDI: case Op::ISHLI: case Op::IMULI: case Op::DMEM: case Op::DSETLEN: case Op::DADDR:
-            break;
-        default:
-            return false;
-        }
+        if (!op_is_linear(in.op)) return false;
         if (L.ld >= 0 && !written && reads_rs(in)) return false;
         written = written || (regs_written(in) >> (rs & 63) & 1);
         return true;

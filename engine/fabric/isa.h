@@ -197,6 +197,17 @@ constexpr bool op_kinds_agree() {
 static_assert(op_kinds_agree(), "an op is of kind Vector exactly when its format is a Vec* one");
 constexpr OpKind op_kind(Op op) { return size_t(op) < size_t(Op::kCount) ? kOpKind[size_t(op)] : OpKind::Control; }
 constexpr bool op_is_straight(Op op) { return op_kind(op) == OpKind::Straight; }
+// Straight ops whose effect is affine in the registers (words mod 2^32), or sets up a DSD from
+// them: an affine nest's (fmacs_loop.h) lead and tail are made of these.
+constexpr bool op_is_linear(Op op) {
+    switch (op) {
+    case Op::NOP: case Op::LI: case Op::LDP: case Op::PEID: case Op::MOV: case Op::IADD: case Op::ISUB:
+    case Op::IADDI: case Op::ISHLI: case Op::IMULI: case Op::DMEM: case Op::DSETLEN: case Op::DADDR:
+        return true;
+    default:
+        return false;
+    }
+}
 // Plain ops change only this PE's registers, SRAM, DSD registers and pc: neither the CE's time nor
 // the fabric changes what they do, so a run of them needs no checks between (core_exec.h).
 constexpr bool op_is_plain(Op op) { return op_kind(op) == OpKind::Straight || op_kind(op) == OpKind::Plain; }

@@ -10,6 +10,7 @@
 #pragma once
 #include "engine/fabric/fmacs_loop.h"
 #include "engine/fabric/isa.h"
+#include "engine/fabric/map_nest.h"
 #include "engine/fabric/wafer.h"
 
 #include <cstdint>
@@ -110,6 +111,7 @@ struct LoadedProgram {
     int8_t ctrl_task_of_colour[kColours];
     uint32_t consumed_colours = 0;    // colours a data/control task or a recv/fabin may read
     FmacsLoops fmacs_loops;           // fmacs_loop.h: fast mode's macro-op
+    MapNests map_nests;               // map_nest.h: fast mode's macro-op for a loop around an fmacs map
 };
 
 // The validator Machine::load runs (program.cpp): every operand, task binding, symbol and initial

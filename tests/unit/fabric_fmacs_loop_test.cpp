@@ -6,12 +6,14 @@
 // (odd trip counts, tiles of 16 and of 6), the ones it must hand back (a strided operand,
 // overlapping operands, an fmacs or an ld that leaves SRAM in iteration k), and slices that end
 // inside a loop.
+#include "engine/core/read_file.h"
 #include "engine/core/simd.h"
 #include "engine/fabric/fmacs_loop.h"
 #include "engine/fabric/fmacs_tile.h"
 #include "engine/fabric/host.h"
 #include "engine/fabric/program_builder.h"
 #include "engine/fabric/machine.h"
+#include "engine/fabric/map_nest.h"
 #include "engine/fabric/vector_ops.h"
 #include "engine/lang/compile.h"
 #include "engine/lang/run.h"
@@ -510,4 +512,114 @@ TEST(FastModeFmacsLoop, TileKernelsGiveTheScalarBits) {
     }
     EXPECT_FALSE(register_tile(0) || register_tile(kMaxRegisterTile + 1));
     set_simd_level(detected);
+}
+
+// The map nest (map_nest.h): a loop over j around a map over l of one fmacs, with `pre` before it;
+// with reps, all that inside a loop over rep (the nest entered again).
+namespace {
+
+std::string map_nest_kernel(int outer, const std::string& inner, const std::string& body, const std::string& pre = "", int reps = 0) {
+    return "layout { grid 1 x 1; place p at (0, 0); }\n"
+           "program p() {\n"
+           "    export var A: [f32; 512];\n"
+           "    export var x: [f32; 256];\n"
+           "    export var C: [f32; 256];\n"
+           "    export var N: [i32; 2];\n"
+           "    export fn main() {\n" +
+           (reps ? "      for rep in 0.." + std::to_string(reps) + " {\n" : std::string()) +
+           "        " + pre + "\n"
+           "        for j in 0.." + std::to_string(outer) + " {\n"
+           "            map l in " + inner + " {\n"
+           "                " + body + "\n"
+           "            }\n"
+           "        }\n" +
+           (reps ? "      }\n" : "") +
+           "    }\n"
+           "}\n"
+           "host { fill A at (0, 0) with random(1); fill x at (0, 0) with random(2); fill C at (0, 0) with random(3);\n"
+           "       fill N at (0, 0) with [5, 0];\n"
+           "       launch main at (0, 0); run; print C at (0, 0); }\n";
+}
+
+bool has_map_nest(const CompileResult& cr) {
+    for (const Placement& p : cr.placements)
+        if (!find_map_nests(*p.program).nests.empty()) return true;
+    return false;
+}
+
+}  // namespace
+
+// Each case held to cycle mode as the fmacs nests are (output, SRAM, cycles, counts, a fault's
+// place and cycle; slices and stops part-way): the same tiles every pass, in registers with the
+// loops swapped (a GPT matmul's rounds, tiles of 16, 64 and 6), and not where they overlap each
+// other, meet the fmacs's source or the scalars; a tile that stays put across each map; tiles
+// over 64 floats; faults in a later pass (the fmacs, the scalar); passes whose maps differ (no pass
+// at once); a lead that is not linear (no nest); a nest of too few passes; entered again.
+TEST(FastModeMapNest, MatchesCycleMode) {
+    struct MapCase {
+        const char* name;
+        std::string src;
+        bool nest;     // find_map_nests finds it in the optimising compiler's code
+        bool faults;
+    };
+    const MapCase cases[] = {
+        {"the same tiles each pass, tile 16", map_nest_kernel(6, "0..12", "fmacs(mem(C, l * 16, 16), mem(C, l * 16, 16), mem(A, j * 16, 16), x[l * 8 + j]);"), true, false},
+        {"a GPT matmul's round, tile 64", map_nest_kernel(7, "0..4", "fmacs(mem(C, l * 64, 64), mem(C, l * 64, 64), mem(A, j * 64, 64), x[l * 7 + j]);"), true, false},
+        {"the same tiles, tile 6, apart", map_nest_kernel(7, "0..9", "fmacs(mem(C, l * 8 + 2, 6), mem(C, l * 8 + 2, 6), mem(A, j * 6, 6), x[l * 7 + j]);"), true, false},
+        {"the same tiles, overlapping", map_nest_kernel(6, "0..12", "fmacs(mem(C, l * 8, 16), mem(C, l * 8, 16), mem(A, j * 16, 16), x[l * 8 + j]);"), true, false},
+        {"the same tiles, a source that meets them", map_nest_kernel(6, "0..12", "fmacs(mem(C, l * 16, 16), mem(C, l * 16, 16), mem(C, 160 + j * 4, 16), x[l * 8 + j]);"), true, false},
+        {"the same tiles, scalars read from them", map_nest_kernel(6, "0..12", "fmacs(mem(C, l * 16, 16), mem(C, l * 16, 16), mem(A, j * 16, 16), C[l * 8 + j + 3]);"), true, false},
+        {"a tile that stays put across each map", map_nest_kernel(12, "0..16", "fmacs(mem(C, j * 16, 16), mem(C, j * 16, 16), mem(A, l * 16, 16), x[j * 16 + l]);"), true, false},
+        {"a tile that stays put, tiles overlapping", map_nest_kernel(9, "0..5", "fmacs(mem(C, j * 2, 6), mem(C, j * 2, 6), mem(A, l * 6 + j, 6), x[j * 5 + l]);"), true, false},
+        {"tiles of 80, apart", map_nest_kernel(5, "0..3", "fmacs(mem(C, l * 80, 80), mem(C, l * 80, 80), mem(A, j * 80, 80), x[l * 5 + j]);"), true, false},
+        {"tiles of 6 that move each pass", map_nest_kernel(7, "0..3", "fmacs(mem(C, j * 6 + l * 50, 6), mem(C, j * 6 + l * 50, 6), mem(A, l * 6 + j, 6), x[l * 3 + j]);"), true, false},
+        {"fmacs leaves SRAM in pass 6", map_nest_kernel(12, "0..4", "fmacs(mem(C, l * 16, 16), mem(C, l * 16, 16), mem(A, j * 2000 + l * 16, 16), x[l]);"), true, true},
+        {"a scalar leaves SRAM in pass 7", map_nest_kernel(12, "0..4", "fmacs(mem(C, l * 16, 16), mem(C, l * 16, 16), mem(A, l * 16, 16), x[j * 1600 + l]);"), true, true},
+        {"maps of a growing length", map_nest_kernel(8, "0..j + 1", "fmacs(mem(C, l * 16, 16), mem(C, l * 16, 16), mem(A, j * 16, 16), x[l * 8 + j]);"), true, false},
+        {"passes known at run time", map_nest_kernel(9, "0..n", "fmacs(mem(C, l * 4, 4), mem(C, l * 4, 4), mem(A, j * 4, 4), x[l * 9 + j]);", "let n = N[0];"), true, false},
+        {"no passes at all", map_nest_kernel(5, "0..n", "fmacs(mem(C, l * 4, 4), mem(C, l * 4, 4), mem(A, j * 4, 4), x[l]);", "let n = N[1];"), true, false},
+        {"not linear: j * j", map_nest_kernel(8, "0..4", "fmacs(mem(C, l * 16, 16), mem(C, l * 16, 16), mem(A, j * j * 4, 16), x[l]);"), false, false},
+        {"two passes", map_nest_kernel(2, "0..4", "fmacs(mem(C, l * 16, 16), mem(C, l * 16, 16), mem(A, j * 16, 16), x[l * 4 + j]);"), true, false},
+        {"three passes", map_nest_kernel(3, "0..4", "fmacs(mem(C, l * 16, 16), mem(C, l * 16, 16), mem(A, j * 16, 16), x[l * 4 + j]);"), true, false},
+        {"entered again", map_nest_kernel(6, "0..4", "fmacs(mem(C, l * 16, 16), mem(C, l * 16, 16), mem(A, rep * 64 + j * 16, 16), x[rep * 4 + l * 6 + j]);", "", 3), true, false},
+    };
+    for (const MapCase& k : cases) {
+        for (bool optimise : {false, true}) {
+            SCOPED_TRACE(std::string(k.name) + (optimise ? ", --optimise" : ", plain code"));
+            CompileResult cr;
+            if (!compiled(k.src, "map_nest.wk", optimise, &cr)) continue;
+            if (optimise) {
+                EXPECT_EQ(has_map_nest(cr), k.nest);
+            }
+            Ran c = run(cr, RunMode::Cycle), f = run(cr, RunMode::Fast);
+            EXPECT_EQ(!c.rep.ok, k.faults) << c.rep.error;
+            if (k.faults) {
+                EXPECT_EQ(fault_kind_name(c.rep.fault.kind), fault_kind_name(FaultKind::OutOfBounds)) << c.rep.error;
+            }
+            expect_same(c, f);
+            for (uint64_t slice : {7u, 250u, 1000u}) {
+                SCOPED_TRACE("slice " + std::to_string(slice));
+                expect_same(c, run(cr, RunMode::Fast, slice));
+            }
+            for (uint64_t cycles : {900u, 2500u, 6000u}) {
+                SCOPED_TRACE("stopped at cycle " + std::to_string(cycles));
+                Ran cs = run(cr, RunMode::Cycle, cycles, 1), fs = run(cr, RunMode::Fast, cycles, 1);
+                const Machine& a = cs.run->machine();
+                const Machine& b = fs.run->machine();
+                EXPECT_EQ(b.core(0, 0).stats.instrs, a.core(0, 0).stats.instrs);
+                EXPECT_EQ(std::memcmp(a.sram(0, 0), b.sram(0, 0), a.config().sram_bytes), 0) << "SRAM differs";
+            }
+        }
+    }
+}
+
+// The model's own matmul issues its multiply-adds as such a nest (models/kernels/matmul.wk's gemm).
+TEST(FastModeMapNest, FindsTheModelMatmulsNest) {
+    CompileOptions co;
+    co.optimise = true;
+    std::string src, error;
+    ASSERT_TRUE(read_file(std::string(WAFERLAB_SOURCE_DIR) + "/models/kernels/matmul.wk", kMaxSourceBytes, "kernel", &src, &error)) << error;
+    const CompileResult cr = compile(src, "matmul.wk", co);
+    ASSERT_TRUE(cr.ok()) << (cr.diagnostics.empty() ? "" : format_diagnostic(cr.diagnostics[0]));
+    EXPECT_TRUE(has_map_nest(cr));
 }
