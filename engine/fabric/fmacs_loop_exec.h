@@ -540,10 +540,14 @@ private:
             return r;
         const int64_t top = std::max({ahi, dhi, bhi}) + tile;   // as in_sram keeps it: the highest operand's end
         if (top > int64_t(ce.sram_used)) ce.sram_used = uint32_t(top);
-        // The tile held in registers, as affine_loop holds it, when nothing else a pass reads meets any pass's tile.
+        // The tile held in registers, as affine_loop holds it, when nothing else a pass reads meets any pass's tile,
+        // and the passes' tiles, if they overlap, are whole vectors (the kernel takes a tile's last n % 4 floats after
+        // all the passes' vectors).
         auto apart_from_tiles = [&](int64_t lo, int64_t hi) { return hi <= dlo || lo >= dhi + tile; };
+        const uint32_t pd_bytes = uint32_t(std::abs(int64_t(int32_t(d1.base - d0.base))));
         const bool in_registers = register_tile(n) && a0.base == d0.base && a1.base == d1.base && sa == 0 && sd == 0 &&
-                                  apart_from_tiles(blo, bhi + tile) && (!ld || apart_from_tiles(llo, lhi + 4));
+                                  (n % 4 == 0 || passes == 1 || pd_bytes >= tile) && apart_from_tiles(blo, bhi + tile) &&
+                                  (!ld || apart_from_tiles(llo, lhi + 4));
         const uint32_t pa = a1.base - a0.base, pd = d1.base - d0.base, pb = b1.base - b0.base, pv = v1 - v0;
         const uint64_t loads = ld ? trips - 1 : 0;
         uint32_t sbits = R[fm->d];

@@ -282,6 +282,7 @@ TEST(FastModeFmacsLoop, NestsMatchCycleMode) {
         {"the same moving tiles, a source that meets them", nest_kernel(6, 12, "fmacs(mem(C, l * 16, 16), mem(C, l * 16, 16), mem(C, 160 + j * 4, 16), x[l * 8 + j]);"), 2, false},
         {"the same moving tiles, scalars read from them", nest_kernel(6, 12, "fmacs(mem(C, l * 16, 16), mem(C, l * 16, 16), mem(A, j * 16, 16), C[l * 8 + j + 3]);"), 2, false},
         {"the same moving tiles, ld leaves SRAM in pass 4", nest_kernel(6, 12, "fmacs(mem(C, l * 16, 16), mem(C, l * 16, 16), mem(A, j * 16, 16), x[j * 3000 + l]);"), 2, true},
+        {"the tile in registers, tiles of 6 overlapping pass to pass", nest_kernel(9, 5, "fmacs(mem(C, j * 2, 6), mem(C, j * 2, 6), mem(A, l * 6 + j, 6), x[j * 5 + l]);"), 2, false},
         {"odd trips, tile 6", nest_kernel(7, 3, "fmacs(mem(C, j * 6, 6), mem(C, j * 6, 6), mem(A, l * 6 + j, 6), x[l * 3 + j]);"), 2, false},
         {"the scalar read from the pass's own tile", nest_kernel(10, 4, "fmacs(mem(C, j * 16, 16), mem(C, j * 16, 16), mem(A, l * 16, 16), C[j * 16 + l + 3]);"), 2, false},
         {"fmacs leaves SRAM in pass 6", nest_kernel(12, 4, "fmacs(mem(C, 0, 16), mem(C, 0, 16), mem(A, j * 2000 + l * 16, 16), x[l]);"), 2, true},
