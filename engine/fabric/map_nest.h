@@ -21,7 +21,6 @@
 // tiles (the loops swapped, each element's sums in the same order), or each pass's tile held
 // across its map when the tile stays put.
 #pragma once
-#include "engine/fabric/dsd.h"
 #include "engine/fabric/isa.h"
 
 #include <cstdint>
@@ -48,26 +47,6 @@ struct MapNests {
     std::vector<uint32_t> at;              // per pc of p.code: 1 + the index of the nest whose map is there, else 0 (empty if none)
     std::vector<MapNest> nests;
     const MapNest* find(uint32_t pc) const { return at.empty() || !at[pc] ? nullptr : &nests[at[pc] - 1]; }
-};
-
-// A pass's state as its map is about to issue: the registers and DSDs the nest writes (three
-// words each), then every DSD's map step.
-struct MapNestPoint {
-    uint32_t w[sizeof MapNest::reg + 3 * sizeof MapNest::dsd + sizeof MapNest::dsd];
-};
-
-// What a pass's map starts from: the fmacs operands (its destination is its first source), their
-// steps, its passes and first scalar's address; and the outer blt's operands after it.
-struct MapNestEntry {
-    Dsd d, b;
-    uint32_t sd, sb, passes, v, outer_a, outer_b;
-};
-
-// A nest's map from one state (MapNestExec::work_out).
-struct MapNestMap {
-    bool alike = false;     // two passes from it change the state by one d (else none run at once)
-    MapNestEntry e[2];      // the first two passes' entries
-    MapNestPoint d;
 };
 
 // The affine nests around the program's fmacs maps (only those: the others run a map at a time).

@@ -7,6 +7,7 @@
 //   LoopRun r = mx.run(N, ip, t, count, cost, stop, R);   // ip: the nest's map, about to issue
 #pragma once
 #include "engine/fabric/core.h"
+#include "engine/fabric/dsd.h"
 #include "engine/fabric/fmacs_loop_exec.h"
 #include "engine/fabric/fmacs_tile.h"
 #include "engine/fabric/map_nest.h"
@@ -18,6 +19,26 @@
 #include <cstring>
 
 namespace wl {
+
+// A pass's state as its map is about to issue: the registers and DSDs the nest writes (three
+// words each), then every DSD's map step.
+struct MapNestPoint {
+    uint32_t w[sizeof MapNest::reg + 3 * sizeof MapNest::dsd + sizeof MapNest::dsd];
+};
+
+// What a pass's map starts from: the fmacs operands (its destination is its first source), their
+// steps, its passes and first scalar's address; and the outer blt's operands after it.
+struct MapNestEntry {
+    Dsd d, b;
+    uint32_t sd, sb, passes, v, outer_a, outer_b;
+};
+
+// A nest's map from one state (work_out, below).
+struct MapNestMap {
+    bool alike = false;     // two passes from it change the state by one d (else none run at once)
+    MapNestEntry e[2];      // the first two passes' entries
+    MapNestPoint d;
+};
 
 template <class Exec>
 class MapNestExec {
