@@ -48,12 +48,13 @@ std::string kernel(int trip, const std::string& body, int asize = 512) {
            "       launch main at (0, 0); run; print C at (0, 0); print D at (0, 0); }\n";
 }
 
-// One PE: a loop over j of `outer` passes around a loop over l of `inner` iterations of `body`
-// (the nest, fmacs_loop.h), before which `pre` runs; with reps, all that inside a loop over rep
+// One PE: a loop over j of `outer` passes around a loop (or, inner_kw "map", a map) over l of
+// `inner` iterations of `body` (the nest, fmacs_loop.h), before which `pre` runs; with reps, all that inside a loop over rep
 // (the nest entered again).
 // `inner` is the inner loop's range: "0..4", or one known only when it runs ("0..n" with pre
 // "let n = N[0];": 5).
-std::string nest_kernel(int outer, const std::string& inner, const std::string& body, const std::string& pre = "", int reps = 0) {
+std::string nest_kernel(int outer, const std::string& inner, const std::string& body, const std::string& pre = "", int reps = 0,
+                        const char* inner_kw = "for") {
     return "layout { grid 1 x 1; place p at (0, 0); }\n"
            "program p() {\n"
            "    export var A: [f32; 512];\n"
@@ -65,7 +66,7 @@ std::string nest_kernel(int outer, const std::string& inner, const std::string& 
            (reps ? "      for rep in 0.." + std::to_string(reps) + " {\n" : std::string()) +
            "        " + pre + "\n"
            "        for j in 0.." + std::to_string(outer) + " {\n"
-           "            for l in " + inner + " {\n"
+           "            " + inner_kw + " l in " + inner + " {\n"
            "                " + body + "\n"
            "            }\n"
            "        }\n" +
@@ -520,26 +521,7 @@ TEST(FastModeFmacsLoop, TileKernelsGiveTheScalarBits) {
 namespace {
 
 std::string map_nest_kernel(int outer, const std::string& inner, const std::string& body, const std::string& pre = "", int reps = 0) {
-    return "layout { grid 1 x 1; place p at (0, 0); }\n"
-           "program p() {\n"
-           "    export var A: [f32; 512];\n"
-           "    export var x: [f32; 256];\n"
-           "    export var C: [f32; 256];\n"
-           "    export var N: [i32; 2];\n"
-           "    export fn main() {\n" +
-           (reps ? "      for rep in 0.." + std::to_string(reps) + " {\n" : std::string()) +
-           "        " + pre + "\n"
-           "        for j in 0.." + std::to_string(outer) + " {\n"
-           "            map l in " + inner + " {\n"
-           "                " + body + "\n"
-           "            }\n"
-           "        }\n" +
-           (reps ? "      }\n" : "") +
-           "    }\n"
-           "}\n"
-           "host { fill A at (0, 0) with random(1); fill x at (0, 0) with random(2); fill C at (0, 0) with random(3);\n"
-           "       fill N at (0, 0) with [5, 0];\n"
-           "       launch main at (0, 0); run; print C at (0, 0); }\n";
+    return nest_kernel(outer, inner, body, pre, reps, "map");
 }
 
 bool has_map_nest(const CompileResult& cr) {
