@@ -151,6 +151,29 @@ void expect_same(const Ran& c, const Ran& f) {
     }
 }
 
+// A nest's kernel held to cycle mode: whole (the fault, if it faults, with it), in slices of 7,
+// 250 and 1,000 cycles, and stopped part of the way (the run-ahead limit in a pass run at once:
+// the same instructions issued and the same SRAM as cycle mode at that cycle). Returns cycle
+// mode's whole run.
+Ran expect_nest_as_cycle_mode(const CompileResult& cr, bool faults) {
+    Ran c = run(cr, RunMode::Cycle), f = run(cr, RunMode::Fast);
+    EXPECT_EQ(!c.rep.ok, faults) << c.rep.error;
+    expect_same(c, f);
+    for (uint64_t slice : {7u, 250u, 1000u}) {
+        SCOPED_TRACE("slice " + std::to_string(slice));
+        expect_same(c, run(cr, RunMode::Fast, slice));
+    }
+    for (uint64_t cycles : {900u, 2500u, 6000u}) {
+        SCOPED_TRACE("stopped at cycle " + std::to_string(cycles));
+        Ran cs = run(cr, RunMode::Cycle, cycles, 1), fs = run(cr, RunMode::Fast, cycles, 1);
+        const Machine& a = cs.run->machine();
+        const Machine& b = fs.run->machine();
+        EXPECT_EQ(b.core(0, 0).stats.instrs, a.core(0, 0).stats.instrs);
+        EXPECT_EQ(std::memcmp(a.sram(0, 0), b.sram(0, 0), a.config().sram_bytes), 0) << "SRAM differs";
+    }
+    return c;
+}
+
 struct Case {
     const char* name;
     std::string src;
@@ -315,23 +338,7 @@ TEST(FastModeFmacsLoop, NestsMatchCycleMode) {
             if (optimise) {
                 EXPECT_EQ(nest_kind(cr), k.nest);
             }
-            Ran c = run(cr, RunMode::Cycle), f = run(cr, RunMode::Fast);
-            EXPECT_EQ(!c.rep.ok, k.faults) << c.rep.error;
-            expect_same(c, f);
-            for (uint64_t slice : {7u, 250u, 1000u}) {
-                SCOPED_TRACE("slice " + std::to_string(slice));
-                expect_same(c, run(cr, RunMode::Fast, slice));
-            }
-            // Stopped part of the way (the run-ahead limit in a pass run at once): the same
-            // instructions issued and the same SRAM as cycle mode at that cycle.
-            for (uint64_t cycles : {900u, 2500u, 6000u}) {
-                SCOPED_TRACE("stopped at cycle " + std::to_string(cycles));
-                Ran cs = run(cr, RunMode::Cycle, cycles, 1), fs = run(cr, RunMode::Fast, cycles, 1);
-                const Machine& a = cs.run->machine();
-                const Machine& b = fs.run->machine();
-                EXPECT_EQ(b.core(0, 0).stats.instrs, a.core(0, 0).stats.instrs);
-                EXPECT_EQ(std::memcmp(a.sram(0, 0), b.sram(0, 0), a.config().sram_bytes), 0) << "SRAM differs";
-            }
+            expect_nest_as_cycle_mode(cr, k.faults);
         }
     }
 }
@@ -574,23 +581,9 @@ TEST(FastModeMapNest, MatchesCycleMode) {
             if (optimise) {
                 EXPECT_EQ(has_map_nest(cr), k.nest);
             }
-            Ran c = run(cr, RunMode::Cycle), f = run(cr, RunMode::Fast);
-            EXPECT_EQ(!c.rep.ok, k.faults) << c.rep.error;
+            const Ran c = expect_nest_as_cycle_mode(cr, k.faults);
             if (k.faults) {
                 EXPECT_EQ(fault_kind_name(c.rep.fault.kind), fault_kind_name(FaultKind::OutOfBounds)) << c.rep.error;
-            }
-            expect_same(c, f);
-            for (uint64_t slice : {7u, 250u, 1000u}) {
-                SCOPED_TRACE("slice " + std::to_string(slice));
-                expect_same(c, run(cr, RunMode::Fast, slice));
-            }
-            for (uint64_t cycles : {900u, 2500u, 6000u}) {
-                SCOPED_TRACE("stopped at cycle " + std::to_string(cycles));
-                Ran cs = run(cr, RunMode::Cycle, cycles, 1), fs = run(cr, RunMode::Fast, cycles, 1);
-                const Machine& a = cs.run->machine();
-                const Machine& b = fs.run->machine();
-                EXPECT_EQ(b.core(0, 0).stats.instrs, a.core(0, 0).stats.instrs);
-                EXPECT_EQ(std::memcmp(a.sram(0, 0), b.sram(0, 0), a.config().sram_bytes), 0) << "SRAM differs";
             }
         }
     }
