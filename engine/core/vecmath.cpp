@@ -16,52 +16,69 @@ typedef double v8d __attribute__((vector_size(64)));
 typedef long long v8l __attribute__((vector_size(64)));
 typedef float v8f __attribute__((vector_size(32)));
 typedef int v8i __attribute__((vector_size(32)));
+typedef double v4d __attribute__((vector_size(32)));
+typedef long long v4l __attribute__((vector_size(32)));
+typedef float v4f __attribute__((vector_size(16)));
+typedef int v4i __attribute__((vector_size(16)));
 
 #define WL_INLINE inline __attribute__((always_inline))
+
+// A vector of doubles D and its integer twin I as Lane<D> (wl_math.h).
+template <class D, class I_>
+struct VecLane {
+    using I = I_;
+    WL_INLINE static I bits(D d) { return (I)d; }
+    WL_INLINE static D from(I i) { return (D)i; }
+    WL_INLINE static D select(I m, D a, D b) { return (D)(((I)a & m) | ((I)b & ~m)); }
+};
 
 }  // namespace
 }  // namespace wl::math
 
-// Eight lanes of the one exp/tanh definition (wl_math.h). Always inlined: the AVX-512 copy
-// must not call out with 512-bit arguments (the default-target ABI passes them differently).
+// Lanes of the one exp/tanh definition (wl_math.h): eight, or four for AVX2. Always inlined:
+// the AVX copies must not call out with vector arguments (the default-target ABI passes them
+// differently).
 template <>
-struct wl::math::Lane<wl::math::v8d> {
-    using I = wl::math::v8l;
-    WL_INLINE static I bits(wl::math::v8d d) { return (I)d; }
-    WL_INLINE static wl::math::v8d from(I i) { return (wl::math::v8d)i; }
-    WL_INLINE static wl::math::v8d select(I m, wl::math::v8d a, wl::math::v8d b) { return (wl::math::v8d)(((I)a & m) | ((I)b & ~m)); }
-};
+struct wl::math::Lane<wl::math::v8d> : wl::math::VecLane<wl::math::v8d, wl::math::v8l> {};
+// Four lanes, one AVX2 register: the AVX2 copy below.
+template <>
+struct wl::math::Lane<wl::math::v4d> : wl::math::VecLane<wl::math::v4d, wl::math::v4l> {};
 
 namespace wl::math {
 namespace {
 
-template <int Op>
+// K lanes at a time: floats F (their integer twin FI) widened to doubles D.
+template <int Op, int K, class F, class FI, class D>
 WL_INLINE void apply(float* out, const float* in, int n) {
-    for (int i = 0; i < n; i += 8) {
-        const int m = n - i < 8 ? n - i : 8;
-        float pad[8] = {0, 0, 0, 0, 0, 0, 0, 0};   // the tail runs through the same lanes
+    for (int i = 0; i < n; i += K) {
+        const int m = n - i < K ? n - i : K;
+        float pad[K] = {};   // the tail runs through the same lanes
         const float* src = in + i;
-        if (m < 8) {
+        if (m < K) {
             std::memcpy(pad, src, sizeof(float) * m);
             src = pad;
         }
-        v8f xf;
+        F xf;
         std::memcpy(&xf, src, sizeof xf);
-        v8d x = __builtin_convertvector(xf, v8d);
-        v8d y = Op == 0 ? wl::math::exp_lanes(x) : wl::math::tanh_lanes(x);
-        v8f yf = __builtin_convertvector(y, v8f);
-        yf = (v8f)(((v8i)xf & (xf != xf)) | ((v8i)yf & ~(xf != xf)));   // a NaN comes back as it came (wl_math.h)
+        D x = __builtin_convertvector(xf, D);
+        D y = Op == 0 ? wl::math::exp_lanes(x) : wl::math::tanh_lanes(x);
+        F yf = __builtin_convertvector(y, F);
+        yf = (F)(((FI)xf & (xf != xf)) | ((FI)yf & ~(xf != xf)));   // a NaN comes back as it came (wl_math.h)
         std::memcpy(out + i, &yf, sizeof(float) * m);
     }
 }
+template <int Op>
+WL_INLINE void apply8(float* out, const float* in, int n) { apply<Op, 8, v8f, v8i, v8d>(out, in, n); }
 
 using ArrayFn = void (*)(float*, const float*, int);
-void exp_generic(float* o, const float* i, int n) { apply<0>(o, i, n); }
-void tanh_generic(float* o, const float* i, int n) { apply<1>(o, i, n); }
+void exp_generic(float* o, const float* i, int n) { apply8<0>(o, i, n); }
+void tanh_generic(float* o, const float* i, int n) { apply8<1>(o, i, n); }
 #if defined(__x86_64__) && !defined(__EMSCRIPTEN__)
-__attribute__((target("avx512f"))) void exp_avx512(float* o, const float* i, int n) { apply<0>(o, i, n); }
-__attribute__((target("avx512f"))) void tanh_avx512(float* o, const float* i, int n) { apply<1>(o, i, n); }
-// No AVX2 copy: GCC 12 hits an internal error splitting these 512-bit types for AVX2.
+__attribute__((target("avx512f"))) void exp_avx512(float* o, const float* i, int n) { apply8<0>(o, i, n); }
+__attribute__((target("avx512f"))) void tanh_avx512(float* o, const float* i, int n) { apply8<1>(o, i, n); }
+// AVX2 takes four lanes, one register (GCC 12 hits an internal error splitting the 512-bit types).
+__attribute__((target("avx2"))) void exp_avx2(float* o, const float* i, int n) { apply<0, 4, v4f, v4i, v4d>(o, i, n); }
+__attribute__((target("avx2"))) void tanh_avx2(float* o, const float* i, int n) { apply<1, 4, v4f, v4i, v4d>(o, i, n); }
 #endif
 
 struct Fns {
@@ -70,6 +87,7 @@ struct Fns {
 Fns fns() {
 #if defined(__x86_64__) && !defined(__EMSCRIPTEN__)
     if (simd_level() == Simd::Avx512) return {exp_avx512, tanh_avx512};
+    if (simd_level() == Simd::Avx2) return {exp_avx2, tanh_avx2};
 #endif
     return {exp_generic, tanh_generic};
 }

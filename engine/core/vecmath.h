@@ -1,12 +1,12 @@
-// vecmath.h: exp and tanh over float arrays, 8 lanes at a time, with the same bits on every
-// platform and SIMD width: the GPT reference's hot loops and the PE's fexps and ftanhs.
+// vecmath.h: exp and tanh over float arrays, lanes of doubles at a time, with the same bits on
+// every platform and SIMD width: the GPT reference's hot loops and the PE's fexps and ftanhs.
 //
 // Each lane is wl_math's one definition (exp_lanes, tanh_lanes), the same the
 // PE's fexp/ftanh run: so the reference and the mesh agree on every value.
-// Computed in double, rounded to float once: within 1 ulp. On x86-64 an AVX-512
-// copy of the same code is picked at run time; in WASM the same vector code
-// lowers to scalar operations. The lanes never interact, so width cannot
-// change a result.
+// Computed in double, rounded to float once: within 1 ulp. Eight lanes; on
+// x86-64 an AVX-512 copy of the same code, or an AVX2 one of four lanes (one
+// register), is picked at run time; in WASM the eight lanes run as four of
+// SIMD128's pairs. The lanes never interact, so width cannot change a result.
 // Range: exp for x in [-700, 700] (outside: clamped, so exp(-inf) gives ~0,
 // not 0); tanh for any finite x.
 #pragma once
