@@ -502,7 +502,10 @@ void FastMode::route(MachineState& m, int i0, int port0, int colour, FastWavelet
             release_held(m, h.i, c, h.w.at);
         }
     }
-    if (rec && rec->ok && !m.fault_ && !looped_ && held_.empty() && work.size() == base) paths_[key] = *rec;
+    if (rec && rec->ok && !m.fault_ && !looped_ && held_.empty() && work.size() == base) {
+        path_entries_ += rec->visits.size() + rec->ramps.size() + rec->drains.size() + rec->handoffs.size();
+        paths_[key] = *rec;
+    }
 }
 
 void FastMode::add_counts(MachineState& m) {
@@ -526,6 +529,7 @@ void FastMode::forget_paths(MachineState& m) {
     for (size_t k : ramp_paths_.set) ramp_paths_.at[k] = nullptr;
     ramp_paths_.set.clear();
     paths_.clear();
+    path_entries_ = 0;
 }
 
 // The recorded path of PE i's ramp on colour c, or null: paths_'s entry, found once per path and
@@ -806,6 +810,7 @@ void FastMode::run_until(MachineState& m, uint64_t limit, uint64_t end) {
         std::pop_heap(heap_.begin(), heap_.end(), std::greater<Entry>());
         heap_.pop_back();
         pe_[size_t(pe)].scheduled = false;
+        if (path_entries_ > m.cfg_.fast_path_entries) forget_paths(m);   // no path is in use between two PEs' runs
         run_pe(m, pe, end);
     }
 }

@@ -193,6 +193,11 @@ private:
     size_t room_ = 0;                      // the CE queues' rings, in wavelets (FastQueue::room)
     std::map<uint64_t, FastQueue> held_;   // (pe, port, colour) -> wavelets no current switch position accepts yet
     std::unordered_map<uint64_t, Path> paths_;   // (pe, port, colour) -> the recorded path; cleared when a route or program changes
+    // A broadcast's path spans a row or a column, and a SUMMA's sender sends one block a step on
+    // it: kept, its paths would grow as P^3 (9 GB at 512 x 512). Past MachineConfig's
+    // fast_path_entries entries (visits, ramps, drains and hand-offs) the paths are forgotten
+    // between two PEs' runs, their counts added first, and recorded again as they are used.
+    size_t path_entries_ = 0;
     struct RampPaths {                     // [pe * kColours + colour] -> paths_'s entry for that ramp (ramp_path);
         std::vector<Path*> at;             // pointers into paths_, so a copy of the machine starts without them
         std::vector<size_t> set;           // the entries not null

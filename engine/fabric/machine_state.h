@@ -28,6 +28,7 @@ struct MachineConfig {
     int task_pick_cycles = 1;               // the picker's cost to start a task
     size_t trace_capacity = 0;              // events kept; 0 = trace off
     size_t max_stuck_reported = 32;         // deadlock report size cap
+    size_t fast_path_entries = size_t(1) << 22;   // fast mode's recorded paths kept: 32 MiB of entries (fast_mode.h)
     // The most memory a machine may take (SRAM + per-PE state); 0 = no limit but what
     // allocation allows. A 32-bit (WebAssembly) heap tops out at 4 GiB, shared with the
     // app and its snapshots: half of it for the machine.

@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <memory>
 #include <thread>
 
@@ -19,10 +20,12 @@ struct Ending {
 };
 
 // The kernel run by `bands` bands (0: one machine, not split), each band's ending.
-std::vector<Ending> run_split(const std::shared_ptr<const wl::lang::CompileResult>& cr, int bands, uint64_t budget, wl::RunMode mode) {
+std::vector<Ending> run_split(const std::shared_ptr<const wl::lang::CompileResult>& cr, int bands, uint64_t budget, wl::RunMode mode,
+                              size_t path_entries = wl::MachineConfig{}.fast_path_entries) {
     wl::lang::RunOptions opt;
     opt.cycle_budget = budget;
     opt.mode = mode;
+    opt.machine.fast_path_entries = path_entries;
     if (bands == 0) {
         wl::lang::KernelRun run(cr, opt);
         run.finish();
@@ -124,6 +127,26 @@ TEST(FabricBands, EveryKernelEndsAsInOneMachineInFastMode) {
     const auto [split, refused] = every_kernel(wl::RunMode::Fast);
     EXPECT_GE(split, 56);     // as above, and the long kernels at 4 bands too; the timing-dependent ones at 2 alone (natively)
     EXPECT_GE(refused, 55);
+}
+
+// A band forgets its recorded paths (fast_mode.h), hand-offs and all, before every PE's run: a
+// SUMMA of broadcasts across the bands' edges still ends as in one machine that keeps them.
+TEST(FabricBands, ForgettingRecordedPathsChangesNothing) {
+#ifdef __EMSCRIPTEN__
+    GTEST_SKIP() << "the bands run on threads; the web build has one";
+#endif
+    wl::lang::CompileOptions co;
+    co.constants = {{"P", 12}, {"B", 3}};
+    const std::string src = wl::testing::slurp(std::filesystem::path(WAFERLAB_SOURCE_DIR) / "examples/summa.wk");
+    auto cr = std::make_shared<const wl::lang::CompileResult>(wl::lang::compile(src, "summa.wk", co));
+    ASSERT_TRUE(cr->ok());
+    const Ending one = run_split(cr, 0, 5'000'000, wl::RunMode::Fast)[0];
+    ASSERT_TRUE(one.report.ok) << one.report.error;
+    for (int bands : {2, 4}) {
+        const std::vector<Ending> ends = run_split(cr, bands, 5'000'000, wl::RunMode::Fast, 0);
+        for (int r = 0; r < bands; ++r)
+            expect_same(one, ends[size_t(r)], std::to_string(bands) + " bands, band " + std::to_string(r), wl::RunMode::Fast, false);
+    }
 }
 
 }  // namespace

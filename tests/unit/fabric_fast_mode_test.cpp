@@ -39,10 +39,11 @@ struct ModeRun {
     RunReport rep;
 };
 
-ModeRun run_mode(const CompileResult& cr, RunMode mode, uint64_t budget = 5'000'000) {
+ModeRun run_mode(const CompileResult& cr, RunMode mode, uint64_t budget = 5'000'000, size_t path_entries = MachineConfig{}.fast_path_entries) {
     RunOptions opt;
     opt.mode = mode;
     opt.cycle_budget = budget;
+    opt.machine.fast_path_entries = path_entries;
     ModeRun r;
     r.run = std::make_unique<KernelRun>(std::make_shared<const CompileResult>(cr), opt);
     r.run->finish();
@@ -158,6 +159,38 @@ TEST(FastMode, SlicesGiveTheSameBitsAndCycles) {
         EXPECT_EQ(rep.output, whole.rep.output);
         expect_same_memory(kr.machine(), whole.run->machine());
     }
+}
+
+// Fast mode's recorded paths are a cache: forgotten before every PE's run (a budget of none), every
+// kernel and a SUMMA of broadcasts end as with them kept, traffic counts and cycles included.
+TEST(FastMode, ForgettingRecordedPathsChangesNothing) {
+    std::vector<std::pair<std::string, CompileResult>> kernels;
+    for (const fs::path& p : kernel_files()) {
+        const std::string src = slurp(p);
+        if (src.find("// fast mode:") != std::string::npos) continue;   // its schedule may change the ending
+        kernels.push_back({p.filename().string(), compile(src, p.filename().string())});
+    }
+    CompileOptions co;
+    co.constants = {{"P", 12}, {"B", 3}};
+    kernels.push_back({"summa.wk P=12 B=3", compile(slurp(fs::path(WAFERLAB_SOURCE_DIR) / "examples/summa.wk"), "summa.wk", co)});
+    int compared = 0;
+    for (const auto& [name, cr] : kernels) {
+        if (!cr.ok() || cr.grid_w == 0 || cr.host.empty() || cr.grid_w * cr.grid_h > 4096) continue;
+        SCOPED_TRACE(name);
+        const uint64_t budget = 5'000'000;
+        ModeRun kept = run_mode(cr, RunMode::Fast, budget), forgot = run_mode(cr, RunMode::Fast, budget, 0);
+        EXPECT_EQ(forgot.rep.ok, kept.rep.ok);
+        EXPECT_EQ(forgot.rep.error, kept.rep.error);
+        EXPECT_EQ(forgot.rep.output, kept.rep.output);
+        EXPECT_EQ(forgot.rep.cycles, kept.rep.cycles);
+        EXPECT_EQ(forgot.rep.link_out_per_pe, kept.rep.link_out_per_pe);
+        EXPECT_EQ(forgot.rep.stats.hops, kept.rep.stats.hops);
+        EXPECT_EQ(forgot.rep.stats.sent, kept.rep.stats.sent);
+        EXPECT_EQ(forgot.rep.stats.instrs, kept.rep.stats.instrs);
+        expect_same_memory(kept.run->machine(), forgot.run->machine());
+        ++compared;
+    }
+    EXPECT_GE(compared, 10);
 }
 
 // Run-time faults: the same kind, PE, colour and kernel line in both modes.
