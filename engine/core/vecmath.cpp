@@ -69,6 +69,8 @@ WL_INLINE void apply(float* out, const float* in, int n) {
 }
 template <int Op>
 WL_INLINE void apply8(float* out, const float* in, int n) { apply<Op, 8, v8f, v8i, v8d>(out, in, n); }
+template <int Op>
+WL_INLINE void apply4(float* out, const float* in, int n) { apply<Op, 4, v4f, v4i, v4d>(out, in, n); }
 
 using ArrayFn = void (*)(float*, const float*, int);
 void exp_generic(float* o, const float* i, int n) { apply8<0>(o, i, n); }
@@ -77,8 +79,8 @@ void tanh_generic(float* o, const float* i, int n) { apply8<1>(o, i, n); }
 __attribute__((target("avx512f"))) void exp_avx512(float* o, const float* i, int n) { apply8<0>(o, i, n); }
 __attribute__((target("avx512f"))) void tanh_avx512(float* o, const float* i, int n) { apply8<1>(o, i, n); }
 // AVX2 takes four lanes, one register (GCC 12 hits an internal error splitting the 512-bit types).
-__attribute__((target("avx2"))) void exp_avx2(float* o, const float* i, int n) { apply<0, 4, v4f, v4i, v4d>(o, i, n); }
-__attribute__((target("avx2"))) void tanh_avx2(float* o, const float* i, int n) { apply<1, 4, v4f, v4i, v4d>(o, i, n); }
+__attribute__((target("avx2"))) void exp_avx2(float* o, const float* i, int n) { apply4<0>(o, i, n); }
+__attribute__((target("avx2"))) void tanh_avx2(float* o, const float* i, int n) { apply4<1>(o, i, n); }
 #endif
 
 struct Fns {
