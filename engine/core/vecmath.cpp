@@ -23,7 +23,8 @@ typedef int v4i __attribute__((vector_size(16)));
 
 #define WL_INLINE inline __attribute__((always_inline))
 
-// A vector of doubles D and its integer twin I as Lane<D> (wl_math.h).
+// A vector of doubles D and its integer twin I as Lane<D> (wl_math.h). Always inlined: the AVX
+// copies must not call out with vector arguments (the default-target ABI passes them differently).
 template <class D, class I_>
 struct VecLane {
     using I = I_;
@@ -35,9 +36,7 @@ struct VecLane {
 }  // namespace
 }  // namespace wl::math
 
-// Lanes of the one exp/tanh definition (wl_math.h): eight, or four for AVX2. Always inlined:
-// the AVX copies must not call out with vector arguments (the default-target ABI passes them
-// differently).
+// Lanes of the one exp/tanh definition (wl_math.h): eight, or four for AVX2.
 template <>
 struct wl::math::Lane<wl::math::v8d> : wl::math::VecLane<wl::math::v8d, wl::math::v8l> {};
 // Four lanes, one AVX2 register: the AVX2 copy below.

@@ -192,7 +192,7 @@ private:
     size_t queued_total_ = 0;
     size_t room_ = 0;                      // the CE queues' rings, in wavelets (FastQueue::room)
     std::map<uint64_t, FastQueue> held_;   // (pe, port, colour) -> wavelets no current switch position accepts yet
-    std::unordered_map<uint64_t, Path> paths_;   // (pe, port, colour) -> the recorded path; cleared when a route or program changes
+    std::unordered_map<uint64_t, Path> paths_;   // (pe, port, colour) -> the recorded path; cleared when a route or program changes, or past the budget below
     // A broadcast's path spans a row or a column, and a SUMMA's sender sends one block a step on
     // it: kept, its paths would grow as P^3 (9 GB at 512 x 512). Past MachineConfig's
     // fast_path_entries entries (visits, ramps, drains and hand-offs) the paths are forgotten
