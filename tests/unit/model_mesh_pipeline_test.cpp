@@ -328,11 +328,25 @@ struct SmallTraining {
 };
 
 // Where the host carries a gradient (SmallTraining), a pipelined backward launch waits for the one
-// whose gradient the host got, and takes its chunk's columns of it. The same bits again.
+// whose gradient the host got, and takes its chunk's columns of it. The same bits again. Its
+// matmuls' backward rounds take both ways: a chunk's x and dy windows staged in wb as two blocks,
+// and, where they do not fit there (here the logits': 16 inputs over 2 PEs), the whole context's rows.
 TEST(MeshPipeline, HostCarriedGradientsKeepTheBits) {
     const SmallTraining f;
     ASSERT_TRUE(f.r.ok) << f.r.error;
     const auto& [cfg, model, r, in, tg] = f;
+    int staged = 0, unstaged = 0;
+    {
+        MeshTrainer tr(r.plan, model);
+        const Pipeline p = tr.mesh().pipeline(0, 24);
+        for (const wl::model::PlannedOp& op : r.plan.ops) {
+            if (!op.is(wl::gpt::OpKind::Matmul) || op.constants.at("P") < 2) continue;
+            const int64_t K = op.constants.at("K"), P = op.constants.at("P"), NC = op.constants.at("NC");
+            for (int c = 0; c < p.chunks; c++) ((K / P + NC) * p.chunk_n(c) <= NC * K ? staged : unstaged)++;   // matmul.wk's need <= TWB
+        }
+    }
+    EXPECT_GT(staged, 0);
+    EXPECT_GT(unstaged, 0);
     wl::model::TrainStep s[2];
     std::vector<float> w[2];
     for (int i = 0; i < 2; i++) {
