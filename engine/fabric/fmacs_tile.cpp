@@ -17,15 +17,18 @@ namespace wl {
 
 namespace {
 
-// The tile of N floats as N / W vectors F of W floats (W = 4: 16 of them at most, as many as
-// SSE2 has registers; the compiler keeps what it can in them; W = 1: a tile's last floats).
+typedef float F4 __attribute__((vector_size(16)));
+
+// Passes q0 on, one after another, each its tile of N floats as N / W vectors F of W floats (W = 4:
+// 16 of them at most, as many as SSE2 has registers; the compiler keeps what it can in them;
+// W = 1: a tile's last floats).
 template <class F, int W, int N>
-__attribute__((always_inline)) inline uint32_t tile_passes(const TilePasses& p, uint32_t sbits) {
+__attribute__((always_inline)) inline uint32_t one_by_one(const TilePasses& p, uint64_t q0, uint32_t sbits) {
     static_assert(N % W == 0, "whole vectors");
     constexpr int kVecs = N / W, kBytes = 4 * W;
-    uint8_t* d = p.d;
-    const uint8_t *y0 = p.y, *xq = p.x;
-    for (uint64_t q = 0; q < p.passes; ++q, d += p.dpass, y0 += p.ypass, xq += p.xpass) {
+    uint8_t* d = p.d + int64_t(q0) * p.dpass;
+    const uint8_t *y0 = p.y + int64_t(q0) * p.ypass, *xq = p.x + int64_t(q0) * p.xpass;
+    for (uint64_t q = q0; q < p.passes; ++q, d += p.dpass, y0 += p.ypass, xq += p.xpass) {
         const uint8_t* y = y0;
         const uint8_t* x = xq;
         if (p.lead_load) std::memcpy(&sbits, x, 4), x += p.xstep;
@@ -49,6 +52,60 @@ __attribute__((always_inline)) inline uint32_t tile_passes(const TilePasses& p, 
         for (int v = 0; v < kVecs; ++v) std::memcpy(d + v * kBytes, &c[v], kBytes);
     }
     return sbits;
+}
+
+// G passes side by side from pass q0, each loading its own first scalar (lead_load), their tiles
+// of N floats as N / 4 vectors of four. A pass of a tile of one vector is a chain of dependent
+// adds, an add's latency a step: G chains interleave so that the CPU overlaps them. No pass's tile
+// meets another's, so the order across passes changes no bit. Returns pass q0 + G - 1's last scalar.
+template <int N, int G>
+__attribute__((always_inline)) inline uint32_t side_by_side(const TilePasses& p, uint64_t q0) {
+    constexpr int kVecs = N / 4, kBytes = 16;
+    uint8_t* const d = p.d + int64_t(q0) * p.dpass;   // pass q0 + g's tile, y and next scalar: g pass steps on
+    const uint8_t* y = p.y + int64_t(q0) * p.ypass;
+    const uint8_t* x = p.x + int64_t(q0) * p.xpass;
+    float s[G];
+    F4 c[G][kVecs];
+    for (int g = 0; g < G; ++g) {
+        std::memcpy(&s[g], x + g * p.xpass, 4);
+        for (int v = 0; v < kVecs; ++v) std::memcpy(&c[g][v], d + g * p.dpass + v * kBytes, kBytes);
+    }
+    x += p.xstep;
+    for (uint64_t k = 0; k < p.runs; ++k, y += p.ystep) {
+        for (int g = 0; g < G; ++g) {
+            const F4 sv = F4{s[g], s[g], s[g], s[g]};   // s in every lane (a broadcast: not F{} + s, as 0 + -0 is +0)
+            for (int v = 0; v < kVecs; ++v) {
+                F4 yv;
+                std::memcpy(&yv, y + g * p.ypass + v * kBytes, kBytes);
+                c[g][v] = c[g][v] + yv * sv;   // vector_ops.h's fmacs_elem, four lanes at once
+            }
+        }
+        if (k < p.loads) {
+            for (int g = 0; g < G; ++g) std::memcpy(&s[g], x + g * p.xpass, 4);
+            x += p.xstep;
+        }
+    }
+    for (int g = 0; g < G; ++g)
+        for (int v = 0; v < kVecs; ++v) std::memcpy(d + g * p.dpass + v * kBytes, &c[g][v], kBytes);
+    uint32_t last;
+    std::memcpy(&last, &s[G - 1], 4);
+    return last;
+}
+
+// Every pass: where a tile is one or two vectors of four and each pass loads its own first
+// scalar, eight chains side by side (side_by_side: an SSE2 tile of four floats, a GPT matmul's dW
+// sums over KP = 4 inputs, is otherwise one add's latency a step); the rest one after another. A
+// tile of wider vectors gains nothing so (measured: AVX2's tile of eight slows).
+template <class F, int W, int N>
+__attribute__((always_inline)) inline uint32_t tile_passes(const TilePasses& p, uint32_t sbits) {
+    uint64_t q = 0;
+    if constexpr (W == 4 && N <= 8) {
+        constexpr int kGroup = 32 / N;
+        const uint64_t apart = uint64_t(p.dpass < 0 ? -p.dpass : p.dpass);
+        if (p.lead_load && apart >= uint64_t(4 * N))
+            for (; q + kGroup <= p.passes; q += kGroup) sbits = side_by_side<N, kGroup>(p, q);
+    }
+    return one_by_one<F, W, N>(p, q, sbits);
 }
 
 // fmacs_moving_tile's runs in vectors F of W floats (p.n a multiple of W).
@@ -94,8 +151,6 @@ __attribute__((always_inline)) inline uint32_t sized(const TilePasses& p, uint32
     else if (p.n == N) return tile_passes<F, W, N>(p, sbits);
     else return sized<F, W, N + W>(p, sbits);
 }
-
-typedef float F4 __attribute__((vector_size(16)));
 
 // Four lanes: every tile.
 uint32_t passes4(const TilePasses& p, uint32_t sbits) { return sized<F4, 4>(p, sbits); }

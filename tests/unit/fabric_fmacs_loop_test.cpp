@@ -430,12 +430,12 @@ static void tile_kernel_gives_the_scalar_bits(const uint32_t n) {
         const int k = int(seed >> 24) % (kSpecial + 4);
         return k < kSpecial ? special[k] : float(int32_t(seed >> 8) % 1000) / 64.0f;
     };
-    for (int trial = 0; trial < 60; ++trial) {
-        const uint64_t passes = uint64_t(trial % 3) + 1, runs = uint64_t(trial % 7) + 1;
+    for (int trial = 0; trial < 99; ++trial) {   // 1 to 9 passes: the kernel runs up to four side by side
+        const uint64_t passes = uint64_t(trial % 9) + 1, runs = uint64_t(trial % 7) + 1;
         const bool lead_load = trial % 4 >= 2;
         const uint64_t loads = lead_load || trial % 2 ? runs - 1 : runs;
         // Pass q: its tile at d + n q, its y at y + (n / 2) q (overlapping the last pass's), its scalars at x + 3 q.
-        float d[3 * kMaxRegisterTile + 16], ref[3 * kMaxRegisterTile + 16], y[kMaxRegisterTile * 8], x[16];
+        float d[9 * kMaxRegisterTile + 16], ref[9 * kMaxRegisterTile + 16], y[kMaxRegisterTile * 12], x[40];
         for (float& v : d) v = next();
         for (float& v : y) v = next();
         for (float& v : x) v = next();
@@ -456,7 +456,7 @@ static void tile_kernel_gives_the_scalar_bits(const uint32_t n) {
         const uint32_t out = fmacs_tile_passes({reinterpret_cast<uint8_t*>(d), reinterpret_cast<const uint8_t*>(y),
                                                 reinterpret_cast<const uint8_t*>(x), tile, 4 * ptrdiff_t(n / 2), 12, tile, 4, passes, runs, loads, lead_load, n},
                                                sbits);
-        for (uint32_t e = 0; e < 3 * kMaxRegisterTile + 16; ++e)   // a NaN from two NaNs keeps the one its build put first (docs/engine.md)
+        for (uint32_t e = 0; e < 9 * kMaxRegisterTile + 16; ++e)   // a NaN from two NaNs keeps the one its build put first (docs/engine.md)
             if (!(d[e] != d[e] && ref[e] != ref[e])) {
                 EXPECT_EQ(std::memcmp(&d[e], &ref[e], 4), 0) << "a tile of " << n << ", trial " << trial << ", element " << e;
             }
