@@ -476,7 +476,7 @@ struct CoreExec {
             if (!k) goto done;
             WL_ISSUE(k)
         }
-        L_FADDS: L_FSUBS: L_FMULS: L_FMAXS: L_FMOVS: L_FNEGS: L_FSCALES: L_FSHIFTS: L_FEXPS: L_FRSQRTS: L_FTANHS: L_FLOGS: L_FSUMS: {
+        L_FADDS: L_FSUBS: L_FMULS: L_FMAXS: L_FMOVS: L_FNEGS: L_FSCALES: L_FSHIFTS: L_FEXPS: L_FRSQRTS: L_FTANHS: L_FLOGS: L_FSQRTS: L_FDIVS: L_FSUMS: {
             const Instr* nx = ip + 1;
             const uint32_t k = (this->*kMemoryVec.v[size_t(ip->op)])(*ip, R);
             if (!k) goto done;

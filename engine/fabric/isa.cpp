@@ -71,6 +71,7 @@ static const char* fmt_operands(Fmt f) {
 // Why each cost is what it is: one reason per group, so the doc says where every number comes from.
 static const char* cost_reason(const OpInfo& o) {
     std::string n = o.name;
+    if (n == "FDIVS" || n == "FSQRTS") return "iterative unit, not pipelined: the scalar op's cycles an element (estimate)";
     if (o.per_elem == 1) return "SDK: 2 x 32-bit reads + 1 x 32-bit write per cycle, so one fp32 element per cycle per SIMD lane; +1 issue";
     if (o.per_elem > 1) return "no transcendental unit on the CE: a software routine per element (estimate, same as the scalar op)";
     if (n == "IDIV" || n == "IREM" || n == "FDIV" || n == "FSQRT") return "iterative unit, not pipelined (estimate)";

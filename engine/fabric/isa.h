@@ -131,6 +131,8 @@ constexpr uint8_t Args = 16;   // a call's arguments: rB .. rB+C-1
     X(FRSQRTS, "frsqrts", Vec1,   1,  10, Vector,   None, None, "dA[i] = 1/sqrt(dB[i]) (wl_math)") \
     X(FTANHS,  "ftanhs",  Vec1,   1,  24, Vector,   None, None, "dA[i] = tanh(dB[i]) (wl_math)") \
     X(FLOGS,   "flogs",   Vec1,   1,  24, Vector,   None, None, "dA[i] = log(dB[i]), natural (wl_math)") \
+    X(FSQRTS,  "fsqrts",  Vec1,   1,  8,  Vector,   None, None, "dA[i] = sqrt(dB[i]) (fp32, IEEE)") \
+    X(FDIVS,   "fdivs",   Vec2,   1,  8,  Vector,   None, None, "dA[i] = dB[i] / dC[i] (fp32, IEEE)") \
     X(FSUMS,   "fsums",   VecR,   1,  1,  Vector,   None, D,    "rD = sum of dB[i], left to right (fp32)") \
     X(DSTEP,   "dstep",   DsdReg, 1,  0,  Straight, B,    None, "dA's map step = rB bytes: the next map adds it to dA's base after each pass, then sets it to 0") \
     X(MAP,     "map",     Map,    1,  0,  Control,  BC,   A,    "issue the next instruction, a vector op on memory, rB times (none if rB <= 0); before each pass rA = the SRAM word at rC, rC's copy + imm bytes (rA = _: no scalar); after each pass its DSDs' bases += their dstep. Costs 1 + passes x (1 + the op's cost)")

@@ -8,6 +8,7 @@
 #include "engine/core/wl_math.h"
 #include "engine/fabric/isa.h"
 
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
@@ -40,6 +41,8 @@ inline float vec_elem(float x, float y, float s) {
     else if constexpr (O == Op::FRSQRTS) return math::rsqrtf(x);
     else if constexpr (O == Op::FTANHS) return math::tanhf(x);
     else if constexpr (O == Op::FLOGS) return math::logf(x);
+    else if constexpr (O == Op::FSQRTS) return float(std::sqrt(double(x)));   // correctly rounded, as fsqrt's
+    else if constexpr (O == Op::FDIVS) return x / y;
     else static_assert(O == Op::FMACS, "an element-wise vector op in WL_ISA has no vec_elem formula");
 }
 

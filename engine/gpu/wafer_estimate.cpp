@@ -121,7 +121,7 @@ Cyc op_cycles(const gpt::OpInfo& op, const gpt::GPTConfig& cfg, const WaferSpec&
     } else if (n == "adamw_update") {
         if (streaming) return Cyc{};   // runs off-wafer (MemoryX) while weights stream: not modelled here
         const double params = double(gpt::count_parameters(cfg));
-        c.compute += params * (per_elem(Op::FRSQRTS) + op_info(Op::FDIV).base_cycles) / (P * S);
+        c.compute += params * (per_elem(Op::FSQRTS) + 2 * per_elem(Op::FDIVS)) / (P * S);   // the kernels' update: a root, two divides
     }
     return c;
 }

@@ -5,7 +5,7 @@
 //
 // Per op, in compute-engine cycles on a W x H mesh of P PEs:
 //   compute = FMACs (or element ops) / (P x simd_fp32), transcendental ops at their
-//             table cost (fexps, ftanhs, frsqrts per element);
+//             table cost (fexps, ftanhs, frsqrts, fsqrts, fdivs per element);
 //   sram    = bytes / (P x kSramBytesPerCycle)  (2 x 32-bit reads + 1 x 32-bit write per cycle);
 //   fabric  = the wavelets a PE must receive or send (one per link per cycle):
 //             GEMM: weight-stationary tiles, x broadcast along rows, partial sums
