@@ -153,7 +153,18 @@ __attribute__((always_inline)) inline uint32_t sized(const TilePasses& p, uint32
 }
 
 // Four lanes: every tile.
-uint32_t passes4(const TilePasses& p, uint32_t sbits) { return sized<F4, 4>(p, sbits); }
+// A tile of more than eight vectors goes in parts of eight, each through every pass from the same
+// scalars: sixteen, with the broadcast scalar and a vector of y, spill SSE2's sixteen registers
+// (and the fifteen or so V8 gives WebAssembly's SIMD128).
+uint32_t passes4(const TilePasses& p, uint32_t sbits) {
+    constexpr uint32_t kPart = 32;
+    if (p.n <= kPart) return sized<F4, 4>(p, sbits);
+    TilePasses a = p, b = p;
+    a.n = kPart;
+    b.n -= kPart, b.d += 4 * kPart, b.y += 4 * kPart;
+    sized<F4, 4>(a, sbits);
+    return sized<F4, 4>(b, sbits);
+}
 uint32_t moving4(const MovingTile& p, uint32_t sbits) { return moving_runs<F4, 4>(p, sbits); }
 
 #if defined(__x86_64__) && !defined(__EMSCRIPTEN__)
