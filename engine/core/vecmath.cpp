@@ -8,6 +8,7 @@
 #include "engine/core/wl_math.h"
 #include "engine/core/simd.h"
 
+#include <cmath>
 #include <cstring>
 
 namespace wl::math {
@@ -31,6 +32,11 @@ struct VecLane {
     WL_INLINE static I bits(D d) { return (I)d; }
     WL_INLINE static D from(I i) { return (D)i; }
     WL_INLINE static D select(I m, D a, D b) { return (D)(((I)a & m) | ((I)b & ~m)); }
+    WL_INLINE static D num(I i) { return __builtin_convertvector(i, D); }
+    WL_INLINE static D sqrt(D d) {   // lane by lane: GCC's vectors have no sqrt (correctly rounded either way)
+        for (int k = 0; k < int(sizeof(D) / sizeof(double)); ++k) d[k] = std::sqrt(d[k]);
+        return d;
+    }
 };
 
 }  // namespace
@@ -71,6 +77,36 @@ WL_INLINE void apply8(float* out, const float* in, int n) { apply<Op, 8, v8f, v8
 template <int Op>
 WL_INLINE void apply4(float* out, const float* in, int n) { apply<Op, 4, v4f, v4i, v4d>(out, in, n); }
 
+// J vectors of K normals at a time from the uniforms' lanes (box_muller_lanes), each rounded to
+// float, then scaled. A normal is a chain of 17 dependent divisions: J chains side by side keep
+// the divider busy (AVX2: four of four lanes, 1.4x one; the generic eight lanes are four SSE2
+// or SIMD128 pairs already).
+template <int K, class F, class D, int J>
+WL_INLINE void normals(float* out, const double* u1, const double* u2, int n, float scale) {
+    for (int i = 0; i < n; i += K * J) {
+        D a[J], b[J];
+        for (int j = 0; j < J; ++j) {
+            const int at = i + j * K, m = n - at < 0 ? 0 : n - at < K ? n - at : K;
+            a[j] = D{} + 1.0, b[j] = D{};   // unused lanes: log 1, cos -pi
+            if (m) std::memcpy(&a[j], u1 + at, sizeof(double) * size_t(m)), std::memcpy(&b[j], u2 + at, sizeof(double) * size_t(m));
+        }
+        F z[J];
+        for (int j = 0; j < J; ++j) z[j] = __builtin_convertvector(wl::math::box_muller_lanes(a[j], b[j]), F) * scale;
+        for (int j = 0; j < J; ++j) {
+            const int at = i + j * K, m = n - at < 0 ? 0 : n - at < K ? n - at : K;
+            if (m) std::memcpy(out + at, &z[j], sizeof(float) * size_t(m));
+        }
+    }
+}
+using NormalFn = void (*)(float*, const double*, const double*, int, float);
+void normals_generic(float* o, const double* a, const double* b, int n, float s) { normals<8, v8f, v8d, 1>(o, a, b, n, s); }
+#if defined(__x86_64__) && !defined(__EMSCRIPTEN__)
+__attribute__((target("avx512f"))) void normals_avx512(float* o, const double* a, const double* b, int n, float s) {
+    normals<8, v8f, v8d, 2>(o, a, b, n, s);
+}
+__attribute__((target("avx2"))) void normals_avx2(float* o, const double* a, const double* b, int n, float s) { normals<4, v4f, v4d, 4>(o, a, b, n, s); }
+#endif
+
 using ArrayFn = void (*)(float*, const float*, int);
 void exp_generic(float* o, const float* i, int n) { apply8<0>(o, i, n); }
 void tanh_generic(float* o, const float* i, int n) { apply8<1>(o, i, n); }
@@ -97,5 +133,13 @@ Fns fns() {
 
 void exp_array(float* out, const float* in, int n) { fns().exp(out, in, n); }
 void tanh_array(float* out, const float* in, int n) { fns().tanh(out, in, n); }
+
+void normal_array(float* out, const double* u1, const double* u2, int n, float scale) {
+#if defined(__x86_64__) && !defined(__EMSCRIPTEN__)
+    if (simd_level() == Simd::Avx512) return normals_avx512(out, u1, u2, n, scale);
+    if (simd_level() == Simd::Avx2) return normals_avx2(out, u1, u2, n, scale);
+#endif
+    normals_generic(out, u1, u2, n, scale);
+}
 
 }  // namespace wl::math

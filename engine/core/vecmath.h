@@ -1,4 +1,4 @@
-// vecmath.h: exp and tanh over float arrays, lanes of doubles at a time, with the same bits on
+// vecmath.h: exp, tanh and Box-Muller normals over float arrays, lanes of doubles at a time, with the same bits on
 // every platform and SIMD width: the GPT reference's hot loops and the PE's fexps and ftanhs.
 //
 // Each lane is wl_math's one definition (exp_lanes, tanh_lanes), the same the
@@ -15,5 +15,8 @@ namespace wl::math {
 
 void exp_array(float* out, const float* in, int n);    // out[i] = exp(in[i]); in-place allowed
 void tanh_array(float* out, const float* in, int n);   // out[i] = tanh(in[i]); in-place allowed
+// out[i] = float(box_muller(u1[i], u2[i])) * scale (wl_math.h's box_muller_lanes, the lanes of
+// Rng::normal): u1 in (0, 1], u2 in [0, 1).
+void normal_array(float* out, const double* u1, const double* u2, int n, float scale);
 
 }  // namespace wl::math

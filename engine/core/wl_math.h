@@ -16,21 +16,6 @@
 
 namespace wl::math {
 
-// natural log in double: x = m * 2^e, m in [sqrt(1/2), sqrt(2)), log m = 2 atanh(s).
-inline double log_d(double x) {
-    if (x != x || x < 0) return NAN;
-    if (x == 0) return -INFINITY;
-    if (std::isinf(x)) return x;
-    int e;
-    double m = std::frexp(x, &e);            // m in [0.5, 1)
-    if (m < 0.70710678118654752) { m *= 2.0; e -= 1; }
-    double s = (m - 1.0) / (m + 1.0), s2 = s * s;   // |s| <= 0.1716
-    double p = 0.0;
-    for (int n = 21; n >= 1; n -= 2) p = p * s2 + 1.0 / double(n);
-    constexpr double kLn2 = 0.69314718055994530942;
-    return 2.0 * s * p + double(e) * kLn2;
-}
-
 // exp and tanh are written once, over a lane type D: double for one value
 // (the PE's fexp/ftanh), or a vector of doubles for the GPT's arrays
 // (engine/core/vecmath.cpp). Lanes never interact, so a value gets the same
@@ -53,6 +38,8 @@ struct Lane<double> {
         return d;
     }
     static double select(bool m, double a, double b) { return m ? a : b; }
+    static double num(I i) { return double(i); }
+    static double sqrt(double d) { return std::sqrt(d); }
 };
 
 // exp(x) for x clamped to [-700, 700]: x = k ln2 + r, |r| <= ln2/2, Taylor to
@@ -97,6 +84,56 @@ inline __attribute__((always_inline)) D tanh_lanes(D x) {
     return L::from(L::bits(t) | sign);
 }
 
+// log(m 2^e) for m in [0.5, 1) (frexp's): m in [sqrt(1/2), sqrt(2)) after a doubling, log m =
+// 2 atanh(s). One definition for log_d and Box-Muller's lanes.
+template <class D>
+inline __attribute__((always_inline)) D log_frexp_lanes(D m0, D e0) {
+    using L = Lane<D>;
+    constexpr double kLow = 0.70710678118654752;
+    const D m = L::select(m0 < kLow, m0 * 2.0, m0);
+    const D e = L::select(m0 < kLow, e0 - 1.0, e0);
+    const D s = (m - 1.0) / (m + 1.0), s2 = s * s;
+    D p = D{};
+    for (int n = 21; n >= 1; n -= 2) p = p * s2 + 1.0 / double(n);
+    constexpr double kLn2 = 0.69314718055994530942;
+    return 2.0 * s * p + e * kLn2;
+}
+
+// natural log in double, any x.
+inline double log_d(double x) {
+    if (x != x || x < 0) return NAN;
+    if (x == 0) return -INFINITY;
+    if (std::isinf(x)) return x;
+    int e;
+    const double m = std::frexp(x, &e);   // m in [0.5, 1)
+    return log_frexp_lanes(m, double(e));
+}
+
+// cos(x) for |x| <= 4 (the GPT's learning-rate schedule and Box-Muller): Taylor to x^32,
+// remainder < 1e-15; only + - * /, so every platform agrees.
+template <class D>
+inline __attribute__((always_inline)) D cos_small_lanes(D x) {
+    const D x2 = x * x;
+    D p = D{} + 1.0;
+    for (int n = 32; n >= 2; n -= 2) p = 1.0 - p * x2 / double(n * (n - 1));
+    return p;
+}
+inline double cos_small_d(double x) { return cos_small_lanes(x); }
+
+// A standard normal from u1 in (0, 1] and u2 in [0, 1), Box-Muller: -sqrt(-2 log u1) cos(2 pi u2 - pi)
+// (= sqrt(-2 log u1) cos(2 pi u2)). u1 >= 2^-53 is a normal double, so frexp's m and e come
+// from its bits, in lanes as in one double (Rng::normal, and normal_array's lanes).
+template <class D>
+inline __attribute__((always_inline)) D box_muller_lanes(D u1, D u2) {
+    using L = Lane<D>;
+    const typename L::I b = L::bits(u1);
+    const D m = L::from((b & 0x000FFFFFFFFFFFFFll) | 0x3FE0000000000000ll);
+    const D e = L::num(((b >> 52) & 0x7FF) - 1022);
+    constexpr double kPi = 3.14159265358979323846;
+    const D r = L::sqrt(-2.0 * log_frexp_lanes(m, e));
+    return -r * cos_small_lanes(2.0 * kPi * u2 - kPi);
+}
+
 // A NaN comes back as it came: WebAssembly's float<->double conversions and arithmetic may
 // change a NaN's sign, and a result's bits must be the same on every platform.
 inline float expf(float x) { return x != x ? x : float(exp_lanes(double(x))); }   // exp(-inf) gives 0 (clamped: ~1e-304)
@@ -124,12 +161,5 @@ inline double powi_d(double b, int64_t n) {
     return r;
 }
 
-// cos(x) for |x| <= 4 (the GPT's learning-rate schedule and Box-Muller): Taylor to x^32,
-// remainder < 1e-15; only + - * /, so every platform agrees.
-inline double cos_small_d(double x) {
-    double x2 = x * x, p = 1.0;
-    for (int n = 32; n >= 2; n -= 2) p = 1.0 - p * x2 / double(n * (n - 1));
-    return p;
-}
 
 }  // namespace wl::math

@@ -80,9 +80,7 @@ void GPT::ensure_grads() {   // lazily: inference (GPT-2 small: 500 MB) never ne
 void GPT::init_weights(uint64_t seed) {
     Rng rng(seed);
     const float std0 = 0.02f, std_proj = float(0.02 / std::sqrt(2.0 * L));
-    auto normal = [&](float* p, size_t n, float s) {
-        for (size_t i = 0; i < n; i++) p[i] = float(rng.normal()) * s;
-    };
+    auto normal = [&](float* p, size_t n, float s) { rng.normals(p, n, s); };
     auto fill = [](float* p, size_t n, float v) {
         for (size_t i = 0; i < n; i++) p[i] = v;
     };

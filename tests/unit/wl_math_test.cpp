@@ -1,6 +1,7 @@
 #include "engine/core/simd.h"
 #include "engine/core/wl_math.h"
 #include "engine/core/vecmath.h"
+#include "engine/gpt/rng.h"
 
 #include <gtest/gtest.h>
 #include <cfloat>
@@ -136,6 +137,33 @@ TEST(WlMath, ArraysAndScalarsAreOneDefinition) {
                     EXPECT_EQ(float_bits(t[i]), float_bits(x[i]));
                 }
             }
+        }
+    }
+    wl::set_simd_level(detected);
+}
+
+// Box-Muller: box_muller_lanes (frexp from u1's bits) gives log_d's and cos_small_d's value, and
+// Rng::normals (lanes, in every SIMD copy this CPU runs, tails of every length) gives the bits of
+// n calls of Rng::normal, leaving the stream where they leave it: a seed's initial weights do not
+// depend on the path.
+TEST(WlMath, NormalsInLanesAreRngNormal) {
+    constexpr double kPi = 3.14159265358979323846;
+    for (double u1 : {0x1p-53, 0x1.8p-40, 1e-9, 0.5, 0.70710678118654752, 0.7071067811865476, 0.75, 1.0 - 0x1p-53, 1.0})
+        for (double u2 : {0.0, 0x1p-53, 0.25, 0.5, 0.9, 1.0 - 0x1p-53}) {
+            const double want = -std::sqrt(-2.0 * wl::math::log_d(u1)) * wl::math::cos_small_d(2.0 * kPi * u2 - kPi);
+            const double got = wl::math::box_muller_lanes(u1, u2);
+            EXPECT_EQ(std::memcmp(&want, &got, sizeof got), 0) << u1 << " " << u2;
+        }
+    const wl::Simd detected = wl::simd_level();
+    for (wl::Simd level : {wl::Simd::Generic, wl::Simd::Avx2, wl::Simd::Avx512}) {
+        if (!wl::set_simd_level(level)) continue;
+        SCOPED_TRACE(wl::simd_name(level));
+        for (size_t n : {size_t(1), size_t(7), size_t(255), size_t(256), size_t(1000)}) {
+            wl::gpt::Rng a(42 + n), b(42 + n);
+            std::vector<float> block(n);
+            a.normals(block.data(), n, 0.02f);
+            for (size_t i = 0; i < n; i++) ASSERT_EQ(float_bits(block[i]), float_bits(float(b.normal()) * 0.02f)) << "n " << n << ", i " << i;
+            EXPECT_EQ(a.state, b.state);
         }
     }
     wl::set_simd_level(detected);
