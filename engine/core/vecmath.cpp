@@ -83,22 +83,20 @@ WL_INLINE void apply4(float* out, const float* in, int n) { apply<Op, 4, v4f, v4
 // or SIMD128 pairs already).
 template <int K, class F, class D, int J>
 WL_INLINE void normals(float* out, const double* u1, const double* u2, int n, float scale) {
+    const auto used = [&](int at) { return n - at < 0 ? 0 : n - at < K ? n - at : K; };   // of a vector's lanes from at
     for (int i = 0; i < n; i += K * J) {
         D a[J], b[J];
         for (int j = 0; j < J; ++j) {
-            const int at = i + j * K, m = n - at < 0 ? 0 : n - at < K ? n - at : K;
             a[j] = D{} + 1.0, b[j] = D{};   // unused lanes: log 1, cos -pi
-            if (m) std::memcpy(&a[j], u1 + at, sizeof(double) * size_t(m)), std::memcpy(&b[j], u2 + at, sizeof(double) * size_t(m));
+            if (const int m = used(i + j * K))
+                std::memcpy(&a[j], u1 + i + j * K, sizeof(double) * size_t(m)), std::memcpy(&b[j], u2 + i + j * K, sizeof(double) * size_t(m));
         }
         F z[J];
         for (int j = 0; j < J; ++j) z[j] = __builtin_convertvector(wl::math::box_muller_lanes(a[j], b[j]), F) * scale;
-        for (int j = 0; j < J; ++j) {
-            const int at = i + j * K, m = n - at < 0 ? 0 : n - at < K ? n - at : K;
-            if (m) std::memcpy(out + at, &z[j], sizeof(float) * size_t(m));
-        }
+        for (int j = 0; j < J; ++j)
+            if (const int m = used(i + j * K)) std::memcpy(out + i + j * K, &z[j], sizeof(float) * size_t(m));
     }
 }
-using NormalFn = void (*)(float*, const double*, const double*, int, float);
 void normals_generic(float* o, const double* a, const double* b, int n, float s) { normals<8, v8f, v8d, 1>(o, a, b, n, s); }
 #if defined(__x86_64__) && !defined(__EMSCRIPTEN__)
 __attribute__((target("avx512f"))) void normals_avx512(float* o, const double* a, const double* b, int n, float s) {

@@ -1,5 +1,6 @@
-// vecmath.h: exp, tanh and Box-Muller normals over float arrays, lanes of doubles at a time, with the same bits on
-// every platform and SIMD width: the GPT reference's hot loops and the PE's fexps and ftanhs.
+// vecmath.h: exp, tanh and Box-Muller normals over float arrays, lanes of doubles at a time, with
+// the same bits on every platform and SIMD width: the GPT reference's hot loops, its initial
+// weights, and the PE's fexps and ftanhs.
 //
 // Each lane is wl_math's one definition (exp_lanes, tanh_lanes), the same the
 // PE's fexp/ftanh run: so the reference and the mesh agree on every value.

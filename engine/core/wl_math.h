@@ -161,5 +161,4 @@ inline double powi_d(double b, int64_t n) {
     return r;
 }
 
-
 }  // namespace wl::math

@@ -30,7 +30,7 @@ struct Rng {
     }
     // out[i] = float(normal()) * scale for i < n: the same draws in the same order, the same
     // bits, Box-Muller a block at a time in lanes (normal_array: GPT-small's initial weights are
-    // 124 M normals, each 16 dependent divisions in cos_small_lanes).
+    // 124 M normals, each a chain of 17 dependent divisions).
     void normals(float* out, size_t n, float scale) {
         constexpr size_t kBlock = 256;
         double u1[kBlock], u2[kBlock];
