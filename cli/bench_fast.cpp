@@ -10,6 +10,7 @@
 //   own speed-up; its results are the runs' with print.
 #include "cli/cpu_time.h"
 #include "cli/verbs.h"
+#include "engine/core/simd.h"
 #include "engine/core/json_text.h"
 #include "engine/core/read_file.h"
 #include "engine/lang/compile.h"
@@ -110,6 +111,10 @@ bool same_bits(const std::vector<float>& a, const std::vector<float>& b) {
 }  // namespace
 
 int bench_fast(const Args& args) {
+    if (const char* why = wl::use_simd(args.get("simd", wl::simd_name(wl::simd_level())).c_str()); *why) {
+        std::fprintf(stderr, "bench fast: --simd: %s\n", why);
+        return 2;
+    }
     const int P = int(args.get_int("p", 16)), B = int(args.get_int("b", 16)), reps = int(args.get_int("reps", 3));
     const std::string path = args.get("kernel", "examples/summa.wk");
     std::string src, error;
@@ -164,6 +169,7 @@ int bench_fast(const Args& args) {
     const double err = cyc.rep.cycles ? (double(fast.rep.cycles) - double(cyc.rep.cycles)) / double(cyc.rep.cycles) : 0.0;
     nlohmann::json j = {
         {"bench", "fast"},
+        {"simd", wl::simd_name(wl::simd_level())},
         {"kernel", path},
         {"p", P},
         {"b", B},

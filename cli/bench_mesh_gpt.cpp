@@ -12,6 +12,7 @@
 #include "cli/cpu_time.h"
 #include "cli/model_args.h"
 #include "cli/verbs.h"
+#include "engine/core/simd.h"
 
 #include "engine/core/json_text.h"
 #include "engine/gpt/parallel.h"
@@ -104,7 +105,7 @@ int bench_train(const Args& a, wl::gpt::GPT& ref, int T, int reps) {
     const bool same = std::memcmp(&ref_loss, &mesh_loss, 4) == 0;
     const std::vector<FunctionTime> by_time = by_function(mesh.last_run());
     if (a.has("json")) {
-        nlohmann::json j = {{"config", a.get("config")}, {"mesh", {{"w", plan.mesh_w}, {"h", plan.mesh_h}}}, {"B", B},
+        nlohmann::json j = {{"config", a.get("config")}, {"simd", wl::simd_name(wl::simd_level())}, {"mesh", {{"w", plan.mesh_w}, {"h", plan.mesh_h}}}, {"B", B},
                             {"T", T}, {"reps", reps}, {"reference_s", ref_s}, {"mesh_s", mesh_s},
                             {"ratio", mesh_s / ref_s}, {"reference_tokens_per_s", tokens / ref_s},
                             {"mesh_tokens_per_s", tokens / mesh_s}, {"cycles", st.cycles},
@@ -152,6 +153,8 @@ int bench_mesh_gpt(const Args& args) {
     Args a = args;
     if (!a.has("config")) a.options["config"] = "models/gpt-nano.yaml";
     wl::gpt::set_num_threads(1);   // CPU seconds of one thread on both sides
+    if (const char* why = wl::use_simd(a.get("simd", wl::simd_name(wl::simd_level())).c_str()); *why)
+        throw std::runtime_error(std::string("--simd: ") + why);
     const LoadedModel m = load_model(a);
     wl::gpt::GPT& ref = *m.model;
     const int T = int(a.get_int("t", ref.maxT)), reps = std::max(1, int(a.get_int("reps", 5)));
@@ -198,7 +201,7 @@ int bench_mesh_gpt(const Args& args) {
         batch = wl::model::compare_batch_schedules(plan, ref, tokens.data(), B, T);
     }
     if (a.has("json")) {
-        nlohmann::json j = {{"config", a.get("config")}, {"mesh", {{"w", plan.mesh_w}, {"h", plan.mesh_h}}}, {"T", T},
+        nlohmann::json j = {{"config", a.get("config")}, {"simd", wl::simd_name(wl::simd_level())}, {"mesh", {{"w", plan.mesh_w}, {"h", plan.mesh_h}}}, {"T", T},
                             {"reps", reps}, {"reference_s", ref_s}, {"mesh_s", mesh_s},
                             {"ratio", mesh_s / ref_s}, {"cycles", cycles}, {"instructions", instrs},
                             {"instructions_per_s", double(instrs) / mesh_s}, {"flops", flops},

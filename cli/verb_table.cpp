@@ -52,6 +52,10 @@ const Flag kLanes{"lanes", Value::Text,
 // The GPT verbs': a shorthand for the config key, as --mesh is for wafer.mesh.
 const Flag kArchKey{"arch", Value::Text, "the machine profile: clock, SRAM per PE, SIMD lanes (default: the config's wafer.arch; docs/fidelity.md)",
                     wl::machine_profile_choices()};
+// The host's SIMD copies the emulator and the reference run (engine/core/simd.h): generic is the
+// four lanes WebAssembly's SIMD128 has too, so a native run of it sets apart what the vectors' width gives.
+const Flag kSimd{"simd", Value::Text, "the host's vector copies to run: generic (SSE2's four lanes, as WebAssembly's), avx2, avx512 (default: the CPU's widest)",
+                 "generic|avx2|avx512"};
 const Flag kCacheDir{"cache-dir", Value::Text, "the compile cache's folder (default $WAFERLAB_CACHE_DIR, else $XDG_CACHE_HOME/waferlab/plans or ~/.cache/waferlab/plans)"};
 
 }  // namespace
@@ -169,7 +173,7 @@ const std::vector<Verb>& verb_table() {
                int_flag("b", 1, 64, "block side per PE (default 16)"),
                int_flag("reps", 1, 1000, "repetitions, best kept (default 3)"),
                {"kernel", Value::Text, "the SUMMA kernel (default examples/summa.wk)"},
-               kJson},
+               kSimd, kJson},
               bench_fast},
              {"mesh-gpt", "the GPT forward (or --train: a training step) on the emulated mesh vs the reference: time, ratio, cycles",
               nullptr, false, nullptr,
@@ -179,7 +183,7 @@ const std::vector<Verb>& verb_table() {
                int_flag("reps", 1, 1000, "repetitions, best kept (default 5)"),
                int_flag("batch", 1, 64, "also a batch of this many prompts' forward under each wafer.schedule (sequential, pipelined)"),
                {"train", Value::Switch, "a training step (batch_size sequences, backward, AdamW) instead of a forward"},
-               kNoCache, kCacheDir, kJson},
+               kSimd, kNoCache, kCacheDir, kJson},
               bench_mesh_gpt},
              {"swarmx", "a data-parallel training step on 1, 2 and 4 emulated wafers: compute and SwarmX cycles, host time",
               nullptr, false, nullptr,

@@ -1,6 +1,9 @@
 // simd.cpp: see simd.h.
 #include "engine/core/simd.h"
 
+#include <cstring>
+#include <initializer_list>
+
 namespace wl {
 
 namespace {
@@ -34,5 +37,11 @@ bool set_simd_level(Simd s) {
 }
 
 const char* simd_name(Simd s) { return s == Simd::Avx512 ? "avx512" : s == Simd::Avx2 ? "avx2" : "generic"; }
+
+const char* use_simd(const char* name) {
+    for (Simd s : {Simd::Generic, Simd::Avx2, Simd::Avx512})
+        if (std::strcmp(name, simd_name(s)) == 0) return set_simd_level(s) ? "" : "this CPU (or build) has no such SIMD level";
+    return "unknown SIMD level: one of generic, avx2, avx512";
+}
 
 }  // namespace wl

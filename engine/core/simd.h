@@ -10,5 +10,7 @@ enum class Simd { Generic = 0, Avx2 = 1, Avx512 = 2 };   // Generic: plain C++ v
 Simd simd_level();
 bool set_simd_level(Simd s);     // false (and no change) when this CPU lacks it
 const char* simd_name(Simd s);   // "generic" | "avx2" | "avx512"
+// The level named (a simd_name) if this CPU has it: "" once set, else why not.
+const char* use_simd(const char* name);
 
 }  // namespace wl
