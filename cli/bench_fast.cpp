@@ -111,8 +111,8 @@ bool same_bits(const std::vector<float>& a, const std::vector<float>& b) {
 }  // namespace
 
 int bench_fast(const Args& args) {
-    if (const char* why = wl::use_simd(args.get("simd", wl::simd_name(wl::simd_level())).c_str()); *why) {
-        std::fprintf(stderr, "bench fast: --simd: %s\n", why);
+    if (const char* why = args.has("simd") ? wl::use_simd(args.get("simd").c_str()) : ""; *why) {
+        std::fprintf(stderr, "bench fast: --simd %s: %s\n", args.get("simd").c_str(), why);
         return 2;
     }
     const int P = int(args.get_int("p", 16)), B = int(args.get_int("b", 16)), reps = int(args.get_int("reps", 3));

@@ -153,8 +153,8 @@ int bench_mesh_gpt(const Args& args) {
     Args a = args;
     if (!a.has("config")) a.options["config"] = "models/gpt-nano.yaml";
     wl::gpt::set_num_threads(1);   // CPU seconds of one thread on both sides
-    if (const char* why = wl::use_simd(a.get("simd", wl::simd_name(wl::simd_level())).c_str()); *why)
-        throw std::runtime_error(std::string("--simd: ") + why);
+    if (const char* why = a.has("simd") ? wl::use_simd(a.get("simd").c_str()) : ""; *why)
+        throw std::runtime_error("--simd " + a.get("simd") + ": " + why);
     const LoadedModel m = load_model(a);
     wl::gpt::GPT& ref = *m.model;
     const int T = int(a.get_int("t", ref.maxT)), reps = std::max(1, int(a.get_int("reps", 5)));

@@ -40,7 +40,7 @@ const char* simd_name(Simd s) { return s == Simd::Avx512 ? "avx512" : s == Simd:
 
 const char* use_simd(const char* name) {
     for (Simd s : {Simd::Generic, Simd::Avx2, Simd::Avx512})
-        if (std::strcmp(name, simd_name(s)) == 0) return set_simd_level(s) ? "" : "this CPU (or build) has no such SIMD level";
+        if (std::strcmp(name, simd_name(s)) == 0) return set_simd_level(s) ? "" : "this CPU (or this build) lacks that level";
     return "unknown SIMD level: one of generic, avx2, avx512";
 }
 
