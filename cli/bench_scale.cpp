@@ -1,7 +1,7 @@
 // bench_scale.cpp: `waferlab-cli bench scale` — one kernel in one process and split by bands of
 // rows over mpirun's ranks (docs/scale.md), in one run: the wall times and their ratio, what the
 // bands exchanged per exchange (a cycle in cycle mode, a window in fast mode), and each rank's
-// peak memory. Without mpirun, one rank: the split's own cost.
+// peak memory and time spent waiting for the others. Without mpirun, one rank: the split's own cost.
 //   mpirun -np 2 waferlab-cli bench scale --json
 #include "cli/mpi_bands.h"
 #include "cli/verbs.h"
@@ -24,29 +24,40 @@ namespace wlcli {
 
 namespace {
 
-// The ranks' link, counted: exchanges (one a cycle, or a window), the bytes this rank sends in them, and the
-// bytes of its gathers (the syncs at the end of a run). With no link below it, one rank alone.
+// The ranks' link, counted: exchanges (one a cycle, or a window), the bytes this rank sends in them, the
+// bytes of its gathers (the syncs at the end of a run), and the seconds spent in its calls: waiting for
+// the other ranks, most of it, as the messages are small. With no link below it, one rank alone.
 class CountedLink final : public wl::BandLink {
 public:
     explicit CountedLink(wl::BandLink* below) : below_(below) {}
     int rank() const override { return below_ ? below_->rank() : 0; }
     int ranks() const override { return below_ ? below_->ranks() : 1; }
     void exchange(const std::string& up, const std::string& down, std::string* from_up, std::string* from_down) override {
+        const Timed t(&in_link_s);
         exchanges++;
         exchange_bytes += up.size() + down.size();
         if (below_) below_->exchange(up, down, from_up, from_down);
         else from_up->clear(), from_down->clear();
     }
     void max(uint64_t* v, int n) override {
+        const Timed t(&in_link_s);
         if (below_) below_->max(v, n);
     }
     std::vector<std::string> gather(const std::string& mine) override {
+        const Timed t(&in_link_s);
         gather_bytes += mine.size();
         return below_ ? below_->gather(mine) : std::vector<std::string>{mine};
     }
     uint64_t exchanges = 0, exchange_bytes = 0, gather_bytes = 0;
+    double in_link_s = 0;
 
 private:
+    struct Timed {
+        double* into;
+        std::chrono::steady_clock::time_point t0 = std::chrono::steady_clock::now();
+        explicit Timed(double* s) : into(s) {}
+        ~Timed() { *into += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); }
+    };
     wl::BandLink* below_;
 };
 
@@ -75,6 +86,7 @@ int bench_scale(const Args& args) {
     auto timed = [&](wl::BandLink* bands, wl::lang::RunReport* rep) {
         uint64_t sync[1] = {0};
         link.max(sync, 1);   // every rank starts together
+        link.in_link_s = 0;
         const auto t0 = Clock::now();
         wl::lang::RunOptions opt;
         opt.bands = bands;
@@ -85,7 +97,7 @@ int bench_scale(const Args& args) {
     // Split first, so each rank's peak memory is its band's run; then rank 0 alone.
     wl::lang::RunReport split, one;
     const double split_s = timed(&link, &split);
-    const double split_rss = peak_rss_mb();
+    const double split_rss = peak_rss_mb(), split_wait = link.in_link_s;
     double one_s = 0;
     if (link.rank() == 0) one_s = timed(nullptr, &one);
     else {   // the others meet rank 0's start, then wait for its end below
@@ -95,15 +107,17 @@ int bench_scale(const Args& args) {
     uint64_t done[1] = {0};
     link.max(done, 1);
     if (!split.ok || (link.rank() == 0 && !one.ok)) throw std::runtime_error("the kernel failed: " + (split.ok ? one.error : split.error));
-    std::vector<std::string> rss = link.gather(std::string(reinterpret_cast<const char*>(&split_rss), sizeof split_rss));
+    const double mine[2] = {split_rss, split_wait};
+    std::vector<std::string> ranks = link.gather(std::string(reinterpret_cast<const char*>(mine), sizeof mine));
     if (link.rank() != 0) return 0;
     if (split.output != one.output || split.cycles != one.cycles || split.stats.hops != one.stats.hops)
         throw std::runtime_error("the split run ended otherwise than one process (docs/scale.md says it cannot: a bug)");
-    nlohmann::json per_rank = nlohmann::json::array();
-    for (const std::string& b : rss) {
-        double mb = 0;
-        std::memcpy(&mb, b.data(), sizeof mb);
-        per_rank.push_back(mb);
+    nlohmann::json per_rank = nlohmann::json::array(), wait = nlohmann::json::array();
+    for (const std::string& b : ranks) {
+        double v[2] = {0, 0};
+        std::memcpy(v, b.data(), sizeof v);
+        per_rank.push_back(v[0]);
+        wait.push_back(v[1]);
     }
     const double exchanges = double(std::max<uint64_t>(link.exchanges, 1));
     nlohmann::json j = {{"kernel", path},
@@ -119,7 +133,8 @@ int bench_scale(const Args& args) {
                         {"bytes_per_exchange_rank0", double(link.exchange_bytes) / exchanges},
                         {"messages_per_exchange", 2 * (link.ranks() - 1)},
                         {"sync_bytes_rank0", link.gather_bytes},
-                        {"peak_rss_mb_per_rank", per_rank}};
+                        {"peak_rss_mb_per_rank", per_rank},
+                        {"wait_s_per_rank", wait}};
     if (args.has("json")) {
         std::printf("%s\n", wl::json_text(j).c_str());
         return 0;
@@ -133,9 +148,14 @@ int bench_scale(const Args& args) {
     std::printf("  %llu exchanges (%s), %.0f bytes each from rank 0's band, %d messages; the gathers: %.1f MB from rank 0\n",
                 (unsigned long long)link.exchanges, mode == wl::RunMode::Fast ? "windows" : "cycles", double(link.exchange_bytes) / exchanges,
                 2 * (link.ranks() - 1), double(link.gather_bytes) / 1e6);
-    std::string mem;
-    for (size_t r = 0; r < per_rank.size(); r++) mem += (r ? ", " : "") + std::to_string(int(per_rank[r].get<double>())) + " MB";
-    std::printf("  peak memory per rank: %s\n", mem.c_str());
+    std::string mem, waits;
+    for (size_t r = 0; r < per_rank.size(); r++) {
+        mem += (r ? ", " : "") + std::to_string(int(per_rank[r].get<double>())) + " MB";
+        char b[32];
+        std::snprintf(b, sizeof b, "%s%.2f s", r ? ", " : "", wait[r].get<double>());
+        waits += b;
+    }
+    std::printf("  peak memory per rank: %s\n  waiting for the other ranks (in the link's calls), per rank: %s\n", mem.c_str(), waits.c_str());
     return 0;
 }
 
