@@ -26,7 +26,7 @@ namespace {
 
 // The ranks' link, counted: exchanges (one a cycle, or a window), the bytes this rank sends in them, the
 // bytes of its gathers (the syncs at the end of a run), and the seconds spent in its calls: waiting for
-// the other ranks, most of it, as the messages are small. With no link below it, one rank alone.
+// the other ranks, but for the copies of the end-of-run gathers. With no link below it, one rank alone.
 class CountedLink final : public wl::BandLink {
 public:
     explicit CountedLink(wl::BandLink* below) : below_(below) {}
