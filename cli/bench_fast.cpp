@@ -10,9 +10,9 @@
 //   own speed-up; its results are the runs' with print.
 #include "cli/cpu_time.h"
 #include "cli/verbs.h"
-#include "engine/core/simd.h"
 #include "engine/core/json_text.h"
 #include "engine/core/read_file.h"
+#include "engine/core/simd.h"
 #include "engine/lang/compile.h"
 #include "engine/lang/run.h"
 

@@ -12,9 +12,9 @@
 #include "cli/cpu_time.h"
 #include "cli/model_args.h"
 #include "cli/verbs.h"
-#include "engine/core/simd.h"
 
 #include "engine/core/json_text.h"
+#include "engine/core/simd.h"
 #include "engine/gpt/parallel.h"
 #include "engine/gpt/adamw.h"
 #include "engine/model/mesh_gpt.h"
