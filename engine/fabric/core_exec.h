@@ -20,6 +20,7 @@
 #pragma once
 #include "engine/core/vecmath.h"
 #include "engine/fabric/core.h"
+#include "engine/fabric/dot_loop_exec.h"
 #include "engine/fabric/fault.h"
 #include "engine/fabric/fmacs_loop_exec.h"
 #include "engine/fabric/map_nest_exec.h"
@@ -389,6 +390,27 @@ struct CoreExec {
         return;
     [[maybe_unused]] bad_addr:;
     }
+    // One plain instruction's effect on registers, DSDs and SRAM (dot_loop_exec.h), from the same
+    // table; false, and no effect, where an ld or st would fault. Not a branch (it has none).
+    __attribute__((always_inline)) bool plain_effect(const Instr& in, uint32_t* const R) {
+        [[maybe_unused]] Core& C = ce;
+        [[maybe_unused]] const Instr* const code = nullptr;
+        [[maybe_unused]] const Instr* nx = nullptr;
+        [[maybe_unused]] uint8_t* const M = mem;
+        [[maybe_unused]] const uint32_t sram = sram_bytes;
+        switch (in.op) {
+#define WL_X(name, ...)          \
+    case Op::name:               \
+        if constexpr (!op_is_branch(Op::name)) { __VA_ARGS__ } \
+        break;
+            WL_PLAIN_OPS(WL_X)
+#undef WL_X
+        default: break;
+        }
+        return true;
+    bad_addr:
+        return false;
+    }
 
     // Issues plain instructions from pc, starting at cycle `now`, while they are plain and the next
     // would issue before `stop` (fast mode: the run-ahead limit). An fmacs loop or nest runs its
@@ -476,7 +498,21 @@ struct CoreExec {
             if (!k) goto done;
             WL_ISSUE(k)
         }
-        L_FADDS: L_FSUBS: L_FMULS: L_FMAXS: L_FMOVS: L_FNEGS: L_FSCALES: L_FSHIFTS: L_FEXPS: L_FRSQRTS: L_FTANHS: L_FLOGS: L_FSQRTS: L_FDIVS: L_FSUMS: {
+        L_FMULS: {
+            if (const DotLoop* L = lp->dot_loops.find(uint32_t(ip - code))) {   // a loop of dot products: a batch of rows at once
+                const LoopRun r = DotLoopExec<CoreExec>(*this).run(*L, ip, t, count, cost, loop_stop, R);
+                if (r.count != count) {   // it ran: go on from where it left (after the loop, at the fmuls, or where it would fault)
+                    ip = r.ip, t = r.t, count = r.count, cost = r.cost;
+                    if (t >= stop) goto done;
+                    WL_DISPATCH;
+                }
+            }
+            const Instr* nx = ip + 1;
+            const uint32_t k = memory_vec<Op::FMULS>(*ip, R);
+            if (!k) goto done;
+            WL_ISSUE(k)
+        }
+        L_FADDS: L_FSUBS: L_FMAXS: L_FMOVS: L_FNEGS: L_FSCALES: L_FSHIFTS: L_FEXPS: L_FRSQRTS: L_FTANHS: L_FLOGS: L_FSQRTS: L_FDIVS: L_FSUMS: {
             const Instr* nx = ip + 1;
             const uint32_t k = (this->*kMemoryVec.v[size_t(ip->op)])(*ip, R);
             if (!k) goto done;

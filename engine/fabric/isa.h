@@ -199,6 +199,7 @@ constexpr bool op_kinds_agree() {
 static_assert(op_kinds_agree(), "an op is of kind Vector exactly when its format is a Vec* one");
 constexpr OpKind op_kind(Op op) { return size_t(op) < size_t(Op::kCount) ? kOpKind[size_t(op)] : OpKind::Control; }
 constexpr bool op_is_straight(Op op) { return op_kind(op) == OpKind::Straight; }
+constexpr bool op_is_branch(Op op) { return op == Op::JMP || op == Op::BNZ || op == Op::BZ || op == Op::BLT; }
 // Straight ops whose effect is affine in the registers (words mod 2^32), or sets up a DSD from
 // them: an affine nest's (fmacs_loop.h) lead and tail are made of these.
 constexpr bool op_is_linear(Op op) {

@@ -254,6 +254,7 @@ Fault Machine::load(std::shared_ptr<const Program> p, Rect r, const std::vector<
     for (const Instr& in : p->code)
         if (in.op == Op::RECV || in.op == Op::DFABIN) lp.consumed_colours |= 1u << in.imm;
     lp.fmacs_loops = find_fmacs_loops(*p);
+    lp.dot_loops = find_dot_loops(*p);
     lp.map_nests = find_map_nests(*p);
     progs_.push_back(std::move(lp));
     place(int(progs_.size()) - 1, r, consts);

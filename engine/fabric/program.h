@@ -8,6 +8,7 @@
 // programs differ only in `place ... with` values share one too (their values are per-PE
 // constants that `ldp` reads: engine/lang/shared_images.h).
 #pragma once
+#include "engine/fabric/dot_loop.h"
 #include "engine/fabric/fmacs_loop.h"
 #include "engine/fabric/isa.h"
 #include "engine/fabric/map_nest.h"
@@ -111,6 +112,7 @@ struct LoadedProgram {
     int8_t ctrl_task_of_colour[kColours];
     uint32_t consumed_colours = 0;    // colours a data/control task or a recv/fabin may read
     FmacsLoops fmacs_loops;           // fmacs_loop.h: fast mode's macro-op
+    DotLoops dot_loops;               // dot_loop.h: fast mode's macro-op for a GEMV's rows
     MapNests map_nests;               // map_nest.h: fast mode's macro-op for a loop around an fmacs map
 };
 

@@ -1,11 +1,9 @@
-// fabric_fmacs_loop_test.cpp: fast mode's fmacs-loop macro-op (engine/fabric/fmacs_loop.h) held
-// to cycle mode, which interprets one instruction per step. Each kernel runs on one PE (so fast
-// mode's estimate is exact) in both modes and with both compilers: the output, every PE's SRAM,
-// the cycle count, instructions, vector elements, FLOPs and SRAM bytes must be equal, and a fault
-// must have the same kind, place and cycle. The kernels cover the loop the macro-op takes whole
-// (odd trip counts, tiles of 16 and of 6), the ones it must hand back (a strided operand,
-// overlapping operands, an fmacs or an ld that leaves SRAM in iteration k), and slices that end
-// inside a loop.
+// fabric_fmacs_loop_test.cpp: fast mode's fmacs-loop macro-op (engine/fabric/fmacs_loop.h) held to
+// cycle mode (cycle_mode_oracle.h), with both compilers. The kernels cover the loop the macro-op
+// takes whole (odd trip counts, tiles of 16 and of 6), the ones it must hand back (a strided
+// operand, overlapping operands, an fmacs or an ld that leaves SRAM in iteration k), and slices
+// that end inside a loop.
+#include "cycle_mode_oracle.h"
 #include "engine/core/read_file.h"
 #include "engine/core/simd.h"
 #include "engine/fabric/fmacs_loop.h"
@@ -27,6 +25,7 @@
 
 using namespace wl;
 using namespace wl::lang;
+using namespace wl::oracle;
 
 namespace {
 
@@ -82,28 +81,6 @@ std::string nest_kernel(int outer, int inner, const std::string& body, const std
     return nest_kernel(outer, "0.." + std::to_string(inner), body, pre, reps);
 }
 
-struct Ran {
-    std::unique_ptr<KernelRun> run;
-    RunReport rep;
-};
-
-// The run in slices of `slice` cycles (0: at once), at most `steps` of them.
-Ran run(const CompileResult& cr, RunMode mode, uint64_t slice = 0, int steps_max = 1'000'000) {
-    RunOptions opt;
-    opt.mode = mode;
-    opt.cycle_budget = 1'000'000;
-    Ran r;
-    r.run = std::make_unique<KernelRun>(std::make_shared<const CompileResult>(cr), opt);
-    if (slice) {
-        int steps = 0;
-        while (!r.run->done() && steps < steps_max) r.run->step(slice), ++steps;
-    } else {
-        r.run->finish();
-    }
-    r.rep = r.run->report();
-    return r;
-}
-
 // The nest the loader found around the program's first fmacs loop: 0 none, 1 one, 2 an affine one.
 int nest_kind(const CompileResult& cr) {
     for (const Placement& p : cr.placements)
@@ -112,43 +89,10 @@ int nest_kind(const CompileResult& cr) {
     return 0;
 }
 
-// The kernel compiled with or without the optimising code generator; a failure fails the test
-// with its diagnostics.
-bool compiled(const std::string& src, const char* file, bool optimise, CompileResult* cr) {
-    CompileOptions co;
-    co.optimise = optimise;
-    *cr = compile(src, file, co);
-    if (!cr->ok())
-        for (auto& d : cr->diagnostics) ADD_FAILURE() << format_diagnostic(d);
-    return cr->ok();
-}
-
 bool has_fmacs_loop(const CompileResult& cr) {
     for (const Placement& p : cr.placements)
         if (!find_fmacs_loops(*p.program).empty()) return true;
     return false;
-}
-
-void expect_same(const Ran& c, const Ran& f) {
-    EXPECT_EQ(f.rep.ok, c.rep.ok) << "cycle: " << c.rep.error << "\nfast: " << f.rep.error;
-    EXPECT_EQ(f.rep.output, c.rep.output);
-    if (c.rep.ok) {   // after a fault the modes' run lengths differ by one cycle (as before the macro-op); the fault's cycle is below
-        EXPECT_EQ(f.rep.cycles, c.rep.cycles);
-    }
-    EXPECT_EQ(f.rep.stats.instrs, c.rep.stats.instrs);
-    EXPECT_EQ(f.rep.stats.elems, c.rep.stats.elems);
-    EXPECT_EQ(f.rep.stats.flops, c.rep.stats.flops);
-    EXPECT_EQ(f.rep.stats.sram_bytes, c.rep.stats.sram_bytes);
-    const Machine& a = c.run->machine();
-    const Machine& b = f.run->machine();
-    EXPECT_EQ(b.core(0, 0).sram_used, a.core(0, 0).sram_used);
-    EXPECT_EQ(std::memcmp(a.sram(0, 0), b.sram(0, 0), a.config().sram_bytes), 0) << "SRAM differs";
-    if (!c.rep.ok) {
-        EXPECT_EQ(fault_kind_name(f.rep.fault.kind), fault_kind_name(c.rep.fault.kind));
-        EXPECT_EQ(f.rep.fault.where, c.rep.fault.where);
-        EXPECT_EQ(f.rep.fault.cycle, c.rep.fault.cycle);
-        EXPECT_EQ(f.rep.fault.message, c.rep.fault.message);
-    }
 }
 
 // A nest's kernel held to cycle mode: whole (the fault, if it faults, with it), in slices of 7,
