@@ -369,48 +369,31 @@ struct CoreExec {
         bad_address(in.op, R[in.b] + uint32_t(in.imm), uint32_t(&in - code));
         return false;
     }
-    // One straight instruction's effect (fmacs_loop.h), for fast mode's loops (fmacs_loop_exec.h),
-    // from the interpreter's table: no branch, no memory, no fault, so `code`, `nx`, `M`, `sram`
-    // and bad_addr are there only for the other ops.
-    __attribute__((always_inline)) void straight(const Instr& in, uint32_t* const R) {
+    // One instruction's effect from the interpreter's table, for fast mode's loops: a straight one
+    // (kStraight; fmacs_loop_exec.h), which cannot branch, touch SRAM or fault, so `code`, `nx`, `M`,
+    // `sram` and bad_addr are there only for the other ops; or any plain one but a branch
+    // (dot_loop_exec.h), false and no effect where an ld or st would fault.
+    template <bool kStraight>
+    __attribute__((always_inline)) bool effect(const Instr& in, uint32_t* const R) {
         [[maybe_unused]] Core& C = ce;
         [[maybe_unused]] const Instr* const code = nullptr;
         [[maybe_unused]] const Instr* nx = nullptr;
         [[maybe_unused]] uint8_t* const M = mem;
         [[maybe_unused]] const uint32_t sram = sram_bytes;
         switch (in.op) {
-#define WL_X(name, ...)          \
-    case Op::name:               \
-        if constexpr (op_is_straight(Op::name)) { __VA_ARGS__ } \
-        break;
-            WL_PLAIN_OPS(WL_X)
-#undef WL_X
-        default: break;
-        }
-        return;
-    [[maybe_unused]] bad_addr:;
-    }
-    // One plain instruction's effect on registers, DSDs and SRAM (dot_loop_exec.h), from the same
-    // table; false, and no effect, where an ld or st would fault. Not a branch (it has none).
-    __attribute__((always_inline)) bool plain_effect(const Instr& in, uint32_t* const R) {
-        [[maybe_unused]] Core& C = ce;
-        [[maybe_unused]] const Instr* const code = nullptr;
-        [[maybe_unused]] const Instr* nx = nullptr;
-        [[maybe_unused]] uint8_t* const M = mem;
-        [[maybe_unused]] const uint32_t sram = sram_bytes;
-        switch (in.op) {
-#define WL_X(name, ...)          \
-    case Op::name:               \
-        if constexpr (!op_is_branch(Op::name)) { __VA_ARGS__ } \
+#define WL_X(name, ...)                                                                          \
+    case Op::name:                                                                               \
+        if constexpr (kStraight ? op_is_straight(Op::name) : !op_is_branch(Op::name)) { __VA_ARGS__ } \
         break;
             WL_PLAIN_OPS(WL_X)
 #undef WL_X
         default: break;
         }
         return true;
-    bad_addr:
+    [[maybe_unused]] bad_addr:
         return false;
     }
+    __attribute__((always_inline)) void straight(const Instr& in, uint32_t* const R) { effect<true>(in, R); }
 
     // Issues plain instructions from pc, starting at cycle `now`, while they are plain and the next
     // would issue before `stop` (fast mode: the run-ahead limit). An fmacs loop or nest runs its

@@ -96,7 +96,7 @@ public:
                         if (p->op == Op::ST && i + 1 < rows)
                             stale = stale || meets(addr, a0, a_last, bytes) || meets(addr, b0, b_last, bytes);
                     }
-                    cx.plain_effect(*p, R);
+                    cx.template effect<false>(*p, R);
                     cost = op_base_cycles(p->op), t += cost, ++count;
                 }
                 t += kBranch, ++count, cost = kBranch;

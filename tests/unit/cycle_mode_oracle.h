@@ -2,9 +2,10 @@
 // cycle mode, which interprets one instruction per step. A kernel on one PE (so fast mode's
 // estimate is exact) runs in both modes: the output, the PE's SRAM, the cycle count,
 // instructions, vector elements, FLOPs and SRAM bytes must be equal, and a fault must have the
-// same kind, place, cycle and message.
+// same kind, place, cycle and message. And what the loaders' tests build programs of.
 #pragma once
 #include "engine/fabric/machine.h"
+#include "engine/fabric/program.h"
 #include "engine/lang/compile.h"
 #include "engine/lang/run.h"
 
@@ -49,6 +50,13 @@ inline bool compiled(const std::string& src, const char* file, bool optimise, Co
     if (!cr->ok())
         for (auto& d : cr->diagnostics) ADD_FAILURE() << format_diagnostic(d);
     return cr->ok();
+}
+
+// One hand-built instruction, for the tests of what the loader finds.
+inline Instr instr(Op op, int a, int b, int c, int d, int32_t imm) {
+    Instr i;
+    i.op = op, i.a = uint8_t(a), i.b = uint8_t(b), i.c = uint8_t(c), i.d = uint8_t(d), i.imm = imm;
+    return i;
 }
 
 inline void expect_same(const Ran& c, const Ran& f) {

@@ -112,11 +112,7 @@ TEST(FastModeDotLoop, FindsOnlyLoopsOfItsShape) {
         EXPECT_TRUE(has_dot_loop(cr));
     }
     Program p;
-    auto in = [](Op op, int a, int b, int c, int d, int32_t imm) {
-        Instr i;
-        i.op = op, i.a = uint8_t(a), i.b = uint8_t(b), i.c = uint8_t(c), i.d = uint8_t(d), i.imm = imm;
-        return i;
-    };
+    const auto in = instr;
     p.code = {
         in(Op::FMULS, 3, 5, 4, 0, 0),    // 0: head
         in(Op::FSUMS, 0, 3, 0, 8, 0),    // 1

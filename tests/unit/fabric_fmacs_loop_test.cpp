@@ -186,11 +186,7 @@ TEST(FastModeFmacsLoop, SlicesStopInsideTheLoop) {
 // The shape is the loader's to find: a loop whose daddr reads a register the loop changes is not one.
 TEST(FastModeFmacsLoop, FindsOnlyLoopsOfItsShape) {
     Program p;
-    auto in = [](Op op, int a, int b, int c, int d, int32_t imm) {
-        Instr i;
-        i.op = op, i.a = uint8_t(a), i.b = uint8_t(b), i.c = uint8_t(c), i.d = uint8_t(d), i.imm = imm;
-        return i;
-    };
+    const auto in = instr;
     p.code = {
         in(Op::LD, 8, 6, 0, 0, 4096),    // 0: head
         in(Op::FMACS, 3, 3, 4, 8, 0),    // 1
