@@ -28,8 +28,6 @@ bool decode(const Program& p, uint32_t f, DotLoop* out) {
         }
         written |= regs_written(in);
         L.tail_cycles += op_base_cycles(in.op);
-        L.loads = L.loads || in.op == Op::LD;
-        L.stores = L.stores || in.op == Op::ST;
     }
     // The branch goes back to the fmuls (a branch target is in its branch's function, and functions
     // are contiguous, so the loop lies in one).

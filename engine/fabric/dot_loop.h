@@ -32,12 +32,11 @@ namespace wl {
 
 struct Program;
 
-constexpr uint32_t kMaxDotLoopTail = 16;   // plain instructions between the fsums and the blt (matmul's gemv: 11)
+constexpr uint32_t kMaxDotLoopTail = 16;   // plain instructions between the fsums and the blt (matmul's gemv: 10)
 
 struct DotLoop {
     uint32_t fmuls = 0, blt = 0;             // pcs: the fsums is at fmuls + 1, the plain code after it
     uint32_t tail_cycles = 0;                // the plain code's cycles in one iteration
-    bool loads = false, stores = false;      // whether the plain code has an ld, an st
     int32_t counter_step = 0;                // what the iaddi adds to the blt's counter each iteration (> 0)
 };
 

@@ -61,6 +61,7 @@ public:
         const float* pa = nullptr;   // the last row run: its operands
         const float* pb = nullptr;
         float* const pp = reinterpret_cast<float*>(mem + p0);
+        auto write_products = [&] { Exec::template unit_memory_loop<Op::FMULS>(pp, pa, pb, n, 0.0f); };   // the row run last's, as fmuls
         while (left) {
             // A batch: the rows from here that lie in SRAM, word-aligned, apart from the products.
             const uint32_t a0 = da.base, b0 = db.base;
@@ -88,7 +89,7 @@ public:
                         const uint32_t addr = R[p->b] + uint32_t(p->imm);
                         const bool meets_products = addr + 4 > p0 && addr < p0 + bytes;
                         if (!products && (meets_products || (addr & 3) || uint64_t(addr) + 4 > sram_bytes)) {
-                            Exec::template unit_memory_loop<Op::FMULS>(pp, pa, pb, n, 0.0f);
+                            write_products();
                             products = true, held = rows_run;
                         }
                         if (p->op == Op::ST && meets_products) held = 0;
@@ -101,12 +102,12 @@ public:
                 }
                 t += kBranch, ++count, cost = kBranch;
                 if (!(int32_t(R[br->a]) < int32_t(R[br->b]))) {   // the loop is done
-                    if (!products) Exec::template unit_memory_loop<Op::FMULS>(pp, pa, pb, n, 0.0f);
+                    if (!products) write_products();
                     return counted({br + 1, t, count, cost}, rows_run, n);
                 }
             }
         }
-        if (pa && !products) Exec::template unit_memory_loop<Op::FMULS>(pp, pa, pb, n, 0.0f);
+        if (pa && !products) write_products();
         return counted({fm, t, count, cost}, rows_run, n);
     }
 
