@@ -10,7 +10,8 @@
 // and for the launches that make its gradients for chunk c: the backward that sends its dy (and,
 // for a layernorm, the residual stream's part of dx) over a link, or whose output the host carries.
 // Only the attention's backward mixes time steps: the keys and values of chunk c take terms from
-// every later query, so the backward that takes its dq, dk and dv waits for its every chunk.
+// every later query, so the backward that takes its dq, dk and dv waits for its every chunk, and
+// where the host carries them it reads them once, after the last.
 // The loss takes its chunk of logits over their link and adds its steps' terms to the running sum
 // in order too.
 #include "engine/model/mesh_trainer.h"
@@ -72,7 +73,15 @@ void MeshTrainer::queue_pipelined(int b) {
         t.before = [this, &o, puts](int t0, int n) {
             for (const Transfer& in : puts) mesh_.put(o, in, t0, n, grads_);
         };
-        t.finish = [this, &o](int t0, int n) { backward_gets(o, t0, n); };
+        t.finish = [this, &o](int t0, int n) {
+            // The attention's chunk adds into every earlier key's dk and dv: the host takes them
+            // all after its last chunk (where no relay takes them up its link when qkv's backward runs).
+            if (o.is(gpt::OpKind::Attention)) {
+                if (t0 + n < cur_.T) return;
+                n += t0, t0 = 0;
+            }
+            backward_gets(o, t0, n);
+        };
         backward_at[o.name] = F + int(tasks.size());
         tasks.push_back(std::move(t));
     }
