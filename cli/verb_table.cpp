@@ -290,6 +290,7 @@ const std::vector<KeysRead>& keys_read() {
         {"compile-model", kModel},
         {"compile-model", kFromConfig},
         {"compile-model", kPlan},
+        {"compile-model", "wafer.sequences_in_flight", "train"},   // a training plan's time pitch
         {"forward", kModel},
         {"forward", kFromConfig, "!checkpoint"},
         {"forward", "wafer.*"},

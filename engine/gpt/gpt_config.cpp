@@ -224,6 +224,9 @@ void check(const GPTConfig& c, const std::function<void(const char*, const std::
     else if (c.schedule == "pipelined" && c.execution == Execution::Streaming)   // it would run sequential without a word
         fail("wafer.schedule", "pipelined does not apply to wafer.execution streaming: a streamed model runs one layer at a time, "
                                "its ops one after another (sequential); give one");
+    if (c.sequences_in_flight > 1 && c.schedule != "pipelined")   // columns no schedule would use
+        fail("wafer.sequences_in_flight", "more than 1 needs wafer.schedule pipelined: the sequential schedule takes a batch's "
+                                          "sequences one after another");
 }
 
 }  // namespace

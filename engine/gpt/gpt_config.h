@@ -7,7 +7,7 @@
 //   train_input: { batch_size: 8, corpus: stories, ... }
 //   optimizer:   { optimizer_type: AdamW, learning_rate: 2e-3, grad_accum_steps: 1, ... }
 //   runconfig:   { max_steps: 1500, eval_steps: 10, checkpoint_steps: 100, seed: 1337 }
-//   wafer:       { mesh: 32x32, arch: default, mode: fast, execution: resident, schedule: sequential }
+//   wafer:       { mesh: 32x32, arch: default, mode: fast, execution: resident, schedule: sequential, sequences_in_flight: 1 }
 //
 // WL_CONFIG_KEYS below is the one table of keys: its path, the member it sets, its
 // type and its help. The parser, its error messages, to_text(), --set and the key
@@ -74,7 +74,8 @@ bool execution_from_name(const std::string& s, Execution* out);  // false for an
     X(wafer, arch, arch, Text, any(), "the machine profile (clock, SRAM per PE, SIMD lanes): default | wse2 | wse3 (docs/fidelity.md)") \
     X(wafer, mode, mode, Text, any(), "fast | cycle: how the mesh is emulated") \
     X(wafer, execution, execution, Execution, any(), "resident: weights stay in the PEs' SRAM; streaming: one layer's ops serve every layer, weights streamed in (and, training, gradients out)") \
-    X(wafer, schedule, schedule, Text, any(), "pipelined: a resident model's ops (forward, and a training step's backward) work at once, each on its own chunk of the time steps; sequential: one op at a time (streaming execution is always sequential)")
+    X(wafer, schedule, schedule, Text, any(), "pipelined: a resident model's ops (forward, and a training step's backward) work at once, each on its own chunk of the time steps; sequential: one op at a time (streaming execution is always sequential)") \
+    X(wafer, sequences_in_flight, sequences_in_flight, Int, closed(1, 16), "a pipelined training step: how many of the batch's sequences go through the ops at once, each in time columns of its own on every op (more SRAM); 1: one after another")
 
 struct GPTConfig {
     // model
@@ -114,6 +115,7 @@ struct GPTConfig {
     std::string mode = "fast";
     Execution execution = Execution::Resident;
     std::string schedule = "sequential";   // pipelined: fewer cycles, but a training step 5-6 times the host time (docs/configs.md)
+    int sequences_in_flight = 1;           // a training plan's time pitch is this many block_sizes (mesh_plan.cpp)
 
     // Set one key ("optimizer.learning_rate") from text; throws ConfigError(where + message)
     // on an unknown key (with the nearest known one) or a value of the wrong type.

@@ -4,9 +4,11 @@
 // troubleshooting; docs/configs.md): a smaller batch_size, then gradient accumulation, then
 // weight streaming. On this emulator a batch's sequences go through the same executable one at
 // a time, so the first two change nothing a PE holds: the advice says so, rather than suggest
-// them. What does change it is tried by planning: weight streaming (inference: one layer's ops
-// serve every layer), a larger mesh, then a shorter context. Only remedies that fit are
-// suggested, each as a key the user can --set.
+// them (unless a pipelined training plan holds several sequences at once). What does change it is
+// tried by planning: fewer sequences in flight (wafer.sequences_in_flight: each is a block_size of
+// every op's time columns), weight streaming (inference: one layer's ops serve every layer), a
+// larger mesh, then a shorter context. Only remedies that fit are suggested, each as a key the
+// user can --set.
 //
 //   PlanResult r = plan_model(cfg, 16, 16, kernels, sram, true);
 //   if (r.too_big) r.error += fit_advice(cfg, 16, 16, kernels, sram, true);
@@ -40,7 +42,7 @@ public:
     std::string take();           // runs what is left; the sentences (they start with ". ")
 
 private:
-    enum class Trying : uint8_t { Streaming, Mesh, Context, Done };
+    enum class Trying : uint8_t { Sequences, Streaming, Mesh, Context, Done };
     void begin();                 // the next remedy's plan, or Done
     void suggest(const std::string& set, const std::string& what);
 
@@ -51,6 +53,7 @@ private:
     bool train_;
     Trying trying_ = Trying::Streaming;
     int k_ = 2, t_ = 0;           // the mesh's scale, the context tried
+    int n_ = 0;                   // the sequences in flight tried (wafer.sequences_in_flight), down from one fewer
     std::optional<PlanBuilder> plan_;
     std::string fits_;
     std::string never_;           // why nothing can fit, found before trying (weights_never_fit)

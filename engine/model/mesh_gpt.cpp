@@ -443,11 +443,12 @@ void local_window(const Transfer& tr, int p, int t0, int n, int* lo, int* len) {
 void MeshGPT::put(const PlannedOp& op, const Transfer& tr, int t0, int n) { put(op, tr, t0, n, acts_); }
 
 void MeshGPT::put(const PlannedOp& op, const Transfer& tr, int t0, int n, const Tensors& from) {
-    const int TP = plan_.cfg.block_size;
+    const int TP = time_pitch(plan_);
     std::vector<float> zeros;
     for (const auto& [x, y, p] : transfer_pes(op, tr)) {
-        if (tr.slice == Slice::Tokens) {
-            std::vector<uint32_t> tok(tokens_.begin() + t0, tokens_.begin() + t0 + n);
+        if (tr.slice == Slice::Tokens) {   // tokens_ is the window's sequence: its steps from its first column
+            const int s = t0 % plan_.cfg.block_size;
+            std::vector<uint32_t> tok(tokens_.begin() + s, tokens_.begin() + s + n);
             throw_if(host_.h2d_u32(x, y, tr.symbol, tok.data(), tok.size(), size_t(t0)));
             continue;
         }
@@ -478,7 +479,7 @@ void MeshGPT::put(const PlannedOp& op, const Transfer& tr, int t0, int n, const 
 void MeshGPT::get(const PlannedOp& op, const Transfer& tr, int t0, int n) { get(op, tr, t0, n, acts_); }
 
 void MeshGPT::get(const PlannedOp& op, const Transfer& tr, int t0, int n, Tensors& into) {
-    const int TP = plan_.cfg.block_size;
+    const int TP = time_pitch(plan_);
     std::vector<float>& a = into[tr.tensor];
     a.resize(size_t(tr.rows) * TP, 0.0f);
     for (const auto& [x, y, p] : transfer_pes(op, tr, /*one_copy=*/true)) {
@@ -525,7 +526,7 @@ void MeshGPT::look_for_nonfinite(const PlannedOp& op, int t0, int n) {
     Tensors out;
     get(op, tr, t0, n, out);
     host_bytes_ = bytes;
-    const int TP = plan_.cfg.block_size;
+    const int TP = time_pitch(plan_);
     const std::vector<float>& y = out[tr.tensor];
     for (int r = 0; r < tr.rows; r++)
         for (int t = t0; t < t0 + n; t++) {
@@ -641,7 +642,7 @@ bool MeshGPT::run(int t0, int n, std::vector<float>* logits) {
 }
 
 void MeshGPT::copy_logits(int t0, int n, std::vector<float>* logits) const {
-    const int V = plan_.cfg.vocab_size, TP = plan_.cfg.block_size;
+    const int V = plan_.cfg.vocab_size, TP = time_pitch(plan_);
     const std::vector<float>& y = acts_.at(gpt::op_row(gpt::OpId::Logits).name);   // (V, TP) -> (n, V)
     logits->assign(size_t(n) * V, 0.0f);
     for (int v = 0; v < V; v++)
@@ -728,10 +729,11 @@ bool MeshGPT::forward_batch(const int* tokens, int B, int T, std::vector<float>*
         return false;
     }
     logits->assign(size_t(B) * T * V, 0.0f);
+    const int pitch = time_pitch(plan_);
     for (int b = 0; b < B; b++) {
-        const std::vector<float>& y = acts[size_t(b)].at(gpt::op_row(gpt::OpId::Logits).name);   // (V, TP) -> (T, V)
+        const std::vector<float>& y = acts[size_t(b)].at(gpt::op_row(gpt::OpId::Logits).name);   // (V, pitch) -> (T, V)
         for (int v = 0; v < V; v++)
-            for (int t = 0; t < T; t++) (*logits)[(size_t(b) * T + t) * V + v] = y[size_t(v) * TP + t];
+            for (int t = 0; t < T; t++) (*logits)[(size_t(b) * T + t) * V + v] = y[size_t(v) * pitch + t];
     }
     return true;
 }

@@ -205,8 +205,11 @@ private:
     // false: the logits stay on their PEs.
     // batch: a batch's sequences' tokens, streamed through one after another (forward_batch); their
     // activations go to *acts_out at the end. Empty: one sequence, tokens_ and acts_.
-    // tasks: one sequence's launches after the forward's (training's loss and backward, MeshTrainer),
-    // stages D, D+1 ... of the same pipeline, each over the same chunks.
+    // tasks: launches after the forward's (training's loss and backward, MeshTrainer), stages D,
+    // D+1 ... of the same pipeline, each over the same chunks of every sequence. Sequence s keeps to
+    // its own columns on every op, (s mod plan_sequences) * block_size on (plan_sequences > 1: a
+    // training plan's wafer.sequences_in_flight), and, in training, starts only once the sequence
+    // before it in those columns has finished.
     using Senders = std::vector<std::pair<wl::Rect, std::string>>;
     struct PipeTask {
         const PlannedOp* op = nullptr;
@@ -214,7 +217,8 @@ private:
         std::vector<std::pair<const PlannedOp*, std::string>> senders;   // launched with it, each on the chunk's window
         std::vector<int> after;       // stages whose launch of the same chunk must have finished
         std::vector<int> after_all;   // stages whose every chunk must have finished (the attention's dk and dv)
-        std::function<void(int t0, int n)> before, finish;          // the host's transfers into it and out of it
+        // The host's transfers into it and out of it: the launch's sequence, and its columns [t0, t0+n).
+        std::function<void(int seq, int t0, int n)> before, finish;
     };
     void begin_pipeline(const std::vector<const PlannedOp*>& stages, int t0, int n, bool read_logits = true,
                         std::vector<std::vector<int>> batch = {}, std::vector<Tensors>* acts_out = nullptr,

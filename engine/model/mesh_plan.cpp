@@ -36,6 +36,10 @@
 
 namespace wl::model {
 
+int plan_sequences(const gpt::GPTConfig& cfg, bool train) { return train ? cfg.sequences_in_flight : 1; }
+
+int time_pitch(const MeshPlan& plan) { return plan_sequences(plan.cfg, plan.train) * plan.cfg.block_size; }
+
 KernelSource read_kernels(const std::string& dir) {
     return [dir](const std::string& file) {   // "" when missing (the plan says which op wanted it)
         const std::string path = dir + "/" + file;
@@ -92,7 +96,7 @@ int ceil_div(int a, int b) { return (a + b - 1) / b; }
 // Graph and kernels: every op of one forward, op_table()'s rows (a block's per layer), with its
 // kernel, constants, transfers and weights; a training plan adds the loss's gradient.
 std::vector<PlannedOp> graph(const gpt::GPTConfig& cfg, int pmax, bool train) {
-    const int NH = cfg.n_head, HS = cfg.n_embd / NH, TP = cfg.block_size;
+    const int NH = cfg.n_head, HS = cfg.n_embd / NH, TS = cfg.block_size, TP = plan_sequences(cfg, train) * TS;
     std::vector<PlannedOp> ops;
     const auto rows = [](std::string t, const char* sym, int per_pe, int nrows, int off = 0) {
         return Transfer{std::move(t), sym, Slice::Rows, per_pe, nrows, off};
@@ -115,7 +119,7 @@ std::vector<PlannedOp> graph(const gpt::GPTConfig& cfg, int pmax, bool train) {
         o.name = grad ? gpt::grad_name(r, layer) : gpt::op_name(r, layer);
         o.op = grad ? r.backward : r.forward;
         o.layer = r.in_block ? layer : -1;
-        o.flops = gpt::op_cost(r, cfg, 1, TP, grad, layer).flops;
+        o.flops = gpt::op_cost(r, cfg, 1, TS, grad, layer).flops;   // a sequence's
         o.kernel = k.file;
         o.train_only = grad;
         for (int i = 0; i < 2; i++)
@@ -125,6 +129,7 @@ std::vector<PlannedOp> graph(const gpt::GPTConfig& cfg, int pmax, bool train) {
         case gpt::OpKind::Embedding: {
             const int P = largest_divisor_at_most(out_rows, pmax), CP = out_rows / P;
             o.constants = {{"P", P}, {"V", cfg.vocab_size}, {"CP", CP}, {"TP", TP}};
+            if (TS < TP) o.constants["TS"] = TS;
             o.rect = {0, 0, P, 1};
             o.inputs = {Transfer{"tokens", k.inputs[0], Slice::Tokens, TP, 1, 0}};
             o.output = rows(o.name, k.output, CP, out_rows);
@@ -149,6 +154,7 @@ std::vector<PlannedOp> graph(const gpt::GPTConfig& cfg, int pmax, bool train) {
         }
         case gpt::OpKind::Attention: {   // a PE per head; q, k and v are the thirds of qkv's rows
             o.constants = {{"NH", NH}, {"HS", HS}, {"TP", TP}};
+            if (TS < TP) o.constants["TS"] = TS;
             o.rect = {0, 0, NH, 1};
             for (int i = 0; i < 3; i++) o.inputs.push_back(rows(input(r, 0, layer), k.inputs[i], HS, in_rows, i * out_rows));
             o.output = rows(o.name, k.output, HS, out_rows);
@@ -485,7 +491,8 @@ uint64_t weight_bytes_per_pe(const PlannedOp& o) {
     const auto c = [&](const char* k) { return uint64_t(o.constants.at(k)); };
     switch (o.row().kind) {
     case gpt::OpKind::Matmul: return 4 * c("NC") * (c("K") + c("BIAS"));
-    case gpt::OpKind::Embedding: return 4 * c("CP") * (c(o.on("STORE") ? "TP" : o.constants.count("VR") ? "VR" : "V") + c("TP"));
+    case gpt::OpKind::Embedding:   // wte's rows, and wpe's: a sequence's steps
+        return 4 * c("CP") * (c(o.on("STORE") ? "TP" : o.constants.count("VR") ? "VR" : "V") + c(o.constants.count("TS") ? "TS" : "TP"));
     case gpt::OpKind::LayerNorm: return 4 * 2 * (c("C") / c("P"));
     default: return 0;
     }
@@ -625,7 +632,7 @@ bool PlanBuilder::step() {
         job_.reset();
         if (!stash_measured_) {   // the NB = 1 compile
             stash_measured_ = true;
-            const uint32_t slot = 4u * uint32_t(o.constants.at("CP") * o.constants.at("TP"));
+            const uint32_t slot = 4u * uint32_t(o.constants.at("CP") * o.constants.at(o.constants.count("TS") ? "TS" : "TP"));   // a sequence's dy
             if (used > sram_) {
                 drop_stash_link(ops_, o, &links_);
                 stash_next_++;

@@ -181,6 +181,12 @@ std::vector<wl::lang::RouteSetting> edge_link_to(const PlannedOp& op, int px);
 // brings several inputs in one (the attention's q, k and v). Launched with the op's main.
 std::vector<std::pair<wl::Rect, std::string>> link_senders(const PlannedOp& op);
 
+// The sequences a plan's ops hold side by side in their time columns: a training plan's
+// wafer.sequences_in_flight (sequence s of a pipelined step in columns (s mod n) * block_size ..,
+// pipeline_run.cpp), else 1. The time pitch TP is n * block_size; TS, a sequence's steps, is block_size.
+int plan_sequences(const wl::gpt::GPTConfig& cfg, bool train);
+int time_pitch(const MeshPlan& plan);   // TP: plan_sequences * block_size
+
 // cfg.vocab_size must be set. Never throws for a model that does not fit: ok is false.
 // train: every op also gets its backward's and AdamW's arrays (TRAIN = 1 in its kernel: the
 // gradients, the moments, the activations kept for backward), and the loss's gradient is an op

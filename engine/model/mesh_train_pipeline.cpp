@@ -22,7 +22,13 @@
 
 namespace wl::model {
 
-void MeshTrainer::queue_pipelined(int b) {
+int MeshTrainer::pipelined_together() const {
+    const PlannedOp& emb = op(gpt::OpId::Encoded);
+    const bool side_by_side = plan_sequences(mesh_.plan().cfg, mesh_.plan().train) > 1;
+    return side_by_side && grad_link_into(emb).first && cur_.B <= stash_slots() ? cur_.B : 1;
+}
+
+void MeshTrainer::queue_pipelined(int b0, int count) {
     const PlannedOp& ce = loss_op();
     const std::vector<const PlannedOp*> stages = mesh_.stages();
     const int F = int(stages.size());
@@ -48,10 +54,12 @@ void MeshTrainer::queue_pipelined(int b) {
     const Transfer& x = ce.inputs.front();
     loss.after = {forward_at.at(x.tensor)};
     if (x.colour) loss.senders.push_back({stages[size_t(forward_at.at(x.tensor))], x.send});
-    loss.before = [this, &ce, x](int t0, int n) {
-        if (!x.colour) mesh_.put(ce, x, t0, n);
+    loss.before = [this, &ce, x, b0](int seq, int t0, int n) {   // the chunk's targets, at its columns
+        if (!x.colour) mesh_.put(ce, x, t0, n, mesh_.pipe_acts(seq));
+        const int s = t0 % mesh_.plan().cfg.block_size;   // its steps in the sequence
+        write_targets(ce, cur_.targets.data() + size_t(b0 + seq) * cur_.T + s, cur_.bt, n, t0);
     };
-    loss.finish = [this, &ce, x](int t0, int n) {
+    loss.finish = [this, &ce, x](int, int t0, int n) {
         if (x.grad_colour) return;
         Transfer out = ce.output;
         out.tensor = op(gpt::OpId::Logits).name;
@@ -70,30 +78,58 @@ void MeshTrainer::queue_pipelined(int b) {
         const std::vector<Transfer> puts = backward_puts(o);
         for (const Transfer& in : puts)
             for (const PlannedOp* w : writers(in.tensor)) wait_for(t, *w);
-        t.before = [this, &o, puts](int t0, int n) {
+        t.before = [this, &o, puts](int, int t0, int n) {
             for (const Transfer& in : puts) mesh_.put(o, in, t0, n, grads_);
         };
-        t.finish = [this, &o](int t0, int n) {
-            // The attention's chunk adds into every earlier key's dk and dv: the host takes them
-            // all after its last chunk (where no relay takes them up its link when qkv's backward runs).
-            if (o.is(gpt::OpKind::Attention)) {
-                if (t0 + n < cur_.T) return;
-                n += t0, t0 = 0;
+        t.finish = [this, &o](int, int t0, int n) {
+            if (o.is(gpt::OpKind::Attention)) {   // a chunk adds into every earlier key's dk and dv: all, after the last
+                const int s0 = t0 - t0 % mesh_.plan().cfg.block_size;
+                if (t0 + n - s0 < cur_.T) return;
+                n += t0 - s0, t0 = s0;
             }
             backward_gets(o, t0, n);
         };
         backward_at[o.name] = F + int(tasks.size());
         tasks.push_back(std::move(t));
     }
+    // The embedding's dy (the first layernorm's dx) up its link into the stash, chunk by chunk
+    // after that layernorm's backward: keep_dy with the sequence's slot (keep_dy() without a pipeline).
+    const PlannedOp& emb = op(gpt::OpId::Encoded);
+    const auto [ln, dx] = grad_link_into(emb);
+    if (ln && b0 + count <= stash_slots()) {
+        MeshGPT::PipeTask keep;
+        keep.op = &emb;
+        keep.fn = gpt::entry::kKeepDy;
+        keep.senders = {{ln, gpt::entry::kSendDx}};
+        keep.after = {backward_at.at(ln->name)};
+        keep.before = [this, &emb, b0](int seq, int, int) {
+            const uint32_t slot = uint32_t(b0 + seq);
+            for (int p = 0; p < emb.rect.w; p++) throw_if(mesh_.host_.h2d_u32(emb.rect.x + p, emb.rect.y, gpt::symbol::kSlot, &slot, 1));
+        };
+        tasks.push_back(std::move(keep));
+    }
+    const bool kept = tasks.back().fn == gpt::entry::kKeepDy;
 
-    const int T = cur_.T, units = (F + int(tasks.size())) * mesh_.pipeline(0, T).chunks;
-    queue_pipeline({TrainPhase::Forward, "", b}, units, [this, b, stages, tasks = std::move(tasks), &ce] {
+    const int T = cur_.T, units = (F + int(tasks.size())) * mesh_.pipeline(0, T).chunks * count;
+    queue_pipeline({TrainPhase::Forward, "", b0}, units, [this, b0, count, stages, tasks = std::move(tasks), &ce] {
         const int T = cur_.T;
-        mesh_.tokens_.assign(cur_.inputs.begin() + size_t(b) * T, cur_.inputs.begin() + size_t(b + 1) * T);
+        std::vector<std::vector<int>> batch;
+        for (int b = b0; b < b0 + count; b++) batch.emplace_back(cur_.inputs.begin() + size_t(b) * T, cur_.inputs.begin() + size_t(b + 1) * T);
+        mesh_.tokens_ = batch.front();
         mesh_.runs_.clear();
-        write_targets(ce, cur_.targets.data() + size_t(b) * T, cur_.bt, T);
-        mesh_.begin_pipeline(stages, 0, T, !ce.inputs.front().colour, {}, nullptr, tasks);
+        mesh_.begin_pipeline(stages, 0, T, !ce.inputs.front().colour, count > 1 ? std::move(batch) : std::vector<std::vector<int>>{},
+                             nullptr, tasks);
     });
+    for (int b = b0; b < b0 + count; b++)   // what the embedding's backward needs later
+        add({TrainPhase::Backward, emb.name, b}, [this, b, kept] {
+            const int T = cur_.T;
+            cur_.tokens.emplace_back(cur_.inputs.begin() + size_t(b) * T, cur_.inputs.begin() + size_t(b + 1) * T);
+            if (kept) {   // in the stash
+                cur_.dencoded.emplace_back();
+                return true;
+            }
+            return keep_dy(b) && (!store_tie() || stream_dy_out(b));
+        });
 }
 
 }  // namespace wl::model

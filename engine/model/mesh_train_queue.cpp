@@ -255,23 +255,24 @@ void MeshTrainer::queue_backward() {
     }
     add(TrainPhase::Backward, ce->name, -1, [this, ce] { return launch(*ce, gpt::entry::kZeroLoss, 0, 0); });
     const bool pipelined = mesh_.schedule() == Schedule::Pipelined && cur_.T > 1;   // never streaming (set_schedule)
-    for (int b = 0; b < B; b++) {
+    const int together = pipelined ? pipelined_together() : 1;
+    for (int b = 0; b < B; b += together) {
         if (pipelined) {
-            queue_pipelined(b);
-        } else {
-            queue_forward(b, !ce->inputs.front().colour);
-            add(TrainPhase::Backward, ce->name, b, [this, ce, b] {
-                return loss_grad(*ce, cur_.targets.data() + size_t(b) * cur_.T, cur_.bt, cur_.T);
-            });
-            for (auto it = ops.rbegin(); it != ops.rend(); ++it) {
-                const PlannedOp& o = *it;
-                if (streaming && o.layer >= 0) {   // a layer's ops all at once, at its last op
-                    if (it == ops.rbegin() || std::prev(it)->layer != o.layer) queue_layer_backward(o.layer, b);
-                    continue;
-                }
-                if (!o.on("TRAIN") || o.is(gpt::OpKind::Embedding)) continue;
-                add(TrainPhase::Backward, o.name, b, [this, &o] { return backward_op(o, cur_.T); });
+            queue_pipelined(b, together);   // and, for each sequence, what the embedding's backward needs
+            continue;
+        }
+        queue_forward(b, !ce->inputs.front().colour);
+        add(TrainPhase::Backward, ce->name, b, [this, ce, b] {
+            return loss_grad(*ce, cur_.targets.data() + size_t(b) * cur_.T, cur_.bt, cur_.T);
+        });
+        for (auto it = ops.rbegin(); it != ops.rend(); ++it) {
+            const PlannedOp& o = *it;
+            if (streaming && o.layer >= 0) {   // a layer's ops all at once, at its last op
+                if (it == ops.rbegin() || std::prev(it)->layer != o.layer) queue_layer_backward(o.layer, b);
+                continue;
             }
+            if (!o.on("TRAIN") || o.is(gpt::OpKind::Embedding)) continue;
+            add(TrainPhase::Backward, o.name, b, [this, &o] { return backward_op(o, cur_.T); });
         }
         add(TrainPhase::Backward, op(gpt::OpId::Encoded).name, b, [this, b] {   // what the embedding's backward needs later
             cur_.tokens.push_back(mesh_.tokens_);

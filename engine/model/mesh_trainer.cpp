@@ -344,12 +344,12 @@ bool MeshTrainer::loss_grad(const PlannedOp& o, const int* targets, int bt_rows,
     return true;
 }
 
-void MeshTrainer::write_targets(const PlannedOp& o, const int* targets, int bt_rows, int T) {
+void MeshTrainer::write_targets(const PlannedOp& o, const int* targets, int bt_rows, int n, int t0) {
     const uint32_t bt = uint32_t(bt_rows);
-    const std::vector<uint32_t> tgt(targets, targets + T);   // every PE: its rows may hold any step's target
+    const std::vector<uint32_t> tgt(targets, targets + n);   // every PE: its rows may hold any step's target
     for (int p = 0; p < o.pes(); p++) {   // every tier's
         const int x = o.pe_x(p), y = o.pe_y(p);
-        throw_if(mesh_.host_.h2d_u32(x, y, "tgt", tgt.data(), tgt.size()));
+        throw_if(mesh_.host_.h2d_u32(x, y, "tgt", tgt.data(), tgt.size(), size_t(t0)));
         throw_if(mesh_.host_.h2d_u32(x, y, "bt", &bt, 1));
     }
 }
@@ -490,7 +490,7 @@ bool MeshTrainer::stream_dy_out(int b) {
 // on each sequence's dy in turn, after the LM head's part of dwte (the reference's order).
 void MeshTrainer::store_encoder_backward() {
     const gpt::GPTConfig& cfg = mesh_.plan().cfg;
-    const int C = cfg.n_embd, TP = cfg.block_size, T = cur_.T;
+    const int C = cfg.n_embd, TP = time_pitch(mesh_.plan()), T = cur_.T;
     float* dwte = mesh_.store_->grads.data() + param_slice(cfg, "wte", -1).offset;
     float* dwpe = mesh_.store_->grads.data() + param_slice(cfg, "wpe", -1).offset;
     std::vector<float> dout(size_t(T) * C);   // (T, C), as the reference holds it
@@ -627,7 +627,7 @@ void MeshTrainer::transfer_sparse(const PlannedOp& o, const ParamSlice& w, State
 }
 
 std::vector<float> MeshTrainer::activation_grad(const std::string& tensor, int T) const {
-    const int TP = mesh_.plan().cfg.block_size;
+    const int TP = time_pitch(mesh_.plan());
     const std::string name = grad_name(tensor);
     for (const PlannedOp& c : ops_) {   // a gradient that went up a link: out of its op's d<symbol>
         std::vector<float> out;

@@ -262,7 +262,8 @@ private:
     // bt: the rows the loss is the mean over.
     bool loss_grad(const PlannedOp& op, const int* targets, int bt, int T, bool keep_grad = true);
     const PlannedOp& loss_op() const;
-    void write_targets(const PlannedOp& loss, const int* targets, int bt, int T);   // the loss's tgt and bt, every PE
+    // The loss's tgt[t0 .. t0+n) and bt, every PE.
+    void write_targets(const PlannedOp& loss, const int* targets, int bt, int n, int t0 = 0);
     std::string loss_nonfinite(const int* targets, int T) const;   // find_nonfinite's look at the loss's own terms
     bool backward_op(const PlannedOp& op, int T);
     // Its parts: the links that bring op's gradients (their senders, launched with it), the
@@ -272,7 +273,11 @@ private:
     void backward_gets(const PlannedOp& op, int t0, int n);
     // Pipelined (wafer.schedule: pipelined): sequence b's forward, loss and backward as one
     // pipeline over chunks of its time steps (mesh_train_pipeline.cpp), a unit per launch.
-    void queue_pipelined(int b);
+    // Sequences b0 .. b0+count-1 (count > 1: a training plan's wafer.sequences_in_flight side by side
+    // in the ops' columns, each sequence's dy kept in the embedding's stash), then, for each, what
+    // the embedding's backward needs later.
+    void queue_pipelined(int b0, int count);
+    int pipelined_together() const;  // the sequences one pipeline takes: cur_.B, or 1
     bool keep_dy(int b);             // the embedding's dy for sequence b, kept until its backward
     int stash_slots() const;         // the sequences whose dy the embedding's stash takes over its link (0: none)
     std::string grad_name(const std::string& tensor) const;   // through the residuals' identity backward

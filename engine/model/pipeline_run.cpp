@@ -56,9 +56,11 @@ struct MeshGPT::PipeRun {
     std::vector<std::vector<int>> after_all; // per stage: the stages whose every chunk it waits for
     std::vector<std::vector<int>> readers;   // per stage: the stages it sends to over a link
     int D = 0, C = 0, S = 1, t0 = 0, n = 0;  // stages, chunks a sequence, sequences
+    int columns = 1;                         // the sequences the ops' columns hold side by side (plan_sequences)
     bool read_logits = true;
     std::vector<std::vector<int>> tokens;    // a batch's: each sequence's (one sequence: tokens_)
-    std::vector<Tensors> acts;               // a batch's: each sequence's activations (one: acts_)
+    std::vector<Tensors> acts;               // a batch's forward: each sequence's activations (else acts_)
+    std::vector<size_t> seq_done;            // per sequence: its launches that have finished
     std::vector<Tensors>* acts_out = nullptr;
     enum class St : uint8_t { Waiting, Running, Done };
     std::vector<St> st;            // per launch u = slot * D + k, slot = sequence * C + chunk
@@ -83,10 +85,12 @@ struct MeshGPT::PipeRun {
     std::vector<int> run_stage;    // each run's stage
     std::vector<std::vector<LaunchSpan>> launches;   // per stage, as they finished: in slot order (a stage takes its slots in order)
     int chunk_t0(int c) const { return t0 + int(int64_t(c) * n / C); }
+    // The first of sequence seq's columns on every op: sequences side by side in the time pitch.
+    int col0(int seq, int block) const { return seq % columns * block; }
     const PlannedOp& op_of(int k) const { return k < F ? *stages[size_t(k)] : *tasks[size_t(k - F)].op; }
 };
 
-MeshGPT::Tensors& MeshGPT::pipe_acts(int sequence) { return pipe_->S > 1 ? pipe_->acts[size_t(sequence)] : acts_; }
+MeshGPT::Tensors& MeshGPT::pipe_acts(int sequence) { return pipe_->acts.empty() ? acts_ : pipe_->acts[size_t(sequence)]; }
 
 size_t MeshGPT::pipeline_launches() const { return pipe_ ? pipe_->st.size() : 0; }
 
@@ -129,7 +133,6 @@ std::vector<LaunchSpan> MeshGPT::in_flight() const {
 
 void MeshGPT::begin_pipeline(const std::vector<const PlannedOp*>& stages, int t0, int n, bool read_logits,
                              std::vector<std::vector<int>> batch, std::vector<Tensors>* acts_out, std::vector<PipeTask> tasks) {
-    if (!tasks.empty() && batch.size() > 1) throw std::logic_error("pipeline: a backward's tasks run for one sequence");
     auto p = std::make_shared<PipeRun>();
     p->stages = stages;
     p->F = int(stages.size());
@@ -146,13 +149,15 @@ void MeshGPT::begin_pipeline(const std::vector<const PlannedOp*>& stages, int t0
         for (int k : p->deps[m].linked) p->readers[size_t(k)].push_back(int(m));
     p->C = default_chunks(plan_, n);
     p->S = std::max<int>(1, int(batch.size()));
+    p->columns = plan_sequences(plan_.cfg, plan_.train);
     p->t0 = t0, p->n = n;
     p->read_logits = read_logits;
     if (batch.size() > 1) {
         p->tokens = std::move(batch);
-        p->acts.resize(p->tokens.size());
+        if (p->tasks.empty()) p->acts.resize(p->tokens.size());   // training's sequences keep to their own columns of acts_
         p->acts_out = acts_out;
     }
+    p->seq_done.assign(size_t(p->S), 0);
     p->st.assign(size_t(p->D) * size_t(p->C) * size_t(p->S), PipeRun::St::Waiting);
     p->launches.resize(size_t(p->D));
     const size_t pes = size_t(plan_.mesh_w) * size_t(plan_.mesh_h);
@@ -205,7 +210,7 @@ bool MeshGPT::run_pipeline(size_t slices, size_t until_done) {
     if (!pipe_) return true;   // finished already (a later launch's unit found it done)
     PipeRun& p = *pipe_;
     wl::Machine& m = host_.machine();
-    const int W = plan_.mesh_w, TP = plan_.cfg.block_size;
+    const int W = plan_.mesh_w, TS = plan_.cfg.block_size;
     const size_t U = p.st.size();
     const int slots = p.C * p.S;
     const auto done = [&](int slot, int k) { return p.st[size_t(slot * p.D + k)] == PipeRun::St::Done; };
@@ -217,8 +222,12 @@ bool MeshGPT::run_pipeline(size_t slices, size_t until_done) {
                 bool ready = true;
                 for (int j : p.deps[size_t(k)].producers) ready = ready && done(slot, j);
                 for (int j : p.after_all[size_t(k)]) ready = ready && done(seq * p.C + p.C - 1, j);
-                if (slot >= p.C)   // the previous sequence's same columns: every linked reader has them
-                    for (int r : p.readers[size_t(k)]) ready = ready && done(slot - p.C, r);
+                if (seq >= p.columns) {   // the same columns as sequence seq - columns: every linked reader has them,
+                    const int before = slot - p.C * p.columns;
+                    for (int r : p.readers[size_t(k)]) ready = ready && done(before, r);
+                    // and in training that sequence's backward and loss (what reads the ops' columns of it) have finished
+                    if (!p.tasks.empty()) ready = ready && p.seq_done[size_t(seq - p.columns)] == size_t(p.D * p.C);
+                }
                 if (!ready) continue;
                 const PlannedOp& op = p.op_of(k);
                 const PipeTask* task = k >= p.F ? &p.tasks[size_t(k - p.F)] : nullptr;
@@ -245,10 +254,10 @@ bool MeshGPT::run_pipeline(size_t slices, size_t until_done) {
                     if (own) add_rect(l.senders.back(), from, W);
                 }
                 if (std::any_of(l.pes.begin(), l.pes.end(), [&](int i) { return p.in_use[size_t(i)]; })) continue;
-                const int t0 = p.chunk_t0(c), n = p.chunk_t0(c + 1) - t0;
+                const int t0 = p.col0(seq, TS) + p.chunk_t0(c), n = p.chunk_t0(c + 1) - p.chunk_t0(c);   // its columns
                 const uint64_t bytes0 = host_bytes_;
                 if (p.S > 1) tokens_ = p.tokens[size_t(seq)];   // the embedding's put reads them
-                if (task && task->before) task->before(t0, n);
+                if (task && task->before) task->before(seq, t0, n);
                 if (!task)
                     for (const Transfer& tr : op.inputs)
                         if (!tr.colour) put(op, tr, t0, n, pipe_acts(seq));
@@ -282,7 +291,7 @@ bool MeshGPT::run_pipeline(size_t slices, size_t until_done) {
         const int k = l.u % p.D, c = l.u / p.D % p.C, seq = l.u / p.D / p.C;
         const PlannedOp& op = p.op_of(k);
         const PipeTask* task = k >= p.F ? &p.tasks[size_t(k - p.F)] : nullptr;
-        const int t0 = p.chunk_t0(c), n = p.chunk_t0(c + 1) - t0;
+        const int t0 = p.col0(seq, TS) + p.chunk_t0(c), n = p.chunk_t0(c + 1) - p.chunk_t0(c);   // its columns
         Counts e = counts_of(m, l.pes, l.claimed);
         e += l.let_go;
         OpRun run;
@@ -295,16 +304,17 @@ bool MeshGPT::run_pipeline(size_t slices, size_t until_done) {
         run.hops = e.hops - l.at_start.hops;
         run.pes = op.rect.w * op.rect.h;
         run.concurrent = true;
-        run.flops = task ? 0 : op.flops * n / TP;   // the model's FLOPs are the forward's (the sequential backward's too)
+        run.flops = task ? 0 : op.flops * n / TS;   // the model's FLOPs are the forward's (the sequential backward's too)
         const uint64_t bytes0 = host_bytes_;
-        if (task && task->finish) task->finish(t0, n);
+        if (task && task->finish) task->finish(seq, t0, n);
         else if (!task && op.host_out && (p.read_logits || op.id != gpt::OpId::Logits)) get(op, op.output, t0, n, pipe_acts(seq));
         run.host_bytes = l.host_bytes + host_bytes_ - bytes0;
         for (int i : l.pes) p.in_use[size_t(i)] = 0;
         for (int i : l.claimed) p.claim[size_t(i)] = 0;
         p.st[size_t(l.u)] = PipeRun::St::Done;
         p.done++;
-        p.launches[size_t(k)].push_back({op.name, seq, c, t0, n, run.start, run.start + run.span, task != nullptr});
+        p.seq_done[size_t(seq)]++;
+        p.launches[size_t(k)].push_back({op.name, seq, c, p.chunk_t0(c), n, run.start, run.start + run.span, task != nullptr});
         p.runs.push_back(std::move(run));
         p.run_stage.push_back(k);
     };

@@ -43,6 +43,7 @@ void write_key(ByteWriter& w, const PlanKey& k) {
     w.u32(s.sram_bytes);
     w.u8(s.train);
     w.u8(s.streaming);
+    w.i32(s.sequences);
     w.u32(uint32_t(k.kernels.size()));
     for (const auto& [name, h] : k.kernels) {
         w.str(name);
@@ -60,6 +61,7 @@ PlanKey read_key(ByteReader& r) {
     s.sram_bytes = r.u32("SRAM per PE");
     s.train = r.boolean("planned for training");
     s.streaming = r.boolean("streaming execution");
+    s.sequences = in_range(r.i32("sequences in flight"), 1, 16, "the sequences in flight");
     k.kernels.resize(r.count("kernel files", 12));
     for (auto& [name, h] : k.kernels) {
         name = r.str("kernel file name");

@@ -21,7 +21,7 @@
 
 namespace wl::model {
 
-constexpr uint32_t kPlanFileFormat = 6;   // bump when the layout below changes (6: a transfer's tiers)
+constexpr uint32_t kPlanFileFormat = 7;   // bump when the layout below changes (7: the sequences in flight)
 
 std::string write_plan_file(const PlanKey& key, const MeshPlan& plan);
 // A payload in this build's envelope (what write_plan_file does after the payload; the fuzz

@@ -9,12 +9,12 @@ namespace wl::model {
 
 PlanShape PlanShape::of(const wl::gpt::GPTConfig& cfg, int mesh_w, int mesh_h, uint32_t sram_bytes, bool train) {
     return {cfg.n_layer, cfg.n_head, cfg.n_embd, cfg.block_size, cfg.vocab_size, mesh_w, mesh_h, sram_bytes, train,
-            cfg.execution == wl::gpt::Execution::Streaming};
+            cfg.execution == wl::gpt::Execution::Streaming, plan_sequences(cfg, train)};
 }
 
 static void add_shape(Fnv1a& f, const PlanShape& s) {
     for (int v : {s.n_layer, s.n_head, s.n_embd, s.block_size, s.vocab_size, s.mesh_w, s.mesh_h, int(s.sram_bytes), int(s.train),
-                  int(s.streaming)})
+                  int(s.streaming), s.sequences})
         f.add(&v, sizeof v);
 }
 
@@ -76,6 +76,7 @@ std::string PlanKey::what_changed(const PlanShape& now, SourceHashes& hashes) co
     note("planned for", s.train ? "training" : "inference", now.train ? "training" : "inference");
     auto execution = [](bool streaming) { return gpt::execution_name(streaming ? gpt::Execution::Streaming : gpt::Execution::Resident); };
     note("wafer.execution", execution(s.streaming), execution(now.streaming));
+    note("wafer.sequences_in_flight", std::to_string(s.sequences), std::to_string(now.sequences));
     for (const auto& [name, h] : kernels)
         if (hashes(name) != h) r += (r.empty() ? "" : ", ") + name + " edited";
     return r;

@@ -26,6 +26,7 @@ struct PlanShape {
     uint32_t sram_bytes = 0;
     bool train = false;
     bool streaming = false;   // wafer.execution: streaming (one layer's ops serve every layer)
+    int sequences = 1;        // a training plan's wafer.sequences_in_flight: its time pitch is that many block_sizes
     static PlanShape of(const wl::gpt::GPTConfig& cfg, int mesh_w, int mesh_h, uint32_t sram_bytes, bool train);
     bool operator==(const PlanShape&) const = default;
     uint64_t hash() const;   // FNV-1a of the fields: names the shape's file in a cache folder

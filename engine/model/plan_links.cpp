@@ -34,7 +34,7 @@ std::pair<const char*, const char*> send_slot(const PlannedOp& o) {
 
 void plan_relays(std::vector<PlannedOp>& ops, std::vector<lang::RouteSetting>* routes);
 
-// An attention whose heads are cut over several PEs each (attention.wk's S > 1): no relays.
+// An attention whose heads are cut over several PEs each (attention.wk's S > 1).
 bool heads_split(const PlannedOp& o) { return o.is(gpt::OpKind::Attention) && o.constants.count("S") && o.constants.at("S") > 1; }
 
 
@@ -373,7 +373,7 @@ void plan_relays(std::vector<PlannedOp>& ops, std::vector<lang::RouteSetting>* r
         auto it = producer.find(c.inputs.front().tensor);
         if (it == producer.end()) continue;
         PlannedOp& p = ops[size_t(it->second)];
-        bool fits = p.tiers() == 1 && c.tiers() == 1 && !heads_split(p) && !heads_split(c) && relays(p) && !p.constants.count("LY") && p.output.slice == Slice::Rows && p.output.row_offset == 0 &&
+        bool fits = p.tiers() == 1 && c.tiers() == 1 && relays(p) && !p.constants.count("LY") && p.output.slice == Slice::Rows && p.output.row_offset == 0 &&
                     p.rect.x == c.rect.x && p.rect.y < c.rect.y && (c.is(gpt::OpKind::Attention) || c.inputs.size() == 1);
         for (const Transfer& in : c.inputs)
             fits &= in.tensor == p.name && !in.colour && !in.between_layers && in.slice == Slice::Rows && in.rows == p.output.rows &&

@@ -62,6 +62,26 @@ TEST(FitAdvice, TooLongAContextSuggestsTheLongestThatFits) {
     EXPECT_TRUE(plan_model(cfg, 32, 32, kernels(), kSram, true).ok);
 }
 
+// A pipelined training plan with sequences side by side in every op's columns: fewer in flight is
+// tried first and suggested where it fits; the batch's note does not apply (the mesh takes several
+// at once), and streaming comes with the schedule it needs.
+TEST(FitAdvice, TooManySequencesInFlightSuggestsFewer) {
+    wl::gpt::GPTConfig cfg = nano();
+    cfg.schedule = "pipelined";
+    cfg.sequences_in_flight = 4;
+    ASSERT_TRUE(plan_model(cfg, 32, 32, kernels(), kSram, true).too_big);
+    const std::string advice = fit_advice(cfg, 32, 32, kernels(), kSram, true);
+    EXPECT_EQ(advice.find(". It fits with --set wafer.sequences_in_flight=2 (fewer sequences side by side"), 0u) << advice;
+    EXPECT_EQ(advice.find("change nothing a PE holds"), std::string::npos) << advice;
+    const size_t s = advice.find("--set wafer.execution=streaming");
+    if (s != std::string::npos)
+        EXPECT_EQ(advice.find("--set wafer.execution=streaming,wafer.schedule=sequential,wafer.sequences_in_flight=1"), s) << advice;
+    cfg.sequences_in_flight = 3;
+    EXPECT_TRUE(plan_model(cfg, 32, 32, kernels(), kSram, true).too_big);   // the most that fits
+    cfg.sequences_in_flight = 2;
+    EXPECT_TRUE(plan_model(cfg, 32, 32, kernels(), kSram, true).ok);   // what it says is so
+}
+
 TEST(FitAdvice, ThePlanCacheAppendsItToTheError) {
     PlanCache cache;
     CompileInfo info;

@@ -73,6 +73,9 @@ TEST(Pipeline, TheScheduleKeyIsCheckedAndStreamingStaysSequential) {
     EXPECT_NO_THROW(c.validate());
     c.set("wafer.schedule", "overlapped");
     EXPECT_THROW(c.validate(), wl::gpt::ConfigError);
+    c.set("wafer.schedule", "sequential");
+    c.set("wafer.sequences_in_flight", "2");   // columns the sequential schedule would never use
+    EXPECT_THROW(c.validate(), wl::gpt::ConfigError);
     auto r = plan_model(streaming(config(2, 2, 16, 8, 11)), 8, 8, kernels());
     ASSERT_TRUE(r.ok) << r.error;
     EXPECT_EQ(wl::model::plan_schedule(r.plan), Schedule::Sequential);
@@ -314,8 +317,9 @@ TEST(MeshPipeline, NanoTrainingStepsAreTheSequentialOnesBitForBit) {
     EXPECT_GT(gain, 1.5);
 }
 
-// gpt-nano at a context of 128 on 32x32: the attention's SRAM leaves no room for its relays, so the
-// host carries q, k, v in and dq, dk, dv out. A backward chunk adds into every earlier key's dk and
+// gpt-nano at a context of 128 on 40x32: the ops take rows of 32 PEs, and the attention's, cut
+// over two PEs a head, sits beside qkv's rather than below it, so no relay reaches it: the host
+// carries q, k, v in and dq, dk, dv out. A backward chunk adds into every earlier key's dk and
 // dv, so the host takes them once the last chunk is done, not each chunk's window as it finishes.
 TEST(MeshPipeline, HostCarriedAttentionGradientsKeepTheBits) {
     GPTConfig cfg = nano();
@@ -323,7 +327,7 @@ TEST(MeshPipeline, HostCarriedAttentionGradientsKeepTheBits) {
     const int B = 2, T = 128;
     GPT model(cfg);
     model.init_weights(10);
-    auto r = plan_model(cfg, 32, 32, kernels(), wl::MachineConfig{}.sram_bytes, /*train=*/true);
+    auto r = plan_model(cfg, 40, 32, kernels(), wl::MachineConfig{}.sram_bytes, /*train=*/true);
     ASSERT_TRUE(r.ok) << r.error;
     const wl::model::PlannedOp* att = r.plan.find("l0.atty");
     ASSERT_NE(att, nullptr);
@@ -344,6 +348,74 @@ TEST(MeshPipeline, HostCarriedAttentionGradientsKeepTheBits) {
         ASSERT_EQ(wa.size(), wb.size());
         EXPECT_EQ(differ(wa, wb.data()), 0) << step;
     }
+}
+
+// wafer.sequences_in_flight 2: the ops' columns hold two sequences side by side, so sequence s+1's
+// forward runs while sequence s's backward is still on its way down, and sequence s+2 takes s's
+// columns once s has finished. A batch of 4, two steps. The pipeline is the sequential schedule
+// on the same plan bit for bit (losses, norms, every weight), and the sequential schedule on the
+// one-sequence plan too, but for the global norm: it adds the PEs' squares in their placement's
+// order, and the wider columns move the ops (docs/model-compiler.md, "Checked against the
+// reference"), so that part runs without clipping. Fewer cycles than one sequence at a time.
+TEST(MeshPipeline, SequencesInFlightKeepTheBits) {
+    const int B = 4, T = 64;
+    const auto run = [&](double grad_clip, bool cycles) {
+        GPTConfig cfg = nano();
+        cfg.grad_clip = grad_clip;
+        GPT model(cfg);
+        model.init_weights(9);
+        auto one = plan_model(cfg, 32, 32, kernels(), wl::MachineConfig{}.sram_bytes, /*train=*/true);
+        cfg.schedule = "pipelined";
+        cfg.sequences_in_flight = 2;
+        EXPECT_NO_THROW(cfg.validate());
+        auto two = plan_model(cfg, 32, 32, kernels(), wl::MachineConfig{}.sram_bytes, /*train=*/true);
+        ASSERT_TRUE(one.ok) << one.error;
+        ASSERT_TRUE(two.ok) << two.error;
+        EXPECT_EQ(wl::model::time_pitch(one.plan), T);
+        EXPECT_EQ(wl::model::time_pitch(two.plan), 2 * T);
+        MeshTrainer seq(one.plan, model), same(two.plan, model), pip(two.plan, model), each(one.plan, model);
+        seq.mesh().set_schedule(Schedule::Sequential);
+        same.mesh().set_schedule(Schedule::Sequential);
+        each.mesh().set_schedule(Schedule::Pipelined);   // one sequence at a time through the same pipeline
+        ASSERT_EQ(pip.mesh().schedule(), Schedule::Pipelined);
+        uint64_t pip_cycles = 0, each_cycles = 0;
+        for (int step = 0; step < 2; step++) {
+            const std::vector<int> in = tokens(B * T, cfg.vocab_size, 70 + step), tg = tokens(B * T, cfg.vocab_size, 80 + step);
+            wl::model::TrainStep a, b, c, d;
+            ASSERT_TRUE(seq.step(in.data(), tg.data(), B, T, 1e-3, &a)) << seq.error();
+            ASSERT_TRUE(same.step(in.data(), tg.data(), B, T, 1e-3, &b)) << same.error();
+            ASSERT_TRUE(pip.step(in.data(), tg.data(), B, T, 1e-3, &c)) << pip.error();
+            EXPECT_EQ(float_bits(a.loss), float_bits(c.loss)) << step;
+            EXPECT_EQ(float_bits(b.loss), float_bits(c.loss)) << step;
+            EXPECT_EQ(float_bits(b.grad_norm), float_bits(c.grad_norm)) << step;
+            EXPECT_NEAR(a.grad_norm, c.grad_norm, 1e-6 * a.grad_norm) << step;
+            if (cycles) {
+                ASSERT_TRUE(each.step(in.data(), tg.data(), B, T, 1e-3, &d)) << each.error();
+                pip_cycles += c.cycles, each_cycles += d.cycles;
+            }
+        }
+        std::vector<float> wa, wb, wc;
+        seq.read_params(&wa);
+        same.read_params(&wb);
+        pip.read_params(&wc);
+        ASSERT_EQ(wa.size(), wc.size());
+        EXPECT_EQ(differ(wb, wc.data()), 0);
+        if (grad_clip == 0) EXPECT_EQ(differ(wa, wc.data()), 0);
+        if (!cycles) return;
+        int second = 0;   // the timeline holds every sequence's launches, sequence 1 beside sequence 0
+        uint64_t end0 = 0, start1 = UINT64_MAX;
+        for (const wl::model::LaunchSpan& l : pip.mesh().timeline()) {
+            if (l.sequence == 0) end0 = std::max(end0, l.end);
+            if (l.sequence == 1) start1 = std::min(start1, l.start), second++;
+        }
+        EXPECT_GT(second, 0);
+        EXPECT_LT(start1, end0) << "sequence 1 starts before sequence 0 has finished";
+        std::printf("a batch of %d, two in flight: %llu cycles; one at a time: %llu\n", B, (unsigned long long)pip_cycles,
+                    (unsigned long long)each_cycles);
+        EXPECT_LT(pip_cycles, each_cycles * 3 / 4);
+    };
+    run(GPTConfig{}.grad_clip, true);
+    run(0, false);
 }
 
 // Two layers of 16 channels on 8x8, planned for training: the placement lines up fewer ops, and the
@@ -518,3 +590,4 @@ TEST(MeshPipeline, ABatchOfPromptsStreamsThroughTheOps) {
 }
 
 }  // namespace
+

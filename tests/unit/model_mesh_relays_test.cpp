@@ -123,6 +123,32 @@ TEST(MeshRelays, GradientsGoBackThroughTheRelays) {
     }
 }
 
+// A head cut over S PEs (attention.wk's S > 1: the small shape at a context of 160, whose heads'
+// q, k, v and their gradients outgrow one PE in training) relays the same: its row is NH x S
+// blocks of HC rows, each PE's its channels'. The forward's logits and every gradient are the
+// reference's, and the host carries nothing of qkv's, the attention's or attproj's.
+TEST(MeshRelays, AHeadCutOverPesTakesItsChannelsOverTheRelays) {
+    const GPTConfig cfg = config(1, 2, 16, 160, 11);
+    const int B = 2, T = 160;
+    ReferenceStep ref(cfg, B, T);
+    auto r = plan_model(cfg, 8, 16, kernels(), wl::MachineConfig{}.sram_bytes, true);
+    ASSERT_TRUE(r.ok) << r.error;
+    ASSERT_GT(r.plan.find("l0.atty")->constants.at("S"), 1);
+    expect_relayed(r.plan, true);
+    for (wl::RunMode mode : {wl::RunMode::Fast, wl::RunMode::Cycle}) {
+        wl::model::MeshTrainer tr(r.plan, ref.model, mode);
+        ASSERT_NO_FATAL_FAILURE(expect_backward_bits(tr, ref, B, T));
+        for (const char* name : {"l0.atty", "l0.qkv"}) {
+            const std::string backward = r.plan.find(name)->op + ":backward";
+            expect_fabric_only(tr.last_run(), name, [&](const std::string& op) { return op == backward; }, B);
+        }
+        const OpRun* fwd = run_of(tr.last_run(), "l0.atty", "attention_forward");
+        ASSERT_NE(fwd, nullptr);
+        EXPECT_EQ(fwd->host_bytes, 0u);
+        EXPECT_GT(fwd->hops, 0u);
+    }
+}
+
 // [SECTION] the band's turn
 
 // The plan turns into the next band after lnf: the logits take lnf's y (and, training, give

@@ -85,7 +85,8 @@ TEST(MeshTiers, FastAndCycleModeAgreeOnATieredChain) {
 
 // Two heads of 64 at a context of 64: a head's q, k, v and y (64 KiB) are more than a PE holds,
 // so each head's channels are cut over 2 PEs, the scores passed along them; the same bits in fast
-// and cycle mode, from a prompt and from the cache, and no relays for the cut heads.
+// and cycle mode, from a prompt and from the cache, q, k, v and y over the relays (each PE taking
+// its channels' rows).
 TEST(MeshTiers, AHeadTooBigForAPeIsCutOverPes) {
     const GPTConfig cfg = config(1, 2, 128, 64, 65);
     auto r = plan_model(cfg, 32, 32, kernels());
@@ -93,7 +94,7 @@ TEST(MeshTiers, AHeadTooBigForAPeIsCutOverPes) {
     const PlannedOp& att = *r.plan.find("l0.atty");
     EXPECT_EQ(att.constants.at("S"), 2);
     EXPECT_EQ(att.rect.w, 4);
-    for (const auto& in : att.inputs) EXPECT_EQ(in.colour, 0) << in.tensor;
+    for (const auto& in : att.inputs) EXPECT_GT(in.colour, 0) << in.tensor;
     uint64_t fast = 0, cycle = 0;
     expect_reference_bits(cfg, r.plan, 20, 2, wl::RunMode::Fast, &fast);
     expect_reference_bits(cfg, r.plan, 20, 2, wl::RunMode::Cycle, &cycle);
