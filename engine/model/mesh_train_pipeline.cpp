@@ -95,8 +95,9 @@ void MeshTrainer::queue_pipelined(int b0, int count) {
     // The embedding's dy (the first layernorm's dx) up its link into the stash, chunk by chunk
     // after that layernorm's backward: keep_dy with the sequence's slot (keep_dy() without a pipeline).
     const PlannedOp& emb = op(gpt::OpId::Encoded);
-    const auto [ln, dx] = grad_link_into(emb);
-    if (ln && b0 + count <= stash_slots()) {
+    const PlannedOp* ln = grad_link_into(emb).first;
+    const bool kept = ln && b0 + count <= stash_slots();
+    if (kept) {
         MeshGPT::PipeTask keep;
         keep.op = &emb;
         keep.fn = gpt::entry::kKeepDy;
@@ -108,7 +109,6 @@ void MeshTrainer::queue_pipelined(int b0, int count) {
         };
         tasks.push_back(std::move(keep));
     }
-    const bool kept = tasks.back().fn == gpt::entry::kKeepDy;
 
     const int T = cur_.T, units = (F + int(tasks.size())) * mesh_.pipeline(0, T).chunks * count;
     queue_pipeline({TrainPhase::Forward, "", b0}, units, [this, b0, count, stages, tasks = std::move(tasks), &ce] {

@@ -74,8 +74,9 @@ TEST(FitAdvice, TooManySequencesInFlightSuggestsFewer) {
     EXPECT_EQ(advice.find(". It fits with --set wafer.sequences_in_flight=2 (fewer sequences side by side"), 0u) << advice;
     EXPECT_EQ(advice.find("change nothing a PE holds"), std::string::npos) << advice;
     const size_t s = advice.find("--set wafer.execution=streaming");
-    if (s != std::string::npos)
+    if (s != std::string::npos) {
         EXPECT_EQ(advice.find("--set wafer.execution=streaming,wafer.schedule=sequential,wafer.sequences_in_flight=1"), s) << advice;
+    }
     cfg.sequences_in_flight = 3;
     EXPECT_TRUE(plan_model(cfg, 32, 32, kernels(), kSram, true).too_big);   // the most that fits
     cfg.sequences_in_flight = 2;
