@@ -74,7 +74,7 @@ void print_by_function(const std::vector<FunctionTime>& v, const char* what) {
 int bench_train(const Args& a, wl::gpt::GPT& ref, int T, int reps) {
     const int B = ref.cfg.batch_size;
     wl::model::CompileInfo info;
-    const wl::model::MeshPlan plan = plan_for(a, ref.cfg, true, &info);
+    const wl::model::MeshPlan plan = plan_for(a, mesh_training_config(a, ref.cfg, a.has("json") ? nullptr : stdout), true, &info);
     std::vector<int> in, tg;
     wl::model::bench_batch(B, T, ref.V, &in, &tg);
     wl::model::MeshTrainer mesh(plan, ref, wl::RunMode::Fast);   // before the reference's steps change ref

@@ -6,6 +6,7 @@
 #include "engine/gpt/trainer.h"
 #include "engine/gpu/wafer_estimate.h"
 #include "engine/fabric/mesh.h"
+#include "engine/model/fit_advice.h"
 #include "engine/model/plan_store.h"
 
 #include <chrono>
@@ -40,6 +41,17 @@ wl::RunMode run_mode_of(const wl::gpt::GPTConfig& cfg) {
     wl::RunMode mode = wl::RunMode::Fast;
     if (!wl::run_mode_from_name(cfg.mode, &mode)) throw std::runtime_error("wafer.mode expects cycle or fast");
     return mode;
+}
+
+wl::gpt::GPTConfig mesh_training_config(const Args& args, const wl::gpt::GPTConfig& cfg, std::FILE* note) {
+    for (const wl::gpt::Override& o : cli_overrides(args))
+        if (o.key == "wafer.execution") return cfg;
+    const auto o = wl::model::trains_only_streamed(cfg, wl::gpt::machine_profile_of(cfg).sram_bytes_per_pe);
+    if (!o) return cfg;
+    wl::gpt::GPTConfig out = cfg;
+    out.execution = wl::gpt::Execution::Streaming;
+    if (note) std::fprintf(note, "weights streamed (wafer.execution: streaming): %s's weights fit no row of PEs resident\n", o->op.c_str());
+    return out;
 }
 
 LoadedModel load_model(const Args& args) {

@@ -35,6 +35,11 @@ wl::gpt::GPTConfig config_from(const Args& args);
 wl::gpt::Overrides cli_overrides(const Args& args);
 void apply_cli_overrides(const Args& args, wl::gpt::GPTConfig* cfg);
 wl::RunMode run_mode_of(const wl::gpt::GPTConfig& cfg);   // wafer.mode
+// The config a training run on the mesh compiles: a model whose weights fit no row of PEs resident
+// (GPT-2's vocabulary) trains streamed, where wte is the store's (docs/weight-streaming.md, "The
+// vocabulary"), unless the command line chose wafer.execution (--execution or --set). Says so on
+// `note` (nullptr: silent).
+wl::gpt::GPTConfig mesh_training_config(const Args& args, const wl::gpt::GPTConfig& cfg, std::FILE* note);
 
 LoadedModel load_model(const Args& args);             // throws with a message naming the flag
 // --prompt (or `dflt`) as token ids; a prompt the tokenizer cannot read, or one of no tokens,

@@ -34,7 +34,6 @@
 #include "engine/gpt/parallel.h"
 #include "engine/gpt/sampler.h"
 #include "engine/gpt/trainer.h"
-#include "engine/model/fit_advice.h"
 #include "engine/model/mesh_trainer.h"
 #include "engine/model/swarmx.h"
 
@@ -156,13 +155,7 @@ int verb_train(const Args& args) {
         const std::string split = wl::model::SwarmX::split_error(tr->sequences_per_step(), wafers);
         if (!split.empty()) throw std::runtime_error("train: " + split + "; a step's B is batch_size x grad_accum_steps");
         const wl::RunMode mode = run_mode_of(cfg);
-        // A vocabulary that fits no row of PEs resident (GPT-2's) trains streamed, where wte is the
-        // store's (docs/weight-streaming.md, "The vocabulary"), unless --execution says otherwise.
-        GPTConfig mesh_cfg = cfg;
-        if (const auto o = args.has("execution") ? std::nullopt : wl::model::trains_only_streamed(cfg, wl::gpt::machine_profile_of(cfg).sram_bytes_per_pe)) {
-            mesh_cfg.execution = wl::gpt::Execution::Streaming;
-            if (!json) std::fprintf(stderr, "weights streamed (wafer.execution: streaming): %s's weights fit no row of PEs resident\n", o->op.c_str());
-        }
+        const GPTConfig mesh_cfg = mesh_training_config(args, cfg, json ? nullptr : stderr);
         swarm = std::make_unique<wl::model::SwarmX>(plan_for(args, mesh_cfg, true, &compile_info, sparse ? tr->model.get() : nullptr),
                                                     *tr->model, wafers, mode, wl::model::cs_links(), ranks);
         mesh = &swarm->wafer(swarm->first_wafer());
