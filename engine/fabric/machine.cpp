@@ -801,6 +801,15 @@ int Machine::ce_queued(int x, int y, int colour) const {
     return net_[size_t(i)].ce_count(colour) + (fast_ ? int(fast_->queued(i, colour)) : 0);
 }
 
+bool Machine::ce_any_queued(int x, int y) const {
+    if (!mesh().contains(x, y)) return false;
+    const int i = idx(x, y);
+    if (fast_ && fast_->queued_at(i)) return true;
+    for (int c = 0; c < kColours; c++)
+        if (net_[size_t(i)].ce_count(c)) return true;
+    return false;
+}
+
 RouterStats Machine::router_stats(int x, int y) const {
     static constexpr int kDelta[2][4] = {{0, 0, 1, -1}, {-1, 1, 0, 0}};
     RouterStats s = router(x, y).stats;

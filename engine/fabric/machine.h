@@ -131,6 +131,7 @@ public:
     const Router& router(int x, int y) const { return net_[size_t(idx(x, y))]; }
     const Core& core(int x, int y) const { return cores_[idx(x, y)]; }
     int ce_queued(int x, int y, int colour) const;   // wavelets waiting at the CE on a colour (either mode)
+    bool ce_any_queued(int x, int y) const;          // a wavelet waiting at the CE on any colour (either mode)
     RouterStats router_stats(int x, int y) const;  // with in[N..W] filled from the neighbours
     MachineStats stats() const;
     // The counts of the routers and cores in r alone (cycles and steps are the machine's): where

@@ -240,7 +240,8 @@ uint64_t matmul_train_bytes(uint64_t NC, uint64_t K, uint64_t KP, uint64_t TP, u
 // The attention, whose SRAM is its keys and values (a head's q, k, v, y and v time-major: 5 x HS x TP floats),
 // not weights, spreads the other way: each head's channels over S PEs side by side (attention.wk),
 // the fewest S that divides HS and fits, if the row has room for NH x S PEs; in training with
-// its gradients too.
+// its gradients too. The GELU, elementwise, tiers its channel rows: tier r's PE p holds the
+// op's rows (r*P + p)*R .., the fewest tiers that divide R and fit (several sequences in flight).
 void spread_over_pes(std::vector<PlannedOp>& ops, uint32_t sram, int pmax, bool streaming, bool train) {
     const uint64_t budget = sram / 2;
     for (PlannedOp& o : ops) {
@@ -251,6 +252,18 @@ void spread_over_pes(std::vector<PlannedOp>& ops, uint32_t sram, int pmax, bool 
             o.constants["R"] = lg->tiers();
             o.rect.h = lg->tiers();
             o.inputs.front().per_pe = o.output.per_pe = int(o.constants["NC"]);
+            o.inputs.front().tiers = o.output.tiers = Tiers::Split;
+            continue;
+        }
+        if (o.is(gpt::OpKind::Gelu)) {   // x and y (and dy, dx), R x TP floats each, and 3 of TP: its rows over tiers
+            const uint64_t R = uint64_t(o.constants.at("R")), TP = uint64_t(o.constants.at("TP"));
+            const uint64_t room = sram - std::min<uint64_t>(sram, 1024), arrays = train ? 4 : 2;
+            uint64_t tiers = 1;
+            while (tiers < R && (R % tiers || 4 * (arrays * (R / tiers) + 3) * TP > room)) tiers++;
+            if (tiers == 1) continue;
+            o.constants["R"] = double(R / tiers);
+            o.rect.h = int(tiers);
+            o.inputs.front().per_pe = o.output.per_pe = int(R / tiers);
             o.inputs.front().tiers = o.output.tiers = Tiers::Split;
             continue;
         }

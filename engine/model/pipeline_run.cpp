@@ -186,9 +186,7 @@ bool pe_idle(const wl::Machine& m, int i) {
     const wl::Core& c = m.core(x, y);
     if (c.state != wl::ThreadState::Idle || c.launch_fn >= 0 || c.tasks_active || c.ut_busy) return false;
     if (c.ready_at > m.now()) return false;   // fast mode: its clock ran past the slice; it finishes then, not now
-    for (int col = 0; col < wl::kColours; col++)
-        if (m.ce_queued(x, y, col)) return false;
-    return true;
+    return !m.ce_any_queued(x, y);
 }
 
 bool overlap(const wl::Rect& a, const wl::Rect& b) {

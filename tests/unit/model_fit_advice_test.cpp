@@ -54,11 +54,11 @@ TEST(FitAdvice, InferenceTriesWeightStreamingFirst) {
 
 TEST(FitAdvice, TooLongAContextSuggestsTheLongestThatFits) {
     wl::gpt::GPTConfig cfg = nano();
-    cfg.block_size = 256;
+    cfg.block_size = 512;
     ASSERT_TRUE(plan_model(cfg, 32, 32, kernels(), kSram, true).too_big);
     const std::string advice = fit_advice(cfg, 32, 32, kernels(), kSram, true);
-    EXPECT_NE(advice.find("--set model.block_size=128 (a shorter context)"), std::string::npos) << advice;
-    cfg.block_size = 128;   // the longest that fits: its heads over several PEs
+    EXPECT_NE(advice.find("--set model.block_size=256 (a shorter context)"), std::string::npos) << advice;
+    cfg.block_size = 256;   // the longest that fits: its heads over several PEs, its MLP's GELU over tiers
     EXPECT_TRUE(plan_model(cfg, 32, 32, kernels(), kSram, true).ok);
 }
 
@@ -68,18 +68,18 @@ TEST(FitAdvice, TooLongAContextSuggestsTheLongestThatFits) {
 TEST(FitAdvice, TooManySequencesInFlightSuggestsFewer) {
     wl::gpt::GPTConfig cfg = nano();
     cfg.schedule = "pipelined";
-    cfg.sequences_in_flight = 4;
+    cfg.sequences_in_flight = 6;
     ASSERT_TRUE(plan_model(cfg, 32, 32, kernels(), kSram, true).too_big);
     const std::string advice = fit_advice(cfg, 32, 32, kernels(), kSram, true);
-    EXPECT_EQ(advice.find(". It fits with --set wafer.sequences_in_flight=2 (fewer sequences side by side"), 0u) << advice;
+    EXPECT_EQ(advice.find(". It fits with --set wafer.sequences_in_flight=4 (fewer sequences side by side"), 0u) << advice;
     EXPECT_EQ(advice.find("change nothing a PE holds"), std::string::npos) << advice;
     const size_t s = advice.find("--set wafer.execution=streaming");
     if (s != std::string::npos) {
         EXPECT_EQ(advice.find("--set wafer.execution=streaming,wafer.schedule=sequential,wafer.sequences_in_flight=1"), s) << advice;
     }
-    cfg.sequences_in_flight = 3;
+    cfg.sequences_in_flight = 5;
     EXPECT_TRUE(plan_model(cfg, 32, 32, kernels(), kSram, true).too_big);   // the most that fits
-    cfg.sequences_in_flight = 2;
+    cfg.sequences_in_flight = 4;
     EXPECT_TRUE(plan_model(cfg, 32, 32, kernels(), kSram, true).ok);   // what it says is so
 }
 

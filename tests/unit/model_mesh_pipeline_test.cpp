@@ -420,6 +420,38 @@ TEST(MeshPipeline, SequencesInFlightKeepTheBits) {
     run(0, false);
 }
 
+// Four sequences in flight on 32x32: every op's columns hold 4 x 64 steps, so the MLP's GELU, whose
+// x, y, dy and dx no longer fit one row, tiers its channel rows over two (spread_over_pes). A
+// batch of four, pipelined, all in flight at once: the reference's gradients, bit for bit.
+TEST(MeshPipeline, FourSequencesInFlightTierTheGelu) {
+    GPTConfig cfg = nano();
+    cfg.schedule = "pipelined";
+    cfg.sequences_in_flight = 4;
+    const uint32_t sram = wl::MachineConfig{}.sram_bytes;
+    auto r = plan_model(cfg, 32, 32, kernels(), sram, /*train=*/true);
+    ASSERT_TRUE(r.ok) << r.error;
+    const auto gelu = std::find_if(r.plan.ops.begin(), r.plan.ops.end(), [](const wl::model::PlannedOp& o) { return o.name == "l0.fch_gelu"; });
+    ASSERT_NE(gelu, r.plan.ops.end());
+    EXPECT_EQ(gelu->tiers(), 2);
+    EXPECT_EQ(gelu->output.per_pe * gelu->pes(), 4 * cfg.n_embd);   // every channel row once
+    EXPECT_EQ(gelu->output.tiers, wl::model::Tiers::Split);
+    EXPECT_LE(gelu->bytes_per_pe, sram);
+    const int B = 4, T = 64;
+    const ReferenceStep ref(cfg, B, T);
+    MeshTrainer tr(r.plan, ref.model);
+    ASSERT_EQ(tr.mesh().schedule(), Schedule::Pipelined);
+    ASSERT_NO_FATAL_FAILURE(expect_backward_bits(tr, ref, B, T));
+    uint64_t end0 = 0, start3 = UINT64_MAX;   // the last sequence starts before the first has finished
+    for (const wl::model::LaunchSpan& l : tr.mesh().timeline()) {
+        if (l.sequence == 0) end0 = std::max(end0, l.end);
+        if (l.sequence == 3) start3 = std::min(start3, l.start);
+    }
+    EXPECT_LT(start3, end0);
+    MeshTrainer seq(r.plan, ref.model);   // and one sequence after another on the same plan
+    seq.mesh().set_schedule(Schedule::Sequential);
+    ASSERT_NO_FATAL_FAILURE(expect_backward_bits(seq, ref, B, T));
+}
+
 // Two layers of 16 channels on 8x8, planned for training: the placement lines up fewer ops, and the
 // host carries some activations and gradients between them. A batch of two sequences of 24 tokens.
 struct SmallTraining {
