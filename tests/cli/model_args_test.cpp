@@ -94,6 +94,24 @@ TEST(CliModelArgs, ExecutionSetsTheConfigsWaferExecution) {
     }
 }
 
+// A model whose weights fit no row of PEs resident (GPT-2's vocabulary) trains streamed, in train
+// and in bench mesh-gpt --train alike, unless the command line chose wafer.execution itself.
+TEST(CliModelArgs, TrainingAVocabularyNoRowHoldsStreamsUnlessTold) {
+    Args a;
+    a.verb = "bench mesh-gpt";
+    a.options["config"] = WAFERLAB_SOURCE_DIR "/models/cerebras-gpt-111m.yaml";
+    a.options["set"] = "model.block_size=128";
+    const wl::gpt::GPTConfig cfg = config_from(a);
+    ASSERT_EQ(cfg.execution, wl::gpt::Execution::Resident);   // the config's
+    EXPECT_EQ(mesh_training_config(a, cfg, nullptr).execution, wl::gpt::Execution::Streaming);
+    a.options["set"] = "model.block_size=128,wafer.execution=resident";   // the user's choice stands (and the planner says it does not fit)
+    EXPECT_EQ(mesh_training_config(a, config_from(a), nullptr).execution, wl::gpt::Execution::Resident);
+    Args nano;
+    nano.verb = "train";
+    nano.options["config"] = WAFERLAB_SOURCE_DIR "/models/gpt-nano.yaml";
+    EXPECT_EQ(mesh_training_config(nano, config_from(nano), nullptr).execution, wl::gpt::Execution::Resident);   // fits: as configured
+}
+
 // GPT-2 weights in llm.c's layout with --config of their shape: the config's context (the first
 // model.block_size positions) and wafer; a config of another shape, or --checkpoint too, says which.
 TEST(CliModelArgs, LlmcWeightsTakeTheConfigsContextAndWafer) {
