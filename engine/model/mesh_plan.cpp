@@ -241,7 +241,7 @@ uint64_t matmul_train_bytes(uint64_t NC, uint64_t K, uint64_t KP, uint64_t TP, u
 // not weights, spreads the other way: each head's channels over S PEs side by side (attention.wk),
 // the fewest S that divides HS and fits, if the row has room for NH x S PEs; in training with
 // its gradients too. The GELU, elementwise, tiers its channel rows: tier r's PE p holds the
-// op's rows (r*P + p)*R .., the fewest tiers that divide R and fit (several sequences in flight).
+// op's rows (r*P + p)*R .., the fewest tiers that divide R and fit (a long context, sequences in flight).
 void spread_over_pes(std::vector<PlannedOp>& ops, uint32_t sram, int pmax, bool streaming, bool train) {
     const uint64_t budget = sram / 2;
     for (PlannedOp& o : ops) {
