@@ -40,6 +40,8 @@ struct MapNestMap {
     MapNestPoint d;
 };
 
+constexpr int64_t kMinNestPasses = 4;
+
 template <class Exec>
 class MapNestExec {
 public:
@@ -55,6 +57,11 @@ public:
                                           uint32_t* const R) {
         const LoopRun none{ip, t, count, cost};
         if (ce.ut_busy) return none;
+        // Working out two passes costs about what interpreting them does, so a nest with fewer
+        // passes left than kMinNestPasses (its outer blt's bound less its counter: a GPT-small
+        // matmul's NC = 3 rows) runs a map at a time. Either way gives the same state and cycles.
+        const Instr& outer = code[N.blt];
+        if (int64_t(int32_t(R[outer.b])) - int64_t(int32_t(R[outer.a])) < kMinNestPasses) return none;
         MapNestMap M;
         work_out(N, R, &M);
         return M.alike ? run_passes(N, M, ip, t, count, cost, stop, R) : none;

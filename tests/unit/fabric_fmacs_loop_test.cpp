@@ -484,7 +484,8 @@ bool has_map_nest(const CompileResult& cr) {
 // loops swapped (a GPT matmul's rounds, tiles of 16, 64 and 6), and not where they overlap each
 // other, meet the fmacs's source or the scalars; a tile that stays put across each map; tiles
 // over 64 floats; faults in a later pass (the fmacs, the scalar); passes whose maps differ (no pass
-// at once); a lead that is not linear (no nest); a nest of too few passes; entered again.
+// at once); a lead that is not linear (no nest); nests of too few passes (a map at a time) and of
+// the fewest run at once; entered again.
 TEST(FastModeMapNest, MatchesCycleMode) {
     struct MapCase {
         const char* name;
@@ -511,6 +512,7 @@ TEST(FastModeMapNest, MatchesCycleMode) {
         {"not linear: j * j", map_nest_kernel(8, "0..4", "fmacs(mem(C, l * 16, 16), mem(C, l * 16, 16), mem(A, j * j * 4, 16), x[l]);"), false, false},
         {"two passes", map_nest_kernel(2, "0..4", "fmacs(mem(C, l * 16, 16), mem(C, l * 16, 16), mem(A, j * 16, 16), x[l * 4 + j]);"), true, false},
         {"three passes", map_nest_kernel(3, "0..4", "fmacs(mem(C, l * 16, 16), mem(C, l * 16, 16), mem(A, j * 16, 16), x[l * 4 + j]);"), true, false},
+        {"four passes (the fewest run at once)", map_nest_kernel(4, "0..4", "fmacs(mem(C, l * 16, 16), mem(C, l * 16, 16), mem(A, j * 16, 16), x[l * 4 + j]);"), true, false},
         {"entered again", map_nest_kernel(6, "0..4", "fmacs(mem(C, l * 16, 16), mem(C, l * 16, 16), mem(A, rep * 64 + j * 16, 16), x[rep * 4 + l * 6 + j]);", "", 3), true, false},
     };
     for (const MapCase& k : cases) {
