@@ -280,7 +280,7 @@ void Machine::place(int pi, Rect r, const std::vector<uint32_t>& consts) {
             c.tasks_blocked = blocked;
             uint8_t* mem = sram_at(i);
             for (const InitData& d : p->init) {
-                std::memcpy(mem + d.offset, d.words.data(), d.words.size() * 4);
+                std::memcpy(mem + d.offset, d.konst >= 0 ? &c.konst[d.konst] : d.words.data(), d.words.size() * 4);
                 c.sram_used = std::max<uint32_t>(c.sram_used, d.offset + uint32_t(d.words.size() * 4));
             }
         }

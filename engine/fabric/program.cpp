@@ -186,8 +186,11 @@ std::string validate_program(const Program& p, uint32_t sram_bytes, int32_t* bad
             return "symbol " + s.name + " ends at byte " + std::to_string(uint64_t(s.offset) + uint64_t(s.length) * 4) + ", beyond SRAM (" +
                    std::to_string(sram_bytes) + ")";
     }
-    for (const InitData& d : p.init)
+    for (const InitData& d : p.init) {
         if (d.offset % 4 || uint64_t(d.offset) + d.words.size() * 4 > sram_bytes) return "initial data beyond SRAM";
+        if (d.konst >= 0 && (d.konst >= int32_t(p.nconsts) || d.words.size() != 1))
+            return "initial data reads constant " + std::to_string(d.konst) + " of " + std::to_string(int(p.nconsts));
+    }
     return "";
 }
 

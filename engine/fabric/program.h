@@ -83,6 +83,8 @@ struct TaskBinding {
 
 struct InitData {
     uint32_t offset = 0;
+    int32_t konst = -1;               // >= 0: one word, the PE's constant of this slot (a shared image's
+                                      // per-PE initial value, shared_images.h), in place of words[0]
     std::vector<uint32_t> words;
 };
 

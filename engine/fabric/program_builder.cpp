@@ -27,7 +27,12 @@ void ProgramBuilder::init(uint32_t offset, const std::vector<float>& values) {
     p_.init.push_back(std::move(d));
 }
 
-void ProgramBuilder::init_u32(uint32_t offset, const std::vector<uint32_t>& words) { p_.init.push_back(InitData{offset, words}); }
+void ProgramBuilder::init_u32(uint32_t offset, const std::vector<uint32_t>& words) {
+    InitData d;
+    d.offset = offset;
+    d.words = words;
+    p_.init.push_back(std::move(d));
+}
 
 void ProgramBuilder::end_func() {
     if (cur_fn_ >= 0) p_.functions[cur_fn_].end = pc();

@@ -89,6 +89,7 @@ void write_program(ByteWriter& w, const Program& p, const Program* base) {
     w.u32(uint32_t(p.init.size()));
     for (const InitData& d : p.init) {
         w.u32(d.offset);
+        w.put(d.konst);
         w.u32(uint32_t(d.words.size()));
         for (uint32_t v : d.words) w.u32(v);
     }
@@ -162,6 +163,7 @@ std::shared_ptr<const Program> read_program(ByteReader& r, uint32_t sram_bytes, 
     p->init.resize(r.count("initial data", 8));
     for (InitData& d : p->init) {
         d.offset = r.u32("initial data offset");
+        d.konst = r.get<int32_t>("initial data constant");
         d.words.resize(r.count("initial data words", 4));
         for (uint32_t& v : d.words) v = r.u32("initial data word");
     }

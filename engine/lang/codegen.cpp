@@ -80,6 +80,7 @@ private:
     int next_ = 0;
     int line_ = 0, col_ = 0;
     std::vector<std::pair<int, int>> loops_;   // (continue label, break label)
+    std::unordered_map<const Sym*, bool> per_pe_const_;   // per_pe()'s answers for program consts
 
     // [SECTION] the buffer and registers
     int alloc() {
@@ -129,12 +130,13 @@ private:
                 if (e->kind != ExprKind::Binary || e->type == Ty::F32) break;
                 Expr& l = *e->args[0];
                 Expr& r = *e->args[1];
-                if ((e->op == Tok::Plus || e->op == Tok::Star) && (l.konst || r.konst)) {
-                    const uint32_t c = uint32_t(konst(r.konst ? r : l).i);
+                if ((e->op == Tok::Plus || e->op == Tok::Star) && (shared_konst(l) || shared_konst(r))) {
+                    const bool rk = shared_konst(r);
+                    const uint32_t c = uint32_t(konst(rk ? r : l).i);
                     if (e->op == Tok::Plus) off += scale * c;
                     else scale *= c;
-                    e = r.konst ? &l : &r;
-                } else if (e->op == Tok::Minus && r.konst) {
+                    e = rk ? &l : &r;
+                } else if (e->op == Tok::Minus && shared_konst(r)) {
                     off -= scale * uint32_t(konst(r).i);
                     e = &l;
                 } else {
@@ -154,6 +156,25 @@ private:
     }
 
     Value konst(const Expr& e) { return eval_const(e, &in_, in_.first_x, in_.first_y, nullptr); }
+    // A constant that differs from PE to PE: it reads a `place ... with` parameter or a coordinate,
+    // itself or through a program's const. The optimiser loads it with li rather than folding it
+    // into another instruction's immediate, so instances still differ only in li and share one
+    // image (shared_images.h): a folded `px * n` gave each of a row's 256 matmul PEs its own.
+    bool per_pe(const Expr& e) {
+        if (e.kind == ExprKind::Name && e.sym) {
+            const Sym* s = e.sym;
+            if (s->kind == SymKind::Param || s->kind == SymKind::Coord) return true;
+            if (s->kind != SymKind::Const || !s->decl || !s->decl->init) return false;
+            auto it = per_pe_const_.find(s);
+            if (it != per_pe_const_.end()) return it->second;
+            per_pe_const_[s] = false;   // sema has refused a const that depends on itself
+            return per_pe_const_[s] = per_pe(*s->decl->init);
+        }
+        for (const ExprPtr& a : e.args)
+            if (a && per_pe(*a)) return true;
+        return false;
+    }
+    bool shared_konst(const Expr& e) { return e.konst && !per_pe(e); }   // foldable into an immediate
     static uint32_t bits_of(const Value& v) { return v.ty == Ty::F32 ? fbits(v.f) : uint32_t(uint64_t(v.i)); }
     int colour_of(const Expr& e) { return int(konst(e).i); }
     int task_of(const Sym* s) {
@@ -297,9 +318,10 @@ private:
         Expr& l = *e.args[0];
         Expr& r = *e.args[1];
         const bool commutes = e.op == Tok::Plus || e.op == Tok::Star;
-        if (!(r.konst || (commutes && l.konst)) || !(commutes || e.op == Tok::Minus || e.op == Tok::Shl)) return false;
-        Expr& x = r.konst ? l : r;
-        const uint32_t c = uint32_t(konst(r.konst ? r : l).i);
+        const bool rk = shared_konst(r);
+        if (!(rk || (commutes && shared_konst(l))) || !(commutes || e.op == Tok::Minus || e.op == Tok::Shl)) return false;
+        Expr& x = rk ? l : r;
+        const uint32_t c = uint32_t(konst(rk ? r : l).i);
         int rx = operand(x);
         at(e.line, e.col);
         switch (e.op) {
@@ -693,7 +715,7 @@ private:
                 if (iv_ && !calls && counter_kept && !has_loop(s.body)) induction(s.body, s.sym, assigned, &steps);
             }
             // Optimising, the test is at the bottom: one branch a pass instead of a branch and a jump.
-            if (opt_ && !(s.e0->konst && s.e1->konst && konst(*s.e0).i < konst(*s.e1).i)) {
+            if (opt_ && !(shared_konst(*s.e0) && shared_konst(*s.e1) && konst(*s.e0).i < konst(*s.e1).i)) {
                 at(s.line, s.col);
                 jump(PI::Jmp, test);   // bounds that may not run it: test first
             }
@@ -770,7 +792,7 @@ private:
         if (t.kind == ExprKind::Name) {
             auto it = reg_of_.find(t.sym);
             if (it != reg_of_.end()) {
-                const bool int_step = t.type != Ty::F32 && s.e0->konst && (s.op == Tok::PlusAssign || s.op == Tok::MinusAssign);
+                const bool int_step = t.type != Ty::F32 && shared_konst(*s.e0) && (s.op == Tok::PlusAssign || s.op == Tok::MinusAssign);
                 if (s.op == Tok::Assign) gen(*s.e0, it->second);
                 else if (int_step) {   // i += c: one iaddi
                     const int32_t c = int32_t(konst(*s.e0).i);

@@ -52,8 +52,10 @@ bool same_shape(const wl::Program& a, const wl::Program& b) {
         const wl::TaskBinding &s = a.tasks[k], &t = b.tasks[k];
         if (s.id != t.id || s.kind != t.kind || s.colour != t.colour || s.function != t.function || s.blocked != t.blocked) return false;
     }
-    for (size_t k = 0; k < a.init.size(); ++k)
-        if (a.init[k].offset != b.init[k].offset || a.init[k].words != b.init[k].words) return false;
+    for (size_t k = 0; k < a.init.size(); ++k) {   // a one-word block may differ: a per-PE constant then
+        const wl::InitData &x = a.init[k], &y = b.init[k];
+        if (x.offset != y.offset || x.words.size() != y.words.size() || (x.words.size() != 1 && x.words != y.words)) return false;
+    }
     return true;
 }
 
@@ -84,19 +86,22 @@ std::vector<ImageUse> share_images(const std::vector<std::shared_ptr<wl::Program
         const wl::Program& first = *progs[g[0]];
         // The `li`s whose values differ across the group, each with its values; equal columns share a slot.
         std::map<std::vector<uint32_t>, uint32_t> slot_of;
-        std::vector<std::pair<size_t, uint32_t>> patches;   // pc -> slot
-        for (size_t pc = 0; pc < first.code.size() && g.size() > 1; ++pc) {
-            if (first.code[pc].op != wl::Op::LI) continue;
+        std::vector<std::pair<size_t, uint32_t>> patches, init_patches;   // pc or initial word -> slot
+        const auto column = [&](auto value, size_t at, std::vector<std::pair<size_t, uint32_t>>* to) {
             std::vector<uint32_t> col(g.size());
             bool differs = false;
             for (size_t m = 0; m < g.size(); ++m) {
-                col[m] = uint32_t(progs[g[m]]->code[pc].imm);
+                col[m] = value(*progs[g[m]], at);
                 differs = differs || col[m] != col[0];
             }
-            if (!differs) continue;
+            if (!differs) return;
             auto it = slot_of.emplace(std::move(col), uint32_t(slot_of.size())).first;
-            patches.push_back({pc, it->second});
-        }
+            to->push_back({at, it->second});
+        };
+        for (size_t pc = 0; pc < first.code.size() && g.size() > 1; ++pc)
+            if (first.code[pc].op == wl::Op::LI) column([](const wl::Program& p, size_t k) { return uint32_t(p.code[k].imm); }, pc, &patches);
+        for (size_t k = 0; k < first.init.size() && g.size() > 1; ++k)   // `var me: i32 = px`
+            if (first.init[k].words.size() == 1) column([](const wl::Program& p, size_t j) { return p.init[j].words[0]; }, k, &init_patches);
         if (g.size() == 1 || slot_of.size() > size_t(wl::kPeConsts)) {   // alone, or too many constants: images of their own
             for (size_t i : g) out[i].program = progs[i];
             continue;
@@ -108,6 +113,7 @@ std::vector<ImageUse> share_images(const std::vector<std::shared_ptr<wl::Program
             shared->code[pc].op = wl::Op::LDP;
             shared->code[pc].imm = int32_t(slot);
         }
+        for (const auto& [k, slot] : init_patches) shared->init[k].konst = int32_t(slot);
         for (size_t m = 0; m < g.size(); ++m) {
             ImageUse& u = out[g[m]];
             u.program = shared;

@@ -6,9 +6,11 @@
 // of one program whose code is equal except for such `li` immediates share one image here:
 // each differing `li` becomes `ldp rA, slot`, which loads the PE's own constant (Core::konst,
 // set by Machine::load from Placement::consts). `ldp` costs what `li` cost, so cycle counts
-// and results do not change. Instances that differ in anything else (a branch a parameter
-// removed, an array length, a colour, an immediate of another instruction) keep their own
-// images. Why: 4,096 copies of SUMMA's code on a 64x64 mesh miss the host's caches at every
+// and results do not change. A one-word initial value that differs (`var me: i32 = px`) is
+// such a constant too, written into SRAM at load (InitData::konst). The optimiser keeps a
+// parameter out of other instructions' immediates (codegen.cpp, per_pe) so that it stays an
+// `li`. Instances that differ in anything else (a branch a parameter removed, an array
+// length, a colour) keep their own images. Why: 4,096 copies of SUMMA's code on a 64x64 mesh miss the host's caches at every
 // instruction fetch (docs/performance.md, Fast mode).
 #pragma once
 #include "engine/fabric/program.h"

@@ -21,7 +21,7 @@
 
 namespace wl::model {
 
-constexpr uint32_t kPlanFileFormat = 7;   // bump when the layout below changes (7: the sequences in flight)
+constexpr uint32_t kPlanFileFormat = 8;   // bump when the layout below changes (8: a shared image's per-PE initial words)
 
 std::string write_plan_file(const PlanKey& key, const MeshPlan& plan);
 // A payload in this build's envelope (what write_plan_file does after the payload; the fuzz

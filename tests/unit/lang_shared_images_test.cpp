@@ -93,6 +93,51 @@ host {
     EXPECT_EQ(r.values.at("y@3,0"), (std::vector<float>{9, 0}));
 }
 
+// Optimised, a parameter times a register stays an li (not imuli's immediate), and a variable
+// that starts at a parameter takes its word from the PE's constants at load: the PEs share one
+// image and run as their own images do (a GPT matmul row's 256 PEs ran 256 images before).
+TEST(LangSharedImages, AParameterInArithmeticOrAnInitialValueStillShares) {
+    const char* src = R"(layout {
+    grid 4 x 1;
+    place p at (1..4, 0) with (k = x);
+    place p at (0, 0) with (k = 5);
+}
+program p(k: i32) {
+    var me: i32 = k;
+    export var y: [i32; 3];
+    export fn main() {
+        let n = y[2];
+        y[0] = k * n + me;
+        y[1] = n + k;
+        for i in 0..n { y[2] += k; }
+    }
+}
+host {
+    fill y at (0..4, 0) with value(3);
+    launch main at (0..4, 0);
+    run;
+    print y at (0..4, 0);
+}
+)";
+    CompileOptions co;
+    co.optimise = true;
+    const CompileResult shared = compile(src, "param.wk", co);
+    co.share_images = false;
+    const CompileResult own = compile(src, "param.wk", co);
+    ASSERT_TRUE(shared.ok()) << (shared.diagnostics.empty() ? "" : format_diagnostic(shared.diagnostics[0]));
+    EXPECT_EQ(own.images(), 4u);
+    EXPECT_EQ(shared.images(), 1u);
+    for (RunMode mode : {RunMode::Cycle, RunMode::Fast}) {
+        const Outcome a = run(shared, mode), b = run(own, mode);
+        ASSERT_TRUE(a.rep.ok && b.rep.ok) << a.rep.error << b.rep.error;
+        EXPECT_EQ(a.checksum, b.checksum);
+        EXPECT_EQ(a.rep.cycles, b.rep.cycles);
+        EXPECT_EQ(a.rep.values, b.rep.values);
+        EXPECT_EQ(a.rep.values.at("y@0,0"), (std::vector<float>{20, 8, 18}));   // k = 5: 5*3 + 5, 3 + 5, 3 + 3*5
+        EXPECT_EQ(a.rep.values.at("y@2,0"), (std::vector<float>{8, 5, 9}));
+    }
+}
+
 // The machine refuses a load whose constants do not match the image, and an ldp past them.
 TEST(LangSharedImages, LoadChecksTheConstants) {
     ProgramBuilder b("two", "two.wk");

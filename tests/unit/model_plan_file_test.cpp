@@ -109,6 +109,11 @@ TEST(PlanFile, TiersAndCutHeadsReadBackToTheSamePlan) {
         PlanResult r = plan_model(cfg, side, side, kernels(), kSram);
         ASSERT_TRUE(r.ok) << r.error;
         expect_round_trip(r.plan);
+        for (const PlannedOp& op : r.plan.ops) {   // a row's PEs share (its ends may differ): code the host's caches hold
+            std::set<const wl::Program*> s;
+            for (const wl::lang::Placement& p : op.compiled->placements) s.insert(p.program.get());
+            EXPECT_LE(s.size(), 3u) << op.name << ": " << op.compiled->placements.size() << " PEs";
+        }
     }
 }
 
