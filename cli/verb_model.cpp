@@ -155,7 +155,9 @@ int verb_compile_model(const Args& args) {
     wl::model::CompileInfo info;
     wl::model::PruneStats pruned;
     const bool sparse = prune_from(args, m.model.get(), &pruned);
-    const wl::model::MeshPlan plan = plan_for(args, m.model->cfg, args.has("train"), &info, sparse ? m.model.get() : nullptr);
+    // --train plans what `train --on-mesh` runs: streamed where no row of PEs holds the weights.
+    const wl::gpt::GPTConfig cfg = args.has("train") ? mesh_training_config(args, m.model->cfg, args.has("json") ? nullptr : stdout) : m.model->cfg;
+    const wl::model::MeshPlan plan = plan_for(args, cfg, args.has("train"), &info, sparse ? m.model.get() : nullptr);
     if (args.has("json")) {
         nlohmann::json j = wl::model::to_json(plan);
         j["model"] = m.source;
