@@ -530,6 +530,29 @@ void FastMode::forget_paths(MachineState& m) {
     ramp_paths_.set.clear();
     paths_.clear();
     path_entries_ = 0;
+    stale_colours_ = 0;
+}
+
+void FastMode::drop_stale_paths(MachineState& m) {
+    if (!stale_colours_) return;
+    const auto stale = [&](uint64_t key_colour) { return stale_colours_ >> key_colour & 1; };
+    add_counts(m);
+    size_t kept = 0;
+    for (size_t k : ramp_paths_.set) {
+        if (stale(k % kColours)) ramp_paths_.at[k] = nullptr;
+        else ramp_paths_.set[kept++] = k;
+    }
+    ramp_paths_.set.resize(kept);
+    for (auto it = paths_.begin(); it != paths_.end();) {
+        if (!stale((it->first & 0xff) % kColours)) {
+            ++it;
+            continue;
+        }
+        const Path& p = it->second;
+        path_entries_ -= p.visits.size() + p.ramps.size() + p.drains.size() + p.handoffs.size();
+        it = paths_.erase(it);
+    }
+    stale_colours_ = 0;
 }
 
 // The recorded path of PE i's ramp on colour c, or null: paths_'s entry, found once per path and
@@ -745,6 +768,7 @@ FastWavelet FastMode::take(int pe, int c) {
 }
 
 void FastMode::absorb(MachineState& m, const std::vector<int>& listed) {
+    drop_stale_paths(m);
     const uint64_t now = m.now_;
     // Wavelets in cycle mode's queues: any a run left there when fast mode took over (every router
     // is looked at, once), then a host's inject alone puts one there, and it lists the router.
@@ -827,6 +851,7 @@ FastMode::Ended FastMode::run_whole(MachineState& m, uint64_t end, uint64_t look
 
 FastMode::Ended FastMode::run(MachineState& m, uint64_t end, uint64_t lookahead) {
     end_time_ = std::max(end_time_, m.now_);
+    drop_stale_paths(m);
     return m.link_ ? run_bands(m, end) : run_whole(m, end, lookahead);
 }
 

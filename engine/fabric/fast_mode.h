@@ -70,7 +70,11 @@ public:
     size_t queued(int pe, int colour) const { return ceq_[size_t(pe) * kColours + size_t(colour)].size(); }
     size_t held(int pe, int port, int colour) const;       // wavelets waiting at a router for a switch position
     bool holds_any() const { return !held_.empty(); }
-    void forget_paths(MachineState& m);                    // a route or a program changed
+    void forget_paths(MachineState& m);                    // a program or an edge link changed: every path goes
+    // A route of `colour` changed: that colour's paths go before the next run (drop_stale_paths); the
+    // others stay, as no path of another colour crosses a route of this one. (Streaming points its
+    // edge links at each PE in turn: forgetting every path then re-recorded every broadcast's.)
+    void forget_paths(int colour) { stale_colours_ |= 1u << colour; }
     void forget_nest_map(int pe) { nest_maps_.forget(pe); }   // a program or its constants were placed there
     size_t queued_at(int pe) const { return pe_queued_[size_t(pe)]; }   // over all colours
     uint64_t busy_until() const { return end_time_; }
@@ -207,6 +211,8 @@ private:
     } ramp_paths_;
     Path* ramp_path(int i, int colour, uint64_t key);
     std::vector<uint64_t> counting_;       // the paths with wavelets not yet in their routers' counters
+    uint32_t stale_colours_ = 0;           // forget_paths(colour)'s, not yet dropped
+    void drop_stale_paths(MachineState& m);
     Path recording_;
     std::vector<Pe> pe_;
     NestMaps nest_maps_;                   // each PE's affine nest maps, by the state worked out from (nest_map.h)

@@ -197,7 +197,7 @@ Fault Machine::set_route(int x, int y, int colour, const Route& r) {
         f.message = std::move(why);
         return f;
     }
-    if (fast_) fast_->forget_paths(*this);   // its recorded paths may cross this router
+    if (fast_) fast_->forget_paths(colour);   // its recorded paths of this colour may cross this router
     net_.set_route(idx(x, y), colour, r);
     return {};
 }

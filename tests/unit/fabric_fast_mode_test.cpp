@@ -324,42 +324,59 @@ TEST(FastMode, ModeChangesOnlyBetweenRuns) {
 }
 
 // Fast mode replays a data wavelet's recorded path; a route changed between runs must be followed.
+// Only that colour's paths are dropped (FastMode::forget_paths(colour)): colour d's, kept, still
+// deliver where its routes say, and the routers count every wavelet as cycle mode does.
 TEST(FastMode, AChangedRouteIsFollowed) {
     const char* src = R"(colour c = 3;
+colour d = 4;
 layout {
     grid 3 x 1;
     place sender at (0, 0);
     place receiver at (1..3, 0);
     route c at (0, 0) rx ramp tx east;
     route c at (1, 0) rx west tx ramp;
+    route d at (0, 0) rx ramp tx east;
+    route d at (1, 0) rx west tx ramp;
 }
 program sender {
-    export fn main() { for i in 0..4 { send(c, f32(i + 1)); } }
+    export fn main() { for i in 0..4 { send(c, f32(i + 1)); send(d, f32(i + 10)); } }
 }
 program receiver {
     export var y: [f32; 4];
+    export var z: [f32; 8];
     var n: i32 = 0;
+    var m: i32 = 0;
     task got(v: f32) on c { y[n] = v; n += 1; }
+    task dgot(v: f32) on d { z[m] = v; m += 1; }
 }
 )";
     CompileResult cr = compile(src, "reroute.wk");
     ASSERT_TRUE(cr.ok()) << (cr.diagnostics.empty() ? "" : format_diagnostic(cr.diagnostics[0]));
-    Host h({.w = 3, .h = 1});
-    h.machine().set_mode(RunMode::Fast);
-    for (const Placement& p : cr.placements) ASSERT_FALSE(h.load(*p.program, {p.x, p.y, p.w, p.h}));
-    for (const RouteSetting& r : cr.routes) ASSERT_FALSE(h.route(r.x, r.y, r.colour, r.route));
-    ASSERT_FALSE(h.launch({0, 0, 1, 1}, "main"));
-    ASSERT_TRUE(h.run_until_quiescent(10000).ok());
-    std::vector<float> y1(4), y2(4);
-    ASSERT_FALSE(h.d2h(1, 0, "y", y1.data(), 4));
-    EXPECT_EQ(y1, (std::vector<float>{1, 2, 3, 4}));
-    // Now (1,0) passes colour c on to (2,0).
-    ASSERT_FALSE(h.route(1, 0, 3, Route::of(kW, kE)));
-    ASSERT_FALSE(h.route(2, 0, 3, Route::of(kW, kR)));
-    ASSERT_FALSE(h.launch({0, 0, 1, 1}, "main"));
-    ASSERT_TRUE(h.run_until_quiescent(10000).ok());
-    ASSERT_FALSE(h.d2h(2, 0, "y", y2.data(), 4));
-    EXPECT_EQ(y2, (std::vector<float>{1, 2, 3, 4}));
+    std::vector<uint64_t> counts[2];
+    for (RunMode mode : {RunMode::Fast, RunMode::Cycle}) {
+        SCOPED_TRACE(mode == RunMode::Fast ? "fast" : "cycle");
+        Host h({.w = 3, .h = 1});
+        h.machine().set_mode(mode);
+        for (const Placement& p : cr.placements) ASSERT_FALSE(h.load(*p.program, {p.x, p.y, p.w, p.h}));
+        for (const RouteSetting& r : cr.routes) ASSERT_FALSE(h.route(r.x, r.y, r.colour, r.route));
+        ASSERT_FALSE(h.launch({0, 0, 1, 1}, "main"));
+        ASSERT_TRUE(h.run_until_quiescent(10000).ok());
+        std::vector<float> y1(4), y2(4), z(8);
+        ASSERT_FALSE(h.d2h(1, 0, "y", y1.data(), 4));
+        EXPECT_EQ(y1, (std::vector<float>{1, 2, 3, 4}));
+        // Now (1,0) passes colour c on to (2,0); d stays as it was.
+        ASSERT_FALSE(h.route(1, 0, 3, Route::of(kW, kE)));
+        ASSERT_FALSE(h.route(2, 0, 3, Route::of(kW, kR)));
+        ASSERT_FALSE(h.launch({0, 0, 1, 1}, "main"));
+        ASSERT_TRUE(h.run_until_quiescent(10000).ok());
+        ASSERT_FALSE(h.d2h(2, 0, "y", y2.data(), 4));
+        EXPECT_EQ(y2, (std::vector<float>{1, 2, 3, 4}));
+        ASSERT_FALSE(h.d2h(1, 0, "z", z.data(), 8));
+        EXPECT_EQ(z, (std::vector<float>{10, 11, 12, 13, 10, 11, 12, 13}));
+        for (int x = 0; x < 3; x++)
+            for (int c : {3, 4}) counts[mode == RunMode::Cycle].push_back(h.machine().router(x, 0).stats.out_colour[c]);
+    }
+    EXPECT_EQ(counts[0], counts[1]);
 }
 
 // The CE queues are rings that double when full: order, stamps and control bits survive
