@@ -47,6 +47,10 @@ public:
     Fault launch(Rect r, const std::string& fn);
     RunResult run(uint64_t cycles) { return m_.run(cycles); }
     RunResult run_until_quiescent(uint64_t budget) { return m_.run_until_quiescent(budget); }
+    // fn launched on each rectangle, which exchange nothing with one another (Machine::run_apart).
+    RunResult run_apart(const std::vector<Rect>& rects, const std::string& fn, uint64_t budget) {
+        return m_.run_apart(rects.size(), [&](size_t k) { return launch(rects[k], fn); }, budget);
+    }
 
     MachineStats stats() const { return m_.stats(); }
     MachineStats stats(const Rect& r) const { return m_.stats(r); }   // r's routers and cores alone (Machine::stats)

@@ -463,6 +463,35 @@ RunResult Machine::run_until_quiescent(uint64_t budget) {
     return r;
 }
 
+RunResult Machine::run_apart(size_t groups, const std::function<Fault(size_t)>& launch, uint64_t budget) {
+    const auto faulted = [](Fault f) {
+        RunResult r;
+        r.status = RunStatus::Faulted;
+        r.fault = std::move(f);
+        return r;
+    };
+    if (!fast_ || link_ || trace_.on()) {   // together
+        for (size_t k = 0; k < groups; ++k)
+            if (Fault f = launch(k)) return faulted(f);
+        return run_until_quiescent(budget);
+    }
+    const uint64_t start = now_;
+    uint64_t end = start;
+    RunResult r;
+    for (size_t k = 0; k < groups; ++k) {
+        now_ = start;   // no group sees another's cycles: the clock each PE starts from is the same
+        if (Fault f = launch(k)) return faulted(f);
+        r = run_until_quiescent(budget);
+        if (!r.ok()) return r;
+        if (!fast_->empty())
+            return faulted(host_error(0, 0, "run_apart: group " + std::to_string(k) + " left wavelets in flight: it exchanges with another group"));
+        end = std::max(end, now_);
+    }
+    now_ = end;
+    r.cycles = end - start;
+    return r;
+}
+
 Fault Machine::watchdog(uint64_t budget) {
     auto st = link_ ? band_stuck(true) : stuck(true);
     Fault f;

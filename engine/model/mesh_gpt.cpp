@@ -571,9 +571,16 @@ bool MeshGPT::launch(const PlannedOp& op, const char* fn, int t0, int n, OpRun* 
         box.w = x1 - box.x, box.h = y1 - box.y;
     }
     const MachineStats s0 = host_.stats(box);
-    throw_if(host_.launch(op.rect, fn));
-    for (const auto& [from, send] : senders) throw_if(host_.launch(from, send));   // its window is its own launch's
-    const RunResult r = host_.run_until_quiescent(cycle_budget);
+    RunResult r;
+    if (senders.empty() && op.tiers_apart(fn)) {   // tier by tier in fast mode: a tier's SRAM stays in the host's caches
+        std::vector<Rect> tiers;
+        for (int t = 0; t < op.tiers(); t++) tiers.push_back({op.rect.x, op.rect.y + t, op.rect.w, 1});
+        r = host_.run_apart(tiers, fn, cycle_budget);
+    } else {
+        throw_if(host_.launch(op.rect, fn));
+        for (const auto& [from, send] : senders) throw_if(host_.launch(from, send));   // its window is its own launch's
+        r = host_.run_until_quiescent(cycle_budget);
+    }
     if (!r.ok()) {
         error_ = op.name + " (" + op.kernel + (std::string(fn) == gpt::entry::kMain ? "" : std::string(", ") + fn) + "): " +
                  r.fault.to_string();

@@ -500,6 +500,11 @@ PlannedOp layer_instance(const PlannedOp& op, int l, int layers) {
 
 bool has_backward(const PlannedOp& o) { return o.train_only || o.on("TRAIN"); }
 
+bool PlannedOp::tiers_apart(const std::string& fn) const {
+    const auto rk = constants.find("RK");
+    return tiers() > 1 && is(gpt::OpKind::Matmul) && fn == gpt::entry::kMain && (rk == constants.end() || rk->second <= 1);
+}
+
 uint64_t weight_bytes_per_pe(const PlannedOp& o) {
     const auto c = [&](const char* k) { return uint64_t(o.constants.at(k)); };
     switch (o.row().kind) {

@@ -117,6 +117,10 @@ struct PlannedOp {
     int pes() const { return rect.w * rect.h; }
     int pe_x(int p) const { return rect.x + p % rect.w; }
     int pe_y(int p) const { return rect.y + p / rect.w; }
+    // Whether its tiers exchange nothing in kernel function fn, so fast mode may run them apart
+    // (Machine::run_apart): a matmul's tiers of output rows in its forward (their dx chain is the
+    // backward's; tiers of input rows chain y).
+    bool tiers_apart(const std::string& fn) const;
 
     // A kernel switch set to 1: "TRAIN" (the op's backward and AdamW are compiled in), "TIED" (its
     // weights are the embedding's).

@@ -379,6 +379,76 @@ program receiver {
     EXPECT_EQ(counts[0], counts[1]);
 }
 
+// Rows that exchange nothing, run apart (Machine::run_apart: fast mode one row after the other from
+// the same cycle) end as they do run together: every value, the checksum (SRAM, registers,
+// statistics), the clock; and as cycle mode's values. Row y passes its vector along y + 1 times, so
+// the rows end at different cycles. Groups that do exchange (a column's senders apart from their
+// receivers) stop with a fault, not a silently different run.
+TEST(FastMode, GroupsThatExchangeNothingRunApartAsTogether) {
+    const char* src = R"(colour c = 1;
+layout {
+    grid 4 x 3;
+    place row at (0..4, 0..3) with (px = x, py = y);
+    route c at (0, 0..3) rx ramp tx east;
+    route c at (1..3, 0..3) rx west tx east, ramp;
+    route c at (3, 0..3) rx west tx ramp;
+}
+program row(px: i32, py: i32) {
+    export var v: [f32; 8];
+    export var s: [f32; 8];
+    export fn main() {
+        for r in 0..py + 1 {
+            if px == 0 {
+                fmovs(fabout(c, 8), mem(v));
+                fadds(mem(v), mem(v), mem(v));
+            } else {
+                fmovs(mem(v), fabin(c, 8));
+                fadds(mem(s), mem(s), mem(v));
+            }
+        }
+    }
+}
+)";
+    CompileResult cr = compile(src, "apart.wk");
+    ASSERT_TRUE(cr.ok()) << (cr.diagnostics.empty() ? "" : format_diagnostic(cr.diagnostics[0]));
+    const auto machine = [&](RunMode mode) {
+        auto h = std::make_unique<Host>(MachineConfig{.w = 4, .h = 3});
+        EXPECT_FALSE(h->machine().set_mode(mode));
+        for (const Placement& p : cr.placements) EXPECT_FALSE(h->load(p.program, {p.x, p.y, p.w, p.h}, p.consts));
+        for (const RouteSetting& r : cr.routes) EXPECT_FALSE(h->route(r.x, r.y, r.colour, r.route));
+        for (int y = 0; y < 3; y++) EXPECT_FALSE(h->h2d(0, y, "v", std::vector<float>{1, 2, 3, 4, 5, 6, 7, float(y)}.data(), 8));
+        return h;
+    };
+    const std::vector<Rect> rows = {{0, 0, 4, 1}, {0, 1, 4, 1}, {0, 2, 4, 1}};
+    auto apart = machine(RunMode::Fast), together = machine(RunMode::Fast), cycle = machine(RunMode::Cycle);
+    const RunResult a = apart->run_apart(rows, "main", 100000);
+    ASSERT_TRUE(a.ok()) << a.fault.to_string();
+    for (Host* h : {together.get(), cycle.get()}) {
+        ASSERT_FALSE(h->launch({0, 0, 4, 3}, "main"));
+        ASSERT_TRUE(h->run_until_quiescent(100000).ok());
+    }
+    EXPECT_EQ(apart->machine().checksum(), together->machine().checksum());
+    EXPECT_EQ(apart->machine().now(), together->machine().now());
+    EXPECT_EQ(a.cycles, together->machine().now());
+    for (int y = 0; y < 3; y++) {
+        std::vector<float> sa(8), st(8), sc(8);
+        ASSERT_FALSE(apart->d2h(3, y, "s", sa.data(), 8));
+        ASSERT_FALSE(together->d2h(3, y, "s", st.data(), 8));
+        ASSERT_FALSE(cycle->d2h(3, y, "s", sc.data(), 8));
+        EXPECT_EQ(sa, st);
+        EXPECT_EQ(sa, sc);
+        EXPECT_EQ(sa[7], float(y) * float((1 << (y + 1)) - 1)) << y;   // y, 2y, 4y ... y + 1 times
+    }
+    // Senders apart from their receivers: the first group's wavelets wait in the others' queues, which
+    // no launch of theirs has taken yet: the run stops there, naming them.
+    auto exchange = machine(RunMode::Fast);
+    const RunResult e = exchange->run_apart({{0, 0, 1, 3}, {1, 0, 3, 3}}, "main", 100000);
+    ASSERT_FALSE(e.ok());
+    EXPECT_EQ(e.fault.kind, FaultKind::Deadlock) << e.fault.to_string();
+    ASSERT_FALSE(e.fault.stuck.empty());
+    for (const Stuck& st : e.fault.stuck) EXPECT_GE(st.x, 1) << e.fault.to_string();
+}
+
 // The CE queues are rings that double when full: order, stamps and control bits survive
 // wrapping and growing, one at a time, in copied blocks and in runs of a block shared with another
 // queue (data, stamps and control lie apart). A copy of a queue holds the same wavelets.
