@@ -505,6 +505,7 @@ void FastMode::route(MachineState& m, int i0, int port0, int colour, FastWavelet
     if (rec && rec->ok && !m.fault_ && !looped_ && held_.empty() && work.size() == base) {
         path_entries_ += rec->visits.size() + rec->ramps.size() + rec->drains.size() + rec->handoffs.size();
         paths_[key] = *rec;
+        keys_of_[colour].push_back(key);
     }
 }
 
@@ -529,6 +530,7 @@ void FastMode::forget_paths(MachineState& m) {
     for (size_t k : ramp_paths_.set) ramp_paths_.at[k] = nullptr;
     ramp_paths_.set.clear();
     paths_.clear();
+    for (std::vector<uint64_t>& k : keys_of_) k.clear();
     path_entries_ = 0;
     stale_colours_ = 0;
 }
@@ -543,14 +545,16 @@ void FastMode::drop_stale_paths(MachineState& m) {
         else ramp_paths_.set[kept++] = k;
     }
     ramp_paths_.set.resize(kept);
-    for (auto it = paths_.begin(); it != paths_.end();) {
-        if (!stale((it->first & 0xff) % kColours)) {
-            ++it;
-            continue;
+    for (int c = 0; c < kColours; ++c) {
+        if (!stale(uint64_t(c))) continue;
+        for (uint64_t key : keys_of_[c]) {
+            auto it = paths_.find(key);
+            if (it == paths_.end()) continue;
+            const Path& p = it->second;
+            path_entries_ -= p.visits.size() + p.ramps.size() + p.drains.size() + p.handoffs.size();
+            paths_.erase(it);
         }
-        const Path& p = it->second;
-        path_entries_ -= p.visits.size() + p.ramps.size() + p.drains.size() + p.handoffs.size();
-        it = paths_.erase(it);
+        keys_of_[c].clear();
     }
     stale_colours_ = 0;
 }

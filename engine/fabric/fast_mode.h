@@ -212,6 +212,7 @@ private:
     Path* ramp_path(int i, int colour, uint64_t key);
     std::vector<uint64_t> counting_;       // the paths with wavelets not yet in their routers' counters
     uint32_t stale_colours_ = 0;           // forget_paths(colour)'s, not yet dropped
+    std::vector<uint64_t> keys_of_[kColours];   // paths_'s keys by colour, as recorded
     void drop_stale_paths(MachineState& m);
     Path recording_;
     std::vector<Pe> pe_;

@@ -245,12 +245,11 @@ void MeshGPT::append_pe_wt(const PlannedOp& op, int p, std::vector<uint32_t>* wo
     const bool rk = op.constants.count("RK") > 0;
     const ParamSlice w = param_slice(plan_.cfg, op.weights.front().second, op.layer);
     const size_t row0 = rk ? 0 : size_t(tier) * P * NC, col0 = (rk ? size_t(tier) * K : 0) + size_t(px) * KP;
-    for (size_t j = 0; j < size_t(P) * NC; j++)
-        for (size_t k = 0; k < size_t(KP); k++) {
-            uint32_t u = 0;
-            if (row0 + j < size_t(w.rows)) std::memcpy(&u, store_->weights.data() + w.offset + (row0 + j) * w.cols + col0 + k, 4);
-            words->push_back(u);
-        }
+    const size_t rows = size_t(P) * NC, at = words->size();
+    words->resize(at + rows * size_t(KP), 0u);   // rows past W's (the last tier's padding) stay zero
+    const float* const from = store_->weights.data() + w.offset + col0;
+    for (size_t j = 0; j < rows && row0 + j < size_t(w.rows); j++)
+        std::memcpy(words->data() + at + j * size_t(KP), from + (row0 + j) * w.cols, size_t(KP) * 4);
 }
 
 void MeshGPT::add_link_grads(const PlannedOp& op, int tier, const std::vector<uint32_t>& words, std::vector<float>* grads) const {
