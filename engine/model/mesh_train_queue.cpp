@@ -256,7 +256,8 @@ void MeshTrainer::queue_backward() {
     add(TrainPhase::Backward, ce->name, -1, [this, ce] { return launch(*ce, gpt::entry::kZeroLoss, 0, 0); });
     const bool pipelined = mesh_.schedule() == Schedule::Pipelined && cur_.T > 1;   // never streaming (set_schedule)
     const int together = pipelined ? pipelined_together() : 1;
-    for (int b = 0; b < B; b += together) {
+    if (streaming) queue_streamed_batch(*ce);
+    for (int b = 0; b < B && !streaming; b += together) {
         if (pipelined) {
             queue_pipelined(b, together);   // and, for each sequence, what the embedding's backward needs
             continue;
@@ -316,6 +317,111 @@ void MeshTrainer::queue_backward() {
             if (b == cur_.B - 1) throw_if(mesh_.host_.d2h(ce->rect.x, ce->rect.y, gpt::symbol::kLoss, &cur_.step.loss, 1));
             return true;
         });
+}
+
+// Streaming, as a CS system streams: a layer's weights come in once for every sequence of the step
+// (MemoryX to the wafer, then the batch through the layer), not once a sequence; its gradients sum
+// on its PEs over the step's sequences in order, the reference's one running sum over B*T rows, and
+// go out once. The host keeps each sequence's activations and gradients (seqs_) meanwhile:
+//   each sequence's embedding; then layer by layer, weights in, every sequence through it;
+//   each sequence's lnf, logits, loss and their backward;
+//   from the last layer down: weights in again (the last layer's stayed, with W's columns, WT),
+//   zero_grad, each sequence's forward recomputed from its kept input (but a lone sequence's on the
+//   last layer, which its PEs still hold) and its backward, then the gradients out.
+void MeshTrainer::queue_streamed_batch(const PlannedOp& loss) {
+    const int B = cur_.B, T = cur_.T, L = mesh_.plan().cfg.n_layer;
+    seqs_.assign(size_t(B), {});
+    for (int b = 0; b < B; b++) seqs_[size_t(b)].tokens.assign(cur_.inputs.begin() + size_t(b) * T, cur_.inputs.begin() + size_t(b + 1) * T);
+    const bool read_logits = !loss.inputs.front().colour;
+    const auto fwd = [this, T](const PlannedOp& o, bool read_out) { return [this, &o, T, read_out] { return forward_op(o, T, read_out); }; };
+    const auto layer_ops = [this](int l) {
+        std::vector<const PlannedOp*> v;
+        for (const PlannedOp& o : ops_)
+            if (o.layer == l && !o.train_only) v.push_back(&o);
+        return v;
+    };
+    for (int b = 0; b < B; b++)   // the embedding (and anything else before the layers)
+        for (const PlannedOp& o : ops_) {
+            if (o.layer >= 0) break;
+            if (!o.train_only) add({TrainPhase::Forward, o.name, b}, in_sequence(b, fwd(o, true)));
+        }
+    for (int l = 0; l < L; l++) {   // the last layer's stay for the backward, with W's columns (WT)
+        add({TrainPhase::Forward, gpt::layer_unit_name(l, "weights"), -1, -1, l, "weights in"}, [this, l, L] { return stream_in(l, l == L - 1); });
+        for (int b = 0; b < B; b++)
+            for (const PlannedOp* o : layer_ops(l)) add({TrainPhase::Forward, o->name, b}, in_sequence(b, fwd(*o, true)));
+    }
+    for (int b = 0; b < B; b++) {   // lnf, the logits, the loss and their backward
+        bool after = false;
+        for (const PlannedOp& o : ops_) {
+            after = after || o.layer >= 0;
+            if (o.layer < 0 && after && !o.train_only)
+                add({TrainPhase::Forward, o.name, b}, in_sequence(b, fwd(o, read_logits || o.id != gpt::OpId::Logits)));
+        }
+        add({TrainPhase::Backward, loss.name, b}, in_sequence(b, [this, &loss, b] {
+            return loss_grad(loss, cur_.targets.data() + size_t(b) * cur_.T, cur_.bt, cur_.T);
+        }));
+        for (auto it = ops_.rbegin(); it != ops_.rend() && it->layer < 0; ++it)
+            if (it->on("TRAIN") && !it->is(gpt::OpKind::Embedding))
+                add({TrainPhase::Backward, it->name, b}, in_sequence(b, [this, o = &*it, T] { return backward_op(*o, T); }));
+    }
+    for (int l = L - 1; l >= 0; l--) {
+        const std::vector<const PlannedOp*> layer = layer_ops(l);
+        if (l < L - 1)
+            add({TrainPhase::Backward, gpt::layer_unit_name(l, "weights"), -1, -1, l, "weights in again"}, [this, l] { return stream_in(l, true); });
+        for (const PlannedOp& o : ops_) {
+            if (o.layer != l || !o.on("TRAIN")) continue;
+            if (!o.weights.empty()) add({TrainPhase::Backward, o.name, -1}, [this, &o] { return launch(o, gpt::entry::kZeroGrad, 0, 0); });
+            if (o.is(gpt::OpKind::Matmul) && !o.on("WT"))   // WT: take_wt brought W's columns
+                add({TrainPhase::Backward, o.name, -1}, [this, &o] { return launch(o, gpt::entry::kTransposeW, 0, 0); });
+        }
+        for (int b = 0; b < B; b++) {
+            if (l < L - 1 || B > 1)   // the last layer's PEs hold the last sequence's forward: the only one, with B = 1
+                for (const PlannedOp* o : layer) add({TrainPhase::Backward, o->name, b, -1, l, "forward recomputed"}, in_sequence(b, fwd(*o, true)));
+            for (auto it = ops_.rbegin(); it != ops_.rend(); ++it)
+                if (it->layer == l && it->on("TRAIN"))
+                    add({TrainPhase::Backward, it->name, b}, in_sequence(b, [this, o = &*it, T] { return backward_op(*o, T); }));
+            if (l == 0)   // what the embedding's backward needs later
+                add({TrainPhase::Backward, op(gpt::OpId::Encoded).name, b}, in_sequence(b, [this, b] {
+                    cur_.tokens.push_back(mesh_.tokens_);
+                    return keep_dy(b) && (!store_tie() || stream_dy_out(b));
+                }));
+        }
+        add({TrainPhase::Backward, gpt::layer_unit_name(l, "grads"), -1, -1, l, "gradients out"}, [this, l] {
+            if (!mesh_.stream_out(l, &mesh_.store_->grads)) {
+                error_ = mesh_.error();
+                return false;
+            }
+            runs_.push_back(mesh_.runs_.back());
+            return true;
+        });
+    }
+}
+
+bool MeshTrainer::forward_op(const PlannedOp& o, int T, bool read_out) {
+    const size_t had = mesh_.runs_.size();   // the tied wte's stream in first, where it is the store's
+    if (!mesh_.run_op(o, 0, T, read_out)) {
+        error_ = mesh_.error();
+        return false;
+    }
+    runs_.insert(runs_.end(), mesh_.runs_.begin() + long(had), mesh_.runs_.end());
+    return true;
+}
+
+std::function<bool()> MeshTrainer::in_sequence(int b, std::function<bool()> f) {
+    return [this, b, f = std::move(f)] {
+        Sequence& s = seqs_.at(size_t(b));
+        const auto swap = [&] {
+            std::swap(mesh_.acts_, s.acts);
+            std::swap(grads_, s.grads);
+            std::swap(mesh_.tokens_, s.tokens);
+        };
+        swap();
+        struct Back {
+            const decltype(swap)& f;
+            ~Back() { f(); }
+        } back{swap};
+        return f();
+    };
 }
 
 void MeshTrainer::queue_update() {

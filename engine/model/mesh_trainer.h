@@ -252,6 +252,16 @@ private:
     void queue_forward(int b, bool read_logits);   // sequence b of cur_'s batch, an op a unit
     void queue_pipeline(TrainWork what, int units, std::function<void()> begin, std::function<bool()> after = nullptr);
     void queue_layer_backward(int l, int b);       // streaming: layer l's backward for sequence b, its gradients out
+    // Streaming, a layer at a time over the batch (mesh_train_queue.cpp): each layer streams in once
+    // for the batch's forwards, once for its backwards, and its gradients out once.
+    void queue_streamed_batch(const PlannedOp& loss);
+    bool forward_op(const PlannedOp& o, int T, bool read_out);   // one op's forward, its OpRuns kept
+    struct Sequence {              // a sequence's host state while another's is in mesh_ and grads_
+        Tensors acts, grads;
+        std::vector<int> tokens;
+    };
+    std::vector<Sequence> seqs_;
+    std::function<bool()> in_sequence(int b, std::function<bool()> f);   // f with sequence b's state in place
     void queue_backward();           // from cur_'s batch: zero_grad, B forwards and backwards, the tied wte, the loss
     void queue_eval();               // from cur_'s batch: zero_loss, then B forwards and losses
     void queue_sample(int n);        // n tokens after samp_.tokens: a forward each
