@@ -1,5 +1,5 @@
 // mesh_train_queue.cpp: MeshTrainer's jobs as queues of units (mesh_trainer.h's header comment):
-// a step (forward and backward per sequence, streamed layers in and out, then the norm, the
+// a step (forward and backward per sequence, or streamed a layer at a time over the batch, then the norm, the
 // clipping and AdamW), an evaluation and a sample, each unit one launch or one host transfer, so
 // the app draws between them and step() is the queue run to its end.
 #include "engine/model/mesh_trainer.h"
@@ -110,9 +110,7 @@ void MeshTrainer::queue_forward(TrainWork what, int t0, int n, bool read_logits,
             in.op = gpt::layer_unit_name(layer, "weights");
             in.layer = layer;
             in.streaming = "weights in";
-            // The last layer's weights stay for the step's backward: with the matmuls' wt (WT).
-            const bool for_backward = job_ == MeshJob::Step && layer == mesh_.plan().cfg.n_layer - 1;
-            add(in, [this, layer, for_backward] { return stream_in(layer, for_backward); });
+            add(in, [this, layer] { return stream_in(layer, false); });   // a step's streams: queue_streamed_batch
         }
         what.op = o.name;
         const bool read_out = read_logits || o.id != gpt::OpId::Logits;
@@ -181,47 +179,6 @@ bool MeshTrainer::stream_in(int layer, bool for_backward) {
     return true;
 }
 
-// Streaming: layer l's backward, after the forward of its sequence. The layer's PEs hold the last
-// layer's weights and activations; any other layer's weights stream in again and its forward runs
-// again from the residual stream the host kept (activation recomputation, as checkpointing does),
-// then its gradients start from zero, its ops' backward runs, and the gradients stream out to the
-// store, which adds them up over the step's sequences.
-void MeshTrainer::queue_layer_backward(int l, int b) {
-    const int L = mesh_.plan().cfg.n_layer;
-    std::vector<const PlannedOp*> layer;
-    for (const PlannedOp& o : ops_)
-        if (o.layer == l) layer.push_back(&o);
-    if (l < L - 1) {
-        add({TrainPhase::Backward, gpt::layer_unit_name(l, "weights"), b, -1, l, "weights in again"}, [this, l] { return stream_in(l, true); });
-        for (const PlannedOp* o : layer)
-            if (!o->train_only)
-                add({TrainPhase::Backward, o->name, b, -1, l, "forward recomputed"}, [this, o] {
-                    if (!mesh_.run_op(*o, 0, cur_.T)) {
-                        error_ = mesh_.error();
-                        return false;
-                    }
-                    runs_.push_back(mesh_.runs_.back());
-                    return true;
-                });
-    }
-    for (const PlannedOp* o : layer) {
-        if (!o->on("TRAIN")) continue;
-        if (!o->weights.empty()) add({TrainPhase::Backward, o->name, b}, [this, o] { return launch(*o, gpt::entry::kZeroGrad, 0, 0); });
-        if (o->is(gpt::OpKind::Matmul) && !o->on("WT"))   // WT: take_wt brought W's columns
-            add({TrainPhase::Backward, o->name, b}, [this, o] { return launch(*o, gpt::entry::kTransposeW, 0, 0); });
-    }
-    for (auto it = layer.rbegin(); it != layer.rend(); ++it)
-        if ((*it)->on("TRAIN")) add({TrainPhase::Backward, (*it)->name, b}, [this, o = *it] { return backward_op(*o, cur_.T); });
-    add({TrainPhase::Backward, gpt::layer_unit_name(l, "grads"), b, -1, l, "gradients out"}, [this, l] {
-        if (!mesh_.stream_out(l, &mesh_.store_->grads)) {
-            error_ = mesh_.error();
-            return false;
-        }
-        runs_.push_back(mesh_.runs_.back());
-        return true;
-    });
-}
-
 // Each sequence: the forward op by op (MeshGPT::forward's launches), the loss's gradient, the
 // backward ops in reverse. Then wte's gradient: the logits' part (summed over every sequence on
 // the logits' PEs) first, then the embedding's, sequence by sequence, as engine/gpt's backward
@@ -257,7 +214,7 @@ void MeshTrainer::queue_backward() {
     const bool pipelined = mesh_.schedule() == Schedule::Pipelined && cur_.T > 1;   // never streaming (set_schedule)
     const int together = pipelined ? pipelined_together() : 1;
     if (streaming) queue_streamed_batch(*ce);
-    for (int b = 0; b < B && !streaming; b += together) {
+    for (int b = 0; b < B && !streaming; b += together) {   // resident: a sequence at a time
         if (pipelined) {
             queue_pipelined(b, together);   // and, for each sequence, what the embedding's backward needs
             continue;
@@ -268,10 +225,6 @@ void MeshTrainer::queue_backward() {
         });
         for (auto it = ops.rbegin(); it != ops.rend(); ++it) {
             const PlannedOp& o = *it;
-            if (streaming && o.layer >= 0) {   // a layer's ops all at once, at its last op
-                if (it == ops.rbegin() || std::prev(it)->layer != o.layer) queue_layer_backward(o.layer, b);
-                continue;
-            }
             if (!o.on("TRAIN") || o.is(gpt::OpKind::Embedding)) continue;
             add(TrainPhase::Backward, o.name, b, [this, &o] { return backward_op(o, cur_.T); });
         }
@@ -409,17 +362,17 @@ bool MeshTrainer::forward_op(const PlannedOp& o, int T, bool read_out) {
 
 std::function<bool()> MeshTrainer::in_sequence(int b, std::function<bool()> f) {
     return [this, b, f = std::move(f)] {
-        Sequence& s = seqs_.at(size_t(b));
-        const auto swap = [&] {
-            std::swap(mesh_.acts_, s.acts);
-            std::swap(grads_, s.grads);
-            std::swap(mesh_.tokens_, s.tokens);
-        };
-        swap();
-        struct Back {
-            const decltype(swap)& f;
-            ~Back() { f(); }
-        } back{swap};
+        struct Swapped {   // sequence b's state in mesh_ and grads_ while f runs; back after it, a throw too
+            MeshTrainer& t;
+            Sequence& s;
+            Swapped(MeshTrainer& tr, Sequence& sq) : t(tr), s(sq) { swap(); }
+            ~Swapped() { swap(); }
+            void swap() {
+                std::swap(t.mesh_.acts_, s.acts);
+                std::swap(t.grads_, s.grads);
+                std::swap(t.mesh_.tokens_, s.tokens);
+            }
+        } in(*this, seqs_.at(size_t(b)));
         return f();
     };
 }

@@ -251,7 +251,6 @@ private:
                        std::function<bool()> after = nullptr);   // one forward's units (mesh_trainer.cpp)
     void queue_forward(int b, bool read_logits);   // sequence b of cur_'s batch, an op a unit
     void queue_pipeline(TrainWork what, int units, std::function<void()> begin, std::function<bool()> after = nullptr);
-    void queue_layer_backward(int l, int b);       // streaming: layer l's backward for sequence b, its gradients out
     // Streaming, a layer at a time over the batch (mesh_train_queue.cpp): each layer streams in once
     // for the batch's forwards, once for its backwards, and its gradients out once.
     void queue_streamed_batch(const PlannedOp& loss);
