@@ -277,68 +277,42 @@ void MeshTrainer::queue_backward() {
 // on its PEs over the step's sequences in order, the reference's one running sum over B*T rows, and
 // go out once. The host keeps each sequence's activations and gradients (seqs_) meanwhile:
 //   each sequence's embedding; then layer by layer, weights in, every sequence through it;
-//   each sequence's lnf, logits, loss and their backward;
-//   from the last layer down: weights in again (the last layer's stayed, with W's columns, WT),
-//   zero_grad, each sequence's forward recomputed from its kept input (but a lone sequence's on the
-//   last layer, which its PEs still hold) and its backward, then the gradients out.
+//   the last layer (its weights in with W's columns, WT, its gradients zeroed), sequence by
+//   sequence: its forward, lnf, the logits, the loss and back down to the layer's backward, while
+//   its PEs hold that sequence's forward;
+//   from the layer below it down: weights in again, zero_grad, each sequence's forward recomputed
+//   from its kept input and its backward, then the gradients out.
 void MeshTrainer::queue_streamed_batch(const PlannedOp& loss) {
     const int B = cur_.B, T = cur_.T, L = mesh_.plan().cfg.n_layer;
     seqs_.assign(size_t(B), {});
     for (int b = 0; b < B; b++) seqs_[size_t(b)].tokens.assign(cur_.inputs.begin() + size_t(b) * T, cur_.inputs.begin() + size_t(b + 1) * T);
     const bool read_logits = !loss.inputs.front().colour;
     const auto fwd = [this, T](const PlannedOp& o, bool read_out) { return [this, &o, T, read_out] { return forward_op(o, T, read_out); }; };
+    const auto bwd = [this, T](const PlannedOp& o) { return [this, &o, T] { return backward_op(o, T); }; };
     const auto layer_ops = [this](int l) {
         std::vector<const PlannedOp*> v;
         for (const PlannedOp& o : ops_)
             if (o.layer == l && !o.train_only) v.push_back(&o);
         return v;
     };
-    for (int b = 0; b < B; b++)   // the embedding (and anything else before the layers)
-        for (const PlannedOp& o : ops_) {
-            if (o.layer >= 0) break;
-            if (!o.train_only) add({TrainPhase::Forward, o.name, b}, in_sequence(b, fwd(o, true)));
-        }
-    for (int l = 0; l < L; l++) {   // the last layer's stay for the backward, with W's columns (WT)
-        add({TrainPhase::Forward, gpt::layer_unit_name(l, "weights"), -1, -1, l, "weights in"}, [this, l, L] { return stream_in(l, l == L - 1); });
-        for (int b = 0; b < B; b++)
-            for (const PlannedOp* o : layer_ops(l)) add({TrainPhase::Forward, o->name, b}, in_sequence(b, fwd(*o, true)));
-    }
-    for (int b = 0; b < B; b++) {   // lnf, the logits, the loss and their backward
-        bool after = false;
-        for (const PlannedOp& o : ops_) {
-            after = after || o.layer >= 0;
-            if (o.layer < 0 && after && !o.train_only)
-                add({TrainPhase::Forward, o.name, b}, in_sequence(b, fwd(o, read_logits || o.id != gpt::OpId::Logits)));
-        }
-        add({TrainPhase::Backward, loss.name, b}, in_sequence(b, [this, &loss, b] {
-            return loss_grad(loss, cur_.targets.data() + size_t(b) * cur_.T, cur_.bt, cur_.T);
-        }));
-        for (auto it = ops_.rbegin(); it != ops_.rend() && it->layer < 0; ++it)
-            if (it->on("TRAIN") && !it->is(gpt::OpKind::Embedding))
-                add({TrainPhase::Backward, it->name, b}, in_sequence(b, [this, o = &*it, T] { return backward_op(*o, T); }));
-    }
-    for (int l = L - 1; l >= 0; l--) {
-        const std::vector<const PlannedOp*> layer = layer_ops(l);
-        if (l < L - 1)
-            add({TrainPhase::Backward, gpt::layer_unit_name(l, "weights"), -1, -1, l, "weights in again"}, [this, l] { return stream_in(l, true); });
+    const auto zero_grads = [this](int l) {
         for (const PlannedOp& o : ops_) {
             if (o.layer != l || !o.on("TRAIN")) continue;
             if (!o.weights.empty()) add({TrainPhase::Backward, o.name, -1}, [this, &o] { return launch(o, gpt::entry::kZeroGrad, 0, 0); });
             if (o.is(gpt::OpKind::Matmul) && !o.on("WT"))   // WT: take_wt brought W's columns
                 add({TrainPhase::Backward, o.name, -1}, [this, &o] { return launch(o, gpt::entry::kTransposeW, 0, 0); });
         }
-        for (int b = 0; b < B; b++) {
-            if (l < L - 1 || B > 1)   // the last layer's PEs hold the last sequence's forward: the only one, with B = 1
-                for (const PlannedOp* o : layer) add({TrainPhase::Backward, o->name, b, -1, l, "forward recomputed"}, in_sequence(b, fwd(*o, true)));
-            for (auto it = ops_.rbegin(); it != ops_.rend(); ++it)
-                if (it->layer == l && it->on("TRAIN"))
-                    add({TrainPhase::Backward, it->name, b}, in_sequence(b, [this, o = &*it, T] { return backward_op(*o, T); }));
-            if (l == 0)   // what the embedding's backward needs later
-                add({TrainPhase::Backward, op(gpt::OpId::Encoded).name, b}, in_sequence(b, [this, b] {
-                    cur_.tokens.push_back(mesh_.tokens_);
-                    return keep_dy(b) && (!store_tie() || stream_dy_out(b));
-                }));
-        }
+    };
+    const auto layer_backward = [&](int l, int b) {   // its ops' backward for sequence b, in reverse
+        for (auto it = ops_.rbegin(); it != ops_.rend(); ++it)
+            if (it->layer == l && it->on("TRAIN")) add({TrainPhase::Backward, it->name, b}, in_sequence(b, bwd(*it)));
+        if (l == 0)   // what the embedding's backward needs later
+            add({TrainPhase::Backward, op(gpt::OpId::Encoded).name, b}, in_sequence(b, [this, b] {
+                cur_.tokens.push_back(mesh_.tokens_);
+                return keep_dy(b) && (!store_tie() || stream_dy_out(b));
+            }));
+    };
+    const auto grads_out = [this](int l) {
         add({TrainPhase::Backward, gpt::layer_unit_name(l, "grads"), -1, -1, l, "gradients out"}, [this, l] {
             if (!mesh_.stream_out(l, &mesh_.store_->grads)) {
                 error_ = mesh_.error();
@@ -347,6 +321,41 @@ void MeshTrainer::queue_streamed_batch(const PlannedOp& loss) {
             runs_.push_back(mesh_.runs_.back());
             return true;
         });
+    };
+    for (int b = 0; b < B; b++)   // the embedding (and anything else before the layers)
+        for (const PlannedOp& o : ops_) {
+            if (o.layer >= 0) break;
+            if (!o.train_only) add({TrainPhase::Forward, o.name, b}, in_sequence(b, fwd(o, true)));
+        }
+    for (int l = 0; l < L; l++) {
+        add({TrainPhase::Forward, gpt::layer_unit_name(l, "weights"), -1, -1, l, "weights in"}, [this, l, L] { return stream_in(l, l == L - 1); });
+        if (l == L - 1) zero_grads(l);
+        for (int b = 0; b < B; b++) {
+            for (const PlannedOp* o : layer_ops(l)) add({TrainPhase::Forward, o->name, b}, in_sequence(b, fwd(*o, true)));
+            if (l < L - 1) continue;
+            bool after = false;   // lnf, the logits, the loss, and back to the last layer's backward
+            for (const PlannedOp& o : ops_) {
+                after = after || o.layer >= 0;
+                if (o.layer < 0 && after && !o.train_only)
+                    add({TrainPhase::Forward, o.name, b}, in_sequence(b, fwd(o, read_logits || o.id != gpt::OpId::Logits)));
+            }
+            add({TrainPhase::Backward, loss.name, b}, in_sequence(b, [this, &loss, b] {
+                return loss_grad(loss, cur_.targets.data() + size_t(b) * cur_.T, cur_.bt, cur_.T);
+            }));
+            for (auto it = ops_.rbegin(); it != ops_.rend() && it->layer < 0; ++it)
+                if (it->on("TRAIN") && !it->is(gpt::OpKind::Embedding)) add({TrainPhase::Backward, it->name, b}, in_sequence(b, bwd(*it)));
+            layer_backward(l, b);
+        }
+    }
+    grads_out(L - 1);
+    for (int l = L - 2; l >= 0; l--) {
+        add({TrainPhase::Backward, gpt::layer_unit_name(l, "weights"), -1, -1, l, "weights in again"}, [this, l] { return stream_in(l, true); });
+        zero_grads(l);
+        for (int b = 0; b < B; b++) {
+            for (const PlannedOp* o : layer_ops(l)) add({TrainPhase::Backward, o->name, b, -1, l, "forward recomputed"}, in_sequence(b, fwd(*o, true)));
+            layer_backward(l, b);
+        }
+        grads_out(l);
     }
 }
 

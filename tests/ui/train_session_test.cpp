@@ -453,11 +453,10 @@ TEST(TrainSession, StreamingTrainsInSlicesAndSplitsTheStepsTime) {
     const auto j = t.to_json();
     // The step's units, each kind once in the order first run (the backward's zero_grad and
     // transpose_w come first), the streamed layers' in their words: layer 1's weights stay in for its
-    // backward (its forwards recomputed: the batch's sequences went through it one after another),
-    // layer 0's come in again and its forward is recomputed. The same list whether the step ran a
-    // unit a tick (here) or whole in one tick (below).
+    // backward (each sequence's, after its loss), layer 0's come in again and its forward is
+    // recomputed. The same list whether the step ran a unit a tick (here) or whole in one tick (below).
     EXPECT_EQ(t.last_units(), (std::vector<std::string>{"backward", "forward", "l0 forward, weights in", "l1 forward, weights in",
-                                                        "l1 backward, forward recomputed", "l1 backward, gradients out", "l0 backward, weights in again",
+                                                        "l1 backward, gradients out", "l0 backward, weights in again",
                                                         "l0 backward, forward recomputed", "l0 backward, gradients out", "optimiser"}))
         << j["last"]["units"].dump();
     EXPECT_EQ(j["last"]["units"].size(), t.last_units().size());
