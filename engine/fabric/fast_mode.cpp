@@ -503,7 +503,7 @@ void FastMode::route(MachineState& m, int i0, int port0, int colour, FastWavelet
         }
     }
     if (rec && rec->ok && !m.fault_ && !looped_ && held_.empty() && work.size() == base) {
-        path_entries_ += rec->visits.size() + rec->ramps.size() + rec->drains.size() + rec->handoffs.size();
+        path_entries_ += rec->entries();
         paths_[key] = *rec;
         keys_of_[colour].push_back(key);
     }
@@ -550,8 +550,7 @@ void FastMode::drop_stale_paths(MachineState& m) {
         for (uint64_t key : keys_of_[c]) {
             auto it = paths_.find(key);
             if (it == paths_.end()) continue;
-            const Path& p = it->second;
-            path_entries_ -= p.visits.size() + p.ramps.size() + p.drains.size() + p.handoffs.size();
+            path_entries_ -= it->second.entries();
             paths_.erase(it);
         }
         keys_of_[c].clear();

@@ -128,6 +128,7 @@ private:
         std::vector<Handoff> handoffs;
         bool ok = true;                    // no switch with several positions, nothing held
         uint64_t uncounted = 0;            // data wavelets sent along it since add_counts()
+        size_t entries() const { return visits.size() + ramps.size() + drains.size() + handoffs.size(); }   // path_entries_'s
     };
     // A recorded path's wavelets count in its routers' counters when the run stops (add_counts),
     // not one router at a time as each block goes.

@@ -483,8 +483,13 @@ RunResult Machine::run_apart(size_t groups, const std::function<Fault(size_t)>& 
         if (Fault f = launch(k)) return faulted(f);
         r = run_until_quiescent(budget);
         if (!r.ok()) return r;
-        if (!fast_->empty())
-            return faulted(host_error(0, 0, "run_apart: group " + std::to_string(k) + " left wavelets in flight: it exchanges with another group"));
+        if (!fast_->empty()) {   // name a PE they wait at, if one's queue holds them (else they wait at a router)
+            int at = 0;
+            while (at < int(cores_.size()) && !fast_->queued_at(at)) ++at;
+            if (at == int(cores_.size())) at = 0;
+            return faulted(host_error(at % mesh().w, at / mesh().w,
+                                      "run_apart: group " + std::to_string(k) + " left wavelets in flight: it exchanges with another group"));
+        }
         end = std::max(end, now_);
     }
     now_ = end;

@@ -116,14 +116,7 @@ void MeshTrainer::queue_forward(TrainWork what, int t0, int n, bool read_logits,
         const bool read_out = read_logits || o.id != gpt::OpId::Logits;
         add(what, [this, &o, t0, n, read_out, before = &o == &ops_.front() ? before : nullptr, after = &o == last ? after : nullptr] {
             if (before) before();
-            const size_t had = mesh_.runs_.size();   // the tied wte's stream in first, where it is the store's
-            if (!mesh_.run_op(o, t0, n, read_out)) {
-                mesh_.tokens_.clear();   // the cache is not whole
-                error_ = mesh_.error();
-                return false;
-            }
-            runs_.insert(runs_.end(), mesh_.runs_.begin() + long(had), mesh_.runs_.end());
-            return !after || after();
+            return forward_op(o, t0, n, read_out) && (!after || after());
         });
     }
 }
@@ -287,7 +280,7 @@ void MeshTrainer::queue_streamed_batch(const PlannedOp& loss) {
     seqs_.assign(size_t(B), {});
     for (int b = 0; b < B; b++) seqs_[size_t(b)].tokens.assign(cur_.inputs.begin() + size_t(b) * T, cur_.inputs.begin() + size_t(b + 1) * T);
     const bool read_logits = !loss.inputs.front().colour;
-    const auto fwd = [this, T](const PlannedOp& o, bool read_out) { return [this, &o, T, read_out] { return forward_op(o, T, read_out); }; };
+    const auto fwd = [this, T](const PlannedOp& o, bool read_out) { return [this, &o, T, read_out] { return forward_op(o, 0, T, read_out); }; };
     const auto bwd = [this, T](const PlannedOp& o) { return [this, &o, T] { return backward_op(o, T); }; };
     const auto layer_ops = [this](int l) {
         std::vector<const PlannedOp*> v;
@@ -359,9 +352,10 @@ void MeshTrainer::queue_streamed_batch(const PlannedOp& loss) {
     }
 }
 
-bool MeshTrainer::forward_op(const PlannedOp& o, int T, bool read_out) {
+bool MeshTrainer::forward_op(const PlannedOp& o, int t0, int n, bool read_out) {
     const size_t had = mesh_.runs_.size();   // the tied wte's stream in first, where it is the store's
-    if (!mesh_.run_op(o, 0, T, read_out)) {
+    if (!mesh_.run_op(o, t0, n, read_out)) {
+        mesh_.tokens_.clear();   // the cache is not whole
         error_ = mesh_.error();
         return false;
     }

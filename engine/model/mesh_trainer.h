@@ -254,7 +254,7 @@ private:
     // Streaming, a layer at a time over the batch (mesh_train_queue.cpp): each layer streams in once
     // for the batch's forwards, once for its backwards, and its gradients out once.
     void queue_streamed_batch(const PlannedOp& loss);
-    bool forward_op(const PlannedOp& o, int T, bool read_out);   // one op's forward, its OpRuns kept
+    bool forward_op(const PlannedOp& o, int t0, int n, bool read_out);   // one op's forward over [t0, t0+n), its OpRuns kept
     struct Sequence {              // a sequence's host state while another's is in mesh_ and grads_
         Tensors acts, grads;
         std::vector<int> tokens;
