@@ -79,6 +79,7 @@ constexpr Export kMatmul[] = {
     {"vw", W::Training}, {"mb", W::Training}, {"vb", W::Training}, {symbol::kHp, W::Training}, {symbol::kGsq, W::Training},
     {symbol::kGnorm, W::Training}, {symbol::kGn, W::Training},
     {entry::kLoadW, W::Streaming}, {entry::kTakeW, W::Streaming}, {entry::kTakeWt, W::Streaming}, {entry::kSendG, W::Streaming},
+    {entry::kKeepX, W::Streaming},
 };
 constexpr Export kAttention[] = {
     {entry::kMain, W::Always}, {entry::kSendY, W::Always},

@@ -94,6 +94,7 @@ inline constexpr const char* kZeroGrad = "zero_grad";
 inline constexpr const char* kAdamW = "adamw";
 inline constexpr const char* kGradNorm = "grad_norm";
 inline constexpr const char* kTransposeW = "transpose_w";  // matmul: w's transpose for dx
+inline constexpr const char* kKeepX = "keep_x";            // matmul: x's window alone (a recomputation that needs no y)
 inline constexpr const char* kLoadW = "load_w";            // streaming: weights off the edge link, every PE's (multicast)
 inline constexpr const char* kTakeW = "take_w";            // ... the PE's own alone, the link pointed at it
 inline constexpr const char* kTakeWt = "take_wt";          // ... and then W's columns for dx (matmul, WT = 1: no transpose_w)

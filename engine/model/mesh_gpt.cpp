@@ -502,18 +502,20 @@ void MeshGPT::get(const PlannedOp& op, const Transfer& tr, int t0, int n, Tensor
 
 // One op: its linked inputs come over the fabric (each producer's send_y, launched with its
 // main), the host puts the others; the host gets the output only where some consumer has no link.
-bool MeshGPT::run_op(const PlannedOp& op, int t0, int n, bool read_out) {
+bool MeshGPT::run_op(const PlannedOp& op, int t0, int n, bool read_out, const char* fn) {
     if (streamed(op) && !layer_streamed(op) && !stream_head(op)) return false;
     const auto start = std::chrono::steady_clock::now();
     const uint64_t bytes0 = host_bytes_;
     for (const Transfer& tr : op.inputs)
         if (!tr.colour) put(op, tr, t0, n);
     OpRun run;
-    if (!launch(op, gpt::entry::kMain, t0, n, &run, link_senders(op))) return false;
-    if (op.host_out && read_out) get(op, op.output, t0, n);
+    if (!launch(op, fn, t0, n, &run, link_senders(op))) return false;
+    const bool main = std::string(fn) == gpt::entry::kMain;
+    if (op.host_out && read_out && main) get(op, op.output, t0, n);
     run.host_bytes = host_bytes_ - bytes0;
-    if (watch_ && nonfinite_.empty()) look_for_nonfinite(op, t0, n);
-    run.flops = op.flops * n / plan_.cfg.block_size;   // op_list counts a full context (attention: roughly)
+    if (main && watch_ && nonfinite_.empty()) look_for_nonfinite(op, t0, n);
+    if (!main) run.op = op.op + ":" + fn;
+    else run.flops = op.flops * n / plan_.cfg.block_size;   // op_list counts a full context (attention: roughly)
     run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     runs_.push_back(run);
     return true;

@@ -196,7 +196,8 @@ private:
     // Streaming: the layer's weights from the store; for_backward: its matmuls' wt too (WT, take_wt).
     bool stream_in(int layer, bool for_backward = false);
     void point_edge_links(bool out);                        // streaming: the edge links' routes in or out
-    bool run_op(const PlannedOp& op, int t0, int n, bool read_out = true);   // read_out false: not even the logits
+    // fn: main, or an entry that takes the op's input alone (matmul's keep_x), which writes no output.
+    bool run_op(const PlannedOp& op, int t0, int n, bool read_out = true, const char* fn = gpt::entry::kMain);   // read_out false: not even the logits
     void look_for_nonfinite(const PlannedOp& op, int t0, int n);   // watch_nonfinite's look at op's output
     // Pipelined (pipeline.h; pipeline_run.cpp): the forward's launches over chunks of [t0, t0+n),
     // each started as soon as its inputs are made and its PEs are free, the machine advanced in

@@ -12,6 +12,7 @@
 #include <functional>
 #include <iterator>
 #include <memory>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -273,8 +274,8 @@ void MeshTrainer::queue_backward() {
 //   the last layer (its weights in with W's columns, WT, its gradients zeroed), sequence by
 //   sequence: its forward, lnf, the logits, the loss and back down to the layer's backward, while
 //   its PEs hold that sequence's forward;
-//   from the layer below it down: weights in again, zero_grad, each sequence's forward recomputed
-//   from its kept input and its backward, then the gradients out.
+//   from the layer below it down: weights in again, zero_grad, each sequence's activations back
+//   (recomputed) and its backward, then the gradients out.
 void MeshTrainer::queue_streamed_batch(const PlannedOp& loss) {
     const int B = cur_.B, T = cur_.T, L = mesh_.plan().cfg.n_layer;
     seqs_.assign(size_t(B), {});
@@ -345,16 +346,45 @@ void MeshTrainer::queue_streamed_batch(const PlannedOp& loss) {
         add({TrainPhase::Backward, gpt::layer_unit_name(l, "weights"), -1, -1, l, "weights in again"}, [this, l] { return stream_in(l, true); });
         zero_grads(l);
         for (int b = 0; b < B; b++) {
-            for (const PlannedOp* o : layer_ops(l)) add({TrainPhase::Backward, o->name, b, -1, l, "forward recomputed"}, in_sequence(b, fwd(*o, true)));
+            for (const auto& [o, fn] : recomputed(l))
+                add({TrainPhase::Backward, o->name, b, -1, l, "activations back"}, in_sequence(b, [this, o = o, fn = fn, T] {
+                        return forward_op(*o, 0, T, true, fn);
+                    }));
             layer_backward(l, b);
         }
         grads_out(l);
     }
 }
 
-bool MeshTrainer::forward_op(const PlannedOp& o, int t0, int n, bool read_out) {
+// A backward reads what its op's forward left on its PEs: its input (a layernorm's statistics and
+// the attention's probabilities too), no output. So, from the layer's last op back: an op whose
+// output a later launch takes over a link runs whole; else a matmul takes its input alone (keep_x:
+// from the host's copy of it, which the forward wrote out, or over its link), an op without a
+// backward (a residual) does not run, and the others (layernorms, the attention, the GELU) run
+// whole for their statistics. What runs takes its linked inputs, so their producers run whole; an
+// input the host copies comes from the host's copy, so its producer need not.
+std::vector<std::pair<const PlannedOp*, const char*>> MeshTrainer::recomputed(int l) const {
+    std::vector<std::pair<const PlannedOp*, const char*>> out;
+    std::set<std::string> linked;   // tensors a later launch takes over a link
+    for (auto it = ops_.rbegin(); it != ops_.rend(); ++it) {
+        const PlannedOp& o = *it;
+        if (o.layer != l || o.train_only) continue;
+        const char* fn = gpt::entry::kMain;
+        if (!linked.count(o.output.tensor)) {
+            if (!o.on("TRAIN")) continue;
+            if (o.is(gpt::OpKind::Matmul)) fn = gpt::entry::kKeepX;
+        }
+        for (const Transfer& in : o.inputs)
+            if (in.colour) linked.insert(in.tensor);
+        out.push_back({&o, fn});
+    }
+    std::reverse(out.begin(), out.end());
+    return out;
+}
+
+bool MeshTrainer::forward_op(const PlannedOp& o, int t0, int n, bool read_out, const char* fn) {
     const size_t had = mesh_.runs_.size();   // the tied wte's stream in first, where it is the store's
-    if (!mesh_.run_op(o, t0, n, read_out)) {
+    if (!mesh_.run_op(o, t0, n, read_out, fn)) {
         mesh_.tokens_.clear();   // the cache is not whole
         error_ = mesh_.error();
         return false;

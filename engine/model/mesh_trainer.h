@@ -21,11 +21,11 @@
 // column, so the same bits in fewer cycles; the embedding's part and the update run as above.
 //
 // Streaming execution (MeshPlan::streaming; docs/weight-streaming.md, "Training"): the plan's one
-// layer of ops serves every layer. A sequence's forward streams each layer's weights in before its
-// ops; its backward takes the layers in reverse, each (but the last, still on the PEs) streamed in
-// again and its forward recomputed from the residual stream the host kept, then its backward, and
-// its gradients streamed out over the same edge links (MeshGPT::stream_out) into the store, which
-// adds them up over the step's sequences. The update: the wafer's sum of squares plus the store's
+// layer of ops serves every layer. A step streams each layer's weights in before its ops, a layer
+// at a time over the batch; the backward takes the layers in reverse, each (but the last, still on
+// the PEs) streamed in again and each sequence's activations brought back (recomputed), then its
+// backward, and its gradients streamed out over the same edge links (MeshGPT::stream_out) into the
+// store, once a step (queue_streamed_batch). The update: the wafer's sum of squares plus the store's
 // make the norm; AdamW runs on the PEs for the resident ops and in the store (adamw_update) for the
 // layers. ops_ lists every layer's instances (layer_instance), so links and names resolve per layer.
 //
@@ -123,7 +123,7 @@ struct TrainWork {                // one unit of a job: what it runs, for a prog
     int sequence = -1;            // 0..B-1 in the forward/backward of one sequence; -1: the whole batch
     int token = -1;               // sampling: 0..n-1, the new token this forward makes
     // Streaming: a unit that moves or recomputes layer `layer` as a whole says what it does:
-    // "weights in", "weights in again" (backward), "forward recomputed" (backward), "gradients out".
+    // "weights in", "weights in again" (backward), "activations back" (backward), "gradients out".
     int layer = -1;
     const char* streaming = nullptr;
     // Pipelined (pipeline.h): the chunk of op's launch, the one that has run longest of those working
@@ -254,7 +254,10 @@ private:
     // Streaming, a layer at a time over the batch (mesh_train_queue.cpp): each layer streams in once
     // for the batch's forwards, once for its backwards, and its gradients out once.
     void queue_streamed_batch(const PlannedOp& loss);
-    bool forward_op(const PlannedOp& o, int t0, int n, bool read_out);   // one op's forward over [t0, t0+n), its OpRuns kept
+    // One op's forward over [t0, t0+n) (fn: main, or matmul's keep_x), its OpRuns kept.
+    bool forward_op(const PlannedOp& o, int t0, int n, bool read_out, const char* fn = gpt::entry::kMain);
+    // What a recomputation of layer l launches for its backward: each op's entry, in order.
+    std::vector<std::pair<const PlannedOp*, const char*>> recomputed(int l) const;
     struct Sequence {              // a sequence's host state while another's is in mesh_ and grads_
         Tensors acts, grads;
         std::vector<int> tokens;

@@ -457,7 +457,7 @@ TEST(TrainSession, StreamingTrainsInSlicesAndSplitsTheStepsTime) {
     // recomputed. The same list whether the step ran a unit a tick (here) or whole in one tick (below).
     EXPECT_EQ(t.last_units(), (std::vector<std::string>{"backward", "forward", "l0 forward, weights in", "l1 forward, weights in",
                                                         "l1 backward, gradients out", "l0 backward, weights in again",
-                                                        "l0 backward, forward recomputed", "l0 backward, gradients out", "optimiser"}))
+                                                        "l0 backward, activations back", "l0 backward, gradients out", "optimiser"}))
         << j["last"]["units"].dump();
     EXPECT_EQ(j["last"]["units"].size(), t.last_units().size());
     TrainSession whole(kModels);

@@ -185,7 +185,7 @@ test('streamed weights: the step\'s time split into compute and streaming', asyn
   assert.ok(t.last.stream_cycles > 0 && t.last.stream_bytes > 0, JSON.stringify(t.last));
   assert.ok(t.last.stream_cycles < t.last.compute_cycles);
   assert.equal(t.last.cycles, t.last.compute_cycles, 'one wafer: no SwarmX time');
-  for (const u of ['l0 forward, weights in', 'l1 forward, weights in', 'l0 backward, weights in again', 'l0 backward, forward recomputed',
+  for (const u of ['l0 forward, weights in', 'l1 forward, weights in', 'l0 backward, weights in again', 'l0 backward, activations back',
                    'l1 backward, gradients out', 'l0 backward, gradients out', 'optimiser'])
     assert.ok(t.last.units.includes(u), `${u} in ${JSON.stringify(t.last.units)}`);
   const s = await shot(page, 'train_streaming.png');
