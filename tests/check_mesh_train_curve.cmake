@@ -6,8 +6,7 @@
 #   cmake -DCLI=build/native/cli/waferlab-cli -DDIR=/tmp/curve -DSTEPS=200 -P tests/check_mesh_train_curve.cmake
 file(REMOVE_RECURSE ${DIR})
 file(MAKE_DIRECTORY ${DIR})
-set(common train --config models/gpt-nano.yaml --steps ${STEPS} --threads 1 --json --cache-dir ${DIR}/plans
-           --set runconfig.checkpoint_steps=20)
+set(common train --config models/gpt-nano.yaml --steps ${STEPS} --threads 1 --json --set runconfig.checkpoint_steps=20)
 
 # The evaluations of one run, as lists of "step;train;val" entries.
 function(evaluations out name)
@@ -31,7 +30,7 @@ function(evaluations out name)
 endfunction()
 
 evaluations(ref reference)
-evaluations(mesh mesh --on-mesh)
+evaluations(mesh mesh --on-mesh --cache-dir ${DIR}/plans)   # the plan cache is the mesh's
 list(LENGTH ref n)
 list(LENGTH mesh m)
 math(EXPR want "${STEPS} / 20 + 1")
