@@ -759,7 +759,7 @@ uint64_t FastMode::run_ahead_limit() const {
         const uint64_t bound = remote_at(running_);
         return bound == kNever ? kNever : bound + kBandLeash;
     }
-    return heap_.front().key + kRunAhead;
+    return heap_.front().key + run_ahead_;
 }
 
 bool FastMode::empty() const { return heap_.empty() && held_.empty() && queued_total_ == 0; }
@@ -854,6 +854,7 @@ FastMode::Ended FastMode::run_whole(MachineState& m, uint64_t end, uint64_t look
 
 FastMode::Ended FastMode::run(MachineState& m, uint64_t end, uint64_t lookahead) {
     end_time_ = std::max(end_time_, m.now_);
+    run_ahead_ = m.cfg_.fast_run_ahead;
     drop_stale_paths(m);
     return m.link_ ? run_bands(m, end) : run_whole(m, end, lookahead);
 }

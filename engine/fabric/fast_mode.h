@@ -102,9 +102,10 @@ private:
     void wake(MachineState& m, int pe, int colour, uint64_t at);   // a wavelet at `at` joined the PE's queue of `colour`
     bool flush_starved(MachineState& m);   // every PE woken late takes what it has; false if there were none
     uint64_t horizon() const;              // no wavelet not yet sent can be visible before this cycle
-    // A PE runs at most this many cycles ahead of the PE furthest behind, so what it sends waits in
-    // queues (unbounded here) for no longer than that: memory stays near cycle mode's.
-    static constexpr uint64_t kRunAhead = 32768;   // docs/engine.md weighs its memory against yields
+    // A PE runs at most run_ahead_ cycles (MachineConfig::fast_run_ahead, taken at each run) ahead of
+    // the PE furthest behind, so what it sends waits in queues (unbounded here) for no longer than
+    // that: memory stays bounded.
+    uint64_t run_ahead_ = MachineConfig{}.fast_run_ahead;
     static constexpr uint64_t kBandLeash = uint64_t(1) << 18;   // at most a wavelet a cycle: 5.5 MB of outbox a PE
     uint64_t run_ahead_limit() const;
     void run_pe(MachineState& m, int i, uint64_t end);

@@ -29,6 +29,10 @@ struct MachineConfig {
     size_t trace_capacity = 0;              // events kept; 0 = trace off
     size_t max_stuck_reported = 32;         // deadlock report size cap
     size_t fast_path_entries = size_t(1) << 22;   // fast mode's recorded paths kept: 32 MiB of entries (fast_mode.h)
+    // Fast mode's leash: how many cycles a PE may run ahead of the one furthest behind. Longer lets
+    // a PE do more a turn with its SRAM in the host's caches, and costs queued wavelets' memory
+    // (docs/engine.md, "Fast mode"); the model's machines take kModelRunAhead (mesh_gpt.h).
+    uint64_t fast_run_ahead = 4096;
     // The most memory a machine may take (SRAM + per-PE state); 0 = no limit but what
     // allocation allows. A 32-bit (WebAssembly) heap tops out at 4 GiB, shared with the
     // app and its snapshots: half of it for the machine.

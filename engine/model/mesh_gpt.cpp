@@ -80,8 +80,14 @@ MeshGPT::MeshGPT(MeshPlan plan, const gpt::GPT& model, RunMode mode) : MeshGPT(s
     }
 }
 
+static MachineConfig model_machine(const MeshPlan& p) {
+    MachineConfig c{p.mesh_w, p.mesh_h, p.sram_bytes};
+    c.fast_run_ahead = kModelRunAhead;
+    return c;
+}
+
 MeshGPT::MeshGPT(MeshPlan plan, RunMode mode, InSteps)
-    : plan_(std::move(plan)), host_(MachineConfig{plan_.mesh_w, plan_.mesh_h, plan_.sram_bytes}) {
+    : plan_(std::move(plan)), host_(model_machine(plan_)) {
     host_.machine().set_mode(mode);
     schedule_ = plan_schedule(plan_);
 }
@@ -510,11 +516,11 @@ bool MeshGPT::run_op(const PlannedOp& op, int t0, int n, bool read_out, const ch
         if (!tr.colour) put(op, tr, t0, n);
     OpRun run;
     if (!launch(op, fn, t0, n, &run, link_senders(op))) return false;
-    const bool main = std::string(fn) == gpt::entry::kMain;
-    if (op.host_out && read_out && main) get(op, op.output, t0, n);
+    const bool whole = std::string(fn) == gpt::entry::kMain;   // else it makes no output
+    if (op.host_out && read_out && whole) get(op, op.output, t0, n);
     run.host_bytes = host_bytes_ - bytes0;
-    if (main && watch_ && nonfinite_.empty()) look_for_nonfinite(op, t0, n);
-    if (!main) run.op = op.op + ":" + fn;
+    if (whole && watch_ && nonfinite_.empty()) look_for_nonfinite(op, t0, n);
+    if (!whole) run.op = op.op + ":" + fn;
     else run.flops = op.flops * n / plan_.cfg.block_size;   // op_list counts a full context (attention: roughly)
     run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     runs_.push_back(run);

@@ -92,6 +92,13 @@ struct OpRun {                    // one op of the last forward
     }
 };
 
+// Fast mode's leash on the model's machines (MachineConfig::fast_run_ahead): a matmul row takes a
+// root's block each round, a round some thousands of cycles (GPT-small's backward: about 3,500),
+// and a leash of several rounds lets each PE run them in one turn, its SRAM still in the host's
+// caches (docs/engine.md, "Fast mode": a streamed 111M layer's step 16.8 s against 21.9 s at a
+// kernel's 4,096). The queued blocks stay few: the rounds are long.
+inline constexpr uint64_t kModelRunAhead = 32768;
+
 class MeshGPT {
 public:
     // The model's config must be the plan's. Weights are copied in now.

@@ -356,13 +356,13 @@ void MeshTrainer::queue_streamed_batch(const PlannedOp& loss) {
     }
 }
 
-// A backward reads what its op's forward left on its PEs: its input (a layernorm's statistics and
-// the attention's probabilities too), no output. So, from the layer's last op back: an op whose
+// A backward reads what its op's forward left on its PEs: its input and what else the forward
+// keeps for it (a layernorm's statistics), no output. So, from the layer's last op back: an op whose
 // output a later launch takes over a link runs whole; else a matmul takes its input alone (keep_x:
 // from the host's copy of it, which the forward wrote out, or over its link), an op without a
-// backward (a residual) does not run, and the others (layernorms, the attention, the GELU) run
-// whole for their statistics. What runs takes its linked inputs, so their producers run whole; an
-// input the host copies comes from the host's copy, so its producer need not.
+// backward (a residual) does not run, and the others (the layernorms, the attention, the GELU:
+// no input-only entry, and little work) run whole. What runs takes its linked inputs, so their
+// producers run whole; an input the host copies comes from its copy, so its producer need not.
 std::vector<std::pair<const PlannedOp*, const char*>> MeshTrainer::recomputed(int l) const {
     std::vector<std::pair<const PlannedOp*, const char*>> out;
     std::set<std::string> linked;   // tensors a later launch takes over a link
