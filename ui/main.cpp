@@ -155,6 +155,7 @@ struct Platform {
     int failed_in_a_row = 0;    // web: frames a trap or a JS error stopped since the last that ended (frame_failed)
     ImVec2 mouse{-FLT_MAX, -FLT_MAX};   // where the events put the mouse, in the order they came
     bool mouse_down[3] = {}, mouse_pressed[3] = {};   // per button: held, and went down since the last ImGui frame
+    int press_clicks[3] = {};                         // per button: SDL's click count at its last press (2: a double-click)
     bool shown_down[3] = {};                          // per button: down in what the last ImGui frame was given
     int drawn_w = 0, drawn_h = 0;   // the drawable size of the last frame drawn
     bool done = false;
@@ -230,6 +231,7 @@ void Platform::handle(const SDL_Event& ev) {
         mouse = ImVec2(float(ev.button.x), float(ev.button.y));
         const int b = button_index(ev.button.button);
         if (b >= 0) mouse_down[b] = ev.type == SDL_MOUSEBUTTONDOWN, mouse_pressed[b] |= ev.type == SDL_MOUSEBUTTONDOWN;
+        if (b >= 0 && ev.type == SDL_MOUSEBUTTONDOWN) press_clicks[b] = ev.button.clicks;
     }
     if (ev.type == SDL_QUIT) done = true;
     if (ev.type == SDL_KEYDOWN && ev.key.keysym.sym == SDLK_q && (ev.key.keysym.mod & KMOD_CTRL)) done = true;
@@ -252,6 +254,10 @@ void Platform::new_imgui_frame() {
     ImGuiIO& io = ImGui::GetIO();
     io.DeltaTime = std::max(io.DeltaTime, 1e-4f);   // frames without drawing may follow each other within a clock tick
     if (io.MousePos.x != -FLT_MAX && mouse.x != -FLT_MAX) io.MousePos = mouse;   // -FLT_MAX: not over the window
+    // A double-click is SDL's, timed by its events: ImGui would time it by frames, and a second press
+    // is shown two frames after the first (take_events), which on a slow frame is past its 0.3 s.
+    for (int b = 0; b < 3; ++b)
+        if (mouse_pressed[b]) io.MouseClickedTime[b] = press_clicks[b] >= 2 ? ImGui::GetTime() + io.DeltaTime : -1e30;
     for (int b = 0; b < 3; ++b) shown_down[b] = io.MouseDown[b] = mouse_pressed[b] || mouse_down[b], mouse_pressed[b] = false;
 }
 
