@@ -173,6 +173,14 @@ bool MeshTrainer::stream_in(int layer, bool for_backward) {
     return true;
 }
 
+// A step's start for op o: its gradients zeroed, and W's columns for a matmul's dx (once a step, as
+// the weights change once; WT: take_wt brings them with the weights).
+void MeshTrainer::queue_zero_grad(const PlannedOp& o) {
+    if (!o.weights.empty()) add({TrainPhase::Backward, o.name, -1}, [this, &o] { return launch(o, gpt::entry::kZeroGrad, 0, 0); });
+    if (o.is(gpt::OpKind::Matmul) && !o.on("WT"))
+        add({TrainPhase::Backward, o.name, -1}, [this, &o] { return launch(o, gpt::entry::kTransposeW, 0, 0); });
+}
+
 // Each sequence: the forward op by op (MeshGPT::forward's launches), the loss's gradient, the
 // backward ops in reverse. Then wte's gradient: the logits' part (summed over every sequence on
 // the logits' PEs) first, then the embedding's, sequence by sequence, as engine/gpt's backward
@@ -199,10 +207,7 @@ void MeshTrainer::queue_backward() {
                 runs_.insert(runs_.end(), mesh_.runs_.begin() + long(had), mesh_.runs_.end());
                 return true;
             });
-        if (!o.weights.empty()) add(TrainPhase::Backward, o.name, -1, [this, &o] { return launch(o, gpt::entry::kZeroGrad, 0, 0); });
-        // the matmuls' dx needs W's columns: once per step, as the weights change once
-        if (o.is(gpt::OpKind::Matmul) && !o.on("WT"))
-            add(TrainPhase::Backward, o.name, -1, [this, &o] { return launch(o, gpt::entry::kTransposeW, 0, 0); });
+        queue_zero_grad(o);
     }
     add(TrainPhase::Backward, ce->name, -1, [this, ce] { return launch(*ce, gpt::entry::kZeroLoss, 0, 0); });
     const bool pipelined = mesh_.schedule() == Schedule::Pipelined && cur_.T > 1;   // never streaming (set_schedule)
@@ -290,12 +295,8 @@ void MeshTrainer::queue_streamed_batch(const PlannedOp& loss) {
         return v;
     };
     const auto zero_grads = [this](int l) {
-        for (const PlannedOp& o : ops_) {
-            if (o.layer != l || !o.on("TRAIN")) continue;
-            if (!o.weights.empty()) add({TrainPhase::Backward, o.name, -1}, [this, &o] { return launch(o, gpt::entry::kZeroGrad, 0, 0); });
-            if (o.is(gpt::OpKind::Matmul) && !o.on("WT"))   // WT: take_wt brought W's columns
-                add({TrainPhase::Backward, o.name, -1}, [this, &o] { return launch(o, gpt::entry::kTransposeW, 0, 0); });
-        }
+        for (const PlannedOp& o : ops_)
+            if (o.layer == l && o.on("TRAIN")) queue_zero_grad(o);
     };
     const auto layer_backward = [&](int l, int b) {   // its ops' backward for sequence b, in reverse
         for (auto it = ops_.rbegin(); it != ops_.rend(); ++it)

@@ -254,6 +254,7 @@ private:
     // Streaming, a layer at a time over the batch (mesh_train_queue.cpp): each layer streams in once
     // for the batch's forwards, once for its backwards, and its gradients out once.
     void queue_streamed_batch(const PlannedOp& loss);
+    void queue_zero_grad(const PlannedOp& o);   // a step's zero_grad (and transpose_w) for o
     // One op's forward over [t0, t0+n) (fn: main, or matmul's keep_x), its OpRuns kept.
     bool forward_op(const PlannedOp& o, int t0, int n, bool read_out, const char* fn = gpt::entry::kMain);
     // What a recomputation of layer l launches for its backward: each op's entry, in order.
